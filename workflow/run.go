@@ -1,0 +1,246 @@
+package workflow
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"slices"
+	"time"
+
+	"go.opentelemetry.io/otel/attribute"
+	"go.opentelemetry.io/otel/codes"
+	"go.opentelemetry.io/otel/trace"
+)
+
+// Outcomes of a node execution, as found in Step.Outcome and in the
+// workflow.outcome span attribute.
+const (
+	OutcomeOK       = "ok"
+	OutcomeError    = "error"
+	OutcomeCanceled = "canceled"
+)
+
+// Span attribute keys set by the engine.
+const (
+	AttrGraph   = attribute.Key("workflow.graph")
+	AttrNode    = attribute.Key("workflow.node")
+	AttrAttempt = attribute.Key("workflow.attempt")
+	AttrOutcome = attribute.Key("workflow.outcome")
+	AttrSteps   = attribute.Key("workflow.steps")
+)
+
+// Runnable is a compiled graph. It holds no per-run data, so one Runnable may
+// serve concurrent runs, each with its own state.
+type Runnable[S any] struct {
+	name        string
+	maxSteps    int
+	tracer      trace.Tracer
+	runSpanName string
+	entry       exit[S]
+	nodes       []compiledNode[S]
+}
+
+type compiledNode[S any] struct {
+	info     NodeInfo
+	fn       NodeFunc[S]
+	spanName string
+	exit     exit[S]
+}
+
+// Observer follows a run node by node, e.g. to show progress to a user.
+// Calls happen on the goroutine of Run, so a slow observer slows the run.
+type Observer interface {
+	// NodeStarted is called before each node execution; attempt starts at 1.
+	NodeStarted(ctx context.Context, node NodeInfo, attempt int)
+	// NodeFinished is called after each node execution, failed ones included.
+	NodeFinished(ctx context.Context, step Step)
+}
+
+// RunOption configures one Run.
+type RunOption func(*runConfig)
+
+type runConfig struct {
+	observers []Observer
+}
+
+// WithObserver adds an observer to the run; observers are called in the order
+// given. A nil observer is ignored.
+func WithObserver(o Observer) RunOption {
+	return func(c *runConfig) {
+		if o != nil {
+			c.observers = append(c.observers, o)
+		}
+	}
+}
+
+// Step records one node execution.
+type Step struct {
+	Node     string
+	Attempt  int // executions of Node so far in this run, starting at 1
+	Start    time.Time
+	Duration time.Duration
+	Outcome  string // OutcomeOK, OutcomeError or OutcomeCanceled
+	Err      error  // what the node returned
+}
+
+// Result is the trace of one run. Run returns it with errors too, holding the
+// steps done before the run stopped.
+type Result struct {
+	Steps []Step
+	Total time.Duration
+}
+
+// Path returns the executed node names in order, repeats included.
+func (r Result) Path() []string {
+	path := make([]string, len(r.Steps))
+	for i, s := range r.Steps {
+		path[i] = s.Node
+	}
+	return path
+}
+
+// Duration returns the time spent in node over all its attempts.
+func (r Result) Duration(node string) time.Duration {
+	var d time.Duration
+	for _, s := range r.Steps {
+		if s.Node == node {
+			d += s.Duration
+		}
+	}
+	return d
+}
+
+// Attempts returns how many times node ran.
+func (r Result) Attempts(node string) int {
+	n := 0
+	for _, s := range r.Steps {
+		if s.Node == node {
+			n++
+		}
+	}
+	return n
+}
+
+// Name returns the graph name given to New.
+func (r *Runnable[S]) Name() string { return r.name }
+
+// Nodes lists the nodes in declaration order.
+func (r *Runnable[S]) Nodes() []NodeInfo {
+	infos := make([]NodeInfo, len(r.nodes))
+	for i, n := range r.nodes {
+		infos[i] = n.info
+	}
+	return infos
+}
+
+// Run executes the graph on s from Start until End. It stops at the first
+// node error (*NodeError), undeclared branch target (*BranchError), the step
+// cap (ErrMaxSteps) or when ctx is done (the error then matches ctx.Err() with
+// errors.Is). The context is checked before every node, not during one: nodes
+// that wait must watch ctx themselves.
+func (r *Runnable[S]) Run(ctx context.Context, s *S, opts ...RunOption) (res Result, err error) {
+	var cfg runConfig
+	for _, opt := range opts {
+		opt(&cfg)
+	}
+	ctx, span := r.tracer.Start(ctx, r.runSpanName, trace.WithAttributes(AttrGraph.String(r.name)))
+	began := time.Now()
+	defer func() {
+		res.Total = time.Since(began)
+		if !span.IsRecording() {
+			span.End()
+			return
+		}
+		span.SetAttributes(AttrSteps.Int(len(res.Steps)), AttrOutcome.String(outcomeOf(ctx, err)))
+		if err != nil {
+			span.RecordError(err)
+			span.SetStatus(codes.Error, err.Error())
+		}
+		span.End()
+	}()
+
+	res.Steps = make([]Step, 0, 2*len(r.nodes))
+	attempts := make([]int, len(r.nodes))
+	cur, err := r.follow(Start, &r.entry, s)
+	for err == nil && cur != endIndex {
+		n := &r.nodes[cur]
+		if ctx.Err() != nil {
+			return res, fmt.Errorf("workflow %q: stopped before node %q: %w", r.name, n.info.Name, ctxError(ctx))
+		}
+		if len(res.Steps) >= r.maxSteps {
+			return res, fmt.Errorf("workflow %q: stopped before node %q after %d steps: %w",
+				r.name, n.info.Name, len(res.Steps), ErrMaxSteps)
+		}
+		attempts[cur]++
+		step := r.exec(ctx, n, attempts[cur], s, cfg.observers)
+		res.Steps = append(res.Steps, step)
+		if step.Err != nil {
+			err = &NodeError{Node: n.info.Name, Attempt: step.Attempt, Err: step.Err}
+			break
+		}
+		cur, err = r.follow(n.info.Name, &n.exit, s)
+	}
+	if err != nil {
+		return res, fmt.Errorf("workflow %q: %w", r.name, err)
+	}
+	return res, nil
+}
+
+// exec runs one node inside its own span and tells the observers.
+func (r *Runnable[S]) exec(ctx context.Context, n *compiledNode[S], attempt int, s *S, obs []Observer) Step {
+	for _, o := range obs {
+		o.NodeStarted(ctx, n.info, attempt)
+	}
+	nctx, span := r.tracer.Start(ctx, n.spanName, trace.WithAttributes(
+		AttrGraph.String(r.name), AttrNode.String(n.info.Name), AttrAttempt.Int(attempt)))
+	step := Step{Node: n.info.Name, Attempt: attempt, Start: time.Now()}
+	step.Err = n.fn(nctx, s)
+	step.Duration = time.Since(step.Start)
+	step.Outcome = outcomeOf(nctx, step.Err)
+	if span.IsRecording() { // spares the attribute allocations when nobody records
+		span.SetAttributes(AttrOutcome.String(step.Outcome))
+		if step.Err != nil {
+			span.RecordError(step.Err)
+			span.SetStatus(codes.Error, step.Err.Error())
+		}
+	}
+	span.End()
+	for _, o := range obs {
+		o.NodeFinished(ctx, step)
+	}
+	return step
+}
+
+// follow returns the index of the node after from, checking a branch's
+// answer against its declared targets.
+func (r *Runnable[S]) follow(from string, x *exit[S], s *S) (int, error) {
+	if x.route == nil {
+		return x.targetIdx[0], nil
+	}
+	to := x.route(s)
+	if i := slices.Index(x.targets, to); i >= 0 {
+		return x.targetIdx[i], nil
+	}
+	return endIndex, &BranchError{From: from, Target: to, Allowed: slices.Clone(x.targets)}
+}
+
+func outcomeOf(ctx context.Context, err error) string {
+	switch {
+	case err == nil:
+		return OutcomeOK
+	case errors.Is(err, context.Canceled), errors.Is(err, context.DeadlineExceeded), ctx.Err() != nil:
+		return OutcomeCanceled
+	default:
+		return OutcomeError
+	}
+}
+
+// ctxError returns ctx.Err(), joined with the cancel cause when one was given,
+// so callers can match either with errors.Is.
+func ctxError(ctx context.Context) error {
+	err := ctx.Err()
+	if cause := context.Cause(ctx); cause != nil && !errors.Is(cause, err) {
+		return fmt.Errorf("%w: %w", err, cause)
+	}
+	return err
+}
