@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"runtime/debug"
 	"slices"
 	"time"
 
@@ -194,7 +195,7 @@ func (r *Runnable[S]) exec(ctx context.Context, n *compiledNode[S], attempt int,
 	nctx, span := r.tracer.Start(ctx, n.spanName, trace.WithAttributes(
 		AttrGraph.String(r.name), AttrNode.String(n.info.Name), AttrAttempt.Int(attempt)))
 	step := Step{Node: n.info.Name, Attempt: attempt, Start: time.Now()}
-	step.Err = n.fn(nctx, s)
+	step.Err = callNode(nctx, n.fn, s)
 	step.Duration = time.Since(step.Start)
 	step.Outcome = outcomeOf(nctx, step.Err)
 	if span.IsRecording() { // spares the attribute allocations when nobody records
@@ -209,6 +210,25 @@ func (r *Runnable[S]) exec(ctx context.Context, n *compiledNode[S], attempt int,
 		o.NodeFinished(ctx, step)
 	}
 	return step
+}
+
+// PanicError is a node's panic, turned into an error so that one bad input
+// cannot take the whole process down.
+type PanicError struct {
+	Value any
+	Stack []byte
+}
+
+func (e *PanicError) Error() string { return fmt.Sprintf("panic: %v", e.Value) }
+
+// callNode runs fn and recovers its panic as a *PanicError.
+func callNode[S any](ctx context.Context, fn NodeFunc[S], s *S) (err error) {
+	defer func() {
+		if v := recover(); v != nil {
+			err = &PanicError{Value: v, Stack: debug.Stack()}
+		}
+	}()
+	return fn(ctx, s)
 }
 
 // follow returns the index of the node after from, checking a branch's

@@ -294,3 +294,28 @@ func TestRunConcurrentRunsShareRunnable(t *testing.T) {
 		assert.Equal(t, 3, s.Tries, "state %d", i)
 	}
 }
+
+func TestRunRecoversPanic(t *testing.T) {
+	t.Parallel()
+	type state struct{ n int }
+	r, err := New[state]("panics").
+		AddNode("boom", func(ctx context.Context, s *state) error { var m map[string]int; m["x"] = 1; return nil }).
+		AddEdge(Start, "boom").
+		AddEdge("boom", End).
+		Compile()
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := r.Run(context.Background(), &state{})
+	var pe *PanicError
+	if !errors.As(err, &pe) {
+		t.Fatalf("Run error = %v, want a *PanicError", err)
+	}
+	var ne *NodeError
+	if !errors.As(err, &ne) || ne.Node != "boom" {
+		t.Errorf("Run error = %v, want a NodeError naming boom", err)
+	}
+	if got := res.Path(); len(got) != 1 || res.Steps[0].Outcome != OutcomeError {
+		t.Errorf("steps = %+v, want one failed step", res.Steps)
+	}
+}
