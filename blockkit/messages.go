@@ -1,0 +1,89 @@
+package blockkit
+
+import (
+	"strconv"
+	"strings"
+
+	"github.com/slack-go/slack"
+)
+
+// Error builds a friendly error reply: the message, then what the user could
+// try instead. It has no buttons: there is no result to act on.
+func Error(text string, suggestions []string) Message {
+	body := escape(strings.TrimSpace(text))
+	if body == "" {
+		body = "Something went wrong while answering."
+	}
+	blocks := textSections(":warning: "+body, maxBlocks-1, "The message was too long and was cut here.")
+	if list := bulletList("*You could try:*", suggestions); list != "" {
+		blocks = append(blocks, section(list))
+	}
+	return Message{Text: truncateEscaped(body, maxFallbackText), Blocks: blocks}
+}
+
+// Notice builds a polite informational reply, such as declining a question
+// the bot cannot answer, followed by example questions it can.
+func Notice(text string, examples []string) Message {
+	body := escape(strings.TrimSpace(text))
+	if body == "" {
+		body = "I can answer questions about the analytics data."
+	}
+	blocks := textSections(body, maxBlocks-1, "The message was too long and was cut here.")
+	quoted := make([]string, 0, len(examples))
+	for _, e := range examples {
+		if e = strings.TrimSpace(e); e != "" {
+			quoted = append(quoted, "“"+e+"”")
+		}
+	}
+	if list := bulletList("*Try asking:*", quoted); list != "" {
+		blocks = append(blocks, section(list))
+	}
+	return Message{Text: truncateEscaped(body, maxFallbackText), Blocks: blocks}
+}
+
+// SQL builds the reply to Show SQL: the question, then the statement in a
+// code block, split across sections (each a complete code block) when it is
+// longer than one section holds.
+func SQL(queryID, sql string, question string) Message {
+	title, fallback := "*SQL for this answer*", "SQL for this answer"
+	if q := strings.TrimSpace(question); q != "" {
+		title = "*SQL for:* " + truncateEscaped(escape(q), maxSectionText-20)
+		fallback = truncateEscaped("SQL for: "+escape(q), maxFallbackText)
+	}
+	blocks := []slack.Block{section(title)}
+
+	sql = strings.TrimSpace(sql)
+	if sql == "" {
+		blocks = append(blocks, section("_No SQL was run for this answer._"))
+		return Message{Text: fallback, Blocks: blocks}
+	}
+	code := textSections(fenceOpen+escape(sql)+fenceClose, maxBlocks-1,
+		"The SQL is too long to show in full here.")
+	for i, b := range code {
+		if s, ok := b.(*slack.SectionBlock); ok && queryID != "" {
+			id := "sql:" + queryID + ":" + strconv.Itoa(i)
+			s.BlockID = id[:fitPrefix(id, maxBlockID)]
+		}
+	}
+	blocks = append(blocks, code...)
+	return Message{Text: fallback, Blocks: blocks}
+}
+
+// bulletList renders up to maxListItems non-empty items under a heading,
+// escaped and each cut to maxListItemText; "" when there are none.
+func bulletList(heading string, items []string) string {
+	var lines []string
+	for _, it := range items {
+		if it = strings.TrimSpace(it); it == "" {
+			continue
+		}
+		if len(lines) == maxListItems {
+			break
+		}
+		lines = append(lines, "• "+truncateEscaped(escape(it), maxListItemText))
+	}
+	if len(lines) == 0 {
+		return ""
+	}
+	return heading + "\n" + strings.Join(lines, "\n")
+}

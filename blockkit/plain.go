@@ -1,0 +1,236 @@
+package blockkit
+
+import (
+	"strings"
+
+	"github.com/slack-go/slack"
+)
+
+// PlainOptions changes how PlainTextWith renders.
+type PlainOptions struct {
+	// ANSI dims context lines and bolds table headers with terminal escape codes.
+	ANSI bool
+}
+
+const (
+	ansiDim   = "\x1b[2m"
+	ansiBold  = "\x1b[1m"
+	ansiReset = "\x1b[0m"
+)
+
+// PlainText renders blocks built by this package as terminal text, without
+// escape codes: sections as text, tables as aligned columns, context lines
+// indented, buttons as "[Export CSV] [Show SQL]". Blocks are separated by a
+// blank line.
+func PlainText(blocks []slack.Block) string {
+	return PlainTextWith(blocks, PlainOptions{})
+}
+
+// PlainTextWith is PlainText with options, e.g. ANSI styling for a terminal.
+func PlainTextWith(blocks []slack.Block, opts PlainOptions) string {
+	parts := make([]string, 0, len(blocks))
+	for _, b := range blocks {
+		if s := plainBlock(b, opts); s != "" {
+			parts = append(parts, s)
+		}
+	}
+	return strings.Join(parts, "\n\n") + "\n"
+}
+
+func plainBlock(b slack.Block, opts PlainOptions) string {
+	switch x := b.(type) {
+	case *slack.SectionBlock:
+		return plainSection(x)
+	case slack.SectionBlock:
+		return plainSection(&x)
+	case *slack.TableBlock:
+		return plainTable(x, opts)
+	case slack.TableBlock:
+		return plainTable(&x, opts)
+	case *slack.ContextBlock:
+		return plainContext(x, opts)
+	case slack.ContextBlock:
+		return plainContext(&x, opts)
+	case *slack.ActionBlock:
+		return plainActions(x)
+	case slack.ActionBlock:
+		return plainActions(&x)
+	case *slack.HeaderBlock:
+		return plainTextObject(x.Text)
+	case *slack.DividerBlock, slack.DividerBlock:
+		return "---"
+	default:
+		return ""
+	}
+}
+
+func plainSection(s *slack.SectionBlock) string {
+	lines := []string{}
+	if t := plainTextObject(s.Text); t != "" {
+		lines = append(lines, t)
+	}
+	for _, f := range s.Fields {
+		if t := plainTextObject(f); t != "" {
+			lines = append(lines, t)
+		}
+	}
+	return strings.Join(lines, "\n")
+}
+
+// plainTextObject unescapes mrkdwn and drops the ``` fence lines our code
+// blocks use; the aligned content between them stays as it is.
+func plainTextObject(t *slack.TextBlockObject) string {
+	if t == nil {
+		return ""
+	}
+	if t.Type != slack.MarkdownType {
+		return t.Text
+	}
+	var out []string
+	inFence := false
+	for _, line := range strings.Split(t.Text, "\n") {
+		if line == "```" {
+			inFence = !inFence
+			continue
+		}
+		if !inFence {
+			line = dropNoteItalics(line)
+		}
+		line = strings.ReplaceAll(line, "```", "")
+		line = strings.ReplaceAll(line, "\u200b", "")
+		out = append(out, unescape(line))
+	}
+	return strings.Join(out, "\n")
+}
+
+// dropNoteItalics removes the _…_ around a whole-line note such as
+// "_Showing 12 of 150 rows._"; underscores inside words stay.
+func dropNoteItalics(line string) string {
+	if len(line) > 2 && strings.HasPrefix(line, "_") && strings.HasSuffix(line, "_") {
+		return line[1 : len(line)-1]
+	}
+	return line
+}
+
+func plainContext(c *slack.ContextBlock, opts PlainOptions) string {
+	var lines []string
+	for _, e := range c.ContextElements.Elements {
+		t, ok := e.(*slack.TextBlockObject)
+		if !ok {
+			continue
+		}
+		line := "  " + plainTextObject(t)
+		if opts.ANSI {
+			line = ansiDim + line + ansiReset
+		}
+		lines = append(lines, line)
+	}
+	return strings.Join(lines, "\n")
+}
+
+func plainActions(a *slack.ActionBlock) string {
+	if a.Elements == nil {
+		return ""
+	}
+	var buttons []string
+	for _, e := range a.Elements.ElementSet {
+		if b, ok := e.(*slack.ButtonBlockElement); ok && b.Text != nil {
+			buttons = append(buttons, "["+b.Text.Text+"]")
+		}
+	}
+	return strings.Join(buttons, " ")
+}
+
+// plainTable aligns a table block's cells in columns, honouring its
+// right-aligned columns, with a dashed rule under the header row.
+func plainTable(t *slack.TableBlock, opts PlainOptions) string {
+	if len(t.Rows) == 0 {
+		return ""
+	}
+	texts := make([][]string, len(t.Rows))
+	var widths []int
+	for r, row := range t.Rows {
+		texts[r] = make([]string, len(row))
+		for c, cl := range row {
+			texts[r][c] = oneLine(cellText(cl))
+			for len(widths) <= c {
+				widths = append(widths, 0)
+			}
+			widths[c] = max(widths[c], textLen(texts[r][c]))
+		}
+	}
+	right := make([]bool, len(widths))
+	for i, s := range t.ColumnSettings {
+		if i < len(right) {
+			right[i] = s.Align == slack.ColumnAlignmentRight
+		}
+	}
+
+	lines := make([]string, 0, len(texts)+1)
+	for r, row := range texts {
+		line := alignRow(row, widths, right)
+		if r == 0 && opts.ANSI {
+			line = ansiBold + line + ansiReset
+		}
+		lines = append(lines, line)
+		if r == 0 {
+			lines = append(lines, monoRule(widths))
+		}
+	}
+	return strings.Join(lines, "\n")
+}
+
+func alignRow(row []string, widths []int, right []bool) string {
+	var b strings.Builder
+	for i, w := range widths {
+		s := ""
+		if i < len(row) {
+			s = row[i]
+		}
+		pad := strings.Repeat(" ", w-textLen(s))
+		if i > 0 {
+			b.WriteString("  ")
+		}
+		switch {
+		case right[i]:
+			b.WriteString(pad + s)
+		case i < len(widths)-1:
+			b.WriteString(s + pad)
+		default:
+			b.WriteString(s)
+		}
+	}
+	return b.String()
+}
+
+// oneLine keeps a cell on one terminal line so the columns stay aligned.
+func oneLine(s string) string { return lineBreaks.Replace(s) }
+
+var lineBreaks = strings.NewReplacer("\r\n", " ", "\n", " ", "\r", " ", "\t", " ")
+
+// cellText returns the visible text of a table cell; a nil cell is empty.
+func cellText(c slack.TableCell) string {
+	switch x := c.(type) {
+	case *slack.TableRawTextCell:
+		return x.Text
+	case *slack.TableRawNumberCell:
+		if x.Text != "" {
+			return x.Text
+		}
+		return formatFloat(x.Value)
+	case *slack.TableRichTextCell:
+		var b strings.Builder
+		for _, e := range x.Elements {
+			if s, ok := e.(*slack.RichTextSection); ok {
+				for _, se := range s.Elements {
+					if te, ok := se.(*slack.RichTextSectionTextElement); ok {
+						b.WriteString(te.Text)
+					}
+				}
+			}
+		}
+		return b.String()
+	default:
+		return ""
+	}
+}

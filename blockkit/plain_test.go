@@ -1,0 +1,100 @@
+package blockkit
+
+import (
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+)
+
+func TestPlainText(t *testing.T) {
+	t.Parallel()
+	regions := regionsAnswer()
+	regions.Result.Rows = regions.Result.Rows[:5]
+	regions.Elapsed = 1200 * time.Millisecond
+	regions.Backend = "sql"
+
+	tests := []struct {
+		name string
+		msg  Message
+		want string
+	}{
+		{
+			name: "answer with table, context and buttons",
+			msg:  Render(regions),
+			want: `*West* leads with 1.5M orders; East has no orders recorded (shown as —). Revenue < 0 means refunds exceeded sales.
+
+region              orders     revenue  avg_basket  active
+-----------------  -------  ----------  ----------  ------
+North                  120    10500.50         0.3  true
+South                   98     8700.00        87.5  false
+East                     —        0.00           —  —
+West               1500000  1234567.89    823.0457  true
+Central <HQ> & Co        7           —  0.00001234  false
+
+  Assumption: Revenue is net of refunds.
+  Assumption: Regions come from the shipping address.
+  5 rows · in 1.2 s · via sql
+
+[Export CSV] [Show SQL]
+`,
+		},
+		{
+			name: "show sql unescaped without fences",
+			msg:  sqlMessage(),
+			want: "*SQL for:* Orders by region last week?\n\n" + sampleSQL + "\n",
+		},
+		{
+			name: "error without buttons",
+			msg:  errorMessage(),
+			want: `:warning: I couldn't run that query: it took longer than 30 s.
+
+*You could try:*
+• Ask about a shorter period, e.g. last month
+• Filter to one region
+`,
+		},
+		{
+			name: "decline notice",
+			msg:  noticeMessage(),
+			want: `I can only answer questions about our sales data, so I can't help with the weather.
+
+*Try asking:*
+• “How many orders did we get last week?”
+• “Top 5 products by revenue this month”
+`,
+		},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			got := PlainText(tc.msg.Blocks)
+			assert.Equal(t, tc.want, got, "got:\n%s\nwant:\n%s", got, tc.want)
+			assert.NotContains(t, got, "\x1b[", "no ANSI codes unless asked")
+		})
+	}
+}
+
+func TestPlainTextMonospaceFallback(t *testing.T) {
+	t.Parallel()
+	got := PlainText(Render(manyRowsAnswer()).Blocks)
+	lines := strings.Split(got, "\n")
+	assert.Equal(t, "day         orders  revenue", lines[2], "header line")
+	assert.Equal(t, "2025-01-02     107    12.25", lines[5], "second data row")
+	assert.Contains(t, got, "\nShowing 94 of 150 rows. Export CSV for all 150 rows.\n", "note without mrkdwn italics")
+	assert.NotContains(t, got, "```", "code fences are Slack-only")
+}
+
+func TestPlainTextANSI(t *testing.T) {
+	t.Parallel()
+	got := PlainTextWith(Render(singleNumberAnswer()).Blocks, PlainOptions{ANSI: true})
+	want := "We received *1,234* orders last week.\n\n" +
+		"\x1b[1morder_count\x1b[0m\n" +
+		"-----------\n" +
+		"       1234\n\n" +
+		"\x1b[2m  Assumption: “Last week” means Monday to Sunday before today.\x1b[0m\n" +
+		"\x1b[2m  1 row · in 1.2 s · via sql\x1b[0m\n\n" +
+		"[Export CSV] [Show SQL]\n"
+	assert.Equal(t, want, got)
+}

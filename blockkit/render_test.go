@@ -1,0 +1,223 @@
+package blockkit
+
+import (
+	"fmt"
+	"math"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/slack-go/slack"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/analyticsbot/analyticsbot/store"
+)
+
+func gridResult(rows, cols int) *store.Result {
+	r := &store.Result{Columns: make([]store.Column, cols), Rows: make([][]any, rows), RowCount: rows}
+	for c := range r.Columns {
+		r.Columns[c] = store.Column{Name: fmt.Sprintf("c%d", c), Type: "int8"}
+	}
+	for i := range r.Rows {
+		r.Rows[i] = make([]any, cols)
+		for c := range r.Rows[i] {
+			r.Rows[i][c] = int64(i * c)
+		}
+	}
+	return r
+}
+
+func TestRenderChoosesNativeTableOnlyWithinSlackLimits(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name       string
+		rows, cols int
+		wantNative bool
+	}{
+		{name: "1x1", rows: 1, cols: 1, wantNative: true},
+		{name: "99 rows plus header is 100", rows: 99, cols: 3, wantNative: true},
+		{name: "100 rows plus header is 101", rows: 100, cols: 3, wantNative: false},
+		{name: "20 columns", rows: 5, cols: 20, wantNative: true},
+		{name: "21 columns", rows: 5, cols: 21, wantNative: false},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			m := Render(Answer{Text: "x", Result: gridResult(tc.rows, tc.cols), QueryID: "q"})
+			var table *slack.TableBlock
+			for _, b := range m.Blocks {
+				if tb, ok := b.(*slack.TableBlock); ok {
+					table = tb
+				}
+			}
+			if !tc.wantNative {
+				assert.Nil(t, table, "got a table block, want the monospace fallback")
+				assert.Contains(t, m.Blocks[1].(*slack.SectionBlock).Text.Text, "```\nc0", "want a code block starting with the header")
+				return
+			}
+			require.NotNil(t, table, "got no table block")
+			assert.Len(t, table.Rows, tc.rows+1, "got rows, want data rows plus header")
+			assert.Equal(t, "c0", cellText(table.Rows[0][0]), "header cell")
+			assert.Equal(t, slack.ColumnAlignmentRight, table.ColumnSettings[0].Align, "int8 column should be right-aligned")
+		})
+	}
+}
+
+func TestRenderSaysWhenResultWasLimited(t *testing.T) {
+	t.Parallel()
+	r := dailyResult(50)
+	r.Truncated = true
+	m := Render(Answer{Text: "x", Result: r, QueryID: "q"})
+	ctx := m.Blocks[2].(*slack.ContextBlock)
+	last := ctx.ContextElements.Elements[len(ctx.ContextElements.Elements)-1].(*slack.TextBlockObject)
+	assert.Equal(t, "result limited to 50 rows", last.Text)
+
+	big := dailyResult(1000)
+	big.Truncated = true
+	m = Render(Answer{Text: "x", Result: big, QueryID: "q"})
+	mono := m.Blocks[1].(*slack.SectionBlock).Text.Text
+	assert.Regexp(t, `_Showing \d+ of 1,000 rows\. Result limited to 1,000 rows\. Export CSV for all 1,000 rows\._$`, mono)
+
+	m = Render(Answer{Text: "x", Result: big})
+	mono = m.Blocks[1].(*slack.SectionBlock).Text.Text
+	assert.NotContains(t, mono, "Export CSV", "no buttons, so the note must not point at one")
+}
+
+func TestRenderWithoutQueryIDHasNoButtons(t *testing.T) {
+	t.Parallel()
+	m := Render(Answer{Text: "hi", Result: gridResult(2, 2)})
+	for _, b := range m.Blocks {
+		_, isActions := b.(*slack.ActionBlock)
+		assert.False(t, isActions, "got an actions block without a query id")
+	}
+}
+
+func TestModelText(t *testing.T) {
+	t.Parallel()
+	tests := []struct{ name, in, want string }{
+		{name: "slack bold kept", in: "We sold *42* units", want: "We sold *42* units"},
+		{name: "markdown bold converted", in: "**West** leads", want: "*West* leads"},
+		{name: "control characters escaped", in: "a < b && c > d", want: "a &lt; b &amp;&amp; c &gt; d"},
+		{name: "mention syntax neutralised", in: "<!channel> look", want: "&lt;!channel&gt; look"},
+		{name: "trimmed", in: "  hi \n", want: "hi"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			assert.Equal(t, tc.want, modelText(tc.in), "modelText(%q)", tc.in)
+		})
+	}
+}
+
+func TestFormatValue(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name string
+		in   any
+		want string
+	}{
+		{name: "null", in: nil, want: "—"},
+		{name: "empty string", in: "", want: `""`},
+		{name: "integer raw, no separators", in: int64(1234567), want: "1234567"},
+		{name: "numeric string untouched", in: "1234567.890", want: "1234567.890"},
+		{name: "float noise removed", in: 0.1 + 0.2, want: "0.3"},
+		{name: "four decimals", in: 823.0456789, want: "823.0457"},
+		{name: "whole float", in: 15.0, want: "15"},
+		{name: "small float keeps 4 significant digits", in: 0.00012345678, want: "0.0001235"},
+		{name: "tiny float in exponent form", in: 1.5e-9, want: "1.5e-09"},
+		{name: "negative", in: -3.25, want: "-3.25"},
+		{name: "negative rounding to zero", in: -0.00000000001, want: "-1e-11"},
+		{name: "NaN", in: math.NaN(), want: "NaN"},
+		{name: "infinity", in: math.Inf(-1), want: "-Infinity"},
+		{name: "bool", in: true, want: "true"},
+		{name: "array as JSON", in: []any{"a", int64(1)}, want: `["a",1]`},
+		{name: "json object", in: map[string]any{"k": "v"}, want: `{"k":"v"}`},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			assert.Equal(t, tc.want, formatValue(tc.in), "formatValue(%#v)", tc.in)
+		})
+	}
+}
+
+func TestFormatElapsed(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name string
+		in   time.Duration
+		want string
+	}{
+		{name: "zero hidden", in: 0, want: ""},
+		{name: "sub-millisecond", in: 300 * time.Microsecond, want: "<1 ms"},
+		{name: "milliseconds", in: 340 * time.Millisecond, want: "340 ms"},
+		{name: "seconds one decimal", in: 1234 * time.Millisecond, want: "1.2 s"},
+		{name: "minutes", in: 125 * time.Second, want: "2 min 5 s"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			assert.Equal(t, tc.want, formatElapsed(tc.in))
+		})
+	}
+}
+
+func TestGroupInt(t *testing.T) {
+	t.Parallel()
+	for in, want := range map[int]string{0: "0", 999: "999", 1000: "1,000", 1234567: "1,234,567", -45000: "-45,000"} {
+		assert.Equal(t, want, groupInt(in), "groupInt(%d)", in)
+	}
+}
+
+func TestSplitText(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name  string
+		in    string
+		limit int
+	}{
+		{name: "paragraphs", in: strings.Repeat("word word word.\n\n", 50), limit: 100},
+		{name: "one long word", in: strings.Repeat("y", 1000), limit: 100},
+		{name: "entities never split", in: strings.Repeat("&amp;", 300), limit: 97},
+		{name: "code fence reopened", in: "intro\n```\n" + strings.Repeat("line\n", 100) + "```\nend", limit: 120},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			pieces := splitText(tc.in, tc.limit)
+			require.Greater(t, len(pieces), 1, "want the text split")
+			var words int
+			for i, p := range pieces {
+				assert.LessOrEqual(t, textLen(p), tc.limit, "piece %d too long", i)
+				assert.Zero(t, strings.Count(p, "```")%2, "piece %d has an unbalanced fence: %q", i, p)
+				assert.NotContains(t, entity.ReplaceAllString(p, ""), "&", "piece %d splits an entity", i)
+				words += len(strings.Fields(strings.ReplaceAll(p, "```", "")))
+			}
+			want := len(strings.Fields(strings.ReplaceAll(tc.in, "```", "")))
+			if tc.name != "one long word" && tc.name != "entities never split" {
+				assert.Equal(t, want, words, "got %d words across pieces, want all %d", words, want)
+			}
+		})
+	}
+}
+
+func TestSQLIsSplitIntoCompleteCodeBlocks(t *testing.T) {
+	t.Parallel()
+	var b strings.Builder
+	for i := range 300 {
+		fmt.Fprintf(&b, "SELECT %d AS n WHERE a < b AND c > d\nUNION ALL\n", i)
+	}
+	sql := b.String() + "SELECT -1"
+	m := SQL("q42", sql, "numbers?")
+	require.Greater(t, len(m.Blocks), 2, "want the SQL split across sections")
+	var code []string
+	for i, blk := range m.Blocks[1:] {
+		s := blk.(*slack.SectionBlock)
+		text := s.Text.Text
+		require.True(t, strings.HasPrefix(text, "```\n") && strings.HasSuffix(text, "\n```"), "section %d is not one code block", i)
+		assert.Equal(t, fmt.Sprintf("sql:q42:%d", i), s.BlockID)
+		code = append(code, unescape(strings.TrimSuffix(strings.TrimPrefix(text, "```\n"), "\n```")))
+	}
+	assert.Equal(t, sql, strings.Join(code, "\n"), "got SQL that does not reassemble into the original")
+}

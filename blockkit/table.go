@@ -1,0 +1,180 @@
+package blockkit
+
+import (
+	"strings"
+
+	"github.com/slack-go/slack"
+
+	"github.com/analyticsbot/analyticsbot/store"
+)
+
+// Monospace fallback sizing.
+const (
+	maxMonoColWidth = 30  // characters of one column before we cut the value
+	maxMonoLine     = 400 // characters of one line; wider results drop columns, so some rows still fit
+	monoNoteReserve = 300 // room kept in the section for the "showing N of M" note
+)
+
+// fitsNativeTable reports whether Slack's table block can hold the result:
+// at most 20 columns, and 100 rows counting our header row.
+func fitsNativeTable(r *store.Result) bool {
+	return len(r.Columns) <= maxTableColumns && len(r.Rows)+1 <= maxTableRows
+}
+
+// nativeTable builds Slack's table block: a bold header row, raw_text cells
+// (the cell type Slack documents for input; raw_number was rejected by Slack
+// in the past), numbers right-aligned, long text columns wrapped.
+func nativeTable(r *store.Result) *slack.TableBlock {
+	numeric := numericColumns(r)
+	t := slack.NewTableBlock("")
+
+	header := make([]slack.TableCell, len(r.Columns))
+	for i, c := range r.Columns {
+		header[i] = slack.NewTableRichTextCell(slack.NewRichTextSection(
+			slack.NewRichTextSectionTextElement(truncate(columnName(c), maxTableCellText),
+				&slack.RichTextSectionTextStyle{Bold: true})))
+	}
+	t.AddRow(header...)
+
+	long := make([]bool, len(r.Columns))
+	for _, row := range r.Rows {
+		cells := make([]slack.TableCell, len(r.Columns))
+		for i := range r.Columns {
+			text := truncate(cell(row, i), maxTableCellText)
+			long[i] = long[i] || textLen(text) > 40
+			cells[i] = slack.NewTableRawTextCell(text)
+		}
+		t.AddRow(cells...)
+	}
+
+	settings := make([]slack.ColumnSetting, len(r.Columns))
+	for i := range settings {
+		settings[i] = slack.ColumnSetting{Align: slack.ColumnAlignmentLeft, IsWrapped: long[i] && !numeric[i]}
+		if numeric[i] {
+			settings[i].Align = slack.ColumnAlignmentRight
+		}
+	}
+	return t.WithColumnSettings(settings...)
+}
+
+// monoTable renders the result as an aligned ``` block for results Slack's
+// table cannot hold: as many leading rows (and columns) as fit in one
+// section, then a line saying what was left out.
+func monoTable(r *store.Result, hasButtons bool) *slack.SectionBlock {
+	numeric := numericColumns(r)
+	cols, widths := monoColumns(r)
+
+	lines := []string{monoLine(headerTexts(r, cols), widths, nil)}
+	lines = append(lines, monoRule(widths))
+	used := textLen(fenceOpen) + textLen(fenceClose) + textLen(lines[0]) + textLen(lines[1]) + 2
+	shown := 0
+	for _, row := range r.Rows {
+		texts := make([]string, cols)
+		for i := range texts {
+			texts[i] = cell(row, i)
+		}
+		line := monoLine(texts, widths, numeric)
+		if used+textLen(line)+1 > maxSectionText-monoNoteReserve {
+			break
+		}
+		lines = append(lines, line)
+		used += textLen(line) + 1
+		shown++
+	}
+
+	text := fenceOpen + strings.Join(lines, "\n") + fenceClose
+	if note := monoNote(r, shown, cols, hasButtons); note != "" {
+		text += "\n_" + note + "_"
+	}
+	return slack.NewSectionBlock(slack.NewTextBlockObject(slack.MarkdownType, text, false, false), nil, nil)
+}
+
+// monoColumns picks how many leading columns fit in maxMonoLine and their widths.
+func monoColumns(r *store.Result) (int, []int) {
+	var widths []int
+	total := 0
+	for i, c := range r.Columns {
+		w := textLen(monoCell(columnName(c)))
+		for _, row := range r.Rows {
+			w = max(w, textLen(monoCell(cell(row, i))))
+		}
+		w = min(w, maxMonoColWidth)
+		if i > 0 && total+2+w > maxMonoLine {
+			break
+		}
+		if i > 0 {
+			total += 2
+		}
+		total += w
+		widths = append(widths, w)
+	}
+	return len(widths), widths
+}
+
+func headerTexts(r *store.Result, cols int) []string {
+	out := make([]string, cols)
+	for i := range out {
+		out[i] = columnName(r.Columns[i])
+	}
+	return out
+}
+
+// monoCell makes a value safe for one line of a code block: no line breaks,
+// and no ``` that would end the block early.
+func monoCell(s string) string {
+	return strings.ReplaceAll(oneLine(s), "```", "``\u200b`")
+}
+
+// monoLine pads each value to its column width (numbers to the right) and
+// escapes it. Padding is computed before escaping because Slack shows each
+// entity as one character.
+func monoLine(texts []string, widths []int, numeric []bool) string {
+	var b strings.Builder
+	for i, t := range texts {
+		t = truncate(monoCell(t), widths[i])
+		pad := strings.Repeat(" ", widths[i]-textLen(t))
+		if i > 0 {
+			b.WriteString("  ")
+		}
+		if numeric != nil && numeric[i] {
+			b.WriteString(pad + escape(t))
+		} else if i < len(texts)-1 {
+			b.WriteString(escape(t) + pad)
+		} else {
+			b.WriteString(escape(t))
+		}
+	}
+	return b.String()
+}
+
+func monoRule(widths []int) string {
+	parts := make([]string, len(widths))
+	for i, w := range widths {
+		parts[i] = strings.Repeat("-", w)
+	}
+	return strings.Join(parts, "  ")
+}
+
+// monoNote says truthfully what the fallback left out. The export serves the
+// cached rows, which are all len(r.Rows) rows, so that is what we promise.
+func monoNote(r *store.Result, shown, cols int, hasButtons bool) string {
+	var parts []string
+	total := len(r.Rows)
+	if shown < total {
+		parts = append(parts, "Showing "+groupInt(shown)+" of "+plural(total, "row", "rows")+".")
+	}
+	if cols < len(r.Columns) {
+		parts = append(parts, "Showing "+groupInt(cols)+" of "+groupInt(len(r.Columns))+" columns.")
+	}
+	if r.Truncated {
+		parts = append(parts, "Result limited to "+plural(total, "row", "rows")+".")
+	}
+	if hasButtons && len(parts) > 0 {
+		what := "all " + plural(total, "row", "rows")
+		if cols < len(r.Columns) {
+			what += " and " + plural(len(r.Columns), "column", "columns")
+		}
+		parts = append(parts, "Export CSV for "+what+".")
+	}
+	return strings.Join(parts, " ")
+}
