@@ -156,7 +156,21 @@ func (s *Scripted) answer(ctx context.Context, call *Call) (string, error) {
 	if r.Error != "" {
 		return "", newScriptError(idx, r.Error)
 	}
-	return r.Reply, nil
+	return expand(s.matches[idx], r.Reply, call.Prompt), nil
+}
+
+// expand fills a reply's $1 or ${name} from the match's capture groups, so
+// a rule can quote the prompt (a year in the question, a value in the
+// result). A rule whose match has no groups is returned as written.
+func expand(re *regexp.Regexp, reply, prompt string) string {
+	if re.NumSubexp() == 0 {
+		return reply
+	}
+	m := re.FindStringSubmatchIndex(prompt)
+	if m == nil {
+		return reply
+	}
+	return string(re.ExpandString(nil, reply, prompt, m))
 }
 
 // pick claims the first usable rule for step and prompt.

@@ -349,3 +349,36 @@ func TestDocScriptsLoad(t *testing.T) {
 	}
 	assert.GreaterOrEqual(t, blocks, 2, "got %d complete scripts in the doc, want at least 2", blocks)
 }
+
+func TestScriptedExpandsCaptureGroups(t *testing.T) {
+	t.Parallel()
+	s, err := NewScripted([]Rule{
+		{Step: "generate_sql", Match: `(?m)^Question: games in (?P<year>\d{4})$`, Reply: `{"sql": "SELECT count(*) FROM apps WHERE release_year = ${year}"}`},
+		{Step: "interpret", Match: `value (\d+)`, Reply: `*$1* games; costs $$5`},
+		{Step: "classify", Reply: `{"intent": "analytics_query", "price": "$5"}`},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	tests := []struct {
+		name   string
+		step   Step
+		prompt string
+		want   string
+	}{
+		{"named group", StepGenerateSQL, "Schema…\nQuestion: games in 2017", `{"sql": "SELECT count(*) FROM apps WHERE release_year = 2017"}`},
+		{"numbered group and literal dollar", StepInterpret, "the value 8160 here", `*8160* games; costs $5`},
+		{"no groups: reply as written", StepClassify, "anything", `{"intent": "analytics_query", "price": "$5"}`},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got, _, err := NewClient(s).Complete(context.Background(), tt.step, tt.prompt)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got != tt.want {
+				t.Errorf("got %q, want %q", got, tt.want)
+			}
+		})
+	}
+}
