@@ -1,0 +1,24 @@
+package demo
+
+import _ "embed"
+
+//go:embed script.yaml
+var script []byte
+
+// Script returns the scripted model's rules for the offline demo: they
+// answer the suggested demo questions so the bot runs without a model.
+func Script() []byte { return script }
+
+// Questions are the demo questions the script answers, to suggest to users.
+func Questions() []string {
+	return []string{
+		"How many games were released in 2018?",
+		"And in 2017?",
+		"Which games have the most positive ratings?",
+		"Which publishers released the most games?",
+		"What is the average price of paid games by genre?",
+		"How many games were released per year?",
+		"How many games are free?",
+		"How many games support Linux?",
+	}
+}
