@@ -47,13 +47,15 @@ type Resolve struct {
 
 // GenerateSQL is the data of generate_sql.tmpl.
 type GenerateSQL struct {
-	Domain        string
-	Question      string
-	Today         string
-	Schema        string
-	Tables        []store.Table
-	Examples      []Example
-	MaxRows       int
+	Domain   string
+	Question string
+	Today    string
+	Schema   string
+	Tables   []store.Table
+	Examples []Example
+	MaxRows  int
+	// EarlierSQL is the SQL of the answer a follow-up builds on.
+	EarlierSQL    string
 	PreviousSQL   string
 	PreviousError string
 }

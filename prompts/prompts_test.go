@@ -35,6 +35,8 @@ func TestRenderGolden(t *testing.T) {
 		{"generate_sql_retry", GenerateSQL{Domain: "Steam games", Question: "How many games were released in 2018?", Today: "2026-11-21",
 			Schema: "analytics", Tables: tables, MaxRows: 1000,
 			PreviousSQL: "SELECT count(*) FROM analytics.apps WHERE year = 2018", PreviousError: `column "year" does not exist`}},
+		{"generate_sql_follow_up", GenerateSQL{Domain: "Steam games", Question: "How many games were released in 2017?", Today: "2026-11-21",
+			Schema: "analytics", Tables: tables, MaxRows: 1000, EarlierSQL: "SELECT count(*) AS games FROM analytics.apps WHERE release_year = 2018"}},
 		{"interpret", Interpret{Question: "How many games were released in 2018?", SQL: "SELECT count(*) AS games FROM analytics.apps WHERE release_year = 2018",
 			Columns: []string{"games"}, RowCount: 1, Rows: "games\n8160"}},
 		{"interpret_empty", Interpret{Question: "Games from 2024?", SQL: "SELECT name FROM analytics.apps WHERE release_year = 2024", Columns: []string{"name"}}},
