@@ -1,0 +1,231 @@
+package store
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strings"
+
+	lru "github.com/hashicorp/golang-lru/v2"
+	"github.com/jackc/pgx/v5"
+)
+
+// Cache defaults.
+const (
+	DefaultResultsPerThread = 10
+	DefaultLRUSize          = 256
+)
+
+// cacheKey includes the thread so that one thread can never be served
+// another thread's result, even for the same SQL.
+type cacheKey struct {
+	threadID string
+	queryID  string
+}
+
+// Cache keeps the latest results of each thread in Postgres (so buttons work
+// after a restart and across replicas) behind an in-process LRU (so a click
+// on a fresh answer costs no round trip).
+type Cache struct {
+	db        *DB
+	perThread int
+	lru       *lru.Cache[cacheKey, CachedResult]
+}
+
+// NewCache returns a cache keeping perThread results per thread in Postgres
+// and lruSize results in memory; zero or negative values take the defaults
+// (10 and 256).
+func NewCache(db *DB, perThread, lruSize int) (*Cache, error) {
+	if perThread <= 0 {
+		perThread = DefaultResultsPerThread
+	}
+	if lruSize <= 0 {
+		lruSize = DefaultLRUSize
+	}
+	l, err := lru.New[cacheKey, CachedResult](lruSize)
+	if err != nil {
+		return nil, fmt.Errorf("new result cache: %w", err)
+	}
+	return &Cache{db: db, perThread: perThread, lru: l}, nil
+}
+
+// Put stores r (replacing a result of the same thread and query) and, in the
+// same transaction, drops all but the thread's newest perThread results.
+// CachedAt is set by the database.
+func (c *Cache) Put(ctx context.Context, r CachedResult) error {
+	columns, err := json.Marshal(nonNil(r.Result.Columns))
+	if err != nil {
+		return fmt.Errorf("cache result %q of thread %q: %w", r.QueryID, r.ThreadID, err)
+	}
+	rows, err := json.Marshal(nonNil(r.Result.Rows))
+	if err != nil {
+		return fmt.Errorf("cache result %q of thread %q: %w", r.QueryID, r.ThreadID, err)
+	}
+
+	var evicted []string
+	err = pgx.BeginFunc(ctx, c.db.pool, func(tx pgx.Tx) error {
+		// EXCLUDED.seq is the fresh sequence value of the proposed row, so a
+		// replaced result counts as the newest again.
+		err := tx.QueryRow(ctx, `
+			INSERT INTO query_results
+				(thread_id, query_id, sql, question, columns, rows, row_count, truncated)
+			VALUES ($1, $2, $3, $4, $5, $6, $7, $8)
+			ON CONFLICT (thread_id, query_id) DO UPDATE SET
+				sql = EXCLUDED.sql, question = EXCLUDED.question,
+				columns = EXCLUDED.columns, rows = EXCLUDED.rows,
+				row_count = EXCLUDED.row_count, truncated = EXCLUDED.truncated,
+				created_at = EXCLUDED.created_at, seq = EXCLUDED.seq
+			RETURNING created_at`,
+			r.ThreadID, r.QueryID, cleanText(r.SQL), cleanText(r.Question),
+			string(columns), string(rows), len(r.Result.Rows), r.Result.Truncated,
+		).Scan(&r.CachedAt)
+		if err != nil {
+			return err
+		}
+		dropped, err := tx.Query(ctx, `
+			DELETE FROM query_results
+			WHERE thread_id = $1 AND query_id NOT IN (
+				SELECT query_id FROM query_results
+				WHERE thread_id = $1
+				ORDER BY seq DESC
+				LIMIT $2)
+			RETURNING query_id`, r.ThreadID, c.perThread)
+		if err != nil {
+			return err
+		}
+		evicted, err = pgx.CollectRows(dropped, pgx.RowTo[string])
+		return err
+	})
+	if err != nil {
+		return fmt.Errorf("cache result %q of thread %q: %w", r.QueryID, r.ThreadID, classify(err))
+	}
+
+	for _, q := range evicted {
+		c.lru.Remove(cacheKey{r.ThreadID, q})
+	}
+	r.Result.RowCount = len(r.Result.Rows)
+	c.lru.Add(cacheKey{r.ThreadID, r.QueryID}, r)
+	return nil
+}
+
+// Get returns the result queryID of the thread, from memory when it is there,
+// else from Postgres; ErrNotFound when neither has it. Results from memory
+// share their slices with every other caller: treat them as read-only.
+func (c *Cache) Get(ctx context.Context, threadID, queryID string) (CachedResult, error) {
+	if r, ok := c.lru.Get(cacheKey{threadID, queryID}); ok {
+		return r, nil
+	}
+	r, err := c.load(ctx, `WHERE thread_id = $1 AND query_id = $2`, threadID, queryID)
+	if err != nil {
+		return CachedResult{}, fmt.Errorf("cached result %q of thread %q: %w", queryID, threadID, err)
+	}
+	return r, nil
+}
+
+// Latest returns the thread's most recently stored result, or ErrNotFound.
+func (c *Cache) Latest(ctx context.Context, threadID string) (CachedResult, error) {
+	// Always asks Postgres: the LRU does not know which result is newest.
+	r, err := c.load(ctx, `WHERE thread_id = $1 ORDER BY seq DESC LIMIT 1`, threadID)
+	if err != nil {
+		return CachedResult{}, fmt.Errorf("latest cached result of thread %q: %w", threadID, err)
+	}
+	return r, nil
+}
+
+// Forget empties the in-memory LRU; Postgres keeps its rows.
+func (c *Cache) Forget() {
+	c.lru.Purge()
+}
+
+// load reads one row of query_results and remembers it in the LRU.
+func (c *Cache) load(ctx context.Context, where string, args ...any) (CachedResult, error) {
+	var (
+		r             CachedResult
+		columns, rows []byte
+	)
+	err := c.db.pool.QueryRow(ctx, `
+		SELECT thread_id, query_id, sql, question, columns, rows, truncated, created_at
+		FROM query_results `+where, args...,
+	).Scan(&r.ThreadID, &r.QueryID, &r.SQL, &r.Question, &columns, &rows, &r.Result.Truncated, &r.CachedAt)
+	if err != nil {
+		return CachedResult{}, classify(notFound(err))
+	}
+	if err := json.Unmarshal(columns, &r.Result.Columns); err != nil {
+		return CachedResult{}, fmt.Errorf("decode columns: %w", err)
+	}
+	if r.Result.Rows, err = decodeRows(rows, r.Result.Columns); err != nil {
+		return CachedResult{}, err
+	}
+	r.Result.RowCount = len(r.Result.Rows)
+	c.lru.Add(cacheKey{r.ThreadID, r.QueryID}, r)
+	return r, nil
+}
+
+// decodeRows reverses json.Marshal of result rows so that a result read back
+// equals the one stored: integer columns (and integer arrays) come back as
+// int64, every other number as float64, as the executor made them.
+func decodeRows(data []byte, columns []Column) ([][]any, error) {
+	dec := json.NewDecoder(bytes.NewReader(data))
+	dec.UseNumber()
+	var rows [][]any
+	if err := dec.Decode(&rows); err != nil {
+		return nil, fmt.Errorf("decode rows: %w", err)
+	}
+	for _, row := range rows {
+		if len(row) != len(columns) {
+			return nil, errors.New("decode rows: row width differs from the columns")
+		}
+		for i, v := range row {
+			row[i] = restoreNumbers(v, isIntegerType(columns[i].Type))
+		}
+	}
+	if rows == nil {
+		rows = [][]any{}
+	}
+	return rows, nil
+}
+
+func isIntegerType(name string) bool {
+	switch strings.TrimPrefix(name, "_") { // "_int8" is int8[]
+	case "int2", "int4", "int8":
+		return true
+	}
+	return false
+}
+
+// restoreNumbers replaces json.Number inside v by int64 (when asInt and the
+// number is integral) or float64.
+func restoreNumbers(v any, asInt bool) any {
+	switch v := v.(type) {
+	case json.Number:
+		if asInt {
+			if n, err := v.Int64(); err == nil {
+				return n
+			}
+		}
+		f, err := v.Float64()
+		if err != nil {
+			return v.String()
+		}
+		return f
+	case []any:
+		for i := range v {
+			v[i] = restoreNumbers(v[i], asInt)
+		}
+	case map[string]any:
+		for k := range v {
+			v[k] = restoreNumbers(v[k], false)
+		}
+	}
+	return v
+}
+
+// nonNil makes a nil slice marshal as [] rather than null.
+func nonNil[T any](s []T) []T {
+	if s == nil {
+		return []T{}
+	}
+	return s
+}

@@ -1,0 +1,190 @@
+package store_test
+
+import (
+	"context"
+	"fmt"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/analyticsbot/analyticsbot/store"
+	"github.com/analyticsbot/analyticsbot/store/storetest"
+)
+
+func cachedResult(thread string, n int) store.CachedResult {
+	sql := fmt.Sprintf("SELECT %d AS n", n)
+	return store.CachedResult{
+		ThreadID: thread,
+		QueryID:  store.QueryID(sql),
+		SQL:      sql,
+		Question: fmt.Sprintf("what is %d?", n),
+		Result: store.Result{
+			Columns:  []store.Column{{Name: "n", Type: "int4"}},
+			Rows:     [][]any{{int64(n)}},
+			RowCount: 1,
+		},
+	}
+}
+
+func newCache(t *testing.T, db *store.DB) *store.Cache {
+	t.Helper()
+	c, err := store.NewCache(db, 0, 0)
+	require.NoError(t, err)
+	return c
+}
+
+func TestCacheKeepsNewestPerThread(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	db := storetest.New(t)
+	cache := newCache(t, db)
+	var puts []store.CachedResult
+	for i := range 11 {
+		r := cachedResult("A", i)
+		require.NoError(t, cache.Put(ctx, r))
+		puts = append(puts, r)
+	}
+	require.NoError(t, cache.Put(ctx, cachedResult("B", 0)))
+
+	var stored int
+	require.NoError(t, db.Pool().QueryRow(ctx, `SELECT count(*) FROM query_results WHERE thread_id = 'A'`).Scan(&stored))
+	assert.Equal(t, 10, stored, "rows of thread A")
+
+	for _, forget := range []bool{false, true} {
+		if forget {
+			cache.Forget()
+		}
+		_, err := cache.Get(ctx, "A", puts[0].QueryID)
+		assert.ErrorIs(t, err, store.ErrNotFound, "oldest result (forget=%v)", forget)
+		for _, r := range puts[1:] {
+			got, err := cache.Get(ctx, "A", r.QueryID)
+			if assert.NoError(t, err, "result %s (forget=%v)", r.SQL, forget) {
+				assert.Equal(t, r.SQL, got.SQL)
+			}
+		}
+	}
+
+	_, err := cache.Get(ctx, "B", cachedResult("B", 0).QueryID)
+	assert.NoError(t, err, "thread B keeps its own result")
+}
+
+func TestCacheThreadsAreIsolated(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	db := storetest.New(t)
+	cache := newCache(t, db)
+
+	a := cachedResult("A", 1)
+	b := cachedResult("B", 1) // same SQL, same query id, another thread
+	b.Result.Rows = [][]any{{int64(999)}}
+	require.NoError(t, cache.Put(ctx, a))
+	require.NoError(t, cache.Put(ctx, b))
+	only := cachedResult("A", 2)
+	require.NoError(t, cache.Put(ctx, only))
+
+	for _, forget := range []bool{false, true} {
+		if forget {
+			cache.Forget()
+		}
+		got, err := cache.Get(ctx, "A", a.QueryID)
+		require.NoError(t, err)
+		assert.Equal(t, [][]any{{int64(1)}}, got.Result.Rows, "thread A's rows (forget=%v)", forget)
+		got, err = cache.Get(ctx, "B", b.QueryID)
+		require.NoError(t, err)
+		assert.Equal(t, [][]any{{int64(999)}}, got.Result.Rows, "thread B's rows (forget=%v)", forget)
+		_, err = cache.Get(ctx, "B", only.QueryID)
+		assert.ErrorIs(t, err, store.ErrNotFound, "thread B asking for thread A's query (forget=%v)", forget)
+	}
+}
+
+func TestCacheServesFromPostgresAfterForget(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	db, _ := newAnalyticsDB(t)
+	cache := newCache(t, db)
+	exec := store.NewExecutor(db, store.ExecConfig{})
+	sql := `SELECT id, customer, amount, 9007199254740993::int8 AS big, 2.0::float8 AS f,
+	               ARRAY[1, 2] AS ints, '{"n": 1}'::jsonb AS doc, NULL::text AS nothing,
+	               DATE '2024-01-02' AS day
+	        FROM orders ORDER BY id`
+	res, err := exec.Query(ctx, sql)
+	require.NoError(t, err)
+	want := store.CachedResult{ThreadID: "T", QueryID: store.QueryID(sql), SQL: sql, Question: "orders?", Result: res}
+	require.NoError(t, cache.Put(ctx, want))
+
+	fromLRU, err := cache.Get(ctx, "T", want.QueryID)
+	require.NoError(t, err)
+	assert.False(t, fromLRU.CachedAt.IsZero(), "CachedAt set")
+
+	// Delete the row behind the cache's back: a hit now proves the LRU.
+	_, err = db.Pool().Exec(ctx, `DELETE FROM query_results`)
+	require.NoError(t, err)
+	again, err := cache.Get(ctx, "T", want.QueryID)
+	require.NoError(t, err, "LRU hit without the row")
+	assert.Equal(t, res, again.Result)
+
+	// Put it back, forget the LRU: now only Postgres can answer.
+	require.NoError(t, cache.Put(ctx, want))
+	cache.Forget()
+	got, err := cache.Get(ctx, "T", want.QueryID)
+	require.NoError(t, err, "served from Postgres")
+	assert.Equal(t, res, got.Result, "a result read back equals the one stored, value types included")
+	assert.Equal(t, want.SQL, got.SQL)
+	assert.Equal(t, want.Question, got.Question)
+
+	_, err = db.Pool().Exec(ctx, `DELETE FROM query_results`)
+	require.NoError(t, err)
+	_, err = cache.Get(ctx, "T", want.QueryID)
+	assert.NoError(t, err, "the Postgres read refilled the LRU")
+	cache.Forget()
+	_, err = cache.Get(ctx, "T", want.QueryID)
+	assert.ErrorIs(t, err, store.ErrNotFound, "gone from both")
+}
+
+func TestCacheLatest(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	db := storetest.New(t)
+	cache := newCache(t, db)
+
+	_, err := cache.Latest(ctx, "A")
+	assert.ErrorIs(t, err, store.ErrNotFound, "empty thread")
+
+	first, second := cachedResult("A", 1), cachedResult("A", 2)
+	require.NoError(t, cache.Put(ctx, first))
+	require.NoError(t, cache.Put(ctx, second))
+	require.NoError(t, cache.Put(ctx, cachedResult("B", 3)))
+	got, err := cache.Latest(ctx, "A")
+	require.NoError(t, err)
+	assert.Equal(t, second.SQL, got.SQL, "latest of two")
+
+	// Storing the first again makes it the newest.
+	require.NoError(t, cache.Put(ctx, first))
+	got, err = cache.Latest(ctx, "A")
+	require.NoError(t, err)
+	assert.Equal(t, first.SQL, got.SQL, "after re-put")
+	assert.Equal(t, first.Result, got.Result)
+}
+
+func TestCacheRePutReplacesAndCountsOnce(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	db := storetest.New(t)
+	cache, err := store.NewCache(db, 2, 16)
+	require.NoError(t, err)
+
+	r := cachedResult("A", 1)
+	require.NoError(t, cache.Put(ctx, r))
+	require.NoError(t, cache.Put(ctx, cachedResult("A", 2)))
+	r.Result.Rows = [][]any{{int64(42)}}
+	r.Result.Truncated = true
+	require.NoError(t, cache.Put(ctx, r)) // same query id: replaces, evicts nothing
+
+	cache.Forget()
+	got, err := cache.Get(ctx, "A", r.QueryID)
+	require.NoError(t, err)
+	assert.Equal(t, store.Result{Columns: r.Result.Columns, Rows: [][]any{{int64(42)}}, RowCount: 1, Truncated: true}, got.Result)
+	_, err = cache.Get(ctx, "A", cachedResult("A", 2).QueryID)
+	assert.NoError(t, err, "second result still kept with perThread=2")
+}
