@@ -1,0 +1,39 @@
+# analyticsbot: the two commands a newcomer needs are `make run` and `make test`.
+GO      ?= go
+BIN     := bin/analyticsbot
+PKGS    := ./...
+export DATABASE_URL ?= postgres://postgres@127.0.0.1:5432/analyticsbot?sslmode=disable
+
+.PHONY: run test bench build db lint tidy clean
+
+## run: set up the database, load the demo data and start the chat
+run: build db
+	$(BIN) migrate
+	$(BIN) demo load
+	$(BIN) chat
+
+## test: vet, format check and the whole test suite against the local Postgres
+test: db lint
+	$(GO) test -race -count=1 $(PKGS)
+
+## bench: benchmarks (results go in BENCHMARKS.md)
+bench: db
+	$(GO) test -run '^$$' -bench . -benchmem -count=1 $(PKGS)
+
+build:
+	$(GO) build -o $(BIN) ./cmd/analyticsbot
+
+## db: make sure PostgreSQL runs at 127.0.0.1:5432
+db:
+	@scripts/ensure-postgres.sh
+
+lint:
+	$(GO) vet $(PKGS)
+	@out=$$(gofmt -l $$(git ls-files '*.go' 2>/dev/null || find . -name '*.go')); \
+	  if [ -n "$$out" ]; then echo "gofmt would change:"; echo "$$out"; exit 1; fi
+
+tidy:
+	$(GO) mod tidy
+
+clean:
+	rm -rf bin

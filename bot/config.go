@@ -1,0 +1,69 @@
+package bot
+
+import (
+	"fmt"
+	"time"
+
+	"github.com/caarlos0/env/v11"
+)
+
+// DefaultDatabaseURL is the local Postgres that `make run` sets up.
+const DefaultDatabaseURL = "postgres://postgres@127.0.0.1:5432/analyticsbot?sslmode=disable"
+
+// Config is the bot's configuration, read from the environment. Every
+// field has a default that works on a machine with a local Postgres.
+type Config struct {
+	DatabaseURL string `env:"DATABASE_URL"`
+	// Schema is the schema questions are answered from.
+	Schema string `env:"ANALYTICS_SCHEMA" envDefault:"analytics"`
+	// Domain describes the data to the model and to users.
+	Domain string `env:"DATA_DESCRIPTION" envDefault:"Steam store games (the demo data, up to May 2019)"`
+	// SQLExamples is a YAML file of few-shot examples; empty means the
+	// embedded examples for the demo schema.
+	SQLExamples string `env:"SQL_EXAMPLES"`
+
+	LLMProvider     string        `env:"LLM_PROVIDER"`
+	LLMModel        string        `env:"LLM_MODEL"`
+	LLMBaseURL      string        `env:"LLM_BASE_URL"`
+	LLMScript       string        `env:"LLM_SCRIPT"`
+	LLMTimeout      time.Duration `env:"LLM_TIMEOUT" envDefault:"60s"`
+	LLMRetries      int           `env:"LLM_RETRIES" envDefault:"2"`
+	OpenAIAPIKey    string        `env:"OPENAI_API_KEY"`
+	AnthropicAPIKey string        `env:"ANTHROPIC_API_KEY"`
+
+	// MaxRetries is how many times invalid SQL is regenerated.
+	MaxRetries       int           `env:"SQL_MAX_RETRIES" envDefault:"2"`
+	MaxRows          int           `env:"MAX_ROWS" envDefault:"1000"`
+	StatementTimeout time.Duration `env:"STATEMENT_TIMEOUT" envDefault:"30s"`
+	ReaderRole       string        `env:"READER_ROLE" envDefault:"analyticsbot_reader"`
+	HistoryTurns     int           `env:"HISTORY_TURNS" envDefault:"5"`
+	CachePerThread   int           `env:"CACHE_PER_THREAD" envDefault:"10"`
+	CacheLRUSize     int           `env:"CACHE_LRU_SIZE" envDefault:"256"`
+}
+
+// ConfigFromEnv reads Config from the environment.
+func ConfigFromEnv() (Config, error) {
+	var c Config
+	if err := env.Parse(&c); err != nil {
+		return c, fmt.Errorf("read configuration: %w", err)
+	}
+	if c.DatabaseURL == "" {
+		c.DatabaseURL = DefaultDatabaseURL
+	}
+	return c, nil
+}
+
+// Provider returns the model provider to use: LLM_PROVIDER when set, else
+// the first provider with a key, else the scripted demo model.
+func (c Config) Provider() string {
+	switch {
+	case c.LLMProvider != "":
+		return c.LLMProvider
+	case c.OpenAIAPIKey != "":
+		return "openai"
+	case c.AnthropicAPIKey != "":
+		return "anthropic"
+	default:
+		return "script"
+	}
+}

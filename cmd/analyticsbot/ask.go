@@ -1,0 +1,161 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"strings"
+
+	"github.com/slack-go/slack"
+
+	"github.com/analyticsbot/analyticsbot/blockkit"
+	"github.com/analyticsbot/analyticsbot/bot"
+	"github.com/analyticsbot/analyticsbot/nodes"
+	"github.com/analyticsbot/analyticsbot/workflow"
+)
+
+// openBot reads the configuration and connects.
+func openBot(ctx context.Context) (*bot.Bot, error) {
+	cfg, err := bot.ConfigFromEnv()
+	if err != nil {
+		return nil, err
+	}
+	return bot.New(ctx, cfg, slog.Default())
+}
+
+func ask(ctx context.Context, args []string, out io.Writer) error {
+	fs := newFlagSet("ask")
+	thread := fs.String("thread", "", "continue the conversation in this thread")
+	asJSON := fs.Bool("json", false, "print one JSON object")
+	if err := fs.Parse(args); err != nil {
+		return fmt.Errorf("%w: ask [--thread ID] [--json] QUESTION: %v", errUsage, err)
+	}
+	question := strings.Join(fs.Args(), " ")
+	if question == "" {
+		return fmt.Errorf("%w: ask [--thread ID] [--json] QUESTION: the question is missing", errUsage)
+	}
+	b, err := openBot(ctx)
+	if err != nil {
+		return err
+	}
+	defer b.Close()
+	s, res, err := b.Ask(ctx, bot.Message{ThreadID: *thread, UserID: "cli", ChannelID: "cli", Text: question})
+	return report(out, s, res, err, *asJSON)
+}
+
+func press(ctx context.Context, args []string, out io.Writer) error {
+	const form = "press --thread ID --action export_csv|show_sql --value QUERY_ID [--json]"
+	fs := newFlagSet("press")
+	thread := fs.String("thread", "", "the thread of the answer")
+	action := fs.String("action", "", "export_csv or show_sql")
+	value := fs.String("value", "", "the query id on the button")
+	asJSON := fs.Bool("json", false, "print one JSON object")
+	if err := fs.Parse(args); err != nil {
+		return fmt.Errorf("%w: %s: %v", errUsage, form, err)
+	}
+	if *thread == "" || *action == "" || *value == "" || fs.NArg() > 0 {
+		return fmt.Errorf("%w: %s", errUsage, form)
+	}
+	b, err := openBot(ctx)
+	if err != nil {
+		return err
+	}
+	defer b.Close()
+	s, res, err := b.Press(ctx, bot.Message{ThreadID: *thread, UserID: "cli", ChannelID: "cli"}, *action, *value)
+	if errors.Is(err, bot.ErrBadAction) {
+		return fmt.Errorf("%w: %v", errUsage, err)
+	}
+	return report(out, s, res, err, *asJSON)
+}
+
+// turnJSON is the one JSON object `ask --json` and `press --json` print.
+type turnJSON struct {
+	ThreadID         string        `json:"thread_id"`
+	Intent           nodes.Intent  `json:"intent"`
+	Confidence       float64       `json:"confidence"`
+	IntentSource     string        `json:"intent_source"`
+	Question         string        `json:"question"`
+	ResolvedQuestion string        `json:"resolved_question"`
+	SQL              string        `json:"sql"`
+	Assumptions      []string      `json:"assumptions"`
+	Columns          []string      `json:"columns"`
+	Rows             [][]any       `json:"rows"`
+	RowCount         int           `json:"row_count"`
+	Truncated        bool          `json:"truncated"`
+	QueryID          string        `json:"query_id"`
+	Answer           string        `json:"answer"`
+	Text             string        `json:"text"`
+	Format           nodes.Format  `json:"format"`
+	Blocks           []slack.Block `json:"blocks"`
+	CSV              string        `json:"csv"`
+	CSVFilename      string        `json:"csv_filename"`
+	Error            string        `json:"error"`
+	ErrorKind        string        `json:"error_kind"`
+	LLMCalls         int           `json:"llm_calls"`
+	PromptTokens     int           `json:"prompt_tokens"`
+	CompletionTokens int           `json:"completion_tokens"`
+	RetryCount       int           `json:"retry_count"`
+	Path             []string      `json:"path"`
+	Notes            []string      `json:"notes"`
+	TimingMS         timingJSON    `json:"timing_ms"`
+}
+
+type timingJSON struct {
+	Total float64            `json:"total"`
+	LLM   float64            `json:"llm"`
+	DB    float64            `json:"db"`
+	Nodes map[string]float64 `json:"nodes"`
+}
+
+func ms(d interface{ Seconds() float64 }) float64 { return float64(int64(d.Seconds()*1e6)) / 1e3 }
+
+func toJSON(s *nodes.State, res workflow.Result, runErr error) turnJSON {
+	t := turnJSON{
+		ThreadID: s.ThreadTS, Intent: s.Intent, Confidence: s.Confidence, IntentSource: s.IntentSource,
+		Question: s.UserQuery, ResolvedQuestion: s.ResolvedQuery, SQL: s.SQL, Assumptions: s.Assumptions,
+		Columns: s.ColumnNames(), Rows: s.Result.Rows, RowCount: s.Result.RowCount, Truncated: s.Result.Truncated,
+		QueryID: s.QueryID, Answer: s.Answer, Text: s.ResponseText, Format: s.ResponseFormat, Blocks: s.Blocks,
+		CSV: string(s.CSVContent), CSVFilename: s.CSVFilename, ErrorKind: string(s.ErrorKind),
+		LLMCalls: s.LLMCalls, PromptTokens: s.PromptTokens, CompletionTokens: s.CompletionTokens,
+		RetryCount: s.RetryCount, Path: res.Path(), Notes: s.Notes,
+		TimingMS: timingJSON{Total: ms(res.Total), LLM: ms(s.LLMTime), DB: ms(s.DBTime), Nodes: map[string]float64{}},
+	}
+	for _, st := range res.Steps {
+		t.TimingMS.Nodes[st.Node] += ms(st.Duration)
+	}
+	if s.ErrorKind != "" {
+		t.Error = s.ResponseText
+	}
+	if runErr != nil {
+		t.Error, t.ErrorKind = runErr.Error(), string(nodes.ErrInternal)
+	}
+	if t.Rows == nil {
+		t.Rows = [][]any{}
+	}
+	return t
+}
+
+// report prints a turn for people or as JSON. A workflow failure is still
+// printed as JSON (with its error) before it is returned.
+func report(out io.Writer, s *nodes.State, res workflow.Result, runErr error, asJSON bool) error {
+	if asJSON {
+		enc := json.NewEncoder(out)
+		enc.SetIndent("", "  ")
+		if err := enc.Encode(toJSON(s, res, runErr)); err != nil {
+			return fmt.Errorf("write JSON: %w", err)
+		}
+		return runErr
+	}
+	if runErr != nil {
+		return runErr
+	}
+	fmt.Fprintln(out, blockkit.PlainText(s.Blocks))
+	if len(s.CSVContent) > 0 {
+		fmt.Fprintf(out, "\n%s", s.CSVContent)
+	}
+	fmt.Fprintf(out, "\n(thread %s)\n", s.ThreadTS)
+	return nil
+}

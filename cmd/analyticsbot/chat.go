@@ -1,0 +1,127 @@
+package main
+
+import (
+	"bufio"
+	"context"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+
+	"github.com/analyticsbot/analyticsbot/blockkit"
+	"github.com/analyticsbot/analyticsbot/bot"
+	"github.com/analyticsbot/analyticsbot/demo"
+	"github.com/analyticsbot/analyticsbot/nodes"
+)
+
+const chatHelp = `Type a question and press Enter. Commands:
+  :csv   export the last answer as CSV (saved in the current directory)
+  :sql   show the SQL of the last answer
+  :new   start a new thread
+  :help  this help
+  :quit  leave (or Ctrl-D)`
+
+// chat is a terminal REPL over one thread, with the buttons of the last
+// answer on :csv and :sql.
+func chat(ctx context.Context, in io.Reader, out io.Writer) error {
+	b, err := openBot(ctx)
+	if err != nil {
+		return err
+	}
+	defer b.Close()
+	fmt.Fprintf(out, "analyticsbot: ask about %s (model %s)\n", b.Config().Domain, b.ModelName)
+	if b.Demo {
+		fmt.Fprintln(out, "DEMO MODE: no language model is configured, so a scripted demo model answers.")
+		fmt.Fprintln(out, "It knows these questions (the SQL runs for real on the demo data):")
+		for _, q := range demo.Questions() {
+			fmt.Fprintln(out, "  -", q)
+		}
+		fmt.Fprintln(out, "Set LLM_PROVIDER and a key (see README) to ask anything.")
+	}
+	fmt.Fprintln(out, chatHelp)
+
+	r := &repl{b: b, out: out, thread: bot.NewThreadID()}
+	sc := bufio.NewScanner(in)
+	sc.Buffer(make([]byte, 64*1024), 1024*1024)
+	for {
+		fmt.Fprint(out, "\n> ")
+		if !sc.Scan() {
+			fmt.Fprintln(out)
+			return sc.Err()
+		}
+		line := strings.TrimSpace(sc.Text())
+		if line == ":quit" || line == ":q" {
+			return nil
+		}
+		if err := r.handle(ctx, line); err != nil {
+			if ctx.Err() != nil {
+				return nil
+			}
+			fmt.Fprintln(out, "error:", err)
+		}
+	}
+}
+
+type repl struct {
+	b       *bot.Bot
+	out     io.Writer
+	thread  string
+	queryID string // of the last answer with a result
+}
+
+func (r *repl) handle(ctx context.Context, line string) error {
+	msg := bot.Message{ThreadID: r.thread, UserID: "terminal", ChannelID: "terminal", Text: line}
+	var (
+		s   *nodes.State
+		err error
+	)
+	switch line {
+	case "":
+		return nil
+	case ":help":
+		fmt.Fprintln(r.out, chatHelp)
+		return nil
+	case ":new":
+		r.thread, r.queryID = bot.NewThreadID(), ""
+		fmt.Fprintln(r.out, "new thread", r.thread)
+		return nil
+	case ":csv", ":sql":
+		if r.queryID == "" {
+			fmt.Fprintln(r.out, "No answer with a result yet: ask a question first.")
+			return nil
+		}
+		action := bot.ActionExportCSV
+		if line == ":sql" {
+			action = bot.ActionShowSQL
+		}
+		msg.Text = ""
+		s, _, err = r.b.Press(ctx, msg, action, r.queryID)
+	default:
+		s, _, err = r.b.Ask(ctx, msg)
+	}
+	if err != nil {
+		return err
+	}
+	if s.QueryID != "" && s.ErrorKind == "" {
+		r.queryID = s.QueryID
+	}
+	fmt.Fprintln(r.out, blockkit.PlainTextWith(s.Blocks, blockkit.PlainOptions{ANSI: isTerminal(r.out)}))
+	if len(s.CSVContent) > 0 {
+		if err := os.WriteFile(s.CSVFilename, s.CSVContent, 0o644); err != nil {
+			return fmt.Errorf("save CSV: %w", err)
+		}
+		fmt.Fprintf(r.out, "Saved %s (%d bytes).\n", s.CSVFilename, len(s.CSVContent))
+	}
+	return nil
+}
+
+// isTerminal reports whether w is a character device, where ANSI styling
+// helps; pipes and files get plain text.
+func isTerminal(w io.Writer) bool {
+	f, ok := w.(*os.File)
+	if !ok {
+		return false
+	}
+	st, err := f.Stat()
+	return err == nil && st.Mode()&os.ModeCharDevice != 0
+}

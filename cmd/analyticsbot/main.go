@@ -1,0 +1,95 @@
+// Command analyticsbot answers data questions from a Postgres database in
+// Slack threads, a terminal chat or one-shot CLI calls.
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"log/slog"
+	"os"
+	"os/signal"
+	"syscall"
+)
+
+const usage = `analyticsbot answers data questions from Postgres.
+
+Usage:
+  analyticsbot migrate                 create the database if needed and apply migrations
+  analyticsbot demo load               load the Steam demo data into the analytics schema
+  analyticsbot graph                   print the workflow as a Mermaid flowchart
+  analyticsbot chat                    chat in the terminal (:csv, :sql, :new, :help, :quit)
+  analyticsbot ask [--thread ID] [--json] QUESTION
+                                       answer one question
+  analyticsbot press --thread ID --action export_csv|show_sql --value QUERY_ID [--json]
+                                       press a button of an earlier answer
+
+Configuration comes from the environment; see README.md.
+`
+
+// errUsage marks a command line the program cannot run; it exits 2.
+var errUsage = errors.New("usage")
+
+func main() {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	err := run(ctx, os.Args[1:], os.Stdin, os.Stdout, os.Stderr)
+	stop()
+	switch {
+	case err == nil:
+	case errors.Is(err, errUsage):
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(2)
+	default:
+		fmt.Fprintln(os.Stderr, "analyticsbot:", err)
+		os.Exit(1)
+	}
+}
+
+func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) error {
+	slog.SetDefault(slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: logLevel()})))
+	if len(args) == 0 {
+		fmt.Fprint(stderr, usage)
+		return fmt.Errorf("%w: no command", errUsage)
+	}
+	cmd, rest := args[0], args[1:]
+	switch cmd {
+	case "migrate":
+		return migrate(ctx, stdout)
+	case "demo":
+		if len(rest) != 1 || rest[0] != "load" {
+			return fmt.Errorf("%w: analyticsbot demo load", errUsage)
+		}
+		return demoLoad(ctx, stdout)
+	case "graph":
+		return graph(ctx, stdout)
+	case "chat":
+		return chat(ctx, stdin, stdout)
+	case "ask":
+		return ask(ctx, rest, stdout)
+	case "press":
+		return press(ctx, rest, stdout)
+	case "help", "-h", "--help":
+		fmt.Fprint(stdout, usage)
+		return nil
+	default:
+		fmt.Fprint(stderr, usage)
+		return fmt.Errorf("%w: unknown command %q", errUsage, cmd)
+	}
+}
+
+func logLevel() slog.Level {
+	var l slog.Level
+	if err := l.UnmarshalText([]byte(os.Getenv("LOG_LEVEL"))); err != nil {
+		return slog.LevelWarn
+	}
+	return l
+}
+
+// newFlagSet returns a flag set whose errors come back as usage errors.
+func newFlagSet(name string) *flag.FlagSet {
+	fs := flag.NewFlagSet(name, flag.ContinueOnError)
+	fs.SetOutput(io.Discard)
+	return fs
+}

@@ -1,0 +1,203 @@
+package nodes
+
+import (
+	"bytes"
+	"context"
+	"encoding/csv"
+	"errors"
+	"fmt"
+	"regexp"
+	"strings"
+	"time"
+
+	"github.com/analyticsbot/analyticsbot/blockkit"
+	"github.com/analyticsbot/analyticsbot/sqlguard"
+	"github.com/analyticsbot/analyticsbot/store"
+)
+
+// ExportCSV answers with the CSV of an earlier result of the thread: the
+// one the button names, or the latest. No model call: the cached rows are
+// used, and on a cache miss the stored SQL is run again.
+func (n *Nodes) ExportCSV(ctx context.Context, s *State) error {
+	cached, ok := n.findResult(ctx, s)
+	if !ok {
+		return nil
+	}
+	var b bytes.Buffer
+	w := csv.NewWriter(&b)
+	header := make([]string, len(cached.Result.Columns))
+	for i, c := range cached.Result.Columns {
+		header[i] = c.Name
+	}
+	_ = w.Write(header) // writes to a bytes.Buffer do not fail
+	record := make([]string, len(header))
+	for _, row := range cached.Result.Rows {
+		for i, v := range row {
+			record[i] = csvCell(v)
+		}
+		_ = w.Write(record)
+	}
+	w.Flush()
+
+	s.SQL, s.QueryID, s.Result = cached.SQL, cached.QueryID, cached.Result
+	s.CSVContent = b.Bytes()
+	s.CSVTitle = cached.Question
+	if s.CSVTitle == "" {
+		s.CSVTitle = "Query " + cached.QueryID
+	}
+	s.CSVFilename = slug(cached.Question) + "-" + cached.QueryID + ".csv"
+	text := fmt.Sprintf("Here is the CSV of “%s”: %d rows.", s.CSVTitle, cached.Result.RowCount)
+	if cached.Result.Truncated {
+		text += fmt.Sprintf(" The result was limited to %d rows.", cached.Result.RowCount)
+	}
+	msg := blockkit.Notice(text, nil)
+	s.ResponseFormat, s.ResponseText, s.Blocks = FormatSimple, msg.Text, msg.Blocks
+	return nil
+}
+
+// ShowSQL answers with the SQL of an earlier answer: the one the button
+// names, one the message describes by keyword, or the latest. No model call.
+func (n *Nodes) ShowSQL(ctx context.Context, s *State) error {
+	var (
+		turn store.Turn
+		err  error
+	)
+	switch kw := sqlKeywords(s.UserQuery); {
+	case s.ReferencedQueryID != "":
+		turn, err = n.DB.TurnByQueryID(ctx, s.ThreadTS, s.ReferencedQueryID)
+		if errors.Is(err, store.ErrNotFound) {
+			var c store.CachedResult
+			if c, err = n.Cache.Get(ctx, s.ThreadTS, s.ReferencedQueryID); err == nil {
+				turn = store.Turn{SQL: c.SQL, QueryID: c.QueryID, UserMessage: c.Question}
+			}
+		}
+	case len(kw) > 0:
+		turn, err = n.DB.FindSQLByKeyword(ctx, s.ThreadTS, kw)
+		if errors.Is(err, store.ErrNotFound) {
+			turn, err = n.DB.MostRecentSQL(ctx, s.ThreadTS)
+		}
+	default:
+		turn, err = n.DB.MostRecentSQL(ctx, s.ThreadTS)
+	}
+	switch {
+	case errors.Is(err, store.ErrNotFound):
+		s.fail(ErrNoPreviousQuery, "no SQL in thread "+s.ThreadTS)
+		return nil
+	case err != nil:
+		dbFailure(s, err)
+		return nil
+	}
+	s.SQL, s.QueryID = turn.SQL, turn.QueryID
+	if s.QueryID == "" {
+		s.QueryID = store.QueryID(turn.SQL)
+	}
+	msg := blockkit.SQL(s.QueryID, turn.SQL, turn.UserMessage)
+	s.ResponseFormat, s.ResponseText, s.Blocks = FormatSimple, msg.Text, msg.Blocks
+	return nil
+}
+
+// findResult loads the result an export refers to, running its stored SQL
+// again when the cache no longer has it. It records failures on s.
+func (n *Nodes) findResult(ctx context.Context, s *State) (store.CachedResult, bool) {
+	var (
+		cached store.CachedResult
+		err    error
+	)
+	if s.ReferencedQueryID != "" {
+		cached, err = n.Cache.Get(ctx, s.ThreadTS, s.ReferencedQueryID)
+	} else {
+		cached, err = n.Cache.Latest(ctx, s.ThreadTS)
+	}
+	if err == nil {
+		return cached, true
+	}
+	if !errors.Is(err, store.ErrNotFound) {
+		n.Logger.WarnContext(ctx, "read cached result", "thread", s.ThreadTS, "err", err)
+	}
+	var turn store.Turn
+	if s.ReferencedQueryID != "" {
+		turn, err = n.DB.TurnByQueryID(ctx, s.ThreadTS, s.ReferencedQueryID)
+	} else {
+		turn, err = n.DB.MostRecentSQL(ctx, s.ThreadTS)
+	}
+	switch {
+	case errors.Is(err, store.ErrNotFound):
+		s.fail(ErrNoPreviousQuery, "no result in thread "+s.ThreadTS)
+		return cached, false
+	case err != nil:
+		dbFailure(s, err)
+		return cached, false
+	}
+	return n.rerun(ctx, s, turn)
+}
+
+// rerun executes a stored turn's SQL again, checking it as if it were new:
+// the stored text is data from the database, not trusted code.
+func (n *Nodes) rerun(ctx context.Context, s *State, turn store.Turn) (store.CachedResult, bool) {
+	_, names, err := n.tables(ctx)
+	if err != nil {
+		dbFailure(s, err)
+		return store.CachedResult{}, false
+	}
+	if err := sqlguard.Check(turn.SQL, sqlguard.Policy{Schemas: []string{n.Schema}, Tables: names}); err != nil {
+		s.fail(ErrUnsafeSQL, "stored SQL rejected: "+err.Error())
+		return store.CachedResult{}, false
+	}
+	start := time.Now()
+	res, err := n.Exec.Query(ctx, turn.SQL)
+	s.DBTime += time.Since(start)
+	if err != nil {
+		dbFailure(s, err)
+		return store.CachedResult{}, false
+	}
+	c := store.CachedResult{ThreadID: s.ThreadTS, QueryID: store.QueryID(turn.SQL), SQL: turn.SQL, Question: turn.UserMessage, Result: res}
+	if err := n.Cache.Put(ctx, c); err != nil {
+		s.note("caching the re-run result failed: " + err.Error())
+	}
+	return c, true
+}
+
+func csvCell(v any) string {
+	if v == nil {
+		return ""
+	}
+	return cellText(v)
+}
+
+var nonSlug = regexp.MustCompile(`[^a-z0-9]+`)
+
+// slug makes a short file-name stem from a question.
+func slug(q string) string {
+	s := strings.Trim(nonSlug.ReplaceAllString(strings.ToLower(q), "-"), "-")
+	if len(s) > 50 {
+		s = strings.TrimRight(s[:50], "-")
+	}
+	if s == "" {
+		return "query"
+	}
+	return s
+}
+
+// sqlStopWords are the words of a show-SQL request that say nothing about
+// which query is meant.
+var sqlStopWords = map[string]bool{
+	"show": true, "me": true, "the": true, "sql": true, "query": true, "queries": true, "for": true,
+	"what": true, "was": true, "statement": true, "see": true, "used": true, "that": true, "this": true,
+	"of": true, "a": true, "an": true, "please": true, "behind": true, "to": true, "get": true, "give": true,
+	"which": true, "is": true, "it": true, "in": true, "you": true, "did": true, "run": true, "can": true,
+	"i": true, "about": true, "with": true, "on": true, "last": true, "one": true, "and": true, "answer": true,
+}
+
+var wordPattern = regexp.MustCompile(`[\p{L}\p{N}_]+`)
+
+// sqlKeywords extracts the words that describe which query a show-SQL
+// request means: "show the SQL for the revenue query" → [revenue].
+func sqlKeywords(msg string) []string {
+	var kw []string
+	for _, w := range wordPattern.FindAllString(strings.ToLower(msg), -1) {
+		if len(w) >= 3 && !sqlStopWords[w] {
+			kw = append(kw, w)
+		}
+	}
+	return kw
+}

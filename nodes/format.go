@@ -1,0 +1,100 @@
+package nodes
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/analyticsbot/analyticsbot/blockkit"
+)
+
+// FormatAnswer renders the answer, the table, the assumptions and the
+// buttons as Block Kit.
+func (n *Nodes) FormatAnswer(ctx context.Context, s *State) error {
+	res := s.Result
+	msg := blockkit.Render(blockkit.Answer{
+		Question:    s.Question(),
+		Text:        s.Answer,
+		Result:      &res,
+		Assumptions: s.Assumptions,
+		QueryID:     s.QueryID,
+		Elapsed:     n.elapsed(s),
+	})
+	s.ResponseFormat = FormatTable
+	if res.RowCount <= 1 && len(res.Columns) <= 1 {
+		s.ResponseFormat = FormatSimple
+	}
+	s.ResponseText, s.Blocks = msg.Text, msg.Blocks
+	return nil
+}
+
+// Decline answers a message that is not about the data, with questions the
+// user could ask instead. It never calls the model.
+func (n *Nodes) Decline(ctx context.Context, s *State) error {
+	msg := blockkit.Notice(fmt.Sprintf("I can only answer questions about %s. Try one of these:", n.Domain), n.exampleQuestions())
+	s.ResponseFormat, s.ResponseText, s.Blocks = FormatSimple, msg.Text, msg.Blocks
+	return nil
+}
+
+// HandleError turns the recorded error kind into a friendly message. It
+// never calls the model; the detail stays in logs.
+func (n *Nodes) HandleError(ctx context.Context, s *State) error {
+	text, suggestions := n.errorText(s)
+	msg := blockkit.Error(text, suggestions)
+	s.ResponseFormat, s.ResponseText, s.Blocks = FormatError, msg.Text, msg.Blocks
+	return nil
+}
+
+func (n *Nodes) errorText(s *State) (string, []string) {
+	examples := n.exampleQuestions()
+	switch s.ErrorKind {
+	case ErrEmptyMessage:
+		return fmt.Sprintf("Ask me a question about %s, for example:", n.Domain), examples
+	case ErrMessageTooLong:
+		return fmt.Sprintf("Your message is too long (%s); I read questions of up to %d characters. Please shorten it.", s.ErrorDetail, n.MaxMessageLen), nil
+	case ErrInvalidSQL:
+		return fmt.Sprintf("I couldn't write a query that works for this question, even after %d attempts. Try rephrasing it with the exact names of what you're looking for, for example:", s.RetryCount+1), examples
+	case ErrUnsafeSQL:
+		return "I can only read data, never change it, so I can't run that. Ask a question about the data instead, for example:", examples
+	case ErrQueryTimeout:
+		return "The query took too long and was stopped. Try narrowing the question: a shorter time range, a filter, or fewer groups.", nil
+	case ErrDatabaseDown:
+		return "I can't reach the database right now. Please try again in a minute; if it keeps happening, tell whoever runs this bot.", nil
+	case ErrModelTimeout:
+		return "The language model took too long to answer. Please try again in a minute.", nil
+	case ErrModelUnavailable:
+		return "I couldn't get an answer from the language model (" + truncate(lastCause(s.ErrorDetail), 200) + "). Please try again in a minute; if it keeps happening, tell whoever runs this bot.", nil
+	case ErrNoPreviousQuery:
+		return "I couldn't find an earlier result in this thread for that. Ask a data question first, then use its buttons.", nil
+	default:
+		return "Something went wrong on my side while answering. Please try again, or rephrase the question.", nil
+	}
+}
+
+func (n *Nodes) exampleQuestions() []string {
+	var qs []string
+	for _, e := range n.Examples {
+		if len(qs) == 3 {
+			break
+		}
+		qs = append(qs, e.Question)
+	}
+	return qs
+}
+
+func (n *Nodes) elapsed(s *State) (d time.Duration) {
+	if s.Started.IsZero() {
+		return 0
+	}
+	return n.Now().Sub(s.Started)
+}
+
+// lastCause returns the innermost part of a wrapped error message, which
+// says what went wrong without the chain of callers.
+func lastCause(detail string) string {
+	if i := strings.LastIndex(detail, ": "); i >= 0 && i+2 < len(detail) {
+		return detail[i+2:]
+	}
+	return detail
+}

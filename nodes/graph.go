@@ -1,0 +1,110 @@
+package nodes
+
+import (
+	"github.com/analyticsbot/analyticsbot/workflow"
+)
+
+// Node names, as they appear in traces, logs and the drawing.
+const (
+	NodeRouteIntent    = "route_intent"
+	NodeResolveContext = "resolve_context"
+	NodeGenerateSQL    = "generate_sql"
+	NodeValidateSQL    = "validate_sql"
+	NodeExecuteSQL     = "execute_sql"
+	NodeInterpret      = "interpret"
+	NodeFormatAnswer   = "format_answer"
+	NodeExportCSV      = "export_csv"
+	NodeShowSQL        = "show_sql"
+	NodeDecline        = "decline"
+	NodeHandleError    = "handle_error"
+	NodeSaveTurn       = "save_turn"
+)
+
+// Graph declares the analytics workflow. It is the whole product's
+// behaviour in one place: one line per node, one line per edge or branch.
+func Graph(n *Nodes) *workflow.Graph[State] {
+	return workflow.New[State]("analytics").
+		AddNode(NodeRouteIntent, n.RouteIntent, workflow.WithLabel("Reading your question…")).
+		AddNode(NodeResolveContext, n.ResolveContext, workflow.WithLabel("Looking at the conversation…")).
+		AddNode(NodeGenerateSQL, n.GenerateSQL, workflow.WithLabel("Writing SQL…")).
+		AddNode(NodeValidateSQL, n.ValidateSQL, workflow.WithLabel("Checking the SQL…")).
+		AddNode(NodeExecuteSQL, n.ExecuteSQL, workflow.WithLabel("Running the query…")).
+		AddNode(NodeInterpret, n.Interpret, workflow.WithLabel("Reading the results…")).
+		AddNode(NodeFormatAnswer, n.FormatAnswer, workflow.WithLabel("Formatting the answer…")).
+		AddNode(NodeExportCSV, n.ExportCSV, workflow.WithLabel("Preparing the CSV…")).
+		AddNode(NodeShowSQL, n.ShowSQL, workflow.WithLabel("Finding the SQL…")).
+		AddNode(NodeDecline, n.Decline, workflow.WithLabel("Answering…")).
+		AddNode(NodeHandleError, n.HandleError, workflow.WithLabel("Explaining what went wrong…")).
+		AddNode(NodeSaveTurn, n.SaveTurn, workflow.WithLabel("Saving the conversation…")).
+		AddEdge(workflow.Start, NodeRouteIntent).
+		AddBranch(NodeRouteIntent, afterRouting, NodeResolveContext, NodeExportCSV, NodeShowSQL, NodeDecline, NodeHandleError).
+		AddBranch(NodeResolveContext, onErrorOr(NodeGenerateSQL), NodeGenerateSQL, NodeHandleError).
+		AddBranch(NodeGenerateSQL, onErrorOr(NodeValidateSQL), NodeValidateSQL, NodeHandleError).
+		AddBranch(NodeValidateSQL, afterValidation(n.MaxRetries), NodeExecuteSQL, NodeGenerateSQL, NodeHandleError).
+		AddBranch(NodeExecuteSQL, afterExecution(n.MaxRetries), NodeInterpret, NodeGenerateSQL, NodeHandleError).
+		AddEdge(NodeInterpret, NodeFormatAnswer).
+		AddEdge(NodeFormatAnswer, NodeSaveTurn).
+		AddBranch(NodeExportCSV, onErrorOr(NodeSaveTurn), NodeSaveTurn, NodeHandleError).
+		AddBranch(NodeShowSQL, onErrorOr(NodeSaveTurn), NodeSaveTurn, NodeHandleError).
+		AddEdge(NodeDecline, NodeSaveTurn).
+		AddEdge(NodeHandleError, NodeSaveTurn).
+		AddEdge(NodeSaveTurn, workflow.End)
+}
+
+// afterRouting sends each intent to its path; a message the router refused
+// (empty, too long) goes straight to the error handler.
+func afterRouting(s *State) string {
+	if s.ErrorKind != "" {
+		return NodeHandleError
+	}
+	switch s.Intent {
+	case IntentExportCSV:
+		return NodeExportCSV
+	case IntentShowSQL:
+		return NodeShowSQL
+	case IntentOffTopic:
+		return NodeDecline
+	default:
+		return NodeResolveContext
+	}
+}
+
+// onErrorOr continues to next unless the node recorded an error.
+func onErrorOr(next string) workflow.RouteFunc[State] {
+	return func(s *State) string {
+		if s.ErrorKind != "" {
+			return NodeHandleError
+		}
+		return next
+	}
+}
+
+// afterValidation runs valid SQL, sends fixable SQL back to the generator
+// while retries last, and gives up otherwise.
+func afterValidation(maxRetries int) workflow.RouteFunc[State] {
+	return func(s *State) string {
+		switch {
+		case s.Valid:
+			return NodeExecuteSQL
+		case s.ErrorKind == ErrInvalidSQL && s.RetryCount < maxRetries:
+			return NodeGenerateSQL
+		default:
+			return NodeHandleError
+		}
+	}
+}
+
+// afterExecution retries SQL the database rejected (a bad cast, a division
+// by zero) like SQL the validator rejected.
+func afterExecution(maxRetries int) workflow.RouteFunc[State] {
+	return func(s *State) string {
+		switch {
+		case s.ErrorKind == "":
+			return NodeInterpret
+		case s.ErrorKind == ErrInvalidSQL && s.RetryCount < maxRetries:
+			return NodeGenerateSQL
+		default:
+			return NodeHandleError
+		}
+	}
+}

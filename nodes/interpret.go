@@ -1,0 +1,175 @@
+package nodes
+
+import (
+	"context"
+	"fmt"
+	"math"
+	"regexp"
+	"strconv"
+	"strings"
+
+	"github.com/analyticsbot/analyticsbot/llm"
+	"github.com/analyticsbot/analyticsbot/prompts"
+	"github.com/analyticsbot/analyticsbot/store"
+)
+
+// previewRows and previewChars bound what the interpreter sees: enough to
+// describe the answer, never the whole result.
+const (
+	previewRows  = 20
+	previewChars = 4000
+)
+
+type interpretReply struct {
+	Answer string `json:"answer"`
+}
+
+// Interpret asks the model for a short answer written from the result. An
+// answer that quotes numbers the result does not hold is replaced by a
+// plain summary: a wrong number is worse than a dull sentence.
+func (n *Nodes) Interpret(ctx context.Context, s *State) error {
+	reply, err := n.complete(ctx, s, llm.StepInterpret, prompts.Interpret{
+		Question:  s.Question(),
+		SQL:       s.SQL,
+		Columns:   s.ColumnNames(),
+		RowCount:  s.Result.RowCount,
+		Truncated: s.Result.Truncated,
+		Rows:      preview(s.Result),
+	})
+	if err != nil {
+		s.note("interpreter failed, using a plain summary: " + err.Error())
+		s.Answer = plainSummary(s.Result)
+		return nil
+	}
+	answer := strings.TrimSpace(reply)
+	var r interpretReply
+	if err := decodeJSON(reply, &r); err == nil {
+		answer = strings.TrimSpace(r.Answer)
+	}
+	if answer == "" {
+		s.note("interpreter reply was empty")
+		s.Answer = plainSummary(s.Result)
+		return nil
+	}
+	if bad := inventedNumbers(answer, s.Result, s.Question()); len(bad) > 0 {
+		s.note(fmt.Sprintf("interpreter answer quoted numbers not in the result %v: %.200q", bad, answer))
+		s.Answer = plainSummary(s.Result)
+		return nil
+	}
+	s.Answer = answer
+	return nil
+}
+
+// preview renders the first rows as tab-separated text with a header.
+func preview(r store.Result) string {
+	if r.RowCount == 0 {
+		return ""
+	}
+	var b strings.Builder
+	for i, c := range r.Columns {
+		if i > 0 {
+			b.WriteByte('\t')
+		}
+		b.WriteString(c.Name)
+	}
+	for i, row := range r.Rows {
+		if i == previewRows || b.Len() > previewChars {
+			fmt.Fprintf(&b, "\n… %d more rows", r.RowCount-i)
+			break
+		}
+		b.WriteByte('\n')
+		for j, v := range row {
+			if j > 0 {
+				b.WriteByte('\t')
+			}
+			b.WriteString(cellText(v))
+		}
+	}
+	return b.String()
+}
+
+// cellText renders a JSON-safe value for people and prompts.
+func cellText(v any) string {
+	switch v := v.(type) {
+	case nil:
+		return "NULL"
+	case string:
+		return v
+	case float64:
+		return strconv.FormatFloat(v, 'f', -1, 64)
+	case int64:
+		return strconv.FormatInt(v, 10)
+	default:
+		return fmt.Sprint(v)
+	}
+}
+
+// plainSummary answers without the model, from the result alone.
+func plainSummary(r store.Result) string {
+	switch {
+	case r.RowCount == 0:
+		return "The query returned no rows."
+	case r.RowCount == 1 && len(r.Columns) == 1:
+		return fmt.Sprintf("*%s*: *%s*", r.Columns[0].Name, cellText(r.Rows[0][0]))
+	case r.Truncated:
+		return fmt.Sprintf("Here are the first *%d* rows.", r.RowCount)
+	default:
+		return fmt.Sprintf("Here are the *%d* rows.", r.RowCount)
+	}
+}
+
+var numberPattern = regexp.MustCompile(`-?\d[\d,]*(?:\.\d+)?`)
+
+// inventedNumbers returns the numbers in answer that appear neither in the
+// result, nor in the question, nor as the row count. Numbers up to 10 pass:
+// they are ranks and counts of things the table shows ("the top 3").
+func inventedNumbers(answer string, r store.Result, question string) []string {
+	known := map[string]bool{}
+	addNumber := func(f float64) {
+		for _, d := range []int{0, 1, 2} {
+			known[strconv.FormatFloat(round(f, d), 'f', -1, 64)] = true
+		}
+	}
+	addText := func(text string) {
+		for _, m := range numberPattern.FindAllString(text, -1) {
+			if f, ok := parseNumber(m); ok {
+				addNumber(f)
+			}
+		}
+	}
+	addNumber(float64(r.RowCount))
+	addText(question)
+	for _, row := range r.Rows {
+		for _, v := range row {
+			switch v := v.(type) {
+			case int64:
+				addNumber(float64(v))
+			case float64:
+				addNumber(v)
+			case string:
+				addText(v)
+			}
+		}
+	}
+	var bad []string
+	for _, m := range numberPattern.FindAllString(answer, -1) {
+		f, ok := parseNumber(m)
+		if !ok || math.Abs(f) <= 10 {
+			continue
+		}
+		if !known[strconv.FormatFloat(f, 'f', -1, 64)] {
+			bad = append(bad, m)
+		}
+	}
+	return bad
+}
+
+func parseNumber(s string) (float64, bool) {
+	f, err := strconv.ParseFloat(strings.ReplaceAll(s, ",", ""), 64)
+	return f, err == nil
+}
+
+func round(f float64, decimals int) float64 {
+	p := math.Pow10(decimals)
+	return math.Round(f*p) / p
+}

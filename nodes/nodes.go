@@ -1,0 +1,135 @@
+package nodes
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"time"
+
+	"github.com/analyticsbot/analyticsbot/llm"
+	"github.com/analyticsbot/analyticsbot/prompts"
+	"github.com/analyticsbot/analyticsbot/store"
+)
+
+// Model is the language model the nodes call; *llm.Client implements it.
+type Model interface {
+	Complete(ctx context.Context, step llm.Step, prompt string) (string, llm.Usage, error)
+}
+
+// Database is what the nodes need from Postgres; *store.DB implements it.
+type Database interface {
+	AddTurn(ctx context.Context, t store.Turn) (store.Turn, error)
+	MostRecentSQL(ctx context.Context, threadID string) (store.Turn, error)
+	FindSQLByKeyword(ctx context.Context, threadID string, keywords []string) (store.Turn, error)
+	TurnByQueryID(ctx context.Context, threadID, queryID string) (store.Turn, error)
+	DescribeSchema(ctx context.Context, schema string) ([]store.Table, error)
+}
+
+// Executor runs validated SQL; *store.Executor implements it.
+type Executor interface {
+	Explain(ctx context.Context, sql string) error
+	Query(ctx context.Context, sql string) (store.Result, error)
+}
+
+// ResultCache keeps results per thread; *store.Cache implements it.
+type ResultCache interface {
+	Put(ctx context.Context, r store.CachedResult) error
+	Get(ctx context.Context, threadID, queryID string) (store.CachedResult, error)
+	Latest(ctx context.Context, threadID string) (store.CachedResult, error)
+}
+
+// Nodes holds the dependencies of the analytics nodes. Its methods are the
+// nodes; Graph wires them.
+type Nodes struct {
+	Model    Model
+	DB       Database
+	Exec     Executor
+	Cache    ResultCache
+	Examples []prompts.Example
+	// Domain describes the data in prompts, e.g. "Steam store games".
+	Domain string
+	// Schema is the analytics schema the generator may read.
+	Schema string
+	// MaxRetries is how many times invalid SQL is regenerated (default 2).
+	MaxRetries int
+	// MaxRows is the row cap the prompt announces (the executor enforces it).
+	MaxRows int
+	// MaxMessageLen caps a question's length in characters (default 4,000).
+	MaxMessageLen int
+	// SchemaTTL is how long the described schema is reused (default 5 min).
+	SchemaTTL time.Duration
+	// Now returns the current time; tests fix it.
+	Now    func() time.Time
+	Logger *slog.Logger
+
+	schema schemaCache
+}
+
+// Defaults fills unset fields with their defaults.
+func (n *Nodes) Defaults() *Nodes {
+	if n.MaxRetries == 0 {
+		n.MaxRetries = 2
+	}
+	if n.MaxRows == 0 {
+		n.MaxRows = 1000
+	}
+	if n.MaxMessageLen == 0 {
+		n.MaxMessageLen = 4000
+	}
+	if n.SchemaTTL == 0 {
+		n.SchemaTTL = 5 * time.Minute
+	}
+	if n.Schema == "" {
+		n.Schema = "analytics"
+	}
+	if n.Domain == "" {
+		n.Domain = "the company's data"
+	}
+	if n.Now == nil {
+		n.Now = time.Now
+	}
+	if n.Logger == nil {
+		n.Logger = slog.Default()
+	}
+	return n
+}
+
+// complete calls the model for step and records the call in s.
+func (n *Nodes) complete(ctx context.Context, s *State, step llm.Step, data any) (string, error) {
+	prompt, err := prompts.Render(data)
+	if err != nil {
+		return "", err
+	}
+	start := time.Now()
+	reply, usage, err := n.Model.Complete(ctx, step, prompt)
+	s.LLMCalls++
+	s.LLMTime += time.Since(start)
+	s.PromptTokens += usage.PromptTokens
+	s.CompletionTokens += usage.CompletionTokens
+	if err != nil {
+		return "", fmt.Errorf("%s: %w", step, err)
+	}
+	return reply, nil
+}
+
+// modelFailure records a failed model call on s with the right kind.
+func modelFailure(s *State, err error) {
+	switch {
+	case errors.Is(err, context.Canceled):
+		s.fail(ErrInternal, err.Error())
+	case errors.Is(err, llm.ErrTimeout), errors.Is(err, context.DeadlineExceeded):
+		s.fail(ErrModelTimeout, err.Error())
+	default:
+		s.fail(ErrModelUnavailable, err.Error())
+	}
+}
+
+// history turns stored turns into prompt exchanges.
+func history(turns []store.Turn) []prompts.Exchange {
+	ex := make([]prompts.Exchange, 0, len(turns))
+	for _, t := range turns {
+		ex = append(ex, prompts.Exchange{User: t.UserMessage, Bot: t.BotResponse, QueryID: t.QueryID})
+	}
+	return ex
+}

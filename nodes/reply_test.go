@@ -1,0 +1,117 @@
+package nodes
+
+import (
+	"testing"
+
+	"github.com/analyticsbot/analyticsbot/store"
+)
+
+func TestParseSQLReply(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name      string
+		reply     string
+		wantSQL   string
+		wantAssum int
+		wantOK    bool
+	}{
+		{"json", `{"sql": "SELECT 1;", "assumptions": ["a", "b"], "explanation": "x"}`, "SELECT 1", 2, true},
+		{"json in prose and fences", "Sure!\n```json\n{\"sql\": \"SELECT count(*) FROM analytics.apps\", \"assumptions\": []}\n```", "SELECT count(*) FROM analytics.apps", 0, true},
+		{"fenced sql", "Here you go:\n```sql\nSELECT name\nFROM analytics.apps;\n```\nEnjoy", "SELECT name\nFROM analytics.apps", 0, true},
+		{"bare select", "The query is SELECT 2 AS two", "SELECT 2 AS two", 0, true},
+		{"bare with", "WITH x AS (SELECT 1) SELECT * FROM x;", "WITH x AS (SELECT 1) SELECT * FROM x", 0, true},
+		{"json without sql falls through to bare", `{"answer": "no idea"}`, "", 0, false},
+		{"garbage", "I cannot help with that.", "", 0, false},
+		{"empty", "", "", 0, false},
+		{"broken json with a fenced block", "{\"sql\": \"SELECT 1\n```sql\nSELECT 3\n```", "SELECT 3", 0, true},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			got, ok := parseSQLReply(tt.reply)
+			if ok != tt.wantOK || got.SQL != tt.wantSQL || len(got.Assumptions) != tt.wantAssum {
+				t.Errorf("parseSQLReply(%q) = %q, %d assumptions, %v; want %q, %d, %v", tt.reply, got.SQL, len(got.Assumptions), ok, tt.wantSQL, tt.wantAssum, tt.wantOK)
+			}
+		})
+	}
+}
+
+func TestKeywordIntent(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		msg    string
+		want   Intent
+		wantOK bool
+	}{
+		{"export this", IntentExportCSV, true},
+		{"Can I get it as CSV?", IntentExportCSV, true},
+		{"download", IntentExportCSV, true},
+		{"save as a file please", IntentExportCSV, true},
+		{"get file", IntentExportCSV, true},
+		{"show sql", IntentShowSQL, true},
+		{"Show me the SQL", IntentShowSQL, true},
+		{"show the SQL for the revenue query", IntentShowSQL, true},
+		{"what sql did you run?", IntentShowSQL, true},
+		{"which sql query was that", IntentShowSQL, true},
+		{"the sql statement please", IntentShowSQL, true},
+		{"what query did you use", IntentShowSQL, true},
+		{"let me see the query", IntentShowSQL, true},
+		{"How many games were released in 2018?", "", false},
+		{"which games have exported achievements", "", false},
+	}
+	for _, tt := range tests {
+		got, ok := keywordIntent(tt.msg)
+		if got != tt.want || ok != tt.wantOK {
+			t.Errorf("keywordIntent(%q) = %q, %v; want %q, %v", tt.msg, got, ok, tt.want, tt.wantOK)
+		}
+	}
+}
+
+func TestInventedNumbers(t *testing.T) {
+	t.Parallel()
+	res := store.Result{
+		Columns:  []store.Column{{Name: "genre"}, {Name: "avg_price"}, {Name: "games"}},
+		Rows:     [][]any{{"Action", "7.4567", int64(8160)}, {"Indie", 3.14159, int64(12000)}},
+		RowCount: 2,
+	}
+	tests := []struct {
+		name   string
+		answer string
+		want   int
+	}{
+		{"numbers from the rows", "*Action* leads with *8,160* games at £7.46 on average; Indie has 12000.", 0},
+		{"rounded float", "Indie averages 3.1 or 3.14.", 0},
+		{"year from the question", "In 2018 there were 8160.", 0},
+		{"small ranks pass", "The top 2 genres are shown.", 0},
+		{"invented total", "Together they have 20,160 games.", 1},
+		{"invented percentage", "That is 47.5% of all games.", 1},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			if got := inventedNumbers(tt.answer, res, "genres in 2018"); len(got) != tt.want {
+				t.Errorf("inventedNumbers(%q) = %v, want %d invented", tt.answer, got, tt.want)
+			}
+		})
+	}
+}
+
+func TestSQLKeywordsAndSlug(t *testing.T) {
+	t.Parallel()
+	if got := sqlKeywords("Show the SQL for the revenue query"); len(got) != 1 || got[0] != "revenue" {
+		t.Errorf("sqlKeywords = %v, want [revenue]", got)
+	}
+	if got := sqlKeywords("show me the sql"); len(got) != 0 {
+		t.Errorf("sqlKeywords = %v, want none", got)
+	}
+	tests := []struct{ in, want string }{
+		{"How many games were released in 2018?", "how-many-games-were-released-in-2018"},
+		{"???", "query"},
+		{"Ünïcode — only", "n-code-only"},
+	}
+	for _, tt := range tests {
+		if got := slug(tt.in); got != tt.want {
+			t.Errorf("slug(%q) = %q, want %q", tt.in, got, tt.want)
+		}
+	}
+}

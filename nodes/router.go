@@ -1,0 +1,96 @@
+package nodes
+
+import (
+	"context"
+	"fmt"
+	"regexp"
+	"strings"
+	"unicode/utf8"
+
+	"github.com/analyticsbot/analyticsbot/llm"
+	"github.com/analyticsbot/analyticsbot/prompts"
+)
+
+// Phrases that name a button's action answer without a model call.
+var (
+	showSQLPhrases = regexp.MustCompile(`(?i)\b(show\s+(me\s+)?(the\s+)?sql|what\s+sql|sql\s+query|sql\s+statement|what\s+query|see\s+the\s+query)\b`)
+	csvPhrases     = regexp.MustCompile(`(?i)\b(export|csv|download|save\s+as|get\s+(a\s+|the\s+)?file)\b`)
+)
+
+// keywordIntent returns the intent a message names outright, if any.
+func keywordIntent(msg string) (Intent, bool) {
+	switch {
+	case showSQLPhrases.MatchString(msg):
+		return IntentShowSQL, true
+	case csvPhrases.MatchString(msg):
+		return IntentExportCSV, true
+	}
+	return "", false
+}
+
+type classifyReply struct {
+	Intent     Intent  `json:"intent"`
+	Confidence float64 `json:"confidence"`
+	Question   string  `json:"question"`
+}
+
+// RouteIntent decides what the user wants. Button presses arrive with the
+// intent set; action phrases are matched without the model; everything else
+// costs one classification call.
+func (n *Nodes) RouteIntent(ctx context.Context, s *State) error {
+	if !utf8.ValidString(s.UserQuery) {
+		s.UserQuery = strings.ToValidUTF8(s.UserQuery, "\uFFFD")
+		s.note("the message was not valid UTF-8; invalid bytes were replaced")
+	}
+	switch {
+	case s.Intent != "":
+		s.IntentSource, s.Confidence = "button", 1
+		return nil
+	case strings.TrimSpace(s.UserQuery) == "":
+		s.fail(ErrEmptyMessage, "empty message")
+		return nil
+	case utf8.RuneCountInString(s.UserQuery) > n.MaxMessageLen:
+		s.fail(ErrMessageTooLong, fmt.Sprintf("%d characters", utf8.RuneCountInString(s.UserQuery)))
+		return nil
+	}
+	if intent, ok := keywordIntent(s.UserQuery); ok {
+		s.Intent, s.Confidence, s.IntentSource = intent, 1, "keyword"
+		return nil
+	}
+	reply, err := n.complete(ctx, s, llm.StepClassify, prompts.Classify{
+		Domain: n.Domain, Question: s.UserQuery, History: history(s.History),
+	})
+	if err != nil {
+		modelFailure(s, err)
+		return nil
+	}
+	var r classifyReply
+	if err := decodeJSON(reply, &r); err != nil || !r.Intent.Valid() {
+		// An unreadable classification is most likely a data question: try to
+		// answer it rather than refuse the user.
+		s.Intent, s.Confidence, s.IntentSource = IntentAnalytics, 0, "fallback"
+		s.note(fmt.Sprintf("classifier reply unusable (%v): %.200q", err, reply))
+		if len(s.History) > 0 {
+			s.Intent = IntentFollowUp
+		}
+		return nil
+	}
+	s.Intent, s.Confidence, s.IntentSource = r.Intent, clamp01(r.Confidence), "model"
+	if s.Intent == IntentFollowUp && len(s.History) == 0 {
+		s.Intent = IntentAnalytics // nothing to follow up on
+	}
+	if s.Intent == IntentFollowUp {
+		s.Standalone = strings.TrimSpace(r.Question)
+	}
+	return nil
+}
+
+func clamp01(f float64) float64 {
+	switch {
+	case f < 0:
+		return 0
+	case f > 1:
+		return 1
+	}
+	return f
+}

@@ -1,0 +1,159 @@
+// Package nodes holds the analytics workflow: its state, its nodes and the
+// graph that wires them (graph.go). Nodes write only their own fields of
+// State; routing functions read State and pick the next node.
+package nodes
+
+import (
+	"time"
+
+	"github.com/slack-go/slack"
+
+	"github.com/analyticsbot/analyticsbot/store"
+)
+
+// Intent is what the user wants from a message.
+type Intent string
+
+// The intents the router can pick.
+const (
+	IntentAnalytics Intent = "analytics_query"
+	IntentFollowUp  Intent = "follow_up"
+	IntentExportCSV Intent = "export_csv"
+	IntentShowSQL   Intent = "show_sql"
+	IntentOffTopic  Intent = "off_topic"
+)
+
+// Valid reports whether i is one of the known intents.
+func (i Intent) Valid() bool {
+	switch i {
+	case IntentAnalytics, IntentFollowUp, IntentExportCSV, IntentShowSQL, IntentOffTopic:
+		return true
+	}
+	return false
+}
+
+// Format is the shape of the reply.
+type Format string
+
+// The reply formats.
+const (
+	FormatSimple Format = "simple"
+	FormatTable  Format = "table"
+	FormatError  Format = "error"
+)
+
+// ErrorKind decides whether a failure is retried and what the user is told.
+type ErrorKind string
+
+// The error kinds. Only ErrInvalidSQL is retried by the generator.
+const (
+	ErrEmptyMessage     ErrorKind = "empty_message"
+	ErrMessageTooLong   ErrorKind = "message_too_long"
+	ErrInvalidSQL       ErrorKind = "invalid_sql"
+	ErrUnsafeSQL        ErrorKind = "unsafe_sql"
+	ErrQueryTimeout     ErrorKind = "query_timeout"
+	ErrDatabaseDown     ErrorKind = "database_unavailable"
+	ErrModelUnavailable ErrorKind = "model_unavailable"
+	ErrModelTimeout     ErrorKind = "model_timeout"
+	ErrModelOutput      ErrorKind = "model_output"
+	ErrNoPreviousQuery  ErrorKind = "no_previous_query"
+	ErrInternal         ErrorKind = "internal"
+)
+
+// State is everything one run of the workflow knows. Each field's comment
+// names the node that writes it.
+type State struct {
+	// Input, set by the caller.
+	UserQuery string
+	UserID    string
+	ChannelID string
+	ThreadTS  string
+	// History holds the thread's most recent turns, oldest first.
+	History []store.Turn
+	// Started is when the message arrived, for the elapsed time in the reply.
+	Started time.Time
+
+	// Intent and Confidence are written by route_intent, or preset by the
+	// caller for a button press (with ReferencedQueryID).
+	Intent     Intent
+	Confidence float64
+	// IntentSource says how the intent was decided: "button", "keyword",
+	// "model" or "fallback" (the model's reply was unusable).
+	IntentSource string
+	// Standalone is the classifier's rewrite of a follow-up, if it gave one.
+	Standalone string
+
+	// ResolvedQuery and ReferencedQueryID are written by resolve_context
+	// (ReferencedQueryID also by the caller for a button press).
+	ResolvedQuery     string
+	ReferencedQueryID string
+
+	// SQL, Assumptions and Explanation are written by generate_sql.
+	SQL         string
+	Assumptions []string
+	Explanation string
+
+	// Valid and ValidationError are written by validate_sql; RetryCount by
+	// generate_sql (the number of regenerations after the first attempt).
+	Valid           bool
+	ValidationError string
+	RetryCount      int
+
+	// Result and QueryID are written by execute_sql (and by the actions).
+	Result  store.Result
+	QueryID string
+
+	// Answer is the interpreter's text.
+	Answer string
+
+	// Reply fields, written by format_answer, decline, handle_error and the
+	// actions.
+	ResponseFormat Format
+	ResponseText   string
+	Blocks         []slack.Block
+
+	// CSV fields, written by export_csv.
+	CSVContent  []byte
+	CSVFilename string
+	CSVTitle    string
+
+	// ErrorKind and ErrorDetail are written by the node that failed.
+	// ErrorDetail is for logs and the generator, never shown raw to users.
+	ErrorKind   ErrorKind
+	ErrorDetail string
+
+	// Accounting, written by every node that calls the model or the database.
+	LLMCalls         int
+	PromptTokens     int
+	CompletionTokens int
+	LLMTime          time.Duration
+	DBTime           time.Duration
+	// Notes records recoverable oddities (garbage model replies, a turn
+	// that could not be saved) for logs and debugging.
+	Notes []string
+}
+
+// Question is the question the workflow answers: the resolved one when the
+// context resolver rewrote it.
+func (s *State) Question() string {
+	if s.ResolvedQuery != "" {
+		return s.ResolvedQuery
+	}
+	return s.UserQuery
+}
+
+// ColumnNames returns the result's column names.
+func (s *State) ColumnNames() []string {
+	names := make([]string, len(s.Result.Columns))
+	for i, c := range s.Result.Columns {
+		names[i] = c.Name
+	}
+	return names
+}
+
+func (s *State) fail(kind ErrorKind, detail string) {
+	s.ErrorKind = kind
+	s.ErrorDetail = detail
+}
+
+func (s *State) note(format string) { s.Notes = append(s.Notes, format) }
