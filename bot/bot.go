@@ -73,7 +73,7 @@ func newWithDB(cfg Config, db *store.DB, log *slog.Logger) (*Bot, error) {
 	})
 	n := (&nodes.Nodes{
 		Model: model, DB: db, Exec: exec, Cache: b.cache, Examples: examples,
-		Domain: cfg.Domain, Schema: cfg.Schema, MaxRetries: cfg.MaxRetries, MaxRows: cfg.MaxRows, Logger: log,
+		Domain: cfg.Domain, Suggestions: b.suggestions(), Schema: cfg.Schema, MaxRetries: cfg.MaxRetries, MaxRows: cfg.MaxRows, Logger: log,
 	}).Defaults()
 	if b.graph, err = nodes.Graph(n).Compile(); err != nil {
 		return nil, fmt.Errorf("compile workflow: %w", err)
@@ -203,3 +203,12 @@ func NewThreadID() string {
 
 // Config returns the bot's configuration.
 func (b *Bot) Config() Config { return b.cfg }
+
+// suggestions are the questions offered to users: in the demo, the ones the
+// demo script knows.
+func (b *Bot) suggestions() []string {
+	if b.Demo {
+		return demo.Questions()[:4]
+	}
+	return nil
+}

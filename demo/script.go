@@ -9,11 +9,12 @@ var script []byte
 // answer the suggested demo questions so the bot runs without a model.
 func Script() []byte { return script }
 
-// Questions are the demo questions the script answers, to suggest to users.
+// Questions are the standalone demo questions the script answers, to
+// suggest to users. It also answers follow-ups that change the year of a
+// question ("And in 2017?").
 func Questions() []string {
 	return []string{
 		"How many games were released in 2018?",
-		"And in 2017?",
 		"Which games have the most positive ratings?",
 		"Which publishers released the most games?",
 		"What is the average price of paid games by genre?",

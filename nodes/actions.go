@@ -46,7 +46,7 @@ func (n *Nodes) ExportCSV(ctx context.Context, s *State) error {
 		s.CSVTitle = "Query " + cached.QueryID
 	}
 	s.CSVFilename = slug(cached.Question) + "-" + cached.QueryID + ".csv"
-	text := fmt.Sprintf("Here is the CSV of “%s”: %d rows.", s.CSVTitle, cached.Result.RowCount)
+	text := fmt.Sprintf("Here is the CSV of “%s”: %s.", s.CSVTitle, plural(cached.Result.RowCount, "row"))
 	if cached.Result.Truncated {
 		text += fmt.Sprintf(" The result was limited to %d rows.", cached.Result.RowCount)
 	}
@@ -200,4 +200,12 @@ func sqlKeywords(msg string) []string {
 		}
 	}
 	return kw
+}
+
+// plural writes a count with its noun: "1 row", "2 rows".
+func plural(n int, noun string) string {
+	if n == 1 {
+		return "1 " + noun
+	}
+	return fmt.Sprintf("%d %ss", n, noun)
 }

@@ -64,7 +64,9 @@ func (n *Nodes) errorText(s *State) (string, []string) {
 	case ErrModelTimeout:
 		return "The language model took too long to answer. Please try again in a minute.", nil
 	case ErrModelUnavailable:
-		return "I couldn't get an answer from the language model (" + truncate(lastCause(s.ErrorDetail), 200) + "). Please try again in a minute; if it keeps happening, tell whoever runs this bot.", nil
+		return "The language model isn't reachable right now. Please try again in a minute; if it keeps happening, tell whoever runs this bot.", nil
+	case ErrModelRefused:
+		return "The language model could not answer (" + truncate(lastCause(s.ErrorDetail), 300) + "). Try one of these instead, or tell whoever runs this bot:", examples
 	case ErrNoPreviousQuery:
 		return "I couldn't find an earlier result in this thread for that. Ask a data question first, then use its buttons.", nil
 	default:
@@ -73,6 +75,9 @@ func (n *Nodes) errorText(s *State) (string, []string) {
 }
 
 func (n *Nodes) exampleQuestions() []string {
+	if len(n.Suggestions) > 0 {
+		return n.Suggestions
+	}
 	var qs []string
 	for _, e := range n.Examples {
 		if len(qs) == 3 {

@@ -49,6 +49,9 @@ type Nodes struct {
 	Examples []prompts.Example
 	// Domain describes the data in prompts, e.g. "Steam store games".
 	Domain string
+	// Suggestions are example questions offered to users who ask something
+	// else; empty means the first few-shot examples' questions.
+	Suggestions []string
 	// Schema is the analytics schema the generator may read.
 	Schema string
 	// MaxRetries is how many times invalid SQL is regenerated (default 2).
@@ -120,8 +123,10 @@ func modelFailure(s *State, err error) {
 		s.fail(ErrInternal, err.Error())
 	case errors.Is(err, llm.ErrTimeout), errors.Is(err, context.DeadlineExceeded):
 		s.fail(ErrModelTimeout, err.Error())
-	default:
+	case errors.Is(err, llm.ErrUnavailable):
 		s.fail(ErrModelUnavailable, err.Error())
+	default:
+		s.fail(ErrModelRefused, err.Error())
 	}
 }
 

@@ -13,10 +13,12 @@ func (n *Nodes) SaveTurn(ctx context.Context, s *State) error {
 	if s.ErrorKind == ErrEmptyMessage {
 		return nil // nothing worth remembering
 	}
-	// Only SQL that ran is worth finding again for show SQL or an export.
-	sql := s.SQL
-	if s.QueryID == "" {
-		sql = ""
+	// Only the turn that asked a question keeps its SQL: that is what show
+	// SQL and exports find again, with the question that produced it. A
+	// button's turn only points at it.
+	sql, queryID := s.SQL, s.QueryID
+	if s.ErrorKind != "" || s.Intent == IntentExportCSV || s.Intent == IntentShowSQL {
+		sql, queryID = "", ""
 	}
 	bot := s.ResponseText
 	if s.Answer != "" {
@@ -30,7 +32,7 @@ func (n *Nodes) SaveTurn(ctx context.Context, s *State) error {
 		BotResponse: bot,
 		Intent:      string(s.Intent),
 		SQL:         sql,
-		QueryID:     s.QueryID,
+		QueryID:     queryID,
 	})
 	if err != nil {
 		s.note("saving the turn failed: " + err.Error())

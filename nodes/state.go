@@ -55,6 +55,7 @@ const (
 	ErrDatabaseDown     ErrorKind = "database_unavailable"
 	ErrModelUnavailable ErrorKind = "model_unavailable"
 	ErrModelTimeout     ErrorKind = "model_timeout"
+	ErrModelRefused     ErrorKind = "model_refused"
 	ErrModelOutput      ErrorKind = "model_output"
 	ErrNoPreviousQuery  ErrorKind = "no_previous_query"
 	ErrInternal         ErrorKind = "internal"
