@@ -64,12 +64,13 @@ func (n *Nodes) ShowSQL(ctx context.Context, s *State) error {
 	)
 	switch kw := sqlKeywords(s.UserQuery); {
 	case s.ReferencedQueryID != "":
-		turn, err = n.DB.TurnByQueryID(ctx, s.ThreadTS, s.ReferencedQueryID)
-		if errors.Is(err, store.ErrNotFound) {
-			var c store.CachedResult
-			if c, err = n.Cache.Get(ctx, s.ThreadTS, s.ReferencedQueryID); err == nil {
-				turn = store.Turn{SQL: c.SQL, QueryID: c.QueryID, UserMessage: c.Question}
-			}
+		// The cache holds the resolved question ("How many … in 2017?"),
+		// the turn only what was typed ("And in 2017?").
+		var c store.CachedResult
+		if c, err = n.Cache.Get(ctx, s.ThreadTS, s.ReferencedQueryID); err == nil {
+			turn = store.Turn{SQL: c.SQL, QueryID: c.QueryID, UserMessage: c.Question}
+		} else {
+			turn, err = n.DB.TurnByQueryID(ctx, s.ThreadTS, s.ReferencedQueryID)
 		}
 	case len(kw) > 0:
 		turn, err = n.DB.FindSQLByKeyword(ctx, s.ThreadTS, kw)

@@ -43,7 +43,7 @@ func ask(ctx context.Context, args []string, out io.Writer) error {
 	}
 	defer b.Close()
 	s, res, err := b.Ask(ctx, bot.Message{ThreadID: *thread, UserID: "cli", ChannelID: "cli", Text: question})
-	return report(out, s, res, err, *asJSON)
+	return report(out, b, s, res, err, *asJSON)
 }
 
 func press(ctx context.Context, args []string, out io.Writer) error {
@@ -68,12 +68,13 @@ func press(ctx context.Context, args []string, out io.Writer) error {
 	if errors.Is(err, bot.ErrBadAction) {
 		return fmt.Errorf("%w: %v", errUsage, err)
 	}
-	return report(out, s, res, err, *asJSON)
+	return report(out, b, s, res, err, *asJSON)
 }
 
 // turnJSON is the one JSON object `ask --json` and `press --json` print.
 type turnJSON struct {
 	ThreadID         string        `json:"thread_id"`
+	Model            string        `json:"model"`
 	Intent           nodes.Intent  `json:"intent"`
 	Confidence       float64       `json:"confidence"`
 	IntentSource     string        `json:"intent_source"`
@@ -140,11 +141,13 @@ func toJSON(s *nodes.State, res workflow.Result, runErr error) turnJSON {
 
 // report prints a turn for people or as JSON. A workflow failure is still
 // printed as JSON (with its error) before it is returned.
-func report(out io.Writer, s *nodes.State, res workflow.Result, runErr error, asJSON bool) error {
+func report(out io.Writer, b *bot.Bot, s *nodes.State, res workflow.Result, runErr error, asJSON bool) error {
 	if asJSON {
+		t := toJSON(s, res, runErr)
+		t.Model = b.ModelName
 		enc := json.NewEncoder(out)
 		enc.SetIndent("", "  ")
-		if err := enc.Encode(toJSON(s, res, runErr)); err != nil {
+		if err := enc.Encode(t); err != nil {
 			return fmt.Errorf("write JSON: %w", err)
 		}
 		return runErr
@@ -157,5 +160,8 @@ func report(out io.Writer, s *nodes.State, res workflow.Result, runErr error, as
 		fmt.Fprintf(out, "\n%s", s.CSVContent)
 	}
 	fmt.Fprintf(out, "\n(thread %s)\n", s.ThreadTS)
+	if b.Demo {
+		fmt.Fprintln(out, "(demo mode: a scripted model answers the suggested questions; see README to plug in a real model)")
+	}
 	return nil
 }
