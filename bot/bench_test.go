@@ -1,0 +1,295 @@
+package bot
+
+import (
+	"context"
+	"io"
+	"log/slog"
+	"slices"
+	"testing"
+	"time"
+
+	"github.com/caarlos0/env/v11"
+
+	"github.com/analyticsbot/analyticsbot/demo"
+	"github.com/analyticsbot/analyticsbot/nodes"
+	"github.com/analyticsbot/analyticsbot/store"
+	"github.com/analyticsbot/analyticsbot/store/storetest"
+)
+
+// The benchmarks measure what the workflow itself costs per message: the
+// model is the offline demo's scripted model with no delays, so every
+// nanosecond left is routing, prompts, validation, Postgres round trips
+// (the real query on the demo data, the cache, the saved turn) and
+// formatting. Each benchmark sets up once (b.Loop runs its function once).
+
+// benchQuestion is the demo's first question and its answer on the demo data.
+const (
+	benchQuestion = "How many games were released in 2018?"
+	benchFollowUp = "And in 2017?"
+	benchOffTopic = "Tell me a joke about databases"
+	benchCSV2018  = "games\n8160\n"
+)
+
+// benchDemoDB returns a fresh migrated database with the Steam demo data.
+func benchDemoDB(tb testing.TB) *store.DB {
+	tb.Helper()
+	db := storetest.New(tb)
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	if _, err := demo.Load(ctx, db.Pool(), demo.Options{}); err != nil {
+		tb.Fatalf("load demo data: %v", err)
+	}
+	return db
+}
+
+// benchBot builds a bot on db that answers with the demo's scripted model
+// (no delays), whatever keys the environment holds. It does not own db.
+func benchBot(tb testing.TB, db *store.DB) *Bot {
+	tb.Helper()
+	var cfg Config
+	// Defaults only: a developer's OPENAI_API_KEY must not turn a benchmark
+	// into network calls.
+	if err := env.ParseWithOptions(&cfg, env.Options{Environment: map[string]string{"LLM_PROVIDER": "script"}}); err != nil {
+		tb.Fatalf("default config: %v", err)
+	}
+	b, err := newWithDB(cfg, db, slog.New(slog.NewTextHandler(io.Discard, nil)))
+	if err != nil {
+		tb.Fatalf("new bot: %v", err)
+	}
+	if b.Scripted == nil || !b.Demo {
+		tb.Fatalf("got model %s, want the demo's scripted model", b.ModelName)
+	}
+	return b
+}
+
+// benchCheck fails the benchmark when a message was not answered as a user
+// expects, so a broken workflow cannot post fast numbers.
+func benchCheck(b *testing.B, s *nodes.State, err error, want nodes.Intent) {
+	if err != nil {
+		b.Fatalf("run: %v", err)
+	}
+	if s.ErrorKind != "" || s.Intent != want {
+		b.Fatalf("got intent %q, error %q (%s), want intent %q without error", s.Intent, s.ErrorKind, s.ResponseText, want)
+	}
+}
+
+// benchLatencies collects per-message durations for percentiles.
+type benchLatencies struct {
+	d     []time.Duration
+	calls int
+}
+
+func (l *benchLatencies) add(start time.Time, s *nodes.State) {
+	l.d = append(l.d, time.Since(start))
+	l.calls += s.LLMCalls
+}
+
+// report adds llm_calls/op, p50-ms and p99-ms to the benchmark's line.
+func (l *benchLatencies) report(b *testing.B) {
+	if len(l.d) == 0 {
+		return
+	}
+	slices.Sort(l.d)
+	pct := func(p float64) float64 {
+		i := int(p * float64(len(l.d)-1))
+		return float64(l.d[i].Nanoseconds()) / 1e6
+	}
+	b.ReportMetric(float64(l.calls)/float64(len(l.d)), "llm_calls/op")
+	b.ReportMetric(pct(0.50), "p50-ms")
+	b.ReportMetric(pct(0.99), "p99-ms")
+}
+
+// benchSeedThread asks benchQuestion in a new thread and returns the thread
+// and the query id on its buttons.
+func benchSeedThread(b *testing.B, bt *Bot) (thread, queryID string) {
+	b.Helper()
+	s, _, err := bt.Ask(context.Background(), Message{UserID: "bench", ChannelID: "bench", Text: benchQuestion})
+	benchCheck(b, s, err, nodes.IntentAnalytics)
+	if s.QueryID == "" {
+		b.Fatalf("got no query id for %q", benchQuestion)
+	}
+	return s.ThreadTS, s.QueryID
+}
+
+// BenchmarkAskNewQuestion asks the demo's questions in turn, each in a new
+// thread: classify, generate, validate, execute, interpret, format, save.
+func BenchmarkAskNewQuestion(b *testing.B) {
+	bt := benchBot(b, benchDemoDB(b))
+	ctx := context.Background()
+	questions := demo.Questions()
+	var lat benchLatencies
+	b.ReportAllocs()
+	i := 0
+	for b.Loop() {
+		start := time.Now()
+		s, _, err := bt.Ask(ctx, Message{UserID: "bench", ChannelID: "bench", Text: questions[i%len(questions)]})
+		lat.add(start, s)
+		benchCheck(b, s, err, nodes.IntentAnalytics)
+		bt.Scripted.Reset() // the recorded prompts would otherwise pile up
+		i++
+	}
+	lat.report(b)
+}
+
+// BenchmarkAskFollowUp asks "And in 2017?" after the 2018 question, each
+// pair in a new thread; only the follow-up is timed.
+func BenchmarkAskFollowUp(b *testing.B) {
+	bt := benchBot(b, benchDemoDB(b))
+	ctx := context.Background()
+	var lat benchLatencies
+	b.ReportAllocs()
+	for b.Loop() {
+		b.StopTimer()
+		thread, _ := benchSeedThread(b, bt)
+		b.StartTimer()
+		start := time.Now()
+		s, _, err := bt.Ask(ctx, Message{ThreadID: thread, UserID: "bench", ChannelID: "bench", Text: benchFollowUp})
+		lat.add(start, s)
+		benchCheck(b, s, err, nodes.IntentFollowUp)
+		bt.Scripted.Reset()
+	}
+	lat.report(b)
+}
+
+// BenchmarkPressExportCSV presses the export button of a fresh answer, so
+// the rows come from the in-memory cache.
+func BenchmarkPressExportCSV(b *testing.B) {
+	bt := benchBot(b, benchDemoDB(b))
+	ctx := context.Background()
+	thread, qid := benchSeedThread(b, bt)
+	var lat benchLatencies
+	b.ReportAllocs()
+	for b.Loop() {
+		start := time.Now()
+		s, _, err := bt.Press(ctx, Message{ThreadID: thread, UserID: "bench", ChannelID: "bench"}, ActionExportCSV, qid)
+		lat.add(start, s)
+		benchCheck(b, s, err, nodes.IntentExportCSV)
+		if string(s.CSVContent) != benchCSV2018 {
+			b.Fatalf("got CSV %q, want %q", s.CSVContent, benchCSV2018)
+		}
+	}
+	lat.report(b)
+}
+
+// BenchmarkPressShowSQL presses the show-SQL button of an earlier answer.
+func BenchmarkPressShowSQL(b *testing.B) {
+	bt := benchBot(b, benchDemoDB(b))
+	ctx := context.Background()
+	thread, qid := benchSeedThread(b, bt)
+	var lat benchLatencies
+	b.ReportAllocs()
+	for b.Loop() {
+		start := time.Now()
+		s, _, err := bt.Press(ctx, Message{ThreadID: thread, UserID: "bench", ChannelID: "bench"}, ActionShowSQL, qid)
+		lat.add(start, s)
+		benchCheck(b, s, err, nodes.IntentShowSQL)
+		if s.SQL == "" {
+			b.Fatal("got no SQL, want the 2018 question's SQL")
+		}
+	}
+	lat.report(b)
+}
+
+// BenchmarkAskOffTopic asks something that is not a data question: one
+// classification, then a polite refusal.
+func BenchmarkAskOffTopic(b *testing.B) {
+	bt := benchBot(b, benchDemoDB(b))
+	ctx := context.Background()
+	var lat benchLatencies
+	b.ReportAllocs()
+	for b.Loop() {
+		start := time.Now()
+		s, _, err := bt.Ask(ctx, Message{UserID: "bench", ChannelID: "bench", Text: benchOffTopic})
+		lat.add(start, s)
+		benchCheck(b, s, err, nodes.IntentOffTopic)
+		bt.Scripted.Reset()
+	}
+	lat.report(b)
+}
+
+// TestModelCallsPerIntent holds each intent to its model call budget: a new
+// question or a follow-up at most 3 (classify, generate, interpret), buttons
+// and typed action phrases none, an off-topic message exactly 1. Calls are
+// counted both as the workflow reports them and as the model received them.
+func TestModelCallsPerIntent(t *testing.T) {
+	t.Parallel()
+	db := benchDemoDB(t)
+	tests := []struct {
+		name string
+		// setup is asked first in the same thread; its answer's query id is
+		// what press presses.
+		setup      string
+		ask        string
+		press      string
+		wantIntent nodes.Intent
+		minCalls   int
+		maxCalls   int
+		// wantRows is the expected result when the demo data pins it down.
+		wantRows [][]any
+	}{
+		{name: "new 2018 count", ask: benchQuestion, wantIntent: nodes.IntentAnalytics, minCalls: 1, maxCalls: 3, wantRows: [][]any{{int64(8160)}}},
+		{name: "new positive ratings", ask: demo.Questions()[1], wantIntent: nodes.IntentAnalytics, minCalls: 1, maxCalls: 3},
+		{name: "new publishers", ask: demo.Questions()[2], wantIntent: nodes.IntentAnalytics, minCalls: 1, maxCalls: 3},
+		{name: "new price by genre", ask: demo.Questions()[3], wantIntent: nodes.IntentAnalytics, minCalls: 1, maxCalls: 3},
+		{name: "new per year", ask: demo.Questions()[4], wantIntent: nodes.IntentAnalytics, minCalls: 1, maxCalls: 3},
+		{name: "new free", ask: demo.Questions()[5], wantIntent: nodes.IntentAnalytics, minCalls: 1, maxCalls: 3},
+		{name: "new linux", ask: demo.Questions()[6], wantIntent: nodes.IntentAnalytics, minCalls: 1, maxCalls: 3},
+		{name: "follow-up and in", setup: benchQuestion, ask: benchFollowUp, wantIntent: nodes.IntentFollowUp, minCalls: 1, maxCalls: 3, wantRows: [][]any{{int64(6357)}}},
+		{name: "follow-up what about", setup: benchQuestion, ask: "What about 2017?", wantIntent: nodes.IntentFollowUp, minCalls: 1, maxCalls: 3, wantRows: [][]any{{int64(6357)}}},
+		{name: "follow-up how about", setup: benchQuestion, ask: "How about 2016?", wantIntent: nodes.IntentFollowUp, minCalls: 1, maxCalls: 3},
+		{name: "button export csv", setup: benchQuestion, press: ActionExportCSV, wantIntent: nodes.IntentExportCSV, wantRows: [][]any{{int64(8160)}}},
+		{name: "button show sql", setup: benchQuestion, press: ActionShowSQL, wantIntent: nodes.IntentShowSQL},
+		{name: "typed export", setup: benchQuestion, ask: "Export that as CSV please", wantIntent: nodes.IntentExportCSV, wantRows: [][]any{{int64(8160)}}},
+		{name: "typed show sql", setup: benchQuestion, ask: "show me the SQL", wantIntent: nodes.IntentShowSQL},
+		{name: "off-topic joke", ask: benchOffTopic, wantIntent: nodes.IntentOffTopic, minCalls: 1, maxCalls: 1},
+		{name: "off-topic greeting", ask: "hello there", wantIntent: nodes.IntentOffTopic, minCalls: 1, maxCalls: 1},
+		{name: "off-topic weather", ask: "What is the weather in Paris?", wantIntent: nodes.IntentOffTopic, minCalls: 1, maxCalls: 1},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			ctx := context.Background()
+			bt := benchBot(t, db) // its own scripted model, so counts are this case's
+			m := Message{ThreadID: NewThreadID(), UserID: "test", ChannelID: "test", Text: tt.ask}
+			var qid string
+			if tt.setup != "" {
+				s, _, err := bt.Ask(ctx, Message{ThreadID: m.ThreadID, UserID: "test", ChannelID: "test", Text: tt.setup})
+				if err != nil || s.ErrorKind != "" || s.QueryID == "" {
+					t.Fatalf("setup %q: got error %v, kind %q, query id %q; want an answer", tt.setup, err, s.ErrorKind, s.QueryID)
+				}
+				qid = s.QueryID
+				bt.Scripted.Reset()
+			}
+
+			var (
+				s   *nodes.State
+				err error
+			)
+			if tt.press != "" {
+				m.Text = ""
+				s, _, err = bt.Press(ctx, m, tt.press, qid)
+			} else {
+				s, _, err = bt.Ask(ctx, m)
+			}
+			if err != nil {
+				t.Fatalf("got error %v, want an answer", err)
+			}
+			if s.ErrorKind != "" || s.Intent != tt.wantIntent {
+				t.Fatalf("got intent %q, error %q (%s); want intent %q without error", s.Intent, s.ErrorKind, s.ResponseText, tt.wantIntent)
+			}
+			got := len(bt.Scripted.Calls())
+			if got != s.LLMCalls {
+				t.Errorf("got %d calls at the model, but the workflow reports %d", got, s.LLMCalls)
+			}
+			if got < tt.minCalls || got > tt.maxCalls {
+				t.Errorf("got %d model calls, want %d to %d", got, tt.minCalls, tt.maxCalls)
+			}
+			if tt.wantIntent != nodes.IntentOffTopic && tt.wantIntent != nodes.IntentShowSQL && s.Result.RowCount == 0 {
+				t.Errorf("got no rows, want an answer with rows")
+			}
+			if tt.wantRows != nil && !slices.EqualFunc(s.Result.Rows, tt.wantRows, slices.Equal[[]any]) {
+				t.Errorf("got rows %v, want %v", s.Result.Rows, tt.wantRows)
+			}
+		})
+	}
+}

@@ -1,0 +1,35 @@
+package bot
+
+import "testing"
+
+// TestBot runs the end-to-end tests against one database with the demo data
+// loaded once (~2 s), instead of once per test. Each group builds its own
+// bots with their own scripted model, and runs in parallel with the others.
+func TestBot(t *testing.T) {
+	e := newEnv(t)
+	groups := []struct {
+		name string
+		run  func(*testing.T, *testEnv)
+	}{
+		{"NewQuestion", testNewQuestion},
+		{"FollowUp", testFollowUp},
+		{"AnswerGolden", testAnswerGolden},
+		{"ActionsWithoutModel", testActionsWithoutModel},
+		{"ShowSQLByKeyword", testShowSQLByKeyword},
+		{"PressBadInput", testPressBadInput},
+		{"PressOtherThreadsQuery", testPressOtherThreadsQuery},
+		{"OffTopic", testOffTopic},
+		{"InvalidSQL", testInvalidSQL},
+		{"UnsafeSQL", testUnsafeSQL},
+		{"BadMessages", testBadMessages},
+		{"ModelFailures", testModelFailures},
+		{"DatabaseDown", testDatabaseDown},
+		{"ConcurrentThreads", testConcurrentThreads},
+	}
+	for _, g := range groups {
+		t.Run(g.name, func(t *testing.T) {
+			t.Parallel()
+			g.run(t, e)
+		})
+	}
+}
