@@ -148,9 +148,6 @@ func press(t *testing.T, b *Bot, thread, action, value string) (*nodes.State, wo
 	return s, res
 }
 
-// rows returns a result's rows for comparison with literals.
-func rows(s *nodes.State) [][]any { return s.Result.Rows }
-
 // block is the part of a Block Kit block the tests look at, as Slack
 // receives it.
 type block struct {
@@ -159,7 +156,7 @@ type block struct {
 	Text    struct {
 		Text string `json:"text"`
 	} `json:"text"`
-	Elements []blockElement `json:"elements"`
+	Elements []blockElement  `json:"elements"`
 	Rows     json.RawMessage `json:"rows"`
 }
 
@@ -212,9 +209,6 @@ func contextTexts(t *testing.T, b block) []string {
 	}
 	return texts
 }
-
-// pathOf is the nodes a run went through.
-func pathOf(res workflow.Result) []string { return res.Path() }
 
 // answerPath is the path of a question answered at the first attempt.
 var answerPath = []string{

@@ -1,0 +1,187 @@
+package bot
+
+import (
+	"context"
+	"errors"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/analyticsbot/analyticsbot/nodes"
+	"github.com/analyticsbot/analyticsbot/store"
+	"github.com/analyticsbot/analyticsbot/workflow"
+)
+
+// testActionsWithoutModel exports the CSV and shows the SQL of an answer,
+// by phrase and by button, from the cache and after the cache lost the
+// result; none of it may call the model.
+func testActionsWithoutModel(t *testing.T, e *testEnv) {
+	type trigger struct {
+		text   string // a message, or
+		action string // a button press with the answer's query id
+	}
+	tests := []struct {
+		name       string
+		trigger    trigger
+		clearCache bool
+		wantNode   string
+	}{
+		{name: "csv by phrase, cached", trigger: trigger{text: "export as csv"}, wantNode: nodes.NodeExportCSV},
+		{name: "csv by phrase, cache cleared", trigger: trigger{text: "export as csv"}, clearCache: true, wantNode: nodes.NodeExportCSV},
+		{name: "csv by button, cached", trigger: trigger{action: ActionExportCSV}, wantNode: nodes.NodeExportCSV},
+		{name: "csv by button, cache cleared", trigger: trigger{action: ActionExportCSV}, clearCache: true, wantNode: nodes.NodeExportCSV},
+		{name: "sql by phrase, cached", trigger: trigger{text: "show me the sql"}, wantNode: nodes.NodeShowSQL},
+		{name: "sql by phrase, cache cleared", trigger: trigger{text: "show me the sql"}, clearCache: true, wantNode: nodes.NodeShowSQL},
+		{name: "sql by button, cached", trigger: trigger{action: ActionShowSQL}, wantNode: nodes.NodeShowSQL},
+		{name: "sql by button, cache cleared", trigger: trigger{action: ActionShowSQL}, clearCache: true, wantNode: nodes.NodeShowSQL},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			b := newBot(t, e, script())
+			thread := NewThreadID()
+			answer, _ := ask(t, b, thread, "How many games were released in 2018?")
+			require.Empty(t, answer.ErrorKind, "question: %s", answer.ErrorDetail)
+			queryID := answer.QueryID
+			callsBefore := len(b.Scripted.Calls())
+
+			if tt.clearCache {
+				b.Cache().Forget()
+				_, err := e.admin.Pool().Exec(context.Background(), "DELETE FROM query_results WHERE thread_id = $1", thread)
+				require.NoError(t, err, "clear the cached results")
+			}
+
+			var (
+				s   *nodes.State
+				res workflow.Result
+			)
+			if tt.trigger.action != "" {
+				s, res = press(t, b, thread, tt.trigger.action, queryID)
+			} else {
+				s, res = ask(t, b, thread, tt.trigger.text)
+			}
+
+			require.Empty(t, s.ErrorKind, "got error %s (%s), want the %s", s.ErrorKind, s.ErrorDetail, tt.wantNode)
+			assert.Equal(t, []string{nodes.NodeRouteIntent, tt.wantNode, nodes.NodeSaveTurn}, res.Path(), "path")
+			assert.Zero(t, s.LLMCalls, "model calls in the state")
+			assert.Equal(t, callsBefore, len(b.Scripted.Calls()), "model calls received")
+			assert.Equal(t, queryID, s.QueryID, "query id")
+			assert.Equal(t, sql2018, s.SQL, "sql")
+
+			switch tt.wantNode {
+			case nodes.NodeExportCSV:
+				assert.Equal(t, "games\n"+strconv.Itoa(games2018)+"\n", string(s.CSVContent), "csv")
+				assert.True(t, strings.HasSuffix(s.CSVFilename, "-"+queryID+".csv"), "got filename %q, want it to end in -%s.csv", s.CSVFilename, queryID)
+				assert.Equal(t, "How many games were released in 2018?", s.CSVTitle, "csv title")
+				if tt.clearCache {
+					assert.Positive(t, s.DBTime, "a cleared cache must re-run the stored SQL")
+					assert.Equal(t, 1, cachedRows(t, e, thread), "the re-run result must be cached again")
+				} else {
+					assert.Zero(t, s.DBTime, "a cached result must not run SQL")
+				}
+			case nodes.NodeShowSQL:
+				assert.Empty(t, s.CSVContent, "no csv for show sql")
+				assert.Contains(t, blocksJSON(t, s), sql2018, "the reply must show the SQL")
+				assert.Contains(t, s.ResponseText, "How many games were released in 2018?", "the reply must name the question")
+			}
+		})
+	}
+}
+
+// testShowSQLByKeyword picks the query a show-SQL request describes, not the
+// latest one.
+func testShowSQLByKeyword(t *testing.T, e *testEnv) {
+	b := newBot(t, e, script())
+	thread := NewThreadID()
+	publishers, _ := ask(t, b, thread, "Which publishers released the most games?")
+	require.Empty(t, publishers.ErrorKind, "publishers question: %s", publishers.ErrorDetail)
+	require.Contains(t, publishers.SQL, "analytics.publishers", "publishers sql")
+	latest, _ := ask(t, b, thread, "How many games were released in 2018?")
+	require.Empty(t, latest.ErrorKind, "2018 question: %s", latest.ErrorDetail)
+	callsBefore := len(b.Scripted.Calls())
+
+	s, _ := ask(t, b, thread, "Show the SQL for the publishers query")
+	require.Empty(t, s.ErrorKind, "got error %s (%s), want the SQL", s.ErrorKind, s.ErrorDetail)
+	assert.Equal(t, publishers.SQL, s.SQL, "sql")
+	assert.Equal(t, publishers.QueryID, s.QueryID, "query id")
+	assert.Contains(t, blocksJSON(t, s), "JOIN analytics.publishers", "the reply must show the publishers SQL")
+	assert.NotContains(t, blocksJSON(t, s), "release_year = 2018", "the reply must not show the latest SQL")
+	assert.Zero(t, s.LLMCalls, "model calls")
+	assert.Equal(t, callsBefore, len(b.Scripted.Calls()), "model calls received")
+}
+
+// testPressBadInput sends button payloads no button of the bot makes: they
+// are refused before the workflow runs.
+func testPressBadInput(t *testing.T, e *testEnv) {
+	b := newBot(t, e, script())
+	thread := NewThreadID()
+	answer, _ := ask(t, b, thread, "How many games were released in 2018?")
+	require.Empty(t, answer.ErrorKind, "question: %s", answer.ErrorDetail)
+	callsBefore := len(b.Scripted.Calls())
+
+	tests := []struct {
+		name   string
+		action string
+		value  string
+	}{
+		{name: "unknown action", action: "delete_everything", value: answer.QueryID},
+		{name: "empty action", action: "", value: answer.QueryID},
+		{name: "sql injection", action: ActionExportCSV, value: "'; DROP TABLE x"},
+		{name: "not hex", action: ActionShowSQL, value: "zzzz"},
+		{name: "too long", action: ActionExportCSV, value: answer.QueryID + "00"},
+		{name: "upper case hex", action: ActionExportCSV, value: "ABCDEF12"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			s, _, err := b.Press(context.Background(), Message{ThreadID: thread, UserID: "U1"}, tt.action, tt.value)
+			assert.True(t, errors.Is(err, ErrBadAction), "got error %v, want ErrBadAction", err)
+			assert.Nil(t, s, "state")
+		})
+	}
+	assert.Equal(t, callsBefore, len(b.Scripted.Calls()), "model calls")
+	assert.Len(t, recentTurns(t, e, thread), 1, "refused presses must not be saved as turns")
+	var n int
+	require.NoError(t, e.admin.Pool().QueryRow(context.Background(), "SELECT count(*) FROM analytics.apps").Scan(&n), "apps still there")
+	assert.Positive(t, n, "apps rows")
+}
+
+// testPressOtherThreadsQuery presses a button with a query id of another
+// thread: the bot must not serve that thread's data.
+func testPressOtherThreadsQuery(t *testing.T, e *testEnv) {
+	b := newBot(t, e, script())
+	threadA, threadB := NewThreadID(), NewThreadID()
+	a, _ := ask(t, b, threadA, "How many games were released in 2018?")
+	require.Empty(t, a.ErrorKind, "thread A question: %s", a.ErrorDetail)
+	other, _ := ask(t, b, threadB, "Which publishers released the most games?")
+	require.Empty(t, other.ErrorKind, "thread B question: %s", other.ErrorDetail)
+
+	for _, action := range []string{ActionExportCSV, ActionShowSQL} {
+		t.Run(action, func(t *testing.T) {
+			s, res := press(t, b, threadB, action, a.QueryID)
+			assert.Equal(t, nodes.ErrNoPreviousQuery, s.ErrorKind, "error kind (detail %s)", s.ErrorDetail)
+			assert.Contains(t, s.ResponseText, "couldn't find", "reply")
+			assert.Contains(t, res.Path(), nodes.NodeHandleError, "path")
+			assert.Empty(t, s.CSVContent, "csv")
+			assert.Empty(t, s.Result.Rows, "rows")
+			assert.Empty(t, s.SQL, "sql")
+			shown := s.ResponseText + blocksJSON(t, s)
+			assert.NotContains(t, shown, strconv.Itoa(games2018), "thread A's count leaked into %q", shown)
+			assert.NotContains(t, shown, "release_year", "thread A's SQL leaked into %q", shown)
+			assert.Zero(t, s.LLMCalls, "model calls")
+		})
+	}
+	t.Run("thread without results", func(t *testing.T) {
+		s, _ := ask(t, b, NewThreadID(), "export as csv")
+		assert.Equal(t, nodes.ErrNoPreviousQuery, s.ErrorKind, "error kind (detail %s)", s.ErrorDetail)
+		assert.Contains(t, s.ResponseText, "couldn't find", "reply")
+		assert.Empty(t, s.CSVContent, "csv")
+		assert.Zero(t, s.LLMCalls, "model calls")
+	})
+	// Thread A still gets its own result.
+	s, _ := press(t, b, threadA, ActionExportCSV, a.QueryID)
+	assert.Equal(t, "games\n"+strconv.Itoa(games2018)+"\n", string(s.CSVContent), "thread A csv")
+	assert.Equal(t, store.QueryID(sql2018), s.QueryID, "thread A query id")
+}

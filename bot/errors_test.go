@@ -1,0 +1,315 @@
+package bot
+
+import (
+	"context"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+	"unicode/utf8"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/analyticsbot/analyticsbot/llm"
+	"github.com/analyticsbot/analyticsbot/nodes"
+	"github.com/analyticsbot/analyticsbot/prompts"
+)
+
+// testOffTopic declines a message that is not about the data for the price
+// of the classification alone, and offers questions to ask instead.
+func testOffTopic(t *testing.T, e *testEnv) {
+	b := newBot(t, e, script())
+	s, res := ask(t, b, NewThreadID(), "tell me a joke")
+
+	assert.Equal(t, nodes.IntentOffTopic, s.Intent, "intent")
+	assert.Empty(t, s.ErrorKind, "error kind")
+	assert.Equal(t, []string{nodes.NodeRouteIntent, nodes.NodeDecline, nodes.NodeSaveTurn}, res.Path(), "path")
+	assert.Equal(t, 1, s.LLMCalls, "model calls")
+	assert.Equal(t, 1, b.Scripted.CallCount(llm.StepClassify), "classify calls")
+	assert.Equal(t, 1, len(b.Scripted.Calls()), "model calls received")
+	assert.Contains(t, s.ResponseText, "I can only answer questions about "+b.Config().Domain, "reply")
+	shown := blocksJSON(t, s)
+	for _, ex := range prompts.DefaultExamples()[:3] {
+		assert.Contains(t, shown, ex.Question, "the reply must suggest an example question")
+	}
+	assert.Empty(t, s.SQL, "sql")
+}
+
+// badSQL names a column the demo schema does not have, so Postgres rejects
+// it when the validator plans it.
+const badSQL = "SELECT count(*) AS games FROM analytics.apps WHERE release_yr = 2018"
+
+// testInvalidSQL feeds the validator SQL that Postgres rejects: the retries
+// carry the error back to the model, and the user gets a friendly reply
+// when they run out.
+func testInvalidSQL(t *testing.T, e *testEnv) {
+	badRule := `
+  - step: generate_sql
+    times: %d
+    reply: '{"sql": "` + badSQL + `", "assumptions": [], "explanation": "Counts games."}'
+`
+	tests := []struct {
+		name         string
+		rules        string
+		wantKind     nodes.ErrorKind
+		wantGenerate int
+		wantRetries  int
+		wantPath     []string
+	}{
+		{
+			name:         "stays invalid",
+			rules:        strings.Replace(badRule, "%d", "0", 1),
+			wantKind:     nodes.ErrInvalidSQL,
+			wantGenerate: 3,
+			wantRetries:  2,
+			wantPath: []string{
+				nodes.NodeRouteIntent, nodes.NodeResolveContext,
+				nodes.NodeGenerateSQL, nodes.NodeValidateSQL,
+				nodes.NodeGenerateSQL, nodes.NodeValidateSQL,
+				nodes.NodeGenerateSQL, nodes.NodeValidateSQL,
+				nodes.NodeHandleError, nodes.NodeSaveTurn,
+			},
+		},
+		{
+			name:         "invalid once",
+			rules:        strings.Replace(badRule, "%d", "1", 1),
+			wantGenerate: 2,
+			wantRetries:  1,
+			wantPath: []string{
+				nodes.NodeRouteIntent, nodes.NodeResolveContext,
+				nodes.NodeGenerateSQL, nodes.NodeValidateSQL,
+				nodes.NodeGenerateSQL, nodes.NodeValidateSQL,
+				nodes.NodeExecuteSQL, nodes.NodeInterpret, nodes.NodeFormatAnswer, nodes.NodeSaveTurn,
+			},
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			b := newBot(t, e, script(tt.rules))
+			s, res := ask(t, b, NewThreadID(), "How many games were released in 2018?")
+
+			assert.Equal(t, tt.wantKind, s.ErrorKind, "error kind (detail %s)", s.ErrorDetail)
+			assert.Equal(t, tt.wantPath, res.Path(), "path")
+			assert.Equal(t, tt.wantGenerate, b.Scripted.CallCount(llm.StepGenerateSQL), "generate_sql calls")
+			assert.Equal(t, tt.wantRetries, s.RetryCount, "retry count")
+
+			var generates []llm.Call
+			for _, c := range b.Scripted.Calls() {
+				if c.Step == llm.StepGenerateSQL {
+					generates = append(generates, c)
+				}
+			}
+			require.Len(t, generates, tt.wantGenerate, "generate_sql calls")
+			assert.NotContains(t, generates[0].Prompt, "Your previous attempt failed", "first prompt")
+			for i, c := range generates[1:] {
+				assert.Contains(t, c.Prompt, "Your previous attempt failed", "retry %d prompt", i+1)
+				assert.Contains(t, c.Prompt, "Previous SQL:\n"+badSQL+"\n", "retry %d prompt must quote the SQL", i+1)
+				assert.Contains(t, c.Prompt, `Error: column "release_yr" does not exist`, "retry %d prompt must quote Postgres", i+1)
+			}
+
+			if tt.wantKind != "" {
+				assert.NotContains(t, res.Path(), nodes.NodeExecuteSQL, "invalid SQL must never run")
+				assert.Contains(t, s.ResponseText, "I couldn't write a query that works for this question, even after 3 attempts", "reply")
+				assert.NotContains(t, s.ResponseText, "release_yr", "the raw error stays out of the reply")
+				assert.Empty(t, s.Result.Rows, "rows")
+				return
+			}
+			assert.Equal(t, [][]any{{int64(games2018)}}, s.Result.Rows, "rows")
+			assert.Contains(t, s.Answer, strconv.Itoa(games2018), "answer")
+			assert.Equal(t, 4, s.LLMCalls, "model calls")
+		})
+	}
+}
+
+// testUnsafeSQL refuses SQL that writes at once: no retry could make it
+// acceptable.
+func testUnsafeSQL(t *testing.T, e *testEnv) {
+	tests := []struct {
+		name string
+		sql  string
+	}{
+		{name: "delete", sql: "DELETE FROM analytics.apps WHERE release_year = 2018"},
+		{name: "stacked drop", sql: "SELECT 1; DROP TABLE analytics.apps"},
+		{name: "writing cte", sql: "WITH gone AS (DELETE FROM analytics.apps RETURNING app_id) SELECT count(*) FROM gone"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			b := newBot(t, e, script(`
+  - step: generate_sql
+    reply: '{"sql": "`+tt.sql+`", "assumptions": [], "explanation": "Cleans up."}'
+`))
+			s, res := ask(t, b, NewThreadID(), "How many games were released in 2018?")
+
+			assert.Equal(t, nodes.ErrUnsafeSQL, s.ErrorKind, "error kind (detail %s)", s.ErrorDetail)
+			assert.Equal(t, 1, b.Scripted.CallCount(llm.StepGenerateSQL), "generate_sql calls")
+			assert.Equal(t, []string{
+				nodes.NodeRouteIntent, nodes.NodeResolveContext, nodes.NodeGenerateSQL, nodes.NodeValidateSQL,
+				nodes.NodeHandleError, nodes.NodeSaveTurn,
+			}, res.Path(), "path")
+			assert.Contains(t, s.ResponseText, "I can only read data, never change it", "reply")
+
+			var n int
+			err := e.admin.Pool().QueryRow(context.Background(),
+				"SELECT count(*) FROM analytics.apps WHERE release_year = 2018").Scan(&n)
+			require.NoError(t, err, "count apps")
+			assert.Equal(t, games2018, n, "the data must be untouched")
+		})
+	}
+}
+
+// testBadMessages sends messages no question can be read from, and
+// messages with bytes Slack should never send.
+func testBadMessages(t *testing.T, e *testEnv) {
+	const declineGarbage = `
+  - step: classify
+    match: '(?m)^Question: \x{FFFD}+\s*$'
+    reply: '{"intent": "off_topic", "confidence": 0.6}'
+`
+	tests := []struct {
+		name       string
+		text       string
+		wantKind   nodes.ErrorKind
+		wantReply  string
+		wantCalls  int
+		wantIntent nodes.Intent
+		wantTurns  int
+	}{
+		{name: "empty", text: "", wantKind: nodes.ErrEmptyMessage, wantReply: "Ask me a question about"},
+		{name: "white space", text: " \n\t  \r\n", wantKind: nodes.ErrEmptyMessage, wantReply: "Ask me a question about"},
+		{
+			name: "10 kB", text: strings.Repeat("How many games? ", 640),
+			wantKind: nodes.ErrMessageTooLong, wantReply: "Your message is too long", wantTurns: 1,
+		},
+		{
+			name: "question with invalid bytes", text: "How many games were released in 2018?\xff\xfe",
+			wantReply: strconv.Itoa(games2018), wantCalls: 3, wantIntent: nodes.IntentAnalytics, wantTurns: 1,
+		},
+		{
+			name: "only invalid bytes", text: "\xff\xfe\x80",
+			wantReply: "I can only answer questions about", wantCalls: 1, wantIntent: nodes.IntentOffTopic, wantTurns: 1,
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			b := newBot(t, e, script(declineGarbage))
+			thread := NewThreadID()
+			s, _ := ask(t, b, thread, tt.text)
+
+			assert.Equal(t, tt.wantKind, s.ErrorKind, "error kind (detail %s)", s.ErrorDetail)
+			assert.Contains(t, s.ResponseText, tt.wantReply, "reply")
+			assert.Equal(t, tt.wantCalls, s.LLMCalls, "model calls")
+			assert.Equal(t, tt.wantCalls, len(b.Scripted.Calls()), "model calls received")
+			if tt.wantIntent != "" {
+				assert.Equal(t, tt.wantIntent, s.Intent, "intent")
+			}
+			assert.True(t, utf8.ValidString(s.ResponseText), "reply %q must be valid UTF-8", s.ResponseText)
+			for _, c := range b.Scripted.Calls() {
+				assert.True(t, utf8.ValidString(c.Prompt), "the %s prompt must be valid UTF-8", c.Step)
+			}
+			turns := recentTurns(t, e, thread)
+			require.Len(t, turns, tt.wantTurns, "saved turns")
+			for _, turn := range turns {
+				assert.True(t, utf8.ValidString(turn.UserMessage), "saved message %q must be valid UTF-8", turn.UserMessage)
+				assert.True(t, utf8.ValidString(turn.BotResponse), "saved reply %q must be valid UTF-8", turn.BotResponse)
+			}
+		})
+	}
+}
+
+// testModelFailures runs the workflow against a model that is slow, down or
+// answers nonsense.
+func testModelFailures(t *testing.T, e *testEnv) {
+	fastFail := func(c *Config) { c.LLMTimeout, c.LLMRetries = 50*time.Millisecond, 0 }
+	tests := []struct {
+		name      string
+		rules     string
+		adjust    func(*Config)
+		wantKind  nodes.ErrorKind
+		wantReply string
+		wantNote  string
+		check     func(t *testing.T, b *Bot, s *nodes.State)
+	}{
+		{
+			name: "model times out",
+			rules: `
+  - step: classify
+    delay: 5s
+    reply: '{"intent": "analytics_query", "confidence": 0.9}'
+`,
+			adjust: fastFail, wantKind: nodes.ErrModelTimeout,
+			wantReply: "The language model took too long to answer",
+		},
+		{
+			name: "model unavailable",
+			rules: `
+  - step: classify
+    error: 'transient: upstream busy'
+`,
+			adjust: fastFail, wantKind: nodes.ErrModelUnavailable,
+			wantReply: "The language model isn't reachable right now",
+		},
+		{
+			name: "classifier answers garbage",
+			rules: `
+  - step: classify
+    reply: 'lol'
+`,
+			wantReply: strconv.Itoa(games2018), wantNote: "classifier reply unusable",
+			check: func(t *testing.T, b *Bot, s *nodes.State) {
+				assert.Equal(t, nodes.IntentAnalytics, s.Intent, "intent")
+				assert.Equal(t, "fallback", s.IntentSource, "intent source")
+				assert.Equal(t, [][]any{{int64(games2018)}}, s.Result.Rows, "rows")
+			},
+		},
+		{
+			name: "generator answers prose",
+			rules: `
+  - step: generate_sql
+    reply: 'I would count the games that came out that year.'
+`,
+			wantKind: nodes.ErrInvalidSQL, wantReply: "I couldn't write a query",
+			wantNote: "generator reply held no SQL",
+			check: func(t *testing.T, b *Bot, s *nodes.State) {
+				assert.Equal(t, 3, b.Scripted.CallCount(llm.StepGenerateSQL), "generate_sql calls")
+				last := b.Scripted.Calls()[len(b.Scripted.Calls())-1]
+				assert.Contains(t, last.Prompt, "(none: the reply held no SQL statement)", "retry prompt")
+			},
+		},
+		{
+			name: "interpreter invents a number",
+			rules: `
+  - step: interpret
+    reply: '{"answer": "About *9000* games were released in 2018."}'
+`,
+			wantReply: strconv.Itoa(games2018), wantNote: "quoted numbers not in the result",
+			check: func(t *testing.T, b *Bot, s *nodes.State) {
+				assert.Equal(t, "*games*: *8160*", s.Answer, "answer")
+				assert.NotContains(t, s.ResponseText+blocksJSON(t, s), "9000", "the invented number must not reach the user")
+			},
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			var adjust []func(*Config)
+			if tt.adjust != nil {
+				adjust = append(adjust, tt.adjust)
+			}
+			b := newBot(t, e, script(tt.rules), adjust...)
+			s, _ := ask(t, b, NewThreadID(), "How many games were released in 2018?")
+
+			assert.Equal(t, tt.wantKind, s.ErrorKind, "error kind (detail %s)", s.ErrorDetail)
+			assert.Contains(t, s.ResponseText, tt.wantReply, "reply")
+			if tt.wantNote != "" {
+				assert.Contains(t, strings.Join(s.Notes, "\n"), tt.wantNote, "notes")
+			}
+			if tt.check != nil {
+				tt.check(t, b, s)
+			}
+		})
+	}
+}
