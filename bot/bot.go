@@ -50,6 +50,10 @@ func New(ctx context.Context, cfg Config, log *slog.Logger) (*Bot, error) {
 		db.Close()
 		return nil, err
 	}
+	if ok, err := db.SchemaExists(ctx, cfg.Schema); err == nil && !ok {
+		log.WarnContext(ctx, "the analytics schema does not exist: questions will fail until it does",
+			"schema", cfg.Schema, "hint", "check ANALYTICS_SCHEMA, or run `analyticsbot demo load`")
+	}
 	return b, nil
 }
 

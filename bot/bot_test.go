@@ -25,6 +25,7 @@ func TestBot(t *testing.T) {
 		{"ModelFailures", testModelFailures},
 		{"DatabaseDown", testDatabaseDown},
 		{"ConcurrentThreads", testConcurrentThreads},
+		{"MissingSchema", testMissingSchema},
 	}
 	for _, g := range groups {
 		t.Run(g.name, func(t *testing.T) {

@@ -54,13 +54,15 @@ func (n *Nodes) errorText(s *State) (string, []string) {
 	case ErrMessageTooLong:
 		return fmt.Sprintf("Your message is too long (%s); I read questions of up to %d characters. Please shorten it.", s.ErrorDetail, n.MaxMessageLen), nil
 	case ErrInvalidSQL:
-		return fmt.Sprintf("I couldn't write a query that works for this question, even after %d attempts. Try rephrasing it with the exact names of what you're looking for, for example:", s.RetryCount+1), examples
+		return fmt.Sprintf("I couldn't write a query that works for this question, even after %s. Try rephrasing it with the exact names of what you're looking for, for example:", plural(s.RetryCount+1, "attempt")), examples
 	case ErrUnsafeSQL:
 		return "I can only read data, never change it, so I can't run that. Ask a question about the data instead, for example:", examples
 	case ErrQueryTimeout:
 		return "The query took too long and was stopped. Try narrowing the question: a shorter time range, a filter, or fewer groups.", nil
 	case ErrDatabaseDown:
 		return "I can't reach the database right now. Please try again in a minute; if it keeps happening, tell whoever runs this bot.", nil
+	case ErrNoData:
+		return fmt.Sprintf("I can't see any tables in the %q schema, so there is nothing to answer from yet. Whoever runs this bot should check ANALYTICS_SCHEMA and the reader role's access.", n.Schema), nil
 	case ErrModelTimeout:
 		return "The language model took too long to answer. Please try again in a minute.", nil
 	case ErrModelUnavailable:

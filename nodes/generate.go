@@ -81,6 +81,8 @@ func dbFailure(s *State, err error) {
 	switch {
 	case errors.Is(err, store.ErrUnavailable):
 		s.fail(ErrDatabaseDown, err.Error())
+	case errors.Is(err, errNoTables):
+		s.fail(ErrNoData, err.Error())
 	case errors.Is(err, store.ErrQueryTimeout), errors.Is(err, context.DeadlineExceeded):
 		s.fail(ErrQueryTimeout, err.Error())
 	case errors.As(err, &pgErr) && pgErr.Code == "25006": // read_only_sql_transaction

@@ -7,6 +7,7 @@ import (
 	"os"
 	"runtime"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -134,10 +135,14 @@ func newNodes(t testing.TB, rules []llm.Rule, opts ...llm.ClientOption) (*Nodes,
 	return n, model
 }
 
+// threads numbers the threads of a run: with -count=N every test runs N
+// times on the one database.
+var threads atomic.Int64
+
 // threadID names a test's own conversation thread, so tests sharing the
 // database never see each other's turns or cached results.
 func threadID(t testing.TB) string {
-	return "thread-" + strings.NewReplacer("/", "-", " ", "_").Replace(t.Name())
+	return fmt.Sprintf("thread-%d-%s", threads.Add(1), strings.NewReplacer("/", "-", " ", "_").Replace(t.Name()))
 }
 
 // reply is a scripted rule answering every call of step with text.

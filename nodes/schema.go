@@ -2,12 +2,17 @@ package nodes
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"sync"
 	"time"
 
 	"github.com/analyticsbot/analyticsbot/store"
 )
+
+// errNoTables means the analytics schema is missing or holds no tables the
+// bot can see: a setup problem no rephrasing can fix.
+var errNoTables = errors.New("no tables: check ANALYTICS_SCHEMA, load data into it (make run loads the demo) and grant the reader role access")
 
 // schemaCache keeps the described analytics schema for a while: the
 // catalog rarely changes, and reading it costs a round trip per question.
@@ -31,7 +36,7 @@ func (n *Nodes) tables(ctx context.Context) ([]store.Table, []string, error) {
 		return nil, nil, fmt.Errorf("describe schema %s: %w", n.Schema, err)
 	}
 	if len(tables) == 0 {
-		return nil, nil, fmt.Errorf("schema %q has no tables: load data into it (make run loads the demo)", n.Schema)
+		return nil, nil, fmt.Errorf("schema %q: %w", n.Schema, errNoTables)
 	}
 	names := make([]string, len(tables))
 	for i, t := range tables {

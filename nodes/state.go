@@ -53,6 +53,7 @@ const (
 	ErrUnsafeSQL        ErrorKind = "unsafe_sql"
 	ErrQueryTimeout     ErrorKind = "query_timeout"
 	ErrDatabaseDown     ErrorKind = "database_unavailable"
+	ErrNoData           ErrorKind = "no_data"
 	ErrModelUnavailable ErrorKind = "model_unavailable"
 	ErrModelTimeout     ErrorKind = "model_timeout"
 	ErrModelRefused     ErrorKind = "model_refused"

@@ -1,0 +1,336 @@
+package nodes
+
+import (
+	"context"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/analyticsbot/analyticsbot/blockkit"
+	"github.com/analyticsbot/analyticsbot/store"
+)
+
+const (
+	valveQuestion = "When were Valve's first games released?"
+	valveSQL      = "SELECT app_id, name, release_date FROM analytics.apps WHERE app_id IN (10, 20) ORDER BY app_id"
+	valveCSV      = "app_id,name,release_date\n10,Counter-Strike,2000-11-01\n20,Team Fortress Classic,1999-04-01\n"
+	priceQuestion = "What is the average price of RPG games?"
+	priceSQL      = "SELECT round(avg(a.price), 2) AS avg_price FROM analytics.apps a JOIN analytics.app_genres ag ON ag.app_id = a.app_id JOIN analytics.genres g ON g.genre_id = ag.genre_id WHERE g.name = 'RPG'"
+	freeQuestion  = "How many games are free to play?"
+	freeSQL       = "SELECT count(*) AS free_games FROM analytics.apps WHERE is_free"
+)
+
+// addTurn stores a turn of the test's thread, as SaveTurn would have.
+func addTurn(t *testing.T, thread, question, sql string) {
+	t.Helper()
+	turn := store.Turn{ThreadID: thread, UserID: "U1", ChannelID: "C1", UserMessage: question,
+		BotResponse: "an answer", Intent: string(IntentAnalytics), SQL: sql}
+	if sql != "" {
+		turn.QueryID = store.QueryID(sql)
+	}
+	_, err := requireDB(t).AddTurn(context.Background(), turn)
+	require.NoError(t, err, "add turn")
+}
+
+// putResult stores a cached result of the test's thread.
+func putResult(t *testing.T, n *Nodes, thread, question, sql string, res store.Result) {
+	t.Helper()
+	err := n.Cache.Put(context.Background(), store.CachedResult{
+		ThreadID: thread, QueryID: store.QueryID(sql), SQL: sql, Question: question, Result: res})
+	require.NoError(t, err, "cache result")
+}
+
+// oneCell is a result whose only value says where it came from, so a test
+// can tell a cached result from one the SQL produces.
+func oneCell(v string) store.Result {
+	return store.Result{Columns: []store.Column{{Name: "source", Type: "text"}}, Rows: [][]any{{v}}, RowCount: 1}
+}
+
+func TestExportCSV(t *testing.T) {
+	t.Parallel()
+	requireDB(t)
+	t.Cleanup(func() { assertAppsIntact(t) })
+	tests := []struct {
+		name       string
+		setup      func(t *testing.T, n *Nodes, thread string)
+		referenced string
+
+		wantKind     ErrorKind
+		wantCSV      string
+		wantTitle    string
+		wantFile     string
+		wantText     string
+		wantRerun    bool
+		wantQueryID  string
+		wantSQL      string
+		wantDetailed string
+	}{
+		{
+			name: "cache hit for the button's query",
+			setup: func(t *testing.T, n *Nodes, thread string) {
+				putResult(t, n, thread, valveQuestion, valveSQL, oneCell("from the cache"))
+				putResult(t, n, thread, freeQuestion, freeSQL, oneCell("newer, not asked for"))
+			},
+			referenced:  store.QueryID(valveSQL),
+			wantCSV:     "source\nfrom the cache\n",
+			wantTitle:   valveQuestion,
+			wantFile:    "when-were-valve-s-first-games-released-" + store.QueryID(valveSQL) + ".csv",
+			wantText:    "Here is the CSV of “" + valveQuestion + "”: 1 row.",
+			wantQueryID: store.QueryID(valveSQL),
+			wantSQL:     valveSQL,
+		},
+		{
+			name: "cache hit for the latest result",
+			setup: func(t *testing.T, n *Nodes, thread string) {
+				putResult(t, n, thread, valveQuestion, valveSQL, oneCell("older"))
+				putResult(t, n, thread, freeQuestion, freeSQL, oneCell("latest"))
+			},
+			wantCSV:     "source\nlatest\n",
+			wantTitle:   freeQuestion,
+			wantFile:    "how-many-games-are-free-to-play-" + store.QueryID(freeSQL) + ".csv",
+			wantText:    "Here is the CSV of “" + freeQuestion + "”: 1 row.",
+			wantQueryID: store.QueryID(freeSQL),
+			wantSQL:     freeSQL,
+		},
+		{
+			name: "a truncated result says so",
+			setup: func(t *testing.T, n *Nodes, thread string) {
+				res := oneCell("first of many")
+				res.Rows, res.RowCount, res.Truncated = append(res.Rows, []any{"second of many"}), 2, true
+				putResult(t, n, thread, freeQuestion, freeSQL, res)
+			},
+			referenced:  store.QueryID(freeSQL),
+			wantCSV:     "source\nfirst of many\nsecond of many\n",
+			wantTitle:   freeQuestion,
+			wantFile:    "how-many-games-are-free-to-play-" + store.QueryID(freeSQL) + ".csv",
+			wantText:    "Here is the CSV of “" + freeQuestion + "”: 2 rows. The result was limited to 2 rows.",
+			wantQueryID: store.QueryID(freeSQL),
+			wantSQL:     freeSQL,
+		},
+		{
+			name: "cache miss re-runs the button's query from the turns",
+			setup: func(t *testing.T, n *Nodes, thread string) {
+				addTurn(t, thread, valveQuestion, valveSQL)
+				addTurn(t, thread, freeQuestion, freeSQL)
+			},
+			referenced:  store.QueryID(valveSQL),
+			wantCSV:     valveCSV,
+			wantTitle:   valveQuestion,
+			wantFile:    "when-were-valve-s-first-games-released-" + store.QueryID(valveSQL) + ".csv",
+			wantText:    "Here is the CSV of “" + valveQuestion + "”: 2 rows.",
+			wantRerun:   true,
+			wantQueryID: store.QueryID(valveSQL),
+			wantSQL:     valveSQL,
+		},
+		{
+			name: "cache miss re-runs the latest query",
+			setup: func(t *testing.T, n *Nodes, thread string) {
+				addTurn(t, thread, freeQuestion, freeSQL)
+				addTurn(t, thread, valveQuestion, valveSQL)
+				addTurn(t, thread, "export that", "")
+			},
+			wantCSV:     valveCSV,
+			wantTitle:   valveQuestion,
+			wantFile:    "when-were-valve-s-first-games-released-" + store.QueryID(valveSQL) + ".csv",
+			wantText:    "Here is the CSV of “" + valveQuestion + "”: 2 rows.",
+			wantRerun:   true,
+			wantQueryID: store.QueryID(valveSQL),
+			wantSQL:     valveSQL,
+		},
+		{
+			name:     "nothing in the thread",
+			wantKind: ErrNoPreviousQuery,
+		},
+		{
+			name: "button of a query the thread never ran",
+			setup: func(t *testing.T, n *Nodes, thread string) {
+				addTurn(t, thread, freeQuestion, freeSQL)
+				putResult(t, n, "some-other-thread-"+thread, valveQuestion, valveSQL, oneCell("not yours"))
+			},
+			referenced: store.QueryID(valveSQL),
+			wantKind:   ErrNoPreviousQuery,
+		},
+		{
+			name: "stored SQL that writes is refused",
+			setup: func(t *testing.T, n *Nodes, thread string) {
+				addTurn(t, thread, "delete everything", "DELETE FROM analytics.apps")
+			},
+			wantKind:     ErrUnsafeSQL,
+			wantDetailed: "stored SQL rejected: not_select",
+		},
+		{
+			name: "stored SQL the schema no longer fits",
+			setup: func(t *testing.T, n *Nodes, thread string) {
+				addTurn(t, thread, "old question", "SELECT removed_column FROM analytics.apps")
+			},
+			wantKind:     ErrInvalidSQL,
+			wantDetailed: `column "removed_column" does not exist`,
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			ctx := context.Background()
+			n, model := newNodes(t, nil)
+			thread := threadID(t)
+			if tt.setup != nil {
+				tt.setup(t, n, thread)
+			}
+			s := State{UserQuery: "[button] export_csv", ThreadTS: thread, Intent: IntentExportCSV, ReferencedQueryID: tt.referenced}
+			require.NoError(t, n.ExportCSV(ctx, &s))
+			assert.Empty(t, model.Calls(), "model calls")
+
+			assert.Equal(t, tt.wantKind, s.ErrorKind, "error kind (detail %q)", s.ErrorDetail)
+			if tt.wantKind != "" {
+				assert.Contains(t, s.ErrorDetail, tt.wantDetailed, "error detail")
+				assert.Empty(t, s.CSVContent, "CSV of a failed export")
+				assert.Empty(t, s.Blocks, "blocks of a failed export: handle_error writes the reply")
+				return
+			}
+			assert.Equal(t, tt.wantCSV, string(s.CSVContent), "CSV")
+			assert.Equal(t, tt.wantTitle, s.CSVTitle, "CSV title")
+			assert.Equal(t, tt.wantFile, s.CSVFilename, "CSV file name")
+			assert.Equal(t, tt.wantText, s.ResponseText, "notification text")
+			assert.Equal(t, FormatSimple, s.ResponseFormat, "response format")
+			assert.Contains(t, blockkit.PlainText(s.Blocks), tt.wantText, "what the user sees")
+			assert.Equal(t, tt.wantQueryID, s.QueryID, "query id")
+			assert.Equal(t, tt.wantSQL, s.SQL, "SQL")
+			assert.Equal(t, tt.wantRerun, s.DBTime > 0, "got database time %s; want a re-run: %v", s.DBTime, tt.wantRerun)
+			if tt.wantRerun { // the re-run result is cached for the next click
+				other, err := store.NewCache(requireDB(t), 0, 0)
+				require.NoError(t, err)
+				cached, err := other.Get(ctx, thread, tt.wantQueryID)
+				require.NoError(t, err, "cached re-run result")
+				assert.Equal(t, s.Result.Rows, cached.Result.Rows, "cached rows")
+			}
+		})
+	}
+}
+
+func TestExportCSVQuoting(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	n, _ := newNodes(t, nil)
+	thread := threadID(t)
+	sql := `SELECT 'Half-Life, Episode Two' AS name, 'the "best" one' AS quote, E'line one\nline two' AS notes,` +
+		` NULL::text AS missing, 42 AS n, 1.5::float8 AS f, 19.99::numeric AS price, true AS ok`
+	s := State{UserQuery: "quote, please", ThreadTS: thread, SQL: sql}
+	require.NoError(t, n.ExecuteSQL(ctx, &s))
+	require.Empty(t, s.ErrorKind, "execute: error detail %q", s.ErrorDetail)
+
+	n.Cache.(*store.Cache).Forget() // read the result back from Postgres
+	export := State{UserQuery: "[button] export_csv", ThreadTS: thread, Intent: IntentExportCSV, ReferencedQueryID: s.QueryID}
+	require.NoError(t, n.ExportCSV(ctx, &export))
+	require.Empty(t, export.ErrorKind, "export: error detail %q", export.ErrorDetail)
+
+	want := "name,quote,notes,missing,n,f,price,ok\n" +
+		"\"Half-Life, Episode Two\",\"the \"\"best\"\" one\",\"line one\nline two\",,42,1.5,19.99,true\n"
+	assert.Equal(t, want, string(export.CSVContent), "CSV")
+	assert.Equal(t, "quote-please-"+s.QueryID+".csv", export.CSVFilename, "CSV file name")
+}
+
+func TestShowSQL(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name       string
+		setup      func(t *testing.T, n *Nodes, thread string)
+		message    string
+		referenced string
+
+		wantKind     ErrorKind
+		wantSQL      string
+		wantQuestion string
+	}{
+		{
+			name:       "the button's query",
+			setup:      threeQuestions,
+			message:    "[button] show_sql",
+			referenced: store.QueryID(valveSQL),
+			wantSQL:    valveSQL, wantQuestion: valveQuestion,
+		},
+		{
+			name: "the button's query found in the cache only",
+			setup: func(t *testing.T, n *Nodes, thread string) {
+				addTurn(t, thread, freeQuestion, freeSQL)
+				putResult(t, n, thread, valveQuestion, valveSQL, oneCell("cached"))
+			},
+			message:    "[button] show_sql",
+			referenced: store.QueryID(valveSQL),
+			wantSQL:    valveSQL, wantQuestion: valveQuestion,
+		},
+		{
+			name: "the button's query names the resolved question",
+			setup: func(t *testing.T, n *Nodes, thread string) {
+				addTurn(t, thread, "And for free ones?", freeSQL)
+				putResult(t, n, thread, freeQuestion, freeSQL, oneCell("cached"))
+			},
+			message:    "[button] show_sql",
+			referenced: store.QueryID(freeSQL),
+			wantSQL:    freeSQL, wantQuestion: freeQuestion,
+		},
+		{
+			name:     "the button's query is not in the thread",
+			setup:    threeQuestions,
+			message:  "[button] show_sql",
+			wantKind: ErrNoPreviousQuery, referenced: "0badc0de",
+		},
+		{
+			name:    "a query named by keyword",
+			setup:   threeQuestions,
+			message: "show me the SQL for the price query",
+			wantSQL: priceSQL, wantQuestion: priceQuestion,
+		},
+		{
+			name:    "keywords that match nothing give the latest",
+			setup:   threeQuestions,
+			message: "show the SQL for the revenue query",
+			wantSQL: freeSQL, wantQuestion: freeQuestion,
+		},
+		{
+			name:    "the latest query",
+			setup:   threeQuestions,
+			message: "show sql",
+			wantSQL: freeSQL, wantQuestion: freeQuestion,
+		},
+		{
+			name:     "nothing in the thread",
+			message:  "show sql",
+			wantKind: ErrNoPreviousQuery,
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			n, model := newNodes(t, nil)
+			thread := threadID(t)
+			if tt.setup != nil {
+				tt.setup(t, n, thread)
+			}
+			s := State{UserQuery: tt.message, ThreadTS: thread, Intent: IntentShowSQL, ReferencedQueryID: tt.referenced}
+			require.NoError(t, n.ShowSQL(context.Background(), &s))
+			assert.Empty(t, model.Calls(), "model calls")
+
+			assert.Equal(t, tt.wantKind, s.ErrorKind, "error kind (detail %q)", s.ErrorDetail)
+			if tt.wantKind != "" {
+				assert.Empty(t, s.Blocks, "blocks of a failed lookup: handle_error writes the reply")
+				return
+			}
+			assert.Equal(t, tt.wantSQL, s.SQL, "SQL")
+			assert.Equal(t, store.QueryID(tt.wantSQL), s.QueryID, "query id")
+			assert.Equal(t, "SQL for: "+tt.wantQuestion, s.ResponseText, "notification text")
+			shown := blockkit.PlainText(s.Blocks)
+			assert.Contains(t, shown, tt.wantSQL, "what the user sees")
+			assert.Contains(t, shown, "*SQL for:* "+tt.wantQuestion, "what the user sees")
+		})
+	}
+}
+
+// threeQuestions fills a thread with three answered questions; the free
+// games one is the latest.
+func threeQuestions(t *testing.T, n *Nodes, thread string) {
+	addTurn(t, thread, valveQuestion, valveSQL)
+	addTurn(t, thread, priceQuestion, priceSQL)
+	addTurn(t, thread, "export that", "")
+	addTurn(t, thread, freeQuestion, freeSQL)
+}

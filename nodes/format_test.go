@@ -1,0 +1,192 @@
+package nodes
+
+import (
+	"context"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/analyticsbot/analyticsbot/blockkit"
+	"github.com/analyticsbot/analyticsbot/store"
+)
+
+func TestFormatAnswer(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name        string
+		state       State
+		wantFormat  Format
+		wantText    string
+		wantInclude []string
+		wantExclude []string
+	}{
+		{
+			name: "one number",
+			state: State{UserQuery: "How many games were released in 2018?", Answer: "*8,160* games were released in 2018.",
+				Result: gamesIn2018(), QueryID: "1a2b3c4d", Started: fixedNow.Add(-1500 * time.Millisecond)},
+			wantFormat:  FormatSimple,
+			wantText:    "*8,160* games were released in 2018.",
+			wantInclude: []string{"*8,160* games were released in 2018.", "1 row · in 1.5 s", "[Export CSV] [Show SQL]"},
+		},
+		{
+			name: "table with assumptions",
+			state: State{UserQuery: "top genres", ResolvedQuery: "Which genres have the most games?",
+				Answer: "*Indie* leads with *19,421* games.", Result: topGenres(false), QueryID: "5e6f7a8b",
+				Assumptions: []string{"a game counts once per genre"}},
+			wantFormat: FormatTable,
+			wantText:   "*Indie* leads with *19,421* games.",
+			wantInclude: []string{
+				"*Indie* leads with *19,421* games.", "Indie", "19,421", "Casual",
+				"Assumption: a game counts once per genre", "3 rows", "[Export CSV] [Show SQL]",
+			},
+			wantExclude: []string{"· in "}, // no start time, no elapsed time
+		},
+		{
+			name: "no rows",
+			state: State{UserQuery: "How many games were released in 2020?", Answer: "The query returned no rows.",
+				Result: store.Result{Columns: []store.Column{{Name: "games"}}, Rows: [][]any{}}, QueryID: "9c0d1e2f"},
+			wantFormat:  FormatSimple,
+			wantText:    "The query returned no rows.",
+			wantInclude: []string{"The query returned no rows.", "no rows"},
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			n := (&Nodes{Domain: "Steam games", Now: func() time.Time { return fixedNow }}).Defaults()
+			s := tt.state
+			require.NoError(t, n.FormatAnswer(context.Background(), &s))
+
+			assert.Equal(t, tt.wantFormat, s.ResponseFormat, "response format")
+			assert.Equal(t, tt.wantText, s.ResponseText, "notification text")
+			require.NotEmpty(t, s.Blocks, "blocks")
+			shown := blockkit.PlainText(s.Blocks)
+			for _, want := range tt.wantInclude {
+				assert.Contains(t, shown, want, "what the user sees")
+			}
+			for _, unwanted := range tt.wantExclude {
+				assert.NotContains(t, shown, unwanted, "what the user sees")
+			}
+		})
+	}
+}
+
+func TestDecline(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name        string
+		suggestions []string
+		wantInclude []string
+	}{
+		{
+			name:        "few-shot questions",
+			wantInclude: []string{"“How many games are free to play?”", "“Which 5 publishers released the most games in 2017?”"},
+		},
+		{
+			name:        "configured suggestions",
+			suggestions: []string{"Which genre has the most games?"},
+			wantInclude: []string{"“Which genre has the most games?”"},
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			n, model := newNodes(t, nil)
+			n.Suggestions = tt.suggestions
+			s := State{UserQuery: "tell me a joke", Intent: IntentOffTopic}
+			require.NoError(t, n.Decline(context.Background(), &s))
+
+			assert.Equal(t, FormatSimple, s.ResponseFormat, "response format")
+			assert.Equal(t, "I can only answer questions about Steam games. Try one of these:", s.ResponseText, "notification text")
+			shown := blockkit.PlainText(s.Blocks)
+			assert.Contains(t, shown, "Try asking:", "what the user sees")
+			for _, want := range tt.wantInclude {
+				assert.Contains(t, shown, want, "what the user sees")
+			}
+			assert.Empty(t, model.Calls(), "model calls")
+		})
+	}
+}
+
+func TestHandleError(t *testing.T) {
+	t.Parallel()
+	// Each detail is what the failing node really records: wrapped Go
+	// errors, Postgres messages with SQLSTATE codes, model error chains.
+	tests := []struct {
+		kind        ErrorKind
+		detail      string
+		retries     int
+		wantInclude []string
+		wantHelp    bool // suggests questions to ask instead
+	}{
+		{ErrEmptyMessage, "empty message", 0, []string{"Ask me a question about Steam games"}, true},
+		{ErrMessageTooLong, "4001 characters", 0, []string{"too long (4001 characters)", "up to 4000 characters"}, false},
+		{ErrInvalidSQL, `run query: ERROR: column "nme" does not exist (SQLSTATE 42703)`, 2, []string{"even after 3 attempts"}, true},
+		{ErrUnsafeSQL, "not_select: only SELECT statements (optionally WITH …) may run", 0, []string{"I can only read data"}, true},
+		{ErrQueryTimeout, "run query: query timed out: ERROR: canceling statement due to statement timeout (SQLSTATE 57014)", 0, []string{"took too long"}, false},
+		{ErrDatabaseDown, "describe schema analytics: database unavailable: dial tcp 127.0.0.1:5432: connect: connection refused", 0, []string{"can't reach the database"}, false},
+		{ErrModelTimeout, "classify: classify: model call: timed out after 1m0s (3 attempts)", 0, []string{"took too long to answer"}, false},
+		{ErrModelUnavailable, "classify: classify: model call: unavailable after 3 attempts: scripted model: rules[0]: x (transient)", 0, []string{"isn't reachable"}, false},
+		{ErrModelRefused, "generate_sql: generate_sql: model call: scripted model: rules[0]: content policy violation", 0, []string{"could not answer (content policy violation)"}, true},
+		{ErrNoPreviousQuery, "no SQL in thread 1712.0001", 0, []string{"couldn't find an earlier result"}, false},
+		{ErrInternal, "context canceled", 0, []string{"Something went wrong on my side"}, false},
+	}
+	n := (&Nodes{Domain: "Steam games", Examples: nil, Suggestions: []string{"How many games are free?"}}).Defaults()
+	seen := map[string]ErrorKind{}
+	for _, tt := range tests {
+		s := State{UserQuery: "q", ErrorKind: tt.kind, ErrorDetail: tt.detail, RetryCount: tt.retries}
+		require.NoError(t, n.HandleError(context.Background(), &s))
+
+		assert.Equal(t, FormatError, s.ResponseFormat, "%s: response format", tt.kind)
+		require.NotEmpty(t, s.ResponseText, "%s: notification text", tt.kind)
+		require.NotEmpty(t, s.Blocks, "%s: blocks", tt.kind)
+		shown := blockkit.PlainText(s.Blocks)
+		for _, want := range tt.wantInclude {
+			assert.Contains(t, shown, want, "%s: what the user sees", tt.kind)
+		}
+		assert.Equal(t, tt.wantHelp, strings.Contains(shown, "How many games are free?"),
+			"%s: got suggestions shown = %v, want %v:\n%s", tt.kind, !tt.wantHelp, tt.wantHelp, shown)
+		for _, raw := range []string{"SQLSTATE", "model call", "rules[0]", "run query", "dial tcp", "does not exist", "context canceled", "thread 1712"} {
+			assert.NotContains(t, shown, raw, "%s: raw error detail shown to the user", tt.kind)
+			assert.NotContains(t, s.ResponseText, raw, "%s: raw error detail in the notification", tt.kind)
+		}
+		if other, dup := seen[s.ResponseText]; dup {
+			t.Errorf("%s: got the same text as %s (%q), want a distinct one", tt.kind, other, s.ResponseText)
+		}
+		seen[s.ResponseText] = tt.kind
+	}
+
+	// model_output is declared but no node records it yet; it must still
+	// read as a friendly message.
+	s := State{ErrorKind: ErrModelOutput, ErrorDetail: `interpret: json: cannot unmarshal string into Go value`}
+	require.NoError(t, n.HandleError(context.Background(), &s))
+	assert.NotContains(t, s.ResponseText, "json", "model_output: raw error detail in the notification")
+	assert.NotEmpty(t, s.Blocks, "model_output: blocks")
+}
+
+func TestHandleErrorCountsAttempts(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name    string
+		retries int
+		want    string
+	}{
+		// A stored query that no longer runs fails an export on its first
+		// and only attempt.
+		{"no retry", 0, "even after 1 attempt."},
+		{"one retry", 1, "even after 2 attempts."},
+		{"retries spent", 2, "even after 3 attempts."},
+	}
+	n := (&Nodes{Domain: "Steam games"}).Defaults()
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			s := State{ErrorKind: ErrInvalidSQL, ErrorDetail: `column "x" does not exist`, RetryCount: tt.retries}
+			require.NoError(t, n.HandleError(context.Background(), &s))
+			assert.Contains(t, s.ResponseText, tt.want, "notification text")
+		})
+	}
+}

@@ -1,0 +1,159 @@
+package nodes
+
+import (
+	"context"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/analyticsbot/analyticsbot/llm"
+	"github.com/analyticsbot/analyticsbot/store"
+)
+
+// gamesIn2018 is the one-number result of "How many games were released in 2018?".
+func gamesIn2018() store.Result {
+	return store.Result{
+		Columns:  []store.Column{{Name: "games", Type: "int8"}},
+		Rows:     [][]any{{int64(8160)}},
+		RowCount: 1,
+	}
+}
+
+// topGenres is a small table result.
+func topGenres(truncated bool) store.Result {
+	return store.Result{
+		Columns:   []store.Column{{Name: "genre", Type: "text"}, {Name: "games", Type: "int8"}},
+		Rows:      [][]any{{"Indie", int64(19421)}, {"Action", int64(11903)}, {"Casual", int64(10210)}},
+		RowCount:  3,
+		Truncated: truncated,
+	}
+}
+
+func TestInterpret(t *testing.T) {
+	t.Parallel()
+	const question = "How many games were released in 2018?"
+	noRows := store.Result{Columns: []store.Column{{Name: "games", Type: "int8"}}, Rows: [][]any{}}
+	tests := []struct {
+		name       string
+		result     store.Result
+		rules      []llm.Rule
+		wantAnswer string
+		wantNote   bool
+	}{
+		{
+			name:       "json answer",
+			result:     gamesIn2018(),
+			rules:      []llm.Rule{reply(llm.StepInterpret, `{"answer":" *8,160* games were released in 2018. "}`)},
+			wantAnswer: "*8,160* games were released in 2018.",
+		},
+		{
+			name:       "plain-text answer",
+			result:     gamesIn2018(),
+			rules:      []llm.Rule{reply(llm.StepInterpret, "\nThere were **8160** new games in 2018.\n")},
+			wantAnswer: "There were **8160** new games in 2018.",
+		},
+		{
+			name:       "invented number gives a plain summary",
+			result:     gamesIn2018(),
+			rules:      []llm.Rule{reply(llm.StepInterpret, `{"answer":"*9,412* games were released in 2018, up 15% on 2017."}`)},
+			wantAnswer: "*games*: *8160*",
+			wantNote:   true,
+		},
+		{
+			name:       "empty answer gives a plain summary",
+			result:     topGenres(false),
+			rules:      []llm.Rule{reply(llm.StepInterpret, `{"answer":"  "}`)},
+			wantAnswer: "Here are the *3* rows.",
+			wantNote:   true,
+		},
+		{
+			name:       "model failure gives a plain summary",
+			result:     topGenres(true),
+			rules:      []llm.Rule{failing(llm.StepInterpret, "content policy")},
+			wantAnswer: "Here are the first *3* rows.",
+			wantNote:   true,
+		},
+		{
+			name:       "model unavailable on an empty result",
+			result:     noRows,
+			rules:      []llm.Rule{failing(llm.StepInterpret, "transient: busy")},
+			wantAnswer: "The query returned no rows.",
+			wantNote:   true,
+		},
+		{
+			name:       "empty result with a usable answer",
+			result:     noRows,
+			rules:      []llm.Rule{reply(llm.StepInterpret, `{"answer":"No games matched: the data has no such releases."}`)},
+			wantAnswer: "No games matched: the data has no such releases.",
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			n, model := newNodes(t, tt.rules, llm.WithRetries(0))
+			s := State{UserQuery: question, Result: tt.result,
+				SQL: "SELECT count(*) AS games FROM analytics.apps WHERE release_year = 2018"}
+			require.NoError(t, n.Interpret(context.Background(), &s))
+
+			assert.Equal(t, tt.wantAnswer, s.Answer, "answer")
+			assert.Empty(t, s.ErrorKind, "error kind: a failed interpretation still answers")
+			assert.Equal(t, tt.wantNote, len(s.Notes) > 0, "got notes %q", s.Notes)
+			assert.Equal(t, 1, model.CallCount(llm.StepInterpret), "interpret calls")
+		})
+	}
+}
+
+func TestInterpretPrompt(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name        string
+		result      store.Result
+		wantInclude []string
+		wantExclude []string
+	}{
+		{
+			name:   "one number",
+			result: gamesIn2018(),
+			wantInclude: []string{
+				"answered by this SQL:\nSELECT count(*) AS games FROM analytics.apps WHERE release_year = 2018\n",
+				"Columns: games\n",
+				"Rows returned: 1\n",
+				"First rows (tab-separated):\ngames\n8160\n",
+				"\nQuestion: How many games were released in 2018?",
+			},
+			wantExclude: []string{"more exist", "The query returned no rows."},
+		},
+		{
+			name:   "truncated table",
+			result: topGenres(true),
+			wantInclude: []string{
+				"Columns: genre, games\n",
+				"Rows returned: 3 (the result was cut at 3 rows; more exist)",
+				"genre\tgames\nIndie\t19421\nAction\t11903\nCasual\t10210\n",
+			},
+		},
+		{
+			name:        "no rows",
+			result:      store.Result{Columns: []store.Column{{Name: "games"}}, Rows: [][]any{}},
+			wantInclude: []string{"Rows returned: 0\n", "The query returned no rows."},
+			wantExclude: []string{"First rows"},
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			n, model := newNodes(t, []llm.Rule{reply(llm.StepInterpret, `{"answer":"ok"}`)})
+			s := State{UserQuery: "How many games were released in 2018?", Result: tt.result,
+				SQL: "SELECT count(*) AS games FROM analytics.apps WHERE release_year = 2018"}
+			require.NoError(t, n.Interpret(context.Background(), &s))
+			prompt := onlyPrompt(t, model)
+			for _, want := range tt.wantInclude {
+				assert.Contains(t, prompt, want, "interpret prompt")
+			}
+			for _, unwanted := range tt.wantExclude {
+				assert.NotContains(t, prompt, unwanted, "interpret prompt")
+			}
+		})
+	}
+}
