@@ -128,6 +128,7 @@ func TestHandleError(t *testing.T) {
 		{ErrUnsafeSQL, "not_select: only SELECT statements (optionally WITH …) may run", 0, []string{"I can only read data"}, true},
 		{ErrQueryTimeout, "run query: query timed out: ERROR: canceling statement due to statement timeout (SQLSTATE 57014)", 0, []string{"took too long"}, false},
 		{ErrDatabaseDown, "describe schema analytics: database unavailable: dial tcp 127.0.0.1:5432: connect: connection refused", 0, []string{"can't reach the database"}, false},
+		{ErrNoData, `schema "analytics": no tables: check ANALYTICS_SCHEMA, load data into it (make run loads the demo) and grant the reader role access`, 0, []string{`can't see any tables in the "analytics" schema`}, false},
 		{ErrModelTimeout, "classify: classify: model call: timed out after 1m0s (3 attempts)", 0, []string{"took too long to answer"}, false},
 		{ErrModelUnavailable, "classify: classify: model call: unavailable after 3 attempts: scripted model: rules[0]: x (transient)", 0, []string{"isn't reachable"}, false},
 		{ErrModelRefused, "generate_sql: generate_sql: model call: scripted model: rules[0]: content policy violation", 0, []string{"could not answer (content policy violation)"}, true},

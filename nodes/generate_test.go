@@ -193,8 +193,8 @@ func TestGenerateSQLWithoutTables(t *testing.T) {
 	n.Schema = "no_such_schema"
 	s := State{UserQuery: "How many games are free?", Intent: IntentAnalytics}
 	require.NoError(t, n.GenerateSQL(context.Background(), &s))
-	assert.Equal(t, ErrInternal, s.ErrorKind, "error kind (detail %q)", s.ErrorDetail)
-	assert.Contains(t, s.ErrorDetail, `schema "no_such_schema" has no tables`, "error detail for the logs")
+	assert.Equal(t, ErrNoData, s.ErrorKind, "error kind (detail %q)", s.ErrorDetail)
+	assert.Contains(t, s.ErrorDetail, `schema "no_such_schema": no tables`, "error detail for the logs")
 	assert.Empty(t, model.Calls(), "model calls: no prompt without a schema")
 }
 
