@@ -1,0 +1,368 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net/url"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/analyticsbot/analyticsbot/nodes"
+	"github.com/analyticsbot/analyticsbot/store/storetest"
+)
+
+// The CLI tests call run as main does, with the environment a user would
+// set. t.Setenv rules out t.Parallel for the tests that need a database.
+
+const (
+	q2018    = "How many games were released in 2018?"
+	sql2018  = "SELECT count(*) AS games FROM analytics.apps WHERE release_year = 2018"
+	csv2018  = "games\n8160\n"
+	csv2017  = "games\n6357\n"
+	cliTimeo = 2 * time.Minute
+)
+
+// cliResult is what one run of the program left behind.
+type cliResult struct {
+	err            error
+	stdout, stderr string
+}
+
+func runCLI(t *testing.T, stdin string, args ...string) cliResult {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), cliTimeo)
+	defer cancel()
+	var out, errOut bytes.Buffer
+	err := run(ctx, args, strings.NewReader(stdin), &out, &errOut)
+	return cliResult{err: err, stdout: out.String(), stderr: errOut.String()}
+}
+
+// setDemoEnv points the program at dbURL in demo mode: no model keys, so
+// the scripted demo model answers whatever the developer's shell holds.
+func setDemoEnv(t *testing.T, dbURL string) {
+	t.Helper()
+	t.Setenv("DATABASE_URL", dbURL)
+	for _, k := range []string{"OPENAI_API_KEY", "ANTHROPIC_API_KEY", "LLM_PROVIDER", "LLM_SCRIPT", "LLM_MODEL", "LLM_BASE_URL", "SQL_EXAMPLES"} {
+		t.Setenv(k, "")
+	}
+}
+
+// decodeOne decodes the only JSON value of out into v, failing when out
+// holds anything more.
+func decodeOne(t *testing.T, out string, v any) {
+	t.Helper()
+	dec := json.NewDecoder(strings.NewReader(out))
+	require.NoError(t, dec.Decode(v), "stdout: %s", out)
+	var extra json.RawMessage
+	if err := dec.Decode(&extra); !errors.Is(err, io.EOF) {
+		t.Fatalf("got more than one JSON value on stdout (next: %s, err %v), want exactly one", extra, err)
+	}
+}
+
+// turnOut is the part of the JSON output the tests check.
+type turnOut struct {
+	ThreadID         string          `json:"thread_id"`
+	Model            string          `json:"model"`
+	Intent           string          `json:"intent"`
+	Question         string          `json:"question"`
+	ResolvedQuestion string          `json:"resolved_question"`
+	SQL              string          `json:"sql"`
+	Assumptions      []string        `json:"assumptions"`
+	Columns          []string        `json:"columns"`
+	Rows             [][]json.Number `json:"rows"`
+	RowCount         int             `json:"row_count"`
+	Truncated        bool            `json:"truncated"`
+	QueryID          string          `json:"query_id"`
+	Answer           string          `json:"answer"`
+	Text             string          `json:"text"`
+	Blocks           json.RawMessage `json:"blocks"`
+	CSV              string          `json:"csv"`
+	CSVFilename      string          `json:"csv_filename"`
+	Error            string          `json:"error"`
+	LLMCalls         int             `json:"llm_calls"`
+	TimingMS         struct {
+		Total float64 `json:"total"`
+	} `json:"timing_ms"`
+}
+
+func decodeTurn(t *testing.T, out string) turnOut {
+	t.Helper()
+	var got turnOut
+	dec := json.NewDecoder(strings.NewReader(out))
+	dec.UseNumber()
+	require.NoError(t, dec.Decode(&got), "stdout: %s", out)
+	return got
+}
+
+func rowsOf(rows [][]json.Number) [][]string {
+	out := make([][]string, len(rows))
+	for i, r := range rows {
+		for _, v := range r {
+			out[i] = append(out[i], v.String())
+		}
+	}
+	return out
+}
+
+var queryIDPattern = regexp.MustCompile(`^[0-9a-f]{8}$`)
+
+func TestCLIUsage(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name       string
+		args       []string
+		wantStderr string // part of stderr; "" when none is expected
+	}{
+		{name: "no args", args: nil, wantStderr: "Usage:"},
+		{name: "unknown command", args: []string{"frobnicate"}, wantStderr: "Usage:"},
+		{name: "ask without question", args: []string{"ask"}},
+		{name: "ask json without question", args: []string{"ask", "--json"}},
+		{name: "ask unknown flag", args: []string{"ask", "--bogus", "How many games are free?"}},
+		{name: "press without flags", args: []string{"press"}},
+		{name: "press without value", args: []string{"press", "--thread", "t1", "--action", "export_csv"}},
+		{name: "press without action", args: []string{"press", "--thread", "t1", "--value", "0123abcd"}},
+		{name: "press without thread", args: []string{"press", "--action", "show_sql", "--value", "0123abcd"}},
+		{name: "press with extra argument", args: []string{"press", "--thread", "t1", "--action", "show_sql", "--value", "0123abcd", "extra"}},
+		{name: "demo without load", args: []string{"demo"}},
+		{name: "demo unknown subcommand", args: []string{"demo", "unload"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got := runCLI(t, "", tt.args...)
+			if !errors.Is(got.err, errUsage) {
+				t.Fatalf("got error %v, want a usage error (exit 2)", got.err)
+			}
+			if tt.wantStderr != "" {
+				assert.Contains(t, got.stderr, tt.wantStderr, "stderr")
+			}
+			assert.Empty(t, got.stdout, "stdout")
+		})
+	}
+}
+
+func TestCLIHelp(t *testing.T) {
+	t.Parallel()
+	got := runCLI(t, "", "help")
+	require.NoError(t, got.err)
+	for _, cmd := range []string{"migrate", "demo load", "graph", "chat", "ask", "press"} {
+		assert.Contains(t, got.stdout, "analyticsbot "+cmd, "help output")
+	}
+}
+
+func TestCLIGraph(t *testing.T) {
+	t.Parallel()
+	got := runCLI(t, "", "graph")
+	require.NoError(t, got.err)
+	assert.True(t, strings.HasPrefix(got.stdout, "flowchart"), "got %.40q, want a Mermaid flowchart", got.stdout)
+	for _, node := range []string{
+		nodes.NodeRouteIntent, nodes.NodeResolveContext, nodes.NodeGenerateSQL, nodes.NodeValidateSQL,
+		nodes.NodeExecuteSQL, nodes.NodeInterpret, nodes.NodeFormatAnswer, nodes.NodeExportCSV,
+		nodes.NodeShowSQL, nodes.NodeDecline, nodes.NodeHandleError, nodes.NodeSaveTurn,
+	} {
+		assert.Contains(t, got.stdout, `"`+node+`"`, "flowchart")
+	}
+}
+
+// TestCLI follows a user through the demo on one database: load the data,
+// ask, follow up, press the buttons, chat.
+func TestCLI(t *testing.T) {
+	_, dbURL := storetest.NewWithURL(t)
+	setDemoEnv(t, dbURL)
+
+	load := runCLI(t, "", "demo", "load")
+	require.NoError(t, load.err, "demo load; stderr: %s", load.stderr)
+	assert.Regexp(t, `demo data loaded into "analytics" in .*: 27075 games, \d+ developers, \d+ publishers, \d+ genres, \d+ tags\n$`, load.stdout)
+
+	var first, followUp turnOut
+	t.Run("ask json", func(t *testing.T) {
+		got := runCLI(t, "", "ask", "--json", q2018)
+		require.NoError(t, got.err, "stderr: %s", got.stderr)
+
+		var keys map[string]json.RawMessage
+		decodeOne(t, got.stdout, &keys)
+		for _, k := range []string{
+			"intent", "confidence", "question", "resolved_question", "sql", "assumptions", "columns", "rows",
+			"row_count", "truncated", "query_id", "answer", "text", "blocks", "csv", "error", "llm_calls", "timing_ms",
+		} {
+			assert.Contains(t, keys, k, "JSON keys")
+		}
+
+		first = decodeTurn(t, got.stdout)
+		assert.Equal(t, string(nodes.IntentAnalytics), first.Intent)
+		assert.Equal(t, q2018, first.Question)
+		assert.Equal(t, q2018, first.ResolvedQuestion)
+		assert.Equal(t, sql2018, first.SQL)
+		assert.NotEmpty(t, first.Assumptions, "assumptions")
+		assert.Equal(t, []string{"games"}, first.Columns)
+		assert.Equal(t, [][]string{{"8160"}}, rowsOf(first.Rows))
+		assert.Equal(t, 1, first.RowCount)
+		assert.False(t, first.Truncated)
+		assert.Regexp(t, queryIDPattern, first.QueryID)
+		assert.Contains(t, first.Answer, "8160")
+		assert.Contains(t, first.Text, "8160")
+		assert.Contains(t, string(first.Blocks), "8160", "blocks")
+		assert.Empty(t, first.CSV, "csv")
+		assert.Empty(t, first.Error, "error")
+		assert.Equal(t, 3, first.LLMCalls, "llm_calls: classify, generate_sql, interpret")
+		assert.Greater(t, first.TimingMS.Total, 0.0, "timing_ms.total")
+		assert.True(t, strings.HasPrefix(first.ThreadID, "local-"), "got thread %q, want a local thread id", first.ThreadID)
+		assert.Equal(t, "script:demo", first.Model, "without keys the demo model answers")
+	})
+	require.NotEmpty(t, first.ThreadID, "the first question must have answered")
+
+	t.Run("ask follow-up in thread", func(t *testing.T) {
+		got := runCLI(t, "", "ask", "--thread", first.ThreadID, "--json", "And in 2017?")
+		require.NoError(t, got.err, "stderr: %s", got.stderr)
+		decodeOne(t, got.stdout, new(map[string]any))
+		followUp = decodeTurn(t, got.stdout)
+		assert.Equal(t, first.ThreadID, followUp.ThreadID)
+		assert.Equal(t, string(nodes.IntentFollowUp), followUp.Intent)
+		assert.Equal(t, "How many games were released in 2017?", followUp.ResolvedQuestion)
+		assert.Equal(t, [][]string{{"6357"}}, rowsOf(followUp.Rows))
+		assert.Regexp(t, queryIDPattern, followUp.QueryID)
+		assert.NotEqual(t, first.QueryID, followUp.QueryID)
+		assert.Empty(t, followUp.Error)
+	})
+
+	t.Run("press export csv", func(t *testing.T) {
+		require.NotEmpty(t, followUp.QueryID, "the follow-up must have answered")
+		got := runCLI(t, "", "press", "--thread", first.ThreadID, "--action", "export_csv", "--value", followUp.QueryID, "--json")
+		require.NoError(t, got.err, "stderr: %s", got.stderr)
+		decodeOne(t, got.stdout, new(map[string]any))
+		out := decodeTurn(t, got.stdout)
+		assert.Equal(t, csv2017, out.CSV)
+		assert.Equal(t, followUp.QueryID, out.QueryID)
+		assert.Equal(t, 0, out.LLMCalls, "llm_calls")
+		assert.True(t, strings.HasSuffix(out.CSVFilename, "-"+followUp.QueryID+".csv"), "got csv_filename %q", out.CSVFilename)
+		assert.Empty(t, out.Error)
+	})
+
+	t.Run("press export csv of the first answer", func(t *testing.T) {
+		got := runCLI(t, "", "press", "--thread", first.ThreadID, "--action", "export_csv", "--value", first.QueryID, "--json")
+		require.NoError(t, got.err, "stderr: %s", got.stderr)
+		out := decodeTurn(t, got.stdout)
+		assert.Equal(t, csv2018, out.CSV)
+		assert.Equal(t, 0, out.LLMCalls, "llm_calls")
+	})
+
+	t.Run("press show sql", func(t *testing.T) {
+		got := runCLI(t, "", "press", "--thread", first.ThreadID, "--action", "show_sql", "--value", first.QueryID, "--json")
+		require.NoError(t, got.err, "stderr: %s", got.stderr)
+		out := decodeTurn(t, got.stdout)
+		assert.Equal(t, sql2018, out.SQL)
+		assert.Contains(t, out.Text, q2018)
+		assert.Contains(t, string(out.Blocks), "release_year = 2018", "blocks")
+		assert.Equal(t, 0, out.LLMCalls, "llm_calls")
+	})
+
+	t.Run("press plain text", func(t *testing.T) {
+		got := runCLI(t, "", "press", "--thread", first.ThreadID, "--action", "export_csv", "--value", first.QueryID)
+		require.NoError(t, got.err, "stderr: %s", got.stderr)
+		assert.Contains(t, got.stdout, csv2018)
+		assert.Contains(t, got.stdout, "(thread "+first.ThreadID+")")
+	})
+
+	t.Run("press bad input", func(t *testing.T) {
+		tests := []struct {
+			name          string
+			action, value string
+		}{
+			{name: "unknown action", action: "delete_everything", value: first.QueryID},
+			{name: "value not a query id", action: "export_csv", value: "'; DROP TABLE x; --"},
+		}
+		for _, tt := range tests {
+			t.Run(tt.name, func(t *testing.T) {
+				got := runCLI(t, "", "press", "--thread", first.ThreadID, "--action", tt.action, "--value", tt.value, "--json")
+				if !errors.Is(got.err, errUsage) {
+					t.Fatalf("got error %v, want a usage error (exit 2)", got.err)
+				}
+				assert.Empty(t, got.stdout, "stdout")
+			})
+		}
+	})
+
+	t.Run("ask plain text", func(t *testing.T) {
+		got := runCLI(t, "", "ask", "Tell me a joke")
+		require.NoError(t, got.err, "stderr: %s", got.stderr)
+		assert.Regexp(t, `\(thread local-[0-9a-f]{12}\)\n`, got.stdout)
+		assert.Contains(t, got.stdout, "demo mode")
+		assert.NotContains(t, got.stdout, "SELECT", "an off-topic question runs no SQL")
+	})
+
+	t.Run("chat", func(t *testing.T) {
+		dir := t.TempDir()
+		t.Chdir(dir)
+		got := runCLI(t, q2018+"\n:sql\n:csv\n:quit\n", "chat")
+		require.NoError(t, got.err, "stderr: %s", got.stderr)
+		assert.Contains(t, got.stdout, "DEMO MODE")
+		assert.Contains(t, got.stdout, "8160")
+		assert.Contains(t, got.stdout, sql2018)
+
+		files, err := filepath.Glob(filepath.Join(dir, "*.csv"))
+		require.NoError(t, err)
+		require.Len(t, files, 1, "got CSV files %v, want one", files)
+		data, err := os.ReadFile(files[0])
+		require.NoError(t, err)
+		assert.Equal(t, csv2018, string(data))
+		assert.Contains(t, got.stdout, fmt.Sprintf("Saved %s (%d bytes).", filepath.Base(files[0]), len(csv2018)))
+	})
+
+	t.Run("chat buttons before any answer", func(t *testing.T) {
+		t.Chdir(t.TempDir())
+		got := runCLI(t, ":csv\n:sql\n", "chat")
+		require.NoError(t, got.err, "stderr: %s", got.stderr)
+		assert.Equal(t, 2, strings.Count(got.stdout, "No answer with a result yet"), "stdout: %s", got.stdout)
+	})
+}
+
+// TestCLIMigrate runs migrate twice on a database that does not exist yet,
+// as on a fresh machine: the first run creates it, the second changes nothing.
+func TestCLIMigrate(t *testing.T) {
+	adminURL := storetest.DefaultAdminURL()
+	ctx, cancel := context.WithTimeout(context.Background(), cliTimeo)
+	defer cancel()
+	admin, err := pgx.Connect(ctx, adminURL)
+	if err != nil {
+		if os.Getenv("CI") == "true" {
+			t.Fatalf("postgres not reachable: %v", err)
+		}
+		t.Skipf("postgres not reachable: %v", err)
+	}
+	t.Cleanup(func() { admin.Close(context.Background()) })
+	name := fmt.Sprintf("abt_cli_migrate_%d", time.Now().UnixNano())
+	t.Cleanup(func() { // runs before the Close above
+
+		if _, err := admin.Exec(context.Background(), "DROP DATABASE IF EXISTS "+name+" WITH (FORCE)"); err != nil {
+			t.Errorf("drop %s: %v", name, err)
+		}
+	})
+	u, err := url.Parse(adminURL)
+	require.NoError(t, err)
+	u.Path = "/" + name
+	setDemoEnv(t, u.String())
+
+	for i := range 2 {
+		got := runCLI(t, "", "migrate")
+		require.NoError(t, got.err, "migrate run %d; stderr: %s", i+1, got.stderr)
+		assert.Equal(t, "migrations applied\n", got.stdout, "migrate run %d", i+1)
+	}
+	conn, err := pgx.Connect(ctx, u.String())
+	require.NoError(t, err)
+	defer conn.Close(context.Background())
+	var tables int
+	require.NoError(t, conn.QueryRow(ctx,
+		`SELECT count(*) FROM pg_tables WHERE tablename IN ('conversation_turns', 'query_results')`).Scan(&tables))
+	assert.Equal(t, 2, tables, "got %d of the bot's tables, want both", tables)
+}
