@@ -75,9 +75,13 @@ func newWithDB(cfg Config, db *store.DB, log *slog.Logger) (*Bot, error) {
 	exec := store.NewExecutor(db, store.ExecConfig{
 		Role: cfg.ReaderRole, Schema: cfg.Schema, StatementTimeout: cfg.StatementTimeout, MaxRows: cfg.MaxRows,
 	})
+	retries := cfg.MaxRetries
+	if retries == 0 {
+		retries = -1 // SQL_MAX_RETRIES=0 means none, not the default
+	}
 	n := (&nodes.Nodes{
 		Model: model, DB: db, Exec: exec, Cache: b.cache, Examples: examples,
-		Domain: cfg.Domain, Suggestions: b.suggestions(), Schema: cfg.Schema, MaxRetries: cfg.MaxRetries, MaxRows: cfg.MaxRows, Logger: log,
+		Domain: cfg.Domain, Suggestions: b.suggestions(), Schema: cfg.Schema, MaxRetries: retries, MaxRows: cfg.MaxRows, Logger: log,
 	}).Defaults()
 	if b.graph, err = nodes.Graph(n).Compile(); err != nil {
 		return nil, fmt.Errorf("compile workflow: %w", err)

@@ -2,6 +2,7 @@ package bot
 
 import (
 	"context"
+	"fmt"
 	"strconv"
 	"strings"
 	"testing"
@@ -52,6 +53,7 @@ func testInvalidSQL(t *testing.T, e *testEnv) {
 	tests := []struct {
 		name         string
 		rules        string
+		maxRetries   int // SQL_MAX_RETRIES; 2 when zero here
 		wantKind     nodes.ErrorKind
 		wantGenerate int
 		wantRetries  int
@@ -72,6 +74,18 @@ func testInvalidSQL(t *testing.T, e *testEnv) {
 			},
 		},
 		{
+			name:         "retries disabled",
+			rules:        strings.Replace(badRule, "%d", "0", 1),
+			maxRetries:   -1, // the configuration says SQL_MAX_RETRIES=0
+			wantKind:     nodes.ErrInvalidSQL,
+			wantGenerate: 1,
+			wantPath: []string{
+				nodes.NodeRouteIntent, nodes.NodeResolveContext,
+				nodes.NodeGenerateSQL, nodes.NodeValidateSQL,
+				nodes.NodeHandleError, nodes.NodeSaveTurn,
+			},
+		},
+		{
 			name:         "invalid once",
 			rules:        strings.Replace(badRule, "%d", "1", 1),
 			wantGenerate: 2,
@@ -87,7 +101,14 @@ func testInvalidSQL(t *testing.T, e *testEnv) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
-			b := newBot(t, e, script(tt.rules))
+			b := newBot(t, e, script(tt.rules), func(c *Config) {
+				switch {
+				case tt.maxRetries < 0:
+					c.MaxRetries = 0
+				case tt.maxRetries > 0:
+					c.MaxRetries = tt.maxRetries
+				}
+			})
 			s, res := ask(t, b, NewThreadID(), "How many games were released in 2018?")
 
 			assert.Equal(t, tt.wantKind, s.ErrorKind, "error kind (detail %s)", s.ErrorDetail)
@@ -111,7 +132,8 @@ func testInvalidSQL(t *testing.T, e *testEnv) {
 
 			if tt.wantKind != "" {
 				assert.NotContains(t, res.Path(), nodes.NodeExecuteSQL, "invalid SQL must never run")
-				assert.Contains(t, s.ResponseText, "I couldn't write a query that works for this question, even after 3 attempts", "reply")
+				want := fmt.Sprintf("I couldn't write a query that works for this question, even after %d attempt", tt.wantGenerate)
+				assert.Contains(t, s.ResponseText, want, "reply")
 				assert.NotContains(t, s.ResponseText, "release_yr", "the raw error stays out of the reply")
 				assert.Empty(t, s.Result.Rows, "rows")
 				return

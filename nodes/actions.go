@@ -48,7 +48,7 @@ func (n *Nodes) ExportCSV(ctx context.Context, s *State) error {
 	s.CSVFilename = slug(cached.Question) + "-" + cached.QueryID + ".csv"
 	text := fmt.Sprintf("Here is the CSV of “%s”: %s.", s.CSVTitle, plural(cached.Result.RowCount, "row"))
 	if cached.Result.Truncated {
-		text += fmt.Sprintf(" The result was limited to %d rows.", cached.Result.RowCount)
+		text += fmt.Sprintf(" The result was limited to %s.", plural(cached.Result.RowCount, "row"))
 	}
 	msg := blockkit.Notice(text, nil)
 	s.ResponseFormat, s.ResponseText, s.Blocks = FormatSimple, msg.Text, msg.Blocks

@@ -53,10 +53,13 @@ func (n *Nodes) errorText(s *State) (string, []string) {
 		return fmt.Sprintf("Ask me a question about %s, for example:", n.Domain), examples
 	case ErrMessageTooLong:
 		return fmt.Sprintf("Your message is too long (%s); I read questions of up to %d characters. Please shorten it.", s.ErrorDetail, n.MaxMessageLen), nil
-	case ErrInvalidSQL:
-		return fmt.Sprintf("I couldn't write a query that works for this question, even after %s. Try rephrasing it with the exact names of what you're looking for, for example:", plural(s.RetryCount+1, "attempt")), examples
 	case ErrUnsafeSQL:
 		return "I can only read data, never change it, so I can't run that. Ask a question about the data instead, for example:", examples
+	case ErrInvalidSQL:
+		if s.Intent == IntentExportCSV || s.Intent == IntentShowSQL {
+			return "The query behind that answer no longer runs against the database (the tables may have changed). Ask the question again for a fresh result.", nil
+		}
+		return fmt.Sprintf("I couldn't write a query that works for this question, even after %s. Try rephrasing it with the exact names of what you're looking for, for example:", plural(s.RetryCount+1, "attempt")), examples
 	case ErrQueryTimeout:
 		return "The query took too long and was stopped. Try narrowing the question: a shorter time range, a filter, or fewer groups.", nil
 	case ErrDatabaseDown:

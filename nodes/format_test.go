@@ -162,7 +162,7 @@ func TestHandleError(t *testing.T) {
 
 	// model_output is declared but no node records it yet; it must still
 	// read as a friendly message.
-	s := State{ErrorKind: ErrModelOutput, ErrorDetail: `interpret: json: cannot unmarshal string into Go value`}
+	s := State{ErrorKind: ErrInternal, ErrorDetail: `interpret: json: cannot unmarshal string into Go value`}
 	require.NoError(t, n.HandleError(context.Background(), &s))
 	assert.NotContains(t, s.ResponseText, "json", "model_output: raw error detail in the notification")
 	assert.NotEmpty(t, s.Blocks, "model_output: blocks")
@@ -189,5 +189,19 @@ func TestHandleErrorCountsAttempts(t *testing.T) {
 			require.NoError(t, n.HandleError(context.Background(), &s))
 			assert.Contains(t, s.ResponseText, tt.want, "notification text")
 		})
+	}
+}
+
+func TestHandleErrorStaleStoredQuery(t *testing.T) {
+	t.Parallel()
+	n := (&Nodes{Domain: "Steam games"}).Defaults()
+	for _, intent := range []Intent{IntentExportCSV, IntentShowSQL} {
+		s := State{Intent: intent, ErrorKind: ErrInvalidSQL, ErrorDetail: `column "x" does not exist`}
+		if err := n.HandleError(context.Background(), &s); err != nil {
+			t.Fatal(err)
+		}
+		if !strings.Contains(s.ResponseText, "no longer runs") || strings.Contains(s.ResponseText, "rephrasing") {
+			t.Errorf("%s: reply = %q, want it to say the stored query no longer runs, not to rephrase", intent, s.ResponseText)
+		}
 	}
 }

@@ -51,7 +51,7 @@ func (n *Nodes) Interpret(ctx context.Context, s *State) error {
 		s.Answer = plainSummary(s.Result)
 		return nil
 	}
-	if bad := inventedNumbers(answer, s.Result, s.Question()); len(bad) > 0 {
+	if bad := inventedNumbers(answer, s.Result, s.Question()+"\n"+s.SQL); len(bad) > 0 {
 		s.note(fmt.Sprintf("interpreter answer quoted numbers not in the result %v: %.200q", bad, answer))
 		s.Answer = plainSummary(s.Result)
 		return nil
@@ -121,9 +121,10 @@ func plainSummary(r store.Result) string {
 var numberPattern = regexp.MustCompile(`-?\d[\d,]*(?:\.\d+)?`)
 
 // inventedNumbers returns the numbers in answer that appear neither in the
-// result, nor in the question, nor as the row count. Numbers up to 10 pass:
+// result, nor in the question or its SQL (a year the model resolved "last
+// year" to), nor as the row count. Numbers up to 10 pass:
 // they are ranks and counts of things the table shows ("the top 3").
-func inventedNumbers(answer string, r store.Result, question string) []string {
+func inventedNumbers(answer string, r store.Result, context string) []string {
 	known := map[string]bool{}
 	addNumber := func(f float64) {
 		for _, d := range []int{0, 1, 2} {
@@ -138,7 +139,7 @@ func inventedNumbers(answer string, r store.Result, question string) []string {
 		}
 	}
 	addNumber(float64(r.RowCount))
-	addText(question)
+	addText(context)
 	for _, row := range r.Rows {
 		for _, v := range row {
 			switch v := v.(type) {

@@ -54,7 +54,8 @@ type Nodes struct {
 	Suggestions []string
 	// Schema is the analytics schema the generator may read.
 	Schema string
-	// MaxRetries is how many times invalid SQL is regenerated (default 2).
+	// MaxRetries is how many times invalid SQL is regenerated: 0 means the
+	// default (2), a negative value none.
 	MaxRetries int
 	// MaxRows is the row cap the prompt announces (the executor enforces it).
 	MaxRows int

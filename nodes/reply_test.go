@@ -46,6 +46,9 @@ func TestKeywordIntent(t *testing.T) {
 		{"export this", IntentExportCSV, true},
 		{"Can I get it as CSV?", IntentExportCSV, true},
 		{"download", IntentExportCSV, true},
+		{"Download it please", IntentExportCSV, true},
+		{"can I download the results?", IntentExportCSV, true},
+		{"How many games can I download for free?", "", false},
 		{"save as a file please", IntentExportCSV, true},
 		{"get file", IntentExportCSV, true},
 		{"show sql", IntentShowSQL, true},
@@ -84,12 +87,13 @@ func TestInventedNumbers(t *testing.T) {
 		{"year from the question", "In 2018 there were 8160.", 0},
 		{"small ranks pass", "The top 2 genres are shown.", 0},
 		{"invented total", "Together they have 20,160 games.", 1},
+		{"year from the SQL", "In 2017 the top genre was Action.", 0},
 		{"invented percentage", "That is 47.5% of all games.", 1},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
-			if got := inventedNumbers(tt.answer, res, "genres in 2018"); len(got) != tt.want {
+			if got := inventedNumbers(tt.answer, res, "genres in 2018 and last year\nSELECT … WHERE release_year = 2017"); len(got) != tt.want {
 				t.Errorf("inventedNumbers(%q) = %v, want %d invented", tt.answer, got, tt.want)
 			}
 		})

@@ -14,7 +14,10 @@ import (
 // Phrases that name a button's action answer without a model call.
 var (
 	showSQLPhrases = regexp.MustCompile(`(?i)\b(show\s+(me\s+)?(the\s+)?sql|what\s+sql|sql\s+query|sql\s+statement|what\s+query|see\s+the\s+query)\b`)
-	csvPhrases     = regexp.MustCompile(`(?i)\b(export|csv|download|save\s+as|get\s+(a\s+|the\s+)?file)\b`)
+	csvPhrases     = regexp.MustCompile(`(?i)\b(export|csv|save\s+as|get\s+(a\s+|the\s+)?file)\b`)
+	// "download" is also a word of the data ("games I can download for
+	// free"), so alone it counts only when it names the result.
+	downloadPhrases = regexp.MustCompile(`(?i)^\W*download\W*$|\bdownload\s+(it|this|that|these|them|the\s+(result|results|data|table|file|answer))\b`)
 )
 
 // keywordIntent returns the intent a message names outright, if any.
@@ -22,7 +25,7 @@ func keywordIntent(msg string) (Intent, bool) {
 	switch {
 	case showSQLPhrases.MatchString(msg):
 		return IntentShowSQL, true
-	case csvPhrases.MatchString(msg):
+	case csvPhrases.MatchString(msg), downloadPhrases.MatchString(msg):
 		return IntentExportCSV, true
 	}
 	return "", false

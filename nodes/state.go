@@ -57,7 +57,6 @@ const (
 	ErrModelUnavailable ErrorKind = "model_unavailable"
 	ErrModelTimeout     ErrorKind = "model_timeout"
 	ErrModelRefused     ErrorKind = "model_refused"
-	ErrModelOutput      ErrorKind = "model_output"
 	ErrNoPreviousQuery  ErrorKind = "no_previous_query"
 	ErrInternal         ErrorKind = "internal"
 )
