@@ -8,7 +8,6 @@ import (
 	"fmt"
 	"regexp"
 	"strings"
-	"time"
 
 	"github.com/analyticsbot/analyticsbot/blockkit"
 	"github.com/analyticsbot/analyticsbot/sqlguard"
@@ -144,16 +143,10 @@ func (n *Nodes) rerun(ctx context.Context, s *State, turn store.Turn) (store.Cac
 		s.fail(ErrUnsafeSQL, "stored SQL rejected: "+err.Error())
 		return store.CachedResult{}, false
 	}
-	start := time.Now()
-	res, err := n.Exec.Query(ctx, turn.SQL)
-	s.DBTime += time.Since(start)
+	c, err := n.runAndCache(ctx, s, turn.SQL, turn.UserMessage)
 	if err != nil {
 		dbFailure(s, err)
 		return store.CachedResult{}, false
-	}
-	c := store.CachedResult{ThreadID: s.ThreadTS, QueryID: store.QueryID(turn.SQL), SQL: turn.SQL, Question: turn.UserMessage, Result: res}
-	if err := n.Cache.Put(ctx, c); err != nil {
-		s.note("caching the re-run result failed: " + err.Error())
 	}
 	return c, true
 }

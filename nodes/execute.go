@@ -10,23 +10,29 @@ import (
 // ExecuteSQL runs the validated SQL read-only and caches the result for the
 // thread so buttons can be served later by any process.
 func (n *Nodes) ExecuteSQL(ctx context.Context, s *State) error {
-	start := time.Now()
-	res, err := n.Exec.Query(ctx, s.SQL)
-	s.DBTime += time.Since(start)
+	c, err := n.runAndCache(ctx, s, s.SQL, s.Question())
 	if err != nil {
 		dbFailure(s, err)
 		return nil
 	}
-	s.Result = res
-	s.QueryID = store.QueryID(s.SQL)
-	err = n.Cache.Put(ctx, store.CachedResult{
-		ThreadID: s.ThreadTS, QueryID: s.QueryID, SQL: s.SQL, Question: s.Question(), Result: res,
-	})
-	if err != nil {
-		// The answer is still good; only a later button press pays for this
-		// by re-running the stored SQL.
-		s.note("caching the result failed: " + err.Error())
-		n.Logger.WarnContext(ctx, "cache result", "thread", s.ThreadTS, "query_id", s.QueryID, "err", err)
-	}
+	s.Result, s.QueryID = c.Result, c.QueryID
 	return nil
+}
+
+// runAndCache runs sql read-only, counts the time on s, and caches the
+// result for s's thread. A failed cache write costs only a later re-run, so
+// it is noted, not returned.
+func (n *Nodes) runAndCache(ctx context.Context, s *State, sql, question string) (store.CachedResult, error) {
+	start := time.Now()
+	res, err := n.Exec.Query(ctx, sql)
+	s.DBTime += time.Since(start)
+	if err != nil {
+		return store.CachedResult{}, err
+	}
+	c := store.CachedResult{ThreadID: s.ThreadTS, QueryID: store.QueryID(sql), SQL: sql, Question: question, Result: res}
+	if err := n.Cache.Put(ctx, c); err != nil {
+		s.note("caching the result failed: " + err.Error())
+		n.Logger.WarnContext(ctx, "cache result", "thread", s.ThreadTS, "query_id", c.QueryID, "err", err)
+	}
+	return c, nil
 }

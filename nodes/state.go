@@ -157,4 +157,4 @@ func (s *State) fail(kind ErrorKind, detail string) {
 	s.ErrorDetail = detail
 }
 
-func (s *State) note(format string) { s.Notes = append(s.Notes, format) }
+func (s *State) note(msg string) { s.Notes = append(s.Notes, msg) }
