@@ -13,7 +13,6 @@ import (
 	"github.com/analyticsbot/analyticsbot/demo"
 	"github.com/analyticsbot/analyticsbot/nodes"
 	"github.com/analyticsbot/analyticsbot/store"
-	"github.com/analyticsbot/analyticsbot/store/storetest"
 )
 
 // The benchmarks measure what the workflow itself costs per message: the
@@ -29,18 +28,6 @@ const (
 	benchOffTopic = "Tell me a joke about databases"
 	benchCSV2018  = "games\n8160\n"
 )
-
-// benchDemoDB returns a fresh migrated database with the Steam demo data.
-func benchDemoDB(tb testing.TB) *store.DB {
-	tb.Helper()
-	db := storetest.New(tb)
-	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
-	defer cancel()
-	if _, err := demo.Load(ctx, db.Pool(), demo.Options{}); err != nil {
-		tb.Fatalf("load demo data: %v", err)
-	}
-	return db
-}
 
 // benchBot builds a bot on db that answers with the demo's scripted model
 // (no delays), whatever keys the environment holds. It does not own db.
@@ -126,7 +113,7 @@ func benchSeedThread(b *testing.B, bt *Bot) (thread, queryID string) {
 // BenchmarkAskNewQuestion asks the demo's questions in turn, each in a new
 // thread: classify, generate, validate, execute, interpret, format, save.
 func BenchmarkAskNewQuestion(b *testing.B) {
-	bt := benchBot(b, benchDemoDB(b))
+	bt := benchBot(b, newEnv(b).admin)
 	ctx := context.Background()
 	questions := demo.Questions()
 	var lat benchLatencies
@@ -146,7 +133,7 @@ func BenchmarkAskNewQuestion(b *testing.B) {
 // BenchmarkAskFollowUp asks "And in 2017?" after the 2018 question, each
 // pair in a new thread; only the follow-up is timed.
 func BenchmarkAskFollowUp(b *testing.B) {
-	bt := benchBot(b, benchDemoDB(b))
+	bt := benchBot(b, newEnv(b).admin)
 	ctx := context.Background()
 	var lat benchLatencies
 	b.ReportAllocs()
@@ -166,7 +153,7 @@ func BenchmarkAskFollowUp(b *testing.B) {
 // BenchmarkPressExportCSV presses the export button of a fresh answer, so
 // the rows come from the in-memory cache.
 func BenchmarkPressExportCSV(b *testing.B) {
-	bt := benchBot(b, benchDemoDB(b))
+	bt := benchBot(b, newEnv(b).admin)
 	ctx := context.Background()
 	thread, qid := benchSeedThread(b, bt)
 	var lat benchLatencies
@@ -185,7 +172,7 @@ func BenchmarkPressExportCSV(b *testing.B) {
 
 // BenchmarkPressShowSQL presses the show-SQL button of an earlier answer.
 func BenchmarkPressShowSQL(b *testing.B) {
-	bt := benchBot(b, benchDemoDB(b))
+	bt := benchBot(b, newEnv(b).admin)
 	ctx := context.Background()
 	thread, qid := benchSeedThread(b, bt)
 	var lat benchLatencies
@@ -205,7 +192,7 @@ func BenchmarkPressShowSQL(b *testing.B) {
 // BenchmarkAskOffTopic asks something that is not a data question: one
 // classification, then a polite refusal.
 func BenchmarkAskOffTopic(b *testing.B) {
-	bt := benchBot(b, benchDemoDB(b))
+	bt := benchBot(b, newEnv(b).admin)
 	ctx := context.Background()
 	var lat benchLatencies
 	b.ReportAllocs()
@@ -225,7 +212,7 @@ func BenchmarkAskOffTopic(b *testing.B) {
 // counted both as the workflow reports them and as the model received them.
 func TestModelCallsPerIntent(t *testing.T) {
 	t.Parallel()
-	db := benchDemoDB(t)
+	db := newEnv(t).admin
 	tests := []struct {
 		name string
 		// setup is asked first in the same thread; its answer's query id is

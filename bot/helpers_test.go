@@ -43,7 +43,7 @@ type testEnv struct {
 }
 
 // newEnv creates the package's database and loads the demo data into it.
-func newEnv(t *testing.T) *testEnv {
+func newEnv(t testing.TB) *testEnv {
 	t.Helper()
 	db, url := storetest.NewWithURL(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)

@@ -2,29 +2,19 @@ package demo
 
 import (
 	"context"
+	"errors"
 	"fmt"
-	"net/url"
 	"os"
 	"testing"
 	"time"
 
-	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgxpool"
+
+	"github.com/analyticsbot/analyticsbot/store/storetest"
 )
 
-// defaultAdminURL is the local test server; ANALYTICSBOT_TEST_ADMIN_URL overrides it.
-const defaultAdminURL = "postgres://postgres@127.0.0.1:5432/postgres?sslmode=disable"
-
-// createReaderRole mirrors the migration that really owns the role. Tests of other packages
-// run it concurrently against the same cluster, hence both error codes are tolerated.
-const createReaderRole = `DO $$
-BEGIN
-	CREATE ROLE analyticsbot_reader NOLOGIN;
-EXCEPTION WHEN duplicate_object OR unique_violation THEN
-	NULL;
-END $$`
-
-// testDB is the package's own database, created by TestMain and dropped after the run.
+// testDB is the package's own database, created and migrated (the migration
+// creates the reader role) by TestMain and dropped after the run.
 var testDB struct {
 	pool        *pgxpool.Pool
 	unavailable string // why there is no pool; tests skip (or fail in CI) with it
@@ -41,45 +31,21 @@ func TestMain(m *testing.M) {
 func runTests(m *testing.M) int {
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
-	adminURL := os.Getenv("ANALYTICSBOT_TEST_ADMIN_URL")
-	if adminURL == "" {
-		adminURL = defaultAdminURL
-	}
-	admin, err := pgx.Connect(ctx, adminURL)
-	if err != nil {
-		testDB.unavailable = fmt.Sprintf("postgres unreachable at %s: %v", adminURL, err)
+	db, _, drop, err := storetest.Create(ctx)
+	switch {
+	case errors.Is(err, storetest.ErrUnreachable):
+		testDB.unavailable = err.Error()
 		return m.Run()
-	}
-	defer admin.Close(context.Background())
-
-	name := fmt.Sprintf("demo_test_%d_%d", os.Getpid(), time.Now().UnixNano()%1_000_000)
-	if _, err := admin.Exec(ctx, "CREATE DATABASE "+name); err != nil {
-		fmt.Fprintf(os.Stderr, "create test database: %v\n", err)
+	case err != nil:
+		fmt.Fprintln(os.Stderr, "demo tests: set up the database:", err)
 		return 1
 	}
 	defer func() {
-		_, err := admin.Exec(context.Background(), "DROP DATABASE IF EXISTS "+name+" WITH (FORCE)")
-		if err != nil {
-			fmt.Fprintf(os.Stderr, "drop test database %s: %v\n", name, err)
+		if err := drop(); err != nil {
+			fmt.Fprintln(os.Stderr, "demo tests:", err)
 		}
 	}()
-	if _, err := admin.Exec(ctx, createReaderRole); err != nil {
-		fmt.Fprintf(os.Stderr, "create reader role: %v\n", err)
-		return 1
-	}
-
-	u, err := url.Parse(adminURL)
-	if err != nil {
-		fmt.Fprintf(os.Stderr, "parse admin url: %v\n", err)
-		return 1
-	}
-	u.Path = "/" + name
-	testDB.pool, err = pgxpool.New(ctx, u.String())
-	if err != nil {
-		fmt.Fprintf(os.Stderr, "connect test database: %v\n", err)
-		return 1
-	}
-	defer testDB.pool.Close()
+	testDB.pool = db.Pool()
 	testDB.loaded, testDB.loadErr = Load(ctx, testDB.pool, Options{})
 	return m.Run()
 }
@@ -88,10 +54,7 @@ func runTests(m *testing.M) int {
 func requirePool(tb testing.TB) *pgxpool.Pool {
 	tb.Helper()
 	if testDB.pool == nil {
-		if os.Getenv("CI") == "true" {
-			tb.Fatalf("CI=true but %s", testDB.unavailable)
-		}
-		tb.Skipf("skipping: %s", testDB.unavailable)
+		storetest.Unavailable(tb, testDB.unavailable)
 	}
 	return testDB.pool
 }

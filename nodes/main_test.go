@@ -2,10 +2,10 @@ package nodes
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"log/slog"
 	"os"
-	"runtime"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -39,60 +39,28 @@ func TestMain(m *testing.M) {
 }
 
 func runTests(m *testing.M) int {
-	tb := &mainTB{}
-	done := make(chan struct{})
-	go func() { // mainTB's Fatal and Skip end this goroutine, as in a test
-		defer close(done)
-		testDB.db, testDB.url = storetest.NewWithURL(tb)
-		ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
-		defer cancel()
-		if _, err := demo.Load(ctx, testDB.db.Pool(), demo.Options{}); err != nil {
-			tb.Fatalf("load demo data: %v", err)
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	db, url, drop, err := storetest.Create(ctx)
+	switch {
+	case errors.Is(err, storetest.ErrUnreachable):
+		testDB.unavailable = err.Error()
+		return m.Run()
+	case err != nil:
+		fmt.Fprintln(os.Stderr, "nodes tests: set up the database:", err)
+		return 1
+	}
+	defer func() {
+		if err := drop(); err != nil {
+			fmt.Fprintln(os.Stderr, "nodes tests:", err)
 		}
 	}()
-	<-done
-	defer tb.cleanup()
-	switch {
-	case tb.fatal != "":
-		fmt.Fprintln(os.Stderr, "nodes tests: set up the database:", tb.fatal)
+	if _, err := demo.Load(ctx, db.Pool(), demo.Options{}); err != nil {
+		fmt.Fprintln(os.Stderr, "nodes tests: load demo data:", err)
 		return 1
-	case tb.skip != "":
-		testDB.db, testDB.unavailable = nil, tb.skip
 	}
+	testDB.db, testDB.url = db, url
 	return m.Run()
-}
-
-// mainTB lets TestMain use storetest, which expects a test: cleanups run
-// when TestMain ends, and Fatal or Skip end the calling goroutine.
-type mainTB struct {
-	testing.TB // nil: storetest uses only the methods below
-	cleanups   []func()
-	fatal      string
-	skip       string
-}
-
-func (m *mainTB) Helper()                         {}
-func (m *mainTB) Cleanup(f func())                { m.cleanups = append(m.cleanups, f) }
-func (m *mainTB) Logf(format string, args ...any) { fmt.Fprintf(os.Stderr, format+"\n", args...) }
-func (m *mainTB) Errorf(format string, args ...any) {
-	fmt.Fprintf(os.Stderr, "nodes tests: "+format+"\n", args...)
-}
-
-func (m *mainTB) Fatal(args ...any) { m.fatal = fmt.Sprint(args...); runtime.Goexit() }
-func (m *mainTB) Fatalf(format string, args ...any) {
-	m.fatal = fmt.Sprintf(format, args...)
-	runtime.Goexit()
-}
-func (m *mainTB) Skip(args ...any) { m.skip = fmt.Sprint(args...); runtime.Goexit() }
-func (m *mainTB) Skipf(format string, args ...any) {
-	m.skip = fmt.Sprintf(format, args...)
-	runtime.Goexit()
-}
-
-func (m *mainTB) cleanup() {
-	for i := len(m.cleanups) - 1; i >= 0; i-- {
-		m.cleanups[i]()
-	}
 }
 
 // requireDB returns the package's database, or skips the test (fails it
@@ -100,10 +68,7 @@ func (m *mainTB) cleanup() {
 func requireDB(t testing.TB) *store.DB {
 	t.Helper()
 	if testDB.db == nil {
-		if os.Getenv("CI") == "true" {
-			t.Fatalf("CI=true but %s", testDB.unavailable)
-		}
-		t.Skipf("skipping: %s", testDB.unavailable)
+		storetest.Unavailable(t, testDB.unavailable)
 	}
 	return testDB.db
 }

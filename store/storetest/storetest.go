@@ -8,6 +8,7 @@ import (
 	"context"
 	"crypto/rand"
 	"encoding/hex"
+	"errors"
 	"fmt"
 	"net/url"
 	"os"
@@ -46,64 +47,83 @@ func New(t testing.TB) *store.DB {
 // closes the pool and drops the database, forcibly disconnecting leftovers.
 func NewWithURL(t testing.TB) (*store.DB, string) {
 	t.Helper()
-	adminURL := DefaultAdminURL()
 	ctx, cancel := context.WithTimeout(context.Background(), setupTimeout)
 	defer cancel()
-
-	admin, err := pgx.Connect(ctx, adminURL)
-	if err != nil {
-		unreachable(t, adminURL, err)
+	db, dbURL, drop, err := Create(ctx)
+	if errors.Is(err, ErrUnreachable) {
+		Unavailable(t, err.Error())
 	}
-	name := "abt_test_" + randomSuffix(t)
-	_, err = admin.Exec(ctx, "CREATE DATABASE "+pgx.Identifier{name}.Sanitize())
-	admin.Close(ctx)
 	if err != nil {
-		t.Fatalf("create test database %s: %v", name, err)
-	}
-
-	dbURL, err := withDatabase(adminURL, name)
-	if err != nil {
-		t.Fatalf("test database url: %v", err)
-	}
-	db, err := store.Open(ctx, dbURL)
-	if err != nil {
-		dropDatabase(t, adminURL, name)
-		t.Fatalf("open test database %s: %v", name, err)
+		t.Fatal(err)
 	}
 	t.Cleanup(func() {
-		db.Close()
-		dropDatabase(t, adminURL, name)
+		if err := drop(); err != nil {
+			t.Error(err)
+		}
 	})
-	if err := db.Migrate(ctx); err != nil {
-		t.Fatalf("migrate test database %s: %v", name, err)
-	}
 	return db, dbURL
 }
 
-// unreachable skips the test, or fails it in CI where a missing database
-// must never pass silently.
-func unreachable(t testing.TB, adminURL string, err error) {
-	t.Helper()
-	msg := fmt.Sprintf("postgres not reachable at %s: %v", redact(adminURL), err)
-	if os.Getenv("CI") == "true" {
-		t.Fatal(msg)
+// ErrUnreachable means no Postgres server answered at DefaultAdminURL.
+var ErrUnreachable = errors.New("postgres not reachable")
+
+// Create makes a database named abt_test_<random> like NewWithURL, for
+// callers without a test, such as TestMain. drop closes the pool and drops
+// the database. An unreachable server gives an error wrapping ErrUnreachable.
+func Create(ctx context.Context) (db *store.DB, dbURL string, drop func() error, err error) {
+	adminURL := DefaultAdminURL()
+	admin, err := pgx.Connect(ctx, adminURL)
+	if err != nil {
+		return nil, "", nil, fmt.Errorf("%w at %s: %v", ErrUnreachable, redact(adminURL), err)
 	}
-	t.Skip(msg)
+	var b [6]byte
+	_, _ = rand.Read(b[:]) // crypto/rand never fails on Linux
+	name := "abt_test_" + hex.EncodeToString(b[:])
+	_, err = admin.Exec(ctx, "CREATE DATABASE "+pgx.Identifier{name}.Sanitize())
+	admin.Close(ctx)
+	if err != nil {
+		return nil, "", nil, fmt.Errorf("create test database %s: %w", name, err)
+	}
+	drop = func() error {
+		if db != nil {
+			db.Close()
+		}
+		return dropDatabase(adminURL, name)
+	}
+	if dbURL, err = withDatabase(adminURL, name); err != nil {
+		return nil, "", nil, errors.Join(err, drop())
+	}
+	if db, err = store.Open(ctx, dbURL); err != nil {
+		return nil, "", nil, errors.Join(fmt.Errorf("open test database %s: %w", name, err), drop())
+	}
+	if err := db.Migrate(ctx); err != nil {
+		return nil, "", nil, errors.Join(fmt.Errorf("migrate test database %s: %w", name, err), drop())
+	}
+	return db, dbURL, drop, nil
 }
 
-func dropDatabase(t testing.TB, adminURL, name string) {
+// Unavailable skips the test because Postgres is missing, or fails it when
+// CI=true, where a missing database must never pass silently.
+func Unavailable(t testing.TB, reason string) {
 	t.Helper()
+	if os.Getenv("CI") == "true" {
+		t.Fatalf("CI=true but %s", reason)
+	}
+	t.Skipf("skipping: %s", reason)
+}
+
+func dropDatabase(adminURL, name string) error {
 	ctx, cancel := context.WithTimeout(context.Background(), setupTimeout)
 	defer cancel()
 	admin, err := pgx.Connect(ctx, adminURL)
 	if err != nil {
-		t.Errorf("drop test database %s: %v", name, err)
-		return
+		return fmt.Errorf("drop test database %s: %w", name, err)
 	}
 	defer admin.Close(ctx)
 	if _, err := admin.Exec(ctx, "DROP DATABASE IF EXISTS "+pgx.Identifier{name}.Sanitize()+" WITH (FORCE)"); err != nil {
-		t.Errorf("drop test database %s: %v", name, err)
+		return fmt.Errorf("drop test database %s: %w", name, err)
 	}
+	return nil
 }
 
 // withDatabase returns rawURL with its database replaced by name.
@@ -124,12 +144,4 @@ func redact(rawURL string) string {
 		return "(unparsable database URL)"
 	}
 	return u.Redacted()
-}
-
-func randomSuffix(t testing.TB) string {
-	var b [6]byte
-	if _, err := rand.Read(b[:]); err != nil {
-		t.Fatalf("random database name: %v", err)
-	}
-	return hex.EncodeToString(b[:])
 }
