@@ -8,6 +8,7 @@ import (
 	"io"
 	"log/slog"
 	"strings"
+	"time"
 
 	"github.com/slack-go/slack"
 
@@ -111,7 +112,8 @@ type timingJSON struct {
 	Nodes map[string]float64 `json:"nodes"`
 }
 
-func ms(d interface{ Seconds() float64 }) float64 { return float64(int64(d.Seconds()*1e6)) / 1e3 }
+// ms renders a duration in milliseconds with microsecond precision.
+func ms(d time.Duration) float64 { return float64(d.Microseconds()) / 1e3 }
 
 func toJSON(s *nodes.State, res workflow.Result, runErr error) turnJSON {
 	t := turnJSON{
