@@ -1,0 +1,50 @@
+package store
+
+import (
+	"context"
+	"fmt"
+	"time"
+)
+
+// ClaimDelivery records that this process handles the delivery named key
+// (a Slack event or interaction). It returns false when some process,
+// this one or another sharing the database, claimed key before.
+func (d *DB) ClaimDelivery(ctx context.Context, key string) (bool, error) {
+	tag, err := d.pool.Exec(ctx,
+		`INSERT INTO slack_deliveries (key) VALUES ($1) ON CONFLICT (key) DO NOTHING`, cleanText(key))
+	if err != nil {
+		return false, fmt.Errorf("claim delivery %q: %w", key, classify(err))
+	}
+	return tag.RowsAffected() == 1, nil
+}
+
+// PruneDeliveries deletes claims older than age, at most batch rows per
+// call, and returns how many it deleted. Slack stops retrying a delivery
+// within minutes, so a day's claims are plenty. Several processes may prune
+// at once: SKIP LOCKED keeps them from waiting on each other.
+func (d *DB) PruneDeliveries(ctx context.Context, age time.Duration, batch int) (int64, error) {
+	tag, err := d.pool.Exec(ctx, `
+		DELETE FROM slack_deliveries WHERE key IN (
+			SELECT key FROM slack_deliveries
+			WHERE received_at < now() - make_interval(secs => $1)
+			ORDER BY received_at
+			LIMIT $2
+			FOR UPDATE SKIP LOCKED)`,
+		age.Seconds(), batch)
+	if err != nil {
+		return 0, fmt.Errorf("prune deliveries: %w", classify(err))
+	}
+	return tag.RowsAffected(), nil
+}
+
+// HasThread reports whether the thread has any stored turn: the bot has
+// answered in it before.
+func (d *DB) HasThread(ctx context.Context, threadID string) (bool, error) {
+	var ok bool
+	err := d.pool.QueryRow(ctx,
+		`SELECT EXISTS (SELECT 1 FROM conversation_turns WHERE thread_id = $1)`, threadID).Scan(&ok)
+	if err != nil {
+		return false, fmt.Errorf("look up thread %q: %w", threadID, classify(err))
+	}
+	return ok, nil
+}
