@@ -81,7 +81,7 @@ func newWithDB(cfg Config, db *store.DB, log *slog.Logger) (*Bot, error) {
 	}
 	n := (&nodes.Nodes{
 		Model: model, DB: db, Exec: exec, Cache: b.cache, Examples: examples,
-		Domain: cfg.Domain, Suggestions: b.suggestions(), Schema: cfg.Schema, MaxRetries: retries, MaxRows: cfg.MaxRows, Logger: log,
+		Domain: cfg.Domain, Suggestions: b.Suggestions(), Schema: cfg.Schema, MaxRetries: retries, MaxRows: cfg.MaxRows, Logger: log,
 	}).Defaults()
 	if b.graph, err = nodes.Graph(n).Compile(); err != nil {
 		return nil, fmt.Errorf("compile workflow: %w", err)
@@ -212,9 +212,9 @@ func NewThreadID() string {
 // Config returns the bot's configuration.
 func (b *Bot) Config() Config { return b.cfg }
 
-// suggestions are the questions offered to users: in the demo, the ones the
-// demo script knows.
-func (b *Bot) suggestions() []string {
+// Suggestions are the example questions offered to users: in the demo, the
+// ones the demo script knows; none otherwise.
+func (b *Bot) Suggestions() []string {
 	if b.Demo {
 		return demo.Questions()[:4]
 	}

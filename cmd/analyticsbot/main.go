@@ -21,6 +21,7 @@ Usage:
   analyticsbot demo load               load the Steam demo data into the analytics schema
   analyticsbot graph                   print the workflow as a Mermaid flowchart
   analyticsbot chat                    chat in the terminal (:csv, :sql, :new, :help, :quit)
+  analyticsbot serve                   answer in Slack (Socket Mode or HTTP, from SLACK_* variables)
   analyticsbot ask [--thread ID] [--json] QUESTION
                                        answer one question
   analyticsbot press --thread ID --action export_csv|show_sql --value QUERY_ID [--json]
@@ -48,7 +49,12 @@ func main() {
 }
 
 func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) error {
-	slog.SetDefault(slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: logLevel()})))
+	level := slog.LevelWarn
+	if len(args) > 0 && args[0] == "serve" {
+		// A server's log is its only window; interactive commands stay quiet.
+		level = slog.LevelInfo
+	}
+	slog.SetDefault(slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: logLevel(level)})))
 	if len(args) == 0 {
 		fmt.Fprint(stderr, usage)
 		return fmt.Errorf("%w: no command", errUsage)
@@ -66,6 +72,8 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 		return graph(ctx, stdout)
 	case "chat":
 		return chat(ctx, stdin, stdout)
+	case "serve":
+		return serve(ctx, stdout)
 	case "ask":
 		return ask(ctx, rest, stdout)
 	case "press":
@@ -79,10 +87,12 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 	}
 }
 
-func logLevel() slog.Level {
+// logLevel returns LOG_LEVEL (debug, info, warn, error), or def when it is
+// unset or not a level.
+func logLevel(def slog.Level) slog.Level {
 	var l slog.Level
 	if err := l.UnmarshalText([]byte(os.Getenv("LOG_LEVEL"))); err != nil {
-		return slog.LevelWarn
+		return def
 	}
 	return l
 }

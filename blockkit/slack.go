@@ -1,0 +1,45 @@
+package blockkit
+
+import (
+	"strings"
+
+	"github.com/slack-go/slack"
+)
+
+// Asked is the message a slash command posts in the channel before the
+// answer, so the question is visible and the answer has a thread to go to.
+func Asked(userID, question string) Message {
+	q := truncateEscaped(escape(oneLine(strings.TrimSpace(question))), maxSectionText-60)
+	text := "<@" + userID + "> asked: " + q
+	return Message{Text: text, Blocks: []slack.Block{section(text)}}
+}
+
+// Help explains how to use the bot in Slack: the slash command, mentions,
+// follow-ups and buttons, with example questions when there are any.
+func Help(command, domain string, examples []string) Message {
+	if domain = strings.TrimSpace(domain); domain == "" {
+		domain = "the analytics data"
+	}
+	example := "How many games were released in 2018?"
+	if len(examples) > 0 {
+		example = examples[0]
+	}
+	cmd := escape(command)
+	lines := []string{
+		"*Ask me about " + escape(domain) + ".*",
+		"• `" + cmd + " " + escape(example) + "` posts your question in this channel and answers in its thread.",
+		"• Or mention me with a question in a channel I'm in, or send me a direct message.",
+		"• In a thread I answered, just reply to ask a follow-up (“And in 2017?”): no mention needed.",
+		"• Under each answer, *Export CSV* uploads the result as a file and *Show SQL* shows the query.",
+		"• `" + cmd + " help` shows this message.",
+	}
+	blocks := []slack.Block{section(strings.Join(lines, "\n"))}
+	quoted := make([]string, 0, len(examples))
+	for _, e := range examples {
+		quoted = append(quoted, "“"+e+"”")
+	}
+	if list := bulletList("*Try asking:*", quoted); list != "" {
+		blocks = append(blocks, section(list))
+	}
+	return Message{Text: "How to ask me questions with " + cmd, Blocks: blocks}
+}

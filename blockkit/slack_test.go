@@ -1,0 +1,42 @@
+package blockkit
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+)
+
+func TestAsked(t *testing.T) {
+	t.Parallel()
+	m := Asked("U123", "Games with <script> & more\nsince 2018?")
+	got := PlainText(m.Blocks)
+	assert.Equal(t, "<@U123> asked: Games with <script> & more since 2018?", strings.TrimSpace(got), "plain text")
+	assert.Contains(t, m.Text, "&lt;script&gt; &amp; more", "Slack control characters are escaped")
+	assert.Contains(t, m.Text, "<@U123>", "the user is mentioned")
+}
+
+func TestHelp(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name     string
+		examples []string
+		want     []string
+	}{
+		{name: "with examples", examples: []string{"Top 5 publishers by games?", "Average price of paid games?"},
+			want: []string{"/ask Top 5 publishers by games?", "Try asking:", "“Average price of paid games?”", "no mention needed", "Export CSV"}},
+		{name: "without examples", want: []string{"/ask How many games were released in 2018?", "/ask help"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			m := Help("/ask", "Steam games", tt.examples)
+			got := PlainText(m.Blocks)
+			for _, w := range tt.want {
+				assert.Contains(t, got, w)
+			}
+			assert.True(t, strings.HasPrefix(got, "*Ask me about Steam games.*"), "got %q", got)
+			assert.NotEmpty(t, m.Text, "fallback text")
+		})
+	}
+}

@@ -1,0 +1,201 @@
+package slackapp
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"net/url"
+	"strings"
+	"time"
+
+	"github.com/cenkalti/backoff/v4"
+	"github.com/slack-go/slack"
+
+	"github.com/analyticsbot/analyticsbot/blockkit"
+	"github.com/analyticsbot/analyticsbot/bot"
+	"github.com/analyticsbot/analyticsbot/nodes"
+)
+
+const (
+	textBadButton = "That button isn't one of mine, or its value was changed. Ask the question again to get fresh buttons."
+	textNoUpload  = "I couldn't upload the CSV file to this conversation. Please try again in a moment."
+)
+
+// press is one button press, from an untrusted payload.
+type press struct {
+	channel, threadTS, user string
+	action, value           string
+	// key deduplicates redeliveries of the same press.
+	key         string
+	responseURL string
+}
+
+// onBlockActions queues the presses of a block_actions payload on the
+// thread of the message whose buttons were pressed. Which thread that is
+// comes from Slack's container, never from the button's value, so a value
+// naming another thread's query finds nothing.
+func (a *App) onBlockActions(cb slack.InteractionCallback) {
+	if cb.Type != slack.InteractionTypeBlockActions {
+		return
+	}
+	channel := firstNonEmpty(cb.Channel.ID, cb.Container.ChannelID)
+	root := firstNonEmpty(cb.Container.ThreadTs, cb.Message.ThreadTimestamp, cb.Container.MessageTs, cb.Message.Timestamp)
+	if channel == "" || root == "" || cb.User.ID == "" {
+		a.log.Warn("button press without channel, message or user: ignored", "trigger", cb.TriggerID)
+		return
+	}
+	for _, act := range cb.ActionCallback.BlockActions {
+		p := press{
+			channel: channel, threadTS: root, user: cb.User.ID,
+			action: act.ActionID, value: act.Value, responseURL: cb.ResponseURL,
+		}
+		if cb.TriggerID != "" {
+			p.key = "action:" + cb.TriggerID + ":" + act.ActionID
+		}
+		a.submit(job{
+			thread: threadID(channel, root),
+			kind:   "button",
+			run:    func(ctx context.Context) { a.pressButton(ctx, p) },
+			report: func(ctx context.Context, why error) { a.ephemeral(ctx, p.channel, p.threadTS, p.user, p.responseURL, blockkit.Error(whyText(why), nil)) },
+		})
+	}
+}
+
+// pressButton runs the button's action without the model: Export CSV
+// uploads a file into the thread, Show SQL posts the query there. Errors
+// go only to the user who pressed.
+func (a *App) pressButton(ctx context.Context, p press) {
+	if !a.dedupe.claim(ctx, p.key) {
+		return
+	}
+	msg := bot.Message{ThreadID: threadID(p.channel, p.threadTS), UserID: p.user, ChannelID: p.channel}
+	s, _, err := a.bot.Press(ctx, msg, p.action, p.value)
+	switch {
+	case errors.Is(err, bot.ErrBadAction):
+		a.log.WarnContext(ctx, "bad button payload", "channel", p.channel, "user", p.user, "err", err)
+		a.ephemeral(ctx, p.channel, p.threadTS, p.user, p.responseURL, blockkit.Error(textBadButton, nil))
+		return
+	case err != nil || s == nil:
+		a.log.ErrorContext(ctx, "button press failed", "action", p.action, "err", err)
+		a.ephemeral(ctx, p.channel, p.threadTS, p.user, p.responseURL, a.reply(s, err))
+		return
+	case s.ErrorKind != "":
+		a.ephemeral(ctx, p.channel, p.threadTS, p.user, p.responseURL, a.reply(s, nil))
+		return
+	}
+	switch p.action {
+	case bot.ActionExportCSV:
+		if err := a.uploadCSV(ctx, p, s); err != nil {
+			a.log.ErrorContext(ctx, "CSV upload failed", "channel", p.channel, "err", err)
+			a.ephemeral(ctx, p.channel, p.threadTS, p.user, p.responseURL, blockkit.Error(textNoUpload, nil))
+		}
+	default:
+		if err := a.send(ctx, p.channel, p.threadTS, "", a.reply(s, nil)); err != nil {
+			a.log.ErrorContext(ctx, "show SQL not delivered", "channel", p.channel, "err", err)
+		}
+	}
+}
+
+// uploadAttempts bounds retries of a whole upload: its middle step streams
+// the file, which the client cannot replay by itself.
+const uploadAttempts = 3
+
+// uploadCSV uploads the export into the thread with Slack's external
+// upload flow (files.getUploadURLExternal, the upload, then
+// files.completeUploadExternal).
+func (a *App) uploadCSV(ctx context.Context, p press, s *nodes.State) error {
+	if len(s.CSVContent) == 0 {
+		return a.send(ctx, p.channel, p.threadTS, "", a.reply(s, nil))
+	}
+	upload := func() error {
+		_, err := a.api.UploadFileContext(ctx, slack.UploadFileParameters{
+			Reader: bytes.NewReader(s.CSVContent), FileSize: len(s.CSVContent),
+			Filename: s.CSVFilename, Title: s.CSVTitle, InitialComment: s.ResponseText,
+			Channel: p.channel, ThreadTimestamp: p.threadTS,
+		})
+		if err != nil && !transient(err) {
+			return backoff.Permanent(err)
+		}
+		return err
+	}
+	b := backoff.NewExponentialBackOff()
+	b.InitialInterval, b.MaxInterval = 500*time.Millisecond, 5*time.Second
+	if err := backoff.Retry(upload, backoff.WithContext(backoff.WithMaxRetries(b, uploadAttempts-1), ctx)); err != nil {
+		return fmt.Errorf("upload %s: %w", s.CSVFilename, err)
+	}
+	return nil
+}
+
+// transient reports errors worth retrying: rate limits, server errors and
+// lost connections, not Slack refusing the request.
+func transient(err error) bool {
+	var rl *slack.RateLimitedError
+	var sc slack.StatusCodeError
+	var se slack.SlackErrorResponse
+	switch {
+	case errors.As(err, &rl):
+		return true
+	case errors.As(err, &sc):
+		return sc.Code >= 500
+	case errors.As(err, &se):
+		return se.Err == "internal_error" || se.Err == "fatal_error" || se.Err == "service_unavailable"
+	}
+	return !errors.Is(err, context.Canceled) && !errors.Is(err, context.DeadlineExceeded)
+}
+
+// ephemeral shows m to one user in the thread. When Slack refuses (the bot
+// is not in the channel), the interaction's response URL still works.
+func (a *App) ephemeral(ctx context.Context, channel, threadTS, user, responseURL string, m blockkit.Message) {
+	opts := []slack.MsgOption{slack.MsgOptionText(m.Text, false), slack.MsgOptionBlocks(m.Blocks...)}
+	if threadTS != "" {
+		opts = append(opts, slack.MsgOptionTS(threadTS))
+	}
+	_, err := a.api.PostEphemeralContext(ctx, channel, user, opts...)
+	if err == nil {
+		return
+	}
+	if a.trustedResponseURL(responseURL) {
+		blocks := slack.Blocks{BlockSet: m.Blocks}
+		err = slack.PostWebhookContext(ctx, responseURL, &slack.WebhookMessage{Text: m.Text, Blocks: &blocks, ResponseType: slack.ResponseTypeEphemeral})
+	}
+	if err != nil {
+		a.log.ErrorContext(ctx, "ephemeral message not delivered", "channel", channel, "user", user, "err", err)
+	}
+}
+
+// trustedResponseURL accepts response URLs on Slack's own HTTPS hosts (or
+// on the configured API host, for tests and proxies): the bot never posts
+// what it knows to a URL a payload made up.
+func (a *App) trustedResponseURL(raw string) bool {
+	u, err := url.Parse(raw)
+	if err != nil || raw == "" {
+		return false
+	}
+	host := strings.ToLower(u.Hostname())
+	if u.Scheme == "https" && (host == "slack.com" || strings.HasSuffix(host, ".slack.com")) {
+		return true
+	}
+	api, err := url.Parse(a.cfg.APIURL)
+	return a.cfg.APIURL != "" && err == nil && u.Scheme == api.Scheme && strings.EqualFold(u.Host, api.Host)
+}
+
+// whyText is what a user reads when their request will not run.
+func whyText(why error) string {
+	switch {
+	case errors.Is(why, errBusy):
+		return textBusy
+	case errors.Is(why, errStopping):
+		return textStopping
+	}
+	return textInternal
+}
+
+func firstNonEmpty(s ...string) string {
+	for _, v := range s {
+		if v != "" {
+			return v
+		}
+	}
+	return ""
+}

@@ -1,0 +1,150 @@
+// Package slackapp connects the bot to Slack: it receives events, slash
+// commands and button presses over Socket Mode or HTTP, acknowledges them
+// at once, and answers in the message's thread through a bounded pool of
+// workers that keeps each thread's messages in order.
+package slackapp
+
+import (
+	"context"
+	"fmt"
+	"log/slog"
+	"strings"
+	"sync/atomic"
+	"time"
+
+	"github.com/slack-go/slack"
+
+	"github.com/analyticsbot/analyticsbot/bot"
+)
+
+// App is the Slack front end of a bot.
+type App struct {
+	cfg    Config
+	mode   Mode
+	bot    *bot.Bot
+	api    *slack.Client
+	log    *slog.Logger
+	disp   *dispatcher
+	dedupe *deduper
+
+	// botUserID and botID identify the bot's own messages and mentions;
+	// auth.test tells them at start.
+	botUserID string
+	botID     string
+	botUser   string
+	// noStatus is set once assistant.threads.setStatus proved unavailable
+	// to this app (missing scope or feature), so it is not tried again.
+	noStatus atomic.Bool
+
+	// hooks observe the app for tests and benchmarks; nil fields are skipped.
+	hooks Hooks
+}
+
+// Hooks let tests and benchmarks observe what the app does without
+// waiting on time. Each function must be quick and safe for concurrent use.
+type Hooks struct {
+	// Acked is called when an envelope or request was acknowledged, with
+	// the time since it arrived.
+	Acked func(kind string, elapsed time.Duration)
+	// Progress is called after the first progress update of an answer,
+	// with the time since its message arrived.
+	Progress func(elapsed time.Duration)
+	// Done is called when a job finished, ran or not.
+	Done func(kind string)
+}
+
+// Option configures an App.
+type Option func(*App)
+
+// WithHooks installs observation hooks.
+func WithHooks(h Hooks) Option { return func(a *App) { a.hooks = h } }
+
+// New checks cfg, builds the Web API client and asks Slack who the bot is
+// (auth.test), which also proves the bot token works.
+func New(ctx context.Context, cfg Config, b *bot.Bot, log *slog.Logger, opts ...Option) (*App, error) {
+	mode, err := cfg.Mode()
+	if err != nil {
+		return nil, err
+	}
+	if err := cfg.check(); err != nil {
+		return nil, err
+	}
+	if log == nil {
+		log = slog.Default()
+	}
+	a := &App{cfg: cfg, mode: mode, bot: b, log: log.With("component", "slack")}
+	for _, o := range opts {
+		o(a)
+	}
+	a.api = slack.New(cfg.BotToken, a.apiOptions()...)
+	auth, err := a.api.AuthTestContext(ctx)
+	if err != nil {
+		return nil, fmt.Errorf("slack auth.test with SLACK_BOT_TOKEN: %w", err)
+	}
+	a.botUserID, a.botID, a.botUser = auth.UserID, auth.BotID, auth.User
+	a.disp = newDispatcher(cfg.Workers, cfg.QueueLimit, a.log)
+	a.dedupe = newDeduper(b.DB(), a.log)
+	return a, nil
+}
+
+func (a *App) apiOptions() []slack.Option {
+	opts := []slack.Option{slack.OptionLog(slogAdapter{a.log})}
+	if a.cfg.APIURL != "" {
+		u := a.cfg.APIURL
+		if !strings.HasSuffix(u, "/") {
+			u += "/"
+		}
+		opts = append(opts, slack.OptionAPIURL(u))
+	}
+	if a.cfg.AppToken != "" {
+		opts = append(opts, slack.OptionAppLevelToken(a.cfg.AppToken))
+	}
+	if a.cfg.APIRetries > 0 {
+		rc := slack.DefaultRetryConfig()
+		rc.MaxRetries = a.cfg.APIRetries
+		rc.RetryAfterJitter = 250 * time.Millisecond
+		rc.BackoffInitial = 200 * time.Millisecond
+		rc.BackoffMax = 5 * time.Second
+		rc.Handlers = append(slack.AllBuiltinRetryHandlers(rc), slack.NewServerErrorRetryHandler(rc))
+		opts = append(opts, slack.OptionRetryConfig(rc))
+	}
+	return opts
+}
+
+// Mode returns the transport the app runs.
+func (a *App) Mode() Mode { return a.mode }
+
+// BotUserID returns the bot's Slack user id.
+func (a *App) BotUserID() string { return a.botUserID }
+
+// Run serves Slack until ctx ends, then stops taking events and lets the
+// work in flight finish within the shutdown grace period; what could not
+// finish is reported in its thread.
+func (a *App) Run(ctx context.Context) error {
+	pruneCtx, stopPrune := context.WithCancel(context.WithoutCancel(ctx))
+	go a.dedupe.pruneLoop(pruneCtx)
+	defer stopPrune()
+
+	a.log.InfoContext(ctx, "slack app running", "mode", a.mode, "bot_user", a.botUserID, "workers", a.cfg.Workers)
+	var err error
+	switch a.mode {
+	case ModeSocket:
+		err = a.runSocketMode(ctx)
+	case ModeHTTP:
+		err = a.runHTTP(ctx)
+	}
+	a.disp.shutdown(a.cfg.ShutdownGrace)
+	if ctx.Err() != nil {
+		return nil
+	}
+	return err
+}
+
+// slogAdapter gives slack-go's logger interface to slog, at debug level:
+// slack-go logs every reconnect and retry.
+type slogAdapter struct{ log *slog.Logger }
+
+func (l slogAdapter) Output(_ int, s string) error {
+	l.log.Debug(strings.TrimSpace(s))
+	return nil
+}

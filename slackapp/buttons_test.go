@@ -1,0 +1,114 @@
+package slackapp
+
+import (
+	"context"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/analyticsbot/analyticsbot/slackapp/fakeslack"
+)
+
+// answered asks the 2018 question by mention and returns the answer.
+func answered(t *testing.T, h *harness, ch, ts string) fakeslack.Message {
+	t.Helper()
+	h.mention(ch, ts, "", q2018)
+	return h.answerIn(ch, ts, answer18)
+}
+
+// press clicks a button of the bot's message m over Socket Mode.
+func (h *harness) press(m fakeslack.Message, actionID, value string) {
+	h.t.Helper()
+	id := h.slack.Send(h.t, fakeslack.Envelope{Type: "interactive", Payload: h.slack.BlockAction(user, m.Channel, m.TS, m.ThreadTS, actionID, value)})
+	h.slack.WaitAck(h.t, id)
+}
+
+func TestExportCSVUploadsTheResultIntoTheThread(t *testing.T) {
+	t.Parallel()
+	h := start(t)
+	const ch, ts = "CEXPORT01", "1700000010.000100"
+	m := answered(t, h, ch, ts)
+	calls := h.modelCalls()
+
+	h.press(m, "export_csv", queryID(t, m))
+	f := h.slack.WaitFile(t, func(f fakeslack.File) bool { return f.Channel == ch })
+	assert.Equal(t, csv2018, string(f.Content), "the file holds the result as CSV")
+	assert.Equal(t, ts, f.ThreadTS, "uploaded into the answer's thread")
+	assert.Equal(t, q2018, f.Title, "titled from the question")
+	assert.True(t, strings.HasSuffix(f.Name, ".csv"), "file name %q", f.Name)
+	assert.Contains(t, f.InitialComment, "1 row")
+	assert.Equal(t, calls, h.modelCalls(), "export makes no model call")
+	assert.Len(t, h.slack.Calls("files.getUploadURLExternal"), 1, "Slack's external upload flow")
+	assert.Len(t, h.slack.Calls("files.completeUploadExternal"), 1)
+	assert.Empty(t, h.slack.Calls("files.upload"), "the retired files.upload is never used")
+}
+
+func TestExportCSVAfterTheCacheForgot(t *testing.T) {
+	t.Parallel()
+	h := start(t)
+	const ch, ts = "CEXPORT02", "1700000011.000100"
+	m := answered(t, h, ch, ts)
+	calls := h.modelCalls()
+
+	// As after a restart with the stored result gone: the stored SQL is
+	// run again.
+	_, err := h.bot.DB().Pool().Exec(context.Background(), `DELETE FROM query_results WHERE thread_id = $1`, threadID(ch, ts))
+	require.NoError(t, err)
+	h.bot.Cache().Forget()
+
+	h.press(m, "export_csv", queryID(t, m))
+	f := h.slack.WaitFile(t, func(f fakeslack.File) bool { return f.Channel == ch })
+	assert.Equal(t, csv2018, string(f.Content))
+	assert.Equal(t, calls, h.modelCalls(), "re-running stored SQL makes no model call")
+}
+
+func TestShowSQLPostsTheQueryInTheThread(t *testing.T) {
+	t.Parallel()
+	h := start(t)
+	const ch, ts = "CSHOWSQL1", "1700000012.000100"
+	m := answered(t, h, ch, ts)
+	calls := h.modelCalls()
+
+	h.press(m, "show_sql", queryID(t, m))
+	got := h.answerIn(ch, ts, sql2018)
+	assert.Contains(t, strings.Join(got.BlockTexts(), "\n"), "```", "the SQL is a code block")
+	assert.False(t, got.Ephemeral, "the SQL is posted for the whole thread")
+	assert.Equal(t, calls, h.modelCalls(), "show SQL makes no model call")
+}
+
+func TestUntrustedButtonPayloads(t *testing.T) {
+	t.Parallel()
+	h := start(t)
+	const chA, tsA = "CBUTTONSA", "1700000013.000100"
+	const chB, tsB = "CBUTTONSB", "1700000013.000500"
+	a := answered(t, h, chA, tsA)
+	answered(t, h, chB, tsB) // thread B asks nothing about A's query
+	bThread := h.threadMessages(chB, tsB)[0]
+	calls := h.modelCalls()
+	tests := []struct {
+		name          string
+		msg           fakeslack.Message
+		action, value string
+		want          string
+	}{
+		{name: "unknown action", msg: a, action: "drop_table", value: queryID(t, a), want: "isn't one of mine"},
+		{name: "malformed value", msg: a, action: "export_csv", value: "'; DROP TABLE x; --", want: "isn't one of mine"},
+		{name: "huge value", msg: a, action: "show_sql", value: strings.Repeat("f", 2000), want: "isn't one of mine"},
+		{name: "another thread's query", msg: bThread, action: "show_sql", value: "0badc0de", want: "find"},
+	}
+	for _, tt := range tests {
+		before := len(h.slack.Messages())
+		h.press(tt.msg, tt.action, tt.value)
+		got := h.slack.WaitMessage(t, tt.name+": an ephemeral error", func(m fakeslack.Message) bool {
+			return m.Ephemeral && m.User == user && m.Channel == tt.msg.Channel && strings.Contains(strings.ToLower(m.Text), tt.want)
+		})
+		assert.Equal(t, tt.msg.ThreadTS, got.ThreadTS, "%s: the error shows in the thread", tt.name)
+		for _, m := range h.slack.Messages()[before:] {
+			assert.True(t, m.Ephemeral, "%s: nothing public is posted, got %q", tt.name, m.Text)
+		}
+	}
+	assert.Empty(t, h.slack.Files(), "no file was uploaded")
+	assert.Equal(t, calls, h.modelCalls(), "buttons never call the model")
+}

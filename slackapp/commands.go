@@ -1,0 +1,117 @@
+package slackapp
+
+import (
+	"context"
+	"errors"
+	"strings"
+	"time"
+
+	"github.com/slack-go/slack"
+
+	"github.com/analyticsbot/analyticsbot/blockkit"
+)
+
+const (
+	textCannotPost = "I can't post in this conversation. Invite me with `/invite @%s`, or ask me in a direct message."
+	textWorking    = "Looking into it: I'll post your question here and answer in its thread."
+)
+
+// commandReply is the immediate answer to a slash command, shown only to
+// the user who typed it.
+type commandReply struct {
+	ResponseType string        `json:"response_type"`
+	Text         string        `json:"text"`
+	Blocks       []slack.Block `json:"blocks,omitempty"`
+}
+
+func ephemeralReply(m blockkit.Message) commandReply {
+	return commandReply{ResponseType: slack.ResponseTypeEphemeral, Text: m.Text, Blocks: m.Blocks}
+}
+
+// onCommand answers a slash command at once and queues the question: it
+// is posted in the channel and answered in the thread that starts.
+func (a *App) onCommand(cmd slack.SlashCommand, received time.Time) commandReply {
+	text := strings.TrimSpace(cmd.Text)
+	switch {
+	case cmd.Command != a.cfg.SlashCommand:
+		return ephemeralReply(blockkit.Error("I don't know the command "+cmd.Command+". Try "+a.cfg.SlashCommand+" help.", nil))
+	case text == "" || strings.EqualFold(text, "help") || text == "?":
+		return ephemeralReply(blockkit.Help(a.cfg.SlashCommand, a.bot.Config().Domain, a.bot.Suggestions()))
+	case cmd.ChannelID == "" || cmd.UserID == "":
+		return ephemeralReply(blockkit.Error(textInternal, nil))
+	}
+	q := question{channel: cmd.ChannelID, user: cmd.UserID, text: text, received: received}
+	key := ""
+	if cmd.TriggerID != "" {
+		key = "command:" + cmd.TriggerID
+	}
+	reply := ephemeralReply(blockkit.Message{Text: textWorking})
+	j := job{
+		// The thread does not exist yet: the command is its own queue.
+		thread: "command:" + cmd.ChannelID + ":" + firstNonEmpty(cmd.TriggerID, received.String()),
+		kind:   "command",
+		run:    func(ctx context.Context) { a.answerCommand(ctx, q, key, cmd.ResponseURL) },
+		report: func(ctx context.Context, why error) {
+			a.respond(ctx, cmd.ResponseURL, blockkit.Error(whyText(why), nil))
+		},
+	}
+	if err := a.disp.submit(j); err != nil {
+		return ephemeralReply(blockkit.Error(whyText(err), nil))
+	}
+	return reply
+}
+
+// answerCommand posts the question in the channel and answers it in the
+// new thread.
+func (a *App) answerCommand(ctx context.Context, q question, key, responseURL string) {
+	defer a.done("command")
+	if !a.dedupe.claim(ctx, key) {
+		return
+	}
+	ts, err := a.post(ctx, q.channel, "", blockkit.Asked(q.user, q.text))
+	if err != nil {
+		a.log.WarnContext(ctx, "slash command: cannot post the question", "channel", q.channel, "err", err)
+		text := textInternal
+		if cannotPost(err) {
+			text = strings.Replace(textCannotPost, "%s", a.botName(), 1)
+		}
+		a.respond(ctx, responseURL, blockkit.Error(text, nil))
+		return
+	}
+	q.ts, q.threadTS = ts, ts
+	a.answerInThread(ctx, q)
+}
+
+// respond sends m to the response URL of a command or interaction, shown
+// only to its user.
+func (a *App) respond(ctx context.Context, responseURL string, m blockkit.Message) {
+	if !a.trustedResponseURL(responseURL) {
+		a.log.WarnContext(ctx, "no usable response URL: the user is not told", "text", m.Text)
+		return
+	}
+	blocks := slack.Blocks{BlockSet: m.Blocks}
+	err := slack.PostWebhookContext(ctx, responseURL, &slack.WebhookMessage{Text: m.Text, Blocks: &blocks, ResponseType: slack.ResponseTypeEphemeral})
+	if err != nil {
+		a.log.ErrorContext(ctx, "response URL post failed", "err", err)
+	}
+}
+
+// cannotPost reports Slack refusing a post because of where it goes.
+func cannotPost(err error) bool {
+	var se slack.SlackErrorResponse
+	if !errors.As(err, &se) {
+		return false
+	}
+	switch se.Err {
+	case "not_in_channel", "channel_not_found", "is_archived", "restricted_action", "ekm_access_denied":
+		return true
+	}
+	return false
+}
+
+func (a *App) botName() string {
+	if a.botUser != "" {
+		return a.botUser
+	}
+	return "analyticsbot"
+}

@@ -1,0 +1,82 @@
+package slackapp
+
+import (
+	"context"
+	"log/slog"
+	"time"
+
+	lru "github.com/hashicorp/golang-lru/v2"
+
+	"github.com/analyticsbot/analyticsbot/store"
+)
+
+// deduper decides which process handles a delivery. Slack redelivers
+// events it saw no acknowledgement for, an app_mention comes with a twin
+// message event, and several processes may share a database: the first to
+// claim a key in Postgres handles it. Keys this process saw are also kept in
+// memory, so a redelivery costs no query and deduplication still works
+// within the process while the database is down.
+type deduper struct {
+	db   *store.DB
+	seen *lru.Cache[string, struct{}]
+	log  *slog.Logger
+}
+
+func newDeduper(db *store.DB, log *slog.Logger) *deduper {
+	seen, _ := lru.New[string, struct{}](8192) // the size is a positive constant
+	return &deduper{db: db, seen: seen, log: log}
+}
+
+// claim reports whether this process should handle the delivery key.
+// When the database cannot answer, it handles it: a rare double answer is
+// better than a lost question.
+func (d *deduper) claim(ctx context.Context, key string) bool {
+	if key == "" {
+		return true
+	}
+	if ok, _ := d.seen.ContainsOrAdd(key, struct{}{}); ok {
+		return false
+	}
+	first, err := d.db.ClaimDelivery(ctx, key)
+	if err != nil {
+		d.log.WarnContext(ctx, "claim delivery: handling it without a claim", "key", key, "err", err)
+		return true
+	}
+	return first
+}
+
+// Claims older than claimAge are pruned every pruneEvery, in batches.
+const (
+	claimAge   = 24 * time.Hour
+	pruneEvery = time.Hour
+	pruneBatch = 5000
+)
+
+// pruneLoop deletes old claims until ctx ends.
+func (d *deduper) pruneLoop(ctx context.Context) {
+	t := time.NewTicker(pruneEvery)
+	defer t.Stop()
+	for {
+		d.prune(ctx)
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+		}
+	}
+}
+
+func (d *deduper) prune(ctx context.Context) {
+	for ctx.Err() == nil {
+		n, err := d.db.PruneDeliveries(ctx, claimAge, pruneBatch)
+		if err != nil {
+			if ctx.Err() == nil {
+				d.log.WarnContext(ctx, "prune delivery claims", "err", err)
+			}
+			return
+		}
+		if n < pruneBatch {
+			return
+		}
+	}
+}

@@ -1,0 +1,186 @@
+package slackapp
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"runtime/debug"
+	"sync"
+	"time"
+)
+
+// Why a job did not run, as the user is told.
+var (
+	errBusy     = errors.New("too many questions are waiting")
+	errStopping = errors.New("the bot is shutting down")
+)
+
+// job is one piece of work for a thread: answering a message, pressing a
+// button. Jobs of one thread run in the order they were submitted.
+type job struct {
+	// thread orders jobs: those with the same key never run at once.
+	thread string
+	// kind names the job in logs ("message", "export_csv", …).
+	kind string
+	// run does the work. ctx is canceled only when the shutdown grace
+	// period ends.
+	run func(ctx context.Context)
+	// report tells the user the job will not run, or stopped, and why. It
+	// gets a fresh context of its own.
+	report func(ctx context.Context, why error)
+}
+
+// dispatcher runs jobs through a bounded pool of workers, one thread at a
+// time: a thread with queued jobs has one runner goroutine that waits for
+// a worker slot before each job, so a busy thread cannot starve the others
+// for longer than one job and never runs two jobs at once.
+type dispatcher struct {
+	slots chan struct{}
+	limit int
+	log   *slog.Logger
+
+	// workCtx is the context jobs run in; cancelWork ends it when the
+	// shutdown grace period is over.
+	workCtx    context.Context
+	cancelWork context.CancelFunc
+
+	mu      sync.Mutex
+	queues  map[string][]job // waiting jobs; a key is present while its runner lives
+	waiting int
+	closed  bool
+	runners sync.WaitGroup
+}
+
+func newDispatcher(workers, limit int, log *slog.Logger) *dispatcher {
+	ctx, cancel := context.WithCancel(context.Background())
+	return &dispatcher{
+		slots: make(chan struct{}, workers), limit: limit, log: log,
+		workCtx: ctx, cancelWork: cancel, queues: map[string][]job{},
+	}
+}
+
+// submit queues j behind the earlier jobs of its thread. It never blocks;
+// it fails with errBusy when the queue is full and errStopping after
+// shutdown began, and the caller tells the user.
+func (d *dispatcher) submit(j job) error {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	if d.closed {
+		return errStopping
+	}
+	if d.waiting >= d.limit {
+		return errBusy
+	}
+	q, running := d.queues[j.thread]
+	d.queues[j.thread] = append(q, j)
+	d.waiting++
+	if !running {
+		d.runners.Add(1)
+		go d.runThread(j.thread)
+	}
+	return nil
+}
+
+// runThread runs the jobs of one thread until its queue is empty.
+func (d *dispatcher) runThread(thread string) {
+	defer d.runners.Done()
+	for {
+		acquired := false
+		select {
+		case d.slots <- struct{}{}:
+			acquired = true
+		case <-d.workCtx.Done():
+		}
+		if acquired && d.workCtx.Err() != nil {
+			// select picks at random among ready cases: a free slot must
+			// not win over the end of the grace period.
+			<-d.slots
+			acquired = false
+		}
+		j, ok := d.next(thread)
+		if !ok {
+			if acquired {
+				<-d.slots
+			}
+			return
+		}
+		if !acquired {
+			// The grace period is over: whatever still waits is reported.
+			d.reportJob(j, errStopping)
+			continue
+		}
+		d.runJob(j)
+		<-d.slots
+	}
+}
+
+// next pops the thread's next job; false when the queue is empty, which
+// also ends the thread's runner.
+func (d *dispatcher) next(thread string) (job, bool) {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	q := d.queues[thread]
+	if len(q) == 0 {
+		delete(d.queues, thread)
+		return job{}, false
+	}
+	j := q[0]
+	q[0] = job{}
+	d.queues[thread] = q[1:]
+	d.waiting--
+	return j, true
+}
+
+// runJob runs j; a panic is logged with its stack and reported to the
+// user instead of taking the process down.
+func (d *dispatcher) runJob(j job) {
+	defer func() {
+		if r := recover(); r != nil {
+			d.log.Error("slack job panicked", "kind", j.kind, "thread", j.thread, "panic", r, "stack", string(debug.Stack()))
+			d.reportJob(j, fmt.Errorf("internal error: %v", r))
+		}
+	}()
+	j.run(d.workCtx)
+}
+
+// reportTimeout bounds telling a user their job did not run.
+const reportTimeout = 10 * time.Second
+
+func (d *dispatcher) reportJob(j job, why error) {
+	if j.report == nil {
+		return
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), reportTimeout)
+	defer cancel()
+	defer func() {
+		if r := recover(); r != nil {
+			d.log.Error("slack job report panicked", "kind", j.kind, "panic", r)
+		}
+	}()
+	j.report(ctx, why)
+}
+
+// shutdown stops taking jobs and waits for the queued and running ones.
+// After grace, running jobs see their context canceled and jobs that have
+// not started are reported; shutdown returns when every runner is done.
+func (d *dispatcher) shutdown(grace time.Duration) {
+	d.mu.Lock()
+	d.closed = true
+	d.mu.Unlock()
+	done := make(chan struct{})
+	go func() {
+		d.runners.Wait()
+		close(done)
+	}()
+	t := time.NewTimer(grace)
+	defer t.Stop()
+	select {
+	case <-done:
+	case <-t.C:
+		d.log.Warn("shutdown grace period over: stopping work in flight", "grace", grace)
+		d.cancelWork()
+		<-done
+	}
+	d.cancelWork()
+}

@@ -1,0 +1,120 @@
+package slackapp
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"runtime"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+func quietLog() *slog.Logger { return slog.New(slog.NewTextHandler(io.Discard, nil)) }
+
+func TestDispatcherKeepsThreadOrderAndBoundsWorkers(t *testing.T) {
+	t.Parallel()
+	const workers, threads, perThread = 3, 12, 5
+	d := newDispatcher(workers, 1000, quietLog())
+
+	var mu sync.Mutex
+	got := map[string][]int{}
+	running, peak := 0, 0
+	var wg sync.WaitGroup
+	for i := range perThread {
+		for th := range threads {
+			wg.Add(1)
+			thread := fmt.Sprintf("C1:%d", th)
+			require.NoError(t, d.submit(job{thread: thread, kind: "test", run: func(context.Context) {
+				defer wg.Done()
+				mu.Lock()
+				running++
+				peak = max(peak, running)
+				got[thread] = append(got[thread], i)
+				mu.Unlock()
+				// Yield so that jobs of other threads overlap with this one.
+				for range 100 {
+					runtime.Gosched()
+				}
+				mu.Lock()
+				running--
+				mu.Unlock()
+			}}))
+		}
+	}
+	wg.Wait()
+	d.shutdown(time.Minute)
+	for th := range threads {
+		assert.Equal(t, []int{0, 1, 2, 3, 4}, got[fmt.Sprintf("C1:%d", th)], "jobs of thread %d ran out of order", th)
+	}
+	assert.LessOrEqual(t, peak, workers, "never more jobs at once than workers")
+}
+
+func TestDispatcherRefusesBeyondTheQueueLimit(t *testing.T) {
+	t.Parallel()
+	d := newDispatcher(1, 2, quietLog())
+	release := make(chan struct{})
+	started := make(chan struct{})
+	require.NoError(t, d.submit(job{thread: "a", run: func(context.Context) { close(started); <-release }}))
+	<-started // the running job no longer counts as waiting
+	require.NoError(t, d.submit(job{thread: "a", run: func(context.Context) {}}))
+	require.NoError(t, d.submit(job{thread: "b", run: func(context.Context) {}}))
+	err := d.submit(job{thread: "c", run: func(context.Context) {}})
+	assert.ErrorIs(t, err, errBusy, "a third waiting job is refused")
+	close(release)
+	d.shutdown(time.Minute)
+	assert.ErrorIs(t, d.submit(job{thread: "d"}), errStopping, "no jobs after shutdown")
+}
+
+func TestDispatcherShutdownFinishesOrReportsWork(t *testing.T) {
+	t.Parallel()
+	d := newDispatcher(1, 10, quietLog())
+	started := make(chan struct{})
+	var mu sync.Mutex
+	var reported []string
+	var runErr error
+	report := func(name string) func(context.Context, error) {
+		return func(_ context.Context, why error) {
+			mu.Lock()
+			defer mu.Unlock()
+			reported = append(reported, name+": "+why.Error())
+		}
+	}
+	// The running job only ends when its context is canceled, as a stuck
+	// model call would.
+	require.NoError(t, d.submit(job{thread: "a", report: report("running"), run: func(ctx context.Context) {
+		close(started)
+		<-ctx.Done()
+		mu.Lock()
+		runErr = ctx.Err()
+		mu.Unlock()
+	}}))
+	<-started
+	require.NoError(t, d.submit(job{thread: "b", report: report("waiting-b"), run: func(context.Context) { t.Error("a waiting job ran after the grace period") }}))
+	require.NoError(t, d.submit(job{thread: "a", report: report("waiting-a"), run: func(context.Context) { t.Error("a waiting job ran after the grace period") }}))
+
+	d.shutdown(0)
+	assert.ErrorIs(t, runErr, context.Canceled, "the running job's context is canceled after the grace period")
+	assert.ElementsMatch(t, []string{"waiting-a: " + errStopping.Error(), "waiting-b: " + errStopping.Error()}, reported,
+		"every job that did not run is reported, none silently dropped")
+}
+
+func TestDispatcherSurvivesPanics(t *testing.T) {
+	t.Parallel()
+	d := newDispatcher(2, 10, quietLog())
+	reported := make(chan error, 1)
+	require.NoError(t, d.submit(job{thread: "a", run: func(context.Context) { panic("boom") },
+		report: func(_ context.Context, why error) { reported <- why }}))
+	ran := make(chan struct{})
+	require.NoError(t, d.submit(job{thread: "a", run: func(context.Context) { close(ran) }}))
+	<-ran
+	why := <-reported
+	assert.Contains(t, why.Error(), "boom", "the panic is reported to the user as an internal error")
+	assert.False(t, errors.Is(why, errStopping))
+	d.shutdown(time.Minute)
+}

@@ -1,0 +1,153 @@
+package slackapp
+
+import (
+	"context"
+	"errors"
+	"regexp"
+	"strings"
+	"time"
+
+	"github.com/slack-go/slack/slackevents"
+)
+
+// question is a user message the bot answers.
+type question struct {
+	channel string
+	user    string
+	text    string
+	// ts is the message's own timestamp; threadTS the thread it belongs
+	// to and the answer goes to (ts itself for a top-level message).
+	ts, threadTS string
+	// followUpOnly means the message did not address the bot: it is
+	// answered only in a thread the bot already answered in.
+	followUpOnly bool
+	// dm marks a direct message, where the assistant status may work.
+	dm bool
+	// received is when the event arrived, for the progress hook.
+	received time.Time
+}
+
+// threadID names a Slack thread in the store: channel and root timestamp.
+func threadID(channel, threadTS string) string { return channel + ":" + threadTS }
+
+// onEvent routes an Events API callback. It returns at once: the work is
+// queued on the message's thread.
+func (a *App) onEvent(ev slackevents.EventsAPIEvent, received time.Time) {
+	if ev.Type != slackevents.CallbackEvent {
+		return
+	}
+	switch e := ev.InnerEvent.Data.(type) {
+	case *slackevents.AppMentionEvent:
+		a.onMention(e, received)
+	case *slackevents.MessageEvent:
+		a.onMessage(e, received)
+	}
+}
+
+func (a *App) onMention(e *slackevents.AppMentionEvent, received time.Time) {
+	if a.fromBot(e.User, e.BotID) {
+		return
+	}
+	a.submitQuestion(question{
+		channel: e.Channel, user: e.User, text: a.stripMentions(e.Text),
+		ts: e.TimeStamp, threadTS: rootTS(e.ThreadTimeStamp, e.TimeStamp), received: received,
+	})
+}
+
+// onMessage answers direct messages, and replies in threads the bot is
+// part of. Edits, deletions, joins and other subtypes are not questions.
+func (a *App) onMessage(e *slackevents.MessageEvent, received time.Time) {
+	if e.SubType != "" && e.SubType != "thread_broadcast" {
+		return
+	}
+	if a.fromBot(e.User, e.BotID) || e.User == "" {
+		return
+	}
+	q := question{
+		channel: e.Channel, user: e.User, text: a.stripMentions(e.Text),
+		ts: e.TimeStamp, threadTS: rootTS(e.ThreadTimeStamp, e.TimeStamp), received: received,
+	}
+	switch e.ChannelType {
+	case "im":
+		q.dm = true
+	case "channel", "group", "mpim":
+		// A top-level message is chatter unless it mentions the bot, and a
+		// mention comes as its own app_mention event.
+		if e.ThreadTimeStamp == "" || a.mentionsBot(e.Text) {
+			return
+		}
+		q.followUpOnly = true
+	default:
+		return
+	}
+	a.submitQuestion(q)
+}
+
+// fromBot reports messages of this bot or any other bot: answering them
+// could loop forever.
+func (a *App) fromBot(user, botID string) bool {
+	return botID != "" || (user != "" && user == a.botUserID)
+}
+
+func (a *App) mentionsBot(text string) bool {
+	return a.botUserID != "" && strings.Contains(text, "<@"+a.botUserID)
+}
+
+var mentionPattern = regexp.MustCompile(`<@([UW][A-Z0-9]+)(?:\|[^>]*)?>`)
+
+// stripMentions removes mentions of the bot from a question; mentions of
+// other people stay, as their display form.
+func (a *App) stripMentions(text string) string {
+	text = mentionPattern.ReplaceAllStringFunc(text, func(m string) string {
+		if id := mentionPattern.FindStringSubmatch(m)[1]; id == a.botUserID {
+			return ""
+		}
+		return m
+	})
+	return strings.Join(strings.Fields(text), " ")
+}
+
+func rootTS(threadTS, ts string) string {
+	if threadTS != "" {
+		return threadTS
+	}
+	return ts
+}
+
+// submitQuestion queues the answer of q on its thread. A full queue is
+// answered with an apology at once rather than dropped.
+func (a *App) submitQuestion(q question) {
+	j := job{
+		thread: threadID(q.channel, q.threadTS),
+		kind:   "message",
+		run:    func(ctx context.Context) { a.answerQuestion(ctx, q) },
+		report: func(ctx context.Context, why error) { a.reportNotAnswered(ctx, q, why) },
+	}
+	a.submit(j)
+}
+
+// submit queues j, or reports at once why it cannot run. The Done hook
+// sees every job once: after it ran, or after it was reported unrun.
+func (a *App) submit(j job) {
+	run, report := j.run, j.report
+	j.run = func(ctx context.Context) {
+		defer a.done(j.kind)
+		run(ctx)
+	}
+	j.report = func(ctx context.Context, why error) {
+		report(ctx, why)
+		if errors.Is(why, errBusy) || errors.Is(why, errStopping) {
+			a.done(j.kind)
+		}
+	}
+	if err := a.disp.submit(j); err != nil {
+		a.log.Warn("slack job not queued", "kind", j.kind, "thread", j.thread, "err", err)
+		go a.disp.reportJob(j, err)
+	}
+}
+
+func (a *App) done(kind string) {
+	if a.hooks.Done != nil {
+		a.hooks.Done(kind)
+	}
+}

@@ -1,0 +1,172 @@
+package fakeslack
+
+import (
+	"encoding/json"
+	"fmt"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/analyticsbot/analyticsbot/blockkit"
+	"github.com/analyticsbot/analyticsbot/store"
+)
+
+// dailyResult and wideResult mirror blockkit's own fixtures: a result too
+// long for a table block and one too wide for it.
+func dailyResult(n int) *store.Result {
+	start := time.Date(2025, 1, 1, 0, 0, 0, 0, time.UTC)
+	rows := make([][]any, n)
+	for i := range rows {
+		rows[i] = []any{start.AddDate(0, 0, i).Format("2006-01-02"), int64(100 + i*7%53), float64(i) * 12.25}
+	}
+	cols := []store.Column{{Name: "day", Type: "date"}, {Name: "orders", Type: "int8"}, {Name: "revenue", Type: "float8"}}
+	return &store.Result{Columns: cols, Rows: rows, RowCount: n}
+}
+
+func wideResult(cols, rows int) *store.Result {
+	r := &store.Result{Columns: make([]store.Column, cols), Rows: make([][]any, rows), RowCount: rows}
+	for c := range r.Columns {
+		r.Columns[c] = store.Column{Name: fmt.Sprintf("metric_%02d", c+1), Type: "int4"}
+	}
+	for i := range r.Rows {
+		r.Rows[i] = make([]any, cols)
+		for c := range r.Rows[i] {
+			r.Rows[i][c] = int64((i + 1) * (c + 1) * 11)
+		}
+	}
+	return r
+}
+
+func marshalBlocks(t *testing.T, m blockkit.Message) []byte {
+	t.Helper()
+	b, err := json.Marshal(m.Blocks)
+	require.NoError(t, err)
+	return b
+}
+
+func TestValidateAcceptsBlockkitOutput(t *testing.T) {
+	t.Parallel()
+	long := strings.Repeat("Revenue in *region 4* grew while costs & returns stayed below 5%. ", 2500)
+	tests := []struct {
+		name string
+		msg  blockkit.Message
+	}{
+		{name: "150 rows", msg: blockkit.Render(blockkit.Answer{Text: "Orders per day.", Result: dailyResult(150), QueryID: "q_daily", Elapsed: time.Second, Backend: "sql"})},
+		{name: "25 columns", msg: blockkit.Render(blockkit.Answer{Text: "All metrics.", Result: wideResult(25, 5), QueryID: "q_wide"})},
+		{name: "native table at the limit", msg: blockkit.Render(blockkit.Answer{Text: "Big table.", Result: wideResult(20, 99), QueryID: "q_big"})},
+		{name: "long answer", msg: blockkit.Render(blockkit.Answer{Text: long, Result: dailyResult(3), QueryID: "q_long",
+			Assumptions: strings.Split(strings.Repeat("an assumption,", 15), ",")})},
+		{name: "error", msg: blockkit.Error("The database timed out.", []string{"Ask for fewer days", "Try again"})},
+		{name: "notice", msg: blockkit.Notice("I only know the analytics data.", []string{"Revenue by region last month?"})},
+		{name: "sql", msg: blockkit.SQL("q_daily", "SELECT day, count(*) FROM orders GROUP BY day", "Daily orders?")},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			raw := marshalBlocks(t, tc.msg)
+			assert.Empty(t, validateBlocks(raw), "blocks: %.300s", raw)
+			assert.LessOrEqual(t, runeLen(tc.msg.Text), maxMessageText)
+		})
+	}
+}
+
+// block builders for the rejection table.
+func section(text string) string {
+	t, _ := json.Marshal(text)
+	return `{"type":"section","text":{"type":"mrkdwn","text":` + string(t) + `}}`
+}
+
+func repeatJoin(item string, n int) string {
+	items := make([]string, n)
+	for i := range items {
+		items[i] = strings.ReplaceAll(item, "#", fmt.Sprint(i))
+	}
+	return strings.Join(items, ",")
+}
+
+func button(actionID, text, value string) string {
+	return fmt.Sprintf(`{"type":"button","action_id":%q,"text":{"type":"plain_text","text":%q},"value":%q}`, actionID, text, value)
+}
+
+func table(rows, cells int, cell string) string {
+	row := "[" + repeatJoin(cell, cells) + "]"
+	return `{"type":"table","rows":[` + repeatJoin(row, rows) + `]}`
+}
+
+const rawCell = `{"type":"raw_text","text":"v"}`
+
+func TestValidateBlocks(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name   string
+		blocks string
+		want   string // a substring of the first problem; "" means accepted
+	}{
+		{name: "empty array", blocks: `[]`},
+		{name: "50 blocks", blocks: "[" + repeatJoin(`{"type":"divider"}`, 50) + "]"},
+		{name: "section at 3000", blocks: "[" + section(strings.Repeat("é", 3000)) + "]"},
+		{name: "table 100x20", blocks: "[" + table(100, 20, rawCell) + "]"},
+		{name: "rich text cells", blocks: `[{"type":"table","rows":[[{"type":"rich_text","elements":[{"type":"rich_text_section","elements":[{"type":"text","text":"h"}]}]}]]}]`},
+		{name: "25 buttons", blocks: `[{"type":"actions","elements":[` + repeatJoin(button("a#", strings.Repeat("b", 75), strings.Repeat("v", 2000)), 25) + `]}]`},
+		{name: "10 context elements", blocks: `[{"type":"context","elements":[` + repeatJoin(`{"type":"mrkdwn","text":"x"}`, 10) + `]}]`},
+
+		{name: "not an array", blocks: section("x"), want: "must be a JSON array [json-pointer:/blocks]"},
+		{name: "not JSON", blocks: `[{"type":`, want: "must be a JSON array"},
+		{name: "51 blocks", blocks: "[" + repeatJoin(`{"type":"divider"}`, 51) + "]", want: "no more than 50 items [json-pointer:/blocks]"},
+		{name: "unknown type", blocks: `[{"type":"banner"}]`, want: `unknown block type "banner" [json-pointer:/blocks/0/type]`},
+		{name: "no type", blocks: `[{"text":"x"}]`, want: "must provide a string [json-pointer:/blocks/0/type]"},
+		{name: "section too long", blocks: "[" + section(strings.Repeat("a", 3001)) + "]", want: "less than 3001 characters [json-pointer:/blocks/0/text/text]"},
+		{name: "section empty text", blocks: "[" + section("") + "]", want: "more than 0 characters [json-pointer:/blocks/0/text/text]"},
+		{name: "section without text", blocks: `[{"type":"section"}]`, want: "must provide text or fields"},
+		{name: "bad text type", blocks: `[{"type":"section","text":{"type":"markdown","text":"x"}}]`, want: "[json-pointer:/blocks/0/text/type]"},
+		{name: "mrkdwn header", blocks: `[{"type":"header","text":{"type":"mrkdwn","text":"x"}}]`, want: "[json-pointer:/blocks/0/text/type]"},
+		{name: "11 fields", blocks: `[{"type":"section","fields":[` + repeatJoin(`{"type":"mrkdwn","text":"x"}`, 11) + `]}]`, want: "no more than 10 items [json-pointer:/blocks/0/fields]"},
+		{name: "11 context elements", blocks: `[{"type":"context","elements":[` + repeatJoin(`{"type":"mrkdwn","text":"x"}`, 11) + `]}]`, want: "no more than 10 items [json-pointer:/blocks/0/elements]"},
+		{name: "empty context", blocks: `[{"type":"context","elements":[]}]`, want: "non-empty array [json-pointer:/blocks/0/elements]"},
+		{name: "26 buttons", blocks: `[{"type":"actions","elements":[` + repeatJoin(button("a#", "b", "v"), 26) + `]}]`, want: "no more than 25 items"},
+		{name: "button text 76", blocks: `[{"type":"actions","elements":[` + button("a", strings.Repeat("b", 76), "v") + `]}]`, want: "less than 76 characters [json-pointer:/blocks/0/elements/0/text/text]"},
+		{name: "button value 2001", blocks: `[{"type":"actions","elements":[` + button("a", "b", strings.Repeat("v", 2001)) + `]}]`, want: "less than 2001 characters [json-pointer:/blocks/0/elements/0/value]"},
+		{name: "action_id 256", blocks: `[{"type":"actions","elements":[` + button(strings.Repeat("a", 256), "b", "v") + `]}]`, want: "[json-pointer:/blocks/0/elements/0/action_id]"},
+		{name: "duplicate action_id", blocks: `[{"type":"actions","elements":[` + button("a", "b", "v") + "," + button("a", "c", "v") + `]}]`, want: `duplicate action_id "a" [json-pointer:/blocks/0/elements/1/action_id]`},
+		{name: "block_id 256", blocks: `[{"type":"divider","block_id":"` + strings.Repeat("b", 256) + `"}]`, want: "less than 256 characters [json-pointer:/blocks/0/block_id]"},
+		{name: "duplicate block_id", blocks: `[{"type":"divider","block_id":"x"},{"type":"divider","block_id":"x"}]`, want: `duplicate block_id "x" [json-pointer:/blocks/1/block_id]`},
+		{name: "table 101 rows", blocks: "[" + table(101, 2, rawCell) + "]", want: "no more than 100 items [json-pointer:/blocks/0/rows]"},
+		{name: "table 21 cells", blocks: "[" + table(1, 21, rawCell) + "]", want: "no more than 20 items [json-pointer:/blocks/0/rows/0]"},
+		{name: "raw_number cell", blocks: "[" + table(1, 1, `{"type":"raw_number","value":1}`) + "]", want: `not "raw_number" [json-pointer:/blocks/0/rows/0/0/type]`},
+		{name: "raw_text without text", blocks: "[" + table(1, 1, `{"type":"raw_text"}`) + "]", want: "[json-pointer:/blocks/0/rows/0/0/text]"},
+		{name: "two tables", blocks: "[" + table(1, 1, rawCell) + "," + table(1, 1, rawCell) + "]", want: "only one table block"},
+		{name: "rich_text without elements", blocks: `[{"type":"rich_text"}]`, want: "[json-pointer:/blocks/0/elements]"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			got := validateBlocks([]byte(tc.blocks))
+			if tc.want == "" {
+				assert.Empty(t, got, "want the blocks accepted")
+				return
+			}
+			require.NotEmpty(t, got, "want a problem containing %q", tc.want)
+			assert.Contains(t, got[0], tc.want, "got problems %q", got)
+		})
+	}
+}
+
+func TestBlockTexts(t *testing.T) {
+	t.Parallel()
+	msg := blockkit.Render(blockkit.Answer{
+		Text: "North leads.",
+		Result: &store.Result{
+			Columns:  []store.Column{{Name: "region", Type: "text"}, {Name: "orders", Type: "int8"}},
+			Rows:     [][]any{{"North", int64(120)}, {"South", int64(98)}},
+			RowCount: 2,
+		},
+		QueryID: "q1",
+	})
+	got := Message{Blocks: marshalBlocks(t, msg)}.BlockTexts()
+	want := []string{"North leads.", "region", "orders", "North", "120", "South", "98", "2 rows", "Export CSV", "Show SQL"}
+	assert.Equal(t, want, got)
+	assert.Nil(t, Message{}.BlockTexts())
+}

@@ -1,0 +1,37 @@
+// Package fakeslack is an in-process fake of Slack's Web API and Socket Mode
+// for tests: the real slack-go client talks to it over HTTP and WebSocket, and
+// tests read back what the bot posted, uploaded and acknowledged. It is a
+// test-support package; only tests import it.
+//
+// What is faithful to Slack's wire format: requests are accepted as
+// form-encoded, multipart or JSON bodies, with the token in an
+// "Authorization: Bearer" header or a "token" field; answers are
+// {"ok":true,...} or {"ok":false,"error":"..."} with HTTP 200, rate limits are
+// HTTP 429 with a Retry-After header in seconds, and server failures are HTTP
+// 5xx with an HTML body. Bot and app-level tokens are told apart
+// (not_authed, invalid_auth, not_allowed_token_type). Blocks are checked
+// against Block Kit's documented limits and rejected with invalid_blocks and
+// Slack-style "[json-pointer:...]" messages. Socket Mode sends the hello
+// message, WebSocket pings every two seconds, envelopes in Slack's shape, and
+// disconnect messages; the acks clients send back are recorded. Response
+// URLs answer errors like webhooks do, with a 4xx status and the error code
+// as text. Payload builders produce the JSON Slack sends for app_mention and
+// message events, block_actions and slash commands, with unique trigger ids
+// and envelope ids as Slack's are (apps deduplicate by them), and
+// SignedRequest signs a request the way Slack signs HTTP deliveries.
+//
+// What is simplified: there is one workspace, one bot and one app, and any
+// channel id exists unless SetNotInChannel says the bot is not in it. Only
+// the methods the bot uses are served (auth.test, chat.postMessage,
+// chat.update, chat.postEphemeral, assistant.threads.setStatus,
+// files.getUploadURLExternal, files.completeUploadExternal,
+// apps.connections.open); others answer unknown_method. Messages are stored
+// as posted: Slack's own rewriting of text and blocks (block ids, link
+// expansion, mention resolution) is not imitated. Lengths are counted in
+// characters (runes). Block checks cover the limits the bot can reach, not
+// every Block Kit rule; every broken block, malformed JSON included, is
+// invalid_blocks (Slack says invalid_blocks_format for JSON that is not an
+// array), and the wording of the explanations is ours. Response URLs never
+// expire and have no use limit, and a file is shared without a message
+// appearing in the channel.
+package fakeslack

@@ -1,0 +1,86 @@
+package fakeslack
+
+import (
+	"fmt"
+	"net/http"
+)
+
+// RateLimitNext makes the next n calls of method answer HTTP 429 with a
+// Retry-After header of retryAfterSeconds, as Slack's rate limiter does.
+func (s *Server) RateLimitNext(method string, n, retryAfterSeconds int) {
+	rep := reply{
+		status:     http.StatusTooManyRequests,
+		retryAfter: retryAfterSeconds,
+		err:        "ratelimited",
+		body:       map[string]any{"ok": false, "error": "ratelimited"},
+	}
+	s.inject(method, n, rep)
+}
+
+// FailNext makes the next n calls of method answer httpStatus (e.g. 503)
+// with an HTML body, as Slack's edge does when the API is down.
+func (s *Server) FailNext(method string, n, httpStatus int) {
+	text := http.StatusText(httpStatus)
+	rep := reply{
+		status: httpStatus,
+		html:   fmt.Sprintf("<html><head><title>%d %s</title></head><body><h1>%s</h1></body></html>\n", httpStatus, text, text),
+	}
+	s.inject(method, n, rep)
+}
+
+// ErrorNext makes the next n calls of method answer HTTP 200
+// {"ok":false,"error":slackError}.
+func (s *Server) ErrorNext(method string, n int, slackErr string) {
+	s.inject(method, n, slackError(slackErr))
+}
+
+// SetError makes every call of method answer {"ok":false,"error":slackError}
+// until it is called again with "". Failures injected with the *Next methods
+// are used up first.
+func (s *Server) SetError(method, slackErr string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if slackErr == "" {
+		delete(s.stickyErrors, method)
+		return
+	}
+	s.stickyErrors[method] = slackErr
+}
+
+// SetNotInChannel makes posts to channel fail with not_in_channel, as for a
+// channel the bot was never invited to.
+func (s *Server) SetNotInChannel(channel string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.notInChannel[channel] = true
+}
+
+// SetInChannel undoes SetNotInChannel.
+func (s *Server) SetInChannel(channel string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	delete(s.notInChannel, channel)
+}
+
+// inject queues n copies of rep for method. Failures queued by several
+// calls are used in the order they were queued.
+func (s *Server) inject(method string, n int, rep reply) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for range n {
+		s.faults[method] = append(s.faults[method], rep)
+	}
+}
+
+// takeFault uses up the next injected failure of method, if any. Callers
+// hold s.mu.
+func (s *Server) takeFault(method string) (reply, bool) {
+	if q := s.faults[method]; len(q) > 0 {
+		s.faults[method] = q[1:]
+		return q[0], true
+	}
+	if code, ok := s.stickyErrors[method]; ok {
+		return slackError(code), true
+	}
+	return reply{}, false
+}

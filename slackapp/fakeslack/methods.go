@@ -1,0 +1,67 @@
+package fakeslack
+
+import (
+	"encoding/json"
+	"fmt"
+	"net/url"
+	"strings"
+)
+
+// Status is one assistant.threads.setStatus call.
+type Status struct {
+	// Channel is the channel_id argument.
+	Channel string
+	// ThreadTS is the thread_ts argument.
+	ThreadTS string
+	// Status is the status text; "" clears the status.
+	Status string
+	// LoadingMessages are the rotating messages, nil when none were sent.
+	LoadingMessages []string
+}
+
+// Statuses returns the assistant.threads.setStatus calls that succeeded, in
+// order.
+func (s *Server) Statuses() []Status {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return append([]Status(nil), s.statuses...)
+}
+
+// authTest serves auth.test.
+func (s *Server) authTest(url.Values) reply {
+	return ok(map[string]any{
+		"url":     "https://fake.slack.com/",
+		"team":    "Fake",
+		"user":    "analyticsbot",
+		"team_id": TeamID,
+		"user_id": BotUserID,
+		"bot_id":  BotID,
+	})
+}
+
+// setStatus serves assistant.threads.setStatus. loading_messages may be a
+// JSON array, as Slack documents it, or comma-separated, as slack-go sends it.
+func (s *Server) setStatus(args url.Values) reply {
+	channel, thread := args.Get("channel_id"), args.Get("thread_ts")
+	if channel == "" || thread == "" {
+		return slackError("invalid_arguments")
+	}
+	if _, present := args["status"]; !present {
+		return slackError("invalid_arguments")
+	}
+	var loading []string
+	if raw := args.Get("loading_messages"); raw != "" {
+		if err := json.Unmarshal([]byte(raw), &loading); err != nil {
+			loading = strings.Split(raw, ",")
+		}
+	}
+	s.statuses = append(s.statuses, Status{Channel: channel, ThreadTS: thread, Status: args.Get("status"), LoadingMessages: loading})
+	return ok(nil)
+}
+
+// connectionsOpen serves apps.connections.open with a WebSocket URL on this
+// server.
+func (s *Server) connectionsOpen(url.Values) reply {
+	ws := "ws" + strings.TrimPrefix(s.base, "http")
+	return ok(map[string]any{"url": fmt.Sprintf("%s/socket?ticket=fake-%d&app_id=%s", ws, s.nextID(), AppID)})
+}

@@ -1,0 +1,172 @@
+package slackapp
+
+import (
+	"context"
+	"errors"
+	"strings"
+	"time"
+	"unicode"
+	"unicode/utf8"
+
+	"github.com/slack-go/slack"
+
+	"github.com/analyticsbot/analyticsbot/blockkit"
+	"github.com/analyticsbot/analyticsbot/workflow"
+)
+
+// progress shows what the workflow is doing while a question is answered:
+// the assistant thread status in direct messages where the app has that
+// feature, otherwise a "working…" message in the thread that the answer
+// replaces. It is a workflow observer; updates go out from a goroutine of
+// their own, at most one per Config.ProgressInterval, so a slow Slack
+// never slows the answer.
+type progress struct {
+	a *App
+	q question
+	// status: the assistant status shows progress.
+	status bool
+	// workingTS is the "working…" message, when status is not used.
+	workingTS string
+
+	labels   chan string
+	stopped  chan struct{}
+	finished chan struct{}
+}
+
+func (a *App) startProgress(ctx context.Context, q question) *progress {
+	p := &progress{a: a, q: q, labels: make(chan string, 1), stopped: make(chan struct{}), finished: make(chan struct{})}
+	first := "Working on it…"
+	if q.dm && a.cfg.AssistantStatus && !a.noStatus.Load() {
+		err := a.setStatus(ctx, q, first)
+		p.status = err == nil
+		if err != nil {
+			if statusUnavailable(err) {
+				a.noStatus.Store(true)
+			}
+			a.log.DebugContext(ctx, "assistant status unavailable: posting a progress message", "err", err)
+		}
+	}
+	if !p.status {
+		ts, err := a.post(ctx, q.channel, q.threadTS, workingMessage(first))
+		if err != nil {
+			a.log.WarnContext(ctx, "progress message not posted", "channel", q.channel, "err", err)
+		}
+		p.workingTS = ts
+	}
+	if (p.status || p.workingTS != "") && a.hooks.Progress != nil {
+		a.hooks.Progress(time.Since(q.received))
+	}
+	if p.status || p.workingTS != "" {
+		go p.loop(ctx)
+	} else {
+		close(p.finished)
+	}
+	return p
+}
+
+// NodeStarted queues the node's label; a label not yet shown is replaced.
+func (p *progress) NodeStarted(_ context.Context, n workflow.NodeInfo, _ int) {
+	if n.Label == "" {
+		return
+	}
+	select {
+	case <-p.labels:
+	default:
+	}
+	select {
+	case p.labels <- n.Label:
+	default:
+	}
+}
+
+// NodeFinished is part of workflow.Observer; progress shows starts only.
+func (p *progress) NodeFinished(context.Context, workflow.Step) {}
+
+func (p *progress) loop(ctx context.Context) {
+	defer close(p.finished)
+	last := ""
+	for {
+		select {
+		case <-p.stopped:
+			return
+		case label := <-p.labels:
+			if label == last {
+				continue
+			}
+			last = label
+			p.show(ctx, label)
+			if p.a.cfg.ProgressInterval <= 0 {
+				continue
+			}
+			t := time.NewTimer(p.a.cfg.ProgressInterval)
+			select {
+			case <-p.stopped:
+				t.Stop()
+				return
+			case <-t.C:
+			}
+		}
+	}
+}
+
+func (p *progress) show(ctx context.Context, label string) {
+	var err error
+	if p.status {
+		err = p.a.setStatus(ctx, p.q, label)
+	} else {
+		err = p.a.update(ctx, p.q.channel, p.workingTS, workingMessage(label))
+	}
+	if err != nil && ctx.Err() == nil {
+		p.a.log.DebugContext(ctx, "progress update failed", "err", err)
+	}
+}
+
+// stop ends the updates and waits for one in flight, so that no late
+// progress update can overwrite the answer.
+func (p *progress) stop() {
+	select {
+	case <-p.stopped:
+	default:
+		close(p.stopped)
+	}
+	<-p.finished
+}
+
+// setStatus shows label as the assistant thread status: "is writing SQL…".
+func (a *App) setStatus(ctx context.Context, q question, label string) error {
+	return a.api.SetAssistantThreadsStatusContext(ctx, slack.AssistantThreadsSetStatusParameters{
+		ChannelID: q.channel, ThreadTS: q.threadTS, Status: "is " + lowerFirst(label),
+	})
+}
+
+// statusUnavailable reports errors meaning this app cannot set assistant
+// statuses at all, as opposed to not in this conversation.
+func statusUnavailable(err error) bool {
+	var se slack.SlackErrorResponse
+	if !errors.As(err, &se) {
+		return false
+	}
+	switch se.Err {
+	case "missing_scope", "not_allowed_token_type", "unknown_method", "method_deprecated", "feature_not_enabled", "no_permission":
+		return true
+	}
+	return false
+}
+
+// workingMessage is the progress message: one context line.
+func workingMessage(label string) blockkit.Message {
+	text := "⏳ " + label
+	return blockkit.Message{
+		Text:   text,
+		Blocks: []slack.Block{slack.NewContextBlock("progress", slack.NewTextBlockObject(slack.MarkdownType, "_"+text+"_", false, false))},
+	}
+}
+
+func lowerFirst(s string) string {
+	r, n := utf8.DecodeRuneInString(s)
+	// Keep acronyms such as "SQL" as they are.
+	if n == len(s) || unicode.IsUpper(rune(s[n])) {
+		return s
+	}
+	return strings.ToLower(string(r)) + s[n:]
+}

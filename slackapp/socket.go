@@ -1,0 +1,111 @@
+package slackapp
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/slack-go/slack"
+	"github.com/slack-go/slack/slackevents"
+	"github.com/slack-go/slack/socketmode"
+)
+
+// runSocketMode receives envelopes over Slack's websocket until ctx ends.
+// It reads the client's event channel itself rather than through
+// socketmode's handler, which runs every handler in a goroutine of its own
+// and so loses the arrival order of a thread's messages. Each envelope is
+// acknowledged first, then queued.
+func (a *App) runSocketMode(ctx context.Context) error {
+	client := socketmode.New(a.api, socketmode.OptionLog(slogAdapter{a.log}))
+	runCtx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	errc := make(chan error, 1)
+	go func() { errc <- client.RunContext(runCtx) }()
+	for {
+		select {
+		case <-ctx.Done():
+			<-errc
+			return nil
+		case err := <-errc:
+			if ctx.Err() != nil {
+				return nil
+			}
+			return fmt.Errorf("socket mode: %w", err)
+		case evt := <-client.Events:
+			if err := a.onSocketEvent(ctx, client, evt); err != nil {
+				cancel()
+				<-errc
+				return err
+			}
+		}
+	}
+}
+
+func (a *App) onSocketEvent(ctx context.Context, client *socketmode.Client, evt socketmode.Event) error {
+	received := time.Now()
+	switch evt.Type {
+	case socketmode.EventTypeInvalidAuth:
+		return errors.New("socket mode: Slack refused SLACK_APP_TOKEN (it needs the connections:write scope)")
+	case socketmode.EventTypeConnected:
+		a.log.InfoContext(ctx, "socket mode connected")
+	case socketmode.EventTypeConnectionError:
+		a.log.WarnContext(ctx, "socket mode connection failed; retrying", "event", evt.Data)
+	case socketmode.EventTypeEventsAPI:
+		a.ack(ctx, client, evt, nil, "events_api", received)
+		if ev, ok := evt.Data.(slackevents.EventsAPIEvent); ok {
+			a.onEvent(ev, received)
+		}
+	case socketmode.EventTypeInteractive:
+		a.ack(ctx, client, evt, nil, "interactive", received)
+		if cb, ok := evt.Data.(slack.InteractionCallback); ok {
+			a.onBlockActions(cb)
+		}
+	case socketmode.EventTypeSlashCommand:
+		cmd, ok := evt.Data.(slack.SlashCommand)
+		if !ok {
+			a.ack(ctx, client, evt, nil, "slash_commands", received)
+			return nil
+		}
+		reply := a.onCommand(cmd, received)
+		a.ack(ctx, client, evt, reply, "slash_commands", received)
+	case socketmode.EventTypeErrorBadMessage:
+		// An envelope slack-go could not parse, such as an event type it
+		// does not know: acknowledged all the same, or Slack delivers it
+		// again and again.
+		if bad, ok := evt.Data.(*socketmode.ErrorBadMessage); ok {
+			var env struct {
+				EnvelopeID string `json:"envelope_id"`
+			}
+			if json.Unmarshal(bad.Message, &env) == nil && env.EnvelopeID != "" {
+				if err := client.AckCtx(ctx, env.EnvelopeID, nil); err != nil {
+					a.log.WarnContext(ctx, "socket mode ack failed", "envelope", env.EnvelopeID, "err", err)
+				}
+			}
+			a.log.WarnContext(ctx, "socket mode envelope not understood: acknowledged and ignored", "err", bad.Cause)
+		}
+	default:
+		if evt.Request != nil && evt.Request.EnvelopeID != "" {
+			// Every envelope is acknowledged, or Slack delivers it again.
+			a.ack(ctx, client, evt, nil, string(evt.Type), received)
+		}
+	}
+	return nil
+}
+
+func (a *App) ack(ctx context.Context, client *socketmode.Client, evt socketmode.Event, payload any, kind string, received time.Time) {
+	if evt.Request == nil {
+		return
+	}
+	if err := client.AckCtx(ctx, evt.Request.EnvelopeID, payload); err != nil {
+		a.log.WarnContext(ctx, "socket mode ack failed", "envelope", evt.Request.EnvelopeID, "err", err)
+		return
+	}
+	if a.hooks.Acked != nil {
+		a.hooks.Acked(kind, time.Since(received))
+	}
+	if evt.Request.RetryAttempt > 0 {
+		a.log.DebugContext(ctx, "redelivered envelope", "envelope", evt.Request.EnvelopeID, "attempt", evt.Request.RetryAttempt, "reason", evt.Request.RetryReason)
+	}
+}
