@@ -57,7 +57,9 @@ func (a *App) onBlockActions(cb slack.InteractionCallback) {
 			thread: threadID(channel, root),
 			kind:   "button",
 			run:    func(ctx context.Context) { a.pressButton(ctx, p) },
-			report: func(ctx context.Context, why error) { a.ephemeral(ctx, p.channel, p.threadTS, p.user, p.responseURL, blockkit.Error(whyText(why), nil)) },
+			report: func(ctx context.Context, why error) {
+				a.ephemeral(ctx, p.channel, p.threadTS, p.user, p.responseURL, blockkit.Error(whyText(why), nil))
+			},
 		})
 	}
 }
