@@ -4,13 +4,19 @@ BIN     := bin/analyticsbot
 PKGS    := ./...
 export DATABASE_URL ?= postgres://postgres@127.0.0.1:5432/analyticsbot?sslmode=disable
 
+# Optional local settings, one KEY=value per line without quotes: Slack
+# tokens, model keys (see README). Git ignores the file.
+-include .env
+export
+
 .PHONY: run test bench build db lint tidy clean
 
-## run: set up the database, load the demo data and start the chat
+## run: set up the database, load the demo data, then answer in Slack when
+## Slack tokens are set, else start the terminal chat
 run: build db
 	$(BIN) migrate
 	$(BIN) demo load
-	$(BIN) chat
+	@if [ -n "$$SLACK_BOT_TOKEN" ]; then exec $(BIN) serve; else exec $(BIN) chat; fi
 
 ## test: vet, format check and the whole test suite against the local Postgres
 test: db lint
