@@ -21,37 +21,69 @@ const (
 	textInternal    = "Something went wrong on my side while answering. Please try again; if it keeps happening, tell whoever runs me."
 )
 
-// answerQuestion answers a message event, unless another delivery of it was
-// handled already or it is a thread reply in a thread the bot is not part of.
-func (a *App) answerQuestion(ctx context.Context, q question) {
-	tid := threadID(q.channel, q.threadTS)
-	log := a.log.With("channel", q.channel, "thread", q.threadTS, "ts", q.ts)
+// answer is the work of answering one question, in two steps. prepare is
+// cheap and runs as soon as the question is next in its thread: it checks
+// the question is for the bot, claims it, and shows the first progress
+// update, so a user sees a reaction at once even while every worker is
+// busy. run then answers in a worker slot.
+type answer struct {
+	a *App
+	q question
+	// check, when set, replaces the checks of a message event: a slash
+	// command posts the question first and answers in its thread.
+	check func(ctx context.Context, w *answer) bool
+	p     *progress
+}
+
+// job returns the dispatcher job of the answer.
+func (w *answer) job(kind, thread string) job {
+	return job{thread: thread, kind: kind, prepare: w.prepare, run: w.run, report: w.report}
+}
+
+// prepare reports whether the question is to be answered: not when another
+// delivery of it was handled already, nor when it is a reply in a thread
+// the bot is not part of.
+func (w *answer) prepare(ctx context.Context) bool {
+	ok := false
+	if w.check != nil {
+		ok = w.check(ctx, w)
+	} else {
+		ok = w.checkMessage(ctx)
+	}
+	if !ok {
+		return false
+	}
+	w.p = w.a.startProgress(ctx, w.q)
+	return true
+}
+
+func (w *answer) checkMessage(ctx context.Context) bool {
+	a, q := w.a, w.q
 	if q.followUpOnly {
-		known, err := a.bot.DB().HasThread(ctx, tid)
+		known, err := a.bot.DB().HasThread(ctx, threadID(q.channel, q.threadTS))
 		if err != nil {
 			// Without the store we cannot tell whether the bot is part of
 			// this thread; staying quiet beats answering strangers.
-			log.WarnContext(ctx, "thread reply not answered: cannot look up the thread", "err", err)
-			return
+			a.log.WarnContext(ctx, "thread reply not answered: cannot look up the thread", "channel", q.channel, "thread", q.threadTS, "err", err)
+			return false
 		}
 		if !known {
-			return
+			return false
 		}
 	}
 	if !a.dedupe.claim(ctx, "message:"+q.channel+":"+q.ts) {
-		log.DebugContext(ctx, "message already handled")
-		return
+		a.log.DebugContext(ctx, "message already handled", "channel", q.channel, "ts", q.ts)
+		return false
 	}
-	a.answerInThread(ctx, q)
+	return true
 }
 
-// answerInThread runs the workflow for q with live progress and replies in
-// q's thread, replacing the progress message.
-func (a *App) answerInThread(ctx context.Context, q question) {
-	tid := threadID(q.channel, q.threadTS)
+// run answers the question with live progress in its thread, replacing
+// the progress message.
+func (w *answer) run(ctx context.Context) {
+	a, q, p := w.a, w.q, w.p
 	log := a.log.With("channel", q.channel, "thread", q.threadTS, "ts", q.ts)
-	p := a.startProgress(ctx, q)
-	s, _, err := a.bot.Ask(ctx, bot.Message{ThreadID: tid, UserID: q.user, ChannelID: q.channel, Text: q.text}, workflow.WithObserver(p))
+	s, _, err := a.bot.Ask(ctx, bot.Message{ThreadID: threadID(q.channel, q.threadTS), UserID: q.user, ChannelID: q.channel, Text: q.text}, workflow.WithObserver(p))
 	p.stop()
 
 	msg, sendCtx := a.reply(s, err), ctx
@@ -69,6 +101,24 @@ func (a *App) answerInThread(ctx context.Context, q question) {
 	}
 }
 
+// report tells the user in the thread that the question will not be
+// answered, and why, replacing the progress message if there is one.
+func (w *answer) report(ctx context.Context, why error) {
+	a, q := w.a, w.q
+	if q.threadTS == "" {
+		return // a slash command that never got its thread: respond handles it
+	}
+	working := ""
+	if w.p != nil {
+		w.p.stop()
+		working = w.p.workingTS
+	}
+	if err := a.send(ctx, q.channel, q.threadTS, working, blockkit.Error(whyText(why), nil)); err != nil {
+		a.log.ErrorContext(ctx, "could not tell the user their message was not answered",
+			"channel", q.channel, "thread", q.threadTS, "why", why, "err", err)
+	}
+}
+
 // reply is the message for the workflow's final state. A run that failed
 // before writing a reply gets the generic apology.
 func (a *App) reply(s *nodes.State, err error) blockkit.Message {
@@ -80,22 +130,6 @@ func (a *App) reply(s *nodes.State, err error) blockkit.Message {
 		text = blockkit.PlainText(s.Blocks)
 	}
 	return blockkit.Message{Text: text, Blocks: s.Blocks}
-}
-
-// reportNotAnswered tells the user in the thread that their message will
-// not be answered, and why.
-func (a *App) reportNotAnswered(ctx context.Context, q question, why error) {
-	text := textInternal
-	switch {
-	case errors.Is(why, errBusy):
-		text = textBusy
-	case errors.Is(why, errStopping):
-		text = textStopping
-	}
-	if err := a.send(ctx, q.channel, q.threadTS, "", blockkit.Error(text, nil)); err != nil {
-		a.log.ErrorContext(ctx, "could not tell the user their message was not answered",
-			"channel", q.channel, "thread", q.threadTS, "why", why, "err", err)
-	}
 }
 
 // send posts m in the thread, or replaces the message updateTS with it.

@@ -45,29 +45,32 @@ func (a *App) onCommand(cmd slack.SlashCommand, received time.Time) commandReply
 	if cmd.TriggerID != "" {
 		key = "command:" + cmd.TriggerID
 	}
-	reply := ephemeralReply(blockkit.Message{Text: textWorking})
-	j := job{
-		// The thread does not exist yet: the command is its own queue.
-		thread: "command:" + cmd.ChannelID + ":" + firstNonEmpty(cmd.TriggerID, received.String()),
-		kind:   "command",
-		run:    func(ctx context.Context) { a.answerCommand(ctx, q, key, cmd.ResponseURL) },
-		report: func(ctx context.Context, why error) {
+	w := &answer{a: a, q: q, check: func(ctx context.Context, w *answer) bool {
+		return a.postCommandQuestion(ctx, w, key, cmd.ResponseURL)
+	}}
+	// The thread does not exist yet: the command is its own queue.
+	j := a.observed(w.job("command", "command:"+cmd.ChannelID+":"+firstNonEmpty(cmd.TriggerID, received.String())))
+	report := j.report
+	j.report = func(ctx context.Context, why error) {
+		if w.q.threadTS == "" {
 			a.respond(ctx, cmd.ResponseURL, blockkit.Error(whyText(why), nil))
-		},
+		}
+		report(ctx, why)
 	}
 	if err := a.disp.submit(j); err != nil {
+		a.done(j.kind)
 		return ephemeralReply(blockkit.Error(whyText(err), nil))
 	}
-	return reply
+	return ephemeralReply(blockkit.Message{Text: textWorking})
 }
 
-// answerCommand posts the question in the channel and answers it in the
-// new thread.
-func (a *App) answerCommand(ctx context.Context, q question, key, responseURL string) {
-	defer a.done("command")
+// postCommandQuestion posts the slash command's question in the channel,
+// so that the answer has a thread to go to.
+func (a *App) postCommandQuestion(ctx context.Context, w *answer, key, responseURL string) bool {
 	if !a.dedupe.claim(ctx, key) {
-		return
+		return false
 	}
+	q := w.q
 	ts, err := a.post(ctx, q.channel, "", blockkit.Asked(q.user, q.text))
 	if err != nil {
 		a.log.WarnContext(ctx, "slash command: cannot post the question", "channel", q.channel, "err", err)
@@ -76,10 +79,10 @@ func (a *App) answerCommand(ctx context.Context, q question, key, responseURL st
 			text = strings.Replace(textCannotPost, "%s", a.botName(), 1)
 		}
 		a.respond(ctx, responseURL, blockkit.Error(text, nil))
-		return
+		return false
 	}
-	q.ts, q.threadTS = ts, ts
-	a.answerInThread(ctx, q)
+	w.q.ts, w.q.threadTS = ts, ts
+	return true
 }
 
 // respond sends m to the response URL of a command or interaction, shown

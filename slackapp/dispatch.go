@@ -21,10 +21,14 @@ var (
 type job struct {
 	// thread orders jobs: those with the same key never run at once.
 	thread string
-	// kind names the job in logs ("message", "export_csv", …).
+	// kind names the job in logs ("message", "button", …).
 	kind string
-	// run does the work. ctx is canceled only when the shutdown grace
-	// period ends.
+	// prepare, optional, runs as soon as the job is next in its thread,
+	// before it waits for a worker: quick checks and a first sign of life
+	// for the user. false drops the job.
+	prepare func(ctx context.Context) bool
+	// run does the work in a worker slot. ctx is canceled only when the
+	// shutdown grace period ends.
 	run func(ctx context.Context)
 	// report tells the user the job will not run, or stopped, and why. It
 	// gets a fresh context of its own.
@@ -86,33 +90,41 @@ func (d *dispatcher) submit(j job) error {
 func (d *dispatcher) runThread(thread string) {
 	defer d.runners.Done()
 	for {
-		acquired := false
-		select {
-		case d.slots <- struct{}{}:
-			acquired = true
-		case <-d.workCtx.Done():
-		}
-		if acquired && d.workCtx.Err() != nil {
-			// select picks at random among ready cases: a free slot must
-			// not win over the end of the grace period.
-			<-d.slots
-			acquired = false
-		}
 		j, ok := d.next(thread)
 		if !ok {
-			if acquired {
-				<-d.slots
-			}
 			return
 		}
-		if !acquired {
+		if j.prepare != nil && d.workCtx.Err() == nil && !d.prepareJob(j) {
+			d.started()
+			continue
+		}
+		if !d.acquire() {
 			// The grace period is over: whatever still waits is reported.
+			d.started()
 			d.reportJob(j, errStopping)
 			continue
 		}
+		d.started()
 		d.runJob(j)
 		<-d.slots
 	}
+}
+
+// acquire waits for a worker slot; false when the grace period ended
+// first.
+func (d *dispatcher) acquire() bool {
+	select {
+	case d.slots <- struct{}{}:
+	case <-d.workCtx.Done():
+		return false
+	}
+	if d.workCtx.Err() != nil {
+		// select picks at random among ready cases: a free slot must not
+		// win over the end of the grace period.
+		<-d.slots
+		return false
+	}
+	return true
 }
 
 // next pops the thread's next job; false when the queue is empty, which
@@ -128,8 +140,26 @@ func (d *dispatcher) next(thread string) (job, bool) {
 	j := q[0]
 	q[0] = job{}
 	d.queues[thread] = q[1:]
-	d.waiting--
 	return j, true
+}
+
+// started counts a job out of the waiting ones: it runs, or never will.
+func (d *dispatcher) started() {
+	d.mu.Lock()
+	d.waiting--
+	d.mu.Unlock()
+}
+
+// prepareJob runs j.prepare; a panic counts as false and is reported.
+func (d *dispatcher) prepareJob(j job) (ok bool) {
+	defer func() {
+		if r := recover(); r != nil {
+			d.log.Error("slack job panicked while preparing", "kind", j.kind, "thread", j.thread, "panic", r, "stack", string(debug.Stack()))
+			d.reportJob(j, fmt.Errorf("internal error: %v", r))
+			ok = false
+		}
+	}()
+	return j.prepare(d.workCtx)
 }
 
 // runJob runs j; a panic is logged with its stack and reported to the

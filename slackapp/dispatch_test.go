@@ -118,3 +118,29 @@ func TestDispatcherSurvivesPanics(t *testing.T) {
 	assert.False(t, errors.Is(why, errStopping))
 	d.shutdown(time.Minute)
 }
+
+func TestDispatcherPreparesWhileWorkersAreBusy(t *testing.T) {
+	t.Parallel()
+	d := newDispatcher(1, 10, quietLog())
+	release, started := make(chan struct{}), make(chan struct{})
+	require.NoError(t, d.submit(job{thread: "a", run: func(context.Context) { close(started); <-release }}))
+	<-started
+
+	prepared := make(chan struct{})
+	ran := make(chan struct{})
+	require.NoError(t, d.submit(job{thread: "b",
+		prepare: func(context.Context) bool { close(prepared); return true },
+		run:     func(context.Context) { close(ran) }}))
+	<-prepared // while the only worker is busy with thread a
+	select {
+	case <-ran:
+		t.Fatal("run must wait for a worker")
+	default:
+	}
+	require.NoError(t, d.submit(job{thread: "c",
+		prepare: func(context.Context) bool { return false },
+		run:     func(context.Context) { t.Error("a job whose prepare said false ran") }}))
+	close(release)
+	<-ran
+	d.shutdown(time.Minute)
+}

@@ -117,19 +117,32 @@ func rootTS(threadTS, ts string) string {
 // submitQuestion queues the answer of q on its thread. A full queue is
 // answered with an apology at once rather than dropped.
 func (a *App) submitQuestion(q question) {
-	j := job{
-		thread: threadID(q.channel, q.threadTS),
-		kind:   "message",
-		run:    func(ctx context.Context) { a.answerQuestion(ctx, q) },
-		report: func(ctx context.Context, why error) { a.reportNotAnswered(ctx, q, why) },
-	}
-	a.submit(j)
+	w := &answer{a: a, q: q}
+	a.submit(w.job("message", threadID(q.channel, q.threadTS)))
 }
 
-// submit queues j, or reports at once why it cannot run. The Done hook
-// sees every job once: after it ran, or after it was reported unrun.
+// submit queues j, or reports at once why it cannot run.
 func (a *App) submit(j job) {
-	run, report := j.run, j.report
+	j = a.observed(j)
+	if err := a.disp.submit(j); err != nil {
+		a.log.Warn("slack job not queued", "kind", j.kind, "thread", j.thread, "err", err)
+		go a.disp.reportJob(j, err)
+	}
+}
+
+// observed wraps j so that the Done hook sees it once: after it ran, was
+// dropped by prepare, or was reported unrun.
+func (a *App) observed(j job) job {
+	run, report, prepare := j.run, j.report, j.prepare
+	if prepare != nil {
+		j.prepare = func(ctx context.Context) bool {
+			ok := prepare(ctx)
+			if !ok {
+				a.done(j.kind)
+			}
+			return ok
+		}
+	}
 	j.run = func(ctx context.Context) {
 		defer a.done(j.kind)
 		run(ctx)
@@ -140,10 +153,7 @@ func (a *App) submit(j job) {
 			a.done(j.kind)
 		}
 	}
-	if err := a.disp.submit(j); err != nil {
-		a.log.Warn("slack job not queued", "kind", j.kind, "thread", j.thread, "err", err)
-		go a.disp.reportJob(j, err)
-	}
+	return j
 }
 
 func (a *App) done(kind string) {

@@ -3,6 +3,7 @@ package slackapp
 import (
 	"context"
 	"encoding/json"
+	"io"
 	"log/slog"
 	"net"
 	"os"
@@ -34,7 +35,7 @@ const (
 
 // harness is one bot process connected to a fake Slack.
 type harness struct {
-	t     *testing.T
+	t     testing.TB
 	slack *fakeslack.Server
 	bot   *bot.Bot
 	app   *App
@@ -45,9 +46,10 @@ type harness struct {
 	stop    context.CancelFunc
 	stopped chan error
 
-	mu    sync.Mutex
-	done  map[string]int
-	acks  []time.Duration
+	mu       sync.Mutex
+	done     map[string]int
+	acks     []time.Duration
+	progress []time.Duration
 	doneC chan string
 	// jobs counts finished jobs of every kind.
 	jobs atomic.Int64
@@ -75,7 +77,7 @@ func withConfig(f func(*Config)) harnessOption { return func(o *harnessOptions) 
 
 // start builds a bot on the package database and runs its Slack app
 // against a fake Slack until the test ends.
-func start(t *testing.T, opts ...harnessOption) *harness {
+func start(t testing.TB, opts ...harnessOption) *harness {
 	t.Helper()
 	dbURL := needDB(t)
 	var o harnessOptions
@@ -116,6 +118,11 @@ func start(t *testing.T, opts ...harnessOption) *harness {
 		Acked: func(_ string, d time.Duration) {
 			h.mu.Lock()
 			h.acks = append(h.acks, d)
+			h.mu.Unlock()
+		},
+		Progress: func(d time.Duration) {
+			h.mu.Lock()
+			h.progress = append(h.progress, d)
 			h.mu.Unlock()
 		},
 		Done: func(kind string) {
@@ -235,6 +242,9 @@ func queryID(t *testing.T, m fakeslack.Message) string {
 func (h *harness) modelCalls() int { return len(h.bot.Scripted.Calls()) }
 
 func testLogger(t testing.TB) *slog.Logger {
+	if _, bench := t.(*testing.B); bench {
+		return slog.New(slog.NewTextHandler(io.Discard, nil))
+	}
 	if testing.Verbose() {
 		return slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelDebug}))
 	}
