@@ -50,7 +50,7 @@ type harness struct {
 	done     map[string]int
 	acks     []time.Duration
 	progress []time.Duration
-	doneC chan string
+	doneC    chan string
 	// jobs counts finished jobs of every kind.
 	jobs atomic.Int64
 }

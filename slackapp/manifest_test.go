@@ -17,8 +17,12 @@ func TestManifestMatchesTheApp(t *testing.T) {
 	require.NoError(t, err)
 	var m struct {
 		Features struct {
-			BotUser       struct{ DisplayName string `yaml:"display_name"` } `yaml:"bot_user"`
-			AppHome       struct{ MessagesTab bool `yaml:"messages_tab_enabled"` } `yaml:"app_home"`
+			BotUser struct {
+				DisplayName string `yaml:"display_name"`
+			} `yaml:"bot_user"`
+			AppHome struct {
+				MessagesTab bool `yaml:"messages_tab_enabled"`
+			} `yaml:"app_home"`
 			SlashCommands []struct{ Command string } `yaml:"slash_commands"`
 		}
 		OAuth struct {
@@ -28,8 +32,10 @@ func TestManifestMatchesTheApp(t *testing.T) {
 			Events struct {
 				BotEvents []string `yaml:"bot_events"`
 			} `yaml:"event_subscriptions"`
-			Interactivity struct{ Enabled bool `yaml:"is_enabled"` }
-			SocketMode    bool `yaml:"socket_mode_enabled"`
+			Interactivity struct {
+				Enabled bool `yaml:"is_enabled"`
+			}
+			SocketMode bool `yaml:"socket_mode_enabled"`
 		}
 	}
 	require.NoError(t, yaml.Unmarshal(raw, &m), "manifest YAML")
