@@ -83,6 +83,7 @@ func (w *answer) checkMessage(ctx context.Context) bool {
 func (w *answer) run(ctx context.Context) {
 	a, q, p := w.a, w.q, w.p
 	log := a.log.With("channel", q.channel, "thread", q.threadTS, "ts", q.ts)
+	p.watch(ctx)
 	s, _, err := a.bot.Ask(ctx, bot.Message{ThreadID: threadID(q.channel, q.threadTS), UserID: q.user, ChannelID: q.channel, Text: q.text}, workflow.WithObserver(p))
 	p.stop()
 

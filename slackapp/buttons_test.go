@@ -28,7 +28,7 @@ func (h *harness) press(m fakeslack.Message, actionID, value string) {
 func TestExportCSVUploadsTheResultIntoTheThread(t *testing.T) {
 	t.Parallel()
 	h := start(t)
-	const ch, ts = "CEXPORT01", "1700000010.000100"
+	ch, ts := channelID("CEXPORT01"), "1700000010.000100"
 	m := answered(t, h, ch, ts)
 	calls := h.modelCalls()
 
@@ -48,7 +48,7 @@ func TestExportCSVUploadsTheResultIntoTheThread(t *testing.T) {
 func TestExportCSVAfterTheCacheForgot(t *testing.T) {
 	t.Parallel()
 	h := start(t)
-	const ch, ts = "CEXPORT02", "1700000011.000100"
+	ch, ts := channelID("CEXPORT02"), "1700000011.000100"
 	m := answered(t, h, ch, ts)
 	calls := h.modelCalls()
 
@@ -67,7 +67,7 @@ func TestExportCSVAfterTheCacheForgot(t *testing.T) {
 func TestShowSQLPostsTheQueryInTheThread(t *testing.T) {
 	t.Parallel()
 	h := start(t)
-	const ch, ts = "CSHOWSQL1", "1700000012.000100"
+	ch, ts := channelID("CSHOWSQL1"), "1700000012.000100"
 	m := answered(t, h, ch, ts)
 	calls := h.modelCalls()
 
@@ -81,8 +81,8 @@ func TestShowSQLPostsTheQueryInTheThread(t *testing.T) {
 func TestUntrustedButtonPayloads(t *testing.T) {
 	t.Parallel()
 	h := start(t)
-	const chA, tsA = "CBUTTONSA", "1700000013.000100"
-	const chB, tsB = "CBUTTONSB", "1700000013.000500"
+	chA, tsA := channelID("CBUTTONSA"), "1700000013.000100"
+	chB, tsB := channelID("CBUTTONSB"), "1700000013.000500"
 	a := answered(t, h, chA, tsA)
 	answered(t, h, chB, tsB) // thread B asks nothing about A's query
 	bThread := h.threadMessages(chB, tsB)[0]

@@ -159,8 +159,16 @@ func (d *dispatcher) prepareJob(j job) (ok bool) {
 			ok = false
 		}
 	}()
-	return j.prepare(d.workCtx)
+	// Shutdown must not cut a prepare in half (a progress message posted
+	// but unknown, a claim taken but unanswered): it gets a context of its
+	// own, bounded in time.
+	ctx, cancel := context.WithTimeout(context.WithoutCancel(d.workCtx), prepareTimeout)
+	defer cancel()
+	return j.prepare(ctx)
 }
+
+// prepareTimeout bounds the quick first step of a job.
+const prepareTimeout = 15 * time.Second
 
 // runJob runs j; a panic is logged with its stack and reported to the
 // user instead of taking the process down.

@@ -31,10 +31,19 @@ type progress struct {
 	labels   chan string
 	stopped  chan struct{}
 	finished chan struct{}
+	// watching: the update loop runs (from watch until stop).
+	watching bool
 }
 
+// startProgress shows the first sign of work: the assistant status in a
+// direct message when the app may set it, else a "working…" message.
+// The first update is posted even when shutdown cancels ctx meanwhile: a
+// progress message that exists must be known, so that the answer or the
+// shutdown notice can replace it.
 func (a *App) startProgress(ctx context.Context, q question) *progress {
 	p := &progress{a: a, q: q, labels: make(chan string, 1), stopped: make(chan struct{}), finished: make(chan struct{})}
+	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), reportTimeout)
+	defer cancel()
 	first := "Working on it…"
 	if q.dm && a.cfg.AssistantStatus && !a.noStatus.Load() {
 		err := a.setStatus(ctx, q, first)
@@ -56,12 +65,16 @@ func (a *App) startProgress(ctx context.Context, q question) *progress {
 	if (p.status || p.workingTS != "") && a.hooks.Progress != nil {
 		a.hooks.Progress(time.Since(q.received))
 	}
-	if p.status || p.workingTS != "" {
-		go p.loop(ctx)
-	} else {
-		close(p.finished)
-	}
 	return p
+}
+
+// watch starts showing the labels of the nodes the workflow starts, until
+// stop. Updates use ctx: the run's context.
+func (p *progress) watch(ctx context.Context) {
+	if p.status || p.workingTS != "" {
+		p.watching = true
+		go p.loop(ctx)
+	}
 }
 
 // NodeStarted queues the node's label; a label not yet shown is replaced.
@@ -129,7 +142,9 @@ func (p *progress) stop() {
 	default:
 		close(p.stopped)
 	}
-	<-p.finished
+	if p.watching {
+		<-p.finished
+	}
 }
 
 // setStatus shows label as the assistant thread status: "is writing SQL…".

@@ -14,7 +14,7 @@ import (
 func TestMentionIsAnsweredInItsThread(t *testing.T) {
 	t.Parallel()
 	h := start(t)
-	const ch, ts = "CMENTION1", "1700000001.000100"
+	ch, ts := channelID("CMENTION1"), "1700000001.000100"
 
 	h.mention(ch, ts, "", q2018)
 	m := h.answerIn(ch, ts, answer18)
@@ -34,7 +34,7 @@ func TestMentionIsAnsweredInItsThread(t *testing.T) {
 func TestFollowUpInTheThreadNeedsNoMention(t *testing.T) {
 	t.Parallel()
 	h := start(t)
-	const ch, ts = "CFOLLOW01", "1700000002.000100"
+	ch, ts := channelID("CFOLLOW01"), "1700000002.000100"
 	h.mention(ch, ts, "", q2018)
 	h.answerIn(ch, ts, answer18)
 	calls := h.modelCalls()
@@ -47,7 +47,7 @@ func TestFollowUpInTheThreadNeedsNoMention(t *testing.T) {
 func TestMessagesTheBotMustIgnore(t *testing.T) {
 	t.Parallel()
 	h := start(t)
-	const ch = "CIGNORE01"
+	ch := channelID("CIGNORE01")
 	before := len(h.slack.Messages())
 
 	// A reply in a thread the bot never answered in, top-level chatter,
@@ -58,7 +58,7 @@ func TestMessagesTheBotMustIgnore(t *testing.T) {
 	edited["subtype"] = "message_changed"
 	fromBot := fakeslack.MessageEvent(ch, "channel", "UOTHERBOT", q2018, "1700000003.000500", "")
 	fromBot["bot_id"] = "BOTHER01"
-	self := fakeslack.MessageEvent("DSELF0001", "im", fakeslack.BotUserID, q2018, "1700000003.000600", "")
+	self := fakeslack.MessageEvent(channelID("DSELF"), "im", fakeslack.BotUserID, q2018, "1700000003.000600", "")
 	for i, ev := range []map[string]any{edited, fromBot, self} {
 		id := h.slack.Send(t, fakeslack.Envelope{Type: "events_api", Payload: fakeslack.EventCallback("EvIgnore"+string(rune('a'+i)), ev)})
 		h.slack.WaitAck(t, id)
@@ -67,17 +67,18 @@ func TestMessagesTheBotMustIgnore(t *testing.T) {
 	// the others are dropped when they arrive. A DM then proves the app
 	// is still working and that nothing was posted meanwhile.
 	h.waitJobs(1)
-	h.message("DAFTER001", "im", "1700000003.000700", "", q2018)
-	h.answerIn("DAFTER001", "1700000003.000700", answer18)
+	after := channelID("DAFTER")
+	h.message(after, "im", "1700000003.000700", "", q2018)
+	h.answerIn(after, "1700000003.000700", answer18)
 	for _, m := range h.slack.Messages()[before:] {
-		assert.Equal(t, "DAFTER001", m.Channel, "nothing may be posted but the DM's answer, got %+v", m)
+		assert.Equal(t, after, m.Channel, "nothing may be posted but the DM's answer, got %+v", m)
 	}
 }
 
 func TestDirectMessageUsesTheAssistantStatus(t *testing.T) {
 	t.Parallel()
 	h := start(t)
-	const ch, ts = "DDIRECT01", "1700000004.000100"
+	ch, ts := channelID("DDIRECT01"), "1700000004.000100"
 	h.message(ch, "im", ts, "", q2018)
 	m := h.answerIn(ch, ts, answer18)
 
@@ -98,7 +99,7 @@ func TestDirectMessageFallsBackWithoutAssistantStatus(t *testing.T) {
 	t.Parallel()
 	h := start(t)
 	h.slack.SetError("assistant.threads.setStatus", "missing_scope")
-	const ch, ts = "DNOSTATUS", "1700000005.000100"
+	ch, ts := channelID("DNOSTATUS"), "1700000005.000100"
 	h.message(ch, "im", ts, "", q2018)
 	m := h.answerIn(ch, ts, answer18)
 	assert.GreaterOrEqual(t, m.Updates, 1, "the progress message was replaced by the answer")
@@ -111,7 +112,7 @@ func TestDirectMessageFallsBackWithoutAssistantStatus(t *testing.T) {
 func TestSlashCommand(t *testing.T) {
 	t.Parallel()
 	h := start(t)
-	const ch = "CSLASH001"
+	ch := channelID("CSLASH001")
 
 	id := h.slack.Send(t, fakeslack.Envelope{Type: "slash_commands", Payload: mustJSON(t, h.slack.SlashCommand("/ask", q2018, user, ch))})
 	ack := h.slack.WaitAck(t, id)
@@ -134,7 +135,7 @@ func TestSlashCommand(t *testing.T) {
 func TestSlashCommandWhereTheBotCannotPost(t *testing.T) {
 	t.Parallel()
 	h := start(t)
-	const ch = "GPRIVATE1"
+	ch := channelID("GPRIVATE1")
 	h.slack.SetNotInChannel(ch)
 	id := h.slack.Send(t, fakeslack.Envelope{Type: "slash_commands", Payload: mustJSON(t, h.slack.SlashCommand("/ask", q2018, user, ch))})
 	h.slack.WaitAck(t, id)
@@ -163,7 +164,7 @@ func TestGarbageEnvelopesAreAckedAndIgnored(t *testing.T) {
 		id := h.slack.Send(t, e)
 		h.slack.WaitAck(t, id)
 	}
-	const ch, ts = "DSTILLOK1", "1700000006.000100"
+	ch, ts := channelID("DSTILLOK1"), "1700000006.000100"
 	h.message(ch, "im", ts, "", q2018)
 	h.answerIn(ch, ts, answer18)
 }
