@@ -26,13 +26,21 @@ const defaultAdminURL = "postgres://postgres@127.0.0.1:5432/postgres?sslmode=dis
 // setupTimeout bounds creating, migrating and dropping a test database.
 const setupTimeout = 60 * time.Second
 
-// DefaultAdminURL returns DATABASE_URL, or the local server's postgres
-// database when it is unset. Test databases are created through it.
+// DefaultAdminURL returns the maintenance database "postgres" on the
+// server of DATABASE_URL (with its user and options), or on the local
+// server when DATABASE_URL is unset. Test databases are created through
+// it. It is not DATABASE_URL itself: that database (the bot's own, which
+// `make run` creates) need not exist on a fresh machine.
 func DefaultAdminURL() string {
-	if u := os.Getenv("DATABASE_URL"); u != "" {
-		return u
+	u := os.Getenv("DATABASE_URL")
+	if u == "" {
+		return defaultAdminURL
 	}
-	return defaultAdminURL
+	admin, err := withDatabase(u, "postgres")
+	if err != nil {
+		return u // Create reports the malformed URL
+	}
+	return admin
 }
 
 // New returns a pool on a new migrated database; see NewWithURL.
