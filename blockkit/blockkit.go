@@ -118,6 +118,8 @@ func answerContext(a Answer) *slack.ContextBlock {
 	var meta []string
 	if r := a.Result; r != nil {
 		switch {
+		case r.Truncated && r.LimitedBy == "bytes":
+			meta = append(meta, "result cut to "+plural(len(r.Rows), "row", "rows")+" (size limit)")
 		case r.Truncated:
 			meta = append(meta, "result limited to "+plural(len(r.Rows), "row", "rows"))
 		case len(r.Rows) == 0:

@@ -82,6 +82,12 @@ func TestRenderSaysWhenResultWasLimited(t *testing.T) {
 	m = Render(Answer{Text: "x", Result: big})
 	mono = m.Blocks[1].(*slack.SectionBlock).Text.Text
 	assert.NotContains(t, mono, "Export CSV", "no buttons, so the note must not point at one")
+
+	r.LimitedBy = "bytes"
+	m = Render(Answer{Text: "x", Result: r, QueryID: "q"})
+	ctx = m.Blocks[2].(*slack.ContextBlock)
+	last = ctx.ContextElements.Elements[len(ctx.ContextElements.Elements)-1].(*slack.TextBlockObject)
+	assert.Equal(t, "result cut to 50 rows (size limit)", last.Text, "a result cut by the byte cap says so")
 }
 
 func TestRenderWithoutQueryIDHasNoButtons(t *testing.T) {

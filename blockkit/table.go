@@ -166,7 +166,10 @@ func monoNote(r *store.Result, shown, cols int, hasButtons bool) string {
 	if cols < len(r.Columns) {
 		parts = append(parts, "Showing "+groupInt(cols)+" of "+groupInt(len(r.Columns))+" columns.")
 	}
-	if r.Truncated {
+	switch {
+	case r.Truncated && r.LimitedBy == "bytes":
+		parts = append(parts, "Result cut to "+plural(total, "row", "rows")+": it was larger than the size limit.")
+	case r.Truncated:
 		parts = append(parts, "Result limited to "+plural(total, "row", "rows")+".")
 	}
 	if hasButtons && len(parts) > 0 {

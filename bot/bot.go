@@ -25,6 +25,7 @@ import (
 type Bot struct {
 	cfg   Config
 	db    *store.DB
+	exec  *store.Executor
 	cache *store.Cache
 	graph *workflow.Runnable[nodes.State]
 	log   *slog.Logger
@@ -48,6 +49,10 @@ func New(ctx context.Context, cfg Config, log *slog.Logger) (*Bot, error) {
 	b, err := newWithDB(cfg, db, log)
 	if err != nil {
 		db.Close()
+		return nil, err
+	}
+	if err := b.exec.Ping(ctx); err != nil {
+		b.Close()
 		return nil, err
 	}
 	if ok, err := db.SchemaExists(ctx, cfg.Schema); err == nil && !ok {
@@ -74,7 +79,9 @@ func newWithDB(cfg Config, db *store.DB, log *slog.Logger) (*Bot, error) {
 	}
 	exec := store.NewExecutor(db, store.ExecConfig{
 		Role: cfg.ReaderRole, Schema: cfg.Schema, StatementTimeout: cfg.StatementTimeout, MaxRows: cfg.MaxRows,
+		MaxBytes: cfg.MaxResultBytes, URL: cfg.ReaderURL,
 	})
+	b.exec = exec
 	retries := cfg.MaxRetries
 	if retries == 0 {
 		retries = -1 // SQL_MAX_RETRIES=0 means none, not the default
@@ -119,8 +126,11 @@ func (b *Bot) model() (*llm.Client, error) {
 	return llm.NewClient(model, append(opts, llm.WithModelName(name))...), nil
 }
 
-// Close releases the database pool.
-func (b *Bot) Close() { b.db.Close() }
+// Close releases the database pools.
+func (b *Bot) Close() {
+	b.exec.Close()
+	b.db.Close()
+}
 
 // DB returns the bot's database.
 func (b *Bot) DB() *store.DB { return b.db }

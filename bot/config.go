@@ -36,6 +36,10 @@ type Config struct {
 	MaxRows          int           `env:"MAX_ROWS" envDefault:"1000"`
 	StatementTimeout time.Duration `env:"STATEMENT_TIMEOUT" envDefault:"30s"`
 	ReaderRole       string        `env:"READER_ROLE" envDefault:"analyticsbot_reader"`
+	// ReaderURL connects as ReaderRole; empty means DATABASE_URL with the
+	// reader as user and no password.
+	ReaderURL      string `env:"READER_DATABASE_URL"`
+	MaxResultBytes int    `env:"MAX_RESULT_BYTES" envDefault:"8388608"`
 	HistoryTurns     int           `env:"HISTORY_TURNS" envDefault:"5"`
 	CachePerThread   int           `env:"CACHE_PER_THREAD" envDefault:"10"`
 	CacheLRUSize     int           `env:"CACHE_LRU_SIZE" envDefault:"256"`

@@ -28,10 +28,12 @@ BEGIN
     IF EXISTS (
         SELECT 1 FROM pg_roles
         WHERE rolname = 'analyticsbot_reader'
-          AND (rolsuper OR rolcreatedb OR rolcreaterole OR rolinherit OR rolcanlogin)
+          AND (rolsuper OR rolcreatedb OR rolcreaterole OR rolinherit)
     ) THEN
         BEGIN
-            ALTER ROLE analyticsbot_reader NOLOGIN NOSUPERUSER NOCREATEDB NOCREATEROLE NOINHERIT;
+            -- LOGIN is left alone: migration 00005 lets the executor log in
+            -- as the reader, and this step runs again in every new database.
+            ALTER ROLE analyticsbot_reader NOSUPERUSER NOCREATEDB NOCREATEROLE NOINHERIT;
         EXCEPTION WHEN internal_error THEN
             -- "tuple concurrently updated": a twin migration is doing the same.
             NULL;

@@ -46,7 +46,10 @@ func (n *Nodes) ExportCSV(ctx context.Context, s *State) error {
 	}
 	s.CSVFilename = slug(cached.Question) + "-" + cached.QueryID + ".csv"
 	text := fmt.Sprintf("Here is the CSV of “%s”: %s.", s.CSVTitle, plural(cached.Result.RowCount, "row"))
-	if cached.Result.Truncated {
+	switch {
+	case cached.Result.Truncated && cached.Result.LimitedBy == "bytes":
+		text += fmt.Sprintf(" The result was cut to %s: it was larger than the size limit.", plural(cached.Result.RowCount, "row"))
+	case cached.Result.Truncated:
 		text += fmt.Sprintf(" The result was limited to %s.", plural(cached.Result.RowCount, "row"))
 	}
 	msg := blockkit.Notice(text, nil)

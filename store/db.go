@@ -11,6 +11,7 @@ import (
 	"fmt"
 	"io"
 	"net"
+	"strings"
 	"time"
 
 	"github.com/jackc/pgx/v5"
@@ -45,15 +46,7 @@ func Open(ctx context.Context, databaseURL string) (*DB, error) {
 		return nil, fmt.Errorf("open database: %w", err)
 	}
 	where := fmt.Sprintf("%s:%d/%s", cfg.ConnConfig.Host, cfg.ConnConfig.Port, cfg.ConnConfig.Database)
-	if cfg.ConnConfig.ConnectTimeout == 0 {
-		cfg.ConnConfig.ConnectTimeout = defaultConnectTimeout
-	}
-	// On a canceled context, ask the server to cancel the statement rather than
-	// cutting the socket, so the connection survives (the executor cancels on
-	// purpose once it has read enough rows). The deadline is the fallback.
-	cfg.ConnConfig.BuildContextWatcherHandler = func(c *pgconn.PgConn) ctxwatch.Handler {
-		return &pgconn.CancelRequestContextWatcherHandler{Conn: c, DeadlineDelay: 2 * time.Second}
-	}
+	configureConn(cfg)
 
 	pool, err := pgxpool.NewWithConfig(ctx, cfg)
 	if err != nil {
@@ -64,6 +57,28 @@ func Open(ctx context.Context, databaseURL string) (*DB, error) {
 		return nil, fmt.Errorf("open database %s: %w", where, classify(err))
 	}
 	return &DB{pool: pool, where: where}, nil
+}
+
+// configureConn applies the connection settings every pool of the bot uses.
+func configureConn(cfg *pgxpool.Config) {
+	if cfg.ConnConfig.ConnectTimeout == 0 {
+		cfg.ConnConfig.ConnectTimeout = defaultConnectTimeout
+	}
+	// On a canceled context, ask the server to cancel the statement rather than
+	// cutting the socket, so the connection survives (the executor cancels on
+	// purpose once it has read enough rows). The deadline is the fallback.
+	cfg.ConnConfig.BuildContextWatcherHandler = func(c *pgconn.PgConn) ctxwatch.Handler {
+		return &pgconn.CancelRequestContextWatcherHandler{Conn: c, DeadlineDelay: 2 * time.Second}
+	}
+}
+
+// isLoginError reports a server refusing the login itself: wrong password,
+// no such role, a role that may not log in or connect.
+func isLoginError(err error) bool {
+	if pgErr, ok := errors.AsType[*pgconn.PgError](err); ok {
+		return pgErr.Code == "28000" || pgErr.Code == "28P01" || pgErr.Code == "42501" && strings.Contains(pgErr.Message, "connect")
+	}
+	return false
 }
 
 // Close closes every connection of the pool.

@@ -127,6 +127,7 @@ func TestExecutorTruncatesAtMaxRows(t *testing.T) {
 	require.NoError(t, err)
 	t.Cleanup(db.Close)
 	exec := store.NewExecutor(db, store.ExecConfig{MaxRows: 5})
+	t.Cleanup(exec.Close)
 
 	tests := []struct {
 		name          string
@@ -153,6 +154,24 @@ func TestExecutorTruncatesAtMaxRows(t *testing.T) {
 			}
 		})
 	}
+}
+
+func TestExecutorCapsResultBytes(t *testing.T) {
+	t.Parallel()
+	db, _ := newAnalyticsDB(t)
+	exec := store.NewExecutor(db, store.ExecConfig{MaxBytes: 10_000})
+	t.Cleanup(exec.Close)
+	// 100 rows of 1,000 characters: the tenth row crosses 10,000 bytes.
+	res, err := exec.Query(context.Background(), "SELECT repeat('x', 1000) AS filler FROM generate_series(1, 100)")
+	require.NoError(t, err)
+	assert.True(t, res.Truncated, "Truncated")
+	assert.Equal(t, "bytes", res.LimitedBy, "LimitedBy")
+	assert.Equal(t, 10, res.RowCount, "rows kept under the byte cap")
+
+	res, err = exec.Query(context.Background(), "SELECT g FROM generate_series(1, 3) g")
+	require.NoError(t, err)
+	assert.False(t, res.Truncated, "a small result is whole")
+	assert.Empty(t, res.LimitedBy)
 }
 
 func TestExecutorStatementTimeout(t *testing.T) {
@@ -283,17 +302,30 @@ func TestDatabaseUnavailable(t *testing.T) {
 	assert.NotContains(t, err.Error(), "s3cret", "never shows the password")
 
 	db, _ := newAnalyticsDB(t)
-	exec := store.NewExecutor(db, store.ExecConfig{})
-	db.Close()
+	exec := store.NewExecutor(db, store.ExecConfig{URL: "postgres://analyticsbot_reader@127.0.0.1:1/analytics?sslmode=disable&connect_timeout=2"})
+	t.Cleanup(exec.Close)
 	_, err = exec.Query(ctx, "SELECT 1")
-	assert.ErrorIs(t, err, store.ErrUnavailable, "query on a closed pool")
-	assert.ErrorIs(t, exec.Explain(ctx, "SELECT 1"), store.ErrUnavailable, "explain on a closed pool")
+	assert.ErrorIs(t, err, store.ErrUnavailable, "query with the server down")
+	assert.ErrorIs(t, exec.Explain(ctx, "SELECT 1"), store.ErrUnavailable, "explain with the server down")
+}
+
+func TestExecutorCannotLogIn(t *testing.T) {
+	t.Parallel()
+	db, _ := newAnalyticsDB(t)
+	exec := store.NewExecutor(db, store.ExecConfig{Role: "no_such_reader_role"})
+	t.Cleanup(exec.Close)
+	_, err := exec.Query(context.Background(), "SELECT 1")
+	assert.ErrorIs(t, err, store.ErrUnavailable)
+	assert.ErrorContains(t, err, `cannot log in as the reader role "no_such_reader_role"`)
+	assert.ErrorContains(t, err, "READER_DATABASE_URL", "says how to fix it")
+	assert.ErrorContains(t, exec.Ping(context.Background()), "cannot log in")
 }
 
 func TestExecutorDefaults(t *testing.T) {
 	t.Parallel()
 	got := store.NewExecutor(nil, store.ExecConfig{}).Config()
-	want := store.ExecConfig{Role: "analyticsbot_reader", Schema: "analytics", StatementTimeout: 30 * time.Second, MaxRows: 1000}
+	want := store.ExecConfig{Role: "analyticsbot_reader", Schema: "analytics", StatementTimeout: 30 * time.Second, MaxRows: 1000,
+		MaxBytes: 8 << 20, LockTimeout: 2 * time.Second}
 	if got != want {
 		t.Errorf("defaults: got %+v, want %+v", got, want)
 	}

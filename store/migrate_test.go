@@ -63,18 +63,26 @@ func TestMigrationsUpDownUp(t *testing.T) {
 func TestReaderRoleAttributes(t *testing.T) {
 	t.Parallel()
 	db := storetest.New(t)
-	var super, createDB, createRole, inherit, login, member bool
+	var super, createDB, createRole, inherit, login, replication, bypassRLS, memberOfAny bool
+	var settings []string
 	err := db.Pool().QueryRow(context.Background(), `
-		SELECT rolsuper, rolcreatedb, rolcreaterole, rolinherit, rolcanlogin,
-		       EXISTS (SELECT 1 FROM pg_auth_members m
-		               WHERE m.roleid = r.oid AND m.member = (SELECT oid FROM pg_roles WHERE rolname = current_user))
+		SELECT rolsuper, rolcreatedb, rolcreaterole, rolinherit, rolcanlogin, rolreplication, rolbypassrls,
+		       EXISTS (SELECT 1 FROM pg_auth_members m WHERE m.member = r.oid),
+		       coalesce((SELECT s.setconfig FROM pg_db_role_setting s
+		                 WHERE s.setrole = r.oid AND s.setdatabase = (SELECT oid FROM pg_database WHERE datname = current_database())), '{}')
 		FROM pg_roles r WHERE rolname = 'analyticsbot_reader'`).
-		Scan(&super, &createDB, &createRole, &inherit, &login, &member)
+		Scan(&super, &createDB, &createRole, &inherit, &login, &replication, &bypassRLS, &memberOfAny, &settings)
 	require.NoError(t, err)
 	assert.False(t, super, "superuser")
 	assert.False(t, createDB, "createdb")
 	assert.False(t, createRole, "createrole")
 	assert.False(t, inherit, "inherit")
-	assert.False(t, login, "login")
-	assert.True(t, member, "current_user is a member, so it can SET ROLE")
+	assert.False(t, replication, "replication")
+	assert.False(t, bypassRLS, "bypassrls")
+	assert.True(t, login, "the executor logs in as the reader")
+	assert.False(t, memberOfAny, "the reader is a member of no role, so it has no role to switch to")
+	for _, want := range []string{"default_transaction_read_only=on", "statement_timeout=30s", "lock_timeout=2s",
+		"idle_in_transaction_session_timeout=60s", "search_path=analytics"} {
+		assert.Contains(t, settings, want, "per-database default of the reader")
+	}
 }

@@ -47,8 +47,10 @@ type Result struct {
 	Rows    [][]any  `json:"rows"`
 	// RowCount is len(Rows).
 	RowCount int `json:"row_count"`
-	// Truncated reports that the query returned more rows than the cap.
-	Truncated bool `json:"truncated"`
+	// Truncated reports that the query returned more than the result may
+	// hold; LimitedBy says which cap cut it: "rows" or "bytes".
+	Truncated bool   `json:"truncated"`
+	LimitedBy string `json:"limited_by,omitempty"`
 }
 
 // CachedResult is a result kept for a thread so buttons can be served later.
