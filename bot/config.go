@@ -40,9 +40,9 @@ type Config struct {
 	// reader as user and no password.
 	ReaderURL      string `env:"READER_DATABASE_URL"`
 	MaxResultBytes int    `env:"MAX_RESULT_BYTES" envDefault:"8388608"`
-	HistoryTurns     int           `env:"HISTORY_TURNS" envDefault:"5"`
-	CachePerThread   int           `env:"CACHE_PER_THREAD" envDefault:"10"`
-	CacheLRUSize     int           `env:"CACHE_LRU_SIZE" envDefault:"256"`
+	HistoryTurns   int    `env:"HISTORY_TURNS" envDefault:"5"`
+	CachePerThread int    `env:"CACHE_PER_THREAD" envDefault:"10"`
+	CacheLRUSize   int    `env:"CACHE_LRU_SIZE" envDefault:"256"`
 }
 
 // ConfigFromEnv reads Config from the environment.
