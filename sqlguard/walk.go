@@ -1,0 +1,205 @@
+package sqlguard
+
+import (
+	pg_query "github.com/pganalyze/pg_query_go/v5"
+	"google.golang.org/protobuf/reflect/protoreflect"
+)
+
+// checker walks the parse tree of one SELECT and keeps the first finding of
+// each kind: an unsafe one outranks a too-deep tree, which outranks a fixable
+// one, so an attack is never reported as a mere mistake.
+type checker struct {
+	sql     string
+	p       Policy
+	extra   map[string]bool   // Policy.Functions
+	scopes  []map[string]bool // CTE names visible at the current node
+	deepest int
+	unsafe  *Rejection
+	fixable *Rejection
+}
+
+func newChecker(sql string, p Policy) *checker {
+	extra := make(map[string]bool, len(p.Functions))
+	for _, f := range p.Functions {
+		extra[f] = true
+	}
+	return &checker{sql: sql, p: p, extra: extra}
+}
+
+// run checks the statement rooted at sel (depth 1).
+func (c *checker) run(sel *pg_query.SelectStmt) *Rejection {
+	c.walk(sel.ProtoReflect(), 1)
+	switch {
+	case c.unsafe != nil:
+		return c.unsafe
+	case c.deepest > c.p.maxDepth():
+		return reject(ClassTooDeep, "the statement nests %d levels deep; the limit is %d, so flatten subqueries and expressions (use CTEs)", c.deepest, c.p.maxDepth())
+	}
+	return c.fixable
+}
+
+func (c *checker) report(r *Rejection) {
+	switch {
+	case r.Class.Unsafe():
+		if c.unsafe == nil {
+			c.unsafe = r
+		}
+	case c.fixable == nil:
+		c.fixable = r
+	}
+}
+
+// walk visits m and everything below it. The whole tree is walked, because
+// writes, locks and dangerous calls can hide in CTEs, subqueries, function
+// arguments, LATERAL items and set-operation arms at any depth.
+func (c *checker) walk(m protoreflect.Message, depth int) {
+	if c.unsafe != nil {
+		return
+	}
+	c.deepest = max(c.deepest, depth)
+	switch n := m.Interface().(type) {
+	case *pg_query.SelectStmt:
+		c.selectStmt(n, depth)
+		return
+	case *pg_query.CommonTableExpr:
+		if n.GetCtequery().GetSelectStmt() == nil {
+			c.report(reject(ClassWritingCTE, "the CTE %q does not SELECT; data-modifying CTEs may not run", n.GetCtename()))
+			return
+		}
+	case *pg_query.InsertStmt, *pg_query.UpdateStmt, *pg_query.DeleteStmt, *pg_query.MergeStmt:
+		c.report(reject(ClassWritingCTE, "a nested statement changes data; write only SELECTs"))
+		return
+	case *pg_query.FuncCall:
+		c.funcCall(n)
+	case *pg_query.A_Expr:
+		c.operator(n)
+	case *pg_query.TypeName:
+		c.typeName(n)
+	case *pg_query.RangeVar:
+		c.relation(n)
+	case *pg_query.RangeTableSample:
+		c.tableSample(n)
+	case *pg_query.RangeTableFunc, *pg_query.XmlExpr, *pg_query.XmlSerialize:
+		// XML parsing (entity expansion) is attack surface analytics does
+		// not need.
+		c.report(reject(ClassFunction, "XML functions are not allowed; use text or JSON functions"))
+	}
+	c.children(m, depth, "")
+}
+
+// children walks the message fields of m, except the one named skip.
+func (c *checker) children(m protoreflect.Message, depth int, skip protoreflect.Name) {
+	m.Range(func(fd protoreflect.FieldDescriptor, v protoreflect.Value) bool {
+		if fd.Name() == skip || fd.Message() == nil || fd.IsMap() {
+			return true
+		}
+		if fd.IsList() {
+			l := v.List()
+			for i := 0; i < l.Len() && c.unsafe == nil; i++ {
+				c.walk(l.Get(i).Message(), depth+1)
+			}
+		} else {
+			c.walk(v.Message(), depth+1)
+		}
+		return c.unsafe == nil
+	})
+}
+
+// selectStmt checks one SELECT (or set operation, or VALUES) and walks it
+// with its CTE names in scope.
+func (c *checker) selectStmt(s *pg_query.SelectStmt, depth int) {
+	if s.GetIntoClause() != nil {
+		c.report(reject(ClassSelectInto, "SELECT INTO creates a table; return the rows instead"))
+	}
+	if len(s.GetLockingClause()) > 0 {
+		c.report(reject(ClassLocking, "remove the FOR UPDATE/SHARE clause: results are read-only"))
+	}
+	mark := len(c.scopes)
+	if wc := s.GetWithClause(); wc != nil {
+		c.with(wc, s, depth+1)
+	}
+	c.seriesProduct(s)
+	c.children(s.ProtoReflect(), depth, "with_clause")
+	c.scopes = c.scopes[:mark]
+}
+
+// with walks the CTEs of wc with PostgreSQL's scoping: in a plain WITH a CTE
+// sees only the CTEs before it (a later name still means a real relation);
+// in WITH RECURSIVE every CTE sees them all. It leaves all names in scope for
+// the rest of the owning statement.
+func (c *checker) with(wc *pg_query.WithClause, owner *pg_query.SelectStmt, depth int) {
+	c.deepest = max(c.deepest, depth)
+	names := make([]string, 0, len(wc.GetCtes()))
+	for _, n := range wc.GetCtes() {
+		names = append(names, n.GetCommonTableExpr().GetCtename())
+	}
+	for i, n := range wc.GetCtes() {
+		visible := names[:i]
+		if wc.GetRecursive() {
+			visible = names
+			c.recursion(n.GetCommonTableExpr(), owner)
+		}
+		c.scopes = append(c.scopes, nameSet(visible))
+		c.walk(n.ProtoReflect(), depth+1)
+		c.scopes = c.scopes[:len(c.scopes)-1]
+	}
+	c.scopes = append(c.scopes, nameSet(names))
+}
+
+func (c *checker) isCTE(name string) bool {
+	for _, s := range c.scopes {
+		if s[name] {
+			return true
+		}
+	}
+	return false
+}
+
+func nameSet(names []string) map[string]bool {
+	s := make(map[string]bool, len(names))
+	for _, n := range names {
+		s[n] = true
+	}
+	return s
+}
+
+// stringList returns the String values of a name list such as
+// FuncCall.funcname; other nodes (a * in a column reference) are skipped.
+func stringList(nodes []*pg_query.Node) []string {
+	out := make([]string, 0, len(nodes))
+	for _, n := range nodes {
+		if s := n.GetString_(); s != nil {
+			out = append(out, s.GetSval())
+		}
+	}
+	return out
+}
+
+// lastName returns the last String of a qualified name, or "".
+func lastName(nodes []*pg_query.Node) string {
+	if names := stringList(nodes); len(names) > 0 {
+		return names[len(names)-1]
+	}
+	return ""
+}
+
+// anyBelow reports whether pred holds for m or any message below it.
+func anyBelow(m protoreflect.Message, pred func(protoreflect.Message) bool) bool {
+	if pred(m) {
+		return true
+	}
+	found := false
+	m.Range(func(fd protoreflect.FieldDescriptor, v protoreflect.Value) bool {
+		switch {
+		case fd.Message() == nil || fd.IsMap():
+		case fd.IsList():
+			for i := 0; i < v.List().Len() && !found; i++ {
+				found = anyBelow(v.List().Get(i).Message(), pred)
+			}
+		default:
+			found = anyBelow(v.Message(), pred)
+		}
+		return !found
+	})
+	return found
+}
