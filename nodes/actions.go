@@ -142,11 +142,12 @@ func (n *Nodes) rerun(ctx context.Context, s *State, turn store.Turn) (store.Cac
 		dbFailure(s, err)
 		return store.CachedResult{}, false
 	}
-	if err := sqlguard.Check(turn.SQL, sqlguard.Policy{Schemas: []string{n.Schema}, Tables: names}); err != nil {
+	runSQL, err := sqlguard.Guard(turn.SQL, GuardPolicy([]string{n.Schema}, names, n.MaxRows))
+	if err != nil {
 		s.fail(ErrUnsafeSQL, "stored SQL rejected: "+err.Error())
 		return store.CachedResult{}, false
 	}
-	c, err := n.runAndCache(ctx, s, turn.SQL, turn.UserMessage)
+	c, err := n.runAndCache(ctx, s, turn.SQL, runSQL, turn.UserMessage)
 	if err != nil {
 		dbFailure(s, err)
 		return store.CachedResult{}, false

@@ -157,7 +157,7 @@ func TestExportCSV(t *testing.T) {
 				addTurn(t, thread, "delete everything", "DELETE FROM analytics.apps")
 			},
 			wantKind:     ErrUnsafeSQL,
-			wantDetailed: "stored SQL rejected: not_select",
+			wantDetailed: "stored SQL rejected: write",
 		},
 		{
 			name: "stored SQL the schema no longer fits",

@@ -10,7 +10,11 @@ import (
 // ExecuteSQL runs the validated SQL read-only and caches the result for the
 // thread so buttons can be served later by any process.
 func (n *Nodes) ExecuteSQL(ctx context.Context, s *State) error {
-	c, err := n.runAndCache(ctx, s, s.SQL, s.Question())
+	run := s.RunSQL
+	if run == "" {
+		run = s.SQL
+	}
+	c, err := n.runAndCache(ctx, s, s.SQL, run, s.Question())
 	if err != nil {
 		dbFailure(s, err)
 		return nil
@@ -19,12 +23,12 @@ func (n *Nodes) ExecuteSQL(ctx context.Context, s *State) error {
 	return nil
 }
 
-// runAndCache runs sql read-only, counts the time on s, and caches the
-// result for s's thread. A failed cache write costs only a later re-run, so
-// it is noted, not returned.
-func (n *Nodes) runAndCache(ctx context.Context, s *State, sql, question string) (store.CachedResult, error) {
+// runAndCache runs runSQL read-only, counts the time on s, and caches the
+// result for s's thread under sql, the statement as written. A failed cache
+// write costs only a later re-run, so it is noted, not returned.
+func (n *Nodes) runAndCache(ctx context.Context, s *State, sql, runSQL, question string) (store.CachedResult, error) {
 	start := time.Now()
-	res, err := n.Exec.Query(ctx, sql)
+	res, err := n.Exec.Query(ctx, runSQL)
 	s.DBTime += time.Since(start)
 	if err != nil {
 		return store.CachedResult{}, err

@@ -215,9 +215,9 @@ func TestValidateSQL(t *testing.T) {
 		{name: "unknown column", sql: "SELECT nme FROM analytics.apps", wantKind: ErrInvalidSQL, wantDetail: `column "nme" does not exist`},
 		{name: "bad cast", sql: "SELECT name FROM analytics.apps WHERE price > 'cheap'", wantKind: ErrInvalidSQL, wantDetail: "invalid input syntax for type numeric"},
 		{name: "syntax error", sql: "SELEC name FROM analytics.apps", wantKind: ErrInvalidSQL, wantDetail: "syntax error"},
-		{name: "unknown table", sql: "SELECT * FROM orders", wantKind: ErrInvalidSQL, wantDetail: `table "orders" does not exist in analytics`},
-		{name: "pg_catalog table", sql: "SELECT rolname, rolpassword FROM pg_catalog.pg_authid", wantKind: ErrInvalidSQL, wantDetail: "outside the allowed schemas"},
-		{name: "another schema", sql: "SELECT * FROM public.conversation_turns", wantKind: ErrInvalidSQL, wantDetail: "outside the allowed schemas"},
+		{name: "unknown table", sql: "SELECT * FROM orders", wantKind: ErrInvalidSQL, wantDetail: `table "orders" does not exist; use one of the tables`},
+		{name: "pg_catalog table", sql: "SELECT rolname, rolpassword FROM pg_catalog.pg_authid", wantKind: ErrInvalidSQL, wantDetail: "pg_catalog.pg_authid is a system catalog"},
+		{name: "another schema", sql: "SELECT * FROM public.conversation_turns", wantKind: ErrInvalidSQL, wantDetail: "public.conversation_turns is outside the allowed schemas"},
 		{name: "empty", sql: "", wantKind: ErrInvalidSQL, wantDetail: "held no SQL"},
 		{name: "delete", sql: "DELETE FROM analytics.apps", wantKind: ErrUnsafeSQL, wantDetail: "only SELECT"},
 		{name: "stacked", sql: "SELECT 1; DELETE FROM analytics.apps", wantKind: ErrUnsafeSQL, wantDetail: "exactly one statement"},
@@ -317,4 +317,29 @@ func assertAppsIntact(t *testing.T) {
 	err := requireDB(t).Pool().QueryRow(context.Background(), "SELECT count(*) FROM analytics.apps").Scan(&n)
 	require.NoError(t, err, "count apps")
 	assert.Equal(t, 27075, n, "rows in analytics.apps")
+}
+
+// The guard's row limit applies to the statement that runs; users and the
+// cache keep the statement as the model wrote it.
+func TestValidateAndExecuteApplyTheRowLimit(t *testing.T) {
+	t.Parallel()
+	n, _ := newNodes(t, nil)
+	n.MaxRows = 3
+	exec := store.NewExecutor(requireDB(t), store.ExecConfig{MaxRows: 3})
+	t.Cleanup(exec.Close)
+	n.Exec = exec
+	sql := "SELECT name FROM analytics.genres ORDER BY name"
+	s := State{UserQuery: "list the genres", SQL: sql, ThreadTS: "t-rowlimit"}
+	require.NoError(t, n.ValidateSQL(context.Background(), &s))
+	require.True(t, s.Valid, "valid: %s", s.ErrorDetail)
+	assert.Equal(t, sql+"\nLIMIT 4", s.RunSQL, "one row more than kept, so a cut result is noticed")
+
+	require.NoError(t, n.ExecuteSQL(context.Background(), &s))
+	assert.Equal(t, 3, s.Result.RowCount, "rows kept")
+	assert.True(t, s.Result.Truncated, "the fourth row tells the result was cut")
+	assert.Equal(t, sql, s.SQL, "the SQL users see is the model's")
+	cached, err := n.Cache.Get(context.Background(), "t-rowlimit", s.QueryID)
+	require.NoError(t, err)
+	assert.Equal(t, sql, cached.SQL, "the cache keeps the model's SQL")
+	assert.Equal(t, store.QueryID(sql), s.QueryID, "the query id is the model's SQL's")
 }

@@ -94,10 +94,13 @@ type State struct {
 	Assumptions []string
 	Explanation string
 
-	// Valid and ValidationError are written by validate_sql; RetryCount by
-	// generate_sql (the number of regenerations after the first attempt).
+	// Valid, ValidationError and RunSQL are written by validate_sql;
+	// RetryCount by generate_sql (the number of regenerations after the
+	// first attempt). RunSQL is SQL as it runs: the guard's row limit
+	// applied. Users see SQL, the statement as written.
 	Valid           bool
 	ValidationError string
+	RunSQL          string
 	RetryCount      int
 
 	// Result and QueryID are written by execute_sql (and by the actions).

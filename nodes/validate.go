@@ -7,14 +7,21 @@ import (
 	"github.com/analyticsbot/analyticsbot/sqlguard"
 )
 
-// unsafeClasses are rejections a retry must not try to talk its way around:
-// the model tried to write, lock or stack statements.
-var unsafeClasses = map[sqlguard.Class]bool{
-	sqlguard.ClassStacked:    true,
-	sqlguard.ClassNotSelect:  true,
-	sqlguard.ClassWritingCTE: true,
-	sqlguard.ClassSelectInto: true,
-	sqlguard.ClassLocking:    true,
+// trigramFunctions are pg_trgm's read-only functions, allowed on top of the
+// guard's built-in list: the demo schema ships the extension for fuzzy name
+// search.
+var trigramFunctions = []string{"similarity", "word_similarity", "strict_word_similarity"}
+
+// GuardPolicy is the static guard's policy for SQL the bot runs: relations
+// of schemas (unqualified names among tables), the guard's function
+// allowlist plus pg_trgm's, and, when maxRows > 0, a LIMIT of one row more
+// than a result keeps, so the executor can still tell a result was cut.
+func GuardPolicy(schemas, tables []string, maxRows int) sqlguard.Policy {
+	p := sqlguard.Policy{Schemas: schemas, Tables: tables, Functions: trigramFunctions}
+	if maxRows > 0 {
+		p.RowLimit = maxRows + 1
+	}
+	return p
 }
 
 // ValidateSQL checks the generated SQL without a model: the guard on the
@@ -32,22 +39,25 @@ func (n *Nodes) ValidateSQL(ctx context.Context, s *State) error {
 		dbFailure(s, err)
 		return nil
 	}
-	err = sqlguard.Check(s.SQL, sqlguard.Policy{Schemas: []string{n.Schema}, Tables: names})
+	runSQL, err := sqlguard.Guard(s.SQL, GuardPolicy([]string{n.Schema}, names, n.MaxRows))
 	var rej *sqlguard.Rejection
 	if errors.As(err, &rej) {
 		s.ValidationError = rej.Reason
 		kind := ErrInvalidSQL
-		if unsafeClasses[rej.Class] {
+		if rej.Class.Unsafe() {
 			kind = ErrUnsafeSQL
 		}
 		s.fail(kind, string(rej.Class)+": "+rej.Reason)
 		return nil
 	}
-	if err := n.Exec.Explain(ctx, s.SQL); err != nil {
+	if err != nil {
+		return err
+	}
+	if err := n.Exec.Explain(ctx, runSQL); err != nil {
 		dbFailure(s, err)
 		s.ValidationError = s.ErrorDetail
 		return nil
 	}
-	s.Valid = true
+	s.Valid, s.RunSQL = true, runSQL
 	return nil
 }

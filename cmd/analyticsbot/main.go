@@ -22,6 +22,9 @@ Usage:
   analyticsbot graph                   print the workflow as a Mermaid flowchart
   analyticsbot chat                    chat in the terminal (:csv, :sql, :new, :help, :quit)
   analyticsbot serve                   answer in Slack (Socket Mode or HTTP, from SLACK_* variables)
+  analyticsbot validate-sql [--schema NAME]... < query.sql
+                                       check SQL with the bot's guard; prints {"ok","class","reason"},
+                                       exits 0 accepted, 1 rejected, 2 usage
   analyticsbot ask [--thread ID] [--json] QUESTION
                                        answer one question
   analyticsbot press --thread ID --action export_csv|show_sql --value QUERY_ID [--json]
@@ -39,6 +42,8 @@ func main() {
 	stop()
 	switch {
 	case err == nil:
+	case errors.Is(err, errRejected):
+		os.Exit(1)
 	case errors.Is(err, errUsage):
 		fmt.Fprintln(os.Stderr, err)
 		os.Exit(2)
@@ -74,6 +79,8 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 		return chat(ctx, stdin, stdout)
 	case "serve":
 		return serve(ctx, stdout)
+	case "validate-sql":
+		return validateSQL(ctx, rest, stdin, stdout, stderr)
 	case "ask":
 		return ask(ctx, rest, stdout)
 	case "press":

@@ -1,0 +1,108 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"strings"
+	"time"
+
+	"github.com/analyticsbot/analyticsbot/bot"
+	"github.com/analyticsbot/analyticsbot/nodes"
+	"github.com/analyticsbot/analyticsbot/sqlguard"
+	"github.com/analyticsbot/analyticsbot/store"
+)
+
+// errRejected makes the program exit 1 without a message of its own: the
+// JSON on stdout says why.
+var errRejected = errors.New("rejected")
+
+// maxValidateInput bounds what validate-sql reads; longer texts are
+// rejected as too long all the same.
+const maxValidateInput = 4 << 20
+
+// schemaFlags collects repeated --schema flags.
+type schemaFlags []string
+
+func (s *schemaFlags) String() string { return strings.Join(*s, ",") }
+
+func (s *schemaFlags) Set(v string) error {
+	if strings.TrimSpace(v) == "" {
+		return errors.New("empty schema name")
+	}
+	*s = append(*s, v)
+	return nil
+}
+
+// validateSQL checks one SQL text from stdin with the guard the bot uses,
+// and prints {"ok","class","reason"}.
+func validateSQL(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) error {
+	fs := newFlagSet("validate-sql")
+	var schemas schemaFlags
+	fs.Var(&schemas, "schema", "a schema the SQL may read (repeatable; default ANALYTICS_SCHEMA)")
+	if err := fs.Parse(args); err != nil {
+		return fmt.Errorf("%w: validate-sql [--schema NAME]... < query.sql: %v", errUsage, err)
+	}
+	if fs.NArg() > 0 {
+		return fmt.Errorf("%w: validate-sql reads the SQL on stdin and takes no arguments, got %q", errUsage, fs.Args())
+	}
+	sql, err := io.ReadAll(io.LimitReader(stdin, maxValidateInput))
+	if err != nil {
+		return fmt.Errorf("read stdin: %w", err)
+	}
+	cfg, err := bot.ConfigFromEnv()
+	if err != nil {
+		return err
+	}
+	if len(schemas) == 0 {
+		schemas = schemaFlags{cfg.Schema}
+	}
+	tables, err := tableNames(ctx, cfg.DatabaseURL, schemas)
+	if err != nil {
+		fmt.Fprintf(stderr, "analyticsbot: warning: %v; checking without the list of tables\n", err)
+	}
+
+	verdict := struct {
+		OK     bool   `json:"ok"`
+		Class  string `json:"class"`
+		Reason string `json:"reason"`
+	}{OK: true}
+	var rej *sqlguard.Rejection
+	if err := sqlguard.Check(string(sql), nodes.GuardPolicy(schemas, tables, 0)); errors.As(err, &rej) {
+		verdict.OK, verdict.Class, verdict.Reason = false, string(rej.Class), rej.Reason
+	} else if err != nil {
+		return err
+	}
+	if err := json.NewEncoder(stdout).Encode(verdict); err != nil {
+		return err
+	}
+	if !verdict.OK {
+		return errRejected
+	}
+	return nil
+}
+
+// tableNames reads the tables of schemas from the database, so unqualified
+// names are checked as the bot checks them.
+func tableNames(ctx context.Context, url string, schemas []string) ([]string, error) {
+	ctx, cancel := context.WithTimeout(ctx, 10*time.Second)
+	defer cancel()
+	db, err := store.Open(ctx, url)
+	if err != nil {
+		return nil, err
+	}
+	defer db.Close()
+	var names []string
+	for _, s := range schemas {
+		tables, err := db.DescribeSchema(ctx, s)
+		if err != nil {
+			return nil, fmt.Errorf("read the tables of schema %s: %w", s, err)
+		}
+		for _, t := range tables {
+			names = append(names, t.Name)
+		}
+	}
+	return names, nil
+}
