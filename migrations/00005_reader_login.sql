@@ -10,14 +10,16 @@
 -- opened by hand; the executor also sets them per transaction.
 --
 -- What cannot be revoked from this role alone: functions such as set_config,
--- pg_sleep, pg_advisory_lock, lo_create/lo_open, pg_notify, query_to_xml and
+-- pg_sleep, pg_advisory_lock, lo_create/lo_put, pg_notify, query_to_xml and
 -- the catalog views are granted to PUBLIC, and revoking them from PUBLIC would
--- change every other role of the cluster. The executor's read-only
--- transaction refuses the writing ones (lo_create, nextval, setval, NOTIFY),
--- its per-statement timeout bounds pg_sleep, and DISCARD ALL after every query
--- drops session settings, advisory locks and listeners; what remains (reading
--- catalogs, sleeping up to the timeout, signalling other reader sessions) is
--- for the static guard, package sqlguard. See docs/security.md.
+-- change every other role using this database. The read-only transaction
+-- refuses nextval/setval and any table write; the ROLLBACK after every query
+-- undoes large-object writes and NOTIFY; the per-statement timeout bounds
+-- pg_sleep; DISCARD ALL drops session settings, advisory locks and listeners.
+-- What remains (reading catalogs, sleeping up to the timeout, signalling other
+-- reader sessions) is for the static guard, package sqlguard. See
+-- docs/security.md. (00006 revokes the one function whose effect survives a
+-- rollback: pg_logical_emit_message.)
 
 -- +goose StatementBegin
 DO $$
