@@ -54,8 +54,12 @@
 //   - generate_series needs constant bounds: numbers, date/timestamp
 //     literals, or times relative to now (now(), current_date, date_trunc
 //     of them, ± constant intervals or days). It may yield at most 100,000
-//     rows and a time series may span at most 100 years. Bounds from data
-//     (min(date) … max(date)) are unknown and rejected.
+//     rows and a time series may span at most 100 years. A time series
+//     whose bounds come from data (min(date) … max(date), filling the gaps
+//     of a monthly report) is accepted when its step is a constant of a day
+//     or more, counted as a century's worth of rows; data spanning more, or
+//     holding 'infinity', is left to the statement timeout and the row cap.
+//     Numeric series with bounds from data are rejected.
 //   - Series multiply when several appear in one FROM list (cross join) or
 //     one is in the select list over another in FROM; the product must stay
 //     within 100,000 rows. Tables are not counted.

@@ -249,3 +249,37 @@ func TestGuardRejects(t *testing.T) {
 	assert.Empty(t, got)
 	requireClass(t, sql, err, ClassTooLong)
 }
+
+func TestDataBoundedTimeSeries(t *testing.T) {
+	t.Parallel()
+	p := Policy{Schemas: []string{"analytics"}, Tables: []string{"apps"}}
+	tests := []struct {
+		name, sql string
+		want      Class
+	}{
+		{name: "months between the first and last release", want: "",
+			sql: "SELECT m FROM generate_series((SELECT date_trunc('month', min(released)) FROM apps), (SELECT date_trunc('month', max(released)) FROM apps), interval '1 month') m"},
+		{name: "days from data", want: "", sql: "SELECT generate_series(min(released), max(released), '1 day'::interval) FROM apps"},
+		{name: "hours from data", want: ClassUnbounded, sql: "SELECT generate_series(min(released), max(released), '1 hour'::interval) FROM apps"},
+		{name: "infinity is no data bound", want: ClassUnbounded, sql: "SELECT * FROM generate_series(now(), 'infinity'::timestamp, '1 day')"},
+		{name: "numbers from data", want: ClassUnbounded, sql: "SELECT generate_series(1, (SELECT max(price)::int FROM apps))"},
+		{name: "two data-bounded series multiply", want: ClassUnbounded,
+			sql: "SELECT count(*) FROM generate_series((SELECT min(released) FROM apps), (SELECT max(released) FROM apps), '1 day') a, generate_series((SELECT min(released) FROM apps), (SELECT max(released) FROM apps), '1 day') b"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			err := Check(tt.sql, p)
+			if tt.want == "" {
+				if err != nil {
+					t.Fatalf("Check(%q) = %v, want accepted", tt.sql, err)
+				}
+				return
+			}
+			var rej *Rejection
+			if !errors.As(err, &rej) || rej.Class != tt.want {
+				t.Fatalf("Check(%q) = %v, want class %s", tt.sql, err, tt.want)
+			}
+		})
+	}
+}

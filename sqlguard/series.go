@@ -136,12 +136,29 @@ func seriesRows(f *pg_query.FuncCall) (rows, span float64, ok bool) {
 	a, okA := timeValue(args[0])
 	b, okB := timeValue(args[1])
 	step, okS := intervalValue(args[2])
+	if okS && math.Abs(step) >= day && (!okA || !okB) && !isLiteral(args[0]) && !isLiteral(args[1]) {
+		// Bounds from the data, as in filling the month gaps of a report
+		// (min(date) … max(date) by '1 month'): legitimate, and at a step
+		// of a day or more a century of data is at most 36,525 rows. Data
+		// spanning more (or an 'infinity' in it) is left to the statement
+		// timeout and the row cap.
+		return math.Floor(maxSeriesSpan/math.Abs(step)) + 1, maxSeriesSpan, true
+	}
 	if !okA || !okB || !okS || a.relative != b.relative {
 		return 0, 0, false
 	}
 	span = math.Abs(b.seconds-a.seconds) + a.slack + b.slack
 	rows, ok = count(span, step)
 	return rows, span, ok
+}
+
+// isLiteral reports a constant, possibly cast ('infinity'::timestamp): a
+// literal the guard could not read is no data-driven bound.
+func isLiteral(n *pg_query.Node) bool {
+	for n.GetTypeCast() != nil {
+		n = n.GetTypeCast().GetArg()
+	}
+	return n.GetAConst() != nil
 }
 
 // count is the number of steps of size step that fit in length, plus one.
