@@ -60,6 +60,22 @@ type GenerateSQL struct {
 	PreviousError string
 }
 
+// GenerateCube is the data of generate_cube.tmpl: the generator's prompt
+// when the bot answers from a Cube semantic layer.
+type GenerateCube struct {
+	Domain   string
+	Question string
+	Today    string
+	// Meta describes the cubes, their measures, dimensions and segments.
+	Meta    string
+	MaxRows int
+	// EarlierQuery is the Cube query (JSON) of the answer a follow-up
+	// builds on.
+	EarlierQuery  string
+	PreviousQuery string
+	PreviousError string
+}
+
 // Interpret is the data of interpret.tmpl.
 type Interpret struct {
 	Question  string
@@ -99,6 +115,8 @@ func Render(data any) (string, error) {
 		name = "resolve.tmpl"
 	case GenerateSQL:
 		name = "generate_sql.tmpl"
+	case GenerateCube:
+		name = "generate_cube.tmpl"
 	case Interpret:
 		name = "interpret.tmpl"
 	default:

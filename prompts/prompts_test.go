@@ -37,6 +37,12 @@ func TestRenderGolden(t *testing.T) {
 			PreviousSQL: "SELECT count(*) FROM analytics.apps WHERE year = 2018", PreviousError: `column "year" does not exist`}},
 		{"generate_sql_follow_up", GenerateSQL{Domain: "Steam games", Question: "How many games were released in 2017?", Today: "2026-11-21",
 			Schema: "analytics", Tables: tables, MaxRows: 1000, EarlierSQL: "SELECT count(*) AS games FROM analytics.apps WHERE release_year = 2018"}},
+		{"generate_cube", GenerateCube{Domain: "Steam games", Question: "How many free games were released in 2018?", Today: "2026-11-21",
+			Meta: "Apps: Steam games, one row per game\n  measures: Apps.count (number): Number of games\n  dimensions: Apps.release_year (number)\n  segments: Apps.free: games with a price of 0",
+			MaxRows: 100}},
+		{"generate_cube_retry", GenerateCube{Domain: "Steam games", Question: "How many free games were released in 2018?", Today: "2026-11-21",
+			Meta: "Apps: Steam games", MaxRows: 100, EarlierQuery: `{"measures":["Apps.count"]}`,
+			PreviousQuery: `{"measures":["Apps.cnt"]}`, PreviousError: "'Apps.cnt' is not a member; did you mean 'Apps.count'?"}},
 		{"interpret", Interpret{Question: "How many games were released in 2018?", SQL: "SELECT count(*) AS games FROM analytics.apps WHERE release_year = 2018",
 			Columns: []string{"games"}, RowCount: 1, Rows: "games\n8160"}},
 		{"interpret_empty", Interpret{Question: "Games from 2024?", SQL: "SELECT name FROM analytics.apps WHERE release_year = 2024", Columns: []string{"name"}}},
@@ -74,6 +80,8 @@ func questionOf(d any) string {
 	case Resolve:
 		return d.Question
 	case GenerateSQL:
+		return d.Question
+	case GenerateCube:
 		return d.Question
 	case Interpret:
 		return d.Question
