@@ -87,3 +87,32 @@ func bulletList(heading string, items []string) string {
 	}
 	return heading + "\n" + strings.Join(lines, "\n")
 }
+
+// CubeQuery builds the reply to Show SQL for an answer that came from a
+// Cube semantic layer: the Cube query as JSON, then the SQL Cube generated
+// for it, each in code blocks. sql may be empty when Cube could not say.
+func CubeQuery(queryID, query, sql, question string) Message {
+	title, fallback := "*Cube query for this answer*", "Cube query for this answer"
+	if q := strings.TrimSpace(question); q != "" {
+		title = "*Cube query for:* " + truncateEscaped(escape(q), maxSectionText-30)
+		fallback = truncateEscaped("Cube query for: "+escape(q), maxFallbackText)
+	}
+	blocks := []slack.Block{section(title)}
+	budget := (maxBlocks - 3) / 2
+	blocks = append(blocks, textSections(fenceOpen+escape(strings.TrimSpace(query))+fenceClose, budget,
+		"The query is too long to show in full here.")...)
+	if sql = strings.TrimSpace(sql); sql != "" {
+		blocks = append(blocks, section("*SQL that Cube runs for it:*"))
+		blocks = append(blocks, textSections(fenceOpen+escape(sql)+fenceClose, budget,
+			"The SQL is too long to show in full here.")...)
+	} else {
+		blocks = append(blocks, section("_Cube did not return the SQL it runs for this query._"))
+	}
+	for i, b := range blocks {
+		if s, ok := b.(*slack.SectionBlock); ok && queryID != "" && i > 0 {
+			id := "cube:" + queryID + ":" + strconv.Itoa(i)
+			s.BlockID = id[:fitPrefix(id, maxBlockID)]
+		}
+	}
+	return Message{Text: fallback, Blocks: blocks}
+}

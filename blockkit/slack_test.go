@@ -40,3 +40,16 @@ func TestHelp(t *testing.T) {
 		})
 	}
 }
+
+func TestCubeQuery(t *testing.T) {
+	t.Parallel()
+	m := CubeQuery("a1b2c3d4", "{\n  \"measures\": [\"Apps.count\"]\n}", `SELECT count("apps".app_id) "apps__count" FROM analytics.apps AS "apps"`, "How many <games>?")
+	got := PlainText(m.Blocks)
+	for _, want := range []string{"*Cube query for:* How many <games>?", `"measures": ["Apps.count"]`, "*SQL that Cube runs for it:*", `SELECT count("apps".app_id)`} {
+		assert.Contains(t, got, want)
+	}
+	assert.Contains(t, m.Text, "&lt;games&gt;", "escaped fallback")
+
+	none := PlainText(CubeQuery("a1b2c3d4", "{}", "", "").Blocks)
+	assert.Contains(t, none, "Cube did not return the SQL")
+}

@@ -7,12 +7,14 @@ import (
 	"context"
 	"crypto/rand"
 	"encoding/hex"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"log/slog"
 	"regexp"
 	"time"
 
+	"github.com/analyticsbot/analyticsbot/cube"
 	"github.com/analyticsbot/analyticsbot/demo"
 	"github.com/analyticsbot/analyticsbot/llm"
 	"github.com/analyticsbot/analyticsbot/nodes"
@@ -90,10 +92,38 @@ func newWithDB(cfg Config, db *store.DB, log *slog.Logger) (*Bot, error) {
 		Model: model, DB: db, Exec: exec, Cache: b.cache, Examples: examples,
 		Domain: cfg.Domain, Suggestions: b.Suggestions(), Schema: cfg.Schema, MaxRetries: retries, MaxRows: cfg.MaxRows, Logger: log,
 	}).Defaults()
+	if n.Cube, err = cubeClient(cfg); err != nil {
+		return nil, err
+	}
 	if b.graph, err = nodes.Graph(n).Compile(); err != nil {
 		return nil, fmt.Errorf("compile workflow: %w", err)
 	}
 	return b, nil
+}
+
+// cubeClient returns the Cube client when BACKEND=cube, nil for SQL.
+func cubeClient(cfg Config) (nodes.CubeAPI, error) {
+	switch cfg.Backend {
+	case "", "sql":
+		return nil, nil
+	case "cube":
+	default:
+		return nil, fmt.Errorf("BACKEND must be sql or cube, got %q", cfg.Backend)
+	}
+	var claims map[string]any
+	if cfg.CubeSecurityContext != "" {
+		if err := json.Unmarshal([]byte(cfg.CubeSecurityContext), &claims); err != nil {
+			return nil, fmt.Errorf("CUBE_SECURITY_CONTEXT must be a JSON object: %w", err)
+		}
+	}
+	if cfg.CubeAPISecret == "" {
+		return nil, errors.New("BACKEND=cube needs CUBE_API_SECRET, the secret the Cube server checks tokens with")
+	}
+	c, err := cube.New(cube.Config{APIURL: cfg.CubeAPIURL, Secret: cfg.CubeAPISecret, SecurityContext: claims, Timeout: cfg.CubeTimeout})
+	if err != nil {
+		return nil, fmt.Errorf("cube: %w", err)
+	}
+	return c, nil
 }
 
 // model builds the language model the configuration names.

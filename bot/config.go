@@ -41,8 +41,19 @@ type Config struct {
 	ReaderURL      string `env:"READER_DATABASE_URL"`
 	MaxResultBytes int    `env:"MAX_RESULT_BYTES" envDefault:"8388608"`
 	HistoryTurns   int    `env:"HISTORY_TURNS" envDefault:"5"`
-	CachePerThread int    `env:"CACHE_PER_THREAD" envDefault:"10"`
-	CacheLRUSize   int    `env:"CACHE_LRU_SIZE" envDefault:"256"`
+
+	// Backend is where answers come from: "sql" (the analytics schema) or
+	// "cube" (a Cube semantic layer at CubeAPIURL).
+	Backend    string `env:"BACKEND" envDefault:"sql"`
+	CubeAPIURL string `env:"CUBE_API_URL" envDefault:"http://127.0.0.1:4000/cubejs-api/v1"`
+	// CubeAPISecret signs the JWTs Cube checks (HS256, one hour).
+	CubeAPISecret string `env:"CUBE_API_SECRET"`
+	// CubeSecurityContext is a JSON object of extra claims, such as a
+	// tenant id Cube's model filters on.
+	CubeSecurityContext string        `env:"CUBE_SECURITY_CONTEXT"`
+	CubeTimeout         time.Duration `env:"CUBE_TIMEOUT" envDefault:"30s"`
+	CachePerThread      int           `env:"CACHE_PER_THREAD" envDefault:"10"`
+	CacheLRUSize        int           `env:"CACHE_LRU_SIZE" envDefault:"256"`
 }
 
 // ConfigFromEnv reads Config from the environment.

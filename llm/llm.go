@@ -17,12 +17,14 @@ const (
 	StepClassify    Step = "classify"
 	StepResolve     Step = "resolve"
 	StepGenerateSQL Step = "generate_sql"
-	StepInterpret   Step = "interpret"
+	// StepGenerateCube writes a Cube query when the bot answers from Cube.
+	StepGenerateCube Step = "generate_cube"
+	StepInterpret    Step = "interpret"
 )
 
 // Steps lists every step that calls a model, in workflow order.
 func Steps() []Step {
-	return []Step{StepClassify, StepResolve, StepGenerateSQL, StepInterpret}
+	return []Step{StepClassify, StepResolve, StepGenerateSQL, StepGenerateCube, StepInterpret}
 }
 
 // Valid reports whether s is one of [Steps].

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/csv"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"regexp"
@@ -95,6 +96,10 @@ func (n *Nodes) ShowSQL(ctx context.Context, s *State) error {
 		s.QueryID = store.QueryID(turn.SQL)
 	}
 	msg := blockkit.SQL(s.QueryID, turn.SQL, turn.UserMessage)
+	if isCubeQuery(turn.SQL) {
+		query, sql := n.cubeSQL(ctx, turn.SQL)
+		msg = blockkit.CubeQuery(s.QueryID, query, sql, turn.UserMessage)
+	}
 	s.ResponseFormat, s.ResponseText, s.Blocks = FormatSimple, msg.Text, msg.Blocks
 	return nil
 }
@@ -137,14 +142,14 @@ func (n *Nodes) findResult(ctx context.Context, s *State) (store.CachedResult, b
 // rerun executes a stored turn's SQL again, checking it as if it were new:
 // the stored text is data from the database, not trusted code.
 func (n *Nodes) rerun(ctx context.Context, s *State, turn store.Turn) (store.CachedResult, bool) {
-	_, names, err := n.tables(ctx)
+	runSQL, err := n.checkStored(ctx, turn.SQL)
 	if err != nil {
-		dbFailure(s, err)
-		return store.CachedResult{}, false
-	}
-	runSQL, err := sqlguard.Guard(turn.SQL, GuardPolicy([]string{n.Schema}, names, n.MaxRows))
-	if err != nil {
-		s.fail(ErrUnsafeSQL, "stored SQL rejected: "+err.Error())
+		var rej *sqlguard.Rejection
+		if errors.As(err, &rej) {
+			s.fail(ErrUnsafeSQL, "stored SQL rejected: "+err.Error())
+		} else {
+			dbFailure(s, err)
+		}
 		return store.CachedResult{}, false
 	}
 	c, err := n.runAndCache(ctx, s, turn.SQL, runSQL, turn.UserMessage)
@@ -153,6 +158,27 @@ func (n *Nodes) rerun(ctx context.Context, s *State, turn store.Turn) (store.Cac
 		return store.CachedResult{}, false
 	}
 	return c, true
+}
+
+// checkStored returns the statement to run for a stored query: SQL through
+// the guard, a Cube query normalised against Cube's meta.
+func (n *Nodes) checkStored(ctx context.Context, query string) (string, error) {
+	if !isCubeQuery(query) {
+		_, names, err := n.tables(ctx)
+		if err != nil {
+			return "", err
+		}
+		return sqlguard.Guard(query, GuardPolicy([]string{n.Schema}, names, n.MaxRows))
+	}
+	if n.Cube == nil {
+		return "", errNoCube
+	}
+	q, err := n.normalizeCube(ctx, query)
+	if err != nil {
+		return "", err
+	}
+	b, err := json.Marshal(q)
+	return string(b), err
 }
 
 func csvCell(v any) string {

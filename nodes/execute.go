@@ -2,6 +2,7 @@ package nodes
 
 import (
 	"context"
+	"errors"
 	"time"
 
 	"github.com/analyticsbot/analyticsbot/store"
@@ -23,12 +24,27 @@ func (n *Nodes) ExecuteSQL(ctx context.Context, s *State) error {
 	return nil
 }
 
+// errNoCube is returned for a stored Cube query when the bot runs without
+// Cube (BACKEND changed since the answer).
+var errNoCube = errors.New("this answer came from Cube, which this bot is not configured for (BACKEND=cube)")
+
 // runAndCache runs runSQL read-only, counts the time on s, and caches the
 // result for s's thread under sql, the statement as written. A failed cache
 // write costs only a later re-run, so it is noted, not returned.
 func (n *Nodes) runAndCache(ctx context.Context, s *State, sql, runSQL, question string) (store.CachedResult, error) {
 	start := time.Now()
-	res, err := n.Exec.Query(ctx, runSQL)
+	var (
+		res store.Result
+		err error
+	)
+	switch {
+	case !isCubeQuery(runSQL):
+		res, err = n.Exec.Query(ctx, runSQL)
+	case n.Cube != nil:
+		res, err = n.loadCube(ctx, runSQL)
+	default:
+		err = errNoCube
+	}
 	s.DBTime += time.Since(start)
 	if err != nil {
 		return store.CachedResult{}, err

@@ -64,6 +64,10 @@ func (n *Nodes) errorText(s *State) (string, []string) {
 		return "The query took too long and was stopped. Try narrowing the question: a shorter time range, a filter, or fewer groups.", nil
 	case ErrDatabaseDown:
 		return "I can't reach the database right now. Please try again in a minute; if it keeps happening, tell whoever runs this bot.", nil
+	case ErrCubeDown:
+		return "I can't reach the semantic layer (Cube) right now. Please try again in a minute; if it keeps happening, tell whoever runs this bot.", nil
+	case ErrCubeAuth:
+		return "The semantic layer (Cube) refused my credentials, so I can't answer from it. Whoever runs this bot should check that CUBE_API_SECRET matches the Cube server's.", nil
 	case ErrNoData:
 		return fmt.Sprintf("I can't see any tables in the %q schema, so there is nothing to answer from yet. Whoever runs this bot should check ANALYTICS_SCHEMA and the reader role's access.", n.Schema), nil
 	case ErrModelTimeout:

@@ -7,6 +7,7 @@ import (
 
 	"github.com/jackc/pgx/v5/pgconn"
 
+	"github.com/analyticsbot/analyticsbot/cube"
 	"github.com/analyticsbot/analyticsbot/llm"
 	"github.com/analyticsbot/analyticsbot/prompts"
 	"github.com/analyticsbot/analyticsbot/store"
@@ -15,6 +16,9 @@ import (
 // GenerateSQL asks the model for one query that answers the question. On a
 // retry the prompt carries the previous SQL and the exact error.
 func (n *Nodes) GenerateSQL(ctx context.Context, s *State) error {
+	if n.Cube != nil {
+		return n.generateCube(ctx, s)
+	}
 	data := prompts.GenerateSQL{
 		Domain:   n.Domain,
 		Question: s.Question(),
@@ -78,7 +82,14 @@ func earlierSQL(s *State) string {
 // or an unreachable database is not.
 func dbFailure(s *State, err error) {
 	var pgErr *pgconn.PgError
+	var cubeErr *cube.QueryError
 	switch {
+	case errors.Is(err, cube.ErrUnavailable):
+		s.fail(ErrCubeDown, err.Error())
+	case errors.Is(err, cube.ErrUnauthorized):
+		s.fail(ErrCubeAuth, err.Error())
+	case errors.As(err, &cubeErr):
+		s.fail(ErrInvalidSQL, cubeErr.Message)
 	case errors.Is(err, store.ErrUnavailable):
 		s.fail(ErrDatabaseDown, err.Error())
 	case errors.Is(err, errNoTables):

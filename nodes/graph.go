@@ -23,11 +23,15 @@ const (
 // Graph declares the analytics workflow. It is the whole product's
 // behaviour in one place: one line per node, one line per edge or branch.
 func Graph(n *Nodes) *workflow.Graph[State] {
+	writing, checking := "Writing SQL…", "Checking the SQL…"
+	if n.Cube != nil {
+		writing, checking = "Writing the Cube query…", "Checking the Cube query…"
+	}
 	return workflow.New[State]("analytics").
 		AddNode(NodeRouteIntent, n.RouteIntent, workflow.WithLabel("Reading your question…")).
 		AddNode(NodeResolveContext, n.ResolveContext, workflow.WithLabel("Looking at the conversation…")).
-		AddNode(NodeGenerateSQL, n.GenerateSQL, workflow.WithLabel("Writing SQL…")).
-		AddNode(NodeValidateSQL, n.ValidateSQL, workflow.WithLabel("Checking the SQL…")).
+		AddNode(NodeGenerateSQL, n.GenerateSQL, workflow.WithLabel(writing)).
+		AddNode(NodeValidateSQL, n.ValidateSQL, workflow.WithLabel(checking)).
 		AddNode(NodeExecuteSQL, n.ExecuteSQL, workflow.WithLabel("Running the query…")).
 		AddNode(NodeInterpret, n.Interpret, workflow.WithLabel("Reading the results…")).
 		AddNode(NodeFormatAnswer, n.FormatAnswer, workflow.WithLabel("Formatting the answer…")).

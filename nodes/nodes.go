@@ -63,11 +63,14 @@ type Nodes struct {
 	MaxMessageLen int
 	// SchemaTTL is how long the described schema is reused (default 5 min).
 	SchemaTTL time.Duration
+	// Cube, when set, answers from a Cube semantic layer instead of SQL.
+	Cube CubeAPI
 	// Now returns the current time; tests fix it.
 	Now    func() time.Time
 	Logger *slog.Logger
 
 	schema schemaCache
+	meta   metaCache
 }
 
 // Defaults fills unset fields with their defaults.

@@ -53,6 +53,8 @@ const (
 	ErrUnsafeSQL        ErrorKind = "unsafe_sql"
 	ErrQueryTimeout     ErrorKind = "query_timeout"
 	ErrDatabaseDown     ErrorKind = "database_unavailable"
+	ErrCubeDown         ErrorKind = "cube_unavailable"
+	ErrCubeAuth         ErrorKind = "cube_unauthorized"
 	ErrNoData           ErrorKind = "no_data"
 	ErrModelUnavailable ErrorKind = "model_unavailable"
 	ErrModelTimeout     ErrorKind = "model_timeout"

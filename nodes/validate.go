@@ -29,6 +29,9 @@ func GuardPolicy(schemas, tables []string, maxRows int) sqlguard.Policy {
 // columns and type errors come back as errors the generator can fix.
 func (n *Nodes) ValidateSQL(ctx context.Context, s *State) error {
 	s.Valid = false
+	if n.Cube != nil {
+		return n.validateCube(ctx, s)
+	}
 	if s.SQL == "" {
 		s.ValidationError = "the reply held no SQL statement; reply with JSON holding the sql field"
 		s.fail(ErrInvalidSQL, s.ValidationError)

@@ -1,0 +1,41 @@
+package cube
+
+import (
+	"errors"
+	"strings"
+)
+
+// Error kinds a caller can test with errors.Is or errors.As. They decide what
+// the workflow does next: a *QueryError goes back to the model with Cube's
+// message, the others end the question with a message for the user.
+var (
+	// ErrUnavailable means Cube could not answer: it is down or unreachable,
+	// kept failing with 502/503/504 until the retries ran out, answered with
+	// another unexpected status, or did not finish within Config.Timeout.
+	ErrUnavailable = errors.New("cube is unavailable")
+	// ErrUnauthorized means Cube rejected the token (HTTP 401 or 403): the
+	// secret the bot signs with is not the one Cube checks.
+	ErrUnauthorized = errors.New("cube rejected the token: check CUBE_API_SECRET")
+)
+
+// QueryError is Cube refusing a query (HTTP 400): an unknown member, an
+// invalid query shape, or an error of the database running the generated SQL.
+// Message is Cube's own text, which the generator can retry with.
+type QueryError struct {
+	Message string
+}
+
+func (e *QueryError) Error() string {
+	return "cube rejected the query: " + e.Message
+}
+
+// ValidationError lists what [Normalize] found wrong with a query before it
+// reached Cube. Each problem says what to change, so the list can be handed
+// back to the model as is.
+type ValidationError struct {
+	Problems []string
+}
+
+func (e *ValidationError) Error() string {
+	return "invalid cube query: " + strings.Join(e.Problems, "; ")
+}
