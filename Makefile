@@ -9,7 +9,7 @@ export DATABASE_URL ?= postgres://postgres@127.0.0.1:5432/analyticsbot?sslmode=d
 -include .env
 export
 
-.PHONY: run test bench build db lint tidy clean
+.PHONY: run test bench build db lint tidy clean cube
 
 ## run: set up the database, load the demo data, then answer in Slack when
 ## Slack tokens are set, else start the terminal chat
@@ -19,7 +19,8 @@ run: build db
 	@if [ -n "$$SLACK_BOT_TOKEN" ]; then exec $(BIN) serve; else exec $(BIN) chat; fi
 
 ## test: vet, format check and the whole test suite against the local Postgres
-test: db lint
+## (and a local Cube server, installed once by `make cube`)
+test: db cube lint
 	$(GO) test -race -count=1 $(PKGS)
 
 ## bench: benchmarks (results go in BENCHMARKS.md)
@@ -32,6 +33,10 @@ build:
 ## db: make sure PostgreSQL runs at 127.0.0.1:5432
 db:
 	@scripts/ensure-postgres.sh
+
+## cube: install the Cube server (0.33.65, from npm, once) that the Cube tests start
+cube:
+	@scripts/install-cube.sh
 
 lint:
 	$(GO) vet $(PKGS)

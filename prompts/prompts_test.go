@@ -38,7 +38,7 @@ func TestRenderGolden(t *testing.T) {
 		{"generate_sql_follow_up", GenerateSQL{Domain: "Steam games", Question: "How many games were released in 2017?", Today: "2026-11-21",
 			Schema: "analytics", Tables: tables, MaxRows: 1000, EarlierSQL: "SELECT count(*) AS games FROM analytics.apps WHERE release_year = 2018"}},
 		{"generate_cube", GenerateCube{Domain: "Steam games", Question: "How many free games were released in 2018?", Today: "2026-11-21",
-			Meta: "Apps: Steam games, one row per game\n  measures: Apps.count (number): Number of games\n  dimensions: Apps.release_year (number)\n  segments: Apps.free: games with a price of 0",
+			Meta:    "Apps: Steam games, one row per game\n  measures: Apps.count (number): Number of games\n  dimensions: Apps.release_year (number)\n  segments: Apps.free: games with a price of 0",
 			MaxRows: 100}},
 		{"generate_cube_retry", GenerateCube{Domain: "Steam games", Question: "How many free games were released in 2018?", Today: "2026-11-21",
 			Meta: "Apps: Steam games", MaxRows: 100, EarlierQuery: `{"measures":["Apps.count"]}`,
