@@ -12,11 +12,12 @@ export
 .PHONY: run test bench build db lint tidy clean cube
 
 ## run: set up the database, load the demo data, then answer in Slack when
-## Slack tokens are set, else start the terminal chat
+## Slack tokens are set, else start the terminal chat (BACKEND=cube also starts
+## a local Cube server on the demo model)
 run: build db
 	$(BIN) migrate
 	$(BIN) demo load
-	@if [ -n "$$SLACK_BOT_TOKEN" ]; then exec $(BIN) serve; else exec $(BIN) chat; fi
+	@scripts/run.sh $(BIN)
 
 ## test: vet, format check and the whole test suite against the local Postgres
 ## (and a local Cube server, installed once by `make cube`)
