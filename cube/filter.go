@@ -150,7 +150,7 @@ func (n *normalizer) condition(f Filter, where string) (Filter, []Kind, bool) {
 }
 
 // operator returns Cube's operator for f, taking it from the values when f
-// has none or says equals and every value starts with the same one.
+// has none, says equals, or says the same operator the values carry.
 func (n *normalizer) operator(e entry, f Filter, where string) (string, []any, bool) {
 	op, known := canonicalOperator(f.Operator)
 	if !known {
@@ -158,12 +158,11 @@ func (n *normalizer) operator(e entry, f Filter, where string) (string, []any, b
 		return "", nil, false
 	}
 	values := slices.Clone(f.Values)
-	if op == "" || op == "equals" {
-		if inner, stripped, ok := n.operatorInValues(e, values, where); !ok {
-			return "", nil, false
-		} else if inner != "" {
-			op, values = inner, stripped
-		}
+	if inner, stripped, ok := n.operatorInValues(e, values, where); !ok {
+		return "", nil, false
+	} else if inner != "" && (op == "" || op == "equals" || op == inner) {
+		// {"operator": ">=", "values": [">=2018"]} says the same thing twice.
+		op, values = inner, stripped
 	}
 	if op == "" {
 		if len(values) == 0 {

@@ -163,11 +163,20 @@ func (n *Nodes) loadCube(ctx context.Context, text string) (store.Result, error)
 	if err := json.Unmarshal([]byte(text), &q); err != nil {
 		return store.Result{}, fmt.Errorf("%w: %v", errNotCubeJSON, err)
 	}
+	// A limit the validator imposed (the default, or the clamp) is a cap,
+	// not part of the question: one row more than it tells a result the cap
+	// cut from one that merely has that many rows, as the SQL executor
+	// does. A model's own "top 5" is the answer, never "limited".
+	limit := 0
+	if q.Limit == cube.DefaultLimit || q.Limit == cube.MaxLimit {
+		limit = q.Limit
+		q.Limit++
+	}
 	res, err := n.Cube.Load(ctx, q)
 	if err != nil {
 		return store.Result{}, err
 	}
-	return cubeResult(res, q.Limit), nil
+	return cubeResult(res, limit), nil
 }
 
 // cubeResult converts Cube's rows; column types are named like Postgres's
@@ -180,10 +189,11 @@ func cubeResult(r *cube.Result, limit int) store.Result {
 	for i, c := range r.Columns {
 		out.Columns[i] = store.Column{Name: c.Name, Type: columnType(r.Rows, i, c.Type)}
 	}
-	out.RowCount = len(out.Rows)
-	if limit > 0 && out.RowCount >= limit {
+	if limit > 0 && len(out.Rows) > limit {
+		out.Rows = out.Rows[:limit]
 		out.Truncated, out.LimitedBy = true, "rows"
 	}
+	out.RowCount = len(out.Rows)
 	return out
 }
 

@@ -116,7 +116,7 @@ func TestInterpretPrompt(t *testing.T) {
 			name:   "one number",
 			result: gamesIn2018(),
 			wantInclude: []string{
-				"answered by this SQL:\nSELECT count(*) AS games FROM analytics.apps WHERE release_year = 2018\n",
+				"answered by this query:\nSELECT count(*) AS games FROM analytics.apps WHERE release_year = 2018\n",
 				"Columns: games\n",
 				"Rows returned: 1\n",
 				"First rows (tab-separated):\ngames\n8160\n",
