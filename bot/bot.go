@@ -235,6 +235,7 @@ func (b *Bot) run(ctx context.Context, s *nodes.State, opts ...workflow.RunOptio
 	}
 	s.History = turns
 	res, err := b.graph.Run(ctx, s, opts...)
+	b.logTurn(ctx, s, res)
 	if err != nil {
 		return s, res, fmt.Errorf("answer in thread %s: %w", s.ThreadTS, err)
 	}

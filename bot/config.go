@@ -42,6 +42,11 @@ type Config struct {
 	MaxResultBytes int    `env:"MAX_RESULT_BYTES" envDefault:"8388608"`
 	HistoryTurns   int    `env:"HISTORY_TURNS" envDefault:"5"`
 
+	// How long query logs, conversation turns and cached results are kept.
+	QueryLogRetention time.Duration `env:"QUERY_LOG_RETENTION" envDefault:"168h"`
+	TurnRetention     time.Duration `env:"TURN_RETENTION" envDefault:"2160h"`
+	ResultRetention   time.Duration `env:"RESULT_RETENTION" envDefault:"720h"`
+
 	// Backend is where answers come from: "sql" (the analytics schema) or
 	// "cube" (a Cube semantic layer at CubeAPIURL).
 	Backend    string `env:"BACKEND" envDefault:"sql"`

@@ -8,11 +8,15 @@ import (
 	"context"
 	"fmt"
 	"log/slog"
+	"net/http"
 	"strings"
 	"sync/atomic"
 	"time"
 
 	"github.com/slack-go/slack"
+	"go.opentelemetry.io/contrib/instrumentation/net/http/otelhttp"
+	"go.opentelemetry.io/otel"
+	"go.opentelemetry.io/otel/trace"
 
 	"github.com/analyticsbot/analyticsbot/bot"
 )
@@ -38,6 +42,9 @@ type App struct {
 
 	// hooks observe the app for tests and benchmarks; nil fields are skipped.
 	hooks Hooks
+	// tracers receives a client span per Web API request (default: the
+	// global provider when New runs).
+	tracers trace.TracerProvider
 }
 
 // Hooks let tests and benchmarks observe what the app does without
@@ -58,6 +65,10 @@ type Option func(*App)
 
 // WithHooks installs observation hooks.
 func WithHooks(h Hooks) Option { return func(a *App) { a.hooks = h } }
+
+// WithTracerProvider sends the Web API client spans to tp instead of the
+// global tracer provider.
+func WithTracerProvider(tp trace.TracerProvider) Option { return func(a *App) { a.tracers = tp } }
 
 // New checks cfg, builds the Web API client and asks Slack who the bot is
 // (auth.test), which also proves the bot token works.
@@ -88,7 +99,16 @@ func New(ctx context.Context, cfg Config, b *bot.Bot, log *slog.Logger, opts ...
 }
 
 func (a *App) apiOptions() []slack.Option {
-	opts := []slack.Option{slack.OptionLog(slogAdapter{a.log})}
+	tp := a.tracers
+	if tp == nil {
+		tp = otel.GetTracerProvider()
+	}
+	// The traced client must come before OptionRetryConfig, which wraps
+	// whatever client is set when it runs: each attempt then gets its own
+	// span, so retries and rate limits show in the trace.
+	httpc := &http.Client{Transport: otelhttp.NewTransport(http.DefaultTransport,
+		otelhttp.WithTracerProvider(tp), otelhttp.WithSpanNameFormatter(slackSpanName))}
+	opts := []slack.Option{slack.OptionLog(slogAdapter{a.log}), slack.OptionHTTPClient(httpc)}
 	if a.cfg.APIURL != "" {
 		u := a.cfg.APIURL
 		if !strings.HasSuffix(u, "/") {
@@ -111,6 +131,16 @@ func (a *App) apiOptions() []slack.Option {
 	return opts
 }
 
+// slackSpanName names a Web API request's span after its method
+// ("slack chat.postMessage"); other requests (file uploads, response URLs)
+// by their HTTP method only, since their paths hold ids.
+func slackSpanName(_ string, r *http.Request) string {
+	if _, method, ok := strings.Cut(r.URL.Path, "/api/"); ok && method != "" && !strings.Contains(method, "/") {
+		return "slack " + method
+	}
+	return "slack " + r.Method
+}
+
 // Mode returns the transport the app runs.
 func (a *App) Mode() Mode { return a.mode }
 
@@ -121,10 +151,6 @@ func (a *App) BotUserID() string { return a.botUserID }
 // work in flight finish within the shutdown grace period; what could not
 // finish is reported in its thread.
 func (a *App) Run(ctx context.Context) error {
-	pruneCtx, stopPrune := context.WithCancel(context.WithoutCancel(ctx))
-	go a.dedupe.pruneLoop(pruneCtx)
-	defer stopPrune()
-
 	a.log.InfoContext(ctx, "slack app running", "mode", a.mode, "bot_user", a.botUserID, "workers", a.cfg.Workers)
 	var err error
 	switch a.mode {

@@ -3,7 +3,6 @@ package slackapp
 import (
 	"context"
 	"log/slog"
-	"time"
 
 	lru "github.com/hashicorp/golang-lru/v2"
 
@@ -15,7 +14,8 @@ import (
 // message event, and several processes may share a database: the first to
 // claim a key in Postgres handles it. Keys this process saw are also kept in
 // memory, so a redelivery costs no query and deduplication still works
-// within the process while the database is down.
+// within the process while the database is down. Old claims are pruned by
+// the store's retention job (store.RunRetention), which `serve` runs.
 type deduper struct {
 	db   *store.DB
 	seen *lru.Cache[string, struct{}]
@@ -43,40 +43,4 @@ func (d *deduper) claim(ctx context.Context, key string) bool {
 		return true
 	}
 	return first
-}
-
-// Claims older than claimAge are pruned every pruneEvery, in batches.
-const (
-	claimAge   = 24 * time.Hour
-	pruneEvery = time.Hour
-	pruneBatch = 5000
-)
-
-// pruneLoop deletes old claims until ctx ends.
-func (d *deduper) pruneLoop(ctx context.Context) {
-	t := time.NewTicker(pruneEvery)
-	defer t.Stop()
-	for {
-		d.prune(ctx)
-		select {
-		case <-ctx.Done():
-			return
-		case <-t.C:
-		}
-	}
-}
-
-func (d *deduper) prune(ctx context.Context) {
-	for ctx.Err() == nil {
-		n, err := d.db.PruneDeliveries(ctx, claimAge, pruneBatch)
-		if err != nil {
-			if ctx.Err() == nil {
-				d.log.WarnContext(ctx, "prune delivery claims", "err", err)
-			}
-			return
-		}
-		if n < pruneBatch {
-			return
-		}
-	}
 }

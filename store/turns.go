@@ -137,15 +137,11 @@ func (d *DB) TurnByQueryID(ctx context.Context, threadID, queryID string) (Turn,
 }
 
 // DeleteTurnsOlderThan deletes turns created more than age ago, by the
-// database's clock, and returns how many it deleted.
+// database's clock, and returns how many it deleted. It deletes
+// DefaultRetentionBatch rows per statement, so several processes may run it
+// at once (see ApplyRetention).
 func (d *DB) DeleteTurnsOlderThan(ctx context.Context, age time.Duration) (int64, error) {
-	tag, err := d.pool.Exec(ctx, `
-		DELETE FROM conversation_turns
-		WHERE created_at < now() - make_interval(secs => $1)`, age.Seconds())
-	if err != nil {
-		return 0, fmt.Errorf("delete turns older than %s: %w", age, classify(err))
-	}
-	return tag.RowsAffected(), nil
+	return d.deleteTurnsInBatches(ctx, age, DefaultRetentionBatch)
 }
 
 func (d *DB) oneTurn(ctx context.Context, sql string, args ...any) (Turn, error) {

@@ -22,6 +22,8 @@ Usage:
   analyticsbot graph                   print the workflow as a Mermaid flowchart
   analyticsbot chat                    chat in the terminal (:csv, :sql, :new, :help, :quit)
   analyticsbot serve                   answer in Slack (Socket Mode or HTTP, from SLACK_* variables)
+  analyticsbot logs [--since 24h] [--slow] [--errors] [--json] [--limit N]
+                                       summarise the query logs: volume, outcomes, latency per node, model use
   analyticsbot validate-sql [--schema NAME]... < query.sql
                                        check SQL with the bot's guard; prints {"ok","class","reason"},
                                        exits 0 accepted, 1 rejected, 2 usage
@@ -79,6 +81,8 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 		return chat(ctx, stdin, stdout)
 	case "serve":
 		return serve(ctx, stdout)
+	case "logs":
+		return logsCommand(ctx, rest, stdout)
 	case "validate-sql":
 		return validateSQL(ctx, rest, stdin, stdout, stderr)
 	case "ask":

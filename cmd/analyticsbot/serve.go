@@ -7,6 +7,7 @@ import (
 	"log/slog"
 
 	"github.com/analyticsbot/analyticsbot/slackapp"
+	"github.com/analyticsbot/analyticsbot/store"
 )
 
 // serve runs the Slack app until a signal stops it.
@@ -23,6 +24,11 @@ func serve(ctx context.Context, out io.Writer) error {
 		return err
 	}
 	defer b.Close()
+	cfg := b.Config()
+	// Deferred after Close, so it runs first: retention stops before the pool closes.
+	defer b.DB().StartRetention(ctx, store.RetentionPolicy{
+		QueryLogs: cfg.QueryLogRetention, Turns: cfg.TurnRetention, Results: cfg.ResultRetention,
+	}, slog.Default())()
 	app, err := slackapp.New(ctx, scfg, b, slog.Default())
 	if err != nil {
 		return err

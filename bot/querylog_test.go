@@ -1,0 +1,206 @@
+package bot
+
+import (
+	"bytes"
+	"context"
+	"log/slog"
+	"slices"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+	"unicode/utf8"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/analyticsbot/analyticsbot/nodes"
+	"github.com/analyticsbot/analyticsbot/store"
+	"github.com/analyticsbot/analyticsbot/workflow"
+)
+
+// loggedTurn writes the turn with logTurn and reads back its only log row.
+// Rows the bot itself wrote for the thread go first, so the row read back
+// is logTurn's whether or not bot.run logs the turn too.
+func loggedTurn(t *testing.T, ctx context.Context, e *testEnv, b *Bot, s *nodes.State, res workflow.Result) store.QueryLog {
+	t.Helper()
+	_, err := e.admin.Pool().Exec(context.Background(), `DELETE FROM chat_query_logs WHERE thread_id = $1`, s.ThreadTS)
+	require.NoError(t, err, "clear the thread's logs")
+	b.logTurn(ctx, s, res)
+	logs, err := e.admin.QueryLogs(context.Background(), store.QueryLogFilter{ThreadID: s.ThreadTS})
+	require.NoError(t, err, "read the thread's logs")
+	require.Len(t, logs, 1, "log rows of thread %s", s.ThreadTS)
+	return logs[0]
+}
+
+// TestLogTurn answers questions on the demo data and checks the row each
+// turn leaves in chat_query_logs against the turn's own state and trace.
+func TestLogTurn(t *testing.T) {
+	testLogTurn(t, newEnv(t))
+}
+
+// testLogTurn is TestLogTurn on a database with the demo data; it can also
+// run as a group of TestBot, sharing its database.
+func testLogTurn(t *testing.T, e *testEnv) {
+	answerOnRetry := []string{
+		nodes.NodeRouteIntent, nodes.NodeResolveContext, nodes.NodeGenerateSQL, nodes.NodeValidateSQL,
+		nodes.NodeGenerateSQL, nodes.NodeValidateSQL, nodes.NodeExecuteSQL, nodes.NodeInterpret,
+		nodes.NodeFormatAnswer, nodes.NodeSaveTurn,
+	}
+	tests := []struct {
+		name      string
+		rules     string
+		question  string
+		wantPath  []string
+		intent    nodes.Intent
+		errorKind string
+		calls     int
+		rows      int
+		ranSQL    bool // database time > 0
+	}{
+		{
+			name: "answered", question: "How many games were released in 2018?", wantPath: answerPath,
+			intent: nodes.IntentAnalytics, calls: 3, rows: 1, ranSQL: true,
+		},
+		{
+			name:  "answered after a retry",
+			rules: "  - step: generate_sql\n    times: 1\n    reply: '{\"sql\": \"" + badSQL + "\", \"assumptions\": [], \"explanation\": \"Counts games.\"}'\n",
+			// The retried nodes' times are summed per node.
+			question: "How many games were released in 2018?", wantPath: answerOnRetry,
+			intent: nodes.IntentAnalytics, calls: 4, rows: 1, ranSQL: true,
+		},
+		{
+			name: "off topic", question: "Tell me a joke", intent: nodes.IntentOffTopic, calls: 1,
+			wantPath: []string{nodes.NodeRouteIntent, nodes.NodeDecline, nodes.NodeSaveTurn},
+		},
+		{
+			name:     "unsafe sql",
+			rules:    "  - step: generate_sql\n    reply: '{\"sql\": \"DELETE FROM analytics.apps\", \"assumptions\": [], \"explanation\": \"x\"}'\n",
+			question: "How many games were released in 2018?", intent: nodes.IntentAnalytics, calls: 2,
+			errorKind: string(nodes.ErrUnsafeSQL),
+			wantPath: []string{nodes.NodeRouteIntent, nodes.NodeResolveContext, nodes.NodeGenerateSQL,
+				nodes.NodeValidateSQL, nodes.NodeHandleError, nodes.NodeSaveTurn},
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			b := newBot(t, e, script(tt.rules))
+			thread := NewThreadID()
+			s, res := ask(t, b, thread, tt.question)
+			require.Equal(t, tt.wantPath, res.Path(), "path of the turn (error %s: %s)", s.ErrorKind, s.ErrorDetail)
+
+			got := loggedTurn(t, context.Background(), e, b, s, res)
+			assert.Equal(t, tt.question, got.Question, "question")
+			assert.Equal(t, thread, got.ThreadID, "thread")
+			assert.Equal(t, "U1", got.UserID, "user")
+			assert.Equal(t, "C1", got.ChannelID, "channel")
+			assert.Equal(t, string(tt.intent), got.Intent, "intent")
+			assert.Equal(t, tt.wantPath, got.Path, "path")
+			assert.Equal(t, tt.errorKind, got.ErrorKind, "error kind")
+			assert.Equal(t, "sql", got.Backend, "backend")
+			assert.Equal(t, tt.calls, got.ModelCalls, "model calls")
+			assert.Equal(t, s.PromptTokens, got.PromptTokens, "prompt tokens")
+			assert.Equal(t, s.CompletionTokens, got.CompletionTokens, "completion tokens")
+			assert.Positive(t, got.PromptTokens, "prompt tokens")
+			assert.Equal(t, tt.rows, got.RowCount, "row count")
+			assert.Equal(t, utf8.RuneCountInString(s.ResponseText), got.ResponseChars, "response length")
+			assert.Positive(t, got.ResponseChars, "response length")
+
+			assert.Positive(t, got.ModelTime, "model time")
+			assert.Equal(t, tt.ranSQL, got.DBTime > 0, "database time %s", got.DBTime)
+			assert.GreaterOrEqual(t, got.Total, res.Total.Truncate(time.Microsecond), "total covers the whole run")
+			assert.GreaterOrEqual(t, got.Total, got.ModelTime, "total covers the model's time")
+			nodeNames := slices.Compact(slices.Sorted(slices.Values(tt.wantPath)))
+			var gotNames []string
+			for name, d := range got.NodeTime {
+				gotNames = append(gotNames, name)
+				assert.Equal(t, res.Duration(name).Truncate(time.Microsecond), d, "time of node %s, all attempts", name)
+			}
+			slices.Sort(gotNames)
+			assert.Equal(t, nodeNames, gotNames, "nodes with a time")
+		})
+	}
+
+	t.Run("canceled", func(t *testing.T) {
+		t.Parallel()
+		b := newBot(t, e, script())
+		ctx, cancel := context.WithCancel(context.Background())
+		cancel()
+		s, res, err := b.Ask(ctx, Message{ThreadID: NewThreadID(), UserID: "U1", ChannelID: "C1", Text: "How many games were released in 2018?"})
+		require.ErrorIs(t, err, context.Canceled, "ask with a canceled context")
+
+		got := loggedTurn(t, ctx, e, b, s, res)
+		assert.Equal(t, "canceled", got.ErrorKind, "a run the caller canceled is logged as such, despite the canceled context")
+		assert.Empty(t, got.Path, "path")
+	})
+
+	t.Run("insert failure is logged", func(t *testing.T) {
+		t.Parallel()
+		b := newBot(t, e, script())
+		s, res := ask(t, b, NewThreadID(), "How many games were released in 2018?")
+		var buf syncBuffer
+		b.log = slog.New(slog.NewTextHandler(&buf, nil))
+		b.DB().Close()
+
+		b.logTurn(context.Background(), s, res)
+		out := buf.String()
+		assert.Contains(t, out, "level=WARN", "log: %s", out)
+		assert.Contains(t, out, `msg="log turn"`, "log: %s", out)
+		assert.Contains(t, out, "thread="+s.ThreadTS, "log: %s", out)
+		assert.Contains(t, out, "closed pool", "the error is in the log: %s", out)
+	})
+}
+
+// TestTurnErrorKind covers runs that stopped without a node saying why.
+func TestTurnErrorKind(t *testing.T) {
+	t.Parallel()
+	canceled, cancel := context.WithCancel(context.Background())
+	cancel()
+	step := func(node, outcome string) workflow.Step { return workflow.Step{Node: node, Outcome: outcome} }
+	tests := []struct {
+		name  string
+		ctx   context.Context
+		state nodes.State
+		steps []workflow.Step
+		want  string
+	}{
+		{name: "reached the end", steps: []workflow.Step{step(nodes.NodeDecline, "ok"), step(nodes.NodeSaveTurn, "ok")}, want: ""},
+		{name: "node recorded a kind", state: nodes.State{ErrorKind: nodes.ErrQueryTimeout},
+			steps: []workflow.Step{step(nodes.NodeSaveTurn, "ok")}, want: "query_timeout"},
+		{name: "node returned an error", steps: []workflow.Step{step(nodes.NodeGenerateSQL, "error")}, want: "internal"},
+		{name: "node canceled", steps: []workflow.Step{step(nodes.NodeGenerateSQL, "canceled")}, want: "canceled"},
+		{name: "stopped between nodes", ctx: canceled, steps: []workflow.Step{step(nodes.NodeRouteIntent, "ok")}, want: "canceled"},
+		{name: "stopped before any node", ctx: canceled, want: "canceled"},
+		{name: "step cap", steps: []workflow.Step{step(nodes.NodeValidateSQL, "ok")}, want: "internal"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			ctx := tt.ctx
+			if ctx == nil {
+				ctx = context.Background()
+			}
+			got := turnErrorKind(ctx, &tt.state, workflow.Result{Steps: tt.steps})
+			assert.Equal(t, tt.want, got, "error kind")
+		})
+	}
+}
+
+// syncBuffer is a bytes.Buffer safe for a logger and a test to share.
+type syncBuffer struct {
+	mu  sync.Mutex
+	buf bytes.Buffer
+}
+
+func (s *syncBuffer) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.buf.Write(p)
+}
+
+func (s *syncBuffer) String() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return strings.Clone(s.buf.String())
+}

@@ -1,0 +1,317 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"strconv"
+	"strings"
+	"text/tabwriter"
+	"time"
+	"unicode/utf8"
+
+	"github.com/analyticsbot/analyticsbot/bot"
+	"github.com/analyticsbot/analyticsbot/store"
+)
+
+const logsForm = "logs [--since 24h] [--slow] [--errors] [--json] [--limit N]"
+
+// maxShownQuestion is how many characters of a question a line shows.
+const maxShownQuestion = 80
+
+// logsCommand prints a summary of the query logs of a time window: volume,
+// intents, outcomes, latency percentiles, model use, the slowest questions
+// and the top errors.
+func logsCommand(ctx context.Context, args []string, out io.Writer) error {
+	fs := newFlagSet("logs")
+	since := sinceFlag(24 * time.Hour)
+	fs.Var(&since, "since", "the window: a Go duration (90m, 24h) or days (7d)")
+	slow := fs.Bool("slow", false, "show only the slowest questions")
+	onlyErrors := fs.Bool("errors", false, "show only the top errors")
+	asJSON := fs.Bool("json", false, "print one JSON object")
+	limit := fs.Int("limit", 10, "how many slowest questions and errors to show")
+	if err := fs.Parse(args); err != nil {
+		return fmt.Errorf("%w: %s: %v", errUsage, logsForm, err)
+	}
+	if fs.NArg() > 0 {
+		return fmt.Errorf("%w: %s: unexpected argument %q", errUsage, logsForm, fs.Arg(0))
+	}
+	if *limit < 1 {
+		return fmt.Errorf("%w: %s: --limit must be at least 1, got %d", errUsage, logsForm, *limit)
+	}
+	// Only the database matters here: a bad model setting must not stop
+	// anyone from reading the logs.
+	url := os.Getenv("DATABASE_URL")
+	if url == "" {
+		url = bot.DefaultDatabaseURL
+	}
+	db, err := store.Open(ctx, url)
+	if err != nil {
+		return err
+	}
+	defer db.Close()
+	sum, err := db.SummarizeQueryLogs(ctx, time.Duration(since), *limit)
+	if err != nil {
+		return err
+	}
+	sec := logSections{summary: !*slow && !*onlyErrors, slow: !*onlyErrors || *slow, errors: !*slow || *onlyErrors}
+	if *asJSON {
+		enc := json.NewEncoder(out)
+		enc.SetIndent("", "  ")
+		return enc.Encode(logsToJSON(time.Duration(since), sum, sec))
+	}
+	return printLogs(out, time.Duration(since), sum, sec)
+}
+
+// sinceFlag is a positive duration that also accepts whole days ("7d").
+type sinceFlag time.Duration
+
+func (s *sinceFlag) String() string { return humanDuration(time.Duration(*s)) }
+
+func (s *sinceFlag) Set(v string) error {
+	d, err := time.ParseDuration(v)
+	if days, ok := strings.CutSuffix(v, "d"); ok {
+		var n int
+		n, err = strconv.Atoi(days)
+		d = time.Duration(n) * 24 * time.Hour
+	}
+	if err != nil || d <= 0 {
+		return fmt.Errorf("want a positive duration such as 90m, 24h or 7d, got %q", v)
+	}
+	*s = sinceFlag(d)
+	return nil
+}
+
+var _ flag.Value = (*sinceFlag)(nil)
+
+// logSections says which parts of the summary to show.
+type logSections struct{ summary, slow, errors bool }
+
+// logsJSON is the one JSON object `logs --json` prints. With --slow or
+// --errors only the chosen lists follow the window and the turn count.
+type logsJSON struct {
+	Since string    `json:"since"`
+	From  time.Time `json:"from"`
+	Turns int       `json:"turns"`
+	*logSummaryJSON
+	Slowest *[]logTurnJSON  `json:"slowest,omitempty"`
+	Errors  *[]logErrorJSON `json:"errors,omitempty"`
+}
+
+type logSummaryJSON struct {
+	ByIntent  []intentCountJSON  `json:"by_intent"`
+	ByOutcome []outcomeCountJSON `json:"by_outcome"`
+	TotalMS   percentilesJSON    `json:"total_ms"`
+	ModelMS   percentilesJSON    `json:"model_ms"`
+	DBMS      percentilesJSON    `json:"db_ms"`
+	Nodes     []nodeLatencyJSON  `json:"nodes"`
+	Model     modelUseJSON       `json:"model"`
+}
+
+type intentCountJSON struct {
+	Intent string `json:"intent"`
+	Turns  int    `json:"turns"`
+}
+
+type outcomeCountJSON struct {
+	Outcome string `json:"outcome"`
+	Turns   int    `json:"turns"`
+}
+
+type percentilesJSON struct {
+	P50 float64 `json:"p50"`
+	P95 float64 `json:"p95"`
+}
+
+type nodeLatencyJSON struct {
+	Node  string  `json:"node"`
+	Turns int     `json:"turns"`
+	P50MS float64 `json:"p50_ms"`
+	P95MS float64 `json:"p95_ms"`
+}
+
+type modelUseJSON struct {
+	Calls                   int64   `json:"calls"`
+	PromptTokens            int64   `json:"prompt_tokens"`
+	CompletionTokens        int64   `json:"completion_tokens"`
+	CallsPerTurn            float64 `json:"calls_per_turn"`
+	PromptTokensPerTurn     float64 `json:"prompt_tokens_per_turn"`
+	CompletionTokensPerTurn float64 `json:"completion_tokens_per_turn"`
+}
+
+type logTurnJSON struct {
+	ID         int64     `json:"id"`
+	CreatedAt  time.Time `json:"created_at"`
+	Question   string    `json:"question"`
+	ThreadID   string    `json:"thread_id"`
+	Intent     string    `json:"intent"`
+	ErrorKind  string    `json:"error_kind"`
+	Backend    string    `json:"backend"`
+	Path       []string  `json:"path"`
+	ModelCalls int       `json:"model_calls"`
+	RowCount   int       `json:"row_count"`
+	TotalMS    float64   `json:"total_ms"`
+	ModelMS    float64   `json:"model_ms"`
+	DBMS       float64   `json:"db_ms"`
+}
+
+type logErrorJSON struct {
+	Kind           string    `json:"kind"`
+	Turns          int       `json:"turns"`
+	LatestQuestion string    `json:"latest_question"`
+	LatestAt       time.Time `json:"latest_at"`
+}
+
+func logsToJSON(since time.Duration, sum store.QueryLogSummary, sec logSections) logsJSON {
+	j := logsJSON{Since: humanDuration(since), From: sum.From, Turns: sum.Turns}
+	if sec.summary {
+		s := &logSummaryJSON{
+			ByIntent: []intentCountJSON{}, ByOutcome: []outcomeCountJSON{}, Nodes: []nodeLatencyJSON{},
+			TotalMS: percentilesMS(sum.Total), ModelMS: percentilesMS(sum.Model), DBMS: percentilesMS(sum.Database),
+			Model: modelUseJSON{
+				Calls: sum.ModelCalls, PromptTokens: sum.PromptTokens, CompletionTokens: sum.CompletionTokens,
+				CallsPerTurn:            perTurn(sum.ModelCalls, sum.Turns),
+				PromptTokensPerTurn:     perTurn(sum.PromptTokens, sum.Turns),
+				CompletionTokensPerTurn: perTurn(sum.CompletionTokens, sum.Turns),
+			},
+		}
+		for _, c := range sum.ByIntent {
+			s.ByIntent = append(s.ByIntent, intentCountJSON{Intent: c.Label, Turns: c.Turns})
+		}
+		for _, c := range sum.ByOutcome {
+			s.ByOutcome = append(s.ByOutcome, outcomeCountJSON{Outcome: c.Label, Turns: c.Turns})
+		}
+		for _, n := range sum.Nodes {
+			s.Nodes = append(s.Nodes, nodeLatencyJSON{Node: n.Node, Turns: n.Turns, P50MS: ms(n.P50), P95MS: ms(n.P95)})
+		}
+		j.logSummaryJSON = s
+	}
+	if sec.slow {
+		slowest := make([]logTurnJSON, 0, len(sum.Slowest))
+		for _, l := range sum.Slowest {
+			slowest = append(slowest, logTurnJSON{
+				ID: l.ID, CreatedAt: l.CreatedAt, Question: l.Question, ThreadID: l.ThreadID, Intent: l.Intent,
+				ErrorKind: l.ErrorKind, Backend: l.Backend, Path: l.Path, ModelCalls: l.ModelCalls,
+				RowCount: l.RowCount, TotalMS: ms(l.Total), ModelMS: ms(l.ModelTime), DBMS: ms(l.DBTime),
+			})
+		}
+		j.Slowest = &slowest
+	}
+	if sec.errors {
+		errs := make([]logErrorJSON, 0, len(sum.Errors))
+		for _, e := range sum.Errors {
+			errs = append(errs, logErrorJSON(e))
+		}
+		j.Errors = &errs
+	}
+	return j
+}
+
+// printLogs writes the summary for people, one aligned table per section.
+// Numbers have fixed widths so that they line up on the right while the
+// labels line up on the left.
+func printLogs(out io.Writer, since time.Duration, sum store.QueryLogSummary, sec logSections) error {
+	w := tabwriter.NewWriter(out, 0, 0, 2, ' ', 0)
+	p := func(format string, args ...any) { fmt.Fprintf(w, format, args...) }
+	if sum.Turns == 0 {
+		p("No turns logged in the last %s.\n", humanDuration(since))
+		return w.Flush()
+	}
+	p("%d turns in the last %s (since %s)\n", sum.Turns, humanDuration(since), shortTime(sum.From))
+	if sec.summary {
+		p("\nBy intent\n")
+		for _, c := range sum.ByIntent {
+			p("  %s\t%7d\n", orNone(c.Label), c.Turns)
+		}
+		p("\nBy outcome\n")
+		for _, c := range sum.ByOutcome {
+			p("  %s\t%7d\n", c.Label, c.Turns)
+		}
+		p("\nTime (ms)\t%9s\t%9s\t%7s\n", "p50", "p95", "turns")
+		p("  total\t%9.1f\t%9.1f\t%7d\n", ms(sum.Total.P50), ms(sum.Total.P95), sum.Turns)
+		p("  model\t%9.1f\t%9.1f\n", ms(sum.Model.P50), ms(sum.Model.P95))
+		p("  database\t%9.1f\t%9.1f\n", ms(sum.Database.P50), ms(sum.Database.P95))
+		for _, n := range sum.Nodes {
+			p("  %s\t%9.1f\t%9.1f\t%7d\n", n.Node, ms(n.P50), ms(n.P95), n.Turns)
+		}
+		p("\nModel use\t%9s\t%9s\n", "total", "per turn")
+		p("  calls\t%9d\t%9.1f\n", sum.ModelCalls, perTurn(sum.ModelCalls, sum.Turns))
+		p("  prompt tokens\t%9d\t%9.1f\n", sum.PromptTokens, perTurn(sum.PromptTokens, sum.Turns))
+		p("  completion tokens\t%9d\t%9.1f\n", sum.CompletionTokens, perTurn(sum.CompletionTokens, sum.Turns))
+	}
+	if sec.slow {
+		p("\nSlowest questions\n")
+		for _, l := range sum.Slowest {
+			p("  %9.1f ms\t%s\t%s\t%s\t%s\n", ms(l.Total), orNone(l.Intent), outcome(l.ErrorKind),
+				shortTime(l.CreatedAt), quoteQuestion(l.Question))
+		}
+	}
+	if sec.errors {
+		p("\nTop errors\n")
+		if len(sum.Errors) == 0 {
+			p("  none\n")
+		}
+		for _, e := range sum.Errors {
+			p("  %s\t%7d\tlatest %s\t%s\n", e.Kind, e.Turns, shortTime(e.LatestAt), quoteQuestion(e.LatestQuestion))
+		}
+	}
+	return w.Flush()
+}
+
+// humanDuration writes d without trailing zero units: 24h, 90m, 7d (days
+// from two on: "the last 24h" reads better than "the last 1d").
+func humanDuration(d time.Duration) string {
+	if d%(24*time.Hour) == 0 && d >= 48*time.Hour {
+		return strconv.FormatInt(int64(d/(24*time.Hour)), 10) + "d"
+	}
+	s := d.String()
+	if strings.HasSuffix(s, "m0s") {
+		s = strings.TrimSuffix(s, "0s")
+	}
+	if strings.HasSuffix(s, "h0m") {
+		s = strings.TrimSuffix(s, "0m")
+	}
+	return s
+}
+
+func shortTime(t time.Time) string { return t.Local().Format("2006-01-02 15:04 MST") }
+
+func percentilesMS(p store.Percentiles) percentilesJSON {
+	return percentilesJSON{P50: ms(p.P50), P95: ms(p.P95)}
+}
+
+func perTurn(n int64, turns int) float64 {
+	if turns == 0 {
+		return 0
+	}
+	return float64(n) / float64(turns)
+}
+
+// orNone names an empty intent: the router refused the message before
+// classifying it.
+func orNone(intent string) string {
+	if intent == "" {
+		return "(none)"
+	}
+	return intent
+}
+
+func outcome(errorKind string) string {
+	if errorKind == "" {
+		return store.OutcomeOK
+	}
+	return errorKind
+}
+
+// quoteQuestion shows a question on one line, cut to maxShownQuestion
+// characters.
+func quoteQuestion(q string) string {
+	q = strings.Join(strings.Fields(q), " ")
+	if utf8.RuneCountInString(q) > maxShownQuestion {
+		q = string([]rune(q)[:maxShownQuestion-1]) + "…"
+	}
+	return strconv.Quote(q)
+}
