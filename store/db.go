@@ -14,6 +14,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/exaring/otelpgx"
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
 	"github.com/jackc/pgx/v5/pgconn/ctxwatch"
@@ -70,6 +71,13 @@ func configureConn(cfg *pgxpool.Config) {
 	cfg.ConnConfig.BuildContextWatcherHandler = func(c *pgconn.PgConn) ctxwatch.Handler {
 		return &pgconn.CancelRequestContextWatcherHandler{Conn: c, DeadlineDelay: 2 * time.Second}
 	}
+	// One span per statement, named by its kind (SELECT, INSERT, …), as a
+	// child of the caller's span; statements run outside any span (the
+	// background pruning) make none. otelpgx leaves statement parameters out
+	// by default, and they must stay out: they carry questions, answers and
+	// user ids. The statement text is kept: it is our SQL or the model's.
+	// Pool acquires get no span of their own; a wait shows as a gap.
+	cfg.ConnConfig.Tracer = otelpgx.NewTracer(otelpgx.WithDisableAcquireTracer())
 }
 
 // isLoginError reports a server refusing the login itself: wrong password,
