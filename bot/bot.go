@@ -4,6 +4,7 @@
 package bot
 
 import (
+	"cmp"
 	"context"
 	"crypto/rand"
 	"encoding/hex"
@@ -20,6 +21,7 @@ import (
 	"github.com/analyticsbot/analyticsbot/nodes"
 	"github.com/analyticsbot/analyticsbot/prompts"
 	"github.com/analyticsbot/analyticsbot/store"
+	"github.com/analyticsbot/analyticsbot/telemetry"
 	"github.com/analyticsbot/analyticsbot/workflow"
 )
 
@@ -89,7 +91,7 @@ func newWithDB(cfg Config, db *store.DB, log *slog.Logger) (*Bot, error) {
 		retries = -1 // SQL_MAX_RETRIES=0 means none, not the default
 	}
 	n := (&nodes.Nodes{
-		Model: model, DB: db, Exec: exec, Cache: b.cache, Examples: examples,
+		Model: model, DB: db, Exec: exec, Cache: telemetry.InstrumentCache(b.cache), Examples: examples,
 		Domain: cfg.Domain, Suggestions: b.Suggestions(), Schema: cfg.Schema, MaxRetries: retries, MaxRows: cfg.MaxRows, Logger: log,
 	}).Defaults()
 	if n.Cube, err = cubeClient(cfg); err != nil {
@@ -236,6 +238,7 @@ func (b *Bot) run(ctx context.Context, s *nodes.State, opts ...workflow.RunOptio
 	s.History = turns
 	res, err := b.graph.Run(ctx, s, opts...)
 	b.logTurn(ctx, s, res)
+	telemetry.RecordTurn(ctx, s, res, cmp.Or(b.cfg.Backend, "sql"))
 	if err != nil {
 		return s, res, fmt.Errorf("answer in thread %s: %w", s.ThreadTS, err)
 	}

@@ -12,6 +12,9 @@ import (
 	"os"
 	"os/signal"
 	"syscall"
+	"time"
+
+	"github.com/analyticsbot/analyticsbot/telemetry"
 )
 
 const usage = `analyticsbot answers data questions from Postgres.
@@ -61,12 +64,21 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 		// A server's log is its only window; interactive commands stay quiet.
 		level = slog.LevelInfo
 	}
-	slog.SetDefault(slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: logLevel(level)})))
+	slog.SetDefault(slog.New(telemetry.LogHandler(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: logLevel(level)}))))
 	if len(args) == 0 {
 		fmt.Fprint(stderr, usage)
 		return fmt.Errorf("%w: no command", errUsage)
 	}
 	cmd, rest := args[0], args[1:]
+	var tel *telemetry.Telemetry
+	switch cmd {
+	case "serve", "chat", "ask", "press":
+		var err error
+		if tel, err = telemetry.Setup(ctx, "analyticsbot"); err != nil {
+			return err
+		}
+		defer stopTelemetry(ctx, tel)
+	}
 	switch cmd {
 	case "migrate":
 		return migrate(ctx, stdout)
@@ -80,7 +92,7 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 	case "chat":
 		return chat(ctx, stdin, stdout)
 	case "serve":
-		return serve(ctx, stdout)
+		return serve(ctx, stdout, tel)
 	case "logs":
 		return logsCommand(ctx, rest, stdout)
 	case "validate-sql":
@@ -95,6 +107,16 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 	default:
 		fmt.Fprint(stderr, usage)
 		return fmt.Errorf("%w: unknown command %q", errUsage, cmd)
+	}
+}
+
+// stopTelemetry flushes spans and metrics, for a few seconds at most even
+// when ctx was canceled by a signal.
+func stopTelemetry(ctx context.Context, tel *telemetry.Telemetry) {
+	sctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 5*time.Second)
+	defer cancel()
+	if err := tel.Shutdown(sctx); err != nil {
+		slog.WarnContext(ctx, "flush telemetry", "err", err)
 	}
 }
 

@@ -1,17 +1,21 @@
 package main
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"io"
 	"log/slog"
+	"net"
+	"os"
 
 	"github.com/analyticsbot/analyticsbot/slackapp"
 	"github.com/analyticsbot/analyticsbot/store"
+	"github.com/analyticsbot/analyticsbot/telemetry"
 )
 
 // serve runs the Slack app until a signal stops it.
-func serve(ctx context.Context, out io.Writer) error {
+func serve(ctx context.Context, out io.Writer, tel *telemetry.Telemetry) error {
 	scfg, err := slackapp.ConfigFromEnv()
 	if err != nil {
 		return err
@@ -33,6 +37,9 @@ func serve(ctx context.Context, out io.Writer) error {
 	if err != nil {
 		return err
 	}
+	if err := serveMetrics(ctx, tel); err != nil {
+		return err
+	}
 	where := "over Socket Mode"
 	if app.Mode() == slackapp.ModeHTTP {
 		where = "on http://" + scfg.HTTPAddr + "/slack/{events,interactions,commands}"
@@ -42,5 +49,30 @@ func serve(ctx context.Context, out io.Writer) error {
 		return err
 	}
 	fmt.Fprintln(out, "stopped")
+	return nil
+}
+
+// defaultMetricsAddr is where serve exposes /metrics unless METRICS_ADDR
+// says otherwise ("off" disables it): the port OpenTelemetry's Prometheus
+// exporters conventionally use, on loopback.
+const defaultMetricsAddr = "127.0.0.1:9464"
+
+// serveMetrics serves Prometheus metrics at METRICS_ADDR/metrics until ctx
+// ends.
+func serveMetrics(ctx context.Context, tel *telemetry.Telemetry) error {
+	addr := cmp.Or(os.Getenv("METRICS_ADDR"), defaultMetricsAddr)
+	if addr == "off" || tel == nil {
+		return nil
+	}
+	ln, err := net.Listen("tcp", addr)
+	if err != nil {
+		return fmt.Errorf("listen on METRICS_ADDR %s (set METRICS_ADDR=off to disable): %w", addr, err)
+	}
+	go func() {
+		if err := tel.ServeMetrics(ctx, ln); err != nil {
+			slog.ErrorContext(ctx, "metrics server stopped", "err", err)
+		}
+	}()
+	slog.InfoContext(ctx, "serving Prometheus metrics", "url", "http://"+ln.Addr().String()+"/metrics")
 	return nil
 }

@@ -3,6 +3,9 @@ package main
 import (
 	"bytes"
 	"context"
+	"io"
+	"net"
+	"net/http"
 	"strings"
 	"sync"
 	"testing"
@@ -40,6 +43,16 @@ func clearSlackEnv(t *testing.T) {
 	}
 }
 
+// freeAddr returns a loopback address nothing listens on right now.
+func freeAddr(t *testing.T) string {
+	t.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	require.NoError(t, err)
+	addr := ln.Addr().String()
+	require.NoError(t, ln.Close())
+	return addr
+}
+
 func TestCLIServeWithoutSlackTokens(t *testing.T) {
 	clearSlackEnv(t)
 	got := runCLI(t, "", "serve")
@@ -58,6 +71,8 @@ func TestCLIServeAnswersInSlack(t *testing.T) {
 	t.Setenv("SLACK_BOT_TOKEN", fakeslack.BotToken)
 	t.Setenv("SLACK_APP_TOKEN", fakeslack.AppToken)
 	t.Setenv("SLACK_API_URL", slack.APIURL())
+	metricsAddr := freeAddr(t)
+	t.Setenv("METRICS_ADDR", metricsAddr)
 
 	ctx, cancel := context.WithTimeout(context.Background(), cliTimeo)
 	defer cancel()
@@ -73,6 +88,14 @@ func TestCLIServeAnswersInSlack(t *testing.T) {
 	slack.WaitMessage(t, "the answer in the thread", func(m fakeslack.Message) bool {
 		return m.Channel == ch && m.ThreadTS == ts && strings.Contains(m.Text, "8160")
 	})
+
+	resp, err := http.Get("http://" + metricsAddr + "/metrics")
+	require.NoError(t, err, "GET /metrics")
+	body, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	assert.Equal(t, http.StatusOK, resp.StatusCode)
+	assert.Regexp(t, `analyticsbot_turns_total\{[^}]*intent="analytics_query"[^}]*\} 1`, string(body), "the answered turn is counted")
+	assert.Contains(t, string(body), "analyticsbot_node_duration_seconds_bucket", "node latency histogram")
 
 	cancel()
 	select {
