@@ -92,7 +92,7 @@ func newWithDB(cfg Config, db *store.DB, log *slog.Logger) (*Bot, error) {
 	}
 	n := (&nodes.Nodes{
 		Model: model, DB: db, Exec: exec, Cache: telemetry.InstrumentCache(b.cache), Examples: examples,
-		Domain: cfg.Domain, Suggestions: b.Suggestions(), Schema: cfg.Schema, MaxRetries: retries, MaxRows: cfg.MaxRows, Logger: log,
+		Domain: cfg.Domain, Suggestions: b.Suggestions(), Schema: cfg.Schema, MaxRetries: retries, MaxRows: cfg.MaxRows, ExportMaxRows: cfg.ExportMaxRows, Logger: log,
 	}).Defaults()
 	if n.Cube, err = cubeClient(cfg); err != nil {
 		return nil, err

@@ -32,8 +32,10 @@ type Config struct {
 	AnthropicAPIKey string        `env:"ANTHROPIC_API_KEY"`
 
 	// MaxRetries is how many times invalid SQL is regenerated.
-	MaxRetries       int           `env:"SQL_MAX_RETRIES" envDefault:"2"`
-	MaxRows          int           `env:"MAX_ROWS" envDefault:"1000"`
+	MaxRetries int `env:"SQL_MAX_RETRIES" envDefault:"2"`
+	MaxRows    int `env:"MAX_ROWS" envDefault:"1000"`
+	// ExportMaxRows caps a full CSV export of a result cut at MaxRows.
+	ExportMaxRows    int           `env:"EXPORT_MAX_ROWS" envDefault:"1000000"`
 	StatementTimeout time.Duration `env:"STATEMENT_TIMEOUT" envDefault:"30s"`
 	ReaderRole       string        `env:"READER_ROLE" envDefault:"analyticsbot_reader"`
 	// ReaderURL connects as ReaderRole; empty means DATABASE_URL with the

@@ -1,14 +1,17 @@
 package nodes
 
 import (
+	"bufio"
 	"bytes"
 	"context"
 	"encoding/csv"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"os"
 	"regexp"
 	"strings"
+	"time"
 
 	"github.com/analyticsbot/analyticsbot/blockkit"
 	"github.com/analyticsbot/analyticsbot/sqlguard"
@@ -23,39 +26,101 @@ func (n *Nodes) ExportCSV(ctx context.Context, s *State) error {
 	if !ok {
 		return nil
 	}
+	s.SQL, s.QueryID, s.Result = cached.SQL, cached.QueryID, cached.Result
+	s.CSVTitle = cached.Question
+	if s.CSVTitle == "" {
+		s.CSVTitle = "Query " + cached.QueryID
+	}
+	s.CSVFilename = slug(cached.Question) + "-" + cached.QueryID + ".csv"
+
+	rows, limited := cached.Result.RowCount, ""
+	switch {
+	case cached.Result.Truncated && !isCubeQuery(cached.SQL):
+		// The answer showed what fit under MAX_ROWS / MAX_RESULT_BYTES; the
+		// file gets every row, streamed.
+		st, ok := n.exportFull(ctx, s, cached.SQL)
+		if !ok {
+			return nil
+		}
+		rows = st.Rows
+		if st.Truncated {
+			limited = fmt.Sprintf(" The export was limited to %s.", plural(st.Rows, "row"))
+		}
+	default:
+		// A complete result, or a Cube one (its limit is part of the query).
+		s.CSVContent = cachedCSV(cached.Result)
+		if cached.Result.Truncated {
+			limited = fmt.Sprintf(" The result was limited to %s.", plural(rows, "row"))
+		}
+	}
+	text := fmt.Sprintf("Here is the CSV of “%s”: %s.", s.CSVTitle, plural(rows, "row")) + limited
+	msg := blockkit.Notice(text, nil)
+	s.ResponseFormat, s.ResponseText, s.Blocks = FormatSimple, msg.Text, msg.Blocks
+	return nil
+}
+
+// cachedCSV renders a cached result as CSV.
+func cachedCSV(r store.Result) []byte {
 	var b bytes.Buffer
 	w := csv.NewWriter(&b)
-	header := make([]string, len(cached.Result.Columns))
-	for i, c := range cached.Result.Columns {
+	header := make([]string, len(r.Columns))
+	for i, c := range r.Columns {
 		header[i] = c.Name
 	}
 	_ = w.Write(header) // writes to a bytes.Buffer do not fail
 	record := make([]string, len(header))
-	for _, row := range cached.Result.Rows {
+	for _, row := range r.Rows {
 		for i, v := range row {
 			record[i] = csvCell(v)
 		}
 		_ = w.Write(record)
 	}
 	w.Flush()
+	return b.Bytes()
+}
 
-	s.SQL, s.QueryID, s.Result = cached.SQL, cached.QueryID, cached.Result
-	s.CSVContent = b.Bytes()
-	s.CSVTitle = cached.Question
-	if s.CSVTitle == "" {
-		s.CSVTitle = "Query " + cached.QueryID
+// exportFull runs the stored SQL again, checked as new, and streams up to
+// ExportMaxRows rows into a temporary file (s.CSVFile). It records
+// failures on s.
+func (n *Nodes) exportFull(ctx context.Context, s *State, sql string) (store.ExportStats, bool) {
+	_, names, err := n.tables(ctx)
+	if err != nil {
+		dbFailure(s, err)
+		return store.ExportStats{}, false
 	}
-	s.CSVFilename = slug(cached.Question) + "-" + cached.QueryID + ".csv"
-	text := fmt.Sprintf("Here is the CSV of “%s”: %s.", s.CSVTitle, plural(cached.Result.RowCount, "row"))
-	switch {
-	case cached.Result.Truncated && cached.Result.LimitedBy == "bytes":
-		text += fmt.Sprintf(" The result was cut to %s: it was larger than the size limit.", plural(cached.Result.RowCount, "row"))
-	case cached.Result.Truncated:
-		text += fmt.Sprintf(" The result was limited to %s.", plural(cached.Result.RowCount, "row"))
+	runSQL, err := sqlguard.Guard(sql, GuardPolicy([]string{n.Schema}, names, n.ExportMaxRows))
+	if err != nil {
+		s.fail(ErrUnsafeSQL, "stored SQL rejected: "+err.Error())
+		return store.ExportStats{}, false
 	}
-	msg := blockkit.Notice(text, nil)
-	s.ResponseFormat, s.ResponseText, s.Blocks = FormatSimple, msg.Text, msg.Blocks
-	return nil
+	f, err := os.CreateTemp("", "analyticsbot-export-*.csv")
+	if err != nil {
+		return store.ExportStats{}, n.exportFailed(s, nil, fmt.Errorf("create the export file: %w", err))
+	}
+	start := time.Now()
+	w := bufio.NewWriterSize(f, 256<<10)
+	st, err := n.Exec.ExportCSV(ctx, runSQL, w, n.ExportMaxRows)
+	s.DBTime += time.Since(start)
+	if err == nil {
+		err = w.Flush()
+	}
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		return st, n.exportFailed(s, f, err)
+	}
+	s.CSVFile = f.Name()
+	return st, true
+}
+
+// exportFailed removes a half-written export file and records err on s.
+func (n *Nodes) exportFailed(s *State, f *os.File, err error) bool {
+	if f != nil {
+		_ = os.Remove(f.Name())
+	}
+	dbFailure(s, err)
+	return false
 }
 
 // ShowSQL answers with the SQL of an earlier answer: the one the button
@@ -181,12 +246,7 @@ func (n *Nodes) checkStored(ctx context.Context, query string) (string, error) {
 	return string(b), err
 }
 
-func csvCell(v any) string {
-	if v == nil {
-		return ""
-	}
-	return cellText(v)
-}
+func csvCell(v any) string { return store.CSVCell(v) }
 
 var nonSlug = regexp.MustCompile(`[^a-z0-9]+`)
 

@@ -2,6 +2,10 @@ package nodes
 
 import (
 	"context"
+	"fmt"
+	"io"
+	"os"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -90,21 +94,6 @@ func TestExportCSV(t *testing.T) {
 			wantTitle:   freeQuestion,
 			wantFile:    "how-many-games-are-free-to-play-" + store.QueryID(freeSQL) + ".csv",
 			wantText:    "Here is the CSV of “" + freeQuestion + "”: 1 row.",
-			wantQueryID: store.QueryID(freeSQL),
-			wantSQL:     freeSQL,
-		},
-		{
-			name: "a truncated result says so",
-			setup: func(t *testing.T, n *Nodes, thread string) {
-				res := oneCell("first of many")
-				res.Rows, res.RowCount, res.Truncated = append(res.Rows, []any{"second of many"}), 2, true
-				putResult(t, n, thread, freeQuestion, freeSQL, res)
-			},
-			referenced:  store.QueryID(freeSQL),
-			wantCSV:     "source\nfirst of many\nsecond of many\n",
-			wantTitle:   freeQuestion,
-			wantFile:    "how-many-games-are-free-to-play-" + store.QueryID(freeSQL) + ".csv",
-			wantText:    "Here is the CSV of “" + freeQuestion + "”: 2 rows. The result was limited to 2 rows.",
 			wantQueryID: store.QueryID(freeSQL),
 			wantSQL:     freeSQL,
 		},
@@ -333,4 +322,62 @@ func threeQuestions(t *testing.T, n *Nodes, thread string) {
 	addTurn(t, thread, priceQuestion, priceSQL)
 	addTurn(t, thread, "export that", "")
 	addTurn(t, thread, freeQuestion, freeSQL)
+}
+
+// An answer shows the first MaxRows rows; its export streams all of them
+// from the database into a file.
+func TestExportCSVStreamsTheFullResult(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	n, model := newNodes(t, nil)
+	n.MaxRows = 3
+	exec := store.NewExecutor(requireDB(t), store.ExecConfig{MaxRows: 3})
+	t.Cleanup(exec.Close)
+	n.Exec = exec
+	thread := threadID(t)
+	const sql = "SELECT name FROM analytics.genres ORDER BY name"
+	ask := State{UserQuery: "list the genres", SQL: sql, ThreadTS: thread}
+	require.NoError(t, n.ValidateSQL(ctx, &ask))
+	require.NoError(t, n.ExecuteSQL(ctx, &ask))
+	require.True(t, ask.Result.Truncated, "the answer shows 3 rows of more")
+
+	var want strings.Builder
+	want.WriteString("name\n")
+	rows, err := requireDB(t).Pool().Query(ctx, sql)
+	require.NoError(t, err)
+	total := 0
+	for rows.Next() {
+		var name string
+		require.NoError(t, rows.Scan(&name))
+		want.WriteString(name + "\n")
+		total++
+	}
+	require.NoError(t, rows.Err())
+	require.Greater(t, total, 3)
+
+	s := State{UserQuery: "[button] export_csv", ThreadTS: thread, Intent: IntentExportCSV, ReferencedQueryID: ask.QueryID}
+	require.NoError(t, n.ExportCSV(ctx, &s))
+	require.Empty(t, s.ErrorKind, s.ErrorDetail)
+	require.NotEmpty(t, s.CSVFile, "a full export goes to a file")
+	t.Cleanup(s.RemoveCSVFile)
+	r, size, err := s.OpenCSV()
+	require.NoError(t, err)
+	got, err := io.ReadAll(r)
+	require.NoError(t, r.Close())
+	require.NoError(t, err)
+	assert.Equal(t, want.String(), string(got), "every row, not the 3 the answer showed")
+	assert.Equal(t, int64(len(got)), size)
+	assert.Equal(t, fmt.Sprintf("Here is the CSV of “list the genres”: %d rows.", total), s.ResponseText)
+	assert.Empty(t, model.Calls(), "no model call")
+
+	file := s.CSVFile
+	s.RemoveCSVFile()
+	_, err = os.Stat(file)
+	assert.True(t, os.IsNotExist(err), "RemoveCSVFile deletes the file")
+
+	n.ExportMaxRows = 5
+	capped := State{UserQuery: "[button] export_csv", ThreadTS: thread, Intent: IntentExportCSV, ReferencedQueryID: ask.QueryID}
+	require.NoError(t, n.ExportCSV(ctx, &capped))
+	t.Cleanup(capped.RemoveCSVFile)
+	assert.Equal(t, "Here is the CSV of “list the genres”: 5 rows. The export was limited to 5 rows.", capped.ResponseText)
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"log/slog"
 	"time"
 
@@ -30,6 +31,7 @@ type Database interface {
 type Executor interface {
 	Explain(ctx context.Context, sql string) error
 	Query(ctx context.Context, sql string) (store.Result, error)
+	ExportCSV(ctx context.Context, sql string, w io.Writer, maxRows int) (store.ExportStats, error)
 }
 
 // ResultCache keeps results per thread; *store.Cache implements it.
@@ -59,6 +61,10 @@ type Nodes struct {
 	MaxRetries int
 	// MaxRows is the row cap the prompt announces (the executor enforces it).
 	MaxRows int
+	// ExportMaxRows caps a full CSV export: when an answer's result was cut
+	// at MaxRows, Export CSV runs its SQL again and streams up to this many
+	// rows to a file (default 1,000,000).
+	ExportMaxRows int
 	// MaxMessageLen caps a question's length in characters (default 4,000).
 	MaxMessageLen int
 	// SchemaTTL is how long the described schema is reused (default 5 min).
@@ -80,6 +86,9 @@ func (n *Nodes) Defaults() *Nodes {
 	}
 	if n.MaxRows == 0 {
 		n.MaxRows = 1000
+	}
+	if n.ExportMaxRows == 0 {
+		n.ExportMaxRows = 1_000_000
 	}
 	if n.MaxMessageLen == 0 {
 		n.MaxMessageLen = 4000

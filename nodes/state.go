@@ -4,6 +4,10 @@
 package nodes
 
 import (
+	"bytes"
+	"fmt"
+	"io"
+	"os"
 	"time"
 
 	"github.com/slack-go/slack"
@@ -118,8 +122,12 @@ type State struct {
 	ResponseText   string
 	Blocks         []slack.Block
 
-	// CSV fields, written by export_csv.
+	// CSV fields, written by export_csv: the CSV in CSVContent, or, for a
+	// full export too large to hold in memory, in the temporary file
+	// CSVFile. Use OpenCSV to read either; whoever runs the workflow calls
+	// RemoveCSVFile when done with it.
 	CSVContent  []byte
+	CSVFile     string
 	CSVFilename string
 	CSVTitle    string
 
@@ -137,6 +145,34 @@ type State struct {
 	// Notes records recoverable oddities (garbage model replies, a turn
 	// that could not be saved) for logs and debugging.
 	Notes []string
+}
+
+// HasCSV reports whether the run produced a CSV.
+func (s *State) HasCSV() bool { return len(s.CSVContent) > 0 || s.CSVFile != "" }
+
+// OpenCSV returns the CSV the run produced and its size in bytes.
+func (s *State) OpenCSV() (io.ReadCloser, int64, error) {
+	if s.CSVFile == "" {
+		return io.NopCloser(bytes.NewReader(s.CSVContent)), int64(len(s.CSVContent)), nil
+	}
+	f, err := os.Open(s.CSVFile)
+	if err != nil {
+		return nil, 0, fmt.Errorf("open the CSV export: %w", err)
+	}
+	st, err := f.Stat()
+	if err != nil {
+		f.Close()
+		return nil, 0, fmt.Errorf("open the CSV export: %w", err)
+	}
+	return f, st.Size(), nil
+}
+
+// RemoveCSVFile deletes the temporary CSV file, if the run made one.
+func (s *State) RemoveCSVFile() {
+	if s.CSVFile != "" {
+		_ = os.Remove(s.CSVFile)
+		s.CSVFile = ""
+	}
 }
 
 // Question is the question the workflow answers: the resolved one when the

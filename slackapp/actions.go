@@ -1,7 +1,6 @@
 package slackapp
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -107,12 +106,19 @@ const uploadAttempts = 3
 // upload flow (files.getUploadURLExternal, the upload, then
 // files.completeUploadExternal).
 func (a *App) uploadCSV(ctx context.Context, p press, s *nodes.State) error {
-	if len(s.CSVContent) == 0 {
+	defer s.RemoveCSVFile()
+	if !s.HasCSV() {
 		return a.send(ctx, p.channel, p.threadTS, "", a.reply(s, nil))
 	}
 	upload := func() error {
-		_, err := a.api.UploadFileContext(ctx, slack.UploadFileParameters{
-			Reader: bytes.NewReader(s.CSVContent), FileSize: len(s.CSVContent),
+		// Opened per attempt: a full export streams from its file.
+		r, size, err := s.OpenCSV()
+		if err != nil {
+			return backoff.Permanent(err)
+		}
+		defer r.Close()
+		_, err = a.api.UploadFileContext(ctx, slack.UploadFileParameters{
+			Reader: r, FileSize: int(size),
 			Filename: s.CSVFilename, Title: s.CSVTitle, InitialComment: s.ResponseText,
 			Channel: p.channel, ThreadTimestamp: p.threadTS,
 		})

@@ -2,12 +2,15 @@ package slackapp
 
 import (
 	"context"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/analyticsbot/analyticsbot/bot"
 	"github.com/analyticsbot/analyticsbot/slackapp/fakeslack"
 )
 
@@ -111,4 +114,25 @@ func TestUntrustedButtonPayloads(t *testing.T) {
 	}
 	assert.Empty(t, h.slack.Files(), "no file was uploaded")
 	assert.Equal(t, calls, h.modelCalls(), "buttons never call the model")
+}
+
+// An answer cut at MAX_ROWS still exports every row: the file is streamed
+// from the database and uploaded from disk.
+func TestExportCSVOfACutResultUploadsEveryRow(t *testing.T) {
+	t.Parallel()
+	h := start(t, withBotConfig(func(c *bot.Config) { c.MaxRows = 3 }))
+	ch, ts := channelID("CEXPFULL"), "1700000014.000100"
+	h.mention(ch, ts, "", "Which publishers released the most games?")
+	m := h.answerIn(ch, ts, "result limited to 3 rows")
+
+	before, _ := filepath.Glob(filepath.Join(os.TempDir(), "analyticsbot-export-*.csv"))
+	h.press(m, "export_csv", queryID(t, m))
+	f := h.slack.WaitFile(t, func(f fakeslack.File) bool { return f.Channel == ch })
+	h.waitJobs(2) // the mention and the press
+	after, _ := filepath.Glob(filepath.Join(os.TempDir(), "analyticsbot-export-*.csv"))
+	assert.Equal(t, before, after, "the temporary export file is removed after the upload")
+	lines := strings.Split(strings.TrimSpace(string(f.Content)), "\n")
+	assert.Equal(t, "publisher,games", lines[0], "header")
+	assert.Len(t, lines, 11, "the header and all 10 rows of the query, not the 3 the answer showed")
+	assert.Contains(t, f.InitialComment, "10 rows")
 }

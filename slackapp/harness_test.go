@@ -60,6 +60,7 @@ type harnessOptions struct {
 	script string // a scripted model file; "" plays the demo script
 	slack  *fakeslack.Server
 	adjust func(*Config)
+	botCfg func(*bot.Config)
 }
 
 type harnessOption func(*harnessOptions)
@@ -74,6 +75,11 @@ func withScript(rules string) harnessOption { return func(o *harnessOptions) { o
 func sharing(s *fakeslack.Server) harnessOption { return func(o *harnessOptions) { o.slack = s } }
 
 func withConfig(f func(*Config)) harnessOption { return func(o *harnessOptions) { o.adjust = f } }
+
+// withBotConfig adjusts the bot's configuration.
+func withBotConfig(f func(*bot.Config)) harnessOption {
+	return func(o *harnessOptions) { o.botCfg = f }
+}
 
 // start builds a bot on the package database and runs its Slack app
 // against a fake Slack until the test ends.
@@ -95,6 +101,9 @@ func start(t testing.TB, opts ...harnessOption) *harness {
 	if o.script != "" {
 		bcfg.LLMScript = filepath.Join(t.TempDir(), "script.yaml")
 		require.NoError(t, os.WriteFile(bcfg.LLMScript, []byte(o.script), 0o600))
+	}
+	if o.botCfg != nil {
+		o.botCfg(&bcfg)
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()

@@ -121,7 +121,7 @@ func toJSON(s *nodes.State, res workflow.Result, runErr error) turnJSON {
 		Question: s.UserQuery, ResolvedQuestion: s.ResolvedQuery, SQL: s.SQL, Assumptions: s.Assumptions,
 		Columns: s.ColumnNames(), Rows: s.Result.Rows, RowCount: s.Result.RowCount, Truncated: s.Result.Truncated,
 		QueryID: s.QueryID, Answer: s.Answer, Text: s.ResponseText, Format: s.ResponseFormat, Blocks: s.Blocks,
-		CSV: string(s.CSVContent), CSVFilename: s.CSVFilename, ErrorKind: string(s.ErrorKind),
+		CSV: csvText(s), CSVFilename: s.CSVFilename, ErrorKind: string(s.ErrorKind),
 		LLMCalls: s.LLMCalls, PromptTokens: s.PromptTokens, CompletionTokens: s.CompletionTokens,
 		RetryCount: s.RetryCount, Path: res.Path(), Notes: s.Notes,
 		TimingMS: timingJSON{Total: ms(res.Total), LLM: ms(s.LLMTime), DB: ms(s.DBTime), Nodes: map[string]float64{}},
@@ -141,6 +141,22 @@ func toJSON(s *nodes.State, res workflow.Result, runErr error) turnJSON {
 	return t
 }
 
+// csvText returns the run's CSV as text (a full export is read from its
+// file, which is then removed).
+func csvText(s *nodes.State) string {
+	if !s.HasCSV() {
+		return ""
+	}
+	defer s.RemoveCSVFile()
+	r, _, err := s.OpenCSV()
+	if err != nil {
+		return ""
+	}
+	defer r.Close()
+	b, _ := io.ReadAll(r)
+	return string(b)
+}
+
 // report prints a turn for people or as JSON. A workflow failure is still
 // printed as JSON (with its error) before it is returned.
 func report(out io.Writer, b *bot.Bot, s *nodes.State, res workflow.Result, runErr error, asJSON bool) error {
@@ -158,8 +174,8 @@ func report(out io.Writer, b *bot.Bot, s *nodes.State, res workflow.Result, runE
 		return runErr
 	}
 	fmt.Fprintln(out, blockkit.PlainText(s.Blocks))
-	if len(s.CSVContent) > 0 {
-		fmt.Fprintf(out, "\n%s", s.CSVContent)
+	if s.HasCSV() {
+		fmt.Fprintf(out, "\n%s", csvText(s))
 	}
 	fmt.Fprintf(out, "\n(thread %s)\n", s.ThreadTS)
 	if b.Demo {

@@ -107,13 +107,36 @@ func (r *repl) handle(ctx context.Context, line string) error {
 		r.queryID = s.QueryID
 	}
 	fmt.Fprintln(r.out, blockkit.PlainTextWith(s.Blocks, blockkit.PlainOptions{ANSI: isTerminal(r.out)}))
-	if len(s.CSVContent) > 0 {
-		if err := os.WriteFile(s.CSVFilename, s.CSVContent, 0o644); err != nil {
-			return fmt.Errorf("save CSV: %w", err)
+	if s.HasCSV() {
+		defer s.RemoveCSVFile()
+		n, err := saveCSV(s)
+		if err != nil {
+			return err
 		}
-		fmt.Fprintf(r.out, "Saved %s (%d bytes).\n", s.CSVFilename, len(s.CSVContent))
+		fmt.Fprintf(r.out, "Saved %s (%d bytes).\n", s.CSVFilename, n)
 	}
 	return nil
+}
+
+// saveCSV writes the run's CSV to CSVFilename in the current directory.
+func saveCSV(s *nodes.State) (int64, error) {
+	src, _, err := s.OpenCSV()
+	if err != nil {
+		return 0, err
+	}
+	defer src.Close()
+	dst, err := os.OpenFile(s.CSVFilename, os.O_CREATE|os.O_WRONLY|os.O_TRUNC, 0o644)
+	if err != nil {
+		return 0, fmt.Errorf("save CSV: %w", err)
+	}
+	n, err := io.Copy(dst, src)
+	if cerr := dst.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		return n, fmt.Errorf("save CSV: %w", err)
+	}
+	return n, nil
 }
 
 // isTerminal reports whether w is a character device, where ANSI styling
