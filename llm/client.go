@@ -111,7 +111,8 @@ func (c *Client) ModelName() string { return c.name }
 // Complete sends prompt as a single human message for step and returns the
 // reply text and its token usage. Errors are wrapped with the step
 // ("classify: model call: ...") and match [ErrTimeout] or [ErrUnavailable]
-// when retries ran out on those kinds of failures.
+// when retries ran out on those kinds of failures. When ctx comes from
+// [WithStream], the reply's text is also streamed as it arrives.
 func (c *Client) Complete(ctx context.Context, step Step, prompt string) (string, Usage, error) {
 	ctx, span := c.tracer().Start(ctx, "llm.call", trace.WithAttributes(
 		attribute.String("llm.step", string(step)),
@@ -160,11 +161,24 @@ func (c *Client) Complete(ctx context.Context, step Step, prompt string) (string
 func (c *Client) attempt(ctx context.Context, step Step, prompt string) (*llms.ContentChoice, error) {
 	actx, cancel := context.WithTimeoutCause(ctx, c.timeout, errAttemptTimeout)
 	defer cancel()
-	resp, err := c.model.GenerateContent(actx,
-		[]llms.MessageContent{llms.TextParts(llms.ChatMessageTypeHuman, prompt)},
+	opts := []llms.CallOption{
 		llms.WithTemperature(c.temperature),
 		llms.WithMetadata(map[string]any{MetadataStep: string(step)}),
-	)
+	}
+	streaming := false
+	if f := streamFrom(ctx); f != nil {
+		stream := &attemptStream{f: f, step: step}
+		defer stream.close()
+		opts = append(opts, llms.WithStreamingFunc(stream.send))
+		streaming = true
+	}
+	resp, err := c.model.GenerateContent(actx,
+		[]llms.MessageContent{llms.TextParts(llms.ChatMessageTypeHuman, prompt)}, opts...)
+	if err == nil && streaming && actx.Err() != nil {
+		// langchaingo's OpenAI client ends a stream cut by its context
+		// without an error, so the "reply" may be only its first chunks.
+		err = fmt.Errorf("stream ended early: %w", context.Cause(actx))
+	}
 	if err != nil {
 		if ctx.Err() == nil && errors.Is(context.Cause(actx), errAttemptTimeout) {
 			return nil, &attemptTimeoutError{after: c.timeout, err: err}

@@ -106,7 +106,10 @@ func checkRule(r Rule) (*regexp.Regexp, error) {
 
 // GenerateContent answers from the first matching rule. The step comes from
 // llms.WithMetadata(map[string]any{"step": ...}), as [Client] sends it; the
-// prompt is the text of all messages joined by newlines.
+// prompt is the text of all messages joined by newlines. With
+// llms.WithStreamingFunc the reply is also streamed, without delay, in
+// word-sized chunks (a word and the whitespace after it); a failing rule
+// streams nothing.
 func (s *Scripted) GenerateContent(ctx context.Context, messages []llms.MessageContent, options ...llms.CallOption) (*llms.ContentResponse, error) {
 	opts := llms.CallOptions{}
 	for _, opt := range options {
@@ -115,6 +118,12 @@ func (s *Scripted) GenerateContent(ctx context.Context, messages []llms.MessageC
 	call := Call{Step: stepOf(opts.Metadata), Prompt: promptOf(messages), Rule: -1, At: time.Now()}
 	call.Usage.PromptTokens = EstimateTokens(call.Prompt)
 	reply, err := s.answer(ctx, &call)
+	if err == nil && opts.StreamingFunc != nil {
+		err = streamReply(ctx, call.Rule, reply, opts.StreamingFunc)
+		if err != nil {
+			reply = ""
+		}
+	}
 	call.Reply, call.Err = reply, err
 	if err == nil {
 		call.Usage.CompletionTokens = EstimateTokens(reply)
@@ -157,6 +166,20 @@ func (s *Scripted) answer(ctx context.Context, call *Call) (string, error) {
 		return "", newScriptError(idx, r.Error)
 	}
 	return expand(s.matches[idx], r.Reply, call.Prompt), nil
+}
+
+// streamReply sends reply to f in word-sized chunks. Like a real provider it
+// stops when f fails or ctx ends.
+func streamReply(ctx context.Context, rule int, reply string, f func(context.Context, []byte) error) error {
+	for _, chunk := range wordChunks(reply) {
+		if err := ctx.Err(); err != nil {
+			return fmt.Errorf("scripted model: rules[%d]: stream: %w", rule, err)
+		}
+		if err := f(ctx, []byte(chunk)); err != nil {
+			return fmt.Errorf("scripted model: rules[%d]: stream: %w", rule, err)
+		}
+	}
+	return nil
 }
 
 // expand fills a reply's $1 or ${name} from the match's capture groups, so
