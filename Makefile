@@ -9,19 +9,20 @@ export DATABASE_URL ?= postgres://postgres@127.0.0.1:5432/analyticsbot?sslmode=d
 -include .env
 export
 
-.PHONY: run test bench build db lint tidy clean cube
+.PHONY: run test bench build db lint tidy clean cube chromium
 
-## run: set up the database, load the demo data, then answer in Slack when
-## Slack tokens are set, else start the terminal chat (BACKEND=cube also starts
-## a local Cube server on the demo model)
+## run: set up the database, load the demo data, then serve the web chat at
+## http://127.0.0.1:8080 (HTTP_ADDR), and Slack too when Slack tokens are set
+## (BACKEND=cube also starts a local Cube server on the demo model)
 run: build db
 	$(BIN) migrate
 	$(BIN) demo load
 	@scripts/run.sh $(BIN)
 
 ## test: vet, format check and the whole test suite against the local Postgres
-## (and a local Cube server, installed once by `make cube`)
-test: db cube lint
+## (plus a local Cube server, installed once by `make cube`, and Debian's
+## Chromium for the web chat's browser tests, `make chromium`)
+test: db cube chromium lint
 	$(GO) test -race -count=1 $(PKGS)
 
 ## bench: benchmarks (results go in BENCHMARKS.md)
@@ -38,6 +39,11 @@ db:
 ## cube: install the Cube server (0.33.65, from npm, once) that the Cube tests start
 cube:
 	@scripts/install-cube.sh
+
+## chromium: install Debian's Chromium (once, needs root) that the web chat's
+## browser test drives headless
+chromium:
+	@scripts/install-chromium.sh
 
 lint:
 	$(GO) vet $(PKGS)

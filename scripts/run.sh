@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# `make run`'s last step: starts the bot in Slack when SLACK_BOT_TOKEN is set, else the terminal
-# chat. With BACKEND=cube and no CUBE_API_URL of your own, it first starts a local Cube server
+# `make run`'s last step: `analyticsbot serve`, the web chat on HTTP_ADDR (http://127.0.0.1:8080 by
+# default) and, when Slack tokens are set, Slack alongside. With BACKEND=cube and no CUBE_API_URL of your own, it first starts a local Cube server
 # (installed by scripts/install-cube.sh) on the demo model in demo/cube, against DATABASE_URL, and
 # stops it when the bot exits.
 set -euo pipefail
@@ -52,8 +52,5 @@ start_cube() {
 if [ "${BACKEND:-sql}" = cube ] && [ -z "${CUBE_API_URL:-}" ]; then
     start_cube
 fi
-if [ -n "${SLACK_BOT_TOKEN:-}" ]; then
-    "$bin" serve
-else
-    "$bin" chat
-fi
+# Not exec: the EXIT trap stops Cube when the bot exits.
+"$bin" serve

@@ -45,6 +45,9 @@ type App struct {
 	// tracers receives a client span per Web API request (default: the
 	// global provider when New runs).
 	tracers trace.TracerProvider
+	// mounted: in HTTP mode the caller serves Handler() on a server of its
+	// own, so Run does not listen.
+	mounted bool
 }
 
 // Hooks let tests and benchmarks observe what the app does without
@@ -69,6 +72,12 @@ func WithHooks(h Hooks) Option { return func(a *App) { a.hooks = h } }
 // WithTracerProvider sends the Web API client spans to tp instead of the
 // global tracer provider.
 func WithTracerProvider(tp trace.TracerProvider) Option { return func(a *App) { a.tracers = tp } }
+
+// WithMountedHandler is for a caller that serves Handler() on its own
+// server, next to other handlers: in HTTP mode Run then does not listen on
+// HTTP_ADDR, and only waits for its context to end before finishing the
+// work in flight. It changes nothing in Socket Mode.
+func WithMountedHandler() Option { return func(a *App) { a.mounted = true } }
 
 // New checks cfg, builds the Web API client and asks Slack who the bot is
 // (auth.test), which also proves the bot token works.
@@ -157,7 +166,11 @@ func (a *App) Run(ctx context.Context) error {
 	case ModeSocket:
 		err = a.runSocketMode(ctx)
 	case ModeHTTP:
-		err = a.runHTTP(ctx)
+		if a.mounted {
+			<-ctx.Done()
+		} else {
+			err = a.runHTTP(ctx)
+		}
 	}
 	a.disp.shutdown(a.cfg.ShutdownGrace)
 	if ctx.Err() != nil {

@@ -57,6 +57,14 @@ type Observer interface {
 	NodeFinished(ctx context.Context, step Step)
 }
 
+// StateObserver is an Observer that also reads the state after each node,
+// for progress displays that show what a node produced (a row count). It
+// is called on the run's goroutine right after NodeFinished and must not
+// keep s or change it.
+type StateObserver[S any] interface {
+	NodeState(ctx context.Context, step Step, s *S)
+}
+
 // RunOption configures one Run.
 type RunOption func(*runConfig)
 
@@ -208,6 +216,9 @@ func (r *Runnable[S]) exec(ctx context.Context, n *compiledNode[S], attempt int,
 	span.End()
 	for _, o := range obs {
 		o.NodeFinished(ctx, step)
+		if so, ok := o.(StateObserver[S]); ok {
+			so.NodeState(ctx, step, s)
+		}
 	}
 	return step
 }

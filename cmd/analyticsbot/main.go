@@ -24,7 +24,7 @@ Usage:
   analyticsbot demo load               load the Steam demo data into the analytics schema
   analyticsbot graph                   print the workflow as a Mermaid flowchart
   analyticsbot chat                    chat in the terminal (:csv, :sql, :new, :help, :quit)
-  analyticsbot serve                   answer in Slack (Socket Mode or HTTP, from SLACK_* variables)
+  analyticsbot serve                   serve the web chat on HTTP_ADDR, and Slack too when SLACK_* is set
   analyticsbot logs [--since 24h] [--slow] [--errors] [--json] [--limit N]
                                        summarise the query logs: volume, outcomes, latency per node, model use
   analyticsbot validate-sql [--schema NAME]... < query.sql

@@ -7,21 +7,32 @@ import (
 	"io"
 	"log/slog"
 	"net"
+	"net/http"
 	"os"
+	"time"
 
 	"github.com/analyticsbot/analyticsbot/slackapp"
 	"github.com/analyticsbot/analyticsbot/store"
 	"github.com/analyticsbot/analyticsbot/telemetry"
+	"github.com/analyticsbot/analyticsbot/web"
 )
 
-// serve runs the Slack app until a signal stops it.
+// serve answers in the web chat on HTTP_ADDR, and in Slack too when Slack
+// is configured, until a signal stops it.
 func serve(ctx context.Context, out io.Writer, tel *telemetry.Telemetry) error {
 	scfg, err := slackapp.ConfigFromEnv()
 	if err != nil {
 		return err
 	}
-	if _, err := scfg.Mode(); err != nil {
-		return fmt.Errorf("%w (see README.md, \"Add it to Slack\")", err)
+	if scfg.Configured() {
+		// Half-configured Slack is a mistake to report, not to skip.
+		if _, err := scfg.Mode(); err != nil {
+			return fmt.Errorf("%w (see README.md, \"Add it to Slack\")", err)
+		}
+	}
+	token := os.Getenv("HTTP_TOKEN")
+	if err := web.CheckAddr(scfg.HTTPAddr, token); err != nil {
+		return err
 	}
 	b, err := openBot(ctx)
 	if err != nil {
@@ -33,23 +44,113 @@ func serve(ctx context.Context, out io.Writer, tel *telemetry.Telemetry) error {
 	defer b.DB().StartRetention(ctx, store.RetentionPolicy{
 		QueryLogs: cfg.QueryLogRetention, Turns: cfg.TurnRetention, Results: cfg.ResultRetention,
 	}, slog.Default())()
-	app, err := slackapp.New(ctx, scfg, b, slog.Default())
-	if err != nil {
-		return err
+	var app *slackapp.App
+	if scfg.Configured() {
+		if app, err = slackapp.New(ctx, scfg, b, slog.Default(), slackapp.WithMountedHandler()); err != nil {
+			return err
+		}
 	}
 	if err := serveMetrics(ctx, tel); err != nil {
 		return err
 	}
-	where := "over Socket Mode"
-	if app.Mode() == slackapp.ModeHTTP {
-		where = "on http://" + scfg.HTTPAddr + "/slack/{events,interactions,commands}"
+	ln, err := net.Listen("tcp", scfg.HTTPAddr)
+	if err != nil {
+		return fmt.Errorf("listen on HTTP_ADDR %s: %w", scfg.HTTPAddr, err)
 	}
-	fmt.Fprintf(out, "analyticsbot is answering in Slack %s as <@%s> (model %s). Ctrl-C stops it.\n", where, app.BotUserID(), b.ModelName)
-	if err := app.Run(ctx); err != nil {
+	mux := http.NewServeMux()
+	mux.Handle("/", web.New(b, web.Config{Token: token}, slog.Default()))
+	if app != nil && app.Mode() == slackapp.ModeHTTP {
+		mux.Handle("/slack/", app.Handler())
+	}
+	fmt.Fprintf(out, "Web chat: %s\n", webURL(ln.Addr()))
+	if app == nil {
+		fmt.Fprintf(out, "analyticsbot is answering in the web chat (model %s); Slack is not configured (see README.md, \"Add it to Slack\"). Ctrl-C stops it.\n", b.ModelName)
+	} else {
+		where := "over Socket Mode"
+		if app.Mode() == slackapp.ModeHTTP {
+			where = "on " + webURL(ln.Addr()) + "/slack/{events,interactions,commands}"
+		}
+		fmt.Fprintf(out, "analyticsbot is answering in the web chat and in Slack %s as <@%s> (model %s). Ctrl-C stops it.\n", where, app.BotUserID(), b.ModelName)
+	}
+	if err := runServers(ctx, ln, mux, app); err != nil {
 		return err
 	}
 	fmt.Fprintln(out, "stopped")
 	return nil
+}
+
+// runServers serves handler on ln and runs app (when set) until ctx ends
+// or either fails, which stops the other.
+func runServers(ctx context.Context, ln net.Listener, handler http.Handler, app *slackapp.App) error {
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	errc := make(chan error, 2)
+	running := 1
+	go func() { errc <- serveHTTP(ctx, ln, handler) }()
+	if app != nil {
+		running++
+		go func() { errc <- app.Run(ctx) }()
+	}
+	var first error
+	for range running {
+		if err := <-errc; err != nil && first == nil {
+			first = err
+		}
+		cancel()
+	}
+	return first
+}
+
+// webShutdownGrace is how long answers being streamed may run on after a
+// shutdown signal, as Slack's SLACK_SHUTDOWN_GRACE allows its own.
+const webShutdownGrace = 25 * time.Second
+
+// serveHTTP serves h on ln until ctx ends, then stops taking requests and
+// lets those in flight finish within webShutdownGrace; the runs of answers
+// still streaming after it are canceled.
+func serveHTTP(ctx context.Context, ln net.Listener, h http.Handler) error {
+	// Requests do not inherit ctx: a signal must not cut answers at once.
+	base, cut := context.WithCancel(context.WithoutCancel(ctx))
+	defer cut()
+	srv := &http.Server{
+		Handler: h,
+		// No ReadTimeout or WriteTimeout: they would end a long answer's
+		// stream. The web handlers bound their own reads and writes.
+		ReadHeaderTimeout: 10 * time.Second,
+		IdleTimeout:       2 * time.Minute,
+		BaseContext:       func(net.Listener) context.Context { return base },
+		ErrorLog:          slog.NewLogLogger(slog.Default().Handler(), slog.LevelWarn),
+	}
+	errc := make(chan error, 1)
+	go func() { errc <- srv.Serve(ln) }()
+	slog.InfoContext(ctx, "serving the web chat", "url", webURL(ln.Addr()))
+	select {
+	case err := <-errc:
+		return fmt.Errorf("serve HTTP on %s: %w", ln.Addr(), err)
+	case <-ctx.Done():
+	}
+	sctx, cancel := context.WithTimeout(base, webShutdownGrace)
+	defer cancel()
+	if err := srv.Shutdown(sctx); err != nil {
+		slog.WarnContext(ctx, "answers still running after the shutdown grace period: stopping them", "grace", webShutdownGrace)
+		cut()
+		_ = srv.Close()
+	}
+	<-errc // http.ErrServerClosed
+	return nil
+}
+
+// webURL is the address people open for a listener: loopback when it
+// listens on every interface.
+func webURL(addr net.Addr) string {
+	host, port, err := net.SplitHostPort(addr.String())
+	if err != nil {
+		return "http://" + addr.String()
+	}
+	if ip := net.ParseIP(host); ip != nil && ip.IsUnspecified() {
+		host = "127.0.0.1"
+	}
+	return "http://" + net.JoinHostPort(host, port)
 }
 
 // defaultMetricsAddr is where serve exposes /metrics unless METRICS_ADDR

@@ -3,9 +3,11 @@ package main
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"io"
 	"net"
 	"net/http"
+	"regexp"
 	"strings"
 	"sync"
 	"testing"
@@ -14,20 +16,29 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/analyticsbot/analyticsbot/demo"
 	"github.com/analyticsbot/analyticsbot/slackapp/fakeslack"
 	"github.com/analyticsbot/analyticsbot/store/storetest"
 )
 
-// syncBuffer is a bytes.Buffer safe for the goroutines of a running server.
+// syncBuffer is a bytes.Buffer safe for the goroutines of a running
+// server, which a test can wait on.
 type syncBuffer struct {
 	mu sync.Mutex
 	b  bytes.Buffer
+	// changed is closed (and replaced) by every write.
+	changed chan struct{}
 }
 
 func (s *syncBuffer) Write(p []byte) (int, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	return s.b.Write(p)
+	n, err := s.b.Write(p)
+	if s.changed != nil {
+		close(s.changed)
+		s.changed = nil
+	}
+	return n, err
 }
 
 func (s *syncBuffer) String() string {
@@ -36,9 +47,35 @@ func (s *syncBuffer) String() string {
 	return s.b.String()
 }
 
+// waitFor waits until the text written matches re and returns the match's
+// groups; it fails the test when the program ends first.
+func (s *syncBuffer) waitFor(t *testing.T, re *regexp.Regexp, done <-chan error) []string {
+	t.Helper()
+	deadline := time.After(cliTimeo)
+	for {
+		s.mu.Lock()
+		text := s.b.String()
+		if s.changed == nil {
+			s.changed = make(chan struct{})
+		}
+		changed := s.changed
+		s.mu.Unlock()
+		if m := re.FindStringSubmatch(text); m != nil {
+			return m
+		}
+		select {
+		case <-changed:
+		case err := <-done:
+			t.Fatalf("the program ended (err %v) before printing %s; it printed %q", err, re, text)
+		case <-deadline:
+			t.Fatalf("nothing matching %s printed within %s; got %q", re, cliTimeo, text)
+		}
+	}
+}
+
 func clearSlackEnv(t *testing.T) {
 	t.Helper()
-	for _, k := range []string{"SLACK_BOT_TOKEN", "SLACK_APP_TOKEN", "SLACK_SIGNING_SECRET", "SLACK_API_URL"} {
+	for _, k := range []string{"SLACK_BOT_TOKEN", "SLACK_APP_TOKEN", "SLACK_SIGNING_SECRET", "SLACK_API_URL", "HTTP_TOKEN"} {
 		t.Setenv(k, "")
 	}
 }
@@ -53,33 +90,163 @@ func freeAddr(t *testing.T) string {
 	return addr
 }
 
-func TestCLIServeWithoutSlackTokens(t *testing.T) {
-	clearSlackEnv(t)
-	got := runCLI(t, "", "serve")
-	require.Error(t, got.err)
-	assert.Contains(t, got.err.Error(), "slack is not configured: set SLACK_BOT_TOKEN and SLACK_APP_TOKEN")
-	assert.Contains(t, got.err.Error(), "README.md")
+// server is a running `analyticsbot serve`.
+type server struct {
+	url         string // the web chat, as printed
+	out, errOut *syncBuffer
+	stop        context.CancelFunc
+	done        chan error
 }
 
-func TestCLIServeAnswersInSlack(t *testing.T) {
+var webChatLine = regexp.MustCompile(`Web chat: (http://\S+)\n`)
+
+// startServe runs `analyticsbot serve` with the environment set so far and
+// waits for it to print the web chat's address.
+func startServe(t *testing.T) *server {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), cliTimeo)
+	s := &server{out: &syncBuffer{}, errOut: &syncBuffer{}, stop: cancel, done: make(chan error, 1)}
+	go func() { s.done <- run(ctx, []string{"serve"}, strings.NewReader(""), s.out, s.errOut) }()
+	t.Cleanup(func() {
+		cancel()
+		<-s.done
+	})
+	s.url = s.out.waitFor(t, webChatLine, s.done)[1]
+	return s
+}
+
+// shutdown stops the server as a signal does and checks it stopped cleanly.
+func (s *server) shutdown(t *testing.T) {
+	t.Helper()
+	s.stop()
+	select {
+	case err := <-s.done:
+		s.done <- err // for the cleanup
+		require.NoError(t, err, "serve stops cleanly on a signal; stderr: %s", s.errOut.String())
+	case <-time.After(time.Minute):
+		t.Fatal("serve did not stop within a minute of its context ending")
+	}
+	assert.Contains(t, s.out.String(), "stopped")
+}
+
+// get sends a GET with an optional bearer token.
+func get(t *testing.T, url, token string) (int, string) {
+	t.Helper()
+	req, err := http.NewRequest(http.MethodGet, url, nil)
+	require.NoError(t, err)
+	if token != "" {
+		req.Header.Set("Authorization", "Bearer "+token)
+	}
+	return send(t, req)
+}
+
+// ask posts a question to the web chat and returns the whole event stream.
+func askWeb(t *testing.T, base, question, token string) (int, string) {
+	t.Helper()
+	body, err := json.Marshal(map[string]any{"messages": []map[string]string{{"role": "user", "content": question}}})
+	require.NoError(t, err)
+	req, err := http.NewRequest(http.MethodPost, base+"/api/chat/stream", bytes.NewReader(body))
+	require.NoError(t, err)
+	req.Header.Set("Content-Type", "application/json")
+	if token != "" {
+		req.Header.Set("Authorization", "Bearer "+token)
+	}
+	return send(t, req)
+}
+
+func send(t *testing.T, req *http.Request) (int, string) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), cliTimeo)
+	defer cancel()
+	resp, err := http.DefaultClient.Do(req.WithContext(ctx))
+	require.NoError(t, err, "%s %s", req.Method, req.URL)
+	defer resp.Body.Close()
+	b, err := io.ReadAll(resp.Body)
+	require.NoError(t, err, "read %s %s", req.Method, req.URL)
+	return resp.StatusCode, string(b)
+}
+
+// serveEnv points serve at a fresh database with the demo data, on a free
+// loopback port, without Slack, metrics or a token.
+func serveEnv(t *testing.T) {
+	t.Helper()
 	_, dbURL := storetest.NewWithURL(t)
 	setDemoEnv(t, dbURL)
 	require.NoError(t, runCLI(t, "", "demo", "load").err, "demo load")
-
-	slack := fakeslack.New(t)
 	clearSlackEnv(t)
+	t.Setenv("HTTP_ADDR", "127.0.0.1:0")
+	t.Setenv("METRICS_ADDR", "off")
+}
+
+func TestCLIServeWebChatWithoutSlack(t *testing.T) {
+	serveEnv(t)
+	s := startServe(t)
+	assert.Regexp(t, `^http://127\.0\.0\.1:\d+$`, s.url, "the printed address")
+	assert.Contains(t, s.out.String(), "Slack is not configured")
+
+	status, page := get(t, s.url+"/", "")
+	assert.Equal(t, http.StatusOK, status, "GET /")
+	assert.Contains(t, page, "<html", "the page")
+
+	status, examples := get(t, s.url+"/api/examples", "")
+	assert.Equal(t, http.StatusOK, status, "GET /api/examples: %s", examples)
+	assert.Contains(t, examples, demo.Questions()[0], "the demo's questions")
+
+	status, stream := askWeb(t, s.url, q2018, "")
+	require.Equal(t, http.StatusOK, status, "POST /api/chat/stream: %s", stream)
+	assert.Contains(t, stream, `"type":"message_end"`, "the stream ends with the answer")
+	assert.Contains(t, stream, "8160", "the answer")
+
+	s.shutdown(t)
+}
+
+func TestCLIServeRefusesAnOpenAddressWithoutToken(t *testing.T) {
+	tests := []struct {
+		name string
+		addr string
+	}{
+		{name: "every interface", addr: ":0"},
+		{name: "every IPv4 interface", addr: "0.0.0.0:0"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			clearSlackEnv(t)
+			t.Setenv("HTTP_ADDR", tt.addr)
+			got := runCLI(t, "", "serve")
+			require.Error(t, got.err, "serve on %s without HTTP_TOKEN", tt.addr)
+			assert.Contains(t, got.err.Error(), "is not a loopback address and HTTP_TOKEN is not set")
+		})
+	}
+}
+
+func TestCLIServeWithTokenOnEveryInterface(t *testing.T) {
+	serveEnv(t)
+	const token = "serve-test-token"
+	t.Setenv("HTTP_TOKEN", token)
+	t.Setenv("HTTP_ADDR", "0.0.0.0:0")
+	s := startServe(t)
+	assert.Regexp(t, `^http://127\.0\.0\.1:\d+$`, s.url, "every interface is shown as loopback")
+
+	status, body := get(t, s.url+"/api/examples", "")
+	assert.Equal(t, http.StatusUnauthorized, status, "without the token: %s", body)
+	status, body = get(t, s.url+"/api/examples", token)
+	assert.Equal(t, http.StatusOK, status, "with the token: %s", body)
+	status, _ = get(t, s.url+"/", "")
+	assert.Equal(t, http.StatusOK, status, "the page asks for the token itself")
+
+	s.shutdown(t)
+}
+
+func TestCLIServeAnswersInSlack(t *testing.T) {
+	serveEnv(t)
+	slack := fakeslack.New(t)
 	t.Setenv("SLACK_BOT_TOKEN", fakeslack.BotToken)
 	t.Setenv("SLACK_APP_TOKEN", fakeslack.AppToken)
 	t.Setenv("SLACK_API_URL", slack.APIURL())
 	metricsAddr := freeAddr(t)
 	t.Setenv("METRICS_ADDR", metricsAddr)
 
-	ctx, cancel := context.WithTimeout(context.Background(), cliTimeo)
-	defer cancel()
-	var out, errOut syncBuffer
-	done := make(chan error, 1)
-	go func() { done <- run(ctx, []string{"serve"}, strings.NewReader(""), &out, &errOut) }()
-
+	s := startServe(t)
 	slack.WaitConnected(t)
 	const ch, ts = "CSERVE001", "1700000100.000100"
 	id := slack.Send(t, fakeslack.Envelope{Type: "events_api", Payload: fakeslack.EventCallback("EvServe1",
@@ -89,22 +256,45 @@ func TestCLIServeAnswersInSlack(t *testing.T) {
 		return m.Channel == ch && m.ThreadTS == ts && strings.Contains(m.Text, "8160")
 	})
 
-	resp, err := http.Get("http://" + metricsAddr + "/metrics")
-	require.NoError(t, err, "GET /metrics")
-	body, _ := io.ReadAll(resp.Body)
-	resp.Body.Close()
-	assert.Equal(t, http.StatusOK, resp.StatusCode)
-	assert.Regexp(t, `analyticsbot_turns_total\{[^}]*intent="analytics_query"[^}]*\} 1`, string(body), "the answered turn is counted")
-	assert.Contains(t, string(body), "analyticsbot_node_duration_seconds_bucket", "node latency histogram")
+	status, body := get(t, "http://"+metricsAddr+"/metrics", "")
+	assert.Equal(t, http.StatusOK, status, "GET /metrics")
+	assert.Regexp(t, `analyticsbot_turns_total\{[^}]*intent="analytics_query"[^}]*\} 1`, body, "the answered turn is counted")
+	assert.Contains(t, body, "analyticsbot_node_duration_seconds_bucket", "node latency histogram")
 
-	cancel()
-	select {
-	case err := <-done:
-		require.NoError(t, err, "serve stops cleanly on a signal; stderr: %s", errOut.String())
-	case <-time.After(time.Minute):
-		t.Fatal("serve did not stop within a minute of its context ending")
-	}
-	assert.Contains(t, out.String(), "answering in Slack over Socket Mode as <@"+fakeslack.BotUserID+"> (model script:demo)")
-	assert.Contains(t, out.String(), "stopped")
-	assert.Contains(t, errOut.String(), "slack app running", "serve logs at info level")
+	// The web chat runs alongside.
+	status, stream := askWeb(t, s.url, q2018, "")
+	require.Equal(t, http.StatusOK, status, "web chat next to Slack: %s", stream)
+	assert.Contains(t, stream, "8160", "the web answer")
+
+	s.shutdown(t)
+	assert.Contains(t, s.out.String(), "in Slack over Socket Mode as <@"+fakeslack.BotUserID+"> (model script:demo)")
+	assert.Contains(t, s.errOut.String(), "slack app running", "serve logs at info level")
+}
+
+func TestCLIServeSlackHTTPModeSharesTheWebServer(t *testing.T) {
+	serveEnv(t)
+	const secret = "serve-test-signing-secret"
+	slack := fakeslack.New(t)
+	t.Setenv("SLACK_BOT_TOKEN", fakeslack.BotToken)
+	t.Setenv("SLACK_SIGNING_SECRET", secret)
+	t.Setenv("SLACK_API_URL", slack.APIURL())
+
+	s := startServe(t)
+	assert.Contains(t, s.out.String(), "in Slack on "+s.url+"/slack/{events,interactions,commands}")
+
+	const ch, ts = "CSERVE002", "1700000200.000100"
+	body := fakeslack.EventCallback("EvServeHTTP1", fakeslack.AppMention(ch, "UALICE01", "<@"+fakeslack.BotUserID+"> "+q2018, ts, ""))
+	status, reply := send(t, fakeslack.SignedRequest(t, secret, s.url+"/slack/events", "application/json", body, time.Now()))
+	require.Equal(t, http.StatusOK, status, "POST /slack/events on the web chat's port: %s", reply)
+	slack.WaitMessage(t, "the answer in the thread", func(m fakeslack.Message) bool {
+		return m.Channel == ch && m.ThreadTS == ts && strings.Contains(m.Text, "8160")
+	})
+
+	status, reply = send(t, fakeslack.SignedRequest(t, "wrong-secret", s.url+"/slack/events", "application/json", body, time.Now()))
+	assert.Equal(t, http.StatusUnauthorized, status, "Slack's signature is still checked: %s", reply)
+
+	status, examples := get(t, s.url+"/api/examples", "")
+	assert.Equal(t, http.StatusOK, status, "the web chat on the same port: %s", examples)
+
+	s.shutdown(t)
 }

@@ -1,0 +1,118 @@
+package web
+
+import (
+	"errors"
+	"io"
+	"mime"
+	"net/http"
+	"strconv"
+
+	"github.com/slack-go/slack"
+
+	"github.com/analyticsbot/analyticsbot/bot"
+	"github.com/analyticsbot/analyticsbot/nodes"
+)
+
+// actionRequest is the body of POST /api/actions: a button of an answer.
+type actionRequest struct {
+	ThreadID string `json:"thread_id"`
+	Action   string `json:"action"`
+	Value    string `json:"value"`
+}
+
+// showSQLResponse answers show_sql.
+type showSQLResponse struct {
+	QueryID string        `json:"query_id"`
+	SQL     string        `json:"sql"`
+	Blocks  []slack.Block `json:"blocks"`
+	Text    string        `json:"text"`
+}
+
+// serveAction presses an answer's button, without the model: export_csv
+// downloads the result as CSV, show_sql returns the query. The query must
+// belong to the thread named: another thread's query id finds nothing.
+func (s *server) serveAction(w http.ResponseWriter, r *http.Request) {
+	var req actionRequest
+	if err := decodeBody(w, r, s.cfg.MaxBody, &req); err != nil {
+		writeStatusError(w, err)
+		return
+	}
+	if err := checkThreadID(req.ThreadID); err != nil {
+		writeStatusError(w, err)
+		return
+	}
+	ctx := r.Context()
+	st, _, err := s.bot.Press(ctx, bot.Message{ThreadID: req.ThreadID, UserID: "web", ChannelID: "web"}, req.Action, req.Value)
+	if st != nil {
+		defer st.RemoveCSVFile()
+	}
+	switch {
+	case errors.Is(err, bot.ErrBadAction):
+		writeError(w, http.StatusBadRequest, err.Error())
+		return
+	case err != nil || st == nil:
+		if ctx.Err() == nil {
+			s.log.ErrorContext(ctx, "button press failed", "thread", req.ThreadID, "action", req.Action, "err", err)
+		}
+		writeError(w, http.StatusInternalServerError, textInternal)
+		return
+	case st.ErrorKind != "":
+		writeError(w, actionStatus(st.ErrorKind), friendly(st))
+		return
+	}
+	if req.Action == bot.ActionExportCSV {
+		s.sendCSV(w, r, st)
+		return
+	}
+	writeJSON(w, http.StatusOK, showSQLResponse{QueryID: st.QueryID, SQL: st.SQL, Blocks: st.Blocks, Text: st.ResponseText})
+}
+
+// sendCSV streams the run's CSV as a download.
+func (s *server) sendCSV(w http.ResponseWriter, r *http.Request, st *nodes.State) {
+	if !st.HasCSV() {
+		s.log.ErrorContext(r.Context(), "export produced no CSV", "thread", st.ThreadTS, "query_id", st.QueryID)
+		writeError(w, http.StatusInternalServerError, textInternal)
+		return
+	}
+	f, size, err := st.OpenCSV()
+	if err != nil {
+		s.log.ErrorContext(r.Context(), "open the CSV export", "thread", st.ThreadTS, "err", err)
+		writeError(w, http.StatusInternalServerError, textInternal)
+		return
+	}
+	defer f.Close()
+	h := w.Header()
+	h.Set("Content-Type", "text/csv; charset=utf-8")
+	h.Set("Content-Disposition", mime.FormatMediaType("attachment", map[string]string{"filename": st.CSVFilename}))
+	h.Set("Content-Length", strconv.FormatInt(size, 10))
+	w.WriteHeader(http.StatusOK)
+	if _, err := io.Copy(w, f); err != nil && r.Context().Err() == nil {
+		s.log.WarnContext(r.Context(), "CSV download cut", "thread", st.ThreadTS, "err", err)
+	}
+}
+
+// actionStatus is the HTTP status of a press that ended in an explained
+// failure.
+func actionStatus(kind nodes.ErrorKind) int {
+	switch kind {
+	case nodes.ErrNoPreviousQuery:
+		return http.StatusNotFound
+	case nodes.ErrUnsafeSQL:
+		return http.StatusUnprocessableEntity
+	case nodes.ErrQueryTimeout:
+		return http.StatusGatewayTimeout
+	case nodes.ErrDatabaseDown, nodes.ErrCubeDown, nodes.ErrCubeAuth:
+		return http.StatusServiceUnavailable
+	default:
+		return http.StatusInternalServerError
+	}
+}
+
+// friendly is the text users read for a failed run: the workflow's own
+// explanation.
+func friendly(st *nodes.State) string {
+	if st.ResponseText != "" {
+		return st.ResponseText
+	}
+	return textInternal
+}

@@ -1,0 +1,103 @@
+package web
+
+import (
+	"encoding/json"
+	"net/http"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/analyticsbot/analyticsbot/bot"
+)
+
+func TestActions(t *testing.T) {
+	t.Parallel()
+	b := newTestBot(t, "")
+	srv := newTestServer(t, b, Config{})
+	end := lastMessageEnd(t, chat(t, srv, "", q2018, nil).all(t))
+	calls := len(b.Scripted.Calls())
+
+	tests := []struct {
+		name       string
+		thread     string
+		action     string
+		value      string
+		wantStatus int
+		check      func(t *testing.T, resp *http.Response, body []byte)
+	}{
+		{
+			name: "export csv", thread: end.ThreadID, action: bot.ActionExportCSV, value: end.QueryID, wantStatus: http.StatusOK,
+			check: func(t *testing.T, resp *http.Response, body []byte) {
+				assert.Equal(t, "text/csv; charset=utf-8", resp.Header.Get("Content-Type"), "content type")
+				assert.Equal(t, `attachment; filename=how-many-games-were-released-in-2018-`+end.QueryID+`.csv`,
+					resp.Header.Get("Content-Disposition"), "a download with the query's file name")
+				assert.Equal(t, csv2018, string(body), "CSV")
+			},
+		},
+		{
+			name: "show sql", thread: end.ThreadID, action: bot.ActionShowSQL, value: end.QueryID, wantStatus: http.StatusOK,
+			check: func(t *testing.T, resp *http.Response, body []byte) {
+				assert.Equal(t, "application/json; charset=utf-8", resp.Header.Get("Content-Type"), "content type")
+				var got struct {
+					QueryID string          `json:"query_id"`
+					SQL     string          `json:"sql"`
+					Blocks  json.RawMessage `json:"blocks"`
+					Text    string          `json:"text"`
+				}
+				require.NoError(t, json.Unmarshal(body, &got), "body %s", body)
+				assert.Equal(t, sql2018, got.SQL, "sql")
+				assert.Equal(t, end.QueryID, got.QueryID, "query id")
+				assert.Contains(t, string(got.Blocks), "SELECT count(*) AS games FROM analytics.apps", "the blocks show the SQL")
+				assert.Contains(t, got.Text, q2018, "text")
+			},
+		},
+		{
+			name: "unknown action", thread: end.ThreadID, action: "drop_table", value: end.QueryID, wantStatus: http.StatusBadRequest,
+			check: wantError("unknown action"),
+		},
+		{
+			name: "malformed query id", thread: end.ThreadID, action: bot.ActionShowSQL, value: "1; DROP TABLE x", wantStatus: http.StatusBadRequest,
+			check: wantError("not a query id"),
+		},
+		{
+			name: "another thread's query", thread: newThreadID(), action: bot.ActionExportCSV, value: end.QueryID, wantStatus: http.StatusNotFound,
+			check: wantError(""),
+		},
+		{
+			name: "show sql in another thread", thread: newThreadID(), action: bot.ActionShowSQL, value: end.QueryID, wantStatus: http.StatusNotFound,
+			check: wantError(""),
+		},
+		{
+			name: "not a web thread", thread: "C0123:1700000000.000100", action: bot.ActionShowSQL, value: end.QueryID, wantStatus: http.StatusBadRequest,
+			check: wantError("not a web thread id"),
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			resp, body := doJSON(t, srv, http.MethodPost, "/api/actions",
+				map[string]string{"thread_id": tt.thread, "action": tt.action, "value": tt.value}, nil)
+			require.Equal(t, tt.wantStatus, resp.StatusCode, "status; body %s", body)
+			tt.check(t, resp, body)
+		})
+	}
+
+	// A CSV asked for in words cannot come down the stream: the answer
+	// offers a button that downloads it.
+	typed := lastMessageEnd(t, chat(t, srv, end.ThreadID, "export that as csv", nil).all(t))
+	assert.Equal(t, end.QueryID, typed.QueryID, "the export names the answer's query")
+	assert.Contains(t, string(typed.Blocks),
+		`{"type":"button","text":{"type":"plain_text","text":"Download CSV","emoji":false},"action_id":"export_csv","value":"`+end.QueryID+`"}`,
+		"a Download CSV button")
+
+	assert.Equal(t, calls, len(b.Scripted.Calls()), "buttons and exports never call the model")
+}
+
+// wantError checks a JSON error body holding substr.
+func wantError(substr string) func(t *testing.T, resp *http.Response, body []byte) {
+	return func(t *testing.T, resp *http.Response, body []byte) {
+		t.Helper()
+		assert.Equal(t, "application/json; charset=utf-8", resp.Header.Get("Content-Type"), "content type")
+		assert.Contains(t, errorBody(t, body), substr, "error message")
+	}
+}

@@ -1,0 +1,216 @@
+package web
+
+import (
+	"encoding/json"
+	"net/http"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/analyticsbot/analyticsbot/demo"
+)
+
+func question(q string) map[string]any {
+	return map[string]any{"messages": []map[string]string{{"role": "user", "content": q}}}
+}
+
+func TestRequestErrors(t *testing.T) {
+	t.Parallel()
+	b := newTestBot(t, "")
+	srv := newTestServer(t, b, Config{MaxBody: 1024})
+	calls := len(b.Scripted.Calls())
+
+	tests := []struct {
+		name       string
+		method     string
+		path       string
+		body       any
+		wantStatus int
+		wantError  string
+	}{
+		{name: "malformed JSON", method: http.MethodPost, path: "/api/chat/stream", body: []byte(`{"messages": [`),
+			wantStatus: http.StatusBadRequest, wantError: "not valid JSON"},
+		{name: "no messages", method: http.MethodPost, path: "/api/chat/stream", body: map[string]any{"messages": []any{}},
+			wantStatus: http.StatusBadRequest, wantError: "messages is empty"},
+		{name: "messages missing", method: http.MethodPost, path: "/api/chat/stream", body: map[string]any{},
+			wantStatus: http.StatusBadRequest, wantError: "messages is empty"},
+		{name: "no user message", method: http.MethodPost, path: "/api/chat/stream",
+			body:       map[string]any{"messages": []map[string]string{{"role": "assistant", "content": "Hi"}}},
+			wantStatus: http.StatusBadRequest, wantError: `no message with "role": "user"`},
+		{name: "blank question", method: http.MethodPost, path: "/api/chat/stream", body: question(" \n\t"),
+			wantStatus: http.StatusBadRequest, wantError: "the question is empty"},
+		{name: "body too large", method: http.MethodPost, path: "/api/chat/stream", body: question(strings.Repeat("x", 2000)),
+			wantStatus: http.StatusRequestEntityTooLarge, wantError: "larger than 1024 bytes"},
+		{name: "not a web thread", method: http.MethodPost, path: "/api/chat/stream",
+			body:       map[string]any{"thread_id": "C1:1700000000.000100", "messages": []map[string]string{{"role": "user", "content": q2018}}},
+			wantStatus: http.StatusBadRequest, wantError: "not a web thread id"},
+		{name: "stream by GET", method: http.MethodGet, path: "/api/chat/stream",
+			wantStatus: http.StatusMethodNotAllowed, wantError: "use POST"},
+		{name: "actions malformed JSON", method: http.MethodPost, path: "/api/actions", body: []byte(`nope`),
+			wantStatus: http.StatusBadRequest, wantError: "not valid JSON"},
+		{name: "actions too large", method: http.MethodPost, path: "/api/actions",
+			body:       map[string]string{"thread_id": strings.Repeat("a", 2000)},
+			wantStatus: http.StatusRequestEntityTooLarge, wantError: "larger than"},
+		{name: "thread id not a web one", method: http.MethodGet, path: "/api/threads/C1:1700000000.000100",
+			wantStatus: http.StatusNotFound, wantError: "no such thread"},
+		{name: "unknown endpoint", method: http.MethodGet, path: "/api/nope",
+			wantStatus: http.StatusNotFound, wantError: "no such API endpoint"},
+		{name: "examples by POST", method: http.MethodPost, path: "/api/examples", body: map[string]any{},
+			wantStatus: http.StatusMethodNotAllowed, wantError: "use GET"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			resp, data := doJSON(t, srv, tt.method, tt.path, tt.body, nil)
+			require.Equal(t, tt.wantStatus, resp.StatusCode, "status; body %s", data)
+			assert.Equal(t, "application/json; charset=utf-8", resp.Header.Get("Content-Type"), "errors are JSON")
+			assert.Contains(t, errorBody(t, data), tt.wantError, "error message")
+		})
+	}
+	assert.Equal(t, calls, len(b.Scripted.Calls()), "a refused request never reaches the model")
+}
+
+func TestAuth(t *testing.T) {
+	t.Parallel()
+	const token = "s3cret-token"
+	b := newTestBot(t, "")
+	srv := newTestServer(t, b, Config{Token: token})
+
+	tests := []struct {
+		name       string
+		method     string
+		path       string
+		body       any
+		header     http.Header
+		wantStatus int
+	}{
+		{name: "no token", method: http.MethodGet, path: "/api/examples", wantStatus: http.StatusUnauthorized},
+		{name: "wrong token", method: http.MethodGet, path: "/api/examples",
+			header: http.Header{"Authorization": {"Bearer nope"}}, wantStatus: http.StatusUnauthorized},
+		{name: "token as basic auth", method: http.MethodGet, path: "/api/examples",
+			header: http.Header{"Authorization": {"Basic " + token}}, wantStatus: http.StatusUnauthorized},
+		{name: "token prefix", method: http.MethodGet, path: "/api/examples",
+			header: http.Header{"Authorization": {"Bearer " + token[:5]}}, wantStatus: http.StatusUnauthorized},
+		{name: "right token", method: http.MethodGet, path: "/api/examples",
+			header: http.Header{"Authorization": {"Bearer " + token}}, wantStatus: http.StatusOK},
+		{name: "scheme in lower case", method: http.MethodGet, path: "/api/examples",
+			header: http.Header{"Authorization": {"bearer " + token}}, wantStatus: http.StatusOK},
+		{name: "stream without token", method: http.MethodPost, path: "/api/chat/stream", body: question(q2018),
+			wantStatus: http.StatusUnauthorized},
+		{name: "actions without token", method: http.MethodPost, path: "/api/actions", body: map[string]string{},
+			wantStatus: http.StatusUnauthorized},
+		{name: "thread without token", method: http.MethodGet, path: "/api/threads/" + newThreadID(),
+			wantStatus: http.StatusUnauthorized},
+		{name: "the page needs no token", method: http.MethodGet, path: "/", wantStatus: http.StatusOK},
+		{name: "nor its files", method: http.MethodGet, path: "/static/app.js", wantStatus: http.StatusOK},
+		{name: "any host with the token", method: http.MethodGet, path: "/api/examples",
+			header: http.Header{"Authorization": {"Bearer " + token}, "Host": {"bot.example.com"}}, wantStatus: http.StatusOK},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			resp, data := doJSON(t, srv, tt.method, tt.path, tt.body, tt.header)
+			require.Equal(t, tt.wantStatus, resp.StatusCode, "status; body %s", data)
+			if tt.wantStatus == http.StatusUnauthorized {
+				assert.Contains(t, errorBody(t, data), "access token", "error message")
+				assert.Equal(t, `Bearer realm="analyticsbot"`, resp.Header.Get("WWW-Authenticate"), "WWW-Authenticate")
+			}
+		})
+	}
+
+	// With the token, the whole answer works.
+	end := lastMessageEnd(t, chat(t, srv, "", q2018, http.Header{"Authorization": {"Bearer " + token}}).all(t))
+	assert.Contains(t, end.Text, games2018, "answer with the token")
+}
+
+func TestWithoutTokenOnlyThisMachinesPages(t *testing.T) {
+	t.Parallel()
+	b := newTestBot(t, "")
+	srv := newTestServer(t, b, Config{})
+
+	tests := []struct {
+		name       string
+		header     http.Header
+		wantStatus int
+	}{
+		{name: "no origin (curl)", wantStatus: http.StatusOK},
+		{name: "the page's own origin", header: http.Header{"Origin": {srv.URL}}, wantStatus: http.StatusOK},
+		{name: "localhost by name", header: http.Header{"Host": {"localhost:8080"}, "Origin": {"http://localhost:8080"}}, wantStatus: http.StatusOK},
+		{name: "another site's page", header: http.Header{"Origin": {"https://evil.example"}}, wantStatus: http.StatusForbidden},
+		{name: "opaque origin", header: http.Header{"Origin": {"null"}}, wantStatus: http.StatusForbidden},
+		{name: "DNS rebinding", header: http.Header{"Host": {"evil.example:8080"}, "Origin": {"http://evil.example:8080"}}, wantStatus: http.StatusForbidden},
+		{name: "a LAN name", header: http.Header{"Host": {"192.168.1.20:8080"}}, wantStatus: http.StatusForbidden},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			resp, data := doJSON(t, srv, http.MethodGet, "/api/examples", nil, tt.header)
+			require.Equal(t, tt.wantStatus, resp.StatusCode, "status; body %s", data)
+			if tt.wantStatus == http.StatusForbidden {
+				assert.NotEmpty(t, errorBody(t, data), "error message")
+			}
+		})
+	}
+}
+
+func TestExamples(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name   string
+		script string
+		want   []string
+	}{
+		{name: "the demo suggests its questions", script: "", want: demo.Questions()[:4]},
+		{name: "a model of one's own suggests none", script: demoScript(""), want: []string{}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			b := newTestBot(t, tt.script)
+			srv := newTestServer(t, b, Config{})
+			resp, data := doJSON(t, srv, http.MethodGet, "/api/examples", nil, nil)
+			require.Equal(t, http.StatusOK, resp.StatusCode, "status; body %s", data)
+			var got struct {
+				Domain   string   `json:"domain"`
+				Examples []string `json:"examples"`
+			}
+			require.NoError(t, json.Unmarshal(data, &got), "body %s", data)
+			assert.Equal(t, b.Config().Domain, got.Domain, "domain")
+			assert.NotEmpty(t, got.Domain, "domain")
+			assert.Equal(t, tt.want, got.Examples, "examples")
+			assert.NotContains(t, string(data), "null", "no nulls for the page to trip on")
+		})
+	}
+}
+
+func TestPageAndHealth(t *testing.T) {
+	t.Parallel()
+	b := newTestBot(t, "")
+	srv := newTestServer(t, b, Config{})
+
+	tests := []struct {
+		name       string
+		path       string
+		wantStatus int
+		wantType   string
+		wantBody   string
+	}{
+		{name: "the page", path: "/", wantStatus: http.StatusOK, wantType: "text/html; charset=utf-8", wantBody: "/static/app.js"},
+		{name: "its script", path: "/static/app.js", wantStatus: http.StatusOK, wantType: "text/javascript; charset=utf-8"},
+		{name: "a missing file", path: "/static/nope.js", wantStatus: http.StatusNotFound},
+		{name: "no directory listing", path: "/static/", wantStatus: http.StatusNotFound},
+		{name: "no other pages", path: "/admin", wantStatus: http.StatusNotFound},
+		{name: "health", path: "/healthz", wantStatus: http.StatusOK, wantType: "text/plain; charset=utf-8", wantBody: "ok"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			resp, data := doJSON(t, srv, http.MethodGet, tt.path, nil, nil)
+			require.Equal(t, tt.wantStatus, resp.StatusCode, "status; body %.200s", data)
+			if tt.wantType != "" {
+				assert.Equal(t, tt.wantType, resp.Header.Get("Content-Type"), "content type")
+			}
+			assert.Contains(t, string(data), tt.wantBody, "body")
+			assert.Equal(t, pageCSP, resp.Header.Get("Content-Security-Policy"), "CSP")
+			assert.Equal(t, "nosniff", resp.Header.Get("X-Content-Type-Options"), "nosniff")
+		})
+	}
+}

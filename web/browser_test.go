@@ -1,0 +1,238 @@
+package web
+
+import (
+	"os"
+	"strings"
+	"testing"
+
+	"github.com/chromedp/chromedp"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/analyticsbot/analyticsbot/demo"
+)
+
+// leadScreenshot is a copy of the chat's screenshot where the lead looks.
+const leadScreenshot = "/tmp/analyticsbot-webchat.png"
+
+// button selects the first button whose text is label.
+func button(label string) chromedp.Search {
+	return chromedp.Search(`//button[normalize-space(.)=` + xpathString(label) + `]`)
+}
+
+// xpathString quotes s for XPath 1.0, which has no escapes.
+func xpathString(s string) string {
+	if !strings.Contains(s, `"`) {
+		return `"` + s + `"`
+	}
+	return `'` + s + `'`
+}
+
+// recordProgress makes the page remember every progress label and every
+// live-text chunk it shows. An answer of the scripted model can come and go
+// within one frame, so waiting for the line to be on screen could miss it;
+// a MutationObserver sees each change the page makes to the DOM.
+const recordProgress = `(() => {
+  window.__progress = [];
+  window.__live = [];
+  new MutationObserver((records) => {
+    for (const r of records) {
+      for (const n of r.addedNodes) {
+        if (n.nodeType === Node.TEXT_NODE) {
+          if (r.target.classList?.contains("progress-label")) __progress.push(n.data);
+          if (r.target.classList?.contains("live-text")) __live.push(n.data);
+        } else if (n.nodeType === Node.ELEMENT_NODE) {
+          for (const l of n.querySelectorAll(".progress-label")) __progress.push(l.textContent);
+        }
+      }
+    }
+  }).observe(document.getElementById("log"), { childList: true, subtree: true });
+})()`
+
+// TestBrowserChat is the web chat as a person uses it, in headless Chromium:
+// an example question answered with live progress and a table, Export CSV,
+// Show SQL, a follow-up typed and sent with Enter, the keyboard's Tab order,
+// and a phone-sized screen.
+func TestBrowserChat(t *testing.T) {
+	t.Parallel()
+	tb := newTab(t)
+	b := newTestBot(t, "")
+	srv := newTestServer(t, b, Config{})
+	downloads := t.TempDir()
+	tb.allowDownloads(t, downloads)
+
+	tb.do(t, "open the chat", chromedp.Navigate(srv.URL+"/"), chromedp.WaitVisible(chromedp.CSS(".chip")))
+	chips := eval[[]string](t, tb, `[...document.querySelectorAll(".chip")].map((c) => c.textContent)`)
+	require.Equal(t, demo.Questions()[:4], chips, "example chips: got %q, want the demo's questions", chips)
+
+	t.Run("tab order", func(t *testing.T) {
+		want := append([]string{"a:Skip to the question box", "button:New conversation"}, prefixed("button:", chips)...)
+		want = append(want, "textarea:question", "button:Send")
+		var got []string
+		eval[chromedp.Void](t, tb, `document.activeElement?.blur()`)
+		for range want {
+			tb.do(t, "press Tab", chromedp.KeyEvent("\t"))
+			got = append(got, eval[string](t, tb, `(() => { const e = document.activeElement;
+			  return e.tagName.toLowerCase() + ":" + (e.tagName === "TEXTAREA" ? e.id : e.textContent.trim()); })()`))
+		}
+		assert.Equal(t, want, got, "Tab order: got %q, want %q", got, want)
+		tb.do(t, "focus the first chip", chromedp.Focus(chromedp.CSS(".chip")), chromedp.KeyEvent("\t"), chromedp.KeyEvent("\t", chromedp.KeyModifiers(chromedp.ModifierShift)))
+		outline := eval[string](t, tb, `getComputedStyle(document.activeElement).outlineStyle`)
+		assert.NotEqual(t, "none", outline, "a chip focused by the keyboard shows its focus: got outline %q", outline)
+	})
+
+	eval[chromedp.Void](t, tb, recordProgress)
+	tb.do(t, "click the example "+q2018, chromedp.Click(button(q2018)))
+	tb.waitUntil(t, "the progress line says it writes SQL", `window.__progress.includes("Writing SQL…")`)
+	tb.do(t, "wait for the answer's table", chromedp.WaitVisible(chromedp.CSS("#log .msg.bot .bk-table")))
+
+	t.Run("answer", func(t *testing.T) {
+		progress := eval[[]string](t, tb, `window.__progress`)
+		assert.Subset(t, progress, []string{"Thinking…", "Writing SQL…", "Running the query…", "Reading the results…"},
+			"progress labels: got %q", progress)
+		live := eval[[]string](t, tb, `window.__live`)
+		assert.Greater(t, len(live), 1, "the answer's text streams in several chunks: got %q", live)
+		assert.Contains(t, strings.Join(live, ""), games2018, "the streamed text: got %q", live)
+
+		got := eval[map[string]any](t, tb, `(() => {
+		  const msg = document.querySelector("#log .msg.bot");
+		  const td = msg.querySelector(".bk-table tbody td");
+		  return {
+		    bold: msg.querySelector(".bk-section strong")?.textContent,
+		    header: msg.querySelector(".bk-table th")?.textContent,
+		    cell: td?.textContent,
+		    align: td?.style.textAlign,
+		    progressLeft: document.querySelectorAll("#log .progress, #log .live-text").length,
+		    busy: msg.querySelector("[aria-busy]") !== null,
+		    status: document.getElementById("status").textContent,
+		    hash: location.hash,
+		    steps: [...msg.querySelectorAll(".meta .step")].map((s) => s.textContent).join("\n"),
+		  };
+		})()`)
+		assert.Equal(t, games2018, got["bold"], "the answer's bold number")
+		assert.Equal(t, "games", got["header"], "the table's header")
+		assert.Equal(t, games2018, got["cell"], "the table's cell")
+		assert.Equal(t, "right", got["align"], "a number column is right-aligned")
+		assert.EqualValues(t, 0, got["progressLeft"], "the answer replaces the progress line and the live text")
+		assert.Equal(t, false, got["busy"], "the answer is no longer marked busy")
+		assert.Equal(t, "Answer ready.", got["status"], "the live region announces the answer")
+		assert.Regexp(t, `^#thread=web-[0-9a-f]+$`, got["hash"], "the thread id is kept in the URL")
+		assert.Contains(t, got["steps"], "✓ Writing SQL… (generate_sql", "the answer's details list its steps")
+	})
+
+	t.Run("export CSV", func(t *testing.T) {
+		name, content := tb.download(t, downloads, chromedp.Click(button("Export CSV")))
+		assert.Equal(t, csv2018, content, "the downloaded CSV")
+		assert.True(t, strings.HasSuffix(name, ".csv"), "the file's name: got %q, want a .csv", name)
+		assert.Equal(t, 1, eval[int](t, tb, `document.querySelectorAll("#log .msg").length - 1`),
+			"Export CSV adds no message")
+	})
+
+	t.Run("show SQL", func(t *testing.T) {
+		tb.do(t, "click Show SQL", chromedp.Click(button("Show SQL")),
+			chromedp.WaitVisible(chromedp.CSS("#log > .msg.bot:last-child pre code")))
+		sql := eval[string](t, tb, `document.querySelector("#log > .msg.bot:last-child pre code").textContent`)
+		assert.Contains(t, sql, sql2018, "the SQL shown")
+	})
+
+	t.Run("follow-up with Enter", func(t *testing.T) {
+		hash := eval[string](t, tb, `location.hash`)
+		tb.do(t, "type a follow-up and press Enter", chromedp.SendKeys(chromedp.CSS("#question"), "And in 2017?"), pressEnter)
+		tb.waitUntil(t, "the follow-up's table", `document.querySelectorAll("#log .bk-table").length === 2`)
+		got := eval[map[string]any](t, tb, `(() => {
+		  const tables = document.querySelectorAll("#log .bk-table");
+		  return {
+		    cell: tables[1].querySelector("tbody td").textContent,
+		    hash: location.hash,
+		    input: document.getElementById("question").value,
+		    focused: document.activeElement.id,
+		  };
+		})()`)
+		assert.Equal(t, games2017, got["cell"], "the follow-up answers for 2017 in the same thread")
+		assert.Equal(t, hash, got["hash"], "the follow-up stays in the thread")
+		assert.Equal(t, "", got["input"], "the question box is emptied")
+		assert.Equal(t, "question", got["focused"], "the question box keeps the focus")
+	})
+
+	shot := tb.screenshot(t, "webchat.png", 1024)
+	if data, err := os.ReadFile(shot); assert.NoError(t, err, "read the screenshot") {
+		assert.NoError(t, os.WriteFile(leadScreenshot, data, 0o644), "copy the screenshot")
+		t.Logf("screenshot copy: %s", leadScreenshot)
+	}
+
+	t.Run("360 px wide", func(t *testing.T) {
+		tb.do(t, "narrow the viewport", chromedp.EmulateViewport(360, 740))
+		got := eval[map[string]int](t, tb, `(() => {
+		  const root = document.documentElement;
+		  const widest = Math.max(...[...document.querySelectorAll("header, .msg, .composer, .bk-table-wrap, pre")]
+		    .map((e) => Math.ceil(e.getBoundingClientRect().right)));
+		  return { client: root.clientWidth, scroll: root.scrollWidth, widest };
+		})()`)
+		require.Equal(t, 360, got["client"], "the viewport is 360 px wide")
+		assert.LessOrEqual(t, got["scroll"], got["client"], "no horizontal scroll at 360 px: page %d px wide", got["scroll"])
+		assert.LessOrEqual(t, got["widest"], 360, "every part of the page fits in 360 px")
+		tb.screenshot(t, "webchat-360.png", 360)
+	})
+
+	assert.Empty(t, tb.problems(nil), "the page logs no errors")
+}
+
+// TestBrowserNewConversation checks that "New conversation" starts over: a
+// new thread, the examples back, and a reload of a thread's URL shows its turns.
+func TestBrowserNewConversation(t *testing.T) {
+	t.Parallel()
+	tb := newTab(t)
+	b := newTestBot(t, "")
+	srv := newTestServer(t, b, Config{})
+
+	tb.do(t, "open the chat", chromedp.Navigate(srv.URL+"/"), chromedp.WaitVisible(chromedp.CSS(".chip")))
+	tb.do(t, "ask", chromedp.Click(button(q2018)), chromedp.WaitVisible(chromedp.CSS("#log .bk-table")))
+	hash := eval[string](t, tb, `location.hash`)
+	require.Regexp(t, `^#thread=web-[0-9a-f]+$`, hash, "the thread id is in the URL")
+
+	tb.do(t, "reload the thread", chromedp.Reload(), chromedp.WaitVisible(chromedp.CSS("#log .msg.bot")))
+	got := eval[[]string](t, tb, `[...document.querySelectorAll("#log .msg")].map((m) => m.textContent.trim())`)
+	require.Len(t, got, 2, "the reloaded thread shows its turn: got %q", got)
+	assert.Equal(t, q2018, got[0], "the question")
+	assert.Contains(t, got[1], games2018, "the answer")
+
+	tb.do(t, "start a new conversation", chromedp.Click(button("New conversation")), chromedp.WaitVisible(chromedp.CSS(".chip")))
+	assert.Equal(t, "", eval[string](t, tb, `location.hash`), "a new conversation has no thread yet")
+	assert.Equal(t, 0, eval[int](t, tb, `document.querySelectorAll("#log .msg").length`), "the old messages are gone")
+	assert.Equal(t, "question", eval[string](t, tb, `document.activeElement.id`), "the question box has the focus")
+	assert.Empty(t, tb.problems(nil), "the page logs no errors")
+}
+
+// TestBrowserToken checks that with HTTP_TOKEN the page asks for the token,
+// asks again after a wrong one, and keeps the right one for the tab.
+func TestBrowserToken(t *testing.T) {
+	t.Parallel()
+	const token = "browser-s3cret"
+	tb := newTab(t)
+	b := newTestBot(t, "")
+	srv := newTestServer(t, b, Config{Token: token})
+
+	tb.do(t, "open the chat", chromedp.Navigate(srv.URL+"/"))
+	dialogOpen := `document.getElementById("token-dialog").open && document.getElementById("token").value === ""`
+	tb.waitUntil(t, "the token dialog", dialogOpen)
+	tb.do(t, "enter a wrong token", chromedp.SendKeys(chromedp.CSS("#token"), "wrong"), chromedp.Click(button("Continue")))
+	tb.waitUntil(t, "the token dialog again", dialogOpen)
+	tb.do(t, "enter the token", chromedp.SendKeys(chromedp.CSS("#token"), token+"\n"), chromedp.WaitVisible(chromedp.CSS(".chip")))
+	assert.Equal(t, token, eval[string](t, tb, `sessionStorage.getItem("analyticsbot.token")`), "the token is kept for the tab")
+
+	tb.do(t, "ask", chromedp.Click(button(q2018)), chromedp.WaitVisible(chromedp.CSS("#log .bk-table")))
+	assert.Equal(t, games2018, eval[string](t, tb, `document.querySelector("#log .bk-table tbody td").textContent`),
+		"the answer, asked with the token")
+	assert.Empty(t, tb.problems(func(m chromedp.ConsoleMessage) bool {
+		return strings.Contains(m.Text, "401") // the refused requests before the token
+	}), "the page logs no errors but the 401s")
+}
+
+// prefixed returns each of items with prefix before it.
+func prefixed(prefix string, items []string) []string {
+	out := make([]string, len(items))
+	for i, s := range items {
+		out[i] = prefix + s
+	}
+	return out
+}

@@ -1,0 +1,114 @@
+package web
+
+import (
+	"crypto/rand"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"regexp"
+	"time"
+)
+
+// What users read when the bot itself failed; the details go to the log.
+const (
+	textInternal = "Something went wrong on my side while answering. Please try again; if it keeps happening, tell whoever runs me."
+	textBusy     = "I'm answering a lot of questions right now. Please ask again in a minute."
+)
+
+// writeJSON sends v with status. An encoding failure can only be a bug in
+// the types sent; it is reported as a plain 500.
+func writeJSON(w http.ResponseWriter, status int, v any) {
+	body, err := json.Marshal(v)
+	if err != nil {
+		http.Error(w, `{"error": "cannot encode the response"}`, http.StatusInternalServerError)
+		return
+	}
+	w.Header().Set("Content-Type", "application/json; charset=utf-8")
+	w.WriteHeader(status)
+	_, _ = w.Write(append(body, '\n'))
+}
+
+// writeError sends {"error": msg} with status.
+func writeError(w http.ResponseWriter, status int, msg string) {
+	writeJSON(w, status, map[string]string{"error": msg})
+}
+
+// statusError is a request the handler refuses, with its status.
+type statusError struct {
+	status int
+	msg    string
+}
+
+func (e *statusError) Error() string { return e.msg }
+
+func badRequest(format string, args ...any) error {
+	return &statusError{status: http.StatusBadRequest, msg: fmt.Sprintf(format, args...)}
+}
+
+// writeStatusError answers err: its own status when it is a *statusError.
+func writeStatusError(w http.ResponseWriter, err error) {
+	var se *statusError
+	if errors.As(err, &se) {
+		writeError(w, se.status, se.msg)
+		return
+	}
+	writeError(w, http.StatusInternalServerError, textInternal)
+}
+
+// decodeBody reads the JSON body into v: at most maxBody bytes (413
+// beyond), within readTimeout, then clears the read deadline so that a
+// long answer is not cut by it.
+func decodeBody(w http.ResponseWriter, r *http.Request, maxBody int, v any) error {
+	rc := http.NewResponseController(w)
+	// Not every ResponseWriter supports deadlines (httptest's recorder):
+	// the body size still bounds the read.
+	_ = rc.SetReadDeadline(time.Now().Add(readTimeout))
+	defer func() { _ = rc.SetReadDeadline(time.Time{}) }()
+	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, int64(maxBody)))
+	if err != nil {
+		var tooBig *http.MaxBytesError
+		if errors.As(err, &tooBig) {
+			return &statusError{status: http.StatusRequestEntityTooLarge, msg: fmt.Sprintf("the request is larger than %d bytes", maxBody)}
+		}
+		return badRequest("cannot read the request body: %v", err)
+	}
+	if err := json.Unmarshal(body, v); err != nil {
+		return badRequest("the request body is not valid JSON: %v", err)
+	}
+	return nil
+}
+
+// threadIDPattern is what web thread ids look like. Requests may name only
+// these, so the web API cannot read Slack's or the terminal's threads.
+var threadIDPattern = regexp.MustCompile(`^web-[0-9a-f]{32}$`)
+
+// newThreadID returns a fresh thread id. Its 128 random bits make it
+// unguessable: knowing it is what gives access to a thread.
+func newThreadID() string {
+	var b [16]byte
+	_, _ = rand.Read(b[:]) // crypto/rand never fails on supported systems
+	return "web-" + hex.EncodeToString(b[:])
+}
+
+// checkThreadID returns a 400 for an id that is not a web thread id.
+func checkThreadID(id string) error {
+	if !threadIDPattern.MatchString(id) {
+		return badRequest("thread_id %q is not a web thread id (web- and 32 hex digits, as message_end gives it)", clip(id, 80))
+	}
+	return nil
+}
+
+// clip shortens s for an error message.
+func clip(s string, n int) string {
+	r := []rune(s)
+	if len(r) <= n {
+		return s
+	}
+	return string(r[:n]) + "…"
+}
+
+// ms renders a duration in milliseconds with microsecond precision.
+func ms(d time.Duration) float64 { return float64(d.Microseconds()) / 1e3 }

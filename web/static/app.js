@@ -1,0 +1,373 @@
+// The web chat: asks questions over the streaming API, shows progress and the answer's Block Kit
+// blocks, runs the answer's buttons, and keeps the thread in the URL hash so a reload or a shared
+// link shows the same conversation.
+"use strict";
+
+(function () {
+  const $ = (id) => document.getElementById(id);
+  const log = $("log");
+  const form = $("composer");
+  const input = $("question");
+  const sendBtn = $("send");
+  const stopBtn = $("stop");
+  const announcer = $("status");
+
+  let threadId = threadFromHash();
+  let running = null; // the AbortController of the answer being streamed
+
+  function threadFromHash() {
+    const m = location.hash.match(/^#thread=(.+)$/);
+    try {
+      return m ? decodeURIComponent(m[1]) : "";
+    } catch {
+      return ""; // a mangled link starts a new conversation
+    }
+  }
+
+  function setThread(id) {
+    threadId = id || "";
+    const hash = threadId ? "#thread=" + encodeURIComponent(threadId) : "";
+    history.replaceState(null, "", location.pathname + location.search + hash);
+  }
+
+  function el(tag, className, text) {
+    const n = document.createElement(tag);
+    if (className) n.className = className;
+    if (text !== undefined) n.textContent = text;
+    return n;
+  }
+
+  function announce(text) {
+    announcer.textContent = text;
+  }
+
+  // following is whether the reader was at the bottom when they last scrolled; growing content
+  // fires no scroll event, so this is read before the growth, as it must be.
+  let following = true;
+  window.addEventListener("scroll", () => {
+    const root = document.documentElement;
+    following = root.scrollHeight - root.scrollTop - root.clientHeight < 160;
+  }, { passive: true });
+
+  /** scrollDown follows a growing answer, unless the reader has scrolled up to read something. */
+  function scrollDown(force) {
+    if (force || following) window.scrollTo(0, document.documentElement.scrollHeight);
+  }
+
+  /** message appends an empty chat message and returns its body. */
+  function message(role) {
+    const art = el("article", "msg " + role);
+    art.setAttribute("aria-label", role === "user" ? "You said" : "analyticsbot said");
+    const body = art.appendChild(el("div", "bubble"));
+    log.append(art);
+    scrollDown(role === "user");
+    return body;
+  }
+
+  function userMessage(text) {
+    message("user").append(el("p", "user-text", text));
+  }
+
+  /** botBlocks appends a bot message showing blocks, or its fallback text when there are none. */
+  function botBlocks(blocks, text) {
+    const body = message("bot");
+    fill(body, blocks, text);
+    return body;
+  }
+
+  function fill(body, blocks, text) {
+    const frag = BlockKit.render(blocks, { onAction });
+    if (frag.childNodes.length) body.append(frag);
+    else body.append(Mrkdwn.render(text || "(empty answer)"));
+  }
+
+  function botError(text) {
+    const body = message("bot");
+    body.classList.add("error");
+    body.append(el("p", "", "⚠️ " + text));
+  }
+
+  function formatMs(ms) {
+    if (typeof ms !== "number" || !isFinite(ms)) return "";
+    return ms >= 1000 ? (ms / 1000).toFixed(1) + " s" : Math.round(ms) + " ms";
+  }
+
+  /** pending is the bot message of an answer being streamed: progress, live text, then the answer. */
+  function pending() {
+    const body = message("bot");
+    body.setAttribute("aria-busy", "true");
+    const progress = body.appendChild(el("div", "progress"));
+    progress.append(el("span", "spinner"));
+    const label = progress.appendChild(el("span", "progress-label", "Thinking…"));
+    const live = body.appendChild(el("div", "live-text"));
+    const steps = [];
+
+    function finish() {
+      body.removeAttribute("aria-busy");
+      progress.remove();
+      live.remove();
+    }
+
+    return {
+      status(ev) {
+        label.textContent = ev.label || ev.node;
+        steps.push({ node: ev.node, label: ev.label || ev.node, outcome: "", ms: null });
+        announce(label.textContent);
+      },
+      nodeResult(ev) {
+        let s = steps.findLast((x) => x.node === ev.node && !x.outcome);
+        if (!s) steps.push((s = { node: ev.node, label: ev.node }));
+        s.outcome = ev.outcome || "";
+        s.ms = ev.ms;
+        if (ev.rows !== undefined) s.rows = ev.rows;
+      },
+      delta(ev) {
+        live.append(ev.text || "");
+        scrollDown();
+      },
+      end(ev) {
+        finish();
+        if (ev.thread_id) setThread(ev.thread_id);
+        fill(body, ev.blocks, ev.text);
+        body.append(details(ev, steps));
+        announce("Answer ready.");
+        scrollDown();
+      },
+      fail(text) {
+        finish();
+        body.classList.add("error");
+        body.append(el("p", "", "⚠️ " + text));
+        announce(text);
+        scrollDown();
+      },
+    };
+  }
+
+  /** details is the folded "how this was answered" line: time, steps and model use. */
+  function details(ev, steps) {
+    const d = el("details", "meta");
+    const t = ev.timing || {};
+    const parts = [formatMs(t.totalMs) && "Answered in " + formatMs(t.totalMs)];
+    if (t.llmMs !== undefined) parts.push("model " + formatMs(t.llmMs));
+    if (t.dbMs !== undefined) parts.push("database " + formatMs(t.dbMs));
+    d.append(el("summary", "", parts.filter(Boolean).join(" · ") || "Details"));
+    const list = d.appendChild(el("ol", "steps"));
+    for (const s of steps) {
+      const mark = s.outcome === "ok" ? "✓" : s.outcome ? "✗" : "·";
+      const rows = s.rows !== undefined ? `, ${s.rows} rows` : "";
+      list.append(el("li", "step " + (s.outcome || "open"), `${mark} ${s.label} (${s.node}${formatMs(s.ms) ? ", " + formatMs(s.ms) : ""}${rows})`));
+    }
+    const dbg = ev.debug;
+    if (dbg) {
+      const used = [`${dbg.llmCalls ?? 0} model calls`, `${dbg.promptTokens ?? 0} prompt + ${dbg.completionTokens ?? 0} completion tokens`];
+      if (dbg.textDeltaCount) used.push(`${dbg.textDeltaCount} streamed chunks`);
+      d.append(el("p", "", used.join(" · ")));
+    }
+    return d;
+  }
+
+  async function ask(question) {
+    question = question.trim();
+    if (!question || running) return;
+    document.querySelector(".welcome")?.remove();
+    userMessage(question);
+    input.value = "";
+    autosize();
+    const view = pending();
+    const ctrl = new AbortController();
+    running = ctrl;
+    setRunning(true);
+    let ended = false;
+    try {
+      const body = { messages: [{ role: "user", content: question }] };
+      if (threadId) body.thread_id = threadId;
+      await Api.stream(body, (ev) => {
+        switch (ev.type) {
+          case "status": return view.status(ev);
+          case "node_result": return view.nodeResult(ev);
+          case "text_delta": return view.delta(ev);
+          case "message_end": ended = true; view.end(ev); return true;
+          case "error": ended = true; view.fail(ev.message || "Something went wrong."); return true;
+        }
+      }, ctrl.signal);
+      if (!ended) view.fail("The answer was cut off. Please ask again.");
+    } catch (err) {
+      if (err.name === "AbortError") view.fail("Stopped.");
+      else view.fail(err instanceof ApiError ? err.message : "Could not reach the server. Is it running?");
+    } finally {
+      // A new conversation may have dropped this run and started another meanwhile.
+      if (running === ctrl) {
+        running = null;
+        setRunning(false);
+      }
+    }
+  }
+
+  /** cancelRun stops the answer being streamed, if any, and frees the composer at once. */
+  function cancelRun() {
+    if (!running) return;
+    running.abort();
+    running = null;
+    setRunning(false);
+  }
+
+  function setRunning(on) {
+    const fromSend = document.activeElement === sendBtn;
+    sendBtn.hidden = on;
+    stopBtn.hidden = !on;
+    // Keep the keyboard where it was: only a click on Send, which disappears, moves focus to Stop.
+    if (on && fromSend) stopBtn.focus({ preventScroll: true });
+    if (!on && (document.activeElement === stopBtn || document.activeElement === document.body)) input.focus();
+  }
+
+  /** onAction runs an answer's button: Export CSV downloads the file, Show SQL adds a message. */
+  async function onAction({ action, value, button }) {
+    button.disabled = true;
+    button.setAttribute("aria-busy", "true");
+    try {
+      const res = await Api.postJSON("/api/actions", { thread_id: threadId, action, value });
+      const attachment = /^\s*attachment/i.test(res.headers.get("Content-Disposition") || "");
+      if (action === "export_csv" || attachment) {
+        const name = download(await res.blob(), filenameOf(res) || "result.csv");
+        announce("Downloaded " + name + ".");
+        return;
+      }
+      const data = await res.json();
+      botBlocks(data.blocks, data.text || data.sql);
+      announce(action === "show_sql" ? "SQL shown." : "Done.");
+    } catch (err) {
+      botError(err instanceof ApiError ? err.message : "Could not reach the server.");
+    } finally {
+      button.disabled = false;
+      button.removeAttribute("aria-busy");
+    }
+  }
+
+  function filenameOf(res) {
+    const cd = res.headers.get("Content-Disposition") || "";
+    const star = cd.match(/filename\*=UTF-8''([^;]+)/i);
+    if (star) return decodeURIComponent(star[1]);
+    const m = cd.match(/filename="?([^";]+)"?/i);
+    return m ? m[1] : "";
+  }
+
+  function download(blob, name) {
+    const url = URL.createObjectURL(blob);
+    const a = el("a");
+    a.href = url;
+    a.download = name;
+    a.hidden = true;
+    document.body.append(a);
+    a.click();
+    a.remove();
+    // The download has taken the blob by the time the click handler returns; free it after.
+    setTimeout(() => URL.revokeObjectURL(url), 1000);
+    return name;
+  }
+
+  /** welcome shows the domain and the example questions as chips. */
+  async function welcome() {
+    const box = el("section", "welcome");
+    box.setAttribute("aria-label", "Example questions");
+    box.append(el("h2", "", "Ask a question about your data"));
+    const chips = box.appendChild(el("div", "chips"));
+    log.append(box);
+    try {
+      const data = await Api.getJSON("/api/examples");
+      if (data.domain) box.querySelector("h2").textContent = "Ask a question about " + data.domain;
+      for (const q of data.examples || []) {
+        const chip = chips.appendChild(el("button", "chip", q));
+        chip.type = "button";
+        chip.addEventListener("click", () => ask(q));
+      }
+      if (!chips.childNodes.length) box.append(el("p", "hint", "Type a question below and press Enter."));
+    } catch (err) {
+      box.append(el("p", "hint", err instanceof ApiError ? err.message : "Could not load example questions."));
+    }
+  }
+
+  /** restore shows the saved turns of the thread in the URL, or the welcome when there is none. */
+  async function restore() {
+    if (!threadId) return welcome();
+    try {
+      const data = await Api.getJSON("/api/threads/" + encodeURIComponent(threadId));
+      if (!data.turns?.length) return welcome();
+      for (const t of data.turns) {
+        userMessage(t.user || "");
+        botBlocks(null, t.bot);
+      }
+    } catch (err) {
+      if (err instanceof ApiError && err.status === 404) {
+        setThread("");
+        return welcome();
+      }
+      botError(err instanceof ApiError ? err.message : "Could not load the conversation.");
+    }
+  }
+
+  function newConversation() {
+    cancelRun();
+    setThread("");
+    log.replaceChildren();
+    announce("New conversation.");
+    welcome();
+    input.focus();
+  }
+
+  function autosize() {
+    input.style.height = "auto";
+    input.style.height = Math.min(input.scrollHeight, 200) + "px";
+  }
+
+  /**
+   * askToken shows the token dialog and resolves to the token, or null when cancelled. Requests
+   * refused at the same time share one dialog.
+   */
+  let tokenPrompt = null;
+  function askToken() {
+    if (tokenPrompt) return tokenPrompt;
+    const dlg = $("token-dialog");
+    const field = $("token");
+    field.value = "";
+    tokenPrompt = new Promise((resolve) => {
+      dlg.addEventListener("close", () => {
+        tokenPrompt = null;
+        resolve(dlg.returnValue === "ok" && field.value.trim() ? field.value.trim() : null);
+      }, { once: true });
+      dlg.returnValue = ""; // Esc closes without setting it: an earlier "ok" must not count
+      dlg.showModal();
+      field.focus();
+    });
+    return tokenPrompt;
+  }
+
+  Api.onUnauthorized = askToken;
+  $("token-cancel").addEventListener("click", () => $("token-dialog").close("cancel"));
+  form.addEventListener("submit", (e) => {
+    e.preventDefault();
+    ask(input.value);
+  });
+  input.addEventListener("keydown", (e) => {
+    if (e.key === "Enter" && !e.shiftKey && !e.isComposing) {
+      e.preventDefault();
+      ask(input.value);
+    }
+  });
+  input.addEventListener("input", autosize);
+  document.addEventListener("keydown", (e) => {
+    if (e.key === "Escape" && running && !$("token-dialog").open) running.abort();
+  });
+  stopBtn.addEventListener("click", () => running?.abort());
+  $("new-conversation").addEventListener("click", newConversation);
+  window.addEventListener("hashchange", () => {
+    if (threadFromHash() === threadId) return;
+    cancelRun();
+    threadId = threadFromHash();
+    log.replaceChildren();
+    restore();
+  });
+
+  // For the browser test and for trying blocks by hand in the console.
+  window.analyticsbot = { renderBlocks: (blocks) => botBlocks(blocks, "") };
+  restore();
+})();

@@ -1,0 +1,105 @@
+package web
+
+import (
+	"context"
+	"errors"
+	"net/http"
+	"strings"
+
+	"github.com/analyticsbot/analyticsbot/bot"
+	"github.com/analyticsbot/analyticsbot/llm"
+	"github.com/analyticsbot/analyticsbot/workflow"
+)
+
+// chatRequest is the body of POST /api/chat/stream, shaped like the chat
+// APIs browsers' libraries speak. Only the last user message is read: the
+// thread's history comes from Postgres, never from the client.
+type chatRequest struct {
+	ThreadID string        `json:"thread_id"`
+	Messages []chatMessage `json:"messages"`
+}
+
+type chatMessage struct {
+	Role    string `json:"role"`
+	Content string `json:"content"`
+}
+
+// question returns the last user message, or a 400.
+func (c chatRequest) question() (string, error) {
+	if len(c.Messages) == 0 {
+		return "", badRequest(`messages is empty: send [{"role": "user", "content": "your question"}]`)
+	}
+	for i := len(c.Messages) - 1; i >= 0; i-- {
+		m := c.Messages[i]
+		if m.Role != "user" {
+			continue
+		}
+		if strings.TrimSpace(m.Content) == "" {
+			return "", badRequest("the question is empty")
+		}
+		return m.Content, nil
+	}
+	return "", badRequest(`messages has no message with "role": "user"`)
+}
+
+// serveStream answers a question as a stream of server-sent events:
+// progress while the workflow runs, the interpreter's text as the model
+// writes it, then the whole reply. A client that goes away cancels the run.
+func (s *server) serveStream(w http.ResponseWriter, r *http.Request) {
+	var req chatRequest
+	if err := decodeBody(w, r, s.cfg.MaxBody, &req); err != nil {
+		writeStatusError(w, err)
+		return
+	}
+	question, err := req.question()
+	if err != nil {
+		writeStatusError(w, err)
+		return
+	}
+	thread := req.ThreadID
+	if thread == "" {
+		thread = newThreadID()
+	} else if err := checkThreadID(thread); err != nil {
+		writeStatusError(w, err)
+		return
+	}
+	release, ok := s.acquire()
+	if !ok {
+		w.Header().Set("Retry-After", "30")
+		writeError(w, http.StatusServiceUnavailable, textBusy)
+		return
+	}
+	defer release()
+
+	ctx, cancel := context.WithCancelCause(r.Context())
+	defer cancel(nil)
+	out := startEvents(w, cancel)
+	defer out.close()
+	run := &chatRun{out: out}
+	stopKeepAlive := out.keepAlive(keepAliveInterval)
+	st, res, err := s.bot.Ask(llm.WithStream(ctx, run.chunk),
+		bot.Message{ThreadID: thread, UserID: "web", ChannelID: "web", Text: question},
+		workflow.WithObserver(run))
+	stopKeepAlive()
+	if st != nil {
+		defer st.RemoveCSVFile()
+	}
+	if s.cfg.RunDone != nil {
+		s.cfg.RunDone(thread, res, err)
+	}
+
+	log := s.log.With("thread", thread)
+	switch {
+	case ctx.Err() != nil:
+		// The client left (or stopped reading): nobody to tell.
+		log.InfoContext(ctx, "answer stopped: the client went away", "cause", context.Cause(ctx), "path", res.Path())
+	case err != nil || st == nil || len(st.Blocks) == 0:
+		if err == nil {
+			err = errors.New("the workflow ended without a reply")
+		}
+		log.ErrorContext(ctx, "answer failed", "err", err, "path", res.Path())
+		out.send(errorEvent{Type: "error", Message: textInternal})
+	default:
+		out.send(run.end(st, res))
+	}
+}

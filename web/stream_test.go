@@ -1,0 +1,308 @@
+package web
+
+import (
+	"context"
+	"encoding/json"
+	"net/http"
+	"regexp"
+	"strings"
+	"testing"
+	"time"
+	"unicode/utf8"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/analyticsbot/analyticsbot/bot"
+	"github.com/analyticsbot/analyticsbot/nodes"
+	"github.com/analyticsbot/analyticsbot/workflow"
+)
+
+// jsonInterpret makes the interpreter answer as the real prompt asks, in
+// JSON, so the stream must unwrap it.
+const jsonInterpret = `
+  - step: interpret
+    match: '(?s)First rows \(tab-separated\):\ngames\n(?P<n>\d+)\n.*\nQuestion: How many games were released in (?P<year>\d{4})'
+    reply: '{"answer": "*${n}* games were released on Steam in ${year}."}'
+`
+
+// answerPath is the path of a question answered at the first attempt.
+var answerPath = []string{
+	nodes.NodeRouteIntent, nodes.NodeResolveContext, nodes.NodeGenerateSQL, nodes.NodeValidateSQL,
+	nodes.NodeExecuteSQL, nodes.NodeInterpret, nodes.NodeFormatAnswer, nodes.NodeSaveTurn,
+}
+
+var (
+	webThreadPattern = regexp.MustCompile(`^web-[0-9a-f]{32}$`)
+	queryIDPattern   = regexp.MustCompile(`^[0-9a-f]{8}$`)
+)
+
+// messageEnd is message_end as the page reads it.
+type messageEnd struct {
+	ThreadID string          `json:"thread_id"`
+	QueryID  string          `json:"query_id"`
+	Text     string          `json:"text"`
+	Blocks   json.RawMessage `json:"blocks"`
+	Timing   struct {
+		LLMMS   float64 `json:"llmMs"`
+		DBMS    float64 `json:"dbMs"`
+		TotalMS float64 `json:"totalMs"`
+	} `json:"timing"`
+	Debug struct {
+		LLMCalls         int      `json:"llmCalls"`
+		PromptTokens     int      `json:"promptTokens"`
+		CompletionTokens int      `json:"completionTokens"`
+		TextDeltaCount   int      `json:"textDeltaCount"`
+		TotalChars       int      `json:"totalChars"`
+		ErrorKind        string   `json:"errorKind"`
+		Nodes            []string `json:"nodes"`
+	} `json:"debug"`
+}
+
+// lastMessageEnd checks the stream ended with message_end and decodes it.
+func lastMessageEnd(t *testing.T, evs []sseEvent) messageEnd {
+	t.Helper()
+	require.NotEmpty(t, evs, "events")
+	last := evs[len(evs)-1]
+	require.Equal(t, "message_end", last.Type, "last event; events %v; last %s", types(evs), last.Raw)
+	var end messageEnd
+	last.decode(t, &end)
+	return end
+}
+
+// eventNode is the node and outcome of status and node_result events.
+type eventNode struct {
+	Node    string  `json:"node"`
+	Label   string  `json:"label"`
+	Outcome string  `json:"outcome"`
+	MS      float64 `json:"ms"`
+	Rows    *int    `json:"rows"`
+}
+
+func TestChatStreamEventsInOrder(t *testing.T) {
+	t.Parallel()
+	b := newTestBot(t, demoScript(jsonInterpret))
+	srv := newTestServer(t, b, Config{})
+
+	evs := chat(t, srv, "", q2018, nil).all(t)
+
+	// The progress of every node, in order, with the text inside interpret.
+	var got, want []string
+	for _, n := range answerPath {
+		want = append(want, "status "+n)
+		if n == nodes.NodeInterpret {
+			want = append(want, "text_delta")
+		}
+		want = append(want, "node_result "+n)
+	}
+	want = append(want, "message_end")
+	var text strings.Builder
+	deltas := 0
+	for _, ev := range evs {
+		switch ev.Type {
+		case "status", "node_result":
+			var n eventNode
+			ev.decode(t, &n)
+			got = append(got, ev.Type+" "+n.Node)
+			if ev.Type == "status" && n.Node == nodes.NodeGenerateSQL {
+				assert.Equal(t, "Writing SQL…", n.Label, "generate_sql label")
+			}
+			if ev.Type == "node_result" {
+				assert.Equal(t, workflow.OutcomeOK, n.Outcome, "outcome of %s", n.Node)
+				assert.GreaterOrEqual(t, n.MS, 0.0, "ms of %s", n.Node)
+				if n.Node == nodes.NodeExecuteSQL {
+					assert.Positive(t, n.MS, "a query takes time")
+					if assert.NotNil(t, n.Rows, "the executor's node_result has the row count") {
+						assert.Equal(t, 1, *n.Rows, "rows of the 2018 count")
+					}
+				} else {
+					assert.Nil(t, n.Rows, "only the executor reports rows, not %s", n.Node)
+				}
+			}
+		case "text_delta":
+			var d struct {
+				Text string `json:"text"`
+			}
+			ev.decode(t, &d)
+			text.WriteString(d.Text)
+			deltas++
+			if len(got) == 0 || got[len(got)-1] != "text_delta" {
+				got = append(got, "text_delta")
+			}
+		default:
+			got = append(got, ev.Type)
+		}
+	}
+	assert.Equal(t, want, got, "event order (text deltas collapsed)")
+	assert.GreaterOrEqual(t, deltas, 2, "the answer must arrive in several text_delta events")
+	assert.Equal(t, "*8160* games were released on Steam in 2018.", text.String(), "streamed text: the JSON around the answer dropped")
+
+	end := lastMessageEnd(t, evs)
+	assert.Regexp(t, webThreadPattern, end.ThreadID, "a new web thread")
+	assert.Regexp(t, queryIDPattern, end.QueryID, "query id")
+	assert.Contains(t, end.Text, games2018, "fallback text")
+	assert.Contains(t, string(end.Blocks), games2018, "blocks hold the answer")
+	assert.Contains(t, string(end.Blocks), `"value":"`+end.QueryID+`"`, "the buttons carry the query id")
+	assert.Positive(t, end.Timing.TotalMS, "totalMs")
+	assert.Positive(t, end.Timing.LLMMS, "llmMs")
+	assert.Positive(t, end.Timing.DBMS, "dbMs")
+	assert.Equal(t, len(b.Scripted.Calls()), end.Debug.LLMCalls, "llmCalls: every call the model got")
+	assert.Positive(t, end.Debug.PromptTokens, "promptTokens")
+	assert.Positive(t, end.Debug.CompletionTokens, "completionTokens")
+	assert.Equal(t, deltas, end.Debug.TextDeltaCount, "textDeltaCount")
+	assert.Equal(t, utf8.RuneCountInString(text.String()), end.Debug.TotalChars, "totalChars")
+	assert.Equal(t, answerPath, end.Debug.Nodes, "nodes")
+	assert.Empty(t, end.Debug.ErrorKind, "errorKind")
+}
+
+func TestChatStreamFollowUpAndThread(t *testing.T) {
+	t.Parallel()
+	b := newTestBot(t, "")
+	srv := newTestServer(t, b, Config{})
+
+	first := lastMessageEnd(t, chat(t, srv, "", q2018, nil).all(t))
+	require.Regexp(t, webThreadPattern, first.ThreadID)
+	second := lastMessageEnd(t, chat(t, srv, first.ThreadID, "And in 2017?", nil).all(t))
+	assert.Equal(t, first.ThreadID, second.ThreadID, "the follow-up stays in its thread")
+	assert.Contains(t, second.Text, games2017, "the follow-up's answer")
+	assert.NotEqual(t, first.QueryID, second.QueryID, "a new query")
+
+	resp, data := doJSON(t, srv, http.MethodGet, "/api/threads/"+first.ThreadID, nil, nil)
+	require.Equal(t, http.StatusOK, resp.StatusCode, "GET thread: %s", data)
+	var thread struct {
+		ThreadID string `json:"thread_id"`
+		Turns    []struct {
+			User      string    `json:"user"`
+			Bot       string    `json:"bot"`
+			Intent    string    `json:"intent"`
+			SQL       string    `json:"sql"`
+			QueryID   string    `json:"query_id"`
+			CreatedAt time.Time `json:"created_at"`
+		} `json:"turns"`
+	}
+	require.NoError(t, json.Unmarshal(data, &thread), "thread body %s", data)
+	assert.Equal(t, first.ThreadID, thread.ThreadID, "thread id")
+	require.Len(t, thread.Turns, 2, "turns")
+	assert.Equal(t, q2018, thread.Turns[0].User, "first question, oldest first")
+	assert.Equal(t, "And in 2017?", thread.Turns[1].User, "second question")
+	assert.Contains(t, thread.Turns[0].Bot, games2018, "first answer")
+	assert.Equal(t, sql2018, thread.Turns[0].SQL, "first SQL")
+	assert.Equal(t, first.QueryID, thread.Turns[0].QueryID, "first query id")
+	assert.Equal(t, string(nodes.IntentAnalytics), thread.Turns[0].Intent, "first intent")
+	assert.False(t, thread.Turns[0].CreatedAt.IsZero(), "created_at")
+	assert.False(t, thread.Turns[1].CreatedAt.Before(thread.Turns[0].CreatedAt), "turns oldest first")
+
+	// A thread nobody wrote in is empty, not an error: the page starts afresh.
+	resp, data = doJSON(t, srv, http.MethodGet, "/api/threads/"+newThreadID(), nil, nil)
+	require.Equal(t, http.StatusOK, resp.StatusCode, "GET unknown thread: %s", data)
+	assert.JSONEq(t, `[]`, string(mustField(t, data, "turns")), "turns of an unknown thread")
+}
+
+// mustField returns one field of a JSON object.
+func mustField(t *testing.T, data []byte, name string) json.RawMessage {
+	t.Helper()
+	var m map[string]json.RawMessage
+	require.NoError(t, json.Unmarshal(data, &m), "body %s", data)
+	v, ok := m[name]
+	require.True(t, ok, "field %q missing in %s", name, data)
+	return v
+}
+
+// runEnd is what Config.RunDone reports.
+type runEnd struct {
+	thread string
+	res    workflow.Result
+	err    error
+}
+
+// waitRun waits for the next run to end.
+func waitRun(t *testing.T, done <-chan runEnd) runEnd {
+	t.Helper()
+	select {
+	case end := <-done:
+		return end
+	case <-time.After(testTimeout):
+		t.Fatal("no run ended within", testTimeout)
+		return runEnd{}
+	}
+}
+
+// slowRule makes SQL for "the slow question" take an hour: only a cancel
+// ends it.
+const slowRule = `
+  - step: generate_sql
+    match: '(?im)^Question: .*\bslow question\b'
+    reply: '{"sql": "SELECT 1"}'
+    delay: 1h
+`
+
+func TestChatStreamClientGoneCancelsTheRun(t *testing.T) {
+	t.Parallel()
+	b := newTestBot(t, demoScript(slowRule))
+	done := make(chan runEnd, 1)
+	srv := newTestServer(t, b, Config{RunDone: func(thread string, res workflow.Result, err error) {
+		done <- runEnd{thread, res, err}
+	}})
+
+	s := chat(t, srv, "", "Answer the slow question", nil)
+	s.until(t, "status", nodes.NodeGenerateSQL)
+	s.close()
+
+	end := waitRun(t, done)
+	require.ErrorIs(t, end.err, context.Canceled, "the run stops with the request's context")
+	path := end.res.Path()
+	require.NotEmpty(t, path)
+	assert.Equal(t, nodes.NodeGenerateSQL, path[len(path)-1], "the run stopped in the slow node; path %v", path)
+	assert.NotContains(t, path, nodes.NodeSaveTurn, "nothing ran after the cancel")
+
+}
+
+func TestChatStreamBusy(t *testing.T) {
+	t.Parallel()
+	b := newTestBot(t, demoScript(slowRule))
+	srv := newTestServer(t, b, Config{MaxRuns: 1})
+
+	slow := chat(t, srv, "", "Answer the slow question", nil)
+	slow.until(t, "status", nodes.NodeGenerateSQL)
+
+	resp, data := doJSON(t, srv, http.MethodPost, "/api/chat/stream",
+		map[string]any{"messages": []map[string]string{{"role": "user", "content": q2018}}}, nil)
+	assert.Equal(t, http.StatusServiceUnavailable, resp.StatusCode, "a second question while the only slot is taken")
+	assert.Equal(t, textBusy, errorBody(t, data), "busy message")
+	assert.NotEmpty(t, resp.Header.Get("Retry-After"), "Retry-After")
+}
+
+func TestChatStreamWorkflowFailureIsAnErrorEvent(t *testing.T) {
+	t.Parallel()
+	// SQL that never validates, with retries enough to hit the step cap:
+	// the workflow itself fails.
+	const loop = `
+  - step: generate_sql
+    match: '(?im)^Question: .*\bnever valid\b'
+    reply: '{"sql": "SELEC 1"}'
+`
+	b := newTestBot(t, demoScript(loop), func(c *bot.Config) { c.MaxRetries = 100 })
+	srv := newTestServer(t, b, Config{})
+
+	evs := chat(t, srv, "", "Show me something never valid", nil).all(t)
+	require.NotEmpty(t, evs)
+	last := evs[len(evs)-1]
+	require.Equal(t, "error", last.Type, "last event; events %v", types(evs))
+	var e struct {
+		Message string `json:"message"`
+	}
+	last.decode(t, &e)
+	assert.Equal(t, textInternal, e.Message, "the error event says it in words, without internals")
+	assert.NotContains(t, types(evs), "message_end", "no answer after a failure")
+}
+
+func TestChatStreamTooLongQuestion(t *testing.T) {
+	t.Parallel()
+	b := newTestBot(t, "")
+	srv := newTestServer(t, b, Config{})
+
+	end := lastMessageEnd(t, chat(t, srv, "", strings.Repeat("how many games ", 400), nil).all(t))
+	assert.Equal(t, string(nodes.ErrMessageTooLong), end.Debug.ErrorKind, "the bot's own limit applies")
+	assert.Contains(t, end.Text, "too long", "the user is told")
+	assert.Zero(t, end.Debug.LLMCalls, "no model call for a refused question")
+}

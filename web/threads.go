@@ -1,0 +1,63 @@
+package web
+
+import (
+	"net/http"
+	"time"
+)
+
+// maxThreadTurns bounds the turns GET /api/threads/{id} returns.
+const maxThreadTurns = 100
+
+type threadResponse struct {
+	ThreadID string     `json:"thread_id"`
+	Turns    []turnJSON `json:"turns"`
+}
+
+type turnJSON struct {
+	User   string `json:"user"`
+	Bot    string `json:"bot"`
+	Intent string `json:"intent"`
+	SQL    string `json:"sql"`
+	// QueryID is what the answer's buttons carry; empty without a query.
+	QueryID   string    `json:"query_id"`
+	CreatedAt time.Time `json:"created_at"`
+}
+
+// serveThread returns a thread's saved turns, oldest first, so a reloaded
+// page can show the conversation. An id that is not a web thread's is
+// answered like an unknown one.
+func (s *server) serveThread(w http.ResponseWriter, r *http.Request) {
+	id := r.PathValue("id")
+	if !threadIDPattern.MatchString(id) {
+		writeError(w, http.StatusNotFound, "no such thread")
+		return
+	}
+	turns, err := s.bot.DB().RecentTurns(r.Context(), id, maxThreadTurns)
+	if err != nil {
+		s.log.ErrorContext(r.Context(), "load thread", "thread", id, "err", err)
+		writeError(w, http.StatusServiceUnavailable, "The conversation could not be loaded right now. Please try again in a moment.")
+		return
+	}
+	out := threadResponse{ThreadID: id, Turns: make([]turnJSON, len(turns))}
+	for i, t := range turns {
+		out.Turns[i] = turnJSON{
+			User: t.UserMessage, Bot: t.BotResponse, Intent: t.Intent, SQL: t.SQL,
+			QueryID: t.QueryID, CreatedAt: t.CreatedAt,
+		}
+	}
+	writeJSON(w, http.StatusOK, out)
+}
+
+type examplesResponse struct {
+	Domain   string   `json:"domain"`
+	Examples []string `json:"examples"`
+}
+
+// serveExamples returns what the data is about and questions to try.
+func (s *server) serveExamples(w http.ResponseWriter, _ *http.Request) {
+	examples := s.bot.Suggestions()
+	if examples == nil {
+		examples = []string{}
+	}
+	writeJSON(w, http.StatusOK, examplesResponse{Domain: s.bot.Config().Domain, Examples: examples})
+}

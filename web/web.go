@@ -1,0 +1,164 @@
+// Package web is the bot's browser front end: a JSON and server-sent-events
+// API (/api/*) over the same workflow Slack uses, and the chat page that
+// calls it, embedded from web/static. It holds no state of its own:
+// conversations live in Postgres under thread ids of the form "web-<hex>".
+package web
+
+import (
+	"embed"
+	"io/fs"
+	"log/slog"
+	"net/http"
+	"runtime/debug"
+	"strings"
+	"time"
+
+	"github.com/analyticsbot/analyticsbot/bot"
+	"github.com/analyticsbot/analyticsbot/workflow"
+)
+
+//go:embed static
+var staticFiles embed.FS
+
+// Defaults of Config.
+const (
+	// DefaultMaxBody bounds a request body: a question is at most a few
+	// thousand characters.
+	DefaultMaxBody = 64 << 10
+	// DefaultMaxRuns bounds the questions answered at once, like
+	// SLACK_WORKERS does for Slack.
+	DefaultMaxRuns = 8
+)
+
+// Config configures the web front end.
+type Config struct {
+	// Token, when set, is the bearer token every /api/* request needs.
+	// Without it only loopback clients should reach the server (see
+	// CheckAddr), and requests from other sites are refused.
+	Token string
+	// MaxBody bounds request bodies in bytes (default DefaultMaxBody);
+	// larger ones get 413.
+	MaxBody int
+	// MaxRuns bounds the questions answered at once (default
+	// DefaultMaxRuns); beyond it the stream answers 503.
+	MaxRuns int
+	// RunDone, when set, is called after each chat run with its thread,
+	// trace and error: tests wait on it instead of on time.
+	RunDone func(thread string, res workflow.Result, err error)
+}
+
+// server holds the handlers' dependencies.
+type server struct {
+	bot  *bot.Bot
+	cfg  Config
+	log  *slog.Logger
+	runs chan struct{}
+}
+
+// New returns the handler of the web chat: the page at / and /static/*,
+// the API at /api/*, and /healthz.
+func New(b *bot.Bot, cfg Config, log *slog.Logger) http.Handler {
+	if cfg.MaxBody <= 0 {
+		cfg.MaxBody = DefaultMaxBody
+	}
+	if cfg.MaxRuns <= 0 {
+		cfg.MaxRuns = DefaultMaxRuns
+	}
+	if log == nil {
+		log = slog.Default()
+	}
+	s := &server{bot: b, cfg: cfg, log: log.With("component", "web"), runs: make(chan struct{}, cfg.MaxRuns)}
+
+	api := http.NewServeMux()
+	api.Handle("/api/chat/stream", only(http.MethodPost, s.serveStream))
+	api.Handle("/api/actions", only(http.MethodPost, s.serveAction))
+	api.Handle("/api/threads/{id}", only(http.MethodGet, s.serveThread))
+	api.Handle("/api/examples", only(http.MethodGet, s.serveExamples))
+	api.HandleFunc("/api/", func(w http.ResponseWriter, _ *http.Request) {
+		writeError(w, http.StatusNotFound, "no such API endpoint")
+	})
+
+	mux := http.NewServeMux()
+	mux.Handle("/api/", s.guard(api))
+	static, _ := fs.Sub(staticFiles, "static") // "static" is embedded: Sub cannot fail
+	files := http.StripPrefix("/static/", http.FileServerFS(static))
+	mux.HandleFunc("GET /static/", func(w http.ResponseWriter, r *http.Request) {
+		if strings.HasSuffix(r.URL.Path, "/") { // no directory listings
+			http.NotFound(w, r)
+			return
+		}
+		files.ServeHTTP(w, r)
+	})
+	mux.HandleFunc("GET /{$}", func(w http.ResponseWriter, r *http.Request) {
+		http.ServeFileFS(w, r, static, "index.html")
+	})
+	mux.HandleFunc("GET /healthz", func(w http.ResponseWriter, _ *http.Request) {
+		w.Header().Set("Content-Type", "text/plain; charset=utf-8")
+		_, _ = w.Write([]byte("ok\n"))
+	})
+	return s.recover(headers(mux))
+}
+
+// pageCSP matches the policy the page declares itself: it loads nothing
+// but its own files, whatever answers and data say.
+const pageCSP = "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data: blob:; " +
+	"connect-src 'self'; object-src 'none'; base-uri 'none'; form-action 'self'; frame-ancestors 'none'"
+
+// headers sets the headers every response carries.
+func headers(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		h := w.Header()
+		h.Set("X-Content-Type-Options", "nosniff")
+		h.Set("Referrer-Policy", "no-referrer")
+		h.Set("Content-Security-Policy", pageCSP)
+		// The embedded files change with the binary and carry no dates:
+		// browsers revalidate rather than keep an old page.
+		h.Set("Cache-Control", "no-cache")
+		next.ServeHTTP(w, r)
+	})
+}
+
+// recover turns a handler's panic into a 500 with a JSON error, logged
+// with its stack, so no client ever sees one.
+func (s *server) recover(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		defer func() {
+			switch v := recover(); v {
+			case nil:
+			case http.ErrAbortHandler: // the server's own way to drop a connection
+				panic(v)
+			default:
+				s.log.ErrorContext(r.Context(), "handler panicked", "path", r.URL.Path, "panic", v, "stack", string(debug.Stack()))
+				writeError(w, http.StatusInternalServerError, textInternal)
+			}
+		}()
+		next.ServeHTTP(w, r)
+	})
+}
+
+// only lets method through and answers others with a JSON 405.
+func only(method string, h http.HandlerFunc) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.Method != method {
+			w.Header().Set("Allow", method)
+			writeError(w, http.StatusMethodNotAllowed, "use "+method+" for "+r.URL.Path)
+			return
+		}
+		h(w, r)
+	})
+}
+
+// acquire takes a run slot without waiting, or reports the server busy:
+// a browser is better told at once than left waiting on a silent stream.
+func (s *server) acquire() (release func(), ok bool) {
+	select {
+	case s.runs <- struct{}{}:
+		return func() { <-s.runs }, true
+	default:
+		return nil, false
+	}
+}
+
+// readTimeout bounds reading a request body; the server itself sets no
+// read timeout, since one would also cancel a long answer's stream.
+const readTimeout = 30 * time.Second
