@@ -2,6 +2,7 @@ package bot
 
 import (
 	"context"
+	"errors"
 	"time"
 	"unicode/utf8"
 
@@ -64,6 +65,11 @@ func queryLogOf(s *nodes.State, res workflow.Result, backend string) store.Query
 // the step cap) it is "canceled" or "internal", so no failed turn is
 // counted as answered.
 func turnErrorKind(ctx context.Context, s *nodes.State, res workflow.Result) string {
+	if errors.Is(ctx.Err(), context.Canceled) {
+		// The caller gave up (a closed web connection, a shutdown): the
+		// internal error a node recorded on the way out says nothing more.
+		return errKindCanceled
+	}
 	if s.ErrorKind != "" {
 		return string(s.ErrorKind)
 	}

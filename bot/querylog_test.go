@@ -173,6 +173,8 @@ func TestTurnErrorKind(t *testing.T) {
 		{name: "stopped between nodes", ctx: canceled, steps: []workflow.Step{step(nodes.NodeRouteIntent, "ok")}, want: "canceled"},
 		{name: "stopped before any node", ctx: canceled, want: "canceled"},
 		{name: "step cap", steps: []workflow.Step{step(nodes.NodeValidateSQL, "ok")}, want: "internal"},
+		{name: "caller gone while a node recorded internal", ctx: canceled, state: nodes.State{ErrorKind: nodes.ErrInternal},
+			steps: []workflow.Step{step(nodes.NodeInterpret, "ok"), step(nodes.NodeHandleError, "ok"), step(nodes.NodeSaveTurn, "ok")}, want: "canceled"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
