@@ -2,7 +2,6 @@ package nodes
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"log/slog"
 	"os"
@@ -26,51 +25,21 @@ var fixedNow = time.Date(2019, 6, 15, 9, 30, 0, 0, time.UTC)
 
 // testDB is the package's database: migrated, with the Steam demo loaded
 // once, because loading takes seconds. Tests keep apart by thread id.
-var testDB struct {
-	db  *store.DB
-	url string
-	// unavailable says why there is no database; tests skip with it, or
-	// fail when CI=true.
-	unavailable string
-}
+var testDB storetest.Shared
 
-func TestMain(m *testing.M) {
-	os.Exit(runTests(m))
-}
+func TestMain(m *testing.M) { os.Exit(storetest.Main(m, "nodes", &testDB, loadDemo)) }
 
-func runTests(m *testing.M) int {
-	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
-	defer cancel()
-	db, url, drop, err := storetest.Create(ctx)
-	switch {
-	case errors.Is(err, storetest.ErrUnreachable):
-		testDB.unavailable = err.Error()
-		return m.Run()
-	case err != nil:
-		fmt.Fprintln(os.Stderr, "nodes tests: set up the database:", err)
-		return 1
-	}
-	defer func() {
-		if err := drop(); err != nil {
-			fmt.Fprintln(os.Stderr, "nodes tests:", err)
-		}
-	}()
-	if _, err := demo.Load(ctx, db.Pool(), demo.Options{}); err != nil {
-		fmt.Fprintln(os.Stderr, "nodes tests: load demo data:", err)
-		return 1
-	}
-	testDB.db, testDB.url = db, url
-	return m.Run()
+// loadDemo loads the demo data into the package's database.
+func loadDemo(ctx context.Context, db *store.DB) error {
+	_, err := demo.Load(ctx, db.Pool(), demo.Options{})
+	return err
 }
 
 // requireDB returns the package's database, or skips the test (fails it
 // when CI=true) when Postgres is unreachable.
 func requireDB(t testing.TB) *store.DB {
 	t.Helper()
-	if testDB.db == nil {
-		storetest.Unavailable(t, testDB.unavailable)
-	}
-	return testDB.db
+	return testDB.Need(t)
 }
 
 // newNodes returns the analytics nodes on the shared database, with a fresh

@@ -104,7 +104,7 @@ func TestSaveTurnDatabaseFailure(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
 	n, _ := newNodes(t, nil)
-	closed, err := store.Open(ctx, testDB.url)
+	closed, err := store.Open(ctx, testDB.URL)
 	require.NoError(t, err, "open a second pool")
 	closed.Close()
 	n.DB = closed

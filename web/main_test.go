@@ -41,45 +41,21 @@ const (
 // testTimeout bounds one request or one wait of a test.
 const testTimeout = time.Minute
 
-var testDB struct {
-	url         string
-	admin       *store.DB
-	unavailable string
-}
+// testDB is the package's database, migrated and with the demo data
+// loaded once.
+var testDB storetest.Shared
 
-func TestMain(m *testing.M) { os.Exit(runTests(m)) }
-
-func runTests(m *testing.M) int {
-	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
-	defer cancel()
-	db, url, drop, err := storetest.Create(ctx)
-	switch {
-	case errors.Is(err, storetest.ErrUnreachable):
-		testDB.unavailable = err.Error()
-		return m.Run()
-	case err != nil:
-		fmt.Fprintln(os.Stderr, "web tests: set up the database:", err)
-		return 1
-	}
-	defer func() {
-		if err := drop(); err != nil {
-			fmt.Fprintln(os.Stderr, "web tests:", err)
-		}
-	}()
-	if _, err := demo.Load(ctx, db.Pool(), demo.Options{}); err != nil {
-		fmt.Fprintln(os.Stderr, "web tests: load demo data:", err)
-		return 1
-	}
-	testDB.url, testDB.admin = url, db
-	return m.Run()
+func TestMain(m *testing.M) {
+	os.Exit(storetest.Main(m, "web", &testDB, func(ctx context.Context, db *store.DB) error {
+		_, err := demo.Load(ctx, db.Pool(), demo.Options{})
+		return err
+	}))
 }
 
 // needDB skips (or, with CI=true, fails) a test without the database.
 func needDB(t testing.TB) {
 	t.Helper()
-	if testDB.unavailable != "" {
-		storetest.Unavailable(t, testDB.unavailable)
-	}
+	testDB.Need(t)
 }
 
 // demoScript returns the offline demo's rules with extra rules first: the
@@ -102,7 +78,7 @@ func newTestBot(t testing.TB, script string, adjust ...func(*bot.Config)) *bot.B
 	needDB(t)
 	var cfg bot.Config
 	require.NoError(t, env.ParseWithOptions(&cfg, env.Options{Environment: map[string]string{}}), "config defaults")
-	cfg.DatabaseURL, cfg.LLMProvider = testDB.url, "script"
+	cfg.DatabaseURL, cfg.LLMProvider = testDB.URL, "script"
 	if script != "" {
 		path := filepath.Join(t.TempDir(), "script.yaml")
 		require.NoError(t, os.WriteFile(path, []byte(script), 0o600), "write script")
