@@ -95,14 +95,7 @@ func (n *Nodes) generateCube(ctx context.Context, s *State) error {
 	} else {
 		s.SQL = string(r.Query)
 	}
-	s.Explanation = strings.TrimSpace(r.Reasoning)
-	s.Assumptions = s.Assumptions[:0]
-	for _, a := range r.Assumptions {
-		if a = strings.TrimSpace(a); a != "" {
-			s.Assumptions = append(s.Assumptions, a)
-		}
-	}
-	s.Valid, s.ValidationError = false, ""
+	s.setGenerated(r.Reasoning, r.Assumptions)
 	return nil
 }
 

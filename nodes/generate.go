@@ -50,15 +50,22 @@ func (n *Nodes) GenerateSQL(ctx context.Context, s *State) error {
 	if !ok {
 		s.note("generator reply held no SQL: " + truncate(reply, 200))
 	}
-	s.SQL, s.Explanation = r.SQL, strings.TrimSpace(r.Explanation)
+	s.SQL = r.SQL
+	s.setGenerated(r.Explanation, r.Assumptions)
+	return nil
+}
+
+// setGenerated records the generator's explanation and non-empty
+// assumptions, and marks the new query as not yet validated.
+func (s *State) setGenerated(explanation string, assumptions []string) {
+	s.Explanation = strings.TrimSpace(explanation)
 	s.Assumptions = s.Assumptions[:0]
-	for _, a := range r.Assumptions {
+	for _, a := range assumptions {
 		if a = strings.TrimSpace(a); a != "" {
 			s.Assumptions = append(s.Assumptions, a)
 		}
 	}
 	s.Valid, s.ValidationError = false, ""
-	return nil
 }
 
 // earlierSQL returns the SQL a follow-up builds on: the referenced query's,

@@ -88,20 +88,13 @@ func preview(r store.Result) string {
 	return b.String()
 }
 
-// cellText renders a JSON-safe value for people and prompts.
+// cellText renders a JSON-safe value for people and prompts: as in a CSV
+// export, but NULL is spelled out.
 func cellText(v any) string {
-	switch v := v.(type) {
-	case nil:
+	if v == nil {
 		return "NULL"
-	case string:
-		return v
-	case float64:
-		return strconv.FormatFloat(v, 'f', -1, 64)
-	case int64:
-		return strconv.FormatInt(v, 10)
-	default:
-		return fmt.Sprint(v)
 	}
+	return store.CSVCell(v)
 }
 
 // plainSummary answers without the model, from the result alone.
