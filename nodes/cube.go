@@ -119,11 +119,28 @@ func (n *Nodes) validateCube(ctx context.Context, s *State) error {
 		dbFailure(s, err)
 		return nil
 	}
-	b, err := json.Marshal(q)
+	// A limit the validator imposed (the model gave none, or too large a
+	// one) is a cap, not part of the question: the query that runs asks
+	// for one row more, so that a result the cap cut can be told from one
+	// that has exactly that many rows, as RunSQL does for SQL. A model's
+	// own "top 5" is the answer and runs as it is.
+	var asked struct {
+		Limit int `json:"limit"`
+	}
+	_ = json.Unmarshal([]byte(s.SQL), &asked) // normalizeCube parsed it already
+	run := q
+	if asked.Limit <= 0 || asked.Limit > cube.MaxLimit {
+		run.Limit++
+	}
+	shown, err := json.Marshal(q)
 	if err != nil {
 		return fmt.Errorf("encode cube query: %w", err)
 	}
-	s.SQL, s.RunSQL, s.Valid = string(b), string(b), true
+	runs, err := json.Marshal(run)
+	if err != nil {
+		return fmt.Errorf("encode cube query: %w", err)
+	}
+	s.SQL, s.RunSQL, s.Valid = string(shown), string(runs), true
 	return nil
 }
 
@@ -150,26 +167,22 @@ func (n *Nodes) normalizeCube(ctx context.Context, text string) (cube.Query, err
 	return norm, err
 }
 
-// loadCube runs a normalised Cube query and converts its result.
-func (n *Nodes) loadCube(ctx context.Context, text string) (store.Result, error) {
-	var q cube.Query
-	if err := json.Unmarshal([]byte(text), &q); err != nil {
+// loadCube runs the normalised Cube query runText and converts its result;
+// rows beyond the limit of shownText, the query as users see it, mark the
+// result as cut (validateCube asks for one more when the limit is a cap).
+func (n *Nodes) loadCube(ctx context.Context, shownText, runText string) (store.Result, error) {
+	var shown, run cube.Query
+	if err := json.Unmarshal([]byte(shownText), &shown); err != nil {
 		return store.Result{}, fmt.Errorf("%w: %v", errNotCubeJSON, err)
 	}
-	// A limit the validator imposed (the default, or the clamp) is a cap,
-	// not part of the question: one row more than it tells a result the cap
-	// cut from one that merely has that many rows, as the SQL executor
-	// does. A model's own "top 5" is the answer, never "limited".
-	limit := 0
-	if q.Limit == cube.DefaultLimit || q.Limit == cube.MaxLimit {
-		limit = q.Limit
-		q.Limit++
+	if err := json.Unmarshal([]byte(runText), &run); err != nil {
+		return store.Result{}, fmt.Errorf("%w: %v", errNotCubeJSON, err)
 	}
-	res, err := n.Cube.Load(ctx, q)
+	res, err := n.Cube.Load(ctx, run)
 	if err != nil {
 		return store.Result{}, err
 	}
-	return cubeResult(res, limit), nil
+	return cubeResult(res, shown.Limit), nil
 }
 
 // cubeResult converts Cube's rows; column types are named like Postgres's

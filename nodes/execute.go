@@ -41,7 +41,7 @@ func (n *Nodes) runAndCache(ctx context.Context, s *State, sql, runSQL, question
 	case !isCubeQuery(runSQL):
 		res, err = n.Exec.Query(ctx, runSQL)
 	case n.Cube != nil:
-		res, err = n.loadCube(ctx, runSQL)
+		res, err = n.loadCube(ctx, sql, runSQL)
 	default:
 		err = errNoCube
 	}
