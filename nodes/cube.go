@@ -26,9 +26,6 @@ type CubeAPI interface {
 	SQL(ctx context.Context, q cube.Query) (string, error)
 }
 
-// cubeMaxLimit is the row cap of a Cube query (the validator clamps to it).
-const cubeMaxLimit = 100
-
 // isCubeQuery reports a stored query that is a Cube query (JSON) rather
 // than SQL, which never starts with a brace.
 func isCubeQuery(q string) bool { return strings.HasPrefix(strings.TrimSpace(q), "{") }
@@ -73,7 +70,7 @@ func (n *Nodes) generateCube(ctx context.Context, s *State) error {
 	}
 	data := prompts.GenerateCube{
 		Domain: n.Domain, Question: s.Question(), Today: n.Now().Format("2006-01-02"),
-		Meta: meta.Describe(), MaxRows: cubeMaxLimit,
+		Meta: meta.Describe(), MaxRows: cube.MaxLimit,
 	}
 	if s.Intent == IntentFollowUp {
 		data.EarlierQuery = earlierSQL(s)
