@@ -21,9 +21,9 @@ func BenchmarkRender(b *testing.B) {
 			Text:        "Orders per day, with *revenue*.",
 			Result:      dailyResult(bc.rows),
 			Assumptions: []string{"Days are UTC."},
-			QueryID:     "q_bench",
-			Elapsed:     1500 * time.Millisecond,
-			Backend:     "sql",
+			Buttons:     testButtons, QueryID: "q_bench",
+			Elapsed: 1500 * time.Millisecond,
+			Backend: "sql",
 		}
 		b.Run(bc.name, func(b *testing.B) {
 			b.ReportAllocs()

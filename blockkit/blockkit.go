@@ -11,16 +11,15 @@ import (
 
 	"github.com/slack-go/slack"
 
-	"github.com/analyticsbot/analyticsbot/store"
+	"github.com/analyticsbot/analyticsbot/warehouse"
 )
 
-// Action ids of the buttons under an answer; the Slack handler routes on them.
-const (
-	// ActionExportCSV asks for the cached result of the query as a CSV file.
-	ActionExportCSV = "export_csv"
-	// ActionShowSQL asks for the SQL that produced the answer.
-	ActionShowSQL = "show_sql"
-)
+// Button is a button under an answer; its value is the answer's query id.
+type Button struct {
+	// Action is the action id the front ends route on.
+	Action string
+	Label  string
+}
 
 // ActionsBlockIDPrefix starts the block_id of an answer's actions block; the
 // query id follows it.
@@ -33,11 +32,13 @@ type Answer struct {
 	// Text is the interpreter's answer in Slack mrkdwn.
 	Text string
 	// Result is the query result to show as a table; nil when there is none.
-	Result *store.Result
+	Result *warehouse.Result
 	// Assumptions are the interpretation choices the user should know about.
 	Assumptions []string
-	// QueryID is the value of both buttons; empty means no buttons.
+	// QueryID is the value of the buttons; empty means no buttons.
 	QueryID string
+	// Buttons are shown under the answer, each carrying QueryID.
+	Buttons []Button
 	// Elapsed is how long answering took; zero hides it.
 	Elapsed time.Duration
 	// Backend names where the data came from, e.g. "sql"; optional.
@@ -57,7 +58,7 @@ type Message struct {
 // sections as needed), the result table, a context line with assumptions,
 // row count and time, and Export CSV / Show SQL buttons.
 func Render(a Answer) Message {
-	hasButtons := a.QueryID != "" && textLen(a.QueryID) <= maxButtonValue
+	hasButtons := a.QueryID != "" && textLen(a.QueryID) <= maxButtonValue && len(a.Buttons) > 0
 
 	// The table, context and buttons always fit; the answer text gets the
 	// blocks left over.
@@ -70,7 +71,7 @@ func Render(a Answer) Message {
 		tail = append(tail, b)
 	}
 	if hasButtons {
-		tail = append(tail, answerActions(a.QueryID))
+		tail = append(tail, answerActions(a.QueryID, a.Buttons))
 	}
 
 	fallback := answerFallback(a)
@@ -86,7 +87,7 @@ func Render(a Answer) Message {
 // resultBlock shows the result as Slack's table when it fits, otherwise as
 // monospace text. Results without rows show nothing: the context line says
 // "no rows".
-func resultBlock(r *store.Result, hasButtons bool) slack.Block {
+func resultBlock(r *warehouse.Result, hasButtons bool) slack.Block {
 	if r == nil || len(r.Columns) == 0 || len(r.Rows) == 0 {
 		return nil
 	}
@@ -143,15 +144,17 @@ func answerContext(a Answer) *slack.ContextBlock {
 	return slack.NewContextBlock("", elems...)
 }
 
-// answerActions is the Export CSV / Show SQL button row. Both carry the query
-// id, and so does the block_id, so a click names its query either way.
-func answerActions(queryID string) *slack.ActionBlock {
+// answerActions is the button row (Export CSV, Show SQL). Every button
+// carries the query id, and so does the block_id, so a click names its
+// query either way.
+func answerActions(queryID string, buttons []Button) *slack.ActionBlock {
 	blockID := ActionsBlockIDPrefix + queryID
 	blockID = blockID[:fitPrefix(blockID, maxBlockID)]
-	return slack.NewActionBlock(blockID,
-		slack.NewButtonBlockElement(ActionExportCSV, queryID, plain("Export CSV")),
-		slack.NewButtonBlockElement(ActionShowSQL, queryID, plain("Show SQL")),
-	)
+	elems := make([]slack.BlockElement, 0, min(len(buttons), maxActionElems))
+	for _, b := range buttons[:min(len(buttons), maxActionElems)] {
+		elems = append(elems, slack.NewButtonBlockElement(b.Action, queryID, plain(truncate(b.Label, maxButtonText))))
+	}
+	return slack.NewActionBlock(blockID, elems...)
 }
 
 // answerFallback is the notification text: the answer itself when there is

@@ -5,7 +5,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/analyticsbot/analyticsbot/store"
+	"github.com/analyticsbot/analyticsbot/warehouse"
 )
 
 // Fixtures shared by the golden, limit and plain-text tests. They are built
@@ -15,15 +15,15 @@ func singleNumberAnswer() Answer {
 	return Answer{
 		Question: "How many orders did we get last week?",
 		Text:     "We received *1,234* orders last week.",
-		Result: &store.Result{
-			Columns:  []store.Column{{Name: "order_count", Type: "int8"}},
+		Result: &warehouse.Result{
+			Columns:  []warehouse.Column{{Name: "order_count", Kind: warehouse.KindNumber, Type: "int8"}},
 			Rows:     [][]any{{int64(1234)}},
 			RowCount: 1,
 		},
 		Assumptions: []string{"“Last week” means Monday to Sunday before today."},
-		QueryID:     "q_7f3a9c",
-		Elapsed:     1234 * time.Millisecond,
-		Backend:     "sql",
+		Buttons:     testButtons, QueryID: "q_7f3a9c",
+		Elapsed: 1234 * time.Millisecond,
+		Backend: "sql",
 	}
 }
 
@@ -43,34 +43,34 @@ func regionsAnswer() Answer {
 	return Answer{
 		Question: "Orders and revenue by region?",
 		Text:     "**West** leads with 1.5M orders; East has no orders recorded (shown as —). Revenue < 0 means refunds exceeded sales.",
-		Result: &store.Result{
-			Columns: []store.Column{
-				{Name: "region", Type: "text"},
-				{Name: "orders", Type: "int8"},
-				{Name: "revenue", Type: "numeric"},
-				{Name: "avg_basket", Type: "float8"},
-				{Name: "active", Type: "bool"},
+		Result: &warehouse.Result{
+			Columns: []warehouse.Column{
+				{Name: "region", Kind: warehouse.KindText, Type: "text"},
+				{Name: "orders", Kind: warehouse.KindNumber, Type: "int8"},
+				{Name: "revenue", Kind: warehouse.KindNumber, Type: "numeric"},
+				{Name: "avg_basket", Kind: warehouse.KindNumber, Type: "float8"},
+				{Name: "active", Kind: warehouse.KindBool, Type: "bool"},
 			},
 			Rows:     rows,
 			RowCount: len(rows),
 		},
 		Assumptions: []string{"Revenue is net of refunds.", "Regions come from the shipping address."},
-		QueryID:     "q_regions",
-		Elapsed:     340 * time.Millisecond,
+		Buttons:     testButtons, QueryID: "q_regions",
+		Elapsed: 340 * time.Millisecond,
 	}
 }
 
-func dailyResult(n int) *store.Result {
+func dailyResult(n int) *warehouse.Result {
 	start := time.Date(2025, 1, 1, 0, 0, 0, 0, time.UTC)
 	rows := make([][]any, n)
 	for i := range rows {
 		rows[i] = []any{start.AddDate(0, 0, i).Format("2006-01-02"), int64(100 + i*7%53), float64(i) * 12.25}
 	}
-	return &store.Result{
-		Columns: []store.Column{
-			{Name: "day", Type: "date"},
-			{Name: "orders", Type: "int8"},
-			{Name: "revenue", Type: "float8"},
+	return &warehouse.Result{
+		Columns: []warehouse.Column{
+			{Name: "day", Kind: warehouse.KindTime, Type: "date"},
+			{Name: "orders", Kind: warehouse.KindNumber, Type: "int8"},
+			{Name: "revenue", Kind: warehouse.KindNumber, Type: "float8"},
 		},
 		Rows:     rows,
 		RowCount: n,
@@ -82,16 +82,16 @@ func manyRowsAnswer() Answer {
 		Question: "Daily orders since January?",
 		Text:     "Orders per day since 1 January 2025.",
 		Result:   dailyResult(150),
-		QueryID:  "q_daily",
-		Elapsed:  2500 * time.Millisecond,
-		Backend:  "sql",
+		Buttons:  testButtons, QueryID: "q_daily",
+		Elapsed: 2500 * time.Millisecond,
+		Backend: "sql",
 	}
 }
 
 func wideAnswer() Answer {
-	cols := make([]store.Column, 25)
+	cols := make([]warehouse.Column, 25)
 	for i := range cols {
-		cols[i] = store.Column{Name: fmt.Sprintf("metric_%02d", i+1), Type: "int4"}
+		cols[i] = warehouse.Column{Name: fmt.Sprintf("metric_%02d", i+1), Kind: warehouse.KindNumber, Type: "int4"}
 	}
 	rows := make([][]any, 5)
 	for r := range rows {
@@ -103,9 +103,9 @@ func wideAnswer() Answer {
 	return Answer{
 		Question: "Show all metrics for the top 5 stores.",
 		Text:     "Here are the 25 metrics for the top 5 stores.",
-		Result:   &store.Result{Columns: cols, Rows: rows, RowCount: len(rows)},
-		QueryID:  "q_wide",
-		Elapsed:  800 * time.Millisecond,
+		Result:   &warehouse.Result{Columns: cols, Rows: rows, RowCount: len(rows)},
+		Buttons:  testButtons, QueryID: "q_wide",
+		Elapsed: 800 * time.Millisecond,
 	}
 }
 
@@ -125,8 +125,8 @@ func longAnswer() Answer {
 	return Answer{
 		Question: "Explain the quarter.",
 		Text:     longText(5000),
-		QueryID:  "q_long",
-		Elapsed:  4 * time.Second,
+		Buttons:  testButtons, QueryID: "q_long",
+		Elapsed: 4 * time.Second,
 	}
 }
 
@@ -150,3 +150,6 @@ LIMIT 1000`
 func sqlMessage() Message {
 	return SQL("q_regions", sampleSQL, "Orders by region last week?")
 }
+
+// testButtons are the buttons package nodes puts under answers.
+var testButtons = []Button{{Action: "export_csv", Label: "Export CSV"}, {Action: "show_sql", Label: "Show SQL"}}

@@ -12,7 +12,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/analyticsbot/analyticsbot/store"
+	"github.com/analyticsbot/analyticsbot/warehouse"
 )
 
 // limitCase is a message and the query id its buttons must carry ("" = no buttons).
@@ -36,12 +36,12 @@ func limitCases() []limitCase {
 	truncated := dailyResult(1000)
 	truncated.Truncated = true
 	wide := wideAnswer()
-	wide.Result.Columns = append(wide.Result.Columns, make([]store.Column, 275)...)
+	wide.Result.Columns = append(wide.Result.Columns, make([]warehouse.Column, 275)...)
 	for i := range wide.Result.Rows {
 		wide.Result.Rows[i] = append(wide.Result.Rows[i], make([]any, 275)...)
 	}
-	hugeCell := &store.Result{
-		Columns: []store.Column{{Name: "note", Type: "text"}, {Name: "n"}},
+	hugeCell := &warehouse.Result{
+		Columns: []warehouse.Column{{Name: "note", Kind: warehouse.KindText, Type: "text"}, {Name: "n"}},
 		Rows: [][]any{
 			{strings.Repeat("<&>", 4000), int64(1)},
 			{"line one\nline two ``` not a fence", 2.5},
@@ -59,23 +59,23 @@ func limitCases() []limitCase {
 	add := func(name string, a Answer) {
 		cases = append(cases, limitCase{name: name, msg: Render(a), queryID: a.QueryID})
 	}
-	add("huge answer is cut", Answer{Text: longText(200_000), QueryID: "q1", Result: dailyResult(5)})
-	add("entities at every cut", Answer{Text: strings.Repeat("&", 20_000), QueryID: "q2"})
-	add("emoji surrogate pairs", Answer{Text: strings.Repeat("📈", 5000), QueryID: "q3"})
-	add("no spaces", Answer{Text: strings.Repeat("x", 7000), QueryID: "q4"})
-	add("code fence across sections", Answer{Text: fenced, QueryID: "q5"})
-	add("truncated at row cap", Answer{Text: "Daily orders.", Result: truncated, QueryID: "q6"})
-	add("300 columns", Answer{Text: "Wide.", Result: wide.Result, QueryID: "q7"})
-	add("huge and odd cells", Answer{Text: "Notes.", Result: hugeCell, QueryID: "q8"})
-	add("huge cell in monospace", Answer{Text: "Notes.", Result: monoHuge, QueryID: "q9"})
-	add("15 assumptions", Answer{Text: "ok", Assumptions: assumptions, QueryID: "q10"})
+	add("huge answer is cut", Answer{Text: longText(200_000), Buttons: testButtons, QueryID: "q1", Result: dailyResult(5)})
+	add("entities at every cut", Answer{Text: strings.Repeat("&", 20_000), Buttons: testButtons, QueryID: "q2"})
+	add("emoji surrogate pairs", Answer{Text: strings.Repeat("📈", 5000), Buttons: testButtons, QueryID: "q3"})
+	add("no spaces", Answer{Text: strings.Repeat("x", 7000), Buttons: testButtons, QueryID: "q4"})
+	add("code fence across sections", Answer{Text: fenced, Buttons: testButtons, QueryID: "q5"})
+	add("truncated at row cap", Answer{Text: "Daily orders.", Result: truncated, Buttons: testButtons, QueryID: "q6"})
+	add("300 columns", Answer{Text: "Wide.", Result: wide.Result, Buttons: testButtons, QueryID: "q7"})
+	add("huge and odd cells", Answer{Text: "Notes.", Result: hugeCell, Buttons: testButtons, QueryID: "q8"})
+	add("huge cell in monospace", Answer{Text: "Notes.", Result: monoHuge, Buttons: testButtons, QueryID: "q9"})
+	add("15 assumptions", Answer{Text: "ok", Assumptions: assumptions, Buttons: testButtons, QueryID: "q10"})
 	add("empty answer", Answer{})
 	add("question only", Answer{Question: "What <is> this?"})
-	add("result without rows", Answer{Result: &store.Result{Columns: []store.Column{{Name: "n"}}}})
-	add("long query id", Answer{Text: "ok", QueryID: strings.Repeat("z", 400)})
+	add("result without rows", Answer{Result: &warehouse.Result{Columns: []warehouse.Column{{Name: "n"}}}})
+	add("long query id", Answer{Text: "ok", Buttons: testButtons, QueryID: strings.Repeat("z", 400)})
 	cases = append(cases,
 		// Too long for a button value: no buttons rather than a broken one.
-		limitCase{name: "query id too long for a button", msg: Render(Answer{Text: "ok", QueryID: strings.Repeat("q", 2001)})},
+		limitCase{name: "query id too long for a button", msg: Render(Answer{Text: "ok", Buttons: testButtons, QueryID: strings.Repeat("q", 2001)})},
 		limitCase{name: "empty error", msg: Error("", nil)},
 		limitCase{name: "empty notice", msg: Notice("  ", []string{"", " "})},
 		limitCase{name: "many suggestions", msg: Error("bad", make([]string, 40))},
@@ -169,7 +169,7 @@ func checkActions(t *testing.T, ab *slack.ActionBlock, queryID string) {
 		ids = append(ids, btn.ActionID)
 		assert.Equal(t, queryID, btn.Value, "button %s value", btn.ActionID)
 	}
-	assert.Equal(t, []string{ActionExportCSV, ActionShowSQL}, ids, "button action ids")
+	assert.Equal(t, []string{"export_csv", "show_sql"}, ids, "button action ids")
 }
 
 // checkRoundTrip decodes our JSON with slack-go's own decoder, which knows

@@ -1,10 +1,15 @@
 package blockkit
 
 import (
+	"cmp"
 	"strconv"
 	"strings"
+	"unicode"
+	"unicode/utf8"
 
 	"github.com/slack-go/slack"
+
+	"github.com/analyticsbot/analyticsbot/warehouse"
 )
 
 // Error builds a friendly error reply: the message, then what the user could
@@ -39,6 +44,16 @@ func Notice(text string, examples []string) Message {
 		blocks = append(blocks, section(list))
 	}
 	return Message{Text: truncateEscaped(body, maxFallbackText), Blocks: blocks}
+}
+
+// Query builds the reply to Show SQL for the query of an answer, as its
+// backend shows it: SQL as is; a query in another language (a Cube query)
+// followed by the SQL the backend runs for it, when it can say.
+func Query(queryID, question string, q warehouse.Shown) Message {
+	if q.Language == "SQL" {
+		return SQL(queryID, q.Text, question)
+	}
+	return otherQuery(queryID, q, question)
 }
 
 // SQL builds the reply to Show SQL: the question, then the statement in a
@@ -88,31 +103,43 @@ func bulletList(heading string, items []string) string {
 	return heading + "\n" + strings.Join(lines, "\n")
 }
 
-// CubeQuery builds the reply to Show SQL for an answer that came from a
-// Cube semantic layer: the Cube query as JSON, then the SQL Cube generated
-// for it, each in code blocks. sql may be empty when Cube could not say.
-func CubeQuery(queryID, query, sql, question string) Message {
-	title, fallback := "*Cube query for this answer*", "Cube query for this answer"
-	if q := strings.TrimSpace(question); q != "" {
-		title = "*Cube query for:* " + truncateEscaped(escape(q), maxSectionText-30)
-		fallback = truncateEscaped("Cube query for: "+escape(q), maxFallbackText)
+// otherQuery builds the reply to Show SQL for a query that is not SQL
+// (a Cube query): the query, then the SQL its backend generated for it
+// (q.SQL, by q.SQLBy), each in code blocks. q.SQL may be empty when the
+// backend could not say.
+func otherQuery(queryID string, q warehouse.Shown, question string) Message {
+	lang, by := cmp.Or(q.Language, "query"), cmp.Or(q.SQLBy, "the backend")
+	query, sql := q.Text, q.SQL
+	title, fallback := "*"+escape(capitalizeFirst(lang))+" for this answer*", capitalizeFirst(lang)+" for this answer"
+	if qs := strings.TrimSpace(question); qs != "" {
+		title = "*" + escape(capitalizeFirst(lang)) + " for:* " + truncateEscaped(escape(qs), maxSectionText-30)
+		fallback = truncateEscaped(capitalizeFirst(lang)+" for: "+escape(qs), maxFallbackText)
 	}
 	blocks := []slack.Block{section(title)}
 	budget := (maxBlocks - 3) / 2
 	blocks = append(blocks, textSections(fenceOpen+escape(strings.TrimSpace(query))+fenceClose, budget,
 		"The query is too long to show in full here.")...)
 	if sql = strings.TrimSpace(sql); sql != "" {
-		blocks = append(blocks, section("*SQL that Cube runs for it:*"))
+		blocks = append(blocks, section("*SQL that "+escape(by)+" runs for it:*"))
 		blocks = append(blocks, textSections(fenceOpen+escape(sql)+fenceClose, budget,
 			"The SQL is too long to show in full here.")...)
 	} else {
-		blocks = append(blocks, section("_Cube did not return the SQL it runs for this query._"))
+		blocks = append(blocks, section("_"+escape(capitalizeFirst(by))+" did not return the SQL it runs for this query._"))
 	}
 	for i, b := range blocks {
 		if s, ok := b.(*slack.SectionBlock); ok && queryID != "" && i > 0 {
-			id := "cube:" + queryID + ":" + strconv.Itoa(i)
+			id := "query:" + queryID + ":" + strconv.Itoa(i)
 			s.BlockID = id[:fitPrefix(id, maxBlockID)]
 		}
 	}
 	return Message{Text: fallback, Blocks: blocks}
+}
+
+// capitalizeFirst upper-cases the first letter of s.
+func capitalizeFirst(s string) string {
+	r, size := utf8.DecodeRuneInString(s)
+	if r == utf8.RuneError {
+		return s
+	}
+	return string(unicode.ToUpper(r)) + s[size:]
 }

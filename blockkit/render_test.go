@@ -11,13 +11,13 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/analyticsbot/analyticsbot/store"
+	"github.com/analyticsbot/analyticsbot/warehouse"
 )
 
-func gridResult(rows, cols int) *store.Result {
-	r := &store.Result{Columns: make([]store.Column, cols), Rows: make([][]any, rows), RowCount: rows}
+func gridResult(rows, cols int) *warehouse.Result {
+	r := &warehouse.Result{Columns: make([]warehouse.Column, cols), Rows: make([][]any, rows), RowCount: rows}
 	for c := range r.Columns {
-		r.Columns[c] = store.Column{Name: fmt.Sprintf("c%d", c), Type: "int8"}
+		r.Columns[c] = warehouse.Column{Name: fmt.Sprintf("c%d", c), Kind: warehouse.KindNumber, Type: "int8"}
 	}
 	for i := range r.Rows {
 		r.Rows[i] = make([]any, cols)
@@ -44,7 +44,7 @@ func TestRenderChoosesNativeTableOnlyWithinSlackLimits(t *testing.T) {
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
-			m := Render(Answer{Text: "x", Result: gridResult(tc.rows, tc.cols), QueryID: "q"})
+			m := Render(Answer{Text: "x", Result: gridResult(tc.rows, tc.cols), Buttons: testButtons, QueryID: "q"})
 			var table *slack.TableBlock
 			for _, b := range m.Blocks {
 				if tb, ok := b.(*slack.TableBlock); ok {
@@ -68,14 +68,14 @@ func TestRenderSaysWhenResultWasLimited(t *testing.T) {
 	t.Parallel()
 	r := dailyResult(50)
 	r.Truncated = true
-	m := Render(Answer{Text: "x", Result: r, QueryID: "q"})
+	m := Render(Answer{Text: "x", Result: r, Buttons: testButtons, QueryID: "q"})
 	ctx := m.Blocks[2].(*slack.ContextBlock)
 	last := ctx.ContextElements.Elements[len(ctx.ContextElements.Elements)-1].(*slack.TextBlockObject)
 	assert.Equal(t, "result limited to 50 rows", last.Text)
 
 	big := dailyResult(1000)
 	big.Truncated = true
-	m = Render(Answer{Text: "x", Result: big, QueryID: "q"})
+	m = Render(Answer{Text: "x", Result: big, Buttons: testButtons, QueryID: "q"})
 	mono := m.Blocks[1].(*slack.SectionBlock).Text.Text
 	assert.Regexp(t, `_Showing \d+ of 1,000 rows\. Result limited to 1,000 rows\. Export CSV for all 1,000 rows\._$`, mono)
 
@@ -84,7 +84,7 @@ func TestRenderSaysWhenResultWasLimited(t *testing.T) {
 	assert.NotContains(t, mono, "Export CSV", "no buttons, so the note must not point at one")
 
 	r.LimitedBy = "bytes"
-	m = Render(Answer{Text: "x", Result: r, QueryID: "q"})
+	m = Render(Answer{Text: "x", Result: r, Buttons: testButtons, QueryID: "q"})
 	ctx = m.Blocks[2].(*slack.ContextBlock)
 	last = ctx.ContextElements.Elements[len(ctx.ContextElements.Elements)-1].(*slack.TextBlockObject)
 	assert.Equal(t, "result cut to 50 rows (size limit)", last.Text, "a result cut by the byte cap says so")

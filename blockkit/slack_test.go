@@ -5,6 +5,8 @@ import (
 	"testing"
 
 	"github.com/stretchr/testify/assert"
+
+	"github.com/analyticsbot/analyticsbot/warehouse"
 )
 
 func TestAsked(t *testing.T) {
@@ -41,15 +43,19 @@ func TestHelp(t *testing.T) {
 	}
 }
 
-func TestCubeQuery(t *testing.T) {
+func TestQueryOtherLanguage(t *testing.T) {
 	t.Parallel()
-	m := CubeQuery("a1b2c3d4", "{\n  \"measures\": [\"Apps.count\"]\n}", `SELECT count("apps".app_id) "apps__count" FROM analytics.apps AS "apps"`, "How many <games>?")
+	m := Query("a1b2c3d4", "How many <games>?", warehouse.Shown{Language: "Cube query", Text: "{\n  \"measures\": [\"Apps.count\"]\n}",
+		SQL: `SELECT count("apps".app_id) "apps__count" FROM analytics.apps AS "apps"`, SQLBy: "Cube"})
 	got := PlainText(m.Blocks)
 	for _, want := range []string{"*Cube query for:* How many <games>?", `"measures": ["Apps.count"]`, "*SQL that Cube runs for it:*", `SELECT count("apps".app_id)`} {
 		assert.Contains(t, got, want)
 	}
 	assert.Contains(t, m.Text, "&lt;games&gt;", "escaped fallback")
 
-	none := PlainText(CubeQuery("a1b2c3d4", "{}", "", "").Blocks)
+	none := PlainText(Query("a1b2c3d4", "", warehouse.Shown{Language: "Cube query", Text: "{}", SQLBy: "Cube"}).Blocks)
 	assert.Contains(t, none, "Cube did not return the SQL")
+
+	sql := Query("a1b2c3d4", "How many games?", warehouse.Shown{Language: "SQL", Text: "SELECT 1"})
+	assert.Equal(t, SQL("a1b2c3d4", "SELECT 1", "How many games?"), sql, "SQL is shown as SQL")
 }

@@ -5,7 +5,7 @@ import (
 
 	"github.com/slack-go/slack"
 
-	"github.com/analyticsbot/analyticsbot/store"
+	"github.com/analyticsbot/analyticsbot/warehouse"
 )
 
 // Monospace fallback sizing.
@@ -17,14 +17,14 @@ const (
 
 // fitsNativeTable reports whether Slack's table block can hold the result:
 // at most 20 columns, and 100 rows counting our header row.
-func fitsNativeTable(r *store.Result) bool {
+func fitsNativeTable(r *warehouse.Result) bool {
 	return len(r.Columns) <= maxTableColumns && len(r.Rows)+1 <= maxTableRows
 }
 
 // nativeTable builds Slack's table block: a bold header row, raw_text cells
 // (the cell type Slack documents for input; raw_number was rejected by Slack
 // in the past), numbers right-aligned, long text columns wrapped.
-func nativeTable(r *store.Result) *slack.TableBlock {
+func nativeTable(r *warehouse.Result) *slack.TableBlock {
 	numeric := numericColumns(r)
 	t := slack.NewTableBlock("")
 
@@ -60,7 +60,7 @@ func nativeTable(r *store.Result) *slack.TableBlock {
 // monoTable renders the result as an aligned ``` block for results Slack's
 // table cannot hold: as many leading rows (and columns) as fit in one
 // section, then a line saying what was left out.
-func monoTable(r *store.Result, hasButtons bool) *slack.SectionBlock {
+func monoTable(r *warehouse.Result, hasButtons bool) *slack.SectionBlock {
 	numeric := numericColumns(r)
 	cols, widths := monoColumns(r)
 
@@ -90,7 +90,7 @@ func monoTable(r *store.Result, hasButtons bool) *slack.SectionBlock {
 }
 
 // monoColumns picks how many leading columns fit in maxMonoLine and their widths.
-func monoColumns(r *store.Result) (int, []int) {
+func monoColumns(r *warehouse.Result) (int, []int) {
 	var widths []int
 	total := 0
 	for i, c := range r.Columns {
@@ -111,7 +111,7 @@ func monoColumns(r *store.Result) (int, []int) {
 	return len(widths), widths
 }
 
-func headerTexts(r *store.Result, cols int) []string {
+func headerTexts(r *warehouse.Result, cols int) []string {
 	out := make([]string, cols)
 	for i := range out {
 		out[i] = columnName(r.Columns[i])
@@ -157,7 +157,7 @@ func monoRule(widths []int) string {
 
 // monoNote says truthfully what the fallback left out. The export serves the
 // cached rows, which are all len(r.Rows) rows, so that is what we promise.
-func monoNote(r *store.Result, shown, cols int, hasButtons bool) string {
+func monoNote(r *warehouse.Result, shown, cols int, hasButtons bool) string {
 	var parts []string
 	total := len(r.Rows)
 	if shown < total {

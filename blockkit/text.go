@@ -17,6 +17,8 @@ const (
 	maxFallbackText  = 4000 // top-level text we send (Slack allows more; notifications show little)
 	maxContextElems  = 10   // elements in one context block
 	maxButtonValue   = 2000 // characters in a button value
+	maxButtonText    = 75   // characters in a button's label
+	maxActionElems   = 25   // elements in one actions block
 	maxBlockID       = 255  // characters in a block_id
 	maxTableRows     = 100  // rows in a table block, header row included
 	maxTableColumns  = 20   // cells in one table row

@@ -7,7 +7,7 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/analyticsbot/analyticsbot/store"
+	"github.com/analyticsbot/analyticsbot/warehouse"
 )
 
 // nullText stands for SQL NULL in tables. An empty string shows as "" instead
@@ -94,23 +94,14 @@ func formatFloat(f float64) string {
 	return s
 }
 
-// numericTypes are Postgres type names (as pgx reports them, plus their SQL
-// spellings) whose values read best right-aligned.
-var numericTypes = map[string]bool{
-	"int2": true, "int4": true, "int8": true, "float4": true, "float8": true,
-	"numeric": true, "money": true, "oid": true,
-	"smallint": true, "integer": true, "bigint": true, "real": true,
-	"double precision": true, "decimal": true,
-}
-
-// numericColumns reports, per column, whether its values are numbers. The
-// column type decides; when the type is unknown the values do.
-func numericColumns(r *store.Result) []bool {
+// numericColumns reports, per column, whether its values are numbers, which
+// read best right-aligned. The column's kind decides; a result cached
+// before kinds existed has none, and then the values do.
+func numericColumns(r *warehouse.Result) []bool {
 	out := make([]bool, len(r.Columns))
 	for i, c := range r.Columns {
-		t := strings.ToLower(strings.TrimSpace(c.Type))
-		if t != "" {
-			out[i] = numericTypes[t]
+		if c.Kind != "" {
+			out[i] = c.Kind == warehouse.KindNumber
 			continue
 		}
 		out[i] = valuesAreNumbers(r.Rows, i)
@@ -144,7 +135,7 @@ func cell(row []any, col int) string {
 
 // columnName returns a column's name, or Postgres' own placeholder for an
 // unnamed expression, so a header cell is never empty.
-func columnName(c store.Column) string {
+func columnName(c warehouse.Column) string {
 	if strings.TrimSpace(c.Name) == "" {
 		return "?column?"
 	}

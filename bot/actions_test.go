@@ -1,4 +1,4 @@
-package bot
+package bot_test
 
 import (
 	"context"
@@ -10,8 +10,9 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/analyticsbot/analyticsbot/bot"
 	"github.com/analyticsbot/analyticsbot/nodes"
-	"github.com/analyticsbot/analyticsbot/store"
+	"github.com/analyticsbot/analyticsbot/warehouse"
 	"github.com/analyticsbot/analyticsbot/workflow"
 )
 
@@ -31,18 +32,18 @@ func testActionsWithoutModel(t *testing.T, e *testEnv) {
 	}{
 		{name: "csv by phrase, cached", trigger: trigger{text: "export as csv"}, wantNode: nodes.NodeExportCSV},
 		{name: "csv by phrase, cache cleared", trigger: trigger{text: "export as csv"}, clearCache: true, wantNode: nodes.NodeExportCSV},
-		{name: "csv by button, cached", trigger: trigger{action: ActionExportCSV}, wantNode: nodes.NodeExportCSV},
-		{name: "csv by button, cache cleared", trigger: trigger{action: ActionExportCSV}, clearCache: true, wantNode: nodes.NodeExportCSV},
+		{name: "csv by button, cached", trigger: trigger{action: string(nodes.IntentExportCSV)}, wantNode: nodes.NodeExportCSV},
+		{name: "csv by button, cache cleared", trigger: trigger{action: string(nodes.IntentExportCSV)}, clearCache: true, wantNode: nodes.NodeExportCSV},
 		{name: "sql by phrase, cached", trigger: trigger{text: "show me the sql"}, wantNode: nodes.NodeShowSQL},
 		{name: "sql by phrase, cache cleared", trigger: trigger{text: "show me the sql"}, clearCache: true, wantNode: nodes.NodeShowSQL},
-		{name: "sql by button, cached", trigger: trigger{action: ActionShowSQL}, wantNode: nodes.NodeShowSQL},
-		{name: "sql by button, cache cleared", trigger: trigger{action: ActionShowSQL}, clearCache: true, wantNode: nodes.NodeShowSQL},
+		{name: "sql by button, cached", trigger: trigger{action: string(nodes.IntentShowSQL)}, wantNode: nodes.NodeShowSQL},
+		{name: "sql by button, cache cleared", trigger: trigger{action: string(nodes.IntentShowSQL)}, clearCache: true, wantNode: nodes.NodeShowSQL},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
 			b := newBot(t, e, script())
-			thread := NewThreadID()
+			thread := bot.NewThreadID()
 			answer, _ := ask(t, b, thread, "How many games were released in 2018?")
 			require.Empty(t, answer.ErrorKind, "question: %s", answer.ErrorDetail)
 			queryID := answer.QueryID
@@ -69,7 +70,7 @@ func testActionsWithoutModel(t *testing.T, e *testEnv) {
 			assert.Zero(t, s.LLMCalls, "model calls in the state")
 			assert.Equal(t, callsBefore, len(b.Scripted.Calls()), "model calls received")
 			assert.Equal(t, queryID, s.QueryID, "query id")
-			assert.Equal(t, sql2018, s.SQL, "sql")
+			assert.Equal(t, sql2018, s.Query.Text, "sql")
 
 			switch tt.wantNode {
 			case nodes.NodeExportCSV:
@@ -95,17 +96,17 @@ func testActionsWithoutModel(t *testing.T, e *testEnv) {
 // latest one.
 func testShowSQLByKeyword(t *testing.T, e *testEnv) {
 	b := newBot(t, e, script())
-	thread := NewThreadID()
+	thread := bot.NewThreadID()
 	publishers, _ := ask(t, b, thread, "Which publishers released the most games?")
 	require.Empty(t, publishers.ErrorKind, "publishers question: %s", publishers.ErrorDetail)
-	require.Contains(t, publishers.SQL, "analytics.publishers", "publishers sql")
+	require.Contains(t, publishers.Query.Text, "analytics.publishers", "publishers sql")
 	latest, _ := ask(t, b, thread, "How many games were released in 2018?")
 	require.Empty(t, latest.ErrorKind, "2018 question: %s", latest.ErrorDetail)
 	callsBefore := len(b.Scripted.Calls())
 
 	s, _ := ask(t, b, thread, "Show the SQL for the publishers query")
 	require.Empty(t, s.ErrorKind, "got error %s (%s), want the SQL", s.ErrorKind, s.ErrorDetail)
-	assert.Equal(t, publishers.SQL, s.SQL, "sql")
+	assert.Equal(t, publishers.Query.Text, s.Query.Text, "sql")
 	assert.Equal(t, publishers.QueryID, s.QueryID, "query id")
 	assert.Contains(t, blocksJSON(t, s), "JOIN analytics.publishers", "the reply must show the publishers SQL")
 	assert.NotContains(t, blocksJSON(t, s), "release_year = 2018", "the reply must not show the latest SQL")
@@ -117,7 +118,7 @@ func testShowSQLByKeyword(t *testing.T, e *testEnv) {
 // are refused before the workflow runs.
 func testPressBadInput(t *testing.T, e *testEnv) {
 	b := newBot(t, e, script())
-	thread := NewThreadID()
+	thread := bot.NewThreadID()
 	answer, _ := ask(t, b, thread, "How many games were released in 2018?")
 	require.Empty(t, answer.ErrorKind, "question: %s", answer.ErrorDetail)
 	callsBefore := len(b.Scripted.Calls())
@@ -129,15 +130,15 @@ func testPressBadInput(t *testing.T, e *testEnv) {
 	}{
 		{name: "unknown action", action: "delete_everything", value: answer.QueryID},
 		{name: "empty action", action: "", value: answer.QueryID},
-		{name: "sql injection", action: ActionExportCSV, value: "'; DROP TABLE x"},
-		{name: "not hex", action: ActionShowSQL, value: "zzzz"},
-		{name: "too long", action: ActionExportCSV, value: answer.QueryID + "00"},
-		{name: "upper case hex", action: ActionExportCSV, value: "ABCDEF12"},
+		{name: "sql injection", action: string(nodes.IntentExportCSV), value: "'; DROP TABLE x"},
+		{name: "not hex", action: string(nodes.IntentShowSQL), value: "zzzz"},
+		{name: "too long", action: string(nodes.IntentExportCSV), value: answer.QueryID + "00"},
+		{name: "upper case hex", action: string(nodes.IntentExportCSV), value: "ABCDEF12"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			s, _, err := b.Press(context.Background(), Message{ThreadID: thread, UserID: "U1"}, tt.action, tt.value)
-			assert.True(t, errors.Is(err, ErrBadAction), "got error %v, want ErrBadAction", err)
+			s, _, err := b.Press(context.Background(), bot.Message{ThreadID: thread, UserID: "U1"}, tt.action, tt.value)
+			assert.True(t, errors.Is(err, bot.ErrBadAction), "got error %v, want bot.ErrBadAction", err)
 			assert.Nil(t, s, "state")
 		})
 	}
@@ -152,13 +153,13 @@ func testPressBadInput(t *testing.T, e *testEnv) {
 // thread: the bot must not serve that thread's data.
 func testPressOtherThreadsQuery(t *testing.T, e *testEnv) {
 	b := newBot(t, e, script())
-	threadA, threadB := NewThreadID(), NewThreadID()
+	threadA, threadB := bot.NewThreadID(), bot.NewThreadID()
 	a, _ := ask(t, b, threadA, "How many games were released in 2018?")
 	require.Empty(t, a.ErrorKind, "thread A question: %s", a.ErrorDetail)
 	other, _ := ask(t, b, threadB, "Which publishers released the most games?")
 	require.Empty(t, other.ErrorKind, "thread B question: %s", other.ErrorDetail)
 
-	for _, action := range []string{ActionExportCSV, ActionShowSQL} {
+	for _, action := range []string{string(nodes.IntentExportCSV), string(nodes.IntentShowSQL)} {
 		t.Run(action, func(t *testing.T) {
 			s, res := press(t, b, threadB, action, a.QueryID)
 			assert.Equal(t, nodes.ErrNoPreviousQuery, s.ErrorKind, "error kind (detail %s)", s.ErrorDetail)
@@ -166,7 +167,7 @@ func testPressOtherThreadsQuery(t *testing.T, e *testEnv) {
 			assert.Contains(t, res.Path(), nodes.NodeHandleError, "path")
 			assert.Empty(t, s.CSVContent, "csv")
 			assert.Empty(t, s.Result.Rows, "rows")
-			assert.Empty(t, s.SQL, "sql")
+			assert.Empty(t, s.Query.Text, "sql")
 			shown := s.ResponseText + blocksJSON(t, s)
 			assert.NotContains(t, shown, strconv.Itoa(games2018), "thread A's count leaked into %q", shown)
 			assert.NotContains(t, shown, "release_year", "thread A's SQL leaked into %q", shown)
@@ -174,14 +175,14 @@ func testPressOtherThreadsQuery(t *testing.T, e *testEnv) {
 		})
 	}
 	t.Run("thread without results", func(t *testing.T) {
-		s, _ := ask(t, b, NewThreadID(), "export as csv")
+		s, _ := ask(t, b, bot.NewThreadID(), "export as csv")
 		assert.Equal(t, nodes.ErrNoPreviousQuery, s.ErrorKind, "error kind (detail %s)", s.ErrorDetail)
 		assert.Contains(t, s.ResponseText, "couldn't find", "reply")
 		assert.Empty(t, s.CSVContent, "csv")
 		assert.Zero(t, s.LLMCalls, "model calls")
 	})
 	// Thread A still gets its own result.
-	s, _ := press(t, b, threadA, ActionExportCSV, a.QueryID)
+	s, _ := press(t, b, threadA, string(nodes.IntentExportCSV), a.QueryID)
 	assert.Equal(t, "games\n"+strconv.Itoa(games2018)+"\n", string(s.CSVContent), "thread A csv")
-	assert.Equal(t, store.QueryID(sql2018), s.QueryID, "thread A query id")
+	assert.Equal(t, warehouse.QueryID(sql2018), s.QueryID, "thread A query id")
 }

@@ -1,4 +1,4 @@
-package bot
+package bot_test
 
 import (
 	"encoding/json"
@@ -12,9 +12,10 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/analyticsbot/analyticsbot/bot"
 	"github.com/analyticsbot/analyticsbot/llm"
 	"github.com/analyticsbot/analyticsbot/nodes"
-	"github.com/analyticsbot/analyticsbot/store"
+	"github.com/analyticsbot/analyticsbot/warehouse"
 )
 
 var update = flag.Bool("update", false, "rewrite the golden files in testdata")
@@ -23,7 +24,7 @@ var update = flag.Bool("update", false, "rewrite the golden files in testdata")
 // back, what it cost, and what the thread remembers.
 func testNewQuestion(t *testing.T, e *testEnv) {
 	b := newBot(t, e, script())
-	thread := NewThreadID()
+	thread := bot.NewThreadID()
 	s, res := ask(t, b, thread, "How many games were released in 2018?")
 
 	require.Empty(t, s.ErrorKind, "got error %s (%s), want an answer", s.ErrorKind, s.ErrorDetail)
@@ -31,8 +32,8 @@ func testNewQuestion(t *testing.T, e *testEnv) {
 	assert.Equal(t, []string{"games"}, s.ColumnNames(), "columns")
 	assert.Contains(t, s.Answer, strconv.Itoa(games2018), "answer %q must quote the count", s.Answer)
 	assert.Contains(t, s.ResponseText, strconv.Itoa(games2018), "fallback text %q must quote the count", s.ResponseText)
-	assert.Equal(t, sql2018, s.SQL, "sql")
-	wantID := store.QueryID(sql2018)
+	assert.Equal(t, sql2018, s.Query.Text, "sql")
+	wantID := warehouse.QueryID(sql2018)
 	assert.Equal(t, wantID, s.QueryID, "query id")
 	assert.Equal(t, answerPath, res.Path(), "path")
 
@@ -45,7 +46,7 @@ func testNewQuestion(t *testing.T, e *testEnv) {
 	assert.Contains(t, ctxTexts, "Assumption: The data covers releases up to May 2019.", "context %q", ctxTexts)
 	buttons := blocks[3].Elements
 	require.Len(t, buttons, 2, "buttons")
-	for i, want := range []string{ActionExportCSV, ActionShowSQL} {
+	for i, want := range []string{string(nodes.IntentExportCSV), string(nodes.IntentShowSQL)} {
 		assert.Equal(t, "button", buttons[i].Type, "element %d type", i)
 		assert.Equal(t, want, buttons[i].ActionID, "button %d action", i)
 		assert.Equal(t, wantID, buttons[i].Value, "button %d value", i)
@@ -61,7 +62,7 @@ func testNewQuestion(t *testing.T, e *testEnv) {
 	require.Len(t, turns, 1, "saved turns")
 	assert.Equal(t, "How many games were released in 2018?", turns[0].UserMessage, "saved question")
 	assert.Equal(t, s.Answer, turns[0].BotResponse, "saved answer")
-	assert.Equal(t, sql2018, turns[0].SQL, "saved sql")
+	assert.Equal(t, sql2018, turns[0].Query.Text, "saved sql")
 	assert.Equal(t, wantID, turns[0].QueryID, "saved query id")
 	assert.Equal(t, string(nodes.IntentAnalytics), turns[0].Intent, "saved intent")
 }
@@ -96,7 +97,7 @@ func testFollowUp(t *testing.T, e *testEnv) {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
 			b := newBot(t, e, script(tt.rules))
-			thread := NewThreadID()
+			thread := bot.NewThreadID()
 			first, _ := ask(t, b, thread, "How many games were released in 2018?")
 			require.Empty(t, first.ErrorKind, "first question: %s", first.ErrorDetail)
 			b.Scripted.Reset()
@@ -105,8 +106,8 @@ func testFollowUp(t *testing.T, e *testEnv) {
 			require.Empty(t, s.ErrorKind, "got error %s (%s), want an answer", s.ErrorKind, s.ErrorDetail)
 			assert.Equal(t, nodes.IntentFollowUp, s.Intent, "intent")
 			assert.Equal(t, "How many games were released in 2017?", s.ResolvedQuery, "resolved question")
-			assert.Contains(t, s.SQL, "2017", "sql")
-			assert.NotContains(t, s.SQL, "2018", "sql")
+			assert.Contains(t, s.Query.Text, "2017", "sql")
+			assert.NotContains(t, s.Query.Text, "2018", "sql")
 			assert.Equal(t, [][]any{{int64(games2017)}}, s.Result.Rows, "rows")
 			assert.Contains(t, s.Answer, strconv.Itoa(games2017), "answer")
 			assert.Equal(t, answerPath, res.Path(), "path")
@@ -123,7 +124,7 @@ func testFollowUp(t *testing.T, e *testEnv) {
 					assert.Contains(t, c.Prompt, "User: How many games were released in 2018?", "resolve prompt must hold the history")
 					assert.Contains(t, c.Prompt, "[query "+first.QueryID+"]", "resolve prompt must name the earlier query")
 				case llm.StepGenerateSQL:
-					assert.Contains(t, c.Prompt, first.SQL, "generate prompt must hold the earlier SQL")
+					assert.Contains(t, c.Prompt, first.Query.Text, "generate prompt must hold the earlier SQL")
 				}
 			}
 			assert.Len(t, recentTurns(t, e, thread), 2, "saved turns")
@@ -142,7 +143,7 @@ var elapsedPattern = regexp.MustCompile(` · in [^"·]+`)
 // testAnswerGolden locks the Block Kit JSON of the 2018 answer.
 func testAnswerGolden(t *testing.T, e *testEnv) {
 	b := newBot(t, e, script())
-	s, _ := ask(t, b, NewThreadID(), "How many games were released in 2018?")
+	s, _ := ask(t, b, bot.NewThreadID(), "How many games were released in 2018?")
 	require.Empty(t, s.ErrorKind, "got error %s (%s), want an answer", s.ErrorKind, s.ErrorDetail)
 
 	data, err := json.MarshalIndent(s.Blocks, "", "  ")

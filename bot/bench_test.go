@@ -1,18 +1,15 @@
-package bot
+package bot_test
 
 import (
 	"context"
-	"io"
-	"log/slog"
 	"slices"
 	"testing"
 	"time"
 
-	"github.com/caarlos0/env/v11"
-
+	"github.com/analyticsbot/analyticsbot/bot"
+	"github.com/analyticsbot/analyticsbot/bot/bottest"
 	"github.com/analyticsbot/analyticsbot/demo"
 	"github.com/analyticsbot/analyticsbot/nodes"
-	"github.com/analyticsbot/analyticsbot/store"
 )
 
 // The benchmarks measure what the workflow itself costs per message: the
@@ -29,21 +26,12 @@ const (
 	benchCSV2018  = "games\n8160\n"
 )
 
-// benchBot builds a bot on db that answers with the demo's scripted model
-// (no delays), whatever keys the environment holds. It does not own db.
-func benchBot(tb testing.TB, db *store.DB) *Bot {
+// benchBot builds a bot on e's database that answers with the demo's
+// scripted model (no delays), whatever keys the environment holds.
+func benchBot(tb testing.TB, e *testEnv) *bot.Bot {
 	tb.Helper()
-	var cfg Config
-	// Defaults only: a developer's OPENAI_API_KEY must not turn a benchmark
-	// into network calls.
-	if err := env.ParseWithOptions(&cfg, env.Options{Environment: map[string]string{"LLM_PROVIDER": "script"}}); err != nil {
-		tb.Fatalf("default config: %v", err)
-	}
-	b, err := newWithDB(cfg, db, slog.New(slog.NewTextHandler(io.Discard, nil)))
-	if err != nil {
-		tb.Fatalf("new bot: %v", err)
-	}
-	if b.Scripted == nil || !b.Demo {
+	b := bottest.Start(tb, bottest.Config(tb, e.url, ""), bottest.Discard())
+	if !b.Demo {
 		tb.Fatalf("got model %s, want the demo's scripted model", b.ModelName)
 	}
 	return b
@@ -100,9 +88,9 @@ func (l *benchLatencies) report(b *testing.B) {
 
 // benchSeedThread asks benchQuestion in a new thread and returns the thread
 // and the query id on its buttons.
-func benchSeedThread(b *testing.B, bt *Bot) (thread, queryID string) {
+func benchSeedThread(b *testing.B, bt *bot.Bot) (thread, queryID string) {
 	b.Helper()
-	s, _, err := bt.Ask(context.Background(), Message{UserID: "bench", ChannelID: "bench", Text: benchQuestion})
+	s, _, err := bt.Ask(context.Background(), bot.Message{UserID: "bench", ChannelID: "bench", Text: benchQuestion})
 	benchCheck(b, s, err, nodes.IntentAnalytics)
 	if s.QueryID == "" {
 		b.Fatalf("got no query id for %q", benchQuestion)
@@ -113,7 +101,7 @@ func benchSeedThread(b *testing.B, bt *Bot) (thread, queryID string) {
 // BenchmarkAskNewQuestion asks the demo's questions in turn, each in a new
 // thread: classify, generate, validate, execute, interpret, format, save.
 func BenchmarkAskNewQuestion(b *testing.B) {
-	bt := benchBot(b, newEnv(b).admin)
+	bt := benchBot(b, newEnv(b))
 	ctx := context.Background()
 	questions := demo.Questions()
 	var lat benchLatencies
@@ -121,7 +109,7 @@ func BenchmarkAskNewQuestion(b *testing.B) {
 	i := 0
 	for b.Loop() {
 		start := time.Now()
-		s, _, err := bt.Ask(ctx, Message{UserID: "bench", ChannelID: "bench", Text: questions[i%len(questions)]})
+		s, _, err := bt.Ask(ctx, bot.Message{UserID: "bench", ChannelID: "bench", Text: questions[i%len(questions)]})
 		lat.add(start, s)
 		benchCheck(b, s, err, nodes.IntentAnalytics)
 		bt.Scripted.Reset() // the recorded prompts would otherwise pile up
@@ -133,7 +121,7 @@ func BenchmarkAskNewQuestion(b *testing.B) {
 // BenchmarkAskFollowUp asks "And in 2017?" after the 2018 question, each
 // pair in a new thread; only the follow-up is timed.
 func BenchmarkAskFollowUp(b *testing.B) {
-	bt := benchBot(b, newEnv(b).admin)
+	bt := benchBot(b, newEnv(b))
 	ctx := context.Background()
 	var lat benchLatencies
 	b.ReportAllocs()
@@ -142,7 +130,7 @@ func BenchmarkAskFollowUp(b *testing.B) {
 		thread, _ := benchSeedThread(b, bt)
 		b.StartTimer()
 		start := time.Now()
-		s, _, err := bt.Ask(ctx, Message{ThreadID: thread, UserID: "bench", ChannelID: "bench", Text: benchFollowUp})
+		s, _, err := bt.Ask(ctx, bot.Message{ThreadID: thread, UserID: "bench", ChannelID: "bench", Text: benchFollowUp})
 		lat.add(start, s)
 		benchCheck(b, s, err, nodes.IntentFollowUp)
 		bt.Scripted.Reset()
@@ -153,14 +141,14 @@ func BenchmarkAskFollowUp(b *testing.B) {
 // BenchmarkPressExportCSV presses the export button of a fresh answer, so
 // the rows come from the in-memory cache.
 func BenchmarkPressExportCSV(b *testing.B) {
-	bt := benchBot(b, newEnv(b).admin)
+	bt := benchBot(b, newEnv(b))
 	ctx := context.Background()
 	thread, qid := benchSeedThread(b, bt)
 	var lat benchLatencies
 	b.ReportAllocs()
 	for b.Loop() {
 		start := time.Now()
-		s, _, err := bt.Press(ctx, Message{ThreadID: thread, UserID: "bench", ChannelID: "bench"}, ActionExportCSV, qid)
+		s, _, err := bt.Press(ctx, bot.Message{ThreadID: thread, UserID: "bench", ChannelID: "bench"}, string(nodes.IntentExportCSV), qid)
 		lat.add(start, s)
 		benchCheck(b, s, err, nodes.IntentExportCSV)
 		if string(s.CSVContent) != benchCSV2018 {
@@ -172,17 +160,17 @@ func BenchmarkPressExportCSV(b *testing.B) {
 
 // BenchmarkPressShowSQL presses the show-SQL button of an earlier answer.
 func BenchmarkPressShowSQL(b *testing.B) {
-	bt := benchBot(b, newEnv(b).admin)
+	bt := benchBot(b, newEnv(b))
 	ctx := context.Background()
 	thread, qid := benchSeedThread(b, bt)
 	var lat benchLatencies
 	b.ReportAllocs()
 	for b.Loop() {
 		start := time.Now()
-		s, _, err := bt.Press(ctx, Message{ThreadID: thread, UserID: "bench", ChannelID: "bench"}, ActionShowSQL, qid)
+		s, _, err := bt.Press(ctx, bot.Message{ThreadID: thread, UserID: "bench", ChannelID: "bench"}, string(nodes.IntentShowSQL), qid)
 		lat.add(start, s)
 		benchCheck(b, s, err, nodes.IntentShowSQL)
-		if s.SQL == "" {
+		if s.Query.Text == "" {
 			b.Fatal("got no SQL, want the 2018 question's SQL")
 		}
 	}
@@ -192,13 +180,13 @@ func BenchmarkPressShowSQL(b *testing.B) {
 // BenchmarkAskOffTopic asks something that is not a data question: one
 // classification, then a polite refusal.
 func BenchmarkAskOffTopic(b *testing.B) {
-	bt := benchBot(b, newEnv(b).admin)
+	bt := benchBot(b, newEnv(b))
 	ctx := context.Background()
 	var lat benchLatencies
 	b.ReportAllocs()
 	for b.Loop() {
 		start := time.Now()
-		s, _, err := bt.Ask(ctx, Message{UserID: "bench", ChannelID: "bench", Text: benchOffTopic})
+		s, _, err := bt.Ask(ctx, bot.Message{UserID: "bench", ChannelID: "bench", Text: benchOffTopic})
 		lat.add(start, s)
 		benchCheck(b, s, err, nodes.IntentOffTopic)
 		bt.Scripted.Reset()
@@ -212,7 +200,7 @@ func BenchmarkAskOffTopic(b *testing.B) {
 // counted both as the workflow reports them and as the model received them.
 func TestModelCallsPerIntent(t *testing.T) {
 	t.Parallel()
-	db := newEnv(t).admin
+	e := newEnv(t)
 	tests := []struct {
 		name string
 		// setup is asked first in the same thread; its answer's query id is
@@ -236,8 +224,8 @@ func TestModelCallsPerIntent(t *testing.T) {
 		{name: "follow-up and in", setup: benchQuestion, ask: benchFollowUp, wantIntent: nodes.IntentFollowUp, minCalls: 1, maxCalls: 3, wantRows: [][]any{{int64(6357)}}},
 		{name: "follow-up what about", setup: benchQuestion, ask: "What about 2017?", wantIntent: nodes.IntentFollowUp, minCalls: 1, maxCalls: 3, wantRows: [][]any{{int64(6357)}}},
 		{name: "follow-up how about", setup: benchQuestion, ask: "How about 2016?", wantIntent: nodes.IntentFollowUp, minCalls: 1, maxCalls: 3},
-		{name: "button export csv", setup: benchQuestion, press: ActionExportCSV, wantIntent: nodes.IntentExportCSV, wantRows: [][]any{{int64(8160)}}},
-		{name: "button show sql", setup: benchQuestion, press: ActionShowSQL, wantIntent: nodes.IntentShowSQL},
+		{name: "button export csv", setup: benchQuestion, press: string(nodes.IntentExportCSV), wantIntent: nodes.IntentExportCSV, wantRows: [][]any{{int64(8160)}}},
+		{name: "button show sql", setup: benchQuestion, press: string(nodes.IntentShowSQL), wantIntent: nodes.IntentShowSQL},
 		{name: "typed export", setup: benchQuestion, ask: "Export that as CSV please", wantIntent: nodes.IntentExportCSV, wantRows: [][]any{{int64(8160)}}},
 		{name: "typed show sql", setup: benchQuestion, ask: "show me the SQL", wantIntent: nodes.IntentShowSQL},
 		{name: "off-topic joke", ask: benchOffTopic, wantIntent: nodes.IntentOffTopic, minCalls: 1, maxCalls: 1},
@@ -248,11 +236,11 @@ func TestModelCallsPerIntent(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
 			ctx := context.Background()
-			bt := benchBot(t, db) // its own scripted model, so counts are this case's
-			m := Message{ThreadID: NewThreadID(), UserID: "test", ChannelID: "test", Text: tt.ask}
+			bt := benchBot(t, e) // its own scripted model, so counts are this case's
+			m := bot.Message{ThreadID: bot.NewThreadID(), UserID: "test", ChannelID: "test", Text: tt.ask}
 			var qid string
 			if tt.setup != "" {
-				s, _, err := bt.Ask(ctx, Message{ThreadID: m.ThreadID, UserID: "test", ChannelID: "test", Text: tt.setup})
+				s, _, err := bt.Ask(ctx, bot.Message{ThreadID: m.ThreadID, UserID: "test", ChannelID: "test", Text: tt.setup})
 				if err != nil || s.ErrorKind != "" || s.QueryID == "" {
 					t.Fatalf("setup %q: got error %v, kind %q, query id %q; want an answer", tt.setup, err, s.ErrorKind, s.QueryID)
 				}

@@ -4,35 +4,35 @@
 package bot
 
 import (
-	"cmp"
 	"context"
 	"crypto/rand"
 	"encoding/hex"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"log/slog"
 	"regexp"
 	"time"
 
-	"github.com/analyticsbot/analyticsbot/cube"
 	"github.com/analyticsbot/analyticsbot/demo"
 	"github.com/analyticsbot/analyticsbot/llm"
 	"github.com/analyticsbot/analyticsbot/nodes"
 	"github.com/analyticsbot/analyticsbot/prompts"
 	"github.com/analyticsbot/analyticsbot/store"
 	"github.com/analyticsbot/analyticsbot/telemetry"
+	"github.com/analyticsbot/analyticsbot/warehouse"
 	"github.com/analyticsbot/analyticsbot/workflow"
 )
 
 // Bot answers questions and button presses.
 type Bot struct {
-	cfg   Config
-	db    *store.DB
-	exec  *store.Executor
-	cache *store.Cache
-	graph *workflow.Runnable[nodes.State]
-	log   *slog.Logger
+	cfg     Config
+	db      *store.DB
+	backend warehouse.Backend
+	// closeBackend releases the backend's connections.
+	closeBackend func()
+	cache        *store.Cache
+	graph        *workflow.Runnable[nodes.State]
+	log          *slog.Logger
 	// ModelName is the display name of the model, e.g. "openai:gpt-4o-mini".
 	ModelName string
 	// Scripted is the scripted model when the provider is "script".
@@ -41,33 +41,46 @@ type Bot struct {
 	Demo bool
 }
 
-// New connects to the database and the model. It does not migrate.
+// New connects to the database, the backend BACKEND names and the model.
+// It does not migrate.
 func New(ctx context.Context, cfg Config, log *slog.Logger) (*Bot, error) {
 	if log == nil {
 		log = slog.Default()
 	}
-	db, err := store.Open(ctx, cfg.DatabaseURL)
+	if err := cfg.Check(); err != nil {
+		return nil, err
+	}
+	db, err := store.Open(ctx, cfg.DatabaseURL, store.WithSchema(cfg.BotSchema))
 	if err != nil {
 		return nil, err
 	}
-	b, err := newWithDB(cfg, db, log)
+	backend, closeBackend, err := backends[cfg.backendName()](ctx, cfg, log)
 	if err != nil {
 		db.Close()
 		return nil, err
 	}
-	if err := b.exec.Ping(ctx); err != nil {
-		b.Close()
+	b, err := newBot(cfg, db, backend, log)
+	if err != nil {
+		closeBackend()
+		db.Close()
 		return nil, err
 	}
-	if ok, err := db.SchemaExists(ctx, cfg.Schema); err == nil && !ok {
-		log.WarnContext(ctx, "the analytics schema does not exist: questions will fail until it does",
-			"schema", cfg.Schema, "hint", "check ANALYTICS_SCHEMA, or run `analyticsbot demo load`")
-	}
+	b.closeBackend = closeBackend
 	return b, nil
 }
 
-func newWithDB(cfg Config, db *store.DB, log *slog.Logger) (*Bot, error) {
-	b := &Bot{cfg: cfg, db: db, log: log}
+// NewWithBackend assembles a bot on an open database and backend, for
+// backends that are not in BACKEND's list (the conformance tests' in-memory
+// one). Close does not close backend.
+func NewWithBackend(cfg Config, db *store.DB, backend warehouse.Backend, log *slog.Logger) (*Bot, error) {
+	if log == nil {
+		log = slog.Default()
+	}
+	return newBot(cfg, db, backend, log)
+}
+
+func newBot(cfg Config, db *store.DB, backend warehouse.Backend, log *slog.Logger) (*Bot, error) {
+	b := &Bot{cfg: cfg, db: db, backend: backend, closeBackend: func() {}, log: log}
 	model, err := b.model()
 	if err != nil {
 		return nil, err
@@ -81,51 +94,19 @@ func newWithDB(cfg Config, db *store.DB, log *slog.Logger) (*Bot, error) {
 	if b.cache, err = store.NewCache(db, cfg.CachePerThread, cfg.CacheLRUSize); err != nil {
 		return nil, fmt.Errorf("result cache: %w", err)
 	}
-	exec := store.NewExecutor(db, store.ExecConfig{
-		Role: cfg.ReaderRole, Schema: cfg.Schema, StatementTimeout: cfg.StatementTimeout, MaxRows: cfg.MaxRows,
-		MaxBytes: cfg.MaxResultBytes, URL: cfg.ReaderURL,
-	})
-	b.exec = exec
 	retries := cfg.MaxRetries
 	if retries == 0 {
 		retries = -1 // SQL_MAX_RETRIES=0 means none, not the default
 	}
 	n := (&nodes.Nodes{
-		Model: model, DB: db, Exec: exec, Cache: telemetry.InstrumentCache(b.cache), Examples: examples,
-		Domain: cfg.Domain, Suggestions: b.Suggestions(), Schema: cfg.Schema, MaxRetries: retries, MaxRows: cfg.MaxRows, ExportMaxRows: cfg.ExportMaxRows, Logger: log,
+		Model: model, DB: db, Warehouse: backend, Cache: telemetry.InstrumentCache(b.cache), Examples: examples,
+		Domain: cfg.Domain, Suggestions: b.Suggestions(), MaxRetries: retries, MaxRows: cfg.MaxRows,
+		ExportMaxRows: cfg.ExportMaxRows, Logger: log,
 	}).Defaults()
-	if n.Cube, err = cubeClient(cfg); err != nil {
-		return nil, err
-	}
 	if b.graph, err = nodes.Graph(n).Compile(); err != nil {
 		return nil, fmt.Errorf("compile workflow: %w", err)
 	}
 	return b, nil
-}
-
-// cubeClient returns the Cube client when BACKEND=cube, nil for SQL.
-func cubeClient(cfg Config) (nodes.CubeAPI, error) {
-	switch cfg.Backend {
-	case "", "sql":
-		return nil, nil
-	case "cube":
-	default:
-		return nil, fmt.Errorf("BACKEND must be sql or cube, got %q", cfg.Backend)
-	}
-	var claims map[string]any
-	if cfg.CubeSecurityContext != "" {
-		if err := json.Unmarshal([]byte(cfg.CubeSecurityContext), &claims); err != nil {
-			return nil, fmt.Errorf("CUBE_SECURITY_CONTEXT must be a JSON object: %w", err)
-		}
-	}
-	if cfg.CubeAPISecret == "" {
-		return nil, errors.New("BACKEND=cube needs CUBE_API_SECRET, the secret the Cube server checks tokens with")
-	}
-	c, err := cube.New(cube.Config{APIURL: cfg.CubeAPIURL, Secret: cfg.CubeAPISecret, SecurityContext: claims, Timeout: cfg.CubeTimeout})
-	if err != nil {
-		return nil, fmt.Errorf("cube: %w", err)
-	}
-	return c, nil
 }
 
 // model builds the language model the configuration names.
@@ -158,9 +139,9 @@ func (b *Bot) model() (*llm.Client, error) {
 	return llm.NewClient(model, append(opts, llm.WithModelName(name))...), nil
 }
 
-// Close releases the database pools.
+// Close releases the backend and the database pool.
 func (b *Bot) Close() {
-	b.exec.Close()
+	b.closeBackend()
 	b.db.Close()
 }
 
@@ -169,6 +150,9 @@ func (b *Bot) DB() *store.DB { return b.db }
 
 // Cache returns the bot's result cache.
 func (b *Bot) Cache() *store.Cache { return b.cache }
+
+// Backend returns the backend answers come from.
+func (b *Bot) Backend() warehouse.Backend { return b.backend }
 
 // Graph returns the compiled workflow.
 func (b *Bot) Graph() *workflow.Runnable[nodes.State] { return b.graph }
@@ -189,29 +173,18 @@ func (b *Bot) Ask(ctx context.Context, m Message, opts ...workflow.RunOption) (*
 	return b.run(ctx, s, opts...)
 }
 
-// Actions a button can press.
-const (
-	ActionExportCSV = "export_csv"
-	ActionShowSQL   = "show_sql"
-)
-
 // ErrBadAction is returned for a button press with an unknown action or a
 // malformed value. Button payloads are untrusted input.
 var ErrBadAction = errors.New("bad action")
 
 var queryIDPattern = regexp.MustCompile(`^[0-9a-f]{8}$`)
 
-// Press answers a button press for the query id in value. It never calls
-// the model.
+// Press answers a button press (an action of nodes.Buttons) for the query
+// id in value. It never calls the model.
 func (b *Bot) Press(ctx context.Context, m Message, action, value string, opts ...workflow.RunOption) (*nodes.State, workflow.Result, error) {
-	var intent nodes.Intent
-	switch action {
-	case ActionExportCSV:
-		intent = nodes.IntentExportCSV
-	case ActionShowSQL:
-		intent = nodes.IntentShowSQL
-	default:
-		return nil, workflow.Result{}, fmt.Errorf("%w: unknown action %q (want %s or %s)", ErrBadAction, action, ActionExportCSV, ActionShowSQL)
+	intent, ok := nodes.ButtonIntent(action)
+	if !ok {
+		return nil, workflow.Result{}, fmt.Errorf("%w: unknown action %q (want %s or %s)", ErrBadAction, action, nodes.IntentExportCSV, nodes.IntentShowSQL)
 	}
 	if !queryIDPattern.MatchString(value) {
 		return nil, workflow.Result{}, fmt.Errorf("%w: %q is not a query id (8 hex characters)", ErrBadAction, value)
@@ -238,7 +211,7 @@ func (b *Bot) run(ctx context.Context, s *nodes.State, opts ...workflow.RunOptio
 	s.History = turns
 	res, err := b.graph.Run(ctx, s, opts...)
 	b.logTurn(ctx, s, res)
-	telemetry.RecordTurn(ctx, s, res, cmp.Or(b.cfg.Backend, "sql"))
+	telemetry.RecordTurn(ctx, s, res, b.backend.Name())
 	if err != nil {
 		return s, res, fmt.Errorf("answer in thread %s: %w", s.ThreadTS, err)
 	}

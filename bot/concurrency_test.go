@@ -1,4 +1,4 @@
-package bot
+package bot_test
 
 import (
 	"context"
@@ -11,6 +11,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/analyticsbot/analyticsbot/bot"
 	"github.com/analyticsbot/analyticsbot/nodes"
 )
 
@@ -39,14 +40,14 @@ func testConcurrentThreads(t *testing.T, e *testEnv) {
 
 	runs := make([]*threadRun, 0, len(gamesPerYear))
 	for year := range gamesPerYear {
-		runs = append(runs, &threadRun{year: year, thread: NewThreadID()})
+		runs = append(runs, &threadRun{year: year, thread: bot.NewThreadID()})
 	}
 
 	// Phase 1: every thread asks, exports by phrase and by button at once.
 	var wg sync.WaitGroup
 	for _, r := range runs {
 		wg.Go(func() {
-			msg := Message{ThreadID: r.thread, UserID: "U" + strconv.Itoa(r.year)}
+			msg := bot.Message{ThreadID: r.thread, UserID: "U" + strconv.Itoa(r.year)}
 			msg.Text = fmt.Sprintf("How many games were released in %d?", r.year)
 			r.answer, _, r.askErr = b.Ask(ctx, msg)
 			if r.askErr != nil || r.answer.QueryID == "" {
@@ -55,7 +56,7 @@ func testConcurrentThreads(t *testing.T, e *testEnv) {
 			msg.Text = "export as csv"
 			r.export, _, r.exportErr = b.Ask(ctx, msg)
 			msg.Text = ""
-			r.csv, _, r.pressErr = b.Press(ctx, msg, ActionExportCSV, r.answer.QueryID)
+			r.csv, _, r.pressErr = b.Press(ctx, msg, string(nodes.IntentExportCSV), r.answer.QueryID)
 		})
 	}
 	wg.Wait()
@@ -67,7 +68,7 @@ func testConcurrentThreads(t *testing.T, e *testEnv) {
 			continue
 		}
 		wg.Go(func() {
-			r.foreign, _, r.foreignErr = b.Press(ctx, Message{ThreadID: r.thread}, ActionExportCSV, next.answer.QueryID)
+			r.foreign, _, r.foreignErr = b.Press(ctx, bot.Message{ThreadID: r.thread}, string(nodes.IntentExportCSV), next.answer.QueryID)
 		})
 	}
 	wg.Wait()

@@ -1,10 +1,16 @@
 package bot
 
 import (
+	"errors"
 	"fmt"
+	"slices"
+	"strings"
 	"time"
 
 	"github.com/caarlos0/env/v11"
+
+	"github.com/analyticsbot/analyticsbot/store"
+	"github.com/analyticsbot/analyticsbot/warehouse/pgwarehouse"
 )
 
 // DefaultDatabaseURL is the local Postgres that `make run` sets up.
@@ -14,8 +20,11 @@ const DefaultDatabaseURL = "postgres://postgres@127.0.0.1:5432/analyticsbot?sslm
 // field has a default that works on a machine with a local Postgres.
 type Config struct {
 	DatabaseURL string `env:"DATABASE_URL"`
-	// Schema is the schema questions are answered from.
-	Schema string `env:"ANALYTICS_SCHEMA" envDefault:"analytics"`
+	// Schemas are the schemas questions are answered from (Postgres), a
+	// comma-separated list.
+	Schemas []string `env:"ANALYTICS_SCHEMA" envDefault:"analytics" envSeparator:","`
+	// BotSchema holds the bot's own tables, apart from the data.
+	BotSchema string `env:"BOT_SCHEMA" envDefault:"analyticsbot"`
 	// Domain describes the data to the model and to users.
 	Domain string `env:"DATA_DESCRIPTION" envDefault:"Steam store games (the demo data, up to May 2019)"`
 	// SQLExamples is a YAML file of few-shot examples; empty means the
@@ -49,9 +58,10 @@ type Config struct {
 	TurnRetention     time.Duration `env:"TURN_RETENTION" envDefault:"2160h"`
 	ResultRetention   time.Duration `env:"RESULT_RETENTION" envDefault:"720h"`
 
-	// Backend is where answers come from: "sql" (the analytics schema) or
-	// "cube" (a Cube semantic layer at CubeAPIURL).
-	Backend    string `env:"BACKEND" envDefault:"sql"`
+	// Backend is where answers come from: "postgres" (the analytics
+	// schemas; "sql" is the same) or "cube" (a Cube semantic layer at
+	// CubeAPIURL).
+	Backend    string `env:"BACKEND" envDefault:"postgres"`
 	CubeAPIURL string `env:"CUBE_API_URL" envDefault:"http://127.0.0.1:4000/cubejs-api/v1"`
 	// CubeAPISecret signs the JWTs Cube checks (HS256, one hour).
 	CubeAPISecret string `env:"CUBE_API_SECRET"`
@@ -63,7 +73,7 @@ type Config struct {
 	CacheLRUSize        int           `env:"CACHE_LRU_SIZE" envDefault:"256"`
 }
 
-// ConfigFromEnv reads Config from the environment.
+// ConfigFromEnv reads Config from the environment and checks it.
 func ConfigFromEnv() (Config, error) {
 	var c Config
 	if err := env.Parse(&c); err != nil {
@@ -72,7 +82,37 @@ func ConfigFromEnv() (Config, error) {
 	if c.DatabaseURL == "" {
 		c.DatabaseURL = DefaultDatabaseURL
 	}
+	if err := c.Check(); err != nil {
+		return c, err
+	}
 	return c, nil
+}
+
+// Check cleans the schema list (spaces around names, empty entries,
+// repeats), fills empty schema settings with their defaults, and reports
+// settings that cannot work together.
+func (c *Config) Check() error {
+	var schemas []string
+	for _, s := range c.Schemas {
+		if s = strings.TrimSpace(s); s != "" && !slices.Contains(schemas, s) {
+			schemas = append(schemas, s)
+		}
+	}
+	if len(schemas) == 0 {
+		schemas = []string{pgwarehouse.DefaultSchema}
+	}
+	c.Schemas = schemas
+	if c.BotSchema = strings.TrimSpace(c.BotSchema); c.BotSchema == "" {
+		c.BotSchema = store.DefaultSchema
+	}
+	var errs []error
+	if slices.Contains(schemas, c.BotSchema) {
+		errs = append(errs, fmt.Errorf("BOT_SCHEMA %q holds the bot's own tables (conversations, results, logs) and must not be one of ANALYTICS_SCHEMA", c.BotSchema))
+	}
+	if _, ok := backends[c.backendName()]; !ok {
+		errs = append(errs, fmt.Errorf("BACKEND must be one of %s, got %q", strings.Join(backendNames(), ", "), c.Backend))
+	}
+	return errors.Join(errs...)
 }
 
 // Provider returns the model provider to use: LLM_PROVIDER when set, else

@@ -1,4 +1,4 @@
-package bot
+package bot_test
 
 import (
 	"context"
@@ -14,6 +14,7 @@ import (
 	"github.com/jackc/pgx/v5"
 	"github.com/stretchr/testify/require"
 
+	"github.com/analyticsbot/analyticsbot/bot"
 	"github.com/analyticsbot/analyticsbot/cube/cubetest"
 	"github.com/analyticsbot/analyticsbot/demo"
 	"github.com/analyticsbot/analyticsbot/store/storetest"
@@ -42,12 +43,12 @@ func newCubeEnv(t *testing.T) *cubeEnv {
 
 // cubeBot builds a bot with BACKEND=cube on ce's Cube server that plays
 // rules; adjust may point it elsewhere (a proxy, a wrong secret).
-func cubeBot(t *testing.T, ce *cubeEnv, rules string, adjust ...func(*Config)) *Bot {
+func cubeBot(t *testing.T, ce *cubeEnv, rules string, adjust ...func(*bot.Config)) *bot.Bot {
 	t.Helper()
-	cube := func(c *Config) {
+	cube := func(c *bot.Config) {
 		c.Backend, c.CubeAPIURL, c.CubeAPISecret = "cube", ce.cube.URL, ce.cube.Secret
 	}
-	return newBot(t, ce.testEnv, rules, append([]func(*Config){cube}, adjust...)...)
+	return newBot(t, ce.testEnv, rules, append([]func(*bot.Config){cube}, adjust...)...)
 }
 
 // cubeRule is a scripted generate_cube rule answering with query (a Cube

@@ -1,4 +1,4 @@
-package bot
+package bot_test
 
 import (
 	"context"
@@ -12,6 +12,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/analyticsbot/analyticsbot/bot"
 	"github.com/analyticsbot/analyticsbot/llm"
 	"github.com/analyticsbot/analyticsbot/nodes"
 )
@@ -113,7 +114,7 @@ func testCubeSameRowsAsSQL(t *testing.T, ce *cubeEnv) {
 			t.Parallel()
 			want := sqlRows(t, ce.testEnv, tt.sql)
 			b := cubeBot(t, ce, script(cubeRule("", 0, tt.query)))
-			s, res := ask(t, b, NewThreadID(), tt.question)
+			s, res := ask(t, b, bot.NewThreadID(), tt.question)
 
 			require.Empty(t, s.ErrorKind, "got error %s (%s), want an answer", s.ErrorKind, s.ErrorDetail)
 			assert.Equal(t, tt.wantColumns, s.ColumnNames(), "columns")
@@ -121,7 +122,7 @@ func testCubeSameRowsAsSQL(t *testing.T, ce *cubeEnv) {
 			assert.Equal(t, answerPath, res.Path(), "path")
 			assert.Equal(t, 1, b.Scripted.CallCount(llm.StepGenerateCube), "generate_cube calls")
 			assert.Zero(t, b.Scripted.CallCount(llm.StepGenerateSQL), "generate_sql calls")
-			assert.True(t, strings.HasPrefix(s.SQL, "{"), "got query %q, want the Cube query JSON", s.SQL)
+			assert.True(t, strings.HasPrefix(s.Query.Text, "{"), "got query %q, want the Cube query JSON", s.Query.Text)
 		})
 	}
 }
@@ -161,10 +162,10 @@ func testCubeOperators(t *testing.T, ce *cubeEnv) {
 			t.Parallel()
 			want := sqlRows(t, ce.testEnv, tt.sql)
 			b := cubeBot(t, ce, script(cubeRule("", 0, `{"measures": ["Apps.count"], "filters": [`+tt.filter+`]}`)))
-			s, _ := ask(t, b, NewThreadID(), "How many games were released in 2018 or later?")
+			s, _ := ask(t, b, bot.NewThreadID(), "How many games were released in 2018 or later?")
 
 			require.Empty(t, s.ErrorKind, "filter %s: got error %s (%s), want an answer", tt.filter, s.ErrorKind, s.ErrorDetail)
-			assert.Contains(t, s.SQL, tt.wantOp, "normalised query")
+			assert.Contains(t, s.Query.Text, tt.wantOp, "normalised query")
 			assert.Equal(t, want, s.Result.Rows, "rows from Cube (got) vs rows of the SQL (want)")
 			assert.Zero(t, s.RetryCount, "the validator must fix the operator itself, not ask the model again")
 		})
@@ -182,15 +183,15 @@ func testCubeUnknownMember(t *testing.T, ce *cubeEnv) {
 	t.Run("fixed on retry", func(t *testing.T) {
 		t.Parallel()
 		b := cubeBot(t, ce, script(cubeRule("", 1, unknownMember), yearRules))
-		s, res := ask(t, b, NewThreadID(), "How many games were released in 2018?")
+		s, res := ask(t, b, bot.NewThreadID(), "How many games were released in 2018?")
 
 		require.Empty(t, s.ErrorKind, "got error %s (%s), want an answer", s.ErrorKind, s.ErrorDetail)
 		assert.Equal(t, [][]any{{int64(games2018)}}, s.Result.Rows, "rows")
 		assert.Equal(t, 1, s.RetryCount, "retries")
 		assert.Equal(t, []string{
 			nodes.NodeRouteIntent, nodes.NodeResolveContext,
-			nodes.NodeGenerateSQL, nodes.NodeValidateSQL, nodes.NodeGenerateSQL, nodes.NodeValidateSQL,
-			nodes.NodeExecuteSQL, nodes.NodeInterpret, nodes.NodeFormatAnswer, nodes.NodeSaveTurn,
+			nodes.NodeGenerateQuery, nodes.NodeValidateQuery, nodes.NodeGenerateQuery, nodes.NodeValidateQuery,
+			nodes.NodeExecuteQuery, nodes.NodeInterpret, nodes.NodeFormatAnswer, nodes.NodeSaveTurn,
 		}, res.Path(), "path")
 		var prompts []string
 		for _, c := range b.Scripted.Calls() {
@@ -208,15 +209,15 @@ func testCubeUnknownMember(t *testing.T, ce *cubeEnv) {
 	t.Run("never fixed", func(t *testing.T) {
 		t.Parallel()
 		b := cubeBot(t, ce, script(cubeRule("", 0, unknownMember)))
-		s, res := ask(t, b, NewThreadID(), "How many games were released in 2018?")
+		s, res := ask(t, b, bot.NewThreadID(), "How many games were released in 2018?")
 
-		assert.Equal(t, nodes.ErrInvalidSQL, s.ErrorKind, "error kind (detail %s)", s.ErrorDetail)
+		assert.Equal(t, nodes.ErrInvalidQuery, s.ErrorKind, "error kind (detail %s)", s.ErrorDetail)
 		assert.Contains(t, s.ErrorDetail, "did you mean 'Apps.count'", "error detail")
 		assert.Contains(t, s.ResponseText, "I couldn't write a query that works for this question, even after 3 attempts", "reply")
 		assert.NotContains(t, s.ResponseText, "Apps.cnt", "the raw problem is for the model, not the user")
 		assert.Equal(t, 3, b.Scripted.CallCount(llm.StepGenerateCube), "generate_cube calls")
 		assert.Equal(t, nodes.FormatError, s.ResponseFormat, "format")
-		assert.NotContains(t, res.Path(), nodes.NodeExecuteSQL, "path")
+		assert.NotContains(t, res.Path(), nodes.NodeExecuteQuery, "path")
 		assert.Equal(t, []string{nodes.NodeHandleError, nodes.NodeSaveTurn}, res.Path()[len(res.Path())-2:], "path end")
 	})
 }
@@ -230,14 +231,14 @@ func testCubeUnavailable(t *testing.T, ce *cubeEnv) {
 	t.Run("proxy stopped after answering", func(t *testing.T) {
 		t.Parallel()
 		p := startProxy(t, ce.cube.URL)
-		b := cubeBot(t, ce, script(yearRules), func(c *Config) { c.CubeAPIURL = p.url })
-		thread := NewThreadID()
+		b := cubeBot(t, ce, script(yearRules), func(c *bot.Config) { c.CubeAPIURL = p.url })
+		thread := bot.NewThreadID()
 		first, _ := ask(t, b, thread, "How many games were released in 2018?")
 		require.Empty(t, first.ErrorKind, "first question through the proxy: %s", first.ErrorDetail)
 
 		p.stop()
 		s, res := ask(t, b, thread, "How many games were released in 2017?")
-		assert.Equal(t, nodes.ErrCubeDown, s.ErrorKind, "error kind (detail %s)", s.ErrorDetail)
+		assert.Equal(t, nodes.ErrWarehouseDown, s.ErrorKind, "error kind (detail %s)", s.ErrorDetail)
 		assert.Contains(t, s.ResponseText, cubeDownReply, "reply")
 		assert.NotContains(t, res.Path(), nodes.NodeInterpret, "path")
 		assert.Empty(t, s.Result.Rows, "rows")
@@ -260,8 +261,8 @@ func testCubeUnavailable(t *testing.T, ce *cubeEnv) {
 			_, _ = w.Write([]byte(`{"error":"busy"}`))
 			return true
 		})
-		b := cubeBot(t, ce, script(yearRules), func(c *Config) { c.CubeAPIURL = url })
-		s, _ := ask(t, b, NewThreadID(), "How many games were released in 2018?")
+		b := cubeBot(t, ce, script(yearRules), func(c *bot.Config) { c.CubeAPIURL = url })
+		s, _ := ask(t, b, bot.NewThreadID(), "How many games were released in 2018?")
 
 		require.Empty(t, s.ErrorKind, "got error %s (%s), want the answer after the retries", s.ErrorKind, s.ErrorDetail)
 		assert.Equal(t, [][]any{{int64(games2018)}}, s.Result.Rows, "rows")
@@ -283,12 +284,12 @@ func testCubeUnavailable(t *testing.T, ce *cubeEnv) {
 			return true
 		})
 		const timeout = 2 * time.Second
-		b := cubeBot(t, ce, script(yearRules), func(c *Config) { c.CubeAPIURL, c.CubeTimeout = url, timeout })
+		b := cubeBot(t, ce, script(yearRules), func(c *bot.Config) { c.CubeAPIURL, c.CubeTimeout = url, timeout })
 		start := time.Now()
-		s, _ := ask(t, b, NewThreadID(), "How many games were released in 2018?")
+		s, _ := ask(t, b, bot.NewThreadID(), "How many games were released in 2018?")
 		elapsed := time.Since(start)
 
-		assert.Equal(t, nodes.ErrCubeDown, s.ErrorKind, "error kind (detail %s)", s.ErrorDetail)
+		assert.Equal(t, nodes.ErrWarehouseDown, s.ErrorKind, "error kind (detail %s)", s.ErrorDetail)
 		assert.Contains(t, s.ErrorDetail, "no answer within 2s", "error detail")
 		assert.Contains(t, s.ResponseText, cubeDownReply, "reply")
 		assert.Positive(t, held.Load(), "the proxy must have held a /load request")
@@ -299,10 +300,10 @@ func testCubeUnavailable(t *testing.T, ce *cubeEnv) {
 
 // testCubeWrongSecret signs tokens with a secret Cube does not know.
 func testCubeWrongSecret(t *testing.T, ce *cubeEnv) {
-	b := cubeBot(t, ce, script(yearRules), func(c *Config) { c.CubeAPISecret = "not-" + ce.cube.Secret })
-	s, res := ask(t, b, NewThreadID(), "How many games were released in 2018?")
+	b := cubeBot(t, ce, script(yearRules), func(c *bot.Config) { c.CubeAPISecret = "not-" + ce.cube.Secret })
+	s, res := ask(t, b, bot.NewThreadID(), "How many games were released in 2018?")
 
-	assert.Equal(t, nodes.ErrCubeAuth, s.ErrorKind, "error kind (detail %s)", s.ErrorDetail)
+	assert.Equal(t, nodes.ErrWarehouseAuth, s.ErrorKind, "error kind (detail %s)", s.ErrorDetail)
 	assert.Contains(t, s.ResponseText, "CUBE_API_SECRET", "the reply must name the setting to fix")
 	assert.NotContains(t, s.ResponseText, ce.cube.Secret, "the reply must not show the secret")
 	assert.Contains(t, res.Path(), nodes.NodeHandleError, "path")
@@ -319,7 +320,7 @@ func testCubeActions(t *testing.T, ce *cubeEnv) {
 	const question = "Which publishers released the most games?"
 	b := cubeBot(t, ce, script(cubeRule("", 0,
 		`{"measures": ["Apps.count"], "dimensions": ["Publishers.name"], "order": {"Apps.count": "desc"}, "limit": 5}`)))
-	thread := NewThreadID()
+	thread := bot.NewThreadID()
 	answer, _ := ask(t, b, thread, question)
 	require.Empty(t, answer.ErrorKind, "question: %s", answer.ErrorDetail)
 	// The model asked for 5 rows and got them: that is the whole answer, as
@@ -329,7 +330,7 @@ func testCubeActions(t *testing.T, ce *cubeEnv) {
 	calls := len(b.Scripted.Calls())
 	actionPath := func(node string) []string { return []string{nodes.NodeRouteIntent, node, nodes.NodeSaveTurn} }
 
-	s, res := press(t, b, thread, ActionExportCSV, answer.QueryID)
+	s, res := press(t, b, thread, string(nodes.IntentExportCSV), answer.QueryID)
 	require.Empty(t, s.ErrorKind, "cached export: %s", s.ErrorDetail)
 	assert.Equal(t, publishersCSV, string(s.CSVContent), "cached csv")
 	assert.Zero(t, s.DBTime, "a cached result must not ask Cube")
@@ -338,7 +339,7 @@ func testCubeActions(t *testing.T, ce *cubeEnv) {
 	b.Cache().Forget()
 	_, err := ce.admin.Pool().Exec(context.Background(), "DELETE FROM query_results WHERE thread_id = $1", thread)
 	require.NoError(t, err, "clear the cached results")
-	s, res = press(t, b, thread, ActionExportCSV, answer.QueryID)
+	s, res = press(t, b, thread, string(nodes.IntentExportCSV), answer.QueryID)
 	require.Empty(t, s.ErrorKind, "export after the cache was cleared: %s", s.ErrorDetail)
 	assert.Equal(t, publishersCSV, string(s.CSVContent), "csv re-run through Cube")
 	assert.Positive(t, s.DBTime, "a cleared cache must re-run the stored query")
@@ -346,7 +347,7 @@ func testCubeActions(t *testing.T, ce *cubeEnv) {
 	assert.Equal(t, 1, cachedRows(t, ce.testEnv, thread), "the re-run result must be cached again")
 	assert.Equal(t, actionPath(nodes.NodeExportCSV), res.Path(), "re-run export path")
 
-	s, res = press(t, b, thread, ActionShowSQL, answer.QueryID)
+	s, res = press(t, b, thread, string(nodes.IntentShowSQL), answer.QueryID)
 	require.Empty(t, s.ErrorKind, "show sql: %s", s.ErrorDetail)
 	assert.Equal(t, actionPath(nodes.NodeShowSQL), res.Path(), "show sql path")
 	shown := blocksJSON(t, s)
@@ -368,7 +369,7 @@ func testCubeFollowUp(t *testing.T, ce *cubeEnv) {
     reply: '{"intent": "follow_up", "confidence": 0.9, "question": "How many games were released in 2017?"}'
 `
 	b := cubeBot(t, ce, script(rewriteRule, yearRules))
-	thread := NewThreadID()
+	thread := bot.NewThreadID()
 	first, _ := ask(t, b, thread, "How many games were released in 2018?")
 	require.Empty(t, first.ErrorKind, "first question: %s", first.ErrorDetail)
 	require.Equal(t, [][]any{{int64(games2018)}}, first.Result.Rows, "first rows")
@@ -378,8 +379,8 @@ func testCubeFollowUp(t *testing.T, ce *cubeEnv) {
 	require.Empty(t, s.ErrorKind, "got error %s (%s), want an answer", s.ErrorKind, s.ErrorDetail)
 	assert.Equal(t, nodes.IntentFollowUp, s.Intent, "intent")
 	assert.Equal(t, [][]any{{int64(games2017)}}, s.Result.Rows, "rows")
-	assert.Contains(t, s.SQL, "2017", "query")
-	assert.NotContains(t, s.SQL, "2018", "query")
+	assert.Contains(t, s.Query.Text, "2017", "query")
+	assert.NotContains(t, s.Query.Text, "2018", "query")
 	assert.Equal(t, answerPath, res.Path(), "path")
 	var generate []llm.Call
 	for _, c := range b.Scripted.Calls() {
@@ -388,6 +389,6 @@ func testCubeFollowUp(t *testing.T, ce *cubeEnv) {
 		}
 	}
 	require.Len(t, generate, 1, "generate_cube calls")
-	assert.Contains(t, generate[0].Prompt, "which used this query:\n"+first.SQL, "the prompt must hold the earlier Cube query")
+	assert.Contains(t, generate[0].Prompt, "which used this query:\n"+first.Query.Text, "the prompt must hold the earlier Cube query")
 	assert.Equal(t, "*"+strconv.Itoa(games2017)+"* games were released on Steam in 2017.", s.Answer, "answer")
 }

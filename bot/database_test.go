@@ -1,4 +1,4 @@
-package bot
+package bot_test
 
 import (
 	"context"
@@ -14,6 +14,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/analyticsbot/analyticsbot/bot"
 	"github.com/analyticsbot/analyticsbot/nodes"
 	"github.com/analyticsbot/analyticsbot/store"
 )
@@ -21,13 +22,13 @@ import (
 // TestNewDatabaseUnreachable starts a bot on a port nothing listens on.
 func TestNewDatabaseUnreachable(t *testing.T) {
 	t.Parallel()
-	cfg := Config{
+	cfg := bot.Config{
 		DatabaseURL: "postgres://postgres@127.0.0.1:1/analyticsbot?sslmode=disable&connect_timeout=5",
 		LLMProvider: "script",
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
-	b, err := New(ctx, cfg, discardLogger())
+	b, err := bot.New(ctx, cfg, discardLogger())
 	require.Error(t, err, "new bot on a closed port")
 	assert.Nil(t, b, "bot")
 	assert.True(t, errors.Is(err, store.ErrUnavailable), "got %v, want an error wrapping store.ErrUnavailable", err)
@@ -41,14 +42,15 @@ func testDatabaseDown(t *testing.T, e *testEnv) {
 	t.Run("after answering", func(t *testing.T) {
 		t.Parallel()
 		p := startProxy(t, e.url)
-		b := newBot(t, e, script(), func(c *Config) { c.DatabaseURL = p.url })
-		thread := NewThreadID()
+		b := newBot(t, e, script(), func(c *bot.Config) { c.DatabaseURL = p.url })
+		thread := bot.NewThreadID()
 		first, _ := ask(t, b, thread, "How many games were released in 2018?")
 		require.Empty(t, first.ErrorKind, "first question through the proxy: %s", first.ErrorDetail)
 
 		p.stop()
 		s, res := ask(t, b, thread, "How many games were released in 2017?")
-		assert.Equal(t, nodes.ErrDatabaseDown, s.ErrorKind, "error kind (detail %s)", s.ErrorDetail)
+		// The query fails first: the backend's database is the bot's own.
+		assert.Equal(t, nodes.ErrWarehouseDown, s.ErrorKind, "error kind (detail %s)", s.ErrorDetail)
 		assert.Contains(t, s.ResponseText, "I can't reach the database right now", "reply")
 		assert.NotContains(t, res.Path(), nodes.NodeInterpret, "path")
 		assert.Empty(t, s.Result.Rows, "rows")
@@ -67,27 +69,27 @@ func testDatabaseDown(t *testing.T, e *testEnv) {
 	t.Run("pool closed", func(t *testing.T) {
 		t.Parallel()
 		b := newBot(t, e, script())
-		thread := NewThreadID()
+		thread := bot.NewThreadID()
 		first, _ := ask(t, b, thread, "How many games were released in 2018?")
 		require.Empty(t, first.ErrorKind, "first question: %s", first.ErrorDetail)
 
 		b.Close()
 		s, _ := ask(t, b, thread, "How many games were released in 2017?")
-		assert.Equal(t, nodes.ErrDatabaseDown, s.ErrorKind, "error kind (detail %s)", s.ErrorDetail)
+		assert.Equal(t, nodes.ErrWarehouseDown, s.ErrorKind, "error kind (detail %s)", s.ErrorDetail)
 		assert.Contains(t, s.ResponseText, "I can't reach the database right now", "reply")
 	})
 
 	t.Run("before the schema was read", func(t *testing.T) {
 		t.Parallel()
 		p := startProxy(t, e.url)
-		b := newBot(t, e, script(), func(c *Config) { c.DatabaseURL = p.url })
+		b := newBot(t, e, script(), func(c *bot.Config) { c.DatabaseURL = p.url })
 		p.stop()
 
-		s, res := ask(t, b, NewThreadID(), "How many games were released in 2018?")
-		assert.Equal(t, nodes.ErrDatabaseDown, s.ErrorKind, "error kind (detail %s)", s.ErrorDetail)
+		s, res := ask(t, b, bot.NewThreadID(), "How many games were released in 2018?")
+		assert.Equal(t, nodes.ErrWarehouseDown, s.ErrorKind, "error kind (detail %s)", s.ErrorDetail)
 		assert.Contains(t, s.ResponseText, "I can't reach the database right now", "reply")
 		assert.Equal(t, []string{
-			nodes.NodeRouteIntent, nodes.NodeResolveContext, nodes.NodeGenerateSQL,
+			nodes.NodeRouteIntent, nodes.NodeResolveContext, nodes.NodeGenerateQuery,
 			nodes.NodeHandleError, nodes.NodeSaveTurn,
 		}, res.Path(), "path")
 		assert.Contains(t, strings.Join(s.Notes, "\n"), "saving the turn failed", "notes")

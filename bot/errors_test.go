@@ -1,4 +1,4 @@
-package bot
+package bot_test
 
 import (
 	"context"
@@ -12,6 +12,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/analyticsbot/analyticsbot/bot"
 	"github.com/analyticsbot/analyticsbot/llm"
 	"github.com/analyticsbot/analyticsbot/nodes"
 	"github.com/analyticsbot/analyticsbot/prompts"
@@ -21,7 +22,7 @@ import (
 // of the classification alone, and offers questions to ask instead.
 func testOffTopic(t *testing.T, e *testEnv) {
 	b := newBot(t, e, script())
-	s, res := ask(t, b, NewThreadID(), "tell me a joke")
+	s, res := ask(t, b, bot.NewThreadID(), "tell me a joke")
 
 	assert.Equal(t, nodes.IntentOffTopic, s.Intent, "intent")
 	assert.Empty(t, s.ErrorKind, "error kind")
@@ -34,7 +35,7 @@ func testOffTopic(t *testing.T, e *testEnv) {
 	for _, ex := range prompts.DefaultExamples()[:3] {
 		assert.Contains(t, shown, ex.Question, "the reply must suggest an example question")
 	}
-	assert.Empty(t, s.SQL, "sql")
+	assert.Empty(t, s.Query.Text, "sql")
 }
 
 // badSQL names a column the demo schema does not have, so Postgres rejects
@@ -62,14 +63,14 @@ func testInvalidSQL(t *testing.T, e *testEnv) {
 		{
 			name:         "stays invalid",
 			rules:        strings.Replace(badRule, "%d", "0", 1),
-			wantKind:     nodes.ErrInvalidSQL,
+			wantKind:     nodes.ErrInvalidQuery,
 			wantGenerate: 3,
 			wantRetries:  2,
 			wantPath: []string{
 				nodes.NodeRouteIntent, nodes.NodeResolveContext,
-				nodes.NodeGenerateSQL, nodes.NodeValidateSQL,
-				nodes.NodeGenerateSQL, nodes.NodeValidateSQL,
-				nodes.NodeGenerateSQL, nodes.NodeValidateSQL,
+				nodes.NodeGenerateQuery, nodes.NodeValidateQuery,
+				nodes.NodeGenerateQuery, nodes.NodeValidateQuery,
+				nodes.NodeGenerateQuery, nodes.NodeValidateQuery,
 				nodes.NodeHandleError, nodes.NodeSaveTurn,
 			},
 		},
@@ -77,11 +78,11 @@ func testInvalidSQL(t *testing.T, e *testEnv) {
 			name:         "retries disabled",
 			rules:        strings.Replace(badRule, "%d", "0", 1),
 			maxRetries:   -1, // the configuration says SQL_MAX_RETRIES=0
-			wantKind:     nodes.ErrInvalidSQL,
+			wantKind:     nodes.ErrInvalidQuery,
 			wantGenerate: 1,
 			wantPath: []string{
 				nodes.NodeRouteIntent, nodes.NodeResolveContext,
-				nodes.NodeGenerateSQL, nodes.NodeValidateSQL,
+				nodes.NodeGenerateQuery, nodes.NodeValidateQuery,
 				nodes.NodeHandleError, nodes.NodeSaveTurn,
 			},
 		},
@@ -92,16 +93,16 @@ func testInvalidSQL(t *testing.T, e *testEnv) {
 			wantRetries:  1,
 			wantPath: []string{
 				nodes.NodeRouteIntent, nodes.NodeResolveContext,
-				nodes.NodeGenerateSQL, nodes.NodeValidateSQL,
-				nodes.NodeGenerateSQL, nodes.NodeValidateSQL,
-				nodes.NodeExecuteSQL, nodes.NodeInterpret, nodes.NodeFormatAnswer, nodes.NodeSaveTurn,
+				nodes.NodeGenerateQuery, nodes.NodeValidateQuery,
+				nodes.NodeGenerateQuery, nodes.NodeValidateQuery,
+				nodes.NodeExecuteQuery, nodes.NodeInterpret, nodes.NodeFormatAnswer, nodes.NodeSaveTurn,
 			},
 		},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
-			b := newBot(t, e, script(tt.rules), func(c *Config) {
+			b := newBot(t, e, script(tt.rules), func(c *bot.Config) {
 				switch {
 				case tt.maxRetries < 0:
 					c.MaxRetries = 0
@@ -109,7 +110,7 @@ func testInvalidSQL(t *testing.T, e *testEnv) {
 					c.MaxRetries = tt.maxRetries
 				}
 			})
-			s, res := ask(t, b, NewThreadID(), "How many games were released in 2018?")
+			s, res := ask(t, b, bot.NewThreadID(), "How many games were released in 2018?")
 
 			assert.Equal(t, tt.wantKind, s.ErrorKind, "error kind (detail %s)", s.ErrorDetail)
 			assert.Equal(t, tt.wantPath, res.Path(), "path")
@@ -131,7 +132,7 @@ func testInvalidSQL(t *testing.T, e *testEnv) {
 			}
 
 			if tt.wantKind != "" {
-				assert.NotContains(t, res.Path(), nodes.NodeExecuteSQL, "invalid SQL must never run")
+				assert.NotContains(t, res.Path(), nodes.NodeExecuteQuery, "invalid SQL must never run")
 				want := fmt.Sprintf("I couldn't write a query that works for this question, even after %d attempt", tt.wantGenerate)
 				assert.Contains(t, s.ResponseText, want, "reply")
 				assert.NotContains(t, s.ResponseText, "release_yr", "the raw error stays out of the reply")
@@ -163,12 +164,12 @@ func testUnsafeSQL(t *testing.T, e *testEnv) {
   - step: generate_sql
     reply: '{"sql": "`+tt.sql+`", "assumptions": [], "explanation": "Cleans up."}'
 `))
-			s, res := ask(t, b, NewThreadID(), "How many games were released in 2018?")
+			s, res := ask(t, b, bot.NewThreadID(), "How many games were released in 2018?")
 
-			assert.Equal(t, nodes.ErrUnsafeSQL, s.ErrorKind, "error kind (detail %s)", s.ErrorDetail)
+			assert.Equal(t, nodes.ErrUnsafeQuery, s.ErrorKind, "error kind (detail %s)", s.ErrorDetail)
 			assert.Equal(t, 1, b.Scripted.CallCount(llm.StepGenerateSQL), "generate_sql calls")
 			assert.Equal(t, []string{
-				nodes.NodeRouteIntent, nodes.NodeResolveContext, nodes.NodeGenerateSQL, nodes.NodeValidateSQL,
+				nodes.NodeRouteIntent, nodes.NodeResolveContext, nodes.NodeGenerateQuery, nodes.NodeValidateQuery,
 				nodes.NodeHandleError, nodes.NodeSaveTurn,
 			}, res.Path(), "path")
 			assert.Contains(t, s.ResponseText, "I can only read data, never change it", "reply")
@@ -218,7 +219,7 @@ func testBadMessages(t *testing.T, e *testEnv) {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
 			b := newBot(t, e, script(declineGarbage))
-			thread := NewThreadID()
+			thread := bot.NewThreadID()
 			s, _ := ask(t, b, thread, tt.text)
 
 			assert.Equal(t, tt.wantKind, s.ErrorKind, "error kind (detail %s)", s.ErrorDetail)
@@ -245,15 +246,15 @@ func testBadMessages(t *testing.T, e *testEnv) {
 // testModelFailures runs the workflow against a model that is slow, down or
 // answers nonsense.
 func testModelFailures(t *testing.T, e *testEnv) {
-	fastFail := func(c *Config) { c.LLMTimeout, c.LLMRetries = 50*time.Millisecond, 0 }
+	fastFail := func(c *bot.Config) { c.LLMTimeout, c.LLMRetries = 50*time.Millisecond, 0 }
 	tests := []struct {
 		name      string
 		rules     string
-		adjust    func(*Config)
+		adjust    func(*bot.Config)
 		wantKind  nodes.ErrorKind
 		wantReply string
 		wantNote  string
-		check     func(t *testing.T, b *Bot, s *nodes.State)
+		check     func(t *testing.T, b *bot.Bot, s *nodes.State)
 	}{
 		{
 			name: "model times out",
@@ -281,7 +282,7 @@ func testModelFailures(t *testing.T, e *testEnv) {
     reply: 'lol'
 `,
 			wantReply: strconv.Itoa(games2018), wantNote: "classifier reply unusable",
-			check: func(t *testing.T, b *Bot, s *nodes.State) {
+			check: func(t *testing.T, b *bot.Bot, s *nodes.State) {
 				assert.Equal(t, nodes.IntentAnalytics, s.Intent, "intent")
 				assert.Equal(t, "fallback", s.IntentSource, "intent source")
 				assert.Equal(t, [][]any{{int64(games2018)}}, s.Result.Rows, "rows")
@@ -293,9 +294,9 @@ func testModelFailures(t *testing.T, e *testEnv) {
   - step: generate_sql
     reply: 'I would count the games that came out that year.'
 `,
-			wantKind: nodes.ErrInvalidSQL, wantReply: "I couldn't write a query",
-			wantNote: "generator reply held no SQL",
-			check: func(t *testing.T, b *Bot, s *nodes.State) {
+			wantKind: nodes.ErrInvalidQuery, wantReply: "I couldn't write a query",
+			wantNote: "generator reply held no query",
+			check: func(t *testing.T, b *bot.Bot, s *nodes.State) {
 				assert.Equal(t, 3, b.Scripted.CallCount(llm.StepGenerateSQL), "generate_sql calls")
 				last := b.Scripted.Calls()[len(b.Scripted.Calls())-1]
 				assert.Contains(t, last.Prompt, "(none: the reply held no SQL statement)", "retry prompt")
@@ -308,7 +309,7 @@ func testModelFailures(t *testing.T, e *testEnv) {
     reply: '{"answer": "About *9000* games were released in 2018."}'
 `,
 			wantReply: strconv.Itoa(games2018), wantNote: "quoted numbers not in the result",
-			check: func(t *testing.T, b *Bot, s *nodes.State) {
+			check: func(t *testing.T, b *bot.Bot, s *nodes.State) {
 				assert.Equal(t, "*games*: *8160*", s.Answer, "answer")
 				assert.NotContains(t, s.ResponseText+blocksJSON(t, s), "9000", "the invented number must not reach the user")
 			},
@@ -317,12 +318,12 @@ func testModelFailures(t *testing.T, e *testEnv) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
-			var adjust []func(*Config)
+			var adjust []func(*bot.Config)
 			if tt.adjust != nil {
 				adjust = append(adjust, tt.adjust)
 			}
 			b := newBot(t, e, script(tt.rules), adjust...)
-			s, _ := ask(t, b, NewThreadID(), "How many games were released in 2018?")
+			s, _ := ask(t, b, bot.NewThreadID(), "How many games were released in 2018?")
 
 			assert.Equal(t, tt.wantKind, s.ErrorKind, "error kind (detail %s)", s.ErrorDetail)
 			assert.Contains(t, s.ResponseText, tt.wantReply, "reply")

@@ -1,20 +1,17 @@
-package bot
+package bot_test
 
 import (
 	"context"
 	"encoding/json"
-	"io"
 	"log/slog"
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 	"time"
 
-	"github.com/caarlos0/env/v11"
 	"github.com/stretchr/testify/require"
 
-	"github.com/analyticsbot/analyticsbot/demo"
+	"github.com/analyticsbot/analyticsbot/bot"
+	"github.com/analyticsbot/analyticsbot/bot/bottest"
 	"github.com/analyticsbot/analyticsbot/nodes"
 	"github.com/analyticsbot/analyticsbot/store"
 	"github.com/analyticsbot/analyticsbot/store/storetest"
@@ -48,8 +45,7 @@ func newEnv(t testing.TB) *testEnv {
 	db, url := storetest.NewWithURL(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
-	_, err := demo.Load(ctx, db.Pool(), demo.Options{})
-	require.NoError(t, err, "load the demo data")
+	require.NoError(t, bottest.LoadDemo(ctx, db), "load the demo data")
 	return &testEnv{url: url, admin: db}
 }
 
@@ -87,63 +83,43 @@ func script(rules ...string) string {
 
 // testConfig returns the configuration's defaults, unaffected by the
 // environment the tests run in, with the scripted model of rules.
-func testConfig(t *testing.T, e *testEnv, rules string) Config {
+func testConfig(t *testing.T, e *testEnv, rules string) bot.Config {
 	t.Helper()
-	var cfg Config
-	require.NoError(t, env.ParseWithOptions(&cfg, env.Options{Environment: map[string]string{}}), "config defaults")
-	path := filepath.Join(t.TempDir(), "script.yaml")
-	require.NoError(t, os.WriteFile(path, []byte(rules), 0o600), "write script")
-	cfg.DatabaseURL, cfg.LLMProvider, cfg.LLMScript = e.url, "script", path
-	return cfg
+	return bottest.Config(t, e.url, rules)
 }
 
 // newBot builds a bot on the package database that plays rules, with the
 // changes of adjust applied to its configuration.
-func newBot(t *testing.T, e *testEnv, rules string, adjust ...func(*Config)) *Bot {
+func newBot(t *testing.T, e *testEnv, rules string, adjust ...func(*bot.Config)) *bot.Bot {
 	t.Helper()
-	cfg := testConfig(t, e, rules)
-	for _, f := range adjust {
-		f(&cfg)
-	}
-	return startBot(t, cfg)
+	return bottest.New(t, e.url, rules, adjust...)
 }
 
 // startBot connects a bot with cfg and closes it when the test ends.
-func startBot(t *testing.T, cfg Config) *Bot {
+func startBot(t *testing.T, cfg bot.Config) *bot.Bot {
 	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-	defer cancel()
-	b, err := New(ctx, cfg, testLogger(t))
-	require.NoError(t, err, "new bot")
-	t.Cleanup(b.Close)
-	require.NotNil(t, b.Scripted, "the bot must play the test's script")
-	return b
-}
-
-// testLogger shows the bot's warnings in the test's output.
-func testLogger(t *testing.T) *slog.Logger {
-	return slog.New(slog.NewTextHandler(t.Output(), &slog.HandlerOptions{Level: slog.LevelWarn}))
+	return bottest.Start(t, cfg, nil)
 }
 
 // discardLogger is for bots whose failures are the point of the test.
-func discardLogger() *slog.Logger { return slog.New(slog.NewTextHandler(io.Discard, nil)) }
+func discardLogger() *slog.Logger { return bottest.Discard() }
 
 // ask sends text in thread and fails the test if the workflow itself fails.
-func ask(t *testing.T, b *Bot, thread, text string) (*nodes.State, workflow.Result) {
+func ask(t *testing.T, b *bot.Bot, thread, text string) (*nodes.State, workflow.Result) {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
-	s, res, err := b.Ask(ctx, Message{ThreadID: thread, UserID: "U1", ChannelID: "C1", Text: text})
+	s, res, err := b.Ask(ctx, bot.Message{ThreadID: thread, UserID: "U1", ChannelID: "C1", Text: text})
 	require.NoError(t, err, "ask %q", text)
 	return s, res
 }
 
 // press clicks a button in thread and fails the test if the workflow fails.
-func press(t *testing.T, b *Bot, thread, action, value string) (*nodes.State, workflow.Result) {
+func press(t *testing.T, b *bot.Bot, thread, action, value string) (*nodes.State, workflow.Result) {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
-	s, res, err := b.Press(ctx, Message{ThreadID: thread, UserID: "U1", ChannelID: "C1"}, action, value)
+	s, res, err := b.Press(ctx, bot.Message{ThreadID: thread, UserID: "U1", ChannelID: "C1"}, action, value)
 	require.NoError(t, err, "press %s %s", action, value)
 	return s, res
 }
@@ -212,8 +188,8 @@ func contextTexts(t *testing.T, b block) []string {
 
 // answerPath is the path of a question answered at the first attempt.
 var answerPath = []string{
-	nodes.NodeRouteIntent, nodes.NodeResolveContext, nodes.NodeGenerateSQL, nodes.NodeValidateSQL,
-	nodes.NodeExecuteSQL, nodes.NodeInterpret, nodes.NodeFormatAnswer, nodes.NodeSaveTurn,
+	nodes.NodeRouteIntent, nodes.NodeResolveContext, nodes.NodeGenerateQuery, nodes.NodeValidateQuery,
+	nodes.NodeExecuteQuery, nodes.NodeInterpret, nodes.NodeFormatAnswer, nodes.NodeSaveTurn,
 }
 
 // recentTurns reads a thread's saved turns, oldest first.

@@ -1,4 +1,4 @@
-package bot
+package bot_test
 
 import (
 	"bytes"
@@ -14,6 +14,8 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/analyticsbot/analyticsbot/bot"
+	"github.com/analyticsbot/analyticsbot/bot/bottest"
 	"github.com/analyticsbot/analyticsbot/nodes"
 	"github.com/analyticsbot/analyticsbot/store"
 	"github.com/analyticsbot/analyticsbot/workflow"
@@ -22,11 +24,11 @@ import (
 // loggedTurn writes the turn with logTurn and reads back its only log row.
 // Rows the bot itself wrote for the thread go first, so the row read back
 // is logTurn's whether or not bot.run logs the turn too.
-func loggedTurn(t *testing.T, ctx context.Context, e *testEnv, b *Bot, s *nodes.State, res workflow.Result) store.QueryLog {
+func loggedTurn(t *testing.T, ctx context.Context, e *testEnv, b *bot.Bot, s *nodes.State, res workflow.Result) store.QueryLog {
 	t.Helper()
 	_, err := e.admin.Pool().Exec(context.Background(), `DELETE FROM chat_query_logs WHERE thread_id = $1`, s.ThreadTS)
 	require.NoError(t, err, "clear the thread's logs")
-	b.logTurn(ctx, s, res)
+	bot.LogTurn(b, ctx, s, res)
 	logs, err := e.admin.QueryLogs(context.Background(), store.QueryLogFilter{ThreadID: s.ThreadTS})
 	require.NoError(t, err, "read the thread's logs")
 	require.Len(t, logs, 1, "log rows of thread %s", s.ThreadTS)
@@ -43,8 +45,8 @@ func TestLogTurn(t *testing.T) {
 // run as a group of TestBot, sharing its database.
 func testLogTurn(t *testing.T, e *testEnv) {
 	answerOnRetry := []string{
-		nodes.NodeRouteIntent, nodes.NodeResolveContext, nodes.NodeGenerateSQL, nodes.NodeValidateSQL,
-		nodes.NodeGenerateSQL, nodes.NodeValidateSQL, nodes.NodeExecuteSQL, nodes.NodeInterpret,
+		nodes.NodeRouteIntent, nodes.NodeResolveContext, nodes.NodeGenerateQuery, nodes.NodeValidateQuery,
+		nodes.NodeGenerateQuery, nodes.NodeValidateQuery, nodes.NodeExecuteQuery, nodes.NodeInterpret,
 		nodes.NodeFormatAnswer, nodes.NodeSaveTurn,
 	}
 	tests := []struct {
@@ -77,16 +79,16 @@ func testLogTurn(t *testing.T, e *testEnv) {
 			name:     "unsafe sql",
 			rules:    "  - step: generate_sql\n    reply: '{\"sql\": \"DELETE FROM analytics.apps\", \"assumptions\": [], \"explanation\": \"x\"}'\n",
 			question: "How many games were released in 2018?", intent: nodes.IntentAnalytics, calls: 2,
-			errorKind: string(nodes.ErrUnsafeSQL),
-			wantPath: []string{nodes.NodeRouteIntent, nodes.NodeResolveContext, nodes.NodeGenerateSQL,
-				nodes.NodeValidateSQL, nodes.NodeHandleError, nodes.NodeSaveTurn},
+			errorKind: string(nodes.ErrUnsafeQuery),
+			wantPath: []string{nodes.NodeRouteIntent, nodes.NodeResolveContext, nodes.NodeGenerateQuery,
+				nodes.NodeValidateQuery, nodes.NodeHandleError, nodes.NodeSaveTurn},
 		},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
 			b := newBot(t, e, script(tt.rules))
-			thread := NewThreadID()
+			thread := bot.NewThreadID()
 			s, res := ask(t, b, thread, tt.question)
 			require.Equal(t, tt.wantPath, res.Path(), "path of the turn (error %s: %s)", s.ErrorKind, s.ErrorDetail)
 
@@ -98,7 +100,7 @@ func testLogTurn(t *testing.T, e *testEnv) {
 			assert.Equal(t, string(tt.intent), got.Intent, "intent")
 			assert.Equal(t, tt.wantPath, got.Path, "path")
 			assert.Equal(t, tt.errorKind, got.ErrorKind, "error kind")
-			assert.Equal(t, "sql", got.Backend, "backend")
+			assert.Equal(t, "postgres", got.Backend, "backend")
 			assert.Equal(t, tt.calls, got.ModelCalls, "model calls")
 			assert.Equal(t, s.PromptTokens, got.PromptTokens, "prompt tokens")
 			assert.Equal(t, s.CompletionTokens, got.CompletionTokens, "completion tokens")
@@ -127,7 +129,7 @@ func testLogTurn(t *testing.T, e *testEnv) {
 		b := newBot(t, e, script())
 		ctx, cancel := context.WithCancel(context.Background())
 		cancel()
-		s, res, err := b.Ask(ctx, Message{ThreadID: NewThreadID(), UserID: "U1", ChannelID: "C1", Text: "How many games were released in 2018?"})
+		s, res, err := b.Ask(ctx, bot.Message{ThreadID: bot.NewThreadID(), UserID: "U1", ChannelID: "C1", Text: "How many games were released in 2018?"})
 		require.ErrorIs(t, err, context.Canceled, "ask with a canceled context")
 
 		got := loggedTurn(t, ctx, e, b, s, res)
@@ -137,56 +139,18 @@ func testLogTurn(t *testing.T, e *testEnv) {
 
 	t.Run("insert failure is logged", func(t *testing.T) {
 		t.Parallel()
-		b := newBot(t, e, script())
-		s, res := ask(t, b, NewThreadID(), "How many games were released in 2018?")
 		var buf syncBuffer
-		b.log = slog.New(slog.NewTextHandler(&buf, nil))
+		b := bottest.Start(t, testConfig(t, e, script()), slog.New(slog.NewTextHandler(&buf, nil)))
+		s, res := ask(t, b, bot.NewThreadID(), "How many games were released in 2018?")
 		b.DB().Close()
 
-		b.logTurn(context.Background(), s, res)
+		bot.LogTurn(b, context.Background(), s, res)
 		out := buf.String()
 		assert.Contains(t, out, "level=WARN", "log: %s", out)
 		assert.Contains(t, out, `msg="log turn"`, "log: %s", out)
 		assert.Contains(t, out, "thread="+s.ThreadTS, "log: %s", out)
 		assert.Contains(t, out, "closed pool", "the error is in the log: %s", out)
 	})
-}
-
-// TestTurnErrorKind covers runs that stopped without a node saying why.
-func TestTurnErrorKind(t *testing.T) {
-	t.Parallel()
-	canceled, cancel := context.WithCancel(context.Background())
-	cancel()
-	step := func(node, outcome string) workflow.Step { return workflow.Step{Node: node, Outcome: outcome} }
-	tests := []struct {
-		name  string
-		ctx   context.Context
-		state nodes.State
-		steps []workflow.Step
-		want  string
-	}{
-		{name: "reached the end", steps: []workflow.Step{step(nodes.NodeDecline, "ok"), step(nodes.NodeSaveTurn, "ok")}, want: ""},
-		{name: "node recorded a kind", state: nodes.State{ErrorKind: nodes.ErrQueryTimeout},
-			steps: []workflow.Step{step(nodes.NodeSaveTurn, "ok")}, want: "query_timeout"},
-		{name: "node returned an error", steps: []workflow.Step{step(nodes.NodeGenerateSQL, "error")}, want: "internal"},
-		{name: "node canceled", steps: []workflow.Step{step(nodes.NodeGenerateSQL, "canceled")}, want: "canceled"},
-		{name: "stopped between nodes", ctx: canceled, steps: []workflow.Step{step(nodes.NodeRouteIntent, "ok")}, want: "canceled"},
-		{name: "stopped before any node", ctx: canceled, want: "canceled"},
-		{name: "step cap", steps: []workflow.Step{step(nodes.NodeValidateSQL, "ok")}, want: "internal"},
-		{name: "caller gone while a node recorded internal", ctx: canceled, state: nodes.State{ErrorKind: nodes.ErrInternal},
-			steps: []workflow.Step{step(nodes.NodeInterpret, "ok"), step(nodes.NodeHandleError, "ok"), step(nodes.NodeSaveTurn, "ok")}, want: "canceled"},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			t.Parallel()
-			ctx := tt.ctx
-			if ctx == nil {
-				ctx = context.Background()
-			}
-			got := turnErrorKind(ctx, &tt.state, workflow.Result{Steps: tt.steps})
-			assert.Equal(t, tt.want, got, "error kind")
-		})
-	}
 }
 
 // syncBuffer is a bytes.Buffer safe for a logger and a test to share.

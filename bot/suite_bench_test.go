@@ -1,18 +1,15 @@
-package bot
+package bot_test
 
 import (
 	"bytes"
 	"context"
 	"fmt"
-	"os"
-	"path/filepath"
-	"regexp"
 	"strings"
 	"testing"
 	"time"
 
-	"github.com/caarlos0/env/v11"
-
+	"github.com/analyticsbot/analyticsbot/bot"
+	"github.com/analyticsbot/analyticsbot/bot/bottest"
 	"github.com/analyticsbot/analyticsbot/demo"
 	"github.com/analyticsbot/analyticsbot/nodes"
 )
@@ -58,7 +55,7 @@ func suiteMet(ok bool) string {
 // ms, p99 < 50 ms). BenchmarkAskNewQuestion measures the same per message;
 // this one adds the year variants and the summary line.
 func BenchmarkSuiteOverhead(b *testing.B) {
-	bt := benchBot(b, newEnv(b).admin)
+	bt := benchBot(b, newEnv(b))
 	ctx := context.Background()
 	questions := suiteNewQuestions()
 	var lat benchLatencies
@@ -66,7 +63,7 @@ func BenchmarkSuiteOverhead(b *testing.B) {
 		for range suiteOverheadPasses {
 			for _, q := range questions {
 				start := time.Now()
-				s, _, err := bt.Ask(ctx, Message{UserID: "bench", ChannelID: "bench", Text: q})
+				s, _, err := bt.Ask(ctx, bot.Message{UserID: "bench", ChannelID: "bench", Text: q})
 				benchCheck(b, s, err, nodes.IntentAnalytics)
 				lat.add(start, s)
 				bt.Scripted.Reset() // the recorded prompts would otherwise pile up
@@ -124,8 +121,8 @@ func suiteTurns() []suiteTurn {
 	}
 	for _, setup := range []string{q18, pubs} {
 		ts = append(ts,
-			suiteTurn{class: "export-button", setup: setup, press: ActionExportCSV, want: nodes.IntentExportCSV},
-			suiteTurn{class: "sql-button", setup: setup, press: ActionShowSQL, want: nodes.IntentShowSQL})
+			suiteTurn{class: "export-button", setup: setup, press: string(nodes.IntentExportCSV), want: nodes.IntentExportCSV},
+			suiteTurn{class: "sql-button", setup: setup, press: string(nodes.IntentShowSQL), want: nodes.IntentShowSQL})
 	}
 	for _, a := range []string{benchOffTopic, "hello there", "What is the weather in Paris?", "thanks!", "Give me a recipe for pancakes"} {
 		ts = append(ts, suiteTurn{class: "off-topic", ask: a, want: nodes.IntentOffTopic})
@@ -143,7 +140,7 @@ type suiteUsage struct {
 // real usage: its prompt tokens are llm.EstimateTokens (characters/4), hence
 // "est-prompt-tokens" in the metric names.
 func BenchmarkSuiteModelCalls(b *testing.B) {
-	bt := benchBot(b, newEnv(b).admin)
+	bt := benchBot(b, newEnv(b))
 	ctx := context.Background()
 	turns := suiteTurns()
 	usage := map[string]*suiteUsage{}
@@ -174,11 +171,11 @@ func BenchmarkSuiteModelCalls(b *testing.B) {
 
 // suiteMeasure plays one turn of the fixed set in a new thread and returns
 // its model calls and prompt tokens, checked against the model's own record.
-func suiteMeasure(ctx context.Context, b *testing.B, bt *Bot, tt suiteTurn) (calls, tokens int) {
-	m := Message{ThreadID: NewThreadID(), UserID: "bench", ChannelID: "bench", Text: tt.ask}
+func suiteMeasure(ctx context.Context, b *testing.B, bt *bot.Bot, tt suiteTurn) (calls, tokens int) {
+	m := bot.Message{ThreadID: bot.NewThreadID(), UserID: "bench", ChannelID: "bench", Text: tt.ask}
 	var qid string
 	if tt.setup != "" {
-		s, _, err := bt.Ask(ctx, Message{ThreadID: m.ThreadID, UserID: "bench", ChannelID: "bench", Text: tt.setup})
+		s, _, err := bt.Ask(ctx, bot.Message{ThreadID: m.ThreadID, UserID: "bench", ChannelID: "bench", Text: tt.setup})
 		benchCheck(b, s, err, nodes.IntentAnalytics)
 		qid = s.QueryID
 	}
@@ -232,13 +229,13 @@ func BenchmarkSuiteButtons1000Rows(b *testing.B) {
 	e := newEnv(b)
 	bt := suiteRowsBot(b, e)
 	ctx := context.Background()
-	s, _, err := bt.Ask(ctx, Message{UserID: "bench", ChannelID: "bench", Text: suiteRowsQuestion})
+	s, _, err := bt.Ask(ctx, bot.Message{UserID: "bench", ChannelID: "bench", Text: suiteRowsQuestion})
 	benchCheck(b, s, err, nodes.IntentAnalytics)
-	if s.Result.RowCount != 1000 || s.Result.Truncated || s.SQL != suiteRowsSQL {
-		b.Fatalf("got %d rows (truncated %v) from %q, want 1000 from %q", s.Result.RowCount, s.Result.Truncated, s.SQL, suiteRowsSQL)
+	if s.Result.RowCount != 1000 || s.Result.Truncated || s.Query.Text != suiteRowsSQL {
+		b.Fatalf("got %d rows (truncated %v) from %q, want 1000 from %q", s.Result.RowCount, s.Result.Truncated, s.Query.Text, suiteRowsSQL)
 	}
 	thread, qid := s.ThreadTS, s.QueryID
-	s, _, err = bt.Press(ctx, Message{ThreadID: thread, UserID: "bench", ChannelID: "bench"}, ActionExportCSV, qid)
+	s, _, err = bt.Press(ctx, bot.Message{ThreadID: thread, UserID: "bench", ChannelID: "bench"}, string(nodes.IntentExportCSV), qid)
 	benchCheck(b, s, err, nodes.IntentExportCSV)
 	wantCSV := s.CSVContent
 	if got := bytes.Count(wantCSV, []byte("\n")); !bytes.HasPrefix(wantCSV, []byte("name,price\n")) || got < 1001 {
@@ -255,12 +252,12 @@ func BenchmarkSuiteButtons1000Rows(b *testing.B) {
 		name, action string
 		miss         func() error // run untimed before each press; nil for a hit
 	}{
-		{"export-csv-hit", ActionExportCSV, nil},
-		{"export-csv-miss-memory", ActionExportCSV, forget},
-		{"export-csv-miss-stored", ActionExportCSV, drop},
-		{"show-sql-hit", ActionShowSQL, nil},
-		{"show-sql-miss-memory", ActionShowSQL, forget},
-		{"show-sql-miss-stored", ActionShowSQL, drop},
+		{"export-csv-hit", string(nodes.IntentExportCSV), nil},
+		{"export-csv-miss-memory", string(nodes.IntentExportCSV), forget},
+		{"export-csv-miss-stored", string(nodes.IntentExportCSV), drop},
+		{"show-sql-hit", string(nodes.IntentShowSQL), nil},
+		{"show-sql-miss-memory", string(nodes.IntentShowSQL), forget},
+		{"show-sql-miss-stored", string(nodes.IntentShowSQL), drop},
 	} {
 		b.Run(tc.name, func(b *testing.B) {
 			var lat benchLatencies
@@ -274,7 +271,7 @@ func BenchmarkSuiteButtons1000Rows(b *testing.B) {
 						b.StartTimer()
 					}
 					start := time.Now()
-					s, _, err := bt.Press(ctx, Message{ThreadID: thread, UserID: "bench", ChannelID: "bench"}, tc.action, qid)
+					s, _, err := bt.Press(ctx, bot.Message{ThreadID: thread, UserID: "bench", ChannelID: "bench"}, tc.action, qid)
 					lat.add(start, s)
 					suiteCheckPress(b, s, err, tc.action, wantCSV)
 				}
@@ -294,10 +291,10 @@ func BenchmarkSuiteButtons1000Rows(b *testing.B) {
 // suiteCheckPress fails the benchmark unless a press answered with the
 // whole 1,000-row CSV or the question's SQL.
 func suiteCheckPress(b *testing.B, s *nodes.State, err error, action string, wantCSV []byte) {
-	if action == ActionShowSQL {
+	if action == string(nodes.IntentShowSQL) {
 		benchCheck(b, s, err, nodes.IntentShowSQL)
-		if s.SQL != suiteRowsSQL {
-			b.Fatalf("got SQL %q, want %q", s.SQL, suiteRowsSQL)
+		if s.Query.Text != suiteRowsSQL {
+			b.Fatalf("got SQL %q, want %q", s.Query.Text, suiteRowsSQL)
 		}
 		return
 	}
@@ -307,25 +304,9 @@ func suiteCheckPress(b *testing.B, s *nodes.State, err error, action string, wan
 	}
 }
 
-// suiteRowsBot builds a bot on e's database that plays the demo script with
-// suiteRowsRule first. It does not own the database.
-func suiteRowsBot(b *testing.B, e *testEnv) *Bot {
+// suiteRowsBot builds a bot on e's database that plays the demo script
+// with suiteRowsRule first.
+func suiteRowsBot(b *testing.B, e *testEnv) *bot.Bot {
 	b.Helper()
-	var cfg Config
-	if err := env.ParseWithOptions(&cfg, env.Options{Environment: map[string]string{}}); err != nil {
-		b.Fatalf("default config: %v", err)
-	}
-	script := regexp.MustCompile(`(?m)^rules:\n`).ReplaceAllLiteralString(string(demo.Script()), "rules:\n"+suiteRowsRule)
-	cfg.LLMProvider, cfg.LLMScript = "script", filepath.Join(b.TempDir(), "script.yaml")
-	if err := os.WriteFile(cfg.LLMScript, []byte(script), 0o600); err != nil {
-		b.Fatalf("write script: %v", err)
-	}
-	bt, err := newWithDB(cfg, e.admin, discardLogger())
-	if err != nil {
-		b.Fatalf("new bot: %v", err)
-	}
-	if bt.Scripted == nil {
-		b.Fatalf("got model %s, want the scripted model", bt.ModelName)
-	}
-	return bt
+	return bottest.Start(b, bottest.Config(b, e.url, bottest.DemoScript(suiteRowsRule)), bottest.Discard())
 }

@@ -171,56 +171,6 @@ func (m *Meta) Lookup(name string) (Member, Kind, bool) {
 	return Member{}, 0, false
 }
 
-// Describe renders the model compactly for a prompt: per cube its name,
-// title and description, then its measures, dimensions and segments, one
-// "Name (type): description" line each.
-func (m *Meta) Describe() string {
-	var b strings.Builder
-	for i, c := range m.Cubes {
-		if i > 0 {
-			b.WriteByte('\n')
-		}
-		b.WriteString("Cube " + c.Name)
-		if t := oneLine(c.Title); t != "" && t != c.Name {
-			b.WriteString(": " + t)
-		}
-		if d := oneLine(c.Description); d != "" {
-			b.WriteString(" — " + d)
-		}
-		b.WriteByte('\n')
-		describeList(&b, "Measures", c.Measures, measureType)
-		describeList(&b, "Dimensions", c.Dimensions, func(m Member) string { return m.Type })
-		describeList(&b, "Segments", c.Segments, func(Member) string { return "" })
-	}
-	return b.String()
-}
-
-func describeList(b *strings.Builder, heading string, list []Member, typeOf func(Member) string) {
-	if len(list) == 0 {
-		return
-	}
-	b.WriteString("  " + heading + ":\n")
-	for _, mem := range list {
-		b.WriteString("    " + mem.Name)
-		if t := typeOf(mem); t != "" {
-			b.WriteString(" (" + t + ")")
-		}
-		if d := oneLine(mem.Description); d != "" {
-			b.WriteString(": " + d)
-		}
-		b.WriteByte('\n')
-	}
-}
-
-// measureType shows the aggregation ("count", "avg"), which tells the model
-// more than the "number" every measure has.
-func measureType(m Member) string {
-	if m.AggType != "" {
-		return m.AggType
-	}
-	return m.Type
-}
-
 // oneLine collapses whitespace so a multi-line description stays one line.
 func oneLine(s string) string {
 	return strings.Join(strings.Fields(s), " ")

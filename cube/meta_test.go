@@ -1,15 +1,11 @@
 package cube
 
 import (
-	"flag"
-	"os"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
-
-var update = flag.Bool("update", false, "rewrite testdata/*.golden from the current output")
 
 func TestMeta(t *testing.T) {
 	t.Parallel()
@@ -107,17 +103,6 @@ func TestLookup(t *testing.T) {
 			assert.Equal(t, tt.wantType, mem.Type)
 		})
 	}
-}
-
-func TestDescribe(t *testing.T) {
-	t.Parallel()
-	got := testMeta(t).Describe()
-	const golden = "testdata/describe.golden"
-	if *update {
-		require.NoError(t, os.WriteFile(golden, []byte(got), 0o644))
-	}
-	assert.Equal(t, readFile(t, golden), got, "run go test ./cube -run TestDescribe -update if the change is intended")
-	assert.Equal(t, got, testMeta(t).Describe(), "Describe must be deterministic")
 }
 
 func TestKindString(t *testing.T) {

@@ -19,12 +19,15 @@ const (
 	StepGenerateSQL Step = "generate_sql"
 	// StepGenerateCube writes a Cube query when the bot answers from Cube.
 	StepGenerateCube Step = "generate_cube"
-	StepInterpret    Step = "interpret"
+	// StepGenerateQuery writes a query for a backend whose dialect names
+	// no step of its own.
+	StepGenerateQuery Step = "generate_query"
+	StepInterpret     Step = "interpret"
 )
 
 // Steps lists every step that calls a model, in workflow order.
 func Steps() []Step {
-	return []Step{StepClassify, StepResolve, StepGenerateSQL, StepGenerateCube, StepInterpret}
+	return []Step{StepClassify, StepResolve, StepGenerateSQL, StepGenerateCube, StepGenerateQuery, StepInterpret}
 }
 
 // Valid reports whether s is one of [Steps].

@@ -4,8 +4,6 @@ import (
 	"bufio"
 	"bytes"
 	"context"
-	"encoding/csv"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"os"
@@ -14,19 +12,19 @@ import (
 	"time"
 
 	"github.com/analyticsbot/analyticsbot/blockkit"
-	"github.com/analyticsbot/analyticsbot/sqlguard"
 	"github.com/analyticsbot/analyticsbot/store"
+	"github.com/analyticsbot/analyticsbot/warehouse"
 )
 
 // ExportCSV answers with the CSV of an earlier result of the thread: the
 // one the button names, or the latest. No model call: the cached rows are
-// used, and on a cache miss the stored SQL is run again.
+// used, and on a cache miss the stored query is run again.
 func (n *Nodes) ExportCSV(ctx context.Context, s *State) error {
 	cached, ok := n.findResult(ctx, s)
 	if !ok {
 		return nil
 	}
-	s.SQL, s.QueryID, s.Result = cached.SQL, cached.QueryID, cached.Result
+	s.Query, s.QueryID, s.Result = cached.Query, cached.QueryID, cached.Result
 	s.CSVTitle = cached.Question
 	if s.CSVTitle == "" {
 		s.CSVTitle = "Query " + cached.QueryID
@@ -34,11 +32,10 @@ func (n *Nodes) ExportCSV(ctx context.Context, s *State) error {
 	s.CSVFilename = slug(cached.Question) + "-" + cached.QueryID + ".csv"
 
 	rows, limited := cached.Result.RowCount, ""
-	switch {
-	case cached.Result.Truncated && !isCubeQuery(cached.SQL):
-		// The answer showed what fit under MAX_ROWS / MAX_RESULT_BYTES; the
-		// file gets every row, streamed.
-		st, ok := n.exportFull(ctx, s, cached.SQL)
+	if cached.Result.Truncated {
+		// The answer showed what fit under its caps; the file gets every
+		// row, streamed.
+		st, ok := n.exportFull(ctx, s, cached.Query)
 		if !ok {
 			return nil
 		}
@@ -46,12 +43,10 @@ func (n *Nodes) ExportCSV(ctx context.Context, s *State) error {
 		if st.Truncated {
 			limited = fmt.Sprintf(" The export was limited to %s.", plural(st.Rows, "row"))
 		}
-	default:
-		// A complete result, or a Cube one (its limit is part of the query).
-		s.CSVContent = cachedCSV(cached.Result)
-		if cached.Result.Truncated {
-			limited = fmt.Sprintf(" The result was limited to %s.", plural(rows, "row"))
-		}
+	} else {
+		var b bytes.Buffer
+		_ = warehouse.WriteCSV(&b, cached.Result) // writes to a bytes.Buffer do not fail
+		s.CSVContent = b.Bytes()
 	}
 	text := fmt.Sprintf("Here is the CSV of “%s”: %s.", s.CSVTitle, plural(rows, "row")) + limited
 	msg := blockkit.Notice(text, nil)
@@ -59,47 +54,20 @@ func (n *Nodes) ExportCSV(ctx context.Context, s *State) error {
 	return nil
 }
 
-// cachedCSV renders a cached result as CSV.
-func cachedCSV(r store.Result) []byte {
-	var b bytes.Buffer
-	w := csv.NewWriter(&b)
-	header := make([]string, len(r.Columns))
-	for i, c := range r.Columns {
-		header[i] = c.Name
-	}
-	_ = w.Write(header) // writes to a bytes.Buffer do not fail
-	record := make([]string, len(header))
-	for _, row := range r.Rows {
-		for i, v := range row {
-			record[i] = csvCell(v)
-		}
-		_ = w.Write(record)
-	}
-	w.Flush()
-	return b.Bytes()
-}
-
-// exportFull runs the stored SQL again, checked as new, and streams up to
+// exportFull runs the stored query again, checked as new, and streams up to
 // ExportMaxRows rows into a temporary file (s.CSVFile). It records
 // failures on s.
-func (n *Nodes) exportFull(ctx context.Context, s *State, sql string) (store.ExportStats, bool) {
-	_, names, err := n.tables(ctx)
-	if err != nil {
-		dbFailure(s, err)
-		return store.ExportStats{}, false
-	}
-	runSQL, err := sqlguard.Guard(sql, GuardPolicy([]string{n.Schema}, names, n.ExportMaxRows))
-	if err != nil {
-		s.fail(ErrUnsafeSQL, "stored SQL rejected: "+err.Error())
-		return store.ExportStats{}, false
+func (n *Nodes) exportFull(ctx context.Context, s *State, q warehouse.Query) (warehouse.ExportStats, bool) {
+	if !n.ours(s, q) {
+		return warehouse.ExportStats{}, false
 	}
 	f, err := os.CreateTemp("", "analyticsbot-export-*.csv")
 	if err != nil {
-		return store.ExportStats{}, n.exportFailed(s, nil, fmt.Errorf("create the export file: %w", err))
+		return warehouse.ExportStats{}, n.exportFailed(s, nil, fmt.Errorf("create the export file: %w", err))
 	}
 	start := time.Now()
 	w := bufio.NewWriterSize(f, 256<<10)
-	st, err := n.Exec.ExportCSV(ctx, runSQL, w, n.ExportMaxRows)
+	st, err := n.Warehouse.Export(ctx, q, w, n.ExportMaxRows)
 	s.DBTime += time.Since(start)
 	if err == nil {
 		err = w.Flush()
@@ -119,11 +87,11 @@ func (n *Nodes) exportFailed(s *State, f *os.File, err error) bool {
 	if f != nil {
 		_ = os.Remove(f.Name())
 	}
-	dbFailure(s, err)
+	dataFailure(s, err)
 	return false
 }
 
-// ShowSQL answers with the SQL of an earlier answer: the one the button
+// ShowSQL answers with the query of an earlier answer: the one the button
 // names, one the message describes by keyword, or the latest. No model call.
 func (n *Nodes) ShowSQL(ctx context.Context, s *State) error {
 	var (
@@ -136,41 +104,45 @@ func (n *Nodes) ShowSQL(ctx context.Context, s *State) error {
 		// the turn only what was typed ("And in 2017?").
 		var c store.CachedResult
 		if c, err = n.Cache.Get(ctx, s.ThreadTS, s.ReferencedQueryID); err == nil {
-			turn = store.Turn{SQL: c.SQL, QueryID: c.QueryID, UserMessage: c.Question}
+			turn = store.Turn{Query: c.Query, QueryID: c.QueryID, UserMessage: c.Question}
 		} else {
 			turn, err = n.DB.TurnByQueryID(ctx, s.ThreadTS, s.ReferencedQueryID)
 		}
 	case len(kw) > 0:
-		turn, err = n.DB.FindSQLByKeyword(ctx, s.ThreadTS, kw)
+		turn, err = n.DB.FindQueryByKeyword(ctx, s.ThreadTS, kw)
 		if errors.Is(err, store.ErrNotFound) {
-			turn, err = n.DB.MostRecentSQL(ctx, s.ThreadTS)
+			turn, err = n.DB.MostRecentQuery(ctx, s.ThreadTS)
 		}
 	default:
-		turn, err = n.DB.MostRecentSQL(ctx, s.ThreadTS)
+		turn, err = n.DB.MostRecentQuery(ctx, s.ThreadTS)
 	}
 	switch {
 	case errors.Is(err, store.ErrNotFound):
-		s.fail(ErrNoPreviousQuery, "no SQL in thread "+s.ThreadTS)
+		s.fail(ErrNoPreviousQuery, "no query in thread "+s.ThreadTS)
 		return nil
 	case err != nil:
-		dbFailure(s, err)
+		dataFailure(s, err)
 		return nil
 	}
-	s.SQL, s.QueryID = turn.SQL, turn.QueryID
+	s.Query, s.QueryID = turn.Query, turn.QueryID
 	if s.QueryID == "" {
-		s.QueryID = store.QueryID(turn.SQL)
+		s.QueryID = turn.Query.ID()
 	}
-	msg := blockkit.SQL(s.QueryID, turn.SQL, turn.UserMessage)
-	if isCubeQuery(turn.SQL) {
-		query, sql := n.cubeSQL(ctx, turn.SQL)
-		msg = blockkit.CubeQuery(s.QueryID, query, sql, turn.UserMessage)
+	var shown warehouse.Shown
+	if turn.Query.Backend == n.Warehouse.Name() {
+		shown = n.Warehouse.Show(ctx, turn.Query)
+	} else {
+		// Written for a backend the bot no longer answers from: shown as
+		// it is, without asking the backend.
+		shown = warehouse.Shown{Language: "query", Text: turn.Query.Text}
 	}
+	msg := blockkit.Query(s.QueryID, turn.UserMessage, shown)
 	s.ResponseFormat, s.ResponseText, s.Blocks = FormatSimple, msg.Text, msg.Blocks
 	return nil
 }
 
-// findResult loads the result an export refers to, running its stored SQL
-// again when the cache no longer has it. It records failures on s.
+// findResult loads the result an export refers to, running its stored
+// query again when the cache no longer has it. It records failures on s.
 func (n *Nodes) findResult(ctx context.Context, s *State) (store.CachedResult, bool) {
 	var (
 		cached store.CachedResult
@@ -191,62 +163,49 @@ func (n *Nodes) findResult(ctx context.Context, s *State) (store.CachedResult, b
 	if s.ReferencedQueryID != "" {
 		turn, err = n.DB.TurnByQueryID(ctx, s.ThreadTS, s.ReferencedQueryID)
 	} else {
-		turn, err = n.DB.MostRecentSQL(ctx, s.ThreadTS)
+		turn, err = n.DB.MostRecentQuery(ctx, s.ThreadTS)
 	}
 	switch {
 	case errors.Is(err, store.ErrNotFound):
 		s.fail(ErrNoPreviousQuery, "no result in thread "+s.ThreadTS)
 		return cached, false
 	case err != nil:
-		dbFailure(s, err)
+		dataFailure(s, err)
 		return cached, false
 	}
 	return n.rerun(ctx, s, turn)
 }
 
-// rerun executes a stored turn's SQL again, checking it as if it were new:
-// the stored text is data from the database, not trusted code.
+// rerun executes a stored turn's query again, checking it as if it were
+// new: the stored text is data from the database, not trusted code.
 func (n *Nodes) rerun(ctx context.Context, s *State, turn store.Turn) (store.CachedResult, bool) {
-	runSQL, err := n.checkStored(ctx, turn.SQL)
-	if err != nil {
-		var rej *sqlguard.Rejection
-		if errors.As(err, &rej) {
-			s.fail(ErrUnsafeSQL, "stored SQL rejected: "+err.Error())
-		} else {
-			dbFailure(s, err)
-		}
+	if !n.ours(s, turn.Query) {
 		return store.CachedResult{}, false
 	}
-	c, err := n.runAndCache(ctx, s, turn.SQL, runSQL, turn.UserMessage)
+	r, err := n.Warehouse.Check(ctx, turn.Query.Text, n.MaxRows)
 	if err != nil {
-		dbFailure(s, err)
+		dataFailure(s, err)
+		return store.CachedResult{}, false
+	}
+	c, err := n.runAndCache(ctx, s, r, turn.UserMessage)
+	if err != nil {
+		dataFailure(s, err)
 		return store.CachedResult{}, false
 	}
 	return c, true
 }
 
-// checkStored returns the statement to run for a stored query: SQL through
-// the guard, a Cube query normalised against Cube's meta.
-func (n *Nodes) checkStored(ctx context.Context, query string) (string, error) {
-	if !isCubeQuery(query) {
-		_, names, err := n.tables(ctx)
-		if err != nil {
-			return "", err
-		}
-		return sqlguard.Guard(query, GuardPolicy([]string{n.Schema}, names, n.MaxRows))
+// ours reports whether the stored query q was written for the backend the
+// bot answers from now; one written for another (BACKEND changed since the
+// answer) is recorded on s as a query that no longer runs.
+func (n *Nodes) ours(s *State, q warehouse.Query) bool {
+	if q.Backend == n.Warehouse.Name() {
+		return true
 	}
-	if n.Cube == nil {
-		return "", errNoCube
-	}
-	q, err := n.normalizeCube(ctx, query)
-	if err != nil {
-		return "", err
-	}
-	b, err := json.Marshal(q)
-	return string(b), err
+	s.fail(ErrInvalidQuery, fmt.Sprintf("the stored query was written for the %q backend; this bot answers from %q",
+		q.Backend, n.Warehouse.Name()))
+	return false
 }
-
-func csvCell(v any) string { return store.CSVCell(v) }
 
 var nonSlug = regexp.MustCompile(`[^a-z0-9]+`)
 

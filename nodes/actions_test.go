@@ -13,6 +13,7 @@ import (
 
 	"github.com/analyticsbot/analyticsbot/blockkit"
 	"github.com/analyticsbot/analyticsbot/store"
+	"github.com/analyticsbot/analyticsbot/warehouse"
 )
 
 const (
@@ -29,26 +30,26 @@ const (
 func addTurn(t *testing.T, thread, question, sql string) {
 	t.Helper()
 	turn := store.Turn{ThreadID: thread, UserID: "U1", ChannelID: "C1", UserMessage: question,
-		BotResponse: "an answer", Intent: string(IntentAnalytics), SQL: sql}
+		BotResponse: "an answer", Intent: string(IntentAnalytics), Query: pgQuery(sql)}
 	if sql != "" {
-		turn.QueryID = store.QueryID(sql)
+		turn.QueryID = warehouse.QueryID(sql)
 	}
 	_, err := requireDB(t).AddTurn(context.Background(), turn)
 	require.NoError(t, err, "add turn")
 }
 
 // putResult stores a cached result of the test's thread.
-func putResult(t *testing.T, n *Nodes, thread, question, sql string, res store.Result) {
+func putResult(t *testing.T, n *Nodes, thread, question, sql string, res warehouse.Result) {
 	t.Helper()
 	err := n.Cache.Put(context.Background(), store.CachedResult{
-		ThreadID: thread, QueryID: store.QueryID(sql), SQL: sql, Question: question, Result: res})
+		ThreadID: thread, QueryID: warehouse.QueryID(sql), Query: pgQuery(sql), Question: question, Result: res})
 	require.NoError(t, err, "cache result")
 }
 
 // oneCell is a result whose only value says where it came from, so a test
 // can tell a cached result from one the SQL produces.
-func oneCell(v string) store.Result {
-	return store.Result{Columns: []store.Column{{Name: "source", Type: "text"}}, Rows: [][]any{{v}}, RowCount: 1}
+func oneCell(v string) warehouse.Result {
+	return warehouse.Result{Columns: []warehouse.Column{{Name: "source", Type: "text"}}, Rows: [][]any{{v}}, RowCount: 1}
 }
 
 func TestExportCSV(t *testing.T) {
@@ -76,12 +77,12 @@ func TestExportCSV(t *testing.T) {
 				putResult(t, n, thread, valveQuestion, valveSQL, oneCell("from the cache"))
 				putResult(t, n, thread, freeQuestion, freeSQL, oneCell("newer, not asked for"))
 			},
-			referenced:  store.QueryID(valveSQL),
+			referenced:  warehouse.QueryID(valveSQL),
 			wantCSV:     "source\nfrom the cache\n",
 			wantTitle:   valveQuestion,
-			wantFile:    "when-were-valve-s-first-games-released-" + store.QueryID(valveSQL) + ".csv",
+			wantFile:    "when-were-valve-s-first-games-released-" + warehouse.QueryID(valveSQL) + ".csv",
 			wantText:    "Here is the CSV of “" + valveQuestion + "”: 1 row.",
-			wantQueryID: store.QueryID(valveSQL),
+			wantQueryID: warehouse.QueryID(valveSQL),
 			wantSQL:     valveSQL,
 		},
 		{
@@ -92,9 +93,9 @@ func TestExportCSV(t *testing.T) {
 			},
 			wantCSV:     "source\nlatest\n",
 			wantTitle:   freeQuestion,
-			wantFile:    "how-many-games-are-free-to-play-" + store.QueryID(freeSQL) + ".csv",
+			wantFile:    "how-many-games-are-free-to-play-" + warehouse.QueryID(freeSQL) + ".csv",
 			wantText:    "Here is the CSV of “" + freeQuestion + "”: 1 row.",
-			wantQueryID: store.QueryID(freeSQL),
+			wantQueryID: warehouse.QueryID(freeSQL),
 			wantSQL:     freeSQL,
 		},
 		{
@@ -103,13 +104,13 @@ func TestExportCSV(t *testing.T) {
 				addTurn(t, thread, valveQuestion, valveSQL)
 				addTurn(t, thread, freeQuestion, freeSQL)
 			},
-			referenced:  store.QueryID(valveSQL),
+			referenced:  warehouse.QueryID(valveSQL),
 			wantCSV:     valveCSV,
 			wantTitle:   valveQuestion,
-			wantFile:    "when-were-valve-s-first-games-released-" + store.QueryID(valveSQL) + ".csv",
+			wantFile:    "when-were-valve-s-first-games-released-" + warehouse.QueryID(valveSQL) + ".csv",
 			wantText:    "Here is the CSV of “" + valveQuestion + "”: 2 rows.",
 			wantRerun:   true,
-			wantQueryID: store.QueryID(valveSQL),
+			wantQueryID: warehouse.QueryID(valveSQL),
 			wantSQL:     valveSQL,
 		},
 		{
@@ -121,10 +122,10 @@ func TestExportCSV(t *testing.T) {
 			},
 			wantCSV:     valveCSV,
 			wantTitle:   valveQuestion,
-			wantFile:    "when-were-valve-s-first-games-released-" + store.QueryID(valveSQL) + ".csv",
+			wantFile:    "when-were-valve-s-first-games-released-" + warehouse.QueryID(valveSQL) + ".csv",
 			wantText:    "Here is the CSV of “" + valveQuestion + "”: 2 rows.",
 			wantRerun:   true,
-			wantQueryID: store.QueryID(valveSQL),
+			wantQueryID: warehouse.QueryID(valveSQL),
 			wantSQL:     valveSQL,
 		},
 		{
@@ -137,7 +138,7 @@ func TestExportCSV(t *testing.T) {
 				addTurn(t, thread, freeQuestion, freeSQL)
 				putResult(t, n, "some-other-thread-"+thread, valveQuestion, valveSQL, oneCell("not yours"))
 			},
-			referenced: store.QueryID(valveSQL),
+			referenced: warehouse.QueryID(valveSQL),
 			wantKind:   ErrNoPreviousQuery,
 		},
 		{
@@ -145,15 +146,15 @@ func TestExportCSV(t *testing.T) {
 			setup: func(t *testing.T, n *Nodes, thread string) {
 				addTurn(t, thread, "delete everything", "DELETE FROM analytics.apps")
 			},
-			wantKind:     ErrUnsafeSQL,
-			wantDetailed: "stored SQL rejected: write",
+			wantKind:     ErrUnsafeQuery,
+			wantDetailed: "write: only SELECT may run",
 		},
 		{
 			name: "stored SQL the schema no longer fits",
 			setup: func(t *testing.T, n *Nodes, thread string) {
 				addTurn(t, thread, "old question", "SELECT removed_column FROM analytics.apps")
 			},
-			wantKind:     ErrInvalidSQL,
+			wantKind:     ErrInvalidQuery,
 			wantDetailed: `column "removed_column" does not exist`,
 		},
 	}
@@ -184,7 +185,7 @@ func TestExportCSV(t *testing.T) {
 			assert.Equal(t, FormatSimple, s.ResponseFormat, "response format")
 			assert.Contains(t, blockkit.PlainText(s.Blocks), tt.wantText, "what the user sees")
 			assert.Equal(t, tt.wantQueryID, s.QueryID, "query id")
-			assert.Equal(t, tt.wantSQL, s.SQL, "SQL")
+			assert.Equal(t, tt.wantSQL, s.Query.Text, "SQL")
 			assert.Equal(t, tt.wantRerun, s.DBTime > 0, "got database time %s; want a re-run: %v", s.DBTime, tt.wantRerun)
 			if tt.wantRerun { // the re-run result is cached for the next click
 				other, err := store.NewCache(requireDB(t), 0, 0)
@@ -204,8 +205,8 @@ func TestExportCSVQuoting(t *testing.T) {
 	thread := threadID(t)
 	sql := `SELECT 'Half-Life, Episode Two' AS name, 'the "best" one' AS quote, E'line one\nline two' AS notes,` +
 		` NULL::text AS missing, 42 AS n, 1.5::float8 AS f, 19.99::numeric AS price, true AS ok`
-	s := State{UserQuery: "quote, please", ThreadTS: thread, SQL: sql}
-	require.NoError(t, n.ExecuteSQL(ctx, &s))
+	s := State{UserQuery: "quote, please", ThreadTS: thread, Query: pgQuery(sql), Checked: unchecked(sql)}
+	require.NoError(t, n.ExecuteQuery(ctx, &s))
 	require.Empty(t, s.ErrorKind, "execute: error detail %q", s.ErrorDetail)
 
 	n.Cache.(*store.Cache).Forget() // read the result back from Postgres
@@ -235,7 +236,7 @@ func TestShowSQL(t *testing.T) {
 			name:       "the button's query",
 			setup:      threeQuestions,
 			message:    "[button] show_sql",
-			referenced: store.QueryID(valveSQL),
+			referenced: warehouse.QueryID(valveSQL),
 			wantSQL:    valveSQL, wantQuestion: valveQuestion,
 		},
 		{
@@ -245,7 +246,7 @@ func TestShowSQL(t *testing.T) {
 				putResult(t, n, thread, valveQuestion, valveSQL, oneCell("cached"))
 			},
 			message:    "[button] show_sql",
-			referenced: store.QueryID(valveSQL),
+			referenced: warehouse.QueryID(valveSQL),
 			wantSQL:    valveSQL, wantQuestion: valveQuestion,
 		},
 		{
@@ -255,7 +256,7 @@ func TestShowSQL(t *testing.T) {
 				putResult(t, n, thread, freeQuestion, freeSQL, oneCell("cached"))
 			},
 			message:    "[button] show_sql",
-			referenced: store.QueryID(freeSQL),
+			referenced: warehouse.QueryID(freeSQL),
 			wantSQL:    freeSQL, wantQuestion: freeQuestion,
 		},
 		{
@@ -305,8 +306,8 @@ func TestShowSQL(t *testing.T) {
 				assert.Empty(t, s.Blocks, "blocks of a failed lookup: handle_error writes the reply")
 				return
 			}
-			assert.Equal(t, tt.wantSQL, s.SQL, "SQL")
-			assert.Equal(t, store.QueryID(tt.wantSQL), s.QueryID, "query id")
+			assert.Equal(t, tt.wantSQL, s.Query.Text, "SQL")
+			assert.Equal(t, warehouse.QueryID(tt.wantSQL), s.QueryID, "query id")
 			assert.Equal(t, "SQL for: "+tt.wantQuestion, s.ResponseText, "notification text")
 			shown := blockkit.PlainText(s.Blocks)
 			assert.Contains(t, shown, tt.wantSQL, "what the user sees")
@@ -331,14 +332,11 @@ func TestExportCSVStreamsTheFullResult(t *testing.T) {
 	ctx := context.Background()
 	n, model := newNodes(t, nil)
 	n.MaxRows = 3
-	exec := store.NewExecutor(requireDB(t), store.ExecConfig{MaxRows: 3})
-	t.Cleanup(exec.Close)
-	n.Exec = exec
 	thread := threadID(t)
 	const sql = "SELECT name FROM analytics.genres ORDER BY name"
-	ask := State{UserQuery: "list the genres", SQL: sql, ThreadTS: thread}
-	require.NoError(t, n.ValidateSQL(ctx, &ask))
-	require.NoError(t, n.ExecuteSQL(ctx, &ask))
+	ask := State{UserQuery: "list the genres", Query: pgQuery(sql), ThreadTS: thread}
+	require.NoError(t, n.ValidateQuery(ctx, &ask))
+	require.NoError(t, n.ExecuteQuery(ctx, &ask))
 	require.True(t, ask.Result.Truncated, "the answer shows 3 rows of more")
 
 	var want strings.Builder

@@ -5,8 +5,11 @@ import (
 	"fmt"
 	"strings"
 	"time"
+	"unicode"
+	"unicode/utf8"
 
 	"github.com/analyticsbot/analyticsbot/blockkit"
+	"github.com/analyticsbot/analyticsbot/warehouse"
 )
 
 // FormatAnswer renders the answer, the table, the assumptions and the
@@ -19,6 +22,7 @@ func (n *Nodes) FormatAnswer(ctx context.Context, s *State) error {
 		Result:      &res,
 		Assumptions: s.Assumptions,
 		QueryID:     s.QueryID,
+		Buttons:     Buttons(),
 		Elapsed:     n.elapsed(s),
 	})
 	s.ResponseFormat = FormatTable
@@ -27,6 +31,26 @@ func (n *Nodes) FormatAnswer(ctx context.Context, s *State) error {
 	}
 	s.ResponseText, s.Blocks = msg.Text, msg.Blocks
 	return nil
+}
+
+// Buttons are the buttons under an answer: their action ids are the
+// intents they press.
+func Buttons() []blockkit.Button {
+	return []blockkit.Button{
+		{Action: string(IntentExportCSV), Label: "Export CSV"},
+		{Action: string(IntentShowSQL), Label: "Show SQL"},
+	}
+}
+
+// ButtonIntent returns the intent a button's action id presses; ok is false
+// for anything that is not one of Buttons.
+func ButtonIntent(action string) (intent Intent, ok bool) {
+	for _, b := range Buttons() {
+		if b.Action == action {
+			return Intent(action), true
+		}
+	}
+	return "", false
 }
 
 // Decline answers a message that is not about the data, with questions the
@@ -48,14 +72,18 @@ func (n *Nodes) HandleError(ctx context.Context, s *State) error {
 
 func (n *Nodes) errorText(s *State) (string, []string) {
 	examples := n.exampleQuestions()
+	var d warehouse.Dialect
+	if n.Warehouse != nil {
+		d = n.Warehouse.Dialect()
+	}
 	switch s.ErrorKind {
 	case ErrEmptyMessage:
 		return fmt.Sprintf("Ask me a question about %s, for example:", n.Domain), examples
 	case ErrMessageTooLong:
 		return fmt.Sprintf("Your message is too long (%s); I read questions of up to %d characters. Please shorten it.", s.ErrorDetail, n.MaxMessageLen), nil
-	case ErrUnsafeSQL:
+	case ErrUnsafeQuery:
 		return "I can only read data, never change it, so I can't run that. Ask a question about the data instead, for example:", examples
-	case ErrInvalidSQL:
+	case ErrInvalidQuery:
 		if s.Intent == IntentExportCSV || s.Intent == IntentShowSQL {
 			return "The query behind that answer no longer runs against the database (the tables may have changed). Ask the question again for a fresh result.", nil
 		}
@@ -64,12 +92,12 @@ func (n *Nodes) errorText(s *State) (string, []string) {
 		return "The query took too long and was stopped. Try narrowing the question: a shorter time range, a filter, or fewer groups.", nil
 	case ErrDatabaseDown:
 		return "I can't reach the database right now. Please try again in a minute; if it keeps happening, tell whoever runs this bot.", nil
-	case ErrCubeDown:
-		return "I can't reach the semantic layer (Cube) right now. Please try again in a minute; if it keeps happening, tell whoever runs this bot.", nil
-	case ErrCubeAuth:
-		return "The semantic layer (Cube) refused my credentials, so I can't answer from it. Whoever runs this bot should check that CUBE_API_SECRET matches the Cube server's.", nil
+	case ErrWarehouseDown:
+		return fmt.Sprintf("I can't reach %s right now. Please try again in a minute; if it keeps happening, tell whoever runs this bot.", d.Source), nil
+	case ErrWarehouseAuth:
+		return fmt.Sprintf("%s refused my credentials, so I can't answer from it. %s", capitalize(d.Source), d.AuthHint), nil
 	case ErrNoData:
-		return fmt.Sprintf("I can't see any tables in the %q schema, so there is nothing to answer from yet. Whoever runs this bot should check ANALYTICS_SCHEMA and the reader role's access.", n.Schema), nil
+		return fmt.Sprintf("I can't see any tables in %s, so there is nothing to answer from yet. %s", d.Scope, d.EmptyHint), nil
 	case ErrModelTimeout:
 		return "The language model took too long to answer. Please try again in a minute.", nil
 	case ErrModelUnavailable:
@@ -81,6 +109,12 @@ func (n *Nodes) errorText(s *State) (string, []string) {
 	default:
 		return "Something went wrong on my side while answering. Please try again, or rephrase the question.", nil
 	}
+}
+
+// capitalize upper-cases the first letter of s.
+func capitalize(s string) string {
+	r, size := utf8.DecodeRuneInString(s)
+	return string(unicode.ToUpper(r)) + s[size:]
 }
 
 func (n *Nodes) exampleQuestions() []string {

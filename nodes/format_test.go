@@ -10,7 +10,8 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/analyticsbot/analyticsbot/blockkit"
-	"github.com/analyticsbot/analyticsbot/store"
+	"github.com/analyticsbot/analyticsbot/warehouse"
+	"github.com/analyticsbot/analyticsbot/warehouse/pgwarehouse"
 )
 
 func TestFormatAnswer(t *testing.T) {
@@ -47,7 +48,7 @@ func TestFormatAnswer(t *testing.T) {
 		{
 			name: "no rows",
 			state: State{UserQuery: "How many games were released in 2020?", Answer: "The query returned no rows.",
-				Result: store.Result{Columns: []store.Column{{Name: "games"}}, Rows: [][]any{}}, QueryID: "9c0d1e2f"},
+				Result: warehouse.Result{Columns: []warehouse.Column{{Name: "games"}}, Rows: [][]any{}}, QueryID: "9c0d1e2f"},
 			wantFormat:  FormatSimple,
 			wantText:    "The query returned no rows.",
 			wantInclude: []string{"The query returned no rows.", "no rows"},
@@ -124,10 +125,13 @@ func TestHandleError(t *testing.T) {
 	}{
 		{ErrEmptyMessage, "empty message", 0, []string{"Ask me a question about Steam games"}, true},
 		{ErrMessageTooLong, "4001 characters", 0, []string{"too long (4001 characters)", "up to 4000 characters"}, false},
-		{ErrInvalidSQL, `run query: ERROR: column "nme" does not exist (SQLSTATE 42703)`, 2, []string{"even after 3 attempts"}, true},
-		{ErrUnsafeSQL, "not_select: only SELECT statements (optionally WITH …) may run", 0, []string{"I can only read data"}, true},
+		{ErrInvalidQuery, `run query: ERROR: column "nme" does not exist (SQLSTATE 42703)`, 2, []string{"even after 3 attempts"}, true},
+		{ErrUnsafeQuery, "not_select: only SELECT statements (optionally WITH …) may run", 0, []string{"I can only read data"}, true},
 		{ErrQueryTimeout, "run query: query timed out: ERROR: canceling statement due to statement timeout (SQLSTATE 57014)", 0, []string{"took too long"}, false},
-		{ErrDatabaseDown, "describe schema analytics: database unavailable: dial tcp 127.0.0.1:5432: connect: connection refused", 0, []string{"can't reach the database"}, false},
+		{ErrDatabaseDown, "recent turns: database unavailable: dial tcp 127.0.0.1:5432: connect: connection refused", 0, []string{"can't reach the database"}, false},
+		{ErrWarehouseDown, "describe schemas analytics: database unavailable: dial tcp 127.0.0.1:5432: connect: connection refused", 0, []string{"can't reach the database right now"}, false},
+		{ErrWarehouseAuth, `cannot log in as the reader role "analyticsbot_reader" (FATAL: password authentication failed)`, 0,
+			[]string{"The database refused my credentials", "reader role analyticsbot_reader can log in"}, false},
 		{ErrNoData, `schema "analytics": no tables: check ANALYTICS_SCHEMA, load data into it (make run loads the demo) and grant the reader role access`, 0, []string{`can't see any tables in the "analytics" schema`}, false},
 		{ErrModelTimeout, "classify: classify: model call: timed out after 1m0s (3 attempts)", 0, []string{"took too long to answer"}, false},
 		{ErrModelUnavailable, "classify: classify: model call: unavailable after 3 attempts: scripted model: rules[0]: x (transient)", 0, []string{"isn't reachable"}, false},
@@ -135,7 +139,9 @@ func TestHandleError(t *testing.T) {
 		{ErrNoPreviousQuery, "no SQL in thread 1712.0001", 0, []string{"couldn't find an earlier result"}, false},
 		{ErrInternal, "context canceled", 0, []string{"Something went wrong on my side"}, false},
 	}
-	n := (&Nodes{Domain: "Steam games", Examples: nil, Suggestions: []string{"How many games are free?"}}).Defaults()
+	// The Postgres backend's dialect words its failures; it never connects here.
+	n := (&Nodes{Domain: "Steam games", Examples: nil, Suggestions: []string{"How many games are free?"},
+		Warehouse: pgwarehouse.New(pgwarehouse.Config{})}).Defaults()
 	seen := map[string]ErrorKind{}
 	for _, tt := range tests {
 		s := State{UserQuery: "q", ErrorKind: tt.kind, ErrorDetail: tt.detail, RetryCount: tt.retries}
@@ -154,7 +160,9 @@ func TestHandleError(t *testing.T) {
 			assert.NotContains(t, shown, raw, "%s: raw error detail shown to the user", tt.kind)
 			assert.NotContains(t, s.ResponseText, raw, "%s: raw error detail in the notification", tt.kind)
 		}
-		if other, dup := seen[s.ResponseText]; dup {
+		// With Postgres as the backend, its database being down reads as
+		// the bot's own being down: they are the same server for most.
+		if other, dup := seen[s.ResponseText]; dup && !(tt.kind == ErrWarehouseDown && other == ErrDatabaseDown) {
 			t.Errorf("%s: got the same text as %s (%q), want a distinct one", tt.kind, other, s.ResponseText)
 		}
 		seen[s.ResponseText] = tt.kind
@@ -185,7 +193,7 @@ func TestHandleErrorCountsAttempts(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
-			s := State{ErrorKind: ErrInvalidSQL, ErrorDetail: `column "x" does not exist`, RetryCount: tt.retries}
+			s := State{ErrorKind: ErrInvalidQuery, ErrorDetail: `column "x" does not exist`, RetryCount: tt.retries}
 			require.NoError(t, n.HandleError(context.Background(), &s))
 			assert.Contains(t, s.ResponseText, tt.want, "notification text")
 		})
@@ -196,7 +204,7 @@ func TestHandleErrorStaleStoredQuery(t *testing.T) {
 	t.Parallel()
 	n := (&Nodes{Domain: "Steam games"}).Defaults()
 	for _, intent := range []Intent{IntentExportCSV, IntentShowSQL} {
-		s := State{Intent: intent, ErrorKind: ErrInvalidSQL, ErrorDetail: `column "x" does not exist`}
+		s := State{Intent: intent, ErrorKind: ErrInvalidQuery, ErrorDetail: `column "x" does not exist`}
 		if err := n.HandleError(context.Background(), &s); err != nil {
 			t.Fatal(err)
 		}

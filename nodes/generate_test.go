@@ -10,6 +10,8 @@ import (
 
 	"github.com/analyticsbot/analyticsbot/llm"
 	"github.com/analyticsbot/analyticsbot/store"
+	"github.com/analyticsbot/analyticsbot/warehouse"
+	"github.com/analyticsbot/analyticsbot/warehouse/pgwarehouse"
 )
 
 const sqlReply2018 = `{"sql":"SELECT count(*) AS games FROM analytics.apps WHERE release_year = 2018;",` +
@@ -20,9 +22,9 @@ func TestGenerateSQLPrompt(t *testing.T) {
 	earlier := "SELECT count(*) AS games FROM analytics.apps WHERE release_year = 2018"
 	referenced := "SELECT name FROM analytics.apps WHERE release_year = 2018 ORDER BY positive_ratings DESC LIMIT 5"
 	followUpHistory := []store.Turn{
-		{UserMessage: "top 5 games of 2018", SQL: referenced, QueryID: store.QueryID(referenced)},
-		{UserMessage: "tell me a joke"}, // no SQL: skipped
-		{UserMessage: "How many games were released in 2018?", SQL: earlier, QueryID: store.QueryID(earlier)},
+		{UserMessage: "top 5 games of 2018", Query: pgQuery(referenced), QueryID: warehouse.QueryID(referenced)},
+		{UserMessage: "tell me a joke"}, // no Query: pgQuery(skipped)
+		{UserMessage: "How many games were released in 2018?", Query: pgQuery(earlier), QueryID: warehouse.QueryID(earlier)},
 		{UserMessage: "export that", Intent: string(IntentExportCSV)},
 	}
 	// Every prompt carries the live schema, with the catalog's COMMENT
@@ -61,8 +63,8 @@ func TestGenerateSQLPrompt(t *testing.T) {
 		{
 			name: "retry carries the previous SQL and error",
 			state: State{UserQuery: "How many games were released in 2018?", Intent: IntentAnalytics,
-				SQL: "SELECT count(*) FROM analytics.apps WHERE relase_year = 2018", Valid: true,
-				ErrorKind: ErrInvalidSQL, ErrorDetail: `column "relase_year" does not exist (hint: Perhaps you meant to reference the column "apps.release_year".)`},
+				Query: pgQuery("SELECT count(*) FROM analytics.apps WHERE relase_year = 2018"), Valid: true,
+				ErrorKind: ErrInvalidQuery, ErrorDetail: `column "relase_year" does not exist (hint: Perhaps you meant to reference the column "apps.release_year".)`},
 			wantInclude: []string{
 				"Your previous attempt failed. Fix it.",
 				"Previous SQL:\nSELECT count(*) FROM analytics.apps WHERE relase_year = 2018\n",
@@ -73,7 +75,7 @@ func TestGenerateSQLPrompt(t *testing.T) {
 		{
 			name: "retry after a reply without SQL",
 			state: State{UserQuery: "How many games were released in 2018?", Intent: IntentAnalytics, RetryCount: 1,
-				ErrorKind: ErrInvalidSQL, ErrorDetail: "the reply held no SQL statement; reply with JSON holding the sql field"},
+				ErrorKind: ErrInvalidQuery, ErrorDetail: "the reply held no SQL statement; reply with JSON holding the sql field"},
 			wantInclude: []string{"Previous SQL:\n(none: the reply held no SQL statement)", "Error: the reply held no SQL statement"},
 			wantRetries: 2,
 		},
@@ -86,7 +88,7 @@ func TestGenerateSQLPrompt(t *testing.T) {
 		{
 			name: "follow-up builds on the referenced SQL",
 			state: State{UserQuery: "and in 2017?", Intent: IntentFollowUp, History: followUpHistory,
-				ReferencedQueryID: store.QueryID(referenced)},
+				ReferencedQueryID: warehouse.QueryID(referenced)},
 			wantInclude: []string{"which used this SQL:\n" + referenced + "\n"},
 		},
 		{
@@ -100,7 +102,7 @@ func TestGenerateSQLPrompt(t *testing.T) {
 			t.Parallel()
 			n, model := newNodes(t, []llm.Rule{reply(llm.StepGenerateSQL, sqlReply2018)})
 			s := tt.state
-			require.NoError(t, n.GenerateSQL(context.Background(), &s))
+			require.NoError(t, n.GenerateQuery(context.Background(), &s))
 
 			prompt := onlyPrompt(t, model)
 			for _, want := range append(always, tt.wantInclude...) {
@@ -113,7 +115,7 @@ func TestGenerateSQLPrompt(t *testing.T) {
 			assert.Empty(t, s.ErrorDetail, "error detail")
 			assert.Equal(t, tt.wantRetries, s.RetryCount, "retry count")
 			assert.False(t, s.Valid, "got Valid from an earlier attempt, want it reset")
-			assert.Equal(t, "SELECT count(*) AS games FROM analytics.apps WHERE release_year = 2018", s.SQL, "SQL")
+			assert.Equal(t, "SELECT count(*) AS games FROM analytics.apps WHERE release_year = 2018", s.Query.Text, "SQL")
 			assert.Equal(t, []string{"released means the store release date"}, s.Assumptions, "assumptions")
 			assert.Equal(t, "Counts 2018 releases.", s.Explanation, "explanation")
 			assert.Equal(t, 1, s.LLMCalls, "LLM calls on the state")
@@ -162,10 +164,10 @@ func TestGenerateSQLReplies(t *testing.T) {
 			n, _ := newNodes(t, []llm.Rule{reply(llm.StepGenerateSQL, tt.reply)})
 			// Leftovers of an earlier attempt must not survive a new reply.
 			s := State{UserQuery: "list the genres", Intent: IntentAnalytics,
-				SQL: "SELECT 1", Assumptions: []string{"stale"}, Explanation: "stale"}
-			require.NoError(t, n.GenerateSQL(context.Background(), &s))
+				Query: pgQuery("SELECT 1"), Assumptions: []string{"stale"}, Explanation: "stale"}
+			require.NoError(t, n.GenerateQuery(context.Background(), &s))
 
-			assert.Equal(t, tt.wantSQL, s.SQL, "SQL")
+			assert.Equal(t, tt.wantSQL, s.Query.Text, "SQL")
 			assert.Equal(t, len(tt.wantAssumptions), len(s.Assumptions), "got assumptions %q, want %q", s.Assumptions, tt.wantAssumptions)
 			if len(tt.wantAssumptions) > 0 {
 				assert.Equal(t, tt.wantAssumptions, s.Assumptions, "assumptions")
@@ -181,20 +183,20 @@ func TestGenerateSQLModelFailure(t *testing.T) {
 	t.Parallel()
 	n, model := newNodes(t, []llm.Rule{failing(llm.StepGenerateSQL, "transient: overloaded")}, llm.WithRetries(1))
 	s := State{UserQuery: "How many games are free?", Intent: IntentAnalytics}
-	require.NoError(t, n.GenerateSQL(context.Background(), &s))
+	require.NoError(t, n.GenerateQuery(context.Background(), &s))
 	assert.Equal(t, ErrModelUnavailable, s.ErrorKind, "error kind (detail %q)", s.ErrorDetail)
 	assert.Equal(t, 2, model.CallCount(llm.StepGenerateSQL), "attempts")
-	assert.Empty(t, s.SQL, "SQL")
+	assert.Empty(t, s.Query.Text, "SQL")
 }
 
 func TestGenerateSQLWithoutTables(t *testing.T) {
 	t.Parallel()
 	n, model := newNodes(t, []llm.Rule{reply(llm.StepGenerateSQL, sqlReply2018)})
-	n.Schema = "no_such_schema"
+	n.Warehouse = newBackend(t, pgwarehouse.ExecConfig{Schemas: []string{"no_such_schema"}})
 	s := State{UserQuery: "How many games are free?", Intent: IntentAnalytics}
-	require.NoError(t, n.GenerateSQL(context.Background(), &s))
+	require.NoError(t, n.GenerateQuery(context.Background(), &s))
 	assert.Equal(t, ErrNoData, s.ErrorKind, "error kind (detail %q)", s.ErrorDetail)
-	assert.Contains(t, s.ErrorDetail, `schema "no_such_schema": no tables`, "error detail for the logs")
+	assert.Contains(t, s.ErrorDetail, `no tables in the "no_such_schema" schema`, "error detail for the logs")
 	assert.Empty(t, model.Calls(), "model calls: no prompt without a schema")
 }
 
@@ -212,25 +214,25 @@ func TestValidateSQL(t *testing.T) {
 		{name: "valid", sql: "SELECT count(*) AS games FROM analytics.apps WHERE release_year = 2018", wantValid: true},
 		{name: "valid unqualified", sql: "SELECT g.name FROM genres g ORDER BY 1", wantValid: true},
 		{name: "valid CTE", sql: "WITH y AS (SELECT release_year FROM analytics.apps) SELECT count(*) FROM y", wantValid: true},
-		{name: "unknown column", sql: "SELECT nme FROM analytics.apps", wantKind: ErrInvalidSQL, wantDetail: `column "nme" does not exist`},
-		{name: "bad cast", sql: "SELECT name FROM analytics.apps WHERE price > 'cheap'", wantKind: ErrInvalidSQL, wantDetail: "invalid input syntax for type numeric"},
-		{name: "syntax error", sql: "SELEC name FROM analytics.apps", wantKind: ErrInvalidSQL, wantDetail: "syntax error"},
-		{name: "unknown table", sql: "SELECT * FROM orders", wantKind: ErrInvalidSQL, wantDetail: `table "orders" does not exist; use one of the tables`},
-		{name: "pg_catalog table", sql: "SELECT rolname, rolpassword FROM pg_catalog.pg_authid", wantKind: ErrInvalidSQL, wantDetail: "pg_catalog.pg_authid is a system catalog"},
-		{name: "another schema", sql: "SELECT * FROM public.conversation_turns", wantKind: ErrInvalidSQL, wantDetail: "public.conversation_turns is outside the allowed schemas"},
-		{name: "empty", sql: "", wantKind: ErrInvalidSQL, wantDetail: "held no SQL"},
-		{name: "delete", sql: "DELETE FROM analytics.apps", wantKind: ErrUnsafeSQL, wantDetail: "only SELECT"},
-		{name: "stacked", sql: "SELECT 1; DELETE FROM analytics.apps", wantKind: ErrUnsafeSQL, wantDetail: "exactly one statement"},
-		{name: "select into", sql: "SELECT * INTO analytics.apps_copy FROM analytics.apps", wantKind: ErrUnsafeSQL, wantDetail: "SELECT INTO"},
-		{name: "writing CTE", sql: "WITH d AS (DELETE FROM analytics.apps RETURNING *) SELECT count(*) FROM d", wantKind: ErrUnsafeSQL, wantDetail: "data-modifying"},
-		{name: "locking", sql: "SELECT * FROM analytics.apps FOR UPDATE", wantKind: ErrUnsafeSQL, wantDetail: "FOR UPDATE"},
+		{name: "unknown column", sql: "SELECT nme FROM analytics.apps", wantKind: ErrInvalidQuery, wantDetail: `column "nme" does not exist`},
+		{name: "bad cast", sql: "SELECT name FROM analytics.apps WHERE price > 'cheap'", wantKind: ErrInvalidQuery, wantDetail: "invalid input syntax for type numeric"},
+		{name: "syntax error", sql: "SELEC name FROM analytics.apps", wantKind: ErrInvalidQuery, wantDetail: "syntax error"},
+		{name: "unknown table", sql: "SELECT * FROM orders", wantKind: ErrInvalidQuery, wantDetail: `table "orders" does not exist; use one of the tables`},
+		{name: "pg_catalog table", sql: "SELECT rolname, rolpassword FROM pg_catalog.pg_authid", wantKind: ErrInvalidQuery, wantDetail: "pg_catalog.pg_authid is a system catalog"},
+		{name: "another schema", sql: "SELECT * FROM public.conversation_turns", wantKind: ErrInvalidQuery, wantDetail: "public.conversation_turns is outside the allowed schemas"},
+		{name: "empty", sql: "", wantKind: ErrInvalidQuery, wantDetail: "held no SQL"},
+		{name: "delete", sql: "DELETE FROM analytics.apps", wantKind: ErrUnsafeQuery, wantDetail: "only SELECT"},
+		{name: "stacked", sql: "SELECT 1; DELETE FROM analytics.apps", wantKind: ErrUnsafeQuery, wantDetail: "exactly one statement"},
+		{name: "select into", sql: "SELECT * INTO analytics.apps_copy FROM analytics.apps", wantKind: ErrUnsafeQuery, wantDetail: "SELECT INTO"},
+		{name: "writing CTE", sql: "WITH d AS (DELETE FROM analytics.apps RETURNING *) SELECT count(*) FROM d", wantKind: ErrUnsafeQuery, wantDetail: "data-modifying"},
+		{name: "locking", sql: "SELECT * FROM analytics.apps FOR UPDATE", wantKind: ErrUnsafeQuery, wantDetail: "FOR UPDATE"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
 			n, model := newNodes(t, nil)
-			s := State{UserQuery: "q", SQL: tt.sql, Valid: true}
-			require.NoError(t, n.ValidateSQL(context.Background(), &s))
+			s := State{UserQuery: "q", Query: pgQuery(tt.sql), Valid: true}
+			require.NoError(t, n.ValidateQuery(context.Background(), &s))
 
 			assert.Equal(t, tt.wantValid, s.Valid, "valid")
 			assert.Equal(t, tt.wantKind, s.ErrorKind, "error kind (detail %q)", s.ErrorDetail)
@@ -250,8 +252,8 @@ func TestExecuteSQL(t *testing.T) {
 	ctx := context.Background()
 	n, _ := newNodes(t, nil)
 	sql := "SELECT app_id, name, release_date FROM analytics.apps WHERE app_id IN (10, 20) ORDER BY app_id"
-	s := State{UserQuery: "When were Valve's first games released?", ThreadTS: threadID(t), SQL: sql}
-	require.NoError(t, n.ExecuteSQL(ctx, &s))
+	s := State{UserQuery: "When were Valve's first games released?", ThreadTS: threadID(t), Query: pgQuery(sql), Checked: unchecked(sql)}
+	require.NoError(t, n.ExecuteQuery(ctx, &s))
 
 	require.Empty(t, s.ErrorKind, "error kind (detail %q)", s.ErrorDetail)
 	assert.Equal(t, []string{"app_id", "name", "release_date"}, s.ColumnNames(), "columns")
@@ -260,7 +262,7 @@ func TestExecuteSQL(t *testing.T) {
 		{int64(20), "Team Fortress Classic", "1999-04-01"},
 	}, s.Result.Rows, "rows")
 	assert.Equal(t, 2, s.Result.RowCount, "row count")
-	assert.Equal(t, store.QueryID(sql), s.QueryID, "query id")
+	assert.Equal(t, warehouse.QueryID(sql), s.QueryID, "query id")
 	assert.Positive(t, s.DBTime, "database time")
 
 	// A fresh cache has an empty memory, so this reads what was stored in
@@ -269,7 +271,7 @@ func TestExecuteSQL(t *testing.T) {
 	require.NoError(t, err)
 	cached, err := other.Get(ctx, s.ThreadTS, s.QueryID)
 	require.NoError(t, err, "cached result of the answer")
-	assert.Equal(t, sql, cached.SQL, "cached SQL")
+	assert.Equal(t, sql, cached.Query.Text, "cached SQL")
 	assert.Equal(t, s.UserQuery, cached.Question, "cached question")
 	assert.Equal(t, s.Result.Rows, cached.Result.Rows, "cached rows")
 }
@@ -286,9 +288,9 @@ func TestExecuteSQLFailures(t *testing.T) {
 		wantDetail string
 	}{
 		{name: "statement timeout", sql: "SELECT pg_sleep(1)", timeout: true, wantKind: ErrQueryTimeout},
-		{name: "division by zero", sql: "SELECT count(*) / 0 AS ratio FROM analytics.apps", wantKind: ErrInvalidSQL, wantDetail: "division by zero"},
-		{name: "unknown column", sql: "SELECT nme FROM analytics.apps", wantKind: ErrInvalidSQL, wantDetail: `column "nme" does not exist`},
-		{name: "write past the validator", sql: "DELETE FROM analytics.apps", wantKind: ErrUnsafeSQL, wantDetail: "read-only transaction"},
+		{name: "division by zero", sql: "SELECT count(*) / 0 AS ratio FROM analytics.apps", wantKind: ErrInvalidQuery, wantDetail: "division by zero"},
+		{name: "unknown column", sql: "SELECT nme FROM analytics.apps", wantKind: ErrInvalidQuery, wantDetail: `column "nme" does not exist`},
+		{name: "write past the validator", sql: "DELETE FROM analytics.apps", wantKind: ErrUnsafeQuery, wantDetail: "read-only transaction"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -296,10 +298,10 @@ func TestExecuteSQLFailures(t *testing.T) {
 			ctx := context.Background()
 			n, _ := newNodes(t, nil)
 			if tt.timeout {
-				n.Exec = store.NewExecutor(requireDB(t), store.ExecConfig{StatementTimeout: 50 * time.Millisecond})
+				n.Warehouse = newBackend(t, pgwarehouse.ExecConfig{StatementTimeout: 50 * time.Millisecond})
 			}
-			s := State{UserQuery: "q", ThreadTS: threadID(t), SQL: tt.sql}
-			require.NoError(t, n.ExecuteSQL(ctx, &s))
+			s := State{UserQuery: "q", ThreadTS: threadID(t), Query: pgQuery(tt.sql), Checked: unchecked(tt.sql)}
+			require.NoError(t, n.ExecuteQuery(ctx, &s))
 
 			assert.Equal(t, tt.wantKind, s.ErrorKind, "error kind (detail %q)", s.ErrorDetail)
 			assert.Contains(t, s.ErrorDetail, tt.wantDetail, "error detail")
@@ -325,21 +327,18 @@ func TestValidateAndExecuteApplyTheRowLimit(t *testing.T) {
 	t.Parallel()
 	n, _ := newNodes(t, nil)
 	n.MaxRows = 3
-	exec := store.NewExecutor(requireDB(t), store.ExecConfig{MaxRows: 3})
-	t.Cleanup(exec.Close)
-	n.Exec = exec
 	sql := "SELECT name FROM analytics.genres ORDER BY name"
-	s := State{UserQuery: "list the genres", SQL: sql, ThreadTS: "t-rowlimit"}
-	require.NoError(t, n.ValidateSQL(context.Background(), &s))
+	s := State{UserQuery: "list the genres", Query: pgQuery(sql), ThreadTS: "t-rowlimit"}
+	require.NoError(t, n.ValidateQuery(context.Background(), &s))
 	require.True(t, s.Valid, "valid: %s", s.ErrorDetail)
-	assert.Equal(t, sql+"\nLIMIT 4", s.RunSQL, "one row more than kept, so a cut result is noticed")
+	assert.Equal(t, sql+"\nLIMIT 4", s.Checked.Statement, "one row more than kept, so a cut result is noticed")
 
-	require.NoError(t, n.ExecuteSQL(context.Background(), &s))
+	require.NoError(t, n.ExecuteQuery(context.Background(), &s))
 	assert.Equal(t, 3, s.Result.RowCount, "rows kept")
 	assert.True(t, s.Result.Truncated, "the fourth row tells the result was cut")
-	assert.Equal(t, sql, s.SQL, "the SQL users see is the model's")
+	assert.Equal(t, sql, s.Query.Text, "the SQL users see is the model's")
 	cached, err := n.Cache.Get(context.Background(), "t-rowlimit", s.QueryID)
 	require.NoError(t, err)
-	assert.Equal(t, sql, cached.SQL, "the cache keeps the model's SQL")
-	assert.Equal(t, store.QueryID(sql), s.QueryID, "the query id is the model's SQL's")
+	assert.Equal(t, sql, cached.Query.Text, "the cache keeps the model's SQL")
+	assert.Equal(t, warehouse.QueryID(sql), s.QueryID, "the query id is the model's SQL's")
 }

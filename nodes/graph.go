@@ -8,9 +8,9 @@ import (
 const (
 	NodeRouteIntent    = "route_intent"
 	NodeResolveContext = "resolve_context"
-	NodeGenerateSQL    = "generate_sql"
-	NodeValidateSQL    = "validate_sql"
-	NodeExecuteSQL     = "execute_sql"
+	NodeGenerateQuery  = "generate_query"
+	NodeValidateQuery  = "validate_query"
+	NodeExecuteQuery   = "execute_query"
 	NodeInterpret      = "interpret"
 	NodeFormatAnswer   = "format_answer"
 	NodeExportCSV      = "export_csv"
@@ -23,16 +23,17 @@ const (
 // Graph declares the analytics workflow. It is the whole product's
 // behaviour in one place: one line per node, one line per edge or branch.
 func Graph(n *Nodes) *workflow.Graph[State] {
-	writing, checking := "Writing SQL…", "Checking the SQL…"
-	if n.Cube != nil {
-		writing, checking = "Writing the Cube query…", "Checking the Cube query…"
+	writing, checking := "Writing the query…", "Checking the query…"
+	if n.Warehouse != nil {
+		d := n.Warehouse.Dialect()
+		writing, checking = d.Writing, d.Checking
 	}
 	return workflow.New[State]("analytics").
 		AddNode(NodeRouteIntent, n.RouteIntent, workflow.WithLabel("Reading your question…")).
 		AddNode(NodeResolveContext, n.ResolveContext, workflow.WithLabel("Looking at the conversation…")).
-		AddNode(NodeGenerateSQL, n.GenerateSQL, workflow.WithLabel(writing)).
-		AddNode(NodeValidateSQL, n.ValidateSQL, workflow.WithLabel(checking)).
-		AddNode(NodeExecuteSQL, n.ExecuteSQL, workflow.WithLabel("Running the query…")).
+		AddNode(NodeGenerateQuery, n.GenerateQuery, workflow.WithLabel(writing)).
+		AddNode(NodeValidateQuery, n.ValidateQuery, workflow.WithLabel(checking)).
+		AddNode(NodeExecuteQuery, n.ExecuteQuery, workflow.WithLabel("Running the query…")).
 		AddNode(NodeInterpret, n.Interpret, workflow.WithLabel("Reading the results…")).
 		AddNode(NodeFormatAnswer, n.FormatAnswer, workflow.WithLabel("Formatting the answer…")).
 		AddNode(NodeExportCSV, n.ExportCSV, workflow.WithLabel("Preparing the CSV…")).
@@ -42,10 +43,10 @@ func Graph(n *Nodes) *workflow.Graph[State] {
 		AddNode(NodeSaveTurn, n.SaveTurn, workflow.WithLabel("Saving the conversation…")).
 		AddEdge(workflow.Start, NodeRouteIntent).
 		AddBranch(NodeRouteIntent, afterRouting, NodeResolveContext, NodeExportCSV, NodeShowSQL, NodeDecline, NodeHandleError).
-		AddBranch(NodeResolveContext, onErrorOr(NodeGenerateSQL), NodeGenerateSQL, NodeHandleError).
-		AddBranch(NodeGenerateSQL, onErrorOr(NodeValidateSQL), NodeValidateSQL, NodeHandleError).
-		AddBranch(NodeValidateSQL, afterValidation(n.MaxRetries), NodeExecuteSQL, NodeGenerateSQL, NodeHandleError).
-		AddBranch(NodeExecuteSQL, afterExecution(n.MaxRetries), NodeInterpret, NodeGenerateSQL, NodeHandleError).
+		AddBranch(NodeResolveContext, onErrorOr(NodeGenerateQuery), NodeGenerateQuery, NodeHandleError).
+		AddBranch(NodeGenerateQuery, onErrorOr(NodeValidateQuery), NodeValidateQuery, NodeHandleError).
+		AddBranch(NodeValidateQuery, afterValidation(n.MaxRetries), NodeExecuteQuery, NodeGenerateQuery, NodeHandleError).
+		AddBranch(NodeExecuteQuery, afterExecution(n.MaxRetries), NodeInterpret, NodeGenerateQuery, NodeHandleError).
 		AddEdge(NodeInterpret, NodeFormatAnswer).
 		AddEdge(NodeFormatAnswer, NodeSaveTurn).
 		AddBranch(NodeExportCSV, onErrorOr(NodeSaveTurn), NodeSaveTurn, NodeHandleError).
@@ -83,30 +84,30 @@ func onErrorOr(next string) workflow.RouteFunc[State] {
 	}
 }
 
-// afterValidation runs valid SQL, sends fixable SQL back to the generator
-// while retries last, and gives up otherwise.
+// afterValidation runs a valid query, sends a fixable one back to the
+// generator while retries last, and gives up otherwise.
 func afterValidation(maxRetries int) workflow.RouteFunc[State] {
 	return func(s *State) string {
 		switch {
 		case s.Valid:
-			return NodeExecuteSQL
-		case s.ErrorKind == ErrInvalidSQL && s.RetryCount < maxRetries:
-			return NodeGenerateSQL
+			return NodeExecuteQuery
+		case s.ErrorKind == ErrInvalidQuery && s.RetryCount < maxRetries:
+			return NodeGenerateQuery
 		default:
 			return NodeHandleError
 		}
 	}
 }
 
-// afterExecution retries SQL the database rejected (a bad cast, a division
-// by zero) like SQL the validator rejected.
+// afterExecution retries a query the backend rejected as it ran (a bad
+// cast, a division by zero) like one the validator rejected.
 func afterExecution(maxRetries int) workflow.RouteFunc[State] {
 	return func(s *State) string {
 		switch {
 		case s.ErrorKind == "":
 			return NodeInterpret
-		case s.ErrorKind == ErrInvalidSQL && s.RetryCount < maxRetries:
-			return NodeGenerateSQL
+		case s.ErrorKind == ErrInvalidQuery && s.RetryCount < maxRetries:
+			return NodeGenerateQuery
 		default:
 			return NodeHandleError
 		}

@@ -23,7 +23,7 @@ func TestGraphCompilesAndDraws(t *testing.T) {
 		labels = append(labels, info.Label)
 	}
 	assert.Equal(t, []string{
-		NodeRouteIntent, NodeResolveContext, NodeGenerateSQL, NodeValidateSQL, NodeExecuteSQL,
+		NodeRouteIntent, NodeResolveContext, NodeGenerateQuery, NodeValidateQuery, NodeExecuteQuery,
 		NodeInterpret, NodeFormatAnswer, NodeExportCSV, NodeShowSQL, NodeDecline, NodeHandleError, NodeSaveTurn,
 	}, names, "node list")
 	for i, l := range labels {
@@ -74,12 +74,12 @@ func TestOnErrorOr(t *testing.T) {
 		kind ErrorKind
 		want string
 	}{
-		{"no error continues", "", NodeValidateSQL},
-		{"invalid sql", ErrInvalidSQL, NodeHandleError},
+		{"no error continues", "", NodeValidateQuery},
+		{"invalid sql", ErrInvalidQuery, NodeHandleError},
 		{"model timeout", ErrModelTimeout, NodeHandleError},
 		{"no previous query", ErrNoPreviousQuery, NodeHandleError},
 	}
-	route := onErrorOr(NodeValidateSQL)
+	route := onErrorOr(NodeValidateQuery)
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
@@ -99,11 +99,11 @@ func TestAfterValidationAndExecution(t *testing.T) {
 		afterValidate string
 		afterExecute  string
 	}{
-		{"valid and ran", State{Valid: true}, NodeExecuteSQL, NodeInterpret},
-		{"invalid, no retry yet", State{ErrorKind: ErrInvalidSQL}, NodeGenerateSQL, NodeGenerateSQL},
-		{"invalid, one retry left", State{ErrorKind: ErrInvalidSQL, RetryCount: 1}, NodeGenerateSQL, NodeGenerateSQL},
-		{"invalid, retries spent", State{ErrorKind: ErrInvalidSQL, RetryCount: 2}, NodeHandleError, NodeHandleError},
-		{"unsafe is never retried", State{ErrorKind: ErrUnsafeSQL}, NodeHandleError, NodeHandleError},
+		{"valid and ran", State{Valid: true}, NodeExecuteQuery, NodeInterpret},
+		{"invalid, no retry yet", State{ErrorKind: ErrInvalidQuery}, NodeGenerateQuery, NodeGenerateQuery},
+		{"invalid, one retry left", State{ErrorKind: ErrInvalidQuery, RetryCount: 1}, NodeGenerateQuery, NodeGenerateQuery},
+		{"invalid, retries spent", State{ErrorKind: ErrInvalidQuery, RetryCount: 2}, NodeHandleError, NodeHandleError},
+		{"unsafe is never retried", State{ErrorKind: ErrUnsafeQuery}, NodeHandleError, NodeHandleError},
 		{"query timeout", State{ErrorKind: ErrQueryTimeout}, NodeHandleError, NodeHandleError},
 		{"database down", State{ErrorKind: ErrDatabaseDown}, NodeHandleError, NodeHandleError},
 		{"internal", State{ErrorKind: ErrInternal}, NodeHandleError, NodeHandleError},
@@ -122,7 +122,7 @@ func TestAfterValidationAndExecution(t *testing.T) {
 			}
 		})
 	}
-	if got := afterValidation(0)(&State{ErrorKind: ErrInvalidSQL}); got != NodeHandleError {
+	if got := afterValidation(0)(&State{ErrorKind: ErrInvalidQuery}); got != NodeHandleError {
 		t.Errorf("afterValidation with 0 retries allowed = %s, want %s", got, NodeHandleError)
 	}
 }

@@ -10,7 +10,7 @@ import (
 
 	"github.com/analyticsbot/analyticsbot/llm"
 	"github.com/analyticsbot/analyticsbot/prompts"
-	"github.com/analyticsbot/analyticsbot/store"
+	"github.com/analyticsbot/analyticsbot/warehouse"
 )
 
 // previewRows and previewChars bound what the interpreter sees: enough to
@@ -30,7 +30,7 @@ type interpretReply struct {
 func (n *Nodes) Interpret(ctx context.Context, s *State) error {
 	reply, err := n.complete(ctx, s, llm.StepInterpret, prompts.Interpret{
 		Question:  s.Question(),
-		SQL:       s.SQL,
+		SQL:       s.Query.Text,
 		Columns:   s.ColumnNames(),
 		RowCount:  s.Result.RowCount,
 		Truncated: s.Result.Truncated,
@@ -43,7 +43,7 @@ func (n *Nodes) Interpret(ctx context.Context, s *State) error {
 	}
 	answer := strings.TrimSpace(reply)
 	var r interpretReply
-	if err := decodeJSON(reply, &r); err == nil {
+	if err := llm.DecodeJSON(reply, &r); err == nil {
 		answer = strings.TrimSpace(r.Answer)
 	}
 	if answer == "" {
@@ -51,7 +51,7 @@ func (n *Nodes) Interpret(ctx context.Context, s *State) error {
 		s.Answer = plainSummary(s.Result)
 		return nil
 	}
-	if bad := inventedNumbers(answer, s.Result, s.Question()+"\n"+s.SQL); len(bad) > 0 {
+	if bad := inventedNumbers(answer, s.Result, s.Question()+"\n"+s.Query.Text); len(bad) > 0 {
 		s.note(fmt.Sprintf("interpreter answer quoted numbers not in the result %v: %.200q", bad, answer))
 		s.Answer = plainSummary(s.Result)
 		return nil
@@ -61,7 +61,7 @@ func (n *Nodes) Interpret(ctx context.Context, s *State) error {
 }
 
 // preview renders the first rows as tab-separated text with a header.
-func preview(r store.Result) string {
+func preview(r warehouse.Result) string {
 	if r.RowCount == 0 {
 		return ""
 	}
@@ -94,11 +94,11 @@ func cellText(v any) string {
 	if v == nil {
 		return "NULL"
 	}
-	return store.CSVCell(v)
+	return warehouse.Text(v)
 }
 
 // plainSummary answers without the model, from the result alone.
-func plainSummary(r store.Result) string {
+func plainSummary(r warehouse.Result) string {
 	switch {
 	case r.RowCount == 0:
 		return "The query returned no rows."
@@ -117,7 +117,7 @@ var numberPattern = regexp.MustCompile(`-?\d[\d,]*(?:\.\d+)?`)
 // result, nor in the question or its SQL (a year the model resolved "last
 // year" to), nor as the row count. Numbers up to 10 pass:
 // they are ranks and counts of things the table shows ("the top 3").
-func inventedNumbers(answer string, r store.Result, context string) []string {
+func inventedNumbers(answer string, r warehouse.Result, context string) []string {
 	known := map[string]bool{}
 	addNumber := func(f float64) {
 		for _, d := range []int{0, 1, 2} {

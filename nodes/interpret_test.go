@@ -8,22 +8,22 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/analyticsbot/analyticsbot/llm"
-	"github.com/analyticsbot/analyticsbot/store"
+	"github.com/analyticsbot/analyticsbot/warehouse"
 )
 
 // gamesIn2018 is the one-number result of "How many games were released in 2018?".
-func gamesIn2018() store.Result {
-	return store.Result{
-		Columns:  []store.Column{{Name: "games", Type: "int8"}},
+func gamesIn2018() warehouse.Result {
+	return warehouse.Result{
+		Columns:  []warehouse.Column{{Name: "games", Type: "int8"}},
 		Rows:     [][]any{{int64(8160)}},
 		RowCount: 1,
 	}
 }
 
 // topGenres is a small table result.
-func topGenres(truncated bool) store.Result {
-	return store.Result{
-		Columns:   []store.Column{{Name: "genre", Type: "text"}, {Name: "games", Type: "int8"}},
+func topGenres(truncated bool) warehouse.Result {
+	return warehouse.Result{
+		Columns:   []warehouse.Column{{Name: "genre", Type: "text"}, {Name: "games", Type: "int8"}},
 		Rows:      [][]any{{"Indie", int64(19421)}, {"Action", int64(11903)}, {"Casual", int64(10210)}},
 		RowCount:  3,
 		Truncated: truncated,
@@ -33,10 +33,10 @@ func topGenres(truncated bool) store.Result {
 func TestInterpret(t *testing.T) {
 	t.Parallel()
 	const question = "How many games were released in 2018?"
-	noRows := store.Result{Columns: []store.Column{{Name: "games", Type: "int8"}}, Rows: [][]any{}}
+	noRows := warehouse.Result{Columns: []warehouse.Column{{Name: "games", Type: "int8"}}, Rows: [][]any{}}
 	tests := []struct {
 		name       string
-		result     store.Result
+		result     warehouse.Result
 		rules      []llm.Rule
 		wantAnswer string
 		wantNote   bool
@@ -93,7 +93,7 @@ func TestInterpret(t *testing.T) {
 			t.Parallel()
 			n, model := newNodes(t, tt.rules, llm.WithRetries(0))
 			s := State{UserQuery: question, Result: tt.result,
-				SQL: "SELECT count(*) AS games FROM analytics.apps WHERE release_year = 2018"}
+				Query: pgQuery("SELECT count(*) AS games FROM analytics.apps WHERE release_year = 2018")}
 			require.NoError(t, n.Interpret(context.Background(), &s))
 
 			assert.Equal(t, tt.wantAnswer, s.Answer, "answer")
@@ -108,7 +108,7 @@ func TestInterpretPrompt(t *testing.T) {
 	t.Parallel()
 	tests := []struct {
 		name        string
-		result      store.Result
+		result      warehouse.Result
 		wantInclude []string
 		wantExclude []string
 	}{
@@ -135,7 +135,7 @@ func TestInterpretPrompt(t *testing.T) {
 		},
 		{
 			name:        "no rows",
-			result:      store.Result{Columns: []store.Column{{Name: "games"}}, Rows: [][]any{}},
+			result:      warehouse.Result{Columns: []warehouse.Column{{Name: "games"}}, Rows: [][]any{}},
 			wantInclude: []string{"Rows returned: 0\n", "The query returned no rows."},
 			wantExclude: []string{"First rows"},
 		},
@@ -145,7 +145,7 @@ func TestInterpretPrompt(t *testing.T) {
 			t.Parallel()
 			n, model := newNodes(t, []llm.Rule{reply(llm.StepInterpret, `{"answer":"ok"}`)})
 			s := State{UserQuery: "How many games were released in 2018?", Result: tt.result,
-				SQL: "SELECT count(*) AS games FROM analytics.apps WHERE release_year = 2018"}
+				Query: pgQuery("SELECT count(*) AS games FROM analytics.apps WHERE release_year = 2018")}
 			require.NoError(t, n.Interpret(context.Background(), &s))
 			prompt := onlyPrompt(t, model)
 			for _, want := range tt.wantInclude {

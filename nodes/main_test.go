@@ -17,6 +17,7 @@ import (
 	"github.com/analyticsbot/analyticsbot/prompts"
 	"github.com/analyticsbot/analyticsbot/store"
 	"github.com/analyticsbot/analyticsbot/store/storetest"
+	"github.com/analyticsbot/analyticsbot/warehouse/pgwarehouse"
 )
 
 // fixedNow is the clock of every test's Nodes: a date just after the demo
@@ -55,16 +56,16 @@ func newNodes(t testing.TB, rules []llm.Rule, opts ...llm.ClientOption) (*Nodes,
 	clientOpts := append([]llm.ClientOption{
 		llm.WithModelName("script:nodes-test"), llm.WithTimeout(5 * time.Second), llm.WithBackoff(time.Millisecond),
 	}, opts...)
+	backend := newBackend(t, pgwarehouse.ExecConfig{})
 	n := (&Nodes{
-		Model:    llm.NewClient(model, clientOpts...),
-		DB:       db,
-		Exec:     store.NewExecutor(db, store.ExecConfig{}),
-		Cache:    cache,
-		Examples: prompts.DefaultExamples(),
-		Domain:   "Steam games",
-		Schema:   "analytics",
-		Now:      func() time.Time { return fixedNow },
-		Logger:   slog.New(slog.DiscardHandler),
+		Model:     llm.NewClient(model, clientOpts...),
+		DB:        db,
+		Warehouse: backend,
+		Cache:     cache,
+		Examples:  prompts.DefaultExamples(),
+		Domain:    "Steam games",
+		Now:       func() time.Time { return fixedNow },
+		Logger:    slog.New(slog.DiscardHandler),
 	}).Defaults()
 	return n, model
 }
@@ -95,4 +96,14 @@ func onlyPrompt(t testing.TB, model *llm.Scripted) string {
 	calls := model.Calls()
 	require.Len(t, calls, 1, "model calls")
 	return calls[0].Prompt
+}
+
+// newBackend answers from the package's database with cfg's settings,
+// closed when the test ends.
+func newBackend(t testing.TB, cfg pgwarehouse.ExecConfig) *pgwarehouse.Backend {
+	t.Helper()
+	cfg.DatabaseURL = testDB.URL
+	b := pgwarehouse.New(pgwarehouse.Config{ExecConfig: cfg})
+	t.Cleanup(b.Close)
+	return b
 }

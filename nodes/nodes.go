@@ -2,15 +2,14 @@ package nodes
 
 import (
 	"context"
-	"errors"
 	"fmt"
-	"io"
 	"log/slog"
 	"time"
 
 	"github.com/analyticsbot/analyticsbot/llm"
 	"github.com/analyticsbot/analyticsbot/prompts"
 	"github.com/analyticsbot/analyticsbot/store"
+	"github.com/analyticsbot/analyticsbot/warehouse"
 )
 
 // Model is the language model the nodes call; *llm.Client implements it.
@@ -18,20 +17,13 @@ type Model interface {
 	Complete(ctx context.Context, step llm.Step, prompt string) (string, llm.Usage, error)
 }
 
-// Database is what the nodes need from Postgres; *store.DB implements it.
+// Database is what the nodes need of the bot's own state: the thread's
+// turns; *store.DB implements it.
 type Database interface {
 	AddTurn(ctx context.Context, t store.Turn) (store.Turn, error)
-	MostRecentSQL(ctx context.Context, threadID string) (store.Turn, error)
-	FindSQLByKeyword(ctx context.Context, threadID string, keywords []string) (store.Turn, error)
+	MostRecentQuery(ctx context.Context, threadID string) (store.Turn, error)
+	FindQueryByKeyword(ctx context.Context, threadID string, keywords []string) (store.Turn, error)
 	TurnByQueryID(ctx context.Context, threadID, queryID string) (store.Turn, error)
-	DescribeSchema(ctx context.Context, schema string) ([]store.Table, error)
-}
-
-// Executor runs validated SQL; *store.Executor implements it.
-type Executor interface {
-	Explain(ctx context.Context, sql string) error
-	Query(ctx context.Context, sql string) (store.Result, error)
-	ExportCSV(ctx context.Context, sql string, w io.Writer, maxRows int) (store.ExportStats, error)
 }
 
 // ResultCache keeps results per thread; *store.Cache implements it.
@@ -44,18 +36,18 @@ type ResultCache interface {
 // Nodes holds the dependencies of the analytics nodes. Its methods are the
 // nodes; Graph wires them.
 type Nodes struct {
-	Model    Model
-	DB       Database
-	Exec     Executor
-	Cache    ResultCache
-	Examples []prompts.Example
+	Model Model
+	DB    Database
+	// Warehouse is where answers come from: its catalog, its query
+	// language and its results.
+	Warehouse warehouse.Backend
+	Cache     ResultCache
+	Examples  []prompts.Example
 	// Domain describes the data in prompts, e.g. "Steam store games".
 	Domain string
 	// Suggestions are example questions offered to users who ask something
 	// else; empty means the first few-shot examples' questions.
 	Suggestions []string
-	// Schema is the analytics schema the generator may read.
-	Schema string
 	// MaxRetries is how many times invalid SQL is regenerated: 0 means the
 	// default (2), a negative value none.
 	MaxRetries int
@@ -67,16 +59,9 @@ type Nodes struct {
 	ExportMaxRows int
 	// MaxMessageLen caps a question's length in characters (default 4,000).
 	MaxMessageLen int
-	// SchemaTTL is how long the described schema is reused (default 5 min).
-	SchemaTTL time.Duration
-	// Cube, when set, answers from a Cube semantic layer instead of SQL.
-	Cube CubeAPI
 	// Now returns the current time; tests fix it.
 	Now    func() time.Time
 	Logger *slog.Logger
-
-	schema schemaCache
-	meta   metaCache
 }
 
 // Defaults fills unset fields with their defaults.
@@ -92,12 +77,6 @@ func (n *Nodes) Defaults() *Nodes {
 	}
 	if n.MaxMessageLen == 0 {
 		n.MaxMessageLen = 4000
-	}
-	if n.SchemaTTL == 0 {
-		n.SchemaTTL = 5 * time.Minute
-	}
-	if n.Schema == "" {
-		n.Schema = "analytics"
 	}
 	if n.Domain == "" {
 		n.Domain = "the company's data"
@@ -127,20 +106,6 @@ func (n *Nodes) complete(ctx context.Context, s *State, step llm.Step, data any)
 		return "", fmt.Errorf("%s: %w", step, err)
 	}
 	return reply, nil
-}
-
-// modelFailure records a failed model call on s with the right kind.
-func modelFailure(s *State, err error) {
-	switch {
-	case errors.Is(err, context.Canceled):
-		s.fail(ErrInternal, err.Error())
-	case errors.Is(err, llm.ErrTimeout), errors.Is(err, context.DeadlineExceeded):
-		s.fail(ErrModelTimeout, err.Error())
-	case errors.Is(err, llm.ErrUnavailable):
-		s.fail(ErrModelUnavailable, err.Error())
-	default:
-		s.fail(ErrModelRefused, err.Error())
-	}
 }
 
 // history turns stored turns into prompt exchanges.

@@ -3,38 +3,8 @@ package nodes
 import (
 	"testing"
 
-	"github.com/analyticsbot/analyticsbot/store"
+	"github.com/analyticsbot/analyticsbot/warehouse"
 )
-
-func TestParseSQLReply(t *testing.T) {
-	t.Parallel()
-	tests := []struct {
-		name      string
-		reply     string
-		wantSQL   string
-		wantAssum int
-		wantOK    bool
-	}{
-		{"json", `{"sql": "SELECT 1;", "assumptions": ["a", "b"], "explanation": "x"}`, "SELECT 1", 2, true},
-		{"json in prose and fences", "Sure!\n```json\n{\"sql\": \"SELECT count(*) FROM analytics.apps\", \"assumptions\": []}\n```", "SELECT count(*) FROM analytics.apps", 0, true},
-		{"fenced sql", "Here you go:\n```sql\nSELECT name\nFROM analytics.apps;\n```\nEnjoy", "SELECT name\nFROM analytics.apps", 0, true},
-		{"bare select", "The query is SELECT 2 AS two", "SELECT 2 AS two", 0, true},
-		{"bare with", "WITH x AS (SELECT 1) SELECT * FROM x;", "WITH x AS (SELECT 1) SELECT * FROM x", 0, true},
-		{"json without sql falls through to bare", `{"answer": "no idea"}`, "", 0, false},
-		{"garbage", "I cannot help with that.", "", 0, false},
-		{"empty", "", "", 0, false},
-		{"broken json with a fenced block", "{\"sql\": \"SELECT 1\n```sql\nSELECT 3\n```", "SELECT 3", 0, true},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			t.Parallel()
-			got, ok := parseSQLReply(tt.reply)
-			if ok != tt.wantOK || got.SQL != tt.wantSQL || len(got.Assumptions) != tt.wantAssum {
-				t.Errorf("parseSQLReply(%q) = %q, %d assumptions, %v; want %q, %d, %v", tt.reply, got.SQL, len(got.Assumptions), ok, tt.wantSQL, tt.wantAssum, tt.wantOK)
-			}
-		})
-	}
-}
 
 func TestKeywordIntent(t *testing.T) {
 	t.Parallel()
@@ -72,8 +42,8 @@ func TestKeywordIntent(t *testing.T) {
 
 func TestInventedNumbers(t *testing.T) {
 	t.Parallel()
-	res := store.Result{
-		Columns:  []store.Column{{Name: "genre"}, {Name: "avg_price"}, {Name: "games"}},
+	res := warehouse.Result{
+		Columns:  []warehouse.Column{{Name: "genre"}, {Name: "avg_price"}, {Name: "games"}},
 		Rows:     [][]any{{"Action", "7.4567", int64(8160)}, {"Indie", 3.14159, int64(12000)}},
 		RowCount: 2,
 	}

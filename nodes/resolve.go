@@ -32,7 +32,7 @@ func (n *Nodes) ResolveContext(ctx context.Context, s *State) error {
 		return nil
 	}
 	var r resolveReply
-	if err := decodeJSON(reply, &r); err != nil || strings.TrimSpace(r.Question) == "" {
+	if err := llm.DecodeJSON(reply, &r); err != nil || strings.TrimSpace(r.Question) == "" {
 		// Keep the earlier question beside the follow-up so the generator
 		// still sees what "those" refers to.
 		last := s.History[len(s.History)-1].UserMessage

@@ -68,7 +68,7 @@ func (n *Nodes) RouteIntent(ctx context.Context, s *State) error {
 		return nil
 	}
 	var r classifyReply
-	if err := decodeJSON(reply, &r); err != nil || !r.Intent.Valid() {
+	if err := llm.DecodeJSON(reply, &r); err != nil || !r.Intent.Valid() {
 		// An unreadable classification is most likely a data question: try to
 		// answer it rather than refuse the user.
 		s.Intent, s.Confidence, s.IntentSource = IntentAnalytics, 0, "fallback"

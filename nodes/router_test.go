@@ -12,6 +12,7 @@ import (
 
 	"github.com/analyticsbot/analyticsbot/llm"
 	"github.com/analyticsbot/analyticsbot/store"
+	"github.com/analyticsbot/analyticsbot/warehouse"
 )
 
 // earlierTurns is a thread with one answered question.
@@ -21,8 +22,8 @@ func earlierTurns() []store.Turn {
 		UserMessage: "How many games were released in 2018?",
 		BotResponse: "*8,160* games were released in 2018.",
 		Intent:      string(IntentAnalytics),
-		SQL:         sql,
-		QueryID:     store.QueryID(sql),
+		Query:       pgQuery(sql),
+		QueryID:     warehouse.QueryID(sql),
 	}}
 }
 

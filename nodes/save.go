@@ -4,6 +4,7 @@ import (
 	"context"
 
 	"github.com/analyticsbot/analyticsbot/store"
+	"github.com/analyticsbot/analyticsbot/warehouse"
 )
 
 // SaveTurn stores the question and the reply in the thread's history. A
@@ -13,12 +14,12 @@ func (n *Nodes) SaveTurn(ctx context.Context, s *State) error {
 	if s.ErrorKind == ErrEmptyMessage {
 		return nil // nothing worth remembering
 	}
-	// Only the turn that asked a question keeps its SQL: that is what show
-	// SQL and exports find again, with the question that produced it. A
-	// button's turn only points at it.
-	sql, queryID := s.SQL, s.QueryID
+	// Only the turn that asked a question keeps its query: that is what
+	// show SQL and exports find again, with the question that produced it.
+	// A button's turn only points at it.
+	query, queryID := s.Query, s.QueryID
 	if s.ErrorKind != "" || s.Intent == IntentExportCSV || s.Intent == IntentShowSQL {
-		sql, queryID = "", ""
+		query, queryID = warehouse.Query{}, ""
 	}
 	bot := s.ResponseText
 	if s.Answer != "" {
@@ -31,7 +32,7 @@ func (n *Nodes) SaveTurn(ctx context.Context, s *State) error {
 		UserMessage: s.UserQuery,
 		BotResponse: bot,
 		Intent:      string(s.Intent),
-		SQL:         sql,
+		Query:       query,
 		QueryID:     queryID,
 	})
 	if err != nil {

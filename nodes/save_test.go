@@ -8,11 +8,12 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/analyticsbot/analyticsbot/store"
+	"github.com/analyticsbot/analyticsbot/warehouse"
 )
 
 func TestSaveTurn(t *testing.T) {
 	t.Parallel()
-	qid := store.QueryID(valveSQL)
+	qid := warehouse.QueryID(valveSQL)
 	tests := []struct {
 		name      string
 		state     State
@@ -21,39 +22,39 @@ func TestSaveTurn(t *testing.T) {
 	}{
 		{
 			name: "a question keeps its SQL and query id",
-			state: State{UserQuery: valveQuestion, Intent: IntentAnalytics, SQL: valveSQL, QueryID: qid,
+			state: State{UserQuery: valveQuestion, Intent: IntentAnalytics, Query: pgQuery(valveSQL), QueryID: qid,
 				Answer: "Counter-Strike came out in *2000*.", ResponseText: "Counter-Strike came out in *2000*."},
 			wantSaved: true,
 			want: store.Turn{UserMessage: valveQuestion, BotResponse: "Counter-Strike came out in *2000*.",
-				Intent: string(IntentAnalytics), SQL: valveSQL, QueryID: qid},
+				Intent: string(IntentAnalytics), Query: pgQuery(valveSQL), QueryID: qid},
 		},
 		{
 			name: "a follow-up keeps its SQL",
-			state: State{UserQuery: "and the third one?", Intent: IntentFollowUp, SQL: valveSQL, QueryID: qid,
+			state: State{UserQuery: "and the third one?", Intent: IntentFollowUp, Query: pgQuery(valveSQL), QueryID: qid,
 				Answer: "Here are the *2* rows."},
 			wantSaved: true,
 			want: store.Turn{UserMessage: "and the third one?", BotResponse: "Here are the *2* rows.",
-				Intent: string(IntentFollowUp), SQL: valveSQL, QueryID: qid},
+				Intent: string(IntentFollowUp), Query: pgQuery(valveSQL), QueryID: qid},
 		},
 		{
 			name: "an export saves no SQL",
 			state: State{UserQuery: "[button] export_csv " + qid, Intent: IntentExportCSV, ReferencedQueryID: qid,
-				SQL: valveSQL, QueryID: qid, ResponseText: "Here is the CSV of “" + valveQuestion + "”: 2 rows."},
+				Query: pgQuery(valveSQL), QueryID: qid, ResponseText: "Here is the CSV of “" + valveQuestion + "”: 2 rows."},
 			wantSaved: true,
 			want: store.Turn{UserMessage: "[button] export_csv " + qid,
 				BotResponse: "Here is the CSV of “" + valveQuestion + "”: 2 rows.", Intent: string(IntentExportCSV)},
 		},
 		{
 			name: "show SQL saves no SQL",
-			state: State{UserQuery: "show sql", Intent: IntentShowSQL, SQL: valveSQL, QueryID: qid,
+			state: State{UserQuery: "show sql", Intent: IntentShowSQL, Query: pgQuery(valveSQL), QueryID: qid,
 				ResponseText: "SQL for: " + valveQuestion},
 			wantSaved: true,
 			want:      store.Turn{UserMessage: "show sql", BotResponse: "SQL for: " + valveQuestion, Intent: string(IntentShowSQL)},
 		},
 		{
 			name: "a failed question saves no SQL",
-			state: State{UserQuery: "How many gmes?", Intent: IntentAnalytics, SQL: "SELECT nme FROM analytics.apps",
-				ErrorKind: ErrInvalidSQL, ResponseText: "I couldn't write a query that works for this question."},
+			state: State{UserQuery: "How many gmes?", Intent: IntentAnalytics, Query: pgQuery("SELECT nme FROM analytics.apps"),
+				ErrorKind: ErrInvalidQuery, ResponseText: "I couldn't write a query that works for this question."},
 			wantSaved: true,
 			want: store.Turn{UserMessage: "How many gmes?", BotResponse: "I couldn't write a query that works for this question.",
 				Intent: string(IntentAnalytics)},
@@ -94,7 +95,7 @@ func TestSaveTurn(t *testing.T) {
 			assert.Equal(t, tt.want.UserMessage, got.UserMessage, "user message")
 			assert.Equal(t, tt.want.BotResponse, got.BotResponse, "bot response")
 			assert.Equal(t, tt.want.Intent, got.Intent, "intent")
-			assert.Equal(t, tt.want.SQL, got.SQL, "SQL")
+			assert.Equal(t, tt.want.Query.Text, got.Query.Text, "SQL")
 			assert.Equal(t, tt.want.QueryID, got.QueryID, "query id")
 		})
 	}
@@ -110,7 +111,7 @@ func TestSaveTurnDatabaseFailure(t *testing.T) {
 	n.DB = closed
 
 	s := State{UserQuery: valveQuestion, ThreadTS: threadID(t), Intent: IntentAnalytics,
-		SQL: valveSQL, QueryID: store.QueryID(valveSQL), Answer: "Counter-Strike came out in *2000*."}
+		Query: pgQuery(valveSQL), QueryID: warehouse.QueryID(valveSQL), Answer: "Counter-Strike came out in *2000*."}
 	require.NoError(t, n.SaveTurn(ctx, &s), "a failed save must not cost the user the answer")
 	require.Len(t, s.Notes, 1, "notes")
 	assert.Contains(t, s.Notes[0], "saving the turn failed", "note")

@@ -13,12 +13,15 @@ import (
 	"github.com/slack-go/slack"
 
 	"github.com/analyticsbot/analyticsbot/store"
+	"github.com/analyticsbot/analyticsbot/warehouse"
 )
 
 // Intent is what the user wants from a message.
 type Intent string
 
-// The intents the router can pick.
+// The intents the router can pick. IntentExportCSV and IntentShowSQL are
+// also the action ids of an answer's buttons (see Buttons), everywhere:
+// Slack, the web chat (which asks the server for them) and the CLI.
 const (
 	IntentAnalytics Intent = "analytics_query"
 	IntentFollowUp  Intent = "follow_up"
@@ -46,20 +49,31 @@ const (
 	FormatError  Format = "error"
 )
 
-// ErrorKind decides whether a failure is retried and what the user is told.
+// ErrorKind decides whether a failure is retried and what the user is told
+// (HandleError, the one place that words them). Query logs and metrics
+// record the same values.
 type ErrorKind string
 
-// The error kinds. Only ErrInvalidSQL is retried by the generator.
+// The error kinds. Only ErrInvalidQuery is retried by the generator.
 const (
-	ErrEmptyMessage     ErrorKind = "empty_message"
-	ErrMessageTooLong   ErrorKind = "message_too_long"
-	ErrInvalidSQL       ErrorKind = "invalid_sql"
-	ErrUnsafeSQL        ErrorKind = "unsafe_sql"
-	ErrQueryTimeout     ErrorKind = "query_timeout"
+	ErrEmptyMessage   ErrorKind = "empty_message"
+	ErrMessageTooLong ErrorKind = "message_too_long"
+	// ErrInvalidQuery: the backend rejected the query in a way a rewrite
+	// can fix (warehouse.Invalid).
+	ErrInvalidQuery ErrorKind = "invalid_query"
+	// ErrUnsafeQuery: the query would change data or read what it may not
+	// (warehouse.Unsafe); never retried.
+	ErrUnsafeQuery  ErrorKind = "unsafe_query"
+	ErrQueryTimeout ErrorKind = "query_timeout"
+	// ErrWarehouseDown and ErrWarehouseAuth: the backend answers come from
+	// could not be reached, or refused the bot's credentials.
+	ErrWarehouseDown ErrorKind = "warehouse_unavailable"
+	ErrWarehouseAuth ErrorKind = "warehouse_unauthorized"
+	// ErrNoData: the backend's catalog is empty.
+	ErrNoData ErrorKind = "no_data"
+	// ErrDatabaseDown: the bot's own database (turns, results) could not
+	// be reached.
 	ErrDatabaseDown     ErrorKind = "database_unavailable"
-	ErrCubeDown         ErrorKind = "cube_unavailable"
-	ErrCubeAuth         ErrorKind = "cube_unauthorized"
-	ErrNoData           ErrorKind = "no_data"
 	ErrModelUnavailable ErrorKind = "model_unavailable"
 	ErrModelTimeout     ErrorKind = "model_timeout"
 	ErrModelRefused     ErrorKind = "model_refused"
@@ -95,22 +109,24 @@ type State struct {
 	ResolvedQuery     string
 	ReferencedQueryID string
 
-	// SQL, Assumptions and Explanation are written by generate_sql.
-	SQL         string
+	// Query, Assumptions and Explanation are written by generate_query;
+	// Query also by validate_query (the backend's normalised form) and by
+	// the actions (the query of the answer they act on).
+	Query       warehouse.Query
 	Assumptions []string
 	Explanation string
 
-	// Valid, ValidationError and RunSQL are written by validate_sql;
-	// RetryCount by generate_sql (the number of regenerations after the
-	// first attempt). RunSQL is SQL as it runs: the guard's row limit
-	// applied. Users see SQL, the statement as written.
+	// Valid, ValidationError and Checked are written by validate_query;
+	// RetryCount by generate_query (the number of regenerations after the
+	// first attempt). Checked is the query as it runs, with the backend's
+	// caps applied; users see Query.
 	Valid           bool
 	ValidationError string
-	RunSQL          string
+	Checked         warehouse.Runnable
 	RetryCount      int
 
-	// Result and QueryID are written by execute_sql (and by the actions).
-	Result  store.Result
+	// Result and QueryID are written by execute_query (and by the actions).
+	Result  warehouse.Result
 	QueryID string
 
 	// Answer is the interpreter's text.
@@ -131,10 +147,13 @@ type State struct {
 	CSVFilename string
 	CSVTitle    string
 
-	// ErrorKind and ErrorDetail are written by the node that failed.
-	// ErrorDetail is for logs and the generator, never shown raw to users.
+	// ErrorKind, ErrorDetail and ErrorClass are written by the node that
+	// failed. ErrorDetail is for logs and the generator, never shown raw to
+	// users; ErrorClass is the rule a rejected query broke
+	// (warehouse.Error.Class), from a fixed set, for metrics.
 	ErrorKind   ErrorKind
 	ErrorDetail string
+	ErrorClass  string
 
 	// Accounting, written by every node that calls the model or the database.
 	LLMCalls         int
@@ -185,17 +204,13 @@ func (s *State) Question() string {
 }
 
 // ColumnNames returns the result's column names.
-func (s *State) ColumnNames() []string {
-	names := make([]string, len(s.Result.Columns))
-	for i, c := range s.Result.Columns {
-		names[i] = c.Name
-	}
-	return names
-}
+func (s *State) ColumnNames() []string { return s.Result.ColumnNames() }
 
 func (s *State) fail(kind ErrorKind, detail string) {
-	s.ErrorKind = kind
-	s.ErrorDetail = detail
+	s.ErrorKind, s.ErrorDetail, s.ErrorClass = kind, detail, ""
 }
+
+// clearError forgets the recorded error, as a retry starts afresh.
+func (s *State) clearError() { s.fail("", "") }
 
 func (s *State) note(msg string) { s.Notes = append(s.Notes, msg) }

@@ -1,6 +1,9 @@
 // Package prompts holds the model prompts as embedded text/template files.
 // Each template is parsed once, fails on a missing key, and is rendered
 // from its own typed data struct, so a prompt cannot silently lose a field.
+// The query generator's prompt belongs to the backend's dialect
+// (warehouse.Dialect.Prompt, a template file of the backend's package); it
+// is rendered here from GenerateQuery under the same rules.
 package prompts
 
 import (
@@ -10,20 +13,25 @@ import (
 	"fmt"
 	"os"
 	"strings"
+	"sync"
 	"text/template"
 
 	"gopkg.in/yaml.v3"
-
-	"github.com/analyticsbot/analyticsbot/store"
 )
 
 //go:embed *.tmpl examples.yaml
 var files embed.FS
 
-var templates = template.Must(template.New("prompts").
-	Option("missingkey=error").
-	Funcs(template.FuncMap{"join": strings.Join}).
-	ParseFS(files, "*.tmpl"))
+var templates = template.Must(newTemplate("prompts").ParseFS(files, "*.tmpl"))
+
+// newTemplate is a template with the options and functions every prompt has.
+func newTemplate(name string) *template.Template {
+	return template.New(name).Option("missingkey=error").Funcs(template.FuncMap{"join": strings.Join})
+}
+
+// generators holds the parsed generator prompts of the backends' dialects,
+// by template text: each is parsed once.
+var generators sync.Map // string → *template.Template
 
 // Exchange is one earlier question and answer shown to the model.
 type Exchange struct {
@@ -45,33 +53,26 @@ type Resolve struct {
 	History  []Exchange
 }
 
-// GenerateSQL is the data of generate_sql.tmpl.
-type GenerateSQL struct {
+// GenerateQuery is the data of the query generator's prompt, the template
+// text of the backend's dialect.
+type GenerateQuery struct {
+	// Prompt is the template (warehouse.Dialect.Prompt).
+	Prompt   string
 	Domain   string
 	Question string
 	Today    string
-	Schema   string
-	Tables   []store.Table
+	// Schemas are the schemas of the catalog's tables, in order; empty for
+	// backends without schemas.
+	Schemas []string
+	// Catalog lists the tables the query may read, as the dialect
+	// describes them (warehouse.Dialect.Describe).
+	Catalog  string
 	Examples []Example
-	MaxRows  int
-	// EarlierSQL is the SQL of the answer a follow-up builds on.
-	EarlierSQL    string
-	PreviousSQL   string
-	PreviousError string
-}
-
-// GenerateCube is the data of generate_cube.tmpl: the generator's prompt
-// when the bot answers from a Cube semantic layer.
-type GenerateCube struct {
-	Domain   string
-	Question string
-	Today    string
-	// Meta describes the cubes, their measures, dimensions and segments.
-	Meta    string
+	// MaxRows is the most rows an answer shows.
 	MaxRows int
-	// EarlierQuery is the Cube query (JSON) of the answer a follow-up
-	// builds on.
-	EarlierQuery  string
+	// EarlierQuery is the query of the answer a follow-up builds on.
+	EarlierQuery string
+	// PreviousQuery and PreviousError are the failed attempt a retry fixes.
 	PreviousQuery string
 	PreviousError string
 }
@@ -108,15 +109,13 @@ func (e Example) JSON() (string, error) {
 // Render renders the template named by data's type.
 func Render(data any) (string, error) {
 	var name string
-	switch data.(type) {
+	switch d := data.(type) {
 	case Classify:
 		name = "classify.tmpl"
 	case Resolve:
 		name = "resolve.tmpl"
-	case GenerateSQL:
-		name = "generate_sql.tmpl"
-	case GenerateCube:
-		name = "generate_cube.tmpl"
+	case GenerateQuery:
+		return renderGenerator(d)
 	case Interpret:
 		name = "interpret.tmpl"
 	default:
@@ -125,6 +124,26 @@ func Render(data any) (string, error) {
 	var b bytes.Buffer
 	if err := templates.ExecuteTemplate(&b, name, data); err != nil {
 		return "", fmt.Errorf("render prompt %s: %w", name, err)
+	}
+	return b.String(), nil
+}
+
+// renderGenerator renders the generator prompt of a dialect.
+func renderGenerator(data GenerateQuery) (string, error) {
+	if strings.TrimSpace(data.Prompt) == "" {
+		return "", fmt.Errorf("render the generator prompt: the dialect has no prompt")
+	}
+	t, ok := generators.Load(data.Prompt)
+	if !ok {
+		parsed, err := newTemplate("generate").Parse(data.Prompt)
+		if err != nil {
+			return "", fmt.Errorf("parse the generator prompt: %w", err)
+		}
+		t, _ = generators.LoadOrStore(data.Prompt, parsed)
+	}
+	var b bytes.Buffer
+	if err := t.(*template.Template).Execute(&b, data); err != nil {
+		return "", fmt.Errorf("render the generator prompt: %w", err)
 	}
 	return b.String(), nil
 }

@@ -86,7 +86,7 @@ func (a *App) pressButton(ctx context.Context, p press) {
 		return
 	}
 	switch p.action {
-	case bot.ActionExportCSV:
+	case string(nodes.IntentExportCSV):
 		if err := a.uploadCSV(ctx, p, s); err != nil {
 			a.log.ErrorContext(ctx, "CSV upload failed", "channel", p.channel, "err", err)
 			a.ephemeral(ctx, p.channel, p.threadTS, p.user, p.responseURL, blockkit.Error(textNoUpload, nil))

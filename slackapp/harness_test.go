@@ -7,7 +7,6 @@ import (
 	"log/slog"
 	"net"
 	"os"
-	"path/filepath"
 	"regexp"
 	"strings"
 	"sync"
@@ -19,6 +18,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/analyticsbot/analyticsbot/bot"
+	"github.com/analyticsbot/analyticsbot/bot/bottest"
 	"github.com/analyticsbot/analyticsbot/demo"
 	"github.com/analyticsbot/analyticsbot/slackapp/fakeslack"
 )
@@ -95,21 +95,11 @@ func start(t testing.TB, opts ...harnessOption) *harness {
 		h.slack = fakeslack.New(t)
 	}
 
-	var bcfg bot.Config
-	require.NoError(t, env.ParseWithOptions(&bcfg, env.Options{Environment: map[string]string{}}), "bot config defaults")
-	bcfg.DatabaseURL, bcfg.LLMProvider = dbURL, "script"
-	if o.script != "" {
-		bcfg.LLMScript = filepath.Join(t.TempDir(), "script.yaml")
-		require.NoError(t, os.WriteFile(bcfg.LLMScript, []byte(o.script), 0o600))
-	}
+	bcfg := bottest.Config(t, dbURL, o.script)
 	if o.botCfg != nil {
 		o.botCfg(&bcfg)
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-	defer cancel()
-	b, err := bot.New(ctx, bcfg, testLogger(t))
-	require.NoError(t, err, "new bot")
-	t.Cleanup(b.Close)
+	b := bottest.Start(t, bcfg, testLogger(t))
 	h.bot = b
 
 	var cfg Config
@@ -123,6 +113,8 @@ func start(t testing.TB, opts ...harnessOption) *harness {
 	if o.adjust != nil {
 		o.adjust(&cfg)
 	}
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
 	app, err := New(ctx, cfg, b, testLogger(t), WithHooks(Hooks{
 		Acked: func(_ string, d time.Duration) {
 			h.mu.Lock()

@@ -5,7 +5,6 @@ import (
 	"context"
 	"fmt"
 	"os"
-	"path/filepath"
 	"runtime"
 	"strconv"
 	"strings"
@@ -13,9 +12,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/caarlos0/env/v11"
-
 	"github.com/analyticsbot/analyticsbot/bot"
+	"github.com/analyticsbot/analyticsbot/bot/bottest"
 	"github.com/analyticsbot/analyticsbot/demo"
 	"github.com/analyticsbot/analyticsbot/nodes"
 	"github.com/analyticsbot/analyticsbot/slackapp/fakeslack"
@@ -40,15 +38,9 @@ const (
 // benchmark (VmHWM, reset before the bot starts) and the goroutines left
 // once the bot is closed.
 func BenchmarkSuiteLoad200(b *testing.B) {
-	var cfg bot.Config
-	if err := env.ParseWithOptions(&cfg, env.Options{Environment: map[string]string{}}); err != nil {
-		b.Fatalf("bot config defaults: %v", err)
-	}
-	cfg.DatabaseURL, cfg.LLMProvider = needDB(b), "script"
-	cfg.LLMScript = filepath.Join(b.TempDir(), "script.yaml")
-	if err := os.WriteFile(cfg.LLMScript, []byte(slowDemoScript(loadCallDelay)), 0o600); err != nil {
-		b.Fatalf("write script: %v", err)
-	}
+	// Not bottest.Start: the goroutine count and the peak RSS are taken
+	// around the bot's whole life.
+	cfg := bottest.Config(b, needDB(b), slowDemoScript(loadCallDelay))
 
 	goroutines := runtime.NumGoroutine()
 	rssReset := resetPeakRSS()

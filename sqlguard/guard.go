@@ -24,10 +24,11 @@ type Policy struct {
 	// Schemas are the schemas whose relations may be read, schema-qualified
 	// or not.
 	Schemas []string
-	// Tables are the relation names of those schemas that statements may
-	// use. Nil allows any name that is not a catalog relation. Unqualified
-	// names matter most: PostgreSQL searches pg_catalog before the
-	// search_path.
+	// Tables are the relations of those schemas that statements may use,
+	// each by name ("apps", any of the schemas) or qualified
+	// ("analytics.apps"). Nil allows any name that is not a catalog
+	// relation. Unqualified names matter most: PostgreSQL searches
+	// pg_catalog before the search_path.
 	Tables []string
 	// MaxLength caps the statement text in bytes; 0 means DefaultMaxLength.
 	MaxLength int

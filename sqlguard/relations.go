@@ -25,13 +25,13 @@ func (c *checker) relation(rv *pg_query.RangeVar) {
 	case schema == "" && strings.HasPrefix(name, "pg_"):
 		c.catalogRelation(name, name)
 	case schema == "":
-		c.knownTable(name)
+		c.knownTable("", name)
 	case schema == "pg_catalog" || schema == "information_schema" || strings.HasPrefix(schema, "pg_"):
 		c.catalogRelation(schema+"."+name, name)
 	case !slices.Contains(c.p.Schemas, schema):
 		c.report(reject(ClassRelation, "%s.%s is outside the allowed schemas; use %s", schema, name, c.tableHint()))
 	default:
-		c.knownTable(name)
+		c.knownTable(schema, name)
 	}
 }
 
@@ -41,10 +41,24 @@ func (c *checker) catalogRelation(written, name string) {
 	}
 }
 
-func (c *checker) knownTable(name string) {
-	if c.p.Tables != nil && !slices.Contains(c.p.Tables, name) {
-		c.report(reject(ClassRelation, "table %q does not exist; use %s", name, c.tableHint()))
+// knownTable checks a table name against Policy.Tables, whose entries are
+// bare ("apps") or qualified ("analytics.apps"). An unqualified name may be
+// any schema's table: the search_path picks which.
+func (c *checker) knownTable(schema, name string) {
+	if c.p.Tables == nil {
+		return
 	}
+	for _, t := range c.p.Tables {
+		s, n, qualified := strings.Cut(t, ".")
+		if !qualified && t == name || qualified && n == name && (schema == "" || s == schema) {
+			return
+		}
+	}
+	written := name
+	if schema != "" {
+		written = schema + "." + name
+	}
+	c.report(reject(ClassRelation, "table %q does not exist; use %s", written, c.tableHint()))
 }
 
 // tableHint names what may be read, for the generator to pick from.

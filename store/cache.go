@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"strconv"
 	"strings"
 
 	lru "github.com/hashicorp/golang-lru/v2"
@@ -59,7 +60,7 @@ func (c *Cache) Put(ctx context.Context, r CachedResult) error {
 	if err != nil {
 		return fmt.Errorf("cache result %q of thread %q: %w", r.QueryID, r.ThreadID, err)
 	}
-	rows, err := json.Marshal(nonNil(r.Result.Rows))
+	rows, err := encodeRows(r.Result.Rows)
 	if err != nil {
 		return fmt.Errorf("cache result %q of thread %q: %w", r.QueryID, r.ThreadID, err)
 	}
@@ -70,16 +71,16 @@ func (c *Cache) Put(ctx context.Context, r CachedResult) error {
 		// replaced result counts as the newest again.
 		err := tx.QueryRow(ctx, `
 			INSERT INTO query_results
-				(thread_id, query_id, sql, question, columns, rows, row_count, truncated)
-			VALUES ($1, $2, $3, $4, $5, $6, $7, $8)
+				(thread_id, query_id, backend, sql, question, columns, rows, row_count, truncated, limited_by)
+			VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)
 			ON CONFLICT (thread_id, query_id) DO UPDATE SET
-				sql = EXCLUDED.sql, question = EXCLUDED.question,
+				backend = EXCLUDED.backend, sql = EXCLUDED.sql, question = EXCLUDED.question,
 				columns = EXCLUDED.columns, rows = EXCLUDED.rows,
-				row_count = EXCLUDED.row_count, truncated = EXCLUDED.truncated,
+				row_count = EXCLUDED.row_count, truncated = EXCLUDED.truncated, limited_by = EXCLUDED.limited_by,
 				created_at = EXCLUDED.created_at, seq = EXCLUDED.seq
 			RETURNING created_at`,
-			r.ThreadID, r.QueryID, cleanText(r.SQL), cleanText(r.Question),
-			string(columns), string(rows), len(r.Result.Rows), r.Result.Truncated,
+			r.ThreadID, r.QueryID, cleanText(r.Query.Backend), cleanText(r.Query.Text), cleanText(r.Question),
+			string(columns), string(rows), len(r.Result.Rows), r.Result.Truncated, r.Result.LimitedBy,
 		).Scan(&r.CachedAt)
 		if err != nil {
 			return err
@@ -146,16 +147,17 @@ func (c *Cache) load(ctx context.Context, where string, args ...any) (CachedResu
 		columns, rows []byte
 	)
 	err := c.db.pool.QueryRow(ctx, `
-		SELECT thread_id, query_id, sql, question, columns, rows, truncated, created_at
+		SELECT thread_id, query_id, backend, sql, question, columns, rows, truncated, limited_by, created_at
 		FROM query_results `+where, args...,
-	).Scan(&r.ThreadID, &r.QueryID, &r.SQL, &r.Question, &columns, &rows, &r.Result.Truncated, &r.CachedAt)
+	).Scan(&r.ThreadID, &r.QueryID, &r.Query.Backend, &r.Query.Text, &r.Question, &columns, &rows,
+		&r.Result.Truncated, &r.Result.LimitedBy, &r.CachedAt)
 	if err != nil {
 		return CachedResult{}, classify(notFound(err))
 	}
 	if err := json.Unmarshal(columns, &r.Result.Columns); err != nil {
 		return CachedResult{}, fmt.Errorf("decode columns: %w", err)
 	}
-	if r.Result.Rows, err = decodeRows(rows, r.Result.Columns); err != nil {
+	if r.Result.Rows, err = decodeRows(rows, len(r.Result.Columns)); err != nil {
 		return CachedResult{}, err
 	}
 	r.Result.RowCount = len(r.Result.Rows)
@@ -163,10 +165,42 @@ func (c *Cache) load(ctx context.Context, where string, args ...any) (CachedResu
 	return r, nil
 }
 
-// decodeRows reverses json.Marshal of result rows so that a result read back
-// equals the one stored: integer columns (and integer arrays) come back as
-// int64, every other number as float64, as the executor made them.
-func decodeRows(data []byte, columns []Column) ([][]any, error) {
+// encodeRows writes result rows as JSON that decodeRows reads back to the
+// same values: a float64 always has a decimal point or an exponent ("2.0",
+// not "2"), so that an integer read back is an int64 and any other number a
+// float64, whatever the column.
+func encodeRows(rows [][]any) ([]byte, error) {
+	out := make([][]any, len(rows))
+	for i, row := range rows {
+		enc := make([]any, len(row))
+		for j, v := range row {
+			enc[j] = encodeValue(v)
+		}
+		out[i] = enc
+	}
+	return json.Marshal(out)
+}
+
+func encodeValue(v any) any {
+	switch v := v.(type) {
+	case float64:
+		s := strconv.FormatFloat(v, 'g', -1, 64)
+		if !strings.ContainsAny(s, ".eE") {
+			s += ".0"
+		}
+		return json.Number(s)
+	case []any:
+		out := make([]any, len(v))
+		for i, e := range v {
+			out[i] = encodeValue(e)
+		}
+		return out
+	}
+	return v
+}
+
+// decodeRows reverses encodeRows.
+func decodeRows(data []byte, width int) ([][]any, error) {
 	dec := json.NewDecoder(bytes.NewReader(data))
 	dec.UseNumber()
 	var rows [][]any
@@ -174,11 +208,11 @@ func decodeRows(data []byte, columns []Column) ([][]any, error) {
 		return nil, fmt.Errorf("decode rows: %w", err)
 	}
 	for _, row := range rows {
-		if len(row) != len(columns) {
+		if len(row) != width {
 			return nil, errors.New("decode rows: row width differs from the columns")
 		}
 		for i, v := range row {
-			row[i] = restoreNumbers(v, isIntegerType(columns[i].Type))
+			row[i] = restoreNumbers(v)
 		}
 	}
 	if rows == nil {
@@ -187,20 +221,12 @@ func decodeRows(data []byte, columns []Column) ([][]any, error) {
 	return rows, nil
 }
 
-func isIntegerType(name string) bool {
-	switch strings.TrimPrefix(name, "_") { // "_int8" is int8[]
-	case "int2", "int4", "int8":
-		return true
-	}
-	return false
-}
-
-// restoreNumbers replaces json.Number inside v by int64 (when asInt and the
-// number is integral) or float64.
-func restoreNumbers(v any, asInt bool) any {
+// restoreNumbers replaces json.Number inside v by int64 (written without a
+// decimal point or exponent, and in range) or float64.
+func restoreNumbers(v any) any {
 	switch v := v.(type) {
 	case json.Number:
-		if asInt {
+		if !strings.ContainsAny(v.String(), ".eE") {
 			if n, err := v.Int64(); err == nil {
 				return n
 			}
@@ -212,11 +238,7 @@ func restoreNumbers(v any, asInt bool) any {
 		return f
 	case []any:
 		for i := range v {
-			v[i] = restoreNumbers(v[i], asInt)
-		}
-	case map[string]any:
-		for k := range v {
-			v[k] = restoreNumbers(v[k], false)
+			v[i] = restoreNumbers(v[i])
 		}
 	}
 	return v

@@ -10,17 +10,18 @@ import (
 
 	"github.com/analyticsbot/analyticsbot/store"
 	"github.com/analyticsbot/analyticsbot/store/storetest"
+	"github.com/analyticsbot/analyticsbot/warehouse"
 )
 
 func cachedResult(thread string, n int) store.CachedResult {
 	sql := fmt.Sprintf("SELECT %d AS n", n)
 	return store.CachedResult{
 		ThreadID: thread,
-		QueryID:  store.QueryID(sql),
-		SQL:      sql,
+		QueryID:  warehouse.QueryID(sql),
+		Query:    pgQuery(sql),
 		Question: fmt.Sprintf("what is %d?", n),
-		Result: store.Result{
-			Columns:  []store.Column{{Name: "n", Type: "int4"}},
+		Result: warehouse.Result{
+			Columns:  []warehouse.Column{{Name: "n", Type: "int4"}},
 			Rows:     [][]any{{int64(n)}},
 			RowCount: 1,
 		},
@@ -59,8 +60,8 @@ func TestCacheKeepsNewestPerThread(t *testing.T) {
 		assert.ErrorIs(t, err, store.ErrNotFound, "oldest result (forget=%v)", forget)
 		for _, r := range puts[1:] {
 			got, err := cache.Get(ctx, "A", r.QueryID)
-			if assert.NoError(t, err, "result %s (forget=%v)", r.SQL, forget) {
-				assert.Equal(t, r.SQL, got.SQL)
+			if assert.NoError(t, err, "result %s (forget=%v)", r.Query.Text, forget) {
+				assert.Equal(t, r.Query.Text, got.Query.Text)
 			}
 		}
 	}
@@ -101,16 +102,26 @@ func TestCacheThreadsAreIsolated(t *testing.T) {
 func TestCacheServesFromPostgresAfterForget(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
-	db, _ := newAnalyticsDB(t)
+	db := storetest.New(t)
 	cache := newCache(t, db)
-	exec := store.NewExecutor(db, store.ExecConfig{})
-	sql := `SELECT id, customer, amount, 9007199254740993::int8 AS big, 2.0::float8 AS f,
-	               ARRAY[1, 2] AS ints, '{"n": 1}'::jsonb AS doc, NULL::text AS nothing,
-	               DATE '2024-01-02' AS day
-	        FROM orders ORDER BY id`
-	res, err := exec.Query(ctx, sql)
-	require.NoError(t, err)
-	want := store.CachedResult{ThreadID: "T", QueryID: store.QueryID(sql), SQL: sql, Question: "orders?", Result: res}
+	const sql = "SELECT id, customer, amount, big, f, ints, floats, doc, nothing, day FROM orders ORDER BY id"
+	n, text := warehouse.KindNumber, warehouse.KindText
+	res := warehouse.Result{
+		Columns: []warehouse.Column{{Name: "id", Kind: n, Type: "int4"}, {Name: "customer", Kind: text, Type: "text"},
+			{Name: "amount", Kind: n, Type: "numeric"}, {Name: "big", Kind: n, Type: "int8"}, {Name: "f", Kind: n, Type: "float8"},
+			{Name: "ints", Kind: warehouse.KindOther, Type: "_int4"}, {Name: "floats", Kind: warehouse.KindOther, Type: "_float8"},
+			{Name: "doc", Kind: warehouse.KindOther, Type: "jsonb"}, {Name: "nothing", Kind: text, Type: "text"},
+			{Name: "day", Kind: warehouse.KindTime, Type: "date"}},
+		Rows: [][]any{
+			{int64(1), "acme", "19.99", int64(9007199254740993), 2.0, []any{int64(1), int64(2)}, []any{0.5, 3.0, nil},
+				`{"n": 1.10, "big": 9007199254740993}`, nil, "2024-01-02"},
+			{int64(2), "", "5.00", int64(-1), 1e300, []any{}, []any{[]any{1.0}}, "[]", nil, "2024-01-03"},
+		},
+		RowCount:  2,
+		Truncated: true,
+		LimitedBy: warehouse.LimitBytes,
+	}
+	want := store.CachedResult{ThreadID: "T", QueryID: warehouse.QueryID(sql), Query: pgQuery(sql), Question: "orders?", Result: res}
 	require.NoError(t, cache.Put(ctx, want))
 
 	fromLRU, err := cache.Get(ctx, "T", want.QueryID)
@@ -130,7 +141,7 @@ func TestCacheServesFromPostgresAfterForget(t *testing.T) {
 	got, err := cache.Get(ctx, "T", want.QueryID)
 	require.NoError(t, err, "served from Postgres")
 	assert.Equal(t, res, got.Result, "a result read back equals the one stored, value types included")
-	assert.Equal(t, want.SQL, got.SQL)
+	assert.Equal(t, want.Query.Text, got.Query.Text)
 	assert.Equal(t, want.Question, got.Question)
 
 	_, err = db.Pool().Exec(ctx, `DELETE FROM query_results`)
@@ -157,13 +168,13 @@ func TestCacheLatest(t *testing.T) {
 	require.NoError(t, cache.Put(ctx, cachedResult("B", 3)))
 	got, err := cache.Latest(ctx, "A")
 	require.NoError(t, err)
-	assert.Equal(t, second.SQL, got.SQL, "latest of two")
+	assert.Equal(t, second.Query.Text, got.Query.Text, "latest of two")
 
 	// Storing the first again makes it the newest.
 	require.NoError(t, cache.Put(ctx, first))
 	got, err = cache.Latest(ctx, "A")
 	require.NoError(t, err)
-	assert.Equal(t, first.SQL, got.SQL, "after re-put")
+	assert.Equal(t, first.Query.Text, got.Query.Text, "after re-put")
 	assert.Equal(t, first.Result, got.Result)
 }
 
@@ -184,7 +195,7 @@ func TestCacheRePutReplacesAndCountsOnce(t *testing.T) {
 	cache.Forget()
 	got, err := cache.Get(ctx, "A", r.QueryID)
 	require.NoError(t, err)
-	assert.Equal(t, store.Result{Columns: r.Result.Columns, Rows: [][]any{{int64(42)}}, RowCount: 1, Truncated: true}, got.Result)
+	assert.Equal(t, warehouse.Result{Columns: r.Result.Columns, Rows: [][]any{{int64(42)}}, RowCount: 1, Truncated: true}, got.Result)
 	_, err = cache.Get(ctx, "A", cachedResult("A", 2).QueryID)
 	assert.NoError(t, err, "second result still kept with perThread=2")
 }

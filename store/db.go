@@ -1,53 +1,68 @@
-// Package store is the bot's access to Postgres: conversation turns, the
-// per-thread cache of query results, the read-only executor that runs
-// generated SQL as a restricted role, and schema introspection for prompts.
-// Errors come in three kinds callers can test with errors.Is: ErrNotFound,
-// ErrQueryTimeout and ErrUnavailable; database errors keep *pgconn.PgError.
+// Package store is the bot's own state in Postgres: conversation turns, the
+// per-thread cache of query results, query logs, Slack delivery claims and
+// their retention. It lives in a schema of its own (DefaultSchema), apart
+// from the data questions are answered from (package warehouse), so neither
+// the model nor the reader role ever sees it. Errors come in two kinds
+// callers can test with errors.Is: ErrNotFound and ErrUnavailable.
 package store
 
 import (
 	"context"
 	"errors"
 	"fmt"
-	"io"
-	"net"
-	"strings"
-	"time"
 
-	"github.com/exaring/otelpgx"
 	"github.com/jackc/pgx/v5"
-	"github.com/jackc/pgx/v5/pgconn"
-	"github.com/jackc/pgx/v5/pgconn/ctxwatch"
 	"github.com/jackc/pgx/v5/pgxpool"
 	"github.com/jackc/pgx/v5/stdlib"
-	"github.com/jackc/puddle/v2"
 	"github.com/pressly/goose/v3"
 	"github.com/pressly/goose/v3/lock"
 
 	"github.com/analyticsbot/analyticsbot/migrations"
+	"github.com/analyticsbot/analyticsbot/pgpool"
 )
 
-// defaultConnectTimeout bounds a connection attempt when the URL sets none,
-// so an unreachable host fails instead of hanging until the caller's deadline.
-const defaultConnectTimeout = 10 * time.Second
+// DefaultSchema is the schema of the bot's own tables.
+const DefaultSchema = "analyticsbot"
 
 // DB is a pool of connections to the bot's database.
 type DB struct {
 	pool *pgxpool.Pool
+	// schema holds the bot's tables; it is the pool's search_path.
+	schema string
 	// where names the server and database (never the password) for messages.
 	where string
 }
 
+// Option changes how Open connects.
+type Option func(*options)
+
+type options struct{ schema string }
+
+// WithSchema keeps the bot's tables in schema instead of DefaultSchema.
+func WithSchema(schema string) Option { return func(o *options) { o.schema = schema } }
+
 // Open connects to databaseURL and pings it. An unreachable server gives an
-// error wrapping ErrUnavailable that names host and database.
-func Open(ctx context.Context, databaseURL string) (*DB, error) {
+// error wrapping ErrUnavailable that names host and database. The bot's
+// tables are looked up in its own schema (see WithSchema), which Migrate
+// creates.
+func Open(ctx context.Context, databaseURL string, opts ...Option) (*DB, error) {
+	o := options{schema: DefaultSchema}
+	for _, f := range opts {
+		f(&o)
+	}
+	if o.schema == "" {
+		o.schema = DefaultSchema
+	}
 	cfg, err := pgxpool.ParseConfig(databaseURL)
 	if err != nil {
 		// pgconn redacts the password in its parse errors.
 		return nil, fmt.Errorf("open database: %w", err)
 	}
-	where := fmt.Sprintf("%s:%d/%s", cfg.ConnConfig.Host, cfg.ConnConfig.Port, cfg.ConnConfig.Database)
-	configureConn(cfg)
+	where := pgpool.Where(cfg)
+	pgpool.Configure(cfg)
+	// Only the bot's schema: its SQL names its tables unqualified, and
+	// nothing of the analytics schemas can be reached by accident.
+	cfg.ConnConfig.RuntimeParams["search_path"] = pgx.Identifier{o.schema}.Sanitize()
 
 	pool, err := pgxpool.NewWithConfig(ctx, cfg)
 	if err != nil {
@@ -57,36 +72,7 @@ func Open(ctx context.Context, databaseURL string) (*DB, error) {
 		pool.Close()
 		return nil, fmt.Errorf("open database %s: %w", where, classify(err))
 	}
-	return &DB{pool: pool, where: where}, nil
-}
-
-// configureConn applies the connection settings every pool of the bot uses.
-func configureConn(cfg *pgxpool.Config) {
-	if cfg.ConnConfig.ConnectTimeout == 0 {
-		cfg.ConnConfig.ConnectTimeout = defaultConnectTimeout
-	}
-	// On a canceled context, ask the server to cancel the statement rather than
-	// cutting the socket, so the connection survives (the executor cancels on
-	// purpose once it has read enough rows). The deadline is the fallback.
-	cfg.ConnConfig.BuildContextWatcherHandler = func(c *pgconn.PgConn) ctxwatch.Handler {
-		return &pgconn.CancelRequestContextWatcherHandler{Conn: c, DeadlineDelay: 2 * time.Second}
-	}
-	// One span per statement, named by its kind (SELECT, INSERT, …), as a
-	// child of the caller's span; statements run outside any span (the
-	// background pruning) make none. otelpgx leaves statement parameters out
-	// by default, and they must stay out: they carry questions, answers and
-	// user ids. The statement text is kept: it is our SQL or the model's.
-	// Pool acquires get no span of their own; a wait shows as a gap.
-	cfg.ConnConfig.Tracer = otelpgx.NewTracer(otelpgx.WithDisableAcquireTracer())
-}
-
-// isLoginError reports a server refusing the login itself: wrong password,
-// no such role, a role that may not log in or connect.
-func isLoginError(err error) bool {
-	if pgErr, ok := errors.AsType[*pgconn.PgError](err); ok {
-		return pgErr.Code == "28000" || pgErr.Code == "28P01" || pgErr.Code == "42501" && strings.Contains(pgErr.Message, "connect")
-	}
-	return false
+	return &DB{pool: pool, schema: o.schema, where: where}, nil
 }
 
 // Close closes every connection of the pool.
@@ -95,14 +81,22 @@ func (d *DB) Close() {
 }
 
 // Pool returns the underlying pool, for callers that run their own SQL.
+// Its search_path is the bot's schema only.
 func (d *DB) Pool() *pgxpool.Pool {
 	return d.pool
 }
 
-// Migrate applies every pending migration of package migrations. A Postgres
-// advisory lock serialises concurrent migrators of the same database (several
-// replicas starting at once).
+// Schema returns the schema of the bot's tables.
+func (d *DB) Schema() string { return d.schema }
+
+// Migrate creates the bot's schema, moves the tables of an installation
+// that kept them in public there, and applies every pending migration of
+// package migrations. Postgres advisory locks serialise concurrent
+// migrators of the same database (several replicas starting at once).
 func (d *DB) Migrate(ctx context.Context) error {
+	if err := d.adopt(ctx); err != nil {
+		return fmt.Errorf("migrate %s: %w", d.where, err)
+	}
 	sqlDB := stdlib.OpenDBFromPool(d.pool)
 	defer sqlDB.Close() // does not close the pool
 
@@ -123,49 +117,52 @@ func (d *DB) Migrate(ctx context.Context) error {
 	return nil
 }
 
-// classify wraps err with the kind callers decide on: ErrQueryTimeout for a
-// statement_timeout, ErrUnavailable for a lost or refused connection. Other
-// errors, *pgconn.PgError included, are returned as they are.
-func classify(err error) error {
-	if err == nil {
-		return nil
-	}
-	if pgErr, ok := errors.AsType[*pgconn.PgError](err); ok {
-		switch {
-		case pgErr.Code == "57014":
-			return fmt.Errorf("%w: %w", ErrQueryTimeout, err)
-		case len(pgErr.Code) == 5 && pgErr.Code[:2] == "08",
-			pgErr.Code == "57P01", // admin_shutdown
-			pgErr.Code == "57P02", // crash_shutdown
-			pgErr.Code == "57P03", // cannot_connect_now
-			pgErr.Code == "53300": // too_many_connections
-			return fmt.Errorf("%w: %w", ErrUnavailable, err)
+// ownTables are the bot's tables, goose's bookkeeping first.
+var ownTables = []string{"goose_db_version", "conversation_turns", "query_results", "slack_deliveries", "chat_query_logs"}
+
+// adoptLockKey is the transaction-level advisory lock adopt takes.
+const adoptLockKey int64 = 0x616e616c79_6f776e // "analy" "own"
+
+// adopt creates the bot's schema and, for an installation migrated before
+// the bot had one, moves its tables (with their sequences and indexes) out
+// of public, so they stop sitting where ANALYTICS_SCHEMA=public would
+// answer questions from them.
+func (d *DB) adopt(ctx context.Context) error {
+	return pgx.BeginFunc(ctx, d.pool, func(tx pgx.Tx) error {
+		if _, err := tx.Exec(ctx, "SELECT pg_advisory_xact_lock($1)", adoptLockKey); err != nil {
+			return err
 		}
-		return err
-	}
-	// Before the context check: a connect attempt that timed out still means
-	// the server could not be reached.
-	if _, ok := errors.AsType[*pgconn.ConnectError](err); ok {
-		return fmt.Errorf("%w: %w", ErrUnavailable, err)
-	}
-	if errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
-		return err
-	}
-	if isConnectionError(err) {
-		return fmt.Errorf("%w: %w", ErrUnavailable, err)
-	}
-	return err
+		schema := pgx.Identifier{d.schema}.Sanitize()
+		if _, err := tx.Exec(ctx, "CREATE SCHEMA IF NOT EXISTS "+schema); err != nil {
+			return fmt.Errorf("create schema %s: %w", d.schema, err)
+		}
+		if d.schema == "public" {
+			return nil
+		}
+		var migrated, legacy bool
+		err := tx.QueryRow(ctx, `SELECT to_regclass($1) IS NOT NULL, to_regclass('public.goose_db_version') IS NOT NULL`,
+			schema+".goose_db_version").Scan(&migrated, &legacy)
+		if err != nil || migrated || !legacy {
+			return err
+		}
+		for _, t := range ownTables {
+			var exists bool
+			if err := tx.QueryRow(ctx, "SELECT to_regclass($1) IS NOT NULL", "public."+t).Scan(&exists); err != nil {
+				return err
+			}
+			if !exists {
+				continue
+			}
+			if _, err := tx.Exec(ctx, "ALTER TABLE "+pgx.Identifier{"public", t}.Sanitize()+" SET SCHEMA "+schema); err != nil {
+				return fmt.Errorf("move table %s to schema %s: %w", t, d.schema, err)
+			}
+		}
+		return nil
+	})
 }
 
-// isConnectionError reports errors of the transport rather than the query.
-func isConnectionError(err error) bool {
-	if _, ok := errors.AsType[net.Error](err); ok {
-		return true
-	}
-	return errors.Is(err, puddle.ErrClosedPool) ||
-		errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) ||
-		errors.Is(err, net.ErrClosed) || pgconn.SafeToRetry(err)
-}
+// classify wraps err with ErrUnavailable for a lost or refused connection.
+func classify(err error) error { return pgpool.Classify(err) }
 
 // notFound turns pgx.ErrNoRows into ErrNotFound.
 func notFound(err error) error {

@@ -152,7 +152,7 @@ func TestSummarizeQueryLogs(t *testing.T) {
 		store.QueryLog{Question: "q1000 timeout", Intent: "follow_up", ErrorKind: "query_timeout", Total: ms(1000),
 			ModelCalls: 2, PromptTokens: 800, CompletionTokens: 30,
 			NodeTime: map[string]time.Duration{"generate_sql": ms(160), "execute_sql": ms(800)}},
-		store.QueryLog{Question: "q50 unsafe", Intent: "analytics_query", ErrorKind: "unsafe_sql", Total: ms(50), ModelCalls: 2},
+		store.QueryLog{Question: "q50 unsafe", Intent: "analytics_query", ErrorKind: "unsafe_query", Total: ms(50), ModelCalls: 2},
 		// Outside the window: must count nowhere.
 		store.QueryLog{Question: "old", Intent: "export_csv", ErrorKind: "internal", Total: ms(99999), ModelCalls: 9,
 			NodeTime: map[string]time.Duration{"export_csv": ms(99999)}},
@@ -165,7 +165,7 @@ func TestSummarizeQueryLogs(t *testing.T) {
 	assert.WithinDuration(t, time.Now().Add(-24*time.Hour), got.From, time.Minute, "window start")
 	assert.Equal(t, 6, got.Turns, "turns")
 	assert.Equal(t, []store.LabelCount{{Label: "analytics_query", Turns: 4}, {Label: "follow_up", Turns: 1}, {Label: "off_topic", Turns: 1}}, got.ByIntent, "by intent")
-	assert.Equal(t, []store.LabelCount{{Label: "ok", Turns: 3}, {Label: "query_timeout", Turns: 2}, {Label: "unsafe_sql", Turns: 1}}, got.ByOutcome, "by outcome")
+	assert.Equal(t, []store.LabelCount{{Label: "ok", Turns: 3}, {Label: "query_timeout", Turns: 2}, {Label: "unsafe_query", Turns: 1}}, got.ByOutcome, "by outcome")
 	// Totals 50, 100, 200, 300, 400, 1000: the median interpolates 200 and
 	// 300; p95 sits at rank 4.75, between 400 and 1000.
 	assert.Equal(t, store.Percentiles{P50: ms(250), P95: ms(850)}, got.Total, "total percentiles")
@@ -192,7 +192,7 @@ func TestSummarizeQueryLogs(t *testing.T) {
 	assert.Equal(t, 2, got.Errors[0].Turns, "timeouts")
 	assert.Equal(t, "q1000 timeout", got.Errors[0].LatestQuestion, "latest timeout")
 	assert.True(t, got.Errors[0].LatestAt.Equal(added[4].CreatedAt), "latest at: got %s, want %s", got.Errors[0].LatestAt, added[4].CreatedAt)
-	assert.Equal(t, store.ErrorCount{Kind: "unsafe_sql", Turns: 1, LatestQuestion: "q50 unsafe", LatestAt: got.Errors[1].LatestAt}, got.Errors[1])
+	assert.Equal(t, store.ErrorCount{Kind: "unsafe_query", Turns: 1, LatestQuestion: "q50 unsafe", LatestAt: got.Errors[1].LatestAt}, got.Errors[1])
 
 	all, err := db.SummarizeQueryLogs(ctx, 0, 10)
 	require.NoError(t, err)

@@ -2,8 +2,6 @@ package store
 
 import (
 	"context"
-	"crypto/md5"
-	"encoding/hex"
 	"fmt"
 	"strings"
 	"time"
@@ -17,14 +15,7 @@ import (
 const maxBotResponse = 500
 
 const turnColumns = `id, thread_id, user_id, channel_id, user_message, bot_response,
-	intent, sql, query_id, created_at`
-
-// QueryID names a query's result: the first 8 hex digits of the MD5 of sql.
-// Buttons carry it so a click finds the result it belongs to.
-func QueryID(sql string) string {
-	sum := md5.Sum([]byte(sql))
-	return hex.EncodeToString(sum[:])[:8]
-}
+	intent, backend, sql, query_id, created_at`
 
 // AddTurn stores a turn and returns it with ID and CreatedAt set and
 // BotResponse truncated to 500 characters.
@@ -35,15 +26,16 @@ func (d *DB) AddTurn(ctx context.Context, t Turn) (Turn, error) {
 	t.UserMessage = cleanText(t.UserMessage)
 	t.BotResponse = truncateRunes(cleanText(t.BotResponse), maxBotResponse)
 	t.Intent = cleanText(t.Intent)
-	t.SQL = cleanText(t.SQL)
+	t.Query.Backend = cleanText(t.Query.Backend)
+	t.Query.Text = cleanText(t.Query.Text)
 	t.QueryID = cleanText(t.QueryID)
 
 	err := d.pool.QueryRow(ctx, `
 		INSERT INTO conversation_turns
-			(thread_id, user_id, channel_id, user_message, bot_response, intent, sql, query_id)
-		VALUES ($1, $2, $3, $4, $5, $6, $7, $8)
+			(thread_id, user_id, channel_id, user_message, bot_response, intent, backend, sql, query_id)
+		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)
 		RETURNING id, created_at`,
-		t.ThreadID, t.UserID, t.ChannelID, t.UserMessage, t.BotResponse, t.Intent, t.SQL, t.QueryID,
+		t.ThreadID, t.UserID, t.ChannelID, t.UserMessage, t.BotResponse, t.Intent, t.Query.Backend, t.Query.Text, t.QueryID,
 	).Scan(&t.ID, &t.CreatedAt)
 	if err != nil {
 		return Turn{}, fmt.Errorf("add turn to thread %q: %w", t.ThreadID, classify(err))
@@ -75,25 +67,26 @@ func (d *DB) RecentTurns(ctx context.Context, threadID string, limit int) ([]Tur
 	return turns, nil
 }
 
-// MostRecentSQL returns the latest turn of the thread that ran SQL, or
+// MostRecentQuery returns the latest turn of the thread that ran a query, or
 // ErrNotFound.
-func (d *DB) MostRecentSQL(ctx context.Context, threadID string) (Turn, error) {
+func (d *DB) MostRecentQuery(ctx context.Context, threadID string) (Turn, error) {
 	t, err := d.oneTurn(ctx, `
 		SELECT `+turnColumns+` FROM conversation_turns
 		WHERE thread_id = $1 AND sql <> ''
 		ORDER BY created_at DESC, id DESC
 		LIMIT 1`, threadID)
 	if err != nil {
-		return Turn{}, fmt.Errorf("most recent sql of thread %q: %w", threadID, err)
+		return Turn{}, fmt.Errorf("most recent query of thread %q: %w", threadID, err)
 	}
 	return t, nil
 }
 
-// FindSQLByKeyword returns the turn with SQL whose question or SQL contains
-// the most of keywords (case-insensitive substrings), the latest among equals,
-// so "the revenue query" finds the turn that asked about revenue. It returns
+// FindQueryByKeyword returns the turn with a query whose question or query
+// contains the most of keywords (case-insensitive substrings), the latest
+// among equals, so "the revenue query" finds the turn that asked about
+// revenue. It returns
 // ErrNotFound when no turn matches any keyword.
-func (d *DB) FindSQLByKeyword(ctx context.Context, threadID string, keywords []string) (Turn, error) {
+func (d *DB) FindQueryByKeyword(ctx context.Context, threadID string, keywords []string) (Turn, error) {
 	patterns := make([]string, 0, len(keywords))
 	for _, k := range keywords {
 		if k = strings.TrimSpace(cleanText(k)); k != "" {
@@ -101,7 +94,7 @@ func (d *DB) FindSQLByKeyword(ctx context.Context, threadID string, keywords []s
 		}
 	}
 	if len(patterns) == 0 {
-		return Turn{}, fmt.Errorf("find sql by keywords %q in thread %q: %w", keywords, threadID, ErrNotFound)
+		return Turn{}, fmt.Errorf("find query by keywords %q in thread %q: %w", keywords, threadID, ErrNotFound)
 	}
 	t, err := d.oneTurn(ctx, `
 		SELECT `+turnColumns+` FROM (
@@ -117,7 +110,7 @@ func (d *DB) FindSQLByKeyword(ctx context.Context, threadID string, keywords []s
 		ORDER BY score DESC, created_at DESC, id DESC
 		LIMIT 1`, threadID, patterns)
 	if err != nil {
-		return Turn{}, fmt.Errorf("find sql by keywords %q in thread %q: %w", keywords, threadID, err)
+		return Turn{}, fmt.Errorf("find query by keywords %q in thread %q: %w", keywords, threadID, err)
 	}
 	return t, nil
 }
@@ -159,7 +152,7 @@ func (d *DB) oneTurn(ctx context.Context, sql string, args ...any) (Turn, error)
 func scanTurn(row pgx.CollectableRow) (Turn, error) {
 	var t Turn
 	err := row.Scan(&t.ID, &t.ThreadID, &t.UserID, &t.ChannelID, &t.UserMessage, &t.BotResponse,
-		&t.Intent, &t.SQL, &t.QueryID, &t.CreatedAt)
+		&t.Intent, &t.Query.Backend, &t.Query.Text, &t.QueryID, &t.CreatedAt)
 	return t, err
 }
 

@@ -12,6 +12,7 @@ import (
 
 	"github.com/analyticsbot/analyticsbot/store"
 	"github.com/analyticsbot/analyticsbot/store/storetest"
+	"github.com/analyticsbot/analyticsbot/warehouse"
 )
 
 func TestQueryID(t *testing.T) {
@@ -25,7 +26,7 @@ func TestQueryID(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
-			if got := store.QueryID(tt.sql); got != tt.want {
+			if got := warehouse.QueryID(tt.sql); got != tt.want {
 				t.Errorf("QueryID(%q) = %q, want %q", tt.sql, got, tt.want)
 			}
 		})
@@ -125,44 +126,44 @@ func TestAddTurnTruncatesBotResponse(t *testing.T) {
 	}
 }
 
-func TestMostRecentSQLAndTurnByQueryID(t *testing.T) {
+func TestMostRecentQueryAndTurnByQueryID(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
 	db := storetest.New(t)
 	const first, second = "SELECT 1", "SELECT 2"
 	added := addTurns(t, db,
-		store.Turn{ThreadID: "A", UserMessage: "one", SQL: first, QueryID: store.QueryID(first)},
-		store.Turn{ThreadID: "A", UserMessage: "two", SQL: second, QueryID: store.QueryID(second)},
+		store.Turn{ThreadID: "A", UserMessage: "one", Query: pgQuery(first), QueryID: warehouse.QueryID(first)},
+		store.Turn{ThreadID: "A", UserMessage: "two", Query: pgQuery(second), QueryID: warehouse.QueryID(second)},
 		store.Turn{ThreadID: "A", UserMessage: "thanks!"}, // chit-chat, no SQL
 		store.Turn{ThreadID: "B", UserMessage: "hello"},
 	)
 
-	got, err := db.MostRecentSQL(ctx, "A")
+	got, err := db.MostRecentQuery(ctx, "A")
 	require.NoError(t, err)
 	assert.Equal(t, added[1].ID, got.ID, "latest turn with SQL, got %q", got.UserMessage)
-	assert.Equal(t, second, got.SQL)
+	assert.Equal(t, second, got.Query.Text)
 
-	_, err = db.MostRecentSQL(ctx, "B")
+	_, err = db.MostRecentQuery(ctx, "B")
 	assert.ErrorIs(t, err, store.ErrNotFound, "thread without SQL")
 
-	got, err = db.TurnByQueryID(ctx, "A", store.QueryID(first))
+	got, err = db.TurnByQueryID(ctx, "A", warehouse.QueryID(first))
 	require.NoError(t, err)
 	assert.Equal(t, added[0].ID, got.ID, "turn by query id, got %q", got.UserMessage)
 
-	_, err = db.TurnByQueryID(ctx, "B", store.QueryID(first))
+	_, err = db.TurnByQueryID(ctx, "B", warehouse.QueryID(first))
 	assert.ErrorIs(t, err, store.ErrNotFound, "query id of another thread")
 }
 
-func TestFindSQLByKeyword(t *testing.T) {
+func TestFindQueryByKeyword(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
 	db := storetest.New(t)
 	added := addTurns(t, db,
-		store.Turn{ThreadID: "A", UserMessage: "revenue by month", SQL: "SELECT month, sum(amount) FROM orders GROUP BY 1"},
-		store.Turn{ThreadID: "A", UserMessage: "top customers by revenue", SQL: "SELECT customer, sum(amount) FROM orders GROUP BY 1"},
-		store.Turn{ThreadID: "A", UserMessage: "refund rate", SQL: "SELECT avg(refund_rate) FROM refunds"},
-		store.Turn{ThreadID: "A", UserMessage: "customers are great"}, // no SQL: never found
-		store.Turn{ThreadID: "B", UserMessage: "churn", SQL: "SELECT churn FROM churn"},
+		store.Turn{ThreadID: "A", UserMessage: "revenue by month", Query: pgQuery("SELECT month, sum(amount) FROM orders GROUP BY 1")},
+		store.Turn{ThreadID: "A", UserMessage: "top customers by revenue", Query: pgQuery("SELECT customer, sum(amount) FROM orders GROUP BY 1")},
+		store.Turn{ThreadID: "A", UserMessage: "refund rate", Query: pgQuery("SELECT avg(refund_rate) FROM refunds")},
+		store.Turn{ThreadID: "A", UserMessage: "customers are great"}, // no Query: pgQuery(never) found
+		store.Turn{ThreadID: "B", UserMessage: "churn", Query: pgQuery("SELECT churn FROM churn")},
 	)
 	tests := []struct {
 		name     string
@@ -182,7 +183,7 @@ func TestFindSQLByKeyword(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			got, err := db.FindSQLByKeyword(ctx, tt.thread, tt.keywords)
+			got, err := db.FindQueryByKeyword(ctx, tt.thread, tt.keywords)
 			if tt.wantID == 0 {
 				assert.ErrorIs(t, err, store.ErrNotFound, "got turn %q", got.UserMessage)
 				return

@@ -3,17 +3,18 @@ package store
 import (
 	"errors"
 	"time"
+
+	"github.com/analyticsbot/analyticsbot/pgpool"
+	"github.com/analyticsbot/analyticsbot/warehouse"
 )
 
-// Errors the executor returns, wrapped with the database's own message.
-// Callers decide retries and the words users see from these kinds.
+// Errors of the bot's own database, wrapped with the database's own
+// message. Callers decide what users are told from these kinds.
 var (
 	// ErrNotFound is returned when a turn or a cached result does not exist.
 	ErrNotFound = errors.New("not found")
-	// ErrQueryTimeout means the statement ran past its statement_timeout.
-	ErrQueryTimeout = errors.New("query timed out")
 	// ErrUnavailable means the database could not be reached.
-	ErrUnavailable = errors.New("database unavailable")
+	ErrUnavailable = pgpool.ErrUnavailable
 )
 
 // Turn is one question and answer in a conversation thread.
@@ -26,55 +27,21 @@ type Turn struct {
 	// BotResponse is truncated to 500 characters when stored.
 	BotResponse string
 	Intent      string
-	SQL         string
-	// QueryID names the result of SQL (see QueryID); empty when the turn ran no query.
+	// Query is the query the turn ran, with its backend; zero when it ran
+	// none.
+	Query warehouse.Query
+	// QueryID names the result of Query (see warehouse.QueryID); empty when
+	// the turn ran no query.
 	QueryID   string
 	CreatedAt time.Time
-}
-
-// Column describes one column of a result.
-type Column struct {
-	Name string `json:"name"`
-	// Type is the Postgres type name, e.g. "int8", "numeric", "text", "date".
-	Type string `json:"type"`
-}
-
-// Result is a query result whose values are JSON-safe: nil, bool, int64,
-// float64, string (numeric, dates, timestamps, intervals, uuid as strings),
-// json values decoded to any, and []any for arrays.
-type Result struct {
-	Columns []Column `json:"columns"`
-	Rows    [][]any  `json:"rows"`
-	// RowCount is len(Rows).
-	RowCount int `json:"row_count"`
-	// Truncated reports that the query returned more than the result may
-	// hold; LimitedBy says which cap cut it: "rows" or "bytes".
-	Truncated bool   `json:"truncated"`
-	LimitedBy string `json:"limited_by,omitempty"`
 }
 
 // CachedResult is a result kept for a thread so buttons can be served later.
 type CachedResult struct {
 	ThreadID string
 	QueryID  string
-	SQL      string
+	Query    warehouse.Query
 	Question string
-	Result   Result
+	Result   warehouse.Result
 	CachedAt time.Time
-}
-
-// Table describes one table of the analytics schema, as the catalog says.
-type Table struct {
-	Schema  string
-	Name    string
-	Comment string
-	Columns []TableColumn
-}
-
-// TableColumn is one column of a Table.
-type TableColumn struct {
-	Name     string
-	Type     string
-	Nullable bool
-	Comment  string
 }

@@ -10,7 +10,7 @@ import (
 // InstrumentCache returns c with its reads counted in
 // analyticsbot.cache.requests: a hit when a result came back, a miss
 // otherwise (not found, or an error the nodes then treat like one, running
-// the SQL again). Wrapping keeps the store free of telemetry: store cannot
+// the query again). Wrapping keeps the store free of telemetry: store cannot
 // import this package, which imports nodes, which imports store.
 func InstrumentCache(c nodes.ResultCache) nodes.ResultCache { return countedCache{c} }
 

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"reflect"
-	"strings"
 	"sync"
 
 	"go.opentelemetry.io/otel"
@@ -12,7 +11,6 @@ import (
 	"go.opentelemetry.io/otel/metric"
 
 	"github.com/analyticsbot/analyticsbot/nodes"
-	"github.com/analyticsbot/analyticsbot/sqlguard"
 	"github.com/analyticsbot/analyticsbot/workflow"
 )
 
@@ -28,16 +26,6 @@ const (
 	attrKind    = attribute.Key("kind")
 	attrResult  = attribute.Key("result")
 	attrClass   = attribute.Key("class")
-)
-
-// Outcomes of a turn besides the error kinds of nodes.State.
-const (
-	outcomeOK = "ok"
-	// outcomeCanceled: the run was stopped (shutdown, caller gone).
-	outcomeCanceled = "canceled"
-	// outcomeInternal: the workflow itself failed (a node error, a panic,
-	// the step cap) without a node recording an error kind.
-	outcomeInternal = string(nodes.ErrInternal)
 )
 
 // Bucket boundaries in seconds: turns wait on the model for seconds, nodes
@@ -79,7 +67,7 @@ func newRecorder(mp metric.MeterProvider) *recorder {
 		modelCalls:  counter("analyticsbot.model.calls", "Language model calls made by turns.", "{call}"),
 		modelTokens: counter("analyticsbot.model.tokens", "Language model tokens used by turns, by kind (prompt or completion).", "{token}"),
 		cache:       counter("analyticsbot.cache.requests", "Reads of the result cache, by result (hit or miss).", "{request}"),
-		rejections:  counter("analyticsbot.validation.rejections", "Turns that ended on SQL the guard rejected, by class.", "{rejection}"),
+		rejections:  counter("analyticsbot.validation.rejections", "Turns that ended on a query the backend rejected, by the rule it broke (the SQL guard's class).", "{rejection}"),
 	}
 	// An error means a malformed instrument definition; the SDK still
 	// returns working instruments, so report it and go on.
@@ -110,11 +98,12 @@ func global() *recorder {
 }
 
 // RecordTurn records one finished run of the workflow: the turn (by intent,
-// outcome and backend) and its duration, each node execution's duration,
-// the model calls and tokens, and a validation rejection when the turn
-// ended on SQL the guard refused. Call it after every run, failed ones
-// included, with the state and result Run returned; backend is "sql" or
-// "cube".
+// outcome as nodes.Outcome names it, and backend) and its duration, each
+// node execution's duration, the model calls and tokens, and a validation
+// rejection when the turn ended on a query the backend refused with a
+// class. Call it after every run, failed ones included, with the run's
+// context and the state and result Run returned; backend is the backend's
+// name ("postgres", "cube").
 func RecordTurn(ctx context.Context, s *nodes.State, res workflow.Result, backend string) {
 	global().recordTurn(ctx, s, res, backend)
 }
@@ -125,7 +114,7 @@ func RecordCache(ctx context.Context, hit bool) {
 }
 
 func (r *recorder) recordTurn(ctx context.Context, s *nodes.State, res workflow.Result, backend string) {
-	outcome := turnOutcome(ctx, s, res)
+	outcome := nodes.Outcome(ctx, s, res)
 	attrs := metric.WithAttributeSet(attribute.NewSet(
 		attrIntent.String(orUnknown(string(s.Intent))), attrOutcome.String(outcome), attrBackend.String(orUnknown(backend))))
 	r.turns.Add(ctx, 1, attrs)
@@ -136,8 +125,9 @@ func (r *recorder) recordTurn(ctx context.Context, s *nodes.State, res workflow.
 	r.modelCalls.Add(ctx, int64(s.LLMCalls))
 	r.modelTokens.Add(ctx, int64(s.PromptTokens), metric.WithAttributes(attrKind.String("prompt")))
 	r.modelTokens.Add(ctx, int64(s.CompletionTokens), metric.WithAttributes(attrKind.String("completion")))
-	if class, ok := rejectionClass(s.ErrorKind, s.ErrorDetail); ok {
-		r.rejections.Add(ctx, 1, metric.WithAttributes(attrClass.String(string(class))))
+	if s.ErrorClass != "" && (s.ErrorKind == nodes.ErrInvalidQuery || s.ErrorKind == nodes.ErrUnsafeQuery) {
+		// Classes come from the backends' fixed sets, never from error text.
+		r.rejections.Add(ctx, 1, metric.WithAttributes(attrClass.String(s.ErrorClass)))
 	}
 }
 
@@ -147,55 +137,6 @@ func (r *recorder) recordCache(ctx context.Context, hit bool) {
 		result = "hit"
 	}
 	r.cache.Add(ctx, 1, metric.WithAttributes(attrResult.String(result)))
-}
-
-// turnOutcome is "ok", the error kind a node recorded, or, for a run that
-// stopped without one, "canceled" or "internal". Every complete run ends
-// with save_turn, so a run that ended elsewhere failed.
-func turnOutcome(ctx context.Context, s *nodes.State, res workflow.Result) string {
-	if s.ErrorKind != "" {
-		return string(s.ErrorKind)
-	}
-	n := len(res.Steps)
-	if n > 0 && res.Steps[n-1].Node == nodes.NodeSaveTurn && res.Steps[n-1].Outcome == workflow.OutcomeOK {
-		return outcomeOK
-	}
-	if ctx.Err() != nil || n > 0 && res.Steps[n-1].Outcome == workflow.OutcomeCanceled {
-		return outcomeCanceled
-	}
-	return outcomeInternal
-}
-
-// guardClasses are the sqlguard rejection classes, the prefixes of the
-// "class: reason" detail validate_sql records.
-var guardClasses = []sqlguard.Class{
-	sqlguard.ClassEmpty, sqlguard.ClassTooLong, sqlguard.ClassTooDeep, sqlguard.ClassSyntax,
-	sqlguard.ClassStacked, sqlguard.ClassWrite, sqlguard.ClassDDL, sqlguard.ClassMaintenance,
-	sqlguard.ClassWritingCTE, sqlguard.ClassSelectInto, sqlguard.ClassExplain, sqlguard.ClassSession,
-	sqlguard.ClassSettings, sqlguard.ClassPrivilege, sqlguard.ClassSleep, sqlguard.ClassUnbounded,
-	sqlguard.ClassFileAccess, sqlguard.ClassCopy, sqlguard.ClassLargeObject, sqlguard.ClassCodeExecution,
-	sqlguard.ClassDynamicSQL, sqlguard.ClassForeignData, sqlguard.ClassSideEffect, sqlguard.ClassLocking,
-	sqlguard.ClassCatalog, sqlguard.ClassRelation, sqlguard.ClassFunction, sqlguard.ClassNameResolution,
-}
-
-// rejectionClass returns the guard class that starts the detail of an SQL
-// rejection (validate_sql records "class: reason" with kind invalid_sql or
-// unsafe_sql). Only known classes count, so that arbitrary error text never
-// becomes a metric attribute.
-func rejectionClass(kind nodes.ErrorKind, detail string) (sqlguard.Class, bool) {
-	if kind != nodes.ErrInvalidSQL && kind != nodes.ErrUnsafeSQL {
-		return "", false
-	}
-	prefix, _, ok := strings.Cut(detail, ": ")
-	if !ok {
-		return "", false
-	}
-	for _, c := range guardClasses {
-		if string(c) == prefix {
-			return c, true
-		}
-	}
-	return "", false
 }
 
 func orUnknown(v string) string {

@@ -119,7 +119,7 @@ func TestSetupWithNothingSetExportsNoSpans(t *testing.T) {
 	span.End()
 
 	s, res := answeredTurn()
-	RecordTurn(ctx, s, res, "sql")
+	RecordTurn(ctx, s, res, "postgres")
 	RecordCache(ctx, true)
 	RecordCache(ctx, false)
 	RecordCache(ctx, false)
@@ -132,17 +132,17 @@ func TestMetricsHandlerServesTheBotsMetrics(t *testing.T) {
 	tel := setup(t)
 	ctx := context.Background()
 	s, res := answeredTurn()
-	RecordTurn(ctx, s, res, "sql")
+	RecordTurn(ctx, s, res, "postgres")
 	RecordCache(ctx, true)
 	RecordCache(ctx, false)
 	RecordCache(ctx, false)
 
 	body := scrape(t, tel)
 	for _, want := range []string{
-		`analyticsbot_turns_total\{backend="sql",intent="analytics_query",[^}]*outcome="ok"[^}]*\} 1`,
-		`analyticsbot_turn_duration_seconds_count\{backend="sql",intent="analytics_query",[^}]*\} 1`,
+		`analyticsbot_turns_total\{backend="postgres",intent="analytics_query",[^}]*outcome="ok"[^}]*\} 1`,
+		`analyticsbot_turn_duration_seconds_count\{backend="postgres",intent="analytics_query",[^}]*\} 1`,
 		`analyticsbot_turn_duration_seconds_bucket\{[^}]*le="2"[^}]*\} 1`,
-		`analyticsbot_node_duration_seconds_count\{node="generate_sql",[^}]*outcome="ok"[^}]*\} 1`,
+		`analyticsbot_node_duration_seconds_count\{node="generate_query",[^}]*outcome="ok"[^}]*\} 1`,
 		`analyticsbot_model_calls_total\{[^}]*\} 3`,
 		`analyticsbot_model_tokens_total\{kind="prompt",[^}]*\} 1200`,
 		`analyticsbot_model_tokens_total\{kind="completion",[^}]*\} 80`,
@@ -165,7 +165,7 @@ func TestSetupDisabled(t *testing.T) {
 	assert.Empty(t, out.String(), "nothing written to the console")
 
 	s, res := rejectedTurn()
-	RecordTurn(context.Background(), s, res, "sql")
+	RecordTurn(context.Background(), s, res, "postgres")
 	assert.Regexp(t, `analyticsbot_validation_rejections_total\{class="write",[^}]*\} 1`, scrape(t, tel),
 		"metrics still feed /metrics when the SDK is disabled")
 }
@@ -234,7 +234,7 @@ func TestServeMetrics(t *testing.T) {
 	cleanEnv(t, nil)
 	tel := setup(t)
 	s, res := answeredTurn()
-	RecordTurn(context.Background(), s, res, "sql")
+	RecordTurn(context.Background(), s, res, "postgres")
 
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	require.NoError(t, err)

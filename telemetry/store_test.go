@@ -17,6 +17,7 @@ import (
 
 	"github.com/analyticsbot/analyticsbot/store"
 	"github.com/analyticsbot/analyticsbot/store/storetest"
+	"github.com/analyticsbot/analyticsbot/warehouse"
 )
 
 // These tests install global providers, as Setup does in the program, so
@@ -83,8 +84,8 @@ func TestInstrumentCacheCountsHitsAndMisses(t *testing.T) {
 	require.NoError(t, err)
 	cache := InstrumentCache(c)
 	ctx := context.Background()
-	result := store.CachedResult{ThreadID: "T1", QueryID: "0123abcd", SQL: "SELECT 1", Question: "one?",
-		Result: store.Result{Columns: []store.Column{{Name: "n", Type: "int8"}}, Rows: [][]any{{int64(1)}}, RowCount: 1}}
+	result := store.CachedResult{ThreadID: "T1", QueryID: "0123abcd", Query: warehouse.Query{Backend: "postgres", Text: "SELECT 1"}, Question: "one?",
+		Result: warehouse.Result{Columns: []warehouse.Column{{Name: "n", Type: "int8"}}, Rows: [][]any{{int64(1)}}, RowCount: 1}}
 	require.NoError(t, cache.Put(ctx, result), "put")
 
 	steps := []struct {

@@ -60,11 +60,11 @@ func (s *server) serveAction(w http.ResponseWriter, r *http.Request) {
 		writeError(w, actionStatus(st.ErrorKind), friendly(st))
 		return
 	}
-	if req.Action == bot.ActionExportCSV {
+	if st.Intent == nodes.IntentExportCSV {
 		s.sendCSV(w, r, st)
 		return
 	}
-	writeJSON(w, http.StatusOK, showSQLResponse{QueryID: st.QueryID, SQL: st.SQL, Blocks: st.Blocks, Text: st.ResponseText})
+	writeJSON(w, http.StatusOK, showSQLResponse{QueryID: st.QueryID, SQL: st.Query.Text, Blocks: st.Blocks, Text: st.ResponseText})
 }
 
 // sendCSV streams the run's CSV as a download.
@@ -97,11 +97,11 @@ func actionStatus(kind nodes.ErrorKind) int {
 	switch kind {
 	case nodes.ErrNoPreviousQuery:
 		return http.StatusNotFound
-	case nodes.ErrUnsafeSQL:
+	case nodes.ErrUnsafeQuery:
 		return http.StatusUnprocessableEntity
 	case nodes.ErrQueryTimeout:
 		return http.StatusGatewayTimeout
-	case nodes.ErrDatabaseDown, nodes.ErrCubeDown, nodes.ErrCubeAuth:
+	case nodes.ErrDatabaseDown, nodes.ErrWarehouseDown, nodes.ErrWarehouseAuth:
 		return http.StatusServiceUnavailable
 	default:
 		return http.StatusInternalServerError

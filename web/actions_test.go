@@ -8,7 +8,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/analyticsbot/analyticsbot/bot"
+	"github.com/analyticsbot/analyticsbot/nodes"
 )
 
 func TestActions(t *testing.T) {
@@ -27,7 +27,7 @@ func TestActions(t *testing.T) {
 		check      func(t *testing.T, resp *http.Response, body []byte)
 	}{
 		{
-			name: "export csv", thread: end.ThreadID, action: bot.ActionExportCSV, value: end.QueryID, wantStatus: http.StatusOK,
+			name: "export csv", thread: end.ThreadID, action: string(nodes.IntentExportCSV), value: end.QueryID, wantStatus: http.StatusOK,
 			check: func(t *testing.T, resp *http.Response, body []byte) {
 				assert.Equal(t, "text/csv; charset=utf-8", resp.Header.Get("Content-Type"), "content type")
 				assert.Equal(t, `attachment; filename=how-many-games-were-released-in-2018-`+end.QueryID+`.csv`,
@@ -36,7 +36,7 @@ func TestActions(t *testing.T) {
 			},
 		},
 		{
-			name: "show sql", thread: end.ThreadID, action: bot.ActionShowSQL, value: end.QueryID, wantStatus: http.StatusOK,
+			name: "show sql", thread: end.ThreadID, action: string(nodes.IntentShowSQL), value: end.QueryID, wantStatus: http.StatusOK,
 			check: func(t *testing.T, resp *http.Response, body []byte) {
 				assert.Equal(t, "application/json; charset=utf-8", resp.Header.Get("Content-Type"), "content type")
 				var got struct {
@@ -57,19 +57,19 @@ func TestActions(t *testing.T) {
 			check: wantError("unknown action"),
 		},
 		{
-			name: "malformed query id", thread: end.ThreadID, action: bot.ActionShowSQL, value: "1; DROP TABLE x", wantStatus: http.StatusBadRequest,
+			name: "malformed query id", thread: end.ThreadID, action: string(nodes.IntentShowSQL), value: "1; DROP TABLE x", wantStatus: http.StatusBadRequest,
 			check: wantError("not a query id"),
 		},
 		{
-			name: "another thread's query", thread: newThreadID(), action: bot.ActionExportCSV, value: end.QueryID, wantStatus: http.StatusNotFound,
+			name: "another thread's query", thread: newThreadID(), action: string(nodes.IntentExportCSV), value: end.QueryID, wantStatus: http.StatusNotFound,
 			check: wantError(""),
 		},
 		{
-			name: "show sql in another thread", thread: newThreadID(), action: bot.ActionShowSQL, value: end.QueryID, wantStatus: http.StatusNotFound,
+			name: "show sql in another thread", thread: newThreadID(), action: string(nodes.IntentShowSQL), value: end.QueryID, wantStatus: http.StatusNotFound,
 			check: wantError(""),
 		},
 		{
-			name: "not a web thread", thread: "C0123:1700000000.000100", action: bot.ActionShowSQL, value: end.QueryID, wantStatus: http.StatusBadRequest,
+			name: "not a web thread", thread: "C0123:1700000000.000100", action: string(nodes.IntentShowSQL), value: end.QueryID, wantStatus: http.StatusBadRequest,
 			check: wantError("not a web thread id"),
 		},
 	}

@@ -10,7 +10,8 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/analyticsbot/analyticsbot/blockkit"
-	"github.com/analyticsbot/analyticsbot/store"
+	"github.com/analyticsbot/analyticsbot/nodes"
+	"github.com/analyticsbot/analyticsbot/warehouse"
 )
 
 // TestBrowserRendering checks, in Chromium, how the page draws the bot's
@@ -67,12 +68,13 @@ func TestBrowserRendering(t *testing.T) {
 		msg := blockkit.Render(blockkit.Answer{
 			Question: "Top publishers?",
 			Text:     "*Top* publisher is <b>Valve</b>",
-			Result: &store.Result{
-				Columns:  []store.Column{{Name: "publisher", Type: "text"}, {Name: "games", Type: "int8"}},
+			Result: &warehouse.Result{
+				Columns:  []warehouse.Column{{Name: "publisher", Type: "text"}, {Name: "games", Type: "int8"}},
 				Rows:     [][]any{{"Valve <img src=x onerror=window.__xss=3>", int64(42)}, {"Ubisoft", int64(7)}},
 				RowCount: 2,
 			},
 			Assumptions: []string{"A & B count once."},
+			Buttons:     nodes.Buttons(),
 			QueryID:     "q_test",
 			Elapsed:     1200 * time.Millisecond,
 			Backend:     "sql",

@@ -117,7 +117,7 @@ func TestBrowserChat(t *testing.T) {
 		assert.Equal(t, false, got["busy"], "the answer is no longer marked busy")
 		assert.Equal(t, "Answer ready.", got["status"], "the live region announces the answer")
 		assert.Regexp(t, `^#thread=web-[0-9a-f]+$`, got["hash"], "the thread id is kept in the URL")
-		assert.Contains(t, got["steps"], "✓ Writing SQL… (generate_sql", "the answer's details list its steps")
+		assert.Contains(t, got["steps"], "✓ Writing SQL… (generate_query", "the answer's details list its steps")
 	})
 
 	t.Run("export CSV", func(t *testing.T) {

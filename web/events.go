@@ -100,7 +100,7 @@ func (c *chatRun) NodeFinished(context.Context, workflow.Step) {}
 // number of rows.
 func (c *chatRun) NodeState(_ context.Context, st workflow.Step, s *nodes.State) {
 	ev := nodeResultEvent{Type: "node_result", Node: st.Node, Outcome: st.Outcome, MS: ms(st.Duration)}
-	if st.Node == nodes.NodeExecuteSQL && s.ErrorKind == "" {
+	if st.Node == nodes.NodeExecuteQuery && s.ErrorKind == "" {
 		rows := s.Result.RowCount
 		ev.Rows = &rows
 	}
@@ -152,7 +152,7 @@ func webBlocks(s *nodes.State) []slack.Block {
 	if !s.HasCSV() || s.QueryID == "" {
 		return s.Blocks
 	}
-	button := slack.NewButtonBlockElement(blockkit.ActionExportCSV, s.QueryID,
+	button := slack.NewButtonBlockElement(string(nodes.IntentExportCSV), s.QueryID,
 		slack.NewTextBlockObject(slack.PlainTextType, "Download CSV", false, false))
 	blocks := append([]slack.Block(nil), s.Blocks...)
 	return append(blocks, slack.NewActionBlock("web_csv:"+s.QueryID, button))

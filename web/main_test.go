@@ -12,17 +12,14 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 	"time"
 
-	"github.com/caarlos0/env/v11"
 	"github.com/stretchr/testify/require"
 
 	"github.com/analyticsbot/analyticsbot/bot"
-	"github.com/analyticsbot/analyticsbot/demo"
-	"github.com/analyticsbot/analyticsbot/store"
+	"github.com/analyticsbot/analyticsbot/bot/bottest"
 	"github.com/analyticsbot/analyticsbot/store/storetest"
 )
 
@@ -46,10 +43,7 @@ const testTimeout = time.Minute
 var testDB storetest.Shared
 
 func TestMain(m *testing.M) {
-	os.Exit(storetest.Main(m, "web", &testDB, func(ctx context.Context, db *store.DB) error {
-		_, err := demo.Load(ctx, db.Pool(), demo.Options{})
-		return err
-	}))
+	os.Exit(storetest.Main(m, "web", &testDB, bottest.LoadDemo))
 }
 
 // needDB skips (or, with CI=true, fails) a test without the database.
@@ -58,17 +52,8 @@ func needDB(t testing.TB) {
 	testDB.Need(t)
 }
 
-// demoScript returns the offline demo's rules with extra rules first: the
-// scripted model takes the first rule that matches.
-func demoScript(extra string) string {
-	s := string(demo.Script())
-	i := strings.Index(s, "\nrules:\n")
-	if i < 0 {
-		panic("demo script has no rules list")
-	}
-	i += len("\nrules:\n")
-	return s[:i] + extra + s[i:]
-}
+// demoScript returns the offline demo's rules with extra rules first.
+func demoScript(extra string) string { return bottest.DemoScript(extra) }
 
 // newTestBot builds a bot on the package database. An empty script runs the
 // built-in demo (with its suggested questions); otherwise the scripted
@@ -76,24 +61,7 @@ func demoScript(extra string) string {
 func newTestBot(t testing.TB, script string, adjust ...func(*bot.Config)) *bot.Bot {
 	t.Helper()
 	needDB(t)
-	var cfg bot.Config
-	require.NoError(t, env.ParseWithOptions(&cfg, env.Options{Environment: map[string]string{}}), "config defaults")
-	cfg.DatabaseURL, cfg.LLMProvider = testDB.URL, "script"
-	if script != "" {
-		path := filepath.Join(t.TempDir(), "script.yaml")
-		require.NoError(t, os.WriteFile(path, []byte(script), 0o600), "write script")
-		cfg.LLMScript = path
-	}
-	for _, f := range adjust {
-		f(&cfg)
-	}
-	ctx, cancel := context.WithTimeout(context.Background(), testTimeout)
-	defer cancel()
-	b, err := bot.New(ctx, cfg, testLogger(t))
-	require.NoError(t, err, "new bot")
-	t.Cleanup(b.Close)
-	require.NotNil(t, b.Scripted, "the bot must play a script")
-	return b
+	return bottest.New(t, testDB.URL, script, adjust...)
 }
 
 // newTestServer serves New(b, cfg) until the test ends.
@@ -105,9 +73,7 @@ func newTestServer(t testing.TB, b *bot.Bot, cfg Config) *httptest.Server {
 }
 
 // testLogger shows warnings in the test's output.
-func testLogger(t testing.TB) *slog.Logger {
-	return slog.New(slog.NewTextHandler(t.Output(), &slog.HandlerOptions{Level: slog.LevelWarn}))
-}
+func testLogger(t testing.TB) *slog.Logger { return bottest.Logger(t) }
 
 // doJSON sends a request with a JSON body (nil for none) and returns the
 // response with its body read.

@@ -28,8 +28,8 @@ const jsonInterpret = `
 
 // answerPath is the path of a question answered at the first attempt.
 var answerPath = []string{
-	nodes.NodeRouteIntent, nodes.NodeResolveContext, nodes.NodeGenerateSQL, nodes.NodeValidateSQL,
-	nodes.NodeExecuteSQL, nodes.NodeInterpret, nodes.NodeFormatAnswer, nodes.NodeSaveTurn,
+	nodes.NodeRouteIntent, nodes.NodeResolveContext, nodes.NodeGenerateQuery, nodes.NodeValidateQuery,
+	nodes.NodeExecuteQuery, nodes.NodeInterpret, nodes.NodeFormatAnswer, nodes.NodeSaveTurn,
 }
 
 var (
@@ -104,13 +104,13 @@ func TestChatStreamEventsInOrder(t *testing.T) {
 			var n eventNode
 			ev.decode(t, &n)
 			got = append(got, ev.Type+" "+n.Node)
-			if ev.Type == "status" && n.Node == nodes.NodeGenerateSQL {
-				assert.Equal(t, "Writing SQL…", n.Label, "generate_sql label")
+			if ev.Type == "status" && n.Node == nodes.NodeGenerateQuery {
+				assert.Equal(t, "Writing SQL…", n.Label, "generate_query label")
 			}
 			if ev.Type == "node_result" {
 				assert.Equal(t, workflow.OutcomeOK, n.Outcome, "outcome of %s", n.Node)
 				assert.GreaterOrEqual(t, n.MS, 0.0, "ms of %s", n.Node)
-				if n.Node == nodes.NodeExecuteSQL {
+				if n.Node == nodes.NodeExecuteQuery {
 					assert.Positive(t, n.MS, "a query takes time")
 					if assert.NotNil(t, n.Rows, "the executor's node_result has the row count") {
 						assert.Equal(t, 1, *n.Rows, "rows of the 2018 count")
@@ -245,14 +245,14 @@ func TestChatStreamClientGoneCancelsTheRun(t *testing.T) {
 	}})
 
 	s := chat(t, srv, "", "Answer the slow question", nil)
-	s.until(t, "status", nodes.NodeGenerateSQL)
+	s.until(t, "status", nodes.NodeGenerateQuery)
 	s.close()
 
 	end := waitRun(t, done)
 	require.ErrorIs(t, end.err, context.Canceled, "the run stops with the request's context")
 	path := end.res.Path()
 	require.NotEmpty(t, path)
-	assert.Equal(t, nodes.NodeGenerateSQL, path[len(path)-1], "the run stopped in the slow node; path %v", path)
+	assert.Equal(t, nodes.NodeGenerateQuery, path[len(path)-1], "the run stopped in the slow node; path %v", path)
 	assert.NotContains(t, path, nodes.NodeSaveTurn, "nothing ran after the cancel")
 
 }
@@ -263,7 +263,7 @@ func TestChatStreamBusy(t *testing.T) {
 	srv := newTestServer(t, b, Config{MaxRuns: 1})
 
 	slow := chat(t, srv, "", "Answer the slow question", nil)
-	slow.until(t, "status", nodes.NodeGenerateSQL)
+	slow.until(t, "status", nodes.NodeGenerateQuery)
 
 	resp, data := doJSON(t, srv, http.MethodPost, "/api/chat/stream",
 		map[string]any{"messages": []map[string]string{{"role": "user", "content": q2018}}}, nil)

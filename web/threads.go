@@ -3,6 +3,8 @@ package web
 import (
 	"net/http"
 	"time"
+
+	"github.com/analyticsbot/analyticsbot/nodes"
 )
 
 // maxThreadTurns bounds the turns GET /api/threads/{id} returns.
@@ -17,7 +19,9 @@ type turnJSON struct {
 	User   string `json:"user"`
 	Bot    string `json:"bot"`
 	Intent string `json:"intent"`
-	SQL    string `json:"sql"`
+	// SQL is the query the turn ran, in its backend's language.
+	SQL     string `json:"sql"`
+	Backend string `json:"backend,omitempty"`
 	// QueryID is what the answer's buttons carry; empty without a query.
 	QueryID   string    `json:"query_id"`
 	CreatedAt time.Time `json:"created_at"`
@@ -41,7 +45,7 @@ func (s *server) serveThread(w http.ResponseWriter, r *http.Request) {
 	out := threadResponse{ThreadID: id, Turns: make([]turnJSON, len(turns))}
 	for i, t := range turns {
 		out.Turns[i] = turnJSON{
-			User: t.UserMessage, Bot: t.BotResponse, Intent: t.Intent, SQL: t.SQL,
+			User: t.UserMessage, Bot: t.BotResponse, Intent: t.Intent, SQL: t.Query.Text, Backend: t.Query.Backend,
 			QueryID: t.QueryID, CreatedAt: t.CreatedAt,
 		}
 	}
@@ -60,4 +64,26 @@ func (s *server) serveExamples(w http.ResponseWriter, _ *http.Request) {
 		examples = []string{}
 	}
 	writeJSON(w, http.StatusOK, examplesResponse{Domain: s.bot.Config().Domain, Examples: examples})
+}
+
+// buttonJSON is a button under answers, as GET /api/buttons lists it.
+type buttonJSON struct {
+	// Action is the action id POST /api/actions takes.
+	Action string `json:"action"`
+	Label  string `json:"label"`
+	// Download says the press answers with a file.
+	Download bool `json:"download"`
+}
+
+// serveButtons lists the buttons under answers, so the page never keeps a
+// copy of their action ids.
+func (s *server) serveButtons(w http.ResponseWriter, _ *http.Request) {
+	var out struct {
+		Buttons []buttonJSON `json:"buttons"`
+	}
+	for _, b := range nodes.Buttons() {
+		out.Buttons = append(out.Buttons, buttonJSON{Action: b.Action, Label: b.Label,
+			Download: b.Action == string(nodes.IntentExportCSV)})
+	}
+	writeJSON(w, http.StatusOK, out)
 }

@@ -74,6 +74,7 @@ func New(b *bot.Bot, cfg Config, log *slog.Logger) http.Handler {
 	api.Handle("/api/actions", only(http.MethodPost, s.serveAction))
 	api.Handle("/api/threads/{id}", only(http.MethodGet, s.serveThread))
 	api.Handle("/api/examples", only(http.MethodGet, s.serveExamples))
+	api.Handle("/api/buttons", only(http.MethodGet, s.serveButtons))
 	api.HandleFunc("/api/", func(w http.ResponseWriter, _ *http.Request) {
 		writeError(w, http.StatusNotFound, "no such API endpoint")
 	})

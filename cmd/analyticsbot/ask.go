@@ -82,6 +82,7 @@ type turnJSON struct {
 	Question         string        `json:"question"`
 	ResolvedQuestion string        `json:"resolved_question"`
 	SQL              string        `json:"sql"`
+	Backend          string        `json:"backend"`
 	Assumptions      []string      `json:"assumptions"`
 	Columns          []string      `json:"columns"`
 	Rows             [][]any       `json:"rows"`
@@ -118,7 +119,7 @@ func ms(d time.Duration) float64 { return float64(d.Microseconds()) / 1e3 }
 func toJSON(s *nodes.State, res workflow.Result, runErr error) turnJSON {
 	t := turnJSON{
 		ThreadID: s.ThreadTS, Intent: s.Intent, Confidence: s.Confidence, IntentSource: s.IntentSource,
-		Question: s.UserQuery, ResolvedQuestion: s.ResolvedQuery, SQL: s.SQL, Assumptions: s.Assumptions,
+		Question: s.UserQuery, ResolvedQuestion: s.ResolvedQuery, SQL: s.Query.Text, Backend: s.Query.Backend, Assumptions: s.Assumptions,
 		Columns: s.ColumnNames(), Rows: s.Result.Rows, RowCount: s.Result.RowCount, Truncated: s.Result.Truncated,
 		QueryID: s.QueryID, Answer: s.Answer, Text: s.ResponseText, Format: s.ResponseFormat, Blocks: s.Blocks,
 		CSV: csvText(s), CSVFilename: s.CSVFilename, ErrorKind: string(s.ErrorKind),

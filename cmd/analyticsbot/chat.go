@@ -91,12 +91,12 @@ func (r *repl) handle(ctx context.Context, line string) error {
 			fmt.Fprintln(r.out, "No answer with a result yet: ask a question first.")
 			return nil
 		}
-		action := bot.ActionExportCSV
+		action := nodes.IntentExportCSV
 		if line == ":sql" {
-			action = bot.ActionShowSQL
+			action = nodes.IntentShowSQL
 		}
 		msg.Text = ""
-		s, _, err = r.b.Press(ctx, msg, action, r.queryID)
+		s, _, err = r.b.Press(ctx, msg, string(action), r.queryID)
 	default:
 		s, _, err = r.b.Ask(ctx, msg)
 	}

@@ -49,7 +49,7 @@ func addTestLogs(t *testing.T, db *store.DB) {
 		{Question: "and by tag?", Intent: "follow_up", ErrorKind: "query_timeout", Total: msec(1000),
 			ModelCalls: 2, PromptTokens: 800, CompletionTokens: 30,
 			NodeTime: map[string]time.Duration{"generate_sql": msec(160), "execute_sql": msec(800)}},
-		{Question: "delete the apps", Intent: "analytics_query", ErrorKind: "unsafe_sql", Total: msec(50), ModelCalls: 2},
+		{Question: "delete the apps", Intent: "analytics_query", ErrorKind: "unsafe_query", Total: msec(50), ModelCalls: 2},
 		{Question: "an old export", Intent: "export_csv", ErrorKind: "internal", Total: msec(99999), ModelCalls: 9},
 	}
 	var old store.QueryLog
@@ -105,11 +105,11 @@ func TestCLILogs(t *testing.T) {
 		assert.True(t, strings.HasPrefix(out, "6 turns in the last 24h (since "), "header: %s", out)
 		want := []string{
 			`^  analytics_query\s+4$`, `^  follow_up\s+1$`, `^  off_topic\s+1$`,
-			`^  ok\s+3$`, `^  query_timeout\s+2$`, `^  unsafe_sql\s+1$`,
+			`^  ok\s+3$`, `^  query_timeout\s+2$`, `^  unsafe_query\s+1$`,
 			`^  total\s+250\.0\s+850\.0\s+6$`,
 			`^  execute_sql\s+110\.0\s+710\.0\s+4$`, `^  generate_sql\s+100\.0\s+154\.0\s+4$`,
 			`^  calls\s+13\s+2\.2$`, `^  prompt tokens\s+4100\s+683\.3$`, `^  completion tokens\s+180\s+30\.0$`,
-			`^  query_timeout\s+2\s+latest .*"and by tag\?"$`, `^  unsafe_sql\s+1\s+latest .*"delete the apps"$`,
+			`^  query_timeout\s+2\s+latest .*"and by tag\?"$`, `^  unsafe_query\s+1\s+latest .*"delete the apps"$`,
 		}
 		for _, pattern := range want {
 			assert.Len(t, lines(out, pattern), 1, "want one line matching %s in:\n%s", pattern, out)
@@ -172,7 +172,7 @@ func TestCLILogs(t *testing.T) {
 		assert.Equal(t, 6, j.Turns, "turns")
 		assert.Equal(t, percentilesJSON{P50: 250, P95: 850}, j.TotalMS, "total percentiles")
 		assert.Equal(t, []intentCountJSON{{"analytics_query", 4}, {"follow_up", 1}, {"off_topic", 1}}, j.ByIntent, "by intent")
-		assert.Equal(t, []outcomeCountJSON{{"ok", 3}, {"query_timeout", 2}, {"unsafe_sql", 1}}, j.ByOutcome, "by outcome")
+		assert.Equal(t, []outcomeCountJSON{{"ok", 3}, {"query_timeout", 2}, {"unsafe_query", 1}}, j.ByOutcome, "by outcome")
 		assert.Equal(t, []nodeLatencyJSON{{"execute_sql", 4, 110, 710}, {"generate_sql", 4, 100, 154}}, j.Nodes, "nodes")
 		assert.Equal(t, int64(13), j.Model.Calls, "model calls")
 		assert.InDelta(t, 13.0/6, j.Model.CallsPerTurn, 1e-9, "calls per turn")
@@ -181,7 +181,7 @@ func TestCLILogs(t *testing.T) {
 		assert.Equal(t, "and by tag?", (*j.Slowest)[0].Question, "slowest first")
 		assert.Equal(t, 1000.0, (*j.Slowest)[0].TotalMS, "slowest total")
 		require.NotNil(t, j.Errors)
-		assert.Equal(t, []string{"query_timeout", "unsafe_sql"}, []string{(*j.Errors)[0].Kind, (*j.Errors)[1].Kind}, "errors")
+		assert.Equal(t, []string{"query_timeout", "unsafe_query"}, []string{(*j.Errors)[0].Kind, (*j.Errors)[1].Kind}, "errors")
 		assert.Equal(t, "and by tag?", (*j.Errors)[0].LatestQuestion, "latest timeout")
 	})
 

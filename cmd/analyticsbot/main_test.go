@@ -167,8 +167,8 @@ func TestCLIGraph(t *testing.T) {
 	require.NoError(t, got.err)
 	assert.True(t, strings.HasPrefix(got.stdout, "flowchart"), "got %.40q, want a Mermaid flowchart", got.stdout)
 	for _, node := range []string{
-		nodes.NodeRouteIntent, nodes.NodeResolveContext, nodes.NodeGenerateSQL, nodes.NodeValidateSQL,
-		nodes.NodeExecuteSQL, nodes.NodeInterpret, nodes.NodeFormatAnswer, nodes.NodeExportCSV,
+		nodes.NodeRouteIntent, nodes.NodeResolveContext, nodes.NodeGenerateQuery, nodes.NodeValidateQuery,
+		nodes.NodeExecuteQuery, nodes.NodeInterpret, nodes.NodeFormatAnswer, nodes.NodeExportCSV,
 		nodes.NodeShowSQL, nodes.NodeDecline, nodes.NodeHandleError, nodes.NodeSaveTurn,
 	} {
 		assert.Contains(t, got.stdout, `"`+node+`"`, "flowchart")

@@ -10,9 +10,8 @@ import (
 	"time"
 
 	"github.com/analyticsbot/analyticsbot/bot"
-	"github.com/analyticsbot/analyticsbot/nodes"
 	"github.com/analyticsbot/analyticsbot/sqlguard"
-	"github.com/analyticsbot/analyticsbot/store"
+	"github.com/analyticsbot/analyticsbot/warehouse/pgwarehouse"
 )
 
 // errRejected makes the program exit 1 without a message of its own: the
@@ -57,9 +56,9 @@ func validateSQL(ctx context.Context, args []string, stdin io.Reader, stdout, st
 		return err
 	}
 	if len(schemas) == 0 {
-		schemas = schemaFlags{cfg.Schema}
+		schemas = schemaFlags(cfg.Schemas)
 	}
-	tables, err := tableNames(ctx, cfg.DatabaseURL, schemas)
+	tables, err := tableNames(ctx, cfg, schemas)
 	if err != nil {
 		fmt.Fprintf(stderr, "analyticsbot: warning: %v; checking without the list of tables\n", err)
 	}
@@ -70,7 +69,7 @@ func validateSQL(ctx context.Context, args []string, stdin io.Reader, stdout, st
 		Reason string `json:"reason"`
 	}{OK: true}
 	var rej *sqlguard.Rejection
-	if err := sqlguard.Check(string(sql), nodes.GuardPolicy(schemas, tables, 0)); errors.As(err, &rej) {
+	if err := sqlguard.Check(string(sql), pgwarehouse.GuardPolicy(schemas, tables, 0)); errors.As(err, &rej) {
 		verdict.OK, verdict.Class, verdict.Reason = false, string(rej.Class), rej.Reason
 	} else if err != nil {
 		return err
@@ -84,25 +83,22 @@ func validateSQL(ctx context.Context, args []string, stdin io.Reader, stdout, st
 	return nil
 }
 
-// tableNames reads the tables of schemas from the database, so unqualified
+// tableNames reads the tables of schemas as the reader role sees them, so
 // names are checked as the bot checks them.
-func tableNames(ctx context.Context, url string, schemas []string) ([]string, error) {
+func tableNames(ctx context.Context, cfg bot.Config, schemas []string) ([]string, error) {
 	ctx, cancel := context.WithTimeout(ctx, 10*time.Second)
 	defer cancel()
-	db, err := store.Open(ctx, url)
+	b := pgwarehouse.New(pgwarehouse.Config{ExecConfig: pgwarehouse.ExecConfig{
+		DatabaseURL: cfg.DatabaseURL, URL: cfg.ReaderURL, Role: cfg.ReaderRole, Schemas: schemas,
+	}})
+	defer b.Close()
+	cat, err := b.Catalog(ctx)
 	if err != nil {
-		return nil, err
+		return nil, fmt.Errorf("read the tables of %s: %w", strings.Join(schemas, ", "), err)
 	}
-	defer db.Close()
-	var names []string
-	for _, s := range schemas {
-		tables, err := db.DescribeSchema(ctx, s)
-		if err != nil {
-			return nil, fmt.Errorf("read the tables of schema %s: %w", s, err)
-		}
-		for _, t := range tables {
-			names = append(names, t.Name)
-		}
+	names := make([]string, len(cat.Tables))
+	for i, t := range cat.Tables {
+		names[i] = t.QualifiedName()
 	}
 	return names, nil
 }

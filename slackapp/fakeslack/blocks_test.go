@@ -11,25 +11,26 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/analyticsbot/analyticsbot/blockkit"
-	"github.com/analyticsbot/analyticsbot/store"
+	"github.com/analyticsbot/analyticsbot/nodes"
+	"github.com/analyticsbot/analyticsbot/warehouse"
 )
 
 // dailyResult and wideResult mirror blockkit's own fixtures: a result too
 // long for a table block and one too wide for it.
-func dailyResult(n int) *store.Result {
+func dailyResult(n int) *warehouse.Result {
 	start := time.Date(2025, 1, 1, 0, 0, 0, 0, time.UTC)
 	rows := make([][]any, n)
 	for i := range rows {
 		rows[i] = []any{start.AddDate(0, 0, i).Format("2006-01-02"), int64(100 + i*7%53), float64(i) * 12.25}
 	}
-	cols := []store.Column{{Name: "day", Type: "date"}, {Name: "orders", Type: "int8"}, {Name: "revenue", Type: "float8"}}
-	return &store.Result{Columns: cols, Rows: rows, RowCount: n}
+	cols := []warehouse.Column{{Name: "day", Type: "date"}, {Name: "orders", Type: "int8"}, {Name: "revenue", Type: "float8"}}
+	return &warehouse.Result{Columns: cols, Rows: rows, RowCount: n}
 }
 
-func wideResult(cols, rows int) *store.Result {
-	r := &store.Result{Columns: make([]store.Column, cols), Rows: make([][]any, rows), RowCount: rows}
+func wideResult(cols, rows int) *warehouse.Result {
+	r := &warehouse.Result{Columns: make([]warehouse.Column, cols), Rows: make([][]any, rows), RowCount: rows}
 	for c := range r.Columns {
-		r.Columns[c] = store.Column{Name: fmt.Sprintf("metric_%02d", c+1), Type: "int4"}
+		r.Columns[c] = warehouse.Column{Name: fmt.Sprintf("metric_%02d", c+1), Type: "int4"}
 	}
 	for i := range r.Rows {
 		r.Rows[i] = make([]any, cols)
@@ -54,10 +55,10 @@ func TestValidateAcceptsBlockkitOutput(t *testing.T) {
 		name string
 		msg  blockkit.Message
 	}{
-		{name: "150 rows", msg: blockkit.Render(blockkit.Answer{Text: "Orders per day.", Result: dailyResult(150), QueryID: "q_daily", Elapsed: time.Second, Backend: "sql"})},
-		{name: "25 columns", msg: blockkit.Render(blockkit.Answer{Text: "All metrics.", Result: wideResult(25, 5), QueryID: "q_wide"})},
-		{name: "native table at the limit", msg: blockkit.Render(blockkit.Answer{Text: "Big table.", Result: wideResult(20, 99), QueryID: "q_big"})},
-		{name: "long answer", msg: blockkit.Render(blockkit.Answer{Text: long, Result: dailyResult(3), QueryID: "q_long",
+		{name: "150 rows", msg: blockkit.Render(blockkit.Answer{Text: "Orders per day.", Result: dailyResult(150), Buttons: nodes.Buttons(), QueryID: "q_daily", Elapsed: time.Second, Backend: "sql"})},
+		{name: "25 columns", msg: blockkit.Render(blockkit.Answer{Text: "All metrics.", Result: wideResult(25, 5), Buttons: nodes.Buttons(), QueryID: "q_wide"})},
+		{name: "native table at the limit", msg: blockkit.Render(blockkit.Answer{Text: "Big table.", Result: wideResult(20, 99), Buttons: nodes.Buttons(), QueryID: "q_big"})},
+		{name: "long answer", msg: blockkit.Render(blockkit.Answer{Text: long, Result: dailyResult(3), Buttons: nodes.Buttons(), QueryID: "q_long",
 			Assumptions: strings.Split(strings.Repeat("an assumption,", 15), ",")})},
 		{name: "error", msg: blockkit.Error("The database timed out.", []string{"Ask for fewer days", "Try again"})},
 		{name: "notice", msg: blockkit.Notice("I only know the analytics data.", []string{"Revenue by region last month?"})},
@@ -158,12 +159,12 @@ func TestBlockTexts(t *testing.T) {
 	t.Parallel()
 	msg := blockkit.Render(blockkit.Answer{
 		Text: "North leads.",
-		Result: &store.Result{
-			Columns:  []store.Column{{Name: "region", Type: "text"}, {Name: "orders", Type: "int8"}},
+		Result: &warehouse.Result{
+			Columns:  []warehouse.Column{{Name: "region", Type: "text"}, {Name: "orders", Type: "int8"}},
 			Rows:     [][]any{{"North", int64(120)}, {"South", int64(98)}},
 			RowCount: 2,
 		},
-		QueryID: "q1",
+		Buttons: nodes.Buttons(), QueryID: "q1",
 	})
 	got := Message{Blocks: marshalBlocks(t, msg)}.BlockTexts()
 	want := []string{"North leads.", "region", "orders", "North", "120", "South", "98", "2 rows", "Export CSV", "Show SQL"}

@@ -220,21 +220,40 @@
     if (!on && (document.activeElement === stopBtn || document.activeElement === document.body)) input.focus();
   }
 
+  /**
+   * buttons are the server's buttons under answers (GET /api/buttons), by action id: which download a
+   * file and what they are called. Fetched once; a page that cannot load them still follows the
+   * server's Content-Disposition.
+   */
+  let buttons = null;
+  async function buttonInfo(action) {
+    if (!buttons) {
+      try {
+        const data = await Api.getJSON("/api/buttons");
+        buttons = new Map((data.buttons || []).map((b) => [b.action, b]));
+      } catch {
+        return {};
+      }
+    }
+    return buttons.get(action) || {};
+  }
+
   /** onAction runs an answer's button: Export CSV downloads the file, Show SQL adds a message. */
   async function onAction({ action, value, button }) {
     button.disabled = true;
     button.setAttribute("aria-busy", "true");
     try {
+      const info = await buttonInfo(action);
       const res = await Api.postJSON("/api/actions", { thread_id: threadId, action, value });
       const attachment = /^\s*attachment/i.test(res.headers.get("Content-Disposition") || "");
-      if (action === "export_csv" || attachment) {
+      if (info.download || attachment) {
         const name = download(await res.blob(), filenameOf(res) || "result.csv");
         announce("Downloaded " + name + ".");
         return;
       }
       const data = await res.json();
       botBlocks(data.blocks, data.text || data.sql);
-      announce(action === "show_sql" ? "SQL shown." : "Done.");
+      announce(info.label ? info.label + ": done." : "Done.");
     } catch (err) {
       botError(err instanceof ApiError ? err.message : "Could not reach the server.");
     } finally {

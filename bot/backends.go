@@ -1,0 +1,86 @@
+package bot
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"log/slog"
+	"slices"
+	"strings"
+
+	"github.com/analyticsbot/analyticsbot/cube"
+	"github.com/analyticsbot/analyticsbot/warehouse"
+	"github.com/analyticsbot/analyticsbot/warehouse/cubewarehouse"
+	"github.com/analyticsbot/analyticsbot/warehouse/pgwarehouse"
+)
+
+// opener opens a backend from the configuration; close releases it.
+type opener func(ctx context.Context, cfg Config, log *slog.Logger) (b warehouse.Backend, close func(), err error)
+
+// backends are the backends BACKEND can name. Adding one is a package under
+// warehouse/ and a line here (docs/architecture.md).
+var backends = map[string]opener{
+	pgwarehouse.Name:   openPostgres,
+	cubewarehouse.Name: openCube,
+}
+
+// backendNames lists the names BACKEND accepts, sorted.
+func backendNames() []string {
+	names := make([]string, 0, len(backends))
+	for n := range backends {
+		names = append(names, n)
+	}
+	slices.Sort(names)
+	return names
+}
+
+// backendName is the backend BACKEND names; "sql" and "" mean postgres.
+func (c Config) backendName() string {
+	switch b := strings.ToLower(strings.TrimSpace(c.Backend)); b {
+	case "", "sql":
+		return pgwarehouse.Name
+	default:
+		return b
+	}
+}
+
+// openPostgres answers from the analytics schemas of DATABASE_URL, as the
+// reader role, and warns about schemas the reader cannot read.
+func openPostgres(ctx context.Context, cfg Config, log *slog.Logger) (warehouse.Backend, func(), error) {
+	b := pgwarehouse.New(pgwarehouse.Config{ExecConfig: pgwarehouse.ExecConfig{
+		DatabaseURL: cfg.DatabaseURL, URL: cfg.ReaderURL, Role: cfg.ReaderRole, Schemas: cfg.Schemas,
+		StatementTimeout: cfg.StatementTimeout, MaxRows: cfg.MaxRows, MaxBytes: cfg.MaxResultBytes,
+	}})
+	if err := b.Ping(ctx); err != nil {
+		b.Close()
+		return nil, nil, err
+	}
+	problems, err := b.Problems(ctx)
+	if err != nil {
+		log.WarnContext(ctx, "check the analytics schemas", "err", err)
+	}
+	for _, p := range problems {
+		log.WarnContext(ctx, "questions will find nothing here until this is fixed: "+p,
+			"hint", "check ANALYTICS_SCHEMA, run `analyticsbot demo load`, or grant the reader role (README)")
+	}
+	return b, b.Close, nil
+}
+
+// openCube answers from the Cube semantic layer at CUBE_API_URL.
+func openCube(_ context.Context, cfg Config, log *slog.Logger) (warehouse.Backend, func(), error) {
+	var claims map[string]any
+	if cfg.CubeSecurityContext != "" {
+		if err := json.Unmarshal([]byte(cfg.CubeSecurityContext), &claims); err != nil {
+			return nil, nil, fmt.Errorf("CUBE_SECURITY_CONTEXT must be a JSON object: %w", err)
+		}
+	}
+	if cfg.CubeAPISecret == "" {
+		return nil, nil, errors.New("BACKEND=cube needs CUBE_API_SECRET, the secret the Cube server checks tokens with")
+	}
+	c, err := cube.New(cube.Config{APIURL: cfg.CubeAPIURL, Secret: cfg.CubeAPISecret, SecurityContext: claims, Timeout: cfg.CubeTimeout})
+	if err != nil {
+		return nil, nil, fmt.Errorf("cube: %w", err)
+	}
+	return cubewarehouse.New(c, cubewarehouse.Config{Logger: log}), func() {}, nil
+}

@@ -1,0 +1,12 @@
+package nodes
+
+import "github.com/analyticsbot/analyticsbot/warehouse"
+
+// pgQuery is SQL as the Postgres backend stores it.
+func pgQuery(sql string) warehouse.Query { return warehouse.Query{Backend: "postgres", Text: sql} }
+
+// unchecked is SQL as ExecuteQuery runs it, without the validator: what a
+// query that slipped past it would do.
+func unchecked(sql string) warehouse.Runnable {
+	return warehouse.Runnable{Query: pgQuery(sql), Statement: sql}
+}

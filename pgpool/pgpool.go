@@ -1,0 +1,114 @@
+// Package pgpool holds what the bot's connection pools to PostgreSQL share:
+// the connection settings (connect timeout, server-side cancellation,
+// tracing) and the classification of their errors into the kinds callers
+// decide on. Package store opens the pool of the bot's own state with it,
+// package pgwarehouse the reader's pool that answers questions.
+package pgpool
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"strings"
+	"time"
+
+	"github.com/exaring/otelpgx"
+	"github.com/jackc/pgx/v5/pgconn"
+	"github.com/jackc/pgx/v5/pgconn/ctxwatch"
+	"github.com/jackc/pgx/v5/pgxpool"
+	"github.com/jackc/puddle/v2"
+)
+
+// Error kinds Classify wraps errors with, tested with errors.Is.
+var (
+	// ErrTimeout means a statement ran past its statement_timeout.
+	ErrTimeout = errors.New("query timed out")
+	// ErrUnavailable means the server could not be reached or refused the
+	// connection.
+	ErrUnavailable = errors.New("database unavailable")
+)
+
+// defaultConnectTimeout bounds a connection attempt when the URL sets none,
+// so an unreachable host fails instead of hanging until the caller's deadline.
+const defaultConnectTimeout = 10 * time.Second
+
+// Configure applies the connection settings every pool of the bot uses.
+func Configure(cfg *pgxpool.Config) {
+	if cfg.ConnConfig.ConnectTimeout == 0 {
+		cfg.ConnConfig.ConnectTimeout = defaultConnectTimeout
+	}
+	// On a canceled context, ask the server to cancel the statement rather than
+	// cutting the socket, so the connection survives (the reader cancels on
+	// purpose once it has read enough rows). The deadline is the fallback.
+	cfg.ConnConfig.BuildContextWatcherHandler = func(c *pgconn.PgConn) ctxwatch.Handler {
+		return &pgconn.CancelRequestContextWatcherHandler{Conn: c, DeadlineDelay: 2 * time.Second}
+	}
+	// One span per statement, named by its kind (SELECT, INSERT, …), as a
+	// child of the caller's span; statements run outside any span (the
+	// background pruning) make none. otelpgx leaves statement parameters out
+	// by default, and they must stay out: they carry questions, answers and
+	// user ids. The statement text is kept: it is our SQL or the model's.
+	// Pool acquires get no span of their own; a wait shows as a gap.
+	cfg.ConnConfig.Tracer = otelpgx.NewTracer(otelpgx.WithDisableAcquireTracer())
+}
+
+// Where names the server and database of cfg for messages, never the
+// password: "127.0.0.1:5432/analyticsbot".
+func Where(cfg *pgxpool.Config) string {
+	return fmt.Sprintf("%s:%d/%s", cfg.ConnConfig.Host, cfg.ConnConfig.Port, cfg.ConnConfig.Database)
+}
+
+// IsLoginError reports a server refusing the login itself: wrong password,
+// no such role, a role that may not log in or connect.
+func IsLoginError(err error) bool {
+	if pgErr, ok := errors.AsType[*pgconn.PgError](err); ok {
+		return pgErr.Code == "28000" || pgErr.Code == "28P01" || pgErr.Code == "42501" && strings.Contains(pgErr.Message, "connect")
+	}
+	return false
+}
+
+// Classify wraps err with the kind callers decide on: ErrTimeout for a
+// statement_timeout, ErrUnavailable for a lost or refused connection. Other
+// errors, *pgconn.PgError included, are returned as they are.
+func Classify(err error) error {
+	if err == nil {
+		return nil
+	}
+	if pgErr, ok := errors.AsType[*pgconn.PgError](err); ok {
+		switch {
+		case pgErr.Code == "57014":
+			return fmt.Errorf("%w: %w", ErrTimeout, err)
+		case len(pgErr.Code) == 5 && pgErr.Code[:2] == "08",
+			pgErr.Code == "57P01", // admin_shutdown
+			pgErr.Code == "57P02", // crash_shutdown
+			pgErr.Code == "57P03", // cannot_connect_now
+			pgErr.Code == "53300": // too_many_connections
+			return fmt.Errorf("%w: %w", ErrUnavailable, err)
+		}
+		return err
+	}
+	// Before the context check: a connect attempt that timed out still means
+	// the server could not be reached.
+	if _, ok := errors.AsType[*pgconn.ConnectError](err); ok {
+		return fmt.Errorf("%w: %w", ErrUnavailable, err)
+	}
+	if errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
+		return err
+	}
+	if isConnectionError(err) {
+		return fmt.Errorf("%w: %w", ErrUnavailable, err)
+	}
+	return err
+}
+
+// isConnectionError reports errors of the transport rather than the query.
+func isConnectionError(err error) bool {
+	if _, ok := errors.AsType[net.Error](err); ok {
+		return true
+	}
+	return errors.Is(err, puddle.ErrClosedPool) ||
+		errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) ||
+		errors.Is(err, net.ErrClosed) || pgconn.SafeToRetry(err)
+}

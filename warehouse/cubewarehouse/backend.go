@@ -1,0 +1,267 @@
+// Package cubewarehouse answers questions from a Cube semantic layer: its
+// data model becomes the catalog (cubes as tables, members as columns), the
+// generator writes Cube queries, which are checked and normalised against
+// the model without calling Cube, run through Cube's REST API, and shown
+// with the SQL Cube generates for them.
+package cubewarehouse
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"strings"
+	"time"
+
+	"github.com/analyticsbot/analyticsbot/cube"
+	"github.com/analyticsbot/analyticsbot/warehouse"
+)
+
+// Name is the backend's name in stored queries, logs and metrics.
+const Name = "cube"
+
+// ExportLimit is the most rows an export asks Cube for: Cube's own default
+// cap on a query (CUBEJS_DB_QUERY_LIMIT).
+const ExportLimit = 10_000
+
+// Client is what the backend needs from Cube; *cube.Client implements it.
+type Client interface {
+	Meta(ctx context.Context) (*cube.Meta, error)
+	Load(ctx context.Context, q cube.Query) (*cube.Result, error)
+	SQL(ctx context.Context, q cube.Query) (string, error)
+}
+
+// Config configures a Backend.
+type Config struct {
+	// MetaTTL is how long Cube's data model is reused (default 5 minutes);
+	// a query naming a member it lacks is checked against a fresh one.
+	MetaTTL time.Duration
+	// Now returns the current time; nil means time.Now.
+	Now    func() time.Time
+	Logger *slog.Logger
+}
+
+// Backend is a Cube semantic layer as a warehouse.Backend.
+type Backend struct {
+	client Client
+	meta   warehouse.Memo[*cube.Meta]
+	log    *slog.Logger
+}
+
+// New returns a Backend answering through client.
+func New(client Client, cfg Config) *Backend {
+	b := &Backend{client: client, log: cfg.Logger}
+	if b.log == nil {
+		b.log = slog.Default()
+	}
+	ttl := cfg.MetaTTL
+	if ttl <= 0 {
+		ttl = 5 * time.Minute
+	}
+	b.meta = warehouse.Memo[*cube.Meta]{TTL: ttl, Now: cfg.Now, Load: func(ctx context.Context) (*cube.Meta, error) {
+		m, err := client.Meta(ctx)
+		if err != nil {
+			return nil, classify(err)
+		}
+		return m, nil
+	}}
+	return b
+}
+
+// Name implements warehouse.Backend.
+func (b *Backend) Name() string { return Name }
+
+// Catalog implements warehouse.Backend: each public cube is a table, its
+// measures, dimensions and segments are its columns.
+func (b *Backend) Catalog(ctx context.Context) (*warehouse.Catalog, error) {
+	m, err := b.meta.Get(ctx, false)
+	if err != nil {
+		return nil, err
+	}
+	cat := catalogOf(m)
+	if len(cat.Tables) == 0 {
+		return nil, &warehouse.Error{Kind: warehouse.NoData, Reason: "the Cube data model has no public cubes"}
+	}
+	return cat, nil
+}
+
+// Check implements warehouse.Backend: the query is normalised against the
+// model (see cube.Normalize), with the model read again once when it names
+// members the cached one lacks. A limit the model chose is part of the
+// answer; one the validator imposes (none given, or more than cube.MaxLimit)
+// is a cap: the stored query keeps what the model asked, and the query that
+// runs asks for one row more, so a result the cap cut can be told from one
+// with exactly that many rows, now and whenever the stored query runs again.
+func (b *Backend) Check(ctx context.Context, text string, limit int) (warehouse.Runnable, error) {
+	q, asked, err := b.normalize(ctx, text)
+	if err != nil {
+		return warehouse.Runnable{}, err
+	}
+	capped := asked <= 0 || asked > cube.MaxLimit
+	if limit > 0 && limit < q.Limit {
+		q.Limit, capped = limit, true
+	}
+	shown, run := q, q
+	if capped {
+		shown.Limit = asked
+		run.Limit++
+	}
+	r := warehouse.Runnable{Query: warehouse.Query{Backend: Name}}
+	if r.Query.Text, err = encode(shown); err != nil {
+		return warehouse.Runnable{}, err
+	}
+	if r.Statement, err = encode(run); err != nil {
+		return warehouse.Runnable{}, err
+	}
+	if capped {
+		r.Limit = q.Limit
+	}
+	return r, nil
+}
+
+// normalize parses and normalises text; asked is the limit the query itself
+// names (0 for none), which normalisation may have replaced.
+func (b *Backend) normalize(ctx context.Context, text string) (q cube.Query, asked int, err error) {
+	if strings.TrimSpace(text) == "" {
+		return q, 0, warehouse.Reject("", `the reply held no Cube query; reply with JSON holding the "query" field`, false)
+	}
+	var in cube.Query
+	if err := json.Unmarshal([]byte(text), &in); err != nil {
+		return q, 0, warehouse.Reject("", "the query is not a JSON object of a Cube query: "+err.Error(), false)
+	}
+	meta, err := b.meta.Get(ctx, false)
+	if err != nil {
+		return q, 0, err
+	}
+	q, err = cube.Normalize(meta, in)
+	var invalid *cube.ValidationError
+	if errors.As(err, &invalid) {
+		if fresh, ferr := b.meta.Get(ctx, true); ferr == nil && fresh != meta {
+			q, err = cube.Normalize(fresh, in)
+		}
+	}
+	if errors.As(err, &invalid) {
+		return q, 0, warehouse.Reject("", err.Error(), false)
+	}
+	if err != nil {
+		return q, 0, err
+	}
+	return q, max(in.Limit, 0), nil
+}
+
+// Run implements warehouse.Backend.
+func (b *Backend) Run(ctx context.Context, r warehouse.Runnable) (warehouse.Result, error) {
+	var q cube.Query
+	if err := json.Unmarshal([]byte(r.Statement), &q); err != nil {
+		return warehouse.Result{}, warehouse.Reject("", "the query is not a JSON object of a Cube query: "+err.Error(), false)
+	}
+	res, err := b.client.Load(ctx, q)
+	if err != nil {
+		return warehouse.Result{}, classify(err)
+	}
+	return resultOf(res, r.Limit), nil
+}
+
+// Export implements warehouse.Backend. Cube answers a query at once, so
+// the rows are loaded, then written. The export asks for the rows the
+// query itself names, else for up to limit (at most ExportLimit).
+func (b *Backend) Export(ctx context.Context, q warehouse.Query, w io.Writer, limit int) (warehouse.ExportStats, error) {
+	if limit <= 0 || limit > ExportLimit {
+		limit = ExportLimit
+	}
+	norm, asked, err := b.normalize(ctx, q.Text)
+	if err != nil {
+		return warehouse.ExportStats{}, err
+	}
+	cut := 0
+	if norm.Limit = asked; asked <= 0 || asked > limit {
+		norm.Limit, cut = limit+1, limit
+	}
+	res, err := b.client.Load(ctx, norm)
+	if err != nil {
+		return warehouse.ExportStats{}, classify(err)
+	}
+	r := resultOf(res, cut)
+	if err := warehouse.WriteCSV(w, r); err != nil {
+		return warehouse.ExportStats{}, err
+	}
+	return warehouse.ExportStats{Rows: r.RowCount, Truncated: r.Truncated}, nil
+}
+
+// Values implements warehouse.Backend: the dimension grouped by itself,
+// which Cube answers with its distinct values.
+func (b *Backend) Values(ctx context.Context, col warehouse.ColumnRef, limit int) ([]string, error) {
+	meta, err := b.meta.Get(ctx, false)
+	if err != nil {
+		return nil, err
+	}
+	if _, kind, ok := meta.Lookup(col.Column); !ok || kind != cube.KindDimension {
+		return nil, warehouse.Errorf(warehouse.Invalid, "%s is not a dimension of the Cube model", col.Column)
+	}
+	if limit <= 0 || limit > ExportLimit {
+		limit = ExportLimit
+	}
+	res, err := b.client.Load(ctx, cube.Query{
+		Dimensions: []string{col.Column},
+		Filters:    []cube.Filter{{Member: col.Column, Operator: "set"}},
+		Order:      cube.Order{{Member: col.Column, Direction: "asc"}},
+		Limit:      limit,
+	})
+	if err != nil {
+		return nil, fmt.Errorf("values of %s: %w", col.Column, classify(err))
+	}
+	values := make([]string, 0, len(res.Rows))
+	for _, row := range res.Rows {
+		values = append(values, warehouse.Text(row[0]))
+	}
+	return values, nil
+}
+
+// Show implements warehouse.Backend: the query, indented, and the SQL Cube
+// generates for it as answers run it (empty when Cube cannot say).
+func (b *Backend) Show(ctx context.Context, q warehouse.Query) warehouse.Shown {
+	shown := warehouse.Shown{Language: "Cube query", Text: q.Text, SQLBy: "Cube"}
+	var pretty bytes.Buffer
+	if err := json.Indent(&pretty, []byte(q.Text), "", "  "); err != nil {
+		return shown
+	}
+	shown.Text = pretty.String()
+	norm, _, err := b.normalize(ctx, q.Text)
+	if err != nil {
+		b.log.WarnContext(ctx, "cube sql", "err", err)
+		return shown
+	}
+	sql, err := b.client.SQL(ctx, norm)
+	if err != nil {
+		b.log.WarnContext(ctx, "cube sql", "err", err)
+		return shown
+	}
+	shown.SQL = sql
+	return shown
+}
+
+func encode(q cube.Query) (string, error) {
+	b, err := json.Marshal(q)
+	if err != nil {
+		return "", fmt.Errorf("encode cube query: %w", err)
+	}
+	return string(b), nil
+}
+
+// classify turns the Cube client's errors into warehouse error kinds: a query
+// Cube refused goes back to the generator with Cube's message.
+func classify(err error) error {
+	var qe *cube.QueryError
+	switch {
+	case errors.Is(err, cube.ErrUnavailable):
+		return &warehouse.Error{Kind: warehouse.Unavailable, Reason: err.Error(), Err: err}
+	case errors.Is(err, cube.ErrUnauthorized):
+		return &warehouse.Error{Kind: warehouse.Unauthorized, Reason: err.Error(), Err: err}
+	case errors.As(err, &qe):
+		return &warehouse.Error{Kind: warehouse.Invalid, Reason: qe.Message, Err: err}
+	}
+	return err
+}

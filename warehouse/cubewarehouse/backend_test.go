@@ -1,0 +1,166 @@
+package cubewarehouse
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"flag"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/analyticsbot/analyticsbot/cube"
+	"github.com/analyticsbot/analyticsbot/prompts"
+	"github.com/analyticsbot/analyticsbot/warehouse"
+)
+
+var update = flag.Bool("update", false, "rewrite testdata/*.golden from the current output")
+
+// fakeCube serves a one-cube model whose names dimension has 60 values.
+type fakeCube struct{ loaded []cube.Query }
+
+func (f *fakeCube) Meta(context.Context) (*cube.Meta, error) {
+	return cube.ParseMeta([]byte(`{"cubes": [{"name": "Apps", "title": "Games", "public": true,
+		"measures": [{"name": "Apps.count", "title": "Count", "type": "number", "aggType": "count", "isVisible": true}],
+		"dimensions": [{"name": "Apps.name", "title": "Name", "type": "string", "isVisible": true}],
+		"segments": []}]}`))
+}
+
+func (f *fakeCube) Load(_ context.Context, q cube.Query) (*cube.Result, error) {
+	f.loaded = append(f.loaded, q)
+	r := &cube.Result{Columns: []cube.Column{{Name: "name", Member: "Apps.name", Type: "string"}}}
+	for i := range min(q.Limit, 60) {
+		r.Rows = append(r.Rows, []any{string(rune('A'+i%26)) + string(rune('a'+i/26))})
+	}
+	return r, nil
+}
+
+func (f *fakeCube) SQL(context.Context, cube.Query) (string, error) { return "SELECT 1", nil }
+
+// A limit the validator imposed is a cap the result may have been cut at,
+// kept out of the stored query so a re-run or an export can tell; a limit
+// the model chose is part of the answer.
+func TestLimitCapOrAnswer(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name          string
+		query         string
+		wantStored    string
+		wantRunLimit  int
+		wantRows      int
+		wantTruncated bool
+		wantExport    int
+	}{
+		{name: "no limit: the default cap cut 60 names", query: `{"dimensions": ["Apps.name"]}`,
+			wantStored: `{"dimensions":["Apps.name"]}`, wantRunLimit: cube.DefaultLimit + 1, wantRows: cube.DefaultLimit, wantTruncated: true,
+			wantExport: 60},
+		{name: "too large a limit: clamped", query: `{"dimensions": ["Apps.name"], "limit": 500}`,
+			wantStored: `{"dimensions":["Apps.name"],"limit":500}`, wantRunLimit: cube.MaxLimit + 1, wantRows: 60, wantExport: 60},
+		{name: "the model's top 5", query: `{"dimensions": ["Apps.name"], "limit": 5}`,
+			wantStored: `{"dimensions":["Apps.name"],"limit":5}`, wantRunLimit: 5, wantRows: 5, wantExport: 5},
+		{name: "the model asked for exactly the default", query: `{"dimensions": ["Apps.name"], "limit": 50}`,
+			wantStored: `{"dimensions":["Apps.name"],"limit":50}`, wantRunLimit: 50, wantRows: 50, wantExport: 50},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			ctx := context.Background()
+			fc := &fakeCube{}
+			b := New(fc, Config{})
+			r, err := b.Check(ctx, tt.query, 1000)
+			require.NoError(t, err)
+			assert.Equal(t, warehouse.Query{Backend: "cube", Text: tt.wantStored}, r.Query, "the query as stored")
+			var run cube.Query
+			require.NoError(t, json.Unmarshal([]byte(r.Statement), &run))
+			assert.Equal(t, tt.wantRunLimit, run.Limit, "limit of the query that runs")
+
+			res, err := b.Run(ctx, r)
+			require.NoError(t, err)
+			assert.Equal(t, tt.wantRows, res.RowCount, "rows shown")
+			assert.Equal(t, tt.wantTruncated, res.Truncated, "marked as cut")
+
+			again, err := b.Check(ctx, r.Query.Text, 1000)
+			require.NoError(t, err)
+			assert.Equal(t, r, again, "checking the stored query again gives the same run")
+
+			var csv bytes.Buffer
+			st, err := b.Export(ctx, r.Query, &csv, 1_000_000)
+			require.NoError(t, err)
+			assert.Equal(t, warehouse.ExportStats{Rows: tt.wantExport}, st, "an export asks for every row")
+			assert.Equal(t, tt.wantExport+1, strings.Count(csv.String(), "\n"), "header and rows")
+		})
+	}
+}
+
+// TestCheckRejects: what the generator must fix comes back as Invalid with
+// words it can act on.
+func TestCheckRejects(t *testing.T) {
+	t.Parallel()
+	b := New(&fakeCube{}, Config{})
+	tests := []struct {
+		name, query, want string
+	}{
+		{name: "no query", query: " ", want: `the reply held no Cube query`},
+		{name: "not JSON", query: `{"measures": [`, want: "not a JSON object of a Cube query"},
+		{name: "unknown member", query: `{"measures": ["Apps.cnt"]}`, want: `Apps.count`},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			_, err := b.Check(context.Background(), tt.query, 0)
+			require.Error(t, err)
+			assert.Equal(t, warehouse.Invalid, warehouse.KindOf(err))
+			assert.ErrorContains(t, err, tt.want)
+		})
+	}
+}
+
+// TestDescribe renders the demo-like model the way the generator's prompt
+// lists it; the golden file is what the model reads.
+func TestDescribe(t *testing.T) {
+	t.Parallel()
+	data, err := os.ReadFile(filepath.Join("..", "..", "cube", "testdata", "meta-0.33.json"))
+	require.NoError(t, err)
+	m, err := cube.ParseMeta(data)
+	require.NoError(t, err)
+	got := describe(catalogOf(m).Tables)
+	golden := filepath.Join("testdata", "describe.golden")
+	if *update {
+		require.NoError(t, os.WriteFile(golden, []byte(got), 0o644))
+	}
+	want, err := os.ReadFile(golden)
+	require.NoError(t, err)
+	assert.Equal(t, string(want), got, "run go test ./warehouse/cubewarehouse -run TestDescribe -update if the change is intended")
+}
+
+// TestPromptGolden renders the Cube generator's prompt.
+func TestPromptGolden(t *testing.T) {
+	t.Parallel()
+	fc := &fakeCube{}
+	m, err := fc.Meta(context.Background())
+	require.NoError(t, err)
+	d := New(fc, Config{}).Dialect()
+	base := prompts.GenerateQuery{Prompt: d.Prompt, Domain: "Steam games", Question: "How many free games were released in 2018?",
+		Today: "2026-11-21", Catalog: d.Describe(catalogOf(m).Tables), MaxRows: d.MaxRows}
+	retry := base
+	retry.EarlierQuery = `{"measures":["Apps.count"]}`
+	retry.PreviousQuery, retry.PreviousError = `{"measures":["Apps.cnt"]}`, "'Apps.cnt' is not a member; did you mean 'Apps.count'?"
+	for name, data := range map[string]prompts.GenerateQuery{"generate_cube": base, "generate_cube_retry": retry} {
+		t.Run(name, func(t *testing.T) {
+			got, err := prompts.Render(data)
+			require.NoError(t, err)
+			golden := filepath.Join("testdata", name+".golden")
+			if *update {
+				require.NoError(t, os.WriteFile(golden, []byte(got), 0o644))
+			}
+			want, err := os.ReadFile(golden)
+			require.NoError(t, err)
+			assert.Equal(t, string(want), got)
+			assert.True(t, strings.HasSuffix(strings.TrimSpace(got), "Question: "+data.Question))
+		})
+	}
+}

@@ -1,0 +1,53 @@
+package cubewarehouse
+
+import (
+	_ "embed"
+	"encoding/json"
+
+	"github.com/analyticsbot/analyticsbot/cube"
+	"github.com/analyticsbot/analyticsbot/llm"
+	"github.com/analyticsbot/analyticsbot/warehouse"
+)
+
+// prompt is the Cube query generator's prompt, rendered by package prompts.
+//
+//go:embed prompt.tmpl
+var prompt string
+
+// Dialect implements warehouse.Backend.
+func (b *Backend) Dialect() warehouse.Dialect {
+	return warehouse.Dialect{
+		Language:  "Cube query",
+		Step:      string(llm.StepGenerateCube),
+		Prompt:    prompt,
+		Describe:  describe,
+		Parse:     parseReply,
+		MaxRows:   cube.MaxLimit,
+		Writing:   "Writing the Cube query…",
+		Checking:  "Checking the Cube query…",
+		Source:    "the semantic layer (Cube)",
+		Scope:     "the Cube data model",
+		EmptyHint: "Whoever runs this bot should check that the Cube model has public cubes for the bot's security context (CUBE_SECURITY_CONTEXT).",
+		AuthHint:  "Whoever runs this bot should check that CUBE_API_SECRET matches the Cube server's.",
+	}
+}
+
+// cubeReply is the generator's reply.
+type cubeReply struct {
+	Query       json.RawMessage `json:"query"`
+	Assumptions []string        `json:"assumptions"`
+	Reasoning   string          `json:"reasoning"`
+}
+
+// parseReply reads the generator's reply: JSON whose "query" is the Cube
+// query. Assumptions and reasoning are kept even without a query.
+func parseReply(reply string) (warehouse.Generated, bool) {
+	var r cubeReply
+	err := llm.DecodeJSON(reply, &r)
+	g := warehouse.Generated{Assumptions: r.Assumptions, Explanation: r.Reasoning}
+	if err != nil || len(r.Query) == 0 || string(r.Query) == "null" {
+		return g, false
+	}
+	g.Text = string(r.Query)
+	return g, true
+}

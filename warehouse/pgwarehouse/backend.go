@@ -1,0 +1,193 @@
+// Package pgwarehouse answers questions from PostgreSQL: it describes the
+// analytics schemas as the reader role sees them, checks generated SQL with
+// the static guard (package sqlguard) and an EXPLAIN, runs it logged in as
+// the read-only reader role under row, byte and time caps, streams exports,
+// and turns Postgres errors into warehouse error kinds.
+package pgwarehouse
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"strings"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+
+	"github.com/analyticsbot/analyticsbot/sqlguard"
+	"github.com/analyticsbot/analyticsbot/warehouse"
+)
+
+// Name is the backend's name in stored queries, logs and metrics.
+const Name = "postgres"
+
+// DefaultCatalogTTL is how long the described catalog is reused.
+const DefaultCatalogTTL = 5 * time.Minute
+
+// Config configures a Backend: the executor's settings, and how long the
+// catalog is reused.
+type Config struct {
+	ExecConfig
+	// CatalogTTL is how long the described catalog is reused (default 5
+	// minutes); a query naming a table it lacks is checked against a fresh
+	// one.
+	CatalogTTL time.Duration
+	// Now returns the current time; nil means time.Now.
+	Now func() time.Time
+}
+
+// Backend is PostgreSQL as a warehouse.Backend.
+type Backend struct {
+	cfg     ExecConfig
+	exec    *Executor
+	catalog warehouse.Memo[*warehouse.Catalog]
+}
+
+// New returns a Backend reading cfg.Schemas of the database; it connects
+// on first use. Close it when done.
+func New(cfg Config) *Backend {
+	exec := NewExecutor(cfg.ExecConfig)
+	b := &Backend{cfg: exec.Config(), exec: exec}
+	ttl := cfg.CatalogTTL
+	if ttl <= 0 {
+		ttl = DefaultCatalogTTL
+	}
+	b.catalog = warehouse.Memo[*warehouse.Catalog]{TTL: ttl, Now: cfg.Now, Load: b.describe}
+	return b
+}
+
+// Close closes the backend's connections.
+func (b *Backend) Close() { b.exec.Close() }
+
+// Ping checks that the reader role can log in.
+func (b *Backend) Ping(ctx context.Context) error { return b.exec.Ping(ctx) }
+
+// Problems lists what stands between the reader and the analytics schemas:
+// schemas that do not exist or that the reader may not use.
+func (b *Backend) Problems(ctx context.Context) ([]string, error) {
+	return b.exec.missingSchemas(ctx, b.cfg.Schemas)
+}
+
+// Executor returns the backend's executor, which runs SQL without the guard.
+func (b *Backend) Executor() *Executor { return b.exec }
+
+// Name implements warehouse.Backend.
+func (b *Backend) Name() string { return Name }
+
+// Dialect implements warehouse.Backend.
+func (b *Backend) Dialect() warehouse.Dialect { return b.dialect() }
+
+// Catalog implements warehouse.Backend.
+func (b *Backend) Catalog(ctx context.Context) (*warehouse.Catalog, error) {
+	return b.catalog.Get(ctx, false)
+}
+
+func (b *Backend) describe(ctx context.Context) (*warehouse.Catalog, error) {
+	cat, err := b.exec.Describe(ctx, b.cfg.Schemas)
+	if err != nil {
+		return nil, err
+	}
+	if len(cat.Tables) == 0 {
+		return nil, &warehouse.Error{Kind: warehouse.NoData, Reason: fmt.Sprintf(
+			"no tables in %s: check ANALYTICS_SCHEMA, load data into it (make run loads the demo) and grant the reader role access",
+			schemaScope(b.cfg.Schemas))}
+	}
+	return cat, nil
+}
+
+// Check implements warehouse.Backend: the static guard on the parse tree
+// (one SELECT over the catalog's tables and allowlisted functions, a LIMIT
+// of limit+1), then an EXPLAIN as the reader, so an unknown column or a
+// type error comes back in Postgres' words for the generator to fix.
+func (b *Backend) Check(ctx context.Context, text string, limit int) (warehouse.Runnable, error) {
+	if strings.TrimSpace(text) == "" {
+		return warehouse.Runnable{}, warehouse.Reject(string(sqlguard.ClassEmpty),
+			"the reply held no SQL statement; reply with JSON holding the sql field", false)
+	}
+	if limit <= 0 {
+		limit = b.cfg.MaxRows
+	}
+	run, err := b.guard(ctx, text, limit)
+	if err != nil {
+		return warehouse.Runnable{}, err
+	}
+	if err := b.exec.Explain(ctx, run); err != nil {
+		return warehouse.Runnable{}, err
+	}
+	return warehouse.Runnable{Query: warehouse.Query{Backend: Name, Text: text}, Statement: run, Limit: limit}, nil
+}
+
+// guard checks text against the catalog, refreshed once when the query
+// names a table the cached catalog lacks (it may have been created since).
+func (b *Backend) guard(ctx context.Context, text string, limit int) (string, error) {
+	cat, err := b.Catalog(ctx)
+	if err != nil {
+		return "", err
+	}
+	run, err := sqlguard.Guard(text, GuardPolicy(b.cfg.Schemas, tableNames(cat), limit))
+	var rej *sqlguard.Rejection
+	if errors.As(err, &rej) && rej.Class == sqlguard.ClassRelation {
+		if fresh, ferr := b.catalog.Get(ctx, true); ferr == nil {
+			run, err = sqlguard.Guard(text, GuardPolicy(b.cfg.Schemas, tableNames(fresh), limit))
+		}
+	}
+	if errors.As(err, &rej) {
+		return "", warehouse.Reject(string(rej.Class), rej.Reason, rej.Class.Unsafe())
+	}
+	return run, err
+}
+
+// Run implements warehouse.Backend.
+func (b *Backend) Run(ctx context.Context, q warehouse.Runnable) (warehouse.Result, error) {
+	return b.exec.QueryRows(ctx, q.Statement, q.Limit)
+}
+
+// Export implements warehouse.Backend: the query through the guard with a
+// LIMIT of limit+1, streamed.
+func (b *Backend) Export(ctx context.Context, q warehouse.Query, w io.Writer, limit int) (warehouse.ExportStats, error) {
+	if limit <= 0 {
+		limit = b.cfg.MaxRows
+	}
+	run, err := b.guard(ctx, q.Text, limit)
+	if err != nil {
+		return warehouse.ExportStats{}, err
+	}
+	return b.exec.ExportCSV(ctx, run, w, limit)
+}
+
+// Values implements warehouse.Backend: SELECT DISTINCT of the column, as
+// text, as the reader.
+func (b *Backend) Values(ctx context.Context, col warehouse.ColumnRef, limit int) ([]string, error) {
+	cat, err := b.Catalog(ctx)
+	if err != nil {
+		return nil, err
+	}
+	t, ok := cat.Table(col.Schema, col.Table)
+	if !ok {
+		return nil, warehouse.Errorf(warehouse.Invalid, "no table %s.%s in the catalog", col.Schema, col.Table)
+	}
+	if _, ok := t.Column(col.Column); !ok {
+		return nil, warehouse.Errorf(warehouse.Invalid, "no column %s in the catalog", col)
+	}
+	if limit <= 0 {
+		limit = b.cfg.MaxRows
+	}
+	c := pgx.Identifier{col.Column}.Sanitize()
+	sql := fmt.Sprintf("SELECT DISTINCT %[1]s::text FROM %[2]s WHERE %[1]s IS NOT NULL ORDER BY 1 LIMIT %[3]d",
+		c, pgx.Identifier{t.Schema, t.Name}.Sanitize(), limit)
+	res, err := b.exec.QueryRows(ctx, sql, limit)
+	if err != nil {
+		return nil, fmt.Errorf("values of %s: %w", col, err)
+	}
+	values := make([]string, len(res.Rows))
+	for i, row := range res.Rows {
+		values[i], _ = row[0].(string)
+	}
+	return values, nil
+}
+
+// Show implements warehouse.Backend: the SQL as written.
+func (b *Backend) Show(_ context.Context, q warehouse.Query) warehouse.Shown {
+	return warehouse.Shown{Language: "SQL", Text: q.Text}
+}

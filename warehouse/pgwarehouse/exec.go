@@ -1,0 +1,379 @@
+package pgwarehouse
+
+import (
+	"context"
+	"fmt"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgxpool"
+
+	"github.com/analyticsbot/analyticsbot/pgpool"
+	"github.com/analyticsbot/analyticsbot/warehouse"
+)
+
+// Executor defaults.
+const (
+	DefaultReaderRole       = "analyticsbot_reader"
+	DefaultSchema           = "analytics"
+	DefaultStatementTimeout = 30 * time.Second
+	DefaultMaxRows          = 1000
+	DefaultMaxBytes         = 8 << 20
+	DefaultLockTimeout      = 2 * time.Second
+	// readerPoolSize bounds the executor's own connections.
+	readerPoolSize = 8
+)
+
+// rollbackTimeout bounds the ROLLBACK that ends every executor transaction; it
+// runs even when the caller's context is already canceled.
+const rollbackTimeout = 5 * time.Second
+
+// ExecConfig configures an Executor. Zero fields take the defaults.
+type ExecConfig struct {
+	// DatabaseURL is the database to read. The executor logs in to it as
+	// Role with no password (trust or peer authentication, as on a
+	// development machine) unless URL is set.
+	DatabaseURL string
+	// URL connects as the reader role, with its password when it needs one;
+	// it overrides DatabaseURL.
+	URL string
+	// Role is the role generated SQL runs as (default "analyticsbot_reader").
+	Role string
+	// Schemas are the only schemas on the search path (default "analytics").
+	Schemas []string
+	// StatementTimeout cancels a statement that runs longer (default 30s).
+	StatementTimeout time.Duration
+	// MaxRows caps the rows a result keeps when the query names no limit
+	// (default 1000).
+	MaxRows int
+	// MaxBytes caps the size of a result's values as Postgres sends them
+	// (default 8 MiB); a result cut there is Truncated with LimitedBy "bytes".
+	MaxBytes int
+	// LockTimeout makes a statement that waits for a lock fail (default 2s).
+	LockTimeout time.Duration
+}
+
+func (c ExecConfig) withDefaults() ExecConfig {
+	if c.Role == "" {
+		c.Role = DefaultReaderRole
+	}
+	if len(c.Schemas) == 0 {
+		c.Schemas = []string{DefaultSchema}
+	}
+	if c.StatementTimeout <= 0 {
+		c.StatementTimeout = DefaultStatementTimeout
+	}
+	if c.MaxRows <= 0 {
+		c.MaxRows = DefaultMaxRows
+	}
+	if c.MaxBytes <= 0 {
+		c.MaxBytes = DefaultMaxBytes
+	}
+	if c.LockTimeout <= 0 {
+		c.LockTimeout = DefaultLockTimeout
+	}
+	return c
+}
+
+// Executor runs SQL with the least privilege the database can enforce:
+// logged in as a restricted role (its own connections, never the bot's), in
+// a read-only transaction with a statement timeout, one statement over the
+// extended protocol; it always rolls back, and DISCARD ALL cleans the
+// connection before it is used again. It does not check the SQL: Backend
+// puts the static guard in front of it. Errors are *warehouse.Error of kind
+// Timeout, Unavailable, Invalid or Unsafe, wrapping the database's own.
+type Executor struct {
+	cfg ExecConfig
+
+	mu     sync.Mutex
+	pool   *pgxpool.Pool // connected as cfg.Role; opened on first use
+	closed bool
+}
+
+// NewExecutor returns an Executor; zero fields of cfg take defaults. It
+// connects on first use.
+func NewExecutor(cfg ExecConfig) *Executor {
+	return &Executor{cfg: cfg.withDefaults()}
+}
+
+// Config returns the configuration in effect, defaults filled in.
+func (e *Executor) Config() ExecConfig { return e.cfg }
+
+// Close closes the executor's connections.
+func (e *Executor) Close() {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	e.closed = true
+	if e.pool != nil {
+		e.pool.Close()
+		e.pool = nil
+	}
+}
+
+// Ping checks that the executor can log in as its role.
+func (e *Executor) Ping(ctx context.Context) error {
+	pool, err := e.readerPool(ctx)
+	if err != nil {
+		return err
+	}
+	if err := pool.Ping(ctx); err != nil {
+		return e.loginError(err)
+	}
+	return nil
+}
+
+// readerPool returns the pool of connections logged in as the reader role,
+// opening it on first use (and again after a failure).
+func (e *Executor) readerPool(ctx context.Context) (*pgxpool.Pool, error) {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	if e.closed {
+		return nil, warehouse.Errorf(warehouse.Unavailable, "the executor is closed")
+	}
+	if e.pool != nil {
+		return e.pool, nil
+	}
+	cfg, err := e.poolConfig()
+	if err != nil {
+		return nil, err
+	}
+	pool, err := pgxpool.NewWithConfig(ctx, cfg)
+	if err != nil {
+		return nil, e.loginError(err)
+	}
+	e.pool = pool
+	return pool, nil
+}
+
+func (e *Executor) poolConfig() (*pgxpool.Config, error) {
+	raw := e.cfg.URL
+	if raw == "" {
+		raw = e.cfg.DatabaseURL
+	}
+	cfg, err := pgxpool.ParseConfig(raw)
+	if err != nil {
+		// pgconn redacts the password in its parse errors.
+		return nil, fmt.Errorf("reader database URL: %w", err)
+	}
+	if e.cfg.URL == "" {
+		cfg.ConnConfig.User, cfg.ConnConfig.Password = e.cfg.Role, ""
+	}
+	pgpool.Configure(cfg)
+	cfg.MaxConns = readerPoolSize
+	cfg.MinConns = 0
+	cfg.ConnConfig.RuntimeParams["application_name"] = "analyticsbot-reader"
+	// No prepared statements: DISCARD ALL after each query would drop them
+	// under pgx's statement cache.
+	cfg.ConnConfig.DefaultQueryExecMode = pgx.QueryExecModeExec
+	return cfg, nil
+}
+
+// loginError explains a failure to connect as the reader role: the server
+// down, or refusing the role.
+func (e *Executor) loginError(err error) error {
+	kind := warehouse.Unavailable
+	if pgpool.IsLoginError(err) {
+		kind = warehouse.Unauthorized
+	}
+	return warehouse.Errorf(kind, "cannot log in as the reader role %q (%w): run `analyticsbot migrate`, "+
+		"or set READER_DATABASE_URL when the role needs a password", e.cfg.Role, pgpool.Classify(err))
+}
+
+// Query runs sql and returns at most MaxRows rows of JSON-safe values.
+func (e *Executor) Query(ctx context.Context, sql string) (warehouse.Result, error) {
+	return e.QueryRows(ctx, sql, e.cfg.MaxRows)
+}
+
+// QueryRows runs sql and returns at most limit rows (MaxRows when limit is
+// not positive); a result with more is Truncated.
+func (e *Executor) QueryRows(ctx context.Context, sql string, limit int) (warehouse.Result, error) {
+	if limit <= 0 {
+		limit = e.cfg.MaxRows
+	}
+	var res warehouse.Result
+	err := e.inReadOnlyTx(ctx, sql, func(tx pgx.Tx) error {
+		var err error
+		res, err = e.read(ctx, tx, sql, limit)
+		return err
+	})
+	if err != nil {
+		return warehouse.Result{}, fmt.Errorf("run query: %w", err)
+	}
+	return res, nil
+}
+
+// Explain plans sql without running it, as the executor's role, so an unknown
+// column or table comes back in Postgres' own words (`column "foo" does not
+// exist`) for the SQL generator to correct.
+func (e *Executor) Explain(ctx context.Context, sql string) error {
+	err := e.inReadOnlyTx(ctx, sql, func(tx pgx.Tx) error {
+		// QueryExecModeExec: the extended protocol, which refuses a second
+		// statement smuggled after a semicolon, in one round trip and without
+		// caching a plan made under one role for another.
+		_, err := tx.Exec(ctx, "EXPLAIN (FORMAT JSON)\n"+sql, pgx.QueryExecModeExec)
+		return err
+	})
+	if err != nil {
+		return fmt.Errorf("explain query: %w", err)
+	}
+	return nil
+}
+
+// errEmptyQuery is the rejection of SQL that is empty or only whitespace.
+var errEmptyQuery = warehouse.Reject("empty", "the query is empty", false)
+
+// inReadOnlyTx runs fn in a read-only transaction on a connection logged
+// in as the reader role, with the schemas and timeouts pinned, then rolls
+// back whatever happened and cleans the session.
+func (e *Executor) inReadOnlyTx(ctx context.Context, sql string, fn func(pgx.Tx) error) error {
+	if strings.TrimSpace(sql) == "" {
+		return errEmptyQuery
+	}
+	return e.withConn(ctx, func(conn *pgxpool.Conn) error {
+		tx, err := conn.BeginTx(ctx, pgx.TxOptions{AccessMode: pgx.ReadOnly})
+		if err != nil {
+			return err
+		}
+		defer func() {
+			// A failed rollback makes pgx close the connection, so an
+			// aborted transaction cannot leak into the pool.
+			rctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), rollbackTimeout)
+			defer cancel()
+			_ = tx.Rollback(rctx)
+		}()
+
+		// set_config(..., true) is SET LOCAL with bind parameters instead
+		// of quoted identifiers in SQL text, all in one round trip; the
+		// settings end with the transaction. DateStyle, IntervalStyle,
+		// TimeZone and bytea_output pin the text formats the value
+		// conversion relies on.
+		timeoutMS := max(e.cfg.StatementTimeout.Milliseconds(), 1)
+		lockMS := max(e.cfg.LockTimeout.Milliseconds(), 1)
+		_, err = tx.Exec(ctx, `SELECT
+			set_config('search_path', $1, true),
+			set_config('statement_timeout', $2, true),
+			set_config('lock_timeout', $3, true),
+			set_config('DateStyle', 'ISO, MDY', true),
+			set_config('IntervalStyle', 'postgres', true),
+			set_config('TimeZone', 'UTC', true),
+			set_config('bytea_output', 'hex', true),
+			set_config('extra_float_digits', '1', true)`,
+			searchPath(e.cfg.Schemas), strconv.FormatInt(timeoutMS, 10), strconv.FormatInt(lockMS, 10))
+		if err != nil {
+			return fmt.Errorf("prepare the read-only transaction: %w", err)
+		}
+		return fn(tx)
+	})
+}
+
+// withConn runs fn on a connection of the reader's pool and releases it
+// cleaned; the error comes back classified.
+func (e *Executor) withConn(ctx context.Context, fn func(*pgxpool.Conn) error) (err error) {
+	defer func() { err = e.kindOf(ctx, err) }()
+	pool, err := e.readerPool(ctx)
+	if err != nil {
+		return err
+	}
+	conn, err := pool.Acquire(ctx)
+	if err != nil {
+		if pgpool.IsLoginError(err) {
+			return e.loginError(err)
+		}
+		return err
+	}
+	defer e.release(ctx, conn)
+	return fn(conn)
+}
+
+// searchPath is the search_path value naming schemas, each quoted.
+func searchPath(schemas []string) string {
+	quoted := make([]string, len(schemas))
+	for i, s := range schemas {
+		quoted[i] = pgx.Identifier{s}.Sanitize()
+	}
+	return strings.Join(quoted, ", ")
+}
+
+// cleanTimeout bounds the DISCARD ALL that cleans a connection.
+const cleanTimeout = 5 * time.Second
+
+// release cleans the session with DISCARD ALL (settings changed for the
+// session, session advisory locks, LISTEN, temporary tables, prepared
+// statements: whatever a statement left behind) and returns the connection
+// to the pool; a connection that cannot be cleaned is closed instead.
+func (e *Executor) release(ctx context.Context, conn *pgxpool.Conn) {
+	cctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), cleanTimeout)
+	defer cancel()
+	if conn.Conn().IsClosed() {
+		conn.Release()
+		return
+	}
+	if _, err := conn.Exec(cctx, "DISCARD ALL"); err != nil {
+		raw := conn.Hijack()
+		_ = raw.Close(cctx)
+		return
+	}
+	conn.Release()
+}
+
+// read runs sql and converts at most limit rows.
+func (e *Executor) read(ctx context.Context, tx pgx.Tx, sql string, limit int) (warehouse.Result, error) {
+	// Canceled once enough rows are read, so the server stops producing the
+	// rest instead of streaming them to be thrown away.
+	qctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+
+	// QueryExecModeExec: extended protocol (one statement only), no statement
+	// cache (plans are per role), results in text format, which every type
+	// has, so unknown types come back as their text rather than failing.
+	rows, err := tx.Query(qctx, sql, pgx.QueryExecModeExec)
+	if err != nil {
+		return warehouse.Result{}, err
+	}
+	defer rows.Close()
+
+	fields := rows.FieldDescriptions()
+	typeMap := tx.Conn().TypeMap()
+	res := warehouse.Result{Columns: make([]warehouse.Column, len(fields)), Rows: make([][]any, 0)}
+	decoders := make([]decoder, len(fields))
+	for i, f := range fields {
+		res.Columns[i] = warehouse.Column{Name: f.Name, Kind: kindOfOID(typeMap, f.DataTypeOID), Type: typeName(typeMap, f.DataTypeOID)}
+		decoders[i] = decoderFor(typeMap, f.DataTypeOID)
+	}
+
+	size := 0
+	for rows.Next() {
+		if len(res.Rows) == limit {
+			res.Truncated, res.LimitedBy = true, warehouse.LimitRows
+			cancel()
+			break
+		}
+		raw := rows.RawValues()
+		for _, b := range raw {
+			size += len(b)
+		}
+		if size > e.cfg.MaxBytes {
+			res.Truncated, res.LimitedBy = true, warehouse.LimitBytes
+			cancel()
+			break
+		}
+		row := make([]any, len(raw))
+		for i, b := range raw {
+			if b != nil {
+				row[i] = decoders[i](string(b))
+			}
+		}
+		res.Rows = append(res.Rows, row)
+	}
+	rows.Close()
+	// After a deliberate cancel the error is only our own "canceling
+	// statement due to user request".
+	if err := rows.Err(); err != nil && !res.Truncated {
+		return warehouse.Result{}, err
+	}
+	res.RowCount = len(res.Rows)
+	return res, nil
+}

@@ -1,0 +1,75 @@
+package pgwarehouse
+
+import (
+	"context"
+	"fmt"
+	"io"
+
+	"github.com/jackc/pgx/v5"
+
+	"github.com/analyticsbot/analyticsbot/warehouse"
+)
+
+// ExportCSV runs sql like Query, under the same read-only protections, and
+// streams its rows to w as CSV (a header, then at most maxRows rows) as
+// they arrive, so an export of millions of rows needs no more memory than
+// one row. Values are written as warehouse.Text formats them, the same as an
+// export of a cached result.
+func (e *Executor) ExportCSV(ctx context.Context, sql string, w io.Writer, maxRows int) (warehouse.ExportStats, error) {
+	var st warehouse.ExportStats
+	err := e.inReadOnlyTx(ctx, sql, func(tx pgx.Tx) error {
+		var err error
+		st, err = e.stream(ctx, tx, sql, warehouse.NewCSVWriter(w), maxRows)
+		return err
+	})
+	if err != nil {
+		return st, fmt.Errorf("export query: %w", err)
+	}
+	return st, nil
+}
+
+func (e *Executor) stream(ctx context.Context, tx pgx.Tx, sql string, w *warehouse.CSVWriter, maxRows int) (warehouse.ExportStats, error) {
+	var st warehouse.ExportStats
+	qctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	rows, err := tx.Query(qctx, sql, pgx.QueryExecModeExec)
+	if err != nil {
+		return st, err
+	}
+	defer rows.Close()
+
+	fields := rows.FieldDescriptions()
+	typeMap := tx.Conn().TypeMap()
+	names := make([]string, len(fields))
+	decoders := make([]decoder, len(fields))
+	for i, f := range fields {
+		names[i] = f.Name
+		decoders[i] = decoderFor(typeMap, f.DataTypeOID)
+	}
+	if err := w.WriteHeader(names); err != nil {
+		return st, err
+	}
+	row := make([]any, len(fields))
+	for rows.Next() {
+		if st.Rows == maxRows {
+			st.Truncated = true
+			cancel()
+			break
+		}
+		for i, b := range rows.RawValues() {
+			row[i] = nil
+			if b != nil {
+				row[i] = decoders[i](string(b))
+			}
+		}
+		if err := w.WriteRow(row); err != nil {
+			return st, err
+		}
+		st.Rows++
+	}
+	rows.Close()
+	if err := rows.Err(); err != nil && !st.Truncated {
+		return st, err
+	}
+	return st, w.Flush()
+}

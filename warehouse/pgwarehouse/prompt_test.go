@@ -1,0 +1,108 @@
+package pgwarehouse_test
+
+import (
+	"flag"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/analyticsbot/analyticsbot/prompts"
+	"github.com/analyticsbot/analyticsbot/warehouse"
+	"github.com/analyticsbot/analyticsbot/warehouse/pgwarehouse"
+)
+
+var update = flag.Bool("update", false, "rewrite the golden files")
+
+// TestPromptGolden renders the SQL generator's prompt as the generator
+// does and compares it with testdata/<name>.golden (-update rewrites them).
+func TestPromptGolden(t *testing.T) {
+	t.Parallel()
+	tables := []warehouse.Table{{
+		Schema: "analytics", Name: "apps", Comment: "One row per Steam game.",
+		Columns: []warehouse.TableColumn{
+			{Name: "app_id", Type: "integer", Comment: "Steam application id."},
+			{Name: "release_year", Type: "integer"},
+		},
+	}}
+	marts := append(tables, warehouse.Table{Schema: "finance", Name: "revenue",
+		Columns: []warehouse.TableColumn{{Name: "app_id", Type: "integer"}, {Name: "usd", Type: "numeric(12,2)"}}})
+	d := pgwarehouse.New(pgwarehouse.Config{}).Dialect()
+	base := prompts.GenerateQuery{Prompt: d.Prompt, Domain: "Steam games", Question: "How many games were released in 2018?",
+		Today: "2026-11-21", Schemas: []string{"analytics"}, Catalog: d.Describe(tables), MaxRows: 1000}
+	tests := []struct {
+		name   string
+		adjust func(*prompts.GenerateQuery)
+	}{
+		{"generate_sql", func(g *prompts.GenerateQuery) { g.Examples = prompts.DefaultExamples()[:1] }},
+		{"generate_sql_retry", func(g *prompts.GenerateQuery) {
+			g.PreviousQuery, g.PreviousError = "SELECT count(*) FROM analytics.apps WHERE year = 2018", `column "year" does not exist`
+		}},
+		{"generate_sql_follow_up", func(g *prompts.GenerateQuery) {
+			g.Question = "How many games were released in 2017?"
+			g.EarlierQuery = "SELECT count(*) AS games FROM analytics.apps WHERE release_year = 2018"
+		}},
+		{"generate_sql_schemas", func(g *prompts.GenerateQuery) {
+			g.Question = "Which games earned the most?"
+			g.Schemas, g.Catalog = []string{"analytics", "finance"}, d.Describe(marts)
+		}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			data := base
+			tt.adjust(&data)
+			got, err := prompts.Render(data)
+			require.NoError(t, err)
+			path := filepath.Join("testdata", tt.name+".golden")
+			if *update {
+				require.NoError(t, os.WriteFile(path, []byte(got), 0o644))
+			}
+			want, err := os.ReadFile(path)
+			require.NoError(t, err, "read golden (run go test ./warehouse/pgwarehouse -run TestPromptGolden -update)")
+			assert.Equal(t, string(want), got)
+			assert.True(t, strings.HasSuffix(strings.TrimSpace(got), "Question: "+data.Question),
+				"the prompt must end with the question line the scripted model matches on")
+		})
+	}
+}
+
+// TestParseReply reads the generator's replies: JSON, a fenced block, a
+// bare statement, or nothing usable.
+func TestParseReply(t *testing.T) {
+	t.Parallel()
+	parse := pgwarehouse.New(pgwarehouse.Config{}).Dialect().Parse
+	tests := []struct {
+		name   string
+		reply  string
+		want   warehouse.Generated
+		wantOK bool
+	}{
+		{name: "json", reply: `{"sql": "SELECT 1;", "assumptions": ["a"], "explanation": "e"}`,
+			want: warehouse.Generated{Text: "SELECT 1", Assumptions: []string{"a"}, Explanation: "e"}, wantOK: true},
+		{name: "fenced", reply: "Here:\n```sql\nSELECT 2\n```", want: warehouse.Generated{Text: "SELECT 2"}, wantOK: true},
+		{name: "bare", reply: "SELECT 3 FROM t;;", want: warehouse.Generated{Text: "SELECT 3 FROM t"}, wantOK: true},
+		{name: "prose with", reply: "I would start with the apps table."},
+		{name: "nothing", reply: "I cannot answer that."},
+		{name: "json in prose and fences", reply: "Sure!\n```json\n{\"sql\": \"SELECT count(*) FROM analytics.apps\", \"assumptions\": []}\n```",
+			want: warehouse.Generated{Text: "SELECT count(*) FROM analytics.apps", Assumptions: []string{}}, wantOK: true},
+		{name: "fenced sql in prose", reply: "Here you go:\n```sql\nSELECT name\nFROM analytics.apps;\n```\nEnjoy",
+			want: warehouse.Generated{Text: "SELECT name\nFROM analytics.apps"}, wantOK: true},
+		{name: "bare select in a sentence", reply: "The query is SELECT 2 AS two", want: warehouse.Generated{Text: "SELECT 2 AS two"}, wantOK: true},
+		{name: "bare with", reply: "WITH x AS (SELECT 1) SELECT * FROM x;", want: warehouse.Generated{Text: "WITH x AS (SELECT 1) SELECT * FROM x"}, wantOK: true},
+		{name: "json without sql", reply: `{"answer": "no idea"}`},
+		{name: "empty", reply: ""},
+		{name: "broken json with a fenced block", reply: "{\"sql\": \"SELECT 1\n```sql\nSELECT 3\n```", want: warehouse.Generated{Text: "SELECT 3"}, wantOK: true},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			got, ok := parse(tt.reply)
+			assert.Equal(t, tt.wantOK, ok)
+			assert.Equal(t, tt.want, got)
+		})
+	}
+}

@@ -1,0 +1,143 @@
+// Package warehouse is the seam between the bot and the data it answers
+// from. A Backend describes its catalog, checks a query written in its own
+// language, runs it under the row and byte caps, streams exports and lists
+// the distinct values of a column; its Dialect tells the query generator and
+// the people what that language is. Results, columns and catalogs use
+// neutral kinds (number, text, time, bool, other), and errors carry a Kind
+// read with errors.As, so nothing outside a backend's package knows which
+// database is behind it. Package pgwarehouse answers from PostgreSQL,
+// package cubewarehouse from a Cube semantic layer; warehousetest holds the
+// conformance suite every backend passes.
+package warehouse
+
+import (
+	"context"
+	"crypto/md5"
+	"encoding/hex"
+	"io"
+)
+
+// Backend is where questions are answered from. Implementations are safe for
+// concurrent use.
+type Backend interface {
+	// Name identifies the backend in stored queries, logs and metrics, e.g.
+	// "postgres" or "cube".
+	Name() string
+	// Dialect describes the backend's query language to the generator and
+	// to people.
+	Dialect() Dialect
+	// Catalog describes what may be queried. An empty catalog is an *Error
+	// of kind NoData.
+	Catalog(ctx context.Context) (*Catalog, error)
+	// Check checks text, a query in the backend's language, and returns it
+	// ready to run with at most limit rows (0: the backend's own cap). A
+	// query that may not run is an *Error of kind Invalid (worth
+	// rewriting) or Unsafe (never to be retried).
+	Check(ctx context.Context, text string, limit int) (Runnable, error)
+	// Run runs a checked query.
+	Run(ctx context.Context, q Runnable) (Result, error)
+	// Export checks q as Check does and streams its rows, up to limit, to w
+	// as CSV (see NewCSVWriter) as they arrive: every row of an answer
+	// whose result was cut.
+	Export(ctx context.Context, q Query, w io.Writer, limit int) (ExportStats, error)
+	// Values lists up to limit distinct non-null values of a column of the
+	// catalog as text, in order.
+	Values(ctx context.Context, col ColumnRef, limit int) ([]string, error)
+	// Show returns what Show SQL shows for a query of this backend.
+	Show(ctx context.Context, q Query) Shown
+}
+
+// Query is a query in the language of the backend named by Backend: SQL for
+// "postgres", a Cube query (JSON) for "cube".
+type Query struct {
+	Backend string `json:"backend"`
+	Text    string `json:"text"`
+}
+
+// IsZero reports whether q holds no query.
+func (q Query) IsZero() bool { return q.Text == "" }
+
+// ID names the query's result in a thread: the first 8 hex characters of
+// the MD5 of its text, what buttons carry.
+func (q Query) ID() string { return QueryID(q.Text) }
+
+// QueryID returns the id of a query text, see Query.ID.
+func QueryID(text string) string {
+	sum := md5.Sum([]byte(text))
+	return hex.EncodeToString(sum[:4])
+}
+
+// Runnable is a query a backend checked and may run.
+type Runnable struct {
+	// Query is the query as checked, normalised by the backend: what users
+	// see, the cache keeps and Show SQL shows.
+	Query Query
+	// Statement is what the backend runs: Query with its caps applied. It
+	// may ask for one row more than Limit, so a result that was cut can be
+	// told from one that has exactly Limit rows.
+	Statement string
+	// Limit is the most rows a result keeps; one with more is Truncated. 0
+	// means the query's own limit is the answer and nothing is cut.
+	Limit int
+}
+
+// ExportStats describes an export.
+type ExportStats struct {
+	// Rows is the number of data rows written.
+	Rows int
+	// Truncated reports that the query had more rows than the export's limit.
+	Truncated bool
+}
+
+// Generated is the generator's reply as a dialect reads it.
+type Generated struct {
+	// Text is the query; empty when the reply held none.
+	Text        string
+	Assumptions []string
+	Explanation string
+}
+
+// Dialect is what a backend tells the query generator and people about its
+// query language.
+type Dialect struct {
+	// Language names a query for people: "SQL", "Cube query".
+	Language string
+	// Step names the generator's model call, as scripted models match it:
+	// "generate_sql", "generate_cube", else "generate_query".
+	Step string
+	// Prompt is the generator prompt, a text/template rendered from
+	// prompts.GenerateQuery by package prompts (with its functions and
+	// missingkey=error).
+	Prompt string
+	// Describe lists tables of the catalog for the prompt, in the
+	// dialect's own terms.
+	Describe func(tables []Table) string
+	// Parse reads the generator's reply; ok is false when it held no query.
+	Parse func(reply string) (g Generated, ok bool)
+	// MaxRows is the most rows the backend returns for an answer, when it
+	// has a cap of its own (a semantic layer's); 0 means the caller's.
+	MaxRows int
+	// Writing and Checking label the generator and the validator in
+	// progress messages: "Writing SQL…", "Checking the SQL…".
+	Writing, Checking string
+	// Source names where answers come from in messages to users: "the
+	// database", "the semantic layer (Cube)".
+	Source string
+	// Scope says what the catalog covers, for the message shown when it is
+	// empty: `the "analytics" schema`.
+	Scope string
+	// EmptyHint and AuthHint tell whoever runs the bot what to check when
+	// the catalog is empty or the backend refuses the bot's credentials.
+	EmptyHint, AuthHint string
+}
+
+// Shown is a query as Show SQL presents it.
+type Shown struct {
+	// Language names the query: "SQL", "Cube query".
+	Language string
+	// Text is the query, formatted for reading.
+	Text string
+	// SQL is the SQL the backend runs for a query that is not SQL itself
+	// (empty when the backend cannot say), and SQLBy names who wrote it.
+	SQL, SQLBy string
+}
