@@ -114,7 +114,7 @@ func TestRecordTurnMetrics(t *testing.T) {
 
 	gotTurns := counts(t, ms, "analyticsbot.turns")
 	wantTurns := map[string]int64{
-		"backend=postgres,intent=analytics_query,outcome=ok":     2,
+		"backend=postgres,intent=analytics_query,outcome=ok":       2,
 		"backend=cube,intent=analytics_query,outcome=unsafe_query": 1,
 	}
 	assert.Equal(t, wantTurns, gotTurns, "turns: got %v, want %v", gotTurns, wantTurns)
