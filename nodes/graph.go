@@ -13,8 +13,8 @@ const (
 	NodeExecuteQuery   = "execute_query"
 	NodeInterpret      = "interpret"
 	NodeFormatAnswer   = "format_answer"
-	NodeExportCSV      = "export_csv"
-	NodeShowSQL        = "show_sql"
+	NodeExportCSV      = string(IntentExportCSV)
+	NodeShowSQL        = string(IntentShowSQL)
 	NodeDecline        = "decline"
 	NodeHandleError    = "handle_error"
 	NodeSaveTurn       = "save_turn"

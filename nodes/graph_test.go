@@ -8,6 +8,10 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/analyticsbot/analyticsbot/warehouse"
+	"github.com/analyticsbot/analyticsbot/warehouse/cubewarehouse"
+	"github.com/analyticsbot/analyticsbot/warehouse/pgwarehouse"
 )
 
 var update = flag.Bool("update", false, "rewrite testdata/*.golden from the current output")
@@ -124,5 +128,33 @@ func TestAfterValidationAndExecution(t *testing.T) {
 	}
 	if got := afterValidation(0)(&State{ErrorKind: ErrInvalidQuery}); got != NodeHandleError {
 		t.Errorf("afterValidation with 0 retries allowed = %s, want %s", got, NodeHandleError)
+	}
+}
+
+// The generator's and the validator's progress labels are the backend's
+// words for its query language.
+func TestGraphLabelsComeFromTheBackend(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name                   string
+		backend                warehouse.Backend
+		wantWriting, wantCheck string
+	}{
+		{"no backend (the drawing)", nil, "Writing the query…", "Checking the query…"},
+		{"postgres", pgwarehouse.New(pgwarehouse.Config{}), "Writing SQL…", "Checking the SQL…"},
+		{"cube", cubewarehouse.New(nil, cubewarehouse.Config{}), "Writing the Cube query…", "Checking the Cube query…"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			g, err := Graph((&Nodes{Warehouse: tt.backend}).Defaults()).Compile()
+			require.NoError(t, err)
+			labels := map[string]string{}
+			for _, info := range g.Nodes() {
+				labels[info.Name] = info.Label
+			}
+			assert.Equal(t, tt.wantWriting, labels[NodeGenerateQuery])
+			assert.Equal(t, tt.wantCheck, labels[NodeValidateQuery])
+		})
 	}
 }

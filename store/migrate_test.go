@@ -10,7 +10,9 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/analyticsbot/analyticsbot/migrations"
+	"github.com/analyticsbot/analyticsbot/store"
 	"github.com/analyticsbot/analyticsbot/store/storetest"
+	"github.com/analyticsbot/analyticsbot/warehouse"
 )
 
 func TestMigrationsUpDownUp(t *testing.T) {
@@ -85,4 +87,59 @@ func TestReaderRoleAttributes(t *testing.T) {
 		"idle_in_transaction_session_timeout=60s", "search_path=analytics"} {
 		assert.Contains(t, settings, want, "per-database default of the reader")
 	}
+}
+
+// TestMigrateMovesTablesOutOfPublic: an installation migrated before the
+// bot had a schema of its own kept its tables in public, where
+// ANALYTICS_SCHEMA=public would answer questions from them. Migrate moves
+// them, rows, sequences and migration history included, runs no migration
+// twice, and names the backend of every stored query.
+func TestMigrateMovesTablesOutOfPublic(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	_, url := storetest.NewWithURL(t) // migrated into the bot's schema: start over in public
+	old, err := store.Open(ctx, url, store.WithSchema("public"))
+	require.NoError(t, err)
+	t.Cleanup(old.Close)
+	_, err = old.Pool().Exec(ctx, `DROP SCHEMA analyticsbot CASCADE`)
+	require.NoError(t, err)
+	// The old layout: everything in public, migrated up to the last
+	// version before stored queries named their backend.
+	sqlDB := stdlib.OpenDBFromPool(old.Pool())
+	t.Cleanup(func() { sqlDB.Close() })
+	provider, err := goose.NewProvider(goose.DialectPostgres, sqlDB, migrations.FS)
+	require.NoError(t, err)
+	_, err = provider.UpTo(ctx, 7)
+	require.NoError(t, err)
+	_, err = old.Pool().Exec(ctx, `INSERT INTO conversation_turns (thread_id, user_message, sql, query_id)
+		VALUES ('T1', 'sql?', 'SELECT 1', '00000001'), ('T1', 'cube?', '  {"measures": ["Apps.count"]}', '00000002'),
+		       ('T1', 'thanks', '', '')`)
+	require.NoError(t, err)
+
+	db, err := store.Open(ctx, url)
+	require.NoError(t, err)
+	t.Cleanup(db.Close)
+	require.NoError(t, db.Migrate(ctx), "migrate an old installation")
+
+	var inPublic, inOwn []string
+	require.NoError(t, db.Pool().QueryRow(ctx, `
+		SELECT coalesce(array_agg(tablename::text ORDER BY tablename) FILTER (WHERE schemaname = 'public'), '{}'),
+		       coalesce(array_agg(tablename::text ORDER BY tablename) FILTER (WHERE schemaname = 'analyticsbot'), '{}')
+		FROM pg_tables WHERE schemaname IN ('public', 'analyticsbot')`).Scan(&inPublic, &inOwn))
+	assert.Empty(t, inPublic, "nothing of the bot's left in public")
+	assert.Equal(t, []string{"chat_query_logs", "conversation_turns", "goose_db_version", "query_results", "slack_deliveries"}, inOwn)
+
+	turns, err := db.RecentTurns(ctx, "T1", 5)
+	require.NoError(t, err)
+	require.Len(t, turns, 3, "the old turns moved with their table")
+	assert.Equal(t, pgQuery("SELECT 1"), turns[0].Query, "SQL is the postgres backend's")
+	assert.Equal(t, warehouse.Query{Backend: "cube", Text: `  {"measures": ["Apps.count"]}`}, turns[1].Query, "JSON is Cube's")
+	assert.Equal(t, warehouse.Query{}, turns[2].Query, "no query, no backend")
+	var versions, distinct int
+	require.NoError(t, db.Pool().QueryRow(ctx, `SELECT count(*), count(DISTINCT version_id) FROM goose_db_version WHERE version_id > 0`).
+		Scan(&versions, &distinct))
+	assert.Equal(t, distinct, versions, "no migration ran twice")
+	_, err = db.AddTurn(ctx, store.Turn{ThreadID: "T1", UserMessage: "and new ones?"})
+	require.NoError(t, err, "the moved sequence still numbers new turns")
+	require.NoError(t, db.Migrate(ctx), "migrating again changes nothing")
 }

@@ -182,6 +182,21 @@ func TestExamples(t *testing.T) {
 	}
 }
 
+// TestButtons: the page learns the buttons' action ids from the server,
+// and each one it lists is one POST /api/actions presses.
+func TestButtons(t *testing.T) {
+	t.Parallel()
+	b := newTestBot(t, "")
+	srv := newTestServer(t, b, Config{})
+	resp, data := doJSON(t, srv, http.MethodGet, "/api/buttons", nil, nil)
+	require.Equal(t, http.StatusOK, resp.StatusCode, "status; body %s", data)
+	assert.JSONEq(t, `{"buttons": [{"action": "export_csv", "label": "Export CSV", "download": true},
+		{"action": "show_sql", "label": "Show SQL", "download": false}]}`, string(data))
+
+	resp, data = doJSON(t, srv, http.MethodPost, "/api/buttons", map[string]any{}, nil)
+	assert.Equal(t, http.StatusMethodNotAllowed, resp.StatusCode, "body %s", data)
+}
+
 func TestPageAndHealth(t *testing.T) {
 	t.Parallel()
 	b := newTestBot(t, "")

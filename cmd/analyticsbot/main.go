@@ -21,7 +21,8 @@ const usage = `analyticsbot answers data questions from Postgres.
 
 Usage:
   analyticsbot migrate                 create the database if needed and apply migrations
-  analyticsbot demo load               load the Steam demo data into the analytics schema
+  analyticsbot demo load               load the Steam demo data into the (first) analytics schema
+  analyticsbot grant                   let the reader role read every schema of ANALYTICS_SCHEMA
   analyticsbot graph                   print the workflow as a Mermaid flowchart
   analyticsbot chat                    chat in the terminal (:csv, :sql, :new, :help, :quit)
   analyticsbot serve                   serve the web chat on HTTP_ADDR, and Slack too when SLACK_* is set
@@ -87,6 +88,8 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 			return fmt.Errorf("%w: analyticsbot demo load", errUsage)
 		}
 		return demoLoad(ctx, stdout)
+	case "grant":
+		return grant(ctx, stdout)
 	case "graph":
 		return graph(ctx, stdout)
 	case "chat":

@@ -165,6 +165,14 @@ func TestCLIGraph(t *testing.T) {
 	t.Parallel()
 	got := runCLI(t, "", "graph")
 	require.NoError(t, got.err)
+	for _, doc := range []string{"../../README.md", "../../docs/workflow.md", "../../docs/architecture.md"} {
+		text, err := os.ReadFile(doc)
+		require.NoError(t, err)
+		_, block, ok := strings.Cut(string(text), "<!-- analyticsbot graph -->\n```mermaid\n")
+		require.True(t, ok, "%s must show the graph after an <!-- analyticsbot graph --> marker", doc)
+		block, _, _ = strings.Cut(block, "```")
+		assert.Equal(t, got.stdout, block, "%s shows what `analyticsbot graph` prints", doc)
+	}
 	assert.True(t, strings.HasPrefix(got.stdout, "flowchart"), "got %.40q, want a Mermaid flowchart", got.stdout)
 	for _, node := range []string{
 		nodes.NodeRouteIntent, nodes.NodeResolveContext, nodes.NodeGenerateQuery, nodes.NodeValidateQuery,

@@ -4,11 +4,13 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"strings"
 
 	"github.com/analyticsbot/analyticsbot/bot"
 	"github.com/analyticsbot/analyticsbot/demo"
 	"github.com/analyticsbot/analyticsbot/nodes"
 	"github.com/analyticsbot/analyticsbot/store"
+	"github.com/analyticsbot/analyticsbot/warehouse/pgwarehouse"
 )
 
 func migrate(ctx context.Context, out io.Writer) error {
@@ -49,6 +51,26 @@ func demoLoad(ctx context.Context, out io.Writer) error {
 	}
 	fmt.Fprintf(out, "demo data loaded into %q in %s: %d games, %d developers, %d publishers, %d genres, %d tags\n",
 		schema, st.Elapsed.Round(1e6), st.Apps, st.Developers, st.Publishers, st.Genres, st.Tags)
+	return nil
+}
+
+// grant lets the reader role read every analytics schema, as the bot's own
+// login (which must own the tables or hold the grant option).
+func grant(ctx context.Context, out io.Writer) error {
+	cfg, err := bot.ConfigFromEnv()
+	if err != nil {
+		return err
+	}
+	db, err := store.Open(ctx, cfg.DatabaseURL, store.WithSchema(cfg.BotSchema))
+	if err != nil {
+		return err
+	}
+	defer db.Close()
+	if err := pgwarehouse.Grant(ctx, db.Pool(), cfg.ReaderRole, cfg.Schemas); err != nil {
+		return err
+	}
+	fmt.Fprintf(out, "%s may now read every table of %s, and the tables created there later\n",
+		cfg.ReaderRole, strings.Join(cfg.Schemas, ", "))
 	return nil
 }
 

@@ -221,9 +221,9 @@
   }
 
   /**
-   * buttons are the server's buttons under answers (GET /api/buttons), by action id: which download a
-   * file and what they are called. Fetched once; a page that cannot load them still follows the
-   * server's Content-Disposition.
+   * buttons are the server's buttons under answers (GET /api/buttons), by action id: which of them
+   * download a file. Fetched once; a page that cannot load them still follows the server's
+   * Content-Disposition.
    */
   let buttons = null;
   async function buttonInfo(action) {
@@ -253,7 +253,7 @@
       }
       const data = await res.json();
       botBlocks(data.blocks, data.text || data.sql);
-      announce(info.label ? info.label + ": done." : "Done.");
+      announce(data.sql ? "SQL shown." : "Done.");
     } catch (err) {
       botError(err instanceof ApiError ? err.message : "Could not reach the server.");
     } finally {
