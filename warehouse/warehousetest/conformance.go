@@ -1,0 +1,218 @@
+package warehousetest
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/analyticsbot/analyticsbot/warehouse"
+)
+
+// Harness is a backend under test with the fixture loaded, and the queries
+// the suite needs written in the backend's own language.
+type Harness struct {
+	// Backend answers from the fixture.
+	Backend warehouse.Backend
+	// Schema and Table name the fixture's table in the catalog.
+	Schema, Table string
+	// Column names a fixture column in the catalog ("name", Cube's
+	// "Items.name"); nil means the fixture's own names.
+	Column func(name string) string
+	// All reads id, name, price and active of every item, ordered by id,
+	// with no limit of its own.
+	All string
+	// Invalid names a column the table does not have.
+	Invalid string
+	// Unsafe changes data; empty when the language cannot express it.
+	Unsafe string
+	// Reply is a generator reply in the dialect's format whose query is All.
+	Reply string
+	// Unreachable is the same backend pointed at a server that does not
+	// answer; nil when there is no server.
+	Unreachable warehouse.Backend
+}
+
+func (h Harness) column(name string) string {
+	if h.Column == nil {
+		return name
+	}
+	return h.Column(name)
+}
+
+// RunConformance checks that h.Backend behaves as every backend must: its
+// catalog, checks, results, limits, exports, distinct values, errors and
+// dialect. Each check is a subtest.
+func RunConformance(t *testing.T, h Harness) {
+	t.Helper()
+	b := h.Backend
+	ctx := context.Background()
+	t.Run("Catalog", func(t *testing.T) {
+		cat, err := b.Catalog(ctx)
+		require.NoError(t, err)
+		tb, ok := cat.Table(h.Schema, h.Table)
+		require.True(t, ok, "the catalog has the fixture table %s.%s", h.Schema, h.Table)
+		for _, fc := range FixtureColumns {
+			c, ok := tb.Column(h.column(fc.Name))
+			if assert.True(t, ok, "column %s", fc.Name) {
+				assert.Equal(t, fc.Kind, c.Kind, "kind of column %s", fc.Name)
+				assert.NotEmpty(t, c.Type, "native type of column %s", fc.Name)
+			}
+		}
+		if h.Schema != "" {
+			assert.Contains(t, cat.Schemas(), h.Schema)
+		}
+	})
+	t.Run("Run", func(t *testing.T) {
+		r, err := b.Check(ctx, h.All, 0)
+		require.NoError(t, err)
+		assert.Equal(t, b.Name(), r.Query.Backend, "the checked query names its backend")
+		res, err := b.Run(ctx, r)
+		require.NoError(t, err)
+		require.Len(t, res.Columns, len(FixtureColumns))
+		for i, fc := range FixtureColumns {
+			assert.Equal(t, fc.Name, res.Columns[i].Name, "column %d", i)
+			assert.Equal(t, fc.Kind, res.Columns[i].Kind, "kind of column %s", fc.Name)
+		}
+		assertRows(t, FixtureRows(), res.Rows)
+		assert.Equal(t, len(FixtureRows()), res.RowCount)
+		assert.False(t, res.Truncated, "a whole result is not cut")
+	})
+	t.Run("RowLimit", func(t *testing.T) {
+		r, err := b.Check(ctx, h.All, 3)
+		require.NoError(t, err)
+		res, err := b.Run(ctx, r)
+		require.NoError(t, err)
+		assert.Equal(t, 3, res.RowCount)
+		assert.True(t, res.Truncated, "more rows than the limit: cut")
+		assert.Equal(t, warehouse.LimitRows, res.LimitedBy)
+		assertRows(t, FixtureRows()[:3], res.Rows)
+		again, err := b.Check(ctx, r.Query.Text, 3)
+		require.NoError(t, err)
+		assert.Equal(t, r, again, "the stored query checks the same again")
+	})
+	t.Run("Export", func(t *testing.T) {
+		r, err := b.Check(ctx, h.All, 0)
+		require.NoError(t, err)
+		res, err := b.Run(ctx, r)
+		require.NoError(t, err)
+		var want, got bytes.Buffer
+		require.NoError(t, warehouse.WriteCSV(&want, res))
+		st, err := b.Export(ctx, r.Query, &got, 100)
+		require.NoError(t, err)
+		assert.Equal(t, warehouse.ExportStats{Rows: len(FixtureRows())}, st)
+		assert.Equal(t, want.String(), got.String(), "an export writes what the result holds")
+		assert.Contains(t, got.String(), "\n3,\"\",0,true\n4,,5.25,\n", "an empty name is \"\", a NULL nothing")
+
+		got.Reset()
+		st, err = b.Export(ctx, r.Query, &got, 2)
+		require.NoError(t, err)
+		assert.Equal(t, warehouse.ExportStats{Rows: 2, Truncated: true}, st)
+		assert.Equal(t, 3, strings.Count(got.String(), "\n"), "a header and two rows")
+	})
+	t.Run("Values", func(t *testing.T) {
+		col := warehouse.ColumnRef{Schema: h.Schema, Table: h.Table, Column: h.column("name")}
+		got, err := b.Values(ctx, col, 10)
+		require.NoError(t, err)
+		assert.Equal(t, FixtureNames, got, "distinct, not null, in order")
+		got, err = b.Values(ctx, col, 2)
+		require.NoError(t, err)
+		assert.Equal(t, FixtureNames[:2], got, "up to the cap")
+		_, err = b.Values(ctx, warehouse.ColumnRef{Schema: h.Schema, Table: h.Table, Column: h.column("nope")}, 10)
+		assert.Equal(t, warehouse.Invalid, warehouse.KindOf(err), "a column the catalog lacks: %v", err)
+	})
+	t.Run("Rejections", func(t *testing.T) {
+		for _, tt := range []struct {
+			name, text string
+			want       warehouse.ErrorKind
+		}{
+			{"empty", "  ", warehouse.Invalid},
+			{"unknown column", h.Invalid, warehouse.Invalid},
+			{"unsafe", h.Unsafe, warehouse.Unsafe},
+		} {
+			if tt.text == "" && tt.name == "unsafe" {
+				continue // the language cannot change data
+			}
+			_, err := b.Check(ctx, tt.text, 0)
+			var we *warehouse.Error
+			if assert.True(t, errors.As(err, &we), "%s: got %v, want a *warehouse.Error", tt.name, err) {
+				assert.Equal(t, tt.want, we.Kind, "%s: kind", tt.name)
+				assert.NotEmpty(t, we.Reason, "%s: a reason the generator can act on", tt.name)
+			}
+		}
+	})
+	t.Run("Show", func(t *testing.T) {
+		r, err := b.Check(ctx, h.All, 0)
+		require.NoError(t, err)
+		shown := b.Show(ctx, r.Query)
+		assert.NotEmpty(t, shown.Language)
+		assert.NotEmpty(t, strings.TrimSpace(shown.Text))
+	})
+	t.Run("Dialect", func(t *testing.T) {
+		d := b.Dialect()
+		for name, v := range map[string]string{"Language": d.Language, "Step": d.Step, "Prompt": d.Prompt,
+			"Writing": d.Writing, "Checking": d.Checking, "Source": d.Source, "Scope": d.Scope,
+			"EmptyHint": d.EmptyHint, "AuthHint": d.AuthHint} {
+			assert.NotEmpty(t, strings.TrimSpace(v), "Dialect.%s", name)
+		}
+		assert.Contains(t, d.Prompt, "Question: {{.Question}}", "the prompt ends with the question line scripted models match on")
+		cat, err := b.Catalog(ctx)
+		require.NoError(t, err)
+		assert.Contains(t, d.Describe(cat.Tables), h.Table, "the prompt's catalog lists the table")
+		g, ok := d.Parse(h.Reply)
+		require.True(t, ok, "the dialect reads a reply in its own format")
+		_, err = b.Check(ctx, g.Text, 0)
+		assert.NoError(t, err, "the query it read checks")
+		_, ok = d.Parse("I cannot answer that.")
+		assert.False(t, ok, "prose holds no query")
+	})
+	t.Run("Canceled", func(t *testing.T) {
+		r, err := b.Check(ctx, h.All, 0)
+		require.NoError(t, err)
+		canceled, cancel := context.WithCancel(ctx)
+		cancel()
+		start := time.Now()
+		_, err = b.Run(canceled, r)
+		assert.Error(t, err, "a canceled run fails")
+		assert.Less(t, time.Since(start), 5*time.Second, "and fails at once")
+	})
+	if h.Unreachable != nil {
+		t.Run("Unreachable", func(t *testing.T) {
+			_, err := h.Unreachable.Catalog(ctx)
+			assert.Equal(t, warehouse.Unavailable, warehouse.KindOf(err), "got %v", err)
+		})
+	}
+}
+
+// assertRows compares rows cell by cell as people read them: numbers by
+// value (one backend's "24.50" is another's 24.5), everything else by its
+// text, NULL apart from the empty string.
+func assertRows(t *testing.T, want, got [][]any) {
+	t.Helper()
+	require.Len(t, got, len(want), "rows")
+	for i := range want {
+		require.Len(t, got[i], len(want[i]), "cells of row %d", i)
+		for j := range want[i] {
+			w, g := want[i][j], got[i][j]
+			if (w == nil) != (g == nil) {
+				t.Errorf("row %d column %d: got %#v, want %#v", i, j, g, w)
+				continue
+			}
+			wf, werr := strconv.ParseFloat(warehouse.Text(w), 64)
+			gf, gerr := strconv.ParseFloat(warehouse.Text(g), 64)
+			if _, isNum := w.(float64); (isNum || isInt(w)) && werr == nil && gerr == nil {
+				assert.InDelta(t, wf, gf, 1e-9, "row %d column %d", i, j)
+				continue
+			}
+			assert.Equal(t, warehouse.Text(w), warehouse.Text(g), "row %d column %d", i, j)
+		}
+	}
+}
+
+func isInt(v any) bool { _, ok := v.(int64); return ok }
