@@ -280,7 +280,8 @@ func TestCLIServeSlackHTTPModeSharesTheWebServer(t *testing.T) {
 	t.Setenv("SLACK_API_URL", slack.APIURL())
 
 	s := startServe(t)
-	assert.Contains(t, s.out.String(), "in Slack on "+s.url+"/slack/{events,interactions,commands}")
+	// Printed once the Slack app is up, which may be after the web chat's line.
+	s.out.waitFor(t, regexp.MustCompile(regexp.QuoteMeta("in Slack on "+s.url+"/slack/{events,interactions,commands}")), s.done)
 
 	const ch, ts = "CSERVE002", "1700000200.000100"
 	body := fakeslack.EventCallback("EvServeHTTP1", fakeslack.AppMention(ch, "UALICE01", "<@"+fakeslack.BotUserID+"> "+q2018, ts, ""))
