@@ -30,7 +30,7 @@ type interpretReply struct {
 func (n *Nodes) Interpret(ctx context.Context, s *State) error {
 	reply, err := n.complete(ctx, s, llm.StepInterpret, prompts.Interpret{
 		Question:  s.Question(),
-		SQL:       s.Query.Text,
+		Query:     s.Query.Text,
 		Columns:   s.ColumnNames(),
 		RowCount:  s.Result.RowCount,
 		Truncated: s.Result.Truncated,

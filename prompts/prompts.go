@@ -79,8 +79,9 @@ type GenerateQuery struct {
 
 // Interpret is the data of interpret.tmpl.
 type Interpret struct {
-	Question  string
-	SQL       string
+	Question string
+	// Query is the query that answered, in its backend's language.
+	Query     string
 	Columns   []string
 	RowCount  int
 	Truncated bool

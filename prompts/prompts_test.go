@@ -21,9 +21,9 @@ func TestRenderGolden(t *testing.T) {
 		{"classify_new", Classify{Domain: "Steam games", Question: "How many games were released in 2018?"}},
 		{"classify_history", Classify{Domain: "Steam games", Question: "and in 2017?", History: history}},
 		{"resolve", Resolve{Question: "and in 2017?", History: history}},
-		{"interpret", Interpret{Question: "How many games were released in 2018?", SQL: "SELECT count(*) AS games FROM analytics.apps WHERE release_year = 2018",
+		{"interpret", Interpret{Question: "How many games were released in 2018?", Query: "SELECT count(*) AS games FROM analytics.apps WHERE release_year = 2018",
 			Columns: []string{"games"}, RowCount: 1, Rows: "games\n8160"}},
-		{"interpret_empty", Interpret{Question: "Games from 2024?", SQL: "SELECT name FROM analytics.apps WHERE release_year = 2024", Columns: []string{"name"}}},
+		{"interpret_empty", Interpret{Question: "Games from 2024?", Query: "SELECT name FROM analytics.apps WHERE release_year = 2024", Columns: []string{"name"}}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
