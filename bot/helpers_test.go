@@ -76,6 +76,11 @@ const baseRules = `
     reply: 'The table below has the answer.'
 `
 
+// everyQuestion is a scripted rule classifying every message as a new
+// question.
+const everyQuestion = `  - step: classify
+    reply: '{"intent": "analytics_query", "confidence": 0.9}'`
+
 // script returns a scripted model file: the given rules, then baseRules.
 func script(rules ...string) string {
 	return "rules:\n" + strings.Join(rules, "") + baseRules

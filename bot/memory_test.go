@@ -17,9 +17,7 @@ import (
 )
 
 // memoryRules answer through the in-memory backend's language.
-const memoryRules = `rules:
-  - step: classify
-    reply: '{"intent": "analytics_query", "confidence": 0.9}'
+const memoryRules = "rules:\n" + everyQuestion + `
   - step: generate_query
     match: '(?m)^Question: Which items are active\?'
     reply: '{"query": {"from": "items", "select": ["name", "price"], "where": {"active": true}, "order": "id"}, "assumptions": ["Active means the active flag is set."], "explanation": "Lists active items."}'

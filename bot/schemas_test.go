@@ -17,9 +17,7 @@ import (
 
 // schemasRules answer questions about two schemas: one by a join across
 // both, one by reading a schema that is not in ANALYTICS_SCHEMA.
-const schemasRules = `rules:
-  - step: classify
-    reply: '{"intent": "analytics_query", "confidence": 0.9}'
+const schemasRules = "rules:\n" + everyQuestion + `
   - step: generate_sql
     match: '(?m)^Question: Which customer spent the most\?'
     reply: '{"sql": "SELECT c.name, sum(o.total) AS spent FROM crm.customers c JOIN sales.orders o ON o.customer_id = c.id GROUP BY c.name ORDER BY spent DESC LIMIT 1", "assumptions": [], "explanation": "Sums orders per customer."}'
