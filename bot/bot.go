@@ -31,6 +31,7 @@ type Bot struct {
 	// closeBackend releases the backend's connections.
 	closeBackend func()
 	cache        *store.Cache
+	nodes        *nodes.Nodes
 	graph        *workflow.Runnable[nodes.State]
 	log          *slog.Logger
 	// ModelName is the display name of the model, e.g. "openai:gpt-4o-mini".
@@ -101,8 +102,9 @@ func newBot(cfg Config, db *store.DB, backend warehouse.Backend, log *slog.Logge
 	n := (&nodes.Nodes{
 		Model: model, DB: db, Warehouse: backend, Cache: telemetry.InstrumentCache(b.cache), Examples: examples,
 		Domain: cfg.Domain, Suggestions: b.Suggestions(), MaxRetries: retries, MaxRows: cfg.MaxRows,
-		ExportMaxRows: cfg.ExportMaxRows, Logger: log,
+		ExportMaxRows: cfg.ExportMaxRows, SchemaBudget: cfg.SchemaBudget, Logger: log,
 	}).Defaults()
+	b.nodes = n
 	if b.graph, err = nodes.Graph(n).Compile(); err != nil {
 		return nil, fmt.Errorf("compile workflow: %w", err)
 	}

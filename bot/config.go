@@ -40,6 +40,10 @@ type Config struct {
 	OpenAIAPIKey    string        `env:"OPENAI_API_KEY"`
 	AnthropicAPIKey string        `env:"ANTHROPIC_API_KEY"`
 
+	// SchemaBudget is the most prompt tokens the catalog may take in the
+	// generator's prompt; a bigger catalog is cut to what the question needs.
+	SchemaBudget int `env:"SCHEMA_BUDGET_TOKENS" envDefault:"3000"`
+
 	// MaxRetries is how many times invalid SQL is regenerated.
 	MaxRetries int `env:"SQL_MAX_RETRIES" envDefault:"2"`
 	MaxRows    int `env:"MAX_ROWS" envDefault:"1000"`

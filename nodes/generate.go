@@ -4,37 +4,28 @@ import (
 	"context"
 	"strings"
 
+	"github.com/analyticsbot/analyticsbot/grounding"
 	"github.com/analyticsbot/analyticsbot/llm"
 	"github.com/analyticsbot/analyticsbot/prompts"
 )
 
 // GenerateQuery asks the model for one query, in the backend's language,
 // that answers the question. On a retry the prompt carries the previous
-// query and the exact error.
+// query and the exact error, with the same context as the first attempt.
 func (n *Nodes) GenerateQuery(ctx context.Context, s *State) error {
-	d := n.Warehouse.Dialect()
-	data := prompts.GenerateQuery{
-		Prompt:   d.Prompt,
-		Domain:   n.Domain,
-		Question: s.Question(),
-		Today:    n.Now().Format("2006-01-02"),
-		Examples: n.Examples,
-		MaxRows:  n.maxRows(),
-	}
-	if s.Intent == IntentFollowUp {
-		data.EarlierQuery = earlierQuery(s)
-	}
 	if s.ErrorKind == ErrInvalidQuery {
 		s.RetryCount++
-		data.PreviousQuery, data.PreviousError = s.Query.Text, s.ErrorDetail
-		s.clearError()
 	}
-	cat, err := n.Warehouse.Catalog(ctx)
+	data, err := n.GeneratorPrompt(ctx, s)
 	if err != nil {
 		dataFailure(s, err)
 		return nil
 	}
-	data.Schemas, data.Catalog = cat.Schemas(), d.Describe(cat.Tables)
+	if s.ErrorKind == ErrInvalidQuery {
+		data.PreviousQuery, data.PreviousError = s.Query.Text, s.ErrorDetail
+		s.clearError()
+	}
+	d := n.Warehouse.Dialect()
 	reply, err := n.complete(ctx, s, llm.Step(d.Step), data)
 	if err != nil {
 		modelFailure(s, err)
@@ -47,6 +38,45 @@ func (n *Nodes) GenerateQuery(ctx context.Context, s *State) error {
 	s.Query.Backend, s.Query.Text = n.Warehouse.Name(), g.Text
 	s.setGenerated(g.Explanation, g.Assumptions)
 	return nil
+}
+
+// GeneratorPrompt is what the generator is given for s, without the model:
+// the question, the examples, the earlier query of a follow-up, and the
+// part of the catalog chosen for the question within SchemaBudget (chosen
+// once per question and kept on s for its retries). It reads the backend's
+// catalog; `analyticsbot context` shows its result.
+func (n *Nodes) GeneratorPrompt(ctx context.Context, s *State) (prompts.GenerateQuery, error) {
+	d := n.Warehouse.Dialect()
+	data := prompts.GenerateQuery{
+		Prompt:   d.Prompt,
+		Domain:   n.Domain,
+		Question: s.Question(),
+		Today:    n.Now().Format("2006-01-02"),
+		Examples: n.Examples,
+		MaxRows:  n.maxRows(),
+	}
+	if s.Intent == IntentFollowUp {
+		data.EarlierQuery = earlierQuery(s)
+	}
+	if s.Grounding == nil {
+		cat, err := n.Warehouse.Catalog(ctx)
+		if err != nil {
+			return data, err
+		}
+		req := grounding.Request{Question: s.Question(), Budget: n.SchemaBudget}
+		for _, t := range s.History {
+			if !t.Query.IsZero() {
+				req.Earlier = append(req.Earlier, t.Query.Text)
+			}
+		}
+		for _, e := range n.Examples {
+			req.Examples = append(req.Examples, e.SQL)
+		}
+		g := grounding.Build(cat, d.Describe, req)
+		s.Grounding, s.Schemas = &g, cat.Schemas()
+	}
+	data.Schemas, data.Catalog = s.Schemas, s.Grounding.Catalog
+	return data, nil
 }
 
 // maxRows is the most rows an answer shows: the configured cap, or the

@@ -51,6 +51,9 @@ type Nodes struct {
 	// MaxRetries is how many times invalid SQL is regenerated: 0 means the
 	// default (2), a negative value none.
 	MaxRetries int
+	// SchemaBudget is the most prompt tokens the catalog may take in the
+	// generator's prompt (grounding.DefaultBudget when 0).
+	SchemaBudget int
 	// MaxRows is the row cap the prompt announces (the executor enforces it).
 	MaxRows int
 	// ExportMaxRows caps a full CSV export: when an answer's result was cut

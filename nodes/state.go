@@ -12,6 +12,7 @@ import (
 
 	"github.com/slack-go/slack"
 
+	"github.com/analyticsbot/analyticsbot/grounding"
 	"github.com/analyticsbot/analyticsbot/store"
 	"github.com/analyticsbot/analyticsbot/warehouse"
 )
@@ -108,6 +109,12 @@ type State struct {
 	// (ReferencedQueryID also by the caller for a button press).
 	ResolvedQuery     string
 	ReferencedQueryID string
+
+	// Grounding is the part of the catalog the generator is shown for
+	// this question, and Schemas the catalog's schemas; written by
+	// generate_query on its first attempt and kept for its retries.
+	Grounding *grounding.Context
+	Schemas   []string
 
 	// Query, Assumptions and Explanation are written by generate_query;
 	// Query also by validate_query (the backend's normalised form) and by

@@ -33,6 +33,8 @@ Usage:
                                        exits 0 accepted, 1 rejected, 2 usage
   analyticsbot ask [--thread ID] [--json] QUESTION
                                        answer one question
+  analyticsbot context [--thread ID] [--json] [--prompt] QUESTION
+                                       what the query generator would be given (no model call)
   analyticsbot press --thread ID --action export_csv|show_sql --value QUERY_ID [--json]
                                        press a button of an earlier answer
 
@@ -73,7 +75,7 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 	cmd, rest := args[0], args[1:]
 	var tel *telemetry.Telemetry
 	switch cmd {
-	case "serve", "chat", "ask", "press":
+	case "serve", "chat", "ask", "press", "context":
 		var err error
 		if tel, err = telemetry.Setup(ctx, "analyticsbot"); err != nil {
 			return err
@@ -102,6 +104,8 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 		return validateSQL(ctx, rest, stdin, stdout, stderr)
 	case "ask":
 		return ask(ctx, rest, stdout)
+	case "context":
+		return contextCommand(ctx, rest, stdout)
 	case "press":
 		return press(ctx, rest, stdout)
 	case "help", "-h", "--help":

@@ -1,0 +1,56 @@
+package bot
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"github.com/analyticsbot/analyticsbot/llm"
+	"github.com/analyticsbot/analyticsbot/nodes"
+	"github.com/analyticsbot/analyticsbot/prompts"
+)
+
+// GeneratorContext is what the query generator would be given for a
+// question, built without the model: `analyticsbot context` prints it.
+type GeneratorContext struct {
+	// State holds the chosen part of the catalog (State.Grounding).
+	State *nodes.State
+	// Prompt is the generator's prompt as it would be sent.
+	Prompt string
+	// PromptTokens estimates Prompt's size; WholePromptTokens that of the
+	// prompt with the whole catalog described.
+	PromptTokens, WholePromptTokens int
+	// Examples are the questions of the examples the prompt shows.
+	Examples []string
+}
+
+// Context builds what the generator would be given for question in thread
+// (a follow-up when the thread has turns), without calling the model: the
+// question is taken as it is, not rewritten.
+func (b *Bot) Context(ctx context.Context, m Message) (GeneratorContext, error) {
+	s := &nodes.State{UserQuery: m.Text, UserID: m.UserID, ChannelID: m.ChannelID, ThreadTS: m.ThreadID,
+		Started: time.Now(), Intent: nodes.IntentAnalytics}
+	if m.ThreadID != "" {
+		turns, err := b.db.RecentTurns(ctx, m.ThreadID, b.cfg.HistoryTurns)
+		if err != nil {
+			return GeneratorContext{}, fmt.Errorf("context: %w", err)
+		}
+		if s.History = turns; len(turns) > 0 {
+			s.Intent = nodes.IntentFollowUp
+		}
+	}
+	data, err := b.nodes.GeneratorPrompt(ctx, s)
+	if err != nil {
+		return GeneratorContext{}, fmt.Errorf("context: %w", err)
+	}
+	prompt, err := prompts.Render(data)
+	if err != nil {
+		return GeneratorContext{}, fmt.Errorf("context: %w", err)
+	}
+	out := GeneratorContext{State: s, Prompt: prompt, PromptTokens: llm.EstimateTokens(prompt)}
+	out.WholePromptTokens = out.PromptTokens - s.Grounding.Tokens + s.Grounding.WholeTokens
+	for _, e := range data.Examples {
+		out.Examples = append(out.Examples, e.Question)
+	}
+	return out, nil
+}

@@ -1,0 +1,97 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"strings"
+
+	"github.com/analyticsbot/analyticsbot/bot"
+)
+
+// contextJSON is what `context --json` prints.
+type contextJSON struct {
+	Question string `json:"question"`
+	ThreadID string `json:"thread_id,omitempty"`
+	Backend  string `json:"backend"`
+	// Whole reports that the whole catalog fits the budget and is shown.
+	Whole   bool               `json:"whole_catalog"`
+	Tables  []contextTableJSON `json:"tables"`
+	Others  []string           `json:"other_tables"`
+	Omitted int                `json:"omitted_tables"`
+	// CatalogTokens and WholeCatalogTokens estimate the catalog part of the
+	// prompt and the whole catalog; PromptTokens and WholePromptTokens the
+	// whole prompt with each.
+	CatalogTokens      int      `json:"catalog_tokens"`
+	WholeCatalogTokens int      `json:"whole_catalog_tokens"`
+	PromptTokens       int      `json:"prompt_tokens"`
+	WholePromptTokens  int      `json:"whole_prompt_tokens"`
+	Examples           []string `json:"examples"`
+	Prompt             string   `json:"prompt,omitempty"`
+}
+
+type contextTableJSON struct {
+	Name    string   `json:"name"`
+	Score   float64  `json:"score"`
+	Reasons []string `json:"reasons"`
+}
+
+// contextCommand shows what the generator would be given for a question,
+// without calling the model.
+func contextCommand(ctx context.Context, args []string, out io.Writer) error {
+	const form = "context [--thread ID] [--json] [--prompt] QUESTION"
+	fs := newFlagSet("context")
+	thread := fs.String("thread", "", "the thread the question follows up on")
+	asJSON := fs.Bool("json", false, "print one JSON object")
+	withPrompt := fs.Bool("prompt", false, "also print the rendered prompt")
+	if err := fs.Parse(args); err != nil {
+		return fmt.Errorf("%w: %s: %v", errUsage, form, err)
+	}
+	question := strings.Join(fs.Args(), " ")
+	if strings.TrimSpace(question) == "" {
+		return fmt.Errorf("%w: %s: the question is missing", errUsage, form)
+	}
+	b, err := openBot(ctx)
+	if err != nil {
+		return err
+	}
+	defer b.Close()
+	gc, err := b.Context(ctx, bot.Message{ThreadID: *thread, UserID: "cli", ChannelID: "cli", Text: question})
+	if err != nil {
+		return err
+	}
+	g := gc.State.Grounding
+	c := contextJSON{
+		Question: question, ThreadID: *thread, Backend: b.Backend().Name(), Whole: g.Whole,
+		Others: g.Others, Omitted: g.Omitted, CatalogTokens: g.Tokens, WholeCatalogTokens: g.WholeTokens,
+		PromptTokens: gc.PromptTokens, WholePromptTokens: gc.WholePromptTokens, Examples: gc.Examples,
+		Tables: []contextTableJSON{},
+	}
+	for _, t := range g.Tables {
+		c.Tables = append(c.Tables, contextTableJSON{Name: t.QualifiedName(), Score: t.Score, Reasons: t.Reasons})
+	}
+	if c.Others == nil {
+		c.Others = []string{}
+	}
+	if *withPrompt {
+		c.Prompt = gc.Prompt
+	}
+	if *asJSON {
+		enc := json.NewEncoder(out)
+		enc.SetIndent("", "  ")
+		return enc.Encode(c)
+	}
+	fmt.Fprintf(out, "question: %s\n", question)
+	fmt.Fprintf(out, "prompt: %d tokens (%d with the whole catalog); %s", c.PromptTokens, c.WholePromptTokens, g)
+	if len(c.Examples) > 0 {
+		fmt.Fprintf(out, "examples:\n")
+		for _, e := range c.Examples {
+			fmt.Fprintf(out, "  %s\n", e)
+		}
+	}
+	if *withPrompt {
+		fmt.Fprintf(out, "\n%s", gc.Prompt)
+	}
+	return nil
+}

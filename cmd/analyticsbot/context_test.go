@@ -1,0 +1,60 @@
+package main
+
+import (
+	"encoding/json"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/analyticsbot/analyticsbot/store/storetest"
+)
+
+// TestCLIContext shows what the generator would be given, without the
+// model: the whole demo catalog under the default budget, the tables the
+// question needs under a small one, and the prompt on request.
+func TestCLIContext(t *testing.T) {
+	_, dbURL := storetest.NewWithURL(t)
+	setDemoEnv(t, dbURL)
+	load := runCLI(t, "", "demo", "load")
+	require.NoError(t, load.err, "stderr: %s", load.stderr)
+	const question = "Which genres have the most games?"
+
+	got := runCLI(t, "", "context", "--json", question)
+	require.NoError(t, got.err, "stderr: %s", got.stderr)
+	var whole contextJSON
+	require.NoError(t, json.Unmarshal([]byte(got.stdout), &whole))
+	assert.True(t, whole.Whole, "the demo's 13 tables fit the default budget")
+	assert.Len(t, whole.Tables, 13)
+	assert.Equal(t, whole.CatalogTokens, whole.WholeCatalogTokens)
+	assert.Equal(t, "postgres", whole.Backend)
+	assert.Empty(t, whole.Prompt, "the prompt only with --prompt")
+
+	t.Setenv("SCHEMA_BUDGET_TOKENS", "1200")
+	got = runCLI(t, "", "context", "--json", "--prompt", question)
+	require.NoError(t, got.err, "stderr: %s", got.stderr)
+	var cut contextJSON
+	require.NoError(t, json.Unmarshal([]byte(got.stdout), &cut))
+	assert.False(t, cut.Whole)
+	assert.LessOrEqual(t, cut.CatalogTokens, 1200, "within the budget")
+	assert.Less(t, cut.PromptTokens, cut.WholePromptTokens)
+	require.NotEmpty(t, cut.Tables)
+	var chosen []string
+	for _, tb := range cut.Tables {
+		chosen = append(chosen, tb.Name)
+		assert.NotEmpty(t, tb.Reasons, "every chosen table says why: %s", tb.Name)
+	}
+	assert.Contains(t, chosen, "analytics.genres")
+	assert.Contains(t, chosen, "analytics.app_genres")
+	assert.NotContains(t, chosen, "analytics.platforms")
+	assert.Contains(t, cut.Prompt, "TABLE analytics.genres", "--prompt shows the rendered prompt")
+	assert.Contains(t, cut.Prompt, "\nQuestion: "+question)
+
+	got = runCLI(t, "", "context", question)
+	require.NoError(t, got.err)
+	assert.Contains(t, got.stdout, "analytics.genres", "the human form lists the tables")
+	assert.Contains(t, got.stdout, "question: genre, game", "with their reasons")
+
+	usage := runCLI(t, "", "context")
+	assert.ErrorIs(t, usage.err, errUsage, "no question")
+}

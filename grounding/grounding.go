@@ -1,0 +1,335 @@
+// Package grounding decides what the query generator is shown of the
+// catalog for one question, within a budget of prompt tokens: the whole
+// catalog when it fits (nothing is lost on a small schema), otherwise the
+// tables the question needs, ranked by the words it shares with their
+// names, columns and comments and by the thread's earlier queries, with
+// the tables they join to, while they fit the budget; the names of the
+// other tables follow while room remains. It works on any backend's catalog (SQL
+// tables, Cube cubes) and calls no model and no database.
+package grounding
+
+import (
+	"cmp"
+	"fmt"
+	"math"
+	"regexp"
+	"slices"
+	"strings"
+	"unicode/utf8"
+
+	"github.com/analyticsbot/analyticsbot/llm"
+	"github.com/analyticsbot/analyticsbot/warehouse"
+)
+
+// DefaultBudget is the prompt tokens the catalog may take when no budget
+// is set: the demo's 13 tables (about 2,600) fit whole.
+const DefaultBudget = 3000
+
+// Request is what the choice depends on.
+type Request struct {
+	// Question is the (resolved) question.
+	Question string
+	// Earlier are the texts of the thread's earlier queries: their tables
+	// are likely needed again by a follow-up.
+	Earlier []string
+	// Examples are the queries of the examples the prompt shows: the
+	// tables they use are worth describing next to them.
+	Examples []string
+	// Budget is the most prompt tokens the catalog may take; 0 means
+	// DefaultBudget.
+	Budget int
+}
+
+// Table is a table chosen for the prompt, with why.
+type Table struct {
+	warehouse.Table
+	// Score ranks the table against the question; 0 for a table that only
+	// filled room left in the budget.
+	Score float64
+	// Reasons say why it was chosen, for people ("question: release, year",
+	// "used earlier in the thread", "joins apps").
+	Reasons []string
+}
+
+// Context is what the generator is shown of the catalog.
+type Context struct {
+	// Tables are described in full, in the order the prompt lists them.
+	Tables []Table
+	// Others are the names of tables listed without their columns.
+	Others []string
+	// Omitted counts the tables neither described nor named.
+	Omitted int
+	// Catalog is the text the prompt shows.
+	Catalog string
+	// Tokens estimates Catalog's size in prompt tokens; WholeTokens that
+	// of the whole catalog described in full.
+	Tokens, WholeTokens int
+	// Whole reports that the whole catalog fit the budget and is shown.
+	Whole bool
+}
+
+// Build chooses the tables of cat to show for r, described with describe
+// (the backend dialect's Describe).
+func Build(cat *warehouse.Catalog, describe func([]warehouse.Table) string, r Request) Context {
+	budget := r.Budget
+	if budget <= 0 {
+		budget = DefaultBudget
+	}
+	all := describe(cat.Tables)
+	whole := llm.EstimateTokens(all)
+	order, relevant, scored := rank(cat, r)
+	if whole <= budget {
+		// Shown whole, in catalog order; the scores still tell people
+		// which tables the question touches.
+		return Context{Whole: true, WholeTokens: whole, Catalog: all, Tokens: whole, Tables: scored}
+	}
+	sizes := make([]int, len(cat.Tables))
+	for i, t := range cat.Tables {
+		sizes[i] = llm.EstimateTokens(describe([]warehouse.Table{t}))
+	}
+	c := Context{WholeTokens: whole}
+	// Whole tables: the relevant ones (the question's, the thread's and
+	// their join partners) while they fit; with none, the catalog's first.
+	fill := order[:relevant]
+	if relevant == 0 {
+		fill = order
+	}
+	used := 0
+	chosen := make([]bool, len(cat.Tables))
+	var described []warehouse.Table
+	for _, i := range fill {
+		if used+sizes[i] > budget {
+			continue
+		}
+		used += sizes[i]
+		chosen[i] = true
+		c.Tables = append(c.Tables, scored[i])
+		described = append(described, cat.Tables[i])
+	}
+	c.Catalog = describe(described)
+	// The other tables by name, best first, while the budget lasts.
+	room := budget*4 - utf8.RuneCountInString(c.Catalog) - utf8.RuneCountInString(othersPrefix) - 1
+	for _, i := range order {
+		name := cat.Tables[i].QualifiedName()
+		if chosen[i] {
+			continue
+		}
+		cost := utf8.RuneCountInString(name) + 2
+		if room < cost {
+			break
+		}
+		room -= cost
+		c.Others = append(c.Others, name)
+	}
+	c.Omitted = len(cat.Tables) - len(c.Tables) - len(c.Others)
+	if len(c.Others) > 0 {
+		c.Catalog += othersPrefix + strings.Join(c.Others, ", ") + "\n"
+	}
+	c.Tokens = llm.EstimateTokens(c.Catalog)
+	return c
+}
+
+// othersPrefix introduces the tables named without their columns.
+const othersPrefix = "\nOther tables, not described here: "
+
+// Weights of where a question's word is found in a table.
+const (
+	weightTable   = 3.0
+	weightColumn  = 1.5
+	weightComment = 0.5
+	// bonusEarlier ranks a table the thread's earlier queries used above
+	// any the question merely mentions.
+	bonusEarlier = 10.0
+	// bonusExample lifts a table an example of the prompt uses.
+	bonusExample = 1.0
+	// partnerShare is the part of a table's score the tables it refers
+	// to get.
+	partnerShare = 0.5
+)
+
+// rank orders the catalog's tables for r: the relevant ones (scored, or
+// referred to by a scored one) best first, then the rest in catalog order;
+// relevant counts the first. It also returns every table with its score
+// and reasons.
+func rank(cat *warehouse.Catalog, r Request) (order []int, relevant int, scored []Table) {
+	scored = make([]Table, len(cat.Tables))
+	bags := make([]map[string]float64, len(cat.Tables))
+	df := map[string]int{}
+	for i, t := range cat.Tables {
+		scored[i] = Table{Table: t}
+		bags[i] = bag(t)
+		for w := range bags[i] {
+			df[w]++
+		}
+	}
+	n := float64(len(cat.Tables))
+	qterms := terms(r.Question)
+	earlier, examples := identifiers(r.Earlier), identifiers(r.Examples)
+	for i := range scored {
+		var hits []string
+		for _, w := range qterms {
+			if weight, ok := bags[i][w]; ok {
+				scored[i].Score += weight * math.Log(1+n/float64(df[w]))
+				hits = append(hits, w)
+			}
+		}
+		if len(hits) > 0 {
+			scored[i].Reasons = append(scored[i].Reasons, "question: "+strings.Join(hits, ", "))
+		}
+		name := strings.ToLower(cat.Tables[i].Name)
+		if earlier[name] {
+			scored[i].Score += bonusEarlier
+			scored[i].Reasons = append(scored[i].Reasons, "used earlier in the thread")
+		}
+		if examples[name] && scored[i].Score > 0 {
+			// Only for tables the question needs: the examples are the
+			// same for every question.
+			scored[i].Score += bonusExample
+			scored[i].Reasons = append(scored[i].Reasons, "used by an example")
+		}
+	}
+	// A table that a relevant table refers to is needed to join it: it
+	// ranks at least half as high.
+	partners := joinPartners(cat)
+	own := make([]float64, len(scored))
+	for i := range scored {
+		own[i] = scored[i].Score
+	}
+	for i, ps := range partners {
+		if own[i] == 0 {
+			continue
+		}
+		for _, j := range ps {
+			scored[j].Reasons = append(scored[j].Reasons, "joins "+cat.Tables[i].QualifiedName())
+			scored[j].Score = max(scored[j].Score, own[i]*partnerShare)
+		}
+	}
+	for i := range scored {
+		if scored[i].Score > 0 {
+			order = append(order, i)
+		}
+	}
+	slices.SortStableFunc(order, func(a, b int) int { return cmp.Compare(scored[b].Score, scored[a].Score) })
+	relevant = len(order)
+	for i := range scored {
+		if scored[i].Score == 0 {
+			order = append(order, i)
+		}
+	}
+	return order, relevant, scored
+}
+
+// bag maps the words of a table to the weight of the best place each is
+// found: its name, a column's name, or a comment.
+func bag(t warehouse.Table) map[string]float64 {
+	b := map[string]float64{}
+	add := func(text string, weight float64) {
+		for _, w := range words(text) {
+			if len(w) >= 2 && !stopWords[w] && b[w] < weight {
+				b[w] = weight
+			}
+		}
+	}
+	add(t.Comment, weightComment)
+	add(t.Title, weightTable)
+	for _, c := range t.Columns {
+		add(c.Comment, weightComment)
+		// A semantic layer's member is qualified with its cube: the
+		// member's own part names the column.
+		name := c.Name
+		if _, member, ok := strings.Cut(name, "."); ok {
+			name = member
+		}
+		add(name, weightColumn)
+	}
+	add(t.Name, weightTable)
+	return b
+}
+
+// identifiers are the lower-case identifiers of texts: runs of letters,
+// digits, _ and $ ("analytics.apps" gives "analytics" and "apps", Cube's
+// "Apps.count" gives "apps" and "count").
+func identifiers(texts []string) map[string]bool {
+	out := map[string]bool{}
+	for _, t := range texts {
+		for _, id := range identifier.FindAllString(t, -1) {
+			out[strings.ToLower(id)] = true
+		}
+	}
+	return out
+}
+
+var identifier = regexp.MustCompile(`[\pL\pN_$]+`)
+
+// joinPartners lists, per table, the tables it refers to: its declared
+// foreign keys, and by name, a column x_id joining a table named x (or its
+// plural) of the same schema. Only that way round: a table many others
+// refer to (a fact table every link table points at) would otherwise pull
+// them all in.
+func joinPartners(cat *warehouse.Catalog) [][]int {
+	index := map[string]int{}
+	for i, t := range cat.Tables {
+		index[t.QualifiedName()] = i
+	}
+	lookup := func(schema, name string) (int, bool) {
+		for _, candidate := range []string{name, name + "s", name + "es", strings.TrimSuffix(name, "y") + "ies"} {
+			qualified := candidate
+			if schema != "" {
+				qualified = schema + "." + candidate
+			}
+			if j, ok := index[qualified]; ok {
+				return j, true
+			}
+		}
+		return 0, false
+	}
+	out := make([][]int, len(cat.Tables))
+	link := func(a, b int) {
+		if a != b && !slices.Contains(out[a], b) {
+			out[a] = append(out[a], b)
+		}
+	}
+	for i, t := range cat.Tables {
+		for _, fk := range t.ForeignKeys {
+			if j, ok := index[qualify(fk.RefSchema, fk.RefTable)]; ok {
+				link(i, j)
+			}
+		}
+		for _, c := range t.Columns {
+			if stem, ok := strings.CutSuffix(strings.ToLower(c.Name), "_id"); ok && stem != "" {
+				if j, ok := lookup(t.Schema, stem); ok {
+					link(i, j)
+				}
+			}
+		}
+	}
+	return out
+}
+
+func qualify(schema, name string) string {
+	if schema == "" {
+		return name
+	}
+	return schema + "." + name
+}
+
+// String renders the context for people: the tables with their scores and
+// reasons, and the token estimates.
+func (c Context) String() string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "catalog: %d tokens of %d for the whole catalog", c.Tokens, c.WholeTokens)
+	if c.Whole {
+		b.WriteString(" (all of it fits)")
+	}
+	b.WriteByte('\n')
+	for _, t := range c.Tables {
+		fmt.Fprintf(&b, "  %-40s %6.2f  %s\n", t.QualifiedName(), t.Score, strings.Join(t.Reasons, "; "))
+	}
+	if len(c.Others) > 0 {
+		fmt.Fprintf(&b, "  named only: %s\n", strings.Join(c.Others, ", "))
+	}
+	if c.Omitted > 0 {
+		fmt.Fprintf(&b, "  left out: %d tables\n", c.Omitted)
+	}
+	return b.String()
+}

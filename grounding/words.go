@@ -1,0 +1,82 @@
+package grounding
+
+import (
+	"strings"
+	"unicode"
+)
+
+// stopWords say nothing about which tables a question needs.
+var stopWords = set("a", "an", "the", "of", "in", "on", "at", "to", "for", "by", "with", "from", "and", "or",
+	"is", "are", "was", "were", "be", "been", "do", "does", "did", "how", "many", "much", "what", "which",
+	"who", "whom", "whose", "when", "where", "why", "that", "this", "these", "those", "it", "its", "there",
+	"me", "my", "we", "our", "you", "your", "i", "show", "list", "give", "tell", "find", "get", "all", "any",
+	"each", "every", "per", "than", "then", "as", "most", "least", "more", "less", "top", "have", "has",
+	"had", "not", "no", "yes", "can", "could", "would", "should", "about", "into", "over", "under", "between",
+	"id", "ids")
+
+func set(words ...string) map[string]bool {
+	m := make(map[string]bool, len(words))
+	for _, w := range words {
+		m[w] = true
+	}
+	return m
+}
+
+// words splits text into lower-case words: on anything that is not a
+// letter or a digit, on snake_case and on camelCase ("releaseYear",
+// "release_year" and "Release Year" all give "release", "year"), each
+// reduced to a crude singular so "games" meets "game" and "categories"
+// meets "category".
+func words(text string) []string {
+	var out []string
+	var cur []rune
+	flush := func() {
+		if len(cur) > 0 {
+			out = append(out, singular(strings.ToLower(string(cur))))
+			cur = cur[:0]
+		}
+	}
+	rs := []rune(text)
+	for i, r := range rs {
+		switch {
+		case unicode.IsLetter(r) || unicode.IsDigit(r):
+			// A capital after a lower-case letter starts a word: "releaseYear".
+			if unicode.IsUpper(r) && i > 0 && unicode.IsLower(rs[i-1]) {
+				flush()
+			}
+			cur = append(cur, r)
+		default:
+			flush()
+		}
+	}
+	flush()
+	return out
+}
+
+// singular strips the common English plural endings of w.
+func singular(w string) string {
+	switch {
+	case len(w) > 4 && strings.HasSuffix(w, "ies"):
+		return w[:len(w)-3] + "y"
+	case len(w) > 4 && (strings.HasSuffix(w, "ses") || strings.HasSuffix(w, "xes") || strings.HasSuffix(w, "ches") || strings.HasSuffix(w, "shes")):
+		return w[:len(w)-2]
+	case len(w) > 3 && strings.HasSuffix(w, "s") && !strings.HasSuffix(w, "ss") && !strings.HasSuffix(w, "us"):
+		return w[:len(w)-1]
+	}
+	return w
+}
+
+// terms are the words of a question that may name data: words without the
+// stop words, each once.
+func terms(question string) []string {
+	var out []string
+	seen := map[string]bool{}
+	for _, w := range words(question) {
+		if len(w) < 2 || stopWords[w] || seen[w] {
+			continue
+		}
+		seen[w] = true
+		out = append(out, w)
+	}
+	return out
+}
