@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/analyticsbot/analyticsbot/demo"
+	"github.com/analyticsbot/analyticsbot/grounding"
 	"github.com/analyticsbot/analyticsbot/llm"
 	"github.com/analyticsbot/analyticsbot/nodes"
 	"github.com/analyticsbot/analyticsbot/prompts"
@@ -31,6 +32,7 @@ type Bot struct {
 	// closeBackend releases the backend's connections.
 	closeBackend func()
 	cache        *store.Cache
+	values       *grounding.ValueIndex
 	nodes        *nodes.Nodes
 	graph        *workflow.Runnable[nodes.State]
 	log          *slog.Logger
@@ -104,6 +106,10 @@ func newBot(cfg Config, db *store.DB, backend warehouse.Backend, log *slog.Logge
 		Domain: cfg.Domain, Suggestions: b.Suggestions(), MaxRetries: retries, MaxRows: cfg.MaxRows,
 		ExportMaxRows: cfg.ExportMaxRows, SchemaBudget: cfg.SchemaBudget, Logger: log,
 	}).Defaults()
+	if cfg.ValueIndexMaxDistinct > 0 {
+		b.values = &grounding.ValueIndex{DB: db, Backend: backend, MaxDistinct: cfg.ValueIndexMaxDistinct, Domain: cfg.Domain, Log: log}
+		n.Values = b.values
+	}
 	b.nodes = n
 	if b.graph, err = nodes.Graph(n).Compile(); err != nil {
 		return nil, fmt.Errorf("compile workflow: %w", err)
@@ -152,6 +158,34 @@ func (b *Bot) DB() *store.DB { return b.db }
 
 // Cache returns the bot's result cache.
 func (b *Bot) Cache() *store.Cache { return b.cache }
+
+// RefreshValueIndex reads the values of the backend's text columns into
+// the value index now (VALUE_INDEX_MAX_DISTINCT=0 turns it off).
+func (b *Bot) RefreshValueIndex(ctx context.Context) (grounding.RefreshStats, error) {
+	if b.values == nil {
+		return grounding.RefreshStats{}, errors.New("the value lookup is off (VALUE_INDEX_MAX_DISTINCT=0)")
+	}
+	return b.values.Refresh(ctx)
+}
+
+// StartValueIndex refreshes the value index in the background, now and
+// every VALUE_INDEX_REFRESH, until stop is called or ctx ends. Answers
+// never wait for it.
+func (b *Bot) StartValueIndex(ctx context.Context) (stop func()) {
+	if b.values == nil {
+		return func() {}
+	}
+	ctx, cancel := context.WithCancel(ctx)
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		b.values.Run(ctx, b.cfg.ValueIndexRefresh)
+	}()
+	return func() {
+		cancel()
+		<-done
+	}
+}
 
 // Backend returns the backend answers come from.
 func (b *Bot) Backend() warehouse.Backend { return b.backend }

@@ -43,6 +43,13 @@ type Config struct {
 	// SchemaBudget is the most prompt tokens the catalog may take in the
 	// generator's prompt; a bigger catalog is cut to what the question needs.
 	SchemaBudget int `env:"SCHEMA_BUDGET_TOKENS" envDefault:"3000"`
+	// ValueIndexMaxDistinct is the most distinct values a text column may
+	// have to have its values indexed for the value lookup; 0 turns the
+	// lookup off.
+	ValueIndexMaxDistinct int `env:"VALUE_INDEX_MAX_DISTINCT" envDefault:"50000"`
+	// ValueIndexRefresh is how often `serve` reads the values again; 0
+	// reads them once, at start.
+	ValueIndexRefresh time.Duration `env:"VALUE_INDEX_REFRESH" envDefault:"24h"`
 
 	// MaxRetries is how many times invalid SQL is regenerated.
 	MaxRetries int `env:"SQL_MAX_RETRIES" envDefault:"2"`

@@ -122,11 +122,23 @@ func loadTx(ctx context.Context, tx pgx.Tx, opts Options, apps []app) (Stats, er
 
 	// pg_trgm goes into the target schema, the only one on the reader's search_path (see
 	// schema.sql), unless it is already installed elsewhere: a second copy cannot be created.
+	// Installed where the reader may not look (the bot's own schema, where `migrate` puts it
+	// for the value index), it moves here; the bot finds it wherever it is.
 	trgmSchema := opts.Schema
-	err := tx.QueryRow(ctx, `SELECT n.nspname FROM pg_extension e
-		JOIN pg_namespace n ON n.oid = e.extnamespace WHERE e.extname = 'pg_trgm'`).Scan(&trgmSchema)
-	if err != nil && !errors.Is(err, pgx.ErrNoRows) {
+	var readable bool
+	err := tx.QueryRow(ctx, `SELECT n.nspname, has_schema_privilege($1, n.oid, 'USAGE') FROM pg_extension e
+		JOIN pg_namespace n ON n.oid = e.extnamespace WHERE e.extname = 'pg_trgm'`, opts.ReaderRole).Scan(&trgmSchema, &readable)
+	switch {
+	case errors.Is(err, pgx.ErrNoRows):
+		trgmSchema = opts.Schema
+	case err != nil:
 		return Stats{}, fmt.Errorf("find pg_trgm: %w", err)
+	case !readable && trgmSchema != opts.Schema:
+		if _, err := tx.Exec(ctx, "CREATE SCHEMA IF NOT EXISTS "+pgx.Identifier{opts.Schema}.Sanitize()+
+			"; ALTER EXTENSION pg_trgm SET SCHEMA "+pgx.Identifier{opts.Schema}.Sanitize()); err != nil {
+			return Stats{}, fmt.Errorf("move pg_trgm to schema %s: %w", opts.Schema, err)
+		}
+		trgmSchema = opts.Schema
 	}
 
 	schema := pgx.Identifier{opts.Schema}.Sanitize()

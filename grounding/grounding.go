@@ -18,6 +18,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/analyticsbot/analyticsbot/llm"
+	"github.com/analyticsbot/analyticsbot/store"
 	"github.com/analyticsbot/analyticsbot/warehouse"
 )
 
@@ -35,6 +36,9 @@ type Request struct {
 	// Examples are the queries of the examples the prompt shows: the
 	// tables they use are worth describing next to them.
 	Examples []string
+	// Matches are the stored values that resemble words of the question
+	// (ValueIndex.Lookup): their tables are likely needed to filter on them.
+	Matches []store.ValueMatch
 	// Budget is the most prompt tokens the catalog may take; 0 means
 	// DefaultBudget.
 	Budget int
@@ -145,6 +149,9 @@ const (
 	// partnerShare is the part of a table's score the tables it refers
 	// to get.
 	partnerShare = 0.5
+	// bonusValue, times the match's similarity, lifts a table holding a
+	// value the question names.
+	bonusValue = 6.0
 )
 
 // rank orders the catalog's tables for r: the relevant ones (scored, or
@@ -180,6 +187,10 @@ func rank(cat *warehouse.Catalog, r Request) (order []int, relevant int, scored 
 		if earlier[name] {
 			scored[i].Score += bonusEarlier
 			scored[i].Reasons = append(scored[i].Reasons, "used earlier in the thread")
+		}
+		if m, ok := bestMatch(cat.Tables[i], r.Matches); ok {
+			scored[i].Score += bonusValue * m.Similarity
+			scored[i].Reasons = append(scored[i].Reasons, fmt.Sprintf("value %q in %s", m.Value, m.Column))
 		}
 		if examples[name] && scored[i].Score > 0 {
 			// Only for tables the question needs: the examples are the
@@ -244,6 +255,18 @@ func bag(t warehouse.Table) map[string]float64 {
 	}
 	add(t.Name, weightTable)
 	return b
+}
+
+// bestMatch is the most similar matched value stored in table t.
+func bestMatch(t warehouse.Table, matches []store.ValueMatch) (store.ValueMatch, bool) {
+	var best store.ValueMatch
+	found := false
+	for _, m := range matches {
+		if m.Table == t.Name && m.Schema == t.Schema && (!found || m.Similarity > best.Similarity) {
+			best, found = m, true
+		}
+	}
+	return best, found
 }
 
 // identifiers are the lower-case identifiers of texts: runs of letters,

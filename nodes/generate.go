@@ -7,6 +7,7 @@ import (
 	"github.com/analyticsbot/analyticsbot/grounding"
 	"github.com/analyticsbot/analyticsbot/llm"
 	"github.com/analyticsbot/analyticsbot/prompts"
+	"github.com/analyticsbot/analyticsbot/store"
 )
 
 // GenerateQuery asks the model for one query, in the backend's language,
@@ -63,7 +64,16 @@ func (n *Nodes) GeneratorPrompt(ctx context.Context, s *State) (prompts.Generate
 		if err != nil {
 			return data, err
 		}
-		req := grounding.Request{Question: s.Question(), Budget: n.SchemaBudget}
+		if n.Values != nil {
+			matches, err := n.Values.Lookup(ctx, s.Question())
+			if err != nil {
+				// The lookup helps; it never stops an answer.
+				s.note("value lookup failed: " + err.Error())
+				n.Logger.WarnContext(ctx, "value lookup", "err", err)
+			}
+			s.Matches = matches
+		}
+		req := grounding.Request{Question: s.Question(), Budget: n.SchemaBudget, Matches: s.Matches}
 		for _, t := range s.History {
 			if !t.Query.IsZero() {
 				req.Earlier = append(req.Earlier, t.Query.Text)
@@ -75,8 +85,30 @@ func (n *Nodes) GeneratorPrompt(ctx context.Context, s *State) (prompts.Generate
 		g := grounding.Build(cat, d.Describe, req)
 		s.Grounding, s.Schemas = &g, cat.Schemas()
 	}
-	data.Schemas, data.Catalog = s.Schemas, s.Grounding.Catalog
+	data.Schemas, data.Catalog, data.Values = s.Schemas, s.Grounding.Catalog, valueHints(s.Matches)
 	return data, nil
+}
+
+// valueHints groups matched values by column for the prompt, best column
+// first. A semantic layer's member is named as queries name it
+// ("Publishers.name"), a table's column with its schema and table.
+func valueHints(matches []store.ValueMatch) []prompts.ValueHint {
+	var out []prompts.ValueHint
+	for _, m := range matches {
+		col := m.Column
+		if !strings.Contains(col, ".") {
+			col = m.Table + "." + m.Column
+			if m.Schema != "" {
+				col = m.Schema + "." + col
+			}
+		}
+		if n := len(out); n > 0 && out[n-1].Column == col {
+			out[n-1].Values = append(out[n-1].Values, m.Value)
+			continue
+		}
+		out = append(out, prompts.ValueHint{Column: col, Values: []string{m.Value}})
+	}
+	return out
 }
 
 // maxRows is the most rows an answer shows: the configured cap, or the

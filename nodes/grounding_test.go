@@ -64,3 +64,31 @@ func TestGeneratorKeepsTheThreadsTables(t *testing.T) {
 	assert.Contains(t, chosen, "analytics.app_platforms")
 	assert.Contains(t, s.Grounding.Tables[0].Reasons, "used earlier in the thread")
 }
+
+// fakeValues is a value lookup that finds the same values for every
+// question.
+type fakeValues []store.ValueMatch
+
+func (f fakeValues) Lookup(context.Context, string) ([]store.ValueMatch, error) { return f, nil }
+
+// The values the lookup finds go into the prompt, by column, and lift their
+// table in the ranking.
+func TestGeneratorIsToldStoredValues(t *testing.T) {
+	t.Parallel()
+	n, model := newNodes(t, []llm.Rule{reply(llm.StepGenerateSQL, sqlReply2018)})
+	n.SchemaBudget = 1000
+	col := store.ValueColumn{Backend: "postgres", Schema: "analytics", Table: "developers", Column: "name"}
+	n.Values = fakeValues{
+		{ValueColumn: col, Value: "Ubisoft  Shanghaï", Phrase: "Ubisoft Shanghai", Similarity: 0.88},
+		{ValueColumn: col, Value: "Ubisoft Shanghai", Phrase: "Ubisoft Shanghai", Similarity: 1, Exact: true},
+	}
+	s := State{UserQuery: "How many titles did Ubisoft Shanghai make?", Intent: IntentAnalytics, ThreadTS: threadID(t)}
+	require.NoError(t, n.GenerateQuery(context.Background(), &s))
+	require.Empty(t, s.ErrorKind, s.ErrorDetail)
+	prompt := onlyPrompt(t, model)
+	assert.Contains(t, prompt, "filter on these exact values, not on the question's spelling:\n"+
+		"- analytics.developers.name: 'Ubisoft  Shanghaï', 'Ubisoft Shanghai'\n")
+	require.NotEmpty(t, s.Grounding.Tables)
+	assert.Equal(t, "analytics.developers", s.Grounding.Tables[0].QualifiedName(), "the table holding the values ranks first")
+	assert.Contains(t, s.Grounding.Tables[0].Reasons, `value "Ubisoft Shanghai" in name`)
+}

@@ -26,6 +26,11 @@ type Database interface {
 	TurnByQueryID(ctx context.Context, threadID, queryID string) (store.Turn, error)
 }
 
+// ValueLookup finds the stored values that resemble words of a question.
+type ValueLookup interface {
+	Lookup(ctx context.Context, question string) ([]store.ValueMatch, error)
+}
+
 // ResultCache keeps results per thread; *store.Cache implements it.
 type ResultCache interface {
 	Put(ctx context.Context, r store.CachedResult) error
@@ -51,6 +56,9 @@ type Nodes struct {
 	// MaxRetries is how many times invalid SQL is regenerated: 0 means the
 	// default (2), a negative value none.
 	MaxRetries int
+	// Values finds stored values resembling words of a question; nil for
+	// none. *grounding.ValueIndex implements it.
+	Values ValueLookup
 	// SchemaBudget is the most prompt tokens the catalog may take in the
 	// generator's prompt (grounding.DefaultBudget when 0).
 	SchemaBudget int

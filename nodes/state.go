@@ -115,6 +115,9 @@ type State struct {
 	// generate_query on its first attempt and kept for its retries.
 	Grounding *grounding.Context
 	Schemas   []string
+	// Matches are the stored values that resemble words of the question
+	// (the value lookup), written by generate_query with Grounding.
+	Matches []store.ValueMatch
 
 	// Query, Assumptions and Explanation are written by generate_query;
 	// Query also by validate_query (the backend's normalised form) and by

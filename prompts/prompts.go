@@ -66,7 +66,11 @@ type GenerateQuery struct {
 	Schemas []string
 	// Catalog lists the tables the query may read, as the dialect
 	// describes them (warehouse.Dialect.Describe).
-	Catalog  string
+	Catalog string
+	// Values are stored values that resemble words of the question, by
+	// column: the query should filter on them, not on the question's
+	// spelling.
+	Values   []ValueHint
 	Examples []Example
 	// MaxRows is the most rows an answer shows.
 	MaxRows int
@@ -75,6 +79,24 @@ type GenerateQuery struct {
 	// PreviousQuery and PreviousError are the failed attempt a retry fixes.
 	PreviousQuery string
 	PreviousError string
+}
+
+// ValueHint is a column and the stored values of it that resemble words of
+// the question.
+type ValueHint struct {
+	// Column names the column as queries do: "analytics.publishers.name",
+	// Cube's "Publishers.name".
+	Column string
+	Values []string
+}
+
+// Quoted renders the values as SQL string literals: 'Ubisoft', 'Tom”s'.
+func (h ValueHint) Quoted() string {
+	q := make([]string, len(h.Values))
+	for i, v := range h.Values {
+		q[i] = "'" + strings.ReplaceAll(v, "'", "''") + "'"
+	}
+	return strings.Join(q, ", ")
 }
 
 // Interpret is the data of interpret.tmpl.

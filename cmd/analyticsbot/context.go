@@ -28,7 +28,16 @@ type contextJSON struct {
 	PromptTokens       int      `json:"prompt_tokens"`
 	WholePromptTokens  int      `json:"whole_prompt_tokens"`
 	Examples           []string `json:"examples"`
-	Prompt             string   `json:"prompt,omitempty"`
+	// Values are the stored values matched to words of the question.
+	Values []contextValueJSON `json:"values"`
+	Prompt string             `json:"prompt,omitempty"`
+}
+
+type contextValueJSON struct {
+	Column     string  `json:"column"`
+	Value      string  `json:"value"`
+	Phrase     string  `json:"phrase"`
+	Similarity float64 `json:"similarity"`
 }
 
 type contextTableJSON struct {
@@ -74,6 +83,11 @@ func contextCommand(ctx context.Context, args []string, out io.Writer) error {
 	if c.Others == nil {
 		c.Others = []string{}
 	}
+	c.Values = []contextValueJSON{}
+	for _, m := range gc.State.Matches {
+		c.Values = append(c.Values, contextValueJSON{Column: qualifiedColumn(m.Schema, m.Table, m.Column),
+			Value: m.Value, Phrase: m.Phrase, Similarity: m.Similarity})
+	}
 	if *withPrompt {
 		c.Prompt = gc.Prompt
 	}
@@ -84,6 +98,12 @@ func contextCommand(ctx context.Context, args []string, out io.Writer) error {
 	}
 	fmt.Fprintf(out, "question: %s\n", question)
 	fmt.Fprintf(out, "prompt: %d tokens (%d with the whole catalog); %s", c.PromptTokens, c.WholePromptTokens, g)
+	if len(c.Values) > 0 {
+		fmt.Fprintf(out, "values:\n")
+		for _, v := range c.Values {
+			fmt.Fprintf(out, "  %-40s %-30q %.2f  (%q)\n", v.Column, v.Value, v.Similarity, v.Phrase)
+		}
+	}
 	if len(c.Examples) > 0 {
 		fmt.Fprintf(out, "examples:\n")
 		for _, e := range c.Examples {
@@ -94,4 +114,16 @@ func contextCommand(ctx context.Context, args []string, out io.Writer) error {
 		fmt.Fprintf(out, "\n%s", gc.Prompt)
 	}
 	return nil
+}
+
+// qualifiedColumn names a column with its table and schema, or a semantic
+// layer's member (already "Cube.member") as it is.
+func qualifiedColumn(schema, table, column string) string {
+	if strings.Contains(column, ".") {
+		return column
+	}
+	if schema == "" {
+		return table + "." + column
+	}
+	return schema + "." + table + "." + column
 }

@@ -191,7 +191,8 @@ func TestCLI(t *testing.T) {
 
 	load := runCLI(t, "", "demo", "load")
 	require.NoError(t, load.err, "demo load; stderr: %s", load.stderr)
-	assert.Regexp(t, `demo data loaded into "analytics" in .*: 27075 games, \d+ developers, \d+ publishers, \d+ genres, \d+ tags\n$`, load.stdout)
+	assert.Regexp(t, `^demo data loaded into "analytics" in .*: 27075 games, \d+ developers, \d+ publishers, \d+ genres, \d+ tags\n`+
+		`value index: \d+ values of 7 text columns in .*\n$`, load.stdout)
 
 	var first, followUp turnOut
 	t.Run("ask json", func(t *testing.T) {

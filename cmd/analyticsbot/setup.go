@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"log/slog"
 	"strings"
 
 	"github.com/analyticsbot/analyticsbot/bot"
@@ -51,6 +52,20 @@ func demoLoad(ctx context.Context, out io.Writer) error {
 	}
 	fmt.Fprintf(out, "demo data loaded into %q in %s: %d games, %d developers, %d publishers, %d genres, %d tags\n",
 		schema, st.Elapsed.Round(1e6), st.Apps, st.Developers, st.Publishers, st.Genres, st.Tags)
+	if cfg.ValueIndexMaxDistinct <= 0 {
+		return nil
+	}
+	// The value lookup can match the demo's names from the first question.
+	b, err := bot.New(ctx, cfg, slog.Default())
+	if err != nil {
+		return err
+	}
+	defer b.Close()
+	vs, err := b.RefreshValueIndex(ctx)
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(out, "value index: %d values of %d text columns in %s\n", vs.Values, vs.Indexed, vs.Elapsed.Round(1e6))
 	return nil
 }
 

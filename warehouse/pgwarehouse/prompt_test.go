@@ -45,6 +45,10 @@ func TestPromptGolden(t *testing.T) {
 			g.Question = "How many games were released in 2017?"
 			g.EarlierQuery = "SELECT count(*) AS games FROM analytics.apps WHERE release_year = 2018"
 		}},
+		{"generate_sql_values", func(g *prompts.GenerateQuery) {
+			g.Question = "How many games did ubisoft publish?"
+			g.Values = []prompts.ValueHint{{Column: "analytics.publishers.name", Values: []string{"Ubisoft", "Ubisoft®", "Tom's"}}}
+		}},
 		{"generate_sql_schemas", func(g *prompts.GenerateQuery) {
 			g.Question = "Which games earned the most?"
 			g.Schemas, g.Catalog = []string{"analytics", "finance"}, d.Describe(marts)

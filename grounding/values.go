@@ -1,0 +1,255 @@
+package grounding
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"regexp"
+	"slices"
+	"strings"
+	"time"
+	"unicode"
+
+	"github.com/analyticsbot/analyticsbot/store"
+	"github.com/analyticsbot/analyticsbot/warehouse"
+)
+
+// Value index defaults.
+const (
+	// DefaultMaxDistinct is the most distinct values a column may have to
+	// be indexed: 27,075 game names fit.
+	DefaultMaxDistinct = 50_000
+	// minSimilarity is how alike a value must be to a phrase of the
+	// question to be shown.
+	minSimilarity = 0.5
+	// valuesPerColumn and valueColumns bound what the prompt shows.
+	valuesPerColumn = 5
+	valueColumns    = 6
+	// lookupTimeout bounds a lookup: answering never waits on it for long.
+	lookupTimeout = 2 * time.Second
+)
+
+// ValueIndex keeps the distinct values of the backend's text columns in
+// the bot's database (store's value_index, matched with pg_trgm), so that a
+// question's "ubisoft" finds the stored 'Ubisoft', 'Ubisoft Entertainment'
+// and 'Ubisoft®' before the query is written. Refresh reads the values
+// through the backend (for Postgres, as the reader role); Lookup never
+// waits for a refresh: before the first one it finds nothing.
+type ValueIndex struct {
+	DB      *store.DB
+	Backend warehouse.Backend
+	// MaxDistinct is the most distinct values a column may have to be
+	// indexed (DefaultMaxDistinct when 0).
+	MaxDistinct int
+	// Domain describes the data ("Steam store games"): its words, like
+	// the catalog's table and column names, name the data as a whole, not
+	// a value, and are not looked up on their own.
+	Domain string
+	Log    *slog.Logger
+}
+
+// RefreshStats describes one refresh.
+type RefreshStats struct {
+	// Columns is how many text columns the catalog has; Indexed how many
+	// were indexed, Skipped how many had too many distinct values, Failed
+	// how many could not be read.
+	Columns, Indexed, Skipped, Failed int
+	// Values is how many values were indexed in all.
+	Values  int
+	Elapsed time.Duration
+}
+
+// Refresh reads the distinct values of every text column of the catalog
+// and replaces what the index holds for it; a column that cannot be read
+// is logged and left as it was.
+func (ix *ValueIndex) Refresh(ctx context.Context) (RefreshStats, error) {
+	start := time.Now()
+	var st RefreshStats
+	if err := ix.DB.PrepareValueIndex(ctx); err != nil {
+		return st, fmt.Errorf("refresh the value index: %w", err)
+	}
+	cat, err := ix.Backend.Catalog(ctx)
+	if err != nil {
+		return st, fmt.Errorf("refresh the value index: %w", err)
+	}
+	max := ix.MaxDistinct
+	if max <= 0 {
+		max = DefaultMaxDistinct
+	}
+	backend := ix.Backend.Name()
+	var keep []store.ValueColumn
+	for _, t := range cat.Tables {
+		for _, c := range t.Columns {
+			if c.Kind != warehouse.KindText || c.Role == warehouse.RoleMeasure || c.Role == warehouse.RoleSegment {
+				continue
+			}
+			st.Columns++
+			col := store.ValueColumn{Backend: backend, Schema: t.Schema, Table: t.Name, Column: c.Name}
+			keep = append(keep, col)
+			values, err := ix.Backend.Values(ctx, warehouse.ColumnRef{Schema: t.Schema, Table: t.Name, Column: c.Name}, max+1)
+			if err != nil {
+				if ctx.Err() != nil {
+					return st, ctx.Err()
+				}
+				st.Failed++
+				ix.log().WarnContext(ctx, "value index: read a column", "column", col.Schema+"."+col.Table+"."+col.Column, "err", err)
+				continue
+			}
+			distinct := len(values)
+			if distinct > max {
+				st.Skipped++
+				values = nil
+			} else {
+				st.Indexed++
+				st.Values += distinct
+				if values == nil {
+					values = []string{}
+				}
+			}
+			if err := ix.DB.ReplaceValues(ctx, col, distinct, values); err != nil {
+				return st, fmt.Errorf("refresh the value index: %w", err)
+			}
+		}
+	}
+	if err := ix.DB.KeepValueColumns(ctx, backend, keep); err != nil {
+		return st, fmt.Errorf("refresh the value index: %w", err)
+	}
+	if err := ix.DB.AnalyzeValueIndex(ctx); err != nil {
+		return st, fmt.Errorf("refresh the value index: %w", err)
+	}
+	st.Elapsed = time.Since(start)
+	return st, nil
+}
+
+// Run refreshes the index now and then every interval, until ctx ends. A
+// failed refresh is logged and tried again at the next interval.
+func (ix *ValueIndex) Run(ctx context.Context, interval time.Duration) {
+	for {
+		st, err := ix.Refresh(ctx)
+		switch {
+		case errors.Is(err, store.ErrNoTrigram):
+			ix.log().WarnContext(ctx, "the value lookup is off: pg_trgm is not installed in the bot's database")
+			return
+		case err != nil && ctx.Err() == nil:
+			ix.log().WarnContext(ctx, "value index refresh failed", "err", err)
+		case err == nil:
+			ix.log().InfoContext(ctx, "value index refreshed", "columns", st.Columns, "indexed", st.Indexed,
+				"values", st.Values, "too_many_values", st.Skipped, "failed", st.Failed, "elapsed", st.Elapsed.Round(time.Millisecond))
+		}
+		if interval <= 0 {
+			return
+		}
+		select {
+		case <-ctx.Done():
+			return
+		case <-time.After(interval):
+		}
+	}
+}
+
+// Lookup returns the stored values that resemble phrases of the question,
+// best columns first, within a short deadline of its own.
+func (ix *ValueIndex) Lookup(ctx context.Context, question string) ([]store.ValueMatch, error) {
+	ctx, cancel := context.WithTimeout(ctx, lookupTimeout)
+	defer cancel()
+	generic := map[string]bool{}
+	for _, w := range words(ix.Domain) {
+		generic[w] = true
+	}
+	if cat, err := ix.Backend.Catalog(ctx); err == nil {
+		for _, t := range cat.Tables {
+			for _, w := range words(t.Name) {
+				generic[w] = true
+			}
+			for _, c := range t.Columns {
+				for _, w := range words(c.Name) {
+					generic[w] = true
+				}
+			}
+		}
+	}
+	phrases := slices.DeleteFunc(Phrases(question), func(p string) bool {
+		ws := words(p)
+		return len(ws) == 1 && generic[ws[0]]
+	})
+	return ix.DB.MatchValues(ctx, ix.Backend.Name(), phrases, minSimilarity, valuesPerColumn, valueColumns)
+}
+
+func (ix *ValueIndex) log() *slog.Logger {
+	if ix.Log == nil {
+		return slog.Default()
+	}
+	return ix.Log
+}
+
+// quoted finds text in quotes: "…", '…', “…”, ‘…’.
+var quoted = regexp.MustCompile(`"([^"]+)"|“([^”]+)”|‘([^’]+)’|(?:^|\s)'([^']+)'`)
+
+// maxPhrases bounds the phrases of one question.
+const maxPhrases = 60
+
+// Phrases are the parts of a question that may name stored values: quoted
+// text, and runs of one to four words that neither start nor end with a
+// stop word, skipping numbers and single words shorter than three letters.
+func Phrases(question string) []string {
+	var out []string
+	seen := map[string]bool{}
+	add := func(p string) {
+		p = strings.TrimSpace(p)
+		k := strings.ToLower(p)
+		if p != "" && !seen[k] && len(out) < maxPhrases {
+			seen[k] = true
+			out = append(out, p)
+		}
+	}
+	for _, m := range quoted.FindAllStringSubmatch(question, -1) {
+		for _, g := range m[1:] {
+			add(g)
+		}
+	}
+	// Word runs never cross punctuation: "Shanghai, and counter" is no
+	// phrase.
+	for _, segment := range strings.FieldsFunc(question, func(r rune) bool { return strings.ContainsRune(",;:?!()[]{}\"“”", r) }) {
+		ws := strings.FieldsFunc(segment, func(r rune) bool {
+			return !(unicode.IsLetter(r) || unicode.IsDigit(r) || strings.ContainsRune("'’&-®™.+", r))
+		})
+		for i := range ws {
+			ws[i] = strings.Trim(ws[i], "'’.-")
+		}
+		stop := func(w string) bool {
+			return w == "" || stopWords[strings.ToLower(w)] || stopWords[singular(strings.ToLower(w))]
+		}
+		for n := 4; n >= 1; n-- {
+			for i := 0; i+n <= len(ws); i++ {
+				gram := ws[i : i+n]
+				if stop(gram[0]) || stop(gram[n-1]) || hasEmpty(gram) {
+					continue
+				}
+				if n == 1 && (len([]rune(gram[0])) < 3 || isNumber(gram[0])) {
+					continue
+				}
+				add(strings.Join(gram, " "))
+			}
+		}
+	}
+	return out
+}
+
+func hasEmpty(ws []string) bool {
+	for _, w := range ws {
+		if w == "" {
+			return true
+		}
+	}
+	return false
+}
+
+func isNumber(w string) bool {
+	for _, r := range w {
+		if !unicode.IsDigit(r) && r != '.' && r != ',' {
+			return false
+		}
+	}
+	return true
+}

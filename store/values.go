@@ -1,0 +1,275 @@
+package store
+
+import (
+	"cmp"
+	"context"
+	"errors"
+	"fmt"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+)
+
+// ErrNoTrigram means pg_trgm is not installed in the bot's database, so
+// values cannot be matched.
+var ErrNoTrigram = errors.New("pg_trgm is not installed in the bot's database")
+
+// ValueColumn names a column of a backend's catalog whose values the
+// value index keeps.
+type ValueColumn struct {
+	Backend, Schema, Table, Column string
+}
+
+// ValueMatch is a stored value that resembles a phrase of a question.
+type ValueMatch struct {
+	ValueColumn
+	Value string
+	// Phrase is the words of the question it matched, Similarity how well
+	// (0 to 1), Exact whether it is the phrase but for case.
+	Phrase     string
+	Similarity float64
+	Exact      bool
+}
+
+// rank orders matches: exact ones first, then by similarity, a phrase of
+// several words counting for more (a value that matches "Ubisoft
+// Shanghai" says more than one that matches "Ubisoft").
+func (m ValueMatch) rank() float64 {
+	switch words := len(strings.Fields(m.Phrase)); {
+	case m.Exact:
+		return 2 + float64(words)/100
+	case words > 1 && m.Similarity >= 0.7:
+		return min(m.Similarity*(1+0.5*float64(words-1)), 1.99)
+	default:
+		return m.Similarity
+	}
+}
+
+// ValueIndexStats describes what the value index holds for a backend.
+type ValueIndexStats struct {
+	Columns, Indexed, Values int
+	RefreshedAt              time.Time
+}
+
+// trigramSchema returns the schema pg_trgm is installed in, or
+// ErrNoTrigram.
+func (d *DB) trigramSchema(ctx context.Context) (string, error) {
+	var schema string
+	err := d.pool.QueryRow(ctx, `SELECT n.nspname FROM pg_catalog.pg_extension e
+		JOIN pg_catalog.pg_namespace n ON n.oid = e.extnamespace WHERE e.extname = 'pg_trgm'`).Scan(&schema)
+	if errors.Is(err, pgx.ErrNoRows) {
+		return "", ErrNoTrigram
+	}
+	if err != nil {
+		return "", fmt.Errorf("find pg_trgm: %w", classify(err))
+	}
+	return schema, nil
+}
+
+// PrepareValueIndex makes sure values can be matched quickly: pg_trgm is
+// installed and the trigram index exists (created here, since pg_trgm may
+// have been installed, or moved, after the migrations ran).
+func (d *DB) PrepareValueIndex(ctx context.Context) error {
+	schema, err := d.trigramSchema(ctx)
+	if err != nil {
+		return err
+	}
+	// fastupdate off: a refresh replaces whole columns at once, and
+	// entries left in GIN's pending list would make every lookup scan it.
+	_, err = d.pool.Exec(ctx, `CREATE INDEX IF NOT EXISTS value_index_trgm_idx ON value_index USING gin (value `+
+		pgx.Identifier{schema, "gin_trgm_ops"}.Sanitize()+`) WITH (fastupdate = off)`)
+	if err != nil {
+		return fmt.Errorf("create the value index's trigram index: %w", classify(err))
+	}
+	return nil
+}
+
+// ReplaceValues replaces what the index keeps for col, in one transaction:
+// values when indexed, else only the count of distinct values it had.
+func (d *DB) ReplaceValues(ctx context.Context, col ValueColumn, distinct int, values []string) error {
+	err := pgx.BeginFunc(ctx, d.pool, func(tx pgx.Tx) error {
+		_, err := tx.Exec(ctx, `
+			INSERT INTO value_index_columns (backend, schema_name, table_name, column_name, distinct_values, indexed)
+			VALUES ($1, $2, $3, $4, $5, $6)
+			ON CONFLICT (backend, schema_name, table_name, column_name) DO UPDATE SET
+				distinct_values = EXCLUDED.distinct_values, indexed = EXCLUDED.indexed, refreshed_at = now()`,
+			col.Backend, col.Schema, col.Table, col.Column, distinct, values != nil)
+		if err != nil {
+			return err
+		}
+		if _, err := tx.Exec(ctx, `DELETE FROM value_index
+			WHERE backend = $1 AND schema_name = $2 AND table_name = $3 AND column_name = $4`,
+			col.Backend, col.Schema, col.Table, col.Column); err != nil {
+			return err
+		}
+		rows := make([][]any, 0, len(values))
+		for _, v := range values {
+			rows = append(rows, []any{col.Backend, col.Schema, col.Table, col.Column, cleanText(v)})
+		}
+		_, err = tx.CopyFrom(ctx, pgx.Identifier{"value_index"},
+			[]string{"backend", "schema_name", "table_name", "column_name", "value"}, pgx.CopyFromRows(rows))
+		return err
+	})
+	if err != nil {
+		return fmt.Errorf("replace the values of %s.%s.%s: %w", col.Schema, col.Table, col.Column, classify(err))
+	}
+	return nil
+}
+
+// KeepValueColumns forgets the columns of backend that are not in keep
+// (tables or columns gone from the catalog), with their values.
+func (d *DB) KeepValueColumns(ctx context.Context, backend string, keep []ValueColumn) error {
+	schemas, tables, columns := make([]string, len(keep)), make([]string, len(keep)), make([]string, len(keep))
+	for i, c := range keep {
+		schemas[i], tables[i], columns[i] = c.Schema, c.Table, c.Column
+	}
+	_, err := d.pool.Exec(ctx, `DELETE FROM value_index_columns v
+		WHERE v.backend = $1 AND NOT EXISTS (
+			SELECT 1 FROM unnest($2::text[], $3::text[], $4::text[]) AS k(s, t, c)
+			WHERE k.s = v.schema_name AND k.t = v.table_name AND k.c = v.column_name)`,
+		backend, schemas, tables, columns)
+	if err != nil {
+		return fmt.Errorf("forget value columns: %w", classify(err))
+	}
+	return nil
+}
+
+// AnalyzeValueIndex cleans the index of the rows a refresh replaced and
+// updates the planner's statistics, so lookups use the trigram index.
+func (d *DB) AnalyzeValueIndex(ctx context.Context) error {
+	if _, err := d.pool.Exec(ctx, `VACUUM (ANALYZE) value_index`); err != nil {
+		return fmt.Errorf("analyze the value index: %w", classify(err))
+	}
+	return nil
+}
+
+// ValueIndexStats tells what the index holds for backend.
+func (d *DB) ValueIndexStats(ctx context.Context, backend string) (ValueIndexStats, error) {
+	var st ValueIndexStats
+	var refreshed *time.Time
+	err := d.pool.QueryRow(ctx, `
+		SELECT count(*), count(*) FILTER (WHERE indexed),
+		       coalesce((SELECT count(*) FROM value_index WHERE backend = $1), 0), max(refreshed_at)
+		FROM value_index_columns WHERE backend = $1`, backend).Scan(&st.Columns, &st.Indexed, &st.Values, &refreshed)
+	if err != nil {
+		return st, fmt.Errorf("value index stats: %w", classify(err))
+	}
+	if refreshed != nil {
+		st.RefreshedAt = *refreshed
+	}
+	return st, nil
+}
+
+// matchesPerPhrase bounds the values one phrase can match: a phrase that
+// reaches it resembles much of the data and keeps only its strong matches
+// ("Ubisoft" in "Ubisoft Montreal", not "Ubisoft" in "Ubisofted").
+const (
+	matchesPerPhrase = 40
+	strongMatch      = 0.9
+)
+
+// MatchValues returns the stored values of backend that resemble the
+// phrases, at least minSimilarity alike (trigram similarity of the whole
+// value, or the phrase's word similarity inside a longer value), at most
+// perColumn values for each of the best limit columns, best first.
+func (d *DB) MatchValues(ctx context.Context, backend string, phrases []string, minSimilarity float64, perColumn, limit int) ([]ValueMatch, error) {
+	if len(phrases) == 0 {
+		return nil, nil
+	}
+	t, err := d.trigramSchema(ctx)
+	if err != nil {
+		return nil, err
+	}
+	q := pgx.Identifier{t}.Sanitize()
+	var all []ValueMatch
+	err = pgx.BeginFunc(ctx, d.pool, func(tx pgx.Tx) error {
+		// The operators' own thresholds cut what the index returns, so a
+		// common word costs little; the scores are checked again below.
+		threshold := strconv.FormatFloat(minSimilarity, 'f', 2, 64)
+		if _, err := tx.Exec(ctx, `SELECT set_config('pg_trgm.similarity_threshold', $1, true),
+			set_config('pg_trgm.word_similarity_threshold', $1, true)`, threshold); err != nil {
+			return err
+		}
+		// One statement per phrase, never prepared: with the phrase known
+		// when the statement is planned, PostgreSQL reaches for the trigram
+		// index; a generic plan, or one statement over all phrases at once,
+		// scans the table.
+		for _, phrase := range phrases {
+			rows, err := tx.Query(ctx, `
+				SELECT schema_name, table_name, column_name, value,
+				       greatest(`+q+`.similarity(value, $2), `+q+`.word_similarity($2, value)) AS score,
+				       lower(value) = lower($2) AS exact
+				FROM value_index
+				WHERE backend = $1 AND (value OPERATOR(`+q+`.%) $2 OR $2 OPERATOR(`+q+`.<%) value)
+				ORDER BY score DESC, length(value), value
+				LIMIT $3`, pgx.QueryExecModeExec, backend, phrase, matchesPerPhrase)
+			if err != nil {
+				return err
+			}
+			var found []ValueMatch
+			var exact []bool
+			m := ValueMatch{Phrase: phrase}
+			m.Backend = backend
+			var ex bool
+			_, err = pgx.ForEachRow(rows, []any{&m.Schema, &m.Table, &m.Column, &m.Value, &m.Similarity, &ex}, func() error {
+				found, exact = append(found, m), append(exact, ex)
+				return nil
+			})
+			if err != nil {
+				return err
+			}
+			for i, f := range found {
+				switch {
+				case exact[i]:
+					f.Similarity, f.Exact = 1, true
+				case len(found) >= matchesPerPhrase && f.Similarity < strongMatch:
+					continue // a phrase this common keeps only its strong matches
+				}
+				all = append(all, f)
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, fmt.Errorf("match values: %w", classify(err))
+	}
+	return rankMatches(all, minSimilarity, perColumn, limit), nil
+}
+
+// rankMatches keeps, per column, the perColumn best distinct values of at
+// least minSimilarity, and the limit columns with the best of them.
+func rankMatches(all []ValueMatch, minSimilarity float64, perColumn, limit int) []ValueMatch {
+	byColumn := map[ValueColumn][]ValueMatch{}
+	for _, m := range all {
+		if m.Similarity < minSimilarity {
+			continue
+		}
+		ms := byColumn[m.ValueColumn]
+		if i := slices.IndexFunc(ms, func(o ValueMatch) bool { return o.Value == m.Value }); i >= 0 {
+			if m.rank() > ms[i].rank() {
+				ms[i] = m
+			}
+			continue
+		}
+		byColumn[m.ValueColumn] = append(ms, m)
+	}
+	cols := make([][]ValueMatch, 0, len(byColumn))
+	for _, ms := range byColumn {
+		slices.SortFunc(ms, func(a, b ValueMatch) int {
+			return cmp.Or(cmp.Compare(b.rank(), a.rank()), cmp.Compare(len(a.Value), len(b.Value)), strings.Compare(a.Value, b.Value))
+		})
+		cols = append(cols, ms[:min(len(ms), perColumn)])
+	}
+	slices.SortFunc(cols, func(a, b []ValueMatch) int {
+		return cmp.Or(cmp.Compare(b[0].rank(), a[0].rank()), cmp.Compare(len(b), len(a)),
+			strings.Compare(a[0].Table+"."+a[0].Column, b[0].Table+"."+b[0].Column))
+	})
+	var out []ValueMatch
+	for _, ms := range cols[:min(len(cols), limit)] {
+		out = append(out, ms...)
+	}
+	return out
+}
