@@ -149,6 +149,9 @@ const (
 	// partnerShare is the part of a table's score the tables it refers
 	// to get.
 	partnerShare = 0.5
+	// bridgeShare is the part of the lesser score of two relevant tables
+	// a table linking them gets.
+	bridgeShare = 0.9
 	// bonusValue, times the match's similarity, lifts a table holding a
 	// value the question names.
 	bonusValue = 6.0
@@ -214,6 +217,23 @@ func rank(cat *warehouse.Catalog, r Request) (order []int, relevant int, scored 
 			scored[j].Reasons = append(scored[j].Reasons, "joins "+cat.Tables[i].QualifiedName())
 			scored[j].Score = max(scored[j].Score, own[i]*partnerShare)
 		}
+	}
+	// A table that refers to two relevant tables links them (a bridge such
+	// as app_publishers between apps and publishers): it ranks just below
+	// the second of them.
+	for i, ps := range partners {
+		var ends []int
+		for _, j := range ps {
+			if own[j] > 0 {
+				ends = append(ends, j)
+			}
+		}
+		if len(ends) < 2 {
+			continue
+		}
+		slices.SortStableFunc(ends, func(a, b int) int { return cmp.Compare(own[b], own[a]) })
+		scored[i].Reasons = append(scored[i].Reasons, "links "+cat.Tables[ends[0]].QualifiedName()+" and "+cat.Tables[ends[1]].QualifiedName())
+		scored[i].Score = max(scored[i].Score, own[ends[1]]*bridgeShare)
 	}
 	for i := range scored {
 		if scored[i].Score > 0 {

@@ -171,3 +171,31 @@ func TestWords(t *testing.T) {
 	assert.Equal(t, []string{"game", "publisher", "release", "2018", "ubisoft"},
 		terms("How many games did the publishers release in 2018 for Ubisoft? Games!"))
 }
+
+// A table that links two relevant tables comes along even when nothing in
+// the question names it: without it they cannot be joined.
+func TestBridgeTables(t *testing.T) {
+	t.Parallel()
+	cat := steam(100)
+	bridge := table("analytics", "ownership", "", "left_key", "right_key")
+	bridge.ForeignKeys = []warehouse.ForeignKey{
+		{Columns: []string{"left_key"}, RefSchema: "analytics", RefTable: "apps", RefColumns: []string{"app_id"}},
+		{Columns: []string{"right_key"}, RefSchema: "analytics", RefTable: "publishers", RefColumns: []string{"publisher_id"}},
+	}
+	cat.Tables = append(cat.Tables, bridge)
+	c := Build(cat, describe, Request{Question: "Which publishers released games priced over 10?", Budget: 400})
+	byName := map[string]Table{}
+	for _, tb := range c.Tables {
+		byName[tb.QualifiedName()] = tb
+	}
+	require.Contains(t, byName, "analytics.ownership", "chosen: %v", names(c))
+	assert.Equal(t, []string{"links analytics.publishers and analytics.apps"}, byName["analytics.ownership"].Reasons)
+
+	// Linking one relevant table is not enough.
+	c = Build(cat, describe, Request{Question: "What is the average price?", Budget: 400})
+	for _, tb := range c.Tables {
+		if tb.Name == "ownership" {
+			assert.Zero(t, tb.Score, "it links one relevant table: %v", tb.Reasons)
+		}
+	}
+}

@@ -56,6 +56,8 @@ func TestValueLookup(t *testing.T) {
 		{"Games by hubiao", "developers.name", []string{"HuBiao", "Hubiao", "hubiao"}},
 		{"Which games are tagged open world?", "tags.name", []string{"Open World"}},
 		{"Average price of rpg games", "genres.name", []string{"RPG"}},
+		{"How many roguelike games are there?", "tags.name", []string{"Rogue-like"}},
+		{"Games published by Bethesda Softworks", "publishers.name", []string{"Bethesda Softworks", "Bethesda-Softworks"}},
 		{`Release year of "counter strike"`, "apps.name", []string{"Counter-Strike"}},
 	}
 	for _, tt := range tests {

@@ -9,6 +9,7 @@ import (
 	"strconv"
 	"strings"
 	"time"
+	"unicode"
 
 	"github.com/jackc/pgx/v5"
 )
@@ -146,6 +147,19 @@ func (d *DB) AnalyzeValueIndex(ctx context.Context) error {
 	return nil
 }
 
+// HasValue reports whether the index holds value for col (false for a
+// column it does not index).
+func (d *DB) HasValue(ctx context.Context, col ValueColumn, value string) (bool, error) {
+	var ok bool
+	err := d.pool.QueryRow(ctx, `SELECT EXISTS (SELECT 1 FROM value_index
+		WHERE backend = $1 AND schema_name = $2 AND table_name = $3 AND column_name = $4 AND value = $5)`,
+		col.Backend, col.Schema, col.Table, col.Column, value).Scan(&ok)
+	if err != nil {
+		return false, fmt.Errorf("look up a value: %w", classify(err))
+	}
+	return ok, nil
+}
+
 // ValueIndexStats tells what the index holds for backend.
 func (d *DB) ValueIndexStats(ctx context.Context, backend string) (ValueIndexStats, error) {
 	var st ValueIndexStats
@@ -163,13 +177,29 @@ func (d *DB) ValueIndexStats(ctx context.Context, backend string) (ValueIndexSta
 	return st, nil
 }
 
-// matchesPerPhrase bounds the values one phrase can match: a phrase that
-// reaches it resembles much of the data and keeps only its strong matches
-// ("Ubisoft" in "Ubisoft Montreal", not "Ubisoft" in "Ubisofted").
+// A phrase keeps its candidatesPerColumn best values in each column. In a
+// column where it resembles commonInColumn values or more, it keeps only
+// its strong matches ("Ubisoft" in "Ubisoft Montreal", not "Ubisoft" in
+// "Ubisofted"); elsewhere weaker ones too ("roguelike" and the tag
+// "Rogue-like", among a hundred games named "... Roguelike").
 const (
-	matchesPerPhrase = 40
-	strongMatch      = 0.9
+	candidatesPerColumn = 10
+	commonInColumn      = 40
+	strongMatch         = 0.9
 )
+
+// normalValue is a value as the lookup compares it for equality: lower
+// case, letters and digits only, so that "roguelike" equals "Rogue-like"
+// and "ubisoft" equals "Ubisoft®". PostgreSQL computes the same on the
+// stored side.
+func normalValue(s string) string {
+	return strings.Map(func(r rune) rune {
+		if unicode.IsLetter(r) || unicode.IsDigit(r) {
+			return unicode.ToLower(r)
+		}
+		return -1
+	}, s)
+}
 
 // MatchValues returns the stored values of backend that resemble the
 // phrases, at least minSimilarity alike (trigram similarity of the whole
@@ -199,36 +229,39 @@ func (d *DB) MatchValues(ctx context.Context, backend string, phrases []string, 
 		// scans the table.
 		for _, phrase := range phrases {
 			rows, err := tx.Query(ctx, `
-				SELECT schema_name, table_name, column_name, value,
-				       greatest(`+q+`.similarity(value, $2), `+q+`.word_similarity($2, value)) AS score,
-				       lower(value) = lower($2) AS exact
-				FROM value_index
-				WHERE backend = $1 AND (value OPERATOR(`+q+`.%) $2 OR $2 OPERATOR(`+q+`.<%) value)
-				ORDER BY score DESC, length(value), value
-				LIMIT $3`, pgx.QueryExecModeExec, backend, phrase, matchesPerPhrase)
+				SELECT schema_name, table_name, column_name, value, score, exact, n FROM (
+				    SELECT *, row_number() OVER (PARTITION BY schema_name, table_name, column_name
+				                                 ORDER BY exact DESC, score DESC, length(value), value) AS rn,
+				              count(*) OVER (PARTITION BY schema_name, table_name, column_name) AS n
+				    FROM (
+				        SELECT schema_name, table_name, column_name, value,
+				               greatest(`+q+`.similarity(value, $2), `+q+`.word_similarity($2, value)) AS score,
+				               regexp_replace(lower(value), '[^[:alnum:]]+', '', 'g') = $3 AS exact
+				        FROM value_index
+				        WHERE backend = $1 AND (value OPERATOR(`+q+`.%) $2 OR $2 OPERATOR(`+q+`.<%) value)
+				    ) candidates
+				) ranked
+				WHERE rn <= $4`, pgx.QueryExecModeExec, backend, phrase, normalValue(phrase), candidatesPerColumn)
 			if err != nil {
 				return err
 			}
-			var found []ValueMatch
-			var exact []bool
 			m := ValueMatch{Phrase: phrase}
 			m.Backend = backend
-			var ex bool
-			_, err = pgx.ForEachRow(rows, []any{&m.Schema, &m.Table, &m.Column, &m.Value, &m.Similarity, &ex}, func() error {
-				found, exact = append(found, m), append(exact, ex)
+			var exact bool
+			var n int
+			_, err = pgx.ForEachRow(rows, []any{&m.Schema, &m.Table, &m.Column, &m.Value, &m.Similarity, &exact, &n}, func() error {
+				m.Exact = exact
+				switch {
+				case exact:
+					m.Similarity = 1
+				case n >= commonInColumn && m.Similarity < strongMatch:
+					return nil // a phrase this common in the column keeps only its strong matches
+				}
+				all = append(all, m)
 				return nil
 			})
 			if err != nil {
 				return err
-			}
-			for i, f := range found {
-				switch {
-				case exact[i]:
-					f.Similarity, f.Exact = 1, true
-				case len(found) >= matchesPerPhrase && f.Similarity < strongMatch:
-					continue // a phrase this common keeps only its strong matches
-				}
-				all = append(all, f)
 			}
 		}
 		return nil
