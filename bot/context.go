@@ -8,6 +8,7 @@ import (
 	"github.com/analyticsbot/analyticsbot/llm"
 	"github.com/analyticsbot/analyticsbot/nodes"
 	"github.com/analyticsbot/analyticsbot/prompts"
+	"github.com/analyticsbot/analyticsbot/store"
 )
 
 // GeneratorContext is what the query generator would be given for a
@@ -28,16 +29,23 @@ type GeneratorContext struct {
 // (a follow-up when the thread has turns), without calling the model: the
 // question is taken as it is, not rewritten.
 func (b *Bot) Context(ctx context.Context, m Message) (GeneratorContext, error) {
-	s := &nodes.State{UserQuery: m.Text, UserID: m.UserID, ChannelID: m.ChannelID, ThreadTS: m.ThreadID,
-		Started: time.Now(), Intent: nodes.IntentAnalytics}
+	var turns []store.Turn
 	if m.ThreadID != "" {
-		turns, err := b.db.RecentTurns(ctx, m.ThreadID, b.cfg.HistoryTurns)
-		if err != nil {
+		var err error
+		if turns, err = b.db.RecentTurns(ctx, m.ThreadID, b.cfg.HistoryTurns); err != nil {
 			return GeneratorContext{}, fmt.Errorf("context: %w", err)
 		}
-		if s.History = turns; len(turns) > 0 {
-			s.Intent = nodes.IntentFollowUp
-		}
+	}
+	return b.ContextOf(ctx, m, turns)
+}
+
+// ContextOf is Context with the thread's earlier turns given, oldest
+// first, rather than read from the database (an eval's conversation).
+func (b *Bot) ContextOf(ctx context.Context, m Message, history []store.Turn) (GeneratorContext, error) {
+	s := &nodes.State{UserQuery: m.Text, UserID: m.UserID, ChannelID: m.ChannelID, ThreadTS: m.ThreadID,
+		Started: time.Now(), Intent: nodes.IntentAnalytics, History: history}
+	if len(history) > 0 {
+		s.Intent = nodes.IntentFollowUp
 	}
 	data, err := b.nodes.GeneratorPrompt(ctx, s)
 	if err != nil {

@@ -35,6 +35,9 @@ Usage:
                                        answer one question
   analyticsbot context [--thread ID] [--json] [--prompt] QUESTION
                                        what the query generator would be given (no model call)
+  analyticsbot eval [--json] [--jobs N] [--retrieval-only | --oracle] [--min-accuracy X] [--min-recall X] FILE
+                                       score the bot on an eval file (docs/eval.md): execution accuracy
+                                       through the model, or retrieval recall with no model call
   analyticsbot press --thread ID --action export_csv|show_sql --value QUERY_ID [--json]
                                        press a button of an earlier answer
 
@@ -106,6 +109,8 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 		return ask(ctx, rest, stdout)
 	case "context":
 		return contextCommand(ctx, rest, stdout)
+	case "eval":
+		return evalCommand(ctx, rest, stdout)
 	case "press":
 		return press(ctx, rest, stdout)
 	case "help", "-h", "--help":

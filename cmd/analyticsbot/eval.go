@@ -1,0 +1,149 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"os"
+	"path/filepath"
+
+	"github.com/analyticsbot/analyticsbot/bot"
+	"github.com/analyticsbot/analyticsbot/eval"
+)
+
+// errBelowTarget marks an eval run below --min-accuracy or --min-recall:
+// the report is printed, and the command exits 1.
+var errBelowTarget = errors.New("below the target")
+
+// evalCommand runs an eval file: through the configured model, through the
+// oracle (each gold query as the model's reply), or retrieval only.
+func evalCommand(ctx context.Context, args []string, out io.Writer) error {
+	const form = "eval [--json] [--jobs N] [--retrieval-only | --oracle] [--min-accuracy X] [--min-recall X] FILE"
+	fs := newFlagSet("eval")
+	asJSON := fs.Bool("json", false, "print the report as one JSON object")
+	jobs := fs.Int("jobs", 4, "items asked at once")
+	retrieval := fs.Bool("retrieval-only", false, "call no model: score what the generator would be shown")
+	oracle := fs.Bool("oracle", false, "answer every question with its gold query through the scripted model")
+	minAccuracy := fs.Float64("min-accuracy", 0, "fail (exit 1) below this execution accuracy")
+	minRecall := fs.Float64("min-recall", 0, "fail (exit 1) when the table, column or value recall is below this")
+	if err := fs.Parse(args); err != nil {
+		return fmt.Errorf("%w: %s: %v", errUsage, form, err)
+	}
+	switch {
+	case fs.NArg() != 1:
+		return fmt.Errorf("%w: %s: one eval file", errUsage, form)
+	case *retrieval && *oracle:
+		return fmt.Errorf("%w: %s: --oracle asks through the workflow, --retrieval-only does not", errUsage, form)
+	case *jobs < 1:
+		return fmt.Errorf("%w: %s: --jobs must be at least 1", errUsage, form)
+	}
+	f, err := eval.Load(fs.Arg(0))
+	if err != nil {
+		return err
+	}
+	cfg, err := bot.ConfigFromEnv()
+	if err != nil {
+		return err
+	}
+	if *oracle {
+		cleanup, err := useOracle(ctx, &cfg, f)
+		if err != nil {
+			return err
+		}
+		defer cleanup()
+		*jobs = 1 // the oracle's rules answer in file order
+	}
+	b, err := bot.New(ctx, cfg, slog.Default())
+	if err != nil {
+		return err
+	}
+	defer b.Close()
+	r := &eval.Runner{Bot: b, Jobs: *jobs}
+	var rep *eval.Report
+	if *retrieval {
+		if err := ensureValueIndex(ctx, b, out, *asJSON); err != nil {
+			return err
+		}
+		rep = r.Retrieval(ctx, f)
+	} else {
+		rep = r.Full(ctx, f)
+	}
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	if *asJSON {
+		enc := json.NewEncoder(out)
+		enc.SetIndent("", "  ")
+		if err := enc.Encode(rep); err != nil {
+			return err
+		}
+	} else {
+		rep.Print(out)
+	}
+	if *retrieval {
+		if low := min(rep.TableRecall, rep.ColumnRecall, rep.ValueRecall); low < *minRecall {
+			return fmt.Errorf("%w: a recall of %.3f is below --min-recall %.3f", errBelowTarget, low, *minRecall)
+		}
+	} else if rep.Accuracy < *minAccuracy {
+		return fmt.Errorf("%w: execution accuracy %.3f is below --min-accuracy %.3f", errBelowTarget, rep.Accuracy, *minAccuracy)
+	}
+	return nil
+}
+
+// useOracle points the configuration at a scripted model answering each
+// question of f with its gold query, written to a temporary file.
+func useOracle(ctx context.Context, cfg *bot.Config, f *eval.File) (cleanup func(), err error) {
+	step, err := generatorStep(ctx, *cfg)
+	if err != nil {
+		return nil, err
+	}
+	script, err := eval.Oracle(f, step)
+	if err != nil {
+		return nil, err
+	}
+	dir, err := os.MkdirTemp("", "analyticsbot-oracle-")
+	if err != nil {
+		return nil, fmt.Errorf("oracle: %w", err)
+	}
+	path := filepath.Join(dir, "oracle.yaml")
+	if err := os.WriteFile(path, script, 0o600); err != nil {
+		os.RemoveAll(dir)
+		return nil, fmt.Errorf("oracle: %w", err)
+	}
+	cfg.LLMProvider, cfg.LLMScript = "script", path
+	return func() { os.RemoveAll(dir) }, nil
+}
+
+// generatorStep is the model step of the configured backend's query
+// generator, read from a bot opened only to ask.
+func generatorStep(ctx context.Context, cfg bot.Config) (string, error) {
+	b, err := bot.New(ctx, cfg, slog.Default())
+	if err != nil {
+		return "", err
+	}
+	defer b.Close()
+	return string(b.Backend().Dialect().Step), nil
+}
+
+// ensureValueIndex builds the value index when the backend has none yet,
+// so that retrieval is scored with the lookup a running bot would have.
+func ensureValueIndex(ctx context.Context, b *bot.Bot, out io.Writer, quiet bool) error {
+	if b.Config().ValueIndexMaxDistinct <= 0 {
+		return nil
+	}
+	st, err := b.DB().ValueIndexStats(ctx, b.Backend().Name())
+	if err != nil || st.Values > 0 {
+		return err
+	}
+	vs, err := b.RefreshValueIndex(ctx)
+	if err != nil {
+		return err
+	}
+	if !quiet {
+		fmt.Fprintf(out, "value index built: %d values of %d text columns in %s\n", vs.Values, vs.Indexed, vs.Elapsed.Round(1e6))
+	}
+	return nil
+}
