@@ -10,6 +10,7 @@ import (
 	"strings"
 	"time"
 	"unicode"
+	"unicode/utf8"
 
 	"github.com/jackc/pgx/v5"
 )
@@ -219,8 +220,14 @@ func (d *DB) MatchValues(ctx context.Context, backend string, phrases []string, 
 		// The operators' own thresholds cut what the index returns, so a
 		// common word costs little; the scores are checked again below.
 		threshold := strconv.FormatFloat(minSimilarity, 'f', 2, 64)
+		// The planner costs a trigram comparison like an equality, so on a
+		// small index (a few thousand values) it compares every value
+		// instead of asking the trigram index: 13 ms a phrase instead of
+		// 0.5. The candidates are found by the trigram conditions alone,
+		// with scans of the whole table off.
 		if _, err := tx.Exec(ctx, `SELECT set_config('pg_trgm.similarity_threshold', $1, true),
-			set_config('pg_trgm.word_similarity_threshold', $1, true)`, threshold); err != nil {
+			set_config('pg_trgm.word_similarity_threshold', $1, true),
+			set_config('enable_seqscan', 'off', true)`, threshold); err != nil {
 			return err
 		}
 		// One statement per phrase, never prepared: with the phrase known
@@ -228,7 +235,18 @@ func (d *DB) MatchValues(ctx context.Context, backend string, phrases []string, 
 		// index; a generic plan, or one statement over all phrases at once,
 		// scans the table.
 		for _, phrase := range phrases {
+			// A code of one or two characters ("US", "A") is a word of
+			// countless values: it matches only values equal to it.
+			short := utf8.RuneCountInString(phrase) <= 2
+			where := `value OPERATOR(` + q + `.%) $2 OR $2 OPERATOR(` + q + `.<%) value`
+			if short {
+				where = `value OPERATOR(` + q + `.%) $2`
+			}
 			rows, err := tx.Query(ctx, `
+				WITH candidates AS MATERIALIZED (
+				    SELECT backend, schema_name, table_name, column_name, value FROM value_index
+				    WHERE `+where+`
+				)
 				SELECT schema_name, table_name, column_name, value, score, exact, n FROM (
 				    SELECT *, row_number() OVER (PARTITION BY schema_name, table_name, column_name
 				                                 ORDER BY exact DESC, score DESC, length(value), value) AS rn,
@@ -237,9 +255,8 @@ func (d *DB) MatchValues(ctx context.Context, backend string, phrases []string, 
 				        SELECT schema_name, table_name, column_name, value,
 				               greatest(`+q+`.similarity(value, $2), `+q+`.word_similarity($2, value)) AS score,
 				               regexp_replace(lower(value), '[^[:alnum:]]+', '', 'g') = $3 AS exact
-				        FROM value_index
-				        WHERE backend = $1 AND (value OPERATOR(`+q+`.%) $2 OR $2 OPERATOR(`+q+`.<%) value)
-				    ) candidates
+				        FROM candidates WHERE backend = $1
+				    ) scored
 				) ranked
 				WHERE rn <= $4`, pgx.QueryExecModeExec, backend, phrase, normalValue(phrase), candidatesPerColumn)
 			if err != nil {
@@ -252,6 +269,8 @@ func (d *DB) MatchValues(ctx context.Context, backend string, phrases []string, 
 			_, err = pgx.ForEachRow(rows, []any{&m.Schema, &m.Table, &m.Column, &m.Value, &m.Similarity, &exact, &n}, func() error {
 				m.Exact = exact
 				switch {
+				case short && !exact:
+					return nil
 				case exact:
 					m.Similarity = 1
 				case n >= commonInColumn && m.Similarity < strongMatch:
