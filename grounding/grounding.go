@@ -70,7 +70,13 @@ type Context struct {
 	Tokens, WholeTokens int
 	// Whole reports that the whole catalog fit the budget and is shown.
 	Whole bool
+	// Values are the matched values the prompt shows: those of the
+	// described tables first, then others, at most ValueColumns columns.
+	Values []store.ValueMatch
 }
+
+// ValueColumns is the most columns whose matched values the prompt shows.
+const ValueColumns = 6
 
 // Build chooses the tables of cat to show for r, described with describe
 // (the backend dialect's Describe).
@@ -85,7 +91,8 @@ func Build(cat *warehouse.Catalog, describe func([]warehouse.Table) string, r Re
 	if whole <= budget {
 		// Shown whole, in catalog order; the scores still tell people
 		// which tables the question touches.
-		return Context{Whole: true, WholeTokens: whole, Catalog: all, Tokens: whole, Tables: scored}
+		return Context{Whole: true, WholeTokens: whole, Catalog: all, Tokens: whole, Tables: scored,
+			Values: shownValues(r.Matches, cat.Tables)}
 	}
 	sizes := make([]int, len(cat.Tables))
 	for i, t := range cat.Tables {
@@ -130,7 +137,39 @@ func Build(cat *warehouse.Catalog, describe func([]warehouse.Table) string, r Re
 		c.Catalog += othersPrefix + strings.Join(c.Others, ", ") + "\n"
 	}
 	c.Tokens = llm.EstimateTokens(c.Catalog)
+	c.Values = shownValues(r.Matches, described)
 	return c
+}
+
+// shownValues keeps the matches of at most ValueColumns columns: first
+// those of the described tables, best table first, which the query can
+// filter on; then the others, in the lookup's order (best first).
+func shownValues(matches []store.ValueMatch, described []warehouse.Table) []store.ValueMatch {
+	var columns []store.ValueColumn
+	add := func(m store.ValueMatch) {
+		if !slices.Contains(columns, m.ValueColumn) && len(columns) < ValueColumns {
+			columns = append(columns, m.ValueColumn)
+		}
+	}
+	for _, t := range described {
+		for _, m := range matches {
+			if t.Name == m.Table && t.Schema == m.Schema {
+				add(m)
+			}
+		}
+	}
+	for _, m := range matches {
+		add(m)
+	}
+	var out []store.ValueMatch
+	for _, col := range columns {
+		for _, m := range matches {
+			if m.ValueColumn == col {
+				out = append(out, m)
+			}
+		}
+	}
+	return out
 }
 
 // othersPrefix introduces the tables named without their columns.
@@ -141,6 +180,10 @@ const (
 	weightTable   = 3.0
 	weightColumn  = 1.5
 	weightComment = 0.5
+	// compoundShare is the part of a name's weight a word gets when it is
+	// found inside a name it is not a word of ("customer" in sbcustomer,
+	// a camelCase name folded to lower case).
+	compoundShare = 0.8
 	// bonusEarlier ranks a table the thread's earlier queries used above
 	// any the question merely mentions.
 	bonusEarlier = 10.0
@@ -152,6 +195,11 @@ const (
 	// bridgeShare is the part of the lesser score of two relevant tables
 	// a table linking them gets.
 	bridgeShare = 0.9
+	// schemaTop is how many of a schema's best scores make its strength,
+	// and schemaFloor the least share of its score a table keeps when its
+	// schema is weak (see schemaCoherence).
+	schemaTop   = 3
+	schemaFloor = 0.5
 	// bonusValue, times the match's similarity, lifts a table holding a
 	// value the question names.
 	bonusValue = 6.0
@@ -174,12 +222,19 @@ func rank(cat *warehouse.Catalog, r Request) (order []int, relevant int, scored 
 	}
 	n := float64(len(cat.Tables))
 	qterms := terms(r.Question)
+	compounds := newCompounds(cat, qterms, bags)
+	spread := phraseSpread(r.Matches)
 	earlier, examples := identifiers(r.Earlier), identifiers(r.Examples)
 	for i := range scored {
 		var hits []string
 		for _, w := range qterms {
 			if weight, ok := bags[i][w]; ok {
 				scored[i].Score += weight * math.Log(1+n/float64(df[w]))
+				hits = append(hits, w)
+			}
+		}
+		for _, w := range compounds.hits(i, bags[i], &scored[i].Score) {
+			if !slices.Contains(hits, w) {
 				hits = append(hits, w)
 			}
 		}
@@ -191,8 +246,8 @@ func rank(cat *warehouse.Catalog, r Request) (order []int, relevant int, scored 
 			scored[i].Score += bonusEarlier
 			scored[i].Reasons = append(scored[i].Reasons, "used earlier in the thread")
 		}
-		if m, ok := bestMatch(cat.Tables[i], r.Matches); ok {
-			scored[i].Score += bonusValue * m.Similarity
+		if m, weight, ok := bestMatch(cat.Tables[i], r.Matches, spread); ok {
+			scored[i].Score += bonusValue * weight
 			scored[i].Reasons = append(scored[i].Reasons, fmt.Sprintf("value %q in %s", m.Value, m.Column))
 		}
 		if examples[name] && scored[i].Score > 0 {
@@ -202,6 +257,7 @@ func rank(cat *warehouse.Catalog, r Request) (order []int, relevant int, scored 
 			scored[i].Reasons = append(scored[i].Reasons, "used by an example")
 		}
 	}
+	schemaCoherence(cat, scored)
 	// A table that a relevant table refers to is needed to join it: it
 	// ranks at least half as high.
 	partners := joinPartners(cat)
@@ -250,6 +306,37 @@ func rank(cat *warehouse.Catalog, r Request) (order []int, relevant int, scored 
 	return order, relevant, scored
 }
 
+// schemaCoherence scales each score by the strength of its table's
+// schema for the question (the sum of its schemaTop best scores) against
+// the strongest schema's: from 1 in the strongest down to schemaFloor in
+// one with nothing. The tables a question needs tend to share a schema,
+// so a word the question happens to share with a table of an unrelated
+// schema ("offer" in advising.offering_instructor, for airlines with a
+// stopover in Dallas) counts for less. One schema: no change.
+func schemaCoherence(cat *warehouse.Catalog, scored []Table) {
+	tops := map[string][]float64{}
+	for i, t := range cat.Tables {
+		if scored[i].Score > 0 {
+			tops[t.Schema] = append(tops[t.Schema], scored[i].Score)
+		}
+	}
+	strength := make(map[string]float64, len(tops))
+	best := 0.0
+	for schema, scores := range tops {
+		slices.SortFunc(scores, func(a, b float64) int { return cmp.Compare(b, a) })
+		for _, v := range scores[:min(len(scores), schemaTop)] {
+			strength[schema] += v
+		}
+		best = max(best, strength[schema])
+	}
+	if len(strength) < 2 {
+		return
+	}
+	for i, t := range cat.Tables {
+		scored[i].Score *= schemaFloor + (1-schemaFloor)*strength[t.Schema]/best
+	}
+}
+
 // bag maps the words of a table to the weight of the best place each is
 // found: its name, a column's name, or a comment.
 func bag(t warehouse.Table) map[string]float64 {
@@ -277,16 +364,39 @@ func bag(t warehouse.Table) map[string]float64 {
 	return b
 }
 
-// bestMatch is the most similar matched value stored in table t.
-func bestMatch(t warehouse.Table, matches []store.ValueMatch) (store.ValueMatch, bool) {
+// bestMatch is the matched value stored in table t that counts most: its
+// similarity, divided by the square root of the number of tables its
+// phrase matched in ("Los Angeles", a city in six tables, tells less
+// about which table the question needs than "LAX", in one).
+func bestMatch(t warehouse.Table, matches []store.ValueMatch, spread map[string]int) (store.ValueMatch, float64, bool) {
 	var best store.ValueMatch
+	var weight float64
 	found := false
 	for _, m := range matches {
-		if m.Table == t.Name && m.Schema == t.Schema && (!found || m.Similarity > best.Similarity) {
-			best, found = m, true
+		if m.Table != t.Name || m.Schema != t.Schema {
+			continue
+		}
+		if w := m.Similarity / math.Sqrt(float64(max(spread[m.Phrase], 1))); !found || w > weight {
+			best, weight, found = m, w, true
 		}
 	}
-	return best, found
+	return best, weight, found
+}
+
+// phraseSpread counts the tables each phrase matched a value in.
+func phraseSpread(matches []store.ValueMatch) map[string]int {
+	tables := map[string]map[string]bool{}
+	for _, m := range matches {
+		if tables[m.Phrase] == nil {
+			tables[m.Phrase] = map[string]bool{}
+		}
+		tables[m.Phrase][m.Schema+"."+m.Table] = true
+	}
+	out := make(map[string]int, len(tables))
+	for p, ts := range tables {
+		out[p] = len(ts)
+	}
+	return out
 }
 
 // identifiers are the lower-case identifiers of texts: runs of letters,
@@ -306,7 +416,8 @@ var identifier = regexp.MustCompile(`[\pL\pN_$]+`)
 
 // joinPartners lists, per table, the tables it refers to: its declared
 // foreign keys, and by name, a column x_id joining a table named x (or its
-// plural) of the same schema. Only that way round: a table many others
+// plural) of the same schema, or a column named like the key another
+// table opens with (keyOwners). Only that way round: a table many others
 // refer to (a fact table every link table points at) would otherwise pull
 // them all in.
 func joinPartners(cat *warehouse.Catalog) [][]int {
@@ -326,6 +437,7 @@ func joinPartners(cat *warehouse.Catalog) [][]int {
 		}
 		return 0, false
 	}
+	keys := keyOwners(cat)
 	out := make([][]int, len(cat.Tables))
 	link := func(a, b int) {
 		if a != b && !slices.Contains(out[a], b) {
@@ -338,15 +450,120 @@ func joinPartners(cat *warehouse.Catalog) [][]int {
 				link(i, j)
 			}
 		}
-		for _, c := range t.Columns {
-			if stem, ok := strings.CutSuffix(strings.ToLower(c.Name), "_id"); ok && stem != "" {
+		for ci, c := range t.Columns {
+			name := strings.ToLower(c.Name)
+			if stem, ok := strings.CutSuffix(name, "_id"); ok && stem != "" {
 				if j, ok := lookup(t.Schema, stem); ok {
 					link(i, j)
+					continue
 				}
+			}
+			// A key named like another table's own (writes.aid and the
+			// aid opening author): a link table's columns, or a column
+			// other than the table's own key.
+			if ci == 0 && isEntity(t) {
+				continue
+			}
+			if j, ok := keys.owner(t.Schema, name, i); ok {
+				link(i, j)
 			}
 		}
 	}
 	return out
+}
+
+// keyOwners maps "schema.column" to the entity table (see isEntity) of
+// the schema that owns the column, when it is named like a key (ending in
+// "id", not just "id"): the one entity table it opens, or else the one
+// entity table that has it at all (publication(abstract, …, pid, …) among
+// link tables writes(aid, pid) and cite(citing, cited)). Where no foreign
+// key is declared, a column of that name elsewhere likely refers to it.
+func keyOwners(cat *warehouse.Catalog) keyIndex {
+	first, having := map[string][]int{}, map[string][]int{}
+	for i, t := range cat.Tables {
+		if !isEntity(t) {
+			continue
+		}
+		for ci, c := range t.Columns {
+			name := strings.ToLower(c.Name)
+			if len(name) <= 2 || !strings.HasSuffix(name, "id") {
+				continue
+			}
+			k := qualify(t.Schema, name)
+			having[k] = append(having[k], i)
+			if ci == 0 {
+				first[k] = append(first[k], i)
+			}
+		}
+	}
+	out := keyIndex{exact: map[string]int{}, suffix: map[string]int{}}
+	for k, is := range having {
+		switch {
+		case len(first[k]) == 1:
+			out.exact[k] = first[k][0]
+		case len(first[k]) == 0 && len(is) == 1:
+			out.exact[k] = is[0]
+			continue
+		default:
+			continue
+		}
+		// Only a table's own key (its first column) links by its end.
+		schema, name := splitQualified(k)
+		for n := minKeySuffix; n <= len(name); n++ {
+			suf := qualify(schema, name[len(name)-n:])
+			if j, seen := out.suffix[suf]; seen && j != out.exact[k] {
+				out.suffix[suf] = -1 // two owners: no link
+				continue
+			}
+			out.suffix[suf] = out.exact[k]
+		}
+	}
+	return out
+}
+
+// minKeySuffix is the shortest end of a key that links by suffix: "custid"
+// of sbcustid in sbtxcustid; shorter ends ("d_id") are in too many names.
+const minKeySuffix = 6
+
+// keyIndex finds the table that owns a key column, by the key's name or,
+// within a schema, by an end of it: broker.sbtransaction.sbtxcustid ends
+// like sbcustid, the key opening broker.sbcustomer.
+type keyIndex struct {
+	exact, suffix map[string]int
+}
+
+// owner is the table other than self that owns column of a table of
+// schema.
+func (k keyIndex) owner(schema, column string, self int) (int, bool) {
+	if j, ok := k.exact[qualify(schema, column)]; ok && j != self {
+		return j, true
+	}
+	if !strings.HasSuffix(column, "id") {
+		return 0, false
+	}
+	for n := len(column) - 1; n >= minKeySuffix; n-- {
+		if j, ok := k.suffix[qualify(schema, column[len(column)-n:])]; ok {
+			return j, j >= 0 && j != self
+		}
+	}
+	return 0, false
+}
+
+// splitQualified undoes qualify.
+func splitQualified(name string) (schema, rest string) {
+	if i := strings.LastIndexByte(name, '.'); i >= 0 {
+		return name[:i], name[i+1:]
+	}
+	return "", name
+}
+
+// isEntity reports whether a table holds more than keys: a column whose
+// name does not end in "id" (a link table such as writes(aid, pid) has
+// none).
+func isEntity(t warehouse.Table) bool {
+	return slices.ContainsFunc(t.Columns, func(c warehouse.TableColumn) bool {
+		return !strings.HasSuffix(strings.ToLower(c.Name), "id")
+	})
 }
 
 func qualify(schema, name string) string {

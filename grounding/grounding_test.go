@@ -10,6 +10,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/analyticsbot/analyticsbot/llm"
+	"github.com/analyticsbot/analyticsbot/store"
 	"github.com/analyticsbot/analyticsbot/warehouse"
 )
 
@@ -198,4 +199,158 @@ func TestBridgeTables(t *testing.T) {
 			assert.Zero(t, tb.Score, "it links one relevant table: %v", tb.Reasons)
 		}
 	}
+}
+
+// defogLike holds schemas shaped like Defog's benchmark databases: names
+// that do not split into words (broker's sbCustomer, created unquoted),
+// link tables with no declared keys, and schemas that share words.
+func defogLike() *warehouse.Catalog {
+	commented := func(t warehouse.Table, comments map[string]string) warehouse.Table {
+		for i, c := range t.Columns {
+			t.Columns[i].Comment = comments[c.Name]
+		}
+		return t
+	}
+	cat := &warehouse.Catalog{Tables: []warehouse.Table{
+		table("academic", "author", "", "aid", "homepage", "name", "oid"),
+		table("academic", "publication", "", "abstract", "cid", "citation_num", "pid", "title", "year"),
+		table("academic", "writes", "", "aid", "pid"),
+		table("academic", "conference", "", "cid", "homepage", "name"),
+		table("broker", "sbcustomer", "", "sbcustid", "sbcustname", "sbcustemail", "sbcustcountry", "sbcustjoindate"),
+		table("broker", "sbticker", "", "sbtickerid", "sbtickersymbol", "sbtickername"),
+		commented(table("broker", "sbtransaction", "", "sbtxid", "sbtxcustid", "sbtxtickerid", "sbtxdatetime", "sbtxamount", "sbtxstatus"),
+			map[string]string{"sbtxstatus": "status of the transaction"}),
+		table("ewallet", "wallet_transactions_daily", "", "txid", "sender_id", "amount", "status", "created_at"),
+		table("ewallet", "users", "", "uid", "username", "email", "country"),
+		table("advising", "offering_instructor", "", "offering_instructor_id", "offering_id", "instructor_id"),
+		table("advising", "student", "", "student_id", "lastname", "total_credit", "total_gpa"),
+		table("atis", "airline", "", "airline_code", "airline_name"),
+		table("atis", "flight", "", "flight_id", "airline_code", "from_airport", "to_airport"),
+		table("atis", "flight_stop", "", "flight_id", "stop_airport"),
+		table("atis", "airport", "", "airport_code", "airport_name", "airport_location"),
+	}}
+	for i := range 60 {
+		cat.Tables = append(cat.Tables, table("ops", fmt.Sprintf("audit_log_%03d", i), "", "entry_id", "created_at", "job_name", "host"))
+	}
+	return cat
+}
+
+func byName(c Context) map[string]Table {
+	out := map[string]Table{}
+	for _, tb := range c.Tables {
+		out[tb.QualifiedName()] = tb
+	}
+	return out
+}
+
+// Where no foreign key is declared, key columns named alike join: a link
+// table's aid and pid reach author (whose first column is aid) and
+// publication (the one table with more than keys that has pid), and
+// sbtxcustid ends like sbcustid, the key of sbcustomer.
+func TestKeyNameLinks(t *testing.T) {
+	t.Parallel()
+	cat := defogLike()
+	c := Build(cat, describe, Request{Question: "What is the total number of citations received by each author?", Budget: 150})
+	got := byName(c)
+	require.Contains(t, got, "academic.writes", "chosen: %v", names(c))
+	assert.Contains(t, got["academic.writes"].Reasons, "links academic.author and academic.publication")
+	assert.NotContains(t, got, "advising.student", "total and number are the question's arithmetic, not its data")
+
+	c = Build(cat, describe, Request{Question: "Return the customer ID and name of customers who have not made any transactions.", Budget: 150})
+	got = byName(c)
+	require.Contains(t, got, "broker.sbtransaction", "chosen: %v", names(c))
+	require.Contains(t, got, "broker.sbcustomer", "chosen: %v", names(c))
+	assert.Contains(t, got["broker.sbcustomer"].Reasons, "joins broker.sbtransaction", "by the end of sbtxcustid")
+
+	partners := joinPartners(cat)
+	index := map[string]int{}
+	for i, tb := range cat.Tables {
+		index[tb.QualifiedName()] = i
+	}
+	refersTo := func(from string) []string {
+		var out []string
+		for _, j := range partners[index[from]] {
+			out = append(out, cat.Tables[j].QualifiedName())
+		}
+		return out
+	}
+	assert.ElementsMatch(t, []string{"academic.author", "academic.publication"}, refersTo("academic.writes"))
+	assert.ElementsMatch(t, []string{"broker.sbcustomer", "broker.sbticker"}, refersTo("broker.sbtransaction"))
+	assert.ElementsMatch(t, []string{"academic.conference"}, refersTo("academic.publication"), "cid opens conference")
+	assert.Empty(t, refersTo("academic.author"), "its own key refers to nothing; oid has no owner")
+}
+
+// A word found inside a name that does not split into words counts, and
+// more than the same word in a comment.
+func TestWordsInsideNames(t *testing.T) {
+	t.Parallel()
+	cat := defogLike()
+	c := Build(cat, describe, Request{Question: "How many transactions did each customer make?", Budget: 150})
+	got := byName(c)
+	require.Contains(t, got, "broker.sbtransaction", "chosen: %v", names(c))
+	assert.Contains(t, got["broker.sbtransaction"].Reasons, "question: transaction")
+	require.Contains(t, got, "broker.sbcustomer")
+	assert.Contains(t, got["broker.sbcustomer"].Reasons, "question: customer")
+	assert.Greater(t, got["broker.sbtransaction"].Score, got["ewallet.wallet_transactions_daily"].Score,
+		"the schema that also has the customer is the stronger")
+}
+
+// A word the question shares with one table of an unrelated schema counts
+// for less than the words of the schema the question is about.
+func TestSchemaCoherence(t *testing.T) {
+	t.Parallel()
+	cat := defogLike()
+	c := Build(cat, describe, Request{Question: "Which airlines offer flights with a stopover at an airport?", Budget: 400})
+	got := byName(c)
+	require.Contains(t, got, "advising.offering_instructor", "chosen: %v", names(c))
+	for _, name := range []string{"atis.airline", "atis.flight", "atis.flight_stop", "atis.airport"} {
+		require.Contains(t, got, name)
+		assert.Greater(t, got[name].Score, got["advising.offering_instructor"].Score, name)
+	}
+
+	// One schema: the scores are the question's alone.
+	one := &warehouse.Catalog{Tables: cat.Tables[:4]}
+	scored := make([]Table, len(one.Tables))
+	for i := range scored {
+		scored[i].Score = float64(i + 1)
+	}
+	schemaCoherence(one, scored)
+	for i := range scored {
+		assert.Equal(t, float64(i+1), scored[i].Score)
+	}
+}
+
+func TestTermsSkipArithmeticAndLengthsOfTime(t *testing.T) {
+	t.Parallel()
+	assert.Equal(t, []string{"citation", "received", "author"},
+		terms("What is the total number of citations received by each author?"))
+	assert.Equal(t, []string{"country", "transaction", "amount", "30", "day"},
+		terms("Top countries by total transaction amount in the past 30 days, per day"),
+		"30 days is a length of time; a day alone may be data")
+}
+
+// The prompt shows the values of at most ValueColumns columns: those of
+// described tables first, in the order the tables are described.
+func TestShownValues(t *testing.T) {
+	t.Parallel()
+	match := func(table, column, value string) store.ValueMatch {
+		return store.ValueMatch{ValueColumn: store.ValueColumn{Schema: "s", Table: table, Column: column}, Value: value, Similarity: 1}
+	}
+	matches := []store.ValueMatch{
+		match("far", "name", "Dallas"),
+		match("city", "name", "Dallas"),
+		match("airport", "location", "Dallas"),
+		match("airport", "location", "Dallas, TX"),
+	}
+	for i := range ValueColumns {
+		matches = append(matches, match(fmt.Sprintf("other%d", i), "name", "x"))
+	}
+	described := []warehouse.Table{{Schema: "s", Name: "airport"}, {Schema: "s", Name: "city"}}
+	got := shownValues(matches, described)
+	var cols []string
+	for _, m := range got {
+		cols = append(cols, m.Table+"."+m.Column+"="+m.Value)
+	}
+	assert.Equal(t, []string{"airport.location=Dallas", "airport.location=Dallas, TX", "city.name=Dallas", "far.name=Dallas",
+		"other0.name=x", "other1.name=x", "other2.name=x"}, cols)
 }

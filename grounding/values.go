@@ -23,9 +23,11 @@ const (
 	// minSimilarity is how alike a value must be to a phrase of the
 	// question to be shown.
 	minSimilarity = 0.5
-	// valuesPerColumn and valueColumns bound what the prompt shows.
+	// valuesPerColumn bounds the values of a column the prompt shows;
+	// lookupColumns the columns a lookup returns, of which Build keeps
+	// ValueColumns, those of the tables it describes first.
 	valuesPerColumn = 5
-	valueColumns    = 6
+	lookupColumns   = 40
 	// lookupTimeout bounds a lookup: answering never waits on it for long.
 	lookupTimeout = 2 * time.Second
 )
@@ -173,7 +175,7 @@ func (ix *ValueIndex) Lookup(ctx context.Context, question string) ([]store.Valu
 		ws := words(p)
 		return len(ws) == 1 && generic[ws[0]]
 	})
-	return ix.DB.MatchValues(ctx, ix.Backend.Name(), phrases, minSimilarity, valuesPerColumn, valueColumns)
+	return ix.DB.MatchValues(ctx, ix.Backend.Name(), phrases, minSimilarity, valuesPerColumn, lookupColumns)
 }
 
 func (ix *ValueIndex) log() *slog.Logger {
@@ -220,9 +222,19 @@ func Phrases(question string) []string {
 		stop := func(w string) bool {
 			return w == "" || stopWords[strings.ToLower(w)] || stopWords[singular(strings.ToLower(w))]
 		}
+		// A length of time ("the past 30 days") names no value.
+		for i := 1; i < len(ws); i++ {
+			if isNumber(ws[i-1]) && timeUnits[singular(strings.ToLower(ws[i]))] {
+				ws[i-1], ws[i] = "", ""
+			}
+		}
 		for n := 4; n >= 1; n-- {
 			for i := 0; i+n <= len(ws); i++ {
 				gram := ws[i : i+n]
+				if n == 1 && len([]rune(gram[0])) < 3 && isCode(gram[0], i) {
+					add(gram[0]) // a code, even one spelt like a stop word ("A", "US")
+					continue
+				}
 				if stop(gram[0]) || stop(gram[n-1]) || hasEmpty(gram) {
 					continue
 				}
@@ -252,4 +264,14 @@ func isNumber(w string) bool {
 		}
 	}
 	return true
+}
+
+// isCode reports whether a short word, the i-th of its run, is written in
+// capitals: a code worth looking up ("US", "NY", a grade "A" within a
+// sentence), where "of", "to", "I" or a sentence's opening "A" is not.
+func isCode(w string, i int) bool {
+	if strings.ToUpper(w) != w || strings.ToLower(w) == w {
+		return false
+	}
+	return len(w) >= 2 || (w != "I" && i > 0)
 }

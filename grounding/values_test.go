@@ -113,6 +113,9 @@ func TestPhrases(t *testing.T) {
 	assert.Equal(t, []string{"Tom's Hardware in 2018", "Hardware in 2018", "Tom's Hardware", "Tom's", "Hardware"},
 		grounding.Phrases("Tom's Hardware in 2018"), "a number alone is no phrase")
 	assert.Empty(t, grounding.Phrases("how many?"))
+	assert.Equal(t, []string{"users from the US", "users", "US", "wallet"},
+		grounding.Phrases("How many users from the US in the past 30 days? wallet, in 2 weeks"),
+		"a code in capitals is a phrase even when it is a stop word; a length of time is none")
 }
 
 // BenchmarkValueLookup matches the phrases of a question against the

@@ -12,7 +12,12 @@ var stopWords = set("a", "an", "the", "of", "in", "on", "at", "to", "for", "by",
 	"me", "my", "we", "our", "you", "your", "i", "show", "list", "give", "tell", "find", "get", "all", "any",
 	"each", "every", "per", "than", "then", "as", "most", "least", "more", "less", "top", "have", "has",
 	"had", "not", "no", "yes", "can", "could", "would", "should", "about", "into", "over", "under", "between",
-	"id", "ids")
+	"id", "ids",
+	// Words of the question's arithmetic, not of its data: a column named
+	// total_credit says nothing about "the total number of citations".
+	"made", "make", "total", "number", "count", "sum", "average", "avg", "percentage", "percent", "ratio", "return",
+	// Words placing a time relative to today: "in the past 30 days".
+	"past", "ago", "last", "next", "previous", "recent", "current", "today", "yesterday", "inclusive", "exclusive")
 
 func set(words ...string) map[string]bool {
 	m := make(map[string]bool, len(words))
@@ -66,12 +71,20 @@ func singular(w string) string {
 	return w
 }
 
+// timeUnits, after a number, make a length of time ("30 days"), which
+// names no table or value.
+var timeUnits = set("second", "minute", "hour", "day", "week", "month", "quarter", "year")
+
 // terms are the words of a question that may name data: words without the
-// stop words, each once.
+// stop words and lengths of time, each once.
 func terms(question string) []string {
 	var out []string
 	seen := map[string]bool{}
-	for _, w := range words(question) {
+	ws := words(question)
+	for i, w := range ws {
+		if i > 0 && timeUnits[w] && isNumber(ws[i-1]) {
+			continue
+		}
 		if len(w) < 2 || stopWords[w] || seen[w] {
 			continue
 		}

@@ -83,7 +83,7 @@ func (n *Nodes) GeneratorPrompt(ctx context.Context, s *State) (prompts.Generate
 			req.Examples = append(req.Examples, e.SQL)
 		}
 		g := grounding.Build(cat, d.Describe, req)
-		s.Grounding, s.Schemas = &g, cat.Schemas()
+		s.Grounding, s.Schemas, s.Matches = &g, cat.Schemas(), g.Values
 	}
 	data.Schemas, data.Catalog, data.Values = s.Schemas, s.Grounding.Catalog, valueHints(s.Matches)
 	return data, nil

@@ -116,7 +116,8 @@ type State struct {
 	Grounding *grounding.Context
 	Schemas   []string
 	// Matches are the stored values that resemble words of the question
-	// (the value lookup), written by generate_query with Grounding.
+	// (the value lookup) that the prompt shows, those of the described
+	// tables first; written by generate_query with Grounding.
 	Matches []store.ValueMatch
 
 	// Query, Assumptions and Explanation are written by generate_query;
