@@ -182,29 +182,38 @@ func (r *Runner) retrievalItem(ctx context.Context, it Item) Result {
 }
 
 // recallTables counts the gold query's tables and columns found among the
-// described tables.
+// described tables: a column is the gold query's when one of its tables
+// has it, and found when one of those is described.
 func (r *Runner) recallTables(res *Result, refs Refs, shown []grounding.Table, cat *warehouse.Catalog) {
 	var described []warehouse.Table
 	for _, t := range shown {
 		described = append(described, t.Table)
 	}
+	var gold, goldShown []warehouse.Table
 	for _, name := range refs.Tables {
-		if _, ok := lookupTable(cat.Tables, name); !ok {
+		t, ok := lookupTable(cat.Tables, name)
+		if !ok {
 			continue // a name the catalog does not have: not retrieval's to find
 		}
+		gold = append(gold, t)
 		res.Tables++
 		if _, ok := lookupTable(described, name); ok {
 			res.TablesFound++
+			goldShown = append(goldShown, t)
 		} else {
 			res.Missing = append(res.Missing, "table "+name)
 		}
 	}
 	for _, col := range refs.Columns {
-		if !hasColumn(cat.Tables, col) {
-			continue // an alias or an output name
+		if !hasColumn(gold, col) {
+			// An alias or an output name ("GROUP BY month"), even when
+			// some other table has a column of that name.
+			continue
 		}
 		res.Columns++
-		if hasColumn(described, col) {
+		// Found only in a described table of the gold query's: "name"
+		// shown in some other table is no help.
+		if hasColumn(goldShown, col) {
 			res.ColumnsFound++
 		} else {
 			res.Missing = append(res.Missing, "column "+col)

@@ -9,6 +9,7 @@ import (
 	"log/slog"
 	"os"
 	"path/filepath"
+	"strings"
 
 	"github.com/analyticsbot/analyticsbot/bot"
 	"github.com/analyticsbot/analyticsbot/eval"
@@ -21,7 +22,8 @@ var errBelowTarget = errors.New("below the target")
 // evalCommand runs an eval file: through the configured model, through the
 // oracle (each gold query as the model's reply), or retrieval only.
 func evalCommand(ctx context.Context, args []string, out io.Writer) error {
-	const form = "eval [--json] [--jobs N] [--retrieval-only | --oracle] [--min-accuracy X] [--min-recall X] FILE"
+	const form = "eval [--json] [--jobs N] [--retrieval-only | --oracle] [--min-accuracy X] [--min-recall X] " +
+		"[--min-table-recall X] [--min-column-recall X] [--min-value-recall X] [--max-prompt-share X] FILE"
 	fs := newFlagSet("eval")
 	asJSON := fs.Bool("json", false, "print the report as one JSON object")
 	jobs := fs.Int("jobs", 4, "items asked at once")
@@ -29,6 +31,10 @@ func evalCommand(ctx context.Context, args []string, out io.Writer) error {
 	oracle := fs.Bool("oracle", false, "answer every question with its gold query through the scripted model")
 	minAccuracy := fs.Float64("min-accuracy", 0, "fail (exit 1) below this execution accuracy")
 	minRecall := fs.Float64("min-recall", 0, "fail (exit 1) when the table, column or value recall is below this")
+	minTable := fs.Float64("min-table-recall", -1, "fail (exit 1) below this table recall (default --min-recall)")
+	minColumn := fs.Float64("min-column-recall", -1, "fail (exit 1) below this column recall (default --min-recall)")
+	minValue := fs.Float64("min-value-recall", -1, "fail (exit 1) below this value recall (default --min-recall)")
+	maxShare := fs.Float64("max-prompt-share", 0, "fail (exit 1) when the median prompt is a larger share than this of the whole catalog's (0: no limit)")
 	if err := fs.Parse(args); err != nil {
 		return fmt.Errorf("%w: %s: %v", errUsage, form, err)
 	}
@@ -84,8 +90,27 @@ func evalCommand(ctx context.Context, args []string, out io.Writer) error {
 		rep.Print(out)
 	}
 	if *retrieval {
-		if low := min(rep.TableRecall, rep.ColumnRecall, rep.ValueRecall); low < *minRecall {
-			return fmt.Errorf("%w: a recall of %.3f is below --min-recall %.3f", errBelowTarget, low, *minRecall)
+		var misses []string
+		for _, c := range []struct {
+			name      string
+			got, want float64
+		}{
+			{"table", rep.TableRecall, *minTable},
+			{"column", rep.ColumnRecall, *minColumn},
+			{"value", rep.ValueRecall, *minValue},
+		} {
+			if c.want < 0 {
+				c.want = *minRecall
+			}
+			if c.got < c.want {
+				misses = append(misses, fmt.Sprintf("%s recall %.3f is below %.3f", c.name, c.got, c.want))
+			}
+		}
+		if share := float64(rep.PromptTokens) / float64(max(rep.WholePromptTokens, 1)); *maxShare > 0 && share > *maxShare {
+			misses = append(misses, fmt.Sprintf("the median prompt is %.3f of the whole catalog's, above %.3f", share, *maxShare))
+		}
+		if len(misses) > 0 {
+			return fmt.Errorf("%w: %s", errBelowTarget, strings.Join(misses, "; "))
 		}
 	} else if rep.Accuracy < *minAccuracy {
 		return fmt.Errorf("%w: execution accuracy %.3f is below --min-accuracy %.3f", errBelowTarget, rep.Accuracy, *minAccuracy)

@@ -2,6 +2,7 @@ package main
 
 import (
 	"encoding/json"
+	"os"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -46,4 +47,37 @@ func TestCLIEval(t *testing.T) {
 		assert.ErrorIs(t, runCLI(t, "", args...).err, errUsage, "%v", args)
 	}
 	assert.ErrorContains(t, runCLI(t, "", "eval", "no-such-file.yaml").err, "load eval file")
+}
+
+// TestCLIEvalDefog loads Defog's benchmark as `make eval-retrieval` does
+// and holds its targets: the retrieval recalls within a tenth of the
+// whole catalog's prompt, and every gold query through the workflow.
+func TestCLIEvalDefog(t *testing.T) {
+	_, dbURL := storetest.NewWithURL(t)
+	setDemoEnv(t, dbURL)
+	t.Setenv("ANALYTICS_SCHEMA", "academic,advising,atis,broker,car_dealership,derm_treatment,ewallet,geography,restaurants,scholar,yelp")
+	t.Setenv("DATA_DESCRIPTION", "eleven public benchmark databases (Defog)")
+	t.Setenv("SQL_EXAMPLES", os.DevNull)
+	load := runCLI(t, "", "demo", "load", "defog")
+	require.NoError(t, load.err, "stderr: %s", load.stderr)
+	assert.Contains(t, load.stdout, "11 schemas, 110 tables")
+	assert.Contains(t, load.stdout, "value index: ")
+	const file = "../../evals/defog.yaml"
+
+	t.Setenv("SCHEMA_BUDGET_TOKENS", "700")
+	got := runCLI(t, "", "eval", "--retrieval-only", "--min-table-recall", "0.98", "--min-column-recall", "0.97",
+		"--min-value-recall", "0.90", "--max-prompt-share", "0.10", file)
+	require.NoError(t, got.err, "report:\n%s", got.stdout)
+	assert.Contains(t, got.stdout, "defog (retrieval): 314 items")
+
+	got = runCLI(t, "", "eval", "--retrieval-only", "--max-prompt-share", "0.05", file)
+	assert.ErrorIs(t, got.err, errBelowTarget)
+	assert.ErrorContains(t, got.err, "the median prompt is 0.09")
+
+	t.Setenv("SCHEMA_BUDGET_TOKENS", "")
+	got = runCLI(t, "", "eval", "--oracle", "--min-accuracy", "1", file)
+	require.NoError(t, got.err, "report:\n%s", got.stdout)
+	assert.Contains(t, got.stdout, "execution accuracy 1.000; model calls 942;")
+
+	assert.ErrorIs(t, runCLI(t, "", "demo", "load", "spider").err, errUsage)
 }

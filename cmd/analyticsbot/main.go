@@ -21,7 +21,8 @@ const usage = `analyticsbot answers data questions from Postgres.
 
 Usage:
   analyticsbot migrate                 create the database if needed and apply migrations
-  analyticsbot demo load               load the Steam demo data into the (first) analytics schema
+  analyticsbot demo load [steam]       load the Steam demo data into the (first) analytics schema
+  analyticsbot demo load defog         load Defog's 11 benchmark databases, each into the schema of its name
   analyticsbot grant                   let the reader role read every schema of ANALYTICS_SCHEMA
   analyticsbot graph                   print the workflow as a Mermaid flowchart
   analyticsbot chat                    chat in the terminal (:csv, :sql, :new, :help, :quit)
@@ -35,7 +36,8 @@ Usage:
                                        answer one question
   analyticsbot context [--thread ID] [--json] [--prompt] QUESTION
                                        what the query generator would be given (no model call)
-  analyticsbot eval [--json] [--jobs N] [--retrieval-only | --oracle] [--min-accuracy X] [--min-recall X] FILE
+  analyticsbot eval [--json] [--jobs N] [--retrieval-only | --oracle] [--min-accuracy X]
+                    [--min-recall X] [--min-table|column|value-recall X] [--max-prompt-share X] FILE
                                        score the bot on an eval file (docs/eval.md): execution accuracy
                                        through the model, or retrieval recall with no model call
   analyticsbot press --thread ID --action export_csv|show_sql --value QUERY_ID [--json]
@@ -89,10 +91,13 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 	case "migrate":
 		return migrate(ctx, stdout)
 	case "demo":
-		if len(rest) != 1 || rest[0] != "load" {
-			return fmt.Errorf("%w: analyticsbot demo load", errUsage)
+		switch {
+		case len(rest) == 1 && rest[0] == "load", len(rest) == 2 && rest[0] == "load" && rest[1] == "steam":
+			return demoLoad(ctx, stdout)
+		case len(rest) == 2 && rest[0] == "load" && rest[1] == "defog":
+			return defogLoad(ctx, stdout)
 		}
-		return demoLoad(ctx, stdout)
+		return fmt.Errorf("%w: analyticsbot demo load [steam|defog]", errUsage)
 	case "grant":
 		return grant(ctx, stdout)
 	case "graph":

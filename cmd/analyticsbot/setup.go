@@ -5,10 +5,12 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"slices"
 	"strings"
 
 	"github.com/analyticsbot/analyticsbot/bot"
 	"github.com/analyticsbot/analyticsbot/demo"
+	"github.com/analyticsbot/analyticsbot/eval/defog"
 	"github.com/analyticsbot/analyticsbot/nodes"
 	"github.com/analyticsbot/analyticsbot/store"
 	"github.com/analyticsbot/analyticsbot/warehouse/pgwarehouse"
@@ -52,10 +54,44 @@ func demoLoad(ctx context.Context, out io.Writer) error {
 	}
 	fmt.Fprintf(out, "demo data loaded into %q in %s: %d games, %d developers, %d publishers, %d genres, %d tags\n",
 		schema, st.Elapsed.Round(1e6), st.Apps, st.Developers, st.Publishers, st.Genres, st.Tags)
+	return buildValueIndex(ctx, cfg, out)
+}
+
+// defogLoad loads Defog's benchmark databases (package eval/defog), each
+// into the schema of its name, whatever ANALYTICS_SCHEMA says; the value
+// index is built when ANALYTICS_SCHEMA names them all.
+func defogLoad(ctx context.Context, out io.Writer) error {
+	cfg, err := bot.ConfigFromEnv()
+	if err != nil {
+		return err
+	}
+	db, err := store.Open(ctx, cfg.DatabaseURL, store.WithSchema(cfg.BotSchema))
+	if err != nil {
+		return err
+	}
+	defer db.Close()
+	st, err := defog.Load(ctx, db.Pool(), defog.Options{ReaderRole: cfg.ReaderRole})
+	if err != nil {
+		return err
+	}
+	schemas := defog.Databases()
+	fmt.Fprintf(out, "defog benchmark loaded in %s: %d schemas, %d tables, %d rows, %d column comments\n",
+		st.Elapsed.Round(1e6), len(st.Schemas), st.Tables, st.Rows, st.Comments)
+	for _, s := range schemas {
+		if !slices.Contains(cfg.Schemas, s) {
+			fmt.Fprintf(out, "to ask them, set ANALYTICS_SCHEMA=%s\n", strings.Join(schemas, ","))
+			return nil
+		}
+	}
+	return buildValueIndex(ctx, cfg, out)
+}
+
+// buildValueIndex fills the value index at once, so that the lookup can
+// match freshly loaded names from the first question.
+func buildValueIndex(ctx context.Context, cfg bot.Config, out io.Writer) error {
 	if cfg.ValueIndexMaxDistinct <= 0 {
 		return nil
 	}
-	// The value lookup can match the demo's names from the first question.
 	b, err := bot.New(ctx, cfg, slog.Default())
 	if err != nil {
 		return err
