@@ -10,6 +10,7 @@ import (
 	"github.com/analyticsbot/analyticsbot/bot/bottest"
 	"github.com/analyticsbot/analyticsbot/demo"
 	"github.com/analyticsbot/analyticsbot/nodes"
+	"github.com/analyticsbot/analyticsbot/store"
 )
 
 // The benchmarks measure what the workflow itself costs per message: the
@@ -116,6 +117,36 @@ func BenchmarkAskNewQuestion(b *testing.B) {
 		i++
 	}
 	lat.report(b)
+}
+
+// BenchmarkContextDemo builds what the query generator is shown for a new
+// question on the demo data, as every question does before the model is
+// called: the catalog, the lookup of its names among the 59,622 indexed
+// values, and the choice of tables (bot.Context, `analyticsbot context`).
+func BenchmarkContextDemo(b *testing.B) {
+	bt := benchBot(b, newEnv(b))
+	ctx := context.Background()
+	if _, err := bt.RefreshValueIndex(ctx); err != nil {
+		b.Fatalf("value index: %v", err)
+	}
+	var lat []time.Duration
+	var c bot.GeneratorContext
+	b.ReportAllocs()
+	for b.Loop() {
+		start := time.Now()
+		var err error
+		c, err = bt.Context(ctx, bot.Message{UserID: "bench", ChannelID: "bench", Text: "How many games did Ubisoft Shanghai release in 2018?"})
+		lat = append(lat, time.Since(start))
+		if err != nil {
+			b.Fatalf("context: %v", err)
+		}
+	}
+	if !slices.ContainsFunc(c.State.Matches, func(m store.ValueMatch) bool { return m.Value == "Ubisoft  Shanghaï" }) {
+		b.Fatalf("the lookup missed 'Ubisoft  Shanghaï': %v", c.State.Matches)
+	}
+	slices.Sort(lat)
+	b.ReportMetric(float64(lat[len(lat)/2].Microseconds())/1000, "p50-ms")
+	b.ReportMetric(float64(lat[len(lat)*95/100].Microseconds())/1000, "p95-ms")
 }
 
 // BenchmarkAskFollowUp asks "And in 2017?" after the 2018 question, each

@@ -171,9 +171,22 @@ func (ix *ValueIndex) Lookup(ctx context.Context, question string) ([]store.Valu
 			}
 		}
 	}
+	// A word of the schema or of the data's description alone names no
+	// value. Nor, mostly, does a phrase of three words or more that
+	// starts or ends with one ("games did Ubisoft Shanghai", "release in
+	// 2018"): the values it would find, its inner words find too, and
+	// the trigram index works hardest on long phrases of common words.
+	// Two words are kept: "transaction notifications" finds the type
+	// 'transaction' of notifications.
 	phrases := slices.DeleteFunc(Phrases(question), func(p string) bool {
 		ws := words(p)
-		return len(ws) == 1 && generic[ws[0]]
+		switch {
+		case len(ws) == 1:
+			return generic[ws[0]]
+		case len(ws) >= 3:
+			return generic[ws[0]] || generic[ws[len(ws)-1]]
+		}
+		return false
 	})
 	return ix.DB.MatchValues(ctx, ix.Backend.Name(), phrases, minSimilarity, valuesPerColumn, lookupColumns)
 }

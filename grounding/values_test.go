@@ -81,6 +81,18 @@ func TestValueLookup(t *testing.T) {
 		require.NoError(t, err)
 		assert.Empty(t, matches, "'games' names the data, not a value")
 	})
+
+	t.Run("nor long phrases that start or end with them", func(t *testing.T) {
+		matches, err := ix.Lookup(ctx, "How many games did Ubisoft Shanghai release in 2018?")
+		require.NoError(t, err)
+		var values []string
+		for _, m := range matches {
+			assert.NotContains(t, []string{"release in 2018", "games did Ubisoft", "games did Ubisoft Shanghai", "Ubisoft Shanghai release"},
+				m.Phrase, "%q matched %q", m.Phrase, m.Value)
+			values = append(values, m.Value)
+		}
+		assert.Contains(t, values, "Ubisoft  Shanghaï", "the inner phrase still finds the developer")
+	})
 }
 
 // A column with more distinct values than the cap is not indexed; the

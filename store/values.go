@@ -90,7 +90,10 @@ func (d *DB) PrepareValueIndex(ctx context.Context) error {
 }
 
 // ReplaceValues replaces what the index keeps for col, in one transaction:
-// values when indexed, else only the count of distinct values it had.
+// values when indexed, else only the count of distinct values it had. Only
+// what changed is written: rewriting every value at each refresh left the
+// table and its trigram index scattered, and lookups twice as slow every
+// other refresh (BENCHMARKS.md).
 func (d *DB) ReplaceValues(ctx context.Context, col ValueColumn, distinct int, values []string) error {
 	err := pgx.BeginFunc(ctx, d.pool, func(tx pgx.Tx) error {
 		_, err := tx.Exec(ctx, `
@@ -102,17 +105,32 @@ func (d *DB) ReplaceValues(ctx context.Context, col ValueColumn, distinct int, v
 		if err != nil {
 			return err
 		}
-		if _, err := tx.Exec(ctx, `DELETE FROM value_index
-			WHERE backend = $1 AND schema_name = $2 AND table_name = $3 AND column_name = $4`,
+		if _, err := tx.Exec(ctx, `CREATE TEMPORARY TABLE value_index_incoming (value text NOT NULL) ON COMMIT DROP`); err != nil {
+			return err
+		}
+		seen := make(map[string]bool, len(values))
+		rows := make([][]any, 0, len(values))
+		for _, v := range values {
+			if v = cleanText(v); !seen[v] {
+				seen[v] = true
+				rows = append(rows, []any{v})
+			}
+		}
+		if _, err := tx.CopyFrom(ctx, pgx.Identifier{"value_index_incoming"}, []string{"value"}, pgx.CopyFromRows(rows)); err != nil {
+			return err
+		}
+		if _, err := tx.Exec(ctx, `DELETE FROM value_index v
+			WHERE backend = $1 AND schema_name = $2 AND table_name = $3 AND column_name = $4
+			  AND NOT EXISTS (SELECT 1 FROM value_index_incoming i WHERE i.value = v.value)`,
 			col.Backend, col.Schema, col.Table, col.Column); err != nil {
 			return err
 		}
-		rows := make([][]any, 0, len(values))
-		for _, v := range values {
-			rows = append(rows, []any{col.Backend, col.Schema, col.Table, col.Column, cleanText(v)})
-		}
-		_, err = tx.CopyFrom(ctx, pgx.Identifier{"value_index"},
-			[]string{"backend", "schema_name", "table_name", "column_name", "value"}, pgx.CopyFromRows(rows))
+		_, err = tx.Exec(ctx, `INSERT INTO value_index (backend, schema_name, table_name, column_name, value)
+			SELECT $1, $2, $3, $4, i.value FROM value_index_incoming i
+			WHERE NOT EXISTS (SELECT 1 FROM value_index v
+			                  WHERE backend = $1 AND schema_name = $2 AND table_name = $3 AND column_name = $4
+			                    AND v.value = i.value)`,
+			col.Backend, col.Schema, col.Table, col.Column)
 		return err
 	})
 	if err != nil {
