@@ -11,6 +11,7 @@ import (
 	"fmt"
 	"log/slog"
 	"regexp"
+	"slices"
 	"time"
 
 	"github.com/analyticsbot/analyticsbot/demo"
@@ -69,7 +70,49 @@ func New(ctx context.Context, cfg Config, log *slog.Logger) (*Bot, error) {
 		return nil, err
 	}
 	b.closeBackend = closeBackend
+	b.storeExamples(ctx)
 	return b, nil
+}
+
+// storeExamples stores the examples file's examples as verified examples
+// (once: a stored one, even rejected since, is left as it is) and turns on
+// their retrieval; where they cannot be stored (the database is not
+// migrated yet), every prompt shows the file's examples instead.
+func (b *Bot) storeExamples(ctx context.Context) {
+	n := b.nodes
+	if b.cfg.ExamplesK <= 0 {
+		n.Examples = nil
+		return
+	}
+	d := b.backend.Dialect()
+	if d.Fingerprint == nil {
+		return
+	}
+	if err := b.db.PrepareExamples(ctx); err != nil && !errors.Is(err, store.ErrNoTrigram) {
+		b.log.WarnContext(ctx, "examples are found by their words only", "err", err)
+	}
+	added := 0
+	for _, e := range n.Examples {
+		fp, err := d.Fingerprint(e.SQL)
+		if err != nil {
+			b.log.WarnContext(ctx, "an example's query is not "+d.Language+": left out", "question", e.Question, "err", err)
+			continue
+		}
+		_, isNew, err := b.db.AddExample(ctx, store.Example{Backend: b.backend.Name(), Question: e.Question, Query: e.SQL,
+			Fingerprint: fp, Assumptions: slices.Clone(e.Assumptions), Explanation: e.Explanation,
+			Source: store.SourceFile, Status: store.StatusVerified, ProposedBy: store.SourceFile, VerifiedBy: store.SourceFile})
+		if err != nil {
+			b.log.WarnContext(ctx, "examples are shown whole, not retrieved: cannot store them (run analyticsbot migrate)", "err", err)
+			return
+		}
+		if isNew {
+			added++
+		}
+	}
+	if added > 0 {
+		b.log.InfoContext(ctx, "examples stored", "added", added)
+	}
+	n.ExampleStore, n.ExamplesK = b.db, b.cfg.ExamplesK
 }
 
 // NewWithBackend assembles a bot on an open database and backend, for

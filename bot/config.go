@@ -27,9 +27,13 @@ type Config struct {
 	BotSchema string `env:"BOT_SCHEMA" envDefault:"analyticsbot"`
 	// Domain describes the data to the model and to users.
 	Domain string `env:"DATA_DESCRIPTION" envDefault:"Steam store games (the demo data, up to May 2019)"`
-	// SQLExamples is a YAML file of few-shot examples; empty means the
-	// embedded examples for the demo schema.
+	// SQLExamples is a YAML file of few-shot examples, stored at start as
+	// verified examples; empty means the embedded examples for the demo
+	// schema.
 	SQLExamples string `env:"SQL_EXAMPLES"`
+	// ExamplesK is how many stored examples, the most like the question,
+	// the generator is shown; 0 shows none.
+	ExamplesK int `env:"EXAMPLES_K" envDefault:"3"`
 
 	LLMProvider     string        `env:"LLM_PROVIDER"`
 	LLMModel        string        `env:"LLM_MODEL"`

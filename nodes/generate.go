@@ -8,6 +8,7 @@ import (
 	"github.com/analyticsbot/analyticsbot/llm"
 	"github.com/analyticsbot/analyticsbot/prompts"
 	"github.com/analyticsbot/analyticsbot/store"
+	"github.com/analyticsbot/analyticsbot/warehouse"
 )
 
 // GenerateQuery asks the model for one query, in the backend's language,
@@ -17,10 +18,20 @@ func (n *Nodes) GenerateQuery(ctx context.Context, s *State) error {
 	if s.ErrorKind == ErrInvalidQuery {
 		s.RetryCount++
 	}
+	first := s.Grounding == nil
 	data, err := n.GeneratorPrompt(ctx, s)
 	if err != nil {
 		dataFailure(s, err)
 		return nil
+	}
+	if first && len(s.Examples) > 0 {
+		ids := make([]int64, len(s.Examples))
+		for i, e := range s.Examples {
+			ids[i] = e.ID
+		}
+		if err := n.ExampleStore.MarkExamplesUsed(ctx, ids); err != nil {
+			n.Logger.WarnContext(ctx, "count example uses", "err", err)
+		}
 	}
 	if s.ErrorKind == ErrInvalidQuery {
 		data.PreviousQuery, data.PreviousError = s.Query.Text, s.ErrorDetail
@@ -53,8 +64,10 @@ func (n *Nodes) GeneratorPrompt(ctx context.Context, s *State) (prompts.Generate
 		Domain:   n.Domain,
 		Question: s.Question(),
 		Today:    n.Now().Format("2006-01-02"),
-		Examples: n.Examples,
 		MaxRows:  n.maxRows(),
+	}
+	if n.ExampleStore == nil {
+		data.Examples = n.Examples
 	}
 	if s.Intent == IntentFollowUp {
 		data.EarlierQuery = earlierQuery(s)
@@ -79,14 +92,71 @@ func (n *Nodes) GeneratorPrompt(ctx context.Context, s *State) (prompts.Generate
 				req.Earlier = append(req.Earlier, t.Query.Text)
 			}
 		}
-		for _, e := range n.Examples {
-			req.Examples = append(req.Examples, e.SQL)
+		if n.ExampleStore != nil {
+			s.Examples = n.retrieveExamples(ctx, s, cat)
+			for _, e := range s.Examples {
+				req.Examples = append(req.Examples, e.Query)
+			}
+		} else {
+			for _, e := range n.Examples {
+				req.Examples = append(req.Examples, e.SQL)
+			}
 		}
 		g := grounding.Build(cat, d.Describe, req)
 		s.Grounding, s.Schemas, s.Matches = &g, cat.Schemas(), g.Values
 	}
 	data.Schemas, data.Catalog, data.Values = s.Schemas, s.Grounding.Catalog, valueHints(s.Matches)
+	for _, e := range s.Examples {
+		data.Examples = append(data.Examples, prompts.Example{Question: e.Question, SQL: e.Query,
+			Assumptions: e.Assumptions, Explanation: e.Explanation})
+	}
 	return data, nil
+}
+
+// examplePool is how many more examples than ExamplesK are asked for, so
+// that those whose tables the catalog lacks can be left out.
+const examplePool = 4
+
+// retrieveExamples returns the ExamplesK stored examples most like the
+// question whose tables are all in cat: an example about tables the
+// bot cannot read (another schema, a dropped table) would mislead the
+// model. Examples help; a failed search leaves them out.
+func (n *Nodes) retrieveExamples(ctx context.Context, s *State, cat *warehouse.Catalog) []store.Example {
+	found, err := n.ExampleStore.SearchExamples(ctx, n.Warehouse.Name(), s.Question(), n.ExamplesK*examplePool)
+	if err != nil {
+		s.note("example search failed: " + err.Error())
+		n.Logger.WarnContext(ctx, "example search", "err", err)
+		return nil
+	}
+	known := map[string]bool{}
+	for _, t := range cat.Tables {
+		known[strings.ToLower(t.QualifiedName())] = true
+		known[strings.ToLower(t.Name)] = true
+	}
+	tablesOf := n.Warehouse.Dialect().Tables
+	var out []store.Example
+	for _, e := range found {
+		if len(out) == n.ExamplesK {
+			break
+		}
+		if tablesOf != nil {
+			names, err := tablesOf(e.Query)
+			if err != nil || !allKnown(names, known) {
+				continue
+			}
+		}
+		out = append(out, e)
+	}
+	return out
+}
+
+func allKnown(names []string, known map[string]bool) bool {
+	for _, name := range names {
+		if !known[name] {
+			return false
+		}
+	}
+	return true
 }
 
 // valueHints groups matched values by column for the prompt, best column

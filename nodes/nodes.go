@@ -31,6 +31,13 @@ type ValueLookup interface {
 	Lookup(ctx context.Context, question string) ([]store.ValueMatch, error)
 }
 
+// ExampleStore finds stored examples whose questions resemble a question,
+// best first, and counts their uses; *store.DB implements it.
+type ExampleStore interface {
+	SearchExamples(ctx context.Context, backend, question string, k int) ([]store.Example, error)
+	MarkExamplesUsed(ctx context.Context, ids []int64) error
+}
+
 // ResultCache keeps results per thread; *store.Cache implements it.
 type ResultCache interface {
 	Put(ctx context.Context, r store.CachedResult) error
@@ -47,7 +54,13 @@ type Nodes struct {
 	// language and its results.
 	Warehouse warehouse.Backend
 	Cache     ResultCache
-	Examples  []prompts.Example
+	// Examples are shown to the generator for every question when there
+	// is no ExampleStore.
+	Examples []prompts.Example
+	// ExampleStore retrieves the ExamplesK (default 3) stored examples most
+	// like each question whose tables the catalog has; nil: Examples.
+	ExampleStore ExampleStore
+	ExamplesK    int
 	// Domain describes the data in prompts, e.g. "Steam store games".
 	Domain string
 	// Suggestions are example questions offered to users who ask something
@@ -75,6 +88,9 @@ type Nodes struct {
 	Logger *slog.Logger
 }
 
+// DefaultExamplesK is how many stored examples a prompt shows by default.
+const DefaultExamplesK = 3
+
 // Defaults fills unset fields with their defaults.
 func (n *Nodes) Defaults() *Nodes {
 	if n.MaxRetries == 0 {
@@ -88,6 +104,9 @@ func (n *Nodes) Defaults() *Nodes {
 	}
 	if n.MaxMessageLen == 0 {
 		n.MaxMessageLen = 4000
+	}
+	if n.ExamplesK == 0 {
+		n.ExamplesK = DefaultExamplesK
 	}
 	if n.Domain == "" {
 		n.Domain = "the company's data"

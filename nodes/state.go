@@ -119,6 +119,10 @@ type State struct {
 	// (the value lookup) that the prompt shows, those of the described
 	// tables first; written by generate_query with Grounding.
 	Matches []store.ValueMatch
+	// Examples are the stored examples retrieved for the question that the
+	// prompt shows (Nodes.ExampleStore), best first; written with
+	// Grounding.
+	Examples []store.Example
 
 	// Query, Assumptions and Explanation are written by generate_query;
 	// Query also by validate_query (the backend's normalised form) and by

@@ -129,6 +129,14 @@ type Dialect struct {
 	// EmptyHint and AuthHint tell whoever runs the bot what to check when
 	// the catalog is empty or the backend refuses the bot's credentials.
 	EmptyHint, AuthHint string
+	// Fingerprint identifies a query whatever its layout: the same for the
+	// same query (PostgreSQL's parse tree for SQL, the normalised JSON of
+	// a Cube query), so a stored example is recognised in an answer.
+	Fingerprint func(query string) (string, error)
+	// Tables names the tables (cubes) a query reads, as Table.QualifiedName
+	// names them, lower case, so that an example whose tables the catalog
+	// lacks is not shown.
+	Tables func(query string) ([]string, error)
 }
 
 // Shown is a query as Show SQL presents it.

@@ -63,6 +63,8 @@ func TestConformance(t *testing.T) {
 		Column:  func(name string) string { return "Items." + name },
 		All: `{"dimensions": ["Items.id", "Items.name", "Items.price", "Items.active"],
 			"order": {"Items.id": "asc"}}`,
+		AllRewritten: `{"order": [["Items.id", "asc"]],
+		    "dimensions": ["Items.id", "Items.name", "Items.price", "Items.active"]}`,
 		Invalid:     `{"dimensions": ["Items.colour"]}`,
 		Reply:       `{"query": {"measures": ["Items.count"]}, "assumptions": [], "reasoning": "Counts items."}`,
 		Unreachable: cubewarehouse.New(down, cubewarehouse.Config{}),

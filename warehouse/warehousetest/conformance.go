@@ -28,6 +28,9 @@ type Harness struct {
 	// All reads id, name, price and active of every item, ordered by id,
 	// with no limit of its own.
 	All string
+	// AllRewritten is All written differently (spacing, case, key order):
+	// the same query, so the same fingerprint.
+	AllRewritten string
 	// Invalid names a column the table does not have.
 	Invalid string
 	// Unsafe changes data; empty when the language cannot express it.
@@ -171,6 +174,30 @@ func RunConformance(t *testing.T, h Harness) {
 		assert.NoError(t, err, "the query it read checks")
 		_, ok = d.Parse("I cannot answer that.")
 		assert.False(t, ok, "prose holds no query")
+	})
+	t.Run("Fingerprint", func(t *testing.T) {
+		d := b.Dialect()
+		require.NotNil(t, d.Fingerprint, "Dialect.Fingerprint")
+		require.NotNil(t, d.Tables, "Dialect.Tables")
+		fp, err := d.Fingerprint(h.All)
+		require.NoError(t, err)
+		assert.NotEmpty(t, fp)
+		again, err := d.Fingerprint(h.AllRewritten)
+		require.NoError(t, err)
+		assert.Equal(t, fp, again, "the same query written differently")
+		other, err := d.Fingerprint(h.Invalid)
+		require.NoError(t, err)
+		assert.NotEqual(t, fp, other, "another query")
+		_, err = d.Fingerprint("not a query {")
+		assert.Error(t, err)
+
+		cat, err := b.Catalog(ctx)
+		require.NoError(t, err)
+		tb, ok := cat.Table(h.Schema, h.Table)
+		require.True(t, ok)
+		got, err := d.Tables(h.All)
+		require.NoError(t, err)
+		assert.Equal(t, []string{strings.ToLower(tb.QualifiedName())}, got, "the tables the query reads, named as the catalog names them")
 	})
 	t.Run("Canceled", func(t *testing.T) {
 		r, err := b.Check(ctx, h.All, 0)

@@ -317,7 +317,30 @@ func (m *Memory) Dialect() warehouse.Dialect {
 		Scope:     "memory",
 		EmptyHint: "Whoever runs this test should give the backend a table.",
 		AuthHint:  "The in-memory backend has no credentials to check.",
+		Fingerprint: func(query string) (string, error) {
+			q, err := decodeMemQuery(query)
+			if err != nil {
+				return "", err
+			}
+			b, err := json.Marshal(q)
+			return string(b), err
+		},
+		Tables: func(query string) ([]string, error) {
+			q, err := decodeMemQuery(query)
+			if err != nil {
+				return nil, err
+			}
+			return []string{strings.ToLower(q.From)}, nil
+		},
 	}
+}
+
+func decodeMemQuery(query string) (memQuery, error) {
+	var q memQuery
+	if err := json.Unmarshal([]byte(query), &q); err != nil {
+		return q, fmt.Errorf("read the memory query: %w", err)
+	}
+	return q, nil
 }
 
 func describeMemory(tables []warehouse.Table) string {

@@ -11,11 +11,12 @@ import (
 func TestMemoryConformance(t *testing.T) {
 	t.Parallel()
 	warehousetest.RunConformance(t, warehousetest.Harness{
-		Backend: warehousetest.NewMemory(warehousetest.Fixture()),
-		Table:   warehousetest.FixtureTable,
-		All:     `{"from": "items", "select": ["id", "name", "price", "active"], "order": "id"}`,
-		Invalid: `{"from": "items", "select": ["colour"]}`,
-		Unsafe:  `{"delete": "items"}`,
-		Reply:   `{"query": {"from": "items", "count": true}, "assumptions": [], "explanation": "Counts items."}`,
+		Backend:      warehousetest.NewMemory(warehousetest.Fixture()),
+		Table:        warehousetest.FixtureTable,
+		All:          `{"from": "items", "select": ["id", "name", "price", "active"], "order": "id"}`,
+		AllRewritten: `{"order":"id","from":"items","select":["id","name","price","active"]}`,
+		Invalid:      `{"from": "items", "select": ["colour"]}`,
+		Unsafe:       `{"delete": "items"}`,
+		Reply:        `{"query": {"from": "items", "count": true}, "assumptions": [], "explanation": "Counts items."}`,
 	})
 }

@@ -1,0 +1,307 @@
+package store
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+)
+
+// Example sources and statuses (the examples table's CHECK constraints).
+const (
+	SourceFile     = "file"
+	SourceFeedback = "feedback"
+	SourceAdmin    = "admin"
+
+	StatusCandidate = "candidate"
+	StatusVerified  = "verified"
+	StatusRejected  = "rejected"
+)
+
+// Example is a question with the query that answers it, in the language of
+// its backend.
+type Example struct {
+	ID       int64
+	Backend  string
+	Question string
+	Query    string
+	// Fingerprint is the same for the same query however it is written.
+	Fingerprint string
+	Assumptions []string
+	Explanation string
+	// Source says where it came from (SourceFile, SourceFeedback,
+	// SourceAdmin); Status whether it may be used and how much it counts.
+	Source, Status string
+	// ProposedBy and VerifiedBy are user IDs (or "file").
+	ProposedBy, VerifiedBy string
+	VerifiedAt, LastUsedAt time.Time
+	CreatedAt, UpdatedAt   time.Time
+	TimesUsed              int64
+	// Score is how well it matched a question (SearchExamples only).
+	Score float64
+}
+
+// ErrExampleStatus is returned for a status other than the three known.
+var ErrExampleStatus = errors.New("unknown example status")
+
+const exampleColumns = `id, backend, question, query, fingerprint, assumptions, explanation, source, status,
+	proposed_by, verified_by, coalesce(verified_at, 'epoch'), created_at, updated_at, times_used,
+	coalesce(last_used_at, 'epoch')`
+
+func scanExample(row pgx.Row, e *Example, extra ...any) error {
+	dest := []any{&e.ID, &e.Backend, &e.Question, &e.Query, &e.Fingerprint, &e.Assumptions, &e.Explanation,
+		&e.Source, &e.Status, &e.ProposedBy, &e.VerifiedBy, &e.VerifiedAt, &e.CreatedAt, &e.UpdatedAt, &e.TimesUsed, &e.LastUsedAt}
+	if err := row.Scan(append(dest, extra...)...); err != nil {
+		return err
+	}
+	epoch := time.Unix(0, 0).UTC()
+	if e.VerifiedAt.Equal(epoch) {
+		e.VerifiedAt = time.Time{}
+	}
+	if e.LastUsedAt.Equal(epoch) {
+		e.LastUsedAt = time.Time{}
+	}
+	return nil
+}
+
+// AddExample stores e unless the same question with the same query
+// (Fingerprint) is there already; it returns the stored example and
+// whether it was added. A verified example is stamped verified now.
+func (d *DB) AddExample(ctx context.Context, e Example) (Example, bool, error) {
+	e.Question = strings.TrimSpace(cleanText(e.Question))
+	e.Query = strings.TrimSpace(cleanText(e.Query))
+	if e.Question == "" || e.Query == "" || e.Fingerprint == "" {
+		return Example{}, false, errors.New("add example: it needs a question, a query and its fingerprint")
+	}
+	if !validStatus(e.Status) {
+		return Example{}, false, fmt.Errorf("add example: %w %q", ErrExampleStatus, e.Status)
+	}
+	for i, a := range e.Assumptions {
+		e.Assumptions[i] = cleanText(a)
+	}
+	if e.Assumptions == nil {
+		e.Assumptions = []string{}
+	}
+	var out Example
+	err := scanExample(d.pool.QueryRow(ctx, `
+		INSERT INTO examples (backend, question, query, fingerprint, assumptions, explanation, source, status,
+		                      proposed_by, verified_by, verified_at)
+		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, CASE WHEN $8 = 'verified' THEN now() END)
+		ON CONFLICT (backend, fingerprint, md5(lower(question))) DO NOTHING
+		RETURNING `+exampleColumns,
+		cleanText(e.Backend), e.Question, e.Query, e.Fingerprint, e.Assumptions, cleanText(e.Explanation),
+		e.Source, e.Status, cleanText(e.ProposedBy), cleanText(e.VerifiedBy)), &out)
+	if errors.Is(err, pgx.ErrNoRows) {
+		err = scanExample(d.pool.QueryRow(ctx, `SELECT `+exampleColumns+` FROM examples
+			WHERE backend = $1 AND fingerprint = $2 AND md5(lower(question)) = md5(lower($3))`,
+			e.Backend, e.Fingerprint, e.Question), &out)
+		if err != nil {
+			return Example{}, false, fmt.Errorf("add example: %w", classify(err))
+		}
+		return out, false, nil
+	}
+	if err != nil {
+		return Example{}, false, fmt.Errorf("add example: %w", classify(err))
+	}
+	return out, true, nil
+}
+
+func validStatus(s string) bool {
+	return s == StatusCandidate || s == StatusVerified || s == StatusRejected
+}
+
+// Example returns the example of id, or ErrNotFound.
+func (d *DB) Example(ctx context.Context, id int64) (Example, error) {
+	var e Example
+	err := scanExample(d.pool.QueryRow(ctx, `SELECT `+exampleColumns+` FROM examples WHERE id = $1`, id), &e)
+	if err != nil {
+		return Example{}, fmt.Errorf("example %d: %w", id, notFound(classify(err)))
+	}
+	return e, nil
+}
+
+// ExampleFilter narrows ListExamples; empty fields match everything.
+type ExampleFilter struct {
+	Backend, Status, Source string
+	// Limit caps the list (0: no cap).
+	Limit int
+}
+
+// ListExamples returns the examples f selects, newest first.
+func (d *DB) ListExamples(ctx context.Context, f ExampleFilter) ([]Example, error) {
+	if f.Status != "" && !validStatus(f.Status) {
+		return nil, fmt.Errorf("list examples: %w %q", ErrExampleStatus, f.Status)
+	}
+	limit := any(nil)
+	if f.Limit > 0 {
+		limit = f.Limit
+	}
+	rows, err := d.pool.Query(ctx, `SELECT `+exampleColumns+` FROM examples
+		WHERE ($1 = '' OR backend = $1) AND ($2 = '' OR status = $2) AND ($3 = '' OR source = $3)
+		ORDER BY created_at DESC, id DESC LIMIT $4`, f.Backend, f.Status, f.Source, limit)
+	if err != nil {
+		return nil, fmt.Errorf("list examples: %w", classify(err))
+	}
+	var out []Example
+	var e Example
+	defer rows.Close()
+	for rows.Next() {
+		if err := scanExample(rows, &e); err != nil {
+			return nil, fmt.Errorf("list examples: %w", classify(err))
+		}
+		out = append(out, e)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("list examples: %w", classify(err))
+	}
+	return out, nil
+}
+
+// SetExampleStatus verifies, rejects or reopens (candidate) the example of
+// id on behalf of by; it returns the example as it now is, or ErrNotFound.
+func (d *DB) SetExampleStatus(ctx context.Context, id int64, status, by string) (Example, error) {
+	if !validStatus(status) {
+		return Example{}, fmt.Errorf("example %d: %w %q", id, ErrExampleStatus, status)
+	}
+	var e Example
+	err := scanExample(d.pool.QueryRow(ctx, `
+		UPDATE examples SET status = $2, updated_at = now(),
+			verified_by = CASE WHEN $2 = 'verified' THEN $3 ELSE verified_by END,
+			verified_at = CASE WHEN $2 = 'verified' THEN now() ELSE verified_at END
+		WHERE id = $1
+		RETURNING `+exampleColumns, id, status, cleanText(by)), &e)
+	if err != nil {
+		return Example{}, fmt.Errorf("example %d: %w", id, notFound(classify(err)))
+	}
+	return e, nil
+}
+
+// candidateWeight is the share of its score a candidate example keeps
+// against a verified one.
+const candidateWeight = 0.7
+
+// SearchExamples returns at most k examples of backend whose questions
+// resemble question, best first, never rejected ones. Two questions
+// resemble each other by the words they share (full text search with
+// English stemming, so "games" meets "game"; stop words left out), scored
+// by their Dice coefficient (twice the shared words over the words of
+// both), or by their trigram similarity when pg_trgm is installed and that
+// is higher (a misspelt "pubisher" still finds "publisher"). A candidate
+// keeps candidateWeight of its score, so of two examples that match alike
+// the verified one comes first.
+func (d *DB) SearchExamples(ctx context.Context, backend, question string, k int) ([]Example, error) {
+	question = strings.TrimSpace(cleanText(question))
+	if k <= 0 || question == "" {
+		return nil, nil
+	}
+	// Candidates: the examples sharing most words with the question, and,
+	// with pg_trgm when those are fewer than k, the most alike letter by
+	// letter (misspellings); then scored.
+	byLetters, similarity := "", "0::float8"
+	if schema, err := d.trigramSchema(ctx); err == nil {
+		fn := pgx.Identifier{schema, "similarity"}.Sanitize()
+		similarity = fn + "(e.question, $2)"
+		// Only when words find too few: trigrams common to many
+		// questions make this the slow way (60 ms among 10,000).
+		byLetters = `UNION
+		    (SELECT id FROM examples e WHERE backend = $1 AND status <> 'rejected'
+		         AND e.question OPERATOR(` + pgx.Identifier{schema}.Sanitize() + `.%) $2
+		         AND (SELECT count(*) FROM by_words) < $3
+		     ORDER BY ` + similarity + ` DESC LIMIT $5)`
+	}
+	rows, err := d.pool.Query(ctx, `
+		WITH q AS (
+		    SELECT nullif(replace(plainto_tsquery('english', $2)::text, ' & ', ' | '), '')::tsquery AS any_word,
+		           tsvector_to_array(to_tsvector('english', $2)) AS words
+		), by_words AS (
+		    SELECT id FROM examples e, q WHERE backend = $1 AND status <> 'rejected' AND e.search @@ q.any_word
+		    ORDER BY ts_rank(e.search, q.any_word) DESC LIMIT $5
+		), candidates AS (
+		    SELECT id FROM by_words
+		    `+byLetters+`
+		)
+		SELECT `+exampleColumns+`, score FROM (
+		    SELECT e.*, greatest(
+		               2.0 * (SELECT count(*) FROM unnest(tsvector_to_array(e.search)) w WHERE w = ANY (q.words))
+		                   / nullif(cardinality(q.words) + length(e.search), 0),
+		               `+similarity+`)
+		           * CASE WHEN e.status = 'verified' THEN 1 ELSE $4::float8 END AS score
+		    FROM examples e JOIN candidates USING (id), q
+		) ranked
+		WHERE score >= $6
+		ORDER BY score DESC, status = 'verified' DESC, id
+		LIMIT $3`, backend, question, k, candidateWeight, exampleCandidates, minExampleScore)
+	if err != nil {
+		return nil, fmt.Errorf("search examples: %w", classify(err))
+	}
+	defer rows.Close()
+	var out []Example
+	for rows.Next() {
+		var e Example
+		if err := scanExample(rows, &e, &e.Score); err != nil {
+			return nil, fmt.Errorf("search examples: %w", classify(err))
+		}
+		out = append(out, e)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("search examples: %w", classify(err))
+	}
+	return out, nil
+}
+
+// exampleCandidates is how many examples each way of matching proposes
+// for scoring (words, letters): enough for k, few enough that scoring 10,000
+// stored examples stays cheap (BENCHMARKS.md).
+const exampleCandidates = 100
+
+// minExampleScore is the least score an example needs to be shown: below
+// it, one common word in a long question.
+const minExampleScore = 0.2
+
+// PrepareExamples creates the trigram index that finds examples by
+// similar letters, when pg_trgm is installed (ErrNoTrigram otherwise:
+// examples are then found by their words only).
+func (d *DB) PrepareExamples(ctx context.Context) error {
+	schema, err := d.trigramSchema(ctx)
+	if err != nil {
+		return err
+	}
+	_, err = d.pool.Exec(ctx, `CREATE INDEX IF NOT EXISTS examples_question_trgm_idx ON examples USING gin (question `+
+		pgx.Identifier{schema, "gin_trgm_ops"}.Sanitize()+`)`)
+	if err != nil {
+		return fmt.Errorf("create the examples' trigram index: %w", classify(err))
+	}
+	return nil
+}
+
+// MarkExamplesUsed counts a use of each example of ids.
+func (d *DB) MarkExamplesUsed(ctx context.Context, ids []int64) error {
+	if len(ids) == 0 {
+		return nil
+	}
+	_, err := d.pool.Exec(ctx, `UPDATE examples SET times_used = times_used + 1, last_used_at = now()
+		WHERE id = ANY($1)`, ids)
+	if err != nil {
+		return fmt.Errorf("mark examples used: %w", classify(err))
+	}
+	return nil
+}
+
+// VerifiedExample returns the verified example of backend whose query has
+// fingerprint, if any (the most recently verified).
+func (d *DB) VerifiedExample(ctx context.Context, backend, fingerprint string) (Example, bool, error) {
+	var e Example
+	err := scanExample(d.pool.QueryRow(ctx, `SELECT `+exampleColumns+` FROM examples
+		WHERE backend = $1 AND fingerprint = $2 AND status = 'verified'
+		ORDER BY verified_at DESC NULLS LAST, id DESC LIMIT 1`, backend, fingerprint), &e)
+	if errors.Is(err, pgx.ErrNoRows) {
+		return Example{}, false, nil
+	}
+	if err != nil {
+		return Example{}, false, fmt.Errorf("verified example: %w", classify(err))
+	}
+	return e, true, nil
+}

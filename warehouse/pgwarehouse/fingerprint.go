@@ -1,0 +1,63 @@
+package pgwarehouse
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+
+	pg_query "github.com/pganalyze/pg_query_go/v5"
+	"google.golang.org/protobuf/reflect/protoreflect"
+)
+
+// fingerprint is pg_query's fingerprint of sql: the same for queries that
+// differ only in layout, case of keywords, comments or literal values'
+// spelling of the same constants.
+func fingerprint(sql string) (string, error) {
+	fp, err := pg_query.Fingerprint(sql)
+	if err != nil {
+		return "", fmt.Errorf("fingerprint the query: %w", err)
+	}
+	return fp, nil
+}
+
+// tables lists the relations sql reads, as written ("schema.table" or
+// "table"), lower case, without its common table expressions.
+func tables(sql string) ([]string, error) {
+	tree, err := pg_query.Parse(sql)
+	if err != nil {
+		return nil, fmt.Errorf("read the query's tables: %w", err)
+	}
+	var names []string
+	ctes := map[string]bool{}
+	var walk func(m protoreflect.Message)
+	walk = func(m protoreflect.Message) {
+		switch n := m.Interface().(type) {
+		case *pg_query.CommonTableExpr:
+			ctes[strings.ToLower(n.GetCtename())] = true
+		case *pg_query.RangeVar:
+			name := strings.ToLower(n.GetRelname())
+			if s := n.GetSchemaname(); s != "" {
+				name = strings.ToLower(s) + "." + name
+			}
+			if !slices.Contains(names, name) {
+				names = append(names, name)
+			}
+		}
+		m.Range(func(fd protoreflect.FieldDescriptor, v protoreflect.Value) bool {
+			switch {
+			case fd.IsList() && fd.Kind() == protoreflect.MessageKind:
+				l := v.List()
+				for i := range l.Len() {
+					walk(l.Get(i).Message())
+				}
+			case !fd.IsList() && !fd.IsMap() && fd.Kind() == protoreflect.MessageKind:
+				walk(v.Message())
+			}
+			return true
+		})
+	}
+	for _, st := range tree.Stmts {
+		walk(st.ProtoReflect())
+	}
+	return slices.DeleteFunc(names, func(n string) bool { return ctes[n] }), nil
+}
