@@ -6,6 +6,7 @@
 package blockkit
 
 import (
+	"regexp"
 	"strings"
 	"time"
 
@@ -25,6 +26,15 @@ type Button struct {
 // query id follows it.
 const ActionsBlockIDPrefix = "answer_actions:"
 
+// Feedback buttons: one element (action id FeedbackActionID) whose two
+// buttons' values are FeedbackUp or FeedbackDown, a colon and the query id.
+const (
+	FeedbackActionID      = "feedback"
+	FeedbackUp            = "feedback_up"
+	FeedbackDown          = "feedback_down"
+	FeedbackBlockIDPrefix = "answer_feedback:"
+)
+
 // Answer is everything an answer message shows.
 type Answer struct {
 	// Question is the user's question, used in the fallback text when Text is empty.
@@ -43,6 +53,11 @@ type Answer struct {
 	Elapsed time.Duration
 	// Backend names where the data came from, e.g. "sql"; optional.
 	Backend string
+	// Feedback adds 👍/👎 buttons (with QueryID).
+	Feedback bool
+	// VerifiedBy, when not empty, marks the answer's query as one the data
+	// team verified: a Slack user ID, or a name ("the examples file").
+	VerifiedBy string
 }
 
 // Message is a Slack message: fallback text plus blocks.
@@ -72,6 +87,9 @@ func Render(a Answer) Message {
 	}
 	if hasButtons {
 		tail = append(tail, answerActions(a.QueryID, a.Buttons))
+	}
+	if a.Feedback && a.QueryID != "" && textLen(a.QueryID) <= maxButtonValue-len(FeedbackDown)-1 {
+		tail = append(tail, FeedbackButtons(a.QueryID))
 	}
 
 	fallback := answerFallback(a)
@@ -116,6 +134,9 @@ func answerContext(a Answer) *slack.ContextBlock {
 		elems = append(elems, mrkdwn("Assumption: "+truncateEscaped(escape(s), maxSectionText-30)))
 	}
 
+	if v := strings.TrimSpace(a.VerifiedBy); v != "" {
+		elems = append(elems, mrkdwn(VerifiedBadge(v)))
+	}
 	var meta []string
 	if r := a.Result; r != nil {
 		switch {
@@ -155,6 +176,32 @@ func answerActions(queryID string, buttons []Button) *slack.ActionBlock {
 		elems = append(elems, slack.NewButtonBlockElement(b.Action, queryID, plain(truncate(b.Label, maxButtonText))))
 	}
 	return slack.NewActionBlock(blockID, elems...)
+}
+
+// FeedbackButtons is the 👍/👎 pair under an answer, in a context_actions
+// block; each button's value names the rating and the query.
+func FeedbackButtons(queryID string) *slack.ContextActionsBlock {
+	blockID := FeedbackBlockIDPrefix + queryID
+	blockID = blockID[:fitPrefix(blockID, maxBlockID)]
+	up := slack.NewFeedbackButton(plain("👍"), FeedbackUp+":"+queryID).WithAccessibilityLabel("This answer is right")
+	down := slack.NewFeedbackButton(plain("👎"), FeedbackDown+":"+queryID).WithAccessibilityLabel("This answer is wrong")
+	return slack.NewContextActionsBlock(blockID, slack.NewFeedbackButtonsBlockElement(FeedbackActionID, up, down))
+}
+
+var slackUserID = regexp.MustCompile(`^[UW][A-Z0-9]{2,}$`)
+
+// VerifiedBadge is the line that marks a verified query: "✓ Verified query
+// (by @name)", a Slack user ID mentioned so Slack shows the name.
+func VerifiedBadge(by string) string {
+	switch {
+	case slackUserID.MatchString(by):
+		by = "<@" + by + ">"
+	case by == "file":
+		by = "the examples file"
+	default:
+		by = escape(truncate(by, 100))
+	}
+	return "✓ Verified query (by " + by + ")"
 }
 
 // answerFallback is the notification text: the answer itself when there is

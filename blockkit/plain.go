@@ -55,6 +55,8 @@ func plainBlock(b slack.Block, opts PlainOptions) string {
 		return plainActions(x)
 	case slack.ActionBlock:
 		return plainActions(&x)
+	case *slack.ContextActionsBlock:
+		return plainContextActions(x)
 	case *slack.HeaderBlock:
 		return plainTextObject(x.Text)
 	case *slack.DividerBlock, slack.DividerBlock:
@@ -136,6 +138,20 @@ func plainActions(a *slack.ActionBlock) string {
 	for _, e := range a.Elements.ElementSet {
 		if b, ok := e.(*slack.ButtonBlockElement); ok && b.Text != nil {
 			buttons = append(buttons, "["+b.Text.Text+"]")
+		}
+	}
+	return strings.Join(buttons, " ")
+}
+
+// plainContextActions shows feedback buttons as "[👍] [👎]".
+func plainContextActions(a *slack.ContextActionsBlock) string {
+	if a.Elements == nil {
+		return ""
+	}
+	var buttons []string
+	for _, e := range a.Elements.ElementSet {
+		if f, ok := e.(*slack.FeedbackButtonsBlockElement); ok && f.PositiveButton != nil && f.NegativeButton != nil {
+			buttons = append(buttons, "["+f.PositiveButton.Text.Text+"]", "["+f.NegativeButton.Text.Text+"]")
 		}
 	}
 	return strings.Join(buttons, " ")

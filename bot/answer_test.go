@@ -38,7 +38,7 @@ func testNewQuestion(t *testing.T, e *testEnv) {
 	assert.Equal(t, answerPath, res.Path(), "path")
 
 	blocks := decodeBlocks(t, s)
-	require.Equal(t, []string{"section", "table", "context", "actions"}, blockTypes(blocks), "block types")
+	require.Equal(t, []string{"section", "table", "context", "actions", "context_actions"}, blockTypes(blocks), "block types")
 	assert.Contains(t, blocks[0].Text.Text, strconv.Itoa(games2018), "answer section")
 	assert.Contains(t, string(blocks[1].Rows), `"8160"`, "table must show the count")
 	ctxTexts := contextTexts(t, blocks[2])

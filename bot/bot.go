@@ -80,10 +80,6 @@ func New(ctx context.Context, cfg Config, log *slog.Logger) (*Bot, error) {
 // migrated yet), every prompt shows the file's examples instead.
 func (b *Bot) storeExamples(ctx context.Context) {
 	n := b.nodes
-	if b.cfg.ExamplesK <= 0 {
-		n.Examples = nil
-		return
-	}
 	d := b.backend.Dialect()
 	if d.Fingerprint == nil {
 		return
@@ -112,7 +108,10 @@ func (b *Bot) storeExamples(ctx context.Context) {
 	if added > 0 {
 		b.log.InfoContext(ctx, "examples stored", "added", added)
 	}
-	n.ExampleStore, n.ExamplesK = b.db, b.cfg.ExamplesK
+	n.ExampleStore, n.ExamplesK, n.Feedback = b.db, b.cfg.ExamplesK, true
+	if b.cfg.ExamplesK == 0 {
+		n.ExamplesK = -1 // none shown; the badge and feedback still work
+	}
 }
 
 // NewWithBackend assembles a bot on an open database and backend, for
@@ -248,6 +247,10 @@ type Message struct {
 // workflow and returns its final state. The error is for failures of the
 // workflow itself; answers that explain a problem come back in the state.
 func (b *Bot) Ask(ctx context.Context, m Message, opts ...workflow.RunOption) (*nodes.State, workflow.Result, error) {
+	if note := feedbackNote.FindStringSubmatch(m.Text); note != nil && b.nodes.Feedback {
+		s, err := b.Note(ctx, m, "", note[1])
+		return s, workflow.Result{}, err
+	}
 	s := &nodes.State{UserQuery: m.Text, UserID: m.UserID, ChannelID: m.ChannelID, ThreadTS: m.ThreadID, Started: time.Now()}
 	return b.run(ctx, s, opts...)
 }
@@ -258,12 +261,29 @@ var ErrBadAction = errors.New("bad action")
 
 var queryIDPattern = regexp.MustCompile(`^[0-9a-f]{8}$`)
 
-// Press answers a button press (an action of nodes.Buttons) for the query
-// id in value. It never calls the model.
+// Press answers a button press for the query id in value: an action of
+// nodes.Buttons, a 👍/👎 (Rate) or Verify. It never calls the model.
 func (b *Bot) Press(ctx context.Context, m Message, action, value string, opts ...workflow.RunOption) (*nodes.State, workflow.Result, error) {
+	action, value = pressOf(action, value)
+	var (
+		s   *nodes.State
+		err error
+	)
+	switch action {
+	case ActionFeedbackUp:
+		s, err = b.Rate(ctx, m, store.RatingUp, value, "")
+	case ActionFeedbackDown:
+		s, err = b.Rate(ctx, m, store.RatingDown, value, "")
+	case ActionVerify:
+		s, err = b.Verify(ctx, m, value)
+	}
+	if s != nil || err != nil {
+		return s, workflow.Result{}, err
+	}
 	intent, ok := nodes.ButtonIntent(action)
 	if !ok {
-		return nil, workflow.Result{}, fmt.Errorf("%w: unknown action %q (want %s or %s)", ErrBadAction, action, nodes.IntentExportCSV, nodes.IntentShowSQL)
+		return nil, workflow.Result{}, fmt.Errorf("%w: unknown action %q (want %s, %s, %s, %s or %s)", ErrBadAction, action,
+			nodes.IntentExportCSV, nodes.IntentShowSQL, ActionFeedbackUp, ActionFeedbackDown, ActionVerify)
 	}
 	if !queryIDPattern.MatchString(value) {
 		return nil, workflow.Result{}, fmt.Errorf("%w: %q is not a query id (8 hex characters)", ErrBadAction, value)
@@ -271,7 +291,7 @@ func (b *Bot) Press(ctx context.Context, m Message, action, value string, opts .
 	if m.Text == "" {
 		m.Text = "[button] " + action + " " + value
 	}
-	s := &nodes.State{
+	s = &nodes.State{
 		UserQuery: m.Text, UserID: m.UserID, ChannelID: m.ChannelID, ThreadTS: m.ThreadID, Started: time.Now(),
 		Intent: intent, ReferencedQueryID: value,
 	}

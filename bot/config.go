@@ -34,6 +34,12 @@ type Config struct {
 	// ExamplesK is how many stored examples, the most like the question,
 	// the generator is shown; 0 shows none.
 	ExamplesK int `env:"EXAMPLES_K" envDefault:"3"`
+	// ExampleAdmins are the Slack user IDs who may verify an answer's
+	// query as an example (a Verify button after their 👍).
+	ExampleAdmins []string `env:"EXAMPLE_ADMINS" envSeparator:","`
+	// ExamplesAutoVerify verifies a candidate example once that many
+	// different users gave its answers a 👍; 0 never.
+	ExamplesAutoVerify int `env:"EXAMPLES_AUTO_VERIFY" envDefault:"0"`
 
 	LLMProvider     string        `env:"LLM_PROVIDER"`
 	LLMModel        string        `env:"LLM_MODEL"`
@@ -120,7 +126,20 @@ func (c *Config) Check() error {
 	if c.BotSchema = strings.TrimSpace(c.BotSchema); c.BotSchema == "" {
 		c.BotSchema = store.DefaultSchema
 	}
+	var admins []string
+	for _, a := range c.ExampleAdmins {
+		if a = strings.TrimSpace(a); a != "" && !slices.Contains(admins, a) {
+			admins = append(admins, a)
+		}
+	}
+	c.ExampleAdmins = admins
 	var errs []error
+	if c.ExamplesK < 0 {
+		errs = append(errs, fmt.Errorf("EXAMPLES_K must be 0 (no examples) or more, got %d", c.ExamplesK))
+	}
+	if c.ExamplesAutoVerify < 0 {
+		errs = append(errs, fmt.Errorf("EXAMPLES_AUTO_VERIFY must be 0 (off) or a number of users, got %d", c.ExamplesAutoVerify))
+	}
 	if slices.Contains(schemas, c.BotSchema) {
 		errs = append(errs, fmt.Errorf("BOT_SCHEMA %q holds the bot's own tables (conversations, results, logs) and must not be one of ANALYTICS_SCHEMA", c.BotSchema))
 	}

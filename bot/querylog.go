@@ -42,7 +42,12 @@ func queryLogOf(s *nodes.State, res workflow.Result, backend string) store.Query
 	for _, st := range res.Steps {
 		nodeTime[st.Node] += st.Duration
 	}
+	queryID := ""
+	if s.ErrorKind == "" && (s.Intent == nodes.IntentAnalytics || s.Intent == nodes.IntentFollowUp) {
+		queryID = s.QueryID
+	}
 	return store.QueryLog{
+		QueryID:  queryID,
 		Question: s.UserQuery, ThreadID: s.ThreadTS, UserID: s.UserID, ChannelID: s.ChannelID,
 		Intent: string(s.Intent), Path: res.Path(),
 		ModelCalls: s.LLMCalls, PromptTokens: s.PromptTokens, CompletionTokens: s.CompletionTokens,

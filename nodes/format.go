@@ -24,6 +24,8 @@ func (n *Nodes) FormatAnswer(ctx context.Context, s *State) error {
 		QueryID:     s.QueryID,
 		Buttons:     Buttons(),
 		Elapsed:     n.elapsed(s),
+		Feedback:    n.Feedback,
+		VerifiedBy:  n.verifiedBy(ctx, s),
 	})
 	s.ResponseFormat = FormatTable
 	if res.RowCount <= 1 && len(res.Columns) <= 1 {
@@ -31,6 +33,36 @@ func (n *Nodes) FormatAnswer(ctx context.Context, s *State) error {
 	}
 	s.ResponseText, s.Blocks = msg.Text, msg.Blocks
 	return nil
+}
+
+// verifiedBy finds the verified example whose query is the answer's (the
+// same however it is written) and returns who verified it; "" when none.
+// A failed lookup only costs the badge.
+func (n *Nodes) verifiedBy(ctx context.Context, s *State) string {
+	if n.ExampleStore == nil || s.Query.Text == "" {
+		return ""
+	}
+	fingerprint := n.Warehouse.Dialect().Fingerprint
+	if fingerprint == nil {
+		return ""
+	}
+	fp, err := fingerprint(s.Query.Text)
+	if err != nil {
+		return ""
+	}
+	e, ok, err := n.ExampleStore.VerifiedExample(ctx, n.Warehouse.Name(), fp)
+	if err != nil {
+		n.Logger.WarnContext(ctx, "find the verified example of the answer", "err", err)
+		return ""
+	}
+	if !ok {
+		return ""
+	}
+	s.Verified = &e
+	if e.VerifiedBy == "" {
+		return "the data team"
+	}
+	return e.VerifiedBy
 }
 
 // Buttons are the buttons under an answer: their action ids are the

@@ -122,6 +122,9 @@ const examplePool = 4
 // bot cannot read (another schema, a dropped table) would mislead the
 // model. Examples help; a failed search leaves them out.
 func (n *Nodes) retrieveExamples(ctx context.Context, s *State, cat *warehouse.Catalog) []store.Example {
+	if n.ExamplesK <= 0 {
+		return nil
+	}
 	found, err := n.ExampleStore.SearchExamples(ctx, n.Warehouse.Name(), s.Question(), n.ExamplesK*examplePool)
 	if err != nil {
 		s.note("example search failed: " + err.Error())

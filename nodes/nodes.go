@@ -36,6 +36,9 @@ type ValueLookup interface {
 type ExampleStore interface {
 	SearchExamples(ctx context.Context, backend, question string, k int) ([]store.Example, error)
 	MarkExamplesUsed(ctx context.Context, ids []int64) error
+	// VerifiedExample returns the verified example whose query has
+	// fingerprint, if any: the answer then says it is verified.
+	VerifiedExample(ctx context.Context, backend, fingerprint string) (store.Example, bool, error)
 }
 
 // ResultCache keeps results per thread; *store.Cache implements it.
@@ -57,10 +60,13 @@ type Nodes struct {
 	// Examples are shown to the generator for every question when there
 	// is no ExampleStore.
 	Examples []prompts.Example
-	// ExampleStore retrieves the ExamplesK (default 3) stored examples most
-	// like each question whose tables the catalog has; nil: Examples.
+	// ExampleStore retrieves the ExamplesK (0: DefaultExamplesK, negative:
+	// none) stored examples most like each question whose tables the
+	// catalog has, and finds verified queries for the badge; nil: Examples.
 	ExampleStore ExampleStore
 	ExamplesK    int
+	// Feedback puts 👍/👎 buttons under answers.
+	Feedback bool
 	// Domain describes the data in prompts, e.g. "Steam store games".
 	Domain string
 	// Suggestions are example questions offered to users who ask something

@@ -17,9 +17,9 @@ func (n *Nodes) SaveTurn(ctx context.Context, s *State) error {
 	// Only the turn that asked a question keeps its query: that is what
 	// show SQL and exports find again, with the question that produced it.
 	// A button's turn only points at it.
-	query, queryID := s.Query, s.QueryID
+	query, queryID, question := s.Query, s.QueryID, s.Question()
 	if s.ErrorKind != "" || s.Intent == IntentExportCSV || s.Intent == IntentShowSQL {
-		query, queryID = warehouse.Query{}, ""
+		query, queryID, question = warehouse.Query{}, "", ""
 	}
 	bot := s.ResponseText
 	if s.Answer != "" {
@@ -34,6 +34,7 @@ func (n *Nodes) SaveTurn(ctx context.Context, s *State) error {
 		Intent:      string(s.Intent),
 		Query:       query,
 		QueryID:     queryID,
+		Question:    question,
 	})
 	if err != nil {
 		s.note("saving the turn failed: " + err.Error())

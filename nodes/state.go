@@ -29,6 +29,11 @@ const (
 	IntentExportCSV Intent = "export_csv"
 	IntentShowSQL   Intent = "show_sql"
 	IntentOffTopic  Intent = "off_topic"
+	// IntentFeedback and IntentVerify are presses the bot answers without
+	// the workflow (package bot): a 👍/👎 or its note, and an admin's
+	// Verify. The router never picks them.
+	IntentFeedback Intent = "feedback"
+	IntentVerify   Intent = "verify_example"
 )
 
 // Valid reports whether i is one of the known intents.
@@ -79,7 +84,10 @@ const (
 	ErrModelTimeout     ErrorKind = "model_timeout"
 	ErrModelRefused     ErrorKind = "model_refused"
 	ErrNoPreviousQuery  ErrorKind = "no_previous_query"
-	ErrInternal         ErrorKind = "internal"
+	// ErrForbidden: the user may not do what they asked (verify a query
+	// without being in EXAMPLE_ADMINS).
+	ErrForbidden ErrorKind = "forbidden"
+	ErrInternal  ErrorKind = "internal"
 )
 
 // State is everything one run of the workflow knows. Each field's comment
@@ -123,6 +131,9 @@ type State struct {
 	// prompt shows (Nodes.ExampleStore), best first; written with
 	// Grounding.
 	Examples []store.Example
+	// Verified is the verified example whose query the answer ran, if any
+	// (the answer's badge); written by format_answer.
+	Verified *store.Example
 
 	// Query, Assumptions and Explanation are written by generate_query;
 	// Query also by validate_query (the backend's normalised form) and by

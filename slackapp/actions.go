@@ -64,8 +64,9 @@ func (a *App) onBlockActions(cb slack.InteractionCallback) {
 }
 
 // pressButton runs the button's action without the model: Export CSV
-// uploads a file into the thread, Show SQL posts the query there. Errors
-// go only to the user who pressed.
+// uploads a file into the thread, Show SQL posts the query there, 👍/👎 and
+// Verify are recorded and acknowledged to the presser alone. Errors go
+// only to the user who pressed.
 func (a *App) pressButton(ctx context.Context, p press) {
 	if !a.dedupe.claim(ctx, p.key) {
 		return
@@ -85,8 +86,12 @@ func (a *App) pressButton(ctx context.Context, p press) {
 		a.ephemeral(ctx, p.channel, p.threadTS, p.user, p.responseURL, a.reply(s, nil))
 		return
 	}
-	switch p.action {
-	case string(nodes.IntentExportCSV):
+	switch {
+	case s.Intent == nodes.IntentFeedback || s.Intent == nodes.IntentVerify:
+		// A rating is the presser's business: the thanks (and an admin's
+		// Verify button) go to them alone.
+		a.ephemeral(ctx, p.channel, p.threadTS, p.user, p.responseURL, a.reply(s, nil))
+	case s.Intent == nodes.IntentExportCSV:
 		if err := a.uploadCSV(ctx, p, s); err != nil {
 			a.log.ErrorContext(ctx, "CSV upload failed", "channel", p.channel, "err", err)
 			a.ephemeral(ctx, p.channel, p.threadTS, p.user, p.responseURL, blockkit.Error(textNoUpload, nil))

@@ -17,7 +17,7 @@ const maxLoggedQuestion = 4000
 
 const queryLogColumns = `id, created_at, question, thread_id, user_id, channel_id, intent, node_path,
 	model_calls, prompt_tokens, completion_tokens, row_count, response_chars, error_kind, backend,
-	model_ms, db_ms, total_ms, node_ms`
+	model_ms, db_ms, total_ms, node_ms, query_id`
 
 // ErrNoQueryLogs means the chat_query_logs table does not exist: the
 // database was not migrated since query logs were added.
@@ -51,6 +51,9 @@ type QueryLog struct {
 	Total     time.Duration
 	// NodeTime is the time spent in each node, summed over its attempts.
 	NodeTime map[string]time.Duration
+	// QueryID names the answer's result (empty when the turn answered
+	// with none); feedback on the answer points at this row.
+	QueryID string
 }
 
 // AddQueryLog stores l and returns it with ID and CreatedAt set and the
@@ -68,12 +71,12 @@ func (d *DB) AddQueryLog(ctx context.Context, l QueryLog) (QueryLog, error) {
 	err := d.pool.QueryRow(ctx, `
 		INSERT INTO chat_query_logs
 			(question, thread_id, user_id, channel_id, intent, node_path, model_calls, prompt_tokens,
-			 completion_tokens, row_count, response_chars, error_kind, backend, model_ms, db_ms, total_ms, node_ms)
-		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17)
+			 completion_tokens, row_count, response_chars, error_kind, backend, model_ms, db_ms, total_ms, node_ms, query_id)
+		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18)
 		RETURNING id, created_at`,
 		l.Question, l.ThreadID, l.UserID, l.ChannelID, l.Intent, l.Path, l.ModelCalls, l.PromptTokens,
 		l.CompletionTokens, l.RowCount, l.ResponseChars, l.ErrorKind, l.Backend,
-		millis(l.ModelTime), millis(l.DBTime), millis(l.Total), nodeMS,
+		millis(l.ModelTime), millis(l.DBTime), millis(l.Total), nodeMS, cleanText(l.QueryID),
 	).Scan(&l.ID, &l.CreatedAt)
 	if err != nil {
 		return QueryLog{}, fmt.Errorf("add query log of thread %q: %w", l.ThreadID, queryLogError(err))
@@ -137,7 +140,7 @@ func scanQueryLog(row pgx.CollectableRow) (QueryLog, error) {
 	var nodeMS map[string]float64
 	err := row.Scan(&l.ID, &l.CreatedAt, &l.Question, &l.ThreadID, &l.UserID, &l.ChannelID, &l.Intent,
 		&l.Path, &l.ModelCalls, &l.PromptTokens, &l.CompletionTokens, &l.RowCount, &l.ResponseChars,
-		&l.ErrorKind, &l.Backend, &modelMS, &dbMS, &totalMS, &nodeMS)
+		&l.ErrorKind, &l.Backend, &modelMS, &dbMS, &totalMS, &nodeMS, &l.QueryID)
 	l.ModelTime, l.DBTime, l.Total = fromMillis(modelMS), fromMillis(dbMS), fromMillis(totalMS)
 	l.NodeTime = make(map[string]time.Duration, len(nodeMS))
 	for name, v := range nodeMS {

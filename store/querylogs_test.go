@@ -217,7 +217,7 @@ func TestQueryLogsWithoutTable(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
 	db := storetest.New(t)
-	_, err := db.Pool().Exec(ctx, `DROP TABLE chat_query_logs`)
+	_, err := db.Pool().Exec(ctx, `DROP TABLE chat_query_logs CASCADE`)
 	require.NoError(t, err)
 
 	_, err = db.AddQueryLog(ctx, store.QueryLog{Question: "q"})

@@ -15,7 +15,7 @@ import (
 const maxBotResponse = 500
 
 const turnColumns = `id, thread_id, user_id, channel_id, user_message, bot_response,
-	intent, backend, sql, query_id, created_at`
+	intent, backend, sql, query_id, question, created_at`
 
 // AddTurn stores a turn and returns it with ID and CreatedAt set and
 // BotResponse truncated to 500 characters.
@@ -29,13 +29,14 @@ func (d *DB) AddTurn(ctx context.Context, t Turn) (Turn, error) {
 	t.Query.Backend = cleanText(t.Query.Backend)
 	t.Query.Text = cleanText(t.Query.Text)
 	t.QueryID = cleanText(t.QueryID)
+	t.Question = cleanText(t.Question)
 
 	err := d.pool.QueryRow(ctx, `
 		INSERT INTO conversation_turns
-			(thread_id, user_id, channel_id, user_message, bot_response, intent, backend, sql, query_id)
-		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)
+			(thread_id, user_id, channel_id, user_message, bot_response, intent, backend, sql, query_id, question)
+		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)
 		RETURNING id, created_at`,
-		t.ThreadID, t.UserID, t.ChannelID, t.UserMessage, t.BotResponse, t.Intent, t.Query.Backend, t.Query.Text, t.QueryID,
+		t.ThreadID, t.UserID, t.ChannelID, t.UserMessage, t.BotResponse, t.Intent, t.Query.Backend, t.Query.Text, t.QueryID, t.Question,
 	).Scan(&t.ID, &t.CreatedAt)
 	if err != nil {
 		return Turn{}, fmt.Errorf("add turn to thread %q: %w", t.ThreadID, classify(err))
@@ -152,7 +153,7 @@ func (d *DB) oneTurn(ctx context.Context, sql string, args ...any) (Turn, error)
 func scanTurn(row pgx.CollectableRow) (Turn, error) {
 	var t Turn
 	err := row.Scan(&t.ID, &t.ThreadID, &t.UserID, &t.ChannelID, &t.UserMessage, &t.BotResponse,
-		&t.Intent, &t.Query.Backend, &t.Query.Text, &t.QueryID, &t.CreatedAt)
+		&t.Intent, &t.Query.Backend, &t.Query.Text, &t.QueryID, &t.Question, &t.CreatedAt)
 	return t, err
 }
 

@@ -32,7 +32,11 @@ type Turn struct {
 	Query warehouse.Query
 	// QueryID names the result of Query (see warehouse.QueryID); empty when
 	// the turn ran no query.
-	QueryID   string
+	QueryID string
+	// Question is what Query answers as the bot understood it (a
+	// follow-up resolved into a question that stands alone); empty when
+	// the turn ran no query.
+	Question  string
 	CreatedAt time.Time
 }
 

@@ -6,6 +6,7 @@ import (
 	"mime"
 	"net/http"
 	"strconv"
+	"strings"
 
 	"github.com/slack-go/slack"
 
@@ -18,6 +19,21 @@ type actionRequest struct {
 	ThreadID string `json:"thread_id"`
 	Action   string `json:"action"`
 	Value    string `json:"value"`
+	// Note is what was wrong, with action feedback_note.
+	Note string `json:"note"`
+}
+
+// actionFeedbackNote adds a note to the user's 👎 (value: the query id).
+const actionFeedbackNote = "feedback_note"
+
+// feedbackResponse answers a 👍, a 👎, its note or Verify.
+type feedbackResponse struct {
+	Intent  nodes.Intent  `json:"intent"`
+	QueryID string        `json:"query_id"`
+	Text    string        `json:"text"`
+	Blocks  []slack.Block `json:"blocks"`
+	// AskNote: the page may ask what was wrong (after a 👎).
+	AskNote bool `json:"ask_note"`
 }
 
 // showSQLResponse answers show_sql.
@@ -29,7 +45,9 @@ type showSQLResponse struct {
 }
 
 // serveAction presses an answer's button, without the model: export_csv
-// downloads the result as CSV, show_sql returns the query. The query must
+// downloads the result as CSV, show_sql returns the query, feedback
+// (feedback_up, feedback_down, Slack's "feedback" element) records a
+// rating and feedback_note the note on a 👎. The query must
 // belong to the thread named: another thread's query id finds nothing.
 func (s *server) serveAction(w http.ResponseWriter, r *http.Request) {
 	var req actionRequest
@@ -42,7 +60,16 @@ func (s *server) serveAction(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	ctx := r.Context()
-	st, _, err := s.bot.Press(ctx, bot.Message{ThreadID: req.ThreadID, UserID: "web", ChannelID: "web"}, req.Action, req.Value)
+	msg := bot.Message{ThreadID: req.ThreadID, UserID: "web", ChannelID: "web"}
+	var (
+		st  *nodes.State
+		err error
+	)
+	if req.Action == actionFeedbackNote {
+		st, err = s.bot.Note(ctx, msg, req.Value, req.Note)
+	} else {
+		st, _, err = s.bot.Press(ctx, msg, req.Action, req.Value)
+	}
 	if st != nil {
 		defer st.RemoveCSVFile()
 	}
@@ -60,8 +87,14 @@ func (s *server) serveAction(w http.ResponseWriter, r *http.Request) {
 		writeError(w, actionStatus(st.ErrorKind), friendly(st))
 		return
 	}
-	if st.Intent == nodes.IntentExportCSV {
+	switch st.Intent {
+	case nodes.IntentExportCSV:
 		s.sendCSV(w, r, st)
+		return
+	case nodes.IntentFeedback, nodes.IntentVerify:
+		down := req.Action == bot.ActionFeedbackDown || strings.HasPrefix(req.Value, bot.ActionFeedbackDown+":")
+		writeJSON(w, http.StatusOK, feedbackResponse{Intent: st.Intent, QueryID: st.ReferencedQueryID,
+			Text: st.ResponseText, Blocks: st.Blocks, AskNote: down && req.Action != actionFeedbackNote})
 		return
 	}
 	writeJSON(w, http.StatusOK, showSQLResponse{QueryID: st.QueryID, SQL: st.Query.Text, Blocks: st.Blocks, Text: st.ResponseText})
@@ -97,6 +130,8 @@ func actionStatus(kind nodes.ErrorKind) int {
 	switch kind {
 	case nodes.ErrNoPreviousQuery:
 		return http.StatusNotFound
+	case nodes.ErrForbidden:
+		return http.StatusForbidden
 	case nodes.ErrUnsafeQuery:
 		return http.StatusUnprocessableEntity
 	case nodes.ErrQueryTimeout:

@@ -15,6 +15,7 @@ import (
 	"github.com/analyticsbot/analyticsbot/blockkit"
 	"github.com/analyticsbot/analyticsbot/bot"
 	"github.com/analyticsbot/analyticsbot/nodes"
+	"github.com/analyticsbot/analyticsbot/store"
 	"github.com/analyticsbot/analyticsbot/workflow"
 )
 
@@ -48,11 +49,13 @@ func ask(ctx context.Context, args []string, out io.Writer) error {
 }
 
 func press(ctx context.Context, args []string, out io.Writer) error {
-	const form = "press --thread ID --action export_csv|show_sql --value QUERY_ID [--json]"
+	const form = "press --thread ID --action export_csv|show_sql|feedback_up|feedback_down|verify_example --value QUERY_ID [--user ID] [--note TEXT] [--json]"
 	fs := newFlagSet("press")
 	thread := fs.String("thread", "", "the thread of the answer")
-	action := fs.String("action", "", "export_csv or show_sql")
+	action := fs.String("action", "", "export_csv, show_sql, feedback_up, feedback_down or verify_example")
 	value := fs.String("value", "", "the query id on the button")
+	user := fs.String("user", "cli", "who presses (a Slack user ID, for feedback and verify_example)")
+	note := fs.String("note", "", "with feedback_down: what was wrong")
 	asJSON := fs.Bool("json", false, "print one JSON object")
 	if err := fs.Parse(args); err != nil {
 		return fmt.Errorf("%w: %s: %v", errUsage, form, err)
@@ -65,7 +68,19 @@ func press(ctx context.Context, args []string, out io.Writer) error {
 		return err
 	}
 	defer b.Close()
-	s, res, err := b.Press(ctx, bot.Message{ThreadID: *thread, UserID: "cli", ChannelID: "cli"}, *action, *value)
+	if *note != "" && *action != bot.ActionFeedbackDown {
+		return fmt.Errorf("%w: --note goes with --action %s", errUsage, bot.ActionFeedbackDown)
+	}
+	m := bot.Message{ThreadID: *thread, UserID: *user, ChannelID: "cli"}
+	var (
+		s   *nodes.State
+		res workflow.Result
+	)
+	if *note != "" {
+		s, err = b.Rate(ctx, m, store.RatingDown, *value, *note)
+	} else {
+		s, res, err = b.Press(ctx, m, *action, *value)
+	}
 	if errors.Is(err, bot.ErrBadAction) {
 		return fmt.Errorf("%w: %v", errUsage, err)
 	}

@@ -12,11 +12,15 @@ import (
 	"github.com/analyticsbot/analyticsbot/bot"
 	"github.com/analyticsbot/analyticsbot/demo"
 	"github.com/analyticsbot/analyticsbot/nodes"
+	"github.com/analyticsbot/analyticsbot/store"
 )
 
 const chatHelp = `Type a question and press Enter. Commands:
   :csv   export the last answer as CSV (saved in the current directory)
   :sql   show the SQL of the last answer
+  :good  rate the last answer 👍 (it becomes a candidate example)
+  :bad [what was wrong]
+         rate the last answer 👎, with an optional note
   :new   start a new thread
   :help  this help
   :quit  leave (or Ctrl-D)`
@@ -97,13 +101,29 @@ func (r *repl) handle(ctx context.Context, line string) error {
 		}
 		msg.Text = ""
 		s, _, err = r.b.Press(ctx, msg, string(action), r.queryID)
+	case ":good":
+		if r.queryID == "" {
+			fmt.Fprintln(r.out, "No answer with a result yet: ask a question first.")
+			return nil
+		}
+		msg.Text = ""
+		s, err = r.b.Rate(ctx, msg, store.RatingUp, r.queryID, "")
 	default:
+		if note, ok := strings.CutPrefix(line, ":bad"); ok && (note == "" || note[0] == ' ') {
+			if r.queryID == "" {
+				fmt.Fprintln(r.out, "No answer with a result yet: ask a question first.")
+				return nil
+			}
+			msg.Text = ""
+			s, err = r.b.Rate(ctx, msg, store.RatingDown, r.queryID, strings.TrimSpace(note))
+			break
+		}
 		s, _, err = r.b.Ask(ctx, msg)
 	}
 	if err != nil {
 		return err
 	}
-	if s.QueryID != "" && s.ErrorKind == "" {
+	if s.QueryID != "" && s.ErrorKind == "" && s.Intent != nodes.IntentFeedback {
 		r.queryID = s.QueryID
 	}
 	fmt.Fprintln(r.out, blockkit.PlainTextWith(s.Blocks, blockkit.PlainOptions{ANSI: isTerminal(r.out)}))

@@ -28,9 +28,19 @@ type contextJSON struct {
 	PromptTokens       int      `json:"prompt_tokens"`
 	WholePromptTokens  int      `json:"whole_prompt_tokens"`
 	Examples           []string `json:"examples"`
+	// Retrieved are the stored examples behind Examples, when retrieved.
+	Retrieved []contextExampleJSON `json:"retrieved_examples"`
 	// Values are the stored values matched to words of the question.
 	Values []contextValueJSON `json:"values"`
 	Prompt string             `json:"prompt,omitempty"`
+}
+
+type contextExampleJSON struct {
+	ID       int64   `json:"id"`
+	Question string  `json:"question"`
+	Status   string  `json:"status"`
+	Source   string  `json:"source"`
+	Score    float64 `json:"score"`
 }
 
 type contextValueJSON struct {
@@ -83,6 +93,10 @@ func contextCommand(ctx context.Context, args []string, out io.Writer) error {
 	if c.Others == nil {
 		c.Others = []string{}
 	}
+	c.Retrieved = []contextExampleJSON{}
+	for _, e := range gc.State.Examples {
+		c.Retrieved = append(c.Retrieved, contextExampleJSON{ID: e.ID, Question: e.Question, Status: e.Status, Source: e.Source, Score: e.Score})
+	}
 	c.Values = []contextValueJSON{}
 	for _, m := range gc.State.Matches {
 		c.Values = append(c.Values, contextValueJSON{Column: qualifiedColumn(m.Schema, m.Table, m.Column),
@@ -104,7 +118,13 @@ func contextCommand(ctx context.Context, args []string, out io.Writer) error {
 			fmt.Fprintf(out, "  %-40s %-30q %.2f  (%q)\n", v.Column, v.Value, v.Similarity, v.Phrase)
 		}
 	}
-	if len(c.Examples) > 0 {
+	switch {
+	case len(c.Retrieved) > 0:
+		fmt.Fprintf(out, "examples (retrieved):\n")
+		for _, e := range c.Retrieved {
+			fmt.Fprintf(out, "  #%-5d %-9s %.2f  %s\n", e.ID, e.Status, e.Score, e.Question)
+		}
+	case len(c.Examples) > 0:
 		fmt.Fprintf(out, "examples:\n")
 		for _, e := range c.Examples {
 			fmt.Fprintf(out, "  %s\n", e)

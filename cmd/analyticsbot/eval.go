@@ -13,6 +13,7 @@ import (
 
 	"github.com/analyticsbot/analyticsbot/bot"
 	"github.com/analyticsbot/analyticsbot/eval"
+	"github.com/analyticsbot/analyticsbot/nodes"
 )
 
 // errBelowTarget marks an eval run below --min-accuracy or --min-recall:
@@ -23,7 +24,7 @@ var errBelowTarget = errors.New("below the target")
 // oracle (each gold query as the model's reply), or retrieval only.
 func evalCommand(ctx context.Context, args []string, out io.Writer) error {
 	const form = "eval [--json] [--jobs N] [--retrieval-only | --oracle] [--min-accuracy X] [--min-recall X] " +
-		"[--min-table-recall X] [--min-column-recall X] [--min-value-recall X] [--max-prompt-share X] FILE"
+		"[--min-table-recall X] [--min-column-recall X] [--min-value-recall X] [--max-prompt-share X] [--examples on|off|compare] FILE"
 	fs := newFlagSet("eval")
 	asJSON := fs.Bool("json", false, "print the report as one JSON object")
 	jobs := fs.Int("jobs", 4, "items asked at once")
@@ -35,6 +36,7 @@ func evalCommand(ctx context.Context, args []string, out io.Writer) error {
 	minColumn := fs.Float64("min-column-recall", -1, "fail (exit 1) below this column recall (default --min-recall)")
 	minValue := fs.Float64("min-value-recall", -1, "fail (exit 1) below this value recall (default --min-recall)")
 	maxShare := fs.Float64("max-prompt-share", 0, "fail (exit 1) when the median prompt is a larger share than this of the whole catalog's (0: no limit)")
+	examples := fs.String("examples", "on", "on: prompts show the retrieved examples (EXAMPLES_K); off: none; compare: run both and report both")
 	if err := fs.Parse(args); err != nil {
 		return fmt.Errorf("%w: %s: %v", errUsage, form, err)
 	}
@@ -45,6 +47,8 @@ func evalCommand(ctx context.Context, args []string, out io.Writer) error {
 		return fmt.Errorf("%w: %s: --oracle asks through the workflow, --retrieval-only does not", errUsage, form)
 	case *jobs < 1:
 		return fmt.Errorf("%w: %s: --jobs must be at least 1", errUsage, form)
+	case *examples != "on" && *examples != "off" && *examples != "compare":
+		return fmt.Errorf("%w: %s: --examples is on, off or compare, not %q", errUsage, form, *examples)
 	}
 	f, err := eval.Load(fs.Arg(0))
 	if err != nil {
@@ -62,32 +66,46 @@ func evalCommand(ctx context.Context, args []string, out io.Writer) error {
 		defer cleanup()
 		*jobs = 1 // the oracle's rules answer in file order
 	}
-	b, err := bot.New(ctx, cfg, slog.Default())
-	if err != nil {
-		return err
+	modes := []string{*examples}
+	if *examples == "compare" {
+		modes = []string{"on", "off"}
 	}
-	defer b.Close()
-	r := &eval.Runner{Bot: b, Jobs: *jobs}
-	var rep *eval.Report
-	if *retrieval {
-		if err := ensureValueIndex(ctx, b, out, *asJSON); err != nil {
+	reports := map[string]*eval.Report{}
+	for _, mode := range modes {
+		c := cfg
+		switch {
+		case mode == "off":
+			c.ExamplesK = 0
+		case c.ExamplesK == 0:
+			c.ExamplesK = nodes.DefaultExamplesK
+		}
+		rep, err := runEval(ctx, c, f, *jobs, *retrieval, out, *asJSON)
+		if err != nil {
 			return err
 		}
-		rep = r.Retrieval(ctx, f)
-	} else {
-		rep = r.Full(ctx, f)
+		reports[mode] = rep
 	}
-	if err := ctx.Err(); err != nil {
-		return err
-	}
+	rep := reports[modes[0]]
 	if *asJSON {
 		enc := json.NewEncoder(out)
 		enc.SetIndent("", "  ")
-		if err := enc.Encode(rep); err != nil {
+		var v any = rep
+		if *examples == "compare" {
+			v = map[string]*eval.Report{"examples_on": reports["on"], "examples_off": reports["off"]}
+		}
+		if err := enc.Encode(v); err != nil {
 			return err
 		}
 	} else {
-		rep.Print(out)
+		for i, mode := range modes {
+			if len(modes) > 1 {
+				fmt.Fprintf(out, "%sWith examples %s:\n", map[bool]string{true: "\n"}[i > 0], mode)
+			}
+			reports[mode].Print(out)
+		}
+		if len(modes) > 1 {
+			printExamplesEffect(out, reports["on"], reports["off"], *retrieval)
+		}
 	}
 	if *retrieval {
 		var misses []string
@@ -116,6 +134,36 @@ func evalCommand(ctx context.Context, args []string, out io.Writer) error {
 		return fmt.Errorf("%w: execution accuracy %.3f is below --min-accuracy %.3f", errBelowTarget, rep.Accuracy, *minAccuracy)
 	}
 	return nil
+}
+
+// runEval scores f on a bot of cfg: retrieval only, or answers.
+func runEval(ctx context.Context, cfg bot.Config, f *eval.File, jobs int, retrieval bool, out io.Writer, quiet bool) (*eval.Report, error) {
+	b, err := bot.New(ctx, cfg, slog.Default())
+	if err != nil {
+		return nil, err
+	}
+	defer b.Close()
+	r := &eval.Runner{Bot: b, Jobs: jobs}
+	var rep *eval.Report
+	if retrieval {
+		if err := ensureValueIndex(ctx, b, out, quiet); err != nil {
+			return nil, err
+		}
+		rep = r.Retrieval(ctx, f)
+	} else {
+		rep = r.Full(ctx, f)
+	}
+	return rep, ctx.Err()
+}
+
+// printExamplesEffect writes what retrieved examples changed.
+func printExamplesEffect(out io.Writer, on, off *eval.Report, retrieval bool) {
+	if retrieval {
+		fmt.Fprintf(out, "\nExamples: median prompt %d tokens with, %d without; table recall %.3f with, %.3f without\n",
+			on.PromptTokens, off.PromptTokens, on.TableRecall, off.TableRecall)
+		return
+	}
+	fmt.Fprintf(out, "\nExamples: execution accuracy %.3f with, %.3f without (%+.3f)\n", on.Accuracy, off.Accuracy, on.Accuracy-off.Accuracy)
 }
 
 // useOracle points the configuration at a scripted model answering each

@@ -17,7 +17,7 @@ import (
 	"github.com/analyticsbot/analyticsbot/store"
 )
 
-const logsForm = "logs [--since 24h] [--slow] [--errors] [--json] [--limit N]"
+const logsForm = "logs [--since 24h] [--slow] [--errors] [--feedback] [--json] [--limit N]"
 
 // maxShownQuestion is how many characters of a question a line shows.
 const maxShownQuestion = 80
@@ -31,6 +31,7 @@ func logsCommand(ctx context.Context, args []string, out io.Writer) error {
 	fs.Var(&since, "since", "the window: a Go duration (90m, 24h) or days (7d)")
 	slow := fs.Bool("slow", false, "show only the slowest questions")
 	onlyErrors := fs.Bool("errors", false, "show only the top errors")
+	onlyFeedback := fs.Bool("feedback", false, "show only the feedback: 👍/👎 per day, the most 👎'd questions")
 	asJSON := fs.Bool("json", false, "print one JSON object")
 	limit := fs.Int("limit", 10, "how many slowest questions and errors to show")
 	if err := fs.Parse(args); err != nil {
@@ -57,13 +58,32 @@ func logsCommand(ctx context.Context, args []string, out io.Writer) error {
 	if err != nil {
 		return err
 	}
-	sec := logSections{summary: !*slow && !*onlyErrors, slow: !*onlyErrors || *slow, errors: !*slow || *onlyErrors}
+	only := *slow || *onlyErrors || *onlyFeedback
+	sec := logSections{summary: !only, slow: !only || *slow, errors: !only || *onlyErrors, feedback: !only || *onlyFeedback}
+	var fb store.FeedbackReport
+	if sec.feedback {
+		if fb, err = db.Feedback(ctx, time.Duration(since), *limit); err != nil {
+			return err
+		}
+	}
 	if *asJSON {
 		enc := json.NewEncoder(out)
 		enc.SetIndent("", "  ")
-		return enc.Encode(logsToJSON(time.Duration(since), sum, sec))
+		j := logsToJSON(time.Duration(since), sum, sec)
+		if sec.feedback {
+			j.Feedback = feedbackToJSON(fb)
+		}
+		return enc.Encode(j)
 	}
-	return printLogs(out, time.Duration(since), sum, sec)
+	if err := printLogs(out, time.Duration(since), sum, sec); err != nil {
+		return err
+	}
+	// The whole summary shows feedback when there is some; --feedback
+	// says so when there is none.
+	if sec.feedback && (*onlyFeedback || len(fb.Days) > 0) {
+		return printFeedback(out, fb)
+	}
+	return nil
 }
 
 // sinceFlag is a positive duration that also accepts whole days ("7d").
@@ -88,7 +108,7 @@ func (s *sinceFlag) Set(v string) error {
 var _ flag.Value = (*sinceFlag)(nil)
 
 // logSections says which parts of the summary to show.
-type logSections struct{ summary, slow, errors bool }
+type logSections struct{ summary, slow, errors, feedback bool }
 
 // logsJSON is the one JSON object `logs --json` prints. With --slow or
 // --errors only the chosen lists follow the window and the turn count.
@@ -97,8 +117,67 @@ type logsJSON struct {
 	From  time.Time `json:"from"`
 	Turns int       `json:"turns"`
 	*logSummaryJSON
-	Slowest *[]logTurnJSON  `json:"slowest,omitempty"`
-	Errors  *[]logErrorJSON `json:"errors,omitempty"`
+	Slowest  *[]logTurnJSON  `json:"slowest,omitempty"`
+	Errors   *[]logErrorJSON `json:"errors,omitempty"`
+	Feedback *feedbackJSON   `json:"feedback,omitempty"`
+}
+
+type feedbackJSON struct {
+	Up       int               `json:"up"`
+	Down     int               `json:"down"`
+	Days     []feedbackDayJSON `json:"days"`
+	MostDown []downvotedJSON   `json:"most_down"`
+}
+
+type feedbackDayJSON struct {
+	Day  string `json:"day"`
+	Up   int    `json:"up"`
+	Down int    `json:"down"`
+}
+
+type downvotedJSON struct {
+	Question string    `json:"question"`
+	Up       int       `json:"up"`
+	Down     int       `json:"down"`
+	Notes    []string  `json:"notes"`
+	Last     time.Time `json:"last"`
+}
+
+func feedbackToJSON(r store.FeedbackReport) *feedbackJSON {
+	j := &feedbackJSON{Up: r.Up, Down: r.Down, Days: []feedbackDayJSON{}, MostDown: []downvotedJSON{}}
+	for _, d := range r.Days {
+		j.Days = append(j.Days, feedbackDayJSON{Day: d.Day.Format(time.DateOnly), Up: d.Up, Down: d.Down})
+	}
+	for _, q := range r.MostDown {
+		j.MostDown = append(j.MostDown, downvotedJSON(q))
+	}
+	return j
+}
+
+// printFeedback writes the feedback section: 👍/👎 per day, then the
+// questions with the most 👎 and what their users said was wrong.
+func printFeedback(out io.Writer, r store.FeedbackReport) error {
+	w := tabwriter.NewWriter(out, 0, 0, 2, ' ', 0)
+	p := func(format string, args ...any) { fmt.Fprintf(w, format, args...) }
+	p("\nFeedback\t%7s\t%7s\n", "👍", "👎")
+	if len(r.Days) == 0 {
+		p("  none\n")
+		return w.Flush()
+	}
+	for _, d := range r.Days {
+		p("  %s\t%7d\t%7d\n", d.Day.Format(time.DateOnly), d.Up, d.Down)
+	}
+	p("\nMost 👎\n")
+	if len(r.MostDown) == 0 {
+		p("  none\n")
+	}
+	for _, q := range r.MostDown {
+		p("  %3d 👎  %3d 👍\t%s\n", q.Down, q.Up, quoteQuestion(q.Question))
+		for _, n := range q.Notes {
+			p("    note:\t%s\n", quoteQuestion(n))
+		}
+	}
+	return w.Flush()
 }
 
 type logSummaryJSON struct {

@@ -163,7 +163,7 @@ func TestCLILogs(t *testing.T) {
 		var raw map[string]json.RawMessage
 		decodeOne(t, got.stdout, &raw)
 		assert.ElementsMatch(t, []string{"since", "from", "turns", "by_intent", "by_outcome", "total_ms", "model_ms",
-			"db_ms", "nodes", "model", "slowest", "errors"}, slices.Collect(maps.Keys(raw)), "keys")
+			"db_ms", "nodes", "model", "slowest", "errors", "feedback"}, slices.Collect(maps.Keys(raw)), "keys")
 
 		var j logsOut
 		require.NoError(t, json.Unmarshal([]byte(got.stdout), &j))
@@ -217,7 +217,7 @@ func TestCLILogsEmpty(t *testing.T) {
 
 func TestCLILogsNotMigrated(t *testing.T) {
 	db, dbURL := storetest.NewWithURL(t)
-	_, err := db.Pool().Exec(context.Background(), `DROP TABLE chat_query_logs`)
+	_, err := db.Pool().Exec(context.Background(), `DROP TABLE chat_query_logs CASCADE`)
 	require.NoError(t, err)
 	t.Setenv("DATABASE_URL", dbURL)
 

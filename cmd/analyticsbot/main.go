@@ -27,8 +27,9 @@ Usage:
   analyticsbot graph                   print the workflow as a Mermaid flowchart
   analyticsbot chat                    chat in the terminal (:csv, :sql, :new, :help, :quit)
   analyticsbot serve                   serve the web chat on HTTP_ADDR, and Slack too when SLACK_* is set
-  analyticsbot logs [--since 24h] [--slow] [--errors] [--json] [--limit N]
-                                       summarise the query logs: volume, outcomes, latency per node, model use
+  analyticsbot logs [--since 24h] [--slow] [--errors] [--feedback] [--json] [--limit N]
+                                       summarise the query logs: volume, outcomes, latency per node, model use,
+                                       feedback (👍/👎 per day, the most 👎'd questions with their notes)
   analyticsbot validate-sql [--schema NAME]... < query.sql
                                        check SQL with the bot's guard; prints {"ok","class","reason"},
                                        exits 0 accepted, 1 rejected, 2 usage
@@ -37,11 +38,16 @@ Usage:
   analyticsbot context [--thread ID] [--json] [--prompt] QUESTION
                                        what the query generator would be given (no model call)
   analyticsbot eval [--json] [--jobs N] [--retrieval-only | --oracle] [--min-accuracy X]
-                    [--min-recall X] [--min-table|column|value-recall X] [--max-prompt-share X] FILE
+                    [--min-recall X] [--min-table|column|value-recall X] [--max-prompt-share X]
+                    [--examples on|off|compare] FILE
                                        score the bot on an eval file (docs/eval.md): execution accuracy
                                        through the model, or retrieval recall with no model call
-  analyticsbot press --thread ID --action export_csv|show_sql --value QUERY_ID [--json]
-                                       press a button of an earlier answer
+  analyticsbot press --thread ID --action export_csv|show_sql|feedback_up|feedback_down|verify_example
+                    --value QUERY_ID [--user ID] [--note TEXT] [--json]
+                                       press a button of an earlier answer (no model call)
+  analyticsbot examples list [--status S] [--source S] [--json] | show ID | add --question Q < QUERY |
+                    verify ID... | reject ID... | export [--status verified]
+                                       curate the examples the generator learns from (docs/examples.md)
 
 Configuration comes from the environment; see README.md.
 `
@@ -118,6 +124,8 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 		return evalCommand(ctx, rest, stdout)
 	case "press":
 		return press(ctx, rest, stdout)
+	case "examples":
+		return examplesCommand(ctx, rest, stdin, stdout)
 	case "help", "-h", "--help":
 		fmt.Fprint(stdout, usage)
 		return nil

@@ -33,7 +33,7 @@ var blockTypes = map[string]func(c *checker, b obj, ptr string){
 	"actions":         checkActions,
 	"call":            nil,
 	"context":         checkContext,
-	"context_actions": nil,
+	"context_actions": checkContextActions,
 	"divider":         nil,
 	"file":            nil,
 	"header":          checkHeader,
@@ -204,6 +204,57 @@ func (c *checker) element(raw json.RawMessage, ptr string, actionIDs map[string]
 	}
 	if u, present := e.str("url"); present && runeLen(u) > maxButtonURL {
 		c.failf(ptr+"/url", "must be less than %d characters", maxButtonURL+1)
+	}
+}
+
+// maxContextActionElems bounds a context_actions block's elements.
+const maxContextActionElems = 5
+
+// checkContextActions checks a context_actions block: feedback buttons and
+// icon buttons only, each feedback button with plain text and a value.
+func checkContextActions(c *checker, b obj, ptr string) {
+	elems, isArray := b.array("elements")
+	switch {
+	case !isArray || len(elems) == 0:
+		c.failf(ptr+"/elements", "must provide a non-empty array")
+	case len(elems) > maxContextActionElems:
+		c.failf(ptr+"/elements", "must provide an array with no more than %d items", maxContextActionElems)
+	}
+	actionIDs := map[string]bool{}
+	for i, raw := range elems {
+		ep := fmt.Sprintf("%s/elements/%d", ptr, i)
+		var e obj
+		if json.Unmarshal(raw, &e) != nil || e == nil {
+			c.failf(ep, "must be an object")
+			continue
+		}
+		typ, _ := e.str("type")
+		if typ != "feedback_buttons" && typ != "icon_button" {
+			c.failf(ep+"/type", "must be one of feedback_buttons, icon_button")
+			continue
+		}
+		c.element(raw, ep, actionIDs)
+		if typ != "feedback_buttons" {
+			continue
+		}
+		for _, side := range []string{"positive_button", "negative_button"} {
+			var btn obj
+			if json.Unmarshal(e[side], &btn) != nil || btn == nil {
+				c.failf(ep+"/"+side, "must provide an object")
+				continue
+			}
+			c.textObject(btn["text"], ep+"/"+side+"/text", maxButtonText, false)
+			v, present := btn.str("value")
+			switch {
+			case !present:
+				c.failf(ep+"/"+side+"/value", "must provide a string")
+			case runeLen(v) > maxButtonValue:
+				c.failf(ep+"/"+side+"/value", "must be less than %d characters", maxButtonValue+1)
+			}
+			if l, present := btn.str("accessibility_label"); present && runeLen(l) > maxButtonText {
+				c.failf(ep+"/"+side+"/accessibility_label", "must be less than %d characters", maxButtonText+1)
+			}
+		}
 	}
 }
 

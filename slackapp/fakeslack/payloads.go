@@ -170,14 +170,20 @@ func blockAction(responseURL string, msg *Message, user, channel, messageTS, thr
 	}
 	blockID := "answer_actions:" + value
 	var buttonText any = map[string]any{"type": "plain_text", "text": actionID, "emoji": true}
+	action := map[string]any{"type": "button", "action_id": actionID, "value": value, "action_ts": newActionTS()}
 	if msg != nil {
 		message["text"] = msg.Text
 		if msg.Blocks != nil {
 			message["blocks"] = msg.Blocks
 		}
-		if id, text, found := findButton(msg.Blocks, actionID); found {
-			blockID, buttonText = id, text
+		if id, typ, text, found := findButton(msg.Blocks, actionID); found {
+			blockID, buttonText, action["type"] = id, text, typ
 		}
+	}
+	action["block_id"] = blockID
+	if action["type"] == "button" {
+		// A feedback button's action has no text: the value says which.
+		action["text"] = buttonText
 	}
 	return mustJSON(map[string]any{
 		"type":                  "block_actions",
@@ -193,38 +199,36 @@ func blockAction(responseURL string, msg *Message, user, channel, messageTS, thr
 		"message":               message,
 		"state":                 map[string]any{"values": map[string]any{}},
 		"response_url":          responseURL,
-		"actions": []map[string]any{{
-			"type":      "button",
-			"action_id": actionID,
-			"block_id":  blockID,
-			"text":      buttonText,
-			"value":     value,
-			"action_ts": newActionTS(),
-		}},
+		"actions":               []map[string]any{action},
 	})
 }
 
 // findButton finds the element with actionID in the blocks and returns its
-// block's id and its text object.
-func findButton(blocks json.RawMessage, actionID string) (string, any, bool) {
+// block's id, its type and its text object (none for feedback buttons).
+func findButton(blocks json.RawMessage, actionID string) (blockID, typ string, text any, found bool) {
 	var parsed []struct {
 		BlockID  string `json:"block_id"`
 		Elements []struct {
+			Type     string          `json:"type"`
 			ActionID string          `json:"action_id"`
 			Text     json.RawMessage `json:"text"`
 		} `json:"elements"`
 	}
 	if json.Unmarshal(blocks, &parsed) != nil {
-		return "", nil, false
+		return "", "", nil, false
 	}
 	for _, b := range parsed {
 		for _, e := range b.Elements {
-			if e.ActionID == actionID && b.BlockID != "" && len(e.Text) > 0 {
-				return b.BlockID, e.Text, true
+			switch {
+			case e.ActionID != actionID || b.BlockID == "":
+			case e.Type == "feedback_buttons":
+				return b.BlockID, e.Type, nil, true
+			case len(e.Text) > 0:
+				return b.BlockID, "button", e.Text, true
 			}
 		}
 	}
-	return "", nil, false
+	return "", "", nil, false
 }
 
 // SlashCommand is the fields Slack sends for a slash command: as a form over

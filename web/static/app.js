@@ -238,8 +238,74 @@
     return buttons.get(action) || {};
   }
 
+  /**
+   * onFeedback records a 👍 or 👎: the pressed button stays pressed, the thanks shows under the
+   * answer, and a 👎 opens a box for what was wrong.
+   */
+  async function onFeedback({ action, value, button }) {
+    const group = button.closest(".bk-context-actions");
+    const answer = button.closest(".bubble") || group?.parentElement;
+    const status = noteArea(answer, "feedback-status");
+    button.disabled = true;
+    try {
+      const res = await Api.postJSON("/api/actions", { thread_id: threadId, action, value });
+      const data = await res.json();
+      for (const b of group?.querySelectorAll(".bk-feedback") || []) b.setAttribute("aria-pressed", String(b === button));
+      status.textContent = data.text || "Thanks.";
+      announce(status.textContent);
+      if (data.ask_note) askNote(answer, data.query_id);
+    } catch (err) {
+      status.textContent = err instanceof ApiError ? err.message : "Could not reach the server.";
+    } finally {
+      button.disabled = false;
+    }
+  }
+
+  /** noteArea returns the answer's element of class cls, made on first use. */
+  function noteArea(answer, cls) {
+    let n = answer?.querySelector("." + cls);
+    if (!n) {
+      n = el("div", cls);
+      n.setAttribute("role", "status");
+      (answer || log).append(n);
+    }
+    return n;
+  }
+
+  /** askNote shows a small form under the answer: what was wrong, sent as the 👎's note. */
+  function askNote(answer, queryId) {
+    if (!answer || answer.querySelector(".feedback-note")) return;
+    const form = el("form", "feedback-note");
+    const label = el("label", "", "What was wrong? (optional)");
+    const box = el("textarea");
+    box.rows = 2;
+    box.maxLength = 2000;
+    label.append(box);
+    const send = el("button", "bk-button", "Send");
+    send.type = "submit";
+    form.append(label, send);
+    form.addEventListener("submit", async (ev) => {
+      ev.preventDefault();
+      const note = box.value.trim();
+      if (!note) return;
+      send.disabled = true;
+      try {
+        const res = await Api.postJSON("/api/actions", { thread_id: threadId, action: "feedback_note", value: queryId, note });
+        const data = await res.json();
+        noteArea(answer, "feedback-status").textContent = data.text || "Thanks.";
+        form.remove();
+      } catch (err) {
+        noteArea(answer, "feedback-status").textContent = err instanceof ApiError ? err.message : "Could not reach the server.";
+        send.disabled = false;
+      }
+    });
+    answer.append(form);
+    box.focus({ preventScroll: true });
+  }
+
   /** onAction runs an answer's button: Export CSV downloads the file, Show SQL adds a message. */
   async function onAction({ action, value, button }) {
+    if (action === "feedback") return onFeedback({ action, value, button });
     button.disabled = true;
     button.setAttribute("aria-busy", "true");
     try {

@@ -1,5 +1,5 @@
 // Block Kit to DOM: the blocks the bot sends to Slack, drawn the way Slack draws them (section,
-// table, context, actions, header, divider, image, rich_text). Every text goes through
+// table, context, actions, context_actions, header, divider, image, rich_text). Every text goes through
 // textContent or Mrkdwn.render, never innerHTML, because answers quote the model and the data.
 "use strict";
 
@@ -196,6 +196,31 @@
     return n;
   }
 
+  /**
+   * contextActions renders a context_actions block: feedback buttons (👍/👎) as two toggle buttons
+   * whose presses carry the element's action id and the pressed button's value.
+   */
+  function contextActions(block, ctx) {
+    const n = el("div", "bk-context-actions");
+    n.setAttribute("role", "group");
+    n.setAttribute("aria-label", "Rate this answer");
+    for (const e of block.elements || []) {
+      if (e.type !== "feedback_buttons") continue;
+      for (const side of [e.positive_button, e.negative_button]) {
+        if (!side) continue;
+        const b = el("button", "bk-feedback", emoji(String(side.text?.text ?? "")));
+        b.type = "button";
+        b.dataset.actionId = String(e.action_id ?? "");
+        b.dataset.value = String(side.value ?? "");
+        if (side.accessibility_label) b.setAttribute("aria-label", String(side.accessibility_label));
+        b.setAttribute("aria-pressed", "false");
+        b.addEventListener("click", () => ctx.onAction?.({ action: b.dataset.actionId, value: b.dataset.value, button: b }));
+        n.append(b);
+      }
+    }
+    return n;
+  }
+
   function imageBlock(block) {
     const fig = el("figure", "bk-image");
     fig.append(image(block.image_url, block.alt_text));
@@ -209,6 +234,7 @@
     table,
     context,
     actions,
+    context_actions: contextActions,
     header: (b) => textObject({ ...b.text, type: "plain_text" }, "h3"),
     divider: () => el("hr", "bk-divider"),
     image: imageBlock,

@@ -1,0 +1,308 @@
+package bot_test
+
+import (
+	"context"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/analyticsbot/analyticsbot/bot"
+	"github.com/analyticsbot/analyticsbot/bot/bottest"
+	"github.com/analyticsbot/analyticsbot/nodes"
+	"github.com/analyticsbot/analyticsbot/store"
+	"github.com/analyticsbot/analyticsbot/store/storetest"
+	"github.com/analyticsbot/analyticsbot/warehouse"
+	"github.com/analyticsbot/analyticsbot/warehouse/pgwarehouse"
+)
+
+// The Valve questions are asked only here; the second rule writes the same
+// query as the first, formatted differently.
+const (
+	valveQuestion = "How many games did Valve publish?"
+	valveSQL      = "SELECT count(*) AS games FROM analytics.apps a JOIN analytics.app_publishers ap ON ap.app_id = a.app_id " +
+		"JOIN analytics.publishers p ON p.publisher_id = ap.publisher_id WHERE p.name = 'Valve'"
+	valveRules = `
+  - step: generate_sql
+    match: '(?im)^Question: how many games did valve publish'
+    reply: |
+      {"sql": "SELECT count(*) AS games FROM analytics.apps a JOIN analytics.app_publishers ap ON ap.app_id = a.app_id JOIN analytics.publishers p ON p.publisher_id = ap.publisher_id WHERE p.name = 'Valve'",
+       "assumptions": ["Valve is the publisher named exactly Valve."], "explanation": "Counts Valve's games."}
+  - step: generate_sql
+    match: '(?im)^Question: count the games valve published'
+    reply: |
+      {"sql": "select COUNT(*) as games\n  from analytics.apps a\n  join analytics.app_publishers ap on ap.app_id = a.app_id\n  join analytics.publishers p on p.publisher_id = ap.publisher_id\n where p.name = 'Valve'",
+       "assumptions": [], "explanation": "Counts Valve's games."}
+  - step: generate_sql
+    match: '(?im)^Question: how many games did valve release'
+    reply: |
+      {"sql": "SELECT count(DISTINCT a.app_id) AS games FROM analytics.apps a JOIN analytics.app_publishers ap ON ap.app_id = a.app_id JOIN analytics.publishers p ON p.publisher_id = ap.publisher_id WHERE p.name = 'Valve'",
+       "assumptions": [], "explanation": "Counts Valve's games once each."}
+`
+)
+
+func askAs(t *testing.T, b *bot.Bot, user, thread, text string) *nodes.State {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	s, _, err := b.Ask(ctx, bot.Message{ThreadID: thread, UserID: user, ChannelID: "C1", Text: text})
+	require.NoError(t, err, "ask %q", text)
+	return s
+}
+
+func pressAs(t *testing.T, b *bot.Bot, user, thread, action, value string) *nodes.State {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	s, _, err := b.Press(ctx, bot.Message{ThreadID: thread, UserID: user, ChannelID: "C1"}, action, value)
+	require.NoError(t, err, "press %s %s", action, value)
+	return s
+}
+
+// contextExamples are the questions of the examples the generator would be
+// shown for question.
+func contextExamples(t *testing.T, b *bot.Bot, question string) []string {
+	t.Helper()
+	gc, err := b.Context(context.Background(), bot.Message{Text: question})
+	require.NoError(t, err)
+	return gc.Examples
+}
+
+func feedbackRows(t *testing.T, e *testEnv, thread string) []store.Feedback {
+	t.Helper()
+	rows, err := e.admin.Pool().Query(context.Background(), `SELECT user_id, rating, note, coalesce(turn_id, 0),
+		coalesce(query_log_id, 0), coalesce(example_id, 0), question FROM feedback WHERE thread_id = $1 ORDER BY id`, thread)
+	require.NoError(t, err)
+	defer rows.Close()
+	var out []store.Feedback
+	for rows.Next() {
+		var f store.Feedback
+		require.NoError(t, rows.Scan(&f.UserID, &f.Rating, &f.Note, &f.TurnID, &f.QueryLogID, &f.ExampleID, &f.Question))
+		out = append(out, f)
+	}
+	require.NoError(t, rows.Err())
+	return out
+}
+
+// TestLearnFromFeedback is the loop a team relies on: a 👍 is stored with
+// its user, turn and log row; it proposes the answer as an example that the
+// next similar question's prompt shows; a verified query earns the badge
+// however it is written; a rejected example is never shown again; and no
+// press calls the model.
+func TestLearnFromFeedback(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t)
+	b := newBot(t, e, script(valveRules), func(c *bot.Config) { c.ExampleAdmins = []string{"UADMIN"} })
+	ctx := context.Background()
+	thread := bot.NewThreadID()
+
+	// Before anyone's 👍 nothing like it is an example.
+	assert.NotContains(t, contextExamples(t, b, "How many games has Valve published?"), valveQuestion)
+
+	answer := askAs(t, b, "UASKER", thread, valveQuestion)
+	require.Empty(t, answer.ErrorKind, answer.ErrorDetail)
+	qid := answer.QueryID
+	assert.Contains(t, blocksJSON(t, answer), `"feedback_up:`+qid+`"`, "the answer has 👍/👎 buttons")
+	assert.Nil(t, answer.Verified, "not verified yet")
+	calls := len(b.Scripted.Calls())
+
+	up := pressAs(t, b, "URATER", thread, bot.ActionFeedbackUp, qid)
+	require.Empty(t, up.ErrorKind, up.ResponseText)
+	assert.Contains(t, up.ResponseText, "Thanks")
+	assert.NotContains(t, blocksJSON(t, up), bot.ActionVerify, "no Verify button for a user who is not an admin")
+	rows := feedbackRows(t, e, thread)
+	require.Len(t, rows, 1)
+	assert.Equal(t, "URATER", rows[0].UserID, "the presser, not the asker")
+	assert.Equal(t, store.RatingUp, rows[0].Rating)
+	assert.Equal(t, valveQuestion, rows[0].Question)
+	var turnQuery, logQuery string
+	require.NoError(t, e.admin.Pool().QueryRow(ctx, `SELECT query_id FROM conversation_turns WHERE id = $1`, rows[0].TurnID).Scan(&turnQuery))
+	require.NoError(t, e.admin.Pool().QueryRow(ctx, `SELECT query_id FROM chat_query_logs WHERE id = $1`, rows[0].QueryLogID).Scan(&logQuery))
+	assert.Equal(t, qid, turnQuery, "stored against the answer's turn")
+	assert.Equal(t, qid, logQuery, "and its query log row")
+
+	// A double click changes nothing.
+	again := pressAs(t, b, "URATER", thread, "feedback", bot.ActionFeedbackUp+":"+qid)
+	assert.Contains(t, again.ResponseText, "already")
+	assert.Len(t, feedbackRows(t, e, thread), 1)
+
+	// The 👍 proposed a candidate that the next similar question sees.
+	require.NotZero(t, rows[0].ExampleID)
+	ex, err := e.admin.Example(ctx, rows[0].ExampleID)
+	require.NoError(t, err)
+	assert.Equal(t, store.StatusCandidate, ex.Status)
+	assert.Equal(t, store.SourceFeedback, ex.Source)
+	assert.Equal(t, "URATER", ex.ProposedBy)
+	assert.Equal(t, valveSQL, ex.Query)
+	assert.Contains(t, contextExamples(t, b, "How many games has Valve published?"), valveQuestion)
+
+	// A candidate earns no badge; a verified query does, also written
+	// differently.
+	plain := askAs(t, b, "UASKER", bot.NewThreadID(), "Count the games Valve published")
+	require.Empty(t, plain.ErrorKind, plain.ErrorDetail)
+	assert.Nil(t, plain.Verified)
+	assert.NotContains(t, plain.ResponseText+blocksJSON(t, plain), "Verified query")
+
+	denied := pressAs(t, b, "URATER", thread, bot.ActionVerify, qid)
+	assert.Equal(t, nodes.ErrForbidden, denied.ErrorKind)
+	assert.Contains(t, denied.ResponseText, "EXAMPLE_ADMINS")
+
+	adminUp := pressAs(t, b, "UADMIN", thread, bot.ActionFeedbackUp, qid)
+	assert.Contains(t, blocksJSON(t, adminUp), `"action_id":"`+bot.ActionVerify+`"`, "an admin's thanks offers Verify")
+	verified := pressAs(t, b, "UADMIN", thread, bot.ActionVerify, qid)
+	require.Empty(t, verified.ErrorKind, verified.ResponseText)
+	ex, err = e.admin.Example(ctx, ex.ID)
+	require.NoError(t, err)
+	assert.Equal(t, store.StatusVerified, ex.Status)
+	assert.Equal(t, "UADMIN", ex.VerifiedBy)
+
+	badge := askAs(t, b, "UASKER", bot.NewThreadID(), "Count the games Valve published")
+	require.NotNil(t, badge.Verified, "the same query, formatted differently, is the verified one")
+	assert.Equal(t, ex.ID, badge.Verified.ID)
+	assert.Contains(t, blocksJSON(t, badge), "✓ Verified query (by \\u003c@UADMIN\\u003e)")
+	other := askAs(t, b, "UASKER", bot.NewThreadID(), "How many games did Valve release?")
+	require.Empty(t, other.ErrorKind, other.ErrorDetail)
+	assert.Nil(t, other.Verified, "another query (DISTINCT) is not the verified one")
+
+	// Rejected: never shown, no badge.
+	_, err = e.admin.SetExampleStatus(ctx, ex.ID, store.StatusRejected, "UADMIN")
+	require.NoError(t, err)
+	assert.NotContains(t, contextExamples(t, b, "How many games has Valve published?"), valveQuestion)
+	after := askAs(t, b, "UASKER", bot.NewThreadID(), "Count the games Valve published")
+	assert.Nil(t, after.Verified)
+	// Nor does a 👍 revive it.
+	pressAs(t, b, "UOTHER", thread, bot.ActionFeedbackUp, qid)
+	ex, err = e.admin.Example(ctx, ex.ID)
+	require.NoError(t, err)
+	assert.Equal(t, store.StatusRejected, ex.Status)
+
+	// Presses made no model call (the asks above made theirs).
+	asks := 0
+	for _, c := range b.Scripted.Calls()[calls:] {
+		if c.Step == "generate_sql" {
+			asks++
+		}
+	}
+	assert.Equal(t, 4, asks, "one query for each of the four questions asked since, none for presses")
+}
+
+// A 👎 takes a note, by a thread reply or with the press; changing one's
+// mind replaces the rating; the report shows both.
+func TestDownvoteWithNote(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t)
+	b := newBot(t, e, script(valveRules))
+	thread := bot.NewThreadID()
+	answer := askAs(t, b, "UASKER", thread, valveQuestion)
+	require.Empty(t, answer.ErrorKind, answer.ErrorDetail)
+	calls := len(b.Scripted.Calls())
+
+	noNote := askAs(t, b, "UASKER", thread, "feedback: nothing to attach this to")
+	assert.Equal(t, nodes.ErrNoPreviousQuery, noNote.ErrorKind)
+	assert.Contains(t, noNote.ResponseText, "no 👎")
+
+	down := pressAs(t, b, "UASKER", thread, bot.ActionFeedbackDown, answer.QueryID)
+	assert.Contains(t, down.ResponseText, "What was wrong?")
+	noted := askAs(t, b, "UASKER", thread, "Feedback: Valve also self-publishes under other names")
+	require.Empty(t, noted.ErrorKind, noted.ResponseText)
+	assert.Contains(t, noted.ResponseText, "note")
+	rows := feedbackRows(t, e, thread)
+	require.Len(t, rows, 1)
+	assert.Equal(t, store.RatingDown, rows[0].Rating)
+	assert.Equal(t, "Valve also self-publishes under other names", rows[0].Note)
+	assert.Zero(t, rows[0].ExampleID, "a 👎 proposes nothing")
+	assert.Equal(t, calls, len(b.Scripted.Calls()), "feedback and notes make no model call")
+
+	rep, err := e.admin.Feedback(context.Background(), time.Hour, 5)
+	require.NoError(t, err)
+	require.NotEmpty(t, rep.MostDown)
+	assert.Equal(t, valveQuestion, rep.MostDown[0].Question)
+	assert.Equal(t, []string{"Valve also self-publishes under other names"}, rep.MostDown[0].Notes)
+
+	// Changing one's mind: the 👎 and its note give way to a 👍.
+	pressAs(t, b, "UASKER", thread, bot.ActionFeedbackUp, answer.QueryID)
+	rows = feedbackRows(t, e, thread)
+	require.Len(t, rows, 1)
+	assert.Equal(t, store.RatingUp, rows[0].Rating)
+	assert.Empty(t, rows[0].Note)
+}
+
+// Presses that cannot count: an unknown answer, an error answer, a
+// malformed value; each is refused clearly and stores nothing.
+func TestFeedbackBadInput(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t)
+	b := newBot(t, e, script(`
+  - step: generate_sql
+    match: '(?im)^Question: drop everything'
+    reply: '{"sql": "DROP TABLE analytics.apps", "assumptions": [], "explanation": "x"}'
+`))
+	thread := bot.NewThreadID()
+	failed := askAs(t, b, "U1", thread, "Drop everything")
+	require.NotEmpty(t, failed.ErrorKind)
+
+	for _, qid := range []string{"0badc0de", warehouse.QueryID("DROP TABLE analytics.apps")} {
+		s := pressAs(t, b, "U1", thread, bot.ActionFeedbackUp, qid)
+		assert.Equal(t, nodes.ErrNoPreviousQuery, s.ErrorKind, qid)
+		assert.Contains(t, s.ResponseText, "can't find that answer", qid)
+	}
+	for _, bad := range []string{"", "nope", strings.Repeat("a", 500), "feedback_up:../../x"} {
+		_, _, err := b.Press(context.Background(), bot.Message{ThreadID: thread, UserID: "U1"}, "feedback", bad)
+		assert.ErrorIs(t, err, bot.ErrBadAction, "%q", bad)
+	}
+	_, _, err := b.Press(context.Background(), bot.Message{ThreadID: thread, UserID: "U1"}, bot.ActionFeedbackDown, "xyz")
+	assert.ErrorIs(t, err, bot.ErrBadAction)
+	assert.Empty(t, feedbackRows(t, e, thread))
+}
+
+// EXAMPLES_AUTO_VERIFY: a candidate becomes verified once that many
+// different users gave it a 👍.
+func TestAutoVerify(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t)
+	b := newBot(t, e, script(valveRules), func(c *bot.Config) { c.ExamplesAutoVerify = 2 })
+	thread := bot.NewThreadID()
+	answer := askAs(t, b, "U1", thread, valveQuestion)
+	require.Empty(t, answer.ErrorKind, answer.ErrorDetail)
+
+	pressAs(t, b, "U1", thread, bot.ActionFeedbackUp, answer.QueryID)
+	pressAs(t, b, "U1", thread, bot.ActionFeedbackUp, answer.QueryID) // the same user twice counts once
+	rows := feedbackRows(t, e, thread)
+	ex, err := e.admin.Example(context.Background(), rows[0].ExampleID)
+	require.NoError(t, err)
+	assert.Equal(t, store.StatusCandidate, ex.Status)
+
+	pressAs(t, b, "U2", thread, bot.ActionFeedbackUp, answer.QueryID)
+	ex, err = e.admin.Example(context.Background(), ex.ID)
+	require.NoError(t, err)
+	assert.Equal(t, store.StatusVerified, ex.Status)
+	assert.Equal(t, "2 users' 👍", ex.VerifiedBy)
+}
+
+// Examples are about tables: the demo's examples, stored in every bot's
+// database, are shown for the demo data and never for a schema without
+// its tables.
+func TestExamplesOnlyForTheCatalogsTables(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	question := "How many games were released in 2017?"
+
+	e := newEnv(t)
+	steam := contextExamples(t, newBot(t, e, script()), question)
+	assert.NotEmpty(t, steam, "the demo's examples for the demo data")
+	assert.LessOrEqual(t, len(steam), nodes.DefaultExamplesK)
+	none := contextExamples(t, newBot(t, e, script(), func(c *bot.Config) { c.ExamplesK = 0 }), question)
+	assert.Empty(t, none, "EXAMPLES_K=0 shows none")
+
+	db, url := storetest.NewWithURL(t)
+	_, err := db.Pool().Exec(ctx, `CREATE SCHEMA sales; CREATE TABLE sales.games (id int, released date)`)
+	require.NoError(t, err)
+	require.NoError(t, pgwarehouse.Grant(ctx, db.Pool(), "", []string{"sales"}))
+	b := bottest.New(t, url, script(), func(c *bot.Config) { c.Schemas = []string{"sales"} })
+	stored, err := db.ListExamples(ctx, store.ExampleFilter{Status: store.StatusVerified})
+	require.NoError(t, err)
+	require.NotEmpty(t, stored, "the examples file is stored")
+	assert.Empty(t, contextExamples(t, b, question), "no example reads sales' tables")
+}
