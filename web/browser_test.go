@@ -1,6 +1,7 @@
 package web
 
 import (
+	"context"
 	"os"
 	"strings"
 	"testing"
@@ -133,6 +134,21 @@ func TestBrowserChat(t *testing.T) {
 			chromedp.WaitVisible(chromedp.CSS("#log > .msg.bot:last-child pre code")))
 		sql := eval[string](t, tb, `document.querySelector("#log > .msg.bot:last-child pre code").textContent`)
 		assert.Contains(t, sql, sql2018, "the SQL shown")
+	})
+
+	t.Run("feedback", func(t *testing.T) {
+		first := `document.querySelector("#log .msg.bot")`
+		tb.do(t, "click 👎", chromedp.Click(chromedp.CSS(`#log .msg.bot .bk-feedback[aria-label="This answer is wrong"]`)),
+			chromedp.WaitVisible(chromedp.CSS("#log .msg.bot .feedback-note textarea")))
+		assert.Equal(t, "true", eval[string](t, tb, first+`.querySelector('.bk-feedback[aria-label="This answer is wrong"]').getAttribute("aria-pressed")`),
+			"the 👎 stays pressed")
+		tb.do(t, "say what was wrong", chromedp.SendKeys(chromedp.CSS("#log .msg.bot .feedback-note textarea"), "counts DLC"),
+			chromedp.Click(chromedp.CSS("#log .msg.bot .feedback-note button")))
+		tb.waitUntil(t, "the note is thanked", first+`.querySelector(".feedback-status").textContent.includes("added your note")`)
+		assert.Zero(t, eval[int](t, tb, `document.querySelectorAll(".feedback-note").length`), "the note box closes")
+		var note string
+		require.NoError(t, b.DB().Pool().QueryRow(context.Background(), `SELECT note FROM feedback WHERE rating = -1`).Scan(&note))
+		assert.Equal(t, "counts DLC", note)
 	})
 
 	t.Run("follow-up with Enter", func(t *testing.T) {

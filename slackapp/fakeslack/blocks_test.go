@@ -99,6 +99,16 @@ func table(rows, cells int, cell string) string {
 
 const rawCell = `{"type":"raw_text","text":"v"}`
 
+// feedback is a feedback_buttons element whose two buttons have text and
+// value (JSON).
+func feedback(text, value string) string {
+	b := `{"text":` + text + `,"value":` + value + `}`
+	if value == "null" {
+		b = `{"text":` + text + `}`
+	}
+	return `{"type":"feedback_buttons","action_id":"f#","positive_button":` + b + `,"negative_button":` + b + `}`
+}
+
 func TestValidateBlocks(t *testing.T) {
 	t.Parallel()
 	tests := []struct {
@@ -140,6 +150,13 @@ func TestValidateBlocks(t *testing.T) {
 		{name: "raw_text without text", blocks: "[" + table(1, 1, `{"type":"raw_text"}`) + "]", want: "[json-pointer:/blocks/0/rows/0/0/text]"},
 		{name: "two tables", blocks: "[" + table(1, 1, rawCell) + "," + table(1, 1, rawCell) + "]", want: "only one table block"},
 		{name: "rich_text without elements", blocks: `[{"type":"rich_text"}]`, want: "[json-pointer:/blocks/0/elements]"},
+		{name: "feedback buttons", blocks: `[{"type":"context_actions","elements":[` + feedback(`{"type":"plain_text","text":"👍"}`, `"up"`) + `]}]`},
+		{name: "context_actions with a button", blocks: `[{"type":"context_actions","elements":[` + button("a", "b", "v") + `]}]`, want: "[json-pointer:/blocks/0/elements/0/type]"},
+		{name: "empty context_actions", blocks: `[{"type":"context_actions","elements":[]}]`, want: "non-empty array [json-pointer:/blocks/0/elements]"},
+		{name: "6 feedback elements", blocks: `[{"type":"context_actions","elements":[` + repeatJoin(feedback(`{"type":"plain_text","text":"x"}`, `"v"`), 6) + `]}]`, want: "no more than 5 items"},
+		{name: "feedback without value", blocks: `[{"type":"context_actions","elements":[` + feedback(`{"type":"plain_text","text":"x"}`, `null`) + `]}]`, want: "[json-pointer:/blocks/0/elements/0/positive_button/value]"},
+		{name: "feedback mrkdwn text", blocks: `[{"type":"context_actions","elements":[` + feedback(`{"type":"mrkdwn","text":"x"}`, `"v"`) + `]}]`, want: "[json-pointer:/blocks/0/elements/0/positive_button/text/type]"},
+		{name: "feedback value 2001", blocks: `[{"type":"context_actions","elements":[` + feedback(`{"type":"plain_text","text":"x"}`, `"`+strings.Repeat("v", 2001)+`"`) + `]}]`, want: "less than 2001 characters [json-pointer:/blocks/0/elements/0/positive_button/value]"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

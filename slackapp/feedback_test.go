@@ -1,0 +1,80 @@
+package slackapp
+
+import (
+	"context"
+	"encoding/json"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/analyticsbot/analyticsbot/slackapp/fakeslack"
+)
+
+// feedbackValues reads the 👍/👎 values of an answer's feedback buttons.
+func feedbackValues(t *testing.T, m fakeslack.Message) (actionID, up, down string) {
+	t.Helper()
+	var blocks []struct {
+		Type     string `json:"type"`
+		Elements []struct {
+			Type     string `json:"type"`
+			ActionID string `json:"action_id"`
+			Positive struct {
+				Value string `json:"value"`
+			} `json:"positive_button"`
+			Negative struct {
+				Value string `json:"value"`
+			} `json:"negative_button"`
+		} `json:"elements"`
+	}
+	require.NoError(t, json.Unmarshal(m.Blocks, &blocks))
+	for _, b := range blocks {
+		for _, e := range b.Elements {
+			if b.Type == "context_actions" && e.Type == "feedback_buttons" {
+				return e.ActionID, e.Positive.Value, e.Negative.Value
+			}
+		}
+	}
+	t.Fatalf("no feedback buttons in %s", m.Blocks)
+	return "", "", ""
+}
+
+// 👍/👎 through Slack: the answer carries Slack's feedback buttons, a press
+// is stored for the user who pressed and thanked to them alone, a 👎's note
+// comes as a thread reply, and none of it calls the model.
+func TestFeedbackButtons(t *testing.T) {
+	t.Parallel()
+	h := start(t)
+	ch, ts := channelID("CFEEDBACK"), "1700000020.000100"
+	m := answered(t, h, ch, ts)
+	qid := queryID(t, m)
+	actionID, up, down := feedbackValues(t, m)
+	calls := h.modelCalls()
+	ctx := context.Background()
+
+	h.press(m, actionID, up)
+	thanks := h.slack.WaitMessage(t, "the thanks", func(m fakeslack.Message) bool {
+		return m.Ephemeral && m.User == user && m.Channel == ch && strings.Contains(m.Text, "Thanks for the 👍")
+	})
+	assert.Equal(t, ts, thanks.ThreadTS)
+	var rating int
+	var stored string
+	require.NoError(t, h.bot.DB().Pool().QueryRow(ctx, `SELECT rating, user_id FROM feedback WHERE thread_id = $1 AND query_id = $2`,
+		threadID(ch, ts), qid).Scan(&rating, &stored))
+	assert.Equal(t, 1, rating)
+	assert.Equal(t, user, stored, "stored for the user who pressed")
+
+	h.press(m, actionID, down)
+	h.slack.WaitMessage(t, "the invitation to say what was wrong", func(m fakeslack.Message) bool {
+		return m.Ephemeral && m.User == user && strings.Contains(m.Text, "What was wrong?")
+	})
+	h.mention(ch, "1700000020.000900", ts, "feedback: it counts DLC as games")
+	h.answerIn(ch, ts, "added your note")
+	var note string
+	require.NoError(t, h.bot.DB().Pool().QueryRow(ctx, `SELECT rating, note FROM feedback WHERE thread_id = $1 AND query_id = $2`,
+		threadID(ch, ts), qid).Scan(&rating, &note))
+	assert.Equal(t, -1, rating)
+	assert.Equal(t, "it counts DLC as games", note)
+	assert.Equal(t, calls, h.modelCalls(), "feedback makes no model call")
+}
