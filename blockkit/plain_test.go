@@ -98,3 +98,15 @@ func TestPlainTextANSI(t *testing.T) {
 		"[Export CSV] [Show SQL]\n"
 	assert.Equal(t, want, got)
 }
+
+// The terminal shows an answer's badge and feedback buttons readably.
+func TestPlainTextBadgeAndFeedback(t *testing.T) {
+	t.Parallel()
+	msg := Render(Answer{Text: "42 games.", QueryID: "0123abcd", Buttons: []Button{{Action: "show_sql", Label: "Show SQL"}},
+		Feedback: true, VerifiedBy: "UADMIN01"})
+	got := PlainText(msg.Blocks)
+	assert.Contains(t, got, "✓ Verified query (by <@UADMIN01>)", "a mention, as Slack's fallback text needs it")
+	assert.Contains(t, got, "[Show SQL]\n\n[👍] [👎]")
+	assert.Contains(t, PlainText(Render(Answer{Text: "x", VerifiedBy: "file"}).Blocks), "(by the examples file)")
+	assert.Contains(t, PlainText(Render(Answer{Text: "x", VerifiedBy: "ana <script>"}).Blocks), "(by ana <script>)")
+}

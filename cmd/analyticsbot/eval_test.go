@@ -34,6 +34,19 @@ func TestCLIEval(t *testing.T) {
 	require.NoError(t, got.err, "stderr: %s", got.stderr)
 	assert.Contains(t, got.stdout, "table recall 1.000, column recall 1.000, value recall 1.000")
 
+	// With and without retrieved examples: the prompt is smaller without.
+	got = runCLI(t, "", "eval", "--retrieval-only", "--examples", "compare", "--json", file)
+	require.NoError(t, got.err, "stderr: %s", got.stderr)
+	var both map[string]eval.Report
+	require.NoError(t, json.Unmarshal([]byte(got.stdout), &both))
+	require.Contains(t, both, "examples_on")
+	require.Contains(t, both, "examples_off")
+	assert.Less(t, both["examples_off"].PromptTokens, both["examples_on"].PromptTokens, "examples take room in the prompt")
+	got = runCLI(t, "", "eval", "--retrieval-only", "--examples", "compare", file)
+	require.NoError(t, got.err, "stderr: %s", got.stderr)
+	assert.Contains(t, got.stdout, "With examples off:")
+	assert.Regexp(t, `Examples: median prompt \d+ tokens with, \d+ without`, got.stdout)
+
 	t.Setenv("SCHEMA_BUDGET_TOKENS", "1000")
 	got = runCLI(t, "", "eval", "--retrieval-only", "--min-recall", "0.99", file)
 	assert.ErrorIs(t, got.err, errBelowTarget, "a small budget misses tables")
@@ -43,6 +56,7 @@ func TestCLIEval(t *testing.T) {
 		{"eval"},
 		{"eval", "--oracle", "--retrieval-only", file},
 		{"eval", "--jobs", "0", file},
+		{"eval", "--examples", "sometimes", file},
 	} {
 		assert.ErrorIs(t, runCLI(t, "", args...).err, errUsage, "%v", args)
 	}

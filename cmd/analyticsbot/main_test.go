@@ -330,9 +330,13 @@ func TestCLI(t *testing.T) {
 
 	t.Run("chat buttons before any answer", func(t *testing.T) {
 		t.Chdir(t.TempDir())
-		got := runCLI(t, ":csv\n:sql\n", "chat")
+		got := runCLI(t, ":csv\n:sql\n:good\n:bad\n", "chat")
 		require.NoError(t, got.err, "stderr: %s", got.stderr)
-		assert.Equal(t, 2, strings.Count(got.stdout, "No answer with a result yet"), "stdout: %s", got.stdout)
+		assert.Equal(t, 4, strings.Count(got.stdout, "No answer with a result yet"), "stdout: %s", got.stdout)
+	})
+
+	t.Run("feedback and examples", func(t *testing.T) {
+		testCLIFeedbackAndExamples(t, first)
 	})
 }
 

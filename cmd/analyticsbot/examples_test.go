@@ -1,0 +1,93 @@
+package main
+
+import (
+	"encoding/json"
+	"errors"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/analyticsbot/analyticsbot/prompts"
+)
+
+// testCLIFeedbackAndExamples is the data team's loop from the command
+// line: a 👍 proposes an answer, `examples` lists, verifies, shows,
+// exports and rejects it, answers carry the badge exactly while it is
+// verified, and `logs --feedback` reports the 👎 with its note.
+func testCLIFeedbackAndExamples(t *testing.T, first turnOut) {
+	got := runCLI(t, "", "press", "--thread", first.ThreadID, "--action", "feedback_up", "--value", first.QueryID, "--user", "UCLI0001")
+	require.NoError(t, got.err, "stderr: %s", got.stderr)
+	assert.Contains(t, got.stdout, "Thanks for the 👍")
+
+	var list []exampleJSON
+	got = runCLI(t, "", "examples", "list", "--status", "candidate", "--json")
+	require.NoError(t, got.err, "stderr: %s", got.stderr)
+	require.NoError(t, json.Unmarshal([]byte(got.stdout), &list), got.stdout)
+	require.Len(t, list, 1, "the 👍 proposed one candidate")
+	e := list[0]
+	assert.Equal(t, q2018, e.Question)
+	assert.Equal(t, sql2018, e.Query)
+	assert.Equal(t, "feedback", e.Source)
+	assert.Equal(t, "UCLI0001", e.ProposedBy)
+	id := strconv.FormatInt(e.ID, 10)
+
+	got = runCLI(t, "", "examples", "list")
+	require.NoError(t, got.err)
+	assert.Regexp(t, `(?m)^ID +STATUS +SOURCE +USED +BY +QUESTION$`, got.stdout)
+	assert.Contains(t, got.stdout, "file", "the examples file's examples are listed too")
+
+	noBadge := decodeTurn(t, runCLI(t, "", "ask", "--json", q2018).stdout)
+	assert.NotContains(t, noBadge.Text+string(noBadge.Blocks), "Verified query", "a candidate has no badge")
+
+	got = runCLI(t, "", "examples", "verify", "--by", "ana", id)
+	require.NoError(t, got.err, "stderr: %s", got.stderr)
+	assert.Equal(t, "example "+id+" is verified: "+q2018+"\n", got.stdout)
+	badge := decodeTurn(t, runCLI(t, "", "ask", "--json", q2018).stdout)
+	assert.Contains(t, string(badge.Blocks), "✓ Verified query (by ana)")
+
+	got = runCLI(t, "", "examples", "show", id)
+	require.NoError(t, got.err)
+	assert.Contains(t, got.stdout, "Verified by: ana")
+	assert.Contains(t, got.stdout, sql2018)
+
+	got = runCLI(t, "", "examples", "export")
+	require.NoError(t, got.err)
+	exported, err := prompts.ParseExamples([]byte(got.stdout))
+	require.NoError(t, err, "the export is an examples file:\n%s", got.stdout)
+	assert.Contains(t, exported, prompts.Example{Question: q2018, SQL: sql2018, Assumptions: []string{}})
+
+	got = runCLI(t, "SELECT count(*) AS apps FROM analytics.apps\n", "examples", "add", "--question", "How many apps are there?",
+		"--assumption", "Every row is an app.")
+	require.NoError(t, got.err, "stderr: %s", got.stderr)
+	assert.Regexp(t, `^added example \d+ \(verified\)\n$`, got.stdout)
+	got = runCLI(t, "DELETE FROM analytics.apps", "examples", "add", "--question", "Remove the apps")
+	require.Error(t, got.err, "a query the bot would not run")
+	assert.Contains(t, got.err.Error(), "not accepted")
+
+	got = runCLI(t, "", "examples", "reject", id)
+	require.NoError(t, got.err)
+	after := decodeTurn(t, runCLI(t, "", "ask", "--json", q2018).stdout)
+	assert.NotContains(t, string(after.Blocks), "Verified query", "a rejected example's badge is gone")
+
+	for _, args := range [][]string{{"examples"}, {"examples", "frobnicate"}, {"examples", "verify"}, {"examples", "verify", "abc"},
+		{"examples", "show", "1", "2"}, {"examples", "list", "extra"}, {"examples", "add", "--question", " "}} {
+		got := runCLI(t, "", args...)
+		assert.True(t, errors.Is(got.err, errUsage), "%v: got %v, want a usage error", args, got.err)
+	}
+	got = runCLI(t, "", "examples", "show", "999999")
+	assert.ErrorContains(t, got.err, "not found")
+
+	// A 👎 with a note from the chat, then the report.
+	t.Chdir(t.TempDir())
+	got = runCLI(t, q2018+"\n:bad it should exclude DLC\n:quit\n", "chat")
+	require.NoError(t, got.err, "stderr: %s", got.stderr)
+	assert.Contains(t, got.stdout, "added your note")
+	got = runCLI(t, "", "logs", "--feedback")
+	require.NoError(t, got.err, "stderr: %s", got.stderr)
+	assert.Contains(t, got.stdout, "Most 👎")
+	assert.Regexp(t, `(?m)^ +note: +"it should exclude DLC"$`, got.stdout)
+	assert.True(t, strings.Contains(got.stdout, strconv.Quote(q2018)), got.stdout)
+}
