@@ -208,6 +208,30 @@ func BenchmarkPressShowSQL(b *testing.B) {
 	lat.report(b)
 }
 
+// BenchmarkPressFeedbackUp rates an earlier answer 👍, alternating between
+// and 👎 in turn so that every press changes the stored rating (a 👍
+// proposes the example again: it is found, not added).
+func BenchmarkPressFeedbackUp(b *testing.B) {
+	bt := benchBot(b, newEnv(b))
+	ctx := context.Background()
+	thread, qid := benchSeedThread(b, bt)
+	var lat benchLatencies
+	b.ReportAllocs()
+	i := 0
+	for b.Loop() {
+		action := bot.ActionFeedbackUp
+		if i%2 == 1 {
+			action = bot.ActionFeedbackDown
+		}
+		i++
+		start := time.Now()
+		s, _, err := bt.Press(ctx, bot.Message{ThreadID: thread, UserID: "bench", ChannelID: "bench"}, action, qid)
+		lat.add(start, s)
+		benchCheck(b, s, err, nodes.IntentFeedback)
+	}
+	lat.report(b)
+}
+
 // BenchmarkAskOffTopic asks something that is not a data question: one
 // classification, then a polite refusal.
 func BenchmarkAskOffTopic(b *testing.B) {

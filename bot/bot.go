@@ -70,19 +70,24 @@ func New(ctx context.Context, cfg Config, log *slog.Logger) (*Bot, error) {
 		return nil, err
 	}
 	b.closeBackend = closeBackend
-	b.storeExamples(ctx)
+	if err := b.storeExamples(ctx); err != nil {
+		b.Close()
+		return nil, err
+	}
 	return b, nil
 }
 
 // storeExamples stores the examples file's examples as verified examples
 // (once: a stored one, even rejected since, is left as it is) and turns on
-// their retrieval; where they cannot be stored (the database is not
-// migrated yet), every prompt shows the file's examples instead.
-func (b *Bot) storeExamples(ctx context.Context) {
+// their retrieval (by meaning too with EXAMPLES_EMBEDDINGS); where they
+// cannot be stored (the database is not migrated yet), every prompt shows
+// the file's examples instead. The error is a configuration that cannot
+// work.
+func (b *Bot) storeExamples(ctx context.Context) error {
 	n := b.nodes
 	d := b.backend.Dialect()
 	if d.Fingerprint == nil {
-		return
+		return nil
 	}
 	if err := b.db.PrepareExamples(ctx); err != nil && !errors.Is(err, store.ErrNoTrigram) {
 		b.log.WarnContext(ctx, "examples are found by their words only", "err", err)
@@ -99,7 +104,7 @@ func (b *Bot) storeExamples(ctx context.Context) {
 			Source: store.SourceFile, Status: store.StatusVerified, ProposedBy: store.SourceFile, VerifiedBy: store.SourceFile})
 		if err != nil {
 			b.log.WarnContext(ctx, "examples are shown whole, not retrieved: cannot store them (run analyticsbot migrate)", "err", err)
-			return
+			return nil
 		}
 		if isNew {
 			added++
@@ -108,10 +113,19 @@ func (b *Bot) storeExamples(ctx context.Context) {
 	if added > 0 {
 		b.log.InfoContext(ctx, "examples stored", "added", added)
 	}
-	n.ExampleStore, n.ExamplesK, n.Feedback = b.db, b.cfg.ExamplesK, true
+	examples := &grounding.Examples{DB: b.db, Logger: b.log}
+	if b.cfg.ExamplesEmbeddings {
+		e, name, err := llm.NewEmbedder(b.cfg.llmConfig(), b.cfg.EmbeddingModel)
+		if err != nil {
+			return err
+		}
+		examples.Embedder, examples.Model = e, name
+	}
+	n.ExampleStore, n.ExamplesK, n.Feedback = examples, b.cfg.ExamplesK, true
 	if b.cfg.ExamplesK == 0 {
 		n.ExamplesK = -1 // none shown; the badge and feedback still work
 	}
+	return nil
 }
 
 // NewWithBackend assembles a bot on an open database and backend, for
@@ -159,16 +173,22 @@ func newBot(cfg Config, db *store.DB, backend warehouse.Backend, log *slog.Logge
 	return b, nil
 }
 
+// llmConfig is the model provider's part of the configuration.
+func (c Config) llmConfig() llm.Config {
+	lc := llm.Config{Provider: c.Provider(), Model: c.LLMModel, BaseURL: c.LLMBaseURL, ScriptPath: c.LLMScript}
+	switch lc.Provider {
+	case llm.ProviderOpenAI:
+		lc.APIKey = c.OpenAIAPIKey
+	case llm.ProviderAnthropic:
+		lc.APIKey = c.AnthropicAPIKey
+	}
+	return lc
+}
+
 // model builds the language model the configuration names.
 func (b *Bot) model() (*llm.Client, error) {
 	cfg := b.cfg
-	lc := llm.Config{Provider: cfg.Provider(), Model: cfg.LLMModel, BaseURL: cfg.LLMBaseURL, ScriptPath: cfg.LLMScript}
-	switch lc.Provider {
-	case llm.ProviderOpenAI:
-		lc.APIKey = cfg.OpenAIAPIKey
-	case llm.ProviderAnthropic:
-		lc.APIKey = cfg.AnthropicAPIKey
-	}
+	lc := cfg.llmConfig()
 	opts := []llm.ClientOption{llm.WithTimeout(cfg.LLMTimeout), llm.WithRetries(cfg.LLMRetries)}
 	if lc.Provider == llm.ProviderScript && lc.ScriptPath == "" {
 		s, err := llm.ParseScript(demo.Script())

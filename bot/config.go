@@ -9,6 +9,7 @@ import (
 
 	"github.com/caarlos0/env/v11"
 
+	"github.com/analyticsbot/analyticsbot/llm"
 	"github.com/analyticsbot/analyticsbot/store"
 	"github.com/analyticsbot/analyticsbot/warehouse/pgwarehouse"
 )
@@ -40,6 +41,11 @@ type Config struct {
 	// ExamplesAutoVerify verifies a candidate example once that many
 	// different users gave its answers a 👍; 0 never.
 	ExamplesAutoVerify int `env:"EXAMPLES_AUTO_VERIFY" envDefault:"0"`
+	// ExamplesEmbeddings finds examples by the meaning of their questions
+	// too, with the provider's embeddings (OpenAI or Ollama), by
+	// EmbeddingModel (empty: the provider's default).
+	ExamplesEmbeddings bool   `env:"EXAMPLES_EMBEDDINGS" envDefault:"false"`
+	EmbeddingModel     string `env:"EMBEDDING_MODEL"`
 
 	LLMProvider     string        `env:"LLM_PROVIDER"`
 	LLMModel        string        `env:"LLM_MODEL"`
@@ -136,6 +142,9 @@ func (c *Config) Check() error {
 	var errs []error
 	if c.ExamplesK < 0 {
 		errs = append(errs, fmt.Errorf("EXAMPLES_K must be 0 (no examples) or more, got %d", c.ExamplesK))
+	}
+	if c.ExamplesEmbeddings && !llm.HasEmbeddings(c.Provider()) {
+		errs = append(errs, fmt.Errorf("EXAMPLES_EMBEDDINGS needs a model provider with embeddings (openai or ollama); %q has none", c.Provider()))
 	}
 	if c.ExamplesAutoVerify < 0 {
 		errs = append(errs, fmt.Errorf("EXAMPLES_AUTO_VERIFY must be 0 (off) or a number of users, got %d", c.ExamplesAutoVerify))

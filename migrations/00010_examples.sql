@@ -23,7 +23,11 @@ CREATE TABLE examples (
     updated_at   timestamptz NOT NULL DEFAULT now(),
     times_used   bigint      NOT NULL DEFAULT 0,
     last_used_at timestamptz,
-    search       tsvector    GENERATED ALWAYS AS (to_tsvector('english', question)) STORED
+    search       tsvector    GENERATED ALWAYS AS (to_tsvector('english', question)) STORED,
+    -- The question's embedding, with EXAMPLES_EMBEDDINGS on, and the model
+    -- that made it (a change of model embeds the examples again).
+    embedding       real[],
+    embedding_model text        NOT NULL DEFAULT ''
 );
 
 -- One example per question and query (the question hashed: it may be long).

@@ -179,9 +179,9 @@ func (d *DB) SetExampleStatus(ctx context.Context, id int64, status, by string) 
 	return e, nil
 }
 
-// candidateWeight is the share of its score a candidate example keeps
+// CandidateWeight is the share of its score a candidate example keeps
 // against a verified one.
-const candidateWeight = 0.7
+const CandidateWeight = 0.7
 
 // SearchExamples returns at most k examples of backend whose questions
 // resemble question, best first, never rejected ones. Two questions
@@ -190,7 +190,7 @@ const candidateWeight = 0.7
 // by their Dice coefficient (twice the shared words over the words of
 // both), or by their trigram similarity when pg_trgm is installed and that
 // is higher (a misspelt "pubisher" still finds "publisher"). A candidate
-// keeps candidateWeight of its score, so of two examples that match alike
+// keeps CandidateWeight of its score, so of two examples that match alike
 // the verified one comes first.
 func (d *DB) SearchExamples(ctx context.Context, backend, question string, k int) ([]Example, error) {
 	question = strings.TrimSpace(cleanText(question))
@@ -233,7 +233,7 @@ func (d *DB) SearchExamples(ctx context.Context, backend, question string, k int
 		) ranked
 		WHERE score >= $6
 		ORDER BY score DESC, status = 'verified' DESC, id
-		LIMIT $3`, backend, question, k, candidateWeight, exampleCandidates, minExampleScore)
+		LIMIT $3`, backend, question, k, CandidateWeight, exampleCandidates, MinExampleScore)
 	if err != nil {
 		return nil, fmt.Errorf("search examples: %w", classify(err))
 	}
@@ -257,9 +257,9 @@ func (d *DB) SearchExamples(ctx context.Context, backend, question string, k int
 // stored examples stays cheap (BENCHMARKS.md).
 const exampleCandidates = 100
 
-// minExampleScore is the least score an example needs to be shown: below
+// MinExampleScore is the least score an example needs to be shown: below
 // it, one common word in a long question.
-const minExampleScore = 0.2
+const MinExampleScore = 0.2
 
 // PrepareExamples creates the trigram index that finds examples by
 // similar letters, when pg_trgm is installed (ErrNoTrigram otherwise:
@@ -304,4 +304,84 @@ func (d *DB) VerifiedExample(ctx context.Context, backend, fingerprint string) (
 		return Example{}, false, fmt.Errorf("verified example: %w", classify(err))
 	}
 	return e, true, nil
+}
+
+// ExamplesToEmbed returns up to limit examples of backend, not rejected,
+// whose question has no embedding by model yet.
+func (d *DB) ExamplesToEmbed(ctx context.Context, backend, model string, limit int) ([]Example, error) {
+	rows, err := d.pool.Query(ctx, `SELECT `+exampleColumns+` FROM examples
+		WHERE backend = $1 AND status <> 'rejected' AND embedding_model <> $2
+		ORDER BY id LIMIT $3`, backend, model, limit)
+	if err != nil {
+		return nil, fmt.Errorf("examples to embed: %w", classify(err))
+	}
+	defer rows.Close()
+	var out []Example
+	for rows.Next() {
+		var e Example
+		if err := scanExample(rows, &e); err != nil {
+			return nil, fmt.Errorf("examples to embed: %w", classify(err))
+		}
+		out = append(out, e)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("examples to embed: %w", classify(err))
+	}
+	return out, nil
+}
+
+// SetExampleEmbedding stores the embedding of an example's question.
+func (d *DB) SetExampleEmbedding(ctx context.Context, id int64, model string, vec []float32) error {
+	if _, err := d.pool.Exec(ctx, `UPDATE examples SET embedding = $2, embedding_model = $3 WHERE id = $1`, id, vec, model); err != nil {
+		return fmt.Errorf("store an example's embedding: %w", classify(err))
+	}
+	return nil
+}
+
+// ExampleVector is a usable example's embedding.
+type ExampleVector struct {
+	ID       int64
+	Verified bool
+	Vector   []float32
+}
+
+// ExampleVectors returns the embeddings by model of backend's examples that
+// are not rejected.
+func (d *DB) ExampleVectors(ctx context.Context, backend, model string) ([]ExampleVector, error) {
+	rows, err := d.pool.Query(ctx, `SELECT id, status = 'verified', embedding FROM examples
+		WHERE backend = $1 AND status <> 'rejected' AND embedding_model = $2 AND embedding IS NOT NULL`, backend, model)
+	if err != nil {
+		return nil, fmt.Errorf("example embeddings: %w", classify(err))
+	}
+	out, err := pgx.CollectRows(rows, func(row pgx.CollectableRow) (ExampleVector, error) {
+		var v ExampleVector
+		err := row.Scan(&v.ID, &v.Verified, &v.Vector)
+		return v, err
+	})
+	if err != nil {
+		return nil, fmt.Errorf("example embeddings: %w", classify(err))
+	}
+	return out, nil
+}
+
+// ExamplesByID returns the examples of ids that are not rejected, in no
+// particular order.
+func (d *DB) ExamplesByID(ctx context.Context, ids []int64) ([]Example, error) {
+	rows, err := d.pool.Query(ctx, `SELECT `+exampleColumns+` FROM examples WHERE id = ANY($1) AND status <> 'rejected'`, ids)
+	if err != nil {
+		return nil, fmt.Errorf("examples by id: %w", classify(err))
+	}
+	defer rows.Close()
+	var out []Example
+	for rows.Next() {
+		var e Example
+		if err := scanExample(rows, &e); err != nil {
+			return nil, fmt.Errorf("examples by id: %w", classify(err))
+		}
+		out = append(out, e)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("examples by id: %w", classify(err))
+	}
+	return out, nil
 }

@@ -1,0 +1,179 @@
+package grounding_test
+
+import (
+	"context"
+	"errors"
+	"hash/fnv"
+	"math"
+	"strings"
+	"sync/atomic"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/analyticsbot/analyticsbot/grounding"
+	"github.com/analyticsbot/analyticsbot/store"
+)
+
+// fakeEmbedder embeds a text as a bag of concepts: words of one concept
+// ("revenue", "earnings", "income") share a dimension, other words hash
+// into the rest, so texts that mean alike point alike without sharing a
+// word. It counts the texts it embeds and may fail.
+type fakeEmbedder struct {
+	texts atomic.Int64
+	fail  atomic.Bool
+}
+
+var concepts = map[string]int{
+	"revenue": 0, "earnings": 0, "income": 0, "sales": 0,
+	"month": 1, "monthly": 1, "months": 1,
+	"player": 2, "players": 2, "user": 2, "users": 2, "gamers": 2,
+	"country": 3, "countries": 3, "nation": 3,
+}
+
+func (f *fakeEmbedder) embed(text string) []float32 {
+	v := make([]float32, 16)
+	for _, w := range strings.FieldsFunc(strings.ToLower(text), func(r rune) bool { return r < 'a' || r > 'z' }) {
+		if d, ok := concepts[w]; ok {
+			v[d] += 3
+			continue
+		}
+		h := fnv.New32a()
+		_, _ = h.Write([]byte(w))
+		v[4+h.Sum32()%12] += 0.3
+	}
+	return v
+}
+
+func (f *fakeEmbedder) EmbedDocuments(_ context.Context, texts []string) ([][]float32, error) {
+	if f.fail.Load() {
+		return nil, errors.New("embeddings service down")
+	}
+	f.texts.Add(int64(len(texts)))
+	out := make([][]float32, len(texts))
+	for i, t := range texts {
+		out[i] = f.embed(t)
+	}
+	return out, nil
+}
+
+func (f *fakeEmbedder) EmbedQuery(ctx context.Context, text string) ([]float32, error) {
+	v, err := f.EmbedDocuments(ctx, []string{text})
+	if err != nil {
+		return nil, err
+	}
+	return v[0], nil
+}
+
+// With an embedder, examples are found by meaning as well as by words:
+// "earnings by period" finds "revenue per month"; rejected ones never;
+// each example is embedded once; a failing embedder leaves the words'
+// choice.
+func TestExamplesByMeaning(t *testing.T) {
+	ctx := context.Background()
+	db := testDB.Need(t)
+	const backend = "embeddings-test"
+	add := func(q, status string) store.Example {
+		t.Helper()
+		e, _, err := db.AddExample(ctx, store.Example{Backend: backend, Question: q, Query: "SELECT '" + q + "'",
+			Fingerprint: "fp " + q, Source: store.SourceAdmin, Status: status})
+		require.NoError(t, err)
+		return e
+	}
+	revenue := add("Revenue per month in 2024", store.StatusVerified)
+	add("Sales by month", store.StatusRejected)
+	players := add("How many users signed up from each nation?", store.StatusCandidate)
+	add("Average price of a game", store.StatusVerified)
+
+	question := "What were our earnings by period?"
+	words := &grounding.Examples{DB: db}
+	got, err := words.SearchExamples(ctx, backend, question, 3)
+	require.NoError(t, err)
+	assert.Empty(t, got, "no word or spelling in common")
+
+	emb := &fakeEmbedder{}
+	meaning := &grounding.Examples{DB: db, Embedder: emb, Model: "fake:v1"}
+	got, err = meaning.SearchExamples(ctx, backend, question, 3)
+	require.NoError(t, err)
+	require.NotEmpty(t, got)
+	assert.Equal(t, revenue.ID, got[0].ID, "found by meaning: %v", got)
+	for _, e := range got {
+		assert.NotEqual(t, "Sales by month", e.Question, "a rejected example is never found")
+	}
+	assert.EqualValues(t, 3+1, emb.texts.Load(), "the three usable examples embedded once, and the question")
+
+	got, err = meaning.SearchExamples(ctx, backend, "Players per country", 3)
+	require.NoError(t, err)
+	require.NotEmpty(t, got)
+	assert.Equal(t, players.ID, got[0].ID)
+	assert.Less(t, got[0].Score, 1.0, "a candidate keeps part of its score")
+	assert.EqualValues(t, 3+2, emb.texts.Load(), "the examples' vectors are kept, only the question is embedded")
+
+	// A new embedding model embeds the examples again.
+	other := &grounding.Examples{DB: db, Embedder: emb, Model: "fake:v2"}
+	_, err = other.SearchExamples(ctx, backend, question, 3)
+	require.NoError(t, err)
+	assert.EqualValues(t, 3+2+3+1, emb.texts.Load())
+
+	// An embedder that fails costs the meaning, not the answer.
+	emb.fail.Store(true)
+	broken := &grounding.Examples{DB: db, Embedder: emb, Model: "fake:v3"}
+	got, err = broken.SearchExamples(ctx, backend, "Average price of a game?", 3)
+	require.NoError(t, err)
+	require.NotEmpty(t, got)
+	assert.Equal(t, "Average price of a game", got[0].Question, "still found by its words")
+}
+
+// BenchmarkExamplesByMeaning10000 finds examples by meaning among 10,000
+// stored ones with 384-dimension vectors, once they are in memory
+// (BENCHMARKS.md): the question's embedding (the fake's, instant) and the
+// words' search included.
+func BenchmarkExamplesByMeaning10000(b *testing.B) {
+	ctx := context.Background()
+	db := testDB.Need(b)
+	const backend, model, dims = "embeddings-bench", "fake:bench", 384
+	_, err := db.Pool().Exec(ctx, `INSERT INTO examples (backend, question, query, fingerprint, source, status, embedding, embedding_model)
+		SELECT $1, 'Question number ' || i || ' about revenue per month', 'SELECT ' || i, md5(i::text), 'admin',
+		       CASE WHEN i % 3 = 0 THEN 'verified' ELSE 'candidate' END,
+		       (SELECT array_agg(sin(i * d)::real) FROM generate_series(1, $3) d), $2
+		FROM generate_series(1, 10000) i`, backend, model, dims)
+	require.NoError(b, err)
+	_, err = db.Pool().Exec(ctx, `ANALYZE examples`)
+	require.NoError(b, err)
+	for _, bc := range []struct {
+		name string
+		x    *grounding.Examples
+	}{
+		{"words", &grounding.Examples{DB: db}},
+		{"words+meaning", &grounding.Examples{DB: db, Embedder: vectorEmbedder(dims), Model: model}},
+	} {
+		b.Run(bc.name, func(b *testing.B) {
+			for b.Loop() {
+				got, err := bc.x.SearchExamples(ctx, backend, "What was the revenue per month?", 3)
+				if err != nil || len(got) == 0 {
+					b.Fatalf("got %d examples, err %v", len(got), err)
+				}
+			}
+		})
+	}
+}
+
+// vectorEmbedder embeds every text as the same dims-long vector.
+type vectorEmbedder int
+
+func (v vectorEmbedder) EmbedDocuments(_ context.Context, texts []string) ([][]float32, error) {
+	out := make([][]float32, len(texts))
+	for i := range texts {
+		out[i] = make([]float32, int(v))
+		for d := range out[i] {
+			out[i][d] = float32(math.Sin(float64(7 * (d + 1))))
+		}
+	}
+	return out, nil
+}
+
+func (v vectorEmbedder) EmbedQuery(ctx context.Context, text string) ([]float32, error) {
+	out, err := v.EmbedDocuments(ctx, []string{text})
+	return out[0], err
+}
