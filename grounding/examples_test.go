@@ -125,10 +125,10 @@ func TestExamplesByMeaning(t *testing.T) {
 	assert.Equal(t, "Average price of a game", got[0].Question, "still found by its words")
 }
 
-// BenchmarkExamplesByMeaning10000 finds examples by meaning among 10,000
-// stored ones with 384-dimension vectors, once they are in memory
-// (BENCHMARKS.md): the question's embedding (the fake's, instant) and the
-// words' search included.
+// BenchmarkExamplesByMeaning10000 finds examples among 10,000 stored ones
+// (BENCHMARKS.md): by words; by letters (a misspelt question sharing no
+// word); and by words and meaning with 384-dimension vectors once they
+// are in memory (the fake's embedding of the question is instant).
 func BenchmarkExamplesByMeaning10000(b *testing.B) {
 	ctx := context.Background()
 	db := testDB.Need(b)
@@ -142,15 +142,16 @@ func BenchmarkExamplesByMeaning10000(b *testing.B) {
 	_, err = db.Pool().Exec(ctx, `ANALYZE examples`)
 	require.NoError(b, err)
 	for _, bc := range []struct {
-		name string
-		x    *grounding.Examples
+		name, question string
+		x              *grounding.Examples
 	}{
-		{"words", &grounding.Examples{DB: db}},
-		{"words+meaning", &grounding.Examples{DB: db, Embedder: vectorEmbedder(dims), Model: model}},
+		{"words", "What was the revenue per month?", &grounding.Examples{DB: db}},
+		{"letters", "Qestion numbr 42 abut revenu", &grounding.Examples{DB: db}},
+		{"words+meaning", "What was the revenue per month?", &grounding.Examples{DB: db, Embedder: vectorEmbedder(dims), Model: model}},
 	} {
 		b.Run(bc.name, func(b *testing.B) {
 			for b.Loop() {
-				got, err := bc.x.SearchExamples(ctx, backend, "What was the revenue per month?", 3)
+				got, err := bc.x.SearchExamples(ctx, backend, bc.question, 3)
 				if err != nil || len(got) == 0 {
 					b.Fatalf("got %d examples, err %v", len(got), err)
 				}
