@@ -34,6 +34,25 @@ func testCLIFeedbackAndExamples(t *testing.T, first turnOut) {
 	assert.Equal(t, "UCLI0001", e.ProposedBy)
 	id := strconv.FormatInt(e.ID, 10)
 
+	// The next such question's prompt shows it, as `context` prints.
+	var ctxOut struct {
+		Retrieved []struct {
+			ID     int64  `json:"id"`
+			Status string `json:"status"`
+		} `json:"retrieved_examples"`
+	}
+	got = runCLI(t, "", "context", "--json", "How many games came out in 2018?")
+	require.NoError(t, got.err, "stderr: %s", got.stderr)
+	require.NoError(t, json.Unmarshal([]byte(got.stdout), &ctxOut), got.stdout)
+	var shown []int64
+	for _, r := range ctxOut.Retrieved {
+		shown = append(shown, r.ID)
+	}
+	assert.Contains(t, shown, e.ID, "the candidate is retrieved for a similar question")
+	got = runCLI(t, "", "context", "How many games came out in 2018?")
+	require.NoError(t, got.err)
+	assert.Regexp(t, `(?m)^examples \(retrieved\):\n(  #\d+ .*\n)*  #`+id+` +candidate `, got.stdout)
+
 	got = runCLI(t, "", "examples", "list")
 	require.NoError(t, got.err)
 	assert.Regexp(t, `(?m)^ID +STATUS +SOURCE +USED +BY +QUESTION$`, got.stdout)
