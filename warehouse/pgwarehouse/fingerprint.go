@@ -1,6 +1,8 @@
 package pgwarehouse
 
 import (
+	"crypto/sha256"
+	"encoding/hex"
 	"fmt"
 	"slices"
 	"strings"
@@ -9,15 +11,25 @@ import (
 	"google.golang.org/protobuf/reflect/protoreflect"
 )
 
-// fingerprint is pg_query's fingerprint of sql: the same for queries that
-// differ only in layout, case of keywords, comments or literal values'
-// spelling of the same constants.
+// fingerprint identifies sql whatever its layout, letter case and
+// comments: pg_query's fingerprint of its structure, then a hash of the
+// query as PostgreSQL's parser deparses it, which keeps the constants the
+// fingerprint leaves out (year = 2017 is not year = 2018).
 func fingerprint(sql string) (string, error) {
 	fp, err := pg_query.Fingerprint(sql)
 	if err != nil {
 		return "", fmt.Errorf("fingerprint the query: %w", err)
 	}
-	return fp, nil
+	tree, err := pg_query.Parse(sql)
+	if err != nil {
+		return "", fmt.Errorf("fingerprint the query: %w", err)
+	}
+	canonical, err := pg_query.Deparse(tree)
+	if err != nil {
+		return "", fmt.Errorf("fingerprint the query: %w", err)
+	}
+	sum := sha256.Sum256([]byte(canonical))
+	return fp + "-" + hex.EncodeToString(sum[:8]), nil
 }
 
 // tables lists the relations sql reads, as written ("schema.table" or
