@@ -162,6 +162,9 @@ func newBot(cfg Config, db *store.DB, backend warehouse.Backend, log *slog.Logge
 		Domain: cfg.Domain, Suggestions: b.Suggestions(), MaxRetries: retries, MaxRows: cfg.MaxRows,
 		ExportMaxRows: cfg.ExportMaxRows, SchemaBudget: cfg.SchemaBudget, Logger: log,
 	}).Defaults()
+	if b.Demo {
+		n.DemoQuestions = demo.Questions()
+	}
 	if cfg.ValueIndexMaxDistinct > 0 {
 		b.values = &grounding.ValueIndex{DB: db, Backend: backend, MaxDistinct: cfg.ValueIndexMaxDistinct, Domain: cfg.Domain, Log: log}
 		n.Values = b.values

@@ -93,6 +93,12 @@ func (n *Nodes) Decline(ctx context.Context, s *State) error {
 	return nil
 }
 
+// textDemoUnknown answers, in the offline demo, a question its script does
+// not know: a canned answer to another question would mislead.
+const textDemoUnknown = "This is the offline demo: no language model is connected, so I can only answer the questions below " +
+	"(and follow-ups such as “And in 2017?”). To ask anything else, connect a model: set LLM_PROVIDER=openai and " +
+	"OPENAI_API_KEY (or anthropic, or ollama for a local one); the README shows how."
+
 // HandleError turns the recorded error kind into a friendly message. It
 // never calls the model; the detail stays in logs.
 func (n *Nodes) HandleError(ctx context.Context, s *State) error {
@@ -135,6 +141,9 @@ func (n *Nodes) errorText(s *State) (string, []string) {
 	case ErrModelUnavailable:
 		return "The language model isn't reachable right now. Please try again in a minute; if it keeps happening, tell whoever runs this bot.", nil
 	case ErrModelRefused:
+		if len(n.DemoQuestions) > 0 {
+			return textDemoUnknown, n.DemoQuestions
+		}
 		return "The language model could not answer (" + truncate(lastCause(s.ErrorDetail), 300) + "). Try one of these instead, or tell whoever runs this bot:", examples
 	case ErrNoPreviousQuery:
 		return "I couldn't find an earlier result in this thread for that. Ask a data question first, then use its buttons.", nil

@@ -67,6 +67,10 @@ type Nodes struct {
 	ExamplesK    int
 	// Feedback puts 👍/👎 buttons under answers.
 	Feedback bool
+	// DemoQuestions, when set, says the model is the offline demo's
+	// script, which knows only these questions: a question it cannot
+	// answer is told so, with them, and how to connect a model.
+	DemoQuestions []string
 	// Domain describes the data in prompts, e.g. "Steam store games".
 	Domain string
 	// Suggestions are example questions offered to users who ask something

@@ -1,0 +1,68 @@
+package bot_test
+
+import (
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/analyticsbot/analyticsbot/bot"
+	"github.com/analyticsbot/analyticsbot/demo"
+	"github.com/analyticsbot/analyticsbot/nodes"
+)
+
+// The offline demo answers the questions it knows and nothing else: twenty
+// analytics questions near its own get no canned answer, but a reply that
+// says it is the demo, lists what it knows and how to connect a model.
+func TestDemoAnswersOnlyWhatItKnows(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t)
+	b := newBot(t, e, "") // no script: the demo's
+	require.True(t, b.Demo)
+
+	for _, q := range demo.Questions() {
+		s := askAs(t, b, "U1", bot.NewThreadID(), q)
+		assert.Empty(t, s.ErrorKind, "%q is one of the demo's: %s", q, s.ResponseText)
+		assert.NotEmpty(t, s.Query.Text, q)
+	}
+	unknown := []string{
+		"Which publisher has the most games with over 90% positive reviews?",
+		"What is the median playtime of strategy games?",
+		"How many games were released in 2018 by Valve?",
+		"Which games have the most negative ratings?",
+		"Which developers released the most games?",
+		"What is the average price of games by year?",
+		"How many games were released per month in 2018?",
+		"How many free games support Linux?",
+		"Top 5 best rated indie games",
+		"What share of games are free?",
+		"How many games support Mac?",
+		"Which genre has the most games?",
+		"Average playtime by genre",
+		"Most expensive games on Steam",
+		"How many achievements does the average game have?",
+		"Which tags are most common among RPGs?",
+		"How many games did Ubisoft publish?",
+		"Games released per year since 2010 with over 1000 reviews",
+		"Which publishers released the most games in 2017?",
+		"What is the average price of paid games by developer?",
+	}
+	require.Len(t, unknown, 20)
+	for _, q := range unknown {
+		s := askAs(t, b, "U1", bot.NewThreadID(), q)
+		assert.Equal(t, nodes.ErrModelRefused, s.ErrorKind, "%q must not get a canned answer", q)
+		assert.Empty(t, s.Result.Rows, "%q ran a query", q)
+		assert.Contains(t, s.ResponseText, "This is the offline demo", q)
+		assert.Contains(t, s.ResponseText, "LLM_PROVIDER", q)
+		for _, known := range demo.Questions() {
+			assert.Contains(t, blocksJSON(t, s), known, "%q: the reply lists what the demo knows", q)
+		}
+	}
+
+	// Follow-ups of a known question still work.
+	thread := bot.NewThreadID()
+	askAs(t, b, "U1", thread, "How many games were released in 2018?")
+	s := askAs(t, b, "U1", thread, "And in 2017?")
+	require.Empty(t, s.ErrorKind, s.ResponseText)
+	assert.Contains(t, s.Answer, "6357")
+}
