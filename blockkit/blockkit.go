@@ -12,6 +12,7 @@ import (
 
 	"github.com/slack-go/slack"
 
+	"github.com/analyticsbot/analyticsbot/chart"
 	"github.com/analyticsbot/analyticsbot/warehouse"
 )
 
@@ -58,6 +59,8 @@ type Answer struct {
 	// VerifiedBy, when not empty, marks the answer's query as one the data
 	// team verified: a Slack user ID, or a name ("the examples file").
 	VerifiedBy string
+	// Chart draws the result above its table; nil: none.
+	Chart *chart.Spec
 }
 
 // Message is a Slack message: fallback text plus blocks.
@@ -78,6 +81,11 @@ func Render(a Answer) Message {
 	// The table, context and buttons always fit; the answer text gets the
 	// blocks left over.
 	var tail []slack.Block
+	if a.Chart != nil {
+		if b := ChartBlock(*a.Chart); b != nil {
+			tail = append(tail, b)
+		}
+	}
 	table := resultBlock(a.Result, hasButtons)
 	if table != nil {
 		tail = append(tail, table)
@@ -176,6 +184,82 @@ func answerActions(queryID string, buttons []Button) *slack.ActionBlock {
 		elems = append(elems, slack.NewButtonBlockElement(b.Action, queryID, plain(truncate(b.Label, maxButtonText))))
 	}
 	return slack.NewActionBlock(blockID, elems...)
+}
+
+// ChartBlock is Slack's data_visualization block for c (which keeps Slack's
+// limits, see package chart); nil for a chart without data.
+func ChartBlock(c chart.Spec) *slack.DataVisualizationBlock {
+	if len(c.Series) == 0 || len(c.Categories) == 0 {
+		return nil
+	}
+	title := c.Title
+	if title == "" {
+		title = "Chart"
+	}
+	if c.Type == chart.Pie {
+		segments := make([]slack.DataVisualizationSegment, 0, len(c.Categories))
+		for i, cat := range c.Categories {
+			segments = append(segments, slack.NewDataVisualizationSegment(cat, c.Series[0].Values[i]))
+		}
+		return slack.NewDataVisualizationBlock(title, slack.NewDataVisualizationPieChart(segments...))
+	}
+	axis := slack.NewDataVisualizationAxisConfig(c.Categories...).WithXLabel(c.XLabel).WithYLabel(c.YLabel)
+	series := make([]slack.DataVisualizationDataSeries, 0, len(c.Series))
+	for _, s := range c.Series {
+		points := make([]slack.DataVisualizationDataPoint, len(s.Values))
+		for i, v := range s.Values {
+			points[i] = slack.NewDataVisualizationDataPoint(c.Categories[i], v)
+		}
+		series = append(series, slack.NewDataVisualizationDataSeries(s.Name, points...))
+	}
+	var payload slack.DataVisualizationChart
+	switch c.Type {
+	case chart.Line:
+		payload = slack.NewDataVisualizationLineChart(axis, series...)
+	case chart.Area:
+		payload = slack.NewDataVisualizationAreaChart(axis, series...)
+	default:
+		payload = slack.NewDataVisualizationBarChart(axis, series...)
+	}
+	return slack.NewDataVisualizationBlock(title, payload)
+}
+
+// specOf reads a data_visualization block back into a chart, for the
+// terminal.
+func specOf(b *slack.DataVisualizationBlock) (chart.Spec, bool) {
+	s := chart.Spec{Title: b.Title}
+	var (
+		axis   slack.DataVisualizationAxisConfig
+		series []slack.DataVisualizationDataSeries
+	)
+	switch c := b.Chart.(type) {
+	case *slack.DataVisualizationPieChart:
+		s.Type = chart.Pie
+		ser := chart.Series{Name: b.Title}
+		for _, seg := range c.Segments {
+			s.Categories = append(s.Categories, seg.Label)
+			ser.Values = append(ser.Values, seg.Value)
+		}
+		s.Series = []chart.Series{ser}
+		return s, true
+	case *slack.DataVisualizationBarChart:
+		s.Type, axis, series = chart.Bar, c.AxisConfig, c.Series
+	case *slack.DataVisualizationLineChart:
+		s.Type, axis, series = chart.Line, c.AxisConfig, c.Series
+	case *slack.DataVisualizationAreaChart:
+		s.Type, axis, series = chart.Area, c.AxisConfig, c.Series
+	default:
+		return s, false
+	}
+	s.Categories, s.XLabel, s.YLabel = axis.Categories, axis.XLabel, axis.YLabel
+	for _, ds := range series {
+		ser := chart.Series{Name: ds.Name}
+		for _, p := range ds.Data {
+			ser.Values = append(ser.Values, p.Value)
+		}
+		s.Series = append(s.Series, ser)
+	}
+	return s, true
 }
 
 // FeedbackButtons is the 👍/👎 pair under an answer, in a context_actions

@@ -57,6 +57,11 @@ func plainBlock(b slack.Block, opts PlainOptions) string {
 		return plainActions(&x)
 	case *slack.ContextActionsBlock:
 		return plainContextActions(x)
+	case *slack.DataVisualizationBlock:
+		if spec, ok := specOf(x); ok {
+			return spec.Text()
+		}
+		return ""
 	case *slack.HeaderBlock:
 		return plainTextObject(x.Text)
 	case *slack.DividerBlock, slack.DividerBlock:

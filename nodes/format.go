@@ -9,6 +9,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/analyticsbot/analyticsbot/blockkit"
+	"github.com/analyticsbot/analyticsbot/chart"
 	"github.com/analyticsbot/analyticsbot/warehouse"
 )
 
@@ -16,7 +17,11 @@ import (
 // buttons as Block Kit.
 func (n *Nodes) FormatAnswer(ctx context.Context, s *State) error {
 	res := s.Result
+	if spec, ok := chart.Choose(res, s.Question(), ""); ok {
+		s.Chart = &spec
+	}
 	msg := blockkit.Render(blockkit.Answer{
+		Chart:       s.Chart,
 		Question:    s.Question(),
 		Text:        s.Answer,
 		Result:      &res,

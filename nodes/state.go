@@ -12,6 +12,7 @@ import (
 
 	"github.com/slack-go/slack"
 
+	"github.com/analyticsbot/analyticsbot/chart"
 	"github.com/analyticsbot/analyticsbot/grounding"
 	"github.com/analyticsbot/analyticsbot/store"
 	"github.com/analyticsbot/analyticsbot/warehouse"
@@ -134,6 +135,9 @@ type State struct {
 	// Verified is the verified example whose query the answer ran, if any
 	// (the answer's badge); written by format_answer.
 	Verified *store.Example
+	// Chart is the chart drawn from the result, when one fits (package
+	// chart); written by format_answer.
+	Chart *chart.Spec
 
 	// Query, Assumptions and Explanation are written by generate_query;
 	// Query also by validate_query (the backend's normalised form) and by

@@ -30,20 +30,21 @@ const (
 
 // blockTypes are the layout blocks apps may send.
 var blockTypes = map[string]func(c *checker, b obj, ptr string){
-	"actions":         checkActions,
-	"call":            nil,
-	"context":         checkContext,
-	"context_actions": checkContextActions,
-	"divider":         nil,
-	"file":            nil,
-	"header":          checkHeader,
-	"image":           nil,
-	"input":           nil,
-	"markdown":        checkMarkdown,
-	"rich_text":       checkRichText,
-	"section":         checkSection,
-	"table":           checkTable,
-	"video":           nil,
+	"actions":            checkActions,
+	"call":               nil,
+	"context":            checkContext,
+	"context_actions":    checkContextActions,
+	"data_visualization": checkDataVisualization,
+	"divider":            nil,
+	"file":               nil,
+	"header":             checkHeader,
+	"image":              nil,
+	"input":              nil,
+	"markdown":           checkMarkdown,
+	"rich_text":          checkRichText,
+	"section":            checkSection,
+	"table":              checkTable,
+	"video":              nil,
 }
 
 // obj is a decoded JSON object whose values are decoded on demand.
@@ -54,6 +55,7 @@ type checker struct {
 	problems []string
 	blockIDs map[string]bool
 	tables   int
+	charts   int
 }
 
 func (c *checker) failf(ptr, format string, args ...any) {
@@ -77,6 +79,9 @@ func validateBlocks(raw []byte) []string {
 	}
 	if c.tables > 1 {
 		c.failf("/blocks", "only one table block is allowed per message")
+	}
+	if c.charts > maxCharts {
+		c.failf("/blocks", "no more than %d data_visualization blocks are allowed per message", maxCharts)
 	}
 	return c.problems
 }
@@ -254,6 +259,126 @@ func checkContextActions(c *checker, b obj, ptr string) {
 			if l, present := btn.str("accessibility_label"); present && runeLen(l) > maxButtonText {
 				c.failf(ep+"/"+side+"/accessibility_label", "must be less than %d characters", maxButtonText+1)
 			}
+		}
+	}
+}
+
+// Slack's limits for data_visualization blocks.
+const (
+	maxCharts         = 2
+	maxChartTitle     = 50
+	maxChartLabel     = 20
+	maxChartAxisLabel = 50
+	maxChartPoints    = 20
+	maxChartSeries    = 6
+	maxPieSegments    = 6
+)
+
+// checkDataVisualization checks a chart as Slack does: a title, a pie of 1
+// to 6 segments with values above zero, or a bar, area or line chart of 1
+// to 6 uniquely named series over at most 20 categories, each series with
+// exactly one point per category.
+func checkDataVisualization(c *checker, b obj, ptr string) {
+	c.charts++
+	switch title, ok := b.str("title"); {
+	case !ok || title == "":
+		c.failf(ptr+"/title", "must provide a non-empty string")
+	case runeLen(title) > maxChartTitle:
+		c.failf(ptr+"/title", "must be less than %d characters", maxChartTitle+1)
+	}
+	var chart obj
+	if json.Unmarshal(b["chart"], &chart) != nil || chart == nil {
+		c.failf(ptr+"/chart", "must provide an object")
+		return
+	}
+	ptr += "/chart"
+	typ, _ := chart.str("type")
+	if typ == "pie" {
+		segments, _ := chart.array("segments")
+		if len(segments) == 0 || len(segments) > maxPieSegments {
+			c.failf(ptr+"/segments", "must provide an array of 1 to %d items", maxPieSegments)
+		}
+		for i, raw := range segments {
+			var seg struct {
+				Label *string  `json:"label"`
+				Value *float64 `json:"value"`
+			}
+			sp := fmt.Sprintf("%s/segments/%d", ptr, i)
+			if json.Unmarshal(raw, &seg) != nil || seg.Label == nil || seg.Value == nil {
+				c.failf(sp, "must provide a label and a value")
+				continue
+			}
+			if *seg.Label == "" || runeLen(*seg.Label) > maxChartLabel {
+				c.failf(sp+"/label", "must be 1 to %d characters", maxChartLabel)
+			}
+			if *seg.Value <= 0 {
+				c.failf(sp+"/value", "must be greater than 0")
+			}
+		}
+		return
+	}
+	if typ != "bar" && typ != "area" && typ != "line" {
+		c.failf(ptr+"/type", "must be one of pie, bar, area, line")
+		return
+	}
+	var axis struct {
+		Categories []string `json:"categories"`
+		XLabel     string   `json:"x_label"`
+		YLabel     string   `json:"y_label"`
+	}
+	if json.Unmarshal(chart["axis_config"], &axis) != nil {
+		c.failf(ptr+"/axis_config", "must provide an object")
+		return
+	}
+	if len(axis.Categories) == 0 || len(axis.Categories) > maxChartPoints {
+		c.failf(ptr+"/axis_config/categories", "must provide an array of 1 to %d items", maxChartPoints)
+	}
+	categories := map[string]bool{}
+	for i, cat := range axis.Categories {
+		if cat == "" || runeLen(cat) > maxChartLabel {
+			c.failf(fmt.Sprintf("%s/axis_config/categories/%d", ptr, i), "must be 1 to %d characters", maxChartLabel)
+		}
+		if categories[cat] {
+			c.failf(fmt.Sprintf("%s/axis_config/categories/%d", ptr, i), "duplicate category %q", cat)
+		}
+		categories[cat] = true
+	}
+	for _, l := range []struct{ name, v string }{{"x_label", axis.XLabel}, {"y_label", axis.YLabel}} {
+		if runeLen(l.v) > maxChartAxisLabel {
+			c.failf(ptr+"/axis_config/"+l.name, "must be less than %d characters", maxChartAxisLabel+1)
+		}
+	}
+	series, _ := chart.array("series")
+	if len(series) == 0 || len(series) > maxChartSeries {
+		c.failf(ptr+"/series", "must provide an array of 1 to %d items", maxChartSeries)
+	}
+	names := map[string]bool{}
+	for i, raw := range series {
+		sp := fmt.Sprintf("%s/series/%d", ptr, i)
+		var ser struct {
+			Name string `json:"name"`
+			Data []struct {
+				Label string   `json:"label"`
+				Value *float64 `json:"value"`
+			} `json:"data"`
+		}
+		if json.Unmarshal(raw, &ser) != nil {
+			c.failf(sp, "must be an object")
+			continue
+		}
+		if ser.Name == "" || runeLen(ser.Name) > maxChartLabel || names[ser.Name] {
+			c.failf(sp+"/name", "must be a unique name of 1 to %d characters", maxChartLabel)
+		}
+		names[ser.Name] = true
+		seen := map[string]bool{}
+		for j, p := range ser.Data {
+			if !categories[p.Label] || seen[p.Label] || p.Value == nil {
+				c.failf(fmt.Sprintf("%s/data/%d", sp, j), "must be one value for one of the categories")
+			}
+			seen[p.Label] = true
+		}
+		if len(seen) != len(categories) {
+			c.failf(sp+"/data", "must provide one value for every category")
 		}
 	}
 }

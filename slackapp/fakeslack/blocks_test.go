@@ -99,6 +99,12 @@ func table(rows, cells int, cell string) string {
 
 const rawCell = `{"type":"raw_text","text":"v"}`
 
+// barChart is a data_visualization block of a bar chart (categories and
+// series JSON).
+func barChart(title, categories, series string) string {
+	return `{"type":"data_visualization","title":"` + title + `","chart":{"type":"bar","axis_config":{"categories":` + categories + `},"series":` + series + `}}`
+}
+
 // feedback is a feedback_buttons element whose two buttons have text and
 // value (JSON).
 func feedback(text, value string) string {
@@ -150,6 +156,18 @@ func TestValidateBlocks(t *testing.T) {
 		{name: "raw_text without text", blocks: "[" + table(1, 1, `{"type":"raw_text"}`) + "]", want: "[json-pointer:/blocks/0/rows/0/0/text]"},
 		{name: "two tables", blocks: "[" + table(1, 1, rawCell) + "," + table(1, 1, rawCell) + "]", want: "only one table block"},
 		{name: "rich_text without elements", blocks: `[{"type":"rich_text"}]`, want: "[json-pointer:/blocks/0/elements]"},
+		{name: "bar chart", blocks: `[` + barChart("Games", `["a","b"]`, `[{"name":"n","data":[{"label":"a","value":1},{"label":"b","value":-2}]}]`) + `]`},
+		{name: "pie chart", blocks: `[{"type":"data_visualization","title":"Shares","chart":{"type":"pie","segments":[{"label":"a","value":1},{"label":"b","value":2}]}}]`},
+		{name: "three charts", blocks: `[` + repeatJoin(barChart("T", `["a"]`, `[{"name":"n","data":[{"label":"a","value":1}]}]`), 3) + `]`, want: "no more than 2 data_visualization blocks"},
+		{name: "chart title 51", blocks: `[` + barChart(strings.Repeat("t", 51), `["a"]`, `[{"name":"n","data":[{"label":"a","value":1}]}]`) + `]`, want: "[json-pointer:/blocks/0/title]"},
+		{name: "chart label 21", blocks: `[` + barChart("T", `["`+strings.Repeat("a", 21)+`"]`, `[{"name":"n","data":[{"label":"`+strings.Repeat("a", 21)+`","value":1}]}]`) + `]`, want: "[json-pointer:/blocks/0/chart/axis_config/categories/0]"},
+		{name: "21 categories", blocks: `[` + barChart("T", `[`+repeatJoin(`"c#"`, 21)+`]`, `[{"name":"n","data":[]}]`) + `]`, want: "1 to 20 items"},
+		{name: "7 series", blocks: `[` + barChart("T", `["a"]`, `[`+repeatJoin(`{"name":"n#","data":[{"label":"a","value":1}]}`, 7)+`]`) + `]`, want: "1 to 6 items [json-pointer:/blocks/0/chart/series]"},
+		{name: "a category without a value", blocks: `[` + barChart("T", `["a","b"]`, `[{"name":"n","data":[{"label":"a","value":1}]}]`) + `]`, want: "one value for every category"},
+		{name: "a point off the axis", blocks: `[` + barChart("T", `["a"]`, `[{"name":"n","data":[{"label":"z","value":1}]}]`) + `]`, want: "one of the categories"},
+		{name: "pie at zero", blocks: `[{"type":"data_visualization","title":"S","chart":{"type":"pie","segments":[{"label":"a","value":0}]}}]`, want: "greater than 0"},
+		{name: "7 pie segments", blocks: `[{"type":"data_visualization","title":"S","chart":{"type":"pie","segments":[` + repeatJoin(`{"label":"s#","value":1}`, 7) + `]}}]`, want: "1 to 6 items"},
+		{name: "scatter chart", blocks: `[{"type":"data_visualization","title":"S","chart":{"type":"scatter"}}]`, want: "[json-pointer:/blocks/0/chart/type]"},
 		{name: "feedback buttons", blocks: `[{"type":"context_actions","elements":[` + feedback(`{"type":"plain_text","text":"👍"}`, `"up"`) + `]}]`},
 		{name: "context_actions with a button", blocks: `[{"type":"context_actions","elements":[` + button("a", "b", "v") + `]}]`, want: "[json-pointer:/blocks/0/elements/0/type]"},
 		{name: "empty context_actions", blocks: `[{"type":"context_actions","elements":[]}]`, want: "non-empty array [json-pointer:/blocks/0/elements]"},

@@ -1,5 +1,6 @@
 // Block Kit to DOM: the blocks the bot sends to Slack, drawn the way Slack draws them (section,
-// table, context, actions, context_actions, header, divider, image, rich_text). Every text goes through
+// table, context, actions, context_actions, data_visualization (as inline SVG), header, divider,
+// image, rich_text). Every text goes through
 // textContent or Mrkdwn.render, never innerHTML, because answers quote the model and the data.
 "use strict";
 
@@ -221,6 +222,109 @@
     return n;
   }
 
+  const SVG = "http://www.w3.org/2000/svg";
+  function svgEl(tag, attrs, text) {
+    const n = document.createElementNS(SVG, tag);
+    for (const [k, v] of Object.entries(attrs || {})) n.setAttribute(k, String(v));
+    if (text !== undefined) n.textContent = text;
+    return n;
+  }
+
+  /** formatNumber writes a chart value with thousands separators, at most two decimals. */
+  function formatNumber(v) {
+    return Number(v).toLocaleString("en-US", { maximumFractionDigits: 2 });
+  }
+
+  /**
+   * dataVisualization draws a data_visualization block (bar, line, area or pie) as inline SVG,
+   * with nothing loaded from elsewhere; its accessible name lists the values.
+   */
+  function dataVisualization(block) {
+    const chart = block.chart || {};
+    const fig = el("figure", "bk-chart");
+    fig.append(el("figcaption", "bk-chart-title", String(block.title ?? "")));
+    const W = 640, H = 280;
+    const svg = svgEl("svg", { viewBox: `0 0 ${W} ${H}`, role: "img", class: "bk-chart-svg" });
+    const summary = [];
+    if (chart.type === "pie") {
+      const segs = (chart.segments || []).filter((s) => Number(s.value) > 0);
+      const total = segs.reduce((a, s) => a + Number(s.value), 0) || 1;
+      const cx = 140, cy = H / 2, r = 110;
+      let angle = -Math.PI / 2;
+      segs.forEach((s, i) => {
+        const frac = Number(s.value) / total;
+        const end = angle + frac * 2 * Math.PI;
+        const large = frac > 0.5 ? 1 : 0;
+        const [x1, y1, x2, y2] = [cx + r * Math.cos(angle), cy + r * Math.sin(angle), cx + r * Math.cos(end), cy + r * Math.sin(end)];
+        const d = segs.length === 1
+          ? `M ${cx - r} ${cy} a ${r} ${r} 0 1 0 ${2 * r} 0 a ${r} ${r} 0 1 0 ${-2 * r} 0`
+          : `M ${cx} ${cy} L ${x1} ${y1} A ${r} ${r} 0 ${large} 1 ${x2} ${y2} Z`;
+        svg.append(svgEl("path", { d, class: "series-" + (i % 6) }));
+        const ly = 30 + i * 26;
+        svg.append(svgEl("rect", { x: 290, y: ly - 12, width: 14, height: 14, class: "series-" + (i % 6) }));
+        const pct = Math.round(frac * 100);
+        svg.append(svgEl("text", { x: 312, y: ly, class: "bk-chart-label" }, `${s.label} — ${formatNumber(s.value)} (${pct} %)`));
+        summary.push(`${s.label} ${formatNumber(s.value)} (${pct} %)`);
+        angle = end;
+      });
+    } else {
+      const cats = (chart.axis_config?.categories || []).map(String);
+      const series = chart.series || [];
+      const value = (ser, c) => Number((ser.data || []).find((p) => String(p.label) === c)?.value ?? 0);
+      const all = series.flatMap((ser) => cats.map((c) => value(ser, c)));
+      // Round ticks: a step of 1, 2, 2.5 or 5 times a power of ten, four or five of them.
+      const rawLo = Math.min(0, ...all), rawHi = Math.max(0, ...all) || 1;
+      const raw = (rawHi - rawLo) / 4, mag = 10 ** Math.floor(Math.log10(raw));
+      const tick = [1, 2, 2.5, 5, 10].map((m) => m * mag).find((st) => st >= raw);
+      const lo = Math.floor(rawLo / tick) * tick, hi = Math.ceil(rawHi / tick) * tick;
+      const left = 64, right = 12, top = 12, bottom = cats.length > 8 ? 78 : 40;
+      const pw = W - left - right, ph = H - top - bottom;
+      const y = (v) => top + ph - ((v - lo) / (hi - lo)) * ph;
+      for (let v = lo; v <= hi + tick / 2; v += tick) {
+        svg.append(svgEl("line", { x1: left, x2: W - right, y1: y(v), y2: y(v), class: "bk-chart-grid" }));
+        svg.append(svgEl("text", { x: left - 6, y: y(v) + 4, "text-anchor": "end", class: "bk-chart-axis" }, formatNumber(v)));
+      }
+      const step = pw / Math.max(cats.length, 1);
+      const cx = (i) => left + step * i + step / 2;
+      cats.forEach((c, i) => {
+        const t = svgEl("text", { x: cx(i), y: top + ph + 16, "text-anchor": cats.length > 8 ? "end" : "middle", class: "bk-chart-axis" }, c);
+        if (cats.length > 8) t.setAttribute("transform", `rotate(-40 ${cx(i)} ${top + ph + 16})`);
+        svg.append(t);
+      });
+      series.forEach((ser, si) => {
+        const cls = "series-" + (si % 6);
+        if (chart.type === "bar") {
+          const bw = (step * 0.8) / series.length;
+          cats.forEach((c, i) => {
+            const v = value(ser, c);
+            const x = cx(i) - step * 0.4 + bw * si;
+            svg.append(svgEl("rect", { x, y: Math.min(y(v), y(0)), width: Math.max(bw - 1, 1), height: Math.abs(y(v) - y(0)), class: cls }));
+          });
+        } else {
+          const pts = cats.map((c, i) => `${cx(i)},${y(value(ser, c))}`);
+          if (chart.type === "area") {
+            svg.append(svgEl("polygon", { points: `${cx(0)},${y(0)} ${pts.join(" ")} ${cx(cats.length - 1)},${y(0)}`, class: cls + " bk-chart-area" }));
+          }
+          svg.append(svgEl("polyline", { points: pts.join(" "), class: cls + " bk-chart-line" }));
+          cats.forEach((c, i) => svg.append(svgEl("circle", { cx: cx(i), cy: y(value(ser, c)), r: 3, class: cls })));
+        }
+        summary.push((series.length > 1 ? ser.name + ": " : "") + cats.map((c) => `${c} ${formatNumber(value(ser, c))}`).join(", "));
+      });
+      if (series.length > 1) {
+        const legend = el("div", "bk-chart-legend");
+        series.forEach((ser, si) => {
+          const item = legend.appendChild(el("span", "bk-chart-key"));
+          item.append(el("span", "bk-chart-swatch series-" + (si % 6)), String(ser.name ?? ""));
+        });
+        fig.append(legend);
+      }
+    }
+    svg.setAttribute("aria-label", `${block.title ?? "Chart"}: ${summary.join("; ")}`);
+    svg.prepend(svgEl("title", {}, String(block.title ?? "Chart")));
+    fig.insertBefore(svg, fig.querySelector(".bk-chart-legend"));
+    return fig;
+  }
+
   function imageBlock(block) {
     const fig = el("figure", "bk-image");
     fig.append(image(block.image_url, block.alt_text));
@@ -235,6 +339,7 @@
     context,
     actions,
     context_actions: contextActions,
+    data_visualization: dataVisualization,
     header: (b) => textObject({ ...b.text, type: "plain_text" }, "h3"),
     divider: () => el("hr", "bk-divider"),
     image: imageBlock,

@@ -1,0 +1,135 @@
+package chart
+
+import (
+	"fmt"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/analyticsbot/analyticsbot/warehouse"
+)
+
+func cols(spec ...string) []warehouse.Column {
+	out := make([]warehouse.Column, 0, len(spec))
+	for _, s := range spec {
+		name, kind, _ := strings.Cut(s, ":")
+		out = append(out, warehouse.Column{Name: name, Kind: warehouse.Kind(kind)})
+	}
+	return out
+}
+
+func result(columns []warehouse.Column, rows ...[]any) warehouse.Result {
+	return warehouse.Result{Columns: columns, Rows: rows, RowCount: len(rows)}
+}
+
+func TestChoose(t *testing.T) {
+	t.Parallel()
+	publishers := result(cols("publisher:text", "games:number"),
+		[]any{"Big Fish Games", int64(213)}, []any{"Strategy First", int64(136)}, []any{"Ubisoft", int64(111)})
+	s, ok := Choose(publishers, "Which publishers released the most games?", "")
+	require.True(t, ok)
+	assert.Equal(t, Spec{Type: Bar, Title: "Games by publisher", Categories: []string{"Big Fish Games", "Strategy First", "Ubisoft"},
+		Series: []Series{{Name: "Games", Values: []float64{213, 136, 111}}}, XLabel: "Publisher", YLabel: "Games"}, s)
+
+	s, ok = Choose(publishers, "What share of games does each publisher have?", "")
+	require.True(t, ok)
+	assert.Equal(t, Pie, s.Type, "parts of a whole")
+	s, ok = Choose(publishers, "Breakdown by publisher", "Games per publisher, top three")
+	require.True(t, ok)
+	assert.Equal(t, "Games per publisher, top three", s.Title, "the given title")
+
+	// Years read as numbers are an axis, ordered, the last 20 when more.
+	var years [][]any
+	for y := 2019; y >= 1997; y-- {
+		years = append(years, []any{int64(y), int64(y - 1990)})
+	}
+	s, ok = Choose(result(cols("release_year:number", "games:number"), years...), "How many games were released per year?", "")
+	require.True(t, ok)
+	assert.Equal(t, Line, s.Type)
+	require.Len(t, s.Categories, MaxCategories)
+	assert.Equal(t, "2000", s.Categories[0], "ordered, the last 20")
+	assert.Equal(t, "2019", s.Categories[19])
+	assert.Equal(t, float64(29), s.Series[0].Values[19])
+	assert.Equal(t, "Release year (last 20 of 23)", s.XLabel)
+	assert.True(t, strings.HasPrefix(s.Text(), "Games by release year (last 20 of 23)\n"), s.Text())
+
+	// Dates, decimal strings.
+	s, ok = Choose(result(cols("month:time", "revenue:number"),
+		[]any{"2024-02-01", "10.50"}, []any{"2024-01-01", "7.25"}), "Revenue per month", "")
+	require.True(t, ok)
+	assert.Equal(t, Line, s.Type)
+	assert.Equal(t, []string{"2024-01-01", "2024-02-01"}, s.Categories)
+	assert.Equal(t, []float64{7.25, 10.5}, s.Series[0].Values)
+
+	// Two dimensions and a measure: a series per value of the second.
+	s, ok = Choose(result(cols("year:number", "platform:text", "games:number"),
+		[]any{int64(2018), "linux", int64(5)}, []any{int64(2018), "mac", int64(7)},
+		[]any{int64(2017), "linux", int64(4)}, []any{int64(2017), "mac", int64(6)}), "Games per year and platform", "")
+	require.True(t, ok)
+	assert.Equal(t, Line, s.Type)
+	assert.Equal(t, []string{"2017", "2018"}, s.Categories)
+	assert.Equal(t, []Series{{Name: "linux", Values: []float64{4, 5}}, {Name: "mac", Values: []float64{6, 7}}}, s.Series)
+
+	// Measures on different scales: only the first is charted.
+	s, ok = Choose(result(cols("name:text", "positive_ratings:number", "positive_pct:number"),
+		[]any{"CS:GO", int64(2644404), "86.80"}, []any{"Dota 2", int64(863507), "85.87"}), "Most positive ratings", "")
+	require.True(t, ok)
+	require.Len(t, s.Series, 1)
+	assert.Equal(t, "Positive ratings", s.Series[0].Name)
+
+	none := map[string]warehouse.Result{
+		"one value":       result(cols("games:number"), []any{int64(8160)}),
+		"one row":         result(cols("publisher:text", "games:number"), []any{"Valve", int64(30)}),
+		"no measure":      result(cols("name:text", "developer:text"), []any{"a", "b"}, []any{"c", "d"}),
+		"a null":          result(cols("genre:text", "avg:number"), []any{"RPG", nil}, []any{"Indie", "3.5"}),
+		"json":            result(cols("genre:text", "data:other", "n:number"), []any{"RPG", "{}", int64(1)}, []any{"x", "{}", int64(2)}),
+		"two labels cut alike": result(cols("name:text", "n:number"),
+			[]any{"A very long game name, part one", int64(1)}, []any{"A very long game name, part two", int64(2)}),
+		"missing pair": result(cols("year:number", "platform:text", "games:number"),
+			[]any{int64(2018), "linux", int64(5)}, []any{int64(2017), "mac", int64(6)}),
+	}
+	var many [][]any
+	for i := range 21 {
+		many = append(many, []any{fmt.Sprintf("genre %d", i), int64(i)})
+	}
+	none["21 categories"] = result(cols("genre:text", "games:number"), many...)
+	for name, r := range none {
+		_, ok := Choose(r, "question", "")
+		assert.False(t, ok, name)
+	}
+}
+
+// Every chart keeps Slack's limits, whatever the data.
+func TestChooseKeepsLimits(t *testing.T) {
+	t.Parallel()
+	long := strings.Repeat("x", 80)
+	var rows [][]any
+	for i := range 6 {
+		rows = append(rows, []any{fmt.Sprintf("%d %s", i, long), int64(i + 1)})
+	}
+	s, ok := Choose(result(cols("a_very_long_column_name_that_goes_on_and_on_for_ever:text", long+":number"), rows...), "share", long)
+	require.True(t, ok)
+	assert.LessOrEqual(t, len([]rune(s.Title)), MaxTitle)
+	for _, c := range s.Categories {
+		assert.LessOrEqual(t, len([]rune(c)), MaxLabel, c)
+	}
+	for _, ser := range s.Series {
+		assert.LessOrEqual(t, len([]rune(ser.Name)), MaxLabel, ser.Name)
+	}
+	assert.LessOrEqual(t, len([]rune(s.XLabel)), MaxAxisLabel)
+}
+
+func TestText(t *testing.T) {
+	t.Parallel()
+	s := Spec{Type: Bar, Title: "Games by publisher", Categories: []string{"Big Fish Games", "Ubisoft"},
+		Series: []Series{{Name: "Games", Values: []float64{2130, 1065}}}}
+	assert.Equal(t, "Games by publisher\n"+
+		"  Big Fish Games  "+strings.Repeat("█", 30)+" 2,130\n"+
+		"  Ubisoft         "+strings.Repeat("█", 15)+strings.Repeat(" ", 15)+" 1,065", s.Text())
+	s.Type = Pie
+	assert.Contains(t, s.Text(), "2,130 (67 %)")
+	assert.Equal(t, "-1,234,567.89", FormatNumber(-1234567.891))
+	assert.Equal(t, "86.8", FormatNumber(86.80))
+}
