@@ -80,11 +80,11 @@ func TestChoose(t *testing.T) {
 	assert.Equal(t, "Positive ratings", s.Series[0].Name)
 
 	none := map[string]warehouse.Result{
-		"one value":       result(cols("games:number"), []any{int64(8160)}),
-		"one row":         result(cols("publisher:text", "games:number"), []any{"Valve", int64(30)}),
-		"no measure":      result(cols("name:text", "developer:text"), []any{"a", "b"}, []any{"c", "d"}),
-		"a null":          result(cols("genre:text", "avg:number"), []any{"RPG", nil}, []any{"Indie", "3.5"}),
-		"json":            result(cols("genre:text", "data:other", "n:number"), []any{"RPG", "{}", int64(1)}, []any{"x", "{}", int64(2)}),
+		"one value":  result(cols("games:number"), []any{int64(8160)}),
+		"one row":    result(cols("publisher:text", "games:number"), []any{"Valve", int64(30)}),
+		"no measure": result(cols("name:text", "developer:text"), []any{"a", "b"}, []any{"c", "d"}),
+		"a null":     result(cols("genre:text", "avg:number"), []any{"RPG", nil}, []any{"Indie", "3.5"}),
+		"json":       result(cols("genre:text", "data:other", "n:number"), []any{"RPG", "{}", int64(1)}, []any{"x", "{}", int64(2)}),
 		"two labels cut alike": result(cols("name:text", "n:number"),
 			[]any{"A very long game name, part one", int64(1)}, []any{"A very long game name, part two", int64(2)}),
 		"missing pair": result(cols("year:number", "platform:text", "games:number"),
