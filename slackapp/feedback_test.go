@@ -78,3 +78,41 @@ func TestFeedbackButtons(t *testing.T) {
 	assert.Equal(t, "it counts DLC as games", note)
 	assert.Equal(t, calls, h.modelCalls(), "feedback makes no model call")
 }
+
+// A result with a chartable shape reaches Slack as a native chart that
+// Slack's limits accept (the fake Slack refuses what Slack would).
+func TestChartReachesSlack(t *testing.T) {
+	t.Parallel()
+	h := start(t)
+	ch, ts := channelID("CCHART001"), "1700000030.000100"
+	h.mention(ch, ts, "", "Which publishers released the most games?")
+	m := h.answerIn(ch, ts, "Big Fish Games")
+	var blocks []struct {
+		Type  string `json:"type"`
+		Title string `json:"title"`
+		Chart struct {
+			Type   string `json:"type"`
+			Series []struct {
+				Data []struct {
+					Label string  `json:"label"`
+					Value float64 `json:"value"`
+				} `json:"data"`
+			} `json:"series"`
+		} `json:"chart"`
+	}
+	require.NoError(t, json.Unmarshal(m.Blocks, &blocks))
+	var found bool
+	for _, b := range blocks {
+		if b.Type != "data_visualization" {
+			continue
+		}
+		found = true
+		assert.Equal(t, "Games by publisher", b.Title)
+		assert.Equal(t, "bar", b.Chart.Type)
+		require.Len(t, b.Chart.Series, 1)
+		require.Len(t, b.Chart.Series[0].Data, 10)
+		assert.Equal(t, "Big Fish Games", b.Chart.Series[0].Data[0].Label)
+		assert.Equal(t, 213.0, b.Chart.Series[0].Data[0].Value)
+	}
+	assert.True(t, found, "a data_visualization block in %s", m.Blocks)
+}
