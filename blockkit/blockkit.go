@@ -149,9 +149,9 @@ func answerContext(a Answer) *slack.ContextBlock {
 	if r := a.Result; r != nil {
 		switch {
 		case r.Truncated && r.LimitedBy == "bytes":
-			meta = append(meta, "result cut to "+plural(len(r.Rows), "row", "rows")+" (size limit)")
+			meta = append(meta, "result cut to "+plural(len(r.Rows), "row", "rows")+" (size limit)"+exportsAll(a))
 		case r.Truncated:
-			meta = append(meta, "result limited to "+plural(len(r.Rows), "row", "rows"))
+			meta = append(meta, "result limited to "+plural(len(r.Rows), "row", "rows")+exportsAll(a))
 		case len(r.Rows) == 0:
 			meta = append(meta, "no rows")
 		default:
@@ -171,6 +171,24 @@ func answerContext(a Answer) *slack.ContextBlock {
 		return nil
 	}
 	return slack.NewContextBlock("", elems...)
+}
+
+// ExportAction is the action id of the button that exports an answer's
+// result as CSV.
+const ExportAction = "export_csv"
+
+// exportsAll says, for a cut result with an Export CSV button, that the
+// export has every row (it runs the query again).
+func exportsAll(a Answer) string {
+	if a.QueryID == "" {
+		return ""
+	}
+	for _, b := range a.Buttons {
+		if b.Action == ExportAction {
+			return "; Export CSV has every row"
+		}
+	}
+	return ""
 }
 
 // answerActions is the button row (Export CSV, Show SQL). Every button

@@ -71,13 +71,14 @@ func TestRenderSaysWhenResultWasLimited(t *testing.T) {
 	m := Render(Answer{Text: "x", Result: r, Buttons: testButtons, QueryID: "q"})
 	ctx := m.Blocks[2].(*slack.ContextBlock)
 	last := ctx.ContextElements.Elements[len(ctx.ContextElements.Elements)-1].(*slack.TextBlockObject)
-	assert.Equal(t, "result limited to 50 rows", last.Text)
+	assert.Equal(t, "result limited to 50 rows; Export CSV has every row", last.Text,
+		"the export runs the query again: it has more than the 50 rows shown")
 
 	big := dailyResult(1000)
 	big.Truncated = true
 	m = Render(Answer{Text: "x", Result: big, Buttons: testButtons, QueryID: "q"})
 	mono := m.Blocks[1].(*slack.SectionBlock).Text.Text
-	assert.Regexp(t, `_Showing \d+ of 1,000 rows\. Result limited to 1,000 rows\. Export CSV for all 1,000 rows\._$`, mono)
+	assert.Regexp(t, `_Showing \d+ of 1,000 rows\. Result limited to 1,000 rows\. Export CSV for every row of the query\._$`, mono)
 
 	m = Render(Answer{Text: "x", Result: big})
 	mono = m.Blocks[1].(*slack.SectionBlock).Text.Text
@@ -87,7 +88,12 @@ func TestRenderSaysWhenResultWasLimited(t *testing.T) {
 	m = Render(Answer{Text: "x", Result: r, Buttons: testButtons, QueryID: "q"})
 	ctx = m.Blocks[2].(*slack.ContextBlock)
 	last = ctx.ContextElements.Elements[len(ctx.ContextElements.Elements)-1].(*slack.TextBlockObject)
-	assert.Equal(t, "result cut to 50 rows (size limit)", last.Text, "a result cut by the byte cap says so")
+	assert.Equal(t, "result cut to 50 rows (size limit); Export CSV has every row", last.Text, "a result cut by the byte cap says so")
+
+	m = Render(Answer{Text: "x", Result: r})
+	ctx = m.Blocks[2].(*slack.ContextBlock)
+	last = ctx.ContextElements.Elements[len(ctx.ContextElements.Elements)-1].(*slack.TextBlockObject)
+	assert.Equal(t, "result cut to 50 rows (size limit)", last.Text, "no export button, no promise")
 }
 
 func TestRenderWithoutQueryIDHasNoButtons(t *testing.T) {

@@ -156,7 +156,9 @@ func monoRule(widths []int) string {
 }
 
 // monoNote says truthfully what the fallback left out. The export serves the
-// cached rows, which are all len(r.Rows) rows, so that is what we promise.
+// cached rows, all len(r.Rows) of them, unless the result was cut: then it
+// runs the query again for every row (up to EXPORT_MAX_ROWS, which its
+// reply states).
 func monoNote(r *warehouse.Result, shown, cols int, hasButtons bool) string {
 	var parts []string
 	total := len(r.Rows)
@@ -173,7 +175,11 @@ func monoNote(r *warehouse.Result, shown, cols int, hasButtons bool) string {
 		parts = append(parts, "Result limited to "+plural(total, "row", "rows")+".")
 	}
 	if hasButtons && len(parts) > 0 {
+		// A cut result's export runs the query again for every row.
 		what := "all " + plural(total, "row", "rows")
+		if r.Truncated {
+			what = "every row of the query"
+		}
 		if cols < len(r.Columns) {
 			what += " and " + plural(len(r.Columns), "column", "columns")
 		}
