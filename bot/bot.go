@@ -351,6 +351,24 @@ func NewThreadID() string {
 // Config returns the bot's configuration.
 func (b *Bot) Config() Config { return b.cfg }
 
+// SuggestedQuestions are up to n questions to offer someone starting a
+// conversation: the demo's, or the verified examples used most.
+func (b *Bot) SuggestedQuestions(ctx context.Context, n int) []string {
+	if b.Demo {
+		return demo.Questions()[:min(n, len(demo.Questions()))]
+	}
+	list, err := b.db.ListExamples(ctx, store.ExampleFilter{Backend: b.backend.Name(), Status: store.StatusVerified, Limit: n, MostUsed: true})
+	if err != nil {
+		b.log.WarnContext(ctx, "suggested questions", "err", err)
+		return nil
+	}
+	out := make([]string, len(list))
+	for i, e := range list {
+		out[i] = e.Question
+	}
+	return out
+}
+
 // Suggestions are the example questions offered to users: in the demo, the
 // ones the demo script knows; none otherwise.
 func (b *Bot) Suggestions() []string {

@@ -100,6 +100,9 @@ func (w *answer) run(ctx context.Context) {
 	if err := a.send(sendCtx, q.channel, q.threadTS, p.workingTS, msg); err != nil {
 		log.ErrorContext(ctx, "answer not delivered", "err", err)
 	}
+	if err == nil && s != nil && len(s.History) == 0 && ctx.Err() == nil {
+		a.setThreadTitle(ctx, q)
+	}
 }
 
 // report tells the user in the thread that the question will not be

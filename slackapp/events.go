@@ -41,6 +41,8 @@ func (a *App) onEvent(ev slackevents.EventsAPIEvent, received time.Time) {
 		a.onMention(e, received)
 	case *slackevents.MessageEvent:
 		a.onMessage(e, received)
+	case *slackevents.AssistantThreadStartedEvent:
+		a.onAssistantThreadStarted(e)
 	}
 }
 

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -115,4 +116,28 @@ func TestChartReachesSlack(t *testing.T) {
 		assert.Equal(t, 213.0, b.Chart.Series[0].Data[0].Value)
 	}
 	assert.True(t, found, "a data_visualization block in %s", m.Blocks)
+}
+
+// Slack's assistant view: a new thread gets the demo's questions as
+// suggested prompts, and the thread is titled after its first question.
+func TestAssistantThread(t *testing.T) {
+	t.Parallel()
+	h := start(t)
+	dm, root := "D0ASSIST1", "1700000040.000100"
+	h.slack.SendEvent(t, fakeslack.AssistantThreadStarted(dm, user, root))
+	require.Eventually(t, func() bool { return len(h.slack.SuggestedPrompts()) == 1 }, 10*time.Second, 20*time.Millisecond)
+	p := h.slack.SuggestedPrompts()[0]
+	assert.Equal(t, dm, p.Channel)
+	assert.Equal(t, root, p.ThreadTS)
+	require.Len(t, p.Prompts, 4)
+	assert.Equal(t, q2018, p.Prompts[0].Message)
+
+	h.message(dm, "im", "1700000040.000200", root, q2018)
+	h.answerIn(dm, root, answer18)
+	require.Eventually(t, func() bool { return len(h.slack.Titles()) == 1 }, 10*time.Second, 20*time.Millisecond)
+	assert.Equal(t, fakeslack.Title{Channel: dm, ThreadTS: root, Title: q2018}, h.slack.Titles()[0])
+
+	h.message(dm, "im", "1700000040.000300", root, "And in 2017?")
+	h.answerIn(dm, root, answer17)
+	assert.Len(t, h.slack.Titles(), 1, "only the first question names the thread")
 }

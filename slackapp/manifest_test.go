@@ -47,7 +47,7 @@ func TestManifestMatchesTheApp(t *testing.T) {
 	assert.NotEmpty(t, m.Features.BotUser.DisplayName)
 	assert.True(t, m.Features.AppHome.MessagesTab, "direct messages need the Messages tab")
 
-	for _, ev := range []string{"app_mention", "message.channels", "message.groups", "message.im", "message.mpim"} {
+	for _, ev := range []string{"app_mention", "assistant_thread_started", "message.channels", "message.groups", "message.im", "message.mpim"} {
 		assert.Contains(t, m.Settings.Events.BotEvents, ev, "events the app handles")
 	}
 	for _, scope := range []string{

@@ -128,9 +128,12 @@ type ExampleFilter struct {
 	Backend, Status, Source string
 	// Limit caps the list (0: no cap).
 	Limit int
+	// MostUsed lists the most used first, rather than the newest.
+	MostUsed bool
 }
 
-// ListExamples returns the examples f selects, newest first.
+// ListExamples returns the examples f selects, newest (or most used)
+// first.
 func (d *DB) ListExamples(ctx context.Context, f ExampleFilter) ([]Example, error) {
 	if f.Status != "" && !validStatus(f.Status) {
 		return nil, fmt.Errorf("list examples: %w %q", ErrExampleStatus, f.Status)
@@ -141,7 +144,8 @@ func (d *DB) ListExamples(ctx context.Context, f ExampleFilter) ([]Example, erro
 	}
 	rows, err := d.pool.Query(ctx, `SELECT `+exampleColumns+` FROM examples
 		WHERE ($1 = '' OR backend = $1) AND ($2 = '' OR status = $2) AND ($3 = '' OR source = $3)
-		ORDER BY created_at DESC, id DESC LIMIT $4`, f.Backend, f.Status, f.Source, limit)
+		ORDER BY CASE WHEN $5 THEN times_used END DESC NULLS LAST, created_at DESC, id DESC LIMIT $4`,
+		f.Backend, f.Status, f.Source, limit, f.MostUsed)
 	if err != nil {
 		return nil, fmt.Errorf("list examples: %w", classify(err))
 	}

@@ -23,7 +23,7 @@
 // What is simplified: there is one workspace, one bot and one app, and any
 // channel id exists unless SetNotInChannel says the bot is not in it. Only
 // the methods the bot uses are served (auth.test, chat.postMessage,
-// chat.update, chat.postEphemeral, assistant.threads.setStatus,
+// chat.update, chat.postEphemeral, assistant.threads.setStatus, setSuggestedPrompts, setTitle,
 // files.getUploadURLExternal, files.completeUploadExternal,
 // apps.connections.open); others answer unknown_method. Messages are stored
 // as posted: Slack's own rewriting of text and blocks (block ids, link

@@ -27,6 +27,70 @@ func (s *Server) Statuses() []Status {
 	return append([]Status(nil), s.statuses...)
 }
 
+// Prompts is one assistant.threads.setSuggestedPrompts call.
+type Prompts struct {
+	Channel, ThreadTS, Title string
+	// Prompts are the prompts' titles and messages.
+	Prompts []Prompt
+}
+
+// Prompt is one suggested prompt.
+type Prompt struct {
+	Title   string `json:"title"`
+	Message string `json:"message"`
+}
+
+// Title is one assistant.threads.setTitle call.
+type Title struct {
+	Channel, ThreadTS, Title string
+}
+
+// SuggestedPrompts returns the assistant.threads.setSuggestedPrompts calls
+// that succeeded, in order.
+func (s *Server) SuggestedPrompts() []Prompts {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return append([]Prompts(nil), s.prompts...)
+}
+
+// Titles returns the assistant.threads.setTitle calls that succeeded, in
+// order.
+func (s *Server) Titles() []Title {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return append([]Title(nil), s.titles...)
+}
+
+// setSuggestedPrompts serves assistant.threads.setSuggestedPrompts: 1 to 4
+// prompts (Slack's limit), each with a title and a message.
+func (s *Server) setSuggestedPrompts(args url.Values) reply {
+	channel, thread := args.Get("channel_id"), args.Get("thread_ts")
+	var prompts []Prompt
+	if channel == "" || thread == "" || json.Unmarshal([]byte(args.Get("prompts")), &prompts) != nil {
+		return slackError("invalid_arguments")
+	}
+	if len(prompts) == 0 || len(prompts) > 4 {
+		return invalid("invalid_arguments", []string{"[ERROR] must provide 1 to 4 prompts [json-pointer:/prompts]"})
+	}
+	for _, p := range prompts {
+		if p.Title == "" || p.Message == "" {
+			return invalid("invalid_arguments", []string{"[ERROR] a prompt needs a title and a message [json-pointer:/prompts]"})
+		}
+	}
+	s.prompts = append(s.prompts, Prompts{Channel: channel, ThreadTS: thread, Title: args.Get("title"), Prompts: prompts})
+	return ok(nil)
+}
+
+// setTitle serves assistant.threads.setTitle.
+func (s *Server) setTitle(args url.Values) reply {
+	channel, thread, title := args.Get("channel_id"), args.Get("thread_ts"), args.Get("title")
+	if channel == "" || thread == "" || title == "" {
+		return slackError("invalid_arguments")
+	}
+	s.titles = append(s.titles, Title{Channel: channel, ThreadTS: thread, Title: title})
+	return ok(nil)
+}
+
 // authTest serves auth.test.
 func (s *Server) authTest(url.Values) reply {
 	return ok(map[string]any{

@@ -110,6 +110,19 @@ func MessageEvent(channel, channelType, user, text, ts, threadTS string) map[str
 	return e
 }
 
+// AssistantThreadStarted is the event of a user opening a new thread with
+// the app in Slack's assistant view (a DM channel).
+func AssistantThreadStarted(channel, user, threadTS string) map[string]any {
+	return map[string]any{
+		"type": "assistant_thread_started",
+		"assistant_thread": map[string]any{
+			"user_id": user, "channel_id": channel, "thread_ts": threadTS,
+			"context": map[string]any{"channel_id": "", "team_id": TeamID, "enterprise_id": ""},
+		},
+		"event_ts": threadTS,
+	}
+}
+
 func userMessage(channel, user, text, ts, threadTS string) map[string]any {
 	e := map[string]any{
 		"client_msg_id": newUUID(),

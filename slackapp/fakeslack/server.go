@@ -57,6 +57,8 @@ type Server struct {
 	files        []File
 	uploads      map[string]*upload
 	statuses     []Status
+	prompts      []Prompts
+	titles       []Title
 	faults       map[string][]reply // injected failures, used first to last
 	stickyErrors map[string]string
 	notInChannel map[string]bool

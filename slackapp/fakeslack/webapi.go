@@ -66,14 +66,16 @@ type method struct {
 }
 
 var methods = map[string]method{
-	"auth.test":                    {anyToken, (*Server).authTest},
-	"chat.postMessage":             {botToken, (*Server).postMessage},
-	"chat.update":                  {botToken, (*Server).updateMessage},
-	"chat.postEphemeral":           {botToken, (*Server).postEphemeral},
-	"assistant.threads.setStatus":  {botToken, (*Server).setStatus},
-	"files.getUploadURLExternal":   {botToken, (*Server).getUploadURL},
-	"files.completeUploadExternal": {botToken, (*Server).completeUpload},
-	"apps.connections.open":        {appToken, (*Server).connectionsOpen},
+	"auth.test":                             {anyToken, (*Server).authTest},
+	"chat.postMessage":                      {botToken, (*Server).postMessage},
+	"chat.update":                           {botToken, (*Server).updateMessage},
+	"chat.postEphemeral":                    {botToken, (*Server).postEphemeral},
+	"assistant.threads.setStatus":           {botToken, (*Server).setStatus},
+	"assistant.threads.setSuggestedPrompts": {botToken, (*Server).setSuggestedPrompts},
+	"assistant.threads.setTitle":            {botToken, (*Server).setTitle},
+	"files.getUploadURLExternal":            {botToken, (*Server).getUploadURL},
+	"files.completeUploadExternal":          {botToken, (*Server).completeUpload},
+	"apps.connections.open":                 {appToken, (*Server).connectionsOpen},
 }
 
 // serveAPI answers POST (or GET) /api/<method>.
