@@ -70,9 +70,49 @@ type Spec struct {
 	Note string
 }
 
+// Hint is what the model proposed in its answer (no extra call): a chart
+// type ("none" for none) and a title. The rules decide whether it fits.
+type Hint struct {
+	Type  string `json:"type"`
+	Title string `json:"title"`
+}
+
 // Choose returns the chart that fits r, if one does; question decides
-// between bars and a pie, and names the chart when title is empty.
-func Choose(r warehouse.Result, question, title string) (Spec, bool) {
+// between bars and a pie. A hint's type is taken when it fits the data
+// (a line or area needs an ordered axis, a pie up to 6 values above zero
+// in one series); its title names the chart.
+func Choose(r warehouse.Result, question string, hint Hint) (Spec, bool) {
+	if strings.EqualFold(strings.TrimSpace(hint.Type), "none") {
+		return Spec{}, false
+	}
+	s, ok := choose(r, question, hint.Title)
+	if !ok {
+		return s, false
+	}
+	ordered := s.Type == Line || s.Type == Area
+	switch Type(strings.ToLower(strings.TrimSpace(hint.Type))) {
+	case Pie:
+		if len(s.Series) == 1 && len(s.Categories) <= MaxSegments && allPositive(s.Series[0].Values) && s.Note == "" {
+			s.Type, s.XLabel, s.YLabel = Pie, "", ""
+		}
+	case Bar:
+		if s.Type == Pie {
+			s.XLabel, s.YLabel = axisLabel(r.Columns[0].Name), ""
+		}
+		s.Type = Bar
+	case Line:
+		if ordered {
+			s.Type = Line
+		}
+	case Area:
+		if ordered {
+			s.Type = Area
+		}
+	}
+	return s, true
+}
+
+func choose(r warehouse.Result, question, title string) (Spec, bool) {
 	if len(r.Rows) < 2 || len(r.Columns) < 2 {
 		return Spec{}, false
 	}

@@ -28,15 +28,15 @@ func TestChoose(t *testing.T) {
 	t.Parallel()
 	publishers := result(cols("publisher:text", "games:number"),
 		[]any{"Big Fish Games", int64(213)}, []any{"Strategy First", int64(136)}, []any{"Ubisoft", int64(111)})
-	s, ok := Choose(publishers, "Which publishers released the most games?", "")
+	s, ok := Choose(publishers, "Which publishers released the most games?", Hint{})
 	require.True(t, ok)
 	assert.Equal(t, Spec{Type: Bar, Title: "Games by publisher", Categories: []string{"Big Fish Games", "Strategy First", "Ubisoft"},
 		Series: []Series{{Name: "Games", Values: []float64{213, 136, 111}}}, XLabel: "Publisher", YLabel: "Games"}, s)
 
-	s, ok = Choose(publishers, "What share of games does each publisher have?", "")
+	s, ok = Choose(publishers, "What share of games does each publisher have?", Hint{})
 	require.True(t, ok)
 	assert.Equal(t, Pie, s.Type, "parts of a whole")
-	s, ok = Choose(publishers, "Breakdown by publisher", "Games per publisher, top three")
+	s, ok = Choose(publishers, "Breakdown by publisher", Hint{Title: "Games per publisher, top three"})
 	require.True(t, ok)
 	assert.Equal(t, "Games per publisher, top three", s.Title, "the given title")
 
@@ -45,7 +45,7 @@ func TestChoose(t *testing.T) {
 	for y := 2019; y >= 1997; y-- {
 		years = append(years, []any{int64(y), int64(y - 1990)})
 	}
-	s, ok = Choose(result(cols("release_year:number", "games:number"), years...), "How many games were released per year?", "")
+	s, ok = Choose(result(cols("release_year:number", "games:number"), years...), "How many games were released per year?", Hint{})
 	require.True(t, ok)
 	assert.Equal(t, Line, s.Type)
 	require.Len(t, s.Categories, MaxCategories)
@@ -57,7 +57,7 @@ func TestChoose(t *testing.T) {
 
 	// Dates, decimal strings.
 	s, ok = Choose(result(cols("month:time", "revenue:number"),
-		[]any{"2024-02-01", "10.50"}, []any{"2024-01-01", "7.25"}), "Revenue per month", "")
+		[]any{"2024-02-01", "10.50"}, []any{"2024-01-01", "7.25"}), "Revenue per month", Hint{})
 	require.True(t, ok)
 	assert.Equal(t, Line, s.Type)
 	assert.Equal(t, []string{"2024-01-01", "2024-02-01"}, s.Categories)
@@ -66,7 +66,7 @@ func TestChoose(t *testing.T) {
 	// Two dimensions and a measure: a series per value of the second.
 	s, ok = Choose(result(cols("year:number", "platform:text", "games:number"),
 		[]any{int64(2018), "linux", int64(5)}, []any{int64(2018), "mac", int64(7)},
-		[]any{int64(2017), "linux", int64(4)}, []any{int64(2017), "mac", int64(6)}), "Games per year and platform", "")
+		[]any{int64(2017), "linux", int64(4)}, []any{int64(2017), "mac", int64(6)}), "Games per year and platform", Hint{})
 	require.True(t, ok)
 	assert.Equal(t, Line, s.Type)
 	assert.Equal(t, []string{"2017", "2018"}, s.Categories)
@@ -74,7 +74,7 @@ func TestChoose(t *testing.T) {
 
 	// Measures on different scales: only the first is charted.
 	s, ok = Choose(result(cols("name:text", "positive_ratings:number", "positive_pct:number"),
-		[]any{"CS:GO", int64(2644404), "86.80"}, []any{"Dota 2", int64(863507), "85.87"}), "Most positive ratings", "")
+		[]any{"CS:GO", int64(2644404), "86.80"}, []any{"Dota 2", int64(863507), "85.87"}), "Most positive ratings", Hint{})
 	require.True(t, ok)
 	require.Len(t, s.Series, 1)
 	assert.Equal(t, "Positive ratings", s.Series[0].Name)
@@ -96,7 +96,7 @@ func TestChoose(t *testing.T) {
 	}
 	none["21 categories"] = result(cols("genre:text", "games:number"), many...)
 	for name, r := range none {
-		_, ok := Choose(r, "question", "")
+		_, ok := Choose(r, "question", Hint{})
 		assert.False(t, ok, name)
 	}
 }
@@ -109,7 +109,7 @@ func TestChooseKeepsLimits(t *testing.T) {
 	for i := range 6 {
 		rows = append(rows, []any{fmt.Sprintf("%d %s", i, long), int64(i + 1)})
 	}
-	s, ok := Choose(result(cols("a_very_long_column_name_that_goes_on_and_on_for_ever:text", long+":number"), rows...), "share", long)
+	s, ok := Choose(result(cols("a_very_long_column_name_that_goes_on_and_on_for_ever:text", long+":number"), rows...), "share", Hint{Title: long})
 	require.True(t, ok)
 	assert.LessOrEqual(t, len([]rune(s.Title)), MaxTitle)
 	for _, c := range s.Categories {
@@ -132,4 +132,31 @@ func TestText(t *testing.T) {
 	assert.Contains(t, s.Text(), "2,130 (67 %)")
 	assert.Equal(t, "-1,234,567.89", FormatNumber(-1234567.891))
 	assert.Equal(t, "86.8", FormatNumber(86.80))
+}
+
+// The model's proposal is taken where it fits the data, and never where
+// it does not.
+func TestChooseHint(t *testing.T) {
+	t.Parallel()
+	publishers := result(cols("publisher:text", "games:number"),
+		[]any{"Big Fish Games", int64(213)}, []any{"Strategy First", int64(136)}, []any{"Ubisoft", int64(111)})
+	s, ok := Choose(publishers, "Which publishers released the most games?", Hint{Type: "pie", Title: "Who publishes most"})
+	require.True(t, ok)
+	assert.Equal(t, Pie, s.Type)
+	assert.Equal(t, "Who publishes most", s.Title)
+	s, ok = Choose(publishers, "q", Hint{Type: "line"})
+	require.True(t, ok)
+	assert.Equal(t, Bar, s.Type, "no line over categories")
+	_, ok = Choose(publishers, "q", Hint{Type: "none"})
+	assert.False(t, ok, "the model may decline a chart")
+	_, ok = Choose(result(cols("games:number"), []any{int64(1)}), "q", Hint{Type: "bar"})
+	assert.False(t, ok, "nor force one on a single value")
+
+	years := result(cols("year:number", "games:number"), []any{int64(2017), int64(5)}, []any{int64(2018), int64(-1)})
+	s, ok = Choose(years, "q", Hint{Type: "area"})
+	require.True(t, ok)
+	assert.Equal(t, Area, s.Type)
+	s, ok = Choose(years, "q", Hint{Type: "pie"})
+	require.True(t, ok)
+	assert.Equal(t, Line, s.Type, "no pie of a negative value")
 }

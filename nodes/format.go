@@ -17,7 +17,7 @@ import (
 // buttons as Block Kit.
 func (n *Nodes) FormatAnswer(ctx context.Context, s *State) error {
 	res := s.Result
-	if spec, ok := chart.Choose(res, s.Question(), ""); ok {
+	if spec, ok := chart.Choose(res, s.Question(), s.ChartHint); ok {
 		s.Chart = &spec
 	}
 	msg := blockkit.Render(blockkit.Answer{

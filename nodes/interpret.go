@@ -8,6 +8,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/analyticsbot/analyticsbot/chart"
 	"github.com/analyticsbot/analyticsbot/llm"
 	"github.com/analyticsbot/analyticsbot/prompts"
 	"github.com/analyticsbot/analyticsbot/warehouse"
@@ -22,6 +23,9 @@ const (
 
 type interpretReply struct {
 	Answer string `json:"answer"`
+	// Chart is the model's proposal for a chart, if any (package chart
+	// decides whether it fits).
+	Chart chart.Hint `json:"chart"`
 }
 
 // Interpret asks the model for a short answer written from the result. An
@@ -45,6 +49,7 @@ func (n *Nodes) Interpret(ctx context.Context, s *State) error {
 	var r interpretReply
 	if err := llm.DecodeJSON(reply, &r); err == nil {
 		answer = strings.TrimSpace(r.Answer)
+		s.ChartHint = r.Chart
 	}
 	if answer == "" {
 		s.note("interpreter reply was empty")

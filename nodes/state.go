@@ -135,8 +135,11 @@ type State struct {
 	// Verified is the verified example whose query the answer ran, if any
 	// (the answer's badge); written by format_answer.
 	Verified *store.Example
+	// ChartHint is the interpreter's proposal for a chart; written by
+	// interpret.
+	ChartHint chart.Hint
 	// Chart is the chart drawn from the result, when one fits (package
-	// chart); written by format_answer.
+	// chart, which weighs ChartHint); written by format_answer.
 	Chart *chart.Spec
 
 	// Query, Assumptions and Explanation are written by generate_query;
