@@ -1,6 +1,7 @@
 package blockkit
 
 import (
+	"github.com/analyticsbot/analyticsbot/answer"
 	"testing"
 	"time"
 )
@@ -16,12 +17,12 @@ func BenchmarkRender(b *testing.B) {
 		{name: "rows=99/native", rows: 99},
 		{name: "rows=100/monospace", rows: 100},
 	} {
-		a := Answer{
+		a := answer.Answer{
 			Question:    "Daily orders?",
-			Text:        "Orders per day, with *revenue*.",
+			Text:        answer.ParseText("Orders per day, with *revenue*."),
 			Result:      dailyResult(bc.rows),
 			Assumptions: []string{"Days are UTC."},
-			Buttons:     testButtons, QueryID: "q_bench",
+			Actions:     testButtons, QueryID: "q_bench",
 			Elapsed: 1500 * time.Millisecond,
 			Backend: "sql",
 		}

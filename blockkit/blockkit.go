@@ -8,20 +8,13 @@ package blockkit
 import (
 	"regexp"
 	"strings"
-	"time"
 
 	"github.com/slack-go/slack"
 
+	"github.com/analyticsbot/analyticsbot/answer"
 	"github.com/analyticsbot/analyticsbot/chart"
 	"github.com/analyticsbot/analyticsbot/warehouse"
 )
-
-// Button is a button under an answer; its value is the answer's query id.
-type Button struct {
-	// Action is the action id the front ends route on.
-	Action string
-	Label  string
-}
 
 // ActionsBlockIDPrefix starts the block_id of an answer's actions block; the
 // query id follows it.
@@ -36,33 +29,6 @@ const (
 	FeedbackBlockIDPrefix = "answer_feedback:"
 )
 
-// Answer is everything an answer message shows.
-type Answer struct {
-	// Question is the user's question, used in the fallback text when Text is empty.
-	Question string
-	// Text is the interpreter's answer in Slack mrkdwn.
-	Text string
-	// Result is the query result to show as a table; nil when there is none.
-	Result *warehouse.Result
-	// Assumptions are the interpretation choices the user should know about.
-	Assumptions []string
-	// QueryID is the value of the buttons; empty means no buttons.
-	QueryID string
-	// Buttons are shown under the answer, each carrying QueryID.
-	Buttons []Button
-	// Elapsed is how long answering took; zero hides it.
-	Elapsed time.Duration
-	// Backend names where the data came from, e.g. "sql"; optional.
-	Backend string
-	// Feedback adds 👍/👎 buttons (with QueryID).
-	Feedback bool
-	// VerifiedBy, when not empty, marks the answer's query as one the data
-	// team verified: a Slack user ID, or a name ("the examples file").
-	VerifiedBy string
-	// Chart draws the result above its table; nil: none.
-	Chart *chart.Spec
-}
-
 // Message is a Slack message: fallback text plus blocks.
 type Message struct {
 	// Text is the top-level fallback text for notifications and old clients;
@@ -75,8 +41,8 @@ type Message struct {
 // Render builds the message for an answer: the answer text (split into
 // sections as needed), the result table, a context line with assumptions,
 // row count and time, and Export CSV / Show SQL buttons.
-func Render(a Answer) Message {
-	hasButtons := a.QueryID != "" && textLen(a.QueryID) <= maxButtonValue && len(a.Buttons) > 0
+func Render(a answer.Answer) Message {
+	hasButtons := a.QueryID != "" && textLen(a.QueryID) <= maxButtonValue && len(a.Actions) > 0
 
 	// The table, context and buttons always fit; the answer text gets the
 	// blocks left over.
@@ -86,7 +52,10 @@ func Render(a Answer) Message {
 			tail = append(tail, b)
 		}
 	}
-	table := resultBlock(a.Result, hasButtons)
+	var table slack.Block
+	if a.ShowsTable() {
+		table = resultBlock(a.Result, hasButtons)
+	}
 	if table != nil {
 		tail = append(tail, table)
 	}
@@ -94,14 +63,15 @@ func Render(a Answer) Message {
 		tail = append(tail, b)
 	}
 	if hasButtons {
-		tail = append(tail, answerActions(a.QueryID, a.Buttons))
+		tail = append(tail, answerActions(a.QueryID, a.Actions))
 	}
+	tail = append(tail, askButtons("*You could ask next:*", "follow_ups", a.FollowUps)...)
 	if a.Feedback && a.QueryID != "" && textLen(a.QueryID) <= maxButtonValue-len(FeedbackDown)-1 {
 		tail = append(tail, FeedbackButtons(a.QueryID))
 	}
 
 	fallback := answerFallback(a)
-	text := modelText(a.Text)
+	text := Mrkdwn(a.Text)
 	if text == "" && table == nil {
 		// Never send buttons or a context line on their own.
 		text = fallback
@@ -125,7 +95,7 @@ func resultBlock(r *warehouse.Result, hasButtons bool) slack.Block {
 
 // answerContext lists each assumption, then "N rows · in 1.2 s · via sql",
 // within Slack's 10 elements per context block.
-func answerContext(a Answer) *slack.ContextBlock {
+func answerContext(a answer.Answer) *slack.ContextBlock {
 	var elems []slack.MixedElement
 	var assumptions []string
 	for _, s := range a.Assumptions {
@@ -145,27 +115,9 @@ func answerContext(a Answer) *slack.ContextBlock {
 	if v := strings.TrimSpace(a.VerifiedBy); v != "" {
 		elems = append(elems, mrkdwn(VerifiedBadge(v)))
 	}
-	var meta []string
-	if r := a.Result; r != nil {
-		switch {
-		case r.Truncated && r.LimitedBy == "bytes":
-			meta = append(meta, "result cut to "+plural(len(r.Rows), "row", "rows")+" (size limit)"+exportsAll(a))
-		case r.Truncated:
-			meta = append(meta, "result limited to "+plural(len(r.Rows), "row", "rows")+exportsAll(a))
-		case len(r.Rows) == 0:
-			meta = append(meta, "no rows")
-		default:
-			meta = append(meta, plural(len(r.Rows), "row", "rows"))
-		}
-	}
-	if e := formatElapsed(a.Elapsed); e != "" {
-		meta = append(meta, "in "+e)
-	}
-	if b := strings.TrimSpace(a.Backend); b != "" {
-		meta = append(meta, "via "+truncate(escape(b), 100))
-	}
-	if len(meta) > 0 {
-		elems = append(elems, mrkdwn(strings.Join(meta, " · ")))
+	meta := a.Status()
+	if meta != "" {
+		elems = append(elems, mrkdwn(truncateEscaped(escape(meta), maxSectionText)))
 	}
 	if len(elems) == 0 {
 		return nil
@@ -173,33 +125,15 @@ func answerContext(a Answer) *slack.ContextBlock {
 	return slack.NewContextBlock("", elems...)
 }
 
-// ExportAction is the action id of the button that exports an answer's
-// result as CSV.
-const ExportAction = "export_csv"
-
-// exportsAll says, for a cut result with an Export CSV button, that the
-// export has every row (it runs the query again).
-func exportsAll(a Answer) string {
-	if a.QueryID == "" {
-		return ""
-	}
-	for _, b := range a.Buttons {
-		if b.Action == ExportAction {
-			return "; Export CSV has every row"
-		}
-	}
-	return ""
-}
-
 // answerActions is the button row (Export CSV, Show SQL). Every button
 // carries the query id, and so does the block_id, so a click names its
 // query either way.
-func answerActions(queryID string, buttons []Button) *slack.ActionBlock {
+func answerActions(queryID string, buttons []answer.Action) *slack.ActionBlock {
 	blockID := ActionsBlockIDPrefix + queryID
 	blockID = blockID[:fitPrefix(blockID, maxBlockID)]
 	elems := make([]slack.BlockElement, 0, min(len(buttons), maxActionElems))
 	for _, b := range buttons[:min(len(buttons), maxActionElems)] {
-		elems = append(elems, slack.NewButtonBlockElement(b.Action, queryID, plain(truncate(b.Label, maxButtonText))))
+		elems = append(elems, slack.NewButtonBlockElement(b.ID, queryID, plain(truncate(b.Label, maxButtonText))))
 	}
 	return slack.NewActionBlock(blockID, elems...)
 }
@@ -295,21 +229,18 @@ var slackUserID = regexp.MustCompile(`^[UW][A-Z0-9]{2,}$`)
 // VerifiedBadge is the line that marks a verified query: "✓ Verified query
 // (by @name)", a Slack user ID mentioned so Slack shows the name.
 func VerifiedBadge(by string) string {
-	switch {
-	case slackUserID.MatchString(by):
-		by = "<@" + by + ">"
-	case by == "file":
-		by = "the examples file"
-	default:
-		by = escape(truncate(by, 100))
-	}
-	return "✓ Verified query (by " + by + ")"
+	return answer.VerifiedBadge(by, func(by string) string {
+		if slackUserID.MatchString(by) {
+			return "<@" + by + ">"
+		}
+		return escape(truncate(by, 100))
+	})
 }
 
 // answerFallback is the notification text: the answer itself when there is
 // one, otherwise a summary of the result or the question.
-func answerFallback(a Answer) string {
-	if t := modelText(a.Text); t != "" {
+func answerFallback(a answer.Answer) string {
+	if t := Mrkdwn(a.Text); t != "" {
 		return truncateEscaped(t, maxFallbackText)
 	}
 	if r := a.Result; r != nil && len(r.Columns) > 0 {

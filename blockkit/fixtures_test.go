@@ -2,6 +2,7 @@ package blockkit
 
 import (
 	"fmt"
+	"github.com/analyticsbot/analyticsbot/answer"
 	"strings"
 	"time"
 
@@ -11,23 +12,23 @@ import (
 // Fixtures shared by the golden, limit and plain-text tests. They are built
 // deterministically so golden files stay stable.
 
-func singleNumberAnswer() Answer {
-	return Answer{
+func singleNumberAnswer() answer.Answer {
+	return answer.Answer{
 		Question: "How many orders did we get last week?",
-		Text:     "We received *1,234* orders last week.",
+		Text:     answer.ParseText("We received *1,234* orders last week."),
 		Result: &warehouse.Result{
 			Columns:  []warehouse.Column{{Name: "order_count", Kind: warehouse.KindNumber, Type: "int8"}},
 			Rows:     [][]any{{int64(1234)}},
 			RowCount: 1,
 		},
 		Assumptions: []string{"“Last week” means Monday to Sunday before today."},
-		Buttons:     testButtons, QueryID: "q_7f3a9c",
+		Actions:     testButtons, QueryID: "q_7f3a9c",
 		Elapsed: 1234 * time.Millisecond,
 		Backend: "sql",
 	}
 }
 
-func regionsAnswer() Answer {
+func regionsAnswer() answer.Answer {
 	rows := [][]any{
 		{"North", int64(120), "10500.50", 0.1 + 0.2, true},
 		{"South", int64(98), "8700.00", 87.5, false},
@@ -40,9 +41,9 @@ func regionsAnswer() Answer {
 		{"Wholesale", int64(-12), "-450.00", 37.5, false},
 		{"Export", int64(64), "7800.10", 121.875, true},
 	}
-	return Answer{
+	return answer.Answer{
 		Question: "Orders and revenue by region?",
-		Text:     "**West** leads with 1.5M orders; East has no orders recorded (shown as —). Revenue < 0 means refunds exceeded sales.",
+		Text:     answer.ParseText("**West** leads with 1.5M orders; East has no orders recorded (shown as —). Revenue < 0 means refunds exceeded sales."),
 		Result: &warehouse.Result{
 			Columns: []warehouse.Column{
 				{Name: "region", Kind: warehouse.KindText, Type: "text"},
@@ -55,7 +56,7 @@ func regionsAnswer() Answer {
 			RowCount: len(rows),
 		},
 		Assumptions: []string{"Revenue is net of refunds.", "Regions come from the shipping address."},
-		Buttons:     testButtons, QueryID: "q_regions",
+		Actions:     testButtons, QueryID: "q_regions",
 		Elapsed: 340 * time.Millisecond,
 	}
 }
@@ -77,18 +78,18 @@ func dailyResult(n int) *warehouse.Result {
 	}
 }
 
-func manyRowsAnswer() Answer {
-	return Answer{
+func manyRowsAnswer() answer.Answer {
+	return answer.Answer{
 		Question: "Daily orders since January?",
-		Text:     "Orders per day since 1 January 2025.",
+		Text:     answer.ParseText("Orders per day since 1 January 2025."),
 		Result:   dailyResult(150),
-		Buttons:  testButtons, QueryID: "q_daily",
+		Actions:  testButtons, QueryID: "q_daily",
 		Elapsed: 2500 * time.Millisecond,
 		Backend: "sql",
 	}
 }
 
-func wideAnswer() Answer {
+func wideAnswer() answer.Answer {
 	cols := make([]warehouse.Column, 25)
 	for i := range cols {
 		cols[i] = warehouse.Column{Name: fmt.Sprintf("metric_%02d", i+1), Kind: warehouse.KindNumber, Type: "int4"}
@@ -100,11 +101,11 @@ func wideAnswer() Answer {
 			rows[r][c] = int64((r + 1) * (c + 1) * 11)
 		}
 	}
-	return Answer{
+	return answer.Answer{
 		Question: "Show all metrics for the top 5 stores.",
-		Text:     "Here are the 25 metrics for the top 5 stores.",
+		Text:     answer.ParseText("Here are the 25 metrics for the top 5 stores."),
 		Result:   &warehouse.Result{Columns: cols, Rows: rows, RowCount: len(rows)},
-		Buttons:  testButtons, QueryID: "q_wide",
+		Actions:  testButtons, QueryID: "q_wide",
 		Elapsed: 800 * time.Millisecond,
 	}
 }
@@ -121,11 +122,11 @@ func longText(n int) string {
 	return b.String()[:n]
 }
 
-func longAnswer() Answer {
-	return Answer{
+func longAnswer() answer.Answer {
+	return answer.Answer{
 		Question: "Explain the quarter.",
-		Text:     longText(5000),
-		Buttons:  testButtons, QueryID: "q_long",
+		Text:     answer.ParseText(longText(5000)),
+		Actions:  testButtons, QueryID: "q_long",
 		Elapsed: 4 * time.Second,
 	}
 }
@@ -152,4 +153,4 @@ func sqlMessage() Message {
 }
 
 // testButtons are the buttons package nodes puts under answers.
-var testButtons = []Button{{Action: "export_csv", Label: "Export CSV"}, {Action: "show_sql", Label: "Show SQL"}}
+var testButtons = []answer.Action{{ID: "export_csv", Label: "Export CSV"}, {ID: "show_sql", Label: "Show SQL"}}

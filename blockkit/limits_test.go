@@ -3,6 +3,7 @@ package blockkit
 import (
 	"encoding/json"
 	"fmt"
+	"github.com/analyticsbot/analyticsbot/answer"
 	"regexp"
 	"strings"
 	"testing"
@@ -56,26 +57,26 @@ func limitCases() []limitCase {
 	}
 	fenced := "Here is the breakdown:\n```\n" + strings.Repeat("row | 1 | 2\n", 400) + "```\nDone."
 
-	add := func(name string, a Answer) {
+	add := func(name string, a answer.Answer) {
 		cases = append(cases, limitCase{name: name, msg: Render(a), queryID: a.QueryID})
 	}
-	add("huge answer is cut", Answer{Text: longText(200_000), Buttons: testButtons, QueryID: "q1", Result: dailyResult(5)})
-	add("entities at every cut", Answer{Text: strings.Repeat("&", 20_000), Buttons: testButtons, QueryID: "q2"})
-	add("emoji surrogate pairs", Answer{Text: strings.Repeat("📈", 5000), Buttons: testButtons, QueryID: "q3"})
-	add("no spaces", Answer{Text: strings.Repeat("x", 7000), Buttons: testButtons, QueryID: "q4"})
-	add("code fence across sections", Answer{Text: fenced, Buttons: testButtons, QueryID: "q5"})
-	add("truncated at row cap", Answer{Text: "Daily orders.", Result: truncated, Buttons: testButtons, QueryID: "q6"})
-	add("300 columns", Answer{Text: "Wide.", Result: wide.Result, Buttons: testButtons, QueryID: "q7"})
-	add("huge and odd cells", Answer{Text: "Notes.", Result: hugeCell, Buttons: testButtons, QueryID: "q8"})
-	add("huge cell in monospace", Answer{Text: "Notes.", Result: monoHuge, Buttons: testButtons, QueryID: "q9"})
-	add("15 assumptions", Answer{Text: "ok", Assumptions: assumptions, Buttons: testButtons, QueryID: "q10"})
-	add("empty answer", Answer{})
-	add("question only", Answer{Question: "What <is> this?"})
-	add("result without rows", Answer{Result: &warehouse.Result{Columns: []warehouse.Column{{Name: "n"}}}})
-	add("long query id", Answer{Text: "ok", Buttons: testButtons, QueryID: strings.Repeat("z", 400)})
+	add("huge answer is cut", answer.Answer{Text: answer.ParseText(longText(200_000)), Actions: testButtons, QueryID: "q1", Result: dailyResult(5)})
+	add("entities at every cut", answer.Answer{Text: answer.ParseText(strings.Repeat("&", 20_000)), Actions: testButtons, QueryID: "q2"})
+	add("emoji surrogate pairs", answer.Answer{Text: answer.ParseText(strings.Repeat("📈", 5000)), Actions: testButtons, QueryID: "q3"})
+	add("no spaces", answer.Answer{Text: answer.ParseText(strings.Repeat("x", 7000)), Actions: testButtons, QueryID: "q4"})
+	add("code fence across sections", answer.Answer{Text: answer.ParseText(fenced), Actions: testButtons, QueryID: "q5"})
+	add("truncated at row cap", answer.Answer{Text: answer.ParseText("Daily orders."), Result: truncated, Actions: testButtons, QueryID: "q6"})
+	add("300 columns", answer.Answer{Text: answer.ParseText("Wide."), Result: wide.Result, Actions: testButtons, QueryID: "q7"})
+	add("huge and odd cells", answer.Answer{Text: answer.ParseText("Notes."), Result: hugeCell, Actions: testButtons, QueryID: "q8"})
+	add("huge cell in monospace", answer.Answer{Text: answer.ParseText("Notes."), Result: monoHuge, Actions: testButtons, QueryID: "q9"})
+	add("15 assumptions", answer.Answer{Text: answer.ParseText("ok"), Assumptions: assumptions, Actions: testButtons, QueryID: "q10"})
+	add("empty answer", answer.Answer{})
+	add("question only", answer.Answer{Question: "What <is> this?"})
+	add("result without rows", answer.Answer{Result: &warehouse.Result{Columns: []warehouse.Column{{Name: "n"}}}})
+	add("long query id", answer.Answer{Text: answer.ParseText("ok"), Actions: testButtons, QueryID: strings.Repeat("z", 400)})
 	cases = append(cases,
 		// Too long for a button value: no buttons rather than a broken one.
-		limitCase{name: "query id too long for a button", msg: Render(Answer{Text: "ok", Buttons: testButtons, QueryID: strings.Repeat("q", 2001)})},
+		limitCase{name: "query id too long for a button", msg: Render(answer.Answer{Text: answer.ParseText("ok"), Actions: testButtons, QueryID: strings.Repeat("q", 2001)})},
 		limitCase{name: "empty error", msg: Error("", nil)},
 		limitCase{name: "empty notice", msg: Notice("  ", []string{"", " "})},
 		limitCase{name: "many suggestions", msg: Error("bad", make([]string, 40))},

@@ -15,7 +15,11 @@ import (
 // Error builds a friendly error reply: the message, then what the user could
 // try instead. It has no buttons: there is no result to act on.
 func Error(text string, suggestions []string) Message {
-	body := escape(strings.TrimSpace(text))
+	return errorReply(escape(strings.TrimSpace(text)), suggestions)
+}
+
+// errorReply is Error for text already in mrkdwn.
+func errorReply(body string, suggestions []string) Message {
 	if body == "" {
 		body = "Something went wrong while answering."
 	}
@@ -29,7 +33,11 @@ func Error(text string, suggestions []string) Message {
 // Notice builds a polite informational reply, such as declining a question
 // the bot cannot answer, followed by example questions it can.
 func Notice(text string, examples []string) Message {
-	body := escape(strings.TrimSpace(text))
+	return notice(escape(strings.TrimSpace(text)), examples)
+}
+
+// notice is Notice for text already in mrkdwn.
+func notice(body string, examples []string) Message {
 	if body == "" {
 		body = "I can answer questions about the analytics data."
 	}

@@ -4,6 +4,8 @@ import (
 	"strings"
 
 	"github.com/slack-go/slack"
+
+	"github.com/analyticsbot/analyticsbot/answer"
 )
 
 // PlainOptions changes how PlainTextWith renders.
@@ -238,7 +240,7 @@ func cellText(c slack.TableCell) string {
 		if x.Text != "" {
 			return x.Text
 		}
-		return formatFloat(x.Value)
+		return answer.FormatFloat(x.Value)
 	case *slack.TableRichTextCell:
 		var b strings.Builder
 		for _, e := range x.Elements {

@@ -1,6 +1,7 @@
 package blockkit
 
 import (
+	"github.com/analyticsbot/analyticsbot/answer"
 	"strings"
 	"testing"
 	"time"
@@ -25,13 +26,13 @@ func TestPlainText(t *testing.T) {
 			msg:  Render(regions),
 			want: `*West* leads with 1.5M orders; East has no orders recorded (shown as —). Revenue < 0 means refunds exceeded sales.
 
-region              orders     revenue  avg_basket  active
------------------  -------  ----------  ----------  ------
-North                  120    10500.50         0.3  true
-South                   98     8700.00        87.5  false
-East                     —        0.00           —  —
-West               1500000  1234567.89    823.0457  true
-Central <HQ> & Co        7           —  0.00001234  false
+region                orders       revenue  avg_basket  active
+-----------------  ---------  ------------  ----------  ------
+North                    120     10,500.50         0.3  true
+South                     98      8,700.00        87.5  false
+East                       —          0.00           —  —
+West               1,500,000  1,234,567.89    823.0457  true
+Central <HQ> & Co          7             —  0.00001234  false
 
   Assumption: Revenue is net of refunds.
   Assumption: Regions come from the shipping address.
@@ -81,8 +82,8 @@ func TestPlainTextMonospaceFallback(t *testing.T) {
 	got := PlainText(Render(manyRowsAnswer()).Blocks)
 	lines := strings.Split(got, "\n")
 	assert.Equal(t, "day         orders  revenue", lines[2], "header line")
-	assert.Equal(t, "2025-01-02     107    12.25", lines[5], "second data row")
-	assert.Contains(t, got, "\nShowing 94 of 150 rows. Export CSV for all 150 rows.\n", "note without mrkdwn italics")
+	assert.Equal(t, "2025-01-02     107     12.25", lines[5], "second data row")
+	assert.Contains(t, got, "\nShowing 90 of 150 rows. Export CSV for all 150 rows.\n", "note without mrkdwn italics")
 	assert.NotContains(t, got, "```", "code fences are Slack-only")
 }
 
@@ -90,9 +91,6 @@ func TestPlainTextANSI(t *testing.T) {
 	t.Parallel()
 	got := PlainTextWith(Render(singleNumberAnswer()).Blocks, PlainOptions{ANSI: true})
 	want := "We received *1,234* orders last week.\n\n" +
-		"\x1b[1morder_count\x1b[0m\n" +
-		"-----------\n" +
-		"       1234\n\n" +
 		"\x1b[2m  Assumption: “Last week” means Monday to Sunday before today.\x1b[0m\n" +
 		"\x1b[2m  1 row · in 1.2 s · via sql\x1b[0m\n\n" +
 		"[Export CSV] [Show SQL]\n"
@@ -102,11 +100,11 @@ func TestPlainTextANSI(t *testing.T) {
 // The terminal shows an answer's badge and feedback buttons readably.
 func TestPlainTextBadgeAndFeedback(t *testing.T) {
 	t.Parallel()
-	msg := Render(Answer{Text: "42 games.", QueryID: "0123abcd", Buttons: []Button{{Action: "show_sql", Label: "Show SQL"}},
+	msg := Render(answer.Answer{Text: answer.ParseText("42 games."), QueryID: "0123abcd", Actions: []answer.Action{{ID: "show_sql", Label: "Show SQL"}},
 		Feedback: true, VerifiedBy: "UADMIN01"})
 	got := PlainText(msg.Blocks)
 	assert.Contains(t, got, "✓ Verified query (by <@UADMIN01>)", "a mention, as Slack's fallback text needs it")
 	assert.Contains(t, got, "[Show SQL]\n\n[👍] [👎]")
-	assert.Contains(t, PlainText(Render(Answer{Text: "x", VerifiedBy: "file"}).Blocks), "(by the examples file)")
-	assert.Contains(t, PlainText(Render(Answer{Text: "x", VerifiedBy: "ana <script>"}).Blocks), "(by ana <script>)")
+	assert.Contains(t, PlainText(Render(answer.Answer{Text: answer.ParseText("x"), VerifiedBy: "file"}).Blocks), "(by the examples file)")
+	assert.Contains(t, PlainText(Render(answer.Answer{Text: answer.ParseText("x"), VerifiedBy: "ana <script>"}).Blocks), "(by ana <script>)")
 }

@@ -2,6 +2,7 @@ package blockkit
 
 import (
 	"fmt"
+	"github.com/analyticsbot/analyticsbot/answer"
 	"math"
 	"strings"
 	"testing"
@@ -35,7 +36,7 @@ func TestRenderChoosesNativeTableOnlyWithinSlackLimits(t *testing.T) {
 		rows, cols int
 		wantNative bool
 	}{
-		{name: "1x1", rows: 1, cols: 1, wantNative: true},
+		{name: "1x2", rows: 1, cols: 2, wantNative: true},
 		{name: "99 rows plus header is 100", rows: 99, cols: 3, wantNative: true},
 		{name: "100 rows plus header is 101", rows: 100, cols: 3, wantNative: false},
 		{name: "20 columns", rows: 5, cols: 20, wantNative: true},
@@ -44,7 +45,7 @@ func TestRenderChoosesNativeTableOnlyWithinSlackLimits(t *testing.T) {
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
-			m := Render(Answer{Text: "x", Result: gridResult(tc.rows, tc.cols), Buttons: testButtons, QueryID: "q"})
+			m := Render(answer.Answer{Text: answer.ParseText("x"), Result: gridResult(tc.rows, tc.cols), Actions: testButtons, QueryID: "q"})
 			var table *slack.TableBlock
 			for _, b := range m.Blocks {
 				if tb, ok := b.(*slack.TableBlock); ok {
@@ -68,7 +69,7 @@ func TestRenderSaysWhenResultWasLimited(t *testing.T) {
 	t.Parallel()
 	r := dailyResult(50)
 	r.Truncated = true
-	m := Render(Answer{Text: "x", Result: r, Buttons: testButtons, QueryID: "q"})
+	m := Render(answer.Answer{Text: answer.ParseText("x"), Result: r, Actions: testButtons, QueryID: "q"})
 	ctx := m.Blocks[2].(*slack.ContextBlock)
 	last := ctx.ContextElements.Elements[len(ctx.ContextElements.Elements)-1].(*slack.TextBlockObject)
 	assert.Equal(t, "result limited to 50 rows; Export CSV has every row", last.Text,
@@ -76,36 +77,51 @@ func TestRenderSaysWhenResultWasLimited(t *testing.T) {
 
 	big := dailyResult(1000)
 	big.Truncated = true
-	m = Render(Answer{Text: "x", Result: big, Buttons: testButtons, QueryID: "q"})
+	m = Render(answer.Answer{Text: answer.ParseText("x"), Result: big, Actions: testButtons, QueryID: "q"})
 	mono := m.Blocks[1].(*slack.SectionBlock).Text.Text
 	assert.Regexp(t, `_Showing \d+ of 1,000 rows\. Result limited to 1,000 rows\. Export CSV for every row of the query\._$`, mono)
 
-	m = Render(Answer{Text: "x", Result: big})
+	m = Render(answer.Answer{Text: answer.ParseText("x"), Result: big})
 	mono = m.Blocks[1].(*slack.SectionBlock).Text.Text
 	assert.NotContains(t, mono, "Export CSV", "no buttons, so the note must not point at one")
 
 	r.LimitedBy = "bytes"
-	m = Render(Answer{Text: "x", Result: r, Buttons: testButtons, QueryID: "q"})
+	m = Render(answer.Answer{Text: answer.ParseText("x"), Result: r, Actions: testButtons, QueryID: "q"})
 	ctx = m.Blocks[2].(*slack.ContextBlock)
 	last = ctx.ContextElements.Elements[len(ctx.ContextElements.Elements)-1].(*slack.TextBlockObject)
 	assert.Equal(t, "result cut to 50 rows (size limit); Export CSV has every row", last.Text, "a result cut by the byte cap says so")
 
-	m = Render(Answer{Text: "x", Result: r})
+	m = Render(answer.Answer{Text: answer.ParseText("x"), Result: r})
 	ctx = m.Blocks[2].(*slack.ContextBlock)
 	last = ctx.ContextElements.Elements[len(ctx.ContextElements.Elements)-1].(*slack.TextBlockObject)
 	assert.Equal(t, "result cut to 50 rows (size limit)", last.Text, "no export button, no promise")
 }
 
+// A single value is said by the answer's text: no 1×1 table, unless there
+// is no text to say it.
+func TestRenderSingleValueWithoutTable(t *testing.T) {
+	t.Parallel()
+	one := gridResult(1, 1)
+	for _, b := range Render(answer.Answer{Text: answer.ParseText("*0* games."), Result: one}).Blocks {
+		_, isTable := b.(*slack.TableBlock)
+		assert.False(t, isTable, "a table for a single value the text says")
+	}
+	blocks := Render(answer.Answer{Result: one}).Blocks
+	require.NotEmpty(t, blocks)
+	_, isTable := blocks[0].(*slack.TableBlock)
+	assert.True(t, isTable, "without text the value needs its table")
+}
+
 func TestRenderWithoutQueryIDHasNoButtons(t *testing.T) {
 	t.Parallel()
-	m := Render(Answer{Text: "hi", Result: gridResult(2, 2)})
+	m := Render(answer.Answer{Text: answer.ParseText("hi"), Result: gridResult(2, 2)})
 	for _, b := range m.Blocks {
 		_, isActions := b.(*slack.ActionBlock)
 		assert.False(t, isActions, "got an actions block without a query id")
 	}
 }
 
-func TestModelText(t *testing.T) {
+func TestMrkdwnOfModelText(t *testing.T) {
 	t.Parallel()
 	tests := []struct{ name, in, want string }{
 		{name: "slack bold kept", in: "We sold *42* units", want: "We sold *42* units"},
@@ -113,11 +129,17 @@ func TestModelText(t *testing.T) {
 		{name: "control characters escaped", in: "a < b && c > d", want: "a &lt; b &amp;&amp; c &gt; d"},
 		{name: "mention syntax neutralised", in: "<!channel> look", want: "&lt;!channel&gt; look"},
 		{name: "trimmed", in: "  hi \n", want: "hi"},
+		{name: "italic and code", in: "_about_ `games`", want: "_about_ `games`"},
+		{name: "snake case is no italic", in: "avg_price_gbp is 7", want: "avg_price_gbp is 7"},
+		{name: "markdown link", in: "see [Steam](https://store.steampowered.com/app/10/)", want: "see <https://store.steampowered.com/app/10/|Steam>"},
+		{name: "slack link kept", in: "<https://x.test/a|A & B>", want: "<https://x.test/a|A &amp; B>"},
+		{name: "javascript link is text", in: "[x](javascript:alert(1))", want: "[x](javascript:alert(1))"},
+		{name: "lone star stays", in: "5 * 3 = 15", want: "5 * 3 = 15"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
-			assert.Equal(t, tc.want, modelText(tc.in), "modelText(%q)", tc.in)
+			assert.Equal(t, tc.want, Mrkdwn(answer.ParseText(tc.in)), "Mrkdwn(ParseText(%q))", tc.in)
 		})
 	}
 }
@@ -131,7 +153,7 @@ func TestFormatValue(t *testing.T) {
 	}{
 		{name: "null", in: nil, want: "—"},
 		{name: "empty string", in: "", want: `""`},
-		{name: "integer raw, no separators", in: int64(1234567), want: "1234567"},
+		{name: "integer raw (tables add separators)", in: int64(1234567), want: "1234567"},
 		{name: "numeric string untouched", in: "1234567.890", want: "1234567.890"},
 		{name: "float noise removed", in: 0.1 + 0.2, want: "0.3"},
 		{name: "four decimals", in: 823.0456789, want: "823.0457"},

@@ -5,6 +5,7 @@ import (
 
 	"github.com/slack-go/slack"
 
+	"github.com/analyticsbot/analyticsbot/answer"
 	"github.com/analyticsbot/analyticsbot/warehouse"
 )
 
@@ -25,13 +26,14 @@ func fitsNativeTable(r *warehouse.Result) bool {
 // (the cell type Slack documents for input; raw_number was rejected by Slack
 // in the past), numbers right-aligned, long text columns wrapped.
 func nativeTable(r *warehouse.Result) *slack.TableBlock {
-	numeric := numericColumns(r)
+	tb := answer.NewTable(r)
+	numeric := numericColumns(tb, len(r.Columns))
 	t := slack.NewTableBlock("")
 
 	header := make([]slack.TableCell, len(r.Columns))
-	for i, c := range r.Columns {
+	for i := range r.Columns {
 		header[i] = slack.NewTableRichTextCell(slack.NewRichTextSection(
-			slack.NewRichTextSectionTextElement(truncate(columnName(c), maxTableCellText),
+			slack.NewRichTextSectionTextElement(truncate(tb.Header(i), maxTableCellText),
 				&slack.RichTextSectionTextStyle{Bold: true})))
 	}
 	t.AddRow(header...)
@@ -40,7 +42,7 @@ func nativeTable(r *warehouse.Result) *slack.TableBlock {
 	for _, row := range r.Rows {
 		cells := make([]slack.TableCell, len(r.Columns))
 		for i := range r.Columns {
-			text := truncate(cell(row, i), maxTableCellText)
+			text := truncate(tb.Cell(row, i), maxTableCellText)
 			long[i] = long[i] || textLen(text) > 40
 			cells[i] = slack.NewTableRawTextCell(text)
 		}
@@ -61,17 +63,18 @@ func nativeTable(r *warehouse.Result) *slack.TableBlock {
 // table cannot hold: as many leading rows (and columns) as fit in one
 // section, then a line saying what was left out.
 func monoTable(r *warehouse.Result, hasButtons bool) *slack.SectionBlock {
-	numeric := numericColumns(r)
-	cols, widths := monoColumns(r)
+	tb := answer.NewTable(r)
+	numeric := numericColumns(tb, len(r.Columns))
+	cols, widths := monoColumns(r, tb)
 
-	lines := []string{monoLine(headerTexts(r, cols), widths, nil)}
+	lines := []string{monoLine(headerTexts(tb, cols), widths, nil)}
 	lines = append(lines, monoRule(widths))
 	used := textLen(fenceOpen) + textLen(fenceClose) + textLen(lines[0]) + textLen(lines[1]) + 2
 	shown := 0
 	for _, row := range r.Rows {
 		texts := make([]string, cols)
 		for i := range texts {
-			texts[i] = cell(row, i)
+			texts[i] = tb.Cell(row, i)
 		}
 		line := monoLine(texts, widths, numeric)
 		if used+textLen(line)+1 > maxSectionText-monoNoteReserve {
@@ -90,13 +93,13 @@ func monoTable(r *warehouse.Result, hasButtons bool) *slack.SectionBlock {
 }
 
 // monoColumns picks how many leading columns fit in maxMonoLine and their widths.
-func monoColumns(r *warehouse.Result) (int, []int) {
+func monoColumns(r *warehouse.Result, tb *answer.Table) (int, []int) {
 	var widths []int
 	total := 0
-	for i, c := range r.Columns {
-		w := textLen(monoCell(columnName(c)))
+	for i := range r.Columns {
+		w := textLen(monoCell(tb.Header(i)))
 		for _, row := range r.Rows {
-			w = max(w, textLen(monoCell(cell(row, i))))
+			w = max(w, textLen(monoCell(tb.Cell(row, i))))
 		}
 		w = min(w, maxMonoColWidth)
 		if i > 0 && total+2+w > maxMonoLine {
@@ -111,10 +114,10 @@ func monoColumns(r *warehouse.Result) (int, []int) {
 	return len(widths), widths
 }
 
-func headerTexts(r *warehouse.Result, cols int) []string {
+func headerTexts(tb *answer.Table, cols int) []string {
 	out := make([]string, cols)
 	for i := range out {
-		out[i] = columnName(r.Columns[i])
+		out[i] = tb.Header(i)
 	}
 	return out
 }

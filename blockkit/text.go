@@ -1,13 +1,13 @@
 package blockkit
 
 import (
-	"math"
-	"regexp"
 	"strconv"
 	"strings"
 	"time"
 	"unicode/utf16"
 	"unicode/utf8"
+
+	"github.com/analyticsbot/analyticsbot/answer"
 )
 
 // Slack's documented limits that shape every message we build.
@@ -37,17 +37,6 @@ func escape(s string) string { return slackEscaper.Replace(s) }
 
 // unescape reverses escape for terminal output.
 func unescape(s string) string { return slackUnescaper.Replace(s) }
-
-// doubleStarBold matches Markdown's **bold**, which Slack would show literally.
-var doubleStarBold = regexp.MustCompile(`\*\*([^*\n]+?)\*\*`)
-
-// modelText turns the interpreter's text into safe mrkdwn: entities escaped,
-// Markdown bold rewritten to Slack's single-star bold.
-func modelText(s string) string {
-	s = strings.TrimSpace(s)
-	s = doubleStarBold.ReplaceAllString(s, "*$1*")
-	return escape(s)
-}
 
 // textLen counts UTF-16 code units. Slack does not say how it counts
 // characters; UTF-16 units are never fewer than runes, so a text that fits
@@ -188,20 +177,5 @@ func plural(n int, one, many string) string {
 	return groupInt(n) + " " + many
 }
 
-// formatElapsed renders a duration the way people read it: "340 ms", "1.2 s",
-// "2 min 5 s". Zero or negative durations render as "".
-func formatElapsed(d time.Duration) string {
-	switch {
-	case d <= 0:
-		return ""
-	case d < time.Millisecond:
-		return "<1 ms"
-	case d < time.Second:
-		return strconv.FormatInt(d.Round(time.Millisecond).Milliseconds(), 10) + " ms"
-	case d < time.Minute:
-		return strconv.FormatFloat(math.Round(d.Seconds()*10)/10, 'f', 1, 64) + " s"
-	default:
-		d = d.Round(time.Second)
-		return strconv.Itoa(int(d/time.Minute)) + " min " + strconv.Itoa(int(d%time.Minute/time.Second)) + " s"
-	}
-}
+// formatElapsed renders a duration the way people read it (answer.FormatElapsed).
+func formatElapsed(d time.Duration) string { return answer.FormatElapsed(d) }

@@ -9,8 +9,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/slack-go/slack"
-
+	"github.com/analyticsbot/analyticsbot/answer"
 	"github.com/analyticsbot/analyticsbot/blockkit"
 	"github.com/analyticsbot/analyticsbot/nodes"
 	"github.com/analyticsbot/analyticsbot/store"
@@ -89,7 +88,7 @@ func (b *Bot) Rate(ctx context.Context, m Message, rating int, queryID, note str
 	}
 	s.Query, s.QueryID = turn.Query, turn.QueryID
 	if !changed {
-		respond(s, blockkit.Notice(fmt.Sprintf(textAlreadyRated, ratingEmoji(rating)), nil))
+		respond(s, notice(fmt.Sprintf(textAlreadyRated, ratingEmoji(rating))))
 		return s, nil
 	}
 	if rating == store.RatingDown {
@@ -97,7 +96,7 @@ func (b *Bot) Rate(ctx context.Context, m Message, rating int, queryID, note str
 		if f.Note != "" {
 			text = textNoted
 		}
-		respond(s, blockkit.Notice(text, nil))
+		respond(s, notice(text))
 		return s, nil
 	}
 	text := textThanksUpKnown
@@ -109,10 +108,9 @@ func (b *Bot) Rate(ctx context.Context, m Message, rating int, queryID, note str
 			text = textThanksUpSeen
 		}
 	}
-	msg := blockkit.Notice(text, nil)
+	msg := notice(text)
 	if b.isExampleAdmin(m.UserID) {
-		btn := slack.NewButtonBlockElement(ActionVerify, queryID, slack.NewTextBlockObject(slack.PlainTextType, labelVerify, false, false))
-		msg.Blocks = append(msg.Blocks, slack.NewActionBlock("verify:"+queryID, btn))
+		msg.QueryID, msg.Actions = queryID, []answer.Action{{ID: ActionVerify, Label: labelVerify}}
 	}
 	respond(s, msg)
 	return s, nil
@@ -160,20 +158,20 @@ func (b *Bot) Note(ctx context.Context, m Message, queryID, note string) (*nodes
 	}
 	if strings.TrimSpace(note) == "" {
 		s.ErrorKind = nodes.ErrEmptyMessage
-		respond(s, blockkit.Error(textEmptyNote, nil))
+		respond(s, failure(textEmptyNote))
 		return s, nil
 	}
 	f, err := b.db.NoteFeedback(ctx, m.ThreadID, queryID, m.UserID, note)
 	switch {
 	case errors.Is(err, store.ErrNotFound):
 		s.ErrorKind = nodes.ErrNoPreviousQuery
-		respond(s, blockkit.Error(textNoDownvote, nil))
+		respond(s, failure(textNoDownvote))
 		return s, nil
 	case err != nil:
 		return b.pressFailed(ctx, s, err), nil
 	}
 	s.QueryID = f.QueryID
-	respond(s, blockkit.Notice(textNoted, nil))
+	respond(s, notice(textNoted))
 	return s, nil
 }
 
@@ -186,7 +184,7 @@ func (b *Bot) Verify(ctx context.Context, m Message, queryID string) (*nodes.Sta
 	}
 	if !b.isExampleAdmin(m.UserID) {
 		s.ErrorKind = nodes.ErrForbidden
-		respond(s, blockkit.Error(textNotAdmin, nil))
+		respond(s, failure(textNotAdmin))
 		return s, nil
 	}
 	turn, ok := b.answerTurn(ctx, s)
@@ -196,13 +194,13 @@ func (b *Bot) Verify(ctx context.Context, m Message, queryID string) (*nodes.Sta
 	fingerprint := b.backend.Dialect().Fingerprint
 	if fingerprint == nil || turn.Query.Backend != b.backend.Name() {
 		s.ErrorKind = nodes.ErrInvalidQuery
-		respond(s, blockkit.Error(textVerifyBackend, nil))
+		respond(s, failure(textVerifyBackend))
 		return s, nil
 	}
 	fp, err := fingerprint(turn.Query.Text)
 	if err != nil {
 		s.ErrorKind = nodes.ErrInvalidQuery
-		respond(s, blockkit.Error(textVerifyBackend, nil))
+		respond(s, failure(textVerifyBackend))
 		return s, nil
 	}
 	question := turn.Question
@@ -218,7 +216,7 @@ func (b *Bot) Verify(ctx context.Context, m Message, queryID string) (*nodes.Sta
 		return b.pressFailed(ctx, s, err), nil
 	}
 	s.Query, s.QueryID = turn.Query, turn.QueryID
-	respond(s, blockkit.Notice(textVerified, nil))
+	respond(s, notice(textVerified))
 	return s, nil
 }
 
@@ -228,7 +226,7 @@ func (b *Bot) answerTurn(ctx context.Context, s *nodes.State) (store.Turn, bool)
 	switch {
 	case errors.Is(err, store.ErrNotFound):
 		s.ErrorKind = nodes.ErrNoPreviousQuery
-		respond(s, blockkit.Error(textNoAnswer, nil))
+		respond(s, failure(textNoAnswer))
 		return turn, false
 	case err != nil:
 		b.pressFailed(ctx, s, err)
@@ -250,15 +248,26 @@ func (b *Bot) pressState(m Message, intent nodes.Intent, queryID string) *nodes.
 func (b *Bot) pressFailed(ctx context.Context, s *nodes.State, err error) *nodes.State {
 	b.log.ErrorContext(ctx, "press not saved", "intent", s.Intent, "thread", s.ThreadTS, "err", err)
 	s.ErrorKind, s.ErrorDetail = nodes.ErrDatabaseDown, err.Error()
-	respond(s, blockkit.Error(textFeedbackFailed, nil))
+	respond(s, failure(textFeedbackFailed))
 	return s
 }
 
-func respond(s *nodes.State, msg blockkit.Message) {
-	s.ResponseFormat, s.ResponseText, s.Blocks = nodes.FormatSimple, msg.Text, msg.Blocks
+func respond(s *nodes.State, a *answer.Answer) {
+	f := nodes.FormatSimple
 	if s.ErrorKind != "" {
-		s.ResponseFormat = nodes.FormatError
+		f = nodes.FormatError
 	}
+	s.SetReply(f, a)
+}
+
+// notice and failure are the replies to a press: a note, or what went
+// wrong.
+func notice(text string) *answer.Answer {
+	return &answer.Answer{Kind: answer.KindNotice, Text: answer.Plain(text)}
+}
+
+func failure(text string) *answer.Answer {
+	return &answer.Answer{Kind: answer.KindError, Text: answer.Plain(text)}
 }
 
 func (b *Bot) isExampleAdmin(user string) bool {

@@ -3,6 +3,7 @@ package bot_test
 import (
 	"context"
 	"encoding/json"
+	"github.com/analyticsbot/analyticsbot/blockkit"
 	"log/slog"
 	"strings"
 	"testing"
@@ -154,7 +155,7 @@ type blockElement struct {
 // reads them back.
 func decodeBlocks(t *testing.T, s *nodes.State) []block {
 	t.Helper()
-	data, err := json.Marshal(s.Blocks)
+	data, err := json.Marshal(blockkit.Reply(s.Reply).Blocks)
 	require.NoError(t, err, "marshal blocks")
 	var out []block
 	require.NoError(t, json.Unmarshal(data, &out), "unmarshal blocks")
@@ -165,7 +166,7 @@ func decodeBlocks(t *testing.T, s *nodes.State) []block {
 // checks on what the user sees.
 func blocksJSON(t *testing.T, s *nodes.State) string {
 	t.Helper()
-	data, err := json.Marshal(s.Blocks)
+	data, err := json.Marshal(blockkit.Reply(s.Reply).Blocks)
 	require.NoError(t, err, "marshal blocks")
 	return string(data)
 }

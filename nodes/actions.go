@@ -11,7 +11,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/analyticsbot/analyticsbot/blockkit"
+	"github.com/analyticsbot/analyticsbot/answer"
 	"github.com/analyticsbot/analyticsbot/store"
 	"github.com/analyticsbot/analyticsbot/warehouse"
 )
@@ -49,8 +49,7 @@ func (n *Nodes) ExportCSV(ctx context.Context, s *State) error {
 		s.CSVContent = b.Bytes()
 	}
 	text := fmt.Sprintf("Here is the CSV of “%s”: %s.", s.CSVTitle, plural(rows, "row")) + limited
-	msg := blockkit.Notice(text, nil)
-	s.ResponseFormat, s.ResponseText, s.Blocks = FormatSimple, msg.Text, msg.Blocks
+	s.SetReply(FormatSimple, &answer.Answer{Kind: answer.KindNotice, Text: answer.Plain(text), QueryID: s.QueryID})
 	return nil
 }
 
@@ -136,8 +135,12 @@ func (n *Nodes) ShowSQL(ctx context.Context, s *State) error {
 		// it is, without asking the backend.
 		shown = warehouse.Shown{Language: "query", Text: turn.Query.Text}
 	}
-	msg := blockkit.Query(s.QueryID, turn.UserMessage, shown)
-	s.ResponseFormat, s.ResponseText, s.Blocks = FormatSimple, msg.Text, msg.Blocks
+	title := capitalize(shown.Language) + " for this answer"
+	if q := strings.TrimSpace(turn.UserMessage); q != "" {
+		title = capitalize(shown.Language) + " for: " + q
+	}
+	s.SetReply(FormatSimple, &answer.Answer{Kind: answer.KindQuery, QueryID: s.QueryID, Question: turn.UserMessage, Query: &shown,
+		Text: answer.Plain(title)})
 	return nil
 }
 

@@ -175,7 +175,7 @@ func TestExportCSV(t *testing.T) {
 			if tt.wantKind != "" {
 				assert.Contains(t, s.ErrorDetail, tt.wantDetailed, "error detail")
 				assert.Empty(t, s.CSVContent, "CSV of a failed export")
-				assert.Empty(t, s.Blocks, "blocks of a failed export: handle_error writes the reply")
+				assert.Nil(t, s.Reply, "blocks of a failed export: handle_error writes the reply")
 				return
 			}
 			assert.Equal(t, tt.wantCSV, string(s.CSVContent), "CSV")
@@ -183,7 +183,7 @@ func TestExportCSV(t *testing.T) {
 			assert.Equal(t, tt.wantFile, s.CSVFilename, "CSV file name")
 			assert.Equal(t, tt.wantText, s.ResponseText, "notification text")
 			assert.Equal(t, FormatSimple, s.ResponseFormat, "response format")
-			assert.Contains(t, blockkit.PlainText(s.Blocks), tt.wantText, "what the user sees")
+			assert.Contains(t, blockkit.PlainText(blockkit.Reply(s.Reply).Blocks), tt.wantText, "what the user sees")
 			assert.Equal(t, tt.wantQueryID, s.QueryID, "query id")
 			assert.Equal(t, tt.wantSQL, s.Query.Text, "SQL")
 			assert.Equal(t, tt.wantRerun, s.DBTime > 0, "got database time %s; want a re-run: %v", s.DBTime, tt.wantRerun)
@@ -303,13 +303,13 @@ func TestShowSQL(t *testing.T) {
 
 			assert.Equal(t, tt.wantKind, s.ErrorKind, "error kind (detail %q)", s.ErrorDetail)
 			if tt.wantKind != "" {
-				assert.Empty(t, s.Blocks, "blocks of a failed lookup: handle_error writes the reply")
+				assert.Nil(t, s.Reply, "blocks of a failed lookup: handle_error writes the reply")
 				return
 			}
 			assert.Equal(t, tt.wantSQL, s.Query.Text, "SQL")
 			assert.Equal(t, warehouse.QueryID(tt.wantSQL), s.QueryID, "query id")
 			assert.Equal(t, "SQL for: "+tt.wantQuestion, s.ResponseText, "notification text")
-			shown := blockkit.PlainText(s.Blocks)
+			shown := blockkit.PlainText(blockkit.Reply(s.Reply).Blocks)
 			assert.Contains(t, shown, tt.wantSQL, "what the user sees")
 			assert.Contains(t, shown, "*SQL for:* "+tt.wantQuestion, "what the user sees")
 		})

@@ -8,35 +8,37 @@ import (
 	"unicode"
 	"unicode/utf8"
 
-	"github.com/analyticsbot/analyticsbot/blockkit"
+	"github.com/analyticsbot/analyticsbot/answer"
 	"github.com/analyticsbot/analyticsbot/chart"
 	"github.com/analyticsbot/analyticsbot/warehouse"
 )
 
-// FormatAnswer renders the answer, the table, the assumptions and the
-// buttons as Block Kit.
+// FormatAnswer builds the answer: the interpreter's text, the result, a
+// chart when one fits, the assumptions and the actions.
 func (n *Nodes) FormatAnswer(ctx context.Context, s *State) error {
 	res := s.Result
 	if spec, ok := chart.Choose(res, s.Question(), s.ChartHint); ok {
 		s.Chart = &spec
 	}
-	msg := blockkit.Render(blockkit.Answer{
+	a := &answer.Answer{
+		Kind:        answer.KindAnswer,
 		Chart:       s.Chart,
 		Question:    s.Question(),
-		Text:        s.Answer,
+		Text:        answer.ParseText(s.Answer),
 		Result:      &res,
 		Assumptions: s.Assumptions,
 		QueryID:     s.QueryID,
-		Buttons:     Buttons(),
+		Actions:     Buttons(),
 		Elapsed:     n.elapsed(s),
 		Feedback:    n.Feedback,
 		VerifiedBy:  n.verifiedBy(ctx, s),
-	})
-	s.ResponseFormat = FormatTable
-	if res.RowCount <= 1 && len(res.Columns) <= 1 {
-		s.ResponseFormat = FormatSimple
+		FollowUps:   s.FollowUps,
 	}
-	s.ResponseText, s.Blocks = msg.Text, msg.Blocks
+	f := FormatTable
+	if res.RowCount <= 1 && len(res.Columns) <= 1 {
+		f = FormatSimple
+	}
+	s.SetReply(f, a)
 	return nil
 }
 
@@ -72,10 +74,10 @@ func (n *Nodes) verifiedBy(ctx context.Context, s *State) string {
 
 // Buttons are the buttons under an answer: their action ids are the
 // intents they press.
-func Buttons() []blockkit.Button {
-	return []blockkit.Button{
-		{Action: string(IntentExportCSV), Label: "Export CSV"},
-		{Action: string(IntentShowSQL), Label: "Show SQL"},
+func Buttons() []answer.Action {
+	return []answer.Action{
+		{ID: string(IntentExportCSV), Label: "Export CSV"},
+		{ID: string(IntentShowSQL), Label: "Show SQL"},
 	}
 }
 
@@ -83,7 +85,7 @@ func Buttons() []blockkit.Button {
 // for anything that is not one of Buttons.
 func ButtonIntent(action string) (intent Intent, ok bool) {
 	for _, b := range Buttons() {
-		if b.Action == action {
+		if b.ID == action {
 			return Intent(action), true
 		}
 	}
@@ -93,8 +95,9 @@ func ButtonIntent(action string) (intent Intent, ok bool) {
 // Decline answers a message that is not about the data, with questions the
 // user could ask instead. It never calls the model.
 func (n *Nodes) Decline(ctx context.Context, s *State) error {
-	msg := blockkit.Notice(fmt.Sprintf("I can only answer questions about %s. Try one of these:", n.Domain), n.exampleQuestions())
-	s.ResponseFormat, s.ResponseText, s.Blocks = FormatSimple, msg.Text, msg.Blocks
+	s.SetReply(FormatSimple, &answer.Answer{Kind: answer.KindNotice,
+		Text:      answer.Plain(fmt.Sprintf("I can only answer questions about %s. Try one of these:", n.Domain)),
+		Questions: n.exampleQuestions()})
 	return nil
 }
 
@@ -108,8 +111,7 @@ const textDemoUnknown = "This is the offline demo: no language model is connecte
 // never calls the model; the detail stays in logs.
 func (n *Nodes) HandleError(ctx context.Context, s *State) error {
 	text, suggestions := n.errorText(s)
-	msg := blockkit.Error(text, suggestions)
-	s.ResponseFormat, s.ResponseText, s.Blocks = FormatError, msg.Text, msg.Blocks
+	s.SetReply(FormatError, &answer.Answer{Kind: answer.KindError, Text: answer.Plain(text), Questions: suggestions})
 	return nil
 }
 

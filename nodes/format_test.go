@@ -29,7 +29,7 @@ func TestFormatAnswer(t *testing.T) {
 			state: State{UserQuery: "How many games were released in 2018?", Answer: "*8,160* games were released in 2018.",
 				Result: gamesIn2018(), QueryID: "1a2b3c4d", Started: fixedNow.Add(-1500 * time.Millisecond)},
 			wantFormat:  FormatSimple,
-			wantText:    "*8,160* games were released in 2018.",
+			wantText:    "8,160 games were released in 2018.",
 			wantInclude: []string{"*8,160* games were released in 2018.", "1 row · in 1.5 s", "[Export CSV] [Show SQL]"},
 		},
 		{
@@ -38,7 +38,7 @@ func TestFormatAnswer(t *testing.T) {
 				Answer: "*Indie* leads with *19,421* games.", Result: topGenres(false), QueryID: "5e6f7a8b",
 				Assumptions: []string{"a game counts once per genre"}},
 			wantFormat: FormatTable,
-			wantText:   "*Indie* leads with *19,421* games.",
+			wantText:   "Indie leads with 19,421 games.",
 			wantInclude: []string{
 				"*Indie* leads with *19,421* games.", "Indie", "19,421", "Casual",
 				"Assumption: a game counts once per genre", "3 rows", "[Export CSV] [Show SQL]",
@@ -62,9 +62,9 @@ func TestFormatAnswer(t *testing.T) {
 			require.NoError(t, n.FormatAnswer(context.Background(), &s))
 
 			assert.Equal(t, tt.wantFormat, s.ResponseFormat, "response format")
-			assert.Equal(t, tt.wantText, s.ResponseText, "notification text")
-			require.NotEmpty(t, s.Blocks, "blocks")
-			shown := blockkit.PlainText(s.Blocks)
+			assert.Equal(t, tt.wantText, s.ResponseText, "the reply as plain text")
+			require.NotNil(t, s.Reply, "blocks")
+			shown := blockkit.PlainText(blockkit.Reply(s.Reply).Blocks)
 			for _, want := range tt.wantInclude {
 				assert.Contains(t, shown, want, "what the user sees")
 			}
@@ -84,12 +84,12 @@ func TestDecline(t *testing.T) {
 	}{
 		{
 			name:        "few-shot questions",
-			wantInclude: []string{"“How many games are free to play?”", "“Which 5 publishers released the most games in 2017?”"},
+			wantInclude: []string{"[How many games are free to play?]", "[Which 5 publishers released the most games in 2017?]"},
 		},
 		{
 			name:        "configured suggestions",
 			suggestions: []string{"Which genre has the most games?"},
-			wantInclude: []string{"“Which genre has the most games?”"},
+			wantInclude: []string{"[Which genre has the most games?]"},
 		},
 	}
 	for _, tt := range tests {
@@ -102,7 +102,7 @@ func TestDecline(t *testing.T) {
 
 			assert.Equal(t, FormatSimple, s.ResponseFormat, "response format")
 			assert.Equal(t, "I can only answer questions about Steam games. Try one of these:", s.ResponseText, "notification text")
-			shown := blockkit.PlainText(s.Blocks)
+			shown := blockkit.PlainText(blockkit.Reply(s.Reply).Blocks)
 			assert.Contains(t, shown, "Try asking:", "what the user sees")
 			for _, want := range tt.wantInclude {
 				assert.Contains(t, shown, want, "what the user sees")
@@ -149,8 +149,8 @@ func TestHandleError(t *testing.T) {
 
 		assert.Equal(t, FormatError, s.ResponseFormat, "%s: response format", tt.kind)
 		require.NotEmpty(t, s.ResponseText, "%s: notification text", tt.kind)
-		require.NotEmpty(t, s.Blocks, "%s: blocks", tt.kind)
-		shown := blockkit.PlainText(s.Blocks)
+		require.NotNil(t, s.Reply, "%s: blocks", tt.kind)
+		shown := blockkit.PlainText(blockkit.Reply(s.Reply).Blocks)
 		for _, want := range tt.wantInclude {
 			assert.Contains(t, shown, want, "%s: what the user sees", tt.kind)
 		}
@@ -173,7 +173,7 @@ func TestHandleError(t *testing.T) {
 	s := State{ErrorKind: ErrInternal, ErrorDetail: `interpret: json: cannot unmarshal string into Go value`}
 	require.NoError(t, n.HandleError(context.Background(), &s))
 	assert.NotContains(t, s.ResponseText, "json", "model_output: raw error detail in the notification")
-	assert.NotEmpty(t, s.Blocks, "model_output: blocks")
+	assert.NotNil(t, s.Reply, "model_output: blocks")
 }
 
 func TestHandleErrorCountsAttempts(t *testing.T) {

@@ -7,6 +7,7 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/analyticsbot/analyticsbot/chart"
 	"github.com/analyticsbot/analyticsbot/llm"
@@ -26,6 +27,35 @@ type interpretReply struct {
 	// Chart is the model's proposal for a chart, if any (package chart
 	// decides whether it fits).
 	Chart chart.Hint `json:"chart"`
+	// FollowUps are questions the user may want to ask next.
+	FollowUps []string `json:"follow_ups"`
+}
+
+// maxFollowUps and maxFollowUpLen bound the follow-ups an answer offers.
+const (
+	maxFollowUps   = 3
+	maxFollowUpLen = 200
+)
+
+// followUps keeps the model's suggestions worth a button: one line each,
+// not too long, not the question just answered, no repeats, at most
+// maxFollowUps.
+func followUps(qs []string, asked string) []string {
+	var out []string
+	seen := map[string]bool{strings.ToLower(strings.TrimSpace(asked)): true}
+	for _, q := range qs {
+		q = strings.Join(strings.Fields(q), " ")
+		key := strings.ToLower(q)
+		if q == "" || utf8.RuneCountInString(q) > maxFollowUpLen || seen[key] {
+			continue
+		}
+		seen[key] = true
+		out = append(out, q)
+		if len(out) == maxFollowUps {
+			break
+		}
+	}
+	return out
 }
 
 // Interpret asks the model for a short answer written from the result. An
@@ -50,6 +80,7 @@ func (n *Nodes) Interpret(ctx context.Context, s *State) error {
 	if err := llm.DecodeJSON(reply, &r); err == nil {
 		answer = strings.TrimSpace(r.Answer)
 		s.ChartHint = r.Chart
+		s.FollowUps = followUps(r.FollowUps, s.Question())
 	}
 	if answer == "" {
 		s.note("interpreter reply was empty")

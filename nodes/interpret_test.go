@@ -2,6 +2,7 @@ package nodes
 
 import (
 	"context"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -102,6 +103,28 @@ func TestInterpret(t *testing.T) {
 			assert.Equal(t, 1, model.CallCount(llm.StepInterpret), "interpret calls")
 		})
 	}
+}
+
+// The interpreter's follow-ups come in its one reply: kept one line each,
+// without the question just answered, repeats or blanks, at most three.
+func TestInterpretFollowUps(t *testing.T) {
+	t.Parallel()
+	const question = "How many games were released in 2018?"
+	n, model := newNodes(t, []llm.Rule{reply(llm.StepInterpret, `{"answer": "*8160* games.",
+		"follow_ups": ["And in 2017?", " ", "how many games were released in 2018?", "And in 2017?",
+		"Which   genres\ngrew most?", "`+strings.Repeat("x", 201)+`", "Top publishers?", "Free games?"]}`)}, llm.WithRetries(0))
+	s := State{UserQuery: question, Result: gamesIn2018(), Query: pgQuery("SELECT count(*) AS games FROM analytics.apps WHERE release_year = 2018")}
+	require.NoError(t, n.Interpret(context.Background(), &s))
+	assert.Equal(t, []string{"And in 2017?", "Which genres grew most?", "Top publishers?"}, s.FollowUps)
+	assert.Equal(t, 1, model.CallCount(llm.StepInterpret), "no extra call")
+
+	require.NoError(t, n.FormatAnswer(context.Background(), &s))
+	assert.Equal(t, s.FollowUps, s.Reply.FollowUps, "the answer offers them")
+
+	plain := State{UserQuery: question, Result: gamesIn2018(), Query: s.Query}
+	n2, _ := newNodes(t, []llm.Rule{reply(llm.StepInterpret, "8160 games.")}, llm.WithRetries(0))
+	require.NoError(t, n2.Interpret(context.Background(), &plain))
+	assert.Empty(t, plain.FollowUps, "a plain-text reply has none")
 }
 
 func TestInterpretPrompt(t *testing.T) {

@@ -3,6 +3,7 @@ package nodes
 import (
 	"context"
 
+	"github.com/analyticsbot/analyticsbot/answer"
 	"github.com/analyticsbot/analyticsbot/store"
 	"github.com/analyticsbot/analyticsbot/warehouse"
 )
@@ -25,6 +26,14 @@ func (n *Nodes) SaveTurn(ctx context.Context, s *State) error {
 	if s.Answer != "" {
 		bot = s.Answer
 	}
+	var reply []byte
+	if s.Reply != nil {
+		var err error
+		if reply, err = answer.Marshal(s.Reply); err != nil {
+			// Only a later re-rendering needs it; the turn is kept.
+			s.note("the reply could not be kept: " + err.Error())
+		}
+	}
 	_, err := n.DB.AddTurn(ctx, store.Turn{
 		ThreadID:    s.ThreadTS,
 		UserID:      s.UserID,
@@ -35,6 +44,7 @@ func (n *Nodes) SaveTurn(ctx context.Context, s *State) error {
 		Query:       query,
 		QueryID:     queryID,
 		Question:    question,
+		Reply:       reply,
 	})
 	if err != nil {
 		s.note("saving the turn failed: " + err.Error())

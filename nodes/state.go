@@ -10,8 +10,7 @@ import (
 	"os"
 	"time"
 
-	"github.com/slack-go/slack"
-
+	"github.com/analyticsbot/analyticsbot/answer"
 	"github.com/analyticsbot/analyticsbot/chart"
 	"github.com/analyticsbot/analyticsbot/grounding"
 	"github.com/analyticsbot/analyticsbot/store"
@@ -138,6 +137,9 @@ type State struct {
 	// ChartHint is the interpreter's proposal for a chart; written by
 	// interpret.
 	ChartHint chart.Hint
+	// FollowUps are questions the interpreter suggests asking next (at
+	// most three, each standing alone); written by interpret.
+	FollowUps []string
 	// Chart is the chart drawn from the result, when one fits (package
 	// chart, which weighs ChartHint); written by format_answer.
 	Chart *chart.Spec
@@ -166,10 +168,11 @@ type State struct {
 	Answer string
 
 	// Reply fields, written by format_answer, decline, handle_error and the
-	// actions.
+	// actions: the reply as every surface renders it, its shape and its
+	// text alone (for logs, notifications and fallbacks).
+	Reply          *answer.Answer
 	ResponseFormat Format
 	ResponseText   string
-	Blocks         []slack.Block
 
 	// CSV fields, written by export_csv: the CSV in CSVContent, or, for a
 	// full export too large to hold in memory, in the temporary file
@@ -247,3 +250,8 @@ func (s *State) fail(kind ErrorKind, detail string) {
 func (s *State) clearError() { s.fail("", "") }
 
 func (s *State) note(msg string) { s.Notes = append(s.Notes, msg) }
+
+// SetReply records the reply and its shape.
+func (s *State) SetReply(f Format, a *answer.Answer) {
+	s.ResponseFormat, s.Reply, s.ResponseText = f, a, a.Plain()
+}

@@ -45,6 +45,10 @@ func (a *App) onBlockActions(cb slack.InteractionCallback) {
 		return
 	}
 	for _, act := range cb.ActionCallback.BlockActions {
+		if blockkit.IsAskAction(act.ActionID) {
+			a.askPressed(channel, root, cb.User.ID, act.Value, cb.TriggerID)
+			continue
+		}
 		p := press{
 			channel: channel, threadTS: root, user: cb.User.ID,
 			action: act.ActionID, value: act.Value, responseURL: cb.ResponseURL,
@@ -61,6 +65,34 @@ func (a *App) onBlockActions(cb slack.InteractionCallback) {
 			},
 		})
 	}
+}
+
+// askPressed asks the question a button carries (a follow-up, a question
+// to try) in the thread, as if the presser had typed it: the question is
+// posted in the thread, so everyone sees what the answer answers.
+func (a *App) askPressed(channel, root, user, value, trigger string) {
+	text := strings.TrimSpace(value)
+	if text == "" {
+		return
+	}
+	q := question{channel: channel, user: user, text: text, threadTS: root, received: time.Now()}
+	key := ""
+	if trigger != "" {
+		key = "ask:" + trigger
+	}
+	w := &answer{a: a, q: q, check: func(ctx context.Context, w *answer) bool {
+		if !a.dedupe.claim(ctx, key) {
+			return false
+		}
+		ts, err := a.post(ctx, channel, root, blockkit.Asked(user, text))
+		if err != nil {
+			// The answer still comes; it only lacks the question above it.
+			a.log.WarnContext(ctx, "asked by a button: cannot post the question", "channel", channel, "err", err)
+		}
+		w.q.ts = ts
+		return true
+	}}
+	a.submit(w.job("button", threadID(channel, root)))
 }
 
 // pressButton runs the button's action without the model: Export CSV

@@ -126,14 +126,10 @@ func (w *answer) report(ctx context.Context, why error) {
 // reply is the message for the workflow's final state. A run that failed
 // before writing a reply gets the generic apology.
 func (a *App) reply(s *nodes.State, err error) blockkit.Message {
-	if s == nil || len(s.Blocks) == 0 {
+	if s == nil || s.Reply == nil {
 		return blockkit.Error(textInternal, nil)
 	}
-	text := s.ResponseText
-	if text == "" {
-		text = blockkit.PlainText(s.Blocks)
-	}
-	return blockkit.Message{Text: text, Blocks: s.Blocks}
+	return blockkit.Reply(s.Reply)
 }
 
 // send posts m in the thread, or replaces the message updateTS with it.

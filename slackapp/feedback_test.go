@@ -141,3 +141,57 @@ func TestAssistantThread(t *testing.T) {
 	h.answerIn(dm, root, answer17)
 	assert.Len(t, h.slack.Titles(), 1, "only the first question names the thread")
 }
+
+// askButtons reads the buttons of m that ask a question: action id and
+// value (the question).
+func askButtons(t *testing.T, m fakeslack.Message) map[string]string {
+	t.Helper()
+	var blocks []struct {
+		Type     string `json:"type"`
+		Elements []struct {
+			ActionID string          `json:"action_id"`
+			Value    string          `json:"value"`
+			Text     json.RawMessage `json:"text"`
+		} `json:"elements"`
+	}
+	require.NoError(t, json.Unmarshal(m.Blocks, &blocks))
+	out := map[string]string{}
+	for _, b := range blocks {
+		for _, e := range b.Elements {
+			if b.Type == "actions" && strings.HasPrefix(e.ActionID, "ask_") {
+				var label struct{ Text string }
+				require.NoError(t, json.Unmarshal(e.Text, &label))
+				assert.Equal(t, e.Value, label.Text, "the button says the question it asks")
+				out[e.Value] = e.ActionID
+			}
+		}
+	}
+	return out
+}
+
+// An answer's suggested follow-ups are buttons; pressing one posts the
+// question in the thread for everyone to see and answers it there.
+func TestFollowUpButtons(t *testing.T) {
+	t.Parallel()
+	h := start(t)
+	ch, ts := channelID("CFOLLOWUP"), "1700000050.000100"
+	m := answered(t, h, ch, ts)
+	const next = "How many games were released per year?"
+	buttons := askButtons(t, m)
+	require.Contains(t, buttons, next, "follow-up buttons of %s", m.Blocks)
+
+	h.press(m, buttons[next], next)
+	asked := h.answerIn(ch, ts, "asked: "+next)
+	assert.Contains(t, asked.Text, "<@"+user+">", "who asked it")
+	h.answerIn(ch, ts, "years from 1997 on")
+	var n int
+	require.NoError(t, h.bot.DB().Pool().QueryRow(context.Background(),
+		`SELECT count(*) FROM conversation_turns WHERE thread_id = $1 AND user_message = $2 AND user_id = $3`,
+		threadID(ch, ts), next, user).Scan(&n))
+	assert.Equal(t, 1, n, "the follow-up is a turn of the thread, by the presser")
+
+	// The demo's questions under its "I only know these" reply are buttons too.
+	h.mention(ch, "1700000050.000900", ts, "Which developer has the most reviews?")
+	unknown := h.answerIn(ch, ts, "offline demo")
+	assert.Contains(t, askButtons(t, unknown), "How many games are free?")
+}

@@ -33,10 +33,10 @@ func (d *DB) AddTurn(ctx context.Context, t Turn) (Turn, error) {
 
 	err := d.pool.QueryRow(ctx, `
 		INSERT INTO conversation_turns
-			(thread_id, user_id, channel_id, user_message, bot_response, intent, backend, sql, query_id, question)
-		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)
+			(thread_id, user_id, channel_id, user_message, bot_response, intent, backend, sql, query_id, question, reply)
+		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11::json)
 		RETURNING id, created_at`,
-		t.ThreadID, t.UserID, t.ChannelID, t.UserMessage, t.BotResponse, t.Intent, t.Query.Backend, t.Query.Text, t.QueryID, t.Question,
+		t.ThreadID, t.UserID, t.ChannelID, t.UserMessage, t.BotResponse, t.Intent, t.Query.Backend, t.Query.Text, t.QueryID, t.Question, replyText(t.Reply),
 	).Scan(&t.ID, &t.CreatedAt)
 	if err != nil {
 		return Turn{}, fmt.Errorf("add turn to thread %q: %w", t.ThreadID, classify(err))
@@ -66,6 +66,50 @@ func (d *DB) RecentTurns(ctx context.Context, threadID string, limit int) ([]Tur
 		return nil, fmt.Errorf("recent turns of thread %q: %w", threadID, classify(err))
 	}
 	return turns, nil
+}
+
+// ThreadReplies is RecentTurns with each turn's stored reply, for showing
+// the thread again (a reloaded web page).
+func (d *DB) ThreadReplies(ctx context.Context, threadID string, limit int) ([]Turn, error) {
+	if limit <= 0 {
+		return nil, nil
+	}
+	rows, err := d.pool.Query(ctx, `
+		SELECT `+turnColumns+`, reply::text FROM (
+			SELECT `+turnColumns+`, reply FROM conversation_turns
+			WHERE thread_id = $1
+			ORDER BY created_at DESC, id DESC
+			LIMIT $2
+		) AS recent
+		ORDER BY created_at, id`, threadID, limit)
+	if err != nil {
+		return nil, fmt.Errorf("replies of thread %q: %w", threadID, classify(err))
+	}
+	turns, err := pgx.CollectRows(rows, func(row pgx.CollectableRow) (Turn, error) {
+		var (
+			t     Turn
+			reply *string
+		)
+		err := row.Scan(&t.ID, &t.ThreadID, &t.UserID, &t.ChannelID, &t.UserMessage, &t.BotResponse,
+			&t.Intent, &t.Query.Backend, &t.Query.Text, &t.QueryID, &t.Question, &t.CreatedAt, &reply)
+		if reply != nil {
+			t.Reply = []byte(*reply)
+		}
+		return t, err
+	})
+	if err != nil {
+		return nil, fmt.Errorf("replies of thread %q: %w", threadID, classify(err))
+	}
+	return turns, nil
+}
+
+// replyText is a reply for the json column: NULL when there is none.
+func replyText(reply []byte) *string {
+	if len(reply) == 0 {
+		return nil
+	}
+	s := string(reply)
+	return &s
 }
 
 // MostRecentQuery returns the latest turn of the thread that ran a query, or

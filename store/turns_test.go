@@ -126,6 +126,35 @@ func TestAddTurnTruncatesBotResponse(t *testing.T) {
 	}
 }
 
+// A turn keeps its reply for showing the thread again; the history the
+// workflow reads each message does not carry it.
+func TestThreadReplies(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	db := storetest.New(t)
+	const thread = "T-replies"
+	reply := `{"kind":"answer","text":[{"text":"a \u0000 NUL and é"}]}`
+	_, err := db.AddTurn(ctx, store.Turn{ThreadID: thread, UserMessage: "q1", BotResponse: "a1", Reply: []byte(reply)})
+	require.NoError(t, err)
+	_, err = db.AddTurn(ctx, store.Turn{ThreadID: thread, UserMessage: "q2", BotResponse: "a2"})
+	require.NoError(t, err)
+
+	got, err := db.ThreadReplies(ctx, thread, 10)
+	require.NoError(t, err)
+	require.Len(t, got, 2)
+	assert.Equal(t, "q1", got[0].UserMessage, "oldest first")
+	assert.JSONEq(t, reply, string(got[0].Reply), "the reply as it was stored, any character kept")
+	assert.Nil(t, got[1].Reply, "a turn without a reply")
+
+	history, err := db.RecentTurns(ctx, thread, 10)
+	require.NoError(t, err)
+	require.Len(t, history, 2)
+	assert.Nil(t, history[0].Reply, "the history leaves replies out")
+
+	_, err = db.AddTurn(ctx, store.Turn{ThreadID: thread, Reply: []byte("{not json")})
+	assert.Error(t, err, "a reply that is not JSON is refused")
+}
+
 func TestMostRecentQueryAndTurnByQueryID(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()

@@ -36,7 +36,10 @@ type Turn struct {
 	// Question is what Query answers as the bot understood it (a
 	// follow-up resolved into a question that stands alone); empty when
 	// the turn ran no query.
-	Question  string
+	Question string
+	// Reply is the reply as the workflow produced it (package answer's
+	// JSON); nil when it was not kept. Only ThreadReplies reads it.
+	Reply     []byte
 	CreatedAt time.Time
 }
 

@@ -94,10 +94,10 @@ func (s *server) serveAction(w http.ResponseWriter, r *http.Request) {
 	case nodes.IntentFeedback, nodes.IntentVerify:
 		down := req.Action == bot.ActionFeedbackDown || strings.HasPrefix(req.Value, bot.ActionFeedbackDown+":")
 		writeJSON(w, http.StatusOK, feedbackResponse{Intent: st.Intent, QueryID: st.ReferencedQueryID,
-			Text: st.ResponseText, Blocks: st.Blocks, AskNote: down && req.Action != actionFeedbackNote})
+			Text: st.ResponseText, Blocks: replyBlocks(st), AskNote: down && req.Action != actionFeedbackNote})
 		return
 	}
-	writeJSON(w, http.StatusOK, showSQLResponse{QueryID: st.QueryID, SQL: st.Query.Text, Blocks: st.Blocks, Text: st.ResponseText})
+	writeJSON(w, http.StatusOK, showSQLResponse{QueryID: st.QueryID, SQL: st.Query.Text, Blocks: replyBlocks(st), Text: st.ResponseText})
 }
 
 // sendCSV streams the run's CSV as a download.

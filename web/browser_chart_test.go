@@ -39,10 +39,16 @@ func TestBrowserChart(t *testing.T) {
 	assert.Contains(t, bars["label"], "Big Fish Games 213", "the values in the chart's accessible name")
 	assert.EqualValues(t, 0, bars["external"], "nothing loaded from elsewhere")
 
-	tb.do(t, "type a question", chromedp.SendKeys(chromedp.CSS("#question"), "How many games were released per year?"), pressEnter)
+	// The answer's follow-ups are buttons that ask in the same thread.
+	hash := eval[string](t, tb, `location.hash`)
+	tb.do(t, "click a follow-up", chromedp.Click(button("How many games were released per year?")))
 	tb.waitUntil(t, "the line chart", `document.querySelectorAll("#log .bk-chart polyline").length === 1`)
+	asked := eval[[]string](t, tb, `[...document.querySelectorAll("#log .msg.user")].map((m) => m.textContent.trim())`)
+	assert.Equal(t, []string{"Which publishers released the most games?", "How many games were released per year?"}, asked,
+		"the follow-up is asked as if typed")
+	assert.Equal(t, hash, eval[string](t, tb, `location.hash`), "in the same thread")
 	title := eval[string](t, tb, `[...document.querySelectorAll("#log .bk-chart figcaption")].pop().textContent`)
-	assert.Equal(t, "Games by release year (last 20 of 23)", title)
+	assert.Equal(t, "Games released per year (last 20 of 23)", title, "the title the interpreter proposed")
 
 	shot := tb.screenshot(t, "webchat-chart.png", 1024)
 	if data, err := os.ReadFile(shot); assert.NoError(t, err) {

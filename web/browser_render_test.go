@@ -2,6 +2,7 @@ package web
 
 import (
 	"encoding/json"
+	"github.com/analyticsbot/analyticsbot/answer"
 	"testing"
 	"time"
 
@@ -65,16 +66,16 @@ func TestBrowserRendering(t *testing.T) {
 	})
 
 	t.Run("answer blocks", func(t *testing.T) {
-		msg := blockkit.Render(blockkit.Answer{
+		msg := blockkit.Render(answer.Answer{
 			Question: "Top publishers?",
-			Text:     "*Top* publisher is <b>Valve</b>",
+			Text:     answer.ParseText("*Top* publisher is <b>Valve</b>"),
 			Result: &warehouse.Result{
 				Columns:  []warehouse.Column{{Name: "publisher", Type: "text"}, {Name: "games", Type: "int8"}},
 				Rows:     [][]any{{"Valve <img src=x onerror=window.__xss=3>", int64(42)}, {"Ubisoft", int64(7)}},
 				RowCount: 2,
 			},
 			Assumptions: []string{"A & B count once."},
-			Buttons:     nodes.Buttons(),
+			Actions:     nodes.Buttons(),
 			QueryID:     "q_test",
 			Elapsed:     1200 * time.Millisecond,
 			Backend:     "sql",

@@ -85,7 +85,7 @@ func TestBrowserChat(t *testing.T) {
 	eval[chromedp.Void](t, tb, recordProgress)
 	tb.do(t, "click the example "+q2018, chromedp.Click(button(q2018)))
 	tb.waitUntil(t, "the progress line says it writes SQL", `window.__progress.includes("Writing SQL…")`)
-	tb.do(t, "wait for the answer's table", chromedp.WaitVisible(chromedp.CSS("#log .msg.bot .bk-table")))
+	tb.do(t, "wait for the answer's buttons", chromedp.WaitVisible(chromedp.CSS("#log .msg.bot .bk-actions")))
 
 	t.Run("answer", func(t *testing.T) {
 		progress := eval[[]string](t, tb, `window.__progress`)
@@ -97,12 +97,9 @@ func TestBrowserChat(t *testing.T) {
 
 		got := eval[map[string]any](t, tb, `(() => {
 		  const msg = document.querySelector("#log .msg.bot");
-		  const td = msg.querySelector(".bk-table tbody td");
 		  return {
 		    bold: msg.querySelector(".bk-section strong")?.textContent,
-		    header: msg.querySelector(".bk-table th")?.textContent,
-		    cell: td?.textContent,
-		    align: td?.style.textAlign,
+		    table: msg.querySelector(".bk-table") !== null,
 		    progressLeft: document.querySelectorAll("#log .progress, #log .live-text").length,
 		    busy: msg.querySelector("[aria-busy]") !== null,
 		    status: document.getElementById("status").textContent,
@@ -111,9 +108,7 @@ func TestBrowserChat(t *testing.T) {
 		  };
 		})()`)
 		assert.Equal(t, games2018, got["bold"], "the answer's bold number")
-		assert.Equal(t, "games", got["header"], "the table's header")
-		assert.Equal(t, games2018, got["cell"], "the table's cell")
-		assert.Equal(t, "right", got["align"], "a number column is right-aligned")
+		assert.Equal(t, false, got["table"], "a single number is said, not put in a 1×1 table")
 		assert.EqualValues(t, 0, got["progressLeft"], "the answer replaces the progress line and the live text")
 		assert.Equal(t, false, got["busy"], "the answer is no longer marked busy")
 		assert.Equal(t, "Answer ready.", got["status"], "the live region announces the answer")
@@ -154,11 +149,11 @@ func TestBrowserChat(t *testing.T) {
 	t.Run("follow-up with Enter", func(t *testing.T) {
 		hash := eval[string](t, tb, `location.hash`)
 		tb.do(t, "type a follow-up and press Enter", chromedp.SendKeys(chromedp.CSS("#question"), "And in 2017?"), pressEnter)
-		tb.waitUntil(t, "the follow-up's table", `document.querySelectorAll("#log .bk-table").length === 2`)
+		tb.waitUntil(t, "the follow-up's answer", `[...document.querySelectorAll("#log .msg.bot")].filter((m) => m.querySelector(".bk-context-actions")).length === 2`)
 		got := eval[map[string]any](t, tb, `(() => {
-		  const tables = document.querySelectorAll("#log .bk-table");
+		  const answers = [...document.querySelectorAll("#log .msg.bot")].filter((m) => m.querySelector(".bk-context-actions"));
 		  return {
-		    cell: tables[1].querySelector("tbody td").textContent,
+		    cell: answers[answers.length - 1].querySelector(".bk-section strong").textContent,
 		    hash: location.hash,
 		    input: document.getElementById("question").value,
 		    focused: document.activeElement.id,
@@ -202,15 +197,33 @@ func TestBrowserNewConversation(t *testing.T) {
 	srv := newTestServer(t, b, Config{})
 
 	tb.do(t, "open the chat", chromedp.Navigate(srv.URL+"/"), chromedp.WaitVisible(chromedp.CSS(".chip")))
-	tb.do(t, "ask", chromedp.Click(button(q2018)), chromedp.WaitVisible(chromedp.CSS("#log .bk-table")))
+	tb.do(t, "ask", chromedp.Click(button(q2018)), chromedp.WaitVisible(chromedp.CSS("#log .bk-actions")))
 	hash := eval[string](t, tb, `location.hash`)
 	require.Regexp(t, `^#thread=web-[0-9a-f]+$`, hash, "the thread id is in the URL")
+	tb.do(t, "show the SQL", chromedp.Click(button("Show SQL")),
+		chromedp.WaitVisible(chromedp.CSS("#log .msg.bot pre")))
 
 	tb.do(t, "reload the thread", chromedp.Reload(), chromedp.WaitVisible(chromedp.CSS("#log .msg.bot")))
 	got := eval[[]string](t, tb, `[...document.querySelectorAll("#log .msg")].map((m) => m.textContent.trim())`)
-	require.Len(t, got, 2, "the reloaded thread shows its turn: got %q", got)
+	require.Len(t, got, 4, "the reloaded thread shows its turns: got %q", got)
 	assert.Equal(t, q2018, got[0], "the question")
 	assert.Contains(t, got[1], games2018, "the answer")
+	assert.Contains(t, got[1], "Assumption:", "the answer's assumptions come back with it")
+	assert.Equal(t, "Show SQL", got[2], "a press shows as the button's label")
+	assert.Contains(t, got[3], "SELECT", "the SQL comes back as it was shown")
+	restored := eval[map[string]any](t, tb, `(() => {
+	  const first = document.querySelector("#log .msg.bot");
+	  return {
+	    buttons: [...first.querySelector(".bk-actions").querySelectorAll("button")].map((b) => b.textContent),
+	    feedback: first.querySelectorAll(".bk-feedback").length,
+	    code: document.querySelectorAll("#log .msg.bot pre").length,
+	  };
+	})()`)
+	assert.Equal(t, []any{"Export CSV", "Show SQL"}, restored["buttons"], "the answer's buttons come back and work")
+	assert.EqualValues(t, 2, restored["feedback"], "👍 and 👎 come back")
+	assert.EqualValues(t, 1, restored["code"], "the SQL is a code block again")
+	tb.do(t, "press Show SQL on the restored answer", chromedp.Click(button("Show SQL")))
+	tb.waitUntil(t, "a second SQL message", `document.querySelectorAll("#log .msg.bot pre").length === 2`)
 
 	tb.do(t, "start a new conversation", chromedp.Click(button("New conversation")), chromedp.WaitVisible(chromedp.CSS(".chip")))
 	assert.Equal(t, "", eval[string](t, tb, `location.hash`), "a new conversation has no thread yet")
@@ -236,8 +249,8 @@ func TestBrowserToken(t *testing.T) {
 	tb.do(t, "enter the token", chromedp.SendKeys(chromedp.CSS("#token"), token+"\n"), chromedp.WaitVisible(chromedp.CSS(".chip")))
 	assert.Equal(t, token, eval[string](t, tb, `sessionStorage.getItem("analyticsbot.token")`), "the token is kept for the tab")
 
-	tb.do(t, "ask", chromedp.Click(button(q2018)), chromedp.WaitVisible(chromedp.CSS("#log .bk-table")))
-	assert.Equal(t, games2018, eval[string](t, tb, `document.querySelector("#log .bk-table tbody td").textContent`),
+	tb.do(t, "ask", chromedp.Click(button(q2018)), chromedp.WaitVisible(chromedp.CSS("#log .bk-actions")))
+	assert.Equal(t, games2018, eval[string](t, tb, `document.querySelector("#log .msg.bot .bk-section strong").textContent`),
 		"the answer, asked with the token")
 	assert.Empty(t, tb.problems(func(m chromedp.ConsoleMessage) bool {
 		return strings.Contains(m.Text, "401") // the refused requests before the token

@@ -130,9 +130,6 @@ func (c *chatRun) end(s *nodes.State, res workflow.Result) messageEndEvent {
 	deltas, chars := c.deltas, c.chars
 	c.mu.Unlock()
 	text := s.ResponseText
-	if text == "" {
-		text = blockkit.PlainText(s.Blocks)
-	}
 	path := res.Path()
 	return messageEndEvent{
 		Type: "message_end", ThreadID: s.ThreadTS, QueryID: s.QueryID, Text: text, Blocks: webBlocks(s),
@@ -149,11 +146,19 @@ func (c *chatRun) end(s *nodes.State, res workflow.Result) messageEndEvent {
 // ("export that as CSV") cannot travel in the stream: the page gets a
 // button that downloads it through /api/actions instead.
 func webBlocks(s *nodes.State) []slack.Block {
+	blocks := replyBlocks(s)
 	if !s.HasCSV() || s.QueryID == "" {
-		return s.Blocks
+		return blocks
 	}
 	button := slack.NewButtonBlockElement(string(nodes.IntentExportCSV), s.QueryID,
 		slack.NewTextBlockObject(slack.PlainTextType, "Download CSV", false, false))
-	blocks := append([]slack.Block(nil), s.Blocks...)
 	return append(blocks, slack.NewActionBlock("web_csv:"+s.QueryID, button))
+}
+
+// replyBlocks renders the run's reply as the blocks the page draws.
+func replyBlocks(s *nodes.State) []slack.Block {
+	if s.Reply == nil {
+		return nil
+	}
+	return blockkit.Reply(s.Reply).Blocks
 }

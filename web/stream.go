@@ -93,7 +93,7 @@ func (s *server) serveStream(w http.ResponseWriter, r *http.Request) {
 	case ctx.Err() != nil:
 		// The client left (or stopped reading): nobody to tell.
 		log.InfoContext(ctx, "answer stopped: the client went away", "cause", context.Cause(ctx), "path", res.Path())
-	case err != nil || st == nil || len(st.Blocks) == 0:
+	case err != nil || st == nil || st.Reply == nil:
 		if err == nil {
 			err = errors.New("the workflow ended without a reply")
 		}

@@ -2,9 +2,15 @@ package web
 
 import (
 	"net/http"
+	"strings"
 	"time"
 
+	"github.com/slack-go/slack"
+
+	"github.com/analyticsbot/analyticsbot/answer"
+	"github.com/analyticsbot/analyticsbot/blockkit"
 	"github.com/analyticsbot/analyticsbot/nodes"
+	"github.com/analyticsbot/analyticsbot/store"
 )
 
 // maxThreadTurns bounds the turns GET /api/threads/{id} returns.
@@ -23,8 +29,12 @@ type turnJSON struct {
 	SQL     string `json:"sql"`
 	Backend string `json:"backend,omitempty"`
 	// QueryID is what the answer's buttons carry; empty without a query.
-	QueryID   string    `json:"query_id"`
-	CreatedAt time.Time `json:"created_at"`
+	QueryID string `json:"query_id"`
+	// Blocks are the whole reply as it was shown (table, chart,
+	// assumptions, buttons); absent for turns saved before replies were
+	// kept, which show Bot.
+	Blocks    []slack.Block `json:"blocks,omitempty"`
+	CreatedAt time.Time     `json:"created_at"`
 }
 
 // serveThread returns a thread's saved turns, oldest first, so a reloaded
@@ -36,7 +46,7 @@ func (s *server) serveThread(w http.ResponseWriter, r *http.Request) {
 		writeError(w, http.StatusNotFound, "no such thread")
 		return
 	}
-	turns, err := s.bot.DB().RecentTurns(r.Context(), id, maxThreadTurns)
+	turns, err := s.bot.DB().ThreadReplies(r.Context(), id, maxThreadTurns)
 	if err != nil {
 		s.log.ErrorContext(r.Context(), "load thread", "thread", id, "err", err)
 		writeError(w, http.StatusServiceUnavailable, "The conversation could not be loaded right now. Please try again in a moment.")
@@ -45,11 +55,40 @@ func (s *server) serveThread(w http.ResponseWriter, r *http.Request) {
 	out := threadResponse{ThreadID: id, Turns: make([]turnJSON, len(turns))}
 	for i, t := range turns {
 		out.Turns[i] = turnJSON{
-			User: t.UserMessage, Bot: t.BotResponse, Intent: t.Intent, SQL: t.Query.Text, Backend: t.Query.Backend,
+			User: userText(t), Bot: t.BotResponse, Intent: t.Intent, SQL: t.Query.Text, Backend: t.Query.Backend,
 			QueryID: t.QueryID, CreatedAt: t.CreatedAt,
+		}
+		if len(t.Reply) > 0 {
+			a, err := answer.Unmarshal(t.Reply)
+			if err != nil {
+				s.log.WarnContext(r.Context(), "stored reply unreadable; showing its text", "thread", id, "turn", t.ID, "err", err)
+				continue
+			}
+			out.Turns[i].Blocks = blockkit.Reply(a).Blocks
 		}
 	}
 	writeJSON(w, http.StatusOK, out)
+}
+
+// userText is what the user did in a turn: their message, or for a
+// button's turn the button's label ("Show SQL"), never the internal
+// "[button] show_sql 02d81c2d".
+func userText(t store.Turn) string {
+	if !strings.HasPrefix(t.UserMessage, "[button] ") {
+		return t.UserMessage
+	}
+	for _, b := range nodes.Buttons() {
+		if b.ID == t.Intent {
+			return b.Label
+		}
+	}
+	switch nodes.Intent(t.Intent) {
+	case nodes.IntentFeedback:
+		return "Feedback"
+	case nodes.IntentVerify:
+		return "Verify"
+	}
+	return "Button"
 }
 
 type examplesResponse struct {
@@ -82,8 +121,8 @@ func (s *server) serveButtons(w http.ResponseWriter, _ *http.Request) {
 		Buttons []buttonJSON `json:"buttons"`
 	}
 	for _, b := range nodes.Buttons() {
-		out.Buttons = append(out.Buttons, buttonJSON{Action: b.Action, Label: b.Label,
-			Download: b.Action == string(nodes.IntentExportCSV)})
+		out.Buttons = append(out.Buttons, buttonJSON{Action: b.ID, Label: b.Label,
+			Download: b.ID == string(nodes.IntentExportCSV)})
 	}
 	writeJSON(w, http.StatusOK, out)
 }

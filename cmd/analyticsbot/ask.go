@@ -12,10 +12,12 @@ import (
 
 	"github.com/slack-go/slack"
 
+	"github.com/analyticsbot/analyticsbot/answer"
 	"github.com/analyticsbot/analyticsbot/blockkit"
 	"github.com/analyticsbot/analyticsbot/bot"
 	"github.com/analyticsbot/analyticsbot/nodes"
 	"github.com/analyticsbot/analyticsbot/store"
+	"github.com/analyticsbot/analyticsbot/terminal"
 	"github.com/analyticsbot/analyticsbot/workflow"
 )
 
@@ -89,36 +91,39 @@ func press(ctx context.Context, args []string, out io.Writer) error {
 
 // turnJSON is the one JSON object `ask --json` and `press --json` print.
 type turnJSON struct {
-	ThreadID         string        `json:"thread_id"`
-	Model            string        `json:"model"`
-	Intent           nodes.Intent  `json:"intent"`
-	Confidence       float64       `json:"confidence"`
-	IntentSource     string        `json:"intent_source"`
-	Question         string        `json:"question"`
-	ResolvedQuestion string        `json:"resolved_question"`
-	SQL              string        `json:"sql"`
-	Backend          string        `json:"backend"`
-	Assumptions      []string      `json:"assumptions"`
-	Columns          []string      `json:"columns"`
-	Rows             [][]any       `json:"rows"`
-	RowCount         int           `json:"row_count"`
-	Truncated        bool          `json:"truncated"`
-	QueryID          string        `json:"query_id"`
-	Answer           string        `json:"answer"`
-	Text             string        `json:"text"`
-	Format           nodes.Format  `json:"format"`
-	Blocks           []slack.Block `json:"blocks"`
-	CSV              string        `json:"csv"`
-	CSVFilename      string        `json:"csv_filename"`
-	Error            string        `json:"error"`
-	ErrorKind        string        `json:"error_kind"`
-	LLMCalls         int           `json:"llm_calls"`
-	PromptTokens     int           `json:"prompt_tokens"`
-	CompletionTokens int           `json:"completion_tokens"`
-	RetryCount       int           `json:"retry_count"`
-	Path             []string      `json:"path"`
-	Notes            []string      `json:"notes"`
-	TimingMS         timingJSON    `json:"timing_ms"`
+	ThreadID         string       `json:"thread_id"`
+	Model            string       `json:"model"`
+	Intent           nodes.Intent `json:"intent"`
+	Confidence       float64      `json:"confidence"`
+	IntentSource     string       `json:"intent_source"`
+	Question         string       `json:"question"`
+	ResolvedQuestion string       `json:"resolved_question"`
+	SQL              string       `json:"sql"`
+	Backend          string       `json:"backend"`
+	Assumptions      []string     `json:"assumptions"`
+	Columns          []string     `json:"columns"`
+	Rows             [][]any      `json:"rows"`
+	RowCount         int          `json:"row_count"`
+	Truncated        bool         `json:"truncated"`
+	QueryID          string       `json:"query_id"`
+	Answer           string       `json:"answer"`
+	Text             string       `json:"text"`
+	Format           nodes.Format `json:"format"`
+	// Reply is the answer model every surface renders; Blocks its Slack
+	// rendering.
+	Reply            *answer.Answer `json:"reply"`
+	Blocks           []slack.Block  `json:"blocks"`
+	CSV              string         `json:"csv"`
+	CSVFilename      string         `json:"csv_filename"`
+	Error            string         `json:"error"`
+	ErrorKind        string         `json:"error_kind"`
+	LLMCalls         int            `json:"llm_calls"`
+	PromptTokens     int            `json:"prompt_tokens"`
+	CompletionTokens int            `json:"completion_tokens"`
+	RetryCount       int            `json:"retry_count"`
+	Path             []string       `json:"path"`
+	Notes            []string       `json:"notes"`
+	TimingMS         timingJSON     `json:"timing_ms"`
 }
 
 type timingJSON struct {
@@ -136,7 +141,7 @@ func toJSON(s *nodes.State, res workflow.Result, runErr error) turnJSON {
 		ThreadID: s.ThreadTS, Intent: s.Intent, Confidence: s.Confidence, IntentSource: s.IntentSource,
 		Question: s.UserQuery, ResolvedQuestion: s.ResolvedQuery, SQL: s.Query.Text, Backend: s.Query.Backend, Assumptions: s.Assumptions,
 		Columns: s.ColumnNames(), Rows: s.Result.Rows, RowCount: s.Result.RowCount, Truncated: s.Result.Truncated,
-		QueryID: s.QueryID, Answer: s.Answer, Text: s.ResponseText, Format: s.ResponseFormat, Blocks: s.Blocks,
+		QueryID: s.QueryID, Answer: s.Answer, Text: s.ResponseText, Format: s.ResponseFormat, Reply: s.Reply, Blocks: slackBlocks(s),
 		CSV: csvText(s), CSVFilename: s.CSVFilename, ErrorKind: string(s.ErrorKind),
 		LLMCalls: s.LLMCalls, PromptTokens: s.PromptTokens, CompletionTokens: s.CompletionTokens,
 		RetryCount: s.RetryCount, Path: res.Path(), Notes: s.Notes,
@@ -189,7 +194,10 @@ func report(out io.Writer, b *bot.Bot, s *nodes.State, res workflow.Result, runE
 	if runErr != nil {
 		return runErr
 	}
-	fmt.Fprintln(out, blockkit.PlainText(s.Blocks))
+	fmt.Fprint(out, terminal.Render(s.Reply, terminal.Options{ANSI: isTerminal(out), Rate: pressRate(s.ThreadTS),
+		Press: func(id string) string {
+			return "analyticsbot press --thread " + s.ThreadTS + " --action " + id
+		}}))
 	if s.HasCSV() {
 		fmt.Fprintf(out, "\n%s", csvText(s))
 	}
@@ -198,4 +206,17 @@ func report(out io.Writer, b *bot.Bot, s *nodes.State, res workflow.Result, runE
 		fmt.Fprintln(out, "(demo mode: a scripted model answers the suggested questions; see README to plug in a real model)")
 	}
 	return nil
+}
+
+// slackBlocks is the reply as Slack shows it; none before a reply.
+func slackBlocks(s *nodes.State) []slack.Block {
+	if s.Reply == nil {
+		return nil
+	}
+	return blockkit.Reply(s.Reply).Blocks
+}
+
+// pressRate is how a one-shot command rates an answer of the thread.
+func pressRate(thread string) string {
+	return "analyticsbot press --thread " + thread + " --action feedback_up|feedback_down"
 }

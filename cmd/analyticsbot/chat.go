@@ -6,13 +6,14 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"strconv"
 	"strings"
 
-	"github.com/analyticsbot/analyticsbot/blockkit"
 	"github.com/analyticsbot/analyticsbot/bot"
 	"github.com/analyticsbot/analyticsbot/demo"
 	"github.com/analyticsbot/analyticsbot/nodes"
 	"github.com/analyticsbot/analyticsbot/store"
+	"github.com/analyticsbot/analyticsbot/terminal"
 )
 
 const chatHelp = `Type a question and press Enter. Commands:
@@ -21,6 +22,7 @@ const chatHelp = `Type a question and press Enter. Commands:
   :good  rate the last answer 👍 (it becomes a candidate example)
   :bad [what was wrong]
          rate the last answer 👎, with an optional note
+  1, 2…  ask the question of that number listed under the last reply
   :new   start a new thread
   :help  this help
   :quit  leave (or Ctrl-D)`
@@ -72,6 +74,8 @@ type repl struct {
 	out     io.Writer
 	thread  string
 	queryID string // of the last answer with a result
+	// listed are the questions the last reply numbered.
+	listed []string
 }
 
 func (r *repl) handle(ctx context.Context, line string) error {
@@ -80,6 +84,15 @@ func (r *repl) handle(ctx context.Context, line string) error {
 		s   *nodes.State
 		err error
 	)
+	if i, err := strconv.Atoi(line); err == nil && len(r.listed) > 0 {
+		if i < 1 || i > len(r.listed) {
+			fmt.Fprintf(r.out, "Type a number from 1 to %d, or a question.\n", len(r.listed))
+			return nil
+		}
+		line = r.listed[i-1]
+		msg.Text = line
+		fmt.Fprintln(r.out, "> "+line)
+	}
 	switch line {
 	case "":
 		return nil
@@ -126,7 +139,13 @@ func (r *repl) handle(ctx context.Context, line string) error {
 	if s.QueryID != "" && s.ErrorKind == "" && s.Intent != nodes.IntentFeedback {
 		r.queryID = s.QueryID
 	}
-	fmt.Fprintln(r.out, blockkit.PlainTextWith(s.Blocks, blockkit.PlainOptions{ANSI: isTerminal(r.out)}))
+	fmt.Fprint(r.out, terminal.Render(s.Reply, terminal.Options{ANSI: isTerminal(r.out), Press: chatPress,
+		Rate: ":good / :bad [what was wrong]", Numbered: true}))
+	// A press's reply (the SQL, a CSV) lists nothing: the numbers of the
+	// answer before it still ask its questions.
+	if l := terminal.List(s.Reply); len(l) > 0 || s.Intent == nodes.IntentAnalytics || s.Intent == nodes.IntentFollowUp || s.ErrorKind != "" {
+		r.listed = l
+	}
 	if s.HasCSV() {
 		defer s.RemoveCSVFile()
 		n, err := saveCSV(s)
@@ -136,6 +155,17 @@ func (r *repl) handle(ctx context.Context, line string) error {
 		fmt.Fprintf(r.out, "Saved %s (%d bytes).\n", s.CSVFilename, n)
 	}
 	return nil
+}
+
+// chatPress is the command that presses an answer's button in the chat.
+func chatPress(action string) string {
+	switch nodes.Intent(action) {
+	case nodes.IntentExportCSV:
+		return ":csv"
+	case nodes.IntentShowSQL:
+		return ":sql"
+	}
+	return ""
 }
 
 // saveCSV writes the run's CSV to CSVFilename in the current directory.

@@ -328,6 +328,22 @@ func TestCLI(t *testing.T) {
 		assert.Contains(t, got.stdout, fmt.Sprintf("Saved %s (%d bytes).", filepath.Base(files[0]), len(csv2018)))
 	})
 
+	t.Run("chat follow-ups by number", func(t *testing.T) {
+		t.Chdir(t.TempDir())
+		got := runCLI(t, q2018+"\n:sql\n9\n2\n:quit\n", "chat")
+		require.NoError(t, got.err, "stderr: %s", got.stderr)
+		assert.Contains(t, got.stdout, "8160 games were released on Steam in 2018.", "no Slack syntax in the terminal")
+		assert.Contains(t, got.stdout, "You could ask next: (type a number to ask it)\n  1. How many games were released per year?\n"+
+			"  2. Which publishers released the most games?")
+		assert.Contains(t, got.stdout, "Export CSV: :csv · Show SQL: :sql")
+		assert.Contains(t, got.stdout, "Type a number from 1 to 2, or a question.")
+		assert.Contains(t, got.stdout, "> Which publishers released the most games?\n")
+		assert.Contains(t, got.stdout, "Big Fish Games released the most games: 213.")
+		for _, leak := range []string{"*8160*", ":warning:", "[Export CSV]", "```"} {
+			assert.NotContains(t, got.stdout, leak)
+		}
+	})
+
 	t.Run("chat buttons before any answer", func(t *testing.T) {
 		t.Chdir(t.TempDir())
 		got := runCLI(t, ":csv\n:sql\n:good\n:bad\n", "chat")

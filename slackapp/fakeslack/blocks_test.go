@@ -3,6 +3,7 @@ package fakeslack
 import (
 	"encoding/json"
 	"fmt"
+	"github.com/analyticsbot/analyticsbot/answer"
 	"strings"
 	"testing"
 	"time"
@@ -55,10 +56,10 @@ func TestValidateAcceptsBlockkitOutput(t *testing.T) {
 		name string
 		msg  blockkit.Message
 	}{
-		{name: "150 rows", msg: blockkit.Render(blockkit.Answer{Text: "Orders per day.", Result: dailyResult(150), Buttons: nodes.Buttons(), QueryID: "q_daily", Elapsed: time.Second, Backend: "sql"})},
-		{name: "25 columns", msg: blockkit.Render(blockkit.Answer{Text: "All metrics.", Result: wideResult(25, 5), Buttons: nodes.Buttons(), QueryID: "q_wide"})},
-		{name: "native table at the limit", msg: blockkit.Render(blockkit.Answer{Text: "Big table.", Result: wideResult(20, 99), Buttons: nodes.Buttons(), QueryID: "q_big"})},
-		{name: "long answer", msg: blockkit.Render(blockkit.Answer{Text: long, Result: dailyResult(3), Buttons: nodes.Buttons(), QueryID: "q_long",
+		{name: "150 rows", msg: blockkit.Render(answer.Answer{Text: answer.ParseText("Orders per day."), Result: dailyResult(150), Actions: nodes.Buttons(), QueryID: "q_daily", Elapsed: time.Second, Backend: "sql"})},
+		{name: "25 columns", msg: blockkit.Render(answer.Answer{Text: answer.ParseText("All metrics."), Result: wideResult(25, 5), Actions: nodes.Buttons(), QueryID: "q_wide"})},
+		{name: "native table at the limit", msg: blockkit.Render(answer.Answer{Text: answer.ParseText("Big table."), Result: wideResult(20, 99), Actions: nodes.Buttons(), QueryID: "q_big"})},
+		{name: "long answer", msg: blockkit.Render(answer.Answer{Text: answer.ParseText(long), Result: dailyResult(3), Actions: nodes.Buttons(), QueryID: "q_long",
 			Assumptions: strings.Split(strings.Repeat("an assumption,", 15), ",")})},
 		{name: "error", msg: blockkit.Error("The database timed out.", []string{"Ask for fewer days", "Try again"})},
 		{name: "notice", msg: blockkit.Notice("I only know the analytics data.", []string{"Revenue by region last month?"})},
@@ -192,14 +193,14 @@ func TestValidateBlocks(t *testing.T) {
 
 func TestBlockTexts(t *testing.T) {
 	t.Parallel()
-	msg := blockkit.Render(blockkit.Answer{
-		Text: "North leads.",
+	msg := blockkit.Render(answer.Answer{
+		Text: answer.ParseText("North leads."),
 		Result: &warehouse.Result{
 			Columns:  []warehouse.Column{{Name: "region", Type: "text"}, {Name: "orders", Type: "int8"}},
 			Rows:     [][]any{{"North", int64(120)}, {"South", int64(98)}},
 			RowCount: 2,
 		},
-		Buttons: nodes.Buttons(), QueryID: "q1",
+		Actions: nodes.Buttons(), QueryID: "q1",
 	})
 	got := Message{Blocks: marshalBlocks(t, msg)}.BlockTexts()
 	want := []string{"North leads.", "region", "orders", "North", "120", "South", "98", "2 rows", "Export CSV", "Show SQL"}

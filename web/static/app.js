@@ -306,6 +306,8 @@
   /** onAction runs an answer's button: Export CSV downloads the file, Show SQL adds a message. */
   async function onAction({ action, value, button }) {
     if (action === "feedback") return onFeedback({ action, value, button });
+    // A follow-up or a question to try: asked in this thread, as if typed.
+    if (action.startsWith("ask_")) return ask(value);
     button.disabled = true;
     button.setAttribute("aria-busy", "true");
     try {
@@ -379,7 +381,7 @@
       if (!data.turns?.length) return welcome();
       for (const t of data.turns) {
         userMessage(t.user || "");
-        botBlocks(null, t.bot);
+        botBlocks(t.blocks || null, t.bot);
       }
     } catch (err) {
       if (err instanceof ApiError && err.status === 404) {

@@ -1,0 +1,124 @@
+package answer
+
+import (
+	"regexp"
+	"strings"
+)
+
+// Span is a run of text with one emphasis.
+type Span struct {
+	Text   string `json:"text"`
+	Bold   bool   `json:"bold,omitempty"`
+	Italic bool   `json:"italic,omitempty"`
+	Code   bool   `json:"code,omitempty"`
+	// Link is the address the span links to; empty: none.
+	Link string `json:"link,omitempty"`
+}
+
+// Text is prose with neutral emphasis, as spans.
+type Text []Span
+
+// Plain returns the text without emphasis.
+func (t Text) Plain() string {
+	var b strings.Builder
+	for _, s := range t {
+		b.WriteString(s.Text)
+	}
+	return b.String()
+}
+
+// Plain makes text of s as it is, with no emphasis: what the bot writes
+// itself, where a * or _ is only a character.
+func Plain(s string) Text {
+	if s == "" {
+		return nil
+	}
+	return Text{{Text: s}}
+}
+
+// Concat joins texts.
+func Concat(ts ...Text) Text {
+	var out Text
+	for _, t := range ts {
+		out = append(out, t...)
+	}
+	return out
+}
+
+// markup finds the light markup a language model writes, in Markdown or
+// Slack's mrkdwn: **bold**, *bold*, __italic__, _italic_, `code`,
+// [label](https://…), <https://…|label> and <https://…>. Emphasis never
+// spans lines; a marker must hug its text.
+var markup = regexp.MustCompile(
+	"`([^`\n]+)`" +
+		`|\*\*([^*\n]+?)\*\*` +
+		`|\*([^*\s](?:[^*\n]*?[^*\s])?)\*` +
+		`|__([^_\n]+?)__` +
+		`|(?:^|\b)_([^_\s](?:[^_\n]*?[^_\s])?)_(?:\b|$)` +
+		`|\[([^\]\n]+)\]\((https?://[^\s)]+)\)` +
+		`|<(https?://[^|>\s]+)(?:\|([^>\n]+))?>`)
+
+// ParseText reads the interpreter's prose into spans. Markers that do not
+// pair up stay as characters; links only to http(s) addresses.
+func ParseText(s string) Text {
+	s = strings.TrimSpace(s)
+	if s == "" {
+		return nil
+	}
+	var out Text
+	add := func(sp Span) {
+		if sp.Text == "" {
+			return
+		}
+		if n := len(out); n > 0 && out[n-1].sameStyle(sp) {
+			out[n-1].Text += sp.Text
+			return
+		}
+		out = append(out, sp)
+	}
+	last := 0
+	for _, m := range markup.FindAllStringSubmatchIndex(s, -1) {
+		start := m[0]
+		g := func(i int) string {
+			if m[2*i] < 0 {
+				return ""
+			}
+			return s[m[2*i]:m[2*i+1]]
+		}
+		var sp Span
+		switch {
+		case m[2] >= 0:
+			sp = Span{Text: g(1), Code: true}
+		case m[4] >= 0:
+			sp = Span{Text: g(2), Bold: true}
+		case m[6] >= 0:
+			sp = Span{Text: g(3), Bold: true}
+		case m[8] >= 0:
+			sp = Span{Text: g(4), Italic: true}
+		case m[10] >= 0:
+			// The underscore pattern may have taken the character before
+			// it (a line start); keep only from the marker.
+			start = strings.LastIndexByte(s[:m[10]], '_')
+			sp = Span{Text: g(5), Italic: true}
+		case m[12] >= 0:
+			sp = Span{Text: g(6), Link: g(7)}
+		case m[18] >= 0:
+			sp = Span{Text: unescapeSlack(g(9)), Link: g(8)}
+		default:
+			sp = Span{Text: g(8), Link: g(8)}
+		}
+		add(Span{Text: unescapeSlack(s[last:start])})
+		add(sp)
+		last = m[1]
+	}
+	add(Span{Text: unescapeSlack(s[last:])})
+	return out
+}
+
+func (s Span) sameStyle(o Span) bool {
+	return s.Bold == o.Bold && s.Italic == o.Italic && s.Code == o.Code && s.Link == o.Link
+}
+
+// unescapeSlack undoes Slack's entities, which a model that writes mrkdwn
+// may use.
+var unescapeSlack = strings.NewReplacer("&amp;", "&", "&lt;", "<", "&gt;", ">").Replace

@@ -1,0 +1,238 @@
+package answer
+
+import (
+	"encoding/json"
+	"fmt"
+	"math"
+	"regexp"
+	"strconv"
+	"strings"
+
+	"github.com/analyticsbot/analyticsbot/warehouse"
+)
+
+// NullText stands for SQL NULL in tables; an empty string shows as "" so
+// the two stay distinguishable and no cell is ever empty (Slack rejects
+// empty text in most places).
+const (
+	NullText  = "—"
+	EmptyText = `""`
+)
+
+// Table formats a result's cells for people: numbers with thousands
+// separators (not in ids, years or codes), currency and percent units taken
+// from the column's name (price_usd, avg_price_gbp, share_pct), floats
+// without binary noise. The CSV export keeps the raw values.
+type Table struct {
+	r    *warehouse.Result
+	cols []columnFormat
+}
+
+type columnFormat struct {
+	numeric   bool
+	thousands bool
+	prefix    string
+	suffix    string
+}
+
+// NewTable prepares r's columns for formatting.
+func NewTable(r *warehouse.Result) *Table {
+	t := &Table{r: r, cols: make([]columnFormat, len(r.Columns))}
+	for i, c := range r.Columns {
+		f := columnFormat{numeric: c.Kind == warehouse.KindNumber}
+		if c.Kind == "" {
+			// Cached before kinds existed: the values decide.
+			f.numeric = valuesAreNumbers(r.Rows, i)
+		}
+		if f.numeric {
+			name := strings.ToLower(c.Name)
+			f.thousands = !identifierName.MatchString(name)
+			f.prefix, f.suffix = unitOf(name)
+		}
+		t.cols[i] = f
+	}
+	return t
+}
+
+// Numeric reports whether column col holds numbers (read best aligned right).
+func (t *Table) Numeric(col int) bool { return col < len(t.cols) && t.cols[col].numeric }
+
+// Header is column col's name, or Postgres' own placeholder for an unnamed
+// expression, so a header is never empty.
+func (t *Table) Header(col int) string {
+	if col >= len(t.r.Columns) || strings.TrimSpace(t.r.Columns[col].Name) == "" {
+		return "?column?"
+	}
+	return t.r.Columns[col].Name
+}
+
+// Cell is row[col] formatted, tolerating short rows.
+func (t *Table) Cell(row []any, col int) string {
+	if col >= len(row) || row[col] == nil {
+		return NullText
+	}
+	v := FormatValue(row[col])
+	if col >= len(t.cols) || !t.cols[col].numeric || !plainNumber.MatchString(v) {
+		return v
+	}
+	f := t.cols[col]
+	if f.thousands {
+		v = Thousands(v)
+	}
+	if f.prefix != "" {
+		if neg, ok := strings.CutPrefix(v, "-"); ok {
+			return "-" + f.prefix + neg
+		}
+		return f.prefix + v
+	}
+	return v + f.suffix
+}
+
+// identifierName matches the names of number columns that are not
+// quantities: ids, years, codes, phone numbers. Their digits are shown as
+// they are.
+var identifierName = regexp.MustCompile(`(^|_)(id|ids|year|yr|code|zip|zipcode|postcode|phone|number|no)$|^year`)
+
+// unitOf returns the unit a column's name announces: a currency code or
+// percent as its last word.
+func unitOf(name string) (prefix, suffix string) {
+	i := strings.LastIndexByte(name, '_')
+	if i < 0 {
+		return "", ""
+	}
+	switch name[i+1:] {
+	case "usd":
+		return "$", ""
+	case "gbp":
+		return "£", ""
+	case "eur":
+		return "€", ""
+	case "pct", "percent":
+		return "", "%"
+	}
+	return "", ""
+}
+
+var plainNumber = regexp.MustCompile(`^-?\d+(\.\d+)?$`)
+
+// Thousands puts commas between groups of three digits of a plain number's
+// whole part: "1234567.5" becomes "1,234,567.5". Anything else is returned
+// as it is.
+func Thousands(s string) string {
+	if !plainNumber.MatchString(s) {
+		return s
+	}
+	sign, whole, frac := "", s, ""
+	if strings.HasPrefix(whole, "-") {
+		sign, whole = "-", whole[1:]
+	}
+	if i := strings.IndexByte(whole, '.'); i >= 0 {
+		whole, frac = whole[:i], whole[i:]
+	}
+	if len(whole) <= 3 {
+		return s
+	}
+	var b strings.Builder
+	b.WriteString(sign)
+	head := len(whole) % 3
+	if head > 0 {
+		b.WriteString(whole[:head])
+	}
+	for i := head; i < len(whole); i += 3 {
+		if b.Len() > len(sign) {
+			b.WriteByte(',')
+		}
+		b.WriteString(whole[i : i+3])
+	}
+	b.WriteString(frac)
+	return b.String()
+}
+
+// FormatValue renders one result value as text, without separators or
+// units (see Table for those).
+func FormatValue(v any) string {
+	switch x := v.(type) {
+	case nil:
+		return NullText
+	case string:
+		if x == "" {
+			return EmptyText
+		}
+		return x
+	case int64:
+		return strconv.FormatInt(x, 10)
+	case int:
+		return strconv.Itoa(x)
+	case int32:
+		return strconv.FormatInt(int64(x), 10)
+	case float64:
+		return FormatFloat(x)
+	case float32:
+		return FormatFloat(float64(x))
+	case bool:
+		return strconv.FormatBool(x)
+	case json.Number:
+		return x.String()
+	case []any, map[string]any:
+		b, err := json.Marshal(x)
+		if err != nil {
+			return fmt.Sprint(x)
+		}
+		return string(b)
+	default:
+		return fmt.Sprint(x)
+	}
+}
+
+// FormatFloat shows a float8 the way a person expects to read it.
+//
+// Binary floats carry noise (0.1+0.2 is 0.30000000000000004, and even
+// strconv's shortest form keeps it), so we round: values of magnitude 1 or
+// more keep at most 4 decimals; smaller values keep 4 significant digits, so
+// 0.000012345 stays visible as 0.00001235. Below 1e-6 we switch to exponent
+// form. Trailing zeros are dropped. Postgres numeric arrives as a string and
+// is never rounded.
+func FormatFloat(f float64) string {
+	switch {
+	case math.IsNaN(f):
+		return "NaN"
+	case math.IsInf(f, 1):
+		return "Infinity"
+	case math.IsInf(f, -1):
+		return "-Infinity"
+	case f == 0:
+		return "0"
+	}
+	a := math.Abs(f)
+	if a < 1e-6 {
+		return strconv.FormatFloat(f, 'g', 4, 64)
+	}
+	decimals := 4
+	if a < 1 {
+		decimals = 3 - int(math.Floor(math.Log10(a)))
+	}
+	s := strconv.FormatFloat(f, 'f', decimals, 64)
+	if strings.Contains(s, ".") {
+		s = strings.TrimRight(strings.TrimRight(s, "0"), ".")
+	}
+	if s == "-0" {
+		return "0"
+	}
+	return s
+}
+
+func valuesAreNumbers(rows [][]any, col int) bool {
+	seen := false
+	for _, row := range rows {
+		if col >= len(row) || row[col] == nil {
+			continue
+		}
+		switch row[col].(type) {
+		case int64, int, int32, float64, float32, json.Number:
+			seen = true
+		default:
+			return false
+		}
+	}
+	return seen
+}
