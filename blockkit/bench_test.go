@@ -1,9 +1,10 @@
 package blockkit
 
 import (
-	"github.com/analyticsbot/analyticsbot/answer"
 	"testing"
 	"time"
+
+	"github.com/analyticsbot/analyticsbot/answer"
 )
 
 // BenchmarkRender measures rendering a full answer. 99 rows is the largest

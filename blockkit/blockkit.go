@@ -54,10 +54,15 @@ func Render(a answer.Answer) Message {
 	}
 	var table slack.Block
 	if a.ShowsTable() {
-		table = resultBlock(a.Result, hasButtons)
+		table = resultBlock(a.Result, hasButtons, a.Question)
 	}
 	if table != nil {
 		tail = append(tail, table)
+		if dt, ok := table.(*slack.DataTableBlock); ok && dt != nil {
+			if note := dataTableNote(a.Result, hasButtons); note != "" {
+				tail = append(tail, slack.NewContextBlock("", mrkdwn("_"+note+"_")))
+			}
+		}
 	}
 	if b := answerContext(a); b != nil {
 		tail = append(tail, b)
@@ -80,12 +85,16 @@ func Render(a answer.Answer) Message {
 	return Message{Text: fallback, Blocks: append(blocks, tail...)}
 }
 
-// resultBlock shows the result as Slack's table when it fits, otherwise as
-// monospace text. Results without rows show nothing: the context line says
-// "no rows".
-func resultBlock(r *warehouse.Result, hasButtons bool) slack.Block {
+// resultBlock shows the result as Slack's table up to 20 rows, as a
+// sortable, paginated data table (captioned with the question) beyond, and
+// as monospace text when it has more columns than either holds. Results
+// without rows show nothing: the context line says "no rows".
+func resultBlock(r *warehouse.Result, hasButtons bool, caption string) slack.Block {
 	if r == nil || len(r.Columns) == 0 || len(r.Rows) == 0 {
 		return nil
+	}
+	if fitsDataTable(r) {
+		return dataTable(r, caption)
 	}
 	if fitsNativeTable(r) {
 		return nativeTable(r)

@@ -2,10 +2,10 @@ package blockkit
 
 import (
 	"fmt"
-	"github.com/analyticsbot/analyticsbot/answer"
 	"strings"
 	"time"
 
+	"github.com/analyticsbot/analyticsbot/answer"
 	"github.com/analyticsbot/analyticsbot/warehouse"
 )
 

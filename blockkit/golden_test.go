@@ -40,7 +40,7 @@ func goldenCases() []struct {
 	}{
 		{name: "single_number", msg: Render(singleNumberAnswer())},
 		{name: "regions_table", msg: Render(regionsAnswer())},
-		{name: "rows_150_monospace", msg: Render(manyRowsAnswer())},
+		{name: "rows_150_data_table", msg: Render(manyRowsAnswer())},
 		{name: "columns_25_monospace", msg: Render(wideAnswer())},
 		{name: "long_answer_split", msg: Render(longAnswer())},
 		{name: "error", msg: errorMessage()},

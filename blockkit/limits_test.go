@@ -3,7 +3,7 @@ package blockkit
 import (
 	"encoding/json"
 	"fmt"
-	"github.com/analyticsbot/analyticsbot/answer"
+	"math"
 	"regexp"
 	"strings"
 	"testing"
@@ -13,6 +13,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/analyticsbot/analyticsbot/answer"
 	"github.com/analyticsbot/analyticsbot/warehouse"
 )
 
@@ -108,6 +109,9 @@ func TestMessagesStayWithinSlackLimits(t *testing.T) {
 				case *slack.TableBlock:
 					tables++
 					checkTable(t, x)
+				case *slack.DataTableBlock:
+					tables++
+					checkDataTable(t, x)
 				case *slack.ContextBlock:
 					assert.LessOrEqual(t, len(x.ContextElements.Elements), maxContextElems, "context elements")
 					for _, e := range x.ContextElements.Elements {
@@ -155,6 +159,31 @@ func checkTable(t *testing.T, tb *slack.TableBlock) {
 			text := cellText(cl)
 			assert.NotEmpty(t, text, "row %d col %d: empty cell", r, c)
 			assert.LessOrEqual(t, textLen(text), maxTableCellText, "row %d col %d too long", r, c)
+		}
+	}
+}
+
+func checkDataTable(t *testing.T, dt *slack.DataTableBlock) {
+	t.Helper()
+	assert.NotEmpty(t, dt.Caption, "a data table needs its caption")
+	assert.LessOrEqual(t, textLen(dt.Caption), maxCaption, "caption")
+	assert.GreaterOrEqual(t, len(dt.Rows), 2, "header and at least one row")
+	assert.LessOrEqual(t, len(dt.Rows), maxDataTableRows+1, "data table rows")
+	assert.True(t, dt.PageSize >= 1 && dt.PageSize <= 100, "page size %d", dt.PageSize)
+	for r, row := range dt.Rows {
+		assert.LessOrEqual(t, len(row), maxDataTableColumns, "row %d cells", r)
+		assert.Len(t, row, len(dt.Rows[0]), "row %d has a different width than the header", r)
+		for c, cl := range row {
+			switch x := cl.(type) {
+			case *slack.DataTableRawTextCell:
+				assert.NotEmpty(t, x.Text, "row %d col %d: empty cell", r, c)
+				assert.LessOrEqual(t, textLen(x.Text), maxTableCellText, "row %d col %d too long", r, c)
+			case *slack.DataTableRawNumberCell:
+				assert.NotZero(t, r, "the header holds only raw_text")
+				assert.False(t, math.IsNaN(x.Value) || math.IsInf(x.Value, 0), "row %d col %d: a number JSON can carry", r, c)
+			default:
+				t.Errorf("row %d col %d: cell %T", r, c, cl)
+			}
 		}
 	}
 }

@@ -47,6 +47,8 @@ func plainBlock(b slack.Block, opts PlainOptions) string {
 		return plainSection(&x)
 	case *slack.TableBlock:
 		return plainTable(x, opts)
+	case *slack.DataTableBlock:
+		return plainDataTable(x, opts)
 	case slack.TableBlock:
 		return plainTable(&x, opts)
 	case *slack.ContextBlock:
@@ -201,6 +203,42 @@ func plainTable(t *slack.TableBlock, opts PlainOptions) string {
 		}
 	}
 	return strings.Join(lines, "\n")
+}
+
+// plainDataTable renders a data table like a table: its caption, the
+// header, then every row, numbers to the right.
+func plainDataTable(t *slack.DataTableBlock, opts PlainOptions) string {
+	rows := make([][]slack.TableCell, 0, len(t.Rows))
+	var settings []slack.ColumnSetting
+	for _, row := range t.Rows {
+		cells := make([]slack.TableCell, len(row))
+		for i, c := range row {
+			switch x := c.(type) {
+			case *slack.DataTableRawNumberCell:
+				text := x.Text
+				if text == "" {
+					text = answer.FormatFloat(x.Value)
+				}
+				cells[i] = slack.NewTableRawTextCell(text)
+				for len(settings) <= i {
+					settings = append(settings, slack.ColumnSetting{})
+				}
+				settings[i].Align = slack.ColumnAlignmentRight
+			case *slack.DataTableRawTextCell:
+				cells[i] = slack.NewTableRawTextCell(x.Text)
+			case *slack.DataTableRichTextCell:
+				cells[i] = slack.NewTableRichTextCell(x.Elements...)
+			default:
+				cells[i] = slack.NewTableRawTextCell("")
+			}
+		}
+		rows = append(rows, cells)
+	}
+	body := plainTable(&slack.TableBlock{Rows: rows, ColumnSettings: settings}, opts)
+	if c := strings.TrimSpace(t.Caption); c != "" && body != "" {
+		return c + "\n" + body
+	}
+	return body
 }
 
 func alignRow(row []string, widths []int, right []bool) string {

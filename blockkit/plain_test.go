@@ -1,12 +1,13 @@
 package blockkit
 
 import (
-	"github.com/analyticsbot/analyticsbot/answer"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/stretchr/testify/assert"
+
+	"github.com/analyticsbot/analyticsbot/answer"
 )
 
 func TestPlainText(t *testing.T) {
@@ -77,13 +78,21 @@ Central <HQ> & Co          7             —  0.00001234  false
 	}
 }
 
-func TestPlainTextMonospaceFallback(t *testing.T) {
+func TestPlainTextDataTable(t *testing.T) {
 	t.Parallel()
 	got := PlainText(Render(manyRowsAnswer()).Blocks)
 	lines := strings.Split(got, "\n")
-	assert.Equal(t, "day         orders  revenue", lines[2], "header line")
-	assert.Equal(t, "2025-01-02     107     12.25", lines[5], "second data row")
-	assert.Contains(t, got, "\nShowing 90 of 150 rows. Export CSV for all 150 rows.\n", "note without mrkdwn italics")
+	assert.Equal(t, "Daily orders since January?", lines[2], "the caption")
+	assert.Equal(t, "day         orders   revenue", lines[3], "header line")
+	assert.Equal(t, "2025-01-02     107     12.25", lines[6], "second data row")
+	assert.Contains(t, got, "\n  Showing 100 of 150 rows. Export CSV for all 150 rows.\n", "note without mrkdwn italics")
+}
+
+func TestPlainTextMonospaceFallback(t *testing.T) {
+	t.Parallel()
+	got := PlainText(Render(wideAnswer()).Blocks)
+	assert.Contains(t, got, "metric_01  metric_02", "header line")
+	assert.Contains(t, got, "metric_25\n", "every column fits a terminal line")
 	assert.NotContains(t, got, "```", "code fences are Slack-only")
 }
 

@@ -1,8 +1,8 @@
 package blockkit
 
 import (
+	"encoding/json"
 	"fmt"
-	"github.com/analyticsbot/analyticsbot/answer"
 	"math"
 	"strings"
 	"testing"
@@ -12,6 +12,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/analyticsbot/analyticsbot/answer"
 	"github.com/analyticsbot/analyticsbot/warehouse"
 )
 
@@ -29,40 +30,68 @@ func gridResult(rows, cols int) *warehouse.Result {
 	return r
 }
 
-func TestRenderChoosesNativeTableOnlyWithinSlackLimits(t *testing.T) {
+func TestRenderChoosesTheTableBlock(t *testing.T) {
 	t.Parallel()
 	tests := []struct {
 		name       string
 		rows, cols int
-		wantNative bool
+		want       string
 	}{
-		{name: "1x2", rows: 1, cols: 2, wantNative: true},
-		{name: "99 rows plus header is 100", rows: 99, cols: 3, wantNative: true},
-		{name: "100 rows plus header is 101", rows: 100, cols: 3, wantNative: false},
-		{name: "20 columns", rows: 5, cols: 20, wantNative: true},
-		{name: "21 columns", rows: 5, cols: 21, wantNative: false},
+		{name: "1x2", rows: 1, cols: 2, want: "table"},
+		{name: "20 rows", rows: 20, cols: 3, want: "table"},
+		{name: "21 rows are paged", rows: 21, cols: 3, want: "data_table"},
+		{name: "100 rows", rows: 100, cols: 3, want: "data_table"},
+		{name: "20 columns", rows: 5, cols: 20, want: "table"},
+		{name: "20 columns, 50 rows", rows: 50, cols: 20, want: "data_table"},
+		{name: "21 columns", rows: 5, cols: 21, want: "mono"},
+		{name: "21 columns, 50 rows", rows: 50, cols: 21, want: "mono"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
 			m := Render(answer.Answer{Text: answer.ParseText("x"), Result: gridResult(tc.rows, tc.cols), Actions: testButtons, QueryID: "q"})
-			var table *slack.TableBlock
-			for _, b := range m.Blocks {
-				if tb, ok := b.(*slack.TableBlock); ok {
-					table = tb
-				}
+			switch b := m.Blocks[1].(type) {
+			case *slack.TableBlock:
+				assert.Equal(t, "table", tc.want)
+				require.Len(t, b.Rows, tc.rows+1, "header plus every row")
+				assert.Equal(t, "c0", cellText(b.Rows[0][0]), "header cell")
+				assert.Equal(t, slack.ColumnAlignmentRight, b.ColumnSettings[0].Align, "int8 column should be right-aligned")
+			case *slack.DataTableBlock:
+				assert.Equal(t, "data_table", tc.want)
+				require.Len(t, b.Rows, tc.rows+1, "header plus every row")
+				assert.Equal(t, 10, b.PageSize)
+				assert.Equal(t, &slack.DataTableRawTextCell{Type: slack.DataTableCellRawText, Text: "c1"}, b.Rows[0][1], "header cell")
+				assert.Equal(t, &slack.DataTableRawNumberCell{Type: slack.DataTableCellRawNumber, Value: 4, Text: "4"}, b.Rows[3][2],
+					"numbers sort as numbers")
+			case *slack.SectionBlock:
+				assert.Equal(t, "mono", tc.want)
+				assert.Contains(t, b.Text.Text, "```\nc0", "want a code block starting with the header")
+			default:
+				t.Fatalf("got block %T", b)
 			}
-			if !tc.wantNative {
-				assert.Nil(t, table, "got a table block, want the monospace fallback")
-				assert.Contains(t, m.Blocks[1].(*slack.SectionBlock).Text.Text, "```\nc0", "want a code block starting with the header")
-				return
-			}
-			require.NotNil(t, table, "got no table block")
-			assert.Len(t, table.Rows, tc.rows+1, "got rows, want data rows plus header")
-			assert.Equal(t, "c0", cellText(table.Rows[0][0]), "header cell")
-			assert.Equal(t, slack.ColumnAlignmentRight, table.ColumnSettings[0].Align, "int8 column should be right-aligned")
 		})
 	}
+}
+
+// A data table says what it leaves out past 100 rows, with the
+// question as its caption and numbers formatted as in every table.
+func TestRenderDataTable(t *testing.T) {
+	t.Parallel()
+	r := &warehouse.Result{Columns: []warehouse.Column{{Name: "name", Kind: warehouse.KindText}, {Name: "price_usd", Kind: warehouse.KindNumber}}}
+	for i := range 150 {
+		r.Rows = append(r.Rows, []any{fmt.Sprintf("game %d", i), json.Number(fmt.Sprintf("%d.50", 1000+i))})
+	}
+	r.Rows[3][1] = nil
+	m := Render(answer.Answer{Question: "Prices?", Text: answer.ParseText("x"), Result: r, Actions: testButtons, QueryID: "q"})
+	dt, ok := m.Blocks[1].(*slack.DataTableBlock)
+	require.True(t, ok, "got %T", m.Blocks[1])
+	assert.Equal(t, "Prices?", dt.Caption)
+	require.Len(t, dt.Rows, 101, "header and the first 100 rows")
+	assert.Equal(t, &slack.DataTableRawNumberCell{Type: slack.DataTableCellRawNumber, Value: 1000.5, Text: "$1,000.50"}, dt.Rows[1][1])
+	assert.Equal(t, &slack.DataTableRawTextCell{Type: slack.DataTableCellRawText, Text: "—"}, dt.Rows[4][1], "NULL stays text")
+	note := m.Blocks[2].(*slack.ContextBlock).ContextElements.Elements[0].(*slack.TextBlockObject).Text
+	assert.Equal(t, "_Showing 100 of 150 rows. Export CSV for all 150 rows._", note)
+	assert.Contains(t, PlainText(m.Blocks), "game 99", "the plain rendering shows the data table")
 }
 
 func TestRenderSaysWhenResultWasLimited(t *testing.T) {
@@ -78,12 +107,12 @@ func TestRenderSaysWhenResultWasLimited(t *testing.T) {
 	big := dailyResult(1000)
 	big.Truncated = true
 	m = Render(answer.Answer{Text: answer.ParseText("x"), Result: big, Actions: testButtons, QueryID: "q"})
-	mono := m.Blocks[1].(*slack.SectionBlock).Text.Text
-	assert.Regexp(t, `_Showing \d+ of 1,000 rows\. Result limited to 1,000 rows\. Export CSV for every row of the query\._$`, mono)
+	note := m.Blocks[2].(*slack.ContextBlock).ContextElements.Elements[0].(*slack.TextBlockObject).Text
+	assert.Equal(t, "_Showing 100 of 1,000 rows. Export CSV for every row of the query._", note)
 
 	m = Render(answer.Answer{Text: answer.ParseText("x"), Result: big})
-	mono = m.Blocks[1].(*slack.SectionBlock).Text.Text
-	assert.NotContains(t, mono, "Export CSV", "no buttons, so the note must not point at one")
+	note = m.Blocks[2].(*slack.ContextBlock).ContextElements.Elements[0].(*slack.TextBlockObject).Text
+	assert.Equal(t, "_Showing 100 of 1,000 rows._", note, "no buttons, so the note must not point at one")
 
 	r.LimitedBy = "bytes"
 	m = Render(answer.Answer{Text: answer.ParseText("x"), Result: r, Actions: testButtons, QueryID: "q"})

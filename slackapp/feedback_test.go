@@ -195,3 +195,33 @@ func TestFollowUpButtons(t *testing.T) {
 	unknown := h.answerIn(ch, ts, "offline demo")
 	assert.Contains(t, askButtons(t, unknown), "How many games are free?")
 }
+
+// A result longer than Slack's simple table comfortably shows reaches Slack
+// as a data_table the fake Slack accepts: numbers as raw_number, so they
+// sort as numbers, shown with their unit.
+func TestDataTableReachesSlack(t *testing.T) {
+	t.Parallel()
+	h := start(t)
+	ch, ts := channelID("CDATATAB1"), "1700000060.000100"
+	h.mention(ch, ts, "", "What is the average price of paid games by genre?")
+	m := h.answerIn(ch, ts, "Game Development")
+	var blocks []struct {
+		Type     string             `json:"type"`
+		Caption  string             `json:"caption"`
+		PageSize int                `json:"page_size"`
+		Rows     [][]map[string]any `json:"rows"`
+	}
+	require.NoError(t, json.Unmarshal(m.Blocks, &blocks))
+	for _, b := range blocks {
+		if b.Type != "data_table" {
+			continue
+		}
+		assert.Equal(t, "What is the average price of paid games by genre?", b.Caption)
+		assert.Equal(t, 10, b.PageSize)
+		require.Len(t, b.Rows, 30, "the header and 29 genres")
+		assert.Equal(t, map[string]any{"type": "raw_text", "text": "avg_price_gbp"}, b.Rows[0][1])
+		assert.Equal(t, map[string]any{"type": "raw_number", "value": 74.9, "text": "£74.90"}, b.Rows[1][1])
+		return
+	}
+	t.Fatalf("no data_table block in %s", m.Blocks)
+}

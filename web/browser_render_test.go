@@ -2,7 +2,7 @@ package web
 
 import (
 	"encoding/json"
-	"github.com/analyticsbot/analyticsbot/answer"
+	"fmt"
 	"testing"
 	"time"
 
@@ -10,6 +10,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/analyticsbot/analyticsbot/answer"
 	"github.com/analyticsbot/analyticsbot/blockkit"
 	"github.com/analyticsbot/analyticsbot/nodes"
 	"github.com/analyticsbot/analyticsbot/warehouse"
@@ -101,6 +102,37 @@ func TestBrowserRendering(t *testing.T) {
 			"markup":  float64(0),
 		}
 		assert.Equal(t, want, got, "the answer as drawn")
+	})
+
+	t.Run("data table", func(t *testing.T) {
+		r := &warehouse.Result{Columns: []warehouse.Column{
+			{Name: "name", Kind: warehouse.KindText}, {Name: "price_usd", Kind: warehouse.KindNumber}}}
+		for i := range 25 {
+			r.Rows = append(r.Rows, []any{fmt.Sprintf("game <%02d>", i), int64((i * 7) % 25 * 100)})
+		}
+		msg := blockkit.Render(answer.Answer{Question: "Prices?", Text: answer.ParseText("x"), Result: r, Actions: nodes.Buttons(), QueryID: "q_dt"})
+		read := `({
+		  caption: m.querySelector("caption")?.textContent,
+		  rows: [...m.querySelectorAll(".bk-data_table tbody tr")].map((r) => [...r.cells].map((c) => c.textContent)),
+		  align: m.querySelector(".bk-data_table tbody td:last-child")?.style.textAlign,
+		  where: m.querySelector(".bk-pager-where")?.textContent,
+		})`
+		got := renderLast(t, tb, msg.Blocks, read)
+		assert.Equal(t, "Prices?", got["caption"])
+		assert.Len(t, got["rows"], 10, "a page of ten rows")
+		assert.Equal(t, []any{"game <00>", "$0"}, got["rows"].([]any)[0])
+		assert.Equal(t, "right", got["align"], "numbers to the right")
+		assert.Equal(t, "1–10 of 25", got["where"])
+
+		last := `document.querySelector("#log .msg.bot:last-child")`
+		eval[chromedp.Void](t, tb, last+`.querySelectorAll(".bk-sort")[1].click()`)
+		eval[chromedp.Void](t, tb, last+`.querySelectorAll(".bk-sort")[1].click()`)
+		top := eval[[]string](t, tb, `[...`+last+`.querySelectorAll(".bk-data_table tbody tr:first-child td")].map((c) => c.textContent)`)
+		assert.Equal(t, []string{"game <07>", "$2,400"}, top, "sorted by price, highest first, as numbers")
+		eval[chromedp.Void](t, tb, last+`.querySelector(".bk-pager button:last-child").click()`)
+		eval[chromedp.Void](t, tb, last+`.querySelector(".bk-pager button:last-child").click()`)
+		assert.Equal(t, "21–25 of 25", eval[string](t, tb, last+`.querySelector(".bk-pager-where").textContent`), "the last page")
+		assert.True(t, eval[bool](t, tb, last+`.querySelector(".bk-pager button:last-child").disabled`), "no page after the last")
 	})
 
 	t.Run("show SQL blocks", func(t *testing.T) {

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"strings"
 	"unicode/utf8"
 )
 
@@ -25,6 +26,10 @@ const (
 	maxButtonURL     = 3000
 	maxTableRows     = 100
 	maxTableCells    = 20
+	// data_table: a raw_text header and 1–100 rows of 1–20 cells each,
+	// every row as wide as the header; a page holds 1–100 rows.
+	maxDataTableRows = 101
+	maxPageSize      = 100
 	maxMarkdownText  = 12000
 )
 
@@ -34,6 +39,7 @@ var blockTypes = map[string]func(c *checker, b obj, ptr string){
 	"call":               nil,
 	"context":            checkContext,
 	"context_actions":    checkContextActions,
+	"data_table":         checkDataTable,
 	"data_visualization": checkDataVisualization,
 	"divider":            nil,
 	"file":               nil,
@@ -408,6 +414,81 @@ func checkTable(c *checker, b obj, ptr string) {
 	}
 	if settings, present := b.array("column_settings"); present && len(settings) > maxTableCells {
 		c.failf(ptr+"/column_settings", "must provide an array with no more than %d items", maxTableCells)
+	}
+}
+
+func checkDataTable(c *checker, b obj, ptr string) {
+	c.tables++
+	if caption, isString := b.str("caption"); !isString || strings.TrimSpace(caption) == "" {
+		c.failf(ptr+"/caption", "must provide a non-empty string")
+	}
+	if _, present := b["page_size"]; present {
+		var size float64
+		if json.Unmarshal(b["page_size"], &size) != nil || size < 1 || size > maxPageSize || size != float64(int(size)) {
+			c.failf(ptr+"/page_size", "must be an integer from 1 to %d", maxPageSize)
+		}
+	}
+	rows, isArray := b.array("rows")
+	switch {
+	case !isArray || len(rows) < 2:
+		c.failf(ptr+"/rows", "must provide an array with at least 2 items (a header and a row)")
+	case len(rows) > maxDataTableRows:
+		c.failf(ptr+"/rows", "must provide an array with no more than %d items", maxDataTableRows)
+	}
+	width := -1
+	for r, rawRow := range rows {
+		rp := fmt.Sprintf("%s/rows/%d", ptr, r)
+		var cells []json.RawMessage
+		if json.Unmarshal(rawRow, &cells) != nil || len(cells) == 0 {
+			c.failf(rp, "must provide a non-empty array of cells")
+			continue
+		}
+		if len(cells) > maxTableCells {
+			c.failf(rp, "must provide an array with no more than %d items", maxTableCells)
+		}
+		if width < 0 {
+			width = len(cells)
+		} else if len(cells) != width {
+			c.failf(rp, "must have as many cells as the header row (%d)", width)
+		}
+		for i, raw := range cells {
+			cp := fmt.Sprintf("%s/%d", rp, i)
+			var cell obj
+			if json.Unmarshal(raw, &cell) != nil || cell == nil {
+				c.failf(cp, "must be an object")
+				continue
+			}
+			typ, _ := cell.str("type")
+			if r == 0 && typ != "raw_text" {
+				c.failf(cp+"/type", "header cells must be raw_text, not %q", typ)
+				continue
+			}
+			switch typ {
+			case "raw_text":
+				if _, isString := cell.str("text"); !isString {
+					c.failf(cp+"/text", "must provide a string")
+				}
+			case "raw_number":
+				var v float64
+				if json.Unmarshal(cell["value"], &v) != nil {
+					c.failf(cp+"/value", "must provide a number")
+				}
+			case "rich_text":
+				if _, isArray := cell.array("elements"); !isArray {
+					c.failf(cp+"/elements", "must provide an array")
+				}
+			case "action_cell":
+				c.element(cell["element"], cp+"/element", map[string]bool{})
+			default:
+				c.failf(cp+"/type", "must be raw_text, raw_number, rich_text or action_cell, not %q", typ)
+			}
+		}
+	}
+	if idx, present := b["row_header_column_index"]; present {
+		var i float64
+		if json.Unmarshal(idx, &i) != nil || i < 0 || (width > 0 && int(i) >= width) {
+			c.failf(ptr+"/row_header_column_index", "must be the index of a column")
+		}
 	}
 }
 

@@ -3,7 +3,6 @@ package fakeslack
 import (
 	"encoding/json"
 	"fmt"
-	"github.com/analyticsbot/analyticsbot/answer"
 	"strings"
 	"testing"
 	"time"
@@ -11,6 +10,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/analyticsbot/analyticsbot/answer"
 	"github.com/analyticsbot/analyticsbot/blockkit"
 	"github.com/analyticsbot/analyticsbot/nodes"
 	"github.com/analyticsbot/analyticsbot/warehouse"
@@ -169,6 +169,15 @@ func TestValidateBlocks(t *testing.T) {
 		{name: "pie at zero", blocks: `[{"type":"data_visualization","title":"S","chart":{"type":"pie","segments":[{"label":"a","value":0}]}}]`, want: "greater than 0"},
 		{name: "7 pie segments", blocks: `[{"type":"data_visualization","title":"S","chart":{"type":"pie","segments":[` + repeatJoin(`{"label":"s#","value":1}`, 7) + `]}}]`, want: "1 to 6 items"},
 		{name: "scatter chart", blocks: `[{"type":"data_visualization","title":"S","chart":{"type":"scatter"}}]`, want: "[json-pointer:/blocks/0/chart/type]"},
+		{name: "data table", blocks: `[` + dataTable(`"caption":"Games","page_size":10,`, 100, 20, `{"type":"raw_number","value":1.5,"text":"1.5"}`) + `]`},
+		{name: "data table 101 rows", blocks: `[` + dataTable(`"caption":"G",`, 101, 2, rawCell) + `]`, want: "no more than 101 items [json-pointer:/blocks/0/rows]"},
+		{name: "data table 21 columns", blocks: `[` + dataTable(`"caption":"G",`, 1, 21, rawCell) + `]`, want: "no more than 20 items [json-pointer:/blocks/0/rows/0]"},
+		{name: "data table without caption", blocks: `[` + dataTable(``, 1, 1, rawCell) + `]`, want: "[json-pointer:/blocks/0/caption]"},
+		{name: "data table header only", blocks: `[` + dataTable(`"caption":"G",`, 0, 1, rawCell) + `]`, want: "at least 2 items"},
+		{name: "data table page 101", blocks: `[` + dataTable(`"caption":"G","page_size":101,`, 1, 1, rawCell) + `]`, want: "[json-pointer:/blocks/0/page_size]"},
+		{name: "data table number without value", blocks: `[` + dataTable(`"caption":"G",`, 1, 1, `{"type":"raw_number","value":"x"}`) + `]`, want: "[json-pointer:/blocks/0/rows/1/0/value]"},
+		{name: "data table ragged", blocks: `[{"type":"data_table","caption":"G","rows":[[` + rawCell + `,` + rawCell + `],[` + rawCell + `]]}]`, want: "as many cells as the header"},
+		{name: "data table and table", blocks: `[` + dataTable(`"caption":"G",`, 1, 1, rawCell) + "," + table(1, 1, rawCell) + `]`, want: "only one table block"},
 		{name: "feedback buttons", blocks: `[{"type":"context_actions","elements":[` + feedback(`{"type":"plain_text","text":"👍"}`, `"up"`) + `]}]`},
 		{name: "context_actions with a button", blocks: `[{"type":"context_actions","elements":[` + button("a", "b", "v") + `]}]`, want: "[json-pointer:/blocks/0/elements/0/type]"},
 		{name: "empty context_actions", blocks: `[{"type":"context_actions","elements":[]}]`, want: "non-empty array [json-pointer:/blocks/0/elements]"},
@@ -206,4 +215,14 @@ func TestBlockTexts(t *testing.T) {
 	want := []string{"North leads.", "region", "orders", "North", "120", "South", "98", "2 rows", "Export CSV", "Show SQL"}
 	assert.Equal(t, want, got)
 	assert.Nil(t, Message{}.BlockTexts())
+}
+
+// dataTable is a data_table block with fields, a raw_text header of cols
+// cells, then rows rows of cell.
+func dataTable(fields string, rows, cols int, cell string) string {
+	out := []string{"[" + repeatJoin(rawCell, cols) + "]"}
+	for range rows {
+		out = append(out, "["+repeatJoin(cell, cols)+"]")
+	}
+	return `{"type":"data_table",` + fields + `"rows":[` + strings.Join(out, ",") + `]}`
 }

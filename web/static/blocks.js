@@ -178,6 +178,72 @@
     return wrap;
   }
 
+  /**
+   * dataTable renders Slack's data_table block as Slack does: a caption, headers that sort the rows
+   * (raw_number cells by their value), and pages of page_size rows (5 when not given).
+   */
+  function dataTable(block) {
+    const rows = Array.isArray(block.rows) ? block.rows : [];
+    const header = rows[0] || [];
+    const data = rows.slice(1);
+    const size = Math.min(Math.max(Math.trunc(Number(block.page_size)) || 5, 1), 100);
+    const numeric = header.map((_, i) => data.some((r) => r[i]?.type === "raw_number"));
+    const wrap = el("div", "bk-table-wrap");
+    wrap.tabIndex = 0;
+    wrap.setAttribute("role", "region");
+    wrap.setAttribute("aria-label", String(block.caption || "Result table"));
+    const t = wrap.appendChild(el("table", "bk-table"));
+    if (block.caption) t.append(el("caption", "", String(block.caption)));
+    const headRow = t.appendChild(el("thead")).appendChild(el("tr"));
+    const body = t.appendChild(el("tbody"));
+    const pager = el("div", "bk-pager");
+    const prev = pager.appendChild(el("button", "bk-button", "Previous"));
+    const where = pager.appendChild(el("span", "bk-pager-where"));
+    const next = pager.appendChild(el("button", "bk-button", "Next"));
+    prev.type = next.type = "button";
+    let order = data.slice();
+    let page = 0;
+    const pages = () => Math.max(1, Math.ceil(order.length / size));
+    const key = (row, i) => (row[i]?.type === "raw_number" ? Number(row[i].value) : String(row[i]?.text ?? ""));
+    function draw() {
+      body.replaceChildren();
+      for (const row of order.slice(page * size, (page + 1) * size)) {
+        const tr = body.appendChild(el("tr"));
+        row.forEach((c, i) => tr.append(tableCell(c, "td", numeric[i] ? { align: "right" } : undefined)));
+      }
+      const first = order.length ? page * size + 1 : 0;
+      where.textContent = first + "–" + Math.min(order.length, (page + 1) * size) + " of " + order.length;
+      prev.disabled = page === 0;
+      next.disabled = page >= pages() - 1;
+    }
+    header.forEach((c, i) => {
+      const th = headRow.appendChild(el("th"));
+      th.scope = "col";
+      if (numeric[i]) th.style.textAlign = "right";
+      const sort = th.appendChild(el("button", "bk-sort", String(c?.text ?? "")));
+      sort.type = "button";
+      sort.addEventListener("click", () => {
+        const down = th.getAttribute("aria-sort") === "ascending";
+        headRow.querySelectorAll("th").forEach((h) => h.removeAttribute("aria-sort"));
+        th.setAttribute("aria-sort", down ? "descending" : "ascending");
+        order = data.slice().sort((a, b) => {
+          const x = key(a, i), y = key(b, i);
+          const cmp = typeof x === "number" && typeof y === "number" ? x - y : String(x).localeCompare(String(y));
+          return down ? -cmp : cmp;
+        });
+        page = 0;
+        draw();
+      });
+    });
+    prev.addEventListener("click", () => { page = Math.max(0, page - 1); draw(); });
+    next.addEventListener("click", () => { page = Math.min(pages() - 1, page + 1); draw(); });
+    draw();
+    const n = el("div", "bk-data-table-box");
+    n.append(wrap);
+    if (data.length > size) n.append(pager);
+    return n;
+  }
+
   function context(block) {
     const n = el("div", "bk-context");
     for (const e of block.elements || []) {
@@ -336,6 +402,7 @@
   const RENDERERS = {
     section,
     table,
+    data_table: dataTable,
     context,
     actions,
     context_actions: contextActions,

@@ -1,0 +1,118 @@
+package blockkit
+
+import (
+	"encoding/json"
+	"math"
+	"strconv"
+	"strings"
+
+	"github.com/slack-go/slack"
+
+	"github.com/analyticsbot/analyticsbot/answer"
+	"github.com/analyticsbot/analyticsbot/warehouse"
+)
+
+// Slack's data_table block: sortable, paginated, up to 100 data rows under
+// a raw_text header, 20 columns, a caption, 1–100 rows a page.
+const (
+	maxDataTableRows    = 100
+	maxDataTableColumns = 20
+	maxCaption          = 150 // our own cap: the caption names the table
+	dataTablePageSize   = 10
+	// nativeTableRows is where the simple table stops: longer results get
+	// the data table, which pages them instead of making a wall of rows.
+	nativeTableRows = 20
+)
+
+// fitsDataTable reports whether the result's columns fit a data table (its
+// rows are cut to maxDataTableRows, and said so).
+func fitsDataTable(r *warehouse.Result) bool {
+	return len(r.Columns) <= maxDataTableColumns && len(r.Rows) > nativeTableRows
+}
+
+// dataTable builds Slack's data_table block for the first 100 rows: number
+// cells as raw_number, so sorting by them is numeric, with their formatted
+// text (separators, units); everything else raw_text.
+func dataTable(r *warehouse.Result, caption string) *slack.DataTableBlock {
+	tb := answer.NewTable(r)
+	caption = strings.TrimSpace(oneLine(caption))
+	if caption == "" {
+		caption = "Result"
+	}
+	t := slack.NewDataTableBlock(truncate(caption, maxCaption))
+	t.PageSize = dataTablePageSize
+	header := make([]slack.DataTableCell, len(r.Columns))
+	for i := range r.Columns {
+		header[i] = slack.NewDataTableRawTextCell(truncate(tb.Header(i), maxTableCellText))
+	}
+	t.Rows = append(t.Rows, header)
+	for _, row := range r.Rows[:min(len(r.Rows), maxDataTableRows)] {
+		cells := make([]slack.DataTableCell, len(r.Columns))
+		for i := range r.Columns {
+			text := truncate(tb.Cell(row, i), maxTableCellText)
+			if v, ok := numberValue(row, i); ok && tb.Numeric(i) {
+				c := slack.NewDataTableRawNumberCell(v)
+				c.Text = text
+				cells[i] = c
+				continue
+			}
+			cells[i] = slack.NewDataTableRawTextCell(text)
+		}
+		t.Rows = append(t.Rows, cells)
+	}
+	return t
+}
+
+// numberValue is row[col] as a float for sorting; not for NULL, NaN or
+// infinities, which stay text.
+func numberValue(row []any, col int) (float64, bool) {
+	if col >= len(row) {
+		return 0, false
+	}
+	var f float64
+	switch v := row[col].(type) {
+	case int64:
+		f = float64(v)
+	case int:
+		f = float64(v)
+	case int32:
+		f = float64(v)
+	case float64:
+		f = v
+	case float32:
+		f = float64(v)
+	case json.Number:
+		var err error
+		if f, err = v.Float64(); err != nil {
+			return 0, false
+		}
+	case string:
+		var err error
+		if f, err = strconv.ParseFloat(v, 64); err != nil {
+			return 0, false
+		}
+	default:
+		return 0, false
+	}
+	if math.IsNaN(f) || math.IsInf(f, 0) {
+		return 0, false
+	}
+	return f, true
+}
+
+// dataTableNote says what a data table leaves out: rows past its 100, and
+// where all of them are.
+func dataTableNote(r *warehouse.Result, hasButtons bool) string {
+	if len(r.Rows) <= maxDataTableRows {
+		return ""
+	}
+	note := "Showing " + groupInt(maxDataTableRows) + " of " + plural(len(r.Rows), "row", "rows") + "."
+	switch {
+	case hasButtons && r.Truncated:
+		// A cut result's export runs the query again for every row.
+		note += " Export CSV for every row of the query."
+	case hasButtons:
+		note += " Export CSV for all " + plural(len(r.Rows), "row", "rows") + "."
+	}
+	return note
+}
