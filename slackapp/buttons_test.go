@@ -75,7 +75,7 @@ func TestShowSQLPostsTheQueryInTheThread(t *testing.T) {
 	calls := h.modelCalls()
 
 	h.press(m, "show_sql", queryID(t, m))
-	got := h.answerIn(ch, ts, sql2018)
+	got := h.answerIn(ch, ts, "FROM analytics.apps\nWHERE release_year = 2018")
 	assert.Contains(t, strings.Join(got.BlockTexts(), "\n"), "```", "the SQL is a code block")
 	assert.False(t, got.Ephemeral, "the SQL is posted for the whole thread")
 	assert.Equal(t, calls, h.modelCalls(), "show SQL makes no model call")

@@ -209,7 +209,7 @@ func TestHTTPShowSQLButton(t *testing.T) {
 	status, _ = do(t, h.signed("/slack/interactions", formType, body))
 	require.Equal(t, http.StatusOK, status, "got status %d, want 200", status)
 
-	got := h.answerIn(ch, ts, sql2018)
+	got := h.answerIn(ch, ts, "FROM analytics.apps\nWHERE release_year = 2018")
 	assert.False(t, got.Ephemeral, "the SQL is posted for the whole thread")
 }
 

@@ -48,7 +48,7 @@ func TestActions(t *testing.T) {
 				require.NoError(t, json.Unmarshal(body, &got), "body %s", body)
 				assert.Equal(t, sql2018, got.SQL, "sql")
 				assert.Equal(t, end.QueryID, got.QueryID, "query id")
-				assert.Contains(t, string(got.Blocks), "SELECT count(*) AS games FROM analytics.apps", "the blocks show the SQL")
+				assert.Contains(t, string(got.Blocks), `SELECT count(*) AS games\nFROM analytics.apps\nWHERE release_year = 2018`, "the blocks show the SQL, a clause a line")
 				assert.Contains(t, got.Text, q2018, "text")
 			},
 		},

@@ -135,6 +135,19 @@ func TestBrowserRendering(t *testing.T) {
 		assert.True(t, eval[bool](t, tb, last+`.querySelector(".bk-pager button:last-child").disabled`), "no page after the last")
 	})
 
+	t.Run("wide table says it scrolls", func(t *testing.T) {
+		r := &warehouse.Result{}
+		row := []any{}
+		for i := range 20 {
+			r.Columns = append(r.Columns, warehouse.Column{Name: fmt.Sprintf("a_rather_long_column_%02d", i), Kind: warehouse.KindText})
+			row = append(row, "a value that takes room")
+		}
+		r.Rows = [][]any{row, row}
+		msg := blockkit.Render(answer.Answer{Text: answer.ParseText("x"), Result: r})
+		renderLast(t, tb, msg.Blocks, `({})`)
+		tb.waitUntil(t, "the hint", `document.querySelector("#log > .msg.bot:last-child .scroll-hint")?.textContent === "Scroll sideways for more columns →"`)
+	})
+
 	t.Run("show SQL blocks", func(t *testing.T) {
 		msg := blockkit.SQL("q_test", "SELECT a FROM t WHERE x < 3 AND y > 1", "Top publishers?")
 		got := renderLast(t, tb, msg.Blocks, `({

@@ -65,6 +65,7 @@ func TestBrowserChat(t *testing.T) {
 	tb.do(t, "open the chat", chromedp.Navigate(srv.URL+"/"), chromedp.WaitVisible(chromedp.CSS(".chip")))
 	chips := eval[[]string](t, tb, `[...document.querySelectorAll(".chip")].map((c) => c.textContent)`)
 	require.Equal(t, demo.Questions()[:4], chips, "example chips: got %q, want the demo's questions", chips)
+	tb.waitUntil(t, "the demo banner", `document.querySelector(".demo-banner")?.textContent.startsWith("Offline demo")`)
 
 	t.Run("tab order", func(t *testing.T) {
 		want := append([]string{"a:Skip to the question box", "button:New conversation"}, prefixed("button:", chips)...)
@@ -122,13 +123,20 @@ func TestBrowserChat(t *testing.T) {
 		assert.True(t, strings.HasSuffix(name, ".csv"), "the file's name: got %q, want a .csv", name)
 		assert.Equal(t, 1, eval[int](t, tb, `document.querySelectorAll("#log .msg").length - 1`),
 			"Export CSV adds no message")
+		status := eval[string](t, tb, `document.querySelector("#log .msg.bot .action-status")?.textContent ?? ""`)
+		assert.Regexp(t, `^Downloaded .+\.csv \(\d+ bytes\)\.$`, status, "the answer shows the download happened")
 	})
 
 	t.Run("show SQL", func(t *testing.T) {
 		tb.do(t, "click Show SQL", chromedp.Click(button("Show SQL")),
 			chromedp.WaitVisible(chromedp.CSS("#log > .msg.bot:last-child pre code")))
 		sql := eval[string](t, tb, `document.querySelector("#log > .msg.bot:last-child pre code").textContent`)
-		assert.Contains(t, sql, sql2018, "the SQL shown")
+		assert.Equal(t, "SELECT count(*) AS games\nFROM analytics.apps\nWHERE release_year = 2018", sql, "the SQL shown, a clause a line")
+		tb.do(t, "copy the SQL", chromedp.Click(chromedp.CSS("#log > .msg.bot:last-child .code-box .copy")))
+		tb.waitUntil(t, "the copy is confirmed", `["Copied", "Press Ctrl+C"].includes(document.querySelector("#log > .msg.bot:last-child .copy").textContent)`)
+		inView := eval[bool](t, tb, `(() => { const r = document.querySelector("#log > .msg.bot:last-child").getBoundingClientRect();
+		  return r.top < innerHeight && r.bottom > 0; })()`)
+		assert.True(t, inView, "the SQL is scrolled into view")
 	})
 
 	t.Run("feedback", func(t *testing.T) {

@@ -94,6 +94,9 @@ func userText(t store.Turn) string {
 type examplesResponse struct {
 	Domain   string   `json:"domain"`
 	Examples []string `json:"examples"`
+	// Demo says a scripted model answers (no model is connected): the
+	// page says so.
+	Demo bool `json:"demo"`
 }
 
 // serveExamples returns what the data is about and questions to try.
@@ -102,7 +105,7 @@ func (s *server) serveExamples(w http.ResponseWriter, _ *http.Request) {
 	if examples == nil {
 		examples = []string{}
 	}
-	writeJSON(w, http.StatusOK, examplesResponse{Domain: s.bot.Config().Domain, Examples: examples})
+	writeJSON(w, http.StatusOK, examplesResponse{Domain: s.bot.Config().Domain, Examples: examples, Demo: s.bot.Demo})
 }
 
 // buttonJSON is a button under answers, as GET /api/buttons lists it.

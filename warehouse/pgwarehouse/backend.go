@@ -189,5 +189,5 @@ func (b *Backend) Values(ctx context.Context, col warehouse.ColumnRef, limit int
 
 // Show implements warehouse.Backend: the SQL as written.
 func (b *Backend) Show(_ context.Context, q warehouse.Query) warehouse.Shown {
-	return warehouse.Shown{Language: "SQL", Text: q.Text}
+	return warehouse.Shown{Language: "SQL", Text: prettySQL(q.Text)}
 }

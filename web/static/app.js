@@ -79,12 +79,67 @@
     const frag = BlockKit.render(blocks, { onAction });
     if (frag.childNodes.length) body.append(frag);
     else body.append(Mrkdwn.render(text || "(empty answer)"));
+    for (const pre of body.querySelectorAll("pre")) addCopyButton(pre);
+    requestAnimationFrame(() => scrollHints(body));
+  }
+
+  /** scrollHints says under each table wider than its message that it scrolls sideways. */
+  function scrollHints(root) {
+    for (const wrap of root.querySelectorAll(".bk-table-wrap")) {
+      const hint = wrap.nextElementSibling?.classList.contains("scroll-hint") ? wrap.nextElementSibling : null;
+      const scrolls = wrap.scrollWidth > wrap.clientWidth + 1;
+      if (scrolls && !hint) wrap.after(el("p", "scroll-hint", "Scroll sideways for more columns →"));
+      if (!scrolls && hint) hint.remove();
+    }
+  }
+  let hintFrame = 0;
+  window.addEventListener("resize", () => {
+    cancelAnimationFrame(hintFrame);
+    hintFrame = requestAnimationFrame(() => scrollHints(log));
+  });
+
+  /** addCopyButton puts a Copy button on a code block (the SQL of an answer). */
+  function addCopyButton(pre) {
+    const button = el("button", "copy", "Copy");
+    button.type = "button";
+    button.setAttribute("aria-label", "Copy the code");
+    button.addEventListener("click", async () => {
+      const text = pre.querySelector("code")?.textContent ?? pre.textContent;
+      try {
+        await navigator.clipboard.writeText(text);
+        button.textContent = "Copied";
+        announce("Copied to the clipboard.");
+      } catch {
+        // No clipboard (an insecure origin): select the code for Ctrl+C.
+        getSelection().selectAllChildren(pre);
+        button.textContent = "Press Ctrl+C";
+      }
+      setTimeout(() => (button.textContent = "Copy"), 2000);
+    });
+    const box = el("div", "code-box");
+    pre.replaceWith(box);
+    box.append(pre, button);
+  }
+
+  /** actionStatus shows, under the answer whose button was pressed, what the press did. */
+  function actionStatus(button, text) {
+    const answer = button.closest(".bubble");
+    if (!answer) return;
+    let p = answer.querySelector(":scope > .action-status");
+    if (!p) p = answer.appendChild(el("p", "action-status"));
+    p.textContent = text;
   }
 
   function botError(text) {
     const body = message("bot");
     body.classList.add("error");
     body.append(el("p", "", "⚠️ " + text));
+  }
+
+  function formatBytes(n) {
+    if (n < 1024) return n + " bytes";
+    if (n < 1024 * 1024) return (n / 1024).toFixed(1) + " KB";
+    return (n / 1024 / 1024).toFixed(1) + " MB";
   }
 
   function formatMs(ms) {
@@ -315,12 +370,15 @@
       const res = await Api.postJSON("/api/actions", { thread_id: threadId, action, value });
       const attachment = /^\s*attachment/i.test(res.headers.get("Content-Disposition") || "");
       if (info.download || attachment) {
-        const name = download(await res.blob(), filenameOf(res) || "result.csv");
+        const blob = await res.blob();
+        const name = download(blob, filenameOf(res) || "result.csv");
+        actionStatus(button, "Downloaded " + name + " (" + formatBytes(blob.size) + ").");
         announce("Downloaded " + name + ".");
         return;
       }
       const data = await res.json();
-      botBlocks(data.blocks, data.text || data.sql);
+      const shown = botBlocks(data.blocks, data.text || data.sql);
+      shown.closest(".msg").scrollIntoView({ block: "nearest", behavior: "smooth" });
       announce(data.sql ? "SQL shown." : "Done.");
     } catch (err) {
       botError(err instanceof ApiError ? err.message : "Could not reach the server.");
@@ -352,6 +410,29 @@
     return name;
   }
 
+  /** info is what the server says of itself (domain, example questions, demo mode), asked once. */
+  let infoPromise = null;
+  function info() {
+    infoPromise ??= Api.getJSON("/api/examples").catch((err) => {
+      infoPromise = null;
+      throw err;
+    });
+    return infoPromise;
+  }
+
+  /** demoBanner says, on every page of a demo server, that a scripted model answers. */
+  async function demoBanner() {
+    try {
+      if (!(await info()).demo || document.querySelector(".demo-banner")) return;
+      const p = el("p", "demo-banner",
+        "Offline demo: no language model is connected, so only the suggested questions (and follow-ups such as “And in 2017?”) are answered. Set LLM_PROVIDER and a key to ask anything; the README shows how.");
+      p.setAttribute("role", "note");
+      document.querySelector("header.top").after(p);
+    } catch {
+      // The welcome or the next request says what is wrong with the server.
+    }
+  }
+
   /** welcome shows the domain and the example questions as chips. */
   async function welcome() {
     const box = el("section", "welcome");
@@ -360,7 +441,7 @@
     const chips = box.appendChild(el("div", "chips"));
     log.append(box);
     try {
-      const data = await Api.getJSON("/api/examples");
+      const data = await info();
       if (data.domain) box.querySelector("h2").textContent = "Ask a question about " + data.domain;
       for (const q of data.examples || []) {
         const chip = chips.appendChild(el("button", "chip", q));
@@ -457,4 +538,5 @@
   // For the browser test and for trying blocks by hand in the console.
   window.analyticsbot = { renderBlocks: (blocks) => botBlocks(blocks, "") };
   restore();
+  demoBanner();
 })();
