@@ -24,8 +24,9 @@ const (
 // from the column's name (price_usd, avg_price_gbp, share_pct), floats
 // without binary noise. The CSV export keeps the raw values.
 type Table struct {
-	r    *warehouse.Result
-	cols []columnFormat
+	r     *warehouse.Result
+	cols  []columnFormat
+	links Links
 }
 
 type columnFormat struct {

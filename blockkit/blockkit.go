@@ -13,7 +13,6 @@ import (
 
 	"github.com/analyticsbot/analyticsbot/answer"
 	"github.com/analyticsbot/analyticsbot/chart"
-	"github.com/analyticsbot/analyticsbot/warehouse"
 )
 
 // ActionsBlockIDPrefix starts the block_id of an answer's actions block; the
@@ -54,7 +53,7 @@ func Render(a answer.Answer) Message {
 	}
 	var table slack.Block
 	if a.ShowsTable() {
-		table = resultBlock(a.Result, hasButtons, a.Question)
+		table = resultBlock(&a, hasButtons)
 	}
 	if table != nil {
 		tail = append(tail, table)
@@ -89,15 +88,16 @@ func Render(a answer.Answer) Message {
 // sortable, paginated data table (captioned with the question) beyond, and
 // as monospace text when it has more columns than either holds. Results
 // without rows show nothing: the context line says "no rows".
-func resultBlock(r *warehouse.Result, hasButtons bool, caption string) slack.Block {
+func resultBlock(a *answer.Answer, hasButtons bool) slack.Block {
+	r := a.Result
 	if r == nil || len(r.Columns) == 0 || len(r.Rows) == 0 {
 		return nil
 	}
 	if fitsDataTable(r) {
-		return dataTable(r, caption)
+		return dataTable(r, a.Table(), a.Question)
 	}
 	if fitsNativeTable(r) {
-		return nativeTable(r)
+		return nativeTable(r, a.Table())
 	}
 	return monoTable(r, hasButtons)
 }

@@ -33,8 +33,7 @@ func fitsDataTable(r *warehouse.Result) bool {
 // dataTable builds Slack's data_table block for the first 100 rows: number
 // cells as raw_number, so sorting by them is numeric, with their formatted
 // text (separators, units); everything else raw_text.
-func dataTable(r *warehouse.Result, caption string) *slack.DataTableBlock {
-	tb := answer.NewTable(r)
+func dataTable(r *warehouse.Result, tb *answer.Table, caption string) *slack.DataTableBlock {
 	caption = strings.TrimSpace(oneLine(caption))
 	if caption == "" {
 		caption = "Result"
@@ -50,6 +49,10 @@ func dataTable(r *warehouse.Result, caption string) *slack.DataTableBlock {
 		cells := make([]slack.DataTableCell, len(r.Columns))
 		for i := range r.Columns {
 			text := truncate(tb.Cell(row, i), maxTableCellText)
+			if u := tb.Link(row, i); u != "" && textLen(u) <= maxLinkURL {
+				cells[i] = slack.NewDataTableRichTextCell(linkSection(u, text))
+				continue
+			}
 			if v, ok := numberValue(row, i); ok && tb.Numeric(i) {
 				c := slack.NewDataTableRawNumberCell(v)
 				c.Text = text

@@ -1,6 +1,7 @@
 package blockkit
 
 import (
+	"cmp"
 	"strings"
 
 	"github.com/slack-go/slack"
@@ -284,8 +285,11 @@ func cellText(c slack.TableCell) string {
 		for _, e := range x.Elements {
 			if s, ok := e.(*slack.RichTextSection); ok {
 				for _, se := range s.Elements {
-					if te, ok := se.(*slack.RichTextSectionTextElement); ok {
+					switch te := se.(type) {
+					case *slack.RichTextSectionTextElement:
 						b.WriteString(te.Text)
+					case *slack.RichTextSectionLinkElement:
+						b.WriteString(cmp.Or(te.Text, te.URL))
 					}
 				}
 			}

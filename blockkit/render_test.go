@@ -284,3 +284,25 @@ func TestSQLIsSplitIntoCompleteCodeBlocks(t *testing.T) {
 	}
 	assert.Equal(t, sql, strings.Join(code, "\n"), "got SQL that does not reassemble into the original")
 }
+
+// Linked cells are links in both table blocks; their text stays the cell's.
+func TestRenderLinkedCells(t *testing.T) {
+	t.Parallel()
+	r := &warehouse.Result{Columns: []warehouse.Column{{Name: "publisher", Kind: warehouse.KindText}, {Name: "games", Kind: warehouse.KindNumber}}}
+	for i := range 30 {
+		r.Rows = append(r.Rows, []any{fmt.Sprintf("P&%d", i), int64(100 - i)})
+	}
+	links := answer.Links{{Column: "publisher", URL: "https://x.test/p/{publisher}"}}
+	for _, n := range []int{3, 30} {
+		cut := *r
+		cut.Rows = r.Rows[:n]
+		a := answer.Answer{Text: answer.ParseText("P&0 leads."), Result: &cut, Links: links.For(&cut)}
+		a.Text = answer.LinkText(a.Text, a.Table())
+		m := Render(a)
+		data, err := json.Marshal(m.Blocks)
+		require.NoError(t, err)
+		assert.Contains(t, string(data), `{"type":"link","url":"https://x.test/p/P\u00260","text":"P\u00260"}`, "%d rows: a link cell", n)
+		assert.Contains(t, PlainText(m.Blocks), "P&1 ", "%d rows: the plain rendering keeps the text", n)
+		assert.Equal(t, "<https://x.test/p/P&amp;0|P&amp;0> leads.", m.Blocks[0].(*slack.SectionBlock).Text.Text, "the name in the text links too")
+	}
+}

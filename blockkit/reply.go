@@ -75,7 +75,7 @@ func Mrkdwn(t answer.Text) string {
 	for _, s := range t {
 		text := escape(s.Text)
 		if s.Link != "" {
-			b.WriteString("<" + strings.NewReplacer("|", "%7C", ">", "%3E").Replace(s.Link) + "|" + strings.ReplaceAll(text, "|", "¦") + ">")
+			b.WriteString("<" + escape(strings.NewReplacer("|", "%7C").Replace(s.Link)) + "|" + strings.ReplaceAll(text, "|", "¦") + ">")
 			continue
 		}
 		if !s.Bold && !s.Italic && !s.Code {

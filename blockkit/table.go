@@ -25,8 +25,7 @@ func fitsNativeTable(r *warehouse.Result) bool {
 // nativeTable builds Slack's table block: a bold header row, raw_text cells
 // (the cell type Slack documents for input; raw_number was rejected by Slack
 // in the past), numbers right-aligned, long text columns wrapped.
-func nativeTable(r *warehouse.Result) *slack.TableBlock {
-	tb := answer.NewTable(r)
+func nativeTable(r *warehouse.Result, tb *answer.Table) *slack.TableBlock {
 	numeric := numericColumns(tb, len(r.Columns))
 	t := slack.NewTableBlock("")
 
@@ -44,6 +43,10 @@ func nativeTable(r *warehouse.Result) *slack.TableBlock {
 		for i := range r.Columns {
 			text := truncate(tb.Cell(row, i), maxTableCellText)
 			long[i] = long[i] || textLen(text) > 40
+			if u := tb.Link(row, i); u != "" && textLen(u) <= maxLinkURL {
+				cells[i] = slack.NewTableRichTextCell(linkSection(u, text))
+				continue
+			}
 			cells[i] = slack.NewTableRawTextCell(text)
 		}
 		t.AddRow(cells...)
@@ -57,6 +60,15 @@ func nativeTable(r *warehouse.Result) *slack.TableBlock {
 		}
 	}
 	return t.WithColumnSettings(settings...)
+}
+
+// maxLinkURL is our cap on a link's address: Slack's own for URLs in
+// blocks is 3,000 characters.
+const maxLinkURL = 3000
+
+// linkSection is a rich text section holding one link.
+func linkSection(u, text string) *slack.RichTextSection {
+	return slack.NewRichTextSection(slack.NewRichTextSectionLinkElement(u, text, nil))
 }
 
 // monoTable renders the result as an aligned ``` block for results Slack's

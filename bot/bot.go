@@ -150,6 +150,10 @@ func newBot(cfg Config, db *store.DB, backend warehouse.Backend, log *slog.Logge
 			return nil, err
 		}
 	}
+	links, err := cfg.links(backend.Name())
+	if err != nil {
+		return nil, err
+	}
 	if b.cache, err = store.NewCache(db, cfg.CachePerThread, cfg.CacheLRUSize); err != nil {
 		return nil, fmt.Errorf("result cache: %w", err)
 	}
@@ -160,7 +164,7 @@ func newBot(cfg Config, db *store.DB, backend warehouse.Backend, log *slog.Logge
 	n := (&nodes.Nodes{
 		Model: model, DB: db, Warehouse: backend, Cache: telemetry.InstrumentCache(b.cache), Examples: examples,
 		Domain: cfg.Domain, Suggestions: b.Suggestions(), MaxRetries: retries, MaxRows: cfg.MaxRows,
-		ExportMaxRows: cfg.ExportMaxRows, SchemaBudget: cfg.SchemaBudget, Logger: log,
+		ExportMaxRows: cfg.ExportMaxRows, SchemaBudget: cfg.SchemaBudget, Links: links, Logger: log,
 	}).Defaults()
 	if b.Demo {
 		n.DemoQuestions = demo.Questions()

@@ -9,6 +9,8 @@ import (
 
 	"github.com/caarlos0/env/v11"
 
+	"github.com/analyticsbot/analyticsbot/answer"
+	"github.com/analyticsbot/analyticsbot/demo"
 	"github.com/analyticsbot/analyticsbot/llm"
 	"github.com/analyticsbot/analyticsbot/store"
 	"github.com/analyticsbot/analyticsbot/warehouse/pgwarehouse"
@@ -46,6 +48,12 @@ type Config struct {
 	// EmbeddingModel (empty: the provider's default).
 	ExamplesEmbeddings bool   `env:"EXAMPLES_EMBEDDINGS" envDefault:"false"`
 	EmbeddingModel     string `env:"EMBEDDING_MODEL"`
+
+	// LinksFile is a YAML file of link rules (docs/links.md): result
+	// columns whose values link to a page, in tables and answers. Empty:
+	// the demo data's Steam links while DATA_DESCRIPTION is the demo's,
+	// none otherwise.
+	LinksFile string `env:"LINKS_FILE"`
 
 	LLMProvider     string        `env:"LLM_PROVIDER"`
 	LLMModel        string        `env:"LLM_MODEL"`
@@ -155,6 +163,11 @@ func (c *Config) Check() error {
 	if _, ok := backends[c.backendName()]; !ok {
 		errs = append(errs, fmt.Errorf("BACKEND must be one of %s, got %q", strings.Join(backendNames(), ", "), c.Backend))
 	}
+	if c.LinksFile != "" {
+		if _, err := answer.LoadLinks(c.LinksFile); err != nil {
+			errs = append(errs, fmt.Errorf("LINKS_FILE: %w", err))
+		}
+	}
 	return errors.Join(errs...)
 }
 
@@ -171,4 +184,25 @@ func (c Config) Provider() string {
 	default:
 		return "script"
 	}
+}
+
+// demoDomain is DATA_DESCRIPTION's default: the bot answers from the demo
+// data.
+const demoDomain = "Steam store games (the demo data, up to May 2019)"
+
+// links reads LINKS_FILE, or gives the demo data's links when the bot
+// answers from it: PostgreSQL described as the demo (another backend's
+// "name" column is not a Steam game).
+func (c Config) links(backend string) (answer.Links, error) {
+	if c.LinksFile != "" {
+		return answer.LoadLinks(c.LinksFile)
+	}
+	if c.Domain != demoDomain || backend != pgwarehouse.Name {
+		return nil, nil
+	}
+	l, err := answer.ParseLinks(demo.Links())
+	if err != nil {
+		return nil, fmt.Errorf("the demo's links: %w", err)
+	}
+	return l, nil
 }

@@ -1,6 +1,8 @@
 package bot_test
 
 import (
+	"os"
+	"path/filepath"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -39,4 +41,20 @@ func TestConfigExamples(t *testing.T) {
 	c = base()
 	c.ExamplesEmbeddings, c.LLMProvider = true, "ollama"
 	assert.NoError(t, c.Check())
+}
+
+// LINKS_FILE is read at start: a broken file stops it with the line at
+// fault; without one, the demo data links to the Steam store.
+func TestConfigLinks(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	bad := filepath.Join(dir, "links.yaml")
+	require.NoError(t, os.WriteFile(bad, []byte("links:\n  - column: name\n    url: ftp://x.test/{name}\n"), 0o600))
+	c := bot.Config{Backend: "postgres", LLMProvider: "script", LinksFile: bad}
+	err := c.Check()
+	require.Error(t, err)
+	assert.Contains(t, err.Error(), "LINKS_FILE: "+bad+": links file line 2: url \"ftp://x.test/{name}\" is not an http(s) address")
+
+	c.LinksFile = filepath.Join(dir, "missing.yaml")
+	require.Error(t, c.Check())
 }

@@ -5,6 +5,13 @@ import _ "embed"
 //go:embed script.yaml
 var script []byte
 
+//go:embed links.yaml
+var links []byte
+
+// Links returns the links file of the demo data: games, publishers and
+// developers link to the Steam store.
+func Links() []byte { return links }
+
 // Script returns the scripted model's rules for the offline demo: they
 // answer the suggested demo questions so the bot runs without a model.
 func Script() []byte { return script }

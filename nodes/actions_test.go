@@ -310,7 +310,8 @@ func TestShowSQL(t *testing.T) {
 			assert.Equal(t, warehouse.QueryID(tt.wantSQL), s.QueryID, "query id")
 			assert.Equal(t, "SQL for: "+tt.wantQuestion, s.ResponseText, "notification text")
 			shown := blockkit.PlainText(blockkit.Reply(s.Reply).Blocks)
-			assert.Contains(t, shown, tt.wantSQL, "what the user sees")
+			assert.Contains(t, strings.Join(strings.Fields(shown), " "), tt.wantSQL, "what the user sees")
+			assert.Contains(t, shown, "\nFROM analytics.apps", "laid out a clause a line")
 			assert.Contains(t, shown, "*SQL for:* "+tt.wantQuestion, "what the user sees")
 		})
 	}

@@ -33,7 +33,9 @@ func (n *Nodes) FormatAnswer(ctx context.Context, s *State) error {
 		Feedback:    n.Feedback,
 		VerifiedBy:  n.verifiedBy(ctx, s),
 		FollowUps:   s.FollowUps,
+		Links:       n.Links.For(&res),
 	}
+	a.Text = answer.LinkText(a.Text, a.Table())
 	f := FormatTable
 	if res.RowCount <= 1 && len(res.Columns) <= 1 {
 		f = FormatSimple

@@ -9,6 +9,7 @@ import (
 	"strings"
 	"unicode/utf8"
 
+	"github.com/analyticsbot/analyticsbot/answer"
 	"github.com/analyticsbot/analyticsbot/chart"
 	"github.com/analyticsbot/analyticsbot/llm"
 	"github.com/analyticsbot/analyticsbot/prompts"
@@ -133,17 +134,26 @@ func cellText(v any) string {
 	return warehouse.Text(v)
 }
 
-// plainSummary answers without the model, from the result alone.
+// plainSummary answers without the model, from the result alone: a single
+// value with its column's name in words ("Avg price gbp: *£74.90*."),
+// otherwise how many rows there are.
 func plainSummary(r warehouse.Result) string {
 	switch {
 	case r.RowCount == 0:
 		return "The query returned no rows."
 	case r.RowCount == 1 && len(r.Columns) == 1:
-		return fmt.Sprintf("*%s*: *%s*", r.Columns[0].Name, cellText(r.Rows[0][0]))
+		name := strings.TrimSpace(strings.Join(strings.FieldsFunc(r.Columns[0].Name, func(c rune) bool { return c == '_' }), " "))
+		value := answer.NewTable(&r).Cell(r.Rows[0], 0)
+		if name == "" || name == "?column?" {
+			return fmt.Sprintf("The answer is *%s*.", value)
+		}
+		return fmt.Sprintf("%s: *%s*.", capitalize(name), value)
+	case r.RowCount == 1:
+		return "Here is the one row."
 	case r.Truncated:
-		return fmt.Sprintf("Here are the first *%d* rows.", r.RowCount)
+		return fmt.Sprintf("Here are the first *%s* rows.", answer.Thousands(fmt.Sprint(r.RowCount)))
 	default:
-		return fmt.Sprintf("Here are the *%d* rows.", r.RowCount)
+		return fmt.Sprintf("Here are the *%s* rows.", answer.Thousands(fmt.Sprint(r.RowCount)))
 	}
 }
 

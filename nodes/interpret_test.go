@@ -58,7 +58,7 @@ func TestInterpret(t *testing.T) {
 			name:       "invented number gives a plain summary",
 			result:     gamesIn2018(),
 			rules:      []llm.Rule{reply(llm.StepInterpret, `{"answer":"*9,412* games were released in 2018, up 15% on 2017."}`)},
-			wantAnswer: "*games*: *8160*",
+			wantAnswer: "Games: *8,160*.",
 			wantNote:   true,
 		},
 		{

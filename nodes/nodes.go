@@ -6,6 +6,7 @@ import (
 	"log/slog"
 	"time"
 
+	"github.com/analyticsbot/analyticsbot/answer"
 	"github.com/analyticsbot/analyticsbot/llm"
 	"github.com/analyticsbot/analyticsbot/prompts"
 	"github.com/analyticsbot/analyticsbot/store"
@@ -76,6 +77,9 @@ type Nodes struct {
 	// Suggestions are example questions offered to users who ask something
 	// else; empty means the first few-shot examples' questions.
 	Suggestions []string
+	// Links make result cells (and their mentions in answers) links
+	// (LINKS_FILE); nil: none.
+	Links answer.Links
 	// MaxRetries is how many times invalid SQL is regenerated: 0 means the
 	// default (2), a negative value none.
 	MaxRetries int

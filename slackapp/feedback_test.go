@@ -225,3 +225,16 @@ func TestDataTableReachesSlack(t *testing.T) {
 	}
 	t.Fatalf("no data_table block in %s", m.Blocks)
 }
+
+// The demo's links file reaches Slack: publishers in the table and in the
+// answer's text link to their games on the Steam store.
+func TestEntityLinksReachSlack(t *testing.T) {
+	t.Parallel()
+	h := start(t)
+	ch, ts := channelID("CLINKS001"), "1700000070.000100"
+	h.mention(ch, ts, "", "Which publishers released the most games?")
+	m := h.answerIn(ch, ts, "Big Fish Games")
+	const bigFish = "https://store.steampowered.com/search/?publisher=Big+Fish+Games"
+	assert.Contains(t, string(m.Blocks), `{"type":"link","url":"`+bigFish+`","text":"Big Fish Games"}`, "a linked table cell")
+	assert.Contains(t, strings.Join(m.BlockTexts(), "\n"), "<"+bigFish+"|Big Fish Games> released the most games", "the name in the answer links too")
+}

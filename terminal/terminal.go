@@ -101,13 +101,14 @@ func (o Options) style(code, s string) string {
 }
 
 // text writes prose: bold spans bold under ANSI, code in quotes, links as
-// "label (address)"; italics read fine as they are.
+// terminal hyperlinks under ANSI (their label elsewhere); italics read
+// fine as they are.
 func (o Options) text(t answer.Text) string {
 	var b strings.Builder
 	for _, s := range t {
 		switch {
-		case s.Link != "" && s.Link != s.Text:
-			b.WriteString(s.Text + " (" + s.Link + ")")
+		case s.Link != "":
+			b.WriteString(o.link(s.Link, s.Text))
 		case s.Code:
 			b.WriteString("‘" + s.Text + "’")
 		case s.Bold:
@@ -117,6 +118,15 @@ func (o Options) text(t answer.Text) string {
 		}
 	}
 	return strings.TrimSpace(b.String())
+}
+
+// link is text linking to u: an OSC 8 hyperlink under ANSI (terminals
+// without them show the text), the text alone otherwise.
+func (o Options) link(u, text string) string {
+	if !o.ANSI || strings.ContainsAny(u, "\x1b\x07") {
+		return text
+	}
+	return "\x1b]8;;" + u + "\x1b\\" + text + "\x1b]8;;\x1b\\"
 }
 
 func (o Options) questions(title string, qs []string) string {
@@ -202,29 +212,34 @@ func (o Options) query(a *answer.Answer) string {
 // rows left out.
 func (o Options) table(a *answer.Answer) string {
 	r := a.Result
-	tb := answer.NewTable(r)
+	tb := a.Table()
 	limit := o.MaxRows
 	if limit <= 0 {
 		limit = defaultMaxRows
 	}
 	rows := r.Rows[:min(len(r.Rows), limit)]
 	cells := make([][]string, len(rows))
+	links := make([][]string, len(rows))
 	widths := make([]int, len(r.Columns))
 	for i := range r.Columns {
 		widths[i] = width(tb.Header(i))
 	}
 	for j, row := range rows {
 		cells[j] = make([]string, len(r.Columns))
+		links[j] = make([]string, len(r.Columns))
 		for i := range r.Columns {
 			c := fit(oneLine(tb.Cell(row, i)), maxColWidth)
-			cells[j][i] = c
+			cells[j][i], links[j][i] = c, tb.Link(row, i)
 			widths[i] = max(widths[i], width(c))
 		}
 	}
-	line := func(texts []string, header bool) string {
+	line := func(texts, urls []string, header bool) string {
 		out := make([]string, len(texts))
 		for i, t := range texts {
 			pad := strings.Repeat(" ", widths[i]-width(t))
+			if urls != nil && urls[i] != "" {
+				t = o.link(urls[i], t)
+			}
 			if tb.Numeric(i) && !header {
 				out[i] = pad + t
 			} else {
@@ -239,9 +254,9 @@ func (o Options) table(a *answer.Answer) string {
 		headers[i] = fit(tb.Header(i), maxColWidth)
 		rules[i] = strings.Repeat("-", widths[i])
 	}
-	lines := []string{o.style(bold, line(headers, true)), line(rules, true)}
-	for _, c := range cells {
-		lines = append(lines, line(c, false))
+	lines := []string{o.style(bold, line(headers, nil, true)), line(rules, nil, true)}
+	for j, c := range cells {
+		lines = append(lines, line(c, links[j], false))
 	}
 	if more := len(r.Rows) - len(rows); more > 0 {
 		note := "… " + answer.Plural(more, "more row", "more rows")

@@ -36,7 +36,7 @@ func publishers() *answer.Answer {
 func TestRenderAnswer(t *testing.T) {
 	t.Parallel()
 	got := Render(publishers(), Options{Press: chatPress, Rate: ":good / :bad", Numbered: true})
-	want := `Big Fish Games leads with 213 games; see Steam (https://store.steampowered.com/).
+	want := `Big Fish Games leads with 213 games; see Steam.
 
 publisher       games
 --------------  -----
@@ -68,6 +68,13 @@ func TestRenderANSI(t *testing.T) {
 	assert.Contains(t, got, "\x1b[1mpublisher       games\x1b[0m", "bold header")
 	assert.Contains(t, got, "\x1b[2m  Assumption: Top means the first 10.\x1b[0m", "dim context")
 	assert.NotContains(t, got, "Export CSV:", "no press hints without a way to press")
+	assert.Contains(t, got, "see \x1b]8;;https://store.steampowered.com/\x1b\\Steam\x1b]8;;\x1b\\.", "a terminal hyperlink")
+
+	linked := publishers()
+	linked.Links = answer.Links{{Column: "publisher", URL: "https://x.test/{publisher}"}}
+	got = Render(linked, Options{ANSI: true})
+	assert.Contains(t, got, "\x1b]8;;https://x.test/Valve\x1b\\Valve\x1b]8;;\x1b\\              42", "a linked cell, padded as its text")
+	assert.NotContains(t, Render(linked, Options{}), "x.test", "plain text shows no addresses")
 	assert.Contains(t, got, "  • And in 2017?", "follow-ups unnumbered when numbers do nothing")
 }
 

@@ -38,6 +38,19 @@ func TestBrowserChart(t *testing.T) {
 	assert.EqualValues(t, 10, bars["bars"], "a bar per publisher")
 	assert.Contains(t, bars["label"], "Big Fish Games 213", "the values in the chart's accessible name")
 	assert.EqualValues(t, 0, bars["external"], "nothing loaded from elsewhere")
+	links := eval[map[string]any](t, tb, `(() => {
+	  const msg = document.querySelector("#log .msg.bot");
+	  const cells = [...msg.querySelectorAll(".bk-table td a")];
+	  return {
+	    cells: cells.length,
+	    first: cells[0]?.href, rel: cells[0]?.rel,
+	    text: msg.querySelector(".bk-section a")?.textContent,
+	  };
+	})()`)
+	assert.EqualValues(t, 10, links["cells"], "each publisher links to its games (the demo's links file)")
+	assert.Equal(t, "https://store.steampowered.com/search/?publisher=Big+Fish+Games", links["first"])
+	assert.Equal(t, "noopener noreferrer", links["rel"])
+	assert.Equal(t, "Big Fish Games", links["text"], "the name in the answer links too")
 
 	// The answer's follow-ups are buttons that ask in the same thread.
 	hash := eval[string](t, tb, `location.hash`)

@@ -202,10 +202,12 @@
   function details(ev, steps) {
     const d = el("details", "meta");
     const t = ev.timing || {};
-    const parts = [formatMs(t.totalMs) && "Answered in " + formatMs(t.totalMs)];
+    // The answer says how long it took; the details only split that time, so one answer shows
+    // one timing.
+    const parts = [];
     if (t.llmMs !== undefined) parts.push("model " + formatMs(t.llmMs));
     if (t.dbMs !== undefined) parts.push("database " + formatMs(t.dbMs));
-    d.append(el("summary", "", parts.filter(Boolean).join(" · ") || "Details"));
+    d.append(el("summary", "", parts.length ? "How it was answered: " + parts.filter(Boolean).join(" · ") : "How it was answered"));
     const list = d.appendChild(el("ol", "steps"));
     for (const s of steps) {
       const mark = s.outcome === "ok" ? "✓" : s.outcome ? "✗" : "·";
