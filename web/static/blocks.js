@@ -193,7 +193,8 @@
     wrap.setAttribute("role", "region");
     wrap.setAttribute("aria-label", String(block.caption || "Result table"));
     const t = wrap.appendChild(el("table", "bk-table"));
-    if (block.caption) t.append(el("caption", "", String(block.caption)));
+    // The caption is shown above the table (a table's own caption would wrap to its width).
+    if (block.caption) t.append(el("caption", "visually-hidden", String(block.caption)));
     const headRow = t.appendChild(el("thead")).appendChild(el("tr"));
     const body = t.appendChild(el("tbody"));
     const pager = el("div", "bk-pager");
@@ -239,6 +240,10 @@
     next.addEventListener("click", () => { page = Math.min(pages() - 1, page + 1); draw(); });
     draw();
     const n = el("div", "bk-data-table-box");
+    if (block.caption) {
+      const cap = n.appendChild(el("p", "bk-caption", String(block.caption)));
+      cap.setAttribute("aria-hidden", "true");
+    }
     n.append(wrap);
     if (data.length > size) n.append(pager);
     return n;
