@@ -52,6 +52,9 @@ type Answer struct {
 	// Result is the result to show as a table; nil when there is none. A
 	// single value is said in Text and shows no table (see ShowsTable).
 	Result *warehouse.Result `json:"result,omitempty"`
+	// Units are the units of Result's number columns that the catalog's
+	// descriptions state, by lower-case column name ("price" → £).
+	Units map[string]Unit `json:"units,omitempty"`
 	// Links are the links file's rules that apply to Result: its cells
 	// (and their mentions in Text) link to what they name.
 	Links Links `json:"links,omitempty"`

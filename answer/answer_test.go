@@ -130,3 +130,26 @@ func TestMarshalRoundTrip(t *testing.T) {
 	_, err = Unmarshal([]byte("{"))
 	assert.Error(t, err)
 }
+
+func TestUnitOfComment(t *testing.T) {
+	t.Parallel()
+	for comment, want := range map[string]Unit{
+		"Full store price in GBP (pounds sterling) as of May 2019": {Prefix: "£"},
+		"Revenue in USD":      {Prefix: "$"},
+		"Net amount in euros": {Prefix: "€"},
+		"Share of positive reviews, in percent from 0 to 100": {Suffix: "%"},
+	} {
+		got, ok := UnitOfComment(comment)
+		assert.True(t, ok, comment)
+		assert.Equal(t, want, got, comment)
+	}
+	for _, comment := range []string{"", "Count of reviews", "Price in GBP, converted from USD"} {
+		_, ok := UnitOfComment(comment)
+		assert.False(t, ok, "%q states no single unit", comment)
+	}
+	a := &Answer{Result: &warehouse.Result{Columns: []warehouse.Column{{Name: "Price", Kind: warehouse.KindNumber}, {Name: "price_usd", Kind: warehouse.KindNumber}}},
+		Units: map[string]Unit{"price": {Prefix: "£"}, "price_usd": {Suffix: "%"}}}
+	tb := a.Table()
+	assert.Equal(t, "£1,234.5", tb.Cell([]any{"1234.5"}, 0), "the description's unit")
+	assert.Equal(t, "2%", tb.Cell([]any{nil, int64(2)}, 1), "the description wins over the name")
+}

@@ -164,6 +164,7 @@ func (a *Answer) Table() *Table {
 	}
 	t := NewTable(a.Result)
 	t.links = a.Links
+	t.withUnits(a.Units)
 	return t
 }
 

@@ -55,6 +55,16 @@ func NewTable(r *warehouse.Result) *Table {
 	return t
 }
 
+// withUnits sets the units the catalog's descriptions give, by column
+// name; a unit the name announces yields to them.
+func (t *Table) withUnits(units map[string]Unit) {
+	for i, c := range t.r.Columns {
+		if u, ok := units[strings.ToLower(c.Name)]; ok && t.cols[i].numeric {
+			t.cols[i].prefix, t.cols[i].suffix = u.Prefix, u.Suffix
+		}
+	}
+}
+
 // Numeric reports whether column col holds numbers (read best aligned right).
 func (t *Table) Numeric(col int) bool { return col < len(t.cols) && t.cols[col].numeric }
 
@@ -87,6 +97,39 @@ func (t *Table) Cell(row []any, col int) string {
 		return f.prefix + v
 	}
 	return v + f.suffix
+}
+
+// Unit is how a column's numbers are written: after a currency sign, or
+// followed by a percent sign.
+type Unit struct {
+	Prefix string `json:"prefix,omitempty"`
+	Suffix string `json:"suffix,omitempty"`
+}
+
+var commentUnits = []struct {
+	pattern *regexp.Regexp
+	unit    Unit
+}{
+	{regexp.MustCompile(`(?i)\bGBP\b|\bpounds? sterling\b|£`), Unit{Prefix: "£"}},
+	{regexp.MustCompile(`(?i)\bUSD\b|\bUS dollars?\b|\bin dollars\b`), Unit{Prefix: "$"}},
+	{regexp.MustCompile(`(?i)\bEUR\b|\bin euros?\b|€`), Unit{Prefix: "€"}},
+	{regexp.MustCompile(`(?i)\bin percent\b|\bas a percentage\b|\bpercent from 0 to 100\b`), Unit{Suffix: "%"}},
+}
+
+// UnitOfComment reads the unit a column's description states ("price in
+// GBP", "in percent from 0 to 100"); none when it states none or more
+// than one.
+func UnitOfComment(comment string) (Unit, bool) {
+	var found []Unit
+	for _, cu := range commentUnits {
+		if cu.pattern.MatchString(comment) {
+			found = append(found, cu.unit)
+		}
+	}
+	if len(found) != 1 {
+		return Unit{}, false
+	}
+	return found[0], true
 }
 
 // identifierName matches the names of number columns that are not

@@ -34,6 +34,7 @@ func (n *Nodes) FormatAnswer(ctx context.Context, s *State) error {
 		VerifiedBy:  n.verifiedBy(ctx, s),
 		FollowUps:   s.FollowUps,
 		Links:       n.Links.For(&res),
+		Units:       n.units(ctx, res),
 	}
 	a.Text = answer.LinkText(a.Text, a.Table())
 	f := FormatTable
@@ -42,6 +43,49 @@ func (n *Nodes) FormatAnswer(ctx context.Context, s *State) error {
 	}
 	s.SetReply(f, a)
 	return nil
+}
+
+// units finds the units the catalog's descriptions give the result's
+// number columns, by name: a column whose name means different units in
+// different tables gets none. A catalog that cannot be read costs only the
+// units.
+func (n *Nodes) units(ctx context.Context, r warehouse.Result) map[string]answer.Unit {
+	want := map[string]bool{}
+	for _, c := range r.Columns {
+		if c.Kind == warehouse.KindNumber {
+			want[strings.ToLower(c.Name)] = true
+		}
+	}
+	if len(want) == 0 || n.Warehouse == nil {
+		return nil
+	}
+	cat, err := n.Warehouse.Catalog(ctx)
+	if err != nil {
+		return nil
+	}
+	// Every same-named column of the catalog must state the same unit:
+	// the result does not say which table its column came from.
+	found, clash := map[string]answer.Unit{}, map[string]bool{}
+	for _, t := range cat.Tables {
+		for _, c := range t.Columns {
+			name := strings.ToLower(c.Name)
+			if !want[name] {
+				continue
+			}
+			u, ok := answer.UnitOfComment(c.Comment)
+			if prev, seen := found[name]; !ok || (seen && prev != u) {
+				clash[name] = true
+			}
+			found[name] = u
+		}
+	}
+	for name := range clash {
+		delete(found, name)
+	}
+	if len(found) == 0 {
+		return nil
+	}
+	return found
 }
 
 // verifiedBy finds the verified example whose query is the answer's (the

@@ -9,6 +9,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/analyticsbot/analyticsbot/answer"
 	"github.com/analyticsbot/analyticsbot/blockkit"
 	"github.com/analyticsbot/analyticsbot/warehouse"
 	"github.com/analyticsbot/analyticsbot/warehouse/pgwarehouse"
@@ -212,4 +213,22 @@ func TestHandleErrorStaleStoredQuery(t *testing.T) {
 			t.Errorf("%s: reply = %q, want it to say the stored query no longer runs, not to rephrase", intent, s.ResponseText)
 		}
 	}
+}
+
+// Units come from the catalog's column descriptions: the demo describes
+// apps.price "in GBP", so a price column shows pounds; a column the
+// catalog does not describe keeps the unit its name announces, or none.
+func TestFormatAnswerUnitsFromComments(t *testing.T) {
+	t.Parallel()
+	n, _ := newNodes(t, nil)
+	s := State{UserQuery: "Prices?", QueryID: "0123abcd", Result: warehouse.Result{
+		Columns: []warehouse.Column{{Name: "name", Kind: warehouse.KindText}, {Name: "price", Kind: warehouse.KindNumber},
+			{Name: "achievements", Kind: warehouse.KindNumber}, {Name: "avg_price_usd", Kind: warehouse.KindNumber}},
+		Rows:     [][]any{{"Portal 2", "7.19", int64(1051), "9.5"}, {"Dota 2", "0.00", int64(0), "1"}},
+		RowCount: 2,
+	}}
+	require.NoError(t, n.FormatAnswer(context.Background(), &s))
+	assert.Equal(t, map[string]answer.Unit{"price": {Prefix: "£"}}, s.Reply.Units)
+	shown := blockkit.PlainText(blockkit.Reply(s.Reply).Blocks)
+	assert.Contains(t, shown, "Portal 2  £7.19         1,051           $9.5")
 }
