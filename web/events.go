@@ -7,6 +7,7 @@ import (
 
 	"github.com/slack-go/slack"
 
+	"github.com/analyticsbot/analyticsbot/answer"
 	"github.com/analyticsbot/analyticsbot/blockkit"
 	"github.com/analyticsbot/analyticsbot/llm"
 	"github.com/analyticsbot/analyticsbot/nodes"
@@ -75,7 +76,7 @@ type chatRun struct {
 	out *eventWriter
 
 	mu     sync.Mutex
-	text   answerText
+	text   answer.Preview
 	deltas int
 	chars  int
 }
@@ -87,7 +88,7 @@ var _ workflow.Observer = (*chatRun)(nil)
 func (c *chatRun) NodeStarted(_ context.Context, n workflow.NodeInfo, _ int) {
 	if n.Name == nodes.NodeInterpret {
 		c.mu.Lock()
-		c.text = answerText{}
+		c.text = answer.Preview{}
 		c.mu.Unlock()
 	}
 	c.out.send(statusEvent{Type: "status", Node: n.Name, Label: n.Label})
@@ -115,7 +116,7 @@ func (c *chatRun) chunk(step llm.Step, chunk string) {
 	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	text := c.text.feed(chunk)
+	text := c.text.Feed(chunk)
 	if text == "" {
 		return
 	}

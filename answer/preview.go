@@ -1,4 +1,4 @@
-package web
+package answer
 
 import (
 	"regexp"
@@ -8,13 +8,14 @@ import (
 	"unicode/utf8"
 )
 
-// answerText turns the interpreter's reply, chunk by chunk as the model
+// Preview turns the interpreter's reply, chunk by chunk as the model
 // streams it, into the text a user reads. The prompt asks for
 // {"answer": "…"}: the JSON around the answer is dropped and its escapes
 // decoded as they arrive. A code fence around the JSON is skipped, and a
 // reply that is not JSON passes through as it is. The text it gives is a
-// preview: message_end carries the checked answer.
-type answerText struct {
+// preview: the workflow's reply carries the checked answer. The web chat
+// streams it; Slack streams it where the workspace can.
+type Preview struct {
 	mode answerMode
 	// buf holds what cannot be told yet: the start of the reply, JSON
 	// before the answer, an escape or a character cut by a chunk.
@@ -40,8 +41,8 @@ const (
 // answerKey finds the start of the answer's string in the JSON object.
 var answerKey = regexp.MustCompile(`"answer"\s*:\s*"`)
 
-// feed takes the next chunk and returns the text it completes, maybe "".
-func (a *answerText) feed(chunk string) string {
+// Feed takes the next chunk and returns the text it completes, maybe "".
+func (a *Preview) Feed(chunk string) string {
 	a.buf += chunk
 	var out strings.Builder
 	for {
@@ -76,7 +77,7 @@ func (a *answerText) feed(chunk string) string {
 
 // detect decides the reply's shape from its start and reports whether it
 // could; a fence line is skipped.
-func (a *answerText) detect() bool {
+func (a *Preview) detect() bool {
 	a.buf = strings.TrimLeft(a.buf, " \t\r\n")
 	switch {
 	case a.buf == "":
@@ -105,7 +106,7 @@ func (a *answerText) detect() bool {
 // decodeString decodes the answer's JSON string from buf up to its closing
 // quote, keeping an escape or a character cut at the end for the next
 // chunk.
-func (a *answerText) decodeString() string {
+func (a *Preview) decodeString() string {
 	var out strings.Builder
 	s := a.buf
 	i := 0
@@ -116,7 +117,7 @@ func (a *answerText) decodeString() string {
 			a.mode, a.buf = modeDone, ""
 			return out.String()
 		case c == '\\':
-			r, n, ok := unescape(s[i:])
+			r, n, ok := unescapeJSON(s[i:])
 			if !ok {
 				a.buf = s[i:]
 				return out.String()
@@ -139,7 +140,7 @@ func (a *answerText) decodeString() string {
 
 // unescape decodes the JSON escape at the start of s, returning its text
 // and length; ok is false when s ends before the escape does.
-func unescape(s string) (text string, n int, ok bool) {
+func unescapeJSON(s string) (text string, n int, ok bool) {
 	if len(s) < 2 {
 		return "", 0, false
 	}

@@ -1,4 +1,4 @@
-package web
+package answer
 
 import (
 	"strings"
@@ -7,7 +7,7 @@ import (
 	"github.com/stretchr/testify/assert"
 )
 
-func TestAnswerText(t *testing.T) {
+func TestPreview(t *testing.T) {
 	t.Parallel()
 	tests := []struct {
 		name  string
@@ -34,34 +34,34 @@ func TestAnswerText(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
-			var whole answerText
-			assert.Equal(t, tt.want, whole.feed(tt.reply), "the reply in one chunk")
+			var whole Preview
+			assert.Equal(t, tt.want, whole.Feed(tt.reply), "the reply in one chunk")
 
 			// Every cut: byte by byte, through escapes and multi-byte characters.
-			var bytewise answerText
+			var bytewise Preview
 			var got strings.Builder
 			for i := 0; i < len(tt.reply); i++ {
-				got.WriteString(bytewise.feed(tt.reply[i : i+1]))
+				got.WriteString(bytewise.Feed(tt.reply[i : i+1]))
 			}
 			assert.Equal(t, tt.want, got.String(), "the reply byte by byte")
 
 			// Word-sized chunks, as the scripted model streams.
-			var wordwise answerText
+			var wordwise Preview
 			got.Reset()
 			for _, w := range strings.SplitAfter(tt.reply, " ") {
-				got.WriteString(wordwise.feed(w))
+				got.WriteString(wordwise.Feed(w))
 			}
 			assert.Equal(t, tt.want, got.String(), "the reply word by word")
 		})
 	}
 }
 
-func TestAnswerTextNeverEmitsBrokenCharacters(t *testing.T) {
+func TestPreviewNeverEmitsBrokenCharacters(t *testing.T) {
 	t.Parallel()
-	var a answerText
+	var a Preview
 	reply := "🎮 plain"
 	for i := 0; i < len(reply); i++ {
-		out := a.feed(reply[i : i+1])
+		out := a.Feed(reply[i : i+1])
 		assert.True(t, out == "" || strings.ToValidUTF8(out, "") == out, "chunk %d gave %q", i, out)
 	}
 }
