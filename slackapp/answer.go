@@ -9,6 +9,7 @@ import (
 
 	"github.com/analyticsbot/analyticsbot/blockkit"
 	"github.com/analyticsbot/analyticsbot/bot"
+	"github.com/analyticsbot/analyticsbot/llm"
 	"github.com/analyticsbot/analyticsbot/nodes"
 	"github.com/analyticsbot/analyticsbot/workflow"
 )
@@ -84,7 +85,11 @@ func (w *answer) run(ctx context.Context) {
 	a, q, p := w.a, w.q, w.p
 	log := a.log.With("channel", q.channel, "thread", q.threadTS, "ts", q.ts)
 	p.watch(ctx)
-	s, _, err := a.bot.Ask(ctx, bot.Message{ThreadID: threadID(q.channel, q.threadTS), UserID: q.user, ChannelID: q.channel, Text: q.text}, workflow.WithObserver(p))
+	askCtx, st := ctx, a.newStreamer(ctx, q)
+	if st != nil {
+		askCtx = llm.WithStream(ctx, st.chunk)
+	}
+	s, _, err := a.bot.Ask(askCtx, bot.Message{ThreadID: threadID(q.channel, q.threadTS), UserID: q.user, ChannelID: q.channel, Text: q.text}, workflow.WithObserver(p))
 	p.stop()
 
 	msg, sendCtx := a.reply(s, err), ctx
@@ -97,8 +102,18 @@ func (w *answer) run(ctx context.Context) {
 	if err != nil {
 		log.ErrorContext(ctx, "answer failed", "err", err)
 	}
-	if err := a.send(sendCtx, q.channel, q.threadTS, p.workingTS, msg); err != nil {
-		log.ErrorContext(ctx, "answer not delivered", "err", err)
+	// A streamed message becomes the answer, and the progress message goes
+	// first; otherwise the answer replaces the progress message (or is
+	// posted, when there is none left).
+	workingTS := p.workingTS
+	streamed := st != nil && st.finish(sendCtx, msg, func() {
+		a.deleteMessage(sendCtx, q.channel, workingTS)
+		workingTS = ""
+	})
+	if !streamed {
+		if err := a.send(sendCtx, q.channel, q.threadTS, workingTS, msg); err != nil {
+			log.ErrorContext(ctx, "answer not delivered", "err", err)
+		}
 	}
 	if err == nil && s != nil && len(s.History) == 0 && ctx.Err() == nil {
 		a.setThreadTitle(ctx, q)

@@ -39,6 +39,11 @@ type App struct {
 	// noStatus is set once assistant.threads.setStatus proved unavailable
 	// to this app (missing scope or feature), so it is not tried again.
 	noStatus atomic.Bool
+	// noStream is set once chat.startStream proved unavailable to this
+	// app, so it is not tried again.
+	noStream atomic.Bool
+	// teamID is the workspace's, for streams in channels.
+	teamID string
 
 	// hooks observe the app for tests and benchmarks; nil fields are skipped.
 	hooks Hooks
@@ -101,7 +106,7 @@ func New(ctx context.Context, cfg Config, b *bot.Bot, log *slog.Logger, opts ...
 	if err != nil {
 		return nil, fmt.Errorf("slack auth.test with SLACK_BOT_TOKEN: %w", err)
 	}
-	a.botUserID, a.botID, a.botUser = auth.UserID, auth.BotID, auth.User
+	a.botUserID, a.botID, a.botUser, a.teamID = auth.UserID, auth.BotID, auth.User, auth.TeamID
 	a.disp = newDispatcher(cfg.Workers, cfg.QueueLimit, a.log)
 	a.dedupe = newDeduper(b.DB(), a.log)
 	return a, nil

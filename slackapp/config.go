@@ -39,6 +39,10 @@ type Config struct {
 	// AssistantStatus tries assistant.threads.setStatus before falling back
 	// to a "working…" message.
 	AssistantStatus bool `env:"SLACK_ASSISTANT_STATUS" envDefault:"true"`
+	// Streaming streams the answer's text into the thread as the model
+	// writes it (chat.startStream), where the workspace can; otherwise the
+	// answer replaces the progress message when it is done.
+	Streaming bool `env:"SLACK_STREAMING" envDefault:"true"`
 	// ShutdownGrace is how long work in flight may run after a shutdown
 	// signal; what has not finished by then is reported in its thread.
 	ShutdownGrace time.Duration `env:"SLACK_SHUTDOWN_GRACE" envDefault:"25s"`

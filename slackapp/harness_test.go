@@ -56,11 +56,12 @@ type harness struct {
 }
 
 type harnessOptions struct {
-	http   bool
-	script string // a scripted model file; "" plays the demo script
-	slack  *fakeslack.Server
-	adjust func(*Config)
-	botCfg func(*bot.Config)
+	http      bool
+	script    string // a scripted model file; "" plays the demo script
+	slack     *fakeslack.Server
+	adjust    func(*Config)
+	botCfg    func(*bot.Config)
+	streaming bool
 }
 
 type harnessOption func(*harnessOptions)
@@ -73,6 +74,9 @@ func withScript(rules string) harnessOption { return func(o *harnessOptions) { o
 
 // sharing connects to an existing fake Slack, as a second process would.
 func sharing(s *fakeslack.Server) harnessOption { return func(o *harnessOptions) { o.slack = s } }
+
+// streaming streams answers where the fake Slack lets the app.
+func streaming() harnessOption { return func(o *harnessOptions) { o.streaming = true } }
 
 func withConfig(f func(*Config)) harnessOption { return func(o *harnessOptions) { o.adjust = f } }
 
@@ -105,6 +109,9 @@ func start(t testing.TB, opts ...harnessOption) *harness {
 	var cfg Config
 	require.NoError(t, env.ParseWithOptions(&cfg, env.Options{Environment: map[string]string{}}), "slack config defaults")
 	cfg.BotToken, cfg.APIURL, cfg.ProgressInterval = fakeslack.BotToken, h.slack.APIURL(), 0
+	// Most tests hold the path every workspace has: a progress message the
+	// answer replaces. Streaming tests turn streaming on (streaming()).
+	cfg.Streaming = o.streaming
 	if o.http {
 		cfg.SigningSecret = h.secret
 	} else {
@@ -210,7 +217,7 @@ func (h *harness) answerIn(channel, threadTS, want string) fakeslack.Message {
 func (h *harness) threadMessages(channel, threadTS string) []fakeslack.Message {
 	var out []fakeslack.Message
 	for _, m := range h.slack.Messages() {
-		if m.Channel == channel && m.ThreadTS == threadTS && !m.Ephemeral {
+		if m.Channel == channel && m.ThreadTS == threadTS && !m.Ephemeral && !m.Deleted {
 			out = append(out, m)
 		}
 	}

@@ -376,3 +376,44 @@ func TestConnectionsOpenNeedsAppToken(t *testing.T) {
 		assert.True(t, strings.HasPrefix(wsURL, "ws"+strings.TrimPrefix(fake.URL, "http")+"/socket?"), "got url %q", wsURL)
 	}
 }
+
+// Streaming as Slack serves it: a reply in a thread, for one reader in a
+// channel, whose text grows until it is stopped; no appends after that, no
+// update while it streams.
+func TestStreamMethods(t *testing.T) {
+	t.Parallel()
+	fake := fakeslack.New(t)
+	api := newClient(fake, fakeslack.BotToken)
+	ctx := context.Background()
+
+	_, _, err := api.StartStreamContext(ctx, "C1", slack.MsgOptionTS("1.000"), slack.MsgOptionMarkdownText("x"))
+	assert.ErrorContains(t, err, "invalid_arguments", "a channel needs the recipient")
+	_, _, err = api.StartStreamContext(ctx, "D1", slack.MsgOptionMarkdownText("x"))
+	assert.ErrorContains(t, err, "invalid_arguments", "streams are replies")
+
+	_, ts, err := api.StartStreamContext(ctx, "C1", slack.MsgOptionTS("1.000"), slack.MsgOptionMarkdownText("**81"),
+		slack.MsgOptionRecipientUserID("U1"), slack.MsgOptionRecipientTeamID(fakeslack.TeamID))
+	require.NoError(t, err)
+	_, _, _, err = api.UpdateMessageContext(ctx, "C1", ts, slack.MsgOptionText("y", false))
+	assert.ErrorContains(t, err, "cant_update_message", "no update while it streams")
+	_, _, err = api.AppendStreamContext(ctx, "C1", ts, slack.MsgOptionMarkdownText("60** games"))
+	require.NoError(t, err)
+	_, _, err = api.AppendStreamContext(ctx, "C1", ts, slack.MsgOptionMarkdownText(strings.Repeat("x", 12001)))
+	assert.ErrorContains(t, err, "msg_too_long")
+	_, _, err = api.StopStreamContext(ctx, "C1", ts)
+	require.NoError(t, err)
+	_, _, err = api.AppendStreamContext(ctx, "C1", ts, slack.MsgOptionMarkdownText("late"))
+	assert.ErrorContains(t, err, "message_not_in_streaming_state")
+
+	msgs := fake.Messages()
+	require.Len(t, msgs, 1)
+	assert.Equal(t, "**8160** games", msgs[0].Text)
+	assert.Equal(t, "1.000", msgs[0].ThreadTS)
+	assert.False(t, msgs[0].Streaming)
+	assert.Equal(t, 1, msgs[0].Appends)
+
+	_, _, err = api.DeleteMessageContext(ctx, "C1", ts)
+	require.NoError(t, err)
+	_, _, err = api.DeleteMessageContext(ctx, "C1", ts)
+	assert.ErrorContains(t, err, "message_not_found")
+}

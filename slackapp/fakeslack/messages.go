@@ -27,8 +27,13 @@ type Message struct {
 	Ephemeral bool
 	// User is the recipient of an ephemeral message.
 	User string
-	// Deleted is true once a response_url reply asked to delete it.
+	// Deleted is true once chat.delete or a response_url reply deleted it.
 	Deleted bool
+	// Streaming is true from chat.startStream until chat.stopStream;
+	// Appends counts the chat.appendStream calls, and Text holds the
+	// markdown streamed so far.
+	Streaming bool
+	Appends   int
 }
 
 // BlockTexts returns every text string in the blocks, in order: section
@@ -188,6 +193,9 @@ func (s *Server) updateMessage(args url.Values) reply {
 	i := s.findMessage(channel, ts)
 	if i < 0 {
 		return slackError("message_not_found")
+	}
+	if s.messages[i].Streaming {
+		return slackError("cant_update_message")
 	}
 	text, blocks, rep, bad := content(args)
 	if bad {
