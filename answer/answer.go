@@ -58,6 +58,9 @@ type Answer struct {
 	// Links are the links file's rules that apply to Result: its cells
 	// (and their mentions in Text) link to what they name.
 	Links Links `json:"links,omitempty"`
+	// TotalRows is how many rows the result had when a stored reply keeps
+	// fewer (Marshal); 0: Result holds them all. See Rows.
+	TotalRows int `json:"total_rows,omitempty"`
 	// Chart draws the result above its table; nil: none.
 	Chart *chart.Spec `json:"chart,omitempty"`
 	// Assumptions are the interpretation choices the user should know.
@@ -92,6 +95,15 @@ func (a *Answer) ShowsTable() bool {
 	return !single || len(a.Text) == 0
 }
 
+// Rows is how many rows the result had, whether or not Result still
+// holds them all.
+func (a *Answer) Rows() int {
+	if a.Result == nil {
+		return 0
+	}
+	return max(a.TotalRows, len(a.Result.Rows))
+}
+
 // Plain is the reply as one line of plain text, for notifications, logs
 // and fallbacks.
 func (a *Answer) Plain() string {
@@ -99,7 +111,7 @@ func (a *Answer) Plain() string {
 		return t
 	}
 	if r := a.Result; r != nil && len(r.Columns) > 0 {
-		return fmt.Sprintf("Here is the result: %s.", Plural(len(r.Rows), "row", "rows"))
+		return fmt.Sprintf("Here is the result: %s.", Plural(a.Rows(), "row", "rows"))
 	}
 	if q := strings.TrimSpace(a.Question); q != "" {
 		return "Answer to: " + q
@@ -118,12 +130,8 @@ func Marshal(a *Answer) ([]byte, error) {
 	c := *a
 	if r := a.Result; r != nil && len(r.Rows) > maxStoredRows {
 		cut := *r
-		cut.Rows = r.Rows[:maxStoredRows]
-		cut.RowCount, cut.Truncated = maxStoredRows, true
-		if cut.LimitedBy == "" {
-			cut.LimitedBy = warehouse.LimitRows
-		}
-		c.Result = &cut
+		cut.Rows, cut.RowCount = r.Rows[:maxStoredRows], maxStoredRows
+		c.Result, c.TotalRows = &cut, a.Rows()
 	}
 	return json.Marshal(&c)
 }

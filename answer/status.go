@@ -22,13 +22,13 @@ func (a *Answer) Status() string {
 	if r := a.Result; r != nil {
 		switch {
 		case r.Truncated && r.LimitedBy == warehouse.LimitBytes:
-			meta = append(meta, "result cut to "+Plural(len(r.Rows), "row", "rows")+" (size limit)"+a.exportsAll())
+			meta = append(meta, "result cut to "+Plural(a.Rows(), "row", "rows")+" (size limit)"+a.exportsAll())
 		case r.Truncated:
-			meta = append(meta, "result limited to "+Plural(len(r.Rows), "row", "rows")+a.exportsAll())
-		case len(r.Rows) == 0:
+			meta = append(meta, "result limited to "+Plural(a.Rows(), "row", "rows")+a.exportsAll())
+		case a.Rows() == 0:
 			meta = append(meta, "no rows")
 		default:
-			meta = append(meta, Plural(len(r.Rows), "row", "rows"))
+			meta = append(meta, Plural(a.Rows(), "row", "rows"))
 		}
 	}
 	if e := FormatElapsed(a.Elapsed); e != "" {

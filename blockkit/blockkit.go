@@ -58,7 +58,7 @@ func Render(a answer.Answer) Message {
 	if table != nil {
 		tail = append(tail, table)
 		if dt, ok := table.(*slack.DataTableBlock); ok && dt != nil {
-			if note := dataTableNote(a.Result, hasButtons); note != "" {
+			if note := dataTableNote(&a, hasButtons); note != "" {
 				tail = append(tail, slack.NewContextBlock("", mrkdwn("_"+note+"_")))
 			}
 		}
@@ -99,7 +99,7 @@ func resultBlock(a *answer.Answer, hasButtons bool) slack.Block {
 	if fitsNativeTable(r) {
 		return nativeTable(r, a.Table())
 	}
-	return monoTable(r, hasButtons)
+	return monoTable(r, a.Rows(), hasButtons)
 }
 
 // answerContext lists each assumption, then "N rows · in 1.2 s · via sql",
@@ -253,7 +253,7 @@ func answerFallback(a answer.Answer) string {
 		return truncateEscaped(t, maxFallbackText)
 	}
 	if r := a.Result; r != nil && len(r.Columns) > 0 {
-		return "Here is the result: " + plural(len(r.Rows), "row", "rows") + "."
+		return "Here is the result: " + plural(a.Rows(), "row", "rows") + "."
 	}
 	if q := strings.TrimSpace(a.Question); q != "" {
 		return truncateEscaped("Answer to: "+escape(q), maxFallbackText)

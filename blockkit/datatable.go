@@ -105,17 +105,18 @@ func numberValue(row []any, col int) (float64, bool) {
 
 // dataTableNote says what a data table leaves out: rows past its 100, and
 // where all of them are.
-func dataTableNote(r *warehouse.Result, hasButtons bool) string {
-	if len(r.Rows) <= maxDataTableRows {
+func dataTableNote(a *answer.Answer, hasButtons bool) string {
+	total, r := a.Rows(), a.Result
+	if total <= maxDataTableRows {
 		return ""
 	}
-	note := "Showing " + groupInt(maxDataTableRows) + " of " + plural(len(r.Rows), "row", "rows") + "."
+	note := "Showing " + groupInt(maxDataTableRows) + " of " + plural(total, "row", "rows") + "."
 	switch {
 	case hasButtons && r.Truncated:
 		// A cut result's export runs the query again for every row.
 		note += " Export CSV for every row of the query."
 	case hasButtons:
-		note += " Export CSV for all " + plural(len(r.Rows), "row", "rows") + "."
+		note += " Export CSV for all " + plural(total, "row", "rows") + "."
 	}
 	return note
 }

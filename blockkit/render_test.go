@@ -92,6 +92,12 @@ func TestRenderDataTable(t *testing.T) {
 	note := m.Blocks[2].(*slack.ContextBlock).ContextElements.Elements[0].(*slack.TextBlockObject).Text
 	assert.Equal(t, "_Showing 100 of 150 rows. Export CSV for all 150 rows._", note)
 	assert.Contains(t, PlainText(m.Blocks), "game 99", "the plain rendering shows the data table")
+
+	// A stored reply keeps 100 rows and the count: re-rendered, it says the same.
+	kept := *r
+	kept.Rows = r.Rows[:100]
+	again := Render(answer.Answer{Question: "Prices?", Text: answer.ParseText("x"), Result: &kept, TotalRows: 150, Actions: testButtons, QueryID: "q"})
+	assert.Equal(t, m.Blocks, again.Blocks, "the same message from the stored reply")
 }
 
 func TestRenderSaysWhenResultWasLimited(t *testing.T) {

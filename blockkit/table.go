@@ -74,7 +74,7 @@ func linkSection(u, text string) *slack.RichTextSection {
 // monoTable renders the result as an aligned ``` block for results Slack's
 // table cannot hold: as many leading rows (and columns) as fit in one
 // section, then a line saying what was left out.
-func monoTable(r *warehouse.Result, hasButtons bool) *slack.SectionBlock {
+func monoTable(r *warehouse.Result, total int, hasButtons bool) *slack.SectionBlock {
 	tb := answer.NewTable(r)
 	numeric := numericColumns(tb, len(r.Columns))
 	cols, widths := monoColumns(r, tb)
@@ -98,7 +98,7 @@ func monoTable(r *warehouse.Result, hasButtons bool) *slack.SectionBlock {
 	}
 
 	text := fenceOpen + strings.Join(lines, "\n") + fenceClose
-	if note := monoNote(r, shown, cols, hasButtons); note != "" {
+	if note := monoNote(r, total, shown, cols, hasButtons); note != "" {
 		text += "\n_" + note + "_"
 	}
 	return slack.NewSectionBlock(slack.NewTextBlockObject(slack.MarkdownType, text, false, false), nil, nil)
@@ -174,9 +174,8 @@ func monoRule(widths []int) string {
 // cached rows, all len(r.Rows) of them, unless the result was cut: then it
 // runs the query again for every row (up to EXPORT_MAX_ROWS, which its
 // reply states).
-func monoNote(r *warehouse.Result, shown, cols int, hasButtons bool) string {
+func monoNote(r *warehouse.Result, total, shown, cols int, hasButtons bool) string {
 	var parts []string
-	total := len(r.Rows)
 	if shown < total {
 		parts = append(parts, "Showing "+groupInt(shown)+" of "+plural(total, "row", "rows")+".")
 	}

@@ -258,7 +258,7 @@ func (o Options) table(a *answer.Answer) string {
 	for j, c := range cells {
 		lines = append(lines, line(c, links[j], false))
 	}
-	if more := len(r.Rows) - len(rows); more > 0 {
+	if more := a.Rows() - len(rows); more > 0 {
 		note := "… " + answer.Plural(more, "more row", "more rows")
 		if a.QueryID != "" && o.Press != nil {
 			if p := o.Press(answer.ExportAction); p != "" {
