@@ -182,7 +182,8 @@ func TestCLIServeWebChatWithoutSlack(t *testing.T) {
 	serveEnv(t)
 	s := startServe(t)
 	assert.Regexp(t, `^http://127\.0\.0\.1:\d+$`, s.url, "the printed address")
-	assert.Contains(t, s.out.String(), "Slack is not configured")
+	// Printed right after the address: wait for it rather than race it.
+	s.out.waitFor(t, regexp.MustCompile(`Slack is not configured`), s.done)
 
 	status, page := get(t, s.url+"/", "")
 	assert.Equal(t, http.StatusOK, status, "GET /")
@@ -252,8 +253,10 @@ func TestCLIServeAnswersInSlack(t *testing.T) {
 	id := slack.Send(t, fakeslack.Envelope{Type: "events_api", Payload: fakeslack.EventCallback("EvServe1",
 		fakeslack.AppMention(ch, "UALICE01", "<@"+fakeslack.BotUserID+"> "+q2018, ts, ""))})
 	slack.WaitAck(t, id)
-	slack.WaitMessage(t, "the answer in the thread", func(m fakeslack.Message) bool {
-		return m.Channel == ch && m.ThreadTS == ts && strings.Contains(m.Text, "8160")
+	slack.WaitMessage(t, "the whole answer in the thread", func(m fakeslack.Message) bool {
+		// The text streams in first; the answer is whole with its buttons.
+		return m.Channel == ch && m.ThreadTS == ts && strings.Contains(m.Text, "8160") && !m.Streaming &&
+			strings.Contains(string(m.Blocks), "export_csv")
 	})
 
 	status, body := get(t, "http://"+metricsAddr+"/metrics", "")
@@ -287,8 +290,9 @@ func TestCLIServeSlackHTTPModeSharesTheWebServer(t *testing.T) {
 	body := fakeslack.EventCallback("EvServeHTTP1", fakeslack.AppMention(ch, "UALICE01", "<@"+fakeslack.BotUserID+"> "+q2018, ts, ""))
 	status, reply := send(t, fakeslack.SignedRequest(t, secret, s.url+"/slack/events", "application/json", body, time.Now()))
 	require.Equal(t, http.StatusOK, status, "POST /slack/events on the web chat's port: %s", reply)
-	slack.WaitMessage(t, "the answer in the thread", func(m fakeslack.Message) bool {
-		return m.Channel == ch && m.ThreadTS == ts && strings.Contains(m.Text, "8160")
+	slack.WaitMessage(t, "the whole answer in the thread", func(m fakeslack.Message) bool {
+		return m.Channel == ch && m.ThreadTS == ts && strings.Contains(m.Text, "8160") && !m.Streaming &&
+			strings.Contains(string(m.Blocks), "export_csv")
 	})
 
 	status, reply = send(t, fakeslack.SignedRequest(t, "wrong-secret", s.url+"/slack/events", "application/json", body, time.Now()))
