@@ -194,10 +194,8 @@ func report(out io.Writer, b *bot.Bot, s *nodes.State, res workflow.Result, runE
 	if runErr != nil {
 		return runErr
 	}
-	fmt.Fprint(out, terminal.Render(s.Reply, terminal.Options{ANSI: isTerminal(out), Rate: pressRate(s.ThreadTS),
-		Press: func(id string) string {
-			return "analyticsbot press --thread " + s.ThreadTS + " --action " + id
-		}}))
+	fmt.Fprint(out, terminal.Render(s.Reply, terminal.Options{ANSI: isTerminal(out), Rate: pressRate(s.ThreadTS, s.QueryID),
+		Press: func(id string) string { return pressCommand(s.ThreadTS, s.QueryID, id) }}))
 	if s.HasCSV() {
 		fmt.Fprintf(out, "\n%s", csvText(s))
 	}
@@ -216,7 +214,13 @@ func slackBlocks(s *nodes.State) []slack.Block {
 	return blockkit.Reply(s.Reply).Blocks
 }
 
-// pressRate is how a one-shot command rates an answer of the thread.
-func pressRate(thread string) string {
-	return "analyticsbot press --thread " + thread + " --action feedback_up|feedback_down"
+// pressCommand is the command that presses the button action of the
+// answer queryID in thread.
+func pressCommand(thread, queryID, action string) string {
+	return "analyticsbot press --thread " + thread + " --value " + queryID + " --action " + action
+}
+
+// pressRate is how a one-shot command rates an answer.
+func pressRate(thread, queryID string) string {
+	return pressCommand(thread, queryID, "feedback_up") + " (or feedback_down)"
 }

@@ -310,6 +310,17 @@ func TestCLI(t *testing.T) {
 		assert.NotContains(t, got.stdout, "SELECT", "an off-topic question runs no SQL")
 	})
 
+	t.Run("ask prints the commands that press its buttons", func(t *testing.T) {
+		got := runCLI(t, "", "ask", q2018)
+		require.NoError(t, got.err, "stderr: %s", got.stderr)
+		assert.Contains(t, got.stdout, "8160 games were released on Steam in 2018.\n", "no Slack syntax")
+		m := regexp.MustCompile(`(?m)^Show SQL: analyticsbot (press .*)$`).FindStringSubmatch(got.stdout)
+		require.NotNil(t, m, "a Show SQL command in %s", got.stdout)
+		pressed := runCLI(t, "", strings.Fields(m[1])...)
+		require.NoError(t, pressed.err, "the printed command runs: %s", pressed.stderr)
+		assert.Contains(t, pressed.stdout, "WHERE release_year = 2018")
+	})
+
 	t.Run("chat", func(t *testing.T) {
 		dir := t.TempDir()
 		t.Chdir(dir)
