@@ -105,12 +105,18 @@
     button.setAttribute("aria-label", "Copy the code");
     button.addEventListener("click", async () => {
       const text = pre.querySelector("code")?.textContent ?? pre.textContent;
-      try {
-        await navigator.clipboard.writeText(text);
+      // A clipboard that never answers (a permission prompt nobody sees) counts as none.
+      const written = navigator.clipboard
+        ? Promise.race([
+          navigator.clipboard.writeText(text).then(() => true, () => false),
+          new Promise((done) => setTimeout(() => done(false), 1500)),
+        ])
+        : Promise.resolve(false);
+      if (await written) {
         button.textContent = "Copied";
         announce("Copied to the clipboard.");
-      } catch {
-        // No clipboard (an insecure origin): select the code for Ctrl+C.
+      } else {
+        // No clipboard (an insecure origin, no permission): select the code for Ctrl+C.
         getSelection().selectAllChildren(pre);
         button.textContent = "Press Ctrl+C";
       }
