@@ -24,6 +24,8 @@ func TestParseText(t *testing.T) {
 		{name: "italic and code", in: "_about_ `games`", want: Text{{Text: "about", Italic: true}, {Text: " "}, {Text: "games", Code: true}}},
 		{name: "snake case is text", in: "avg_price_gbp is 7", want: Text{{Text: "avg_price_gbp is 7"}}},
 		{name: "lone stars are text", in: "5 * 3 = 15", want: Text{{Text: "5 * 3 = 15"}}},
+		{name: "stars inside words are text", in: "2*3*4 and a**b**c", want: Text{{Text: "2*3*4 and a**b**c"}}},
+		{name: "bold by punctuation", in: "(*8160*), “*Valve*”", want: Text{{Text: "("}, {Text: "8160", Bold: true}, {Text: "), “"}, {Text: "Valve", Bold: true}, {Text: "”"}}},
 		{name: "markdown link", in: "[Steam](https://store.steampowered.com/)", want: Text{{Text: "Steam", Link: "https://store.steampowered.com/"}}},
 		{name: "slack link with entities", in: "<https://x.test/|A &amp; B>", want: Text{{Text: "A & B", Link: "https://x.test/"}}},
 		{name: "bare slack link", in: "see <https://x.test/>", want: Text{{Text: "see "}, {Text: "https://x.test/", Link: "https://x.test/"}}},

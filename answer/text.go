@@ -3,6 +3,8 @@ package answer
 import (
 	"regexp"
 	"strings"
+	"unicode"
+	"unicode/utf8"
 )
 
 // Span is a run of text with one emphasis.
@@ -85,6 +87,9 @@ func ParseText(s string) Text {
 			}
 			return s[m[2*i]:m[2*i+1]]
 		}
+		if (m[4] >= 0 || m[6] >= 0) && (endsWord(s[:start]) || startsWord(s[m[1]:])) {
+			continue // 2*3*4: a star inside a word is a character, as in Slack
+		}
 		var sp Span
 		switch {
 		case m[2] >= 0:
@@ -113,6 +118,18 @@ func ParseText(s string) Text {
 	}
 	add(Span{Text: unescapeSlack(s[last:])})
 	return out
+}
+
+// endsWord and startsWord report whether s ends or starts with a letter
+// or digit.
+func endsWord(s string) bool {
+	r, _ := utf8.DecodeLastRuneInString(s)
+	return unicode.IsLetter(r) || unicode.IsDigit(r)
+}
+
+func startsWord(s string) bool {
+	r, _ := utf8.DecodeRuneInString(s)
+	return unicode.IsLetter(r) || unicode.IsDigit(r)
 }
 
 func (s Span) sameStyle(o Span) bool {
