@@ -1,9 +1,9 @@
 // Package answer is the bot's reply as the workflow produces it, free of any
 // surface's syntax: text with neutral emphasis, the result to show as a
 // table, a chart, assumptions, actions and follow-up questions. Each surface
-// renders it its own way (package blockkit for Slack and the web page,
-// package terminal for the command line), and the stored turn keeps it so a
-// reply can be shown again later (a reloaded web page).
+// renders it its own way (package blockkit for Slack, package web's reply
+// JSON for the page, package terminal for the command line), and the stored
+// turn keeps it so a reply can be shown again later (a reloaded web page).
 package answer
 
 import (

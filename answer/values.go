@@ -99,6 +99,43 @@ func (t *Table) Cell(row []any, col int) string {
 	return v + f.suffix
 }
 
+// Number is row[col] as a float, for sorting and charts: only in number
+// columns, and not for NULL, NaN or infinities, which stay text.
+func (t *Table) Number(row []any, col int) (float64, bool) {
+	if !t.Numeric(col) || col >= len(row) {
+		return 0, false
+	}
+	var f float64
+	switch v := row[col].(type) {
+	case int64:
+		f = float64(v)
+	case int:
+		f = float64(v)
+	case int32:
+		f = float64(v)
+	case float64:
+		f = v
+	case float32:
+		f = float64(v)
+	case json.Number:
+		var err error
+		if f, err = v.Float64(); err != nil {
+			return 0, false
+		}
+	case string:
+		var err error
+		if f, err = strconv.ParseFloat(v, 64); err != nil {
+			return 0, false
+		}
+	default:
+		return 0, false
+	}
+	if math.IsNaN(f) || math.IsInf(f, 0) {
+		return 0, false
+	}
+	return f, true
+}
+
 // Unit is how a column's numbers are written: after a currency sign, or
 // followed by a percent sign.
 type Unit struct {

@@ -1,9 +1,6 @@
 package blockkit
 
 import (
-	"encoding/json"
-	"math"
-	"strconv"
 	"strings"
 
 	"github.com/slack-go/slack"
@@ -53,7 +50,7 @@ func dataTable(r *warehouse.Result, tb *answer.Table, caption string) *slack.Dat
 				cells[i] = slack.NewDataTableRichTextCell(linkSection(u, text))
 				continue
 			}
-			if v, ok := numberValue(row, i); ok && tb.Numeric(i) {
+			if v, ok := tb.Number(row, i); ok {
 				c := slack.NewDataTableRawNumberCell(v)
 				c.Text = text
 				cells[i] = c
@@ -64,43 +61,6 @@ func dataTable(r *warehouse.Result, tb *answer.Table, caption string) *slack.Dat
 		t.Rows = append(t.Rows, cells)
 	}
 	return t
-}
-
-// numberValue is row[col] as a float for sorting; not for NULL, NaN or
-// infinities, which stay text.
-func numberValue(row []any, col int) (float64, bool) {
-	if col >= len(row) {
-		return 0, false
-	}
-	var f float64
-	switch v := row[col].(type) {
-	case int64:
-		f = float64(v)
-	case int:
-		f = float64(v)
-	case int32:
-		f = float64(v)
-	case float64:
-		f = v
-	case float32:
-		f = float64(v)
-	case json.Number:
-		var err error
-		if f, err = v.Float64(); err != nil {
-			return 0, false
-		}
-	case string:
-		var err error
-		if f, err = strconv.ParseFloat(v, 64); err != nil {
-			return 0, false
-		}
-	default:
-		return 0, false
-	}
-	if math.IsNaN(f) || math.IsInf(f, 0) {
-		return 0, false
-	}
-	return f, true
 }
 
 // dataTableNote says what a data table leaves out: rows past its 100, and

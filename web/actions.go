@@ -8,8 +8,6 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/slack-go/slack"
-
 	"github.com/analyticsbot/analyticsbot/bot"
 	"github.com/analyticsbot/analyticsbot/nodes"
 )
@@ -28,20 +26,20 @@ const actionFeedbackNote = "feedback_note"
 
 // feedbackResponse answers a 👍, a 👎, its note or Verify.
 type feedbackResponse struct {
-	Intent  nodes.Intent  `json:"intent"`
-	QueryID string        `json:"query_id"`
-	Text    string        `json:"text"`
-	Blocks  []slack.Block `json:"blocks"`
+	Intent  nodes.Intent `json:"intent"`
+	QueryID string       `json:"query_id"`
+	Text    string       `json:"text"`
+	Reply   *replyView   `json:"reply"`
 	// AskNote: the page may ask what was wrong (after a 👎).
 	AskNote bool `json:"ask_note"`
 }
 
 // showSQLResponse answers show_sql.
 type showSQLResponse struct {
-	QueryID string        `json:"query_id"`
-	SQL     string        `json:"sql"`
-	Blocks  []slack.Block `json:"blocks"`
-	Text    string        `json:"text"`
+	QueryID string     `json:"query_id"`
+	SQL     string     `json:"sql"`
+	Reply   *replyView `json:"reply"`
+	Text    string     `json:"text"`
 }
 
 // serveAction presses an answer's button, without the model: export_csv
@@ -94,10 +92,10 @@ func (s *server) serveAction(w http.ResponseWriter, r *http.Request) {
 	case nodes.IntentFeedback, nodes.IntentVerify:
 		down := req.Action == bot.ActionFeedbackDown || strings.HasPrefix(req.Value, bot.ActionFeedbackDown+":")
 		writeJSON(w, http.StatusOK, feedbackResponse{Intent: st.Intent, QueryID: st.ReferencedQueryID,
-			Text: st.ResponseText, Blocks: replyBlocks(st), AskNote: down && req.Action != actionFeedbackNote})
+			Text: st.ResponseText, Reply: viewOf(st), AskNote: down && req.Action != actionFeedbackNote})
 		return
 	}
-	writeJSON(w, http.StatusOK, showSQLResponse{QueryID: st.QueryID, SQL: st.Query.Text, Blocks: replyBlocks(st), Text: st.ResponseText})
+	writeJSON(w, http.StatusOK, showSQLResponse{QueryID: st.QueryID, SQL: st.Query.Text, Reply: viewOf(st), Text: st.ResponseText})
 }
 
 // sendCSV streams the run's CSV as a download.

@@ -40,15 +40,18 @@ func TestActions(t *testing.T) {
 			check: func(t *testing.T, resp *http.Response, body []byte) {
 				assert.Equal(t, "application/json; charset=utf-8", resp.Header.Get("Content-Type"), "content type")
 				var got struct {
-					QueryID string          `json:"query_id"`
-					SQL     string          `json:"sql"`
-					Blocks  json.RawMessage `json:"blocks"`
-					Text    string          `json:"text"`
+					QueryID string     `json:"query_id"`
+					SQL     string     `json:"sql"`
+					Reply   *replyView `json:"reply"`
+					Text    string     `json:"text"`
 				}
 				require.NoError(t, json.Unmarshal(body, &got), "body %s", body)
 				assert.Equal(t, sql2018, got.SQL, "sql")
 				assert.Equal(t, end.QueryID, got.QueryID, "query id")
-				assert.Contains(t, string(got.Blocks), `SELECT count(*) AS games\nFROM analytics.apps\nWHERE release_year = 2018`, "the blocks show the SQL, a clause a line")
+				require.NotNil(t, got.Reply, "the reply")
+				assert.Equal(t, &queryView{Language: "SQL", Text: "SELECT count(*) AS games\nFROM analytics.apps\nWHERE release_year = 2018"},
+					got.Reply.Query, "the reply shows the SQL, a clause a line")
+				assert.Equal(t, q2018, got.Reply.Question, "for the question")
 				assert.Contains(t, got.Text, q2018, "text")
 			},
 		},
@@ -86,9 +89,9 @@ func TestActions(t *testing.T) {
 	// offers a button that downloads it.
 	typed := lastMessageEnd(t, chat(t, srv, end.ThreadID, "export that as csv", nil).all(t))
 	assert.Equal(t, end.QueryID, typed.QueryID, "the export names the answer's query")
-	assert.Contains(t, string(typed.Blocks),
-		`{"type":"button","text":{"type":"plain_text","text":"Download CSV","emoji":false},"action_id":"export_csv","value":"`+end.QueryID+`"}`,
-		"a Download CSV button")
+	require.NotNil(t, typed.Reply, "the reply")
+	assert.Equal(t, end.QueryID, typed.Reply.QueryID, "the button's value")
+	assert.Contains(t, typed.Reply.Actions, actionRef{Action: "export_csv", Label: "Download CSV"}, "a Download CSV button")
 
 	assert.Equal(t, calls, len(b.Scripted.Calls()), "buttons and exports never call the model")
 }

@@ -24,9 +24,9 @@ func TestBrowserChart(t *testing.T) {
 
 	tb.do(t, "open the chat", chromedp.Navigate(srv.URL+"/"), chromedp.WaitVisible(chromedp.CSS(".chip")))
 	tb.do(t, "ask for publishers", chromedp.Click(button("Which publishers released the most games?")),
-		chromedp.WaitVisible(chromedp.CSS("#log .msg.bot .bk-chart svg")))
+		chromedp.WaitVisible(chromedp.CSS("#log .msg.bot .answer-chart svg")))
 	bars := eval[map[string]any](t, tb, `(() => {
-	  const fig = document.querySelector("#log .msg.bot .bk-chart");
+	  const fig = document.querySelector("#log .msg.bot .answer-chart");
 	  return {
 	    title: fig.querySelector("figcaption").textContent,
 	    bars: fig.querySelectorAll("svg rect").length,
@@ -40,11 +40,11 @@ func TestBrowserChart(t *testing.T) {
 	assert.EqualValues(t, 0, bars["external"], "nothing loaded from elsewhere")
 	links := eval[map[string]any](t, tb, `(() => {
 	  const msg = document.querySelector("#log .msg.bot");
-	  const cells = [...msg.querySelectorAll(".bk-table td a")];
+	  const cells = [...msg.querySelectorAll(".answer-table td a")];
 	  return {
 	    cells: cells.length,
 	    first: cells[0]?.href, rel: cells[0]?.rel,
-	    text: msg.querySelector(".bk-section a")?.textContent,
+	    text: msg.querySelector(".answer-text a")?.textContent,
 	  };
 	})()`)
 	assert.EqualValues(t, 10, links["cells"], "each publisher links to its games (the demo's links file)")
@@ -55,12 +55,12 @@ func TestBrowserChart(t *testing.T) {
 	// The answer's follow-ups are buttons that ask in the same thread.
 	hash := eval[string](t, tb, `location.hash`)
 	tb.do(t, "click a follow-up", chromedp.Click(button("How many games were released per year?")))
-	tb.waitUntil(t, "the line chart", `document.querySelectorAll("#log .bk-chart polyline").length === 1`)
+	tb.waitUntil(t, "the line chart", `document.querySelectorAll("#log .answer-chart polyline").length === 1`)
 	asked := eval[[]string](t, tb, `[...document.querySelectorAll("#log .msg.user")].map((m) => m.textContent.trim())`)
 	assert.Equal(t, []string{"Which publishers released the most games?", "How many games were released per year?"}, asked,
 		"the follow-up is asked as if typed")
 	assert.Equal(t, hash, eval[string](t, tb, `location.hash`), "in the same thread")
-	title := eval[string](t, tb, `[...document.querySelectorAll("#log .bk-chart figcaption")].pop().textContent`)
+	title := eval[string](t, tb, `[...document.querySelectorAll("#log .answer-chart figcaption")].pop().textContent`)
 	assert.Equal(t, "Games released per year (last 20 of 23)", title, "the title the interpreter proposed")
 
 	shot := tb.screenshot(t, "webchat-chart.png", 1024)
@@ -69,7 +69,7 @@ func TestBrowserChart(t *testing.T) {
 	}
 	tb.do(t, "narrow the viewport", chromedp.EmulateViewport(375, 740))
 	got := eval[map[string]int](t, tb, `(() => {
-	  const widest = Math.max(...[...document.querySelectorAll(".bk-chart")].map((e) => Math.ceil(e.getBoundingClientRect().right)));
+	  const widest = Math.max(...[...document.querySelectorAll(".answer-chart")].map((e) => Math.ceil(e.getBoundingClientRect().right)));
 	  return { client: document.documentElement.clientWidth, scroll: document.documentElement.scrollWidth, widest };
 	})()`)
 	assert.LessOrEqual(t, got["scroll"], got["client"], "no sideways scroll at 375 px")

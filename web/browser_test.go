@@ -86,7 +86,7 @@ func TestBrowserChat(t *testing.T) {
 	eval[chromedp.Void](t, tb, recordProgress)
 	tb.do(t, "click the example "+q2018, chromedp.Click(button(q2018)))
 	tb.waitUntil(t, "the progress line says it writes SQL", `window.__progress.includes("Writing SQL…")`)
-	tb.do(t, "wait for the answer's buttons", chromedp.WaitVisible(chromedp.CSS("#log .msg.bot .bk-actions")))
+	tb.do(t, "wait for the answer's buttons", chromedp.WaitVisible(chromedp.CSS("#log .msg.bot .answer-actions")))
 
 	t.Run("answer", func(t *testing.T) {
 		progress := eval[[]string](t, tb, `window.__progress`)
@@ -99,8 +99,8 @@ func TestBrowserChat(t *testing.T) {
 		got := eval[map[string]any](t, tb, `(() => {
 		  const msg = document.querySelector("#log .msg.bot");
 		  return {
-		    bold: msg.querySelector(".bk-section strong")?.textContent,
-		    table: msg.querySelector(".bk-table") !== null,
+		    bold: msg.querySelector(".answer-text strong")?.textContent,
+		    table: msg.querySelector(".answer-table") !== null,
 		    progressLeft: document.querySelectorAll("#log .progress, #log .live-text").length,
 		    busy: msg.querySelector("[aria-busy]") !== null,
 		    status: document.getElementById("status").textContent,
@@ -141,9 +141,9 @@ func TestBrowserChat(t *testing.T) {
 
 	t.Run("feedback", func(t *testing.T) {
 		first := `document.querySelector("#log .msg.bot")`
-		tb.do(t, "click 👎", chromedp.Click(chromedp.CSS(`#log .msg.bot .bk-feedback[aria-label="This answer is wrong"]`)),
+		tb.do(t, "click 👎", chromedp.Click(chromedp.CSS(`#log .msg.bot .feedback[aria-label="This answer is wrong"]`)),
 			chromedp.WaitVisible(chromedp.CSS("#log .msg.bot .feedback-note textarea")))
-		assert.Equal(t, "true", eval[string](t, tb, first+`.querySelector('.bk-feedback[aria-label="This answer is wrong"]').getAttribute("aria-pressed")`),
+		assert.Equal(t, "true", eval[string](t, tb, first+`.querySelector('.feedback[aria-label="This answer is wrong"]').getAttribute("aria-pressed")`),
 			"the 👎 stays pressed")
 		tb.do(t, "say what was wrong", chromedp.SendKeys(chromedp.CSS("#log .msg.bot .feedback-note textarea"), "counts DLC"),
 			chromedp.Click(chromedp.CSS("#log .msg.bot .feedback-note button")))
@@ -157,11 +157,11 @@ func TestBrowserChat(t *testing.T) {
 	t.Run("follow-up with Enter", func(t *testing.T) {
 		hash := eval[string](t, tb, `location.hash`)
 		tb.do(t, "type a follow-up and press Enter", chromedp.SendKeys(chromedp.CSS("#question"), "And in 2017?"), pressEnter)
-		tb.waitUntil(t, "the follow-up's answer", `[...document.querySelectorAll("#log .msg.bot")].filter((m) => m.querySelector(".bk-context-actions")).length === 2`)
+		tb.waitUntil(t, "the follow-up's answer", `[...document.querySelectorAll("#log .msg.bot")].filter((m) => m.querySelector(".answer-feedback")).length === 2`)
 		got := eval[map[string]any](t, tb, `(() => {
-		  const answers = [...document.querySelectorAll("#log .msg.bot")].filter((m) => m.querySelector(".bk-context-actions"));
+		  const answers = [...document.querySelectorAll("#log .msg.bot")].filter((m) => m.querySelector(".answer-feedback"));
 		  return {
-		    cell: answers[answers.length - 1].querySelector(".bk-section strong").textContent,
+		    cell: answers[answers.length - 1].querySelector(".answer-text strong").textContent,
 		    hash: location.hash,
 		    input: document.getElementById("question").value,
 		    focused: document.activeElement.id,
@@ -183,7 +183,7 @@ func TestBrowserChat(t *testing.T) {
 		tb.do(t, "narrow the viewport", chromedp.EmulateViewport(360, 740))
 		got := eval[map[string]int](t, tb, `(() => {
 		  const root = document.documentElement;
-		  const widest = Math.max(...[...document.querySelectorAll("header, .msg, .composer, .bk-table-wrap, pre")]
+		  const widest = Math.max(...[...document.querySelectorAll("header, .msg, .composer, .table-wrap, pre")]
 		    .map((e) => Math.ceil(e.getBoundingClientRect().right)));
 		  return { client: root.clientWidth, scroll: root.scrollWidth, widest };
 		})()`)
@@ -205,7 +205,7 @@ func TestBrowserNewConversation(t *testing.T) {
 	srv := newTestServer(t, b, Config{})
 
 	tb.do(t, "open the chat", chromedp.Navigate(srv.URL+"/"), chromedp.WaitVisible(chromedp.CSS(".chip")))
-	tb.do(t, "ask", chromedp.Click(button(q2018)), chromedp.WaitVisible(chromedp.CSS("#log .bk-actions")))
+	tb.do(t, "ask", chromedp.Click(button(q2018)), chromedp.WaitVisible(chromedp.CSS("#log .answer-actions")))
 	hash := eval[string](t, tb, `location.hash`)
 	require.Regexp(t, `^#thread=web-[0-9a-f]+$`, hash, "the thread id is in the URL")
 	tb.do(t, "show the SQL", chromedp.Click(button("Show SQL")),
@@ -222,8 +222,8 @@ func TestBrowserNewConversation(t *testing.T) {
 	restored := eval[map[string]any](t, tb, `(() => {
 	  const first = document.querySelector("#log .msg.bot");
 	  return {
-	    buttons: [...first.querySelector(".bk-actions").querySelectorAll("button")].map((b) => b.textContent),
-	    feedback: first.querySelectorAll(".bk-feedback").length,
+	    buttons: [...first.querySelector(".answer-actions").querySelectorAll("button")].map((b) => b.textContent),
+	    feedback: first.querySelectorAll(".feedback").length,
 	    code: document.querySelectorAll("#log .msg.bot pre").length,
 	  };
 	})()`)
@@ -257,8 +257,8 @@ func TestBrowserToken(t *testing.T) {
 	tb.do(t, "enter the token", chromedp.SendKeys(chromedp.CSS("#token"), token+"\n"), chromedp.WaitVisible(chromedp.CSS(".chip")))
 	assert.Equal(t, token, eval[string](t, tb, `sessionStorage.getItem("analyticsbot.token")`), "the token is kept for the tab")
 
-	tb.do(t, "ask", chromedp.Click(button(q2018)), chromedp.WaitVisible(chromedp.CSS("#log .bk-actions")))
-	assert.Equal(t, games2018, eval[string](t, tb, `document.querySelector("#log .msg.bot .bk-section strong").textContent`),
+	tb.do(t, "ask", chromedp.Click(button(q2018)), chromedp.WaitVisible(chromedp.CSS("#log .answer-actions")))
+	assert.Equal(t, games2018, eval[string](t, tb, `document.querySelector("#log .msg.bot .answer-text strong").textContent`),
 		"the answer, asked with the token")
 	assert.Empty(t, tb.problems(func(m chromedp.ConsoleMessage) bool {
 		return strings.Contains(m.Text, "401") // the refused requests before the token

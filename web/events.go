@@ -5,10 +5,7 @@ import (
 	"sync"
 	"unicode/utf8"
 
-	"github.com/slack-go/slack"
-
 	"github.com/analyticsbot/analyticsbot/answer"
-	"github.com/analyticsbot/analyticsbot/blockkit"
 	"github.com/analyticsbot/analyticsbot/llm"
 	"github.com/analyticsbot/analyticsbot/nodes"
 	"github.com/analyticsbot/analyticsbot/workflow"
@@ -42,13 +39,13 @@ type errorEvent struct {
 }
 
 type messageEndEvent struct {
-	Type     string        `json:"type"` // "message_end"
-	ThreadID string        `json:"thread_id"`
-	QueryID  string        `json:"query_id"`
-	Text     string        `json:"text"`
-	Blocks   []slack.Block `json:"blocks"`
-	Timing   timingJSON    `json:"timing"`
-	Debug    debugJSON     `json:"debug"`
+	Type     string     `json:"type"` // "message_end"
+	ThreadID string     `json:"thread_id"`
+	QueryID  string     `json:"query_id"`
+	Text     string     `json:"text"`
+	Reply    *replyView `json:"reply"`
+	Timing   timingJSON `json:"timing"`
+	Debug    debugJSON  `json:"debug"`
 }
 
 type timingJSON struct {
@@ -133,7 +130,7 @@ func (c *chatRun) end(s *nodes.State, res workflow.Result) messageEndEvent {
 	text := s.ResponseText
 	path := res.Path()
 	return messageEndEvent{
-		Type: "message_end", ThreadID: s.ThreadTS, QueryID: s.QueryID, Text: text, Blocks: webBlocks(s),
+		Type: "message_end", ThreadID: s.ThreadTS, QueryID: s.QueryID, Text: text, Reply: viewOf(s),
 		Timing: timingJSON{LLMMS: ms(s.LLMTime), DBMS: ms(s.DBTime), TotalMS: ms(res.Total)},
 		Debug: debugJSON{
 			LLMCalls: s.LLMCalls, PromptTokens: s.PromptTokens, CompletionTokens: s.CompletionTokens,
@@ -141,25 +138,4 @@ func (c *chatRun) end(s *nodes.State, res workflow.Result) messageEndEvent {
 			Nodes: path,
 		},
 	}
-}
-
-// webBlocks are the reply's blocks for the page. A CSV asked for in words
-// ("export that as CSV") cannot travel in the stream: the page gets a
-// button that downloads it through /api/actions instead.
-func webBlocks(s *nodes.State) []slack.Block {
-	blocks := replyBlocks(s)
-	if !s.HasCSV() || s.QueryID == "" {
-		return blocks
-	}
-	button := slack.NewButtonBlockElement(string(nodes.IntentExportCSV), s.QueryID,
-		slack.NewTextBlockObject(slack.PlainTextType, "Download CSV", false, false))
-	return append(blocks, slack.NewActionBlock("web_csv:"+s.QueryID, button))
-}
-
-// replyBlocks renders the run's reply as the blocks the page draws.
-func replyBlocks(s *nodes.State) []slack.Block {
-	if s.Reply == nil {
-		return nil
-	}
-	return blockkit.Reply(s.Reply).Blocks
 }

@@ -19,13 +19,14 @@ func TestFeedback(t *testing.T) {
 	b := newTestBot(t, "")
 	srv := newTestServer(t, b, Config{})
 	end := lastMessageEnd(t, chat(t, srv, "", q2018, nil).all(t))
-	assert.Contains(t, string(end.Blocks), `"feedback_down:`+end.QueryID+`"`, "the answer has feedback buttons")
+	require.NotNil(t, end.Reply, "the reply")
+	assert.True(t, end.Reply.Feedback, "the answer asks for 👍/👎")
 	calls := len(b.Scripted.Calls())
 
 	type reply struct {
-		Text    string          `json:"text"`
-		Blocks  json.RawMessage `json:"blocks"`
-		AskNote bool            `json:"ask_note"`
+		Text    string     `json:"text"`
+		Reply   *replyView `json:"reply"`
+		AskNote bool       `json:"ask_note"`
 	}
 	post := func(body map[string]string) (*http.Response, reply) {
 		t.Helper()

@@ -13,6 +13,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/analyticsbot/analyticsbot/answer"
 	"github.com/analyticsbot/analyticsbot/bot"
 	"github.com/analyticsbot/analyticsbot/nodes"
 	"github.com/analyticsbot/analyticsbot/workflow"
@@ -39,10 +40,10 @@ var (
 
 // messageEnd is message_end as the page reads it.
 type messageEnd struct {
-	ThreadID string          `json:"thread_id"`
-	QueryID  string          `json:"query_id"`
-	Text     string          `json:"text"`
-	Blocks   json.RawMessage `json:"blocks"`
+	ThreadID string     `json:"thread_id"`
+	QueryID  string     `json:"query_id"`
+	Text     string     `json:"text"`
+	Reply    *replyView `json:"reply"`
 	Timing   struct {
 		LLMMS   float64 `json:"llmMs"`
 		DBMS    float64 `json:"dbMs"`
@@ -141,8 +142,13 @@ func TestChatStreamEventsInOrder(t *testing.T) {
 	assert.Regexp(t, webThreadPattern, end.ThreadID, "a new web thread")
 	assert.Regexp(t, queryIDPattern, end.QueryID, "query id")
 	assert.Contains(t, end.Text, games2018, "fallback text")
-	assert.Contains(t, string(end.Blocks), games2018, "blocks hold the answer")
-	assert.Contains(t, string(end.Blocks), `"value":"`+end.QueryID+`"`, "the buttons carry the query id")
+	require.NotNil(t, end.Reply, "the reply")
+	assert.Equal(t, answer.Text{{Text: games2018, Bold: true}, {Text: " games were released on Steam in 2018."}}, end.Reply.Text,
+		"the reply's text, its emphasis as spans")
+	assert.Nil(t, end.Reply.Table, "a single number is said, not put in a table")
+	assert.Equal(t, end.QueryID, end.Reply.QueryID, "the buttons carry the query id")
+	assert.Equal(t, []actionRef{{Action: "export_csv", Label: "Export CSV"}, {Action: "show_sql", Label: "Show SQL"}}, end.Reply.Actions)
+	assert.Regexp(t, `^1 row · in \d+ (ms|s)$`, end.Reply.Status, "one line: rows and time")
 	assert.Positive(t, end.Timing.TotalMS, "totalMs")
 	assert.Positive(t, end.Timing.LLMMS, "llmMs")
 	assert.Positive(t, end.Timing.DBMS, "dbMs")
@@ -172,12 +178,13 @@ func TestChatStreamFollowUpAndThread(t *testing.T) {
 	var thread struct {
 		ThreadID string `json:"thread_id"`
 		Turns    []struct {
-			User      string    `json:"user"`
-			Bot       string    `json:"bot"`
-			Intent    string    `json:"intent"`
-			SQL       string    `json:"sql"`
-			QueryID   string    `json:"query_id"`
-			CreatedAt time.Time `json:"created_at"`
+			User      string     `json:"user"`
+			Bot       string     `json:"bot"`
+			Intent    string     `json:"intent"`
+			SQL       string     `json:"sql"`
+			QueryID   string     `json:"query_id"`
+			Reply     *replyView `json:"reply"`
+			CreatedAt time.Time  `json:"created_at"`
 		} `json:"turns"`
 	}
 	require.NoError(t, json.Unmarshal(data, &thread), "thread body %s", data)
@@ -189,6 +196,8 @@ func TestChatStreamFollowUpAndThread(t *testing.T) {
 	assert.Equal(t, sql2018, thread.Turns[0].SQL, "first SQL")
 	assert.Equal(t, first.QueryID, thread.Turns[0].QueryID, "first query id")
 	assert.Equal(t, string(nodes.IntentAnalytics), thread.Turns[0].Intent, "first intent")
+	assert.Equal(t, first.Reply, thread.Turns[0].Reply, "the reply comes back as it was shown")
+	assert.Equal(t, second.Reply, thread.Turns[1].Reply, "the follow-up's reply too")
 	assert.False(t, thread.Turns[0].CreatedAt.IsZero(), "created_at")
 	assert.False(t, thread.Turns[1].CreatedAt.Before(thread.Turns[0].CreatedAt), "turns oldest first")
 

@@ -5,10 +5,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/slack-go/slack"
-
-	"github.com/analyticsbot/analyticsbot/answer"
-	"github.com/analyticsbot/analyticsbot/blockkit"
 	"github.com/analyticsbot/analyticsbot/nodes"
 	"github.com/analyticsbot/analyticsbot/store"
 )
@@ -30,11 +26,11 @@ type turnJSON struct {
 	Backend string `json:"backend,omitempty"`
 	// QueryID is what the answer's buttons carry; empty without a query.
 	QueryID string `json:"query_id"`
-	// Blocks are the whole reply as it was shown (table, chart,
-	// assumptions, buttons); absent for turns saved before replies were
-	// kept, which show Bot.
-	Blocks    []slack.Block `json:"blocks,omitempty"`
-	CreatedAt time.Time     `json:"created_at"`
+	// Reply is the whole reply as it was shown (table, chart,
+	// assumptions, buttons); for a turn saved before replies were kept,
+	// Bot's text.
+	Reply     *replyView `json:"reply"`
+	CreatedAt time.Time  `json:"created_at"`
 }
 
 // serveThread returns a thread's saved turns, oldest first, so a reloaded
@@ -58,14 +54,12 @@ func (s *server) serveThread(w http.ResponseWriter, r *http.Request) {
 			User: userText(t), Bot: t.BotResponse, Intent: t.Intent, SQL: t.Query.Text, Backend: t.Query.Backend,
 			QueryID: t.QueryID, CreatedAt: t.CreatedAt,
 		}
-		if len(t.Reply) > 0 {
-			a, err := answer.Unmarshal(t.Reply)
-			if err != nil {
-				s.log.WarnContext(r.Context(), "stored reply unreadable; showing its text", "thread", id, "turn", t.ID, "err", err)
-				continue
-			}
-			out.Turns[i].Blocks = blockkit.Reply(a).Blocks
+		v, err := storedView(t.Reply, t.BotResponse)
+		if err != nil {
+			s.log.WarnContext(r.Context(), "stored reply unreadable; showing its text", "thread", id, "turn", t.ID, "err", err)
+			v, _ = storedView(nil, t.BotResponse)
 		}
+		out.Turns[i].Reply = v
 	}
 	writeJSON(w, http.StatusOK, out)
 }

@@ -1,5 +1,5 @@
-// The web chat: asks questions over the streaming API, shows progress and the answer's Block Kit
-// blocks, runs the answer's buttons, and keeps the thread in the URL hash so a reload or a shared
+// The web chat: asks questions over the streaming API, shows progress and the answer (the reply
+// model, drawn by answer.js), runs the answer's buttons, and keeps the thread in the URL hash so a reload or a shared
 // link shows the same conversation.
 "use strict";
 
@@ -68,24 +68,24 @@
     message("user").append(el("p", "user-text", text));
   }
 
-  /** botBlocks appends a bot message showing blocks, or its fallback text when there are none. */
-  function botBlocks(blocks, text) {
+  /** botReply appends a bot message showing a reply, or text when there is none. */
+  function botReply(reply, text) {
     const body = message("bot");
-    fill(body, blocks, text);
+    fill(body, reply, text);
     return body;
   }
 
-  function fill(body, blocks, text) {
-    const frag = BlockKit.render(blocks, { onAction });
+  function fill(body, reply, text) {
+    const frag = Answer.render(reply, { onAction, onAsk: ask });
     if (frag.childNodes.length) body.append(frag);
-    else body.append(Mrkdwn.render(text || "(empty answer)"));
+    else body.append(el("p", "answer-text", text || "(empty answer)"));
     for (const pre of body.querySelectorAll("pre")) addCopyButton(pre);
     requestAnimationFrame(() => scrollHints(body));
   }
 
   /** scrollHints says under each table wider than its message that it scrolls sideways. */
   function scrollHints(root) {
-    for (const wrap of root.querySelectorAll(".bk-table-wrap")) {
+    for (const wrap of root.querySelectorAll(".table-wrap")) {
       const hint = wrap.nextElementSibling?.classList.contains("scroll-hint") ? wrap.nextElementSibling : null;
       const scrolls = wrap.scrollWidth > wrap.clientWidth + 1;
       if (scrolls && !hint) wrap.after(el("p", "scroll-hint", "Scroll sideways for more columns →"));
@@ -189,7 +189,7 @@
       end(ev) {
         finish();
         if (ev.thread_id) setThread(ev.thread_id);
-        fill(body, ev.blocks, ev.text);
+        fill(body, ev.reply, ev.text);
         body.append(details(ev, steps));
         announce("Answer ready.");
         scrollDown();
@@ -306,14 +306,14 @@
    * answer, and a 👎 opens a box for what was wrong.
    */
   async function onFeedback({ action, value, button }) {
-    const group = button.closest(".bk-context-actions");
+    const group = button.closest(".answer-feedback");
     const answer = button.closest(".bubble") || group?.parentElement;
     const status = noteArea(answer, "feedback-status");
     button.disabled = true;
     try {
       const res = await Api.postJSON("/api/actions", { thread_id: threadId, action, value });
       const data = await res.json();
-      for (const b of group?.querySelectorAll(".bk-feedback") || []) b.setAttribute("aria-pressed", String(b === button));
+      for (const b of group?.querySelectorAll(".feedback") || []) b.setAttribute("aria-pressed", String(b === button));
       status.textContent = data.text || "Thanks.";
       announce(status.textContent);
       if (data.ask_note) askNote(answer, data.query_id);
@@ -344,7 +344,7 @@
     box.rows = 2;
     box.maxLength = 2000;
     label.append(box);
-    const send = el("button", "bk-button", "Send");
+    const send = el("button", "btn", "Send");
     send.type = "submit";
     form.append(label, send);
     form.addEventListener("submit", async (ev) => {
@@ -369,8 +369,6 @@
   /** onAction runs an answer's button: Export CSV downloads the file, Show SQL adds a message. */
   async function onAction({ action, value, button }) {
     if (action === "feedback") return onFeedback({ action, value, button });
-    // A follow-up or a question to try: asked in this thread, as if typed.
-    if (action.startsWith("ask_")) return ask(value);
     button.disabled = true;
     button.setAttribute("aria-busy", "true");
     try {
@@ -385,7 +383,7 @@
         return;
       }
       const data = await res.json();
-      const shown = botBlocks(data.blocks, data.text || data.sql);
+      const shown = botReply(data.reply, data.text || data.sql);
       shown.closest(".msg").scrollIntoView({ block: "nearest", behavior: "smooth" });
       announce(data.sql ? "SQL shown." : "Done.");
     } catch (err) {
@@ -470,7 +468,7 @@
       if (!data.turns?.length) return welcome();
       for (const t of data.turns) {
         userMessage(t.user || "");
-        botBlocks(t.blocks || null, t.bot);
+        botReply(t.reply, t.bot);
       }
     } catch (err) {
       if (err instanceof ApiError && err.status === 404) {
@@ -543,8 +541,8 @@
     restore();
   });
 
-  // For the browser test and for trying blocks by hand in the console.
-  window.analyticsbot = { renderBlocks: (blocks) => botBlocks(blocks, "") };
+  // For the browser test and for trying replies by hand in the console.
+  window.analyticsbot = { renderReply: (reply) => botReply(reply, "") };
   restore();
   demoBanner();
 })();
