@@ -1,6 +1,7 @@
 package web
 
 import (
+	"encoding/json"
 	"fmt"
 	"testing"
 	"time"
@@ -128,4 +129,40 @@ func TestViewOfOtherReplies(t *testing.T) {
 
 	empty := newView(&answer.Answer{Kind: answer.KindAnswer, Question: "How many?"})
 	assert.Equal(t, answer.Plain("Answer to: How many?"), empty.Text, "a reply never draws as nothing")
+}
+
+// BenchmarkReplyView: the page's reply for a result of MAX_ROWS (1,000)
+// rows × 10 columns, half text, half numbers: built and encoded once per
+// answer streamed to the page.
+func BenchmarkReplyView(b *testing.B) {
+	r := &warehouse.Result{}
+	for i := range 10 {
+		kind := warehouse.KindText
+		if i%2 == 1 {
+			kind = warehouse.KindNumber
+		}
+		r.Columns = append(r.Columns, warehouse.Column{Name: fmt.Sprintf("col_%d", i), Kind: kind})
+	}
+	for j := range 1000 {
+		row := make([]any, 10)
+		for i := range row {
+			if i%2 == 1 {
+				row[i] = int64(j * 1234)
+			} else {
+				row[i] = fmt.Sprintf("value %d of column %d", j, i)
+			}
+		}
+		r.Rows = append(r.Rows, row)
+	}
+	r.RowCount = len(r.Rows)
+	a := &answer.Answer{Kind: answer.KindAnswer, Text: answer.Plain("x"), Result: r, QueryID: "0badc0de", Actions: nodes.Buttons()}
+	var size int
+	for b.Loop() {
+		data, err := json.Marshal(newView(a))
+		if err != nil {
+			b.Fatal(err)
+		}
+		size = len(data)
+	}
+	b.ReportMetric(float64(size), "bytes")
 }
