@@ -117,8 +117,15 @@ func rootTS(threadTS, ts string) string {
 }
 
 // submitQuestion queues the answer of q on its thread. A full queue is
-// answered with an apology at once rather than dropped.
+// answered with an apology at once rather than dropped. An event without
+// a channel, a user or a timestamp has no thread to answer in and no one
+// to answer: it is dropped (Slack has its acknowledgement already).
 func (a *App) submitQuestion(q question) {
+	if q.channel == "" || q.user == "" || q.ts == "" {
+		a.log.Warn("slack event without channel, user or timestamp dropped",
+			"channel", q.channel, "user", q.user, "ts", q.ts)
+		return
+	}
 	w := &answer{a: a, q: q}
 	a.submit(w.job("message", threadID(q.channel, q.threadTS)))
 }

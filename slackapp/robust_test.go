@@ -55,6 +55,43 @@ func TestSocketModeRedeliveryIsAnsweredOnce(t *testing.T) {
 	assert.Len(t, h.threadMessages(ch, ts), 1, "three deliveries of one event, one answer")
 }
 
+// A signed event with no channel, user or timestamp is acknowledged and
+// dropped: no model call, no message, no turn saved under thread ":".
+func TestIncompleteEventsAreDropped(t *testing.T) {
+	t.Parallel()
+	h := start(t)
+	ch := channelID("CINCOMPL")
+	for _, ev := range []map[string]any{
+		fakeslack.AppMention("", user, "<@"+fakeslack.BotUserID+"> "+q2018, "1700000301.000100", ""),
+		fakeslack.AppMention(ch, "", "<@"+fakeslack.BotUserID+"> "+q2018, "1700000302.000100", ""),
+		fakeslack.AppMention(ch, user, "<@"+fakeslack.BotUserID+"> "+q2018, "", ""),
+		fakeslack.MessageEvent("", "im", user, q2018, "1700000303.000100", ""),
+		fakeslack.MessageEvent(ch, "im", user, q2018, "", ""),
+	} {
+		h.slack.WaitAck(t, h.slack.SendEvent(t, ev))
+	}
+	// Events are routed in the order they arrive: once a good one is
+	// answered, the bad ones before it have been dealt with.
+	ts := "1700000304.000100"
+	h.mention(ch, ts, "", q2018)
+	h.answerIn(ch, ts, answer18)
+	h.waitJobs(1)
+
+	calls := h.modelCalls()
+	assert.Equal(t, 3, calls, "only the good question called the model (3 calls)")
+	var others int
+	for _, m := range h.slack.Messages() {
+		if m.Channel == ch && m.ThreadTS != ts || m.Channel == "" {
+			others++
+		}
+	}
+	assert.Zero(t, others, "no message for the incomplete events")
+	var turns int
+	require.NoError(t, h.bot.DB().Pool().QueryRow(t.Context(),
+		`SELECT count(*) FROM conversation_turns WHERE thread_id = ':' OR thread_id LIKE ':%' OR thread_id LIKE '%:'`).Scan(&turns))
+	assert.Zero(t, turns, "no turn saved without a channel or a timestamp")
+}
+
 func TestManyThreadsAtOnceKeepTheirOrder(t *testing.T) {
 	t.Parallel()
 	const threads = 50
