@@ -23,6 +23,7 @@ func TestBot(t *testing.T) {
 		{"UnsafeSQL", testUnsafeSQL},
 		{"BadMessages", testBadMessages},
 		{"ModelFailures", testModelFailures},
+		{"MissingGrant", testMissingGrant},
 		{"DatabaseDown", testDatabaseDown},
 		{"ConcurrentThreads", testConcurrentThreads},
 		{"MissingSchema", testMissingSchema},

@@ -16,6 +16,7 @@ import (
 	"github.com/analyticsbot/analyticsbot/llm"
 	"github.com/analyticsbot/analyticsbot/nodes"
 	"github.com/analyticsbot/analyticsbot/prompts"
+	"github.com/analyticsbot/analyticsbot/store"
 )
 
 // testOffTopic declines a message that is not about the data for the price
@@ -276,6 +277,30 @@ func testModelFailures(t *testing.T, e *testEnv) {
 			wantReply: "The language model isn't reachable right now",
 		},
 		{
+			name: "model error quoting a key",
+			rules: `
+  - step: generate_sql
+    error: 'model exploded: api_key=sk-live-abc123 in request https://user:hunter2@llm.example/v1'
+`,
+			wantKind: nodes.ErrModelRefused, wantReply: "The language model could not answer this one",
+			check: func(t *testing.T, b *bot.Bot, s *nodes.State) {
+				shown := s.ResponseText + blocksJSON(t, s)
+				for _, secret := range []string{"sk-live", "api_key", "hunter2", "exploded"} {
+					assert.NotContains(t, shown, secret, "the model's error stays in the log")
+				}
+				require.Regexp(t, `^e-[0-9a-f]{8}$`, s.ErrorRef)
+				assert.Contains(t, shown, "(Reference "+s.ErrorRef+".)", "the user gets a reference to quote")
+				logs, err := b.DB().QueryLogs(context.Background(), store.QueryLogFilter{ErrorRef: s.ErrorRef})
+				require.NoError(t, err)
+				require.Len(t, logs, 1, "the reference finds the turn's log")
+				assert.Equal(t, string(nodes.ErrModelRefused), logs[0].ErrorKind)
+				assert.Contains(t, logs[0].ErrorDetail, "model exploded", "the operator sees what went wrong")
+				for _, secret := range []string{"sk-live-abc123", "hunter2"} {
+					assert.NotContains(t, logs[0].ErrorDetail, secret, "keys are masked in the stored detail")
+				}
+			},
+		},
+		{
 			name: "classifier answers garbage",
 			rules: `
   - step: classify
@@ -335,4 +360,42 @@ func testModelFailures(t *testing.T, e *testEnv) {
 			}
 		})
 	}
+}
+
+// testMissingGrant asks for a column the reader role has no grant on (the
+// table has column grants: the catalog shows the others, and the guard
+// checks tables): a setup problem, so no retry and no model call wasted;
+// the user reads a clear sentence with a reference, the operator the GRANT
+// to run.
+func testMissingGrant(t *testing.T, e *testEnv) {
+	ctx := context.Background()
+	_, err := e.admin.Pool().Exec(ctx, `CREATE TABLE IF NOT EXISTS analytics.ledger_cols (id int, amount int, payee text);
+		REVOKE ALL ON analytics.ledger_cols FROM analyticsbot_reader, PUBLIC;
+		GRANT SELECT (id, amount) ON analytics.ledger_cols TO analyticsbot_reader`)
+	require.NoError(t, err)
+	b := newBot(t, e, script(`
+  - step: generate_sql
+    match: '(?im)^Question: .*ledger'
+    reply: '{"sql": "SELECT payee, sum(amount) AS total FROM analytics.ledger_cols GROUP BY payee", "assumptions": [], "explanation": "Sums the ledger by payee."}'
+`))
+	s, res := ask(t, b, bot.NewThreadID(), "What is the ledger total by payee?")
+
+	assert.Equal(t, nodes.ErrWarehouseDenied, s.ErrorKind, "error kind (detail %s)", s.ErrorDetail)
+	assert.Equal(t, 1, b.Scripted.CallCount(llm.StepGenerateSQL), "no retry: a rewrite cannot grant a privilege")
+	assert.Zero(t, s.RetryCount, "retries")
+	assert.Contains(t, res.Path(), nodes.NodeHandleError, "path")
+	shown := s.ResponseText + blocksJSON(t, s)
+	assert.Contains(t, s.ResponseText, "would not let me read something this question needs", "reply")
+	require.Regexp(t, `^e-[0-9a-f]{8}$`, s.ErrorRef)
+	assert.Contains(t, s.ResponseText, "(Reference "+s.ErrorRef+".)", "reply")
+	for _, raw := range []string{"permission denied", "ledger_cols", "GRANT", "for example:"} {
+		assert.NotContains(t, shown, raw, "what the user sees")
+	}
+	logs, err := b.DB().QueryLogs(ctx, store.QueryLogFilter{ErrorRef: s.ErrorRef})
+	require.NoError(t, err)
+	require.Len(t, logs, 1)
+	assert.Equal(t, string(nodes.ErrWarehouseDenied), logs[0].ErrorKind)
+	assert.Contains(t, logs[0].ErrorDetail, `permission denied for table ledger_cols`, "the operator reads the cause")
+	assert.Contains(t, logs[0].ErrorDetail, `GRANT SELECT ON "analytics"."ledger_cols" TO "analyticsbot_reader";`,
+		"and the GRANT that allows it")
 }

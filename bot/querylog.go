@@ -2,6 +2,7 @@ package bot
 
 import (
 	"context"
+	"log/slog"
 	"time"
 	"unicode/utf8"
 
@@ -20,6 +21,15 @@ func (b *Bot) logTurn(ctx context.Context, s *nodes.State, res workflow.Result) 
 	l := queryLogOf(s, res, b.backend.Name())
 	if outcome := nodes.Outcome(ctx, s, res); outcome != nodes.OutcomeOK {
 		l.ErrorKind = outcome
+		l.ErrorRef, l.ErrorDetail = s.ErrorRef, s.ErrorDetail
+		// The operator's side of "(Reference e-…)": what went wrong, in
+		// the log; the user saw a sentence.
+		level := slog.LevelInfo
+		if s.ErrorRef != "" {
+			level = slog.LevelWarn
+		}
+		b.log.Log(ctx, level, "answer failed", "kind", outcome, "ref", s.ErrorRef,
+			"detail", store.MaskSecrets(s.ErrorDetail), "thread", s.ThreadTS, "user", s.UserID)
 	}
 	// A turn cut short by the caller's cancel is one worth logging, so the
 	// insert outlives ctx.

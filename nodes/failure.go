@@ -39,6 +39,7 @@ var warehouseKinds = map[warehouse.ErrorKind]ErrorKind{
 	warehouse.Timeout:      ErrQueryTimeout,
 	warehouse.Unavailable:  ErrWarehouseDown,
 	warehouse.Unauthorized: ErrWarehouseAuth,
+	warehouse.Denied:       ErrWarehouseDenied,
 	warehouse.NoData:       ErrNoData,
 }
 

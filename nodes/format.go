@@ -2,6 +2,8 @@ package nodes
 
 import (
 	"context"
+	"crypto/rand"
+	"encoding/hex"
 	"fmt"
 	"strings"
 	"time"
@@ -156,9 +158,29 @@ const textDemoUnknown = "This is the offline demo: no language model is connecte
 // HandleError turns the recorded error kind into a friendly message. It
 // never calls the model; the detail stays in logs.
 func (n *Nodes) HandleError(ctx context.Context, s *State) error {
+	if operatorKinds[s.ErrorKind] && s.ErrorRef == "" {
+		s.ErrorRef = newErrorRef()
+	}
 	text, suggestions := n.errorText(s)
+	if s.ErrorRef != "" {
+		text += " (Reference " + s.ErrorRef + ".)"
+	}
 	s.SetReply(FormatError, &answer.Answer{Kind: answer.KindError, Text: answer.Plain(text), Questions: suggestions})
 	return nil
+}
+
+// operatorKinds are the failures whose cause only the people who run the
+// bot can see or fix: the reply gives a reference to their log.
+var operatorKinds = map[ErrorKind]bool{
+	ErrModelRefused: true, ErrModelUnavailable: true, ErrInternal: true, ErrDatabaseDown: true,
+	ErrWarehouseDown: true, ErrWarehouseAuth: true, ErrWarehouseDenied: true,
+}
+
+// newErrorRef is a short random reference for a failure, e.g. "e-3f9a1c2b".
+func newErrorRef() string {
+	var b [4]byte
+	_, _ = rand.Read(b[:]) // crypto/rand.Read never fails
+	return "e-" + hex.EncodeToString(b[:])
 }
 
 func (n *Nodes) errorText(s *State) (string, []string) {
@@ -169,16 +191,16 @@ func (n *Nodes) errorText(s *State) (string, []string) {
 	}
 	switch s.ErrorKind {
 	case ErrEmptyMessage:
-		return fmt.Sprintf("Ask me a question about %s, for example:", n.Domain), examples
+		return withExamples("Ask me a question about "+n.Domain, ", for example:", examples)
 	case ErrMessageTooLong:
 		return fmt.Sprintf("Your message is too long (%s); I read questions of up to %d characters. Please shorten it.", s.ErrorDetail, n.MaxMessageLen), nil
 	case ErrUnsafeQuery:
-		return "I can only read data, never change it, so I can't run that. Ask a question about the data instead, for example:", examples
+		return withExamples("I can only read data, never change it, so I can't run that. Ask a question about the data instead", ", for example:", examples)
 	case ErrInvalidQuery:
 		if s.Intent == IntentExportCSV || s.Intent == IntentShowSQL {
 			return "The query behind that answer no longer runs against the database (the tables may have changed). Ask the question again for a fresh result.", nil
 		}
-		return fmt.Sprintf("I couldn't write a query that works for this question, even after %s. Try rephrasing it with the exact names of what you're looking for, for example:", plural(s.RetryCount+1, "attempt")), examples
+		return withExamples(fmt.Sprintf("I couldn't write a query that works for this question, even after %s. Try rephrasing it with the exact names of what you're looking for", plural(s.RetryCount+1, "attempt")), ", for example:", examples)
 	case ErrQueryTimeout:
 		return "The query took too long and was stopped. Try narrowing the question: a shorter time range, a filter, or fewer groups.", nil
 	case ErrDatabaseDown:
@@ -187,6 +209,9 @@ func (n *Nodes) errorText(s *State) (string, []string) {
 		return fmt.Sprintf("I can't reach %s right now. Please try again in a minute; if it keeps happening, tell whoever runs this bot.", d.Source), nil
 	case ErrWarehouseAuth:
 		return fmt.Sprintf("%s refused my credentials, so I can't answer from it. %s", capitalize(d.Source), d.AuthHint), nil
+	case ErrWarehouseDenied:
+		return fmt.Sprintf("%s would not let me read something this question needs: the account I use has no grant on it. "+
+			"Whoever runs this bot can grant it; the bot's log says exactly what to grant.", capitalize(d.Source)), nil
 	case ErrNoData:
 		return fmt.Sprintf("I can't see any tables in %s, so there is nothing to answer from yet. %s", d.Scope, d.EmptyHint), nil
 	case ErrModelTimeout:
@@ -197,12 +222,24 @@ func (n *Nodes) errorText(s *State) (string, []string) {
 		if len(n.DemoQuestions) > 0 {
 			return textDemoUnknown, n.DemoQuestions
 		}
-		return "The language model could not answer (" + truncate(lastCause(s.ErrorDetail), 300) + "). Try one of these instead, or tell whoever runs this bot:", examples
+		// The model's error may quote the request or a key: it stays in the log.
+		// The questions to try follow under their own heading.
+		return "The language model could not answer this one. Try again or ask it another way; if it keeps happening, tell whoever runs this bot.", examples
 	case ErrNoPreviousQuery:
 		return "I couldn't find an earlier result in this thread for that. Ask a data question first, then use its buttons.", nil
 	default:
 		return "Something went wrong on my side while answering. Please try again, or rephrase the question.", nil
 	}
+}
+
+// withExamples ends text with intro and the examples when there are any,
+// and with a full stop when there are none: a reply never ends in "for
+// example:" with nothing after it.
+func withExamples(text, intro string, examples []string) (string, []string) {
+	if len(examples) == 0 {
+		return text + ".", nil
+	}
+	return text + intro, examples
 }
 
 // capitalize upper-cases the first letter of s.
@@ -230,13 +267,4 @@ func (n *Nodes) elapsed(s *State) (d time.Duration) {
 		return 0
 	}
 	return n.Now().Sub(s.Started)
-}
-
-// lastCause returns the innermost part of a wrapped error message, which
-// says what went wrong without the chain of callers.
-func lastCause(detail string) string {
-	if i := strings.LastIndex(detail, ": "); i >= 0 && i+2 < len(detail) {
-		return detail[i+2:]
-	}
-	return detail
 }

@@ -113,6 +113,21 @@ func TestDecline(t *testing.T) {
 	}
 }
 
+// Without example questions, no reply ends in "for example:" with
+// nothing after it.
+func TestHandleErrorWithoutExamples(t *testing.T) {
+	t.Parallel()
+	n := (&Nodes{Domain: "the data", Warehouse: pgwarehouse.New(pgwarehouse.Config{})}).Defaults()
+	for _, kind := range []ErrorKind{ErrEmptyMessage, ErrInvalidQuery, ErrUnsafeQuery, ErrModelRefused, ErrWarehouseDenied} {
+		s := State{UserQuery: "q", ErrorKind: kind}
+		require.NoError(t, n.HandleError(context.Background(), &s))
+		shown := strings.TrimSpace(blockkit.PlainText(blockkit.Reply(s.Reply).Blocks))
+		assert.NotRegexp(t, `(?i)(for example|one of these|try):?\s*$`, shown, "%s: an introduction with nothing after it", kind)
+		assert.Regexp(t, `[.)]$`, shown, "%s: a whole sentence", kind)
+		assert.Empty(t, s.Reply.Questions, "%s", kind)
+	}
+}
+
 func TestHandleError(t *testing.T) {
 	t.Parallel()
 	// Each detail is what the failing node really records: wrapped Go
@@ -136,7 +151,9 @@ func TestHandleError(t *testing.T) {
 		{ErrNoData, `schema "analytics": no tables: check ANALYTICS_SCHEMA, load data into it (make run loads the demo) and grant the reader role access`, 0, []string{`can't see any tables in the "analytics" schema`}, false},
 		{ErrModelTimeout, "classify: classify: model call: timed out after 1m0s (3 attempts)", 0, []string{"took too long to answer"}, false},
 		{ErrModelUnavailable, "classify: classify: model call: unavailable after 3 attempts: scripted model: rules[0]: x (transient)", 0, []string{"isn't reachable"}, false},
-		{ErrModelRefused, "generate_sql: generate_sql: model call: scripted model: rules[0]: content policy violation", 0, []string{"could not answer (content policy violation)"}, true},
+		{ErrModelRefused, "generate_sql: generate_sql: model call: scripted model: rules[0]: model exploded: api_key=sk-live-123", 0, []string{"could not answer this one"}, true},
+		{ErrWarehouseDenied, `permission denied for table author: the reader role analyticsbot_reader has no grant on it. If the bot should read it, run: GRANT SELECT ON analytics.author TO analyticsbot_reader;`, 0,
+			[]string{"The database would not let me read something this question needs", "grant"}, false},
 		{ErrNoPreviousQuery, "no SQL in thread 1712.0001", 0, []string{"couldn't find an earlier result"}, false},
 		{ErrInternal, "context canceled", 0, []string{"Something went wrong on my side"}, false},
 	}
@@ -157,7 +174,14 @@ func TestHandleError(t *testing.T) {
 		}
 		assert.Equal(t, tt.wantHelp, strings.Contains(shown, "How many games are free?"),
 			"%s: got suggestions shown = %v, want %v:\n%s", tt.kind, !tt.wantHelp, tt.wantHelp, shown)
-		for _, raw := range []string{"SQLSTATE", "model call", "rules[0]", "run query", "dial tcp", "does not exist", "context canceled", "thread 1712"} {
+		if operatorKinds[tt.kind] {
+			assert.Regexp(t, `^e-[0-9a-f]{8}$`, s.ErrorRef, "%s: a reference for the log", tt.kind)
+			assert.Contains(t, shown, "(Reference "+s.ErrorRef+".)", "%s: the user can quote it", tt.kind)
+		} else {
+			assert.Empty(t, s.ErrorRef, "%s: the user can act on it alone; no reference", tt.kind)
+		}
+		for _, raw := range []string{"SQLSTATE", "model call", "rules[0]", "run query", "dial tcp", "does not exist", "context canceled", "thread 1712",
+			"sk-live", "api_key", "exploded", "author", "GRANT"} {
 			assert.NotContains(t, shown, raw, "%s: raw error detail shown to the user", tt.kind)
 			assert.NotContains(t, s.ResponseText, raw, "%s: raw error detail in the notification", tt.kind)
 		}

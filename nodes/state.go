@@ -75,6 +75,9 @@ const (
 	// could not be reached, or refused the bot's credentials.
 	ErrWarehouseDown ErrorKind = "warehouse_unavailable"
 	ErrWarehouseAuth ErrorKind = "warehouse_unauthorized"
+	// ErrWarehouseDenied: the backend refused the bot's account something
+	// the query names (warehouse.Denied): a missing grant, never retried.
+	ErrWarehouseDenied ErrorKind = "warehouse_denied"
 	// ErrNoData: the backend's catalog is empty.
 	ErrNoData ErrorKind = "no_data"
 	// ErrDatabaseDown: the bot's own database (turns, results) could not
@@ -190,6 +193,10 @@ type State struct {
 	ErrorKind   ErrorKind
 	ErrorDetail string
 	ErrorClass  string
+	// ErrorRef is the reference handle_error gives a failure whose cause
+	// only the people who run the bot can see or fix: the user's reply
+	// names it, the log line and the query log carry it with the detail.
+	ErrorRef string
 
 	// Accounting, written by every node that calls the model or the database.
 	LLMCalls         int

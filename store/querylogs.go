@@ -4,6 +4,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"regexp"
+	"strings"
 	"time"
 
 	"github.com/jackc/pgx/v5"
@@ -15,9 +17,34 @@ import (
 // while a pasted novel cannot bloat the table.
 const maxLoggedQuestion = 4000
 
+// maxErrorDetail bounds a failure's stored detail.
+const maxErrorDetail = 2000
+
+// secretLike matches what looks like a credential in an error's text: an
+// OpenAI- or Anthropic-style key, a bearer token, key=value pairs whose
+// name says secret, and a URL's password.
+var secretLike = regexp.MustCompile(`(?i)\b(sk|pk|rk)-[A-Za-z0-9_-]{6,}` +
+	`|\bbearer\s+[A-Za-z0-9._~+/-]{8,}=*` +
+	`|\b(api[_-]?key|token|secret|password|passwd|pwd|authorization)\s*[=:]\s*(?:bearer\s+)?[^\s,;&"')]+` +
+	`|://[^/\s:@]+:[^@\s/]+@`)
+
+// MaskSecrets replaces what looks like a credential in s with "[masked]",
+// so an error quoting a request or a connection string can be logged.
+func MaskSecrets(s string) string {
+	return secretLike.ReplaceAllStringFunc(s, func(m string) string {
+		if strings.HasPrefix(m, "://") {
+			return "://[masked]@"
+		}
+		if i := strings.IndexAny(m, "=:"); i > 0 && !strings.HasPrefix(strings.ToLower(m), "sk-") {
+			return m[:i+1] + "[masked]"
+		}
+		return "[masked]"
+	})
+}
+
 const queryLogColumns = `id, created_at, question, thread_id, user_id, channel_id, intent, node_path,
 	model_calls, prompt_tokens, completion_tokens, row_count, response_chars, error_kind, backend,
-	model_ms, db_ms, total_ms, node_ms, query_id`
+	model_ms, db_ms, total_ms, node_ms, query_id, error_ref, error_detail`
 
 // ErrNoQueryLogs means the chat_query_logs table does not exist: the
 // database was not migrated since query logs were added.
@@ -44,6 +71,10 @@ type QueryLog struct {
 	ResponseChars int
 	// ErrorKind is empty for a turn that answered.
 	ErrorKind string
+	// ErrorRef is the reference the user was given for a failure only the
+	// bot's operators can see into; ErrorDetail what went wrong, cut to
+	// 2,000 characters with key-like text masked.
+	ErrorRef, ErrorDetail string
 	// Backend is "sql" or "cube".
 	Backend   string
 	ModelTime time.Duration
@@ -62,6 +93,7 @@ func (d *DB) AddQueryLog(ctx context.Context, l QueryLog) (QueryLog, error) {
 	l.Question = truncateRunes(cleanText(l.Question), maxLoggedQuestion)
 	l.ThreadID, l.UserID, l.ChannelID = cleanText(l.ThreadID), cleanText(l.UserID), cleanText(l.ChannelID)
 	l.Intent, l.ErrorKind, l.Backend = cleanText(l.Intent), cleanText(l.ErrorKind), cleanText(l.Backend)
+	l.ErrorDetail = truncateRunes(MaskSecrets(cleanText(l.ErrorDetail)), maxErrorDetail)
 	l.Path = nonNil(l.Path)
 	// Never a JSON null: the per-node summary expands node_ms as an object.
 	nodeMS := make(map[string]float64, len(l.NodeTime))
@@ -71,12 +103,14 @@ func (d *DB) AddQueryLog(ctx context.Context, l QueryLog) (QueryLog, error) {
 	err := d.pool.QueryRow(ctx, `
 		INSERT INTO chat_query_logs
 			(question, thread_id, user_id, channel_id, intent, node_path, model_calls, prompt_tokens,
-			 completion_tokens, row_count, response_chars, error_kind, backend, model_ms, db_ms, total_ms, node_ms, query_id)
-		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18)
+			 completion_tokens, row_count, response_chars, error_kind, backend, model_ms, db_ms, total_ms, node_ms, query_id,
+			 error_ref, error_detail)
+		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20)
 		RETURNING id, created_at`,
 		l.Question, l.ThreadID, l.UserID, l.ChannelID, l.Intent, l.Path, l.ModelCalls, l.PromptTokens,
 		l.CompletionTokens, l.RowCount, l.ResponseChars, l.ErrorKind, l.Backend,
 		millis(l.ModelTime), millis(l.DBTime), millis(l.Total), nodeMS, cleanText(l.QueryID),
+		cleanText(l.ErrorRef), l.ErrorDetail,
 	).Scan(&l.ID, &l.CreatedAt)
 	if err != nil {
 		return QueryLog{}, fmt.Errorf("add query log of thread %q: %w", l.ThreadID, queryLogError(err))
@@ -90,6 +124,11 @@ type QueryLogFilter struct {
 	Since time.Duration
 	// ThreadID keeps the logs of one thread.
 	ThreadID string
+	// UserID keeps the logs of one user (a Slack user ID, "web", "cli").
+	UserID string
+	// ErrorRef keeps the log of the failure the user was given this
+	// reference for.
+	ErrorRef string
 	// Limit caps the number of logs returned.
 	Limit int
 }
@@ -104,8 +143,10 @@ func (d *DB) QueryLogs(ctx context.Context, f QueryLogFilter) ([]QueryLog, error
 		SELECT `+queryLogColumns+` FROM chat_query_logs
 		WHERE ($1::float8 <= 0 OR created_at >= now() - make_interval(secs => $1))
 		  AND ($2 = '' OR thread_id = $2)
+		  AND ($4 = '' OR user_id = $4)
+		  AND ($5 = '' OR error_ref = $5)
 		ORDER BY created_at DESC, id DESC
-		LIMIT $3`, f.Since.Seconds(), f.ThreadID, limit)
+		LIMIT $3`, f.Since.Seconds(), f.ThreadID, limit, f.UserID, f.ErrorRef)
 	if err != nil {
 		return nil, fmt.Errorf("read query logs: %w", queryLogError(err))
 	}
@@ -140,7 +181,7 @@ func scanQueryLog(row pgx.CollectableRow) (QueryLog, error) {
 	var nodeMS map[string]float64
 	err := row.Scan(&l.ID, &l.CreatedAt, &l.Question, &l.ThreadID, &l.UserID, &l.ChannelID, &l.Intent,
 		&l.Path, &l.ModelCalls, &l.PromptTokens, &l.CompletionTokens, &l.RowCount, &l.ResponseChars,
-		&l.ErrorKind, &l.Backend, &modelMS, &dbMS, &totalMS, &nodeMS, &l.QueryID)
+		&l.ErrorKind, &l.Backend, &modelMS, &dbMS, &totalMS, &nodeMS, &l.QueryID, &l.ErrorRef, &l.ErrorDetail)
 	l.ModelTime, l.DBTime, l.Total = fromMillis(modelMS), fromMillis(dbMS), fromMillis(totalMS)
 	l.NodeTime = make(map[string]time.Duration, len(nodeMS))
 	for name, v := range nodeMS {
@@ -225,6 +266,9 @@ type ErrorCount struct {
 	Turns          int
 	LatestQuestion string
 	LatestAt       time.Time
+	// LatestRef and LatestDetail are the latest failure's reference and
+	// detail (what to fix).
+	LatestRef, LatestDetail string
 }
 
 // SummarizeQueryLogs sums up the logs created less than since ago (all of
@@ -304,7 +348,7 @@ func summarize(ctx context.Context, tx pgx.Tx, since time.Duration, limit int, s
 	// The latest question of each kind through the partial index, rather
 	// than aggregating every question of the window.
 	if rows, err = tx.Query(ctx, `
-		SELECT e.error_kind, e.turns, latest.question, latest.created_at
+		SELECT e.error_kind, e.turns, latest.question, latest.created_at, latest.error_ref, latest.error_detail
 		FROM (
 			SELECT error_kind, count(*) AS turns FROM chat_query_logs
 			WHERE created_at >= $1 AND error_kind <> ''
@@ -313,7 +357,7 @@ func summarize(ctx context.Context, tx pgx.Tx, since time.Duration, limit int, s
 			LIMIT $2
 		) AS e
 		CROSS JOIN LATERAL (
-			SELECT question, created_at FROM chat_query_logs l
+			SELECT question, created_at, error_ref, error_detail FROM chat_query_logs l
 			WHERE l.error_kind = e.error_kind AND l.created_at >= $1
 			ORDER BY l.created_at DESC, l.id DESC
 			LIMIT 1

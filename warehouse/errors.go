@@ -25,6 +25,11 @@ const (
 	Unauthorized ErrorKind = "unauthorized"
 	// NoData: the catalog is empty, nothing can be answered yet.
 	NoData ErrorKind = "no_data"
+	// Denied: the backend refused the bot's account something the query
+	// names (a table or schema it has no grant on). A setup problem: a
+	// rewrite cannot fix it, so it is never retried; Reason says what to
+	// grant.
+	Denied ErrorKind = "denied"
 )
 
 // Error is a backend's error with its kind. Reason is written for the query

@@ -17,7 +17,7 @@ import (
 	"github.com/analyticsbot/analyticsbot/store"
 )
 
-const logsForm = "logs [--since 24h] [--slow] [--errors] [--feedback] [--json] [--limit N]"
+const logsForm = "logs [--since 24h] [--slow] [--errors] [--feedback] [--user ID] [--ref e-…] [--json] [--limit N]"
 
 // maxShownQuestion is how many characters of a question a line shows.
 const maxShownQuestion = 80
@@ -34,6 +34,8 @@ func logsCommand(ctx context.Context, args []string, out io.Writer) error {
 	onlyFeedback := fs.Bool("feedback", false, "show only the feedback: 👍/👎 per day, the most 👎'd questions")
 	asJSON := fs.Bool("json", false, "print one JSON object")
 	limit := fs.Int("limit", 10, "how many slowest questions and errors to show")
+	user := fs.String("user", "", "list one user's turns instead (a Slack user ID, web, cli), newest first")
+	ref := fs.String("ref", "", "show the failure a user was given this reference for (e-3f9a1c2b)")
 	if err := fs.Parse(args); err != nil {
 		return fmt.Errorf("%w: %s: %v", errUsage, logsForm, err)
 	}
@@ -54,6 +56,18 @@ func logsCommand(ctx context.Context, args []string, out io.Writer) error {
 		return err
 	}
 	defer db.Close()
+	if *user != "" || *ref != "" {
+		turns, err := db.QueryLogs(ctx, store.QueryLogFilter{Since: time.Duration(since), UserID: *user, ErrorRef: *ref, Limit: *limit})
+		if err != nil {
+			return err
+		}
+		if *asJSON {
+			enc := json.NewEncoder(out)
+			enc.SetIndent("", "  ")
+			return enc.Encode(turnsToJSON(turns))
+		}
+		return printTurns(out, time.Duration(since), *user, *ref, turns)
+	}
 	sum, err := db.SummarizeQueryLogs(ctx, time.Duration(since), *limit)
 	if err != nil {
 		return err
@@ -242,6 +256,68 @@ type logErrorJSON struct {
 	Turns          int       `json:"turns"`
 	LatestQuestion string    `json:"latest_question"`
 	LatestAt       time.Time `json:"latest_at"`
+	LatestRef      string    `json:"latest_ref,omitempty"`
+	LatestDetail   string    `json:"latest_detail,omitempty"`
+}
+
+// userTurnJSON is a turn of `logs --user` / `--ref`.
+type userTurnJSON struct {
+	logTurnJSON
+	UserID      string `json:"user_id"`
+	ChannelID   string `json:"channel_id"`
+	ErrorRef    string `json:"error_ref,omitempty"`
+	ErrorDetail string `json:"error_detail,omitempty"`
+}
+
+func turnsToJSON(turns []store.QueryLog) []userTurnJSON {
+	out := make([]userTurnJSON, 0, len(turns))
+	for _, l := range turns {
+		out = append(out, userTurnJSON{
+			logTurnJSON: logTurnJSON{ID: l.ID, CreatedAt: l.CreatedAt, Question: l.Question, ThreadID: l.ThreadID, Intent: l.Intent,
+				ErrorKind: l.ErrorKind, Backend: l.Backend, Path: l.Path, ModelCalls: l.ModelCalls,
+				RowCount: l.RowCount, TotalMS: ms(l.Total), ModelMS: ms(l.ModelTime), DBMS: ms(l.DBTime)},
+			UserID: l.UserID, ChannelID: l.ChannelID, ErrorRef: l.ErrorRef, ErrorDetail: l.ErrorDetail,
+		})
+	}
+	return out
+}
+
+// printTurns lists turns, newest first: when, where, what was asked and
+// how it ended, with a failure's reference and detail under it.
+func printTurns(out io.Writer, since time.Duration, user, ref string, turns []store.QueryLog) error {
+	w := tabwriter.NewWriter(out, 0, 0, 2, ' ', 0)
+	who := "user " + user
+	if ref != "" {
+		who = "reference " + ref
+	}
+	if len(turns) == 0 {
+		fmt.Fprintf(w, "No turns of %s in the last %s.\n", who, humanDuration(since))
+		return w.Flush()
+	}
+	fmt.Fprintf(w, "Turns of %s in the last %s, newest first\n", who, humanDuration(since))
+	for _, l := range turns {
+		fmt.Fprintf(w, "  %s\t%s\t%s\t%s\t%s\n", shortTime(l.CreatedAt), orNone(l.ChannelID), orNone(l.Intent),
+			outcome(l.ErrorKind), quoteQuestion(l.Question))
+		if l.ErrorRef != "" || l.ErrorDetail != "" {
+			fmt.Fprintf(w, "    %s\n", errorLine(l.ErrorRef, l.ErrorDetail))
+		}
+	}
+	return w.Flush()
+}
+
+// errorLine is a failure's reference and detail on one line.
+func errorLine(ref, detail string) string {
+	detail = strings.Join(strings.Fields(detail), " ")
+	if r := []rune(detail); len(r) > 400 {
+		detail = string(r[:399]) + "…"
+	}
+	switch {
+	case ref == "":
+		return detail
+	case detail == "":
+		return ref
+	}
+	return ref + ": " + detail
 }
 
 func logsToJSON(since time.Duration, sum store.QueryLogSummary, sec logSections) logsJSON {
@@ -337,7 +413,23 @@ func printLogs(out io.Writer, since time.Duration, sum store.QueryLogSummary, se
 			p("  %s\t%7d\tlatest %s\t%s\n", e.Kind, e.Turns, shortTime(e.LatestAt), quoteQuestion(e.LatestQuestion))
 		}
 	}
-	return w.Flush()
+	if err := w.Flush(); err != nil {
+		return err
+	}
+	if sec.errors {
+		// What went wrong last time, under the table: a long detail must
+		// not widen its columns.
+		var details []string
+		for _, e := range sum.Errors {
+			if e.LatestRef != "" || e.LatestDetail != "" {
+				details = append(details, "  "+e.Kind+": "+errorLine(e.LatestRef, e.LatestDetail))
+			}
+		}
+		if len(details) > 0 {
+			fmt.Fprintf(out, "\nLatest failure of each kind\n%s\n", strings.Join(details, "\n"))
+		}
+	}
+	return nil
 }
 
 // humanDuration writes d without trailing zero units: 24h, 90m, 7d (days

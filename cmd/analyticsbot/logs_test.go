@@ -46,10 +46,13 @@ func addTestLogs(t *testing.T, db *store.DB) {
 			ModelCalls: 2, PromptTokens: 900, CompletionTokens: 40,
 			NodeTime: map[string]time.Duration{"generate_sql": msec(80), "execute_sql": msec(200)}},
 		{Question: "Tell me a joke", Intent: "off_topic", Total: msec(400), ModelCalls: 1, PromptTokens: 300},
-		{Question: "and by tag?", Intent: "follow_up", ErrorKind: "query_timeout", Total: msec(1000),
-			ModelCalls: 2, PromptTokens: 800, CompletionTokens: 30,
+		{Question: "and by tag?", Intent: "follow_up", ErrorKind: "query_timeout", Total: msec(1000), UserID: "U42", ChannelID: "C7",
+			ErrorDetail: "query timed out: canceling statement due to statement timeout (SQLSTATE 57014)",
+			ModelCalls:  2, PromptTokens: 800, CompletionTokens: 30,
 			NodeTime: map[string]time.Duration{"generate_sql": msec(160), "execute_sql": msec(800)}},
-		{Question: "delete the apps", Intent: "analytics_query", ErrorKind: "unsafe_query", Total: msec(50), ModelCalls: 2},
+		{Question: "delete the apps", Intent: "analytics_query", ErrorKind: "unsafe_query", Total: msec(50), ModelCalls: 2,
+			UserID: "U42", ErrorRef: "e-3f9a1c2b",
+			ErrorDetail: `permission denied for table apps: run: GRANT SELECT ON "analytics"."apps" TO "analyticsbot_reader"; api_key=sk-live-1234567`},
 		{Question: "an old export", Intent: "export_csv", ErrorKind: "internal", Total: msec(99999), ModelCalls: 9},
 	}
 	var old store.QueryLog
@@ -194,8 +197,45 @@ func TestCLILogs(t *testing.T) {
 		var errs []logErrorJSON
 		require.NoError(t, json.Unmarshal(raw["errors"], &errs))
 		require.Len(t, errs, 1, "--limit 1")
-		assert.Equal(t, logErrorJSON{Kind: "query_timeout", Turns: 2, LatestQuestion: "and by tag?", LatestAt: errs[0].LatestAt}, errs[0])
+		assert.Equal(t, logErrorJSON{Kind: "query_timeout", Turns: 2, LatestQuestion: "and by tag?", LatestAt: errs[0].LatestAt,
+			LatestDetail: "query timed out: canceling statement due to statement timeout (SQLSTATE 57014)"}, errs[0])
 	})
+}
+
+// TestCLILogsUserAndRef: an operator follows up a user's "(Reference
+// e-…)" or looks at one person's turns, and sees what went wrong last for
+// each kind of error.
+func TestCLILogsUserAndRef(t *testing.T) {
+	db, dbURL := storetest.NewWithURL(t)
+	addTestLogs(t, db)
+	t.Setenv("DATABASE_URL", dbURL)
+
+	got := runLogs(t, "--errors")
+	require.NoError(t, got.err)
+	assert.Contains(t, got.stdout, "\nLatest failure of each kind\n", "the details under the table")
+	assert.Len(t, lines(got.stdout, `^  unsafe_query: e-3f9a1c2b: permission denied for table apps: run: GRANT SELECT ON "analytics"."apps" TO "analyticsbot_reader"; api_key=\[masked\]$`), 1,
+		"the latest detail, its key masked:\n%s", got.stdout)
+	assert.Len(t, lines(got.stdout, `^  query_timeout: query timed out`), 1, "a detail without a reference:\n%s", got.stdout)
+
+	got = runLogs(t, "--ref", "e-3f9a1c2b")
+	require.NoError(t, got.err)
+	assert.True(t, strings.HasPrefix(got.stdout, "Turns of reference e-3f9a1c2b in the last 24h, newest first\n"), got.stdout)
+	assert.Len(t, lines(got.stdout, `analytics_query\s+unsafe_query\s+"delete the apps"$`), 1, got.stdout)
+	assert.Len(t, lines(got.stdout, `^\s+e-3f9a1c2b: permission denied for table apps`), 1, got.stdout)
+
+	got = runLogs(t, "--user", "U42", "--json")
+	require.NoError(t, got.err)
+	var turns []userTurnJSON
+	require.NoError(t, json.Unmarshal([]byte(got.stdout), &turns), got.stdout)
+	require.Len(t, turns, 2, "U42's two turns in the window")
+	assert.Equal(t, "delete the apps", turns[0].Question, "newest first")
+	assert.Equal(t, "e-3f9a1c2b", turns[0].ErrorRef)
+	assert.Equal(t, "and by tag?", turns[1].Question)
+	assert.Equal(t, "C7", turns[1].ChannelID)
+
+	got = runLogs(t, "--user", "U999")
+	require.NoError(t, got.err)
+	assert.Equal(t, "No turns of user U999 in the last 24h.\n", got.stdout)
 }
 
 func TestCLILogsEmpty(t *testing.T) {

@@ -4,7 +4,10 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"regexp"
+	"strings"
 
+	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
 
 	"github.com/analyticsbot/analyticsbot/pgpool"
@@ -20,7 +23,51 @@ func (e *Executor) kindOf(ctx context.Context, err error) error {
 	if ctxErr := ctx.Err(); ctxErr != nil && !errors.Is(err, ctxErr) {
 		return fmt.Errorf("%w: %w", ctxErr, err)
 	}
+	if pgErr, ok := errors.AsType[*pgconn.PgError](err); ok && pgErr.Code == "42501" && !isSettingChange(pgErr) {
+		return denied(pgErr, e.cfg.Role, e.cfg.Schemas)
+	}
 	return classify(err)
+}
+
+// deniedObject reads what PostgreSQL's "permission denied for table
+// author" names: the kind of object and its name.
+var deniedObject = regexp.MustCompile(`^permission denied for (table|view|materialized view|foreign table|sequence|schema) (.+)$`)
+
+// denied is the error of a query that names something the reader role has
+// no grant on: a setup problem when the bot should read it, with the GRANT
+// that would allow it in the reason (for the operator's log, never for
+// users). Anything else the role may not do (a function of the server's,
+// a table's owner's rights) is denied with the database's own words.
+func denied(pgErr *pgconn.PgError, role string, schemas []string) error {
+	reason := pgErr.Message + " (as the reader role " + role + ")"
+	if m := deniedObject.FindStringSubmatch(pgErr.Message); m != nil {
+		what, name := m[1], m[2]
+		grant := "GRANT SELECT ON " + qualify(name, schemas)
+		switch what {
+		case "schema":
+			grant = "GRANT USAGE ON SCHEMA " + pgx.Identifier{name}.Sanitize()
+		case "sequence":
+			grant = "GRANT SELECT ON SEQUENCE " + qualify(name, schemas)
+		}
+		reason = pgErr.Message + ": the reader role " + role + " has no grant on it. If the bot should read it, run: " +
+			grant + " TO " + pgx.Identifier{role}.Sanitize() + "; (or `analyticsbot grant` for all of ANALYTICS_SCHEMA)"
+	}
+	return &warehouse.Error{Kind: warehouse.Denied, Reason: reason, Err: pgErr}
+}
+
+// qualify names a table in the schema it is in when the search path has
+// one schema; with several, the operator knows which.
+func qualify(name string, schemas []string) string {
+	if len(schemas) == 1 {
+		return pgx.Identifier{schemas[0], name}.Sanitize()
+	}
+	return pgx.Identifier{name}.Sanitize()
+}
+
+// isSettingChange reports a refused set_config or SET (of role, for one):
+// an attempt to step outside the sandbox, not a missing grant.
+func isSettingChange(pgErr *pgconn.PgError) bool {
+	return strings.HasPrefix(pgErr.Message, "permission denied to set")
 }
 
 // classify turns err into a *warehouse.Error of the kind that decides what
