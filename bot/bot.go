@@ -267,7 +267,10 @@ type Message struct {
 	ThreadID  string
 	UserID    string
 	ChannelID string
-	Text      string
+	// Email is the user's address when the surface knows it (Slack's
+	// users.info): the database's row-level security can scope rows by it.
+	Email string
+	Text  string
 }
 
 // Ask answers a message: it loads the thread's recent turns, runs the
@@ -278,7 +281,7 @@ func (b *Bot) Ask(ctx context.Context, m Message, opts ...workflow.RunOption) (*
 		s, err := b.Note(ctx, m, "", note[1])
 		return s, workflow.Result{}, err
 	}
-	s := &nodes.State{UserQuery: m.Text, UserID: m.UserID, ChannelID: m.ChannelID, ThreadTS: m.ThreadID, Started: time.Now()}
+	s := &nodes.State{UserQuery: m.Text, UserID: m.UserID, UserEmail: m.Email, ChannelID: m.ChannelID, ThreadTS: m.ThreadID, Started: time.Now()}
 	return b.run(ctx, s, opts...)
 }
 
@@ -319,7 +322,7 @@ func (b *Bot) Press(ctx context.Context, m Message, action, value string, opts .
 		m.Text = "[button] " + action + " " + value
 	}
 	s = &nodes.State{
-		UserQuery: m.Text, UserID: m.UserID, ChannelID: m.ChannelID, ThreadTS: m.ThreadID, Started: time.Now(),
+		UserQuery: m.Text, UserID: m.UserID, UserEmail: m.Email, ChannelID: m.ChannelID, ThreadTS: m.ThreadID, Started: time.Now(),
 		Intent: intent, ReferencedQueryID: value,
 	}
 	return b.run(ctx, s, opts...)
@@ -335,6 +338,8 @@ func (b *Bot) run(ctx context.Context, s *nodes.State, opts ...workflow.RunOptio
 		b.log.WarnContext(ctx, "load history", "thread", s.ThreadTS, "err", err)
 	}
 	s.History = turns
+	// Every query of the run is made for this person (row-level security).
+	ctx = warehouse.WithCaller(ctx, warehouse.Caller{UserID: s.UserID, Email: s.UserEmail, ChannelID: s.ChannelID})
 	res, err := b.graph.Run(ctx, s, opts...)
 	b.logTurn(ctx, s, res)
 	telemetry.RecordTurn(ctx, s, res, b.backend.Name())

@@ -24,6 +24,7 @@ func TestBot(t *testing.T) {
 		{"BadMessages", testBadMessages},
 		{"ModelFailures", testModelFailures},
 		{"MissingGrant", testMissingGrant},
+		{"RowScoping", testRowScoping},
 		{"DatabaseDown", testDatabaseDown},
 		{"ConcurrentThreads", testConcurrentThreads},
 		{"MissingSchema", testMissingSchema},

@@ -1,6 +1,7 @@
 package cube
 
 import (
+	"context"
 	"sync"
 	"testing"
 	"time"
@@ -116,4 +117,36 @@ func TestTokenSentRaw(t *testing.T) {
 	assert.NotContains(t, calls[0].auth, "Bearer", "got %q, want the raw token every Cube version accepts", calls[0].auth)
 	assert.Equal(t, calls[0].auth, calls[1].auth, "got a new token for the second call, want it reused")
 	assert.NotEqual(t, calls[1].auth, calls[2].auth, "got the old token with 4 minutes left, want a new one")
+}
+
+// A request made for someone carries them in its own token, next to the
+// configured security context, which they cannot override; requests made
+// for no one keep the shared token.
+func TestTokenWithClaims(t *testing.T) {
+	t.Parallel()
+	now := time.Date(2024, 5, 1, 12, 0, 0, 0, time.UTC)
+	c, err := New(Config{
+		APIURL: "http://cube:4000", Secret: testSecret,
+		SecurityContext: map[string]any{"tenant": "acme"},
+		Now:             func() time.Time { return now },
+	})
+	require.NoError(t, err)
+
+	ctx := WithClaims(context.Background(), map[string]any{
+		"analyticsbot": map[string]any{"user_email": "ana@example.com"},
+		"tenant":       "evil", "exp": float64(now.Add(100 * time.Hour).Unix()),
+	})
+	tok, err := c.requestToken(ctx)
+	require.NoError(t, err)
+	claims := parseToken(t, tok, now)
+	assert.Equal(t, map[string]any{"user_email": "ana@example.com"}, claims["analyticsbot"], "who the request is for")
+	assert.Equal(t, "acme", claims["tenant"], "the configured context wins")
+	assert.Equal(t, float64(now.Add(time.Hour).Unix()), claims["exp"], "the lifetime is the bot's")
+
+	shared, err := c.requestToken(context.Background())
+	require.NoError(t, err)
+	again, err := c.authToken()
+	require.NoError(t, err)
+	assert.Equal(t, again, shared, "no claims: the shared token")
+	assert.NotContains(t, parseToken(t, shared, now), "analyticsbot")
 }

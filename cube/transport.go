@@ -164,7 +164,7 @@ func (c *Client) policy(ctx context.Context) backoff.BackOff {
 // attempt sends the request once. It returns the body of a data answer, nil
 // for "Continue wait", or an error saying what kind of failure it was.
 func (c *Client) attempt(ctx context.Context, method, path string, payload []byte) ([]byte, error) {
-	token, err := c.authToken()
+	token, err := c.requestToken(ctx)
 	if err != nil {
 		return nil, err
 	}

@@ -32,9 +32,12 @@ func (n *Nodes) ExportCSV(ctx context.Context, s *State) error {
 	s.CSVFilename = slug(cached.Question) + "-" + cached.QueryID + ".csv"
 
 	rows, limited := cached.Result.RowCount, ""
-	if cached.Result.Truncated {
+	if cached.Result.Truncated || !n.askedBy(ctx, s, cached.QueryID) {
 		// The answer showed what fit under its caps; the file gets every
-		// row, streamed.
+		// row, streamed. Someone else's answer in a shared thread is run
+		// again for the presser: the database may scope rows by who asks
+		// (row-level security), so their cached rows are not the
+		// presser's to take.
 		st, ok := n.exportFull(ctx, s, cached.Query)
 		if !ok {
 			return nil
@@ -51,6 +54,19 @@ func (n *Nodes) ExportCSV(ctx context.Context, s *State) error {
 	text := fmt.Sprintf("Here is the CSV of “%s”: %s.", s.CSVTitle, plural(rows, "row")) + limited
 	s.SetReply(FormatSimple, &answer.Answer{Kind: answer.KindNotice, Text: answer.Plain(text), QueryID: s.QueryID})
 	return nil
+}
+
+// askedBy reports whether the question behind queryID was asked by the
+// user pressing the button. When that cannot be told, it is not.
+func (n *Nodes) askedBy(ctx context.Context, s *State, queryID string) bool {
+	turn, err := n.DB.TurnByQueryID(ctx, s.ThreadTS, queryID)
+	if err != nil {
+		if !errors.Is(err, store.ErrNotFound) {
+			n.Logger.WarnContext(ctx, "who asked", "thread", s.ThreadTS, "query_id", queryID, "err", err)
+		}
+		return false
+	}
+	return turn.UserID == s.UserID
 }
 
 // exportFull runs the stored query again, checked as new, and streams up to

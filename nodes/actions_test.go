@@ -38,9 +38,11 @@ func addTurn(t *testing.T, thread, question, sql string) {
 	require.NoError(t, err, "add turn")
 }
 
-// putResult stores a cached result of the test's thread.
+// putResult stores a cached result of the test's thread, and the turn of
+// U1 that asked for it.
 func putResult(t *testing.T, n *Nodes, thread, question, sql string, res warehouse.Result) {
 	t.Helper()
+	addTurn(t, thread, question, sql)
 	err := n.Cache.Put(context.Background(), store.CachedResult{
 		ThreadID: thread, QueryID: warehouse.QueryID(sql), Query: pgQuery(sql), Question: question, Result: res})
 	require.NoError(t, err, "cache result")
@@ -167,7 +169,7 @@ func TestExportCSV(t *testing.T) {
 			if tt.setup != nil {
 				tt.setup(t, n, thread)
 			}
-			s := State{UserQuery: "[button] export_csv", ThreadTS: thread, Intent: IntentExportCSV, ReferencedQueryID: tt.referenced}
+			s := State{UserQuery: "[button] export_csv", UserID: "U1", ThreadTS: thread, Intent: IntentExportCSV, ReferencedQueryID: tt.referenced}
 			require.NoError(t, n.ExportCSV(ctx, &s))
 			assert.Empty(t, model.Calls(), "model calls")
 
@@ -209,8 +211,9 @@ func TestExportCSVQuoting(t *testing.T) {
 	require.NoError(t, n.ExecuteQuery(ctx, &s))
 	require.Empty(t, s.ErrorKind, "execute: error detail %q", s.ErrorDetail)
 
+	addTurn(t, thread, "quote, please", sql)
 	n.Cache.(*store.Cache).Forget() // read the result back from Postgres
-	export := State{UserQuery: "[button] export_csv", ThreadTS: thread, Intent: IntentExportCSV, ReferencedQueryID: s.QueryID}
+	export := State{UserQuery: "[button] export_csv", UserID: "U1", ThreadTS: thread, Intent: IntentExportCSV, ReferencedQueryID: s.QueryID}
 	require.NoError(t, n.ExportCSV(ctx, &export))
 	require.Empty(t, export.ErrorKind, "export: error detail %q", export.ErrorDetail)
 

@@ -99,6 +99,8 @@ type State struct {
 	// Input, set by the caller.
 	UserQuery string
 	UserID    string
+	// UserEmail is the user's address when the surface knows it.
+	UserEmail string
 	ChannelID string
 	ThreadTS  string
 	// History holds the thread's most recent turns, oldest first.

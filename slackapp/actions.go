@@ -103,7 +103,8 @@ func (a *App) pressButton(ctx context.Context, p press) {
 	if !a.dedupe.claim(ctx, p.key) {
 		return
 	}
-	msg := bot.Message{ThreadID: threadID(p.channel, p.threadTS), UserID: p.user, ChannelID: p.channel}
+	msg := bot.Message{ThreadID: threadID(p.channel, p.threadTS), UserID: p.user, ChannelID: p.channel,
+		Email: a.people.email(ctx, p.user)}
 	s, _, err := a.bot.Press(ctx, msg, p.action, p.value)
 	switch {
 	case errors.Is(err, bot.ErrBadAction):

@@ -89,7 +89,9 @@ func (w *answer) run(ctx context.Context) {
 	if st != nil {
 		askCtx = llm.WithStream(ctx, st.chunk)
 	}
-	s, _, err := a.bot.Ask(askCtx, bot.Message{ThreadID: threadID(q.channel, q.threadTS), UserID: q.user, ChannelID: q.channel, Text: q.text}, workflow.WithObserver(p))
+	in := bot.Message{ThreadID: threadID(q.channel, q.threadTS), UserID: q.user, ChannelID: q.channel, Text: q.text,
+		Email: a.people.email(ctx, q.user)}
+	s, _, err := a.bot.Ask(askCtx, in, workflow.WithObserver(p))
 	p.stop()
 
 	msg, sendCtx := a.reply(s, err), ctx

@@ -30,6 +30,7 @@ type App struct {
 	log    *slog.Logger
 	disp   *dispatcher
 	dedupe *deduper
+	people *people
 
 	// botUserID and botID identify the bot's own messages and mentions;
 	// auth.test tells them at start.
@@ -109,6 +110,7 @@ func New(ctx context.Context, cfg Config, b *bot.Bot, log *slog.Logger, opts ...
 	a.botUserID, a.botID, a.botUser, a.teamID = auth.UserID, auth.BotID, auth.User, auth.TeamID
 	a.disp = newDispatcher(cfg.Workers, cfg.QueueLimit, a.log)
 	a.dedupe = newDeduper(b.DB(), a.log)
+	a.people = &people{api: a.api, now: time.Now, log: a.log.Warn, emails: map[string]cachedEmail{}}
 	return a, nil
 }
 

@@ -52,7 +52,7 @@ func TestManifestMatchesTheApp(t *testing.T) {
 	}
 	for _, scope := range []string{
 		"app_mentions:read", "channels:history", "groups:history", "im:history", "mpim:history",
-		"chat:write", "chat:write.public", "commands", "files:write", "assistant:write",
+		"chat:write", "chat:write.public", "commands", "files:write", "assistant:write", "users:read", "users:read.email",
 	} {
 		assert.Contains(t, m.OAuth.Scopes.Bot, scope, "scopes the app needs")
 	}

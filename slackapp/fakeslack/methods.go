@@ -92,6 +92,31 @@ func (s *Server) setTitle(args url.Values) reply {
 }
 
 // authTest serves auth.test.
+// usersInfo serves users.info: every user exists, with the address
+// SetUserEmail gave them or <id in lower case>@example.test.
+func (s *Server) usersInfo(args url.Values) reply {
+	id := args.Get("user")
+	if id == "" {
+		return slackError("user_not_found")
+	}
+	email, set := s.emails[id]
+	if !set {
+		email = strings.ToLower(id) + "@example.test"
+	}
+	return ok(map[string]any{"user": map[string]any{
+		"id": id, "team_id": TeamID, "name": strings.ToLower(id),
+		"profile": map[string]any{"email": email, "real_name": id},
+	}})
+}
+
+// SetUserEmail sets the address users.info gives user ("" for none, as
+// for a bot or a guest whose address is hidden).
+func (s *Server) SetUserEmail(user, email string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.emails[user] = email
+}
+
 func (s *Server) authTest(url.Values) reply {
 	return ok(map[string]any{
 		"url":     "https://fake.slack.com/",

@@ -62,6 +62,7 @@ type Server struct {
 	faults       map[string][]reply // injected failures, used first to last
 	stickyErrors map[string]string
 	notInChannel map[string]bool
+	emails       map[string]string // users.info addresses set by SetUserEmail
 	responses    map[string]responseTarget
 	conns        []*wsConn // open Socket Mode connections, oldest first
 	connects     int
@@ -82,6 +83,7 @@ func New(t testing.TB) *Server {
 		faults:       map[string][]reply{},
 		stickyErrors: map[string]string{},
 		notInChannel: map[string]bool{},
+		emails:       map[string]string{},
 		responses:    map[string]responseTarget{},
 	}
 	mux := http.NewServeMux()

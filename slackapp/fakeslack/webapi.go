@@ -80,6 +80,7 @@ var methods = map[string]method{
 	"files.getUploadURLExternal":            {botToken, (*Server).getUploadURL},
 	"files.completeUploadExternal":          {botToken, (*Server).completeUpload},
 	"apps.connections.open":                 {appToken, (*Server).connectionsOpen},
+	"users.info":                            {botToken, (*Server).usersInfo},
 }
 
 // serveAPI answers POST (or GET) /api/<method>.

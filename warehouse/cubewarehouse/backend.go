@@ -158,11 +158,24 @@ func (b *Backend) Run(ctx context.Context, r warehouse.Runnable) (warehouse.Resu
 	if err := json.Unmarshal([]byte(r.Statement), &q); err != nil {
 		return warehouse.Result{}, warehouse.Reject("", "the query is not a JSON object of a Cube query: "+err.Error(), false)
 	}
-	res, err := b.client.Load(ctx, q)
+	res, err := b.client.Load(forCaller(ctx), q)
 	if err != nil {
 		return warehouse.Result{}, classify(err)
 	}
 	return resultOf(res, r.Limit), nil
+}
+
+// forCaller makes the requests of ctx say who they are made for, in the
+// token's security context under "analyticsbot" (user_id, user_email,
+// channel_id), so the Cube deployment's queryRewrite can scope rows.
+func forCaller(ctx context.Context) context.Context {
+	c := warehouse.CallerOf(ctx)
+	if c == (warehouse.Caller{}) {
+		return ctx
+	}
+	return cube.WithClaims(ctx, map[string]any{"analyticsbot": map[string]any{
+		"user_id": c.UserID, "user_email": strings.ToLower(c.Email), "channel_id": c.ChannelID,
+	}})
 }
 
 // Export implements warehouse.Backend. Cube answers a query at once, so
@@ -180,7 +193,7 @@ func (b *Backend) Export(ctx context.Context, q warehouse.Query, w io.Writer, li
 	if norm.Limit = asked; asked <= 0 || asked > limit {
 		norm.Limit, cut = limit+1, limit
 	}
-	res, err := b.client.Load(ctx, norm)
+	res, err := b.client.Load(forCaller(ctx), norm)
 	if err != nil {
 		return warehouse.ExportStats{}, classify(err)
 	}

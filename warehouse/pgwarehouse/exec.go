@@ -250,9 +250,18 @@ func (e *Executor) inReadOnlyTx(ctx context.Context, sql string, fn func(pgx.Tx)
 		// settings end with the transaction. DateStyle, IntervalStyle,
 		// TimeZone and bytea_output pin the text formats the value
 		// conversion relies on.
+		// The analyticsbot.* settings say who the query runs for, so the
+		// database's row-level security policies can scope rows with
+		// current_setting('analyticsbot.user_email', true): set here, in
+		// the transaction, they cannot be changed by the query itself
+		// before it reads (a read-only statement cannot run SET).
 		timeoutMS := max(e.cfg.StatementTimeout.Milliseconds(), 1)
 		lockMS := max(e.cfg.LockTimeout.Milliseconds(), 1)
+		caller := warehouse.CallerOf(ctx)
 		_, err = tx.Exec(ctx, `SELECT
+			set_config('analyticsbot.user_id', $4, true),
+			set_config('analyticsbot.user_email', $5, true),
+			set_config('analyticsbot.channel_id', $6, true),
 			set_config('search_path', $1, true),
 			set_config('statement_timeout', $2, true),
 			set_config('lock_timeout', $3, true),
@@ -261,7 +270,8 @@ func (e *Executor) inReadOnlyTx(ctx context.Context, sql string, fn func(pgx.Tx)
 			set_config('TimeZone', 'UTC', true),
 			set_config('bytea_output', 'hex', true),
 			set_config('extra_float_digits', '1', true)`,
-			searchPath(e.cfg.Schemas), strconv.FormatInt(timeoutMS, 10), strconv.FormatInt(lockMS, 10))
+			searchPath(e.cfg.Schemas), strconv.FormatInt(timeoutMS, 10), strconv.FormatInt(lockMS, 10),
+			caller.UserID, strings.ToLower(caller.Email), caller.ChannelID)
 		if err != nil {
 			return fmt.Errorf("prepare the read-only transaction: %w", err)
 		}

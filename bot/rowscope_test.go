@@ -1,0 +1,98 @@
+package bot_test
+
+import (
+	"context"
+	"io"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/analyticsbot/analyticsbot/bot"
+	"github.com/analyticsbot/analyticsbot/nodes"
+)
+
+// testRowScoping: a table whose row-level security policy keeps each
+// person to their own rows, read through the bot. The query tries to
+// widen itself with OR 1 = 1, which the guard must accept (it is valid,
+// read-only SQL): only the database can keep the answer to the asker's
+// rows. In a shared thread, a second person's Export CSV of the first
+// person's answer is run again for them, never served from the first
+// person's cached rows.
+func testRowScoping(t *testing.T, e *testEnv) {
+	ctx := context.Background()
+	_, err := e.admin.Pool().Exec(ctx, `
+		CREATE TABLE IF NOT EXISTS analytics.scoped_orders (order_id int, customer_email text, amount int);
+		TRUNCATE analytics.scoped_orders;
+		INSERT INTO analytics.scoped_orders VALUES
+			(1, 'ana@example.com', 10), (2, 'ana@example.com', 20), (3, 'bob@example.com', 300);
+		GRANT SELECT ON analytics.scoped_orders TO analyticsbot_reader;
+		ALTER TABLE analytics.scoped_orders ENABLE ROW LEVEL SECURITY;
+		DROP POLICY IF EXISTS own_orders ON analytics.scoped_orders;
+		CREATE POLICY own_orders ON analytics.scoped_orders FOR SELECT
+			USING (customer_email = current_setting('analyticsbot.user_email', true))`)
+	require.NoError(t, err)
+	b := newBot(t, e, script(`
+  - step: generate_sql
+    match: '(?im)^Question: .*my orders'
+    reply: '{"sql": "SELECT order_id, customer_email, amount FROM analytics.scoped_orders WHERE amount > 0 OR 1 = 1 ORDER BY order_id", "assumptions": [], "explanation": "Lists orders."}'
+`))
+	askAs := func(thread, user, email string) *nodes.State {
+		t.Helper()
+		ctx, cancel := context.WithTimeout(ctx, time.Minute)
+		defer cancel()
+		s, _, err := b.Ask(ctx, bot.Message{ThreadID: thread, UserID: user, Email: email, ChannelID: "C1", Text: "Show my orders"})
+		require.NoError(t, err)
+		require.Empty(t, s.ErrorKind, "error kind (detail %s)", s.ErrorDetail)
+		return s
+	}
+	ids := func(s *nodes.State) []any {
+		var out []any
+		for _, r := range s.Result.Rows {
+			out = append(out, r[0])
+		}
+		return out
+	}
+
+	thread := bot.NewThreadID()
+	ana := askAs(thread, "UANA", "Ana@Example.com")
+	assert.Equal(t, []any{int64(1), int64(2)}, ids(ana), "Ana sees her two orders, OR 1 = 1 notwithstanding")
+	bob := askAs(bot.NewThreadID(), "UBOB", "bob@example.com")
+	assert.Equal(t, []any{int64(3)}, ids(bob), "Bob sees his one")
+	nobody := askAs(bot.NewThreadID(), "web", "")
+	assert.Empty(t, nobody.Result.Rows, "without an address, the policy matches no row")
+
+	// Bob presses Export CSV under Ana's answer in her thread.
+	pctx, cancel := context.WithTimeout(ctx, time.Minute)
+	defer cancel()
+	s, _, err := b.Press(pctx, bot.Message{ThreadID: thread, UserID: "UBOB", Email: "bob@example.com", ChannelID: "C1"},
+		string(nodes.IntentExportCSV), ana.QueryID)
+	require.NoError(t, err)
+	require.Empty(t, s.ErrorKind, "error kind (detail %s)", s.ErrorDetail)
+	csv := exportedCSV(t, s)
+	assert.Contains(t, csv, "bob@example.com", "Bob's export is run for Bob")
+	assert.NotContains(t, csv, "ana@example.com", "Ana's cached rows are never Bob's")
+
+	// Ana's own export may come from her cached result.
+	s, _, err = b.Press(pctx, bot.Message{ThreadID: thread, UserID: "UANA", Email: "ana@example.com", ChannelID: "C1"},
+		string(nodes.IntentExportCSV), ana.QueryID)
+	require.NoError(t, err)
+	csv = exportedCSV(t, s)
+	assert.Equal(t, 2, strings.Count(csv, "ana@example.com"), "Ana's export has her two orders:\n%s", csv)
+}
+
+// exportedCSV reads the CSV an Export CSV press produced, from memory or
+// its file.
+func exportedCSV(t *testing.T, s *nodes.State) string {
+	t.Helper()
+	require.True(t, s.HasCSV(), "the press produced a CSV")
+	defer s.RemoveCSVFile()
+	f, _, err := s.OpenCSV()
+	require.NoError(t, err)
+	defer f.Close()
+	data, err := io.ReadAll(f)
+	require.NoError(t, err)
+	return string(data)
+}

@@ -1,0 +1,71 @@
+package slackapp
+
+import (
+	"context"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/analyticsbot/analyticsbot/bot/bottest"
+)
+
+// ordersScript answers "Show my orders" with a query that tries to widen
+// itself (OR 1 = 1): only the database's row-level security keeps the
+// answer to the asker's rows.
+var ordersScript = bottest.DemoScript(`  - step: classify
+    match: '(?im)^Question: .*my orders'
+    reply: '{"intent": "analytics_query", "confidence": 0.9}'
+  - step: generate_sql
+    match: '(?im)^Question: .*my orders'
+    reply: '{"sql": "SELECT order_id, customer_email FROM analytics.slack_scoped_orders WHERE order_id > 0 OR 1 = 1 ORDER BY order_id", "assumptions": [], "explanation": "Lists orders."}'
+  - step: interpret
+    match: '(?im)^Question: .*my orders'
+    reply: '{"answer": "Here are your orders."}'
+`)
+
+// TestRowLevelSecurityByEmail: through the fake Slack, each person's
+// question runs with their Slack address (users.info, looked up once and
+// cached), and the table's row-level security policy shows them their own
+// rows only.
+func TestRowLevelSecurityByEmail(t *testing.T) {
+	t.Parallel()
+	h := start(t, withScript(ordersScript))
+	_, err := h.bot.DB().Pool().Exec(context.Background(), `
+		CREATE TABLE IF NOT EXISTS analytics.slack_scoped_orders (order_id int, customer_email text);
+		TRUNCATE analytics.slack_scoped_orders;
+		INSERT INTO analytics.slack_scoped_orders VALUES (101, 'ana@example.com'), (102, 'ana@example.com'), (203, 'bob@example.com');
+		GRANT SELECT ON analytics.slack_scoped_orders TO analyticsbot_reader;
+		ALTER TABLE analytics.slack_scoped_orders ENABLE ROW LEVEL SECURITY;
+		DROP POLICY IF EXISTS own_orders ON analytics.slack_scoped_orders;
+		CREATE POLICY own_orders ON analytics.slack_scoped_orders FOR SELECT
+			USING (customer_email = current_setting('analyticsbot.user_email', true))`)
+	require.NoError(t, err)
+	h.slack.SetUserEmail(user, "Ana@Example.com")
+
+	ch := channelID("CRLSMAIL")
+	for i, ts := range []string{"1700000401.000100", "1700000402.000100"} {
+		h.mention(ch, ts, "", "Show my orders")
+		got := says(h.answerIn(ch, ts, "Here are your orders"))
+		assert.Contains(t, got, "102", "question %d: Ana's orders", i+1)
+		assert.NotContains(t, got, "203", "question %d: never Bob's, OR 1 = 1 notwithstanding", i+1)
+	}
+	assert.Len(t, h.slack.Calls("users.info"), 1, "the address is looked up once, then cached")
+}
+
+// A workspace that refuses users.info (the app lacks the scope) is not
+// asked again; questions are answered without an address.
+func TestEmailLookupRefused(t *testing.T) {
+	t.Parallel()
+	h := start(t)
+	h.slack.ErrorNext("users.info", 1, "missing_scope")
+	ch := channelID("CNOSCOPE")
+	for _, ts := range []string{"1700000411.000100", "1700000412.000100"} {
+		h.mention(ch, ts, "", q2018)
+		h.answerIn(ch, ts, answer18)
+	}
+	calls := h.slack.Calls("users.info")
+	require.Len(t, calls, 1, "asked once, refused, not asked again")
+	assert.True(t, strings.HasPrefix(calls[0].Args.Get("user"), "U"), "asked about the user")
+}

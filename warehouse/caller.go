@@ -1,0 +1,32 @@
+package warehouse
+
+import "context"
+
+// Caller is the person a query runs for. Backends pass it to the data
+// source, so the source's own rules can scope what it returns: PostgreSQL
+// reads it with current_setting('analyticsbot.user_email', true) in its
+// row-level security policies, Cube in the JWT's security context.
+type Caller struct {
+	// UserID is the surface's id of the person: a Slack user ID, "web",
+	// "cli".
+	UserID string
+	// Email is the person's address when the surface knows it (Slack's
+	// users.info); empty otherwise.
+	Email string
+	// ChannelID is where they asked: a Slack channel, "web".
+	ChannelID string
+}
+
+type callerKey struct{}
+
+// WithCaller returns ctx carrying c.
+func WithCaller(ctx context.Context, c Caller) context.Context {
+	return context.WithValue(ctx, callerKey{}, c)
+}
+
+// CallerOf returns the caller ctx carries; the zero Caller (nobody) when
+// none: scoped rules then match no one.
+func CallerOf(ctx context.Context) Caller {
+	c, _ := ctx.Value(callerKey{}).(Caller)
+	return c
+}
