@@ -144,6 +144,7 @@ func (v *indepVerifier) visit(m protoreflect.Message, ctes []string) {
 	if v.err != nil {
 		return
 	}
+	var skip protoreflect.Name // a field visit has already walked
 	switch n := m.Interface().(type) {
 	case *pg_query.SelectStmt:
 		if n.GetIntoClause() != nil {
@@ -152,9 +153,8 @@ func (v *indepVerifier) visit(m protoreflect.Message, ctes []string) {
 		if len(n.GetLockingClause()) > 0 {
 			v.fail("locking clause")
 		}
-		for _, c := range n.GetWithClause().GetCtes() {
-			ctes = append(slices.Clip(ctes), c.GetCommonTableExpr().GetCtename())
-		}
+		ctes = v.with(n.GetWithClause(), ctes)
+		skip = "with_clause"
 	case *pg_query.CommonTableExpr:
 		if n.GetCtequery().GetSelectStmt() == nil {
 			v.fail("CTE %q is not a SELECT", n.GetCtename())
@@ -172,6 +172,7 @@ func (v *indepVerifier) visit(m protoreflect.Message, ctes []string) {
 	}
 	m.Range(func(fd protoreflect.FieldDescriptor, val protoreflect.Value) bool {
 		switch {
+		case fd.Name() == skip:
 		case fd.IsList() && fd.Message() != nil:
 			l := val.List()
 			for i := 0; i < l.Len(); i++ {
@@ -182,6 +183,27 @@ func (v *indepVerifier) visit(m protoreflect.Message, ctes []string) {
 		}
 		return v.err == nil
 	})
+}
+
+// with visits the CTEs of wc (which may be nil) with outer in scope and
+// returns the names visible to the rest of the owning statement. It follows
+// PostgreSQL's parse analysis: in a plain WITH a CTE sees only the CTEs
+// listed before it, so its own name or a later one in its body still means
+// a real relation; in WITH RECURSIVE every CTE sees the whole list.
+func (v *indepVerifier) with(wc *pg_query.WithClause, outer []string) []string {
+	all := slices.Clip(outer)
+	for _, c := range wc.GetCtes() {
+		all = append(all, c.GetCommonTableExpr().GetCtename())
+	}
+	for i, c := range wc.GetCtes() {
+		visible := all
+		if !wc.GetRecursive() {
+			n := len(outer) + i
+			visible = all[:n:n]
+		}
+		v.visit(c.ProtoReflect(), visible)
+	}
+	return all
 }
 
 func (v *indepVerifier) checkFunc(fc *pg_query.FuncCall) {
@@ -213,11 +235,13 @@ func (v *indepVerifier) checkRelation(rv *pg_query.RangeVar, ctes []string) {
 		if !slices.Contains(v.schemas, schema) || slices.Contains(indepCatalogSchemas, strings.ToLower(schema)) {
 			v.fail("relation %s.%s outside schemas %v", schema, name, v.schemas)
 		}
-	case strings.HasPrefix(strings.ToLower(name), "pg_"):
-		// pg_catalog is searched first, so an unqualified pg_ name is a
-		// catalog relation even when a CTE of that name exists.
-		v.fail("catalog relation %s", name)
 	case slices.Contains(ctes, name):
+		// PostgreSQL looks an unqualified name up among the CTEs in scope
+		// before any schema, so a CTE shadows even a catalog relation.
+	case strings.HasPrefix(strings.ToLower(name), "pg_"):
+		// pg_catalog is searched before the search_path, so any other
+		// unqualified pg_ name is a catalog relation.
+		v.fail("catalog relation %s", name)
 	case v.tables != nil && !slices.Contains(v.tables, name):
 		v.fail("relation %s not among the allowed tables", name)
 	}
