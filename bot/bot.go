@@ -12,8 +12,11 @@ import (
 	"log/slog"
 	"regexp"
 	"slices"
+	"strings"
 	"time"
 
+	"github.com/analyticsbot/analyticsbot/access"
+	"github.com/analyticsbot/analyticsbot/answer"
 	"github.com/analyticsbot/analyticsbot/demo"
 	"github.com/analyticsbot/analyticsbot/grounding"
 	"github.com/analyticsbot/analyticsbot/llm"
@@ -43,6 +46,8 @@ type Bot struct {
 	Scripted *llm.Scripted
 	// Demo reports that the bot runs the built-in demo script, not a model.
 	Demo bool
+	// access are the rules of ACCESS_FILE; nil: everyone reads everything.
+	access *access.Rules
 }
 
 // New connects to the database, the backend BACKEND names and the model.
@@ -153,6 +158,14 @@ func newBot(cfg Config, db *store.DB, backend warehouse.Backend, log *slog.Logge
 	links, err := cfg.links(backend.Name())
 	if err != nil {
 		return nil, err
+	}
+	if cfg.AccessFile != "" {
+		if b.access, err = access.Load(cfg.AccessFile); err != nil {
+			return nil, err
+		}
+		log.Info("access rules loaded", "file", cfg.AccessFile, "policies", b.access.Policies())
+	} else {
+		log.Warn("ACCESS_FILE is not set: everyone who can reach the bot reads everything the reader role can (docs/access.md)")
 	}
 	if b.cache, err = store.NewCache(db, cfg.CachePerThread, cfg.CacheLRUSize); err != nil {
 		return nil, fmt.Errorf("result cache: %w", err)
@@ -338,8 +351,18 @@ func (b *Bot) run(ctx context.Context, s *nodes.State, opts ...workflow.RunOptio
 		b.log.WarnContext(ctx, "load history", "thread", s.ThreadTS, "err", err)
 	}
 	s.History = turns
-	// Every query of the run is made for this person (row-level security).
-	ctx = warehouse.WithCaller(ctx, warehouse.Caller{UserID: s.UserID, Email: s.UserEmail, ChannelID: s.ChannelID})
+	// Every query of the run is made for this person: their policy
+	// (ACCESS_FILE) and the database's row-level security apply.
+	caller := warehouse.Caller{UserID: s.UserID, Email: s.UserEmail, ChannelID: s.ChannelID}
+	if b.access != nil {
+		p, err := b.access.Admit(whoOf(s))
+		var ref *access.Refusal
+		if errors.As(err, &ref) {
+			return b.refuse(ctx, s, ref), workflow.Result{}, nil
+		}
+		caller.Access, s.Policy = p, p.Policy()
+	}
+	ctx = warehouse.WithCaller(ctx, caller)
 	res, err := b.graph.Run(ctx, s, opts...)
 	b.logTurn(ctx, s, res)
 	telemetry.RecordTurn(ctx, s, res, b.backend.Name())
@@ -347,6 +370,39 @@ func (b *Bot) run(ctx context.Context, s *nodes.State, opts ...workflow.RunOptio
 		return s, res, fmt.Errorf("answer in thread %s: %w", s.ThreadTS, err)
 	}
 	return s, res, nil
+}
+
+// Admit says whether the access file lets m's user ask where m comes from:
+// nil, or an *access.Refusal whose Reason is the sentence to tell them.
+// Without an access file everyone may. Surfaces that would show a question
+// to others before answering it (Slack's /ask posts it in the channel)
+// check first; Ask and Press check anyway.
+func (b *Bot) Admit(m Message) error {
+	if b.access == nil {
+		return nil
+	}
+	_, err := b.access.Admit(whoOf(&nodes.State{UserID: m.UserID, ChannelID: m.ChannelID}))
+	return err
+}
+
+// localChannels are the channels of the operator's own command line,
+// which the access file's user and channel lists do not apply to.
+var localChannels = []string{"terminal", "cli", "eval"}
+
+// whoOf is the person asking in s, for the access file: a Slack channel id
+// starting with D is a direct message.
+func whoOf(s *nodes.State) access.Who {
+	return access.Who{UserID: s.UserID, ChannelID: s.ChannelID,
+		DM: strings.HasPrefix(s.ChannelID, "D"), Local: slices.Contains(localChannels, s.ChannelID)}
+}
+
+// refuse answers someone the access file does not admit: the reason, no
+// model call, no query; the query log records the refusal.
+func (b *Bot) refuse(ctx context.Context, s *nodes.State, ref *access.Refusal) *nodes.State {
+	s.ErrorKind, s.ErrorDetail = nodes.ErrNotAdmitted, "not admitted: "+ref.Reason
+	s.SetReply(nodes.FormatError, &answer.Answer{Kind: answer.KindError, Text: answer.Plain(ref.Reason)})
+	b.logTurn(ctx, s, workflow.Result{})
+	return s
 }
 
 // NewThreadID returns a fresh thread id for conversations that start

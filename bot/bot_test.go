@@ -25,6 +25,7 @@ func TestBot(t *testing.T) {
 		{"ModelFailures", testModelFailures},
 		{"MissingGrant", testMissingGrant},
 		{"RowScoping", testRowScoping},
+		{"AccessPolicies", testAccessPolicies},
 		{"DatabaseDown", testDatabaseDown},
 		{"ConcurrentThreads", testConcurrentThreads},
 		{"MissingSchema", testMissingSchema},

@@ -9,6 +9,7 @@ import (
 
 	"github.com/caarlos0/env/v11"
 
+	"github.com/analyticsbot/analyticsbot/access"
 	"github.com/analyticsbot/analyticsbot/answer"
 	"github.com/analyticsbot/analyticsbot/demo"
 	"github.com/analyticsbot/analyticsbot/llm"
@@ -54,6 +55,11 @@ type Config struct {
 	// the demo data's Steam links while DATA_DESCRIPTION is the demo's,
 	// none otherwise.
 	LinksFile string `env:"LINKS_FILE"`
+
+	// AccessFile is the access file (docs/access.md): who may use the bot
+	// and what each person may read. Empty: everyone who can reach the
+	// bot reads everything the reader role can (a warning at start).
+	AccessFile string `env:"ACCESS_FILE"`
 
 	LLMProvider     string        `env:"LLM_PROVIDER"`
 	LLMModel        string        `env:"LLM_MODEL"`
@@ -166,6 +172,11 @@ func (c *Config) Check() error {
 	if c.LinksFile != "" {
 		if _, err := answer.LoadLinks(c.LinksFile); err != nil {
 			errs = append(errs, fmt.Errorf("LINKS_FILE: %w", err))
+		}
+	}
+	if c.AccessFile != "" {
+		if _, err := access.Load(c.AccessFile); err != nil {
+			errs = append(errs, fmt.Errorf("ACCESS_FILE: %w", err))
 		}
 	}
 	return errors.Join(errs...)

@@ -159,7 +159,10 @@ func (ix *ValueIndex) Lookup(ctx context.Context, question string) ([]store.Valu
 	for _, w := range words(ix.Domain) {
 		generic[w] = true
 	}
-	if cat, err := ix.Backend.Catalog(ctx); err == nil {
+	// The catalog as the caller may see it: matches in what their access
+	// policy leaves out are dropped below.
+	cat, err := ix.Backend.Catalog(ctx)
+	if err == nil {
 		for _, t := range cat.Tables {
 			for _, w := range words(t.Name) {
 				generic[w] = true
@@ -188,7 +191,18 @@ func (ix *ValueIndex) Lookup(ctx context.Context, question string) ([]store.Valu
 		}
 		return false
 	})
-	return ix.DB.MatchValues(ctx, ix.Backend.Name(), phrases, minSimilarity, valuesPerColumn, lookupColumns)
+	matches, err := ix.DB.MatchValues(ctx, ix.Backend.Name(), phrases, minSimilarity, valuesPerColumn, lookupColumns)
+	if err != nil || cat == nil {
+		return matches, err
+	}
+	return slices.DeleteFunc(matches, func(m store.ValueMatch) bool {
+		t, ok := cat.Table(m.Schema, m.Table)
+		if !ok {
+			return true
+		}
+		_, ok = t.Column(m.Column)
+		return !ok
+	}), nil
 }
 
 func (ix *ValueIndex) log() *slog.Logger {

@@ -56,6 +56,21 @@ func (n *Nodes) ExportCSV(ctx context.Context, s *State) error {
 	return nil
 }
 
+// mayRead reports whether the presser's access policy lets them see q
+// (Show SQL names tables and columns): with an access file, q is checked
+// as new under their policy, and refused with access_denied when it
+// reaches outside it. Without one, everyone may.
+func (n *Nodes) mayRead(ctx context.Context, s *State, q warehouse.Query) bool {
+	if warehouse.CallerOf(ctx).Access == nil || q.Backend != n.Warehouse.Name() {
+		return true
+	}
+	if _, err := n.Warehouse.Check(ctx, q.Text, n.maxRows()); warehouse.KindOf(err) == warehouse.Forbidden {
+		dataFailure(s, err)
+		return false
+	}
+	return true
+}
+
 // askedBy reports whether the question behind queryID was asked by the
 // user pressing the button. When that cannot be told, it is not.
 func (n *Nodes) askedBy(ctx context.Context, s *State, queryID string) bool {
@@ -142,6 +157,9 @@ func (n *Nodes) ShowSQL(ctx context.Context, s *State) error {
 	s.Query, s.QueryID = turn.Query, turn.QueryID
 	if s.QueryID == "" {
 		s.QueryID = turn.Query.ID()
+	}
+	if !n.mayRead(ctx, s, turn.Query) {
+		return nil
 	}
 	var shown warehouse.Shown
 	if turn.Query.Backend == n.Warehouse.Name() {

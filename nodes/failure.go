@@ -40,6 +40,7 @@ var warehouseKinds = map[warehouse.ErrorKind]ErrorKind{
 	warehouse.Unavailable:  ErrWarehouseDown,
 	warehouse.Unauthorized: ErrWarehouseAuth,
 	warehouse.Denied:       ErrWarehouseDenied,
+	warehouse.Forbidden:    ErrAccessDenied,
 	warehouse.NoData:       ErrNoData,
 }
 

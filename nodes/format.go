@@ -209,6 +209,11 @@ func (n *Nodes) errorText(s *State) (string, []string) {
 		return fmt.Sprintf("I can't reach %s right now. Please try again in a minute; if it keeps happening, tell whoever runs this bot.", d.Source), nil
 	case ErrWarehouseAuth:
 		return fmt.Sprintf("%s refused my credentials, so I can't answer from it. %s", capitalize(d.Source), d.AuthHint), nil
+	case ErrAccessDenied:
+		// The guard's reason names only what the question reached for
+		// ("you may not read analytics.salaries"), never what else exists.
+		what := strings.TrimPrefix(s.ErrorDetail, "access_denied: ")
+		return "I can't answer that: " + what + ". If you need it, ask whoever runs this bot for access.", nil
 	case ErrWarehouseDenied:
 		return fmt.Sprintf("%s would not let me read something this question needs: the account I use has no grant on it. "+
 			"Whoever runs this bot can grant it; the bot's log says exactly what to grant.", capitalize(d.Source)), nil

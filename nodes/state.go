@@ -87,6 +87,12 @@ const (
 	ErrModelTimeout     ErrorKind = "model_timeout"
 	ErrModelRefused     ErrorKind = "model_refused"
 	ErrNoPreviousQuery  ErrorKind = "no_previous_query"
+	// ErrAccessDenied: the query names a table or column outside the
+	// user's access policy (warehouse.Forbidden); never retried.
+	ErrAccessDenied ErrorKind = "access_denied"
+	// ErrNotAdmitted: the access file does not let the user ask here (not
+	// an allowed user or channel, or no policy for them).
+	ErrNotAdmitted ErrorKind = "not_admitted"
 	// ErrForbidden: the user may not do what they asked (verify a query
 	// without being in EXAMPLE_ADMINS).
 	ErrForbidden ErrorKind = "forbidden"
@@ -101,6 +107,9 @@ type State struct {
 	UserID    string
 	// UserEmail is the user's address when the surface knows it.
 	UserEmail string
+	// Policy names the access policy the user asked under (ACCESS_FILE);
+	// empty without an access file.
+	Policy    string
 	ChannelID string
 	ThreadTS  string
 	// History holds the thread's most recent turns, oldest first.

@@ -8,7 +8,9 @@ import (
 
 	"github.com/slack-go/slack"
 
+	"github.com/analyticsbot/analyticsbot/access"
 	"github.com/analyticsbot/analyticsbot/blockkit"
+	"github.com/analyticsbot/analyticsbot/bot"
 )
 
 const (
@@ -39,6 +41,11 @@ func (a *App) onCommand(cmd slack.SlashCommand, received time.Time) commandReply
 		return ephemeralReply(blockkit.Help(a.cfg.SlashCommand, a.bot.Config().Domain, a.bot.Suggestions()))
 	case cmd.ChannelID == "" || cmd.UserID == "":
 		return ephemeralReply(blockkit.Error(textInternal, nil))
+	}
+	// Refused before the question is posted for the channel to see.
+	var ref *access.Refusal
+	if err := a.bot.Admit(bot.Message{UserID: cmd.UserID, ChannelID: cmd.ChannelID}); errors.As(err, &ref) {
+		return ephemeralReply(blockkit.Error(ref.Reason, nil))
 	}
 	q := question{channel: cmd.ChannelID, user: cmd.UserID, text: text, received: received}
 	key := ""

@@ -36,17 +36,20 @@ const (
 	ClassRelation       Class = "relation_not_allowed" // relations outside Policy.Schemas/Tables, cross-database names
 	ClassFunction       Class = "function_not_allowed" // functions not on the allowlist
 	ClassNameResolution Class = "name_resolution"      // schema-qualified functions, types and OPERATOR(schema.op)
+	ClassAccess         Class = "access_denied"        // tables and columns outside the caller's access policy (Policy.Forbidden, DeniedColumns)
+	ClassColumns        Class = "columns_not_allowed"  // *, NATURAL JOIN or a whole row over a table with denied columns
 )
 
 // Unsafe reports whether c marks an attack or an attempt to change state:
 // such a statement must not be regenerated and retried. The other classes
 // (empty, too_long, too_deep, syntax_error, explain, unbounded_work,
-// system_catalog, relation_not_allowed, function_not_allowed) are mistakes a
+// system_catalog, relation_not_allowed, function_not_allowed,
+// columns_not_allowed) are mistakes a
 // SQL generator can fix from the Rejection's Reason.
 func (c Class) Unsafe() bool {
 	switch c {
 	case ClassEmpty, ClassTooLong, ClassTooDeep, ClassSyntax, ClassExplain,
-		ClassUnbounded, ClassCatalog, ClassRelation, ClassFunction:
+		ClassUnbounded, ClassCatalog, ClassRelation, ClassFunction, ClassColumns:
 		return false
 	}
 	return true

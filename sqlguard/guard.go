@@ -42,6 +42,19 @@ type Policy struct {
 	// unqualified pg_* relations and reg* casts. pg_authid, pg_shadow,
 	// pg_user_mapping(s) and pg_statistic stay forbidden.
 	AllowCatalog bool
+	// Forbidden are relations of Schemas ("schema.table") that exist but
+	// are outside the caller's access policy: reading one is rejected as
+	// ClassAccess, never as a mistake to retry. Tables then lists the
+	// readable ones qualified, so unqualified names resolve as the
+	// search_path does.
+	Forbidden []string
+	// DeniedColumns are columns ("schema.table.column") of readable
+	// relations that the caller may not read: naming one is ClassAccess; a
+	// star, the whole row of its table or a NATURAL JOIN with it is
+	// ClassColumns, a mistake the generator can fix by naming columns.
+	// Column names are not resolved to their tables: any column of that
+	// name in a statement reading the table is refused.
+	DeniedColumns []string
 	// Functions are extra function names to allow (lower case, unqualified),
 	// e.g. "similarity" from pg_trgm. They cannot allow a function of a
 	// dangerous class such as pg_sleep.

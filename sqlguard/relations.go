@@ -24,14 +24,20 @@ func (c *checker) relation(rv *pg_query.RangeVar) {
 	case schema == "" && c.isCTE(name):
 	case schema == "" && strings.HasPrefix(name, "pg_"):
 		c.catalogRelation(name, name)
+	case schema == "" && c.forbiddenTable("", name) != "":
+		c.report(reject(ClassAccess, "you may not read %s", c.forbiddenTable("", name)))
 	case schema == "":
 		c.knownTable("", name)
+		c.tableRef(rv, c.resolve("", name))
 	case schema == "pg_catalog" || schema == "information_schema" || strings.HasPrefix(schema, "pg_"):
 		c.catalogRelation(schema+"."+name, name)
 	case !slices.Contains(c.p.Schemas, schema):
 		c.report(reject(ClassRelation, "%s.%s is outside the allowed schemas; use %s", schema, name, c.tableHint()))
+	case c.forbiddenTable(schema, name) != "":
+		c.report(reject(ClassAccess, "you may not read %s.%s", schema, name))
 	default:
 		c.knownTable(schema, name)
+		c.tableRef(rv, c.resolve(schema, name))
 	}
 }
 

@@ -16,6 +16,13 @@ type checker struct {
 	deepest int
 	unsafe  *Rejection
 	fixable *Rejection
+
+	// For Policy.DeniedColumns: the readable relations read, with the
+	// names that qualify their columns; column names referenced; whether
+	// a star or NATURAL JOIN was used.
+	reads map[string][]string
+	names []string
+	stars bool
 }
 
 func newChecker(sql string, p Policy) *checker {
@@ -29,6 +36,11 @@ func newChecker(sql string, p Policy) *checker {
 // run checks the statement rooted at sel (depth 1).
 func (c *checker) run(sel *pg_query.SelectStmt) *Rejection {
 	c.walk(sel.ProtoReflect(), 1)
+	if c.unsafe == nil {
+		if r := c.deniedColumn(); r != nil {
+			c.report(r)
+		}
+	}
 	switch {
 	case c.unsafe != nil:
 		return c.unsafe
@@ -77,6 +89,10 @@ func (c *checker) walk(m protoreflect.Message, depth int) {
 		c.typeName(n)
 	case *pg_query.RangeVar:
 		c.relation(n)
+	case *pg_query.ColumnRef:
+		c.columnRef(n)
+	case *pg_query.JoinExpr:
+		c.usingColumns(n)
 	case *pg_query.RangeTableSample:
 		c.tableSample(n)
 	case *pg_query.RangeTableFunc, *pg_query.XmlExpr, *pg_query.XmlSerialize:

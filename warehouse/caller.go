@@ -15,6 +15,9 @@ type Caller struct {
 	Email string
 	// ChannelID is where they asked: a Slack channel, "web".
 	ChannelID string
+	// Access is what they may read; nil: everything the backend's role
+	// may (no access file).
+	Access Access
 }
 
 type callerKey struct{}

@@ -128,7 +128,7 @@ func actionStatus(kind nodes.ErrorKind) int {
 	switch kind {
 	case nodes.ErrNoPreviousQuery:
 		return http.StatusNotFound
-	case nodes.ErrForbidden:
+	case nodes.ErrForbidden, nodes.ErrAccessDenied, nodes.ErrNotAdmitted:
 		return http.StatusForbidden
 	case nodes.ErrUnsafeQuery:
 		return http.StatusUnprocessableEntity

@@ -265,6 +265,7 @@ type userTurnJSON struct {
 	logTurnJSON
 	UserID      string `json:"user_id"`
 	ChannelID   string `json:"channel_id"`
+	Policy      string `json:"policy,omitempty"`
 	ErrorRef    string `json:"error_ref,omitempty"`
 	ErrorDetail string `json:"error_detail,omitempty"`
 }
@@ -276,7 +277,7 @@ func turnsToJSON(turns []store.QueryLog) []userTurnJSON {
 			logTurnJSON: logTurnJSON{ID: l.ID, CreatedAt: l.CreatedAt, Question: l.Question, ThreadID: l.ThreadID, Intent: l.Intent,
 				ErrorKind: l.ErrorKind, Backend: l.Backend, Path: l.Path, ModelCalls: l.ModelCalls,
 				RowCount: l.RowCount, TotalMS: ms(l.Total), ModelMS: ms(l.ModelTime), DBMS: ms(l.DBTime)},
-			UserID: l.UserID, ChannelID: l.ChannelID, ErrorRef: l.ErrorRef, ErrorDetail: l.ErrorDetail,
+			UserID: l.UserID, ChannelID: l.ChannelID, Policy: l.Policy, ErrorRef: l.ErrorRef, ErrorDetail: l.ErrorDetail,
 		})
 	}
 	return out
@@ -296,7 +297,7 @@ func printTurns(out io.Writer, since time.Duration, user, ref string, turns []st
 	}
 	fmt.Fprintf(w, "Turns of %s in the last %s, newest first\n", who, humanDuration(since))
 	for _, l := range turns {
-		fmt.Fprintf(w, "  %s\t%s\t%s\t%s\t%s\n", shortTime(l.CreatedAt), orNone(l.ChannelID), orNone(l.Intent),
+		fmt.Fprintf(w, "  %s\t%s\t%s\t%s\t%s\t%s\n", shortTime(l.CreatedAt), orNone(l.ChannelID), orNone(l.Policy), orNone(l.Intent),
 			outcome(l.ErrorKind), quoteQuestion(l.Question))
 		if l.ErrorRef != "" || l.ErrorDetail != "" {
 			fmt.Fprintf(w, "    %s\n", errorLine(l.ErrorRef, l.ErrorDetail))

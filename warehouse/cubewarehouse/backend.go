@@ -85,7 +85,53 @@ func (b *Backend) Catalog(ctx context.Context) (*warehouse.Catalog, error) {
 	if len(cat.Tables) == 0 {
 		return nil, &warehouse.Error{Kind: warehouse.NoData, Reason: "the Cube data model has no public cubes"}
 	}
-	return cat, nil
+	// The cubes and members the caller may read.
+	return warehouse.Filter(cat, warehouse.CallerOf(ctx).Access), nil
+}
+
+// permitted refuses, as Forbidden, a query naming a cube or member outside
+// the caller's access policy.
+func permitted(ctx context.Context, q cube.Query) error {
+	a := warehouse.CallerOf(ctx).Access
+	if a == nil {
+		return nil
+	}
+	for _, m := range members(q) {
+		c, _, ok := strings.Cut(m, ".")
+		if !ok {
+			continue // Normalize has refused it already
+		}
+		if !a.AllowsTable("", c) {
+			return &warehouse.Error{Kind: warehouse.Forbidden, Class: "access_denied", Reason: "you may not read the cube " + c}
+		}
+		if !a.AllowsColumn("", c, m) {
+			return &warehouse.Error{Kind: warehouse.Forbidden, Class: "access_denied", Reason: "you may not read " + m}
+		}
+	}
+	return nil
+}
+
+// members are every member a query names: selected, filtered, ordered by.
+func members(q cube.Query) []string {
+	out := append(append(append([]string{}, q.Measures...), q.Dimensions...), q.Segments...)
+	for _, td := range q.TimeDimensions {
+		out = append(out, td.Dimension)
+	}
+	for _, o := range q.Order {
+		out = append(out, o.Member)
+	}
+	var filters func([]cube.Filter)
+	filters = func(fs []cube.Filter) {
+		for _, f := range fs {
+			if f.Member != "" {
+				out = append(out, f.Member)
+			}
+			filters(f.Or)
+			filters(f.And)
+		}
+	}
+	filters(q.Filters)
+	return out
 }
 
 // Check implements warehouse.Backend: the query is normalised against the
@@ -98,6 +144,9 @@ func (b *Backend) Catalog(ctx context.Context) (*warehouse.Catalog, error) {
 func (b *Backend) Check(ctx context.Context, text string, limit int) (warehouse.Runnable, error) {
 	q, asked, err := b.normalize(ctx, text)
 	if err != nil {
+		return warehouse.Runnable{}, err
+	}
+	if err := permitted(ctx, q); err != nil {
 		return warehouse.Runnable{}, err
 	}
 	capped := asked <= 0 || asked > cube.MaxLimit
@@ -187,6 +236,9 @@ func (b *Backend) Export(ctx context.Context, q warehouse.Query, w io.Writer, li
 	}
 	norm, asked, err := b.normalize(ctx, q.Text)
 	if err != nil {
+		return warehouse.ExportStats{}, err
+	}
+	if err := permitted(ctx, norm); err != nil {
 		return warehouse.ExportStats{}, err
 	}
 	cut := 0

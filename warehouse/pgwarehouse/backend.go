@@ -78,9 +78,14 @@ func (b *Backend) Name() string { return Name }
 // Dialect implements warehouse.Backend.
 func (b *Backend) Dialect() warehouse.Dialect { return b.dialect() }
 
-// Catalog implements warehouse.Backend.
+// Catalog implements warehouse.Backend: the tables and columns the caller
+// may read (warehouse.Caller's Access).
 func (b *Backend) Catalog(ctx context.Context) (*warehouse.Catalog, error) {
-	return b.catalog.Get(ctx, false)
+	cat, err := b.catalog.Get(ctx, false)
+	if err != nil {
+		return nil, err
+	}
+	return warehouse.Filter(cat, warehouse.CallerOf(ctx).Access), nil
 }
 
 func (b *Backend) describe(ctx context.Context) (*warehouse.Catalog, error) {
@@ -121,21 +126,33 @@ func (b *Backend) Check(ctx context.Context, text string, limit int) (warehouse.
 // guard checks text against the catalog, refreshed once when the query
 // names a table the cached catalog lacks (it may have been created since).
 func (b *Backend) guard(ctx context.Context, text string, limit int) (string, error) {
-	cat, err := b.Catalog(ctx)
+	cat, err := b.catalog.Get(ctx, false)
 	if err != nil {
 		return "", err
 	}
-	run, err := sqlguard.Guard(text, GuardPolicy(b.cfg.Schemas, tableNames(cat), limit))
+	access := warehouse.CallerOf(ctx).Access
+	run, err := sqlguard.Guard(text, b.guardPolicy(cat, access, limit))
 	var rej *sqlguard.Rejection
 	if errors.As(err, &rej) && rej.Class == sqlguard.ClassRelation {
 		if fresh, ferr := b.catalog.Get(ctx, true); ferr == nil {
-			run, err = sqlguard.Guard(text, GuardPolicy(b.cfg.Schemas, tableNames(fresh), limit))
+			run, err = sqlguard.Guard(text, b.guardPolicy(fresh, access, limit))
 		}
 	}
-	if errors.As(err, &rej) {
+	switch {
+	case errors.As(err, &rej) && rej.Class == sqlguard.ClassAccess:
+		return "", &warehouse.Error{Kind: warehouse.Forbidden, Class: string(rej.Class), Reason: rej.Reason}
+	case errors.As(err, &rej):
 		return "", warehouse.Reject(string(rej.Class), rej.Reason, rej.Class.Unsafe())
 	}
 	return run, err
+}
+
+// guardPolicy is the guard's policy over cat for a caller with access: the
+// tables they may read, and what exists but is not theirs.
+func (b *Backend) guardPolicy(cat *warehouse.Catalog, access warehouse.Access, limit int) sqlguard.Policy {
+	p := GuardPolicy(b.cfg.Schemas, tableNames(warehouse.Filter(cat, access)), limit)
+	p.Forbidden, p.DeniedColumns = warehouse.Outside(cat, access)
+	return p
 }
 
 // Run implements warehouse.Backend.

@@ -1,0 +1,297 @@
+// Package access reads the access file (ACCESS_FILE): who may use the bot
+// (users, groups of users, channels, direct messages) and what each person
+// may read (policies of allowed and denied tables and columns). The bot
+// admits or refuses each message with it and hands the backend the
+// asker's policy, which leaves what is outside it out of the catalog and
+// refuses queries that reach for it (see warehouse.Access).
+package access
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path"
+	"slices"
+	"strings"
+
+	"gopkg.in/yaml.v3"
+)
+
+// None is the default that refuses whoever no policy names.
+const None = "none"
+
+// Rules are a parsed access file. The zero value is not used: no file
+// means no rules (nil), and everyone reads everything.
+type Rules struct {
+	users, channels []string
+	admitGroups     []string
+	dms             bool
+	groups          map[string][]string
+	policies        []*Policy
+	def             *Policy // nil: None
+}
+
+// Policy is what the people it names may read: tables matching Tables and
+// none of DenyTables, and of those every column but DenyColumns.
+type Policy struct {
+	name        string
+	users       []string
+	groups      []string
+	channels    []string
+	tables      []string // "schema.table" patterns
+	denyTables  []string
+	denyColumns []string // "schema.table.column" patterns
+}
+
+// Policy implements warehouse.Access.
+func (p *Policy) Policy() string { return p.name }
+
+// AllowsTable implements warehouse.Access. A semantic layer's cubes have
+// no schema: the file names them cube.<Cube>.
+func (p *Policy) AllowsTable(schema, table string) bool {
+	name := qualified(schema, table)
+	return matchAny(p.tables, name) && !matchAny(p.denyTables, name)
+}
+
+// AllowsColumn implements warehouse.Access. A cube's member ("Orders.count")
+// is named cube.Orders.count.
+func (p *Policy) AllowsColumn(schema, table, column string) bool {
+	column = strings.TrimPrefix(column, table+".")
+	return p.AllowsTable(schema, table) && !matchAny(p.denyColumns, qualified(schema, table)+"."+column)
+}
+
+// qualified is schema.table, with "cube" for a cube's missing schema.
+func qualified(schema, table string) string {
+	if schema == "" {
+		schema = "cube"
+	}
+	return schema + "." + table
+}
+
+// matchAny reports whether name matches one of patterns, each compared
+// part by part ("analytics.*", "*.customers.email").
+func matchAny(patterns []string, name string) bool {
+	for _, p := range patterns {
+		if ok, _ := path.Match(strings.ReplaceAll(p, ".", "/"), strings.ReplaceAll(name, ".", "/")); ok {
+			return true
+		}
+	}
+	return false
+}
+
+// Who is a person asking: their surface's user id, the channel, and
+// whether it is a direct message.
+type Who struct {
+	UserID, ChannelID string
+	// DM: a direct message with the bot.
+	DM bool
+	// Local: the operator's own command line (chat, ask, eval), which the
+	// channel and user lists do not apply to.
+	Local bool
+}
+
+// Refusal says why someone may not ask: the sentence they are told.
+type Refusal struct{ Reason string }
+
+func (r *Refusal) Error() string { return r.Reason }
+
+// Admit returns the policy of w, or a *Refusal: not an allowed user, not
+// an allowed channel, a direct message where they are off, or no policy
+// for them.
+func (r *Rules) Admit(w Who) (*Policy, error) {
+	if !w.Local {
+		if (len(r.users) > 0 || len(r.admitGroups) > 0) && !slices.Contains(r.users, w.UserID) && !r.inAny(r.admitGroups, w.UserID) {
+			return nil, &Refusal{"You don't have access to this bot. Ask whoever runs it to add you."}
+		}
+		switch {
+		case w.DM && !r.dms:
+			return nil, &Refusal{"I don't answer direct messages here; ask me in a channel I'm in."}
+		case !w.DM && len(r.channels) > 0 && !slices.Contains(r.channels, w.ChannelID):
+			return nil, &Refusal{"I don't answer in this channel. Ask whoever runs this bot which channels I work in."}
+		}
+	}
+	if p := r.policyOf(w); p != nil {
+		return p, nil
+	}
+	return nil, &Refusal{"You don't have access to any data here. Ask whoever runs this bot for access."}
+}
+
+// policyOf is the first policy naming the user, else the first naming one
+// of their groups, else the first naming the channel, else the default.
+func (r *Rules) policyOf(w Who) *Policy {
+	for _, p := range r.policies {
+		if slices.Contains(p.users, w.UserID) {
+			return p
+		}
+	}
+	for _, p := range r.policies {
+		if r.inAny(p.groups, w.UserID) {
+			return p
+		}
+	}
+	for _, p := range r.policies {
+		if w.ChannelID != "" && slices.Contains(p.channels, w.ChannelID) {
+			return p
+		}
+	}
+	return r.def
+}
+
+func (r *Rules) inAny(groups []string, user string) bool {
+	for _, g := range groups {
+		if slices.Contains(r.groups[g], user) {
+			return true
+		}
+	}
+	return false
+}
+
+// Policies are the names of the file's policies, in order.
+func (r *Rules) Policies() []string {
+	names := make([]string, len(r.policies))
+	for i, p := range r.policies {
+		names[i] = p.name
+	}
+	return names
+}
+
+// file is the access file as written.
+type file struct {
+	Access struct {
+		Users          []string `yaml:"users"`
+		Groups         []string `yaml:"groups"`
+		Channels       []string `yaml:"channels"`
+		DirectMessages *bool    `yaml:"direct_messages"`
+	} `yaml:"access"`
+	Groups   map[string][]string `yaml:"groups"`
+	Policies []yaml.Node         `yaml:"policies"`
+	Default  string              `yaml:"default"`
+}
+
+type policyFile struct {
+	Name        string   `yaml:"name"`
+	Users       []string `yaml:"users"`
+	Groups      []string `yaml:"groups"`
+	Channels    []string `yaml:"channels"`
+	Tables      []string `yaml:"tables"`
+	DenyTables  []string `yaml:"deny_tables"`
+	DenyColumns []string `yaml:"deny_columns"`
+}
+
+// policyKeys are the keys a policy may have.
+var policyKeys = []string{"name", "users", "groups", "channels", "tables", "deny_tables", "deny_columns"}
+
+// Parse reads an access file (docs/access.md). Errors name the line at
+// fault.
+func Parse(data []byte) (*Rules, error) {
+	var f file
+	dec := yaml.NewDecoder(bytes.NewReader(data))
+	dec.KnownFields(true)
+	if err := dec.Decode(&f); err != nil && !errors.Is(err, io.EOF) {
+		return nil, fmt.Errorf("access file: %w", err)
+	}
+	r := &Rules{users: f.Access.Users, channels: f.Access.Channels, admitGroups: f.Access.Groups,
+		dms: f.Access.DirectMessages == nil || *f.Access.DirectMessages, groups: f.Groups}
+	for _, g := range r.admitGroups {
+		if _, ok := r.groups[g]; !ok {
+			return nil, fmt.Errorf("access file: access.groups names %q, which groups does not define", g)
+		}
+	}
+	seen := map[string]bool{}
+	for _, n := range f.Policies {
+		p, err := r.policy(n)
+		if err != nil {
+			return nil, fmt.Errorf("access file line %d: %w", n.Line, err)
+		}
+		if seen[p.name] {
+			return nil, fmt.Errorf("access file line %d: a second policy named %q", n.Line, p.name)
+		}
+		seen[p.name] = true
+		r.policies = append(r.policies, p)
+	}
+	switch f.Default {
+	case "":
+		return nil, errors.New(`access file: default is missing: name the policy of everyone else, or "none" to refuse them`)
+	case None:
+	default:
+		i := slices.IndexFunc(r.policies, func(p *Policy) bool { return p.name == f.Default })
+		if i < 0 {
+			return nil, fmt.Errorf("access file: default names %q, which is not a policy (policies: %s)", f.Default, strings.Join(r.Policies(), ", "))
+		}
+		r.def = r.policies[i]
+	}
+	return r, nil
+}
+
+// policy reads and checks one policy.
+func (r *Rules) policy(n yaml.Node) (*Policy, error) {
+	if n.Kind == yaml.MappingNode {
+		// Node.Decode ignores the decoder's KnownFields: a misspelt key
+		// must not pass as an empty list.
+		for i := 0; i+1 < len(n.Content); i += 2 {
+			if k := n.Content[i]; !slices.Contains(policyKeys, k.Value) {
+				return nil, fmt.Errorf("unknown key %q on line %d (want one of %s)", k.Value, k.Line, strings.Join(policyKeys, ", "))
+			}
+		}
+	}
+	var pf policyFile
+	if err := n.Decode(&pf); err != nil {
+		return nil, err
+	}
+	if strings.TrimSpace(pf.Name) == "" || pf.Name == None {
+		return nil, fmt.Errorf("a policy needs a name (not %q)", None)
+	}
+	for _, g := range pf.Groups {
+		if _, ok := r.groups[g]; !ok {
+			return nil, fmt.Errorf("policy %q names the group %q, which groups does not define", pf.Name, g)
+		}
+	}
+	if len(pf.Tables) == 0 {
+		return nil, fmt.Errorf(`policy %q allows no table: list them under tables ("analytics.*" for a whole schema)`, pf.Name)
+	}
+	for _, list := range []struct {
+		key   string
+		parts int
+		items []string
+	}{{"tables", 2, pf.Tables}, {"deny_tables", 2, pf.DenyTables}, {"deny_columns", 3, pf.DenyColumns}} {
+		for _, p := range list.items {
+			if err := checkPattern(p, list.parts); err != nil {
+				return nil, fmt.Errorf("policy %q %s: %w", pf.Name, list.key, err)
+			}
+		}
+	}
+	return &Policy{name: pf.Name, users: pf.Users, groups: pf.Groups, channels: pf.Channels,
+		tables: pf.Tables, denyTables: pf.DenyTables, denyColumns: pf.DenyColumns}, nil
+}
+
+// checkPattern checks a "schema.table" (parts 2) or "schema.table.column"
+// (parts 3) pattern.
+func checkPattern(p string, parts int) error {
+	want := "schema.table"
+	if parts == 3 {
+		want = "schema.table.column"
+	}
+	segs := strings.Split(p, ".")
+	if len(segs) != parts || slices.Contains(segs, "") {
+		return fmt.Errorf("%q is not %s (a part may be *)", p, want)
+	}
+	if _, err := path.Match(strings.ReplaceAll(p, ".", "/"), ""); err != nil {
+		return fmt.Errorf("%q: %w", p, err)
+	}
+	return nil
+}
+
+// Load reads the access file at path.
+func Load(path string) (*Rules, error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil, fmt.Errorf("access file: %w", err)
+	}
+	r, err := Parse(data)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	return r, nil
+}

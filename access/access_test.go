@@ -1,0 +1,141 @@
+package access
+
+import (
+	"os"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+func load(t *testing.T) *Rules {
+	t.Helper()
+	r, err := Load("testdata/example.yaml")
+	require.NoError(t, err)
+	return r
+}
+
+// Who gets which policy, and who is refused with what sentence.
+func TestAdmit(t *testing.T) {
+	t.Parallel()
+	r := load(t)
+	tests := []struct {
+		name       string
+		who        Who
+		wantPolicy string
+		wantRefuse string
+	}{
+		{"a finance person anywhere allowed", Who{UserID: "UFAY", ChannelID: "C0DATA"}, "finance", ""},
+		{"an analyst", Who{UserID: "UANA", ChannelID: "C0DATA"}, "analysts", ""},
+		{"anyone in the finance channel", Who{UserID: "UZED", ChannelID: "C0FINANCE"}, "finance", ""},
+		{"anyone else: the default", Who{UserID: "UZED", ChannelID: "C0DATA"}, "everyone", ""},
+		{"a DM", Who{UserID: "UANA", ChannelID: "D0123", DM: true}, "analysts", ""},
+		{"another channel", Who{UserID: "UANA", ChannelID: "C0RANDOM"}, "", "I don't answer in this channel"},
+		{"the operator's command line", Who{UserID: "cli", ChannelID: "cli", Local: true}, "everyone", ""},
+	}
+	for _, tt := range tests {
+		p, err := r.Admit(tt.who)
+		if tt.wantRefuse != "" {
+			var ref *Refusal
+			require.ErrorAs(t, err, &ref, tt.name)
+			assert.Contains(t, ref.Reason, tt.wantRefuse, tt.name)
+			continue
+		}
+		require.NoError(t, err, tt.name)
+		assert.Equal(t, tt.wantPolicy, p.Policy(), tt.name)
+	}
+
+	strict, err := Parse([]byte("access:\n  users: [UANA]\n  direct_messages: false\npolicies:\n  - name: p\n    users: [UANA]\n    tables: [\"a.*\"]\ndefault: none\n"))
+	require.NoError(t, err)
+	_, err = strict.Admit(Who{UserID: "UBOB", ChannelID: "C1"})
+	assert.ErrorContains(t, err, "You don't have access to this bot")
+	_, err = strict.Admit(Who{UserID: "UANA", ChannelID: "D1", DM: true})
+	assert.ErrorContains(t, err, "I don't answer direct messages here")
+	p, err := strict.Admit(Who{UserID: "UANA", ChannelID: "C1"})
+	require.NoError(t, err)
+	assert.Equal(t, "p", p.Policy())
+	_, err = strict.Admit(Who{UserID: "cli", Local: true})
+	assert.ErrorContains(t, err, "You don't have access to any data here", "default none: no policy, no data")
+}
+
+// Tables and columns by pattern; a deny always wins.
+func TestPolicyAllows(t *testing.T) {
+	t.Parallel()
+	r := load(t)
+	everyone, _ := r.Admit(Who{UserID: "UZED", ChannelID: "C0DATA"})
+	analysts, _ := r.Admit(Who{UserID: "UANA", ChannelID: "C0DATA"})
+	assert.True(t, everyone.AllowsTable("analytics", "orders"))
+	assert.False(t, everyone.AllowsTable("analytics", "customers"))
+	assert.False(t, everyone.AllowsTable("analytics", "salaries"))
+	assert.True(t, analysts.AllowsTable("analytics", "customers"))
+	assert.True(t, analysts.AllowsColumn("analytics", "customers", "name"))
+	assert.False(t, analysts.AllowsColumn("analytics", "customers", "email"))
+	assert.False(t, analysts.AllowsColumn("finance", "invoices", "amount"), "a column of a table it may not read")
+	assert.False(t, analysts.AllowsTable("finance", "invoices"))
+	assert.False(t, analysts.AllowsTable("analytics.x", "y"), "dots do not reach across parts")
+}
+
+// A broken file is refused at start with its line.
+func TestParseErrors(t *testing.T) {
+	t.Parallel()
+	tests := map[string]string{
+		"default: everyone\n":                                                                     `default names "everyone", which is not a policy`,
+		"policies:\n  - name: p\n    tables: [\"a.*\"]\n":                                         "default is missing",
+		"policies:\n  - name: p\n    tables: [\"a\"]\ndefault: p\n":                               `line 2: policy "p" tables: "a" is not schema.table`,
+		"policies:\n  - name: p\n    tables: [\"a.b\"]\n    deny_columns: [a.b]\ndefault: p\n":    `line 2: policy "p" deny_columns: "a.b" is not schema.table.column`,
+		"policies:\n  - name: p\n    tables: [\"a.[\"]\ndefault: p\n":                             "syntax error in pattern",
+		"policies:\n  - name: p\ndefault: p\n":                                                    `line 2: policy "p" allows no table`,
+		"policies:\n  - tables: [\"a.b\"]\ndefault: none\n":                                       "line 2: a policy needs a name",
+		"policies:\n  - name: p\n    tables: [a.b]\n  - name: p\n    tables: [a.c]\ndefault: p\n": `line 4: a second policy named "p"`,
+		"policies:\n  - name: p\n    groups: [ghosts]\n    tables: [a.b]\ndefault: p\n":           `names the group "ghosts", which groups does not define`,
+		"policies:\n  - name: p\n    tabels: [a.b]\ndefault: p\n":                                 `unknown key "tabels" on line 3`,
+		"acess:\n  users: [U1]\ndefault: none\n":                                                  "field acess not found",
+	}
+	for in, want := range tests {
+		_, err := Parse([]byte(in))
+		if assert.Error(t, err, in) {
+			assert.Contains(t, err.Error(), want, in)
+		}
+	}
+	_, err := Load("testdata/missing.yaml")
+	assert.ErrorContains(t, err, "access file")
+}
+
+// docs/access.md's example is the one tested here.
+func TestDocumentedExample(t *testing.T) {
+	t.Parallel()
+	doc, err := os.ReadFile("../docs/access.md")
+	require.NoError(t, err)
+	example, err := os.ReadFile("testdata/example.yaml")
+	require.NoError(t, err)
+	body := strings.SplitN(string(example), "\n", 2)[1] // without the comment line
+	assert.Contains(t, string(doc), body, "docs/access.md shows testdata/example.yaml")
+}
+
+// FuzzParse: any file either parses into rules that answer without
+// panicking, or is refused with an error naming the access file.
+func FuzzParse(f *testing.F) {
+	seed, err := os.ReadFile("testdata/example.yaml")
+	require.NoError(f, err)
+	f.Add(seed)
+	f.Add([]byte("default: none\n"))
+	f.Add([]byte("policies:\n  - name: p\n    tables: [\"*.*\"]\n    deny_columns: [\"*.*.email\"]\ndefault: p\n"))
+	f.Add([]byte("groups:\n  g: [U1]\naccess:\n  groups: [g]\npolicies: []\ndefault: none\n"))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		r, err := Parse(data)
+		if err != nil {
+			assert.True(t, strings.HasPrefix(err.Error(), "access file"), "error %q names the access file", err)
+			return
+		}
+		for _, who := range []Who{{UserID: "U1", ChannelID: "C1"}, {UserID: "U1", ChannelID: "D1", DM: true}, {UserID: "cli", Local: true}} {
+			p, err := r.Admit(who)
+			if err != nil {
+				var ref *Refusal
+				assert.ErrorAs(t, err, &ref)
+				continue
+			}
+			p.AllowsColumn("analytics", "orders", "id")
+		}
+	})
+}

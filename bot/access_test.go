@@ -1,0 +1,180 @@
+package bot_test
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/analyticsbot/analyticsbot/bot"
+	"github.com/analyticsbot/analyticsbot/llm"
+	"github.com/analyticsbot/analyticsbot/nodes"
+	"github.com/analyticsbot/analyticsbot/store"
+)
+
+// accessFile has three policies over the demo schema: everything, all but
+// developers and prices, and three tables without prices.
+const accessFile = `
+access:
+  channels: [CDATA]
+  direct_messages: false
+groups:
+  analysts: [UANA]
+policies:
+  - name: full
+    users: [UADMIN]
+    tables: ["analytics.*"]
+  - name: analysts
+    groups: [analysts]
+    tables: ["analytics.*"]
+    deny_tables: ["analytics.developers"]
+    deny_columns: ["analytics.apps.price"]
+  - name: everyone
+    tables: ["analytics.apps", "analytics.genres", "analytics.app_genres"]
+    deny_columns: ["analytics.apps.price"]
+default: everyone
+`
+
+// accessCases are questions whose scripted SQL reaches in different ways
+// for what a policy may not read, and what each policy's user gets.
+var accessCases = []struct {
+	name, sql string
+	want      [3]nodes.ErrorKind // full, analysts, everyone; "" answers
+}{
+	{"allowed table", "SELECT count(*) AS games FROM analytics.apps", [3]nodes.ErrorKind{}},
+	{"forbidden table", "SELECT count(*) AS developers FROM analytics.developers",
+		[3]nodes.ErrorKind{"", nodes.ErrAccessDenied, nodes.ErrAccessDenied}},
+	{"forbidden column", "SELECT round(avg(price), 2) AS avg_price FROM analytics.apps",
+		[3]nodes.ErrorKind{"", nodes.ErrAccessDenied, nodes.ErrAccessDenied}},
+	{"select star", "SELECT * FROM analytics.apps ORDER BY app_id LIMIT 3",
+		[3]nodes.ErrorKind{"", nodes.ErrInvalidQuery, nodes.ErrInvalidQuery}},
+	{"join through a forbidden table",
+		"SELECT a.name FROM analytics.apps a JOIN analytics.app_developers ad ON ad.app_id = a.app_id JOIN analytics.developers d ON d.developer_id = ad.developer_id ORDER BY 1 LIMIT 3",
+		[3]nodes.ErrorKind{"", nodes.ErrAccessDenied, nodes.ErrAccessDenied}},
+	{"subquery through a forbidden table",
+		"SELECT count(*) AS games FROM analytics.apps WHERE app_id IN (SELECT ad.app_id FROM analytics.app_developers ad WHERE ad.developer_id IN (SELECT developer_id FROM analytics.developers))",
+		[3]nodes.ErrorKind{"", nodes.ErrAccessDenied, nodes.ErrAccessDenied}},
+	{"a cast that reads the catalog", "SELECT 'analytics.developers'::regclass::text AS t",
+		[3]nodes.ErrorKind{nodes.ErrInvalidQuery, nodes.ErrInvalidQuery, nodes.ErrInvalidQuery}},
+	{"a function that runs other SQL", "SELECT query_to_xml('SELECT * FROM analytics.developers', true, true, '') AS x",
+		[3]nodes.ErrorKind{nodes.ErrUnsafeQuery, nodes.ErrUnsafeQuery, nodes.ErrUnsafeQuery}},
+}
+
+// testAccessPolicies asks every case as a user of each policy, through the
+// workflow and the real guard and database, then presses another user's
+// buttons as a narrower one, and is refused where the file does not admit.
+func testAccessPolicies(t *testing.T, e *testEnv) {
+	path := filepath.Join(t.TempDir(), "access.yaml")
+	require.NoError(t, os.WriteFile(path, []byte(accessFile), 0o600))
+	var rules strings.Builder
+	for i, c := range accessCases {
+		rules.WriteString("  - step: generate_sql\n    match: '(?im)^Question: case " + string(rune('a'+i)) + "\\b'\n")
+		rules.WriteString("    reply: '{\"sql\": \"" + strings.ReplaceAll(c.sql, "'", "''") + "\", \"assumptions\": [], \"explanation\": \"x\"}'\n")
+		_ = c
+	}
+	b := newBot(t, e, script(rules.String()), func(c *bot.Config) { c.AccessFile = path })
+	askAs := func(user, channel, thread, text string) *nodes.State {
+		t.Helper()
+		ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+		defer cancel()
+		s, _, err := b.Ask(ctx, bot.Message{ThreadID: thread, UserID: user, ChannelID: channel, Text: text})
+		require.NoError(t, err)
+		return s
+	}
+	users := [3]string{"UADMIN", "UANA", "UZED"}
+	policies := [3]string{"full", "analysts", "everyone"}
+	for i, c := range accessCases {
+		for p, user := range users {
+			t.Run(c.name+"/"+policies[p], func(t *testing.T) {
+				s := askAs(user, "CDATA", bot.NewThreadID(), "case "+string(rune('a'+i)))
+				assert.Equal(t, c.want[p], s.ErrorKind, "error kind (detail %s)", s.ErrorDetail)
+				assert.Equal(t, policies[p], s.Policy, "the policy asked under")
+				if c.want[p] == nodes.ErrAccessDenied {
+					assert.Contains(t, s.ResponseText, "I can't answer that: you may not read ", "the user is told what they may not read")
+					assert.Zero(t, s.RetryCount, "never retried")
+				}
+				if c.want[p] == "" {
+					assert.NotEmpty(t, s.Result.Columns, "an answer")
+				}
+			})
+		}
+	}
+
+	t.Run("the model sees only the policy's tables and columns", func(t *testing.T) {
+		askAs("UZED", "CDATA", bot.NewThreadID(), "case a")
+		calls := b.Scripted.Calls()
+		var prompt string
+		for _, c := range calls {
+			if c.Step == llm.StepGenerateSQL {
+				prompt = c.Prompt
+			}
+		}
+		require.NotEmpty(t, prompt)
+		assert.Contains(t, prompt, "analytics.apps")
+		for _, hidden := range []string{"analytics.developers", "analytics.publishers", "\n  price "} {
+			assert.NotContains(t, prompt, hidden, "outside the policy")
+		}
+	})
+
+	t.Run("examples outside the policy are not shown", func(t *testing.T) {
+		lastPrompt := func() string {
+			calls := b.Scripted.Calls()
+			for i := len(calls) - 1; i >= 0; i-- {
+				if calls[i].Step == llm.StepGenerateSQL {
+					return calls[i].Prompt
+				}
+			}
+			return ""
+		}
+		const q = "What is the average price of RPG games by release year since 2015?"
+		askAs("UADMIN", "CDATA", bot.NewThreadID(), q)
+		assert.Contains(t, lastPrompt(), "avg(a.price)", "the full policy gets the example about prices")
+		askAs("UZED", "CDATA", bot.NewThreadID(), q)
+		assert.NotContains(t, lastPrompt(), "avg(a.price)", "a policy without prices does not")
+	})
+
+	t.Run("a narrower user's presses", func(t *testing.T) {
+		thread := bot.NewThreadID()
+		admin := askAs("UADMIN", "CDATA", thread, "case b")
+		require.Empty(t, admin.ErrorKind)
+		ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+		defer cancel()
+		for _, action := range []nodes.Intent{nodes.IntentExportCSV, nodes.IntentShowSQL} {
+			s, _, err := b.Press(ctx, bot.Message{ThreadID: thread, UserID: "UZED", ChannelID: "CDATA"}, string(action), admin.QueryID)
+			require.NoError(t, err)
+			assert.Equal(t, nodes.ErrAccessDenied, s.ErrorKind, "%s by a narrower user (detail %s)", action, s.ErrorDetail)
+			assert.False(t, s.HasCSV(), "%s: no file", action)
+			assert.NotContains(t, s.ResponseText, "SELECT", "%s: no SQL shown", action)
+		}
+		s, _, err := b.Press(ctx, bot.Message{ThreadID: thread, UserID: "UADMIN", ChannelID: "CDATA"}, string(nodes.IntentExportCSV), admin.QueryID)
+		require.NoError(t, err)
+		assert.Empty(t, s.ErrorKind, "the asker's own export")
+		assert.True(t, s.HasCSV())
+		s.RemoveCSVFile()
+	})
+
+	t.Run("not admitted", func(t *testing.T) {
+		before := len(b.Scripted.Calls())
+		for _, where := range []struct{ user, channel, want string }{
+			{"UANA", "CRANDOM", "I don't answer in this channel"},
+			{"UANA", "D0123", "I don't answer direct messages here"},
+		} {
+			s := askAs(where.user, where.channel, bot.NewThreadID(), "case a")
+			assert.Equal(t, nodes.ErrNotAdmitted, s.ErrorKind)
+			assert.Contains(t, s.ResponseText, where.want)
+			logs, err := b.DB().QueryLogs(context.Background(), store.QueryLogFilter{ThreadID: s.ThreadTS})
+			require.NoError(t, err)
+			require.Len(t, logs, 1, "the refusal is logged")
+			assert.Equal(t, string(nodes.ErrNotAdmitted), logs[0].ErrorKind)
+		}
+		assert.Equal(t, before, len(b.Scripted.Calls()), "no model call for someone not admitted")
+		s := askAs("cli", "cli", bot.NewThreadID(), "case a")
+		assert.Empty(t, s.ErrorKind, "the operator's command line is admitted, under the default policy")
+		assert.Equal(t, "everyone", s.Policy)
+	})
+}

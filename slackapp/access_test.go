@@ -1,0 +1,54 @@
+package slackapp
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/analyticsbot/analyticsbot/bot"
+	"github.com/analyticsbot/analyticsbot/slackapp/fakeslack"
+)
+
+// withAccess starts the bot with an access file that admits user in the
+// channels allowed, and no one else.
+func withAccess(t *testing.T, allowed ...string) harnessOption {
+	t.Helper()
+	path := filepath.Join(t.TempDir(), "access.yaml")
+	file := "access:\n  users: [" + user + "]\n  channels: [" + strings.Join(allowed, ", ") + "]\n  direct_messages: false\n" +
+		"policies:\n  - name: everyone\n    tables: [\"analytics.*\"]\ndefault: everyone\n"
+	require.NoError(t, os.WriteFile(path, []byte(file), 0o600))
+	return withBotConfig(func(c *bot.Config) { c.AccessFile = path })
+}
+
+// With an access file, through the fake Slack: an allowed user in an
+// allowed channel is answered; a slash command from someone else in a
+// private channel is refused to them alone, before anything is posted
+// for the channel to see; a mention in another channel is refused in its
+// thread; no model call for any refusal.
+func TestAccessFile(t *testing.T) {
+	t.Parallel()
+	data, private, other := channelID("CACCESS"), channelID("GACCESS"), channelID("CELSEWH")
+	h := start(t, withAccess(t, data))
+
+	h.mention(data, "1700000501.000100", "", q2018)
+	h.answerIn(data, "1700000501.000100", answer18)
+	calls := h.modelCalls()
+
+	id := h.slack.Send(t, fakeslack.Envelope{Type: "slash_commands", Payload: mustJSON(t, h.slack.SlashCommand("/ask", q2018, "UMALLORY", private))})
+	ack := string(h.slack.WaitAck(t, id).Payload)
+	assert.Contains(t, ack, `"response_type":"ephemeral"`, "only the one who asked sees the refusal")
+	assert.Contains(t, ack, "You don't have access to this bot")
+
+	h.mention(other, "1700000502.000100", "", q2018)
+	refusal := h.answerIn(other, "1700000502.000100", "I don't answer in this channel")
+	assert.NotContains(t, says(refusal), answer18)
+
+	for _, m := range h.slack.Messages() {
+		assert.NotEqual(t, private, m.Channel, "nothing posted in the private channel: %q", m.Text)
+	}
+	assert.Equal(t, calls, h.modelCalls(), "no model call for a refusal")
+}

@@ -1,0 +1,96 @@
+package warehouse
+
+// Access is what one caller may read: a policy of the access file
+// (package access), as the backends enforce it. Tables and columns outside
+// it are left out of the catalog the caller's questions see, and a query
+// naming them is refused with Forbidden, never retried.
+type Access interface {
+	// Policy names the policy, for logs and the query log.
+	Policy() string
+	// AllowsTable reports whether the caller may read schema.table.
+	AllowsTable(schema, table string) bool
+	// AllowsColumn reports whether the caller may read a column of a
+	// table they may read.
+	AllowsColumn(schema, table, column string) bool
+}
+
+// Forbidden: the query names a table or column outside the caller's access
+// policy. Never retried; people are told what they may not read.
+const Forbidden ErrorKind = "forbidden"
+
+// Filter returns cat as a may see it: without the tables a does not allow
+// and the columns it denies (and foreign keys through them). A nil a sees
+// cat as it is.
+func Filter(cat *Catalog, a Access) *Catalog {
+	if a == nil || cat == nil {
+		return cat
+	}
+	out := &Catalog{Tables: make([]Table, 0, len(cat.Tables))}
+	for _, t := range cat.Tables {
+		if !a.AllowsTable(t.Schema, t.Name) {
+			continue
+		}
+		cols := make([]TableColumn, 0, len(t.Columns))
+		for _, c := range t.Columns {
+			if a.AllowsColumn(t.Schema, t.Name, c.Name) {
+				cols = append(cols, c)
+			}
+		}
+		if len(cols) == 0 {
+			continue
+		}
+		t.Columns = cols
+		var fks []ForeignKey
+		for _, fk := range t.ForeignKeys {
+			if keepsKey(a, t, fk) {
+				fks = append(fks, fk)
+			}
+		}
+		t.ForeignKeys = fks
+		out.Tables = append(out.Tables, t)
+	}
+	return out
+}
+
+// Outside lists, for the guard, what exists in cat but a does not allow:
+// tables ("schema.table") and columns of allowed tables
+// ("schema.table.column").
+func Outside(cat *Catalog, a Access) (tables, columns []string) {
+	if a == nil || cat == nil {
+		return nil, nil
+	}
+	for _, t := range cat.Tables {
+		var denied []string
+		for _, c := range t.Columns {
+			if !a.AllowsColumn(t.Schema, t.Name, c.Name) {
+				denied = append(denied, t.Schema+"."+t.Name+"."+c.Name)
+			}
+		}
+		// A table with no column left is as good as forbidden.
+		if !a.AllowsTable(t.Schema, t.Name) || len(denied) == len(t.Columns) {
+			tables = append(tables, t.Schema+"."+t.Name)
+			continue
+		}
+		columns = append(columns, denied...)
+	}
+	return tables, columns
+}
+
+// keepsKey reports whether a foreign key of t stays visible under a: its
+// target table and every column on both sides are allowed.
+func keepsKey(a Access, t Table, fk ForeignKey) bool {
+	if !a.AllowsTable(fk.RefSchema, fk.RefTable) {
+		return false
+	}
+	for _, c := range fk.Columns {
+		if !a.AllowsColumn(t.Schema, t.Name, c) {
+			return false
+		}
+	}
+	for _, c := range fk.RefColumns {
+		if !a.AllowsColumn(fk.RefSchema, fk.RefTable, c) {
+			return false
+		}
+	}
+	return true
+}

@@ -1,0 +1,61 @@
+package cubewarehouse
+
+import (
+	"context"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/analyticsbot/analyticsbot/access"
+	"github.com/analyticsbot/analyticsbot/cube"
+	"github.com/analyticsbot/analyticsbot/warehouse"
+)
+
+// A Cube query naming a cube or member outside the caller's policy is
+// refused wherever it names it; policies name cubes cube.<Cube>.
+func TestPermitted(t *testing.T) {
+	t.Parallel()
+	rules, err := access.Parse([]byte(`
+policies:
+  - name: p
+    tables: ["cube.Apps", "cube.Genres"]
+    deny_columns: ["cube.Apps.price"]
+default: p
+`))
+	require.NoError(t, err)
+	p, err := rules.Admit(access.Who{UserID: "U1", ChannelID: "C1"})
+	require.NoError(t, err)
+	ctx := warehouse.WithCaller(context.Background(), warehouse.Caller{UserID: "U1", Access: p})
+
+	tests := []struct {
+		name string
+		q    cube.Query
+		want string
+	}{
+		{"allowed", cube.Query{Measures: []string{"Apps.count"}, Dimensions: []string{"Genres.name"}}, ""},
+		{"another cube", cube.Query{Measures: []string{"Publishers.count"}}, "you may not read the cube Publishers"},
+		{"a denied member", cube.Query{Measures: []string{"Apps.price"}}, "you may not read Apps.price"},
+		{"in a filter", cube.Query{Measures: []string{"Apps.count"},
+			Filters: []cube.Filter{{Or: []cube.Filter{{Member: "Apps.price", Operator: "gt", Values: []any{"10"}}}}}}, "you may not read Apps.price"},
+		{"in the order", cube.Query{Measures: []string{"Apps.count"}, Order: cube.Order{{Member: "Apps.price", Direction: "desc"}}}, "you may not read Apps.price"},
+		{"a time dimension", cube.Query{Measures: []string{"Apps.count"}, TimeDimensions: []cube.TimeDimension{{Dimension: "Reviews.date"}}}, "the cube Reviews"},
+	}
+	for _, tt := range tests {
+		err := permitted(ctx, tt.q)
+		if tt.want == "" {
+			assert.NoError(t, err, tt.name)
+			continue
+		}
+		assert.Equal(t, warehouse.Forbidden, warehouse.KindOf(err), tt.name)
+		assert.ErrorContains(t, err, tt.want, tt.name)
+	}
+	assert.NoError(t, permitted(context.Background(), cube.Query{Measures: []string{"Publishers.count"}}), "no policy: no limits")
+
+	cat := warehouse.Filter(&warehouse.Catalog{Tables: []warehouse.Table{
+		{Name: "Apps", Columns: []warehouse.TableColumn{{Name: "Apps.count"}, {Name: "Apps.price"}}},
+		{Name: "Publishers", Columns: []warehouse.TableColumn{{Name: "Publishers.count"}}},
+	}}, p)
+	require.Len(t, cat.Tables, 1, "the catalog the model sees")
+	assert.Equal(t, []warehouse.TableColumn{{Name: "Apps.count"}}, cat.Tables[0].Columns)
+}
