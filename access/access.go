@@ -148,6 +148,9 @@ func (r *Rules) inAny(groups []string, user string) bool {
 	return false
 }
 
+// List returns the file's policies, in order.
+func (r *Rules) List() []*Policy { return slices.Clone(r.policies) }
+
 // Policies are the names of the file's policies, in order.
 func (r *Rules) Policies() []string {
 	names := make([]string, len(r.policies))

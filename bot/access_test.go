@@ -2,19 +2,25 @@ package bot_test
 
 import (
 	"context"
+	"crypto/rand"
+	"encoding/hex"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/jackc/pgx/v5"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/analyticsbot/analyticsbot/access"
 	"github.com/analyticsbot/analyticsbot/bot"
 	"github.com/analyticsbot/analyticsbot/llm"
 	"github.com/analyticsbot/analyticsbot/nodes"
 	"github.com/analyticsbot/analyticsbot/store"
+	"github.com/analyticsbot/analyticsbot/warehouse"
+	"github.com/analyticsbot/analyticsbot/warehouse/pgwarehouse"
 )
 
 // accessFile has three policies over the demo schema: everything, all but
@@ -177,4 +183,61 @@ func testAccessPolicies(t *testing.T, e *testEnv) {
 		assert.Empty(t, s.ErrorKind, "the operator's command line is admitted, under the default policy")
 		assert.Equal(t, "everyone", s.Policy)
 	})
+}
+
+// testPolicyRoles: after `access apply`, the bot answers each person as
+// their policy's database role (what current_user says), and the reader
+// when the roles are missing.
+func testPolicyRoles(t *testing.T, e *testEnv) {
+	ctx := context.Background()
+	var suffix [3]byte
+	_, _ = rand.Read(suffix[:])
+	reader := "abt_bot_reader_" + hex.EncodeToString(suffix[:])
+	id := pgx.Identifier{reader}.Sanitize()
+	_, err := e.admin.Pool().Exec(ctx, "CREATE ROLE "+id+" LOGIN NOINHERIT; GRANT USAGE ON SCHEMA analytics TO "+id+
+		"; GRANT SELECT ON ALL TABLES IN SCHEMA analytics TO "+id)
+	require.NoError(t, err)
+	path := filepath.Join(t.TempDir(), "access.yaml")
+	require.NoError(t, os.WriteFile(path, []byte(accessFile), 0o600))
+	rules, err := access.Load(path)
+	require.NoError(t, err)
+	var policies []warehouse.Access
+	for _, p := range rules.List() {
+		policies = append(policies, p)
+	}
+	t.Cleanup(func() {
+		for _, r := range append(rules.Policies(), "") {
+			role := reader
+			if r != "" {
+				role = pgwarehouse.PolicyRole(reader, r)
+			}
+			rid := pgx.Identifier{role}.Sanitize()
+			_, _ = e.admin.Pool().Exec(context.Background(), "DROP OWNED BY "+rid+"; DROP ROLE "+rid)
+		}
+	})
+	rule := `
+  - step: generate_sql
+    match: '(?im)^Question: who am i'
+    reply: '{"sql": "SELECT current_user AS who", "assumptions": [], "explanation": "x"}'
+`
+	who := func(b *bot.Bot, user string) any {
+		t.Helper()
+		ctx, cancel := context.WithTimeout(ctx, time.Minute)
+		defer cancel()
+		s, _, err := b.Ask(ctx, bot.Message{ThreadID: bot.NewThreadID(), UserID: user, ChannelID: "CDATA", Text: "who am I"})
+		require.NoError(t, err)
+		require.Empty(t, s.ErrorKind, "detail %s", s.ErrorDetail)
+		return s.Result.Rows[0][0]
+	}
+	adjust := func(c *bot.Config) { c.AccessFile, c.ReaderRole = path, reader }
+
+	before := newBot(t, e, script(rule), adjust)
+	assert.Equal(t, reader, who(before, "UANA"), "no roles yet: the reader, and the guard alone")
+
+	_, err = pgwarehouse.ApplyPolicies(ctx, e.admin.Pool(), reader, "", []string{"analytics"}, policies)
+	require.NoError(t, err)
+	after := newBot(t, e, script(rule), adjust)
+	assert.Equal(t, pgwarehouse.PolicyRole(reader, "analysts"), who(after, "UANA"))
+	assert.Equal(t, pgwarehouse.PolicyRole(reader, "full"), who(after, "UADMIN"))
+	assert.Equal(t, pgwarehouse.PolicyRole(reader, "everyone"), who(after, "UZED"))
 }

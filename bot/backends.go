@@ -9,6 +9,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/analyticsbot/analyticsbot/access"
 	"github.com/analyticsbot/analyticsbot/cube"
 	"github.com/analyticsbot/analyticsbot/warehouse"
 	"github.com/analyticsbot/analyticsbot/warehouse/cubewarehouse"
@@ -48,10 +49,14 @@ func (c Config) backendName() string {
 // openPostgres answers from the analytics schemas of DATABASE_URL, as the
 // reader role, and warns about schemas the reader cannot read.
 func openPostgres(ctx context.Context, cfg Config, log *slog.Logger) (warehouse.Backend, func(), error) {
+	roles, err := policyRoles(ctx, cfg, log)
+	if err != nil {
+		return nil, nil, err
+	}
 	b := pgwarehouse.New(pgwarehouse.Config{ExecConfig: pgwarehouse.ExecConfig{
 		DatabaseURL: cfg.DatabaseURL, URL: cfg.ReaderURL, Role: cfg.ReaderRole, Schemas: cfg.Schemas,
 		StatementTimeout: cfg.StatementTimeout, MaxRows: cfg.MaxRows, MaxBytes: cfg.MaxResultBytes,
-	}})
+	}, PolicyRoles: roles})
 	if err := b.Ping(ctx); err != nil {
 		b.Close()
 		return nil, nil, err
@@ -83,4 +88,35 @@ func openCube(_ context.Context, cfg Config, log *slog.Logger) (warehouse.Backen
 		return nil, nil, fmt.Errorf("cube: %w", err)
 	}
 	return cubewarehouse.New(c, cubewarehouse.Config{Logger: log}), func() {}, nil
+}
+
+// policyRoles are the database roles of ACCESS_FILE's policies, when
+// `analyticsbot access apply` has created them all: each question then
+// runs as its policy's role, so PostgreSQL enforces the policy too. Until
+// then (or without an access file) none, with a warning: the guard alone
+// enforces the policies.
+func policyRoles(ctx context.Context, cfg Config, log *slog.Logger) (map[string]string, error) {
+	if cfg.AccessFile == "" {
+		return nil, nil
+	}
+	rules, err := access.Load(cfg.AccessFile)
+	if err != nil {
+		return nil, err
+	}
+	roles := map[string]string{}
+	var names []string
+	for _, p := range rules.List() {
+		roles[p.Policy()] = pgwarehouse.PolicyRole(cfg.ReaderRole, p.Policy())
+		names = append(names, roles[p.Policy()])
+	}
+	missing, err := pgwarehouse.MissingRoles(ctx, cfg.DatabaseURL, names)
+	if err != nil {
+		return nil, err
+	}
+	if len(missing) > 0 {
+		log.WarnContext(ctx, "the access policies have no database roles yet: run `analyticsbot access apply`; until then the guard alone enforces them",
+			"missing", missing)
+		return nil, nil
+	}
+	return roles, nil
 }

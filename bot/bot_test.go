@@ -26,6 +26,7 @@ func TestBot(t *testing.T) {
 		{"MissingGrant", testMissingGrant},
 		{"RowScoping", testRowScoping},
 		{"AccessPolicies", testAccessPolicies},
+		{"PolicyRoles", testPolicyRoles},
 		{"DatabaseDown", testDatabaseDown},
 		{"ConcurrentThreads", testConcurrentThreads},
 		{"MissingSchema", testMissingSchema},

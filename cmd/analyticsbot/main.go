@@ -24,6 +24,7 @@ Usage:
   analyticsbot demo load [steam]       load the Steam demo data into the (first) analytics schema
   analyticsbot demo load defog         load Defog's 11 benchmark databases, each into the schema of its name
   analyticsbot grant                   let the reader role read every schema of ANALYTICS_SCHEMA
+  analyticsbot access apply            one database role per ACCESS_FILE policy, with exactly its grants
   analyticsbot graph                   print the workflow as a Mermaid flowchart
   analyticsbot chat                    chat in the terminal (:csv, :sql, :new, :help, :quit)
   analyticsbot serve                   serve the web chat on HTTP_ADDR, and Slack too when SLACK_* is set
@@ -106,6 +107,8 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 		return fmt.Errorf("%w: analyticsbot demo load [steam|defog]", errUsage)
 	case "grant":
 		return grant(ctx, stdout)
+	case "access":
+		return accessCommand(ctx, rest, stdout)
 	case "graph":
 		return graph(ctx, stdout)
 	case "chat":

@@ -2,17 +2,21 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"log/slog"
+	"net/url"
 	"slices"
 	"strings"
 
+	"github.com/analyticsbot/analyticsbot/access"
 	"github.com/analyticsbot/analyticsbot/bot"
 	"github.com/analyticsbot/analyticsbot/demo"
 	"github.com/analyticsbot/analyticsbot/eval/defog"
 	"github.com/analyticsbot/analyticsbot/nodes"
 	"github.com/analyticsbot/analyticsbot/store"
+	"github.com/analyticsbot/analyticsbot/warehouse"
 	"github.com/analyticsbot/analyticsbot/warehouse/pgwarehouse"
 )
 
@@ -123,6 +127,55 @@ func grant(ctx context.Context, out io.Writer) error {
 	fmt.Fprintf(out, "%s may now read every table of %s, and the tables created there later\n",
 		cfg.ReaderRole, strings.Join(cfg.Schemas, ", "))
 	return nil
+}
+
+// accessCommand runs `analyticsbot access apply`: one database role per
+// policy of ACCESS_FILE with exactly its grants, as the bot's own login
+// (which must be able to create roles and grant on the tables).
+func accessCommand(ctx context.Context, args []string, out io.Writer) error {
+	if len(args) != 1 || args[0] != "apply" {
+		return fmt.Errorf("%w: analyticsbot access apply", errUsage)
+	}
+	cfg, err := bot.ConfigFromEnv()
+	if err != nil {
+		return err
+	}
+	if cfg.AccessFile == "" {
+		return errors.New("ACCESS_FILE is not set: there are no policies to apply (docs/access.md)")
+	}
+	rules, err := access.Load(cfg.AccessFile)
+	if err != nil {
+		return err
+	}
+	db, err := store.Open(ctx, cfg.DatabaseURL, store.WithSchema(cfg.BotSchema))
+	if err != nil {
+		return err
+	}
+	defer db.Close()
+	var policies []warehouse.Access
+	for _, p := range rules.List() {
+		policies = append(policies, p)
+	}
+	roles, err := pgwarehouse.ApplyPolicies(ctx, db.Pool(), cfg.ReaderRole, readerPassword(cfg.ReaderURL), cfg.Schemas, policies)
+	if err != nil {
+		return err
+	}
+	for _, name := range rules.Policies() {
+		fmt.Fprintf(out, "policy %s: role %s may read exactly what the policy allows in %s\n", name, roles[name], strings.Join(cfg.Schemas, ", "))
+	}
+	fmt.Fprintln(out, "restart the bot to answer each policy as its role")
+	return nil
+}
+
+// readerPassword is READER_DATABASE_URL's password, which the policy roles
+// share; "" without one.
+func readerPassword(readerURL string) string {
+	u, err := url.Parse(readerURL)
+	if err != nil || u.User == nil {
+		return ""
+	}
+	pw, _ := u.User.Password()
+	return pw
 }
 
 func graph(_ context.Context, out io.Writer) error {

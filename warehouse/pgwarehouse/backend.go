@@ -11,6 +11,7 @@ import (
 	"fmt"
 	"io"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/jackc/pgx/v5"
@@ -35,6 +36,11 @@ type Config struct {
 	CatalogTTL time.Duration
 	// Now returns the current time; nil means time.Now.
 	Now func() time.Time
+	// PolicyRoles are the login roles of the access policies, by policy
+	// name (ApplyPolicies): a caller under one of them is answered as its
+	// role, so the database enforces the policy too. A policy without a
+	// role is answered as the reader.
+	PolicyRoles map[string]string
 }
 
 // Backend is PostgreSQL as a warehouse.Backend.
@@ -42,13 +48,18 @@ type Backend struct {
 	cfg     ExecConfig
 	exec    *Executor
 	catalog warehouse.Memo[*warehouse.Catalog]
+
+	roles   map[string]string
+	mu      sync.Mutex
+	byRole  map[string]*Executor
+	roleErr map[string]error
 }
 
 // New returns a Backend reading cfg.Schemas of the database; it connects
 // on first use. Close it when done.
 func New(cfg Config) *Backend {
 	exec := NewExecutor(cfg.ExecConfig)
-	b := &Backend{cfg: exec.Config(), exec: exec}
+	b := &Backend{cfg: exec.Config(), exec: exec, roles: cfg.PolicyRoles, byRole: map[string]*Executor{}, roleErr: map[string]error{}}
 	ttl := cfg.CatalogTTL
 	if ttl <= 0 {
 		ttl = DefaultCatalogTTL
@@ -58,7 +69,43 @@ func New(cfg Config) *Backend {
 }
 
 // Close closes the backend's connections.
-func (b *Backend) Close() { b.exec.Close() }
+func (b *Backend) Close() {
+	b.exec.Close()
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	for _, e := range b.byRole {
+		e.Close()
+	}
+}
+
+// execFor is the executor a query of ctx's caller runs on: their policy's
+// role when it has one, else the reader.
+func (b *Backend) execFor(ctx context.Context) (*Executor, error) {
+	a := warehouse.CallerOf(ctx).Access
+	if a == nil {
+		return b.exec, nil
+	}
+	role, ok := b.roles[a.Policy()]
+	if !ok {
+		return b.exec, nil
+	}
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if e, ok := b.byRole[role]; ok {
+		return e, nil
+	}
+	if err := b.roleErr[role]; err != nil {
+		return nil, err
+	}
+	cfg, err := asRole(b.cfg, role)
+	if err != nil {
+		b.roleErr[role] = err
+		return nil, err
+	}
+	e := NewExecutor(cfg)
+	b.byRole[role] = e
+	return e, nil
+}
 
 // Ping checks that the reader role can log in.
 func (b *Backend) Ping(ctx context.Context) error { return b.exec.Ping(ctx) }
@@ -117,7 +164,11 @@ func (b *Backend) Check(ctx context.Context, text string, limit int) (warehouse.
 	if err != nil {
 		return warehouse.Runnable{}, err
 	}
-	if err := b.exec.Explain(ctx, run); err != nil {
+	exec, err := b.execFor(ctx)
+	if err != nil {
+		return warehouse.Runnable{}, err
+	}
+	if err := exec.Explain(ctx, run); err != nil {
 		return warehouse.Runnable{}, err
 	}
 	return warehouse.Runnable{Query: warehouse.Query{Backend: Name, Text: text}, Statement: run, Limit: limit}, nil
@@ -157,7 +208,11 @@ func (b *Backend) guardPolicy(cat *warehouse.Catalog, access warehouse.Access, l
 
 // Run implements warehouse.Backend.
 func (b *Backend) Run(ctx context.Context, q warehouse.Runnable) (warehouse.Result, error) {
-	return b.exec.QueryRows(ctx, q.Statement, q.Limit)
+	exec, err := b.execFor(ctx)
+	if err != nil {
+		return warehouse.Result{}, err
+	}
+	return exec.QueryRows(ctx, q.Statement, q.Limit)
 }
 
 // Export implements warehouse.Backend: the query through the guard with a
@@ -170,7 +225,11 @@ func (b *Backend) Export(ctx context.Context, q warehouse.Query, w io.Writer, li
 	if err != nil {
 		return warehouse.ExportStats{}, err
 	}
-	return b.exec.ExportCSV(ctx, run, w, limit)
+	exec, err := b.execFor(ctx)
+	if err != nil {
+		return warehouse.ExportStats{}, err
+	}
+	return exec.ExportCSV(ctx, run, w, limit)
 }
 
 // Values implements warehouse.Backend: SELECT DISTINCT of the column, as

@@ -1,0 +1,211 @@
+package pgwarehouse
+
+import (
+	"context"
+	"fmt"
+	"net/url"
+	"regexp"
+	"strings"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgxpool"
+
+	"github.com/analyticsbot/analyticsbot/pgpool"
+	"github.com/analyticsbot/analyticsbot/warehouse"
+)
+
+// The database's side of the access file: one login role per policy, with
+// exactly the grants of its policy (schemas, tables, columns), so a query
+// outside the policy is refused by PostgreSQL itself even if it got past
+// the guard. The executor runs each question as the asker's policy role.
+
+// maxRoleName is PostgreSQL's limit on an identifier (NAMEDATALEN-1).
+const maxRoleName = 63
+
+var notRoleChar = regexp.MustCompile(`[^a-z0-9_]+`)
+
+// PolicyRole is the login role of policy: the reader role's name, "_" and
+// the policy's name in lower case with anything but letters, digits and
+// "_" replaced, cut to PostgreSQL's 63 bytes. Two policies whose names
+// reduce alike get the same role: ApplyPolicies refuses that.
+func PolicyRole(reader, policy string) string {
+	if reader == "" {
+		reader = DefaultReaderRole
+	}
+	name := reader + "_" + notRoleChar.ReplaceAllString(strings.ToLower(policy), "_")
+	if len(name) > maxRoleName {
+		name = name[:maxRoleName]
+	}
+	return name
+}
+
+// ApplyPolicies creates or updates the login role of each policy, in one
+// transaction on pool (a login that may create roles and owns the tables
+// of schemas, or may grant on them): LOGIN, no superuser, createdb,
+// createrole, replication, RLS bypass or inherited membership; USAGE on
+// the schemas it reads; SELECT on each table the policy allows, or only
+// on the columns it allows; and nothing else in schemas (earlier grants
+// are revoked first, so applying again after the file changed takes away
+// what it no longer allows). password, when not empty, is set on every
+// role (the reader's, so one secret serves them all). It returns the roles
+// by policy name.
+func ApplyPolicies(ctx context.Context, pool *pgxpool.Pool, reader, password string, schemas []string, policies []warehouse.Access) (map[string]string, error) {
+	roles := make(map[string]string, len(policies))
+	byRole := map[string]string{}
+	for _, p := range policies {
+		role := PolicyRole(reader, p.Policy())
+		if other, dup := byRole[role]; dup {
+			return nil, fmt.Errorf("the policies %q and %q would share the role %s: rename one", other, p.Policy(), role)
+		}
+		byRole[role], roles[p.Policy()] = p.Policy(), role
+	}
+	err := pgx.BeginFunc(ctx, pool, func(tx pgx.Tx) error {
+		cat, err := describeAll(ctx, tx, schemas)
+		if err != nil {
+			return err
+		}
+		for _, p := range policies {
+			if err := applyPolicy(ctx, tx, roles[p.Policy()], password, schemas, cat, p); err != nil {
+				return fmt.Errorf("policy %q: %w", p.Policy(), err)
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, fmt.Errorf("apply the access policies: %w", err)
+	}
+	return roles, nil
+}
+
+// applyPolicy makes role exactly what p allows over cat.
+func applyPolicy(ctx context.Context, tx pgx.Tx, role, password string, schemas []string, cat *warehouse.Catalog, p warehouse.Access) error {
+	r := pgx.Identifier{role}.Sanitize()
+	exists := false
+	if err := tx.QueryRow(ctx, `SELECT EXISTS (SELECT 1 FROM pg_roles WHERE rolname = $1)`, role).Scan(&exists); err != nil {
+		return err
+	}
+	stmts := []string{}
+	attrs := " LOGIN NOSUPERUSER NOCREATEDB NOCREATEROLE NOINHERIT NOREPLICATION NOBYPASSRLS CONNECTION LIMIT 32"
+	if exists {
+		stmts = append(stmts, "ALTER ROLE "+r+attrs)
+	} else {
+		stmts = append(stmts, "CREATE ROLE "+r+attrs)
+	}
+	for _, s := range schemas {
+		q := pgx.Identifier{s}.Sanitize()
+		// Table-level revokes take the column grants with them.
+		stmts = append(stmts, "REVOKE ALL ON ALL TABLES IN SCHEMA "+q+" FROM "+r, "REVOKE ALL ON SCHEMA "+q+" FROM "+r)
+	}
+	used := map[string]bool{}
+	for _, t := range cat.Tables {
+		if !p.AllowsTable(t.Schema, t.Name) {
+			continue
+		}
+		var cols []string
+		for _, c := range t.Columns {
+			if p.AllowsColumn(t.Schema, t.Name, c.Name) {
+				cols = append(cols, pgx.Identifier{c.Name}.Sanitize())
+			}
+		}
+		if len(cols) == 0 {
+			continue
+		}
+		target := pgx.Identifier{t.Schema, t.Name}.Sanitize()
+		if len(cols) == len(t.Columns) {
+			stmts = append(stmts, "GRANT SELECT ON "+target+" TO "+r)
+		} else {
+			stmts = append(stmts, "GRANT SELECT ("+strings.Join(cols, ", ")+") ON "+target+" TO "+r)
+		}
+		used[t.Schema] = true
+	}
+	for _, s := range schemas {
+		if used[s] {
+			stmts = append(stmts, "GRANT USAGE ON SCHEMA "+pgx.Identifier{s}.Sanitize()+" TO "+r)
+		}
+	}
+	for _, stmt := range stmts {
+		if _, err := tx.Exec(ctx, stmt); err != nil {
+			return fmt.Errorf("%s: %w", stmt, err)
+		}
+	}
+	if password != "" {
+		// A bind parameter cannot be used in ALTER ROLE; format() quotes it.
+		if _, err := tx.Exec(ctx, `SELECT 1 FROM (SELECT set_config('analyticsbot.pw', $1, true)) s`, password); err != nil {
+			return err
+		}
+		if _, err := tx.Exec(ctx, `DO $$ BEGIN EXECUTE format('ALTER ROLE %I PASSWORD %L', `+
+			quoteLiteral(role)+`, current_setting('analyticsbot.pw')); END $$`); err != nil {
+			return fmt.Errorf("set the password of %s: %w", role, err)
+		}
+	}
+	return nil
+}
+
+// quoteLiteral quotes s as an SQL string literal.
+func quoteLiteral(s string) string { return "'" + strings.ReplaceAll(s, "'", "''") + "'" }
+
+// describeAll lists every table, view and column of schemas as the login
+// applying the policies sees them (not the reader: a policy may allow what
+// the reader was never granted).
+func describeAll(ctx context.Context, tx pgx.Tx, schemas []string) (*warehouse.Catalog, error) {
+	rows, err := tx.Query(ctx, `
+		SELECT n.nspname, c.relname, a.attname
+		FROM pg_class c
+		JOIN pg_namespace n ON n.oid = c.relnamespace
+		JOIN pg_attribute a ON a.attrelid = c.oid AND a.attnum > 0 AND NOT a.attisdropped
+		WHERE n.nspname = ANY($1) AND c.relkind IN ('r', 'v', 'm', 'f', 'p')
+		ORDER BY 1, 2, a.attnum`, schemas)
+	if err != nil {
+		return nil, fmt.Errorf("list the tables of %s: %w", strings.Join(schemas, ", "), err)
+	}
+	cat := &warehouse.Catalog{}
+	var schema, table, column string
+	_, err = pgx.ForEachRow(rows, []any{&schema, &table, &column}, func() error {
+		if n := len(cat.Tables); n == 0 || cat.Tables[n-1].Schema != schema || cat.Tables[n-1].Name != table {
+			cat.Tables = append(cat.Tables, warehouse.Table{Schema: schema, Name: table})
+		}
+		t := &cat.Tables[len(cat.Tables)-1]
+		t.Columns = append(t.Columns, warehouse.TableColumn{Name: column})
+		return nil
+	})
+	if err != nil {
+		return nil, fmt.Errorf("list the tables of %s: %w", strings.Join(schemas, ", "), err)
+	}
+	return cat, nil
+}
+
+// MissingRoles returns which of roles do not exist yet in the cluster of
+// databaseURL.
+func MissingRoles(ctx context.Context, databaseURL string, roles []string) ([]string, error) {
+	conn, err := pgx.Connect(ctx, databaseURL)
+	if err != nil {
+		return nil, fmt.Errorf("look up the policy roles: %w", pgpool.Classify(err))
+	}
+	defer conn.Close(context.WithoutCancel(ctx))
+	rows, err := conn.Query(ctx, `SELECT r FROM unnest($1::text[]) AS r WHERE NOT EXISTS (SELECT 1 FROM pg_roles WHERE rolname = r)`, roles)
+	if err != nil {
+		return nil, fmt.Errorf("look up the policy roles: %w", err)
+	}
+	return pgx.CollectRows(rows, pgx.RowTo[string])
+}
+
+// asRole is the executor configuration of cfg logged in as role instead of
+// the reader: READER_DATABASE_URL's user replaced (its password kept, the
+// same for every policy role), or the database URL with that user.
+func asRole(cfg ExecConfig, role string) (ExecConfig, error) {
+	cfg.Role = role
+	if cfg.URL == "" {
+		return cfg, nil
+	}
+	u, err := url.Parse(cfg.URL)
+	if err != nil || (u.Scheme != "postgres" && u.Scheme != "postgresql") {
+		return cfg, fmt.Errorf("READER_DATABASE_URL must be a postgres:// URL to log in as the policy roles")
+	}
+	if pw, ok := u.User.Password(); ok {
+		u.User = url.UserPassword(role, pw)
+	} else {
+		u.User = url.User(role)
+	}
+	cfg.URL = u.String()
+	return cfg, nil
+}

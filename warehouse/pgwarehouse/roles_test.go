@@ -1,0 +1,183 @@
+package pgwarehouse_test
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"errors"
+	"testing"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgconn"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/analyticsbot/analyticsbot/access"
+	"github.com/analyticsbot/analyticsbot/store/storetest"
+	"github.com/analyticsbot/analyticsbot/warehouse"
+	"github.com/analyticsbot/analyticsbot/warehouse/pgwarehouse"
+)
+
+// rolesSetup is a schema with a table everyone may read, one with a
+// column some may not, and one only the full policy may.
+const rolesSetup = `
+CREATE SCHEMA acc;
+CREATE TABLE acc.orders (id int, customer_id int, amount int);
+CREATE TABLE acc.customers (id int, name text, email text);
+CREATE TABLE acc.salaries (id int, amount int);
+INSERT INTO acc.orders VALUES (1, 1, 10), (2, 2, 20);
+INSERT INTO acc.customers VALUES (1, 'Ana', 'ana@example.com'), (2, 'Bob', 'bob@example.com');
+INSERT INTO acc.salaries VALUES (1, 1000000);
+`
+
+const rolesPolicies = `
+policies:
+  - name: full
+    users: [UADMIN]
+    tables: ["acc.*"]
+  - name: analysts
+    users: [UANA]
+    tables: ["acc.*"]
+    deny_tables: ["acc.salaries"]
+    deny_columns: ["acc.customers.email"]
+  - name: Everyone Else
+    tables: ["acc.orders"]
+default: Everyone Else
+`
+
+// TestPolicyRolesAlone: with the guard out of the way, the database alone
+// holds each policy: its role reads what the policy allows and PostgreSQL
+// refuses the rest (42501), however the query reaches for it. Applying
+// again after the file changed takes away what it no longer allows.
+func TestPolicyRolesAlone(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	db, url := storetest.NewWithURL(t)
+	_, err := db.Pool().Exec(ctx, rolesSetup)
+	require.NoError(t, err)
+	rules, err := access.Parse([]byte(rolesPolicies))
+	require.NoError(t, err)
+	var policies []warehouse.Access
+	for _, p := range rules.List() {
+		policies = append(policies, p)
+	}
+	var suffix [3]byte
+	_, _ = rand.Read(suffix[:])
+	reader := "abt_roles_" + hex.EncodeToString(suffix[:]) // roles are cluster-wide: one set per test run
+	roles, err := pgwarehouse.ApplyPolicies(ctx, db.Pool(), reader, "", []string{"acc"}, policies)
+	require.NoError(t, err)
+	t.Cleanup(func() {
+		for _, r := range roles {
+			id := pgx.Identifier{r}.Sanitize()
+			_, _ = db.Pool().Exec(context.Background(), "DROP OWNED BY "+id+"; DROP ROLE "+id)
+		}
+	})
+	assert.Equal(t, reader+"_everyone_else", roles["Everyone Else"], "a policy's name made a role name")
+	missing, err := pgwarehouse.MissingRoles(ctx, url, []string{roles["full"], roles["analysts"], reader + "_nobody"})
+	require.NoError(t, err)
+	assert.Equal(t, []string{reader + "_nobody"}, missing)
+
+	// Applying twice is the same as once.
+	_, err = pgwarehouse.ApplyPolicies(ctx, db.Pool(), reader, "", []string{"acc"}, policies)
+	require.NoError(t, err)
+
+	cases := []struct {
+		name, sql string
+		ok        [3]bool // full, analysts, everyone else
+	}{
+		{"allowed table", "SELECT count(*) FROM acc.orders", [3]bool{true, true, true}},
+		{"forbidden table", "SELECT count(*) FROM acc.salaries", [3]bool{true, false, false}},
+		{"allowed column", "SELECT count(name) FROM acc.customers", [3]bool{true, true, false}},
+		{"forbidden column", "SELECT email FROM acc.customers", [3]bool{true, false, false}},
+		{"forbidden column in WHERE", "SELECT name FROM acc.customers WHERE email LIKE 'a%'", [3]bool{true, false, false}},
+		{"select star", "SELECT * FROM acc.customers", [3]bool{true, false, false}},
+		{"whole row", "SELECT row_to_json(c) FROM acc.customers c", [3]bool{true, false, false}},
+		{"join through a forbidden table", "SELECT o.id FROM acc.orders o JOIN acc.salaries s ON s.id = o.id", [3]bool{true, false, false}},
+		{"subquery through a forbidden table", "SELECT count(*) FROM acc.orders WHERE id IN (SELECT id FROM acc.salaries)", [3]bool{true, false, false}},
+		{"CTE through a forbidden column", "WITH e AS (SELECT email FROM acc.customers) SELECT count(*) FROM e", [3]bool{true, false, false}},
+		{"a function that runs other SQL", "SELECT query_to_xml('SELECT * FROM acc.salaries', true, true, '')", [3]bool{true, false, false}},
+	}
+	names := []string{"full", "analysts", "Everyone Else"}
+	for p, policy := range names {
+		exec := newExec(t, url, pgwarehouse.ExecConfig{Role: roles[policy], Schemas: []string{"acc"}})
+		for _, c := range cases {
+			_, err := exec.Query(ctx, c.sql)
+			if c.ok[p] {
+				assert.NoError(t, err, "%s as %s", c.name, policy)
+				continue
+			}
+			var pgErr *pgconn.PgError
+			if assert.True(t, errors.As(err, &pgErr), "%s as %s: got %v, want the database's refusal", c.name, policy, err) {
+				assert.Equal(t, "42501", pgErr.Code, "%s as %s: %s", c.name, policy, pgErr.Message)
+			}
+		}
+	}
+
+	// The file changes: the analysts lose customers altogether.
+	narrower, err := access.Parse([]byte(`
+policies:
+  - name: analysts
+    tables: ["acc.orders"]
+default: analysts
+`))
+	require.NoError(t, err)
+	_, err = pgwarehouse.ApplyPolicies(ctx, db.Pool(), reader, "", []string{"acc"}, []warehouse.Access{narrower.List()[0]})
+	require.NoError(t, err)
+	exec := newExec(t, url, pgwarehouse.ExecConfig{Role: roles["analysts"], Schemas: []string{"acc"}})
+	_, err = exec.Query(ctx, "SELECT count(name) FROM acc.customers")
+	var pgErr *pgconn.PgError
+	require.ErrorAs(t, err, &pgErr, "a column grant taken back")
+	assert.Equal(t, "42501", pgErr.Code)
+}
+
+// A backend with policy roles answers each caller as their policy's role:
+// the database refuses what the policy does not allow even for SQL the
+// guard would let through (here, a policy the guard was never told about).
+func TestBackendAnswersAsThePolicyRole(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	db, url := storetest.NewWithURL(t)
+	_, err := db.Pool().Exec(ctx, rolesSetup+"GRANT USAGE ON SCHEMA acc TO analyticsbot_reader; GRANT SELECT ON ALL TABLES IN SCHEMA acc TO analyticsbot_reader;")
+	require.NoError(t, err)
+	rules, err := access.Parse([]byte(rolesPolicies))
+	require.NoError(t, err)
+	var suffix [3]byte
+	_, _ = rand.Read(suffix[:])
+	reader := "abt_roles_" + hex.EncodeToString(suffix[:])
+	roles, err := pgwarehouse.ApplyPolicies(ctx, db.Pool(), reader, "", []string{"acc"}, []warehouse.Access{rules.List()[2]})
+	require.NoError(t, err)
+	t.Cleanup(func() {
+		for _, r := range roles {
+			id := pgx.Identifier{r}.Sanitize()
+			_, _ = db.Pool().Exec(context.Background(), "DROP OWNED BY "+id+"; DROP ROLE "+id)
+		}
+	})
+	b := pgwarehouse.New(pgwarehouse.Config{ExecConfig: pgwarehouse.ExecConfig{DatabaseURL: url, Schemas: []string{"acc"}},
+		PolicyRoles: roles})
+	t.Cleanup(b.Close)
+
+	// A stand-in policy of the same name that allows everything: the guard
+	// lets salaries through, the role does not.
+	lax := laxPolicy{name: "Everyone Else"}
+	asLax := warehouse.WithCaller(ctx, warehouse.Caller{UserID: "UZED", Access: lax})
+	_, err = b.Check(asLax, "SELECT count(*) FROM acc.salaries", 10)
+	assertKind(t, warehouse.Denied, err, "the role refuses it at EXPLAIN")
+	r, err := b.Check(asLax, "SELECT count(*) AS n FROM acc.orders", 10)
+	require.NoError(t, err)
+	res, err := b.Run(asLax, r)
+	require.NoError(t, err)
+	assert.Equal(t, [][]any{{int64(2)}}, res.Rows)
+
+	// No policy: the reader, which may read salaries.
+	r, err = b.Check(ctx, "SELECT count(*) AS n FROM acc.salaries", 10)
+	require.NoError(t, err)
+	_, err = b.Run(ctx, r)
+	require.NoError(t, err)
+}
+
+// laxPolicy allows every table and column under a policy's name.
+type laxPolicy struct{ name string }
+
+func (l laxPolicy) Policy() string                         { return l.name }
+func (laxPolicy) AllowsTable(string, string) bool          { return true }
+func (laxPolicy) AllowsColumn(string, string, string) bool { return true }
