@@ -13,6 +13,7 @@ import (
 	"io"
 	"os"
 	"path"
+	"regexp"
 	"slices"
 	"strings"
 
@@ -31,7 +32,21 @@ type Rules struct {
 	groups          map[string][]string
 	policies        []*Policy
 	def             *Policy // nil: None
+	tokens          []Token
 }
+
+// Token is a named identity of the web API: requests bearing the secret
+// held in the environment variable Env ask as the user "token:<Name>".
+type Token struct {
+	Name string `yaml:"name"`
+	Env  string `yaml:"env"`
+}
+
+// TokenUser is the user id of requests bearing the token named name.
+func TokenUser(name string) string { return "token:" + name }
+
+// Tokens are the web API's named tokens.
+func (r *Rules) Tokens() []Token { return slices.Clone(r.tokens) }
 
 // Policy is what the people it names may read: tables matching Tables and
 // none of DenyTables, and of those every column but DenyColumns.
@@ -169,6 +184,7 @@ type file struct {
 		DirectMessages *bool    `yaml:"direct_messages"`
 	} `yaml:"access"`
 	Groups   map[string][]string `yaml:"groups"`
+	Tokens   []Token             `yaml:"tokens"`
 	Policies []yaml.Node         `yaml:"policies"`
 	Default  string              `yaml:"default"`
 }
@@ -182,6 +198,11 @@ type policyFile struct {
 	DenyTables  []string `yaml:"deny_tables"`
 	DenyColumns []string `yaml:"deny_columns"`
 }
+
+var (
+	tokenName = regexp.MustCompile(`^[A-Za-z0-9_-]+$`)
+	envName   = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*$`)
+)
 
 // policyKeys are the keys a policy may have.
 var policyKeys = []string{"name", "users", "groups", "channels", "tables", "deny_tables", "deny_columns"}
@@ -197,6 +218,19 @@ func Parse(data []byte) (*Rules, error) {
 	}
 	r := &Rules{users: f.Access.Users, channels: f.Access.Channels, admitGroups: f.Access.Groups,
 		dms: f.Access.DirectMessages == nil || *f.Access.DirectMessages, groups: f.Groups}
+	names := map[string]bool{}
+	for _, tk := range f.Tokens {
+		switch {
+		case !tokenName.MatchString(tk.Name):
+			return nil, fmt.Errorf("access file: tokens: name %q must be letters, digits, - or _", tk.Name)
+		case names[tk.Name]:
+			return nil, fmt.Errorf("access file: tokens: a second token named %q", tk.Name)
+		case !envName.MatchString(tk.Env):
+			return nil, fmt.Errorf("access file: tokens: %q: env must name the environment variable holding its secret, got %q", tk.Name, tk.Env)
+		}
+		names[tk.Name] = true
+		r.tokens = append(r.tokens, tk)
+	}
 	for _, g := range r.admitGroups {
 		if _, ok := r.groups[g]; !ok {
 			return nil, fmt.Errorf("access file: access.groups names %q, which groups does not define", g)

@@ -10,6 +10,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"os"
 	"regexp"
 	"slices"
 	"strings"
@@ -164,6 +165,9 @@ func newBot(cfg Config, db *store.DB, backend warehouse.Backend, log *slog.Logge
 			return nil, err
 		}
 		log.Info("access rules loaded", "file", cfg.AccessFile, "policies", b.access.Policies())
+		if _, err := b.APITokens(); err != nil {
+			return nil, err
+		}
 	} else {
 		log.Warn("ACCESS_FILE is not set: everyone who can reach the bot reads everything the reader role can (docs/access.md)")
 	}
@@ -370,6 +374,30 @@ func (b *Bot) run(ctx context.Context, s *nodes.State, opts ...workflow.RunOptio
 		return s, res, fmt.Errorf("answer in thread %s: %w", s.ThreadTS, err)
 	}
 	return s, res, nil
+}
+
+// minTokenLength is the shortest secret a named API token may have.
+const minTokenLength = 16
+
+// APITokens are the web API's named tokens of the access file: each
+// secret (from its environment variable) and the user id its requests ask
+// as ("token:dashboards"). None without an access file.
+func (b *Bot) APITokens() (map[string]string, error) {
+	if b.access == nil {
+		return nil, nil
+	}
+	out := map[string]string{}
+	for _, tk := range b.access.Tokens() {
+		secret := os.Getenv(tk.Env)
+		if len(secret) < minTokenLength {
+			return nil, fmt.Errorf("ACCESS_FILE: the token %q needs a secret of at least %d characters in %s", tk.Name, minTokenLength, tk.Env)
+		}
+		if _, dup := out[secret]; dup {
+			return nil, fmt.Errorf("ACCESS_FILE: the token %q has the same secret as another", tk.Name)
+		}
+		out[secret] = access.TokenUser(tk.Name)
+	}
+	return out, nil
 }
 
 // Admit says whether the access file lets m's user ask where m comes from:

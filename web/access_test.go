@@ -1,6 +1,7 @@
 package web
 
 import (
+	"net/http"
 	"os"
 	"path/filepath"
 	"testing"
@@ -11,6 +12,7 @@ import (
 	"github.com/analyticsbot/analyticsbot/answer"
 	"github.com/analyticsbot/analyticsbot/bot"
 	"github.com/analyticsbot/analyticsbot/nodes"
+	"github.com/analyticsbot/analyticsbot/store"
 )
 
 // The web chat under an access file: its channel is "web" and its policy
@@ -41,4 +43,42 @@ default: none
 	assert.Contains(t, end.Reply.Text.Plain(), "I can't answer that: you may not read analytics.", "the reason, in the reply")
 	assert.Equal(t, string(nodes.ErrAccessDenied), end.Debug.ErrorKind)
 
+}
+
+// Named API tokens: each asks as its own user ("token:<name>"), whose
+// policy applies and whom the query log records; a request without one of
+// them is refused.
+func TestNamedTokens(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "access.yaml")
+	require.NoError(t, os.WriteFile(path, []byte(`
+tokens:
+  - name: dashboards
+    env: ABT_TEST_TOKEN_DASHBOARDS
+policies:
+  - name: dashboards
+    users: ["token:dashboards"]
+    tables: ["analytics.apps"]
+default: none
+`), 0o600))
+	const secret = "dashboards-secret-0123456789"
+	t.Setenv("ABT_TEST_TOKEN_DASHBOARDS", secret) // read once, when the bot starts
+	b := newTestBot(t, "", func(c *bot.Config) { c.AccessFile = path })
+	tokens, err := b.APITokens()
+	require.NoError(t, err)
+	assert.Equal(t, map[string]string{secret: "token:dashboards"}, tokens)
+	srv := newTestServer(t, b, Config{Tokens: tokens})
+
+	resp, _ := doJSON(t, srv, http.MethodGet, "/api/examples", nil, nil)
+	assert.Equal(t, http.StatusUnauthorized, resp.StatusCode, "no token")
+	resp, _ = doJSON(t, srv, http.MethodGet, "/api/examples", nil, http.Header{"Authorization": {"Bearer wrong-secret-0123456789"}})
+	assert.Equal(t, http.StatusUnauthorized, resp.StatusCode, "another secret")
+
+	end := lastMessageEnd(t, chat(t, srv, "", q2018, http.Header{"Authorization": {"Bearer " + secret}}).all(t))
+	require.NotNil(t, end.Reply)
+	assert.Equal(t, answer.KindAnswer, end.Reply.Kind, "answered under the dashboards policy")
+	logs, err := b.DB().QueryLogs(t.Context(), store.QueryLogFilter{ThreadID: end.ThreadID})
+	require.NoError(t, err)
+	require.Len(t, logs, 1)
+	assert.Equal(t, "token:dashboards", logs[0].UserID, "the query log says who asked")
+	assert.Equal(t, "dashboards", logs[0].Policy)
 }

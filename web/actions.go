@@ -58,7 +58,7 @@ func (s *server) serveAction(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	ctx := r.Context()
-	msg := bot.Message{ThreadID: req.ThreadID, UserID: "web", ChannelID: "web"}
+	msg := bot.Message{ThreadID: req.ThreadID, UserID: userOf(r), ChannelID: "web"}
 	var (
 		st  *nodes.State
 		err error

@@ -1,6 +1,7 @@
 package web
 
 import (
+	"context"
 	"crypto/sha256"
 	"crypto/subtle"
 	"fmt"
@@ -12,14 +13,15 @@ import (
 )
 
 // CheckAddr refuses an HTTP_ADDR the web chat must not serve: without a
-// token, only a loopback address, since whoever reaches the API can read
-// every answer the data gives.
-func CheckAddr(addr, token string) error {
+// token (HTTP_TOKEN or the access file's named ones: protected), only a
+// loopback address, since whoever reaches the API can read every answer
+// the data gives.
+func CheckAddr(addr string, protected bool) error {
 	host, _, err := net.SplitHostPort(addr)
 	if err != nil {
 		return fmt.Errorf("HTTP_ADDR %q is not host:port: %w", addr, err)
 	}
-	if token != "" || loopbackHost(host) {
+	if protected || loopbackHost(host) {
 		return nil
 	}
 	return fmt.Errorf("HTTP_ADDR %s is not a loopback address and HTTP_TOKEN is not set: "+
@@ -45,17 +47,34 @@ func loopbackHost(host string) bool {
 // there) and a browser's Origin must be the server itself (another site's
 // page may send requests, never read them, but they would still run).
 func (s *server) guard(next http.Handler) http.Handler {
-	want := sha256.Sum256([]byte(s.cfg.Token))
+	type known struct {
+		hash [sha256.Size]byte
+		user string
+	}
+	var tokens []known
+	if s.cfg.Token != "" {
+		tokens = append(tokens, known{sha256.Sum256([]byte(s.cfg.Token)), webUser})
+	}
+	for secret, user := range s.cfg.Tokens {
+		tokens = append(tokens, known{sha256.Sum256([]byte(secret)), user})
+	}
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if s.cfg.Token != "" {
-			// Hashes have one length, so the comparison time says nothing
-			// about the token's.
+		if len(tokens) > 0 {
+			// Hashes have one length, and every token is compared, so the
+			// time taken says nothing about any of them.
 			got := sha256.Sum256([]byte(bearer(r)))
-			if subtle.ConstantTimeCompare(got[:], want[:]) != 1 {
+			user := ""
+			for _, k := range tokens {
+				if subtle.ConstantTimeCompare(got[:], k.hash[:]) == 1 {
+					user = k.user
+				}
+			}
+			if user == "" {
 				w.Header().Set("WWW-Authenticate", `Bearer realm="analyticsbot"`)
-				writeError(w, http.StatusUnauthorized, "this server needs its access token: Authorization: Bearer <HTTP_TOKEN>")
+				writeError(w, http.StatusUnauthorized, "this server needs an access token: Authorization: Bearer <token>")
 				return
 			}
+			r = r.WithContext(context.WithValue(r.Context(), userKey{}, user))
 		} else if why := foreign(r); why != "" {
 			s.log.WarnContext(r.Context(), "request refused", "why", why, "host", r.Host, "origin", r.Header.Get("Origin"), "remote", r.RemoteAddr)
 			writeError(w, http.StatusForbidden, why)
@@ -63,6 +82,20 @@ func (s *server) guard(next http.Handler) http.Handler {
 		}
 		next.ServeHTTP(w, r)
 	})
+}
+
+// webUser is the user id of the web chat's requests: HTTP_TOKEN's, or
+// anyone's on a server without tokens.
+const webUser = "web"
+
+type userKey struct{}
+
+// userOf is who a request asks as: a named token's user, or "web".
+func userOf(r *http.Request) string {
+	if u, ok := r.Context().Value(userKey{}).(string); ok {
+		return u
+	}
+	return webUser
 }
 
 // bearer returns the request's bearer token, or "".

@@ -33,7 +33,7 @@ func TestCheckAddr(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
-			err := CheckAddr(tt.addr, tt.token)
+			err := CheckAddr(tt.addr, tt.token != "")
 			if tt.wantErr == "" {
 				assert.NoError(t, err, "CheckAddr(%q)", tt.addr)
 				return

@@ -78,7 +78,7 @@ func (s *server) serveStream(w http.ResponseWriter, r *http.Request) {
 	run := &chatRun{out: out}
 	stopKeepAlive := out.keepAlive(keepAliveInterval)
 	st, res, err := s.bot.Ask(llm.WithStream(ctx, run.chunk),
-		bot.Message{ThreadID: thread, UserID: "web", ChannelID: "web", Text: question},
+		bot.Message{ThreadID: thread, UserID: userOf(r), ChannelID: "web", Text: question},
 		workflow.WithObserver(run))
 	stopKeepAlive()
 	if st != nil {

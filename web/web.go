@@ -36,6 +36,10 @@ type Config struct {
 	// Without it only loopback clients should reach the server (see
 	// CheckAddr), and requests from other sites are refused.
 	Token string
+	// Tokens are named API tokens (the access file's): each secret, and
+	// the user id its requests ask as ("token:dashboards"), whose access
+	// policy applies. HTTP_TOKEN's requests ask as "web".
+	Tokens map[string]string
 	// MaxBody bounds request bodies in bytes (default DefaultMaxBody);
 	// larger ones get 413.
 	MaxBody int

@@ -31,7 +31,7 @@ func serve(ctx context.Context, out io.Writer, tel *telemetry.Telemetry) error {
 		}
 	}
 	token := os.Getenv("HTTP_TOKEN")
-	if err := web.CheckAddr(scfg.HTTPAddr, token); err != nil {
+	if err := web.CheckAddr(scfg.HTTPAddr, token != "" || os.Getenv("ACCESS_FILE") != ""); err != nil {
 		return err
 	}
 	b, err := openBot(ctx)
@@ -39,6 +39,13 @@ func serve(ctx context.Context, out io.Writer, tel *telemetry.Telemetry) error {
 		return err
 	}
 	defer b.Close()
+	tokens, err := b.APITokens()
+	if err != nil {
+		return err
+	}
+	if err := web.CheckAddr(scfg.HTTPAddr, token != "" || len(tokens) > 0); err != nil {
+		return err
+	}
 	cfg := b.Config()
 	// Deferred after Close, so it runs first: retention stops before the pool closes.
 	defer b.DB().StartRetention(ctx, store.RetentionPolicy{
@@ -59,7 +66,7 @@ func serve(ctx context.Context, out io.Writer, tel *telemetry.Telemetry) error {
 		return fmt.Errorf("listen on HTTP_ADDR %s: %w", scfg.HTTPAddr, err)
 	}
 	mux := http.NewServeMux()
-	mux.Handle("/", web.New(b, web.Config{Token: token}, slog.Default()))
+	mux.Handle("/", web.New(b, web.Config{Token: token, Tokens: tokens}, slog.Default()))
 	if app != nil && app.Mode() == slackapp.ModeHTTP {
 		mux.Handle("/slack/", app.Handler())
 	}
