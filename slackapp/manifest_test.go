@@ -50,10 +50,7 @@ func TestManifestMatchesTheApp(t *testing.T) {
 	for _, ev := range []string{"app_mention", "assistant_thread_started", "message.channels", "message.groups", "message.im", "message.mpim"} {
 		assert.Contains(t, m.Settings.Events.BotEvents, ev, "events the app handles")
 	}
-	for _, scope := range []string{
-		"app_mentions:read", "channels:history", "groups:history", "im:history", "mpim:history",
-		"chat:write", "chat:write.public", "commands", "files:write", "assistant:write", "users:read", "users:read.email",
-	} {
+	for _, scope := range RequiredScopes {
 		assert.Contains(t, m.OAuth.Scopes.Bot, scope, "scopes the app needs")
 	}
 	assert.True(t, m.Settings.Interactivity.Enabled, "buttons need interactivity")

@@ -9,6 +9,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/analyticsbot/analyticsbot/bot/bottest"
+	"github.com/analyticsbot/analyticsbot/slackapp/fakeslack"
 )
 
 // ordersScript answers "Show my orders" with a query that tries to widen
@@ -68,4 +69,23 @@ func TestEmailLookupRefused(t *testing.T) {
 	calls := h.slack.Calls("users.info")
 	require.Len(t, calls, 1, "asked once, refused, not asked again")
 	assert.True(t, strings.HasPrefix(calls[0].Args.Get("user"), "U"), "asked about the user")
+}
+
+// MissingScopes reads the token's scopes as Slack lists them.
+func TestMissingScopes(t *testing.T) {
+	t.Parallel()
+	fake := fakeslack.New(t)
+	cfg := Config{BotToken: fakeslack.BotToken, APIURL: fake.APIURL()}
+	missing, err := MissingScopes(t.Context(), cfg)
+	require.NoError(t, err)
+	assert.Empty(t, missing, "the fake grants the manifest's scopes")
+
+	fake.SetScopes("chat:write", "commands")
+	missing, err = MissingScopes(t.Context(), cfg)
+	require.NoError(t, err)
+	assert.Contains(t, missing, "users:read.email")
+	assert.NotContains(t, missing, "chat:write")
+
+	_, err = MissingScopes(t.Context(), Config{BotToken: "xoxb-wrong", APIURL: fake.APIURL()})
+	assert.ErrorContains(t, err, "auth.test: invalid_auth")
 }

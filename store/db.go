@@ -12,6 +12,7 @@ import (
 	"fmt"
 
 	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgconn"
 	"github.com/jackc/pgx/v5/pgxpool"
 	"github.com/jackc/pgx/v5/stdlib"
 	"github.com/pressly/goose/v3"
@@ -115,6 +116,46 @@ func (d *DB) Migrate(ctx context.Context) error {
 		return fmt.Errorf("migrate %s: %w", d.where, classify(err))
 	}
 	return nil
+}
+
+// PendingMigrations counts the migrations of package migrations not
+// applied to the database yet (all of them in a database never migrated).
+func (d *DB) PendingMigrations(ctx context.Context) (int, error) {
+	sqlDB := stdlib.OpenDBFromPool(d.pool)
+	defer sqlDB.Close()
+	provider, err := goose.NewProvider(goose.DialectPostgres, sqlDB, migrations.FS)
+	if err != nil {
+		return 0, fmt.Errorf("read the migrations: %w", err)
+	}
+	var current int64
+	err = d.pool.QueryRow(ctx, `SELECT coalesce(max(version_id), 0) FROM `+pgx.Identifier{d.schema, "goose_db_version"}.Sanitize()+` WHERE is_applied`).Scan(&current)
+	if err != nil && !isUndefinedTable(err) {
+		return 0, fmt.Errorf("read the applied migrations: %w", classify(err))
+	}
+	pending := 0
+	for _, s := range provider.ListSources() {
+		if s.Version > current {
+			pending++
+		}
+	}
+	return pending, nil
+}
+
+// HasExtension reports whether the extension name is installed in the
+// bot's database.
+func (d *DB) HasExtension(ctx context.Context, name string) (bool, error) {
+	var ok bool
+	err := d.pool.QueryRow(ctx, `SELECT EXISTS (SELECT 1 FROM pg_extension WHERE extname = $1)`, name).Scan(&ok)
+	if err != nil {
+		return false, fmt.Errorf("look up the extension %s: %w", name, classify(err))
+	}
+	return ok, nil
+}
+
+// isUndefinedTable reports SQLSTATE 42P01: a table that does not exist.
+func isUndefinedTable(err error) bool {
+	pgErr, ok := errors.AsType[*pgconn.PgError](err)
+	return ok && pgErr.Code == "42P01"
 }
 
 // ownTables are the bot's tables, goose's bookkeeping first.

@@ -25,6 +25,8 @@ Usage:
   analyticsbot demo load defog         load Defog's 11 benchmark databases, each into the schema of its name
   analyticsbot grant                   let the reader role read every schema of ANALYTICS_SCHEMA
   analyticsbot access apply            one database role per ACCESS_FILE policy, with exactly its grants
+  analyticsbot doctor                  check the setup (database, migrations, grants, access file, Slack scopes,
+                                       model) and say what to fix
   analyticsbot graph                   print the workflow as a Mermaid flowchart
   analyticsbot chat                    chat in the terminal (:csv, :sql, :new, :help, :quit)
   analyticsbot serve                   serve the web chat on HTTP_ADDR, and Slack too when SLACK_* is set
@@ -109,6 +111,8 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 		return grant(ctx, stdout)
 	case "access":
 		return accessCommand(ctx, rest, stdout)
+	case "doctor":
+		return doctor(ctx, stdout)
 	case "graph":
 		return graph(ctx, stdout)
 	case "chat":

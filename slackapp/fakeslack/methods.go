@@ -109,6 +109,14 @@ func (s *Server) usersInfo(args url.Values) reply {
 	}})
 }
 
+// SetScopes sets the scopes the bot token has, as X-OAuth-Scopes lists
+// them (default Scopes).
+func (s *Server) SetScopes(scopes ...string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.scopes = append([]string{}, scopes...)
+}
+
 // SetUserEmail sets the address users.info gives user ("" for none, as
 // for a bot or a guest whose address is hidden).
 func (s *Server) SetUserEmail(user, email string) {

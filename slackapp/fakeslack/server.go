@@ -63,6 +63,7 @@ type Server struct {
 	stickyErrors map[string]string
 	notInChannel map[string]bool
 	emails       map[string]string // users.info addresses set by SetUserEmail
+	scopes       []string          // SetScopes; nil: Scopes
 	responses    map[string]responseTarget
 	conns        []*wsConn // open Socket Mode connections, oldest first
 	connects     int

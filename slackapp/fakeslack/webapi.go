@@ -98,8 +98,15 @@ func (s *Server) serveAPI(w http.ResponseWriter, r *http.Request) {
 		rep = s.answer(name, args, token)
 	}
 	s.record(Call{Method: name, Args: args, Token: token, At: at}, rep)
+	scopes := Scopes
+	if s.scopes != nil {
+		scopes = s.scopes
+	}
 	s.mu.Unlock()
 
+	if token == BotToken {
+		w.Header().Set("X-OAuth-Scopes", strings.Join(scopes, ","))
+	}
 	writeReply(w, rep)
 }
 
@@ -136,6 +143,11 @@ func (s *Server) record(c Call, rep reply) {
 	s.calls = append(s.calls, c)
 	s.notify()
 }
+
+// Scopes are the bot token's scopes the fake lists in X-OAuth-Scopes, as
+// Slack does on every Web API answer: those of slack/manifest.yaml.
+var Scopes = []string{"app_mentions:read", "assistant:write", "channels:history", "groups:history", "im:history",
+	"mpim:history", "chat:write", "chat:write.public", "commands", "files:write", "users:read", "users:read.email"}
 
 func writeReply(w http.ResponseWriter, rep reply) {
 	if rep.retryAfter > 0 {

@@ -38,3 +38,26 @@ func Grant(ctx context.Context, pool *pgxpool.Pool, role string, schemas []strin
 	}
 	return nil
 }
+
+// Ungranted lists the tables and views of schemas that role may not read
+// (no SELECT on any column), as the login of pool sees them: what
+// `analyticsbot grant` would fix.
+func Ungranted(ctx context.Context, pool *pgxpool.Pool, role string, schemas []string) ([]string, error) {
+	if role == "" {
+		role = DefaultReaderRole
+	}
+	rows, err := pool.Query(ctx, `
+		SELECT n.nspname || '.' || c.relname
+		FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace
+		WHERE n.nspname = ANY($1) AND c.relkind IN ('r', 'v', 'm', 'f', 'p')
+		  AND NOT has_any_column_privilege($2, c.oid, 'SELECT')
+		ORDER BY 1`, schemas, role)
+	if err != nil {
+		return nil, fmt.Errorf("list the tables %s may not read: %w", role, err)
+	}
+	tables, err := pgx.CollectRows(rows, pgx.RowTo[string])
+	if err != nil {
+		return nil, fmt.Errorf("list the tables %s may not read: %w", role, err)
+	}
+	return tables, nil
+}

@@ -1,0 +1,193 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"os"
+	"strings"
+
+	"github.com/analyticsbot/analyticsbot/access"
+	"github.com/analyticsbot/analyticsbot/bot"
+	"github.com/analyticsbot/analyticsbot/slackapp"
+	"github.com/analyticsbot/analyticsbot/store"
+	"github.com/analyticsbot/analyticsbot/warehouse/pgwarehouse"
+)
+
+// errProblems is doctor's exit when it found something to fix.
+var errProblems = errors.New("doctor found problems to fix (✗ above)")
+
+// checkup prints one line per check: ✓ fine, ! worth knowing, ✗ to fix,
+// each with what to do.
+type checkup struct {
+	out      io.Writer
+	problems int
+}
+
+func (c *checkup) ok(format string, args ...any) { fmt.Fprintf(c.out, "✓ "+format+"\n", args...) }
+func (c *checkup) warn(format string, args ...any) {
+	fmt.Fprintf(c.out, "! "+format+"\n", args...)
+}
+func (c *checkup) fail(format string, args ...any) {
+	c.problems++
+	fmt.Fprintf(c.out, "✗ "+format+"\n", args...)
+}
+
+// doctor checks what the bot needs and says what to fix: the
+// configuration, the bot's database and its migrations and extensions, the
+// reader role's login, schemas and grants, the access file and its roles,
+// Slack's scopes, the model. It changes nothing.
+func doctor(ctx context.Context, out io.Writer) error {
+	c := &checkup{out: out}
+	cfg, err := bot.ConfigFromEnv()
+	if err != nil {
+		c.fail("configuration: %v", err)
+		return errProblems
+	}
+	c.ok("configuration: backend %s, analytics schemas %s", cfg.Backend, strings.Join(cfg.Schemas, ", "))
+
+	db, err := store.Open(ctx, cfg.DatabaseURL, store.WithSchema(cfg.BotSchema))
+	if err != nil {
+		c.fail("the bot's database: %v (check DATABASE_URL and that PostgreSQL is running)", err)
+		return errProblems
+	}
+	defer db.Close()
+	c.ok("the bot's database answers")
+	switch n, err := db.PendingMigrations(ctx); {
+	case err != nil:
+		c.fail("migrations: %v", err)
+	case n > 0:
+		c.fail("migrations: %d not applied: run `analyticsbot migrate`", n)
+	default:
+		c.ok("migrations: all applied")
+	}
+	if has, err := db.HasExtension(ctx, "pg_trgm"); err == nil && !has {
+		c.warn("pg_trgm is not installed in the bot's database: misspelt names and examples are matched by whole words only (CREATE EXTENSION pg_trgm, as a superuser)")
+	}
+
+	if cfg.Backend == "" || cfg.Backend == pgwarehouse.Name || cfg.Backend == "sql" {
+		checkReader(ctx, c, cfg, db)
+	} else if b, err := bot.New(ctx, cfg, slog.New(slog.DiscardHandler)); err != nil {
+		c.fail("%s: %v", cfg.Backend, err)
+	} else {
+		b.Close()
+		c.ok("%s answers", cfg.Backend)
+	}
+
+	checkAccess(ctx, c, cfg)
+	checkSlack(ctx, c)
+	if cfg.Provider() == "script" {
+		c.warn("no language model: the offline demo answers its own questions only (set LLM_PROVIDER and a key, README \"Plugging in a real model\")")
+	} else {
+		c.ok("model provider: %s", cfg.Provider())
+	}
+	if c.problems > 0 {
+		return errProblems
+	}
+	return nil
+}
+
+// checkReader checks the reader role: its login, the analytics schemas it
+// may use and the tables it may not read.
+func checkReader(ctx context.Context, c *checkup, cfg bot.Config, db *store.DB) {
+	b := pgwarehouse.New(pgwarehouse.Config{ExecConfig: pgwarehouse.ExecConfig{
+		DatabaseURL: cfg.DatabaseURL, URL: cfg.ReaderURL, Role: cfg.ReaderRole, Schemas: cfg.Schemas}})
+	defer b.Close()
+	if err := b.Ping(ctx); err != nil {
+		c.fail("the reader role: %v", err)
+		return
+	}
+	c.ok("the reader role %s logs in", cfg.ReaderRole)
+	tables, err := pgwarehouse.Ungranted(ctx, db.Pool(), cfg.ReaderRole, cfg.Schemas)
+	if err != nil {
+		c.fail("grants: %v", err)
+		return
+	}
+	problems, err := b.Problems(ctx)
+	if err != nil {
+		c.fail("schemas: %v", err)
+	}
+	for _, p := range problems {
+		if strings.Contains(p, "does not exist") {
+			c.fail("%s: create it, or fix ANALYTICS_SCHEMA", p)
+		} else {
+			c.fail("%s: run `analyticsbot grant`", p)
+		}
+	}
+	switch {
+	case len(tables) > 0:
+		shown := tables[:min(len(tables), 10)]
+		more := ""
+		if len(tables) > len(shown) {
+			more = fmt.Sprintf(" and %d more", len(tables)-len(shown))
+		}
+		c.fail("%s may not read %s%s: the model never sees them; run `analyticsbot grant`, or GRANT SELECT ON %s TO %s",
+			cfg.ReaderRole, strings.Join(shown, ", "), more, shown[0], cfg.ReaderRole)
+	case len(problems) == 0:
+		c.ok("%s reads every table of %s", cfg.ReaderRole, strings.Join(cfg.Schemas, ", "))
+	}
+}
+
+// checkAccess checks the access file: its tokens' secrets and its
+// policies' database roles.
+func checkAccess(ctx context.Context, c *checkup, cfg bot.Config) {
+	if cfg.AccessFile == "" {
+		c.warn("ACCESS_FILE is not set: everyone who can reach the bot reads everything the reader role can (docs/access.md)")
+		return
+	}
+	rules, err := access.Load(cfg.AccessFile)
+	if err != nil {
+		c.fail("%v", err)
+		return
+	}
+	c.ok("access file: policies %s", strings.Join(rules.Policies(), ", "))
+	for _, tk := range rules.Tokens() {
+		if len(os.Getenv(tk.Env)) < 16 {
+			c.fail("the token %q needs a secret of at least 16 characters in %s", tk.Name, tk.Env)
+		}
+	}
+	if cfg.Backend != "" && cfg.Backend != pgwarehouse.Name && cfg.Backend != "sql" {
+		return
+	}
+	var roles []string
+	for _, p := range rules.Policies() {
+		roles = append(roles, pgwarehouse.PolicyRole(cfg.ReaderRole, p))
+	}
+	switch missing, err := pgwarehouse.MissingRoles(ctx, cfg.DatabaseURL, roles); {
+	case err != nil:
+		c.fail("policy roles: %v", err)
+	case len(missing) > 0:
+		c.warn("the policies have no database roles (%s): the guard alone enforces them; run `analyticsbot access apply`",
+			strings.Join(missing, ", "))
+	default:
+		c.ok("every policy has its database role")
+	}
+}
+
+// checkSlack checks the bot token's scopes when Slack is configured.
+func checkSlack(ctx context.Context, c *checkup) {
+	scfg, err := slackapp.ConfigFromEnv()
+	switch {
+	case err != nil:
+		c.fail("Slack configuration: %v", err)
+		return
+	case !scfg.Configured():
+		c.warn("Slack is not configured: the web chat and the command line only (README \"Add it to Slack\")")
+		return
+	case scfg.BotToken == "":
+		c.fail("SLACK_BOT_TOKEN is not set")
+		return
+	}
+	missing, err := slackapp.MissingScopes(ctx, scfg)
+	switch {
+	case err != nil:
+		c.fail("Slack: %v", err)
+	case len(missing) > 0:
+		c.fail("Slack: the bot token lacks the scopes %s: add them under OAuth & Permissions (slack/manifest.yaml has them all) and reinstall the app",
+			strings.Join(missing, ", "))
+	default:
+		c.ok("Slack: the bot token has every scope the app uses")
+	}
+}
