@@ -58,6 +58,7 @@ type Policy struct {
 	tables      []string // "schema.table" patterns
 	denyTables  []string
 	denyColumns []string // "schema.table.column" patterns
+	maskColumns []string
 }
 
 // Policy implements warehouse.Access.
@@ -75,6 +76,12 @@ func (p *Policy) AllowsTable(schema, table string) bool {
 func (p *Policy) AllowsColumn(schema, table, column string) bool {
 	column = strings.TrimPrefix(column, table+".")
 	return p.AllowsTable(schema, table) && !matchAny(p.denyColumns, qualified(schema, table)+"."+column)
+}
+
+// MasksColumn implements warehouse.Access.
+func (p *Policy) MasksColumn(schema, table, column string) bool {
+	column = strings.TrimPrefix(column, table+".")
+	return p.AllowsColumn(schema, table, column) && matchAny(p.maskColumns, qualified(schema, table)+"."+column)
 }
 
 // qualified is schema.table, with "cube" for a cube's missing schema.
@@ -197,6 +204,7 @@ type policyFile struct {
 	Tables      []string `yaml:"tables"`
 	DenyTables  []string `yaml:"deny_tables"`
 	DenyColumns []string `yaml:"deny_columns"`
+	MaskColumns []string `yaml:"mask_columns"`
 }
 
 var (
@@ -205,7 +213,7 @@ var (
 )
 
 // policyKeys are the keys a policy may have.
-var policyKeys = []string{"name", "users", "groups", "channels", "tables", "deny_tables", "deny_columns"}
+var policyKeys = []string{"name", "users", "groups", "channels", "tables", "deny_tables", "deny_columns", "mask_columns"}
 
 // Parse reads an access file (docs/access.md). Errors name the line at
 // fault.
@@ -292,7 +300,7 @@ func (r *Rules) policy(n yaml.Node) (*Policy, error) {
 		key   string
 		parts int
 		items []string
-	}{{"tables", 2, pf.Tables}, {"deny_tables", 2, pf.DenyTables}, {"deny_columns", 3, pf.DenyColumns}} {
+	}{{"tables", 2, pf.Tables}, {"deny_tables", 2, pf.DenyTables}, {"deny_columns", 3, pf.DenyColumns}, {"mask_columns", 3, pf.MaskColumns}} {
 		for _, p := range list.items {
 			if err := checkPattern(p, list.parts); err != nil {
 				return nil, fmt.Errorf("policy %q %s: %w", pf.Name, list.key, err)
@@ -300,7 +308,7 @@ func (r *Rules) policy(n yaml.Node) (*Policy, error) {
 		}
 	}
 	return &Policy{name: pf.Name, users: pf.Users, groups: pf.Groups, channels: pf.Channels,
-		tables: pf.Tables, denyTables: pf.DenyTables, denyColumns: pf.DenyColumns}, nil
+		tables: pf.Tables, denyTables: pf.DenyTables, denyColumns: pf.DenyColumns, maskColumns: pf.MaskColumns}, nil
 }
 
 // checkPattern checks a "schema.table" (parts 2) or "schema.table.column"

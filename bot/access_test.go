@@ -43,6 +43,7 @@ policies:
   - name: everyone
     tables: ["analytics.apps", "analytics.genres", "analytics.app_genres"]
     deny_columns: ["analytics.apps.price"]
+    mask_columns: ["analytics.apps.name"]
 default: everyone
 `
 
@@ -65,6 +66,10 @@ var accessCases = []struct {
 	{"subquery through a forbidden table",
 		"SELECT count(*) AS games FROM analytics.apps WHERE app_id IN (SELECT ad.app_id FROM analytics.app_developers ad WHERE ad.developer_id IN (SELECT developer_id FROM analytics.developers))",
 		[3]nodes.ErrorKind{"", nodes.ErrAccessDenied, nodes.ErrAccessDenied}},
+	{"masked column returned", "SELECT name FROM analytics.apps ORDER BY app_id LIMIT 3",
+		[3]nodes.ErrorKind{"", "", nodes.ErrInvalidQuery}},
+	{"masked column counted", "SELECT count(DISTINCT name) AS titles FROM analytics.apps", [3]nodes.ErrorKind{}},
+	{"masked column filtered", "SELECT count(*) AS games FROM analytics.apps WHERE name ILIKE '%portal%'", [3]nodes.ErrorKind{}},
 	{"a cast that reads the catalog", "SELECT 'analytics.developers'::regclass::text AS t",
 		[3]nodes.ErrorKind{nodes.ErrInvalidQuery, nodes.ErrInvalidQuery, nodes.ErrInvalidQuery}},
 	{"a function that runs other SQL", "SELECT query_to_xml('SELECT * FROM analytics.developers', true, true, '') AS x",

@@ -57,7 +57,7 @@ func (c *checker) resolve(schema, name string) string {
 // tableRef records a readable relation the statement reads and the names
 // its columns may be qualified with (its alias, or its own name).
 func (c *checker) tableRef(rv *pg_query.RangeVar, qualified string) {
-	if qualified == "" || len(c.p.DeniedColumns) == 0 {
+	if qualified == "" || len(c.p.DeniedColumns)+len(c.p.MaskedColumns) == 0 {
 		return
 	}
 	if c.reads == nil {
@@ -73,7 +73,7 @@ func (c *checker) tableRef(rv *pg_query.RangeVar, qualified string) {
 // columnRef records a column reference: its last name, a star, or a
 // whole-row reference to a table (a lone name).
 func (c *checker) columnRef(cr *pg_query.ColumnRef) {
-	if len(c.p.DeniedColumns) == 0 {
+	if len(c.p.DeniedColumns)+len(c.p.MaskedColumns) == 0 {
 		return
 	}
 	fields := cr.GetFields()
@@ -87,12 +87,16 @@ func (c *checker) columnRef(cr *pg_query.ColumnRef) {
 	}
 	// A lone name is a column or a whole row ("customers", "c"): deniedColumn
 	// checks it both ways.
-	c.names = append(c.names, strings.ToLower(last.GetString_().GetSval()))
+	name := strings.ToLower(last.GetString_().GetSval())
+	c.names = append(c.names, name)
+	if c.inTarget > 0 && c.inCount == 0 {
+		c.shown = append(c.shown, name)
+	}
 }
 
 // usingColumns records the columns of a JOIN … USING (…).
 func (c *checker) usingColumns(j *pg_query.JoinExpr) {
-	if len(c.p.DeniedColumns) == 0 {
+	if len(c.p.DeniedColumns)+len(c.p.MaskedColumns) == 0 {
 		return
 	}
 	for _, n := range j.GetUsingClause() {
@@ -126,6 +130,21 @@ func (c *checker) deniedColumn() *Rejection {
 		}
 		if c.stars {
 			return reject(ClassColumns, "%s has columns outside your access; name the columns you need instead of *", table)
+		}
+	}
+	for _, mc := range c.p.MaskedColumns {
+		table, col := splitColumn(mc)
+		aliases, read := c.reads[table]
+		if !read {
+			continue
+		}
+		for _, n := range c.shown {
+			if n == col || slices.Contains(aliases, n) {
+				return reject(ClassColumns, "%s may be filtered, grouped, ordered and counted by but never returned; leave it out of every select list (count(DISTINCT %s) is fine)", mc, col)
+			}
+		}
+		if c.stars {
+			return reject(ClassColumns, "%s has a column that may not be returned (%s); name the columns you need instead of *", table, mc)
 		}
 	}
 	return nil

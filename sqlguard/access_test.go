@@ -73,3 +73,48 @@ func TestAccessPolicy(t *testing.T) {
 	// Without access rules nothing changes.
 	assert.NoError(t, Check("SELECT * FROM analytics.customers", Policy{Schemas: p.Schemas}))
 }
+
+// A masked column may narrow, group, order and be counted, never be
+// returned, however the select list reaches it.
+func TestMaskedColumns(t *testing.T) {
+	t.Parallel()
+	p := Policy{
+		Schemas:       []string{"analytics"},
+		Tables:        []string{"analytics.customers", "analytics.orders"},
+		MaskedColumns: []string{"analytics.customers.email"},
+	}
+	tests := []struct {
+		name, sql string
+		ok        bool
+	}{
+		{"count distinct", "SELECT count(DISTINCT email) FROM analytics.customers", true},
+		{"count of a filter", "SELECT count(*) FROM analytics.customers WHERE email LIKE '%@acme.com'", true},
+		{"group by", "SELECT count(*) AS n FROM analytics.customers GROUP BY email ORDER BY n DESC", true},
+		{"in a join condition", "SELECT count(*) FROM analytics.orders o JOIN analytics.customers c ON c.email = o.customer_email", true},
+		{"a subquery's filter inside the select list", "SELECT (SELECT count(*) FROM analytics.customers c WHERE c.email LIKE 'a%') AS n", true},
+		{"other columns", "SELECT name FROM analytics.customers", true},
+		{"returned", "SELECT email FROM analytics.customers", false},
+		{"returned qualified", "SELECT c.email FROM analytics.customers c", false},
+		{"returned through a function", "SELECT lower(email) AS e FROM analytics.customers", false},
+		{"returned through an aggregate", "SELECT string_agg(email, ',') FROM analytics.customers", false},
+		{"returned through max", "SELECT max(email) FROM analytics.customers", false},
+		{"returned through a CTE", "WITH x AS (SELECT email AS e FROM analytics.customers) SELECT count(*) FROM x", false},
+		{"returned by a scalar subquery", "SELECT (SELECT min(email) FROM analytics.customers) AS e", false},
+		{"star", "SELECT * FROM analytics.customers", false},
+		{"whole row", "SELECT row_to_json(c) FROM analytics.customers c", false},
+		{"a comparison returned", "SELECT email = 'ana@example.com' AS is_ana FROM analytics.customers", false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			err := Check(tt.sql, p)
+			if tt.ok {
+				assert.NoError(t, err)
+				return
+			}
+			if assert.Error(t, err) {
+				assert.Equal(t, ClassColumns, err.(*Rejection).Class, "%v", err)
+			}
+		})
+	}
+}

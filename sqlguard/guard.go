@@ -55,6 +55,10 @@ type Policy struct {
 	// Column names are not resolved to their tables: any column of that
 	// name in a statement reading the table is refused.
 	DeniedColumns []string
+	// MaskedColumns are columns ("schema.table.column") the caller may
+	// filter, group, order and count by but never see: in any select list
+	// (outside count()), by *, or in a whole row, they are ClassColumns.
+	MaskedColumns []string
 	// Functions are extra function names to allow (lower case, unqualified),
 	// e.g. "similarity" from pg_trgm. They cannot allow a function of a
 	// dangerous class such as pg_sleep.

@@ -23,6 +23,12 @@ type checker struct {
 	reads map[string][]string
 	names []string
 	stars bool
+	// For Policy.MaskedColumns: column names a select list returns (not
+	// inside count()), and how deep the walk is in a select list and in
+	// count().
+	shown    []string
+	inTarget int
+	inCount  int
 }
 
 func newChecker(sql string, p Policy) *checker {
@@ -83,6 +89,13 @@ func (c *checker) walk(m protoreflect.Message, depth int) {
 		return
 	case *pg_query.FuncCall:
 		c.funcCall(n)
+		if names := stringList(n.GetFuncname()); len(names) > 0 && names[len(names)-1] == "count" {
+			// What count() reads is counted, not returned.
+			c.inCount++
+			c.children(m, depth, "")
+			c.inCount--
+			return
+		}
 	case *pg_query.A_Expr:
 		c.operator(n)
 	case *pg_query.TypeName:
@@ -105,9 +118,14 @@ func (c *checker) walk(m protoreflect.Message, depth int) {
 
 // children walks the message fields of m, except the one named skip.
 func (c *checker) children(m protoreflect.Message, depth int, skip protoreflect.Name) {
+	_, isSelect := m.Interface().(*pg_query.SelectStmt)
 	m.Range(func(fd protoreflect.FieldDescriptor, v protoreflect.Value) bool {
 		if fd.Name() == skip || fd.Message() == nil || fd.IsMap() {
 			return true
+		}
+		if isSelect && fd.Name() == "target_list" {
+			c.inTarget++
+			defer func() { c.inTarget-- }()
 		}
 		if fd.IsList() {
 			l := v.List()
@@ -130,6 +148,10 @@ func (c *checker) selectStmt(s *pg_query.SelectStmt, depth int) {
 	if len(s.GetLockingClause()) > 0 {
 		c.report(reject(ClassLocking, "remove the FOR UPDATE/SHARE clause: results are read-only"))
 	}
+	// A subquery's own clauses are not the outer select list's.
+	inTarget, inCount := c.inTarget, c.inCount
+	c.inTarget, c.inCount = 0, 0
+	defer func() { c.inTarget, c.inCount = inTarget, inCount }()
 	mark := len(c.scopes)
 	if wc := s.GetWithClause(); wc != nil {
 		c.with(wc, s, depth+1)

@@ -1,5 +1,7 @@
 package warehouse
 
+import "strings"
+
 // Access is what one caller may read: a policy of the access file
 // (package access), as the backends enforce it. Tables and columns outside
 // it are left out of the catalog the caller's questions see, and a query
@@ -12,7 +14,15 @@ type Access interface {
 	// AllowsColumn reports whether the caller may read a column of a
 	// table they may read.
 	AllowsColumn(schema, table, column string) bool
+	// MasksColumn reports whether an allowed column is masked: the
+	// caller's queries may filter, group, order and count by it, never
+	// return it.
+	MasksColumn(schema, table, column string) bool
 }
+
+// maskedNote is added to a masked column's description, so the model
+// knows how it may use it.
+const maskedNote = "Masked: filter, group, order or count by it (count(DISTINCT …)); never select it."
 
 // Forbidden: the query names a table or column outside the caller's access
 // policy. Never retried; people are told what they may not read.
@@ -32,9 +42,13 @@ func Filter(cat *Catalog, a Access) *Catalog {
 		}
 		cols := make([]TableColumn, 0, len(t.Columns))
 		for _, c := range t.Columns {
-			if a.AllowsColumn(t.Schema, t.Name, c.Name) {
-				cols = append(cols, c)
+			if !a.AllowsColumn(t.Schema, t.Name, c.Name) {
+				continue
 			}
+			if a.MasksColumn(t.Schema, t.Name, c.Name) {
+				c.Comment = strings.TrimSpace(c.Comment + " " + maskedNote)
+			}
+			cols = append(cols, c)
 		}
 		if len(cols) == 0 {
 			continue
@@ -53,17 +67,20 @@ func Filter(cat *Catalog, a Access) *Catalog {
 }
 
 // Outside lists, for the guard, what exists in cat but a does not allow:
-// tables ("schema.table") and columns of allowed tables
-// ("schema.table.column").
-func Outside(cat *Catalog, a Access) (tables, columns []string) {
+// tables ("schema.table"), columns of allowed tables
+// ("schema.table.column"), and the allowed columns it masks.
+func Outside(cat *Catalog, a Access) (tables, columns, masked []string) {
 	if a == nil || cat == nil {
-		return nil, nil
+		return nil, nil, nil
 	}
 	for _, t := range cat.Tables {
-		var denied []string
+		var denied, hidden []string
 		for _, c := range t.Columns {
-			if !a.AllowsColumn(t.Schema, t.Name, c.Name) {
+			switch {
+			case !a.AllowsColumn(t.Schema, t.Name, c.Name):
 				denied = append(denied, t.Schema+"."+t.Name+"."+c.Name)
+			case a.MasksColumn(t.Schema, t.Name, c.Name):
+				hidden = append(hidden, t.Schema+"."+t.Name+"."+c.Name)
 			}
 		}
 		// A table with no column left is as good as forbidden.
@@ -72,8 +89,9 @@ func Outside(cat *Catalog, a Access) (tables, columns []string) {
 			continue
 		}
 		columns = append(columns, denied...)
+		masked = append(masked, hidden...)
 	}
-	return tables, columns
+	return tables, columns, masked
 }
 
 // keepsKey reports whether a foreign key of t stays visible under a: its

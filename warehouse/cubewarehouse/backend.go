@@ -108,6 +108,18 @@ func permitted(ctx context.Context, q cube.Query) error {
 			return &warehouse.Error{Kind: warehouse.Forbidden, Class: "access_denied", Reason: "you may not read " + m}
 		}
 	}
+	// A masked member may filter or order, never come back as a column.
+	returned := append(append([]string{}, q.Measures...), q.Dimensions...)
+	for _, td := range q.TimeDimensions {
+		if td.Granularity != "" {
+			returned = append(returned, td.Dimension)
+		}
+	}
+	for _, m := range returned {
+		if c, _, ok := strings.Cut(m, "."); ok && a.MasksColumn("", c, m) {
+			return warehouse.Reject("columns_not_allowed", m+" may filter or order the query but never be returned; leave it out of measures and dimensions", false)
+		}
+	}
 	return nil
 }
 

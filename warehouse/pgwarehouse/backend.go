@@ -202,7 +202,7 @@ func (b *Backend) guard(ctx context.Context, text string, limit int) (string, er
 // tables they may read, and what exists but is not theirs.
 func (b *Backend) guardPolicy(cat *warehouse.Catalog, access warehouse.Access, limit int) sqlguard.Policy {
 	p := GuardPolicy(b.cfg.Schemas, tableNames(warehouse.Filter(cat, access)), limit)
-	p.Forbidden, p.DeniedColumns = warehouse.Outside(cat, access)
+	p.Forbidden, p.DeniedColumns, p.MaskedColumns = warehouse.Outside(cat, access)
 	return p
 }
 
