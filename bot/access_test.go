@@ -149,6 +149,24 @@ func testAccessPolicies(t *testing.T, e *testEnv) {
 		assert.NotContains(t, lastPrompt(), "avg(a.price)", "a policy without prices does not")
 	})
 
+	t.Run("suggestions within the policy", func(t *testing.T) {
+		const free, publishers, prices = "How many games are free to play?",
+			"Which 5 publishers released the most games in 2017?",
+			"What is the average price of RPG games by release year since 2015?"
+		ctx := context.Background()
+		admin := b.SuggestedQuestions(ctx, bot.Message{UserID: "UADMIN", ChannelID: "CDATA"}, 10)
+		assert.Subset(t, admin, []string{free, publishers, prices}, "the full policy may run them all")
+		zed := b.SuggestedQuestions(ctx, bot.Message{UserID: "UZED", ChannelID: "CDATA"}, 10)
+		assert.Contains(t, zed, free)
+		assert.NotContains(t, zed, publishers, "publishers are outside the policy")
+		assert.NotContains(t, zed, prices, "prices are outside the policy")
+		assert.Empty(t, b.SuggestedQuestions(ctx, bot.Message{UserID: "UZED", ChannelID: "CRANDOM"}, 10), "none where the bot does not answer")
+
+		s := askAs("UZED", "CDATA", bot.NewThreadID(), "tell me a joke")
+		require.Equal(t, nodes.IntentOffTopic, s.Intent)
+		assert.Equal(t, []string{free}, s.Reply.Questions, "a decline suggests only what the user may ask")
+	})
+
 	t.Run("a narrower user's presses", func(t *testing.T) {
 		thread := bot.NewThreadID()
 		admin := askAs("UADMIN", "CDATA", thread, "case b")

@@ -446,18 +446,40 @@ func (b *Bot) Config() Config { return b.cfg }
 
 // SuggestedQuestions are up to n questions to offer someone starting a
 // conversation: the demo's, or the verified examples used most.
-func (b *Bot) SuggestedQuestions(ctx context.Context, n int) []string {
+func (b *Bot) SuggestedQuestions(ctx context.Context, m Message, n int) []string {
 	if b.Demo {
 		return demo.Questions()[:min(n, len(demo.Questions()))]
 	}
-	list, err := b.db.ListExamples(ctx, store.ExampleFilter{Backend: b.backend.Name(), Status: store.StatusVerified, Limit: n, MostUsed: true})
+	var policed *access.Policy
+	if b.access != nil {
+		p, err := b.access.Admit(whoOf(&nodes.State{UserID: m.UserID, ChannelID: m.ChannelID}))
+		if err != nil {
+			return nil // no suggestions for someone the bot will not answer
+		}
+		policed = p
+		ctx = warehouse.WithCaller(ctx, warehouse.Caller{UserID: m.UserID, ChannelID: m.ChannelID, Access: p})
+	}
+	limit := n
+	if policed != nil {
+		limit = n * 4 // some will be left out
+	}
+	list, err := b.db.ListExamples(ctx, store.ExampleFilter{Backend: b.backend.Name(), Status: store.StatusVerified, Limit: limit, MostUsed: true})
 	if err != nil {
 		b.log.WarnContext(ctx, "suggested questions", "err", err)
 		return nil
 	}
-	out := make([]string, len(list))
-	for i, e := range list {
-		out[i] = e.Question
+	var out []string
+	for _, e := range list {
+		if len(out) == n {
+			break
+		}
+		if policed != nil {
+			// Only questions whose query this person may run.
+			if _, err := b.backend.Check(ctx, e.Query, b.cfg.MaxRows); err != nil {
+				continue
+			}
+		}
+		out = append(out, e.Question)
 	}
 	return out
 }

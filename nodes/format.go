@@ -145,7 +145,7 @@ func ButtonIntent(action string) (intent Intent, ok bool) {
 func (n *Nodes) Decline(ctx context.Context, s *State) error {
 	s.SetReply(FormatSimple, &answer.Answer{Kind: answer.KindNotice,
 		Text:      answer.Plain(fmt.Sprintf("I can only answer questions about %s. Try one of these:", n.Domain)),
-		Questions: n.exampleQuestions()})
+		Questions: n.exampleQuestions(ctx)})
 	return nil
 }
 
@@ -161,7 +161,7 @@ func (n *Nodes) HandleError(ctx context.Context, s *State) error {
 	if operatorKinds[s.ErrorKind] && s.ErrorRef == "" {
 		s.ErrorRef = newErrorRef()
 	}
-	text, suggestions := n.errorText(s)
+	text, suggestions := n.errorText(ctx, s)
 	if s.ErrorRef != "" {
 		text += " (Reference " + s.ErrorRef + ".)"
 	}
@@ -183,8 +183,8 @@ func newErrorRef() string {
 	return "e-" + hex.EncodeToString(b[:])
 }
 
-func (n *Nodes) errorText(s *State) (string, []string) {
-	examples := n.exampleQuestions()
+func (n *Nodes) errorText(ctx context.Context, s *State) (string, []string) {
+	examples := n.exampleQuestions(ctx)
 	var d warehouse.Dialect
 	if n.Warehouse != nil {
 		d = n.Warehouse.Dialect()
@@ -253,14 +253,23 @@ func capitalize(s string) string {
 	return string(unicode.ToUpper(r)) + s[size:]
 }
 
-func (n *Nodes) exampleQuestions() []string {
+// exampleQuestions are up to three questions to suggest: the demo's, or
+// the examples file's. Under an access policy, only those whose query the
+// user may run: a suggestion must not point at data they may not read.
+func (n *Nodes) exampleQuestions(ctx context.Context) []string {
 	if len(n.Suggestions) > 0 {
 		return n.Suggestions
 	}
+	policed := warehouse.CallerOf(ctx).Access != nil && n.Warehouse != nil
 	var qs []string
 	for _, e := range n.Examples {
 		if len(qs) == 3 {
 			break
+		}
+		if policed {
+			if _, err := n.Warehouse.Check(ctx, e.SQL, n.maxRows()); err != nil {
+				continue
+			}
 		}
 		qs = append(qs, e.Question)
 	}

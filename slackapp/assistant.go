@@ -7,6 +7,8 @@ import (
 
 	"github.com/slack-go/slack"
 	"github.com/slack-go/slack/slackevents"
+
+	"github.com/analyticsbot/analyticsbot/bot"
 )
 
 // maxTitle bounds an assistant thread's title taken from its first
@@ -26,7 +28,7 @@ func (a *App) onAssistantThreadStarted(e *slackevents.AssistantThreadStartedEven
 		thread: threadID(t.ChannelID, t.ThreadTimeStamp),
 		kind:   "assistant",
 		run: func(ctx context.Context) {
-			questions := a.bot.SuggestedQuestions(ctx, 4)
+			questions := a.bot.SuggestedQuestions(ctx, bot.Message{UserID: t.UserID, ChannelID: t.ChannelID}, 4)
 			if len(questions) == 0 {
 				return
 			}
