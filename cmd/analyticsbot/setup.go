@@ -36,6 +36,13 @@ func migrate(ctx context.Context, out io.Writer) error {
 	if err := db.Migrate(ctx); err != nil {
 		return err
 	}
+	if cfg.ReaderRole != pgwarehouse.DefaultReaderRole {
+		// The migrations set up the default reader; a deployment's own
+		// (READER_ROLE) gets the same.
+		if err := pgwarehouse.EnsureReaderRole(ctx, db.Pool(), cfg.ReaderRole); err != nil {
+			return err
+		}
+	}
 	fmt.Fprintln(out, "migrations applied")
 	return nil
 }

@@ -128,6 +128,9 @@ func applyPolicy(ctx context.Context, tx pgx.Tx, role, password string, schemas 
 			return fmt.Errorf("%s: %w", stmt, err)
 		}
 	}
+	if err := restrictSessions(ctx, tx, role); err != nil {
+		return err
+	}
 	if password != "" {
 		// A bind parameter cannot be used in ALTER ROLE; format() quotes it.
 		if _, err := tx.Exec(ctx, `SELECT 1 FROM (SELECT set_config('analyticsbot.pw', $1, true)) s`, password); err != nil {
@@ -208,4 +211,64 @@ func asRole(cfg ExecConfig, role string) (ExecConfig, error) {
 	}
 	cfg.URL = u.String()
 	return cfg, nil
+}
+
+// readerSettings are the per-database defaults of every role generated SQL
+// runs as (migration 00005 sets them for the default reader): even a
+// session opened by hand is read-only, with short lock and idle timeouts.
+var readerSettings = [][2]string{
+	{"default_transaction_read_only", "on"},
+	{"lock_timeout", "2s"},
+	{"idle_in_transaction_session_timeout", "60s"},
+	{"temp_buffers", "8MB"},
+	{"work_mem", "64MB"},
+}
+
+// EnsureReaderRole makes role what the migrations make the default reader
+// role: created if missing, able to log in and nothing more (no superuser,
+// createdb, createrole, replication, RLS bypass or inherited membership,
+// 32 connections), read-only by default in the database of pool, and
+// allowed to connect to it. A reader role of its own per deployment
+// (READER_ROLE) keeps other databases' reader sessions, and their query
+// text in pg_stat_activity, out of its sight.
+func EnsureReaderRole(ctx context.Context, pool *pgxpool.Pool, role string) error {
+	err := pgx.BeginFunc(ctx, pool, func(tx pgx.Tx) error {
+		var exists bool
+		if err := tx.QueryRow(ctx, `SELECT EXISTS (SELECT 1 FROM pg_roles WHERE rolname = $1)`, role).Scan(&exists); err != nil {
+			return err
+		}
+		r := pgx.Identifier{role}.Sanitize()
+		stmt := "ALTER ROLE " + r
+		if !exists {
+			stmt = "CREATE ROLE " + r
+		}
+		if _, err := tx.Exec(ctx, stmt+" LOGIN NOSUPERUSER NOCREATEDB NOCREATEROLE NOINHERIT NOREPLICATION NOBYPASSRLS CONNECTION LIMIT 32"); err != nil {
+			return fmt.Errorf("%s: %w", stmt, err)
+		}
+		return restrictSessions(ctx, tx, role)
+	})
+	if err != nil {
+		return fmt.Errorf("set up the reader role %s: %w", role, err)
+	}
+	return nil
+}
+
+// restrictSessions sets role's per-database defaults in the current
+// database and lets it connect there.
+func restrictSessions(ctx context.Context, tx pgx.Tx, role string) error {
+	for _, s := range readerSettings {
+		if _, err := tx.Exec(ctx, `SELECT 1 FROM (SELECT set_config('analyticsbot.setting_value', $1, true)) v`, s[1]); err != nil {
+			return err
+		}
+		q := `DO $$ BEGIN EXECUTE format('ALTER ROLE %I IN DATABASE %I SET %I = %L', ` + quoteLiteral(role) +
+			`, current_database(), ` + quoteLiteral(s[0]) + `, current_setting('analyticsbot.setting_value')); END $$`
+		if _, err := tx.Exec(ctx, q); err != nil {
+			return fmt.Errorf("set %s for %s: %w", s[0], role, err)
+		}
+	}
+	q := `DO $$ BEGIN EXECUTE format('GRANT CONNECT ON DATABASE %I TO %I', current_database(), ` + quoteLiteral(role) + `); END $$`
+	if _, err := tx.Exec(ctx, q); err != nil {
+		return fmt.Errorf("let %s connect: %w", role, err)
+	}
+	return nil
 }

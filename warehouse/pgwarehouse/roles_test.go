@@ -5,6 +5,8 @@ import (
 	"crypto/rand"
 	"encoding/hex"
 	"errors"
+	"fmt"
+	"strings"
 	"testing"
 
 	"github.com/jackc/pgx/v5"
@@ -182,3 +184,56 @@ func (l laxPolicy) Policy() string                         { return l.name }
 func (laxPolicy) AllowsTable(string, string) bool          { return true }
 func (laxPolicy) AllowsColumn(string, string, string) bool { return true }
 func (laxPolicy) MasksColumn(string, string, string) bool  { return false }
+
+// A deployment's own reader role (READER_ROLE) is set up like the default
+// one, and does not see what other deployments' readers run: the query
+// text of another role's sessions in pg_stat_activity is hidden, as the
+// text of its own role's sessions is not.
+func TestReaderRolePerDeployment(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	db, url := storetest.NewWithURL(t)
+	var suffix [3]byte
+	_, _ = rand.Read(suffix[:])
+	role := "abt_own_reader_" + hex.EncodeToString(suffix[:])
+	t.Cleanup(func() {
+		id := pgx.Identifier{role}.Sanitize()
+		_, _ = db.Pool().Exec(context.Background(), "DROP OWNED BY "+id+"; DROP ROLE "+id)
+	})
+	require.NoError(t, pgwarehouse.EnsureReaderRole(ctx, db.Pool(), role))
+	require.NoError(t, pgwarehouse.EnsureReaderRole(ctx, db.Pool(), role), "twice is once")
+
+	var login, super, inherit, connect bool
+	var settings []string
+	require.NoError(t, db.Pool().QueryRow(ctx, `
+		SELECT rolcanlogin, rolsuper, rolinherit, has_database_privilege($1, current_database(), 'CONNECT'),
+		       coalesce((SELECT setconfig FROM pg_db_role_setting s JOIN pg_database d ON d.oid = s.setdatabase
+		                 WHERE s.setrole = r.oid AND d.datname = current_database()), '{}')
+		FROM pg_roles r WHERE rolname = $1`, role).Scan(&login, &super, &inherit, &connect, &settings))
+	assert.True(t, login)
+	assert.False(t, super)
+	assert.False(t, inherit)
+	assert.True(t, connect)
+	assert.Contains(t, settings, "default_transaction_read_only=on")
+
+	// Another deployment's reader, idle after a query whose text is a secret.
+	marker := "secret-" + hex.EncodeToString(suffix[:])
+	other, err := pgx.Connect(ctx, strings.Replace(url, "postgres@", "analyticsbot_reader@", 1))
+	require.NoError(t, err)
+	t.Cleanup(func() { _ = other.Close(context.Background()) })
+	_, err = other.Exec(ctx, "SELECT '"+marker+"' AS x")
+	require.NoError(t, err)
+
+	seen := func(as string) []string {
+		exec := newExec(t, url, pgwarehouse.ExecConfig{Role: as})
+		res, err := exec.Query(ctx, "SELECT query FROM pg_stat_activity WHERE usename = 'analyticsbot_reader' AND query LIKE '%"+marker+"%' OR query = '<insufficient privilege>'")
+		require.NoError(t, err)
+		var out []string
+		for _, r := range res.Rows {
+			out = append(out, fmt.Sprint(r[0]))
+		}
+		return out
+	}
+	assert.NotContains(t, strings.Join(seen(role), "\n"), marker, "its own role hides the other reader's query text")
+	assert.Contains(t, strings.Join(seen(pgwarehouse.DefaultReaderRole), "\n"), marker, "a shared role would have shown it")
+}
