@@ -250,6 +250,10 @@ func testPolicyRoles(t *testing.T, e *testEnv) {
 		s, _, err := b.Ask(ctx, bot.Message{ThreadID: bot.NewThreadID(), UserID: user, ChannelID: "CDATA", Text: "who am I"})
 		require.NoError(t, err)
 		require.Empty(t, s.ErrorKind, "detail %s", s.ErrorDetail)
+		logs, err := b.DB().QueryLogs(ctx, store.QueryLogFilter{ThreadID: s.ThreadTS})
+		require.NoError(t, err)
+		require.Len(t, logs, 1)
+		assert.Equal(t, s.Result.Rows[0][0], logs[0].Role, "the query log names the role the query ran as")
 		return s.Result.Rows[0][0]
 	}
 	adjust := func(c *bot.Config) { c.AccessFile, c.ReaderRole = path, reader }

@@ -367,6 +367,9 @@ func (b *Bot) run(ctx context.Context, s *nodes.State, opts ...workflow.RunOptio
 		caller.Access, s.Policy = p, p.Policy()
 	}
 	ctx = warehouse.WithCaller(ctx, caller)
+	if rt, ok := b.backend.(warehouse.RoleTeller); ok {
+		s.Role = rt.RoleFor(ctx)
+	}
 	res, err := b.graph.Run(ctx, s, opts...)
 	b.logTurn(ctx, s, res)
 	telemetry.RecordTurn(ctx, s, res, b.backend.Name())

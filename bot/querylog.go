@@ -63,6 +63,6 @@ func queryLogOf(s *nodes.State, res workflow.Result, backend string) store.Query
 		ModelCalls: s.LLMCalls, PromptTokens: s.PromptTokens, CompletionTokens: s.CompletionTokens,
 		RowCount: s.Result.RowCount, ResponseChars: utf8.RuneCountInString(s.ResponseText),
 		Backend: backend, ModelTime: s.LLMTime, DBTime: s.DBTime, Total: total, NodeTime: nodeTime,
-		Policy: s.Policy,
+		Policy: s.Policy, Role: s.Role,
 	}
 }

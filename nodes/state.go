@@ -108,10 +108,11 @@ type State struct {
 	// UserEmail is the user's address when the surface knows it.
 	UserEmail string
 	// Policy names the access policy the user asked under (ACCESS_FILE);
-	// empty without an access file.
-	Policy    string
-	ChannelID string
-	ThreadTS  string
+	// empty without an access file. Role is the database role the run's
+	// queries ran as, when the backend says.
+	Policy, Role string
+	ChannelID    string
+	ThreadTS     string
 	// History holds the thread's most recent turns, oldest first.
 	History []store.Turn
 	// Started is when the message arrived, for the elapsed time in the reply.

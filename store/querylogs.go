@@ -44,7 +44,7 @@ func MaskSecrets(s string) string {
 
 const queryLogColumns = `id, created_at, question, thread_id, user_id, channel_id, intent, node_path,
 	model_calls, prompt_tokens, completion_tokens, row_count, response_chars, error_kind, backend,
-	model_ms, db_ms, total_ms, node_ms, query_id, error_ref, error_detail, policy`
+	model_ms, db_ms, total_ms, node_ms, query_id, error_ref, error_detail, policy, db_role`
 
 // ErrNoQueryLogs means the chat_query_logs table does not exist: the
 // database was not migrated since query logs were added.
@@ -76,8 +76,8 @@ type QueryLog struct {
 	// 2,000 characters with key-like text masked.
 	ErrorRef, ErrorDetail string
 	// Policy is the access policy the turn was answered under (empty
-	// without ACCESS_FILE).
-	Policy string
+	// without ACCESS_FILE); Role the database role its queries ran as.
+	Policy, Role string
 	// Backend is "sql" or "cube".
 	Backend   string
 	ModelTime time.Duration
@@ -107,13 +107,13 @@ func (d *DB) AddQueryLog(ctx context.Context, l QueryLog) (QueryLog, error) {
 		INSERT INTO chat_query_logs
 			(question, thread_id, user_id, channel_id, intent, node_path, model_calls, prompt_tokens,
 			 completion_tokens, row_count, response_chars, error_kind, backend, model_ms, db_ms, total_ms, node_ms, query_id,
-			 error_ref, error_detail, policy)
-		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20, $21)
+			 error_ref, error_detail, policy, db_role)
+		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20, $21, $22)
 		RETURNING id, created_at`,
 		l.Question, l.ThreadID, l.UserID, l.ChannelID, l.Intent, l.Path, l.ModelCalls, l.PromptTokens,
 		l.CompletionTokens, l.RowCount, l.ResponseChars, l.ErrorKind, l.Backend,
 		millis(l.ModelTime), millis(l.DBTime), millis(l.Total), nodeMS, cleanText(l.QueryID),
-		cleanText(l.ErrorRef), l.ErrorDetail, cleanText(l.Policy),
+		cleanText(l.ErrorRef), l.ErrorDetail, cleanText(l.Policy), cleanText(l.Role),
 	).Scan(&l.ID, &l.CreatedAt)
 	if err != nil {
 		return QueryLog{}, fmt.Errorf("add query log of thread %q: %w", l.ThreadID, queryLogError(err))
@@ -184,7 +184,7 @@ func scanQueryLog(row pgx.CollectableRow) (QueryLog, error) {
 	var nodeMS map[string]float64
 	err := row.Scan(&l.ID, &l.CreatedAt, &l.Question, &l.ThreadID, &l.UserID, &l.ChannelID, &l.Intent,
 		&l.Path, &l.ModelCalls, &l.PromptTokens, &l.CompletionTokens, &l.RowCount, &l.ResponseChars,
-		&l.ErrorKind, &l.Backend, &modelMS, &dbMS, &totalMS, &nodeMS, &l.QueryID, &l.ErrorRef, &l.ErrorDetail, &l.Policy)
+		&l.ErrorKind, &l.Backend, &modelMS, &dbMS, &totalMS, &nodeMS, &l.QueryID, &l.ErrorRef, &l.ErrorDetail, &l.Policy, &l.Role)
 	l.ModelTime, l.DBTime, l.Total = fromMillis(modelMS), fromMillis(dbMS), fromMillis(totalMS)
 	l.NodeTime = make(map[string]time.Duration, len(nodeMS))
 	for name, v := range nodeMS {

@@ -1,6 +1,9 @@
 package warehouse
 
-import "strings"
+import (
+	"context"
+	"strings"
+)
 
 // Access is what one caller may read: a policy of the access file
 // (package access), as the backends enforce it. Tables and columns outside
@@ -23,6 +26,12 @@ type Access interface {
 // maskedNote is added to a masked column's description, so the model
 // knows how it may use it.
 const maskedNote = "Masked: filter, group, order or count by it (count(DISTINCT …)); never select it."
+
+// RoleTeller is a backend that says which database role a caller's
+// queries run as, for the audit.
+type RoleTeller interface {
+	RoleFor(ctx context.Context) string
+}
 
 // Forbidden: the query names a table or column outside the caller's access
 // policy. Never retried; people are told what they may not read.

@@ -266,6 +266,7 @@ type userTurnJSON struct {
 	UserID      string `json:"user_id"`
 	ChannelID   string `json:"channel_id"`
 	Policy      string `json:"policy,omitempty"`
+	Role        string `json:"db_role,omitempty"`
 	ErrorRef    string `json:"error_ref,omitempty"`
 	ErrorDetail string `json:"error_detail,omitempty"`
 }
@@ -277,7 +278,7 @@ func turnsToJSON(turns []store.QueryLog) []userTurnJSON {
 			logTurnJSON: logTurnJSON{ID: l.ID, CreatedAt: l.CreatedAt, Question: l.Question, ThreadID: l.ThreadID, Intent: l.Intent,
 				ErrorKind: l.ErrorKind, Backend: l.Backend, Path: l.Path, ModelCalls: l.ModelCalls,
 				RowCount: l.RowCount, TotalMS: ms(l.Total), ModelMS: ms(l.ModelTime), DBMS: ms(l.DBTime)},
-			UserID: l.UserID, ChannelID: l.ChannelID, Policy: l.Policy, ErrorRef: l.ErrorRef, ErrorDetail: l.ErrorDetail,
+			UserID: l.UserID, ChannelID: l.ChannelID, Policy: l.Policy, Role: l.Role, ErrorRef: l.ErrorRef, ErrorDetail: l.ErrorDetail,
 		})
 	}
 	return out

@@ -78,6 +78,17 @@ func (b *Backend) Close() {
 	}
 }
 
+// RoleFor implements warehouse.RoleTeller: the role ctx's caller's queries
+// run as.
+func (b *Backend) RoleFor(ctx context.Context) string {
+	if a := warehouse.CallerOf(ctx).Access; a != nil {
+		if role, ok := b.roles[a.Policy()]; ok {
+			return role
+		}
+	}
+	return b.cfg.Role
+}
+
 // execFor is the executor a query of ctx's caller runs on: their policy's
 // role when it has one, else the reader.
 func (b *Backend) execFor(ctx context.Context) (*Executor, error) {
