@@ -16,6 +16,7 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+	"sync/atomic"
 
 	"gopkg.in/yaml.v3"
 )
@@ -33,7 +34,20 @@ type Rules struct {
 	policies        []*Policy
 	def             *Policy // nil: None
 	tokens          []Token
+	directory       atomic.Pointer[Directory]
 }
+
+// Directory returns the members of a Slack user group (S0123ABC); nil
+// when it cannot tell.
+type Directory func(group string) []string
+
+// slackGroup matches a Slack user group's id in a group's members.
+var slackGroup = regexp.MustCompile(`^S[A-Z0-9]{2,}$`)
+
+// SetDirectory lets groups list Slack user groups among their members
+// ("analysts: [U0123ABC, S0DATATEAM]"): their members belong to the group
+// too. Without one, Slack user groups have no members.
+func (r *Rules) SetDirectory(d Directory) { r.directory.Store(&d) }
 
 // Token is a named identity of the web API: requests bearing the secret
 // held in the environment variable Env ask as the user "token:<Name>".
@@ -162,9 +176,15 @@ func (r *Rules) policyOf(w Who) *Policy {
 }
 
 func (r *Rules) inAny(groups []string, user string) bool {
+	var dir Directory
+	if d := r.directory.Load(); d != nil {
+		dir = *d
+	}
 	for _, g := range groups {
-		if slices.Contains(r.groups[g], user) {
-			return true
+		for _, m := range r.groups[g] {
+			if m == user || dir != nil && slackGroup.MatchString(m) && slices.Contains(dir(m), user) {
+				return true
+			}
 		}
 	}
 	return false

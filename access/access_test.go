@@ -139,3 +139,32 @@ func FuzzParse(f *testing.F) {
 		}
 	})
 }
+
+// A group may name Slack user groups: their members belong to it, as the
+// directory (Slack's usergroups.users.list) says.
+func TestSlackUserGroups(t *testing.T) {
+	t.Parallel()
+	r, err := Parse([]byte(`
+groups:
+  data: [UANA, S0DATATEAM]
+policies:
+  - name: data
+    groups: [data]
+    tables: ["analytics.*"]
+default: none
+`))
+	require.NoError(t, err)
+	_, err = r.Admit(Who{UserID: "UBOB", ChannelID: "C1"})
+	assert.Error(t, err, "no directory: a Slack user group has no members")
+	r.SetDirectory(func(group string) []string {
+		if group == "S0DATATEAM" {
+			return []string{"UBOB"}
+		}
+		return nil
+	})
+	p, err := r.Admit(Who{UserID: "UBOB", ChannelID: "C1"})
+	require.NoError(t, err)
+	assert.Equal(t, "data", p.Policy())
+	_, err = r.Admit(Who{UserID: "UZED", ChannelID: "C1"})
+	assert.Error(t, err)
+}

@@ -416,6 +416,14 @@ func (b *Bot) Admit(m Message) error {
 	return err
 }
 
+// SetDirectory lets the access file's groups list Slack user groups,
+// whose members d returns (Slack's usergroups.users.list).
+func (b *Bot) SetDirectory(d access.Directory) {
+	if b.access != nil {
+		b.access.SetDirectory(d)
+	}
+}
+
 // localChannels are the channels of the operator's own command line,
 // which the access file's user and channel lists do not apply to.
 var localChannels = []string{"terminal", "cli", "eval"}

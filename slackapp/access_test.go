@@ -52,3 +52,32 @@ func TestAccessFile(t *testing.T) {
 	}
 	assert.Equal(t, calls, h.modelCalls(), "no model call for a refusal")
 }
+
+// A group of the access file may name a Slack user group: its members are
+// admitted under the group's policy (usergroups.users.list, cached).
+func TestAccessBySlackUserGroup(t *testing.T) {
+	t.Parallel()
+	path := filepath.Join(t.TempDir(), "access.yaml")
+	require.NoError(t, os.WriteFile(path, []byte(`
+groups:
+  data: [S0DATATEAM]
+policies:
+  - name: data
+    groups: [data]
+    tables: ["analytics.*"]
+default: none
+`), 0o600))
+	h := start(t, withBotConfig(func(c *bot.Config) { c.AccessFile = path }))
+	h.slack.SetUserGroup("S0DATATEAM", user)
+	ch := channelID("CGROUPS")
+	h.mention(ch, "1700000601.000100", "", q2018)
+	h.answerIn(ch, "1700000601.000100", answer18)
+	h.mention(ch, "1700000602.000100", "", q2018)
+	h.answerIn(ch, "1700000602.000100", answer18)
+	assert.Len(t, h.slack.Calls("usergroups.users.list"), 1, "the members are looked up once, then cached")
+
+	h.slack.SetUserGroup("S0DATATEAM") // emptied, but cached for ten minutes
+	ev := fakeslack.EventCallback("EvGroupOther", fakeslack.AppMention(ch, "UOUTSIDER", "<@"+fakeslack.BotUserID+"> "+q2018, "1700000603.000100", ""))
+	h.slack.WaitAck(t, h.slack.Send(t, fakeslack.Envelope{Type: "events_api", Payload: ev}))
+	h.answerIn(ch, "1700000603.000100", "You don't have access to any data here")
+}

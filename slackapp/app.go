@@ -110,7 +110,8 @@ func New(ctx context.Context, cfg Config, b *bot.Bot, log *slog.Logger, opts ...
 	a.botUserID, a.botID, a.botUser, a.teamID = auth.UserID, auth.BotID, auth.User, auth.TeamID
 	a.disp = newDispatcher(cfg.Workers, cfg.QueueLimit, a.log)
 	a.dedupe = newDeduper(b.DB(), a.log)
-	a.people = &people{api: a.api, now: time.Now, log: a.log.Warn, emails: map[string]cachedEmail{}}
+	a.people = &people{api: a.api, now: time.Now, log: a.log.Warn, emails: map[string]cachedEmail{}, groups: map[string]cachedGroup{}}
+	b.SetDirectory(a.people.members)
 	return a, nil
 }
 

@@ -25,6 +25,7 @@ const emailTimeout = 3 * time.Second
 type people struct {
 	api interface {
 		GetUserInfoContext(ctx context.Context, user string, opts ...slack.GetUserInfoOption) (*slack.User, error)
+		GetUserGroupMembersContext(ctx context.Context, group string, opts ...slack.GetUserGroupMembersOption) ([]string, error)
 	}
 	now func() time.Time
 	log func(msg string, args ...any)
@@ -32,6 +33,48 @@ type people struct {
 	mu       sync.Mutex
 	emails   map[string]cachedEmail
 	disabled bool
+	groups   map[string]cachedGroup
+	noGroups bool
+}
+
+type cachedGroup struct {
+	members []string
+	at      time.Time
+}
+
+// groupTTL is how long a Slack user group's members are kept.
+const groupTTL = 10 * time.Minute
+
+// members returns the members of the Slack user group group
+// (usergroups.users.list, scope usergroups:read), cached for groupTTL: the
+// access file's groups may list them. nil when Slack does not say.
+func (p *people) members(group string) []string {
+	p.mu.Lock()
+	c, ok := p.groups[group]
+	off := p.noGroups
+	p.mu.Unlock()
+	if off || ok && p.now().Sub(c.at) < groupTTL {
+		return c.members
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), emailTimeout)
+	defer cancel()
+	users, err := p.api.GetUserGroupMembersContext(ctx, group)
+	switch {
+	case err == nil:
+	case isScopeError(err):
+		p.log("slack: usergroups.users.list refused; Slack user groups in ACCESS_FILE have no members (add the usergroups:read scope and reinstall)", "err", err)
+		p.mu.Lock()
+		p.noGroups = true
+		p.mu.Unlock()
+		return nil
+	default:
+		p.log("slack: list a user group's members", "group", group, "err", err)
+		return c.members
+	}
+	p.mu.Lock()
+	p.groups[group] = cachedGroup{members: users, at: p.now()}
+	p.mu.Unlock()
+	return users
 }
 
 type cachedEmail struct {

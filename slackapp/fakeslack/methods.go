@@ -109,6 +109,23 @@ func (s *Server) usersInfo(args url.Values) reply {
 	}})
 }
 
+// userGroupMembers serves usergroups.users.list for the groups
+// SetUserGroup made.
+func (s *Server) userGroupMembers(args url.Values) reply {
+	users, found := s.userGroups[args.Get("usergroup")]
+	if !found {
+		return slackError("no_such_subteam")
+	}
+	return ok(map[string]any{"users": users})
+}
+
+// SetUserGroup makes the Slack user group id with members.
+func (s *Server) SetUserGroup(id string, members ...string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.userGroups[id] = append([]string{}, members...)
+}
+
 // SetScopes sets the scopes the bot token has, as X-OAuth-Scopes lists
 // them (default Scopes).
 func (s *Server) SetScopes(scopes ...string) {

@@ -62,8 +62,9 @@ type Server struct {
 	faults       map[string][]reply // injected failures, used first to last
 	stickyErrors map[string]string
 	notInChannel map[string]bool
-	emails       map[string]string // users.info addresses set by SetUserEmail
-	scopes       []string          // SetScopes; nil: Scopes
+	emails       map[string]string   // users.info addresses set by SetUserEmail
+	scopes       []string            // SetScopes; nil: Scopes
+	userGroups   map[string][]string // SetUserGroup
 	responses    map[string]responseTarget
 	conns        []*wsConn // open Socket Mode connections, oldest first
 	connects     int
@@ -85,6 +86,7 @@ func New(t testing.TB) *Server {
 		stickyErrors: map[string]string{},
 		notInChannel: map[string]bool{},
 		emails:       map[string]string{},
+		userGroups:   map[string][]string{},
 		responses:    map[string]responseTarget{},
 	}
 	mux := http.NewServeMux()

@@ -81,6 +81,7 @@ var methods = map[string]method{
 	"files.completeUploadExternal":          {botToken, (*Server).completeUpload},
 	"apps.connections.open":                 {appToken, (*Server).connectionsOpen},
 	"users.info":                            {botToken, (*Server).usersInfo},
+	"usergroups.users.list":                 {botToken, (*Server).userGroupMembers},
 }
 
 // serveAPI answers POST (or GET) /api/<method>.
@@ -147,7 +148,8 @@ func (s *Server) record(c Call, rep reply) {
 // Scopes are the bot token's scopes the fake lists in X-OAuth-Scopes, as
 // Slack does on every Web API answer: those of slack/manifest.yaml.
 var Scopes = []string{"app_mentions:read", "assistant:write", "channels:history", "groups:history", "im:history",
-	"mpim:history", "chat:write", "chat:write.public", "commands", "files:write", "users:read", "users:read.email"}
+	"mpim:history", "chat:write", "chat:write.public", "commands", "files:write", "users:read", "users:read.email",
+	"usergroups:read"}
 
 func writeReply(w http.ResponseWriter, rep reply) {
 	if rep.retryAfter > 0 {
