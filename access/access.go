@@ -89,32 +89,45 @@ func (p *Policy) AllowsTable(schema, table string) bool {
 // is named cube.Orders.count.
 func (p *Policy) AllowsColumn(schema, table, column string) bool {
 	column = strings.TrimPrefix(column, table+".")
-	return p.AllowsTable(schema, table) && !matchAny(p.denyColumns, qualified(schema, table)+"."+column)
+	return p.AllowsTable(schema, table) && !matchAny(p.denyColumns, qualified(schema, table)+"/"+column)
 }
 
 // MasksColumn implements warehouse.Access.
 func (p *Policy) MasksColumn(schema, table, column string) bool {
 	column = strings.TrimPrefix(column, table+".")
-	return p.AllowsColumn(schema, table, column) && matchAny(p.maskColumns, qualified(schema, table)+"."+column)
+	return p.AllowsColumn(schema, table, column) && matchAny(p.maskColumns, qualified(schema, table)+"/"+column)
 }
 
-// qualified is schema.table, with "cube" for a cube's missing schema.
+// qualified is schema/table, as patterns are matched (a "/" never occurs
+// in a name part the way "." may), with "cube" for a cube's missing
+// schema.
 func qualified(schema, table string) string {
 	if schema == "" {
 		schema = "cube"
 	}
-	return schema + "." + table
+	return schema + "/" + table
 }
 
-// matchAny reports whether name matches one of patterns, each compared
-// part by part ("analytics.*", "*.customers.email").
+// matchAny reports whether name ("schema/table[/column]") matches one of
+// patterns, each compared part by part (kept as "analytics/*" for the file's
+// "analytics.*").
 func matchAny(patterns []string, name string) bool {
 	for _, p := range patterns {
-		if ok, _ := path.Match(strings.ReplaceAll(p, ".", "/"), strings.ReplaceAll(name, ".", "/")); ok {
+		if ok, _ := path.Match(p, name); ok {
 			return true
 		}
 	}
 	return false
+}
+
+// slashed converts the file's "schema.table" patterns to the form
+// matchAny compares.
+func slashed(patterns []string) []string {
+	out := make([]string, len(patterns))
+	for i, p := range patterns {
+		out[i] = strings.ReplaceAll(p, ".", "/")
+	}
+	return out
 }
 
 // Who is a person asking: their surface's user id, the channel, and
@@ -328,7 +341,8 @@ func (r *Rules) policy(n yaml.Node) (*Policy, error) {
 		}
 	}
 	return &Policy{name: pf.Name, users: pf.Users, groups: pf.Groups, channels: pf.Channels,
-		tables: pf.Tables, denyTables: pf.DenyTables, denyColumns: pf.DenyColumns, maskColumns: pf.MaskColumns}, nil
+		tables: slashed(pf.Tables), denyTables: slashed(pf.DenyTables), denyColumns: slashed(pf.DenyColumns),
+		maskColumns: slashed(pf.MaskColumns)}, nil
 }
 
 // checkPattern checks a "schema.table" (parts 2) or "schema.table.column"

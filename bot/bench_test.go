@@ -2,6 +2,8 @@ package bot_test
 
 import (
 	"context"
+	"os"
+	"path/filepath"
 	"slices"
 	"testing"
 	"time"
@@ -114,6 +116,47 @@ func BenchmarkAskNewQuestion(b *testing.B) {
 		lat.add(start, s)
 		benchCheck(b, s, err, nodes.IntentAnalytics)
 		bt.Scripted.Reset() // the recorded prompts would otherwise pile up
+		i++
+	}
+	lat.report(b)
+}
+
+// BenchmarkAskNewQuestionWithAccess is BenchmarkAskNewQuestion under an
+// access policy (ACCESS_FILE): admission, the catalog filtered for the
+// policy, the guard's table and column rules, examples checked against
+// the policy. Its difference from BenchmarkAskNewQuestion is what access
+// control costs a question.
+func BenchmarkAskNewQuestionWithAccess(b *testing.B) {
+	e := newEnv(b)
+	path := filepath.Join(b.TempDir(), "access.yaml")
+	if err := os.WriteFile(path, []byte(`
+policies:
+  - name: analysts
+    tables: ["analytics.*"]
+    deny_tables: ["analytics.developers"]
+    deny_columns: ["analytics.apps.achievements"]
+    mask_columns: ["analytics.apps.required_age"]
+default: analysts
+`), 0o600); err != nil {
+		b.Fatal(err)
+	}
+	cfg := bottest.Config(b, e.url, "")
+	cfg.AccessFile = path
+	bt := bottest.Start(b, cfg, bottest.Discard())
+	ctx := context.Background()
+	questions := demo.Questions()
+	var lat benchLatencies
+	b.ReportAllocs()
+	i := 0
+	for b.Loop() {
+		start := time.Now()
+		s, _, err := bt.Ask(ctx, bot.Message{UserID: "bench", ChannelID: "bench", Text: questions[i%len(questions)]})
+		lat.add(start, s)
+		benchCheck(b, s, err, nodes.IntentAnalytics)
+		if s.Policy != "analysts" {
+			b.Fatalf("asked under policy %q, want analysts", s.Policy)
+		}
+		bt.Scripted.Reset()
 		i++
 	}
 	lat.report(b)

@@ -486,7 +486,7 @@ func (b *Bot) SuggestedQuestions(ctx context.Context, m Message, n int) []string
 		}
 		if policed != nil {
 			// Only questions whose query this person may run.
-			if _, err := b.backend.Check(ctx, e.Query, b.cfg.MaxRows); err != nil {
+			if err := warehouse.Permits(ctx, b.backend, e.Query); err != nil {
 				continue
 			}
 		}

@@ -64,7 +64,7 @@ func (n *Nodes) mayRead(ctx context.Context, s *State, q warehouse.Query) bool {
 	if warehouse.CallerOf(ctx).Access == nil || q.Backend != n.Warehouse.Name() {
 		return true
 	}
-	if _, err := n.Warehouse.Check(ctx, q.Text, n.maxRows()); warehouse.KindOf(err) == warehouse.Forbidden {
+	if err := warehouse.Permits(ctx, n.Warehouse, q.Text); warehouse.KindOf(err) == warehouse.Forbidden {
 		dataFailure(s, err)
 		return false
 	}

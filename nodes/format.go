@@ -267,7 +267,7 @@ func (n *Nodes) exampleQuestions(ctx context.Context) []string {
 			break
 		}
 		if policed {
-			if _, err := n.Warehouse.Check(ctx, e.SQL, n.maxRows()); err != nil {
+			if err := warehouse.Permits(ctx, n.Warehouse, e.SQL); err != nil {
 				continue
 			}
 		}

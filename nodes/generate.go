@@ -151,7 +151,7 @@ func (n *Nodes) retrieveExamples(ctx context.Context, s *State, cat *warehouse.C
 		// Under an access policy, an example must pass the guard for this
 		// user: its SQL would show the model a column they may not read.
 		if warehouse.CallerOf(ctx).Access != nil {
-			if _, err := n.Warehouse.Check(ctx, e.Query, n.maxRows()); err != nil {
+			if err := warehouse.Permits(ctx, n.Warehouse, e.Query); err != nil {
 				continue
 			}
 		}

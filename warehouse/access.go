@@ -27,6 +27,24 @@ type Access interface {
 // knows how it may use it.
 const maskedNote = "Masked: filter, group, order or count by it (count(DISTINCT …)); never select it."
 
+// Permitter is a backend that can tell, without running anything, whether
+// ctx's caller may run a query under their access policy (the guard
+// alone, not the database's EXPLAIN): cheap enough to check examples and
+// suggestions with.
+type Permitter interface {
+	Permits(ctx context.Context, text string) error
+}
+
+// Permits checks text for ctx's caller with b's Permitter when it has one,
+// else with Check (which may ask the data source).
+func Permits(ctx context.Context, b Backend, text string) error {
+	if p, ok := b.(Permitter); ok {
+		return p.Permits(ctx, text)
+	}
+	_, err := b.Check(ctx, text, 0)
+	return err
+}
+
 // RoleTeller is a backend that says which database role a caller's
 // queries run as, for the audit.
 type RoleTeller interface {

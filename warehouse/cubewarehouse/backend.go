@@ -89,6 +89,17 @@ func (b *Backend) Catalog(ctx context.Context) (*warehouse.Catalog, error) {
 	return warehouse.Filter(cat, warehouse.CallerOf(ctx).Access), nil
 }
 
+// Permits implements warehouse.Permitter: the query normalised against the
+// model and checked against the caller's policy, nothing sent to Cube but
+// the (cached) model's read.
+func (b *Backend) Permits(ctx context.Context, text string) error {
+	q, _, err := b.normalize(ctx, text)
+	if err != nil {
+		return err
+	}
+	return permitted(ctx, q)
+}
+
 // permitted refuses, as Forbidden, a query naming a cube or member outside
 // the caller's access policy.
 func permitted(ctx context.Context, q cube.Query) error {

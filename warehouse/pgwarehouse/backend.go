@@ -53,13 +53,38 @@ type Backend struct {
 	mu      sync.Mutex
 	byRole  map[string]*Executor
 	roleErr map[string]error
+	views   map[string]*policyView // by policy name
+}
+
+// policyView is a catalog as one policy sees it, and the guard's rules for
+// it, kept while the catalog it was made from is current.
+type policyView struct {
+	from    *warehouse.Catalog
+	catalog *warehouse.Catalog
+	guard   sqlguard.Policy // without RowLimit
+}
+
+// view returns cat as access sees it, made once per catalog and policy.
+func (b *Backend) view(cat *warehouse.Catalog, access warehouse.Access) *policyView {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if v := b.views[access.Policy()]; v != nil && v.from == cat {
+		return v
+	}
+	filtered := warehouse.Filter(cat, access)
+	p := GuardPolicy(b.cfg.Schemas, tableNames(filtered), 0)
+	p.Forbidden, p.DeniedColumns, p.MaskedColumns = warehouse.Outside(cat, access)
+	v := &policyView{from: cat, catalog: filtered, guard: p}
+	b.views[access.Policy()] = v
+	return v
 }
 
 // New returns a Backend reading cfg.Schemas of the database; it connects
 // on first use. Close it when done.
 func New(cfg Config) *Backend {
 	exec := NewExecutor(cfg.ExecConfig)
-	b := &Backend{cfg: exec.Config(), exec: exec, roles: cfg.PolicyRoles, byRole: map[string]*Executor{}, roleErr: map[string]error{}}
+	b := &Backend{cfg: exec.Config(), exec: exec, roles: cfg.PolicyRoles, byRole: map[string]*Executor{}, roleErr: map[string]error{},
+		views: map[string]*policyView{}}
 	ttl := cfg.CatalogTTL
 	if ttl <= 0 {
 		ttl = DefaultCatalogTTL
@@ -76,6 +101,13 @@ func (b *Backend) Close() {
 	for _, e := range b.byRole {
 		e.Close()
 	}
+}
+
+// Permits implements warehouse.Permitter: the guard with the caller's
+// policy, no EXPLAIN.
+func (b *Backend) Permits(ctx context.Context, text string) error {
+	_, err := b.guard(ctx, text, b.cfg.MaxRows)
+	return err
 }
 
 // RoleFor implements warehouse.RoleTeller: the role ctx's caller's queries
@@ -143,7 +175,10 @@ func (b *Backend) Catalog(ctx context.Context) (*warehouse.Catalog, error) {
 	if err != nil {
 		return nil, err
 	}
-	return warehouse.Filter(cat, warehouse.CallerOf(ctx).Access), nil
+	if a := warehouse.CallerOf(ctx).Access; a != nil {
+		return b.view(cat, a).catalog, nil
+	}
+	return cat, nil
 }
 
 func (b *Backend) describe(ctx context.Context) (*warehouse.Catalog, error) {
@@ -212,8 +247,11 @@ func (b *Backend) guard(ctx context.Context, text string, limit int) (string, er
 // guardPolicy is the guard's policy over cat for a caller with access: the
 // tables they may read, and what exists but is not theirs.
 func (b *Backend) guardPolicy(cat *warehouse.Catalog, access warehouse.Access, limit int) sqlguard.Policy {
-	p := GuardPolicy(b.cfg.Schemas, tableNames(warehouse.Filter(cat, access)), limit)
-	p.Forbidden, p.DeniedColumns, p.MaskedColumns = warehouse.Outside(cat, access)
+	if access == nil {
+		return GuardPolicy(b.cfg.Schemas, tableNames(cat), limit)
+	}
+	p := b.view(cat, access).guard
+	p.RowLimit = GuardPolicy(nil, nil, limit).RowLimit
 	return p
 }
 
