@@ -6,7 +6,6 @@ import (
 	"encoding/hex"
 	"os"
 	"path/filepath"
-	"strings"
 	"testing"
 	"time"
 
@@ -16,6 +15,7 @@ import (
 
 	"github.com/analyticsbot/analyticsbot/access"
 	"github.com/analyticsbot/analyticsbot/bot"
+	"github.com/analyticsbot/analyticsbot/bot/bottest"
 	"github.com/analyticsbot/analyticsbot/llm"
 	"github.com/analyticsbot/analyticsbot/nodes"
 	"github.com/analyticsbot/analyticsbot/store"
@@ -23,72 +23,13 @@ import (
 	"github.com/analyticsbot/analyticsbot/warehouse/pgwarehouse"
 )
 
-// accessFile has three policies over the demo schema: everything, all but
-// developers and prices, and three tables without prices.
-const accessFile = `
-access:
-  channels: [CDATA]
-  direct_messages: false
-groups:
-  analysts: [UANA]
-policies:
-  - name: full
-    users: [UADMIN]
-    tables: ["analytics.*"]
-  - name: analysts
-    groups: [analysts]
-    tables: ["analytics.*"]
-    deny_tables: ["analytics.developers"]
-    deny_columns: ["analytics.apps.price"]
-  - name: everyone
-    tables: ["analytics.apps", "analytics.genres", "analytics.app_genres"]
-    deny_columns: ["analytics.apps.price"]
-    mask_columns: ["analytics.apps.name"]
-default: everyone
-`
-
-// accessCases are questions whose scripted SQL reaches in different ways
-// for what a policy may not read, and what each policy's user gets.
-var accessCases = []struct {
-	name, sql string
-	want      [3]nodes.ErrorKind // full, analysts, everyone; "" answers
-}{
-	{"allowed table", "SELECT count(*) AS games FROM analytics.apps", [3]nodes.ErrorKind{}},
-	{"forbidden table", "SELECT count(*) AS developers FROM analytics.developers",
-		[3]nodes.ErrorKind{"", nodes.ErrAccessDenied, nodes.ErrAccessDenied}},
-	{"forbidden column", "SELECT round(avg(price), 2) AS avg_price FROM analytics.apps",
-		[3]nodes.ErrorKind{"", nodes.ErrAccessDenied, nodes.ErrAccessDenied}},
-	{"select star", "SELECT * FROM analytics.apps ORDER BY app_id LIMIT 3",
-		[3]nodes.ErrorKind{"", nodes.ErrInvalidQuery, nodes.ErrInvalidQuery}},
-	{"join through a forbidden table",
-		"SELECT a.name FROM analytics.apps a JOIN analytics.app_developers ad ON ad.app_id = a.app_id JOIN analytics.developers d ON d.developer_id = ad.developer_id ORDER BY 1 LIMIT 3",
-		[3]nodes.ErrorKind{"", nodes.ErrAccessDenied, nodes.ErrAccessDenied}},
-	{"subquery through a forbidden table",
-		"SELECT count(*) AS games FROM analytics.apps WHERE app_id IN (SELECT ad.app_id FROM analytics.app_developers ad WHERE ad.developer_id IN (SELECT developer_id FROM analytics.developers))",
-		[3]nodes.ErrorKind{"", nodes.ErrAccessDenied, nodes.ErrAccessDenied}},
-	{"masked column returned", "SELECT name FROM analytics.apps ORDER BY app_id LIMIT 3",
-		[3]nodes.ErrorKind{"", "", nodes.ErrInvalidQuery}},
-	{"masked column counted", "SELECT count(DISTINCT name) AS titles FROM analytics.apps", [3]nodes.ErrorKind{}},
-	{"masked column filtered", "SELECT count(*) AS games FROM analytics.apps WHERE name ILIKE '%portal%'", [3]nodes.ErrorKind{}},
-	{"a cast that reads the catalog", "SELECT 'analytics.developers'::regclass::text AS t",
-		[3]nodes.ErrorKind{nodes.ErrInvalidQuery, nodes.ErrInvalidQuery, nodes.ErrInvalidQuery}},
-	{"a function that runs other SQL", "SELECT query_to_xml('SELECT * FROM analytics.developers', true, true, '') AS x",
-		[3]nodes.ErrorKind{nodes.ErrUnsafeQuery, nodes.ErrUnsafeQuery, nodes.ErrUnsafeQuery}},
-}
-
 // testAccessPolicies asks every case as a user of each policy, through the
 // workflow and the real guard and database, then presses another user's
 // buttons as a narrower one, and is refused where the file does not admit.
 func testAccessPolicies(t *testing.T, e *testEnv) {
 	path := filepath.Join(t.TempDir(), "access.yaml")
-	require.NoError(t, os.WriteFile(path, []byte(accessFile), 0o600))
-	var rules strings.Builder
-	for i, c := range accessCases {
-		rules.WriteString("  - step: generate_sql\n    match: '(?im)^Question: case " + string(rune('a'+i)) + "\\b'\n")
-		rules.WriteString("    reply: '{\"sql\": \"" + strings.ReplaceAll(c.sql, "'", "''") + "\", \"assumptions\": [], \"explanation\": \"x\"}'\n")
-		_ = c
-	}
-	b := newBot(t, e, script(rules.String()), func(c *bot.Config) { c.AccessFile = path })
+	require.NoError(t, os.WriteFile(path, []byte(bottest.AccessFile("everyone")), 0o600))
+	b := newBot(t, e, script(bottest.AccessRules()), func(c *bot.Config) { c.AccessFile = path })
 	askAs := func(user, channel, thread, text string) *nodes.State {
 		t.Helper()
 		ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
@@ -97,19 +38,17 @@ func testAccessPolicies(t *testing.T, e *testEnv) {
 		require.NoError(t, err)
 		return s
 	}
-	users := [3]string{"UADMIN", "UANA", "UZED"}
-	policies := [3]string{"full", "analysts", "everyone"}
-	for i, c := range accessCases {
-		for p, user := range users {
-			t.Run(c.name+"/"+policies[p], func(t *testing.T) {
-				s := askAs(user, "CDATA", bot.NewThreadID(), "case "+string(rune('a'+i)))
-				assert.Equal(t, c.want[p], s.ErrorKind, "error kind (detail %s)", s.ErrorDetail)
-				assert.Equal(t, policies[p], s.Policy, "the policy asked under")
-				if c.want[p] == nodes.ErrAccessDenied {
+	for i, c := range bottest.AccessCases {
+		for p, user := range bottest.AccessUsers {
+			t.Run(c.Name+"/"+bottest.AccessPolicies[p], func(t *testing.T) {
+				s := askAs(user, "CDATA", bot.NewThreadID(), c.Question(i))
+				assert.Equal(t, c.Want[p], s.ErrorKind, "error kind (detail %s)", s.ErrorDetail)
+				assert.Equal(t, bottest.AccessPolicies[p], s.Policy, "the policy asked under")
+				if c.Want[p] == nodes.ErrAccessDenied {
 					assert.Contains(t, s.ResponseText, "I can't answer that: you may not read ", "the user is told what they may not read")
 					assert.Zero(t, s.RetryCount, "never retried")
 				}
-				if c.want[p] == "" {
+				if c.Want[p] == "" {
 					assert.NotEmpty(t, s.Result.Columns, "an answer")
 				}
 			})
@@ -221,7 +160,7 @@ func testPolicyRoles(t *testing.T, e *testEnv) {
 		"; GRANT SELECT ON ALL TABLES IN SCHEMA analytics TO "+id)
 	require.NoError(t, err)
 	path := filepath.Join(t.TempDir(), "access.yaml")
-	require.NoError(t, os.WriteFile(path, []byte(accessFile), 0o600))
+	require.NoError(t, os.WriteFile(path, []byte(bottest.AccessFile("everyone")), 0o600))
 	rules, err := access.Load(path)
 	require.NoError(t, err)
 	var policies []warehouse.Access

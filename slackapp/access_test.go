@@ -1,6 +1,7 @@
 package slackapp
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -10,6 +11,8 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/analyticsbot/analyticsbot/bot"
+	"github.com/analyticsbot/analyticsbot/bot/bottest"
+	"github.com/analyticsbot/analyticsbot/nodes"
 	"github.com/analyticsbot/analyticsbot/slackapp/fakeslack"
 )
 
@@ -80,4 +83,36 @@ default: none
 	ev := fakeslack.EventCallback("EvGroupOther", fakeslack.AppMention(ch, "UOUTSIDER", "<@"+fakeslack.BotUserID+"> "+q2018, "1700000603.000100", ""))
 	h.slack.WaitAck(t, h.slack.Send(t, fakeslack.Envelope{Type: "events_api", Payload: ev}))
 	h.answerIn(ch, "1700000603.000100", "You don't have access to any data here")
+}
+
+// The access matrix through the fake Slack: a user of each policy
+// mentions the bot with every case, and reads the answer or the refusal
+// the policy calls for.
+func TestAccessMatrixInSlack(t *testing.T) {
+	t.Parallel()
+	path := filepath.Join(t.TempDir(), "access.yaml")
+	require.NoError(t, os.WriteFile(path, []byte(bottest.AccessFile("everyone")), 0o600))
+	h := start(t, withScript(bottest.DemoScript(bottest.AccessRules())), withBotConfig(func(c *bot.Config) { c.AccessFile = path }))
+	says := map[nodes.ErrorKind]string{
+		nodes.ErrAccessDenied: "I can't answer that: you may not read",
+		nodes.ErrInvalidQuery: "I couldn't write a query that works",
+		nodes.ErrUnsafeQuery:  "I can only read data",
+	}
+	// The channel is the file's; event ids and timestamps are this run's
+	// own (the package database outlives a run under -count).
+	run, n := channelSeq.Add(1), 0
+	for p, asker := range bottest.AccessUsers {
+		for i, c := range bottest.AccessCases {
+			n++
+			ts := fmt.Sprintf("17%08d.%06d", run, n)
+			ev := fakeslack.EventCallback(fmt.Sprintf("EvMatrix%d-%03d", run, n),
+				fakeslack.AppMention("CDATA", asker, "<@"+fakeslack.BotUserID+"> "+c.Question(i), ts, ""))
+			h.slack.WaitAck(t, h.slack.Send(t, fakeslack.Envelope{Type: "events_api", Payload: ev}))
+			want := "Here is " + c.Question(i) + "."
+			if c.Want[p] != "" {
+				want = says[c.Want[p]]
+			}
+			h.answerIn("CDATA", ts, want)
+		}
+	}
 }

@@ -11,6 +11,7 @@ import (
 
 	"github.com/analyticsbot/analyticsbot/answer"
 	"github.com/analyticsbot/analyticsbot/bot"
+	"github.com/analyticsbot/analyticsbot/bot/bottest"
 	"github.com/analyticsbot/analyticsbot/nodes"
 	"github.com/analyticsbot/analyticsbot/store"
 )
@@ -81,4 +82,33 @@ default: none
 	require.Len(t, logs, 1)
 	assert.Equal(t, "token:dashboards", logs[0].UserID, "the query log says who asked")
 	assert.Equal(t, "dashboards", logs[0].Policy)
+}
+
+// The access matrix through the web API: the web chat's user under each
+// policy in turn (the file's default), every case answered or refused as
+// the policy says, over real Postgres.
+func TestAccessMatrixOnTheWeb(t *testing.T) {
+	t.Parallel()
+	for p, policy := range bottest.AccessPolicies {
+		t.Run(policy, func(t *testing.T) {
+			t.Parallel()
+			path := filepath.Join(t.TempDir(), "access.yaml")
+			require.NoError(t, os.WriteFile(path, []byte(bottest.AccessFile(policy)), 0o600))
+			b := newTestBot(t, bottest.DemoScript(bottest.AccessRules()), func(c *bot.Config) { c.AccessFile = path })
+			srv := newTestServer(t, b, Config{})
+			for i, c := range bottest.AccessCases {
+				end := lastMessageEnd(t, chat(t, srv, "", c.Question(i), nil).all(t))
+				require.NotNil(t, end.Reply, c.Name)
+				assert.Equal(t, string(c.Want[p]), end.Debug.ErrorKind, "%s as %s", c.Name, policy)
+				if c.Want[p] == "" {
+					assert.Equal(t, answer.KindAnswer, end.Reply.Kind, c.Name)
+				} else {
+					assert.Equal(t, answer.KindError, end.Reply.Kind, c.Name)
+				}
+				if c.Want[p] == nodes.ErrAccessDenied {
+					assert.Contains(t, end.Reply.Text.Plain(), "you may not read", c.Name)
+				}
+			}
+		})
+	}
 }

@@ -1,0 +1,97 @@
+package bottest
+
+import (
+	"strings"
+
+	"github.com/analyticsbot/analyticsbot/nodes"
+)
+
+// The access matrix every surface's tests run: three policies over the
+// demo schema, and questions whose scripted SQL reaches in different ways
+// for what a policy may not read.
+
+// AccessPolicies are the matrix's policies, broadest first: everything;
+// all but developers and prices; three tables without prices, titles
+// masked.
+var AccessPolicies = [3]string{"full", "analysts", "everyone"}
+
+// AccessUsers are Slack users of each policy, in AccessPolicies' order.
+var AccessUsers = [3]string{"UADMIN", "UANA", "UZED"}
+
+// AccessFile is the matrix's access file: its users in the channel CDATA
+// (and the web chat, channel web) under their policies, everyone else
+// under def (one of AccessPolicies).
+func AccessFile(def string) string {
+	return `
+access:
+  channels: [CDATA, web]
+  direct_messages: false
+groups:
+  analysts: [UANA]
+policies:
+  - name: full
+    users: [UADMIN]
+    tables: ["analytics.*"]
+  - name: analysts
+    groups: [analysts]
+    tables: ["analytics.*"]
+    deny_tables: ["analytics.developers"]
+    deny_columns: ["analytics.apps.price"]
+  - name: everyone
+    tables: ["analytics.apps", "analytics.genres", "analytics.app_genres"]
+    deny_columns: ["analytics.apps.price"]
+    mask_columns: ["analytics.apps.name"]
+default: ` + def + "\n"
+}
+
+// AccessCase is a question of the matrix ("case a", "case b", …) and
+// what a user of each policy gets: "" an answer, else the error kind.
+type AccessCase struct {
+	Name, SQL string
+	Want      [3]nodes.ErrorKind
+}
+
+// Question is the case's question.
+func (c AccessCase) Question(i int) string { return "case " + string(rune('a'+i)) }
+
+// AccessCases are the matrix's questions.
+var AccessCases = []AccessCase{
+	{"allowed table", "SELECT count(*) AS games FROM analytics.apps", [3]nodes.ErrorKind{}},
+	{"forbidden table", "SELECT count(*) AS developers FROM analytics.developers",
+		[3]nodes.ErrorKind{"", nodes.ErrAccessDenied, nodes.ErrAccessDenied}},
+	{"forbidden column", "SELECT round(avg(price), 2) AS avg_price FROM analytics.apps",
+		[3]nodes.ErrorKind{"", nodes.ErrAccessDenied, nodes.ErrAccessDenied}},
+	{"select star", "SELECT * FROM analytics.apps ORDER BY app_id LIMIT 3",
+		[3]nodes.ErrorKind{"", nodes.ErrInvalidQuery, nodes.ErrInvalidQuery}},
+	{"join through a forbidden table",
+		"SELECT a.name FROM analytics.apps a JOIN analytics.app_developers ad ON ad.app_id = a.app_id JOIN analytics.developers d ON d.developer_id = ad.developer_id ORDER BY 1 LIMIT 3",
+		[3]nodes.ErrorKind{"", nodes.ErrAccessDenied, nodes.ErrAccessDenied}},
+	{"subquery through a forbidden table",
+		"SELECT count(*) AS games FROM analytics.apps WHERE app_id IN (SELECT ad.app_id FROM analytics.app_developers ad WHERE ad.developer_id IN (SELECT developer_id FROM analytics.developers))",
+		[3]nodes.ErrorKind{"", nodes.ErrAccessDenied, nodes.ErrAccessDenied}},
+	{"masked column returned", "SELECT name FROM analytics.apps ORDER BY app_id LIMIT 3",
+		[3]nodes.ErrorKind{"", "", nodes.ErrInvalidQuery}},
+	{"masked column counted", "SELECT count(DISTINCT name) AS titles FROM analytics.apps", [3]nodes.ErrorKind{}},
+	{"masked column filtered", "SELECT count(*) AS games FROM analytics.apps WHERE name ILIKE '%portal%'", [3]nodes.ErrorKind{}},
+	{"a cast that reads the catalog", "SELECT 'analytics.developers'::regclass::text AS t",
+		[3]nodes.ErrorKind{nodes.ErrInvalidQuery, nodes.ErrInvalidQuery, nodes.ErrInvalidQuery}},
+	{"a function that runs other SQL", "SELECT query_to_xml('SELECT * FROM analytics.developers', true, true, '') AS x",
+		[3]nodes.ErrorKind{nodes.ErrUnsafeQuery, nodes.ErrUnsafeQuery, nodes.ErrUnsafeQuery}},
+}
+
+// AccessRules are scripted-model rules that answer the matrix's questions:
+// each classified as a question, generated as its case's SQL, and
+// interpreted with a fixed sentence ("Here is case a.").
+func AccessRules() string {
+	var b strings.Builder
+	for i, c := range AccessCases {
+		match := "'(?im)^Question: " + c.Question(i) + `\b'`
+		b.WriteString("  - step: classify\n    match: " + match + "\n")
+		b.WriteString("    reply: '{\"intent\": \"analytics_query\", \"confidence\": 0.9}'\n")
+		b.WriteString("  - step: generate_sql\n    match: " + match + "\n")
+		b.WriteString("    reply: '{\"sql\": \"" + strings.ReplaceAll(c.SQL, "'", "''") + "\", \"assumptions\": [], \"explanation\": \"x\"}'\n")
+		b.WriteString("  - step: interpret\n    match: " + match + "\n")
+		b.WriteString("    reply: '{\"answer\": \"Here is " + c.Question(i) + ".\"}'\n")
+	}
+	return b.String()
+}
