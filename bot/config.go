@@ -87,7 +87,11 @@ type Config struct {
 	// ExportMaxRows caps a full CSV export of a result cut at MaxRows.
 	ExportMaxRows    int           `env:"EXPORT_MAX_ROWS" envDefault:"1000000"`
 	StatementTimeout time.Duration `env:"STATEMENT_TIMEOUT" envDefault:"30s"`
-	ReaderRole       string        `env:"READER_ROLE" envDefault:"analyticsbot_reader"`
+	// ReaderRole is the role generated SQL runs as. ConfigFromEnv makes it
+	// READER_DATABASE_URL's user, or the database's own reader
+	// (pgwarehouse.ReaderRoleFor); empty elsewhere means the executor's
+	// default.
+	ReaderRole string `env:"READER_ROLE"`
 	// ReaderURL connects as ReaderRole; empty means DATABASE_URL with the
 	// reader as user and no password.
 	ReaderURL      string `env:"READER_DATABASE_URL"`
@@ -123,10 +127,31 @@ func ConfigFromEnv() (Config, error) {
 	if c.DatabaseURL == "" {
 		c.DatabaseURL = DefaultDatabaseURL
 	}
+	if c.ReaderRole == "" {
+		if err := c.defaultReader(); err != nil {
+			return c, err
+		}
+	}
 	if err := c.Check(); err != nil {
 		return c, err
 	}
 	return c, nil
+}
+
+// defaultReader sets ReaderRole when READER_ROLE is not set: the user
+// READER_DATABASE_URL logs in as, or else a reader of the database's own,
+// so that deployments sharing a server never share a reader.
+func (c *Config) defaultReader() error {
+	var err error
+	if c.ReaderURL != "" {
+		c.ReaderRole, err = pgwarehouse.LoginRole(c.ReaderURL)
+	} else {
+		c.ReaderRole, err = pgwarehouse.ReaderRoleFor(c.DatabaseURL)
+	}
+	if err != nil {
+		return fmt.Errorf("read configuration: %w", err)
+	}
+	return nil
 }
 
 // Check cleans the schema list (spaces around names, empty entries,

@@ -6,7 +6,7 @@
 --               installed elsewhere in this database (an extension exists once per database).
 --
 -- Why pg_trgm goes into the target schema rather than public or an "extensions" schema: the bot
--- runs generated SQL as analyticsbot_reader with search_path set to the analytics schema only, and
+-- runs generated SQL as its reader role with search_path set to the analytics schema only, and
 -- the reader is kept out of public (migrations/00003_reader_role.sql). Only here can generated SQL
 -- call similarity() or use the % operator unqualified. The trigram indexes speed up ILIKE wherever
 -- the extension lives.

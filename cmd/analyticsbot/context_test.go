@@ -15,7 +15,7 @@ import (
 // question needs under a small one, and the prompt on request.
 func TestCLIContext(t *testing.T) {
 	_, dbURL := storetest.NewWithURL(t)
-	setDemoEnv(t, dbURL)
+	setUp(t, dbURL)
 	load := runCLI(t, "", "demo", "load")
 	require.NoError(t, load.err, "stderr: %s", load.stderr)
 	const question = "Which genres have the most games?"

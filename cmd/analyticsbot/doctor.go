@@ -100,6 +100,7 @@ func checkReader(ctx context.Context, c *checkup, cfg bot.Config, db *store.DB) 
 		return
 	}
 	c.ok("the reader role %s logs in", cfg.ReaderRole)
+	checkShared(ctx, c, cfg, db)
 	tables, err := pgwarehouse.Ungranted(ctx, db.Pool(), cfg.ReaderRole, cfg.Schemas)
 	if err != nil {
 		c.fail("grants: %v", err)
@@ -127,6 +128,39 @@ func checkReader(ctx context.Context, c *checkup, cfg bot.Config, db *store.DB) 
 			cfg.ReaderRole, strings.Join(shown, ", "), more, shown[0], cfg.ReaderRole)
 	case len(problems) == 0:
 		c.ok("%s reads every table of %s", cfg.ReaderRole, strings.Join(cfg.Schemas, ", "))
+	}
+}
+
+// checkShared warns when the reader is shared with other databases of the
+// server, or when this database's own reader stands beside the shared one
+// that still reads here.
+func checkShared(ctx context.Context, c *checkup, cfg bot.Config, db *store.DB) {
+	others, err := pgwarehouse.OtherDatabases(ctx, db.Pool(), cfg.ReaderRole)
+	if err != nil {
+		c.fail("%v", err)
+		return
+	}
+	if len(others) > 0 {
+		shown := others[:min(len(others), 5)]
+		more := ""
+		if len(others) > len(shown) {
+			more = fmt.Sprintf(" and %d more", len(others)-len(shown))
+		}
+		c.warn("the reader role %s is set up in other databases of this server too (%s%s): deployments sharing a reader can read what each granted it; "+
+			"leave READER_ROLE unset (or name a role of this deployment's own) and run `analyticsbot migrate`",
+			cfg.ReaderRole, strings.Join(shown, ", "), more)
+	}
+	if cfg.ReaderRole == pgwarehouse.DefaultReaderRole {
+		return
+	}
+	revoke, err := pgwarehouse.RevokeStatements(ctx, db.Pool(), pgwarehouse.DefaultReaderRole, cfg.Schemas)
+	if err != nil {
+		c.fail("%v", err)
+		return
+	}
+	if len(revoke) > 0 {
+		c.warn("%s, the reader databases on this server shared before, still reads here: once no process runs as it, %s",
+			pgwarehouse.DefaultReaderRole, strings.Join(revoke, "; "))
 	}
 }
 

@@ -19,7 +19,8 @@ func TestCLIDoctor(t *testing.T) {
 	ctx := context.Background()
 	_, err := db.Pool().Exec(ctx, `CREATE SCHEMA marts; CREATE TABLE marts.games (id int);`)
 	require.NoError(t, err)
-	setDemoEnv(t, dbURL)
+	setUp(t, dbURL)
+	reader := readerOf(t, dbURL)
 	t.Setenv("ANALYTICS_SCHEMA", "marts")
 	t.Setenv("ACCESS_FILE", "")
 	slack := fakeslack.New(t)
@@ -34,9 +35,10 @@ func TestCLIDoctor(t *testing.T) {
 	out := got.stdout
 	assert.Contains(t, out, "✓ the bot's database answers\n")
 	assert.Contains(t, out, "✓ migrations: all applied\n")
-	assert.Contains(t, out, "✓ the reader role analyticsbot_reader logs in\n")
-	assert.Contains(t, out, "✗ the reader role analyticsbot_reader may not use schema \"marts\" (GRANT USAGE ON SCHEMA \"marts\" TO \"analyticsbot_reader\"): run `analyticsbot grant`\n")
-	assert.Contains(t, out, "✗ analyticsbot_reader may not read marts.games: the model never sees them; run `analyticsbot grant`")
+	assert.Contains(t, out, "✓ the reader role "+reader+" logs in\n")
+	assert.Contains(t, out, "✗ the reader role "+reader+" may not use schema \"marts\" (GRANT USAGE ON SCHEMA \"marts\" TO \""+reader+"\"): run `analyticsbot grant`\n")
+	assert.Contains(t, out, "✗ "+reader+" may not read marts.games: the model never sees them; run `analyticsbot grant`")
+	assert.NotContains(t, out, "other databases", "the database's own reader is nobody else's")
 	assert.Contains(t, out, "✗ Slack: the bot token lacks the scopes app_mentions:read, assistant:write")
 	assert.Contains(t, out, "! ACCESS_FILE is not set")
 	assert.Contains(t, out, "! no language model")
@@ -45,7 +47,15 @@ func TestCLIDoctor(t *testing.T) {
 	slack.SetScopes(fakeslack.Scopes...)
 	got = runCLI(t, "", "doctor")
 	require.NoError(t, got.err, "stdout: %s", got.stdout)
-	assert.Contains(t, got.stdout, "✓ analyticsbot_reader reads every table of marts\n")
+	assert.Contains(t, got.stdout, "✓ "+reader+" reads every table of marts\n")
 	assert.Contains(t, got.stdout, "✓ Slack: the bot token has every scope the app uses\n")
 	assert.NotContains(t, got.stdout, "✗")
+
+	// The reader every database shared before is found in another
+	// deployment's database, which the migrations set it up in.
+	storetest.New(t)
+	t.Setenv("READER_ROLE", "analyticsbot_reader")
+	got = runCLI(t, "", "doctor")
+	assert.Contains(t, got.stdout, "! the reader role analyticsbot_reader is set up in other databases of this server too (")
+	assert.Contains(t, got.stdout, "deployments sharing a reader can read what each granted it")
 }

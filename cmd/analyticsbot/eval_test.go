@@ -17,7 +17,7 @@ import (
 // only, with the targets that make it usable in CI.
 func TestCLIEval(t *testing.T) {
 	_, dbURL := storetest.NewWithURL(t)
-	setDemoEnv(t, dbURL)
+	setUp(t, dbURL)
 	load := runCLI(t, "", "demo", "load")
 	require.NoError(t, load.err, "stderr: %s", load.stderr)
 	const file = "../../evals/steam.yaml"
@@ -68,7 +68,7 @@ func TestCLIEval(t *testing.T) {
 // whole catalog's prompt, and every gold query through the workflow.
 func TestCLIEvalDefog(t *testing.T) {
 	_, dbURL := storetest.NewWithURL(t)
-	setDemoEnv(t, dbURL)
+	setUp(t, dbURL)
 	t.Setenv("ANALYTICS_SCHEMA", "academic,advising,atis,broker,car_dealership,derm_treatment,ewallet,geography,restaurants,scholar,yelp")
 	t.Setenv("DATA_DESCRIPTION", "eleven public benchmark databases (Defog)")
 	t.Setenv("SQL_EXAMPLES", os.DevNull)

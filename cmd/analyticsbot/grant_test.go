@@ -11,6 +11,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/analyticsbot/analyticsbot/store/storetest"
+	"github.com/analyticsbot/analyticsbot/warehouse/pgwarehouse"
 )
 
 // TestCLIGrant: `analyticsbot grant` lets the reader role read every schema
@@ -22,12 +23,13 @@ func TestCLIGrant(t *testing.T) {
 		CREATE SCHEMA finance; CREATE TABLE finance.revenue (usd int);
 		CREATE SCHEMA private; CREATE TABLE private.salaries (usd int);`)
 	require.NoError(t, err)
-	setDemoEnv(t, dbURL)
+	setUp(t, dbURL)
 	t.Setenv("ANALYTICS_SCHEMA", "marts, finance")
+	reader := readerOf(t, dbURL)
 
 	got := runCLI(t, "", "grant")
 	require.NoError(t, got.err, "stderr: %s", got.stderr)
-	assert.Equal(t, "analyticsbot_reader may now read every table of marts, finance, and the tables created there later\n", got.stdout)
+	assert.Equal(t, reader+" may now read every table of marts, finance, and the tables created there later\n", got.stdout)
 
 	_, err = db.Pool().Exec(ctx, `CREATE TABLE finance.later (x int)`)
 	require.NoError(t, err)
@@ -36,10 +38,105 @@ func TestCLIGrant(t *testing.T) {
 	} {
 		var ok bool
 		require.NoError(t, db.Pool().QueryRow(ctx,
-			`SELECT has_table_privilege('analyticsbot_reader', $1, 'SELECT')
-			    AND has_schema_privilege('analyticsbot_reader', split_part($1, '.', 1), 'USAGE')`, table).Scan(&ok))
+			`SELECT has_table_privilege($2, $1, 'SELECT')
+			    AND has_schema_privilege($2, split_part($1, '.', 1), 'USAGE')`, table, reader).Scan(&ok))
 		assert.Equal(t, want, ok, "the reader reads %s", table)
 	}
+}
+
+// readerOf is the reader role the program uses on dbURL when READER_ROLE
+// is not set.
+func readerOf(t *testing.T, dbURL string) string {
+	t.Helper()
+	reader, err := pgwarehouse.ReaderRoleFor(dbURL)
+	require.NoError(t, err)
+	require.True(t, strings.HasPrefix(reader, "analyticsbot_reader_abt_test_"), "the reader of a test database: %s", reader)
+	return reader
+}
+
+// TestCLIMigrateMovesOffTheSharedReader: a deployment of an earlier
+// version, whose reader every database on the server shared, runs
+// `migrate`: its own reader gets the shared one's grants here (schemas,
+// tables, columns, later tables, row-level security policies) and answers
+// as the old one did; migrate and doctor say how to take the shared one's
+// grants away, and once that is done, say nothing more.
+func TestCLIMigrateMovesOffTheSharedReader(t *testing.T) {
+	db, dbURL := storetest.NewWithURL(t)
+	ctx := context.Background()
+	_, err := db.Pool().Exec(ctx, `
+		CREATE SCHEMA marts;
+		CREATE TABLE marts.orders (id int, customer text, secret text);
+		CREATE TABLE marts.customers (id int, name text, email text);
+		CREATE TABLE marts.unshared (id int);
+		INSERT INTO marts.orders VALUES (1, 'ann', 'x'), (2, 'bob', 'y');
+		GRANT USAGE ON SCHEMA marts TO analyticsbot_reader;
+		GRANT SELECT ON marts.orders TO analyticsbot_reader;
+		GRANT SELECT (id, name) ON marts.customers TO analyticsbot_reader;
+		ALTER DEFAULT PRIVILEGES IN SCHEMA marts GRANT SELECT ON TABLES TO analyticsbot_reader;
+		ALTER TABLE marts.orders ENABLE ROW LEVEL SECURITY;
+		CREATE POLICY ann_only ON marts.orders FOR SELECT TO analyticsbot_reader USING (customer = 'ann');`)
+	require.NoError(t, err)
+	setDemoEnv(t, dbURL)
+	t.Setenv("ANALYTICS_SCHEMA", "marts")
+	reader := readerOf(t, dbURL)
+
+	got := runCLI(t, "", "migrate")
+	require.NoError(t, got.err, "stderr: %s", got.stderr)
+	assert.Equal(t, "migrations applied\n"+
+		"reader role "+reader+" ready\n"+
+		reader+" now has the grants analyticsbot_reader, the reader every database on this server shared, had here: "+
+		"1 schemas, 1 tables, 1 tables' columns, 1 default grants, 1 row-level security policies\n"+
+		"analyticsbot_reader still reads here; once no process runs as it, take that away:\n"+
+		"  REVOKE ALL ON ALL TABLES IN SCHEMA \"marts\" FROM \"analyticsbot_reader\";\n"+
+		"  REVOKE USAGE ON SCHEMA \"marts\" FROM \"analyticsbot_reader\";\n"+
+		"  REVOKE CONNECT ON DATABASE \""+strings.TrimPrefix(reader, "analyticsbot_reader_")+"\" FROM \"analyticsbot_reader\";\n", got.stdout)
+
+	for _, c := range []struct {
+		query string
+		want  bool
+	}{
+		{`SELECT has_table_privilege($1, 'marts.orders', 'SELECT')`, true},
+		{`SELECT has_column_privilege($1, 'marts.customers', 'name', 'SELECT')`, true},
+		{`SELECT has_column_privilege($1, 'marts.customers', 'email', 'SELECT')`, false},
+		{`SELECT has_table_privilege($1, 'marts.unshared', 'SELECT')`, false},
+	} {
+		var ok bool
+		require.NoError(t, db.Pool().QueryRow(ctx, c.query, reader).Scan(&ok))
+		assert.Equal(t, c.want, ok, "%s for the own reader", c.query)
+	}
+	_, err = db.Pool().Exec(ctx, `CREATE TABLE marts.later (x int)`)
+	require.NoError(t, err)
+	var later bool
+	require.NoError(t, db.Pool().QueryRow(ctx, `SELECT has_table_privilege($1, 'marts.later', 'SELECT')`, reader).Scan(&later))
+	assert.True(t, later, "tables created later are granted to the own reader too")
+
+	// Queries as the own reader are under the row-level security policy
+	// the shared reader was under.
+	exec := pgwarehouse.NewExecutor(pgwarehouse.ExecConfig{DatabaseURL: dbURL, Role: reader, Schemas: []string{"marts"}})
+	defer exec.Close()
+	res, err := exec.Query(ctx, "SELECT customer FROM marts.orders ORDER BY id")
+	require.NoError(t, err)
+	assert.Equal(t, [][]any{{"ann"}}, res.Rows, "only the rows the policy lets the reader see")
+
+	again := runCLI(t, "", "migrate")
+	require.NoError(t, again.err)
+	assert.NotContains(t, again.stdout, "now has the grants", "nothing more to carry over")
+
+	doctor := runCLI(t, "", "doctor")
+	assert.Contains(t, doctor.stdout, "! analyticsbot_reader, the reader databases on this server shared before, still reads here: once no process runs as it, REVOKE ALL ON ALL TABLES IN SCHEMA \"marts\"")
+	assert.NotContains(t, doctor.stdout, "the reader role "+reader+" is set up in other databases")
+
+	_, err = db.Pool().Exec(ctx, `REVOKE ALL ON ALL TABLES IN SCHEMA marts FROM analyticsbot_reader;
+		REVOKE SELECT (id, name) ON marts.customers FROM analyticsbot_reader;
+		REVOKE USAGE ON SCHEMA marts FROM analyticsbot_reader;
+		ALTER DEFAULT PRIVILEGES IN SCHEMA marts REVOKE SELECT ON TABLES FROM analyticsbot_reader;
+		ALTER POLICY ann_only ON marts.orders TO `+reader+`;`)
+	require.NoError(t, err)
+	again = runCLI(t, "", "migrate")
+	require.NoError(t, again.err)
+	assert.Equal(t, "migrations applied\nreader role "+reader+" ready\n", again.stdout, "the shared reader is retired here")
+	doctor = runCLI(t, "", "doctor")
+	assert.NotContains(t, doctor.stdout, "analyticsbot_reader, the reader databases on this server shared before")
 }
 
 // `access apply` gives each policy of ACCESS_FILE its own role with
@@ -51,7 +148,7 @@ func TestCLIAccessApply(t *testing.T) {
 	_, err := db.Pool().Exec(ctx, `CREATE SCHEMA marts; CREATE TABLE marts.customers (id int, name text, email text);
 		CREATE TABLE marts.salaries (usd int);`)
 	require.NoError(t, err)
-	setDemoEnv(t, dbURL)
+	setUp(t, dbURL)
 	t.Setenv("ANALYTICS_SCHEMA", "marts")
 	t.Setenv("ACCESS_FILE", "")
 	got := runCLI(t, "", "access", "apply")

@@ -21,6 +21,7 @@ import (
 
 	"github.com/analyticsbot/analyticsbot/nodes"
 	"github.com/analyticsbot/analyticsbot/store/storetest"
+	"github.com/analyticsbot/analyticsbot/warehouse/pgwarehouse"
 )
 
 // The CLI tests call run as main does, with the environment a user would
@@ -49,12 +50,23 @@ func runCLI(t *testing.T, stdin string, args ...string) cliResult {
 	return cliResult{err: err, stdout: out.String(), stderr: errOut.String()}
 }
 
+// setUp points the program at dbURL in demo mode (setDemoEnv) and runs
+// `migrate`, as a user does first, which sets up the database's own
+// reader role.
+func setUp(t *testing.T, dbURL string) {
+	t.Helper()
+	setDemoEnv(t, dbURL)
+	got := runCLI(t, "", "migrate")
+	require.NoError(t, got.err, "migrate; stderr: %s", got.stderr)
+}
+
 // setDemoEnv points the program at dbURL in demo mode: no model keys, so
 // the scripted demo model answers whatever the developer's shell holds.
 func setDemoEnv(t *testing.T, dbURL string) {
 	t.Helper()
 	t.Setenv("DATABASE_URL", dbURL)
-	for _, k := range []string{"OPENAI_API_KEY", "ANTHROPIC_API_KEY", "LLM_PROVIDER", "LLM_SCRIPT", "LLM_MODEL", "LLM_BASE_URL", "SQL_EXAMPLES"} {
+	for _, k := range []string{"OPENAI_API_KEY", "ANTHROPIC_API_KEY", "LLM_PROVIDER", "LLM_SCRIPT", "LLM_MODEL", "LLM_BASE_URL", "SQL_EXAMPLES",
+		"READER_ROLE", "READER_DATABASE_URL"} {
 		t.Setenv(k, "")
 	}
 }
@@ -187,7 +199,7 @@ func TestCLIGraph(t *testing.T) {
 // ask, follow up, press the buttons, chat.
 func TestCLI(t *testing.T) {
 	_, dbURL := storetest.NewWithURL(t)
-	setDemoEnv(t, dbURL)
+	setUp(t, dbURL)
 
 	load := runCLI(t, "", "demo", "load")
 	require.NoError(t, load.err, "demo load; stderr: %s", load.stderr)
@@ -368,7 +380,9 @@ func TestCLI(t *testing.T) {
 }
 
 // TestCLIMigrate runs migrate twice on a database that does not exist yet,
-// as on a fresh machine: the first run creates it, the second changes nothing.
+// as on a fresh machine: the first run creates it and its own reader role,
+// the second changes nothing. The reader the migrations share between
+// databases is left with nothing here.
 func TestCLIMigrate(t *testing.T) {
 	adminURL := storetest.DefaultAdminURL()
 	ctx, cancel := context.WithTimeout(context.Background(), cliTimeo)
@@ -382,21 +396,25 @@ func TestCLIMigrate(t *testing.T) {
 	}
 	t.Cleanup(func() { admin.Close(context.Background()) })
 	name := fmt.Sprintf("abt_cli_migrate_%d", time.Now().UnixNano())
-	t.Cleanup(func() { // runs before the Close above
-
-		if _, err := admin.Exec(context.Background(), "DROP DATABASE IF EXISTS "+name+" WITH (FORCE)"); err != nil {
-			t.Errorf("drop %s: %v", name, err)
-		}
-	})
 	u, err := url.Parse(adminURL)
 	require.NoError(t, err)
 	u.Path = "/" + name
+	reader, err := pgwarehouse.ReaderRoleFor(u.String())
+	require.NoError(t, err)
+	t.Cleanup(func() { // runs before the Close above
+		if _, err := admin.Exec(context.Background(), "DROP DATABASE IF EXISTS "+name+" WITH (FORCE)"); err != nil {
+			t.Errorf("drop %s: %v", name, err)
+		}
+		if _, err := admin.Exec(context.Background(), "DROP ROLE IF EXISTS "+pgx.Identifier{reader}.Sanitize()); err != nil {
+			t.Errorf("drop %s: %v", reader, err)
+		}
+	})
 	setDemoEnv(t, u.String())
 
 	for i := range 2 {
 		got := runCLI(t, "", "migrate")
 		require.NoError(t, got.err, "migrate run %d; stderr: %s", i+1, got.stderr)
-		assert.Equal(t, "migrations applied\n", got.stdout, "migrate run %d", i+1)
+		assert.Equal(t, "migrations applied\nreader role "+reader+" ready\n", got.stdout, "migrate run %d", i+1)
 	}
 	conn, err := pgx.Connect(ctx, u.String())
 	require.NoError(t, err)
@@ -405,4 +423,18 @@ func TestCLIMigrate(t *testing.T) {
 	require.NoError(t, conn.QueryRow(ctx,
 		`SELECT count(*) FROM pg_tables WHERE tablename IN ('conversation_turns', 'query_results')`).Scan(&tables))
 	assert.Equal(t, 2, tables, "got %d of the bot's tables, want both", tables)
+
+	var own, shared []string
+	require.NoError(t, conn.QueryRow(ctx, `
+		SELECT coalesce((SELECT array_agg(g.privilege_type) FROM pg_database d, aclexplode(d.datacl) g
+		                 WHERE d.datname = current_database() AND g.grantee = to_regrole($1)), '{}'),
+		       coalesce((SELECT array_agg(g.privilege_type) FROM pg_database d, aclexplode(d.datacl) g
+		                 WHERE d.datname = current_database() AND g.grantee = to_regrole($2)), '{}')`,
+		reader, pgwarehouse.DefaultReaderRole).Scan(&own, &shared))
+	assert.Equal(t, []string{"CONNECT"}, own, "the database's own reader may connect")
+	assert.Empty(t, shared, "the shared reader no longer may")
+	var settings int
+	require.NoError(t, conn.QueryRow(ctx, `SELECT count(*) FROM pg_db_role_setting s JOIN pg_database d ON d.oid = s.setdatabase
+		WHERE d.datname = current_database() AND s.setrole = to_regrole($1)`, pgwarehouse.DefaultReaderRole).Scan(&settings))
+	assert.Zero(t, settings, "the shared reader has no settings here any more")
 }

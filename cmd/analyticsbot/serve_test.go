@@ -171,7 +171,7 @@ func send(t *testing.T, req *http.Request) (int, string) {
 func serveEnv(t *testing.T) {
 	t.Helper()
 	_, dbURL := storetest.NewWithURL(t)
-	setDemoEnv(t, dbURL)
+	setUp(t, dbURL)
 	require.NoError(t, runCLI(t, "", "demo", "load").err, "demo load")
 	clearSlackEnv(t)
 	t.Setenv("HTTP_ADDR", "127.0.0.1:0")

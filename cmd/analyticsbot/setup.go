@@ -36,14 +36,41 @@ func migrate(ctx context.Context, out io.Writer) error {
 	if err := db.Migrate(ctx); err != nil {
 		return err
 	}
-	if cfg.ReaderRole != pgwarehouse.DefaultReaderRole {
-		// The migrations set up the default reader; a deployment's own
-		// (READER_ROLE) gets the same.
-		if err := pgwarehouse.EnsureReaderRole(ctx, db.Pool(), cfg.ReaderRole); err != nil {
-			return err
-		}
-	}
 	fmt.Fprintln(out, "migrations applied")
+	if cfg.ReaderRole == pgwarehouse.DefaultReaderRole {
+		// The migrations set up the shared reader; doctor says more.
+		return nil
+	}
+	return ownReader(ctx, db, cfg, out)
+}
+
+// ownReader sets up the deployment's own reader like the one the
+// migrations create, which every database on the server shares: the
+// shared one's grants here are carried over (an upgrade), and it keeps
+// nothing it does not use.
+func ownReader(ctx context.Context, db *store.DB, cfg bot.Config, out io.Writer) error {
+	shared := pgwarehouse.DefaultReaderRole
+	if err := pgwarehouse.EnsureReaderRole(ctx, db.Pool(), cfg.ReaderRole); err != nil {
+		return err
+	}
+	fmt.Fprintf(out, "reader role %s ready\n", cfg.ReaderRole)
+	adopted, err := pgwarehouse.AdoptReader(ctx, db.Pool(), shared, cfg.ReaderRole, cfg.Schemas)
+	if err != nil {
+		return err
+	}
+	if adopted.Any() {
+		fmt.Fprintf(out, "%s now has the grants %s, the reader every database on this server shared, had here: %s\n",
+			cfg.ReaderRole, shared, adopted)
+	}
+	retired, err := pgwarehouse.RetireReader(ctx, db.Pool(), shared)
+	if err != nil || retired {
+		return err
+	}
+	revoke, err := pgwarehouse.RevokeStatements(ctx, db.Pool(), shared, cfg.Schemas)
+	if err != nil || len(revoke) == 0 {
+		return err
+	}
+	fmt.Fprintf(out, "%s still reads here; once no process runs as it, take that away:\n  %s;\n", shared, strings.Join(revoke, ";\n  "))
 	return nil
 }
 

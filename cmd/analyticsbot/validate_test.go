@@ -20,7 +20,7 @@ type verdict struct {
 
 func TestCLIValidateSQL(t *testing.T) {
 	_, dbURL := storetest.NewWithURL(t)
-	setDemoEnv(t, dbURL)
+	setUp(t, dbURL)
 	require.NoError(t, runCLI(t, "", "demo", "load").err, "demo load")
 
 	tests := []struct {

@@ -128,8 +128,30 @@ func dropDatabase(adminURL, name string) error {
 		return fmt.Errorf("drop test database %s: %w", name, err)
 	}
 	defer admin.Close(ctx)
+	// The database's own reader and its policy roles (the CLI's `migrate`
+	// and `access apply` make them) belong to the server: the readers set
+	// up in this database alone go with it.
+	rows, err := admin.Query(ctx, `
+		SELECT quote_ident(r.rolname) FROM pg_roles r
+		WHERE starts_with(r.rolname, 'analyticsbot_reader_')
+		  AND EXISTS (SELECT 1 FROM pg_db_role_setting s JOIN pg_database d ON d.oid = s.setdatabase
+		              WHERE s.setrole = r.oid AND d.datname = $1)
+		  AND NOT EXISTS (SELECT 1 FROM pg_db_role_setting s JOIN pg_database d ON d.oid = s.setdatabase
+		                  WHERE s.setrole = r.oid AND d.datname <> $1)`, name)
+	if err != nil {
+		return fmt.Errorf("find the roles of test database %s: %w", name, err)
+	}
+	roles, err := pgx.CollectRows(rows, pgx.RowTo[string])
+	if err != nil {
+		return fmt.Errorf("find the roles of test database %s: %w", name, err)
+	}
 	if _, err := admin.Exec(ctx, "DROP DATABASE IF EXISTS "+pgx.Identifier{name}.Sanitize()+" WITH (FORCE)"); err != nil {
 		return fmt.Errorf("drop test database %s: %w", name, err)
+	}
+	for _, r := range roles {
+		if _, err := admin.Exec(ctx, "DROP ROLE IF EXISTS "+r); err != nil {
+			return fmt.Errorf("drop role %s of test database %s: %w", r, name, err)
+		}
 	}
 	return nil
 }
