@@ -23,6 +23,55 @@ import (
 	"github.com/analyticsbot/analyticsbot/warehouse/pgwarehouse"
 )
 
+// testAccessPoliciesAlone asks every case as a user of each policy with
+// the guard taken out, each answered as its policy's role: PostgreSQL
+// alone refuses what the policy does not allow, and the asker reads what
+// they may not read, as from the guard. A narrower user's Export CSV of
+// another's answer is refused by the database too.
+func testAccessPoliciesAlone(t *testing.T, e *testEnv) {
+	path := filepath.Join(t.TempDir(), "access.yaml")
+	require.NoError(t, os.WriteFile(path, []byte(bottest.AccessFile("everyone")), 0o600))
+	cfg := testConfig(t, e, script(bottest.AccessRules()))
+	cfg.AccessFile = path
+	b := bottest.StartWithoutGuard(t, cfg, discardLogger())
+	askAs := func(user, thread, text string) *nodes.State {
+		t.Helper()
+		ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+		defer cancel()
+		s, _, err := b.Ask(ctx, bot.Message{ThreadID: thread, UserID: user, ChannelID: "CDATA", Text: text})
+		require.NoError(t, err)
+		return s
+	}
+	for i, c := range bottest.AccessCases {
+		for p, user := range bottest.AccessUsers {
+			t.Run(c.Name+"/"+bottest.AccessPolicies[p], func(t *testing.T) {
+				s := askAs(user, bot.NewThreadID(), c.Question(i))
+				assert.Equal(t, c.Alone[p], s.ErrorKind, "error kind (detail %s)", s.ErrorDetail)
+				if c.Alone[p] == nodes.ErrAccessDenied {
+					assert.Regexp(t, `^I can't answer that: you may not read analytics\.\w+\. If you need it, ask whoever runs this bot for access\.`, s.ResponseText)
+					assert.NotContains(t, s.ResponseText, "GRANT", "no grant to run: the policy says no")
+					assert.Zero(t, s.RetryCount, "never retried")
+				}
+				if c.Alone[p] == "" {
+					assert.NotEmpty(t, s.Result.Columns, "an answer")
+				}
+			})
+		}
+	}
+	t.Run("a narrower user's export", func(t *testing.T) {
+		thread := bot.NewThreadID()
+		admin := askAs("UADMIN", thread, "case b")
+		require.Empty(t, admin.ErrorKind)
+		ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+		defer cancel()
+		s, _, err := b.Press(ctx, bot.Message{ThreadID: thread, UserID: "UZED", ChannelID: "CDATA"}, string(nodes.IntentExportCSV), admin.QueryID)
+		require.NoError(t, err)
+		assert.Equal(t, nodes.ErrAccessDenied, s.ErrorKind, "detail %s", s.ErrorDetail)
+		assert.Contains(t, s.ResponseText, "you may not read analytics.developers")
+		assert.False(t, s.HasCSV(), "no file")
+	})
+}
+
 // testAccessPolicies asks every case as a user of each policy, through the
 // workflow and the real guard and database, then presses another user's
 // buttons as a narrower one, and is refused where the file does not admit.

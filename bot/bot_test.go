@@ -26,6 +26,7 @@ func TestBot(t *testing.T) {
 		{"MissingGrant", testMissingGrant},
 		{"RowScoping", testRowScoping},
 		{"AccessPolicies", testAccessPolicies},
+		{"AccessPoliciesAlone", testAccessPoliciesAlone},
 		{"PolicyRoles", testPolicyRoles},
 		{"DatabaseDown", testDatabaseDown},
 		{"ConcurrentThreads", testConcurrentThreads},

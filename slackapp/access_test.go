@@ -87,32 +87,49 @@ default: none
 
 // The access matrix through the fake Slack: a user of each policy
 // mentions the bot with every case, and reads the answer or the refusal
-// the policy calls for.
+// the policy calls for; with the guard, and again with the guard taken out
+// and each policy's database role alone holding it.
 func TestAccessMatrixInSlack(t *testing.T) {
 	t.Parallel()
-	path := filepath.Join(t.TempDir(), "access.yaml")
-	require.NoError(t, os.WriteFile(path, []byte(bottest.AccessFile("everyone")), 0o600))
-	h := start(t, withScript(bottest.DemoScript(bottest.AccessRules())), withBotConfig(func(c *bot.Config) { c.AccessFile = path }))
-	says := map[nodes.ErrorKind]string{
-		nodes.ErrAccessDenied: "I can't answer that: you may not read",
-		nodes.ErrInvalidQuery: "I couldn't write a query that works",
-		nodes.ErrUnsafeQuery:  "I can only read data",
-	}
-	// The channel is the file's; event ids and timestamps are this run's
-	// own (the package database outlives a run under -count).
-	run, n := channelSeq.Add(1), 0
-	for p, asker := range bottest.AccessUsers {
-		for i, c := range bottest.AccessCases {
-			n++
-			ts := fmt.Sprintf("17%08d.%06d", run, n)
-			ev := fakeslack.EventCallback(fmt.Sprintf("EvMatrix%d-%03d", run, n),
-				fakeslack.AppMention("CDATA", asker, "<@"+fakeslack.BotUserID+"> "+c.Question(i), ts, ""))
-			h.slack.WaitAck(t, h.slack.Send(t, fakeslack.Envelope{Type: "events_api", Payload: ev}))
-			want := "Here is " + c.Question(i) + "."
-			if c.Want[p] != "" {
-				want = says[c.Want[p]]
-			}
-			h.answerIn("CDATA", ts, want)
+	for _, guard := range []bool{true, false} {
+		name := "with the guard"
+		if !guard {
+			name = "without the guard"
 		}
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			path := filepath.Join(t.TempDir(), "access.yaml")
+			require.NoError(t, os.WriteFile(path, []byte(bottest.AccessFile("everyone")), 0o600))
+			opts := []harnessOption{withScript(bottest.DemoScript(bottest.AccessRules())), withBotConfig(func(c *bot.Config) { c.AccessFile = path })}
+			if !guard {
+				opts = append(opts, withoutGuard())
+			}
+			h := start(t, opts...)
+			says := map[nodes.ErrorKind]string{
+				nodes.ErrAccessDenied: "I can't answer that: you may not read ",
+				nodes.ErrInvalidQuery: "I couldn't write a query that works",
+				nodes.ErrUnsafeQuery:  "I can only read data",
+			}
+			// The channel is the file's; event ids and timestamps are this
+			// run's own (the package database outlives a run under -count).
+			run, n := channelSeq.Add(1), 0
+			for p, asker := range bottest.AccessUsers {
+				for i, c := range bottest.AccessCases {
+					n++
+					ts := fmt.Sprintf("17%08d.%06d", run, n)
+					ev := fakeslack.EventCallback(fmt.Sprintf("EvMatrix%d-%03d", run, n),
+						fakeslack.AppMention("CDATA", asker, "<@"+fakeslack.BotUserID+"> "+c.Question(i), ts, ""))
+					h.slack.WaitAck(t, h.slack.Send(t, fakeslack.Envelope{Type: "events_api", Payload: ev}))
+					want, kind := "Here is "+c.Question(i)+".", c.Want[p]
+					if !guard {
+						kind = c.Alone[p]
+					}
+					if kind != "" {
+						want = says[kind]
+					}
+					h.answerIn("CDATA", ts, want)
+				}
+			}
+		})
 	}
 }

@@ -62,6 +62,7 @@ type harnessOptions struct {
 	adjust    func(*Config)
 	botCfg    func(*bot.Config)
 	streaming bool
+	noGuard   bool
 }
 
 type harnessOption func(*harnessOptions)
@@ -77,6 +78,10 @@ func sharing(s *fakeslack.Server) harnessOption { return func(o *harnessOptions)
 
 // streaming streams answers where the fake Slack lets the app.
 func streaming() harnessOption { return func(o *harnessOptions) { o.streaming = true } }
+
+// withoutGuard takes the static guard out and answers each access policy
+// as its own database role (bottest.StartWithoutGuard).
+func withoutGuard() harnessOption { return func(o *harnessOptions) { o.noGuard = true } }
 
 func withConfig(f func(*Config)) harnessOption { return func(o *harnessOptions) { o.adjust = f } }
 
@@ -103,7 +108,12 @@ func start(t testing.TB, opts ...harnessOption) *harness {
 	if o.botCfg != nil {
 		o.botCfg(&bcfg)
 	}
-	b := bottest.Start(t, bcfg, testLogger(t))
+	var b *bot.Bot
+	if o.noGuard {
+		b = bottest.StartWithoutGuard(t, bcfg, testLogger(t))
+	} else {
+		b = bottest.Start(t, bcfg, testLogger(t))
+	}
 	h.bot = b
 
 	var cfg Config

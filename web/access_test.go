@@ -86,29 +86,47 @@ default: none
 
 // The access matrix through the web API: the web chat's user under each
 // policy in turn (the file's default), every case answered or refused as
-// the policy says, over real Postgres.
+// the policy says, over real Postgres: with the guard, and again with the
+// guard taken out and each policy's database role alone holding it.
 func TestAccessMatrixOnTheWeb(t *testing.T) {
 	t.Parallel()
-	for p, policy := range bottest.AccessPolicies {
-		t.Run(policy, func(t *testing.T) {
-			t.Parallel()
-			path := filepath.Join(t.TempDir(), "access.yaml")
-			require.NoError(t, os.WriteFile(path, []byte(bottest.AccessFile(policy)), 0o600))
-			b := newTestBot(t, bottest.DemoScript(bottest.AccessRules()), func(c *bot.Config) { c.AccessFile = path })
-			srv := newTestServer(t, b, Config{})
-			for i, c := range bottest.AccessCases {
-				end := lastMessageEnd(t, chat(t, srv, "", c.Question(i), nil).all(t))
-				require.NotNil(t, end.Reply, c.Name)
-				assert.Equal(t, string(c.Want[p]), end.Debug.ErrorKind, "%s as %s", c.Name, policy)
-				if c.Want[p] == "" {
-					assert.Equal(t, answer.KindAnswer, end.Reply.Kind, c.Name)
-				} else {
-					assert.Equal(t, answer.KindError, end.Reply.Kind, c.Name)
-				}
-				if c.Want[p] == nodes.ErrAccessDenied {
-					assert.Contains(t, end.Reply.Text.Plain(), "you may not read", c.Name)
-				}
+	for _, guard := range []bool{true, false} {
+		for p, policy := range bottest.AccessPolicies {
+			name := policy
+			if !guard {
+				name += " without the guard"
 			}
-		})
+			t.Run(name, func(t *testing.T) {
+				t.Parallel()
+				path := filepath.Join(t.TempDir(), "access.yaml")
+				require.NoError(t, os.WriteFile(path, []byte(bottest.AccessFile(policy)), 0o600))
+				var b *bot.Bot
+				if guard {
+					b = newTestBot(t, bottest.DemoScript(bottest.AccessRules()), func(c *bot.Config) { c.AccessFile = path })
+				} else {
+					cfg := bottest.Config(t, testDB.URL, bottest.DemoScript(bottest.AccessRules()))
+					cfg.AccessFile = path
+					b = bottest.StartWithoutGuard(t, cfg, bottest.Discard())
+				}
+				srv := newTestServer(t, b, Config{})
+				for i, c := range bottest.AccessCases {
+					want := c.Want[p]
+					if !guard {
+						want = c.Alone[p]
+					}
+					end := lastMessageEnd(t, chat(t, srv, "", c.Question(i), nil).all(t))
+					require.NotNil(t, end.Reply, c.Name)
+					assert.Equal(t, string(want), end.Debug.ErrorKind, "%s as %s", c.Name, name)
+					if want == "" {
+						assert.Equal(t, answer.KindAnswer, end.Reply.Kind, c.Name)
+					} else {
+						assert.Equal(t, answer.KindError, end.Reply.Kind, c.Name)
+					}
+					if want == nodes.ErrAccessDenied {
+						assert.Contains(t, end.Reply.Text.Plain(), "you may not read", c.Name)
+					}
+				}
+			})
+		}
 	}
 }

@@ -145,6 +145,7 @@ func (b *Backend) execFor(ctx context.Context) (*Executor, error) {
 		b.roleErr[role] = err
 		return nil, err
 	}
+	cfg.Policy = a.Policy()
 	e := NewExecutor(cfg)
 	b.byRole[role] = e
 	return e, nil

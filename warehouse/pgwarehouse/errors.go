@@ -24,6 +24,9 @@ func (e *Executor) kindOf(ctx context.Context, err error) error {
 		return fmt.Errorf("%w: %w", ctxErr, err)
 	}
 	if pgErr, ok := errors.AsType[*pgconn.PgError](err); ok && pgErr.Code == "42501" && !isSettingChange(pgErr) {
+		if e.cfg.Policy != "" {
+			return outsidePolicy(pgErr, e.cfg)
+		}
 		return denied(pgErr, e.cfg.Role, e.cfg.Schemas)
 	}
 	return classify(err)
@@ -53,6 +56,27 @@ func denied(pgErr *pgconn.PgError, role string, schemas []string) error {
 			grant + " TO " + pgx.Identifier{role}.Sanitize() + "; (or `analyticsbot grant` for all of ANALYTICS_SCHEMA)"
 	}
 	return &warehouse.Error{Kind: warehouse.Denied, Reason: reason, Err: pgErr}
+}
+
+// outsidePolicy is the error of a query that reaches, as a policy's role,
+// for what the policy does not allow: PostgreSQL holding the policy where
+// the guard did not. The asker reads what they may not read, as from the
+// guard; the operator's log has the database's words, the policy and the
+// role.
+func outsidePolicy(pgErr *pgconn.PgError, cfg ExecConfig) error {
+	what := "what this question needs"
+	if m := deniedObject.FindStringSubmatch(pgErr.Message); m != nil {
+		switch {
+		case m[1] == "schema":
+			what = "schema " + m[2]
+		case len(cfg.Schemas) == 1:
+			what = cfg.Schemas[0] + "." + m[2]
+		default:
+			what = m[2]
+		}
+	}
+	return &warehouse.Error{Kind: warehouse.Forbidden, Class: "access_denied", Reason: "you may not read " + what,
+		Err: fmt.Errorf("%w (policy %q, role %s)", pgErr, cfg.Policy, cfg.Role)}
 }
 
 // qualify names a table in the schema it is in when the search path has

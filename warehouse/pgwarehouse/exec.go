@@ -42,6 +42,10 @@ type ExecConfig struct {
 	URL string
 	// Role is the role generated SQL runs as (default "analyticsbot_reader").
 	Role string
+	// Policy is the access policy Role is the login role of (ApplyPolicies),
+	// if any: PostgreSQL refusing it something is then the policy's
+	// refusal (warehouse.Forbidden, for the asker), not a missing grant.
+	Policy string
 	// Schemas are the only schemas on the search path (default "analytics").
 	Schemas []string
 	// StatementTimeout cancels a statement that runs longer (default 30s).

@@ -163,7 +163,11 @@ func TestBackendAnswersAsThePolicyRole(t *testing.T) {
 	lax := laxPolicy{name: "Everyone Else"}
 	asLax := warehouse.WithCaller(ctx, warehouse.Caller{UserID: "UZED", Access: lax})
 	_, err = b.Check(asLax, "SELECT count(*) FROM acc.salaries", 10)
-	assertKind(t, warehouse.Denied, err, "the role refuses it at EXPLAIN")
+	assertKind(t, warehouse.Forbidden, err, "the role refuses it at EXPLAIN, as outside the policy")
+	we, ok := errors.AsType[*warehouse.Error](err)
+	require.True(t, ok, "%v", err)
+	assert.Equal(t, "access_denied: you may not read acc.salaries", we.Error(), "what the asker reads: no GRANT to run")
+	assert.ErrorContains(t, we.Err, `(policy "Everyone Else", role `, "the log's detail names the policy and its role")
 	r, err := b.Check(asLax, "SELECT count(*) AS n FROM acc.orders", 10)
 	require.NoError(t, err)
 	res, err := b.Run(asLax, r)

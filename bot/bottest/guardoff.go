@@ -1,0 +1,89 @@
+package bottest
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"io"
+	"log/slog"
+	"testing"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/stretchr/testify/require"
+
+	"github.com/analyticsbot/analyticsbot/access"
+	"github.com/analyticsbot/analyticsbot/bot"
+	"github.com/analyticsbot/analyticsbot/store"
+	"github.com/analyticsbot/analyticsbot/warehouse"
+	"github.com/analyticsbot/analyticsbot/warehouse/pgwarehouse"
+)
+
+// guardOff is the PostgreSQL backend with its static guard taken out:
+// every query runs as it was written, as the asker's policy role, so only
+// the database stands between an asker and what their policy forbids. The
+// bot never runs like this; the access matrix does, to show the database
+// holds each policy alone.
+type guardOff struct{ *pgwarehouse.Backend }
+
+// Check passes text as it is, with no cap.
+func (g guardOff) Check(_ context.Context, text string, _ int) (warehouse.Runnable, error) {
+	return warehouse.Runnable{Query: warehouse.Query{Backend: g.Name(), Text: text}, Statement: text}, nil
+}
+
+// Permits lets every asker see every query (Show SQL, presses).
+func (guardOff) Permits(context.Context, string) error { return nil }
+
+// Export runs q unchecked and writes its rows as CSV.
+func (g guardOff) Export(ctx context.Context, q warehouse.Query, w io.Writer, _ int) (warehouse.ExportStats, error) {
+	res, err := g.Run(ctx, warehouse.Runnable{Query: q, Statement: q.Text})
+	if err != nil {
+		return warehouse.ExportStats{}, err
+	}
+	return warehouse.ExportStats{Rows: len(res.Rows)}, warehouse.WriteCSV(w, res)
+}
+
+// StartWithoutGuard connects a bot with cfg whose access file's policies
+// have login roles of their own (ApplyPolicies, under a prefix of this
+// test's, dropped when it ends) and whose backend has no static guard
+// (guardOff). It closes the bot when the test ends.
+func StartWithoutGuard(t testing.TB, cfg bot.Config, log *slog.Logger) *bot.Bot {
+	t.Helper()
+	require.NotEmpty(t, cfg.AccessFile, "the access file whose policies the database holds")
+	require.NoError(t, cfg.Check())
+	if log == nil {
+		log = Logger(t)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), startTimeout)
+	defer cancel()
+	db, err := store.Open(ctx, cfg.DatabaseURL, store.WithSchema(cfg.BotSchema))
+	require.NoError(t, err)
+	t.Cleanup(db.Close)
+
+	rules, err := access.Load(cfg.AccessFile)
+	require.NoError(t, err)
+	var suffix [4]byte
+	_, _ = rand.Read(suffix[:])
+	prefix := "abt_noguard_" + hex.EncodeToString(suffix[:])
+	var policies []warehouse.Access
+	for _, p := range rules.List() {
+		policies = append(policies, p)
+	}
+	roles, err := pgwarehouse.ApplyPolicies(ctx, db.Pool(), prefix, "", cfg.Schemas, policies)
+	require.NoError(t, err, "the policies' roles")
+	t.Cleanup(func() {
+		for _, r := range roles {
+			id := pgx.Identifier{r}.Sanitize()
+			_, _ = db.Pool().Exec(context.Background(), "DROP OWNED BY "+id+"; DROP ROLE "+id)
+		}
+	})
+
+	b := pgwarehouse.New(pgwarehouse.Config{ExecConfig: pgwarehouse.ExecConfig{
+		DatabaseURL: cfg.DatabaseURL, Role: cfg.ReaderRole, Schemas: cfg.Schemas,
+		StatementTimeout: cfg.StatementTimeout, MaxRows: cfg.MaxRows, MaxBytes: cfg.MaxResultBytes,
+	}, PolicyRoles: roles})
+	t.Cleanup(b.Close)
+	bt, err := bot.NewWithBackend(cfg, db, guardOff{b}, log)
+	require.NoError(t, err, "new bot")
+	t.Cleanup(bt.Close)
+	return bt
+}
