@@ -75,6 +75,9 @@ type Answer struct {
 	VerifiedBy string `json:"verified_by,omitempty"`
 	// Elapsed is how long answering took; zero hides it.
 	Elapsed time.Duration `json:"elapsed,omitempty"`
+	// DataAsOf is when Result ran, for an answer served from a recent
+	// result without running its query; zero: it ran now.
+	DataAsOf time.Time `json:"data_as_of,omitzero"`
 	// Backend names where the data came from; optional.
 	Backend string `json:"backend,omitempty"`
 	// Query is the query Show SQL shows (KindQuery).

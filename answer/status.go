@@ -15,7 +15,8 @@ const ExportAction = "export_csv"
 
 // Status is the answer's one line of facts: how many rows, whether the
 // result was cut and what Export CSV then gives, how long answering took
-// and where the data came from: "10 rows · in 67 ms · via sql". Empty when
+// and where the data came from: "10 rows · in 67 ms · via sql"; for a
+// result that did not run now, when it did ("data as of 14:02 UTC"). Empty when
 // there is nothing to say.
 func (a *Answer) Status() string {
 	var meta []string
@@ -30,6 +31,9 @@ func (a *Answer) Status() string {
 		default:
 			meta = append(meta, Plural(a.Rows(), "row", "rows"))
 		}
+	}
+	if !a.DataAsOf.IsZero() {
+		meta = append(meta, "data as of "+a.DataAsOf.UTC().Format("15:04")+" UTC")
 	}
 	if e := FormatElapsed(a.Elapsed); e != "" {
 		meta = append(meta, "in "+e)

@@ -12,7 +12,6 @@ import (
 
 	"github.com/analyticsbot/analyticsbot/bot"
 	"github.com/analyticsbot/analyticsbot/nodes"
-	"github.com/analyticsbot/analyticsbot/warehouse"
 	"github.com/analyticsbot/analyticsbot/workflow"
 )
 
@@ -184,5 +183,5 @@ func testPressOtherThreadsQuery(t *testing.T, e *testEnv) {
 	// Thread A still gets its own result.
 	s, _ := press(t, b, threadA, string(nodes.IntentExportCSV), a.QueryID)
 	assert.Equal(t, "games\n"+strconv.Itoa(games2018)+"\n", string(s.CSVContent), "thread A csv")
-	assert.Equal(t, warehouse.QueryID(sql2018), s.QueryID, "thread A query id")
+	assert.Equal(t, pgID(sql2018), s.QueryID, "thread A query id")
 }

@@ -16,7 +16,6 @@ import (
 	"github.com/analyticsbot/analyticsbot/bot"
 	"github.com/analyticsbot/analyticsbot/llm"
 	"github.com/analyticsbot/analyticsbot/nodes"
-	"github.com/analyticsbot/analyticsbot/warehouse"
 )
 
 var update = flag.Bool("update", false, "rewrite the golden files in testdata")
@@ -34,7 +33,7 @@ func testNewQuestion(t *testing.T, e *testEnv) {
 	assert.Contains(t, s.Answer, strconv.Itoa(games2018), "answer %q must quote the count", s.Answer)
 	assert.Contains(t, s.ResponseText, strconv.Itoa(games2018), "fallback text %q must quote the count", s.ResponseText)
 	assert.Equal(t, sql2018, s.Query.Text, "sql")
-	wantID := warehouse.QueryID(sql2018)
+	wantID := pgID(sql2018)
 	assert.Equal(t, wantID, s.QueryID, "query id")
 	assert.Equal(t, answerPath, res.Path(), "path")
 

@@ -49,7 +49,12 @@ type Bot struct {
 	Demo bool
 	// access are the rules of ACCESS_FILE; nil: everyone reads everything.
 	access *access.Rules
+	turns  *Turns
 }
+
+// Turns is the bound on the turns the bot answers at once, which every
+// surface of the process shares.
+func (b *Bot) Turns() *Turns { return b.turns }
 
 // New connects to the database, the backend BACKEND names and the model.
 // It does not migrate.
@@ -145,7 +150,8 @@ func NewWithBackend(cfg Config, db *store.DB, backend warehouse.Backend, log *sl
 }
 
 func newBot(cfg Config, db *store.DB, backend warehouse.Backend, log *slog.Logger) (*Bot, error) {
-	b := &Bot{cfg: cfg, db: db, backend: backend, closeBackend: func() {}, log: log}
+	b := &Bot{cfg: cfg, db: db, backend: backend, closeBackend: func() {}, log: log,
+		turns: NewTurns(cfg.MaxTurns, cfg.TurnQueue, cfg.TurnWait)}
 	model, err := b.model()
 	if err != nil {
 		return nil, err
@@ -182,6 +188,7 @@ func newBot(cfg Config, db *store.DB, backend warehouse.Backend, log *slog.Logge
 		Model: model, DB: db, Warehouse: backend, Cache: telemetry.InstrumentCache(b.cache), Examples: examples,
 		Domain: cfg.Domain, Suggestions: b.Suggestions(), MaxRetries: retries, MaxRows: cfg.MaxRows,
 		ExportMaxRows: cfg.ExportMaxRows, SchemaBudget: cfg.SchemaBudget, Links: links, Logger: log,
+		ResultFreshness: cfg.ResultFreshness,
 	}).Defaults()
 	if b.Demo {
 		n.DemoQuestions = demo.Questions()
@@ -213,7 +220,7 @@ func (c Config) llmConfig() llm.Config {
 func (b *Bot) model() (*llm.Client, error) {
 	cfg := b.cfg
 	lc := cfg.llmConfig()
-	opts := []llm.ClientOption{llm.WithTimeout(cfg.LLMTimeout), llm.WithRetries(cfg.LLMRetries)}
+	opts := []llm.ClientOption{llm.WithTimeout(cfg.LLMTimeout), llm.WithRetries(cfg.LLMRetries), llm.WithConcurrency(cfg.ModelConcurrency)}
 	if lc.Provider == llm.ProviderScript && lc.ScriptPath == "" {
 		s, err := llm.ParseScript(demo.Script())
 		if err != nil {
@@ -329,8 +336,8 @@ func (b *Bot) Press(ctx context.Context, m Message, action, value string, opts .
 	}
 	intent, ok := nodes.ButtonIntent(action)
 	if !ok {
-		return nil, workflow.Result{}, fmt.Errorf("%w: unknown action %q (want %s, %s, %s, %s or %s)", ErrBadAction, action,
-			nodes.IntentExportCSV, nodes.IntentShowSQL, ActionFeedbackUp, ActionFeedbackDown, ActionVerify)
+		return nil, workflow.Result{}, fmt.Errorf("%w: unknown action %q (want %s, %s, %s, %s, %s or %s)", ErrBadAction, action,
+			nodes.IntentExportCSV, nodes.IntentShowSQL, nodes.IntentRefresh, ActionFeedbackUp, ActionFeedbackDown, ActionVerify)
 	}
 	if !queryIDPattern.MatchString(value) {
 		return nil, workflow.Result{}, fmt.Errorf("%w: %q is not a query id (8 hex characters)", ErrBadAction, value)

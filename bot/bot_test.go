@@ -31,6 +31,7 @@ func TestBot(t *testing.T) {
 		{"DatabaseDown", testDatabaseDown},
 		{"ConcurrentThreads", testConcurrentThreads},
 		{"MissingSchema", testMissingSchema},
+		{"ResultFreshness", testResultFreshness},
 	}
 	for _, g := range groups {
 		t.Run(g.name, func(t *testing.T) {

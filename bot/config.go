@@ -70,6 +70,17 @@ type Config struct {
 	OpenAIAPIKey    string        `env:"OPENAI_API_KEY"`
 	AnthropicAPIKey string        `env:"ANTHROPIC_API_KEY"`
 
+	// ModelConcurrency bounds the model calls made at once (0: no bound);
+	// calls beyond it wait for one to end.
+	ModelConcurrency int `env:"MODEL_CONCURRENCY" envDefault:"64"`
+
+	// MaxTurns bounds the turns answered at once, over every surface;
+	// TurnQueue how many more may wait for a place, each at most TurnWait
+	// (Turns).
+	MaxTurns  int           `env:"MAX_TURNS" envDefault:"256"`
+	TurnQueue int           `env:"TURN_QUEUE" envDefault:"1000"`
+	TurnWait  time.Duration `env:"TURN_WAIT" envDefault:"2m"`
+
 	// SchemaBudget is the most prompt tokens the catalog may take in the
 	// generator's prompt; a bigger catalog is cut to what the question needs.
 	SchemaBudget int `env:"SCHEMA_BUDGET_TOKENS" envDefault:"3000"`
@@ -84,6 +95,11 @@ type Config struct {
 	// MaxRetries is how many times invalid SQL is regenerated.
 	MaxRetries int `env:"SQL_MAX_RETRIES" envDefault:"2"`
 	MaxRows    int `env:"MAX_ROWS" envDefault:"1000"`
+	// ResultFreshness, when above 0, answers a question whose query the
+	// same person ran in the same channel less than this long ago from
+	// that result, without running it again; the answer says when the data
+	// is from and has a Refresh button. 0 (the default) always runs.
+	ResultFreshness time.Duration `env:"RESULT_FRESHNESS" envDefault:"0"`
 	// ExportMaxRows caps a full CSV export of a result cut at MaxRows.
 	ExportMaxRows    int           `env:"EXPORT_MAX_ROWS" envDefault:"1000000"`
 	StatementTimeout time.Duration `env:"STATEMENT_TIMEOUT" envDefault:"30s"`
@@ -179,6 +195,17 @@ func (c *Config) Check() error {
 	}
 	c.ExampleAdmins = admins
 	var errs []error
+	for _, n := range []struct {
+		name  string
+		value int
+	}{{"MODEL_CONCURRENCY", c.ModelConcurrency}, {"MAX_TURNS", c.MaxTurns}, {"TURN_QUEUE", c.TurnQueue}} {
+		if n.value < 0 {
+			errs = append(errs, fmt.Errorf("%s must be 0 (the default) or more, got %d", n.name, n.value))
+		}
+	}
+	if c.ResultFreshness < 0 {
+		errs = append(errs, fmt.Errorf("RESULT_FRESHNESS must be 0 (off) or a duration such as 10m, got %s", c.ResultFreshness))
+	}
 	if c.ExamplesK < 0 {
 		errs = append(errs, fmt.Errorf("EXAMPLES_K must be 0 (no examples) or more, got %d", c.ExamplesK))
 	}

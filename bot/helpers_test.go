@@ -16,6 +16,8 @@ import (
 	"github.com/analyticsbot/analyticsbot/nodes"
 	"github.com/analyticsbot/analyticsbot/store"
 	"github.com/analyticsbot/analyticsbot/store/storetest"
+	"github.com/analyticsbot/analyticsbot/warehouse"
+	"github.com/analyticsbot/analyticsbot/warehouse/pgwarehouse"
 	"github.com/analyticsbot/analyticsbot/workflow"
 )
 
@@ -214,4 +216,9 @@ func cachedRows(t *testing.T, e *testEnv, thread string) int {
 		"SELECT count(*) FROM query_results WHERE thread_id = $1", thread).Scan(&n)
 	require.NoError(t, err, "count cached results")
 	return n
+}
+
+// pgID is the id of a PostgreSQL query's result (warehouse.IDOf).
+func pgID(sql string) string {
+	return warehouse.IDOf(pgwarehouse.New(pgwarehouse.Config{}), warehouse.Query{Backend: pgwarehouse.Name, Text: sql})
 }

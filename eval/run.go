@@ -140,7 +140,7 @@ func (r *Runner) retrievalItem(ctx context.Context, it Item) Result {
 		turn := store.Turn{UserMessage: t.Question}
 		if t.SQL != "" {
 			turn.Query = warehouse.Query{Backend: r.Bot.Backend().Name(), Text: t.SQL}
-			turn.QueryID = turn.Query.ID()
+			turn.QueryID = warehouse.IDOf(r.Bot.Backend(), turn.Query)
 		}
 		history = append(history, turn)
 	}

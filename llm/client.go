@@ -40,6 +40,8 @@ type Client struct {
 	backoff     time.Duration
 	temperature float64
 	tracers     trace.TracerProvider
+	// calls, when not nil, holds a place per model call in flight.
+	calls chan struct{}
 }
 
 // ClientOption configures a [Client].
@@ -68,6 +70,19 @@ func WithBackoff(initial time.Duration) ClientOption {
 	return func(c *Client) {
 		if initial > 0 {
 			c.backoff = initial
+		}
+	}
+}
+
+// WithConcurrency bounds the model calls in flight at once to n (0 or
+// less: no bound); a call beyond it waits for a place, its wait bounded by
+// its context only. A provider's rate limit is what a deployment sets it
+// by: a burst of turns then queues here instead of hitting 429s.
+func WithConcurrency(n int) ClientOption {
+	return func(c *Client) {
+		c.calls = nil
+		if n > 0 {
+			c.calls = make(chan struct{}, n)
 		}
 	}
 }
@@ -157,8 +172,19 @@ func (c *Client) Complete(ctx context.Context, step Step, prompt string) (string
 	return choice.Content, usage, nil
 }
 
-// attempt makes one model call under the per-call timeout.
+// attempt makes one model call under the per-call timeout, once a place
+// among the calls in flight is free (the wait is not part of the timeout).
 func (c *Client) attempt(ctx context.Context, step Step, prompt string) (*llms.ContentChoice, error) {
+	if c.calls != nil {
+		start := time.Now()
+		select {
+		case c.calls <- struct{}{}:
+		case <-ctx.Done():
+			return nil, ctx.Err()
+		}
+		defer func() { <-c.calls }()
+		trace.SpanFromContext(ctx).SetAttributes(attribute.Int64("llm.queue_ms", time.Since(start).Milliseconds()))
+	}
 	actx, cancel := context.WithTimeoutCause(ctx, c.timeout, errAttemptTimeout)
 	defer cancel()
 	opts := []llms.CallOption{

@@ -98,7 +98,8 @@ func newOpenAI(cfg Config) (llms.Model, string, error) {
 	if err != nil {
 		return nil, "", fmt.Errorf("openai: %w", err)
 	}
-	m, err := openai.New(openai.WithToken(key), openai.WithModel(name), openai.WithBaseURL(base))
+	m, err := openai.New(openai.WithToken(key), openai.WithModel(name), openai.WithBaseURL(base),
+		openai.WithHTTPClient(newHTTPClient()))
 	if err != nil {
 		return nil, "", fmt.Errorf("openai: %w", err)
 	}
@@ -110,7 +111,7 @@ func newAnthropic(cfg Config) (llms.Model, string, error) {
 	if cfg.APIKey == "" {
 		return nil, "", errors.New("anthropic: missing API key: set ANTHROPIC_API_KEY")
 	}
-	opts := []anthropic.Option{anthropic.WithToken(cfg.APIKey), anthropic.WithModel(name)}
+	opts := []anthropic.Option{anthropic.WithToken(cfg.APIKey), anthropic.WithModel(name), anthropic.WithHTTPClient(newHTTPClient())}
 	if cfg.BaseURL != "" {
 		base, err := checkURL(cfg.BaseURL)
 		if err != nil {
@@ -132,7 +133,7 @@ func newOllama(cfg Config) (llms.Model, string, error) {
 	if err != nil {
 		return nil, "", fmt.Errorf("ollama: %w", err)
 	}
-	m, err := ollama.New(ollama.WithModel(name), ollama.WithServerURL(base))
+	m, err := ollama.New(ollama.WithModel(name), ollama.WithServerURL(base), ollama.WithHTTPClient(newHTTPClient()))
 	if err != nil {
 		return nil, "", fmt.Errorf("ollama: %w", err)
 	}

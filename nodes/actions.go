@@ -156,7 +156,7 @@ func (n *Nodes) ShowSQL(ctx context.Context, s *State) error {
 	}
 	s.Query, s.QueryID = turn.Query, turn.QueryID
 	if s.QueryID == "" {
-		s.QueryID = turn.Query.ID()
+		s.QueryID = warehouse.IDOf(n.Warehouse, turn.Query)
 	}
 	if !n.mayRead(ctx, s, turn.Query) {
 		return nil

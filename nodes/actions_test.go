@@ -32,7 +32,7 @@ func addTurn(t *testing.T, thread, question, sql string) {
 	turn := store.Turn{ThreadID: thread, UserID: "U1", ChannelID: "C1", UserMessage: question,
 		BotResponse: "an answer", Intent: string(IntentAnalytics), Query: pgQuery(sql)}
 	if sql != "" {
-		turn.QueryID = warehouse.QueryID(sql)
+		turn.QueryID = pgID(sql)
 	}
 	_, err := requireDB(t).AddTurn(context.Background(), turn)
 	require.NoError(t, err, "add turn")
@@ -44,7 +44,7 @@ func putResult(t *testing.T, n *Nodes, thread, question, sql string, res warehou
 	t.Helper()
 	addTurn(t, thread, question, sql)
 	err := n.Cache.Put(context.Background(), store.CachedResult{
-		ThreadID: thread, QueryID: warehouse.QueryID(sql), Query: pgQuery(sql), Question: question, Result: res})
+		ThreadID: thread, QueryID: pgID(sql), Query: pgQuery(sql), Question: question, Result: res})
 	require.NoError(t, err, "cache result")
 }
 
@@ -79,12 +79,12 @@ func TestExportCSV(t *testing.T) {
 				putResult(t, n, thread, valveQuestion, valveSQL, oneCell("from the cache"))
 				putResult(t, n, thread, freeQuestion, freeSQL, oneCell("newer, not asked for"))
 			},
-			referenced:  warehouse.QueryID(valveSQL),
+			referenced:  pgID(valveSQL),
 			wantCSV:     "source\nfrom the cache\n",
 			wantTitle:   valveQuestion,
-			wantFile:    "when-were-valve-s-first-games-released-" + warehouse.QueryID(valveSQL) + ".csv",
+			wantFile:    "when-were-valve-s-first-games-released-" + pgID(valveSQL) + ".csv",
 			wantText:    "Here is the CSV of “" + valveQuestion + "”: 1 row.",
-			wantQueryID: warehouse.QueryID(valveSQL),
+			wantQueryID: pgID(valveSQL),
 			wantSQL:     valveSQL,
 		},
 		{
@@ -95,9 +95,9 @@ func TestExportCSV(t *testing.T) {
 			},
 			wantCSV:     "source\nlatest\n",
 			wantTitle:   freeQuestion,
-			wantFile:    "how-many-games-are-free-to-play-" + warehouse.QueryID(freeSQL) + ".csv",
+			wantFile:    "how-many-games-are-free-to-play-" + pgID(freeSQL) + ".csv",
 			wantText:    "Here is the CSV of “" + freeQuestion + "”: 1 row.",
-			wantQueryID: warehouse.QueryID(freeSQL),
+			wantQueryID: pgID(freeSQL),
 			wantSQL:     freeSQL,
 		},
 		{
@@ -106,13 +106,13 @@ func TestExportCSV(t *testing.T) {
 				addTurn(t, thread, valveQuestion, valveSQL)
 				addTurn(t, thread, freeQuestion, freeSQL)
 			},
-			referenced:  warehouse.QueryID(valveSQL),
+			referenced:  pgID(valveSQL),
 			wantCSV:     valveCSV,
 			wantTitle:   valveQuestion,
-			wantFile:    "when-were-valve-s-first-games-released-" + warehouse.QueryID(valveSQL) + ".csv",
+			wantFile:    "when-were-valve-s-first-games-released-" + pgID(valveSQL) + ".csv",
 			wantText:    "Here is the CSV of “" + valveQuestion + "”: 2 rows.",
 			wantRerun:   true,
-			wantQueryID: warehouse.QueryID(valveSQL),
+			wantQueryID: pgID(valveSQL),
 			wantSQL:     valveSQL,
 		},
 		{
@@ -124,10 +124,10 @@ func TestExportCSV(t *testing.T) {
 			},
 			wantCSV:     valveCSV,
 			wantTitle:   valveQuestion,
-			wantFile:    "when-were-valve-s-first-games-released-" + warehouse.QueryID(valveSQL) + ".csv",
+			wantFile:    "when-were-valve-s-first-games-released-" + pgID(valveSQL) + ".csv",
 			wantText:    "Here is the CSV of “" + valveQuestion + "”: 2 rows.",
 			wantRerun:   true,
-			wantQueryID: warehouse.QueryID(valveSQL),
+			wantQueryID: pgID(valveSQL),
 			wantSQL:     valveSQL,
 		},
 		{
@@ -140,7 +140,7 @@ func TestExportCSV(t *testing.T) {
 				addTurn(t, thread, freeQuestion, freeSQL)
 				putResult(t, n, "some-other-thread-"+thread, valveQuestion, valveSQL, oneCell("not yours"))
 			},
-			referenced: warehouse.QueryID(valveSQL),
+			referenced: pgID(valveSQL),
 			wantKind:   ErrNoPreviousQuery,
 		},
 		{
@@ -239,7 +239,7 @@ func TestShowSQL(t *testing.T) {
 			name:       "the button's query",
 			setup:      threeQuestions,
 			message:    "[button] show_sql",
-			referenced: warehouse.QueryID(valveSQL),
+			referenced: pgID(valveSQL),
 			wantSQL:    valveSQL, wantQuestion: valveQuestion,
 		},
 		{
@@ -249,7 +249,7 @@ func TestShowSQL(t *testing.T) {
 				putResult(t, n, thread, valveQuestion, valveSQL, oneCell("cached"))
 			},
 			message:    "[button] show_sql",
-			referenced: warehouse.QueryID(valveSQL),
+			referenced: pgID(valveSQL),
 			wantSQL:    valveSQL, wantQuestion: valveQuestion,
 		},
 		{
@@ -259,7 +259,7 @@ func TestShowSQL(t *testing.T) {
 				putResult(t, n, thread, freeQuestion, freeSQL, oneCell("cached"))
 			},
 			message:    "[button] show_sql",
-			referenced: warehouse.QueryID(freeSQL),
+			referenced: pgID(freeSQL),
 			wantSQL:    freeSQL, wantQuestion: freeQuestion,
 		},
 		{
@@ -310,7 +310,7 @@ func TestShowSQL(t *testing.T) {
 				return
 			}
 			assert.Equal(t, tt.wantSQL, s.Query.Text, "SQL")
-			assert.Equal(t, warehouse.QueryID(tt.wantSQL), s.QueryID, "query id")
+			assert.Equal(t, pgID(tt.wantSQL), s.QueryID, "query id")
 			assert.Equal(t, "SQL for: "+tt.wantQuestion, s.ResponseText, "notification text")
 			shown := blockkit.PlainText(blockkit.Reply(s.Reply).Blocks)
 			assert.Contains(t, strings.Join(strings.Fields(shown), " "), tt.wantSQL, "what the user sees")

@@ -1,7 +1,9 @@
 package nodes
 
 import (
+	"cmp"
 	"context"
+	"errors"
 	"time"
 
 	"github.com/analyticsbot/analyticsbot/store"
@@ -10,7 +12,13 @@ import (
 
 // ExecuteQuery runs the validated query and caches the result for the
 // thread so buttons can be served later by any process.
+// With ResultFreshness, the same asker's same query (by the backend's
+// fingerprint) that ran less than that long ago is answered from its
+// result instead, which is kept for this thread too.
 func (n *Nodes) ExecuteQuery(ctx context.Context, s *State) error {
+	if n.ResultFreshness > 0 && n.reuse(ctx, s) {
+		return nil
+	}
 	c, err := n.runAndCache(ctx, s, s.Checked, s.Question())
 	if err != nil {
 		dataFailure(s, err)
@@ -18,6 +26,35 @@ func (n *Nodes) ExecuteQuery(ctx context.Context, s *State) error {
 	}
 	s.Result, s.QueryID = c.Result, c.QueryID
 	return nil
+}
+
+// asker is who s's results are run for.
+func asker(s *State) store.Asker {
+	return store.Asker{UserID: s.UserID, ChannelID: s.ChannelID, Policy: s.Policy}
+}
+
+// reuse answers s from a recent result of the same dataset and asker, if
+// there is one; a lookup that fails only costs running the query.
+func (n *Nodes) reuse(ctx context.Context, s *State) bool {
+	key := warehouse.KeyOf(n.Warehouse, s.Checked.Query)
+	recent, err := n.Cache.Recent(ctx, key, asker(s), n.ResultFreshness)
+	if err != nil {
+		if !errors.Is(err, store.ErrNotFound) {
+			n.Logger.WarnContext(ctx, "look for a recent result", "thread", s.ThreadTS, "err", err)
+		}
+		return false
+	}
+	c := store.CachedResult{ThreadID: s.ThreadTS, QueryID: warehouse.IDOf(n.Warehouse, s.Checked.Query),
+		Query: s.Checked.Query, Question: s.Question(), Result: recent.Result}
+	// Kept for this thread's buttons, but not remembered as a run: its
+	// age is the first run's.
+	if err := n.Cache.Put(ctx, c); err != nil {
+		n.Logger.WarnContext(ctx, "cache a reused result", "thread", s.ThreadTS, "err", err)
+		return false
+	}
+	s.Result, s.QueryID, s.DataAsOf = recent.Result, c.QueryID, recent.CachedAt
+	s.note("answered from the result of " + recent.CachedAt.UTC().Format(time.RFC3339) + ", not run again")
+	return true
 }
 
 // runAndCache runs a checked query, counts the time on s, and caches the
@@ -30,10 +67,50 @@ func (n *Nodes) runAndCache(ctx context.Context, s *State, q warehouse.Runnable,
 	if err != nil {
 		return store.CachedResult{}, err
 	}
-	c := store.CachedResult{ThreadID: s.ThreadTS, QueryID: q.Query.ID(), Query: q.Query, Question: question, Result: res}
+	c := store.CachedResult{ThreadID: s.ThreadTS, QueryID: warehouse.IDOf(n.Warehouse, q.Query), Query: q.Query, Question: question, Result: res}
 	if err := n.Cache.Put(ctx, c); err != nil {
 		s.note("caching the result failed: " + err.Error())
 		n.Logger.WarnContext(ctx, "cache result", "thread", s.ThreadTS, "query_id", c.QueryID, "err", err)
+		return c, nil
+	}
+	if n.ResultFreshness > 0 {
+		if err := n.Cache.Remember(ctx, s.ThreadTS, c.QueryID, warehouse.KeyOf(n.Warehouse, q.Query), asker(s)); err != nil {
+			n.Logger.WarnContext(ctx, "remember result", "thread", s.ThreadTS, "query_id", c.QueryID, "err", err)
+		}
 	}
 	return c, nil
+}
+
+// Refresh runs the query of an earlier answer of the thread again, checked
+// as new under the presser's policy, and answers from the fresh result
+// without the model: the Refresh button of an answer served from a recent
+// result. The new answer is a turn of its own, with its own buttons.
+func (n *Nodes) Refresh(ctx context.Context, s *State) error {
+	turn, err := n.DB.TurnByQueryID(ctx, s.ThreadTS, s.ReferencedQueryID)
+	switch {
+	case errors.Is(err, store.ErrNotFound):
+		s.fail(ErrNoPreviousQuery, "no query "+s.ReferencedQueryID+" in thread "+s.ThreadTS)
+		return nil
+	case err != nil:
+		dataFailure(s, err)
+		return nil
+	case turn.Query.Backend != n.Warehouse.Name():
+		s.fail(ErrNoPreviousQuery, "query "+s.ReferencedQueryID+" is of backend "+turn.Query.Backend)
+		return nil
+	}
+	checked, err := n.Warehouse.Check(ctx, turn.Query.Text, n.MaxRows)
+	if err != nil {
+		dataFailure(s, err)
+		return nil
+	}
+	s.ResolvedQuery = cmp.Or(turn.Question, turn.UserMessage)
+	s.Query, s.Checked = checked.Query, checked
+	c, err := n.runAndCache(ctx, s, checked, s.Question())
+	if err != nil {
+		dataFailure(s, err)
+		return nil
+	}
+	s.Result, s.QueryID = c.Result, c.QueryID
+	s.Answer = plainSummary(s.Result)
+	return nil
 }

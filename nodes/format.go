@@ -30,7 +30,8 @@ func (n *Nodes) FormatAnswer(ctx context.Context, s *State) error {
 		Result:      &res,
 		Assumptions: s.Assumptions,
 		QueryID:     s.QueryID,
-		Actions:     Buttons(),
+		Actions:     n.buttons(s),
+		DataAsOf:    s.DataAsOf,
 		Elapsed:     n.elapsed(s),
 		Feedback:    n.Feedback,
 		VerifiedBy:  n.verifiedBy(ctx, s),
@@ -129,10 +130,23 @@ func Buttons() []answer.Action {
 	}
 }
 
+// RefreshButton runs an answer served from a recent result again.
+var RefreshButton = answer.Action{ID: string(IntentRefresh), Label: "Refresh"}
+
+// buttons are the buttons under s's answer: Buttons, and Refresh when the
+// result was not run now.
+func (n *Nodes) buttons(s *State) []answer.Action {
+	b := Buttons()
+	if !s.DataAsOf.IsZero() {
+		b = append(b, RefreshButton)
+	}
+	return b
+}
+
 // ButtonIntent returns the intent a button's action id presses; ok is false
-// for anything that is not one of Buttons.
+// for anything that is not one of Buttons or RefreshButton.
 func ButtonIntent(action string) (intent Intent, ok bool) {
-	for _, b := range Buttons() {
+	for _, b := range append(Buttons(), RefreshButton) {
 		if b.ID == action {
 			return Intent(action), true
 		}

@@ -10,7 +10,6 @@ import (
 
 	"github.com/analyticsbot/analyticsbot/llm"
 	"github.com/analyticsbot/analyticsbot/store"
-	"github.com/analyticsbot/analyticsbot/warehouse"
 	"github.com/analyticsbot/analyticsbot/warehouse/pgwarehouse"
 )
 
@@ -22,9 +21,9 @@ func TestGenerateSQLPrompt(t *testing.T) {
 	earlier := "SELECT count(*) AS games FROM analytics.apps WHERE release_year = 2018"
 	referenced := "SELECT name FROM analytics.apps WHERE release_year = 2018 ORDER BY positive_ratings DESC LIMIT 5"
 	followUpHistory := []store.Turn{
-		{UserMessage: "top 5 games of 2018", Query: pgQuery(referenced), QueryID: warehouse.QueryID(referenced)},
+		{UserMessage: "top 5 games of 2018", Query: pgQuery(referenced), QueryID: pgID(referenced)},
 		{UserMessage: "tell me a joke"}, // no Query: pgQuery(skipped)
-		{UserMessage: "How many games were released in 2018?", Query: pgQuery(earlier), QueryID: warehouse.QueryID(earlier)},
+		{UserMessage: "How many games were released in 2018?", Query: pgQuery(earlier), QueryID: pgID(earlier)},
 		{UserMessage: "export that", Intent: string(IntentExportCSV)},
 	}
 	// Every prompt carries the live schema, with the catalog's COMMENT
@@ -88,7 +87,7 @@ func TestGenerateSQLPrompt(t *testing.T) {
 		{
 			name: "follow-up builds on the referenced SQL",
 			state: State{UserQuery: "and in 2017?", Intent: IntentFollowUp, History: followUpHistory,
-				ReferencedQueryID: warehouse.QueryID(referenced)},
+				ReferencedQueryID: pgID(referenced)},
 			wantInclude: []string{"which used this SQL:\n" + referenced + "\n"},
 		},
 		{
@@ -262,7 +261,7 @@ func TestExecuteSQL(t *testing.T) {
 		{int64(20), "Team Fortress Classic", "1999-04-01"},
 	}, s.Result.Rows, "rows")
 	assert.Equal(t, 2, s.Result.RowCount, "row count")
-	assert.Equal(t, warehouse.QueryID(sql), s.QueryID, "query id")
+	assert.Equal(t, pgID(sql), s.QueryID, "query id")
 	assert.Positive(t, s.DBTime, "database time")
 
 	// A fresh cache has an empty memory, so this reads what was stored in
@@ -340,5 +339,5 @@ func TestValidateAndExecuteApplyTheRowLimit(t *testing.T) {
 	cached, err := n.Cache.Get(context.Background(), "t-rowlimit", s.QueryID)
 	require.NoError(t, err)
 	assert.Equal(t, sql, cached.Query.Text, "the cache keeps the model's SQL")
-	assert.Equal(t, warehouse.QueryID(sql), s.QueryID, "the query id is the model's SQL's")
+	assert.Equal(t, pgID(sql), s.QueryID, "the query id is the model's SQL's")
 }

@@ -15,6 +15,7 @@ const (
 	NodeFormatAnswer   = "format_answer"
 	NodeExportCSV      = string(IntentExportCSV)
 	NodeShowSQL        = string(IntentShowSQL)
+	NodeRefresh        = string(IntentRefresh)
 	NodeDecline        = "decline"
 	NodeHandleError    = "handle_error"
 	NodeSaveTurn       = "save_turn"
@@ -38,11 +39,12 @@ func Graph(n *Nodes) *workflow.Graph[State] {
 		AddNode(NodeFormatAnswer, n.FormatAnswer, workflow.WithLabel("Formatting the answer…")).
 		AddNode(NodeExportCSV, n.ExportCSV, workflow.WithLabel("Preparing the CSV…")).
 		AddNode(NodeShowSQL, n.ShowSQL, workflow.WithLabel("Finding the SQL…")).
+		AddNode(NodeRefresh, n.Refresh, workflow.WithLabel("Running the query again…")).
 		AddNode(NodeDecline, n.Decline, workflow.WithLabel("Answering…")).
 		AddNode(NodeHandleError, n.HandleError, workflow.WithLabel("Explaining what went wrong…")).
 		AddNode(NodeSaveTurn, n.SaveTurn, workflow.WithLabel("Saving the conversation…")).
 		AddEdge(workflow.Start, NodeRouteIntent).
-		AddBranch(NodeRouteIntent, afterRouting, NodeResolveContext, NodeExportCSV, NodeShowSQL, NodeDecline, NodeHandleError).
+		AddBranch(NodeRouteIntent, afterRouting, NodeResolveContext, NodeExportCSV, NodeShowSQL, NodeRefresh, NodeDecline, NodeHandleError).
 		AddBranch(NodeResolveContext, onErrorOr(NodeGenerateQuery), NodeGenerateQuery, NodeHandleError).
 		AddBranch(NodeGenerateQuery, onErrorOr(NodeValidateQuery), NodeValidateQuery, NodeHandleError).
 		AddBranch(NodeValidateQuery, afterValidation(n.MaxRetries), NodeExecuteQuery, NodeGenerateQuery, NodeHandleError).
@@ -51,6 +53,7 @@ func Graph(n *Nodes) *workflow.Graph[State] {
 		AddEdge(NodeFormatAnswer, NodeSaveTurn).
 		AddBranch(NodeExportCSV, onErrorOr(NodeSaveTurn), NodeSaveTurn, NodeHandleError).
 		AddBranch(NodeShowSQL, onErrorOr(NodeSaveTurn), NodeSaveTurn, NodeHandleError).
+		AddBranch(NodeRefresh, onErrorOr(NodeFormatAnswer), NodeFormatAnswer, NodeHandleError).
 		AddEdge(NodeDecline, NodeSaveTurn).
 		AddEdge(NodeHandleError, NodeSaveTurn).
 		AddEdge(NodeSaveTurn, workflow.End)
@@ -67,6 +70,8 @@ func afterRouting(s *State) string {
 		return NodeExportCSV
 	case IntentShowSQL:
 		return NodeShowSQL
+	case IntentRefresh:
+		return NodeRefresh
 	case IntentOffTopic:
 		return NodeDecline
 	default:

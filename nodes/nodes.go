@@ -47,6 +47,10 @@ type ResultCache interface {
 	Put(ctx context.Context, r store.CachedResult) error
 	Get(ctx context.Context, threadID, queryID string) (store.CachedResult, error)
 	Latest(ctx context.Context, threadID string) (store.CachedResult, error)
+	// Remember and Recent find a result again across threads, for
+	// ResultFreshness.
+	Remember(ctx context.Context, threadID, queryID, key string, asker store.Asker) error
+	Recent(ctx context.Context, key string, asker store.Asker, maxAge time.Duration) (store.CachedResult, error)
 }
 
 // Nodes holds the dependencies of the analytics nodes. Its methods are the
@@ -91,6 +95,11 @@ type Nodes struct {
 	SchemaBudget int
 	// MaxRows is the row cap the prompt announces (the executor enforces it).
 	MaxRows int
+	// ResultFreshness, when above 0, lets a question whose query the same
+	// asker ran less than this long ago be answered from that result
+	// without running it again (RESULT_FRESHNESS); the answer says when the
+	// data is from and offers Refresh.
+	ResultFreshness time.Duration
 	// ExportMaxRows caps a full CSV export: when an answer's result was cut
 	// at MaxRows, Export CSV runs its SQL again and streams up to this many
 	// rows to a file (default 1,000,000).

@@ -12,7 +12,6 @@ import (
 
 	"github.com/analyticsbot/analyticsbot/llm"
 	"github.com/analyticsbot/analyticsbot/store"
-	"github.com/analyticsbot/analyticsbot/warehouse"
 )
 
 // earlierTurns is a thread with one answered question.
@@ -23,7 +22,7 @@ func earlierTurns() []store.Turn {
 		BotResponse: "*8,160* games were released in 2018.",
 		Intent:      string(IntentAnalytics),
 		Query:       pgQuery(sql),
-		QueryID:     warehouse.QueryID(sql),
+		QueryID:     pgID(sql),
 	}}
 }
 

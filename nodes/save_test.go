@@ -8,12 +8,11 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/analyticsbot/analyticsbot/store"
-	"github.com/analyticsbot/analyticsbot/warehouse"
 )
 
 func TestSaveTurn(t *testing.T) {
 	t.Parallel()
-	qid := warehouse.QueryID(valveSQL)
+	qid := pgID(valveSQL)
 	tests := []struct {
 		name      string
 		state     State
@@ -111,7 +110,7 @@ func TestSaveTurnDatabaseFailure(t *testing.T) {
 	n.DB = closed
 
 	s := State{UserQuery: valveQuestion, ThreadTS: threadID(t), Intent: IntentAnalytics,
-		Query: pgQuery(valveSQL), QueryID: warehouse.QueryID(valveSQL), Answer: "Counter-Strike came out in *2000*."}
+		Query: pgQuery(valveSQL), QueryID: pgID(valveSQL), Answer: "Counter-Strike came out in *2000*."}
 	require.NoError(t, n.SaveTurn(ctx, &s), "a failed save must not cost the user the answer")
 	require.Len(t, s.Notes, 1, "notes")
 	assert.Contains(t, s.Notes[0], "saving the turn failed", "note")

@@ -29,6 +29,10 @@ const (
 	IntentExportCSV Intent = "export_csv"
 	IntentShowSQL   Intent = "show_sql"
 	IntentOffTopic  Intent = "off_topic"
+	// IntentRefresh runs an earlier answer's query again and answers from
+	// the fresh result, without the model: the Refresh button of an answer
+	// served from a recent result.
+	IntentRefresh Intent = "refresh"
 	// IntentFeedback and IntentVerify are presses the bot answers without
 	// the workflow (package bot): a 👍/👎 or its note, and an admin's
 	// Verify. The router never picks them.
@@ -39,7 +43,7 @@ const (
 // Valid reports whether i is one of the known intents.
 func (i Intent) Valid() bool {
 	switch i {
-	case IntentAnalytics, IntentFollowUp, IntentExportCSV, IntentShowSQL, IntentOffTopic:
+	case IntentAnalytics, IntentFollowUp, IntentExportCSV, IntentShowSQL, IntentOffTopic, IntentRefresh:
 		return true
 	}
 	return false
@@ -178,6 +182,10 @@ type State struct {
 	// Result and QueryID are written by execute_query (and by the actions).
 	Result  warehouse.Result
 	QueryID string
+	// DataAsOf is when Result ran, when execute_query answered from a
+	// recent result instead of running the query (RESULT_FRESHNESS); zero
+	// when it ran now.
+	DataAsOf time.Time
 
 	// Answer is the interpreter's text.
 	Answer string

@@ -108,7 +108,11 @@ func New(ctx context.Context, cfg Config, b *bot.Bot, log *slog.Logger, opts ...
 		return nil, fmt.Errorf("slack auth.test with SLACK_BOT_TOKEN: %w", err)
 	}
 	a.botUserID, a.botID, a.botUser, a.teamID = auth.UserID, auth.BotID, auth.User, auth.TeamID
-	a.disp = newDispatcher(cfg.Workers, cfg.QueueLimit, a.log)
+	turns := b.Turns()
+	if cfg.Workers > 0 {
+		turns = bot.NewTurns(cfg.Workers, cfg.QueueLimit, turns.MaxWait())
+	}
+	a.disp = newDispatcher(turns, cfg.QueueLimit, a.log)
 	a.dedupe = newDeduper(b.DB(), a.log)
 	a.people = &people{api: a.api, now: time.Now, log: a.log.Warn, emails: map[string]cachedEmail{}, groups: map[string]cachedGroup{}}
 	b.SetDirectory(a.people.members)
@@ -168,7 +172,7 @@ func (a *App) BotUserID() string { return a.botUserID }
 // work in flight finish within the shutdown grace period; what could not
 // finish is reported in its thread.
 func (a *App) Run(ctx context.Context) error {
-	a.log.InfoContext(ctx, "slack app running", "mode", a.mode, "bot_user", a.botUserID, "workers", a.cfg.Workers)
+	a.log.InfoContext(ctx, "slack app running", "mode", a.mode, "bot_user", a.botUserID, "turns", a.disp.turns.Limit())
 	var err error
 	switch a.mode {
 	case ModeSocket:

@@ -25,8 +25,10 @@ type Config struct {
 	APIURL string `env:"SLACK_API_URL"`
 	// SlashCommand is the command's name as configured in the app.
 	SlashCommand string `env:"SLACK_SLASH_COMMAND" envDefault:"/ask"`
-	// Workers bounds how many threads are answered at once.
-	Workers int `env:"SLACK_WORKERS" envDefault:"8"`
+	// Workers bounds how many threads are answered at once: 0 (the
+	// default) shares the bot's MAX_TURNS with the web API, more gives
+	// Slack a bound of its own.
+	Workers int `env:"SLACK_WORKERS" envDefault:"0"`
 	// QueueLimit bounds the messages waiting for a worker; beyond it users
 	// are told the bot is busy.
 	QueueLimit int `env:"SLACK_QUEUE_LIMIT" envDefault:"1000"`
@@ -102,8 +104,8 @@ func (c Config) Mode() (Mode, error) {
 // check rejects values the app cannot run with.
 func (c Config) check() error {
 	var errs []error
-	if c.Workers < 1 {
-		errs = append(errs, fmt.Errorf("SLACK_WORKERS must be at least 1, got %d", c.Workers))
+	if c.Workers < 0 {
+		errs = append(errs, fmt.Errorf("SLACK_WORKERS must be 0 (share MAX_TURNS) or more, got %d", c.Workers))
 	}
 	if c.QueueLimit < 1 {
 		errs = append(errs, fmt.Errorf("SLACK_QUEUE_LIMIT must be at least 1, got %d", c.QueueLimit))

@@ -8,11 +8,14 @@ import (
 	"runtime/debug"
 	"sync"
 	"time"
+
+	"github.com/analyticsbot/analyticsbot/bot"
 )
 
 // Why a job did not run, as the user is told.
 var (
-	errBusy     = errors.New("too many questions are waiting")
+	errBusy = bot.ErrBusy
+
 	errStopping = errors.New("the bot is shutting down")
 )
 
@@ -40,7 +43,8 @@ type job struct {
 // a worker slot before each job, so a busy thread cannot starve the others
 // for longer than one job and never runs two jobs at once.
 type dispatcher struct {
-	slots chan struct{}
+	// turns bounds the jobs running at once, and how long one waits.
+	turns *bot.Turns
 	limit int
 	log   *slog.Logger
 
@@ -56,10 +60,10 @@ type dispatcher struct {
 	runners sync.WaitGroup
 }
 
-func newDispatcher(workers, limit int, log *slog.Logger) *dispatcher {
+func newDispatcher(turns *bot.Turns, limit int, log *slog.Logger) *dispatcher {
 	ctx, cancel := context.WithCancel(context.Background())
 	return &dispatcher{
-		slots: make(chan struct{}, workers), limit: limit, log: log,
+		turns: turns, limit: limit, log: log,
 		workCtx: ctx, cancelWork: cancel, queues: map[string][]job{},
 	}
 }
@@ -98,33 +102,21 @@ func (d *dispatcher) runThread(thread string) {
 			d.started()
 			continue
 		}
-		if !d.acquire() {
-			// The grace period is over: whatever still waits is reported.
+		release, err := d.turns.Admit(d.workCtx, nil)
+		if err != nil {
+			// Too many waiting, waited too long, or the grace period is
+			// over: the user is told which.
 			d.started()
-			d.reportJob(j, errStopping)
+			if !errors.Is(err, errBusy) {
+				err = errStopping
+			}
+			d.reportJob(j, err)
 			continue
 		}
 		d.started()
 		d.runJob(j)
-		<-d.slots
+		release()
 	}
-}
-
-// acquire waits for a worker slot; false when the grace period ended
-// first.
-func (d *dispatcher) acquire() bool {
-	select {
-	case d.slots <- struct{}{}:
-	case <-d.workCtx.Done():
-		return false
-	}
-	if d.workCtx.Err() != nil {
-		// select picks at random among ready cases: a free slot must not
-		// win over the end of the grace period.
-		<-d.slots
-		return false
-	}
-	return true
 }
 
 // next pops the thread's next job; false when the queue is empty, which

@@ -13,6 +13,8 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/analyticsbot/analyticsbot/bot"
 )
 
 func quietLog() *slog.Logger { return slog.New(slog.NewTextHandler(io.Discard, nil)) }
@@ -20,7 +22,7 @@ func quietLog() *slog.Logger { return slog.New(slog.NewTextHandler(io.Discard, n
 func TestDispatcherKeepsThreadOrderAndBoundsWorkers(t *testing.T) {
 	t.Parallel()
 	const workers, threads, perThread = 3, 12, 5
-	d := newDispatcher(workers, 1000, quietLog())
+	d := newDispatcher(bot.NewTurns(workers, 0, 0), 1000, quietLog())
 
 	var mu sync.Mutex
 	got := map[string][]int{}
@@ -57,7 +59,7 @@ func TestDispatcherKeepsThreadOrderAndBoundsWorkers(t *testing.T) {
 
 func TestDispatcherRefusesBeyondTheQueueLimit(t *testing.T) {
 	t.Parallel()
-	d := newDispatcher(1, 2, quietLog())
+	d := newDispatcher(bot.NewTurns(1, 0, 0), 2, quietLog())
 	release := make(chan struct{})
 	started := make(chan struct{})
 	require.NoError(t, d.submit(job{thread: "a", run: func(context.Context) { close(started); <-release }}))
@@ -73,7 +75,7 @@ func TestDispatcherRefusesBeyondTheQueueLimit(t *testing.T) {
 
 func TestDispatcherShutdownFinishesOrReportsWork(t *testing.T) {
 	t.Parallel()
-	d := newDispatcher(1, 10, quietLog())
+	d := newDispatcher(bot.NewTurns(1, 0, 0), 10, quietLog())
 	started := make(chan struct{})
 	var mu sync.Mutex
 	var reported []string
@@ -106,7 +108,7 @@ func TestDispatcherShutdownFinishesOrReportsWork(t *testing.T) {
 
 func TestDispatcherSurvivesPanics(t *testing.T) {
 	t.Parallel()
-	d := newDispatcher(2, 10, quietLog())
+	d := newDispatcher(bot.NewTurns(2, 0, 0), 10, quietLog())
 	reported := make(chan error, 1)
 	require.NoError(t, d.submit(job{thread: "a", run: func(context.Context) { panic("boom") },
 		report: func(_ context.Context, why error) { reported <- why }}))
@@ -121,7 +123,7 @@ func TestDispatcherSurvivesPanics(t *testing.T) {
 
 func TestDispatcherPreparesWhileWorkersAreBusy(t *testing.T) {
 	t.Parallel()
-	d := newDispatcher(1, 10, quietLog())
+	d := newDispatcher(bot.NewTurns(1, 0, 0), 10, quietLog())
 	release, started := make(chan struct{}), make(chan struct{})
 	require.NoError(t, d.submit(job{thread: "a", run: func(context.Context) { close(started); <-release }}))
 	<-started
@@ -143,4 +145,30 @@ func TestDispatcherPreparesWhileWorkersAreBusy(t *testing.T) {
 	close(release)
 	<-ran
 	d.shutdown(time.Minute)
+}
+
+// A job that waits for a place longer than the turns' wait limit is not
+// run: its user is told the bot is busy, and the thread goes on.
+func TestDispatcherWaitDeadline(t *testing.T) {
+	t.Parallel()
+	d := newDispatcher(bot.NewTurns(1, 10, 30*time.Millisecond), 10, quietLog())
+	hold := make(chan struct{})
+	running := make(chan struct{})
+	require.NoError(t, d.submit(job{thread: "C1:a", kind: "test", run: func(context.Context) {
+		close(running)
+		<-hold
+	}}))
+	<-running
+	reported := make(chan error, 1)
+	ran := false
+	require.NoError(t, d.submit(job{thread: "C1:b", kind: "test",
+		run:    func(context.Context) { ran = true },
+		report: func(_ context.Context, why error) { reported <- why }}))
+	assert.ErrorIs(t, <-reported, errBusy, "told the bot is busy once the wait ran out")
+	close(hold)
+	done := make(chan struct{})
+	require.NoError(t, d.submit(job{thread: "C1:b", kind: "test", run: func(context.Context) { close(done) }}))
+	<-done
+	d.shutdown(time.Minute)
+	assert.False(t, ran, "the job that waited too long never ran")
 }

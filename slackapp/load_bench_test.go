@@ -82,13 +82,13 @@ func BenchmarkSuiteLoad200(b *testing.B) {
 }
 
 // BenchmarkSuiteLoad200Slack sends the same burst as mentions over Socket
-// Mode through the fake Slack, with 200 workers. A turn runs from the
+// Mode through the fake Slack, with the app's default settings. A turn runs from the
 // burst's first envelope to the job's end; it is an error when the thread
 // has no answer with an Export CSV button. The goroutine check needs the
 // bot closed and is only in BenchmarkSuiteLoad200.
 func BenchmarkSuiteLoad200Slack(b *testing.B) {
 	rssReset := resetPeakRSS()
-	h := start(b, withScript(slowDemoScript(loadCallDelay)), withConfig(func(c *Config) { c.Workers = loadThreads }))
+	h := start(b, withScript(slowDemoScript(loadCallDelay)))
 	// Channels new to the shared database on every run, or the delivery
 	// claims of an earlier run would drop the messages as duplicates.
 	run := time.Now().UnixNano()
@@ -130,8 +130,8 @@ func BenchmarkSuiteLoad200Slack(b *testing.B) {
 	if rssReset != nil {
 		peakNote = "since the process started: " + rssReset.Error()
 	}
-	b.Logf("suite load (Slack, Socket Mode, %d workers): %s; peak RSS %.0f MB %s (target < 300 MB: %s)",
-		loadThreads, st.summary(), float64(peakKB)/1024, peakNote, loadMet(peakKB < 300*1024))
+	b.Logf("suite load (Slack, Socket Mode, default settings): %s; peak RSS %.0f MB %s (target < 300 MB: %s)",
+		st.summary(), float64(peakKB)/1024, peakNote, loadMet(peakKB < 300*1024))
 }
 
 // loadStats collects the turns of every burst.

@@ -13,6 +13,7 @@ package warehouse
 import (
 	"context"
 	"crypto/md5"
+	"crypto/sha256"
 	"encoding/hex"
 	"io"
 )
@@ -57,11 +58,50 @@ type Query struct {
 // IsZero reports whether q holds no query.
 func (q Query) IsZero() bool { return q.Text == "" }
 
-// ID names the query's result in a thread: the first 8 hex characters of
-// the MD5 of its text, what buttons carry.
-func (q Query) ID() string { return QueryID(q.Text) }
+// IDOf names q's result in a thread, what buttons carry and the cache
+// keys results by: 8 hex characters of a hash of q as b's dialect
+// fingerprints it (for SQL pg_query's fingerprint with the deparsed query,
+// for Cube the normalised query), so one query written another way (its
+// layout, letter case, comments, the order of a Cube query's keys) is one
+// dataset with one id. A query b cannot fingerprint (another backend's, or
+// one that does not parse) has the id of its text (QueryID).
+func IDOf(b Backend, q Query) string {
+	key, ok := keyOf(b, q)
+	if !ok {
+		return QueryID(q.Text)
+	}
+	return key[:8]
+}
 
-// QueryID returns the id of a query text, see Query.ID.
+// KeyOf names q's dataset: 64 hex characters, the same for q written
+// another way when b can fingerprint it (see IDOf), else a hash of its
+// backend and text. IDOf is its first 8 characters.
+func KeyOf(b Backend, q Query) string {
+	if key, ok := keyOf(b, q); ok {
+		return key
+	}
+	sum := sha256.Sum256([]byte(q.Backend + "\x00" + q.Text))
+	return hex.EncodeToString(sum[:])
+}
+
+func keyOf(b Backend, q Query) (string, bool) {
+	if b == nil || q.Backend != b.Name() {
+		return "", false
+	}
+	d := b.Dialect()
+	if d.Fingerprint == nil {
+		return "", false
+	}
+	fp, err := d.Fingerprint(q.Text)
+	if err != nil {
+		return "", false
+	}
+	sum := sha256.Sum256([]byte(q.Backend + "\x00" + fp))
+	return hex.EncodeToString(sum[:]), true
+}
+
+// QueryID returns the id of a query's text as written: the first 8 hex
+// characters of its MD5. IDOf prefers the backend's fingerprint.
 func QueryID(text string) string {
 	sum := md5.Sum([]byte(text))
 	return hex.EncodeToString(sum[:4])

@@ -63,17 +63,45 @@ func (s *server) serveStream(w http.ResponseWriter, r *http.Request) {
 		writeStatusError(w, err)
 		return
 	}
-	release, ok := s.acquire()
-	if !ok {
+	ctx, cancel := context.WithCancelCause(r.Context())
+	defer cancel(nil)
+	// The stream starts as soon as the question has to wait, so the page
+	// says it waits; a question refused at once gets a plain 503.
+	var out *eventWriter
+	stopWaitAlive := func() {}
+	waiting := func(label string) func() {
+		return func() {
+			if out == nil {
+				out = startEvents(w, cancel)
+				// A wait may be long: proxies must not close the stream.
+				stopWaitAlive = out.keepAlive(keepAliveInterval)
+			}
+			out.send(statusEvent{Type: "status", Node: "queue", Label: label})
+		}
+	}
+	leave, err := s.threads.enter(ctx, thread, waiting("Waiting for the previous answer in this conversation…"))
+	if err == nil {
+		defer leave()
+		var release func()
+		if release, err = s.turns.Admit(ctx, waiting("Waiting for a free place: many questions are being answered…")); err == nil {
+			defer release()
+		}
+	}
+	stopWaitAlive()
+	switch {
+	case err != nil && out == nil:
 		w.Header().Set("Retry-After", "30")
 		writeError(w, http.StatusServiceUnavailable, textBusy)
 		return
+	case err != nil:
+		if ctx.Err() == nil {
+			out.send(errorEvent{Type: "error", Message: textBusy})
+		}
+		out.close()
+		return
+	case out == nil:
+		out = startEvents(w, cancel)
 	}
-	defer release()
-
-	ctx, cancel := context.WithCancelCause(r.Context())
-	defer cancel(nil)
-	out := startEvents(w, cancel)
 	defer out.close()
 	run := &chatRun{out: out}
 	stopKeepAlive := out.keepAlive(keepAliveInterval)

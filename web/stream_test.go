@@ -266,19 +266,92 @@ func TestChatStreamClientGoneCancelsTheRun(t *testing.T) {
 
 }
 
-func TestChatStreamBusy(t *testing.T) {
+// A question beyond the bot's bound waits, its stream saying so, and is
+// answered once a place frees; one beyond the queue is refused at once
+// with 503 and Retry-After.
+func TestChatStreamWaitsForAPlace(t *testing.T) {
 	t.Parallel()
-	b := newTestBot(t, demoScript(slowRule))
-	srv := newTestServer(t, b, Config{MaxRuns: 1})
+	b := newTestBot(t, demoScript(slowRule), func(c *bot.Config) { c.MaxTurns, c.TurnQueue, c.TurnWait = 1, 1, time.Hour })
+	srv := newTestServer(t, b, Config{})
 
 	slow := chat(t, srv, "", "Answer the slow question", nil)
 	slow.until(t, "status", nodes.NodeGenerateQuery)
 
+	waiting := chat(t, srv, "", q2018, nil)
+	first, ok := waiting.next(t)
+	require.True(t, ok)
+	var status statusEvent
+	first.decode(t, &status)
+	assert.Equal(t, statusEvent{Type: "status", Node: "queue", Label: "Waiting for a free place: many questions are being answered…"}, status,
+		"the stream says the question waits")
+
 	resp, data := doJSON(t, srv, http.MethodPost, "/api/chat/stream",
 		map[string]any{"messages": []map[string]string{{"role": "user", "content": q2018}}}, nil)
-	assert.Equal(t, http.StatusServiceUnavailable, resp.StatusCode, "a second question while the only slot is taken")
+	assert.Equal(t, http.StatusServiceUnavailable, resp.StatusCode, "a third question while one runs and one waits")
 	assert.Equal(t, textBusy, errorBody(t, data), "busy message")
-	assert.NotEmpty(t, resp.Header.Get("Retry-After"), "Retry-After")
+	assert.Equal(t, "30", resp.Header.Get("Retry-After"), "Retry-After")
+
+	slow.close() // the place frees
+	end := lastMessageEnd(t, waiting.all(t))
+	assert.Contains(t, end.Text, games2018, "the waiting question is answered")
+	assert.Equal(t, 0, b.Turns().Running(), "every place given back")
+}
+
+// A question that waits longer than TURN_WAIT is told the bot is busy.
+func TestChatStreamWaitDeadline(t *testing.T) {
+	t.Parallel()
+	b := newTestBot(t, demoScript(slowRule), func(c *bot.Config) { c.MaxTurns, c.TurnWait = 1, 50*time.Millisecond })
+	srv := newTestServer(t, b, Config{})
+	slow := chat(t, srv, "", "Answer the slow question", nil)
+	slow.until(t, "status", nodes.NodeGenerateQuery)
+	defer slow.close()
+
+	evs := chat(t, srv, "", q2018, nil).all(t)
+	require.Equal(t, []string{"status", "error"}, types(evs), "waited, then told")
+	var e errorEvent
+	evs[1].decode(t, &e)
+	assert.Equal(t, textBusy, e.Message)
+}
+
+// patientRule makes "the patient question" take a moment, so a second
+// question of its thread arrives while it is answered.
+const patientRule = `
+  - step: generate_sql
+    match: '(?im)^Question: .*\bpatient question\b'
+    reply: '{"sql": "SELECT count(*) AS games FROM analytics.apps WHERE release_year = 2017"}'
+    delay: 300ms
+`
+
+// Two questions of one thread asked at once are answered in the order
+// they came, the second saying it waits for the first.
+func TestChatStreamKeepsThreadOrder(t *testing.T) {
+	t.Parallel()
+	b := newTestBot(t, demoScript(patientRule))
+	srv := newTestServer(t, b, Config{})
+	thread := newThreadID()
+
+	first := chat(t, srv, thread, "Answer the patient question", nil)
+	first.until(t, "status", nodes.NodeGenerateQuery)
+	second := chat(t, srv, thread, q2018, nil)
+	ev, ok := second.next(t)
+	require.True(t, ok)
+	var status statusEvent
+	ev.decode(t, &status)
+	assert.Equal(t, "Waiting for the previous answer in this conversation…", status.Label)
+	lastMessageEnd(t, first.all(t))
+	assert.Contains(t, lastMessageEnd(t, second.all(t)).Text, games2018)
+
+	resp, data := doJSON(t, srv, http.MethodGet, "/api/threads/"+thread, nil, nil)
+	require.Equal(t, http.StatusOK, resp.StatusCode, "GET thread: %s", data)
+	var got struct {
+		Turns []struct {
+			User string `json:"user"`
+		} `json:"turns"`
+	}
+	require.NoError(t, json.Unmarshal(data, &got))
+	require.Len(t, got.Turns, 2)
+	assert.Equal(t, "Answer the patient question", got.Turns[0].User, "the first question's turn first")
+	assert.Equal(t, q2018, got.Turns[1].User)
 }
 
 func TestChatStreamWorkflowFailureIsAnErrorEvent(t *testing.T) {

@@ -25,9 +25,6 @@ const (
 	// DefaultMaxBody bounds a request body: a question is at most a few
 	// thousand characters.
 	DefaultMaxBody = 64 << 10
-	// DefaultMaxRuns bounds the questions answered at once, like
-	// SLACK_WORKERS does for Slack.
-	DefaultMaxRuns = 8
 )
 
 // Config configures the web front end.
@@ -43,8 +40,10 @@ type Config struct {
 	// MaxBody bounds request bodies in bytes (default DefaultMaxBody);
 	// larger ones get 413.
 	MaxBody int
-	// MaxRuns bounds the questions answered at once (default
-	// DefaultMaxRuns); beyond it the stream answers 503.
+	// MaxRuns, when above 0, bounds the questions the web API answers at
+	// once on its own; 0 shares the bot's bound (MAX_TURNS, TURN_QUEUE,
+	// TURN_WAIT) with Slack. A question beyond the bound waits, its stream
+	// saying so; one beyond the queue is refused with 503 and Retry-After.
 	MaxRuns int
 	// RunDone, when set, is called after each chat run with its thread,
 	// trace and error: tests wait on it instead of on time.
@@ -53,10 +52,11 @@ type Config struct {
 
 // server holds the handlers' dependencies.
 type server struct {
-	bot  *bot.Bot
-	cfg  Config
-	log  *slog.Logger
-	runs chan struct{}
+	bot     *bot.Bot
+	cfg     Config
+	log     *slog.Logger
+	turns   *bot.Turns
+	threads threadQueues
 }
 
 // New returns the handler of the web chat: the page at / and /static/*,
@@ -65,13 +65,14 @@ func New(b *bot.Bot, cfg Config, log *slog.Logger) http.Handler {
 	if cfg.MaxBody <= 0 {
 		cfg.MaxBody = DefaultMaxBody
 	}
-	if cfg.MaxRuns <= 0 {
-		cfg.MaxRuns = DefaultMaxRuns
-	}
 	if log == nil {
 		log = slog.Default()
 	}
-	s := &server{bot: b, cfg: cfg, log: log.With("component", "web"), runs: make(chan struct{}, cfg.MaxRuns)}
+	turns := b.Turns()
+	if cfg.MaxRuns > 0 {
+		turns = bot.NewTurns(cfg.MaxRuns, 0, turns.MaxWait())
+	}
+	s := &server{bot: b, cfg: cfg, log: log.With("component", "web"), turns: turns}
 
 	api := http.NewServeMux()
 	api.Handle("/api/chat/stream", only(http.MethodPost, s.serveStream))
@@ -151,17 +152,6 @@ func only(method string, h http.HandlerFunc) http.Handler {
 		}
 		h(w, r)
 	})
-}
-
-// acquire takes a run slot without waiting, or reports the server busy:
-// a browser is better told at once than left waiting on a silent stream.
-func (s *server) acquire() (release func(), ok bool) {
-	select {
-	case s.runs <- struct{}{}:
-		return func() { <-s.runs }, true
-	default:
-		return nil, false
-	}
 }
 
 // readTimeout bounds reading a request body; the server itself sets no

@@ -5,6 +5,8 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/analyticsbot/analyticsbot/warehouse"
 )
 
 // The same query however it is written has one fingerprint; another
@@ -38,4 +40,20 @@ func TestFingerprint(t *testing.T) {
 	}
 	_, err = fingerprint("SELECT FROM WHERE (")
 	assert.Error(t, err)
+}
+
+// A result's id follows the fingerprint: the same query written another
+// way is the same dataset; SQL that does not parse, or a query of another
+// backend, is named by its text.
+func TestQueryID(t *testing.T) {
+	t.Parallel()
+	b := New(Config{})
+	id := func(text string) string { return warehouse.IDOf(b, warehouse.Query{Backend: Name, Text: text}) }
+	base := id("SELECT count(*) AS games FROM analytics.apps WHERE release_year = 2018")
+	assert.Regexp(t, `^[0-9a-f]{8}$`, base)
+	assert.Equal(t, base, id("select COUNT(*) as games\n  from analytics.apps\n where release_year = 2018 -- the year"))
+	assert.NotEqual(t, base, id("SELECT count(*) AS games FROM analytics.apps WHERE release_year = 2017"))
+	assert.Equal(t, warehouse.QueryID("SELECT FROM WHERE ("), id("SELECT FROM WHERE ("))
+	other := warehouse.Query{Backend: "cube", Text: "SELECT count(*) AS games FROM analytics.apps WHERE release_year = 2018"}
+	assert.Equal(t, warehouse.QueryID(other.Text), warehouse.IDOf(b, other))
 }
