@@ -242,6 +242,13 @@ func (b *Bot) model() (*llm.Client, error) {
 
 // Close releases the backend and the database pool.
 func (b *Bot) Close() {
+	if x, ok := b.nodes.ExampleStore.(*grounding.Examples); ok {
+		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		if err := x.FlushUses(ctx); err != nil {
+			b.log.Warn("count example uses", "err", err)
+		}
+		cancel()
+	}
 	b.closeBackend()
 	b.db.Close()
 }

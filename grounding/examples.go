@@ -31,7 +31,16 @@ type Examples struct {
 
 	mu      sync.Mutex
 	vectors map[string]vectorSet // by backend
+
+	// uses are counted here and written at most every usesInterval, by
+	// whichever question comes after it: see MarkExamplesUsed.
+	usesMu    sync.Mutex
+	uses      map[int64]int64
+	usesSaved time.Time
 }
+
+// usesInterval is how often the examples' use counts are written.
+const usesInterval = time.Second
 
 type vectorSet struct {
 	loaded  time.Time
@@ -182,9 +191,36 @@ func (x *Examples) load(ctx context.Context, backend string) ([]store.ExampleVec
 	return vectors, nil
 }
 
-// MarkExamplesUsed counts a use of each example of ids.
+// MarkExamplesUsed counts a use of each example of ids. Every question
+// of a busy bot uses the same few examples: writing each use would make
+// their rows a lock every question waits on, so uses are added up in
+// memory and written in one statement at most once a second (FlushUses
+// writes what is left).
 func (x *Examples) MarkExamplesUsed(ctx context.Context, ids []int64) error {
-	return x.DB.MarkExamplesUsed(ctx, ids)
+	x.usesMu.Lock()
+	if x.uses == nil {
+		x.uses = map[int64]int64{}
+	}
+	for _, id := range ids {
+		x.uses[id]++
+	}
+	if time.Since(x.usesSaved) < usesInterval {
+		x.usesMu.Unlock()
+		return nil
+	}
+	uses := x.uses
+	x.uses, x.usesSaved = nil, time.Now()
+	x.usesMu.Unlock()
+	return x.DB.AddExampleUses(ctx, uses)
+}
+
+// FlushUses writes the uses counted and not yet written.
+func (x *Examples) FlushUses(ctx context.Context) error {
+	x.usesMu.Lock()
+	uses := x.uses
+	x.uses, x.usesSaved = nil, time.Now()
+	x.usesMu.Unlock()
+	return x.DB.AddExampleUses(ctx, uses)
 }
 
 // VerifiedExample returns the verified example whose query has fingerprint.

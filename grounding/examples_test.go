@@ -178,3 +178,28 @@ func (v vectorEmbedder) EmbedQuery(ctx context.Context, text string) ([]float32,
 	out, err := v.EmbedDocuments(ctx, []string{text})
 	return out[0], err
 }
+
+// Uses are added up in memory and written at most once a second, in one
+// statement; FlushUses writes what is left. Every use counts.
+func TestExampleUsesAddUp(t *testing.T) {
+	ctx := context.Background()
+	db := testDB.Need(t)
+	e, _, err := db.AddExample(ctx, store.Example{Backend: "uses-test", Question: "How many uses?", Query: "SELECT 1",
+		Fingerprint: "fp uses", Source: store.SourceAdmin, Status: store.StatusVerified})
+	require.NoError(t, err)
+	used := func() int64 {
+		t.Helper()
+		got, err := db.Example(ctx, e.ID)
+		require.NoError(t, err)
+		return got.TimesUsed
+	}
+	x := &grounding.Examples{DB: db}
+	require.NoError(t, x.MarkExamplesUsed(ctx, []int64{e.ID}))
+	assert.EqualValues(t, 1, used(), "the first use is written at once")
+	for range 50 {
+		require.NoError(t, x.MarkExamplesUsed(ctx, []int64{e.ID, e.ID}))
+	}
+	assert.Less(t, used(), int64(101), "later uses wait to be written together")
+	require.NoError(t, x.FlushUses(ctx))
+	assert.EqualValues(t, 101, used(), "every use counted")
+}

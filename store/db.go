@@ -10,6 +10,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strings"
 
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
@@ -42,6 +43,10 @@ type options struct{ schema string }
 // WithSchema keeps the bot's tables in schema instead of DefaultSchema.
 func WithSchema(schema string) Option { return func(o *options) { o.schema = schema } }
 
+// DefaultPoolSize is how many connections the bot's pool holds, unless
+// DATABASE_URL sets pool_max_conns.
+const DefaultPoolSize = 16
+
 // Open connects to databaseURL and pings it. An unreachable server gives an
 // error wrapping ErrUnavailable that names host and database. The bot's
 // tables are looked up in its own schema (see WithSchema), which Migrate
@@ -61,6 +66,12 @@ func Open(ctx context.Context, databaseURL string, opts ...Option) (*DB, error) 
 	}
 	where := pgpool.Where(cfg)
 	pgpool.Configure(cfg)
+	if !strings.Contains(databaseURL, "pool_max_conns") {
+		// pgxpool's default, the number of CPUs (at least 4), starves a
+		// bot whose turns mostly wait on the model and then all want a
+		// connection at once; DATABASE_URL's pool_max_conns=N overrides.
+		cfg.MaxConns = DefaultPoolSize
+	}
 	// Only the bot's schema: its SQL names its tables unqualified, and
 	// nothing of the analytics schemas can be reached by accident.
 	cfg.ConnConfig.RuntimeParams["search_path"] = pgx.Identifier{o.schema}.Sanitize()

@@ -283,13 +283,29 @@ func (d *DB) PrepareExamples(ctx context.Context) error {
 
 // MarkExamplesUsed counts a use of each example of ids.
 func (d *DB) MarkExamplesUsed(ctx context.Context, ids []int64) error {
-	if len(ids) == 0 {
+	uses := make(map[int64]int64, len(ids))
+	for _, id := range ids {
+		uses[id]++
+	}
+	return d.AddExampleUses(ctx, uses)
+}
+
+// AddExampleUses adds uses[id] to the count of each example, in one
+// statement: callers that count many uses at once (every question of a
+// busy bot uses the same few examples) add them up first, so the
+// examples' rows are not a lock every question waits on.
+func (d *DB) AddExampleUses(ctx context.Context, uses map[int64]int64) error {
+	if len(uses) == 0 {
 		return nil
 	}
-	_, err := d.pool.Exec(ctx, `UPDATE examples SET times_used = times_used + 1, last_used_at = now()
-		WHERE id = ANY($1)`, ids)
+	ids, counts := make([]int64, 0, len(uses)), make([]int64, 0, len(uses))
+	for id, n := range uses {
+		ids, counts = append(ids, id), append(counts, n)
+	}
+	_, err := d.pool.Exec(ctx, `UPDATE examples e SET times_used = e.times_used + u.n, last_used_at = now()
+		FROM unnest($1::bigint[], $2::bigint[]) AS u(id, n) WHERE e.id = u.id`, ids, counts)
 	if err != nil {
-		return fmt.Errorf("mark examples used: %w", classify(err))
+		return fmt.Errorf("count example uses: %w", classify(err))
 	}
 	return nil
 }
