@@ -24,8 +24,7 @@ func answered(t *testing.T, h *harness, ch, ts string) fakeslack.Message {
 // press clicks a button of the bot's message m over Socket Mode.
 func (h *harness) press(m fakeslack.Message, actionID, value string) {
 	h.t.Helper()
-	id := h.slack.Send(h.t, fakeslack.Envelope{Type: "interactive", Payload: h.slack.BlockAction(user, m.Channel, m.TS, m.ThreadTS, actionID, value)})
-	h.slack.WaitAck(h.t, id)
+	h.send(fakeslack.Envelope{Type: "interactive", Payload: h.slack.BlockAction(user, m.Channel, m.TS, m.ThreadTS, actionID, value)})
 }
 
 func TestExportCSVUploadsTheResultIntoTheThread(t *testing.T) {

@@ -42,6 +42,9 @@ type harness struct {
 	// url is the HTTP mode endpoint base, when the app runs HTTP mode.
 	url    string
 	secret string
+	// conn is the number of the app's Socket Mode connection to the fake
+	// (fakeslack's SendTo), when the app runs Socket Mode.
+	conn int
 
 	stop    context.CancelFunc
 	stopped chan error
@@ -165,8 +168,11 @@ func start(t testing.TB, opts ...harnessOption) *harness {
 		h.url = "http://" + ln.Addr().String()
 		go func() { h.stopped <- app.Serve(runCtx, ln) }()
 	} else {
+		// Apps sharing a fake Slack start one after another, so the next
+		// connection the fake accepts is this app's.
+		h.conn = h.slack.Connects() + 1
 		go func() { h.stopped <- app.Run(runCtx) }()
-		h.slack.WaitConnected(t)
+		h.slack.WaitConnects(t, h.conn)
 	}
 	t.Cleanup(h.shutdown)
 	return h
@@ -199,20 +205,34 @@ func (h *harness) waitJobs(n int64) {
 	}
 }
 
-// mention delivers an app_mention over Socket Mode and returns its ts.
+// send delivers an envelope over this app's own Socket Mode connection, as
+// Slack does when it picks this process among several, and waits for the
+// app's ack.
+func (h *harness) send(e fakeslack.Envelope) {
+	h.t.Helper()
+	h.slack.WaitAck(h.t, h.slack.SendTo(h.t, h.conn, e))
+}
+
+// mentionEvent is the event callback of an app_mention of the bot.
+func mentionEvent(channel, ts, threadTS, text string) json.RawMessage {
+	return fakeslack.EventCallback("Ev"+strings.ReplaceAll(ts, ".", ""), fakeslack.AppMention(channel, user, "<@"+fakeslack.BotUserID+"> "+text, ts, threadTS))
+}
+
+// messageEvent is the event callback of a message event.
+func messageEvent(channel, channelType, ts, threadTS, text string) json.RawMessage {
+	return fakeslack.EventCallback("Ev"+strings.ReplaceAll(ts, ".", "")+"m", fakeslack.MessageEvent(channel, channelType, user, text, ts, threadTS))
+}
+
+// mention delivers an app_mention over Socket Mode.
 func (h *harness) mention(channel, ts, threadTS, text string) {
 	h.t.Helper()
-	ev := fakeslack.EventCallback("Ev"+strings.ReplaceAll(ts, ".", ""), fakeslack.AppMention(channel, user, "<@"+fakeslack.BotUserID+"> "+text, ts, threadTS))
-	id := h.slack.Send(h.t, fakeslack.Envelope{Type: "events_api", Payload: ev})
-	h.slack.WaitAck(h.t, id)
+	h.send(fakeslack.Envelope{Type: "events_api", Payload: mentionEvent(channel, ts, threadTS, text)})
 }
 
 // message delivers a message event over Socket Mode.
 func (h *harness) message(channel, channelType, ts, threadTS, text string) {
 	h.t.Helper()
-	ev := fakeslack.EventCallback("Ev"+strings.ReplaceAll(ts, ".", "")+"m", fakeslack.MessageEvent(channel, channelType, user, text, ts, threadTS))
-	id := h.slack.Send(h.t, fakeslack.Envelope{Type: "events_api", Payload: ev})
-	h.slack.WaitAck(h.t, id)
+	h.send(fakeslack.Envelope{Type: "events_api", Payload: messageEvent(channel, channelType, ts, threadTS, text)})
 }
 
 // answerIn waits for the bot's message in the thread whose text contains want.

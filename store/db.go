@@ -172,6 +172,23 @@ func isUndefinedTable(err error) bool {
 // ownTables are the bot's tables, goose's bookkeeping first.
 var ownTables = []string{"goose_db_version", "conversation_turns", "query_results", "slack_deliveries", "chat_query_logs"}
 
+// indexLockKey is the transaction-level advisory lock createIndex takes.
+const indexLockKey int64 = 0x616e616c79_6964 // "analy" "id"
+
+// createIndex runs sql, a CREATE INDEX IF NOT EXISTS, under an advisory
+// lock. Processes starting at once (several replicas) would otherwise both
+// find the index missing, and one would fail on the unique index names of
+// pg_class; with the lock the later one waits and finds it there.
+func (d *DB) createIndex(ctx context.Context, sql string) error {
+	return pgx.BeginFunc(ctx, d.pool, func(tx pgx.Tx) error {
+		if _, err := tx.Exec(ctx, "SELECT pg_advisory_xact_lock($1)", indexLockKey); err != nil {
+			return err
+		}
+		_, err := tx.Exec(ctx, sql)
+		return err
+	})
+}
+
 // adoptLockKey is the transaction-level advisory lock adopt takes.
 const adoptLockKey int64 = 0x616e616c79_6f776e // "analy" "own"
 

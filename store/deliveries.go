@@ -23,7 +23,12 @@ func (d *DB) ClaimDelivery(ctx context.Context, key string) (bool, error) {
 // within minutes, so a day's claims are plenty. Several processes may prune
 // at once: SKIP LOCKED keeps them from waiting on each other.
 func (d *DB) PruneDeliveries(ctx context.Context, age time.Duration, batch int) (int64, error) {
-	tag, err := d.pool.Exec(ctx, `
+	return pruneDeliveries(ctx, d.pool, age, batch)
+}
+
+// pruneDeliveries is PruneDeliveries on ex.
+func pruneDeliveries(ctx context.Context, ex execer, age time.Duration, batch int) (int64, error) {
+	tag, err := ex.Exec(ctx, `
 		DELETE FROM slack_deliveries WHERE key IN (
 			SELECT key FROM slack_deliveries
 			WHERE received_at < now() - make_interval(secs => $1)

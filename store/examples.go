@@ -273,7 +273,7 @@ func (d *DB) PrepareExamples(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	_, err = d.pool.Exec(ctx, `CREATE INDEX IF NOT EXISTS examples_question_trgm_idx ON examples USING gin (question `+
+	err = d.createIndex(ctx, `CREATE INDEX IF NOT EXISTS examples_question_trgm_idx ON examples USING gin (question `+
 		pgx.Identifier{schema, "gin_trgm_ops"}.Sanitize()+`)`)
 	if err != nil {
 		return fmt.Errorf("create the examples' trigram index: %w", classify(err))

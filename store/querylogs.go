@@ -165,7 +165,12 @@ func (d *DB) QueryLogs(ctx context.Context, f QueryLogFilter) ([]QueryLog, error
 // are left, and returns how many it deleted. Several processes may run it
 // at once; each row is deleted by one of them.
 func (d *DB) DeleteQueryLogsOlderThan(ctx context.Context, age time.Duration, batch int) (int64, error) {
-	n, err := d.deleteInBatches(ctx, `
+	return deleteQueryLogs(ctx, d.pool, age, batch)
+}
+
+// deleteQueryLogs is DeleteQueryLogsOlderThan on ex.
+func deleteQueryLogs(ctx context.Context, ex execer, age time.Duration, batch int) (int64, error) {
+	n, err := deleteInBatches(ctx, ex, `
 		DELETE FROM chat_query_logs WHERE id IN (
 			SELECT id FROM chat_query_logs
 			WHERE created_at < now() - make_interval(secs => $1)

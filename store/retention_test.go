@@ -146,8 +146,9 @@ func TestApplyRetention(t *testing.T) {
 	}
 }
 
-// TestApplyRetentionConcurrent runs retention from two processes at once:
-// every old row is deleted exactly once and neither fails.
+// TestApplyRetentionConcurrent runs retention from two processes at once,
+// twice each: every old row is deleted exactly once and no pass fails,
+// whether it ran or skipped its turn.
 func TestApplyRetentionConcurrent(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
@@ -185,6 +186,135 @@ func TestApplyRetentionConcurrent(t *testing.T) {
 	}
 	assert.Equal(t, store.RetentionCounts{QueryLogs: old, Turns: old, Results: old, Deliveries: old}, total,
 		"rows deleted over all runs (%+v)", results)
+	assert.Equal(t, store.RetentionCounts{QueryLogs: fresh + 1, Turns: fresh + 1, Results: fresh + 1, Deliveries: fresh + 1},
+		rowCounts(t, db), "rows left")
+}
+
+// pass is what one process's retention pass returned.
+type pass struct {
+	who string
+	n   store.RetentionCounts
+	err error
+}
+
+// racePasses starts a retention pass in each of two processes sharing a
+// database while the test holds a lock on conversation_turns that their
+// DELETEs wait for. The pass that takes the retention lock deletes the old
+// query logs and then waits on the table; the other must skip its turn, so
+// the first pass to return is the skipped one, and the test can tell the
+// two apart without any timing. It returns the skipped pass, the channel
+// the waiting pass will return on, a function that cancels the waiting
+// pass, and a function that lets it go on.
+func racePasses(t *testing.T, dbs map[string]*store.DB) (skipped pass, waiting <-chan pass, cancel func(string), release func()) {
+	t.Helper()
+	ctx := context.Background()
+	var some *store.DB
+	for _, db := range dbs {
+		some = db
+	}
+	tx, err := some.Pool().Begin(ctx)
+	require.NoError(t, err)
+	t.Cleanup(func() { _ = tx.Rollback(context.Background()) })
+	_, err = tx.Exec(ctx, `LOCK TABLE conversation_turns IN SHARE MODE`)
+	require.NoError(t, err, "lock the turns against deletes")
+
+	results := make(chan pass, len(dbs))
+	cancels := map[string]context.CancelFunc{}
+	for who, db := range dbs {
+		pctx, cancel := context.WithCancel(ctx)
+		t.Cleanup(cancel)
+		cancels[who] = cancel
+		go func() {
+			n, err := db.ApplyRetention(pctx, store.RetentionPolicy{Batch: 50})
+			results <- pass{who, n, err}
+		}()
+	}
+	select {
+	case skipped = <-results:
+	case <-time.After(30 * time.Second):
+		t.Fatal("neither retention pass returned within 30s while one of them waited on the turns")
+	}
+	return skipped, results, func(who string) { cancels[who]() }, func() { require.NoError(t, tx.Rollback(ctx), "release the turns") }
+}
+
+// waitPass waits for the pass on c.
+func waitPass(t *testing.T, c <-chan pass) pass {
+	t.Helper()
+	select {
+	case p := <-c:
+		return p
+	case <-time.After(30 * time.Second):
+		t.Fatal("the waiting retention pass did not return within 30s of its release")
+		return pass{}
+	}
+}
+
+// TestRetentionRunsOnceAcrossProcesses runs a retention pass in each of two
+// processes at the same moment: one deletes every old row, the other skips
+// its turn and deletes nothing, and the lock is free again afterwards.
+func TestRetentionRunsOnceAcrossProcesses(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	db, url := storetest.NewWithURL(t)
+	other, err := store.Open(ctx, url)
+	require.NoError(t, err)
+	t.Cleanup(other.Close)
+	const old, fresh = 120, 3
+	fillRetentionTables(t, db, old, fresh)
+
+	dbs := map[string]*store.DB{"first": db, "second": other}
+	skipped, waiting, _, release := racePasses(t, dbs)
+	require.NoError(t, skipped.err, "the pass that found the other under way")
+	assert.Equal(t, store.RetentionCounts{Skipped: true}, skipped.n, "the %s process skips its turn and deletes nothing", skipped.who)
+
+	release()
+	ran := waitPass(t, waiting)
+	require.NoError(t, ran.err)
+	assert.Equal(t, store.RetentionCounts{QueryLogs: old, Turns: old, Results: old, Deliveries: old}, ran.n,
+		"the %s process deletes every old row", ran.who)
+	assert.Equal(t, store.RetentionCounts{QueryLogs: fresh + 1, Turns: fresh + 1, Results: fresh + 1, Deliveries: fresh + 1},
+		rowCounts(t, db), "rows left")
+
+	// The lock went with the pass: either process runs the next one.
+	for _, who := range []string{"first", "second"} {
+		n, err := dbs[who].ApplyRetention(ctx, store.RetentionPolicy{})
+		require.NoError(t, err)
+		assert.Equal(t, store.RetentionCounts{}, n, "a later pass of the %s process runs and finds nothing old", who)
+	}
+}
+
+// TestCanceledRetentionPassReleasesItsLock stops a pass (as a shutdown
+// does) while it holds the retention lock: the next pass of the process
+// that skipped runs and deletes what the stopped one left.
+func TestCanceledRetentionPassReleasesItsLock(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	db, url := storetest.NewWithURL(t)
+	other, err := store.Open(ctx, url)
+	require.NoError(t, err)
+	t.Cleanup(other.Close)
+	const old, fresh = 120, 3
+	fillRetentionTables(t, db, old, fresh)
+
+	dbs := map[string]*store.DB{"first": db, "second": other}
+	skipped, waiting, cancel, release := racePasses(t, dbs)
+	require.True(t, skipped.n.Skipped, "one pass skips its turn (got %+v, err %v)", skipped.n, skipped.err)
+	stopped := "first"
+	if skipped.who == "first" {
+		stopped = "second"
+	}
+	cancel(stopped)
+	cut := waitPass(t, waiting)
+	require.ErrorIs(t, cut.err, context.Canceled, "the stopped pass says why it stopped")
+	assert.Zero(t, cut.n.Turns, "the stopped pass deleted no turn")
+	release()
+
+	// It may have been stopped among the query logs or waiting on the
+	// turns; what it deleted stays deleted.
+	n, err := dbs[skipped.who].ApplyRetention(ctx, store.RetentionPolicy{})
+	require.NoError(t, err)
+	assert.Equal(t, store.RetentionCounts{QueryLogs: old - cut.n.QueryLogs, Turns: old, Results: old, Deliveries: old}, n,
+		"the process that skipped runs the next pass and deletes the rest")
 	assert.Equal(t, store.RetentionCounts{QueryLogs: fresh + 1, Turns: fresh + 1, Results: fresh + 1, Deliveries: fresh + 1},
 		rowCounts(t, db), "rows left")
 }

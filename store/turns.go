@@ -179,7 +179,7 @@ func (d *DB) TurnByQueryID(ctx context.Context, threadID, queryID string) (Turn,
 // DefaultRetentionBatch rows per statement, so several processes may run it
 // at once (see ApplyRetention).
 func (d *DB) DeleteTurnsOlderThan(ctx context.Context, age time.Duration) (int64, error) {
-	return d.deleteTurnsInBatches(ctx, age, DefaultRetentionBatch)
+	return deleteTurns(ctx, d.pool, age, DefaultRetentionBatch)
 }
 
 func (d *DB) oneTurn(ctx context.Context, sql string, args ...any) (Turn, error) {

@@ -81,7 +81,7 @@ func (d *DB) PrepareValueIndex(ctx context.Context) error {
 	}
 	// fastupdate off: a refresh replaces whole columns at once, and
 	// entries left in GIN's pending list would make every lookup scan it.
-	_, err = d.pool.Exec(ctx, `CREATE INDEX IF NOT EXISTS value_index_trgm_idx ON value_index USING gin (value `+
+	err = d.createIndex(ctx, `CREATE INDEX IF NOT EXISTS value_index_trgm_idx ON value_index USING gin (value `+
 		pgx.Identifier{schema, "gin_trgm_ops"}.Sanitize()+`) WITH (fastupdate = off)`)
 	if err != nil {
 		return fmt.Errorf("create the value index's trigram index: %w", classify(err))

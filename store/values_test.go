@@ -2,6 +2,7 @@ package store_test
 
 import (
 	"context"
+	"sync"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -69,4 +70,34 @@ func keys(m map[string]string) []string {
 		out = append(out, k)
 	}
 	return out
+}
+
+// TestProcessesStartingAtOnceCreateTheTrigramIndexes prepares the examples'
+// and the value index's trigram indexes from two processes at the same
+// moment, as replicas starting together do: none fails on the other's
+// index (PostgreSQL's "duplicate key value violates unique constraint
+// pg_class_relname_nsp_index" without a lock), and both indexes exist.
+func TestProcessesStartingAtOnceCreateTheTrigramIndexes(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	db, url := storetest.NewWithURL(t)
+	other, err := store.Open(ctx, url)
+	require.NoError(t, err)
+	t.Cleanup(other.Close)
+
+	var wg sync.WaitGroup
+	for i := range 8 {
+		d := []*store.DB{db, other}[i%2]
+		wg.Go(func() {
+			assert.NoError(t, d.PrepareExamples(ctx), "examples, caller %d", i)
+			assert.NoError(t, d.PrepareValueIndex(ctx), "value index, caller %d", i)
+		})
+	}
+	wg.Wait()
+
+	var indexes []string
+	err = db.Pool().QueryRow(ctx, `SELECT array_agg(indexname::text ORDER BY indexname) FROM pg_indexes
+		WHERE schemaname = $1 AND indexname LIKE '%trgm%'`, db.Schema()).Scan(&indexes)
+	require.NoError(t, err)
+	assert.Equal(t, []string{"examples_question_trgm_idx", "value_index_trgm_idx"}, indexes)
 }

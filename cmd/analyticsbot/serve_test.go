@@ -167,8 +167,9 @@ func send(t *testing.T, req *http.Request) (int, string) {
 }
 
 // serveEnv points serve at a fresh database with the demo data, on a free
-// loopback port, without Slack, metrics or a token.
-func serveEnv(t *testing.T) {
+// loopback port, without Slack, metrics or a token, and returns the
+// database's URL.
+func serveEnv(t *testing.T) string {
 	t.Helper()
 	_, dbURL := storetest.NewWithURL(t)
 	setUp(t, dbURL)
@@ -176,6 +177,7 @@ func serveEnv(t *testing.T) {
 	clearSlackEnv(t)
 	t.Setenv("HTTP_ADDR", "127.0.0.1:0")
 	t.Setenv("METRICS_ADDR", "off")
+	return dbURL
 }
 
 func TestCLIServeWebChatWithoutSlack(t *testing.T) {

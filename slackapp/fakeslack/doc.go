@@ -13,7 +13,10 @@
 // against Block Kit's documented limits and rejected with invalid_blocks and
 // Slack-style "[json-pointer:...]" messages. Socket Mode sends the hello
 // message, WebSocket pings every two seconds, envelopes in Slack's shape, and
-// disconnect messages; the acks clients send back are recorded. Response
+// disconnect messages; the acks clients send back are recorded. Several
+// clients may connect at once, as several processes of one app do, and each
+// envelope goes to one of them, as Slack sends it: the newest (Send) or the
+// one a test picks (SendTo), never to all. Response
 // URLs answer errors like webhooks do, with a 4xx status and the error code
 // as text. Payload builders produce the JSON Slack sends for app_mention and
 // message events, block_actions and slash commands, with unique trigger ids

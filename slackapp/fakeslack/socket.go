@@ -43,12 +43,17 @@ type Ack struct {
 	Payload json.RawMessage
 	// At is when the fake read it.
 	At time.Time
+	// Conn is the number of the connection it came on (see SendTo).
+	Conn int
 }
 
 // wsConn is one Socket Mode connection. Data frames are written under
 // writeMu because gorilla/websocket allows one writer at a time; control
 // frames may be written concurrently.
 type wsConn struct {
+	// n numbers the connection: 1 for the first the fake accepted, as
+	// Connects counts them.
+	n         int
 	ws        *websocket.Conn
 	writeMu   sync.Mutex
 	done      chan struct{}
@@ -110,8 +115,9 @@ func (s *Server) serveSocket(w http.ResponseWriter, r *http.Request) {
 		c.close(websocket.CloseGoingAway, "server closing")
 		return
 	}
-	s.conns = append(s.conns, c)
 	s.connects++
+	c.n = s.connects
+	s.conns = append(s.conns, c)
 	s.wg.Add(1)
 	s.notify()
 	s.mu.Unlock()
@@ -155,7 +161,7 @@ func (s *Server) readAcks(c *wsConn) {
 			continue // Slack ignores what is not an ack
 		}
 		s.mu.Lock()
-		s.acks = append(s.acks, Ack{EnvelopeID: msg.EnvelopeID, Payload: msg.Payload, At: time.Now()})
+		s.acks = append(s.acks, Ack{EnvelopeID: msg.EnvelopeID, Payload: msg.Payload, At: time.Now(), Conn: c.n})
 		s.notify()
 		s.mu.Unlock()
 	}
@@ -210,9 +216,37 @@ func (s *Server) WaitConnects(t testing.TB, n int) {
 		func() string { return fmt.Sprintf("%d so far", s.Connects()) })
 }
 
-// Send delivers an envelope to the most recently connected client and
-// returns its envelope id. It fails t when no client is connected.
+// Send delivers an envelope to one connection, the most recently
+// connected, and returns its envelope id. It fails t when no client is
+// connected.
+//
+// Slack sends each envelope to exactly one of an app's open connections,
+// whichever it picks: several processes connected with the same app token
+// share the events between them, and none sees all of them. A redelivery
+// (RetryAttempt) may reach another connection than the first attempt did.
+// The fake picks the newest connection, where Slack sends while a client
+// replaces a connection it was told to refresh; tests of several processes
+// pick with SendTo.
 func (s *Server) Send(t testing.TB, e Envelope) string {
+	t.Helper()
+	return s.send(t, 0, e)
+}
+
+// SendTo delivers an envelope to connection number conn (1 for the first
+// the fake accepted, as Connects counts them), as Slack may pick any open
+// connection of the app, and returns its envelope id. It fails t when that
+// connection is not open.
+func (s *Server) SendTo(t testing.TB, conn int, e Envelope) string {
+	t.Helper()
+	if conn <= 0 {
+		t.Fatalf("fakeslack: SendTo(%d, %s): connections are numbered from 1", conn, e.Type)
+		return ""
+	}
+	return s.send(t, conn, e)
+}
+
+// send delivers e to connection number conn, or to the newest when conn is 0.
+func (s *Server) send(t testing.TB, conn int, e Envelope) string {
 	t.Helper()
 	if len(e.Payload) == 0 {
 		t.Fatalf("fakeslack: Send(%s): the envelope has no payload", e.Type)
@@ -220,11 +254,23 @@ func (s *Server) Send(t testing.TB, e Envelope) string {
 	}
 	s.mu.Lock()
 	c := s.current()
+	if conn != 0 {
+		c = nil
+		for _, o := range s.conns {
+			if o.n == conn {
+				c = o
+			}
+		}
+	}
 	if e.EnvelopeID == "" {
 		e.EnvelopeID = newUUID()
 	}
 	s.mu.Unlock()
-	if c == nil {
+	switch {
+	case c == nil && conn != 0:
+		t.Fatalf("fakeslack: SendTo(%d, %s): Socket Mode connection %d is not open", conn, e.Type, conn)
+		return ""
+	case c == nil:
 		t.Fatalf("fakeslack: Send(%s): no Socket Mode client is connected", e.Type)
 		return ""
 	}

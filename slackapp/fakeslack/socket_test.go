@@ -137,6 +137,56 @@ func TestSocketWireFormat(t *testing.T) {
 		readJSON(t, first), "the older connection gets envelopes once the newer is gone, and got none before")
 }
 
+// TestSocketSendToOneOfSeveralConnections connects two clients, as two
+// processes of one app do: each envelope reaches the connection it is sent
+// to and no other, and the ack says which connection it came on.
+func TestSocketSendToOneOfSeveralConnections(t *testing.T) {
+	t.Parallel()
+	s := New(t)
+	first := dial(t, s)
+	s.WaitConnects(t, 1)
+	second := dial(t, s)
+	s.WaitConnects(t, 2)
+
+	for _, tc := range []struct {
+		name string
+		conn int
+		ws   *websocket.Conn
+	}{
+		{name: "to the first", conn: 1, ws: first},
+		{name: "to the second", conn: 2, ws: second},
+		{name: "to the first again", conn: 1, ws: first},
+	} {
+		id := s.SendTo(t, tc.conn, Envelope{Type: "events_api", Payload: json.RawMessage(`{"type":"event_callback"}`)})
+		got := readJSON(t, tc.ws)
+		assert.Contains(t, got, `"envelope_id":"`+id+`"`, "%s: the envelope reaches connection %d", tc.name, tc.conn)
+		require.NoError(t, tc.ws.WriteMessage(websocket.TextMessage, []byte(`{"envelope_id":"`+id+`"}`)))
+		assert.Equal(t, tc.conn, s.WaitAck(t, id).Conn, "%s: the ack came on connection %d", tc.name, tc.conn)
+	}
+
+	// Neither connection got an envelope meant for the other: the next
+	// frame each reads is the one sent to it now.
+	for conn, ws := range map[int]*websocket.Conn{1: first, 2: second} {
+		id := s.SendTo(t, conn, Envelope{Type: "interactive", Payload: json.RawMessage(`{"type":"block_actions"}`)})
+		assert.Contains(t, readJSON(t, ws), `"envelope_id":"`+id+`"`, "connection %d reads only its own envelopes", conn)
+	}
+
+	require.NoError(t, first.Close())
+	s.waitFor(t, "the first connection to close", func() bool {
+		s.mu.Lock()
+		defer s.mu.Unlock()
+		return len(s.conns) == 1
+	}, func() string { return "still open" })
+	got := failure(t, func(tb testing.TB) {
+		s.SendTo(tb, 1, Envelope{Type: "events_api", Payload: json.RawMessage(`{}`)})
+	})
+	assert.Contains(t, got, "Socket Mode connection 1 is not open", "a closed connection gets nothing")
+	got = failure(t, func(tb testing.TB) {
+		s.SendTo(tb, 0, Envelope{Type: "events_api", Payload: json.RawMessage(`{}`)})
+	})
+	assert.Contains(t, got, "numbered from 1")
+}
+
 func TestSocketPingsAndClose(t *testing.T) {
 	t.Parallel()
 	s := New(t)

@@ -1,0 +1,165 @@
+package slackapp
+
+import (
+	"context"
+	"net/http"
+	"net/url"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/analyticsbot/analyticsbot/nodes"
+	"github.com/analyticsbot/analyticsbot/slackapp/fakeslack"
+	"github.com/analyticsbot/analyticsbot/store"
+)
+
+// The tests of this file run two bot processes, each with its own pool,
+// result cache in memory, delivery memory and model, on the package's one
+// database and one fake Slack: several replicas of `serve` (docs/scaling.md).
+
+// replicaMode delivers to one process the way a mode of Slack does.
+type replicaMode struct {
+	name string
+	opts []harnessOption
+	// ask delivers a mention of the bot with q to h.
+	ask func(t *testing.T, h *harness, ch, ts, q string)
+	// press delivers a click on a button of m to h.
+	press func(t *testing.T, h *harness, m fakeslack.Message, actionID, value string)
+}
+
+var replicaModes = []replicaMode{
+	{
+		// Slack sends each envelope to one of the app's connections.
+		name: "socket mode",
+		ask: func(t *testing.T, h *harness, ch, ts, q string) {
+			h.mention(ch, ts, "", q)
+		},
+		press: func(t *testing.T, h *harness, m fakeslack.Message, actionID, value string) {
+			h.press(m, actionID, value)
+		},
+	},
+	{
+		// A load balancer sends each request to one process.
+		name: "http mode",
+		opts: []harnessOption{overHTTP()},
+		ask: func(t *testing.T, h *harness, ch, ts, q string) {
+			status, body := do(t, h.signed("/slack/events", jsonType, mentionBody(ch, ts, q)))
+			require.Equal(t, http.StatusOK, status, "POST /slack/events: %s", body)
+		},
+		press: func(t *testing.T, h *harness, m fakeslack.Message, actionID, value string) {
+			payload := h.slack.BlockAction(user, m.Channel, m.TS, m.ThreadTS, actionID, value)
+			body := []byte(url.Values{"payload": {string(payload)}}.Encode())
+			status, reply := do(t, h.signed("/slack/interactions", formType, body))
+			require.Equal(t, http.StatusOK, status, "POST /slack/interactions: %s", reply)
+		},
+	},
+}
+
+// TestButtonsWorkOnAnotherReplica answers a question in one process and
+// presses the answer's buttons in another, which never saw the question and
+// so holds nothing of it in memory: the second finds the result and the
+// query in Postgres and serves both buttons, with no model call and without
+// running the query again.
+func TestButtonsWorkOnAnotherReplica(t *testing.T) {
+	t.Parallel()
+	for _, mode := range replicaModes {
+		t.Run(mode.name, func(t *testing.T) {
+			t.Parallel()
+			answerer := start(t, mode.opts...)
+			other := start(t, append(mode.opts, sharing(answerer.slack))...)
+			ch, ts := channelID("CREPLBTN"), "1700000301.000100"
+
+			mode.ask(t, answerer, ch, ts, q2018)
+			m := answerer.answerIn(ch, ts, answer18)
+			answerer.waitJobs(1)
+			require.Zero(t, other.jobs.Load(), "the other process never saw the question")
+
+			mode.press(t, other, m, "export_csv", queryID(t, m))
+			f := other.slack.WaitFile(t, func(f fakeslack.File) bool { return f.Channel == ch })
+			assert.Equal(t, csv2018, string(f.Content), "the file holds the answer's result")
+			assert.Equal(t, ts, f.ThreadTS, "uploaded into the answer's thread")
+			assert.Equal(t, q2018, f.Title, "titled with the question the other process was asked")
+
+			mode.press(t, other, m, "show_sql", queryID(t, m))
+			shown := other.answerIn(ch, ts, "FROM analytics.apps\nWHERE release_year = 2018")
+			assert.Contains(t, says(shown), q2018, "the SQL is titled with the question")
+
+			other.waitJobs(2)
+			assert.Equal(t, int64(1), answerer.jobs.Load(), "the answering process handled only the question")
+			assert.Zero(t, other.modelCalls(), "the buttons make no model call")
+
+			// The export's turn ran no query: its rows came from the result
+			// the first process stored, not from running the SQL again.
+			logs, err := other.bot.DB().QueryLogs(context.Background(), store.QueryLogFilter{ThreadID: threadID(ch, ts)})
+			require.NoError(t, err)
+			var export *store.QueryLog
+			for i, l := range logs {
+				if l.Intent == string(nodes.IntentExportCSV) {
+					export = &logs[i]
+				}
+			}
+			require.NotNil(t, export, "the export's turn is logged (logs: %+v)", logs)
+			assert.Empty(t, export.ErrorKind, "the export answered")
+			assert.Zero(t, export.DBTime, "the export read the stored result and ran no query")
+		})
+	}
+}
+
+// TestMentionReachingTwoReplicasIsAnsweredOnce mentions the bot in a
+// channel while two processes are connected over Socket Mode. Slack sends
+// each envelope to one connection of its choosing: here the app_mention
+// reaches the first process, its twin message event (which the bot leaves
+// to the app_mention) the second, and a redelivery of the app_mention, as
+// Slack sends when it missed an ack, the second too, all at once. Both
+// processes take the mention up; one answer is posted, by one process,
+// which alone calls the model.
+func TestMentionReachingTwoReplicasIsAnsweredOnce(t *testing.T) {
+	t.Parallel()
+	first := start(t)
+	second := start(t, sharing(first.slack))
+	ch, ts := channelID("CREPLTWN"), "1700000302.000100"
+	text := "<@" + fakeslack.BotUserID + "> " + q2018
+
+	mention := fakeslack.EventCallback("EvReplMention"+ch, fakeslack.AppMention(ch, user, text, ts, ""))
+	envelopes := []struct {
+		to *harness
+		e  fakeslack.Envelope
+	}{
+		{first, fakeslack.Envelope{Type: "events_api", Payload: mention}},
+		{second, fakeslack.Envelope{Type: "events_api", Payload: fakeslack.EventCallback("EvReplMessage"+ch,
+			fakeslack.MessageEvent(ch, "channel", user, text, ts, ""))}},
+		{second, fakeslack.Envelope{Type: "events_api", Payload: mention, RetryAttempt: 1, RetryReason: "timeout"}},
+	}
+	// All three are sent before any ack is awaited, so the processes
+	// claim the message at the same time.
+	ids := make([]string, len(envelopes))
+	for i, d := range envelopes {
+		ids[i] = first.slack.SendTo(t, d.to.conn, d.e)
+	}
+	for i, id := range ids {
+		assert.Equal(t, envelopes[i].to.conn, first.slack.WaitAck(t, id).Conn, "envelope %d is acked by the process it reached", i)
+	}
+
+	first.answerIn(ch, ts, answer18)
+	// Each process takes the mention up once. The second reads its
+	// envelopes in order, so when the redelivery is done with, the twin
+	// before it was too.
+	first.waitJobs(1)
+	second.waitJobs(1)
+	var posted []string
+	for _, m := range first.threadMessages(ch, ts) {
+		posted = append(posted, m.Text)
+	}
+	assert.Len(t, posted, 1, "three deliveries over two processes, one answer")
+	var posts int
+	for _, c := range first.slack.Calls("chat.postMessage") {
+		if c.Args.Get("channel") == ch {
+			posts++
+		}
+	}
+	assert.Equal(t, 1, posts, "one process posted (the progress message the answer replaced)")
+	calls := []int{first.modelCalls(), second.modelCalls()}
+	assert.Contains(t, calls, 0, "one process made no model call (model calls per process: %v)", calls)
+	assert.NotEqual(t, []int{0, 0}, calls, "the other answered with the model")
+}
