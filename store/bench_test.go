@@ -2,10 +2,14 @@ package store_test
 
 import (
 	"context"
+	"fmt"
+	"runtime"
 	"testing"
 
 	"github.com/analyticsbot/analyticsbot/store"
 	"github.com/analyticsbot/analyticsbot/store/storetest"
+	"github.com/analyticsbot/analyticsbot/warehouse"
+	"github.com/analyticsbot/analyticsbot/warehouse/warehousetest"
 )
 
 func BenchmarkCacheGetHit(b *testing.B) {
@@ -22,6 +26,105 @@ func BenchmarkCacheGetHit(b *testing.B) {
 	b.ReportAllocs()
 	for b.Loop() {
 		if _, err := cache.Get(ctx, "T", r.QueryID); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+// wideAnswers is how many wide answers BenchmarkCacheWideAnswers puts.
+const wideAnswers = 20
+
+// BenchmarkCacheWideAnswers puts 20 wide answers (2,000 rows × 61 text
+// columns, each in a thread of its own) in a cache with the default
+// limits and reports the heap the cache still holds afterwards (held-B,
+// measured after a garbage collection) and what Postgres stores per answer
+// (stored-B/answer, the rows column as stored, after any compression of
+// its own). One op is all 20 puts: run it with -benchtime 1x.
+func BenchmarkCacheWideAnswers(b *testing.B) {
+	ctx := context.Background()
+	db := storetest.New(b)
+	var held, stored int64
+	for b.Loop() {
+		before := heapAlloc()
+		cache, err := store.NewCache(db, 0, 0)
+		if err != nil {
+			b.Fatal(err)
+		}
+		for i := range wideAnswers {
+			if err := cache.Put(ctx, wideAnswer(fmt.Sprintf("wide-%d", i))); err != nil {
+				b.Fatal(err)
+			}
+		}
+		held = int64(heapAlloc() - before)
+		runtime.KeepAlive(cache)
+		if err := db.Pool().QueryRow(ctx, `SELECT sum(pg_column_size(rows)) / count(*) FROM query_results`).Scan(&stored); err != nil {
+			b.Fatal(err)
+		}
+	}
+	b.ReportMetric(float64(held), "held-B")
+	b.ReportMetric(float64(stored), "stored-B/answer")
+}
+
+// wideAnswer is a wide result cached in a thread of its own.
+func wideAnswer(thread string) store.CachedResult {
+	const sql = "SELECT * FROM analytics.items LIMIT 2000"
+	return store.CachedResult{
+		ThreadID: thread,
+		QueryID:  warehouse.QueryID(sql),
+		Query:    pgQuery(sql),
+		Question: "Show every attribute of the items",
+		Result:   warehousetest.WideResult(warehousetest.WideRows, warehousetest.WideColumns),
+	}
+}
+
+// heapAlloc returns the bytes of live heap objects after a collection.
+func heapAlloc() uint64 {
+	runtime.GC()
+	var m runtime.MemStats
+	runtime.ReadMemStats(&m)
+	return m.HeapAlloc
+}
+
+// BenchmarkCacheGetWideFromPostgres reads a wide answer back from Postgres
+// (the in-memory cache emptied before each read), as a button pressed on
+// another replica or after a restart does.
+func BenchmarkCacheGetWideFromPostgres(b *testing.B) {
+	ctx := context.Background()
+	db := storetest.New(b)
+	cache, err := store.NewCache(db, 0, 0)
+	if err != nil {
+		b.Fatal(err)
+	}
+	r := wideAnswer("wide")
+	if err := cache.Put(ctx, r); err != nil {
+		b.Fatal(err)
+	}
+	b.ReportAllocs()
+	for b.Loop() {
+		cache.Forget()
+		got, err := cache.Get(ctx, r.ThreadID, r.QueryID)
+		if err != nil {
+			b.Fatal(err)
+		}
+		if got.Result.RowCount != warehousetest.WideRows {
+			b.Fatalf("got %d rows, want %d", got.Result.RowCount, warehousetest.WideRows)
+		}
+	}
+}
+
+// BenchmarkCachePutWide stores one wide answer, again and again in the
+// same thread and query (each put replaces the last).
+func BenchmarkCachePutWide(b *testing.B) {
+	ctx := context.Background()
+	db := storetest.New(b)
+	cache, err := store.NewCache(db, 0, 0)
+	if err != nil {
+		b.Fatal(err)
+	}
+	r := wideAnswer("wide")
+	b.ReportAllocs()
+	for b.Loop() {
+		if err := cache.Put(ctx, r); err != nil {
 			b.Fatal(err)
 		}
 	}
