@@ -1,13 +1,9 @@
 package store
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
-	"strconv"
-	"strings"
 
 	"github.com/jackc/pgx/v5"
 )
@@ -94,7 +90,7 @@ func (c *Cache) Put(ctx context.Context, r CachedResult) error {
 				created_at = EXCLUDED.created_at, seq = EXCLUDED.seq
 			RETURNING created_at`,
 			r.ThreadID, r.QueryID, cleanText(r.Query.Backend), cleanText(r.Query.Text), cleanText(r.Question),
-			string(columns), string(rows), len(r.Result.Rows), r.Result.Truncated, r.Result.LimitedBy,
+			string(columns), rows, len(r.Result.Rows), r.Result.Truncated, r.Result.LimitedBy,
 		).Scan(&r.CachedAt)
 		if err != nil {
 			return err
@@ -183,85 +179,6 @@ func (c *Cache) load(ctx context.Context, where string, args ...any) (CachedResu
 	r.Result.RowCount = len(r.Result.Rows)
 	c.mem.add(cacheKey{r.ThreadID, r.QueryID}, r)
 	return r, nil
-}
-
-// encodeRows writes result rows as JSON that decodeRows reads back to the
-// same values: a float64 always has a decimal point or an exponent ("2.0",
-// not "2"), so that an integer read back is an int64 and any other number a
-// float64, whatever the column.
-func encodeRows(rows [][]any) ([]byte, error) {
-	out := make([][]any, len(rows))
-	for i, row := range rows {
-		enc := make([]any, len(row))
-		for j, v := range row {
-			enc[j] = encodeValue(v)
-		}
-		out[i] = enc
-	}
-	return json.Marshal(out)
-}
-
-func encodeValue(v any) any {
-	switch v := v.(type) {
-	case float64:
-		s := strconv.FormatFloat(v, 'g', -1, 64)
-		if !strings.ContainsAny(s, ".eE") {
-			s += ".0"
-		}
-		return json.Number(s)
-	case []any:
-		out := make([]any, len(v))
-		for i, e := range v {
-			out[i] = encodeValue(e)
-		}
-		return out
-	}
-	return v
-}
-
-// decodeRows reverses encodeRows.
-func decodeRows(data []byte, width int) ([][]any, error) {
-	dec := json.NewDecoder(bytes.NewReader(data))
-	dec.UseNumber()
-	var rows [][]any
-	if err := dec.Decode(&rows); err != nil {
-		return nil, fmt.Errorf("decode rows: %w", err)
-	}
-	for _, row := range rows {
-		if len(row) != width {
-			return nil, errors.New("decode rows: row width differs from the columns")
-		}
-		for i, v := range row {
-			row[i] = restoreNumbers(v)
-		}
-	}
-	if rows == nil {
-		rows = [][]any{}
-	}
-	return rows, nil
-}
-
-// restoreNumbers replaces json.Number inside v by int64 (written without a
-// decimal point or exponent, and in range) or float64.
-func restoreNumbers(v any) any {
-	switch v := v.(type) {
-	case json.Number:
-		if !strings.ContainsAny(v.String(), ".eE") {
-			if n, err := v.Int64(); err == nil {
-				return n
-			}
-		}
-		f, err := v.Float64()
-		if err != nil {
-			return v.String()
-		}
-		return f
-	case []any:
-		for i := range v {
-			v[i] = restoreNumbers(v[i])
-		}
-	}
-	return v
 }
 
 // nonNil makes a nil slice marshal as [] rather than null.

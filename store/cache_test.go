@@ -2,6 +2,7 @@ package store_test
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"testing"
 
@@ -11,6 +12,7 @@ import (
 	"github.com/analyticsbot/analyticsbot/store"
 	"github.com/analyticsbot/analyticsbot/store/storetest"
 	"github.com/analyticsbot/analyticsbot/warehouse"
+	"github.com/analyticsbot/analyticsbot/warehouse/warehousetest"
 )
 
 func cachedResult(thread string, n int) store.CachedResult {
@@ -116,8 +118,11 @@ func TestCacheServesFromPostgresAfterForget(t *testing.T) {
 			{int64(1), "acme", "19.99", int64(9007199254740993), 2.0, []any{int64(1), int64(2)}, []any{0.5, 3.0, nil},
 				`{"n": 1.10, "big": 9007199254740993}`, nil, "2024-01-02"},
 			{int64(2), "", "5.00", int64(-1), 1e300, []any{}, []any{[]any{1.0}}, "[]", nil, "2024-01-03"},
+			// Whole floats from a million up are written with an exponent:
+			// jsonb used to bring them back as integers.
+			{int64(3), "big", "1e6", int64(1e6), 1234567.0, []any{int64(1e6)}, []any{1e6, 1e21, -2e7}, "{}", nil, "2024-01-04"},
 		},
-		RowCount:  2,
+		RowCount:  3,
 		Truncated: true,
 		LimitedBy: warehouse.LimitBytes,
 	}
@@ -312,4 +317,27 @@ func TestCacheMemoryStillBoundedInResults(t *testing.T) {
 		_, err := cache.Get(ctx, r.ThreadID, r.QueryID)
 		assert.NoError(t, err, "thread %s is still in memory", r.ThreadID)
 	}
+}
+
+// A wide answer is stored compressed: what Postgres holds is a small part
+// of its JSON, and it reads back the same.
+func TestCacheStoresRowsCompact(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	db := storetest.New(t)
+	cache := newCache(t, db)
+	r := store.CachedResult{ThreadID: "W", QueryID: "0123abcd", Query: pgQuery("SELECT * FROM items"),
+		Result: warehousetest.WideResult(200, warehousetest.WideColumns)}
+	js, err := json.Marshal(r.Result.Rows)
+	require.NoError(t, err)
+	require.NoError(t, cache.Put(ctx, r))
+
+	var stored int
+	require.NoError(t, db.Pool().QueryRow(ctx, `SELECT octet_length(rows) FROM query_results WHERE thread_id = 'W'`).Scan(&stored))
+	assert.Less(t, stored, len(js)/4, "stored bytes of rows that are %d bytes of JSON", len(js))
+
+	cache.Forget()
+	got, err := cache.Get(ctx, "W", r.QueryID)
+	require.NoError(t, err)
+	assert.Equal(t, r.Result.Rows, got.Result.Rows)
 }
