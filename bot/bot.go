@@ -177,7 +177,8 @@ func newBot(cfg Config, db *store.DB, backend warehouse.Backend, log *slog.Logge
 	} else {
 		log.Warn("ACCESS_FILE is not set: everyone who can reach the bot reads everything the reader role can (docs/access.md)")
 	}
-	if b.cache, err = store.NewCache(db, cfg.CachePerThread, cfg.CacheLRUSize); err != nil {
+	limits := store.CacheLimits{PerThread: cfg.CachePerThread, Entries: cfg.CacheLRUSize, Bytes: cfg.ResultCacheBytes}
+	if b.cache, err = store.NewCache(db, limits); err != nil {
 		return nil, fmt.Errorf("result cache: %w", err)
 	}
 	retries := cfg.MaxRetries

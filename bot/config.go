@@ -131,7 +131,13 @@ type Config struct {
 	CubeSecurityContext string        `env:"CUBE_SECURITY_CONTEXT"`
 	CubeTimeout         time.Duration `env:"CUBE_TIMEOUT" envDefault:"30s"`
 	CachePerThread      int           `env:"CACHE_PER_THREAD" envDefault:"10"`
-	CacheLRUSize        int           `env:"CACHE_LRU_SIZE" envDefault:"256"`
+	// CacheLRUSize and ResultCacheBytes bound the results kept in memory
+	// (store.CacheLimits), by count and by estimated bytes: whichever is
+	// reached first lets the least recently used go. The bytes are what
+	// bounds memory; the count keeps its old meaning for deployments that
+	// set it.
+	CacheLRUSize     int   `env:"CACHE_LRU_SIZE" envDefault:"256"`
+	ResultCacheBytes int64 `env:"RESULT_CACHE_BYTES" envDefault:"67108864"`
 }
 
 // ConfigFromEnv reads Config from the environment and checks it.

@@ -190,7 +190,7 @@ func TestExportCSV(t *testing.T) {
 			assert.Equal(t, tt.wantSQL, s.Query.Text, "SQL")
 			assert.Equal(t, tt.wantRerun, s.DBTime > 0, "got database time %s; want a re-run: %v", s.DBTime, tt.wantRerun)
 			if tt.wantRerun { // the re-run result is cached for the next click
-				other, err := store.NewCache(requireDB(t), 0, 0)
+				other, err := store.NewCache(requireDB(t), store.CacheLimits{})
 				require.NoError(t, err)
 				cached, err := other.Get(ctx, thread, tt.wantQueryID)
 				require.NoError(t, err, "cached re-run result")

@@ -266,7 +266,7 @@ func TestExecuteSQL(t *testing.T) {
 
 	// A fresh cache has an empty memory, so this reads what was stored in
 	// Postgres for the buttons of any process.
-	other, err := store.NewCache(requireDB(t), 0, 0)
+	other, err := store.NewCache(requireDB(t), store.CacheLimits{})
 	require.NoError(t, err)
 	cached, err := other.Get(ctx, s.ThreadTS, s.QueryID)
 	require.NoError(t, err, "cached result of the answer")

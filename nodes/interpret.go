@@ -3,9 +3,6 @@ package nodes
 import (
 	"context"
 	"fmt"
-	"math"
-	"regexp"
-	"strconv"
 	"strings"
 	"unicode/utf8"
 
@@ -155,61 +152,4 @@ func plainSummary(r warehouse.Result) string {
 	default:
 		return fmt.Sprintf("Here are the *%s* rows.", answer.Thousands(fmt.Sprint(r.RowCount)))
 	}
-}
-
-var numberPattern = regexp.MustCompile(`-?\d[\d,]*(?:\.\d+)?`)
-
-// inventedNumbers returns the numbers in answer that appear neither in the
-// result, nor in the question or its SQL (a year the model resolved "last
-// year" to), nor as the row count. Numbers up to 10 pass:
-// they are ranks and counts of things the table shows ("the top 3").
-func inventedNumbers(answer string, r warehouse.Result, context string) []string {
-	known := map[string]bool{}
-	addNumber := func(f float64) {
-		for _, d := range []int{0, 1, 2} {
-			known[strconv.FormatFloat(round(f, d), 'f', -1, 64)] = true
-		}
-	}
-	addText := func(text string) {
-		for _, m := range numberPattern.FindAllString(text, -1) {
-			if f, ok := parseNumber(m); ok {
-				addNumber(f)
-			}
-		}
-	}
-	addNumber(float64(r.RowCount))
-	addText(context)
-	for _, row := range r.Rows {
-		for _, v := range row {
-			switch v := v.(type) {
-			case int64:
-				addNumber(float64(v))
-			case float64:
-				addNumber(v)
-			case string:
-				addText(v)
-			}
-		}
-	}
-	var bad []string
-	for _, m := range numberPattern.FindAllString(answer, -1) {
-		f, ok := parseNumber(m)
-		if !ok || math.Abs(f) <= 10 {
-			continue
-		}
-		if !known[strconv.FormatFloat(f, 'f', -1, 64)] {
-			bad = append(bad, m)
-		}
-	}
-	return bad
-}
-
-func parseNumber(s string) (float64, bool) {
-	f, err := strconv.ParseFloat(strings.ReplaceAll(s, ",", ""), 64)
-	return f, err == nil
-}
-
-func round(f float64, decimals int) float64 {
-	p := math.Pow10(decimals)
-	return math.Round(f*p) / p
 }

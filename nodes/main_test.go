@@ -51,7 +51,7 @@ func newNodes(t testing.TB, rules []llm.Rule, opts ...llm.ClientOption) (*Nodes,
 	db := requireDB(t)
 	model, err := llm.NewScripted(rules)
 	require.NoError(t, err, "scripted model")
-	cache, err := store.NewCache(db, 0, 0)
+	cache, err := store.NewCache(db, store.CacheLimits{})
 	require.NoError(t, err, "result cache")
 	clientOpts := append([]llm.ClientOption{
 		llm.WithModelName("script:nodes-test"), llm.WithTimeout(5 * time.Second), llm.WithBackoff(time.Millisecond),

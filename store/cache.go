@@ -1,15 +1,10 @@
 package store
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
-	"strconv"
-	"strings"
 
-	lru "github.com/hashicorp/golang-lru/v2"
 	"github.com/jackc/pgx/v5"
 )
 
@@ -17,6 +12,7 @@ import (
 const (
 	DefaultResultsPerThread = 10
 	DefaultLRUSize          = 256
+	DefaultResultCacheBytes = 64 << 20
 )
 
 // cacheKey includes the thread so that one thread can never be served
@@ -27,29 +23,43 @@ type cacheKey struct {
 }
 
 // Cache keeps the latest results of each thread in Postgres (so buttons work
-// after a restart and across replicas) behind an in-process LRU (so a click
-// on a fresh answer costs no round trip).
+// after a restart and across replicas) behind an in-process LRU bounded in
+// results and in bytes (so a click on a fresh answer costs no round trip,
+// and hundreds of wide answers cost no more memory than a few).
 type Cache struct {
 	db        *DB
 	perThread int
-	lru       *lru.Cache[cacheKey, CachedResult]
+	mem       *resultLRU
 }
 
-// NewCache returns a cache keeping perThread results per thread in Postgres
-// and lruSize results in memory; zero or negative values take the defaults
-// (10 and 256).
-func NewCache(db *DB, perThread, lruSize int) (*Cache, error) {
-	if perThread <= 0 {
-		perThread = DefaultResultsPerThread
+// CacheLimits bounds a Cache. A zero or negative field takes its default.
+type CacheLimits struct {
+	// PerThread is how many results of a thread Postgres keeps (10).
+	PerThread int
+	// Entries is the most results memory holds (256).
+	Entries int
+	// Bytes is the most memory, as estimated from their values, the
+	// results held in memory take together (64 MiB). A result bigger than
+	// that alone is kept in Postgres only.
+	Bytes int64
+}
+
+// NewCache returns a cache within limits.
+func NewCache(db *DB, limits CacheLimits) (*Cache, error) {
+	if limits.PerThread <= 0 {
+		limits.PerThread = DefaultResultsPerThread
 	}
-	if lruSize <= 0 {
-		lruSize = DefaultLRUSize
+	if limits.Entries <= 0 {
+		limits.Entries = DefaultLRUSize
 	}
-	l, err := lru.New[cacheKey, CachedResult](lruSize)
+	if limits.Bytes <= 0 {
+		limits.Bytes = DefaultResultCacheBytes
+	}
+	mem, err := newResultLRU(limits.Entries, limits.Bytes)
 	if err != nil {
 		return nil, fmt.Errorf("new result cache: %w", err)
 	}
-	return &Cache{db: db, perThread: perThread, lru: l}, nil
+	return &Cache{db: db, perThread: limits.PerThread, mem: mem}, nil
 }
 
 // Put stores r (replacing a result of the same thread and query) and, in the
@@ -80,7 +90,7 @@ func (c *Cache) Put(ctx context.Context, r CachedResult) error {
 				created_at = EXCLUDED.created_at, seq = EXCLUDED.seq
 			RETURNING created_at`,
 			r.ThreadID, r.QueryID, cleanText(r.Query.Backend), cleanText(r.Query.Text), cleanText(r.Question),
-			string(columns), string(rows), len(r.Result.Rows), r.Result.Truncated, r.Result.LimitedBy,
+			string(columns), rows, len(r.Result.Rows), r.Result.Truncated, r.Result.LimitedBy,
 		).Scan(&r.CachedAt)
 		if err != nil {
 			return err
@@ -104,10 +114,10 @@ func (c *Cache) Put(ctx context.Context, r CachedResult) error {
 	}
 
 	for _, q := range evicted {
-		c.lru.Remove(cacheKey{r.ThreadID, q})
+		c.mem.remove(cacheKey{r.ThreadID, q})
 	}
 	r.Result.RowCount = len(r.Result.Rows)
-	c.lru.Add(cacheKey{r.ThreadID, r.QueryID}, r)
+	c.mem.add(cacheKey{r.ThreadID, r.QueryID}, r)
 	return nil
 }
 
@@ -115,7 +125,7 @@ func (c *Cache) Put(ctx context.Context, r CachedResult) error {
 // else from Postgres; ErrNotFound when neither has it. Results from memory
 // share their slices with every other caller: treat them as read-only.
 func (c *Cache) Get(ctx context.Context, threadID, queryID string) (CachedResult, error) {
-	if r, ok := c.lru.Get(cacheKey{threadID, queryID}); ok {
+	if r, ok := c.mem.get(cacheKey{threadID, queryID}); ok {
 		return r, nil
 	}
 	r, err := c.load(ctx, `WHERE thread_id = $1 AND query_id = $2`, threadID, queryID)
@@ -137,7 +147,13 @@ func (c *Cache) Latest(ctx context.Context, threadID string) (CachedResult, erro
 
 // Forget empties the in-memory LRU; Postgres keeps its rows.
 func (c *Cache) Forget() {
-	c.lru.Purge()
+	c.mem.purge()
+}
+
+// InMemory returns how many results the in-memory LRU holds and their
+// estimated size in bytes, which stays within the cache's limits.
+func (c *Cache) InMemory() (results int, bytes int64) {
+	return c.mem.held()
 }
 
 // load reads one row of query_results and remembers it in the LRU.
@@ -161,87 +177,8 @@ func (c *Cache) load(ctx context.Context, where string, args ...any) (CachedResu
 		return CachedResult{}, err
 	}
 	r.Result.RowCount = len(r.Result.Rows)
-	c.lru.Add(cacheKey{r.ThreadID, r.QueryID}, r)
+	c.mem.add(cacheKey{r.ThreadID, r.QueryID}, r)
 	return r, nil
-}
-
-// encodeRows writes result rows as JSON that decodeRows reads back to the
-// same values: a float64 always has a decimal point or an exponent ("2.0",
-// not "2"), so that an integer read back is an int64 and any other number a
-// float64, whatever the column.
-func encodeRows(rows [][]any) ([]byte, error) {
-	out := make([][]any, len(rows))
-	for i, row := range rows {
-		enc := make([]any, len(row))
-		for j, v := range row {
-			enc[j] = encodeValue(v)
-		}
-		out[i] = enc
-	}
-	return json.Marshal(out)
-}
-
-func encodeValue(v any) any {
-	switch v := v.(type) {
-	case float64:
-		s := strconv.FormatFloat(v, 'g', -1, 64)
-		if !strings.ContainsAny(s, ".eE") {
-			s += ".0"
-		}
-		return json.Number(s)
-	case []any:
-		out := make([]any, len(v))
-		for i, e := range v {
-			out[i] = encodeValue(e)
-		}
-		return out
-	}
-	return v
-}
-
-// decodeRows reverses encodeRows.
-func decodeRows(data []byte, width int) ([][]any, error) {
-	dec := json.NewDecoder(bytes.NewReader(data))
-	dec.UseNumber()
-	var rows [][]any
-	if err := dec.Decode(&rows); err != nil {
-		return nil, fmt.Errorf("decode rows: %w", err)
-	}
-	for _, row := range rows {
-		if len(row) != width {
-			return nil, errors.New("decode rows: row width differs from the columns")
-		}
-		for i, v := range row {
-			row[i] = restoreNumbers(v)
-		}
-	}
-	if rows == nil {
-		rows = [][]any{}
-	}
-	return rows, nil
-}
-
-// restoreNumbers replaces json.Number inside v by int64 (written without a
-// decimal point or exponent, and in range) or float64.
-func restoreNumbers(v any) any {
-	switch v := v.(type) {
-	case json.Number:
-		if !strings.ContainsAny(v.String(), ".eE") {
-			if n, err := v.Int64(); err == nil {
-				return n
-			}
-		}
-		f, err := v.Float64()
-		if err != nil {
-			return v.String()
-		}
-		return f
-	case []any:
-		for i := range v {
-			v[i] = restoreNumbers(v[i])
-		}
-	}
-	return v
 }
 
 // nonNil makes a nil slice marshal as [] rather than null.

@@ -2,6 +2,7 @@ package store_test
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"testing"
 
@@ -11,6 +12,7 @@ import (
 	"github.com/analyticsbot/analyticsbot/store"
 	"github.com/analyticsbot/analyticsbot/store/storetest"
 	"github.com/analyticsbot/analyticsbot/warehouse"
+	"github.com/analyticsbot/analyticsbot/warehouse/warehousetest"
 )
 
 func cachedResult(thread string, n int) store.CachedResult {
@@ -30,7 +32,7 @@ func cachedResult(thread string, n int) store.CachedResult {
 
 func newCache(t *testing.T, db *store.DB) *store.Cache {
 	t.Helper()
-	c, err := store.NewCache(db, 0, 0)
+	c, err := store.NewCache(db, store.CacheLimits{})
 	require.NoError(t, err)
 	return c
 }
@@ -116,8 +118,11 @@ func TestCacheServesFromPostgresAfterForget(t *testing.T) {
 			{int64(1), "acme", "19.99", int64(9007199254740993), 2.0, []any{int64(1), int64(2)}, []any{0.5, 3.0, nil},
 				`{"n": 1.10, "big": 9007199254740993}`, nil, "2024-01-02"},
 			{int64(2), "", "5.00", int64(-1), 1e300, []any{}, []any{[]any{1.0}}, "[]", nil, "2024-01-03"},
+			// Whole floats from a million up are written with an exponent:
+			// jsonb used to bring them back as integers.
+			{int64(3), "big", "1e6", int64(1e6), 1234567.0, []any{int64(1e6)}, []any{1e6, 1e21, -2e7}, "{}", nil, "2024-01-04"},
 		},
-		RowCount:  2,
+		RowCount:  3,
 		Truncated: true,
 		LimitedBy: warehouse.LimitBytes,
 	}
@@ -182,7 +187,7 @@ func TestCacheRePutReplacesAndCountsOnce(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
 	db := storetest.New(t)
-	cache, err := store.NewCache(db, 2, 16)
+	cache, err := store.NewCache(db, store.CacheLimits{PerThread: 2, Entries: 16})
 	require.NoError(t, err)
 
 	r := cachedResult("A", 1)
@@ -198,4 +203,141 @@ func TestCacheRePutReplacesAndCountsOnce(t *testing.T) {
 	assert.Equal(t, warehouse.Result{Columns: r.Result.Columns, Rows: [][]any{{int64(42)}}, RowCount: 1, Truncated: true}, got.Result)
 	_, err = cache.Get(ctx, "A", cachedResult("A", 2).QueryID)
 	assert.NoError(t, err, "second result still kept with perThread=2")
+}
+
+// textResult is a result of rows rows of one 100-byte text cell, the
+// same size for every n below 10.
+func textResult(thread string, n, rows int) store.CachedResult {
+	r := cachedResult(thread, n)
+	r.Result.Columns = []warehouse.Column{{Name: "t", Kind: warehouse.KindText, Type: "text"}}
+	r.Result.Rows = make([][]any, rows)
+	for i := range r.Result.Rows {
+		r.Result.Rows[i] = []any{fmt.Sprintf("%d%099d", n, i)[:100]}
+	}
+	r.Result.RowCount = rows
+	return r
+}
+
+// dropStored deletes every stored result behind the cache's back, so that
+// what Get still returns comes from memory.
+func dropStored(t *testing.T, db *store.DB) {
+	t.Helper()
+	_, err := db.Pool().Exec(context.Background(), `DELETE FROM query_results`)
+	require.NoError(t, err)
+}
+
+func TestCacheMemoryBoundedInBytes(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	db := storetest.New(t)
+
+	// One result's size, as the cache counts it.
+	probe, err := store.NewCache(db, store.CacheLimits{})
+	require.NoError(t, err)
+	require.NoError(t, probe.Put(ctx, textResult("P", 0, 100)))
+	_, size := probe.InMemory()
+	require.Greater(t, size, int64(100*100), "a result of 10,000 bytes of text counts at least those")
+
+	// Room for two and a half.
+	bound := size*2 + size/2
+	cache, err := store.NewCache(db, store.CacheLimits{Bytes: bound})
+	require.NoError(t, err)
+	a, b, c := textResult("A", 1, 100), textResult("B", 2, 100), textResult("C", 3, 100)
+	require.NoError(t, cache.Put(ctx, a))
+	require.NoError(t, cache.Put(ctx, b))
+	_, err = cache.Get(ctx, "A", a.QueryID) // A is now used more recently than B
+	require.NoError(t, err)
+	require.NoError(t, cache.Put(ctx, c))
+
+	n, held := cache.InMemory()
+	assert.Equal(t, 2, n, "results in memory")
+	assert.LessOrEqual(t, held, bound, "bytes in memory")
+
+	dropStored(t, db)
+	for _, r := range []store.CachedResult{a, c} {
+		got, err := cache.Get(ctx, r.ThreadID, r.QueryID)
+		if assert.NoError(t, err, "thread %s is still in memory", r.ThreadID) {
+			assert.Equal(t, r.Result.Rows, got.Result.Rows)
+		}
+	}
+	_, err = cache.Get(ctx, "B", b.QueryID)
+	assert.ErrorIs(t, err, store.ErrNotFound, "the least recently used result left memory")
+}
+
+func TestCacheKeepsResultsBiggerThanTheBoundInPostgresOnly(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	db := storetest.New(t)
+	cache, err := store.NewCache(db, store.CacheLimits{Bytes: 64 << 10})
+	require.NoError(t, err)
+
+	small := textResult("A", 1, 10)
+	require.NoError(t, cache.Put(ctx, small))
+	// The same query again, now with 100 KB of rows: too big for memory,
+	// and the small one it replaces must not be served in its place.
+	big := textResult("A", 1, 1000)
+	require.NoError(t, cache.Put(ctx, big))
+	n, held := cache.InMemory()
+	assert.Equal(t, 0, n, "results in memory after the big put")
+	assert.Zero(t, held, "bytes in memory after the big put")
+
+	got, err := cache.Get(ctx, "A", big.QueryID)
+	require.NoError(t, err, "a result too big for memory is served from Postgres")
+	assert.Equal(t, big.Result.Rows, got.Result.Rows)
+	latest, err := cache.Latest(ctx, "A")
+	require.NoError(t, err)
+	assert.Equal(t, 1000, latest.Result.RowCount, "latest result")
+	n, _ = cache.InMemory()
+	assert.Equal(t, 0, n, "reading it from Postgres does not keep it in memory either")
+
+	dropStored(t, db)
+	_, err = cache.Get(ctx, "A", big.QueryID)
+	assert.ErrorIs(t, err, store.ErrNotFound, "nothing of thread A was left in memory")
+}
+
+func TestCacheMemoryStillBoundedInResults(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	db := storetest.New(t)
+	cache, err := store.NewCache(db, store.CacheLimits{Entries: 2})
+	require.NoError(t, err)
+	var puts []store.CachedResult
+	for i := range 3 {
+		r := cachedResult(fmt.Sprintf("T%d", i), i)
+		require.NoError(t, cache.Put(ctx, r))
+		puts = append(puts, r)
+	}
+	n, _ := cache.InMemory()
+	assert.Equal(t, 2, n, "results in memory with Entries: 2")
+
+	dropStored(t, db)
+	_, err = cache.Get(ctx, puts[0].ThreadID, puts[0].QueryID)
+	assert.ErrorIs(t, err, store.ErrNotFound, "the oldest left memory")
+	for _, r := range puts[1:] {
+		_, err := cache.Get(ctx, r.ThreadID, r.QueryID)
+		assert.NoError(t, err, "thread %s is still in memory", r.ThreadID)
+	}
+}
+
+// A wide answer is stored compressed: what Postgres holds is a small part
+// of its JSON, and it reads back the same.
+func TestCacheStoresRowsCompact(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	db := storetest.New(t)
+	cache := newCache(t, db)
+	r := store.CachedResult{ThreadID: "W", QueryID: "0123abcd", Query: pgQuery("SELECT * FROM items"),
+		Result: warehousetest.WideResult(200, warehousetest.WideColumns)}
+	js, err := json.Marshal(r.Result.Rows)
+	require.NoError(t, err)
+	require.NoError(t, cache.Put(ctx, r))
+
+	var stored int
+	require.NoError(t, db.Pool().QueryRow(ctx, `SELECT octet_length(rows) FROM query_results WHERE thread_id = 'W'`).Scan(&stored))
+	assert.Less(t, stored, len(js)/4, "stored bytes of rows that are %d bytes of JSON", len(js))
+
+	cache.Forget()
+	got, err := cache.Get(ctx, "W", r.QueryID)
+	require.NoError(t, err)
+	assert.Equal(t, r.Result.Rows, got.Result.Rows)
 }

@@ -144,3 +144,39 @@ func TestMigrateMovesTablesOutOfPublic(t *testing.T) {
 	require.NoError(t, err, "the moved sequence still numbers new turns")
 	require.NoError(t, db.Migrate(ctx), "migrating again changes nothing")
 }
+
+// Migration 00017 stores rows compressed in bytea: results stored as jsonb
+// before it still read back, and going down keeps them and drops only the
+// compressed ones.
+func TestMigrationCompressedRowsKeepsOlderResults(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	db := storetest.New(t)
+	sqlDB := stdlib.OpenDBFromPool(db.Pool())
+	defer sqlDB.Close()
+	provider, err := goose.NewProvider(goose.DialectPostgres, sqlDB, migrations.FS)
+	require.NoError(t, err)
+	_, err = provider.DownTo(ctx, 16)
+	require.NoError(t, err, "down to 16")
+
+	// A result as the bot stored it before: jsonb.
+	_, err = db.Pool().Exec(ctx, `
+		INSERT INTO query_results (thread_id, query_id, backend, sql, columns, rows, row_count)
+		VALUES ('OLD', '0123abcd', 'postgres', 'SELECT 1', '[{"name": "n", "type": "int4"}, {"name": "s", "type": "text"}, {"name": "f", "type": "float8"}]',
+		        '[[1, "a", 2.5], [2, null, 3.0]]', 2)`)
+	require.NoError(t, err)
+	require.NoError(t, db.Migrate(ctx), "up")
+
+	cache := newCache(t, db)
+	old, err := cache.Get(ctx, "OLD", "0123abcd")
+	require.NoError(t, err, "a result stored as jsonb")
+	assert.Equal(t, [][]any{{int64(1), "a", 2.5}, {int64(2), nil, 3.0}}, old.Result.Rows)
+	require.NoError(t, cache.Put(ctx, cachedResult("NEW", 1)))
+
+	_, err = provider.DownTo(ctx, 16)
+	require.NoError(t, err, "down to 16 again")
+	var kept []string
+	require.NoError(t, db.Pool().QueryRow(ctx, `SELECT array_agg(thread_id || ': ' || rows::text) FROM query_results`).Scan(&kept))
+	assert.Equal(t, []string{"OLD: [[1, \"a\", 2.5], [2, null, 3.0]]"}, kept, "down keeps the JSON rows, drops the compressed")
+	require.NoError(t, db.Migrate(ctx), "up again")
+}

@@ -80,7 +80,7 @@ func TestInstrumentCacheCountsHitsAndMisses(t *testing.T) {
 	otel.SetMeterProvider(sdkmetric.NewMeterProvider(sdkmetric.WithReader(reader)))
 	t.Cleanup(func() { otel.SetMeterProvider(prev) })
 
-	c, err := store.NewCache(storetest.New(t), 0, 0)
+	c, err := store.NewCache(storetest.New(t), store.CacheLimits{})
 	require.NoError(t, err)
 	cache := InstrumentCache(c)
 	ctx := context.Background()

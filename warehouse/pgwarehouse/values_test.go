@@ -24,7 +24,7 @@ func TestValuesStayExact(t *testing.T) {
 	t.Parallel()
 	db, url := newAnalyticsDB(t)
 	exec := newExec(t, url, pgwarehouse.ExecConfig{})
-	cache, err := store.NewCache(db, 1000, 1)
+	cache, err := store.NewCache(db, store.CacheLimits{PerThread: 1000, Entries: 1})
 	require.NoError(t, err)
 	n, text, tm, b, other := warehouse.KindNumber, warehouse.KindText, warehouse.KindTime, warehouse.KindBool, warehouse.KindOther
 	tests := []struct {
