@@ -72,7 +72,7 @@ type Config struct {
 
 	// ModelConcurrency bounds the model calls made at once (0: no bound);
 	// calls beyond it wait for one to end.
-	ModelConcurrency int `env:"MODEL_CONCURRENCY" envDefault:"64"`
+	ModelConcurrency int `env:"MODEL_CONCURRENCY" envDefault:"128"`
 
 	// MaxTurns bounds the turns answered at once, over every surface;
 	// TurnQueue how many more may wait for a place, each at most TurnWait

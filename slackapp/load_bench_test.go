@@ -12,6 +12,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/caarlos0/env/v11"
+
 	"github.com/analyticsbot/analyticsbot/bot"
 	"github.com/analyticsbot/analyticsbot/bot/bottest"
 	"github.com/analyticsbot/analyticsbot/demo"
@@ -88,7 +90,9 @@ func BenchmarkSuiteLoad200(b *testing.B) {
 // bot closed and is only in BenchmarkSuiteLoad200.
 func BenchmarkSuiteLoad200Slack(b *testing.B) {
 	rssReset := resetPeakRSS()
-	h := start(b, withScript(slowDemoScript(loadCallDelay)))
+	// The harness updates progress after every step for its tests; a
+	// deployment updates it at most once a SLACK_PROGRESS_INTERVAL.
+	h := start(b, withScript(slowDemoScript(loadCallDelay)), withConfig(func(c *Config) { c.ProgressInterval = defaultProgressInterval(b) }))
 	// Channels new to the shared database on every run, or the delivery
 	// claims of an earlier run would drop the messages as duplicates.
 	run := time.Now().UnixNano()
@@ -250,4 +254,13 @@ func settledGoroutines(want int) int {
 		}
 		<-tick.C
 	}
+}
+
+// defaultProgressInterval is SLACK_PROGRESS_INTERVAL's default.
+func defaultProgressInterval(b *testing.B) time.Duration {
+	var cfg Config
+	if err := env.ParseWithOptions(&cfg, env.Options{Environment: map[string]string{}}); err != nil {
+		b.Fatal(err)
+	}
+	return cfg.ProgressInterval
 }

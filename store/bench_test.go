@@ -3,7 +3,10 @@ package store_test
 import (
 	"context"
 	"fmt"
+	"os"
 	"runtime"
+	"strconv"
+	"strings"
 	"testing"
 
 	"github.com/analyticsbot/analyticsbot/store"
@@ -49,6 +52,9 @@ func BenchmarkCacheWideAnswers(b *testing.B) {
 		held, estimated, stored int64
 		results                 int
 	)
+	// The process's peak RSS from here on (VmHWM after a reset), what the
+	// issue's target (300 MB with 20 wide answers cached) is about.
+	peakReset := os.WriteFile("/proc/self/clear_refs", []byte("5"), 0)
 	for b.Loop() {
 		cache, err := store.NewCache(db, store.CacheLimits{})
 		if err != nil {
@@ -67,6 +73,11 @@ func BenchmarkCacheWideAnswers(b *testing.B) {
 		held = int64(full) - int64(heapAlloc())
 		if err := db.Pool().QueryRow(ctx, `SELECT sum(pg_column_size(rows)) / count(*) FROM query_results`).Scan(&stored); err != nil {
 			b.Fatal(err)
+		}
+	}
+	if peakReset == nil {
+		if peak, err := vmHWM(); err == nil {
+			b.ReportMetric(float64(peak)/(1<<20), "peak-rss-MB")
 		}
 	}
 	b.ReportMetric(float64(held), "held-B")
@@ -141,4 +152,19 @@ func BenchmarkCachePutWide(b *testing.B) {
 			b.Fatal(err)
 		}
 	}
+}
+
+// vmHWM reads the process's peak resident set size, in bytes.
+func vmHWM() (int64, error) {
+	data, err := os.ReadFile("/proc/self/status")
+	if err != nil {
+		return 0, err
+	}
+	for line := range strings.Lines(string(data)) {
+		if v, ok := strings.CutPrefix(line, "VmHWM:"); ok {
+			kb, err := strconv.ParseInt(strings.TrimSuffix(strings.TrimSpace(v), " kB"), 10, 64)
+			return kb << 10, err
+		}
+	}
+	return 0, fmt.Errorf("no VmHWM in /proc/self/status")
 }
