@@ -51,7 +51,7 @@ func ask(ctx context.Context, args []string, out io.Writer) error {
 }
 
 func press(ctx context.Context, args []string, out io.Writer) error {
-	const form = "press --thread ID --action export_csv|show_sql|feedback_up|feedback_down|verify_example --value QUERY_ID [--user ID] [--note TEXT] [--json]"
+	const form = "press --thread ID --action export_csv|show_sql|refresh|feedback_up|feedback_down|verify_example --value QUERY_ID [--user ID] [--note TEXT] [--json]"
 	fs := newFlagSet("press")
 	thread := fs.String("thread", "", "the thread of the answer")
 	action := fs.String("action", "", "export_csv, show_sql, feedback_up, feedback_down or verify_example")

@@ -19,6 +19,9 @@ import (
 const chatHelp = `Type a question and press Enter. Commands:
   :csv   export the last answer as CSV (saved in the current directory)
   :sql   show the SQL of the last answer
+  :refresh
+         run the last answer's query again, when it was answered from a
+         recent result (RESULT_FRESHNESS)
   :good  rate the last answer 👍 (it becomes a candidate example)
   :bad [what was wrong]
          rate the last answer 👎, with an optional note
@@ -103,15 +106,12 @@ func (r *repl) handle(ctx context.Context, line string) error {
 		r.thread, r.queryID = bot.NewThreadID(), ""
 		fmt.Fprintln(r.out, "new thread", r.thread)
 		return nil
-	case ":csv", ":sql":
+	case ":csv", ":sql", ":refresh":
 		if r.queryID == "" {
 			fmt.Fprintln(r.out, "No answer with a result yet: ask a question first.")
 			return nil
 		}
-		action := nodes.IntentExportCSV
-		if line == ":sql" {
-			action = nodes.IntentShowSQL
-		}
+		action := map[string]nodes.Intent{":csv": nodes.IntentExportCSV, ":sql": nodes.IntentShowSQL, ":refresh": nodes.IntentRefresh}[line]
 		msg.Text = ""
 		s, _, err = r.b.Press(ctx, msg, string(action), r.queryID)
 	case ":good":
@@ -164,6 +164,8 @@ func chatPress(action string) string {
 		return ":csv"
 	case nodes.IntentShowSQL:
 		return ":sql"
+	case nodes.IntentRefresh:
+		return ":refresh"
 	}
 	return ""
 }

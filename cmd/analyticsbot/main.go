@@ -45,7 +45,7 @@ Usage:
                     [--examples on|off|compare] FILE
                                        score the bot on an eval file (docs/eval.md): execution accuracy
                                        through the model, or retrieval recall with no model call
-  analyticsbot press --thread ID --action export_csv|show_sql|feedback_up|feedback_down|verify_example
+  analyticsbot press --thread ID --action export_csv|show_sql|refresh|feedback_up|feedback_down|verify_example
                     --value QUERY_ID [--user ID] [--note TEXT] [--json]
                                        press a button of an earlier answer (no model call)
   analyticsbot examples list [--status S] [--source S] [--json] | show ID | add --question Q < QUERY |
