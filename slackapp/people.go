@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/slack-go/slack"
+	"golang.org/x/sync/singleflight"
 )
 
 // emailTTL is how long a user's address is kept before users.info is
@@ -29,6 +30,10 @@ type people struct {
 	}
 	now func() time.Time
 	log func(msg string, args ...any)
+
+	// lookups runs one users.info per user at a time: a burst of one
+	// person's messages asks Slack once, not once each.
+	lookups singleflight.Group
 
 	mu       sync.Mutex
 	emails   map[string]cachedEmail
@@ -94,7 +99,16 @@ func (p *people) email(ctx context.Context, user string) string {
 	if disabled || ok && p.now().Sub(c.at) < emailTTL {
 		return c.email
 	}
-	ctx, cancel := context.WithTimeout(ctx, emailTimeout)
+	v, _, _ := p.lookups.Do(user, func() (any, error) { return p.lookUp(ctx, user, c), nil })
+	return v.(string)
+}
+
+// lookUp asks Slack for user's address and caches it; c is what the cache
+// held.
+func (p *people) lookUp(ctx context.Context, user string, c cachedEmail) string {
+	// Whoever waits on this lookup shares it: one caller's end must not
+	// fail the others'.
+	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), emailTimeout)
 	defer cancel()
 	u, err := p.api.GetUserInfoContext(ctx, user)
 	email := ""

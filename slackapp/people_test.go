@@ -2,8 +2,14 @@ package slackapp
 
 import (
 	"context"
+	"runtime"
 	"strings"
+	"sync"
+	"sync/atomic"
 	"testing"
+	"time"
+
+	"github.com/slack-go/slack"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -88,4 +94,47 @@ func TestMissingScopes(t *testing.T) {
 
 	_, err = MissingScopes(t.Context(), Config{BotToken: "xoxb-wrong", APIURL: fake.APIURL()})
 	assert.ErrorContains(t, err, "auth.test: invalid_auth")
+}
+
+// countingUsers answers users.info once release is closed, counting calls.
+type countingUsers struct {
+	calls   atomic.Int32
+	release chan struct{}
+}
+
+func (c *countingUsers) GetUserInfoContext(ctx context.Context, user string, _ ...slack.GetUserInfoOption) (*slack.User, error) {
+	c.calls.Add(1)
+	<-c.release
+	u := &slack.User{ID: user}
+	u.Profile.Email = strings.ToLower(user) + "@example.com"
+	return u, nil
+}
+
+func (c *countingUsers) GetUserGroupMembersContext(context.Context, string, ...slack.GetUserGroupMembersOption) ([]string, error) {
+	return nil, nil
+}
+
+// A burst of one person's messages asks Slack for their address once, not
+// once each; every message gets it.
+func TestEmailLookedUpOncePerBurst(t *testing.T) {
+	t.Parallel()
+	api := &countingUsers{release: make(chan struct{})}
+	p := &people{api: api, now: time.Now, log: func(string, ...any) {}, emails: map[string]cachedEmail{}, groups: map[string]cachedGroup{}}
+	var wg sync.WaitGroup
+	got := make([]string, 20)
+	for i := range got {
+		wg.Go(func() { got[i] = p.email(context.Background(), "UBURST") })
+	}
+	for api.calls.Load() < 1 {
+		runtime.Gosched()
+	}
+	for range 1000 { // every caller reaches the lookup before it ends
+		runtime.Gosched()
+	}
+	close(api.release)
+	wg.Wait()
+	assert.EqualValues(t, 1, api.calls.Load(), "one users.info for the burst")
+	for _, e := range got {
+		assert.Equal(t, "uburst@example.com", e)
+	}
 }

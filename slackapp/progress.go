@@ -108,10 +108,11 @@ func (p *progress) loop(ctx context.Context) {
 			}
 			last = label
 			p.show(ctx, label)
-			if p.a.cfg.ProgressInterval <= 0 {
+			wait := p.a.progressInterval()
+			if wait <= 0 {
 				continue
 			}
-			t := time.NewTimer(p.a.cfg.ProgressInterval)
+			t := time.NewTimer(wait)
 			select {
 			case <-p.stopped:
 				t.Stop()
@@ -120,6 +121,23 @@ func (p *progress) loop(ctx context.Context) {
 			}
 		}
 	}
+}
+
+// progressShare is how many running turns share one progress interval:
+// beyond it, each turn's updates are spaced out further.
+const progressShare = 16
+
+// progressInterval is the least time between two progress updates of one
+// answer: ProgressInterval, stretched as more turns run at once, so that a
+// burst of questions keeps the app's chat.update calls (a rate-limited
+// method, whose limit every thread shares) about where 16 answers would.
+// The first "working…" message and the answer are never held back.
+func (a *App) progressInterval() time.Duration {
+	running := 0
+	if a.disp != nil {
+		running = a.disp.turns.Running()
+	}
+	return a.cfg.ProgressInterval * time.Duration(max(1, (running+progressShare-1)/progressShare))
 }
 
 func (p *progress) show(ctx context.Context, label string) {
