@@ -172,3 +172,25 @@ func TestDispatcherWaitDeadline(t *testing.T) {
 	d.shutdown(time.Minute)
 	assert.False(t, ran, "the job that waited too long never ran")
 }
+
+// Progress updates are spaced out as more answers are under way.
+func TestProgressIntervalStretchesUnderLoad(t *testing.T) {
+	t.Parallel()
+	turns := bot.NewTurns(100, 0, 0)
+	a := &App{cfg: Config{ProgressInterval: time.Second}, disp: newDispatcher(turns, 10, quietLog())}
+	var releases []func()
+	for _, tt := range []struct {
+		running int
+		want    time.Duration
+	}{{0, time.Second}, {16, time.Second}, {17, 2 * time.Second}, {32, 2 * time.Second}, {50, 4 * time.Second}} {
+		for turns.Running() < tt.running {
+			release, err := turns.Admit(context.Background(), nil)
+			require.NoError(t, err)
+			releases = append(releases, release)
+		}
+		assert.Equal(t, tt.want, a.progressInterval(), "%d answers under way", tt.running)
+	}
+	for _, r := range releases {
+		r()
+	}
+}
