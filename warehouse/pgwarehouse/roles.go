@@ -19,6 +19,9 @@ import (
 // outside the policy is refused by PostgreSQL itself even if it got past
 // the guard. The executor runs each question as the asker's policy role.
 
+// applyLockKey is the transaction-level advisory lock ApplyPolicies takes.
+const applyLockKey int64 = 0x616e616c79_617070 // "analy" "app"
+
 // maxRoleName is PostgreSQL's limit on an identifier (NAMEDATALEN-1).
 const maxRoleName = 63
 
@@ -60,6 +63,11 @@ func ApplyPolicies(ctx context.Context, pool *pgxpool.Pool, reader, password str
 		byRole[role], roles[p.Policy()] = p.Policy(), role
 	}
 	err := pgx.BeginFunc(ctx, pool, func(tx pgx.Tx) error {
+		// Grants on one table by two transactions at once fail with
+		// "tuple concurrently updated": two applies take turns.
+		if _, err := tx.Exec(ctx, `SELECT pg_advisory_xact_lock($1)`, applyLockKey); err != nil {
+			return err
+		}
 		cat, err := describeAll(ctx, tx, schemas)
 		if err != nil {
 			return err

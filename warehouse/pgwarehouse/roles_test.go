@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/jackc/pgx/v5"
@@ -240,4 +241,43 @@ func TestReaderRolePerDeployment(t *testing.T) {
 	}
 	assert.NotContains(t, strings.Join(seen(role), "\n"), marker, "its own role hides the other reader's query text")
 	assert.Contains(t, strings.Join(seen(pgwarehouse.DefaultReaderRole), "\n"), marker, "a shared role would have shown it")
+}
+
+// Two applies at once on one database (two operators, two replicas'
+// deploy hooks) take turns instead of failing on each other's grants.
+func TestApplyPoliciesConcurrently(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	db := storetest.New(t)
+	_, err := db.Pool().Exec(ctx, rolesSetup)
+	require.NoError(t, err)
+	rules, err := access.Parse([]byte(rolesPolicies))
+	require.NoError(t, err)
+	var policies []warehouse.Access
+	for _, p := range rules.List() {
+		policies = append(policies, p)
+	}
+	errs := make([]error, 4)
+	roles := make([]map[string]string, 4)
+	var wg sync.WaitGroup
+	for i := range errs {
+		var suffix [3]byte
+		_, _ = rand.Read(suffix[:])
+		reader := "abt_roles_" + hex.EncodeToString(suffix[:])
+		wg.Go(func() {
+			roles[i], errs[i] = pgwarehouse.ApplyPolicies(ctx, db.Pool(), reader, "", []string{"acc"}, policies)
+		})
+	}
+	wg.Wait()
+	t.Cleanup(func() {
+		for _, rs := range roles {
+			for _, r := range rs {
+				id := pgx.Identifier{r}.Sanitize()
+				_, _ = db.Pool().Exec(context.Background(), "DROP OWNED BY "+id+"; DROP ROLE "+id)
+			}
+		}
+	})
+	for _, err := range errs {
+		assert.NoError(t, err)
+	}
 }
