@@ -161,12 +161,13 @@ func testAccessPolicies(t *testing.T, e *testEnv) {
 		require.Empty(t, admin.ErrorKind)
 		ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 		defer cancel()
-		for _, action := range []nodes.Intent{nodes.IntentExportCSV, nodes.IntentShowSQL} {
+		for _, action := range []nodes.Intent{nodes.IntentExportCSV, nodes.IntentShowSQL, nodes.IntentRefresh} {
 			s, _, err := b.Press(ctx, bot.Message{ThreadID: thread, UserID: "UZED", ChannelID: "CDATA"}, string(action), admin.QueryID)
 			require.NoError(t, err)
 			assert.Equal(t, nodes.ErrAccessDenied, s.ErrorKind, "%s by a narrower user (detail %s)", action, s.ErrorDetail)
 			assert.False(t, s.HasCSV(), "%s: no file", action)
 			assert.NotContains(t, s.ResponseText, "SELECT", "%s: no SQL shown", action)
+			assert.Empty(t, s.Result.Rows, "%s: no rows", action)
 		}
 		s, _, err := b.Press(ctx, bot.Message{ThreadID: thread, UserID: "UADMIN", ChannelID: "CDATA"}, string(nodes.IntentExportCSV), admin.QueryID)
 		require.NoError(t, err)
