@@ -56,12 +56,16 @@ func queryLogOf(s *nodes.State, res workflow.Result, backend string) store.Query
 	if s.ErrorKind == "" && (s.Intent == nodes.IntentAnalytics || s.Intent == nodes.IntentFollowUp) {
 		queryID = s.QueryID
 	}
+	rows := s.Result.RowCount
+	if s.Intent == nodes.IntentExportCSV {
+		rows = s.CSVRows
+	}
 	return store.QueryLog{
 		QueryID:  queryID,
 		Question: s.UserQuery, ThreadID: s.ThreadTS, UserID: s.UserID, ChannelID: s.ChannelID,
 		Intent: string(s.Intent), Path: res.Path(),
 		ModelCalls: s.LLMCalls, PromptTokens: s.PromptTokens, CompletionTokens: s.CompletionTokens,
-		RowCount: s.Result.RowCount, ResponseChars: utf8.RuneCountInString(s.ResponseText),
+		RowCount: rows, ResponseChars: utf8.RuneCountInString(s.ResponseText),
 		Backend: backend, ModelTime: s.LLMTime, DBTime: s.DBTime, Total: total, NodeTime: nodeTime,
 		Policy: s.Policy, Role: s.Role,
 	}

@@ -24,7 +24,9 @@ func (n *Nodes) ExportCSV(ctx context.Context, s *State) error {
 	if !ok {
 		return nil
 	}
-	s.Query, s.QueryID, s.Result = cached.Query, cached.QueryID, cached.Result
+	// The cached rows go on s only when they are the presser's to take
+	// (below): another person's are never there, even on a refusal.
+	s.Query, s.QueryID = cached.Query, cached.QueryID
 	s.CSVTitle = cached.Question
 	if s.CSVTitle == "" {
 		s.CSVTitle = "Query " + cached.QueryID
@@ -47,10 +49,12 @@ func (n *Nodes) ExportCSV(ctx context.Context, s *State) error {
 			limited = fmt.Sprintf(" The export was limited to %s.", plural(st.Rows, "row"))
 		}
 	} else {
+		s.Result = cached.Result
 		var b bytes.Buffer
 		_ = warehouse.WriteCSV(&b, cached.Result) // writes to a bytes.Buffer do not fail
 		s.CSVContent = b.Bytes()
 	}
+	s.CSVRows = rows
 	text := fmt.Sprintf("Here is the CSV of “%s”: %s.", s.CSVTitle, plural(rows, "row")) + limited
 	s.SetReply(FormatSimple, &answer.Answer{Kind: answer.KindNotice, Text: answer.Plain(text), QueryID: s.QueryID})
 	return nil

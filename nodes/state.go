@@ -205,6 +205,8 @@ type State struct {
 	CSVFile     string
 	CSVFilename string
 	CSVTitle    string
+	// CSVRows is how many rows the CSV export holds.
+	CSVRows int
 
 	// ErrorKind, ErrorDetail and ErrorClass are written by the node that
 	// failed. ErrorDetail is for logs and the generator, never shown raw to
