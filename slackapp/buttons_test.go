@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -134,4 +135,27 @@ func TestExportCSVOfACutResultUploadsEveryRow(t *testing.T) {
 	assert.Equal(t, "publisher,games", lines[0], "header")
 	assert.Len(t, lines, 11, "the header and all 10 rows of the query, not the 3 the answer showed")
 	assert.Contains(t, f.InitialComment, "10 rows")
+}
+
+// With RESULT_FRESHNESS, the same question asked again in another thread
+// is answered from the first result, saying when the data is from, with a
+// Refresh button; pressing it posts a fresh answer in the thread without
+// the model.
+func TestRefreshInSlack(t *testing.T) {
+	t.Parallel()
+	h := start(t, withBotConfig(func(c *bot.Config) { c.ResultFreshness = 10 * time.Minute }))
+	ch := channelID("CREFRESH")
+	answered(t, h, ch, "1700000901.000100")
+
+	again := answered(t, h, ch, "1700000902.000100")
+	texts := strings.Join(again.BlockTexts(), "\n")
+	assert.Regexp(t, `data as of \d\d:\d\d UTC`, texts, "the answer says when its data is from")
+	assert.Contains(t, string(again.Blocks), `"action_id":"refresh"`, "a Refresh button")
+
+	calls := h.modelCalls()
+	h.press(again, "refresh", queryID(t, again))
+	fresh := h.answerIn(ch, "1700000902.000100", "8,160")
+	assert.False(t, fresh.Ephemeral, "the fresh answer is posted for the whole thread")
+	assert.NotContains(t, strings.Join(fresh.BlockTexts(), "\n"), "data as of", "it ran now")
+	assert.Equal(t, calls, h.modelCalls(), "Refresh makes no model call")
 }
