@@ -16,6 +16,8 @@ import (
 	"strings"
 	"time"
 
+	"go.opentelemetry.io/otel"
+
 	"github.com/analyticsbot/analyticsbot/access"
 	"github.com/analyticsbot/analyticsbot/answer"
 	"github.com/analyticsbot/analyticsbot/demo"
@@ -50,6 +52,8 @@ type Bot struct {
 	// access are the rules of ACCESS_FILE; nil: everyone reads everything.
 	access *access.Rules
 	turns  *Turns
+	// stopGauges unregisters the capacity gauges.
+	stopGauges func()
 }
 
 // Turns is the bound on the turns the bot answers at once, which every
@@ -202,6 +206,15 @@ func newBot(cfg Config, db *store.DB, backend warehouse.Backend, log *slog.Logge
 	if b.graph, err = nodes.Graph(n).Compile(); err != nil {
 		return nil, fmt.Errorf("compile workflow: %w", err)
 	}
+	b.stopGauges, err = telemetry.ObserveCapacity(otel.GetMeterProvider(), telemetry.Capacity{
+		Turns: func() (int, int) { return b.turns.Running(), b.turns.Waiting() },
+		Cache: b.cache.InMemory,
+	})
+	if err != nil {
+		// Only the gauges are lost.
+		log.Warn("capacity gauges", "err", err)
+		b.stopGauges = func() {}
+	}
 	return b, nil
 }
 
@@ -243,6 +256,7 @@ func (b *Bot) model() (*llm.Client, error) {
 
 // Close releases the backend and the database pool.
 func (b *Bot) Close() {
+	b.stopGauges()
 	if x, ok := b.nodes.ExampleStore.(*grounding.Examples); ok {
 		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 		if err := x.FlushUses(ctx); err != nil {

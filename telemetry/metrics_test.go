@@ -157,3 +157,34 @@ func TestRejectionsNeedAClass(t *testing.T) {
 	got := counts(t, collected(t, reader), "analyticsbot.validation.rejections")
 	assert.Equal(t, map[string]int64{"class=relation_not_allowed": 1}, got)
 }
+
+func TestCapacityGauges(t *testing.T) {
+	t.Parallel()
+	reader := sdkmetric.NewManualReader()
+	mp := sdkmetric.NewMeterProvider(sdkmetric.WithReader(reader))
+	running, held := 3, int64(1<<20)
+	stop, err := ObserveCapacity(mp, Capacity{
+		Turns: func() (int, int) { return running, 2 },
+		Cache: func() (int, int64) { return 4, held },
+	})
+	require.NoError(t, err)
+	gauge := func(ms map[string]metricdata.Metrics, name string) int64 {
+		t.Helper()
+		g, ok := ms[name].Data.(metricdata.Gauge[int64])
+		require.True(t, ok, "%s: got %T, want an int64 gauge", name, ms[name].Data)
+		require.Len(t, g.DataPoints, 1)
+		return g.DataPoints[0].Value
+	}
+	ms := collected(t, reader)
+	assert.EqualValues(t, 3, gauge(ms, "analyticsbot.turns.running"))
+	assert.EqualValues(t, 2, gauge(ms, "analyticsbot.turns.waiting"))
+	assert.EqualValues(t, 4, gauge(ms, "analyticsbot.cache.results"))
+	assert.EqualValues(t, 1<<20, gauge(ms, "analyticsbot.cache.bytes"))
+	assert.Equal(t, "By", ms["analyticsbot.cache.bytes"].Unit)
+
+	running = 7
+	assert.EqualValues(t, 7, gauge(collected(t, reader), "analyticsbot.turns.running"), "read at each collection")
+	stop()
+	_, ok := collected(t, reader)["analyticsbot.turns.running"]
+	assert.False(t, ok, "nothing after stop")
+}

@@ -265,6 +265,9 @@ func TestCLIServeAnswersInSlack(t *testing.T) {
 	assert.Equal(t, http.StatusOK, status, "GET /metrics")
 	assert.Regexp(t, `analyticsbot_turns_total\{[^}]*intent="analytics_query"[^}]*\} 1`, body, "the answered turn is counted")
 	assert.Contains(t, body, "analyticsbot_node_duration_seconds_bucket", "node latency histogram")
+	assert.Regexp(t, `(?m)^analyticsbot_turns_running\{[^}]*\} [01]$`, body, "turns under way (the answer's job may still be saving it)")
+	assert.Regexp(t, `(?m)^analyticsbot_turns_waiting\{[^}]*\} 0$`, body, "none waiting")
+	assert.Regexp(t, `(?m)^analyticsbot_cache_results\{[^}]*\} [1-9]`, body, "the answer's result is in memory")
 
 	// The web chat runs alongside.
 	status, stream := askWeb(t, s.url, q2018, "")
