@@ -132,8 +132,12 @@ func TestBrowserChat(t *testing.T) {
 			chromedp.WaitVisible(chromedp.CSS("#log > .msg.bot:last-child pre code")))
 		sql := eval[string](t, tb, `document.querySelector("#log > .msg.bot:last-child pre code").textContent`)
 		assert.Equal(t, "SELECT count(*) AS games\nFROM analytics.apps\nWHERE release_year = 2018", sql, "the SQL shown, a clause a line")
+		// The confirmation shows for 2 s: a loaded machine may poll past it,
+		// so every text the button shows is recorded.
+		eval[chromedp.Void](t, tb, `(() => { const b = document.querySelector("#log > .msg.bot:last-child .copy"); window.copyTexts = [];
+		  new MutationObserver(() => window.copyTexts.push(b.textContent)).observe(b, { childList: true, characterData: true, subtree: true }); })()`)
 		tb.do(t, "copy the SQL", chromedp.Click(chromedp.CSS("#log > .msg.bot:last-child .code-box .copy")))
-		tb.waitUntil(t, "the copy is confirmed", `["Copied", "Press Ctrl+C"].includes(document.querySelector("#log > .msg.bot:last-child .copy").textContent)`)
+		tb.waitUntil(t, "the copy is confirmed", `window.copyTexts.some((t) => ["Copied", "Press Ctrl+C"].includes(t))`)
 		inView := eval[bool](t, tb, `(() => { const r = document.querySelector("#log > .msg.bot:last-child").getBoundingClientRect();
 		  return r.top < innerHeight && r.bottom > 0; })()`)
 		assert.True(t, inView, "the SQL is scrolled into view")
