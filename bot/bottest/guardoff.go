@@ -6,9 +6,11 @@ import (
 	"encoding/hex"
 	"io"
 	"log/slog"
+	"maps"
+	"slices"
 	"testing"
 
-	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgxpool"
 	"github.com/stretchr/testify/require"
 
 	"github.com/analyticsbot/analyticsbot/access"
@@ -71,9 +73,18 @@ func StartWithoutGuard(t testing.TB, cfg bot.Config, log *slog.Logger) *bot.Bot 
 	roles, err := pgwarehouse.ApplyPolicies(ctx, db.Pool(), prefix, "", cfg.Schemas, policies)
 	require.NoError(t, err, "the policies' roles")
 	t.Cleanup(func() {
-		for _, r := range roles {
-			id := pgx.Identifier{r}.Sanitize()
-			_, _ = db.Pool().Exec(context.Background(), "DROP OWNED BY "+id+"; DROP ROLE "+id)
+		// On a connection of its own: the bot closes db when it closes,
+		// before this runs.
+		ctx, cancel := context.WithTimeout(context.Background(), startTimeout)
+		defer cancel()
+		pool, err := pgxpool.New(ctx, cfg.DatabaseURL)
+		if err != nil {
+			t.Errorf("drop the policies' roles: %v", err)
+			return
+		}
+		defer pool.Close()
+		if err := pgwarehouse.DropRoles(ctx, pool, slices.Collect(maps.Values(roles))); err != nil {
+			t.Error(err)
 		}
 	})
 

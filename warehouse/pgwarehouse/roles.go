@@ -280,3 +280,26 @@ func restrictSessions(ctx context.Context, tx pgx.Tx, role string) error {
 	}
 	return nil
 }
+
+// DropRoles drops roles that ApplyPolicies made, with their privileges in
+// the database of pool (a role with privileges in other databases is
+// refused by PostgreSQL), taking turns with ApplyPolicies: revoking
+// grants on a table while another transaction grants on it fails.
+func DropRoles(ctx context.Context, pool *pgxpool.Pool, roles []string) error {
+	err := pgx.BeginFunc(ctx, pool, func(tx pgx.Tx) error {
+		if _, err := tx.Exec(ctx, `SELECT pg_advisory_xact_lock($1)`, applyLockKey); err != nil {
+			return err
+		}
+		for _, r := range roles {
+			id := pgx.Identifier{r}.Sanitize()
+			if _, err := tx.Exec(ctx, "DROP OWNED BY "+id+"; DROP ROLE "+id); err != nil {
+				return fmt.Errorf("drop the role %s: %w", r, err)
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		return fmt.Errorf("drop the policies' roles: %w", err)
+	}
+	return nil
+}
