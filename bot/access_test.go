@@ -19,7 +19,6 @@ import (
 	"github.com/analyticsbot/analyticsbot/llm"
 	"github.com/analyticsbot/analyticsbot/nodes"
 	"github.com/analyticsbot/analyticsbot/store"
-	"github.com/analyticsbot/analyticsbot/warehouse"
 	"github.com/analyticsbot/analyticsbot/warehouse/pgwarehouse"
 )
 
@@ -213,10 +212,7 @@ func testPolicyRoles(t *testing.T, e *testEnv) {
 	require.NoError(t, os.WriteFile(path, []byte(bottest.AccessFile("everyone")), 0o600))
 	rules, err := access.Load(path)
 	require.NoError(t, err)
-	var policies []warehouse.Access
-	for _, p := range rules.List() {
-		policies = append(policies, p)
-	}
+	policies := rules.List()
 	t.Cleanup(func() {
 		for _, r := range append(rules.Policies(), "") {
 			role := reader

@@ -46,6 +46,15 @@ func (c Config) backendName() string {
 	}
 }
 
+// ReaderConfig is how the PostgreSQL backend reads the analytics schemas:
+// as the reader, under the row, byte and time caps.
+func (c Config) ReaderConfig() pgwarehouse.ExecConfig {
+	return pgwarehouse.ExecConfig{
+		DatabaseURL: c.DatabaseURL, URL: c.ReaderURL, Role: c.ReaderRole, Schemas: c.Schemas,
+		StatementTimeout: c.StatementTimeout, MaxRows: c.MaxRows, MaxBytes: c.MaxResultBytes,
+	}
+}
+
 // openPostgres answers from the analytics schemas of DATABASE_URL, as the
 // reader role, and warns about schemas the reader cannot read.
 func openPostgres(ctx context.Context, cfg Config, log *slog.Logger) (warehouse.Backend, func(), error) {
@@ -53,10 +62,7 @@ func openPostgres(ctx context.Context, cfg Config, log *slog.Logger) (warehouse.
 	if err != nil {
 		return nil, nil, err
 	}
-	b := pgwarehouse.New(pgwarehouse.Config{ExecConfig: pgwarehouse.ExecConfig{
-		DatabaseURL: cfg.DatabaseURL, URL: cfg.ReaderURL, Role: cfg.ReaderRole, Schemas: cfg.Schemas,
-		StatementTimeout: cfg.StatementTimeout, MaxRows: cfg.MaxRows, MaxBytes: cfg.MaxResultBytes,
-	}, PolicyRoles: roles})
+	b := pgwarehouse.New(pgwarehouse.Config{ExecConfig: cfg.ReaderConfig(), PolicyRoles: roles})
 	if err := b.Ping(ctx); err != nil {
 		b.Close()
 		return nil, nil, err

@@ -3,6 +3,7 @@ package nodes
 import (
 	"bufio"
 	"bytes"
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -228,7 +229,9 @@ func (n *Nodes) rerun(ctx context.Context, s *State, turn store.Turn) (store.Cac
 		dataFailure(s, err)
 		return store.CachedResult{}, false
 	}
-	c, err := n.runAndCache(ctx, s, r, turn.UserMessage)
+	// The question the query answers, resolved ("How many … in 2017?"),
+	// not only what was typed ("And in 2017?").
+	c, err := n.runAndCache(ctx, s, r, cmp.Or(turn.Question, turn.UserMessage))
 	if err != nil {
 		dataFailure(s, err)
 		return store.CachedResult{}, false

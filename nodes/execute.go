@@ -1,7 +1,6 @@
 package nodes
 
 import (
-	"cmp"
 	"context"
 	"errors"
 	"time"
@@ -36,7 +35,7 @@ func asker(s *State) store.Asker {
 // reuse answers s from a recent result of the same dataset and asker, if
 // there is one; a lookup that fails only costs running the query.
 func (n *Nodes) reuse(ctx context.Context, s *State) bool {
-	key := warehouse.KeyOf(n.Warehouse, s.Checked.Query)
+	id, key := warehouse.DatasetOf(n.Warehouse, s.Checked.Query)
 	recent, err := n.Cache.Recent(ctx, key, asker(s), n.ResultFreshness)
 	if err != nil {
 		if !errors.Is(err, store.ErrNotFound) {
@@ -44,7 +43,7 @@ func (n *Nodes) reuse(ctx context.Context, s *State) bool {
 		}
 		return false
 	}
-	c := store.CachedResult{ThreadID: s.ThreadTS, QueryID: warehouse.IDOf(n.Warehouse, s.Checked.Query),
+	c := store.CachedResult{ThreadID: s.ThreadTS, QueryID: id,
 		Query: s.Checked.Query, Question: s.Question(), Result: recent.Result}
 	// Kept for this thread's buttons, but not remembered as a run: its
 	// age is the first run's.
@@ -67,14 +66,15 @@ func (n *Nodes) runAndCache(ctx context.Context, s *State, q warehouse.Runnable,
 	if err != nil {
 		return store.CachedResult{}, err
 	}
-	c := store.CachedResult{ThreadID: s.ThreadTS, QueryID: warehouse.IDOf(n.Warehouse, q.Query), Query: q.Query, Question: question, Result: res}
+	id, key := warehouse.DatasetOf(n.Warehouse, q.Query)
+	c := store.CachedResult{ThreadID: s.ThreadTS, QueryID: id, Query: q.Query, Question: question, Result: res}
 	if err := n.Cache.Put(ctx, c); err != nil {
 		s.note("caching the result failed: " + err.Error())
 		n.Logger.WarnContext(ctx, "cache result", "thread", s.ThreadTS, "query_id", c.QueryID, "err", err)
 		return c, nil
 	}
 	if n.ResultFreshness > 0 {
-		if err := n.Cache.Remember(ctx, s.ThreadTS, c.QueryID, warehouse.KeyOf(n.Warehouse, q.Query), asker(s)); err != nil {
+		if err := n.Cache.Remember(ctx, s.ThreadTS, c.QueryID, key, asker(s)); err != nil {
 			n.Logger.WarnContext(ctx, "remember result", "thread", s.ThreadTS, "query_id", c.QueryID, "err", err)
 		}
 	}
@@ -94,23 +94,13 @@ func (n *Nodes) Refresh(ctx context.Context, s *State) error {
 	case err != nil:
 		dataFailure(s, err)
 		return nil
-	case turn.Query.Backend != n.Warehouse.Name():
-		s.fail(ErrNoPreviousQuery, "query "+s.ReferencedQueryID+" is of backend "+turn.Query.Backend)
+	}
+	c, ok := n.rerun(ctx, s, turn)
+	if !ok {
 		return nil
 	}
-	checked, err := n.Warehouse.Check(ctx, turn.Query.Text, n.MaxRows)
-	if err != nil {
-		dataFailure(s, err)
-		return nil
-	}
-	s.ResolvedQuery = cmp.Or(turn.Question, turn.UserMessage)
-	s.Query, s.Checked = checked.Query, checked
-	c, err := n.runAndCache(ctx, s, checked, s.Question())
-	if err != nil {
-		dataFailure(s, err)
-		return nil
-	}
-	s.Result, s.QueryID = c.Result, c.QueryID
+	s.ResolvedQuery = c.Question
+	s.Query, s.Result, s.QueryID = c.Query, c.Result, c.QueryID
 	s.Answer = plainSummary(s.Result)
 	return nil
 }

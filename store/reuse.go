@@ -14,7 +14,7 @@ type Asker struct {
 }
 
 // Remember records that the result queryID of thread ran for asker as the
-// dataset key (warehouse.KeyOf), so Recent can find it. The result must be
+// dataset key (warehouse.DatasetOf), so Recent can find it. The result must be
 // stored already (Put); the record goes when the result does.
 func (c *Cache) Remember(ctx context.Context, threadID, queryID, key string, asker Asker) error {
 	_, err := c.db.pool.Exec(ctx, `

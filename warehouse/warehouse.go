@@ -66,22 +66,20 @@ func (q Query) IsZero() bool { return q.Text == "" }
 // dataset with one id. A query b cannot fingerprint (another backend's, or
 // one that does not parse) has the id of its text (QueryID).
 func IDOf(b Backend, q Query) string {
-	key, ok := keyOf(b, q)
-	if !ok {
-		return QueryID(q.Text)
-	}
-	return key[:8]
+	id, _ := DatasetOf(b, q)
+	return id
 }
 
-// KeyOf names q's dataset: 64 hex characters, the same for q written
-// another way when b can fingerprint it (see IDOf), else a hash of its
-// backend and text. IDOf is its first 8 characters.
-func KeyOf(b Backend, q Query) string {
+// DatasetOf names q's result in a thread (IDOf) and its dataset across
+// threads: key is 64 hex characters, the same for q written another way
+// when b can fingerprint it, else a hash of its backend and text; the id
+// is then key's first 8 characters. One fingerprint serves both.
+func DatasetOf(b Backend, q Query) (id, key string) {
 	if key, ok := keyOf(b, q); ok {
-		return key
+		return key[:8], key
 	}
 	sum := sha256.Sum256([]byte(q.Backend + "\x00" + q.Text))
-	return hex.EncodeToString(sum[:])
+	return QueryID(q.Text), hex.EncodeToString(sum[:])
 }
 
 func keyOf(b Backend, q Query) (string, bool) {

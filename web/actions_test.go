@@ -4,10 +4,12 @@ import (
 	"encoding/json"
 	"net/http"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/analyticsbot/analyticsbot/bot"
 	"github.com/analyticsbot/analyticsbot/nodes"
 )
 
@@ -103,4 +105,33 @@ func wantError(substr string) func(t *testing.T, resp *http.Response, body []byt
 		assert.Equal(t, "application/json; charset=utf-8", resp.Header.Get("Content-Type"), "content type")
 		assert.Contains(t, errorBody(t, body), substr, "error message")
 	}
+}
+
+// With RESULT_FRESHNESS, asking again in a new conversation is answered
+// from the first result: the reply says when its data is from and offers
+// Refresh, whose press answers with the result run again, without the
+// model.
+func TestRefreshOnTheWeb(t *testing.T) {
+	t.Parallel()
+	b := newTestBot(t, "", func(c *bot.Config) { c.ResultFreshness = 10 * time.Minute })
+	srv := newTestServer(t, b, Config{})
+	// The same person in the same channel ("web") asks twice.
+	lastMessageEnd(t, chat(t, srv, "", q2018, nil).all(t))
+	again := lastMessageEnd(t, chat(t, srv, "", q2018, nil).all(t))
+	require.NotNil(t, again.Reply)
+	assert.Regexp(t, `data as of \d\d:\d\d UTC`, again.Reply.Status, "the reply says when its data is from")
+	assert.Contains(t, again.Reply.Actions, actionRef{Action: "refresh", Label: "Refresh"}, "a Refresh button")
+
+	calls := len(b.Scripted.Calls())
+	resp, body := doJSON(t, srv, http.MethodPost, "/api/actions",
+		map[string]string{"thread_id": again.ThreadID, "action": "refresh", "value": again.QueryID}, nil)
+	require.Equal(t, http.StatusOK, resp.StatusCode, "body %s", body)
+	var got struct {
+		Reply *replyView `json:"reply"`
+	}
+	require.NoError(t, json.Unmarshal(body, &got), "body %s", body)
+	require.NotNil(t, got.Reply)
+	assert.Contains(t, got.Reply.Text.Plain(), "8,160", "the answer, run again")
+	assert.NotContains(t, got.Reply.Status, "data as of", "it ran now")
+	assert.Equal(t, calls, len(b.Scripted.Calls()), "Refresh makes no model call")
 }

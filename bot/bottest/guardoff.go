@@ -66,11 +66,7 @@ func StartWithoutGuard(t testing.TB, cfg bot.Config, log *slog.Logger) *bot.Bot 
 	var suffix [4]byte
 	_, _ = rand.Read(suffix[:])
 	prefix := "abt_noguard_" + hex.EncodeToString(suffix[:])
-	var policies []warehouse.Access
-	for _, p := range rules.List() {
-		policies = append(policies, p)
-	}
-	roles, err := pgwarehouse.ApplyPolicies(ctx, db.Pool(), prefix, "", cfg.Schemas, policies)
+	roles, err := pgwarehouse.ApplyPolicies(ctx, db.Pool(), prefix, "", cfg.Schemas, rules.List())
 	require.NoError(t, err, "the policies' roles")
 	t.Cleanup(func() {
 		// On a connection of its own: the bot closes db when it closes,
@@ -88,10 +84,7 @@ func StartWithoutGuard(t testing.TB, cfg bot.Config, log *slog.Logger) *bot.Bot 
 		}
 	})
 
-	b := pgwarehouse.New(pgwarehouse.Config{ExecConfig: pgwarehouse.ExecConfig{
-		DatabaseURL: cfg.DatabaseURL, Role: cfg.ReaderRole, Schemas: cfg.Schemas,
-		StatementTimeout: cfg.StatementTimeout, MaxRows: cfg.MaxRows, MaxBytes: cfg.MaxResultBytes,
-	}, PolicyRoles: roles})
+	b := pgwarehouse.New(pgwarehouse.Config{ExecConfig: cfg.ReaderConfig(), PolicyRoles: roles})
 	t.Cleanup(b.Close)
 	bt, err := bot.NewWithBackend(cfg, db, guardOff{b}, log)
 	require.NoError(t, err, "new bot")

@@ -92,8 +92,7 @@ func doctor(ctx context.Context, out io.Writer) error {
 // checkReader checks the reader role: its login, the analytics schemas it
 // may use and the tables it may not read.
 func checkReader(ctx context.Context, c *checkup, cfg bot.Config, db *store.DB) {
-	b := pgwarehouse.New(pgwarehouse.Config{ExecConfig: pgwarehouse.ExecConfig{
-		DatabaseURL: cfg.DatabaseURL, URL: cfg.ReaderURL, Role: cfg.ReaderRole, Schemas: cfg.Schemas}})
+	b := pgwarehouse.New(pgwarehouse.Config{ExecConfig: cfg.ReaderConfig()})
 	defer b.Close()
 	if err := b.Ping(ctx); err != nil {
 		c.fail("the reader role: %v", err)
@@ -119,16 +118,21 @@ func checkReader(ctx context.Context, c *checkup, cfg bot.Config, db *store.DB) 
 	}
 	switch {
 	case len(tables) > 0:
-		shown := tables[:min(len(tables), 10)]
-		more := ""
-		if len(tables) > len(shown) {
-			more = fmt.Sprintf(" and %d more", len(tables)-len(shown))
-		}
-		c.fail("%s may not read %s%s: the model never sees them; run `analyticsbot grant`, or GRANT SELECT ON %s TO %s",
-			cfg.ReaderRole, strings.Join(shown, ", "), more, shown[0], cfg.ReaderRole)
+		c.fail("%s may not read %s: the model never sees them; run `analyticsbot grant`, or GRANT SELECT ON %s TO %s",
+			cfg.ReaderRole, someOf(tables, 10), tables[0], cfg.ReaderRole)
 	case len(problems) == 0:
 		c.ok("%s reads every table of %s", cfg.ReaderRole, strings.Join(cfg.Schemas, ", "))
 	}
+}
+
+// someOf lists the first n of names, and how many more there are:
+// "a, b and 3 more".
+func someOf(names []string, n int) string {
+	shown := strings.Join(names[:min(len(names), n)], ", ")
+	if len(names) > n {
+		shown += fmt.Sprintf(" and %d more", len(names)-n)
+	}
+	return shown
 }
 
 // checkShared warns when the reader is shared with other databases of the
@@ -141,14 +145,9 @@ func checkShared(ctx context.Context, c *checkup, cfg bot.Config, db *store.DB) 
 		return
 	}
 	if len(others) > 0 {
-		shown := others[:min(len(others), 5)]
-		more := ""
-		if len(others) > len(shown) {
-			more = fmt.Sprintf(" and %d more", len(others)-len(shown))
-		}
-		c.warn("the reader role %s is set up in other databases of this server too (%s%s): deployments sharing a reader can read what each granted it; "+
+		c.warn("the reader role %s is set up in other databases of this server too (%s): deployments sharing a reader can read what each granted it; "+
 			"leave READER_ROLE unset (or name a role of this deployment's own) and run `analyticsbot migrate`",
-			cfg.ReaderRole, strings.Join(shown, ", "), more)
+			cfg.ReaderRole, someOf(others, 5))
 	}
 	if cfg.ReaderRole == pgwarehouse.DefaultReaderRole {
 		return

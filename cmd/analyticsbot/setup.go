@@ -16,7 +16,6 @@ import (
 	"github.com/analyticsbot/analyticsbot/eval/defog"
 	"github.com/analyticsbot/analyticsbot/nodes"
 	"github.com/analyticsbot/analyticsbot/store"
-	"github.com/analyticsbot/analyticsbot/warehouse"
 	"github.com/analyticsbot/analyticsbot/warehouse/pgwarehouse"
 )
 
@@ -186,11 +185,7 @@ func accessCommand(ctx context.Context, args []string, out io.Writer) error {
 		return err
 	}
 	defer db.Close()
-	var policies []warehouse.Access
-	for _, p := range rules.List() {
-		policies = append(policies, p)
-	}
-	roles, err := pgwarehouse.ApplyPolicies(ctx, db.Pool(), cfg.ReaderRole, readerPassword(cfg.ReaderURL), cfg.Schemas, policies)
+	roles, err := pgwarehouse.ApplyPolicies(ctx, db.Pool(), cfg.ReaderRole, readerPassword(cfg.ReaderURL), cfg.Schemas, rules.List())
 	if err != nil {
 		return err
 	}

@@ -90,20 +90,24 @@ func AdoptReader(ctx context.Context, pool *pgxpool.Pool, from, role string, sch
 		}
 		to := pgx.Identifier{role}.Sanitize()
 		var stmts []string
+		// Each query lists statements that want the role appended: after
+		// " TO " for a grant, after ", " for a policy (ALTER POLICY … TO
+		// replaces the list of roles, so the query lists the others).
 		grants := []struct {
 			count *int
 			query string
+			then  string
 		}{
 			{&a.Schemas, `
 				SELECT 'GRANT USAGE ON SCHEMA ' || quote_ident(n.nspname)
 				FROM pg_namespace n, aclexplode(n.nspacl) g
 				WHERE n.nspname = ANY($1) AND g.grantee = to_regrole($2) AND g.privilege_type = 'USAGE'
-				  AND NOT has_schema_privilege($3, n.oid, 'USAGE')`},
+				  AND NOT has_schema_privilege($3, n.oid, 'USAGE')`, " TO "},
 			{&a.Tables, `
 				SELECT 'GRANT SELECT ON ' || quote_ident(n.nspname) || '.' || quote_ident(c.relname)
 				FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace, aclexplode(c.relacl) g
 				WHERE n.nspname = ANY($1) AND g.grantee = to_regrole($2) AND g.privilege_type = 'SELECT'
-				  AND NOT has_table_privilege($3, c.oid, 'SELECT')`},
+				  AND NOT has_table_privilege($3, c.oid, 'SELECT')`, " TO "},
 			{&a.Columns, `
 				SELECT 'GRANT SELECT (' || string_agg(quote_ident(a.attname), ', ' ORDER BY a.attnum) || ') ON '
 				       || quote_ident(n.nspname) || '.' || quote_ident(c.relname)
@@ -111,13 +115,20 @@ func AdoptReader(ctx context.Context, pool *pgxpool.Pool, from, role string, sch
 				     aclexplode(a.attacl) g
 				WHERE n.nspname = ANY($1) AND g.grantee = to_regrole($2) AND g.privilege_type = 'SELECT'
 				  AND NOT has_column_privilege($3, c.oid, a.attnum, 'SELECT')
-				GROUP BY n.nspname, c.relname`},
+				GROUP BY n.nspname, c.relname`, " TO "},
 			{&a.Defaults, `
 				SELECT 'ALTER DEFAULT PRIVILEGES FOR ROLE ' || quote_ident(pg_get_userbyid(d.defaclrole))
 				       || ' IN SCHEMA ' || quote_ident(n.nspname) || ' GRANT SELECT ON TABLES'
 				FROM pg_default_acl d JOIN pg_namespace n ON n.oid = d.defaclnamespace, aclexplode(d.defaclacl) g
 				WHERE n.nspname = ANY($1) AND d.defaclobjtype = 'r' AND g.grantee = to_regrole($2) AND g.privilege_type = 'SELECT'
-				  AND NOT EXISTS (SELECT 1 FROM aclexplode(d.defaclacl) h WHERE h.grantee = to_regrole($3) AND h.privilege_type = 'SELECT')`},
+				  AND NOT EXISTS (SELECT 1 FROM aclexplode(d.defaclacl) h WHERE h.grantee = to_regrole($3) AND h.privilege_type = 'SELECT')`, " TO "},
+			{&a.Policies, `
+				SELECT 'ALTER POLICY ' || quote_ident(p.polname) || ' ON ' || quote_ident(n.nspname) || '.' || quote_ident(c.relname)
+				       || ' TO ' || string_agg(CASE WHEN r = 0 THEN 'PUBLIC' ELSE quote_ident(pg_get_userbyid(r)) END, ', ')
+				FROM pg_policy p JOIN pg_class c ON c.oid = p.polrelid JOIN pg_namespace n ON n.oid = c.relnamespace,
+				     unnest(p.polroles) r
+				WHERE n.nspname = ANY($1) AND to_regrole($2) = ANY(p.polroles) AND NOT to_regrole($3) = ANY(p.polroles)
+				GROUP BY p.oid, p.polname, n.nspname, c.relname`, ", "},
 		}
 		for _, g := range grants {
 			rows, err := tx.Query(ctx, g.query, schemas, from, role)
@@ -129,29 +140,10 @@ func AdoptReader(ctx context.Context, pool *pgxpool.Pool, from, role string, sch
 				return err
 			}
 			for _, s := range found {
-				stmts = append(stmts, s+" TO "+to)
+				stmts = append(stmts, s+g.then+to)
 			}
 			*g.count = len(found)
 		}
-		// ALTER POLICY … TO replaces the list of roles: keep the others.
-		rows, err := tx.Query(ctx, `
-			SELECT 'ALTER POLICY ' || quote_ident(p.polname) || ' ON ' || quote_ident(n.nspname) || '.' || quote_ident(c.relname)
-			       || ' TO ' || string_agg(CASE WHEN r = 0 THEN 'PUBLIC' ELSE quote_ident(pg_get_userbyid(r)) END, ', ')
-			FROM pg_policy p JOIN pg_class c ON c.oid = p.polrelid JOIN pg_namespace n ON n.oid = c.relnamespace,
-			     unnest(p.polroles) r
-			WHERE n.nspname = ANY($1) AND to_regrole($2) = ANY(p.polroles) AND NOT to_regrole($3) = ANY(p.polroles)
-			GROUP BY p.oid, p.polname, n.nspname, c.relname`, schemas, from, role)
-		if err != nil {
-			return err
-		}
-		policies, err := pgx.CollectRows(rows, pgx.RowTo[string])
-		if err != nil {
-			return err
-		}
-		for _, s := range policies {
-			stmts = append(stmts, s+", "+to)
-		}
-		a.Policies = len(policies)
 		for _, s := range stmts {
 			if _, err := tx.Exec(ctx, s); err != nil {
 				return fmt.Errorf("%s: %w", s, err)

@@ -52,7 +52,7 @@ func PolicyRole(reader, policy string) string {
 // what it no longer allows). password, when not empty, is set on every
 // role (the reader's, so one secret serves them all). It returns the roles
 // by policy name.
-func ApplyPolicies(ctx context.Context, pool *pgxpool.Pool, reader, password string, schemas []string, policies []warehouse.Access) (map[string]string, error) {
+func ApplyPolicies[A warehouse.Access](ctx context.Context, pool *pgxpool.Pool, reader, password string, schemas []string, policies []A) (map[string]string, error) {
 	roles := make(map[string]string, len(policies))
 	byRole := map[string]string{}
 	for _, p := range policies {

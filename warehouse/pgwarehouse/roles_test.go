@@ -60,10 +60,7 @@ func TestPolicyRolesAlone(t *testing.T) {
 	require.NoError(t, err)
 	rules, err := access.Parse([]byte(rolesPolicies))
 	require.NoError(t, err)
-	var policies []warehouse.Access
-	for _, p := range rules.List() {
-		policies = append(policies, p)
-	}
+	policies := rules.List()
 	var suffix [3]byte
 	_, _ = rand.Read(suffix[:])
 	reader := "abt_roles_" + hex.EncodeToString(suffix[:]) // roles are cluster-wide: one set per test run
@@ -253,10 +250,7 @@ func TestApplyPoliciesConcurrently(t *testing.T) {
 	require.NoError(t, err)
 	rules, err := access.Parse([]byte(rolesPolicies))
 	require.NoError(t, err)
-	var policies []warehouse.Access
-	for _, p := range rules.List() {
-		policies = append(policies, p)
-	}
+	policies := rules.List()
 	errs := make([]error, 4)
 	roles := make([]map[string]string, 4)
 	var wg sync.WaitGroup
