@@ -1,0 +1,289 @@
+package store
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+)
+
+// Outcomes of a schedule's run.
+const (
+	RunRunning   = "running"
+	RunPosted    = "posted"
+	RunQuiet     = "quiet" // an alert whose condition did not hold
+	RunFailed    = "failed"
+	RunRefused   = "refused" // the owner's policy no longer allows it
+	RunAbandoned = "abandoned"
+)
+
+// Claim is a due run a replica took: the schedule, the regular time the
+// run belongs to, its attempt, and its row in schedule_runs.
+type Claim struct {
+	Schedule Schedule
+	Due      time.Time
+	Attempt  int
+	RunID    int64
+	// Posted is set when an earlier attempt of this run, whose runner
+	// stopped before finishing, had already posted: the run is done and
+	// must not post again.
+	Posted bool
+	// TookOver says an earlier runner's claim had lapsed.
+	TookOver bool
+}
+
+// ClaimRequest says which due runs to claim, for whom and how long.
+type ClaimRequest struct {
+	Runner string
+	Now    time.Time
+	Lease  time.Duration
+	// Surfaces are those the runner can post to.
+	Surfaces []string
+	Limit    int
+	// Only, when set, claims that schedule alone (run-now).
+	Only string
+}
+
+// ClaimDueSchedules claims up to r.Limit active schedules of r.Surfaces
+// that are due at r.Now and that no live claim holds, for r.Runner, until
+// Now+Lease. Replicas calling it at once never claim the same
+// schedule (FOR UPDATE SKIP LOCKED); a claim whose lease ran out (its
+// replica died mid-run) is taken over, its unfinished attempt marked
+// abandoned. Each claim gets its own row in schedule_runs.
+func (d *DB) ClaimDueSchedules(ctx context.Context, r ClaimRequest) ([]Claim, error) {
+	runner, now := r.Runner, r.Now
+	var out []Claim
+	err := pgx.BeginFunc(ctx, d.pool, func(tx pgx.Tx) error {
+		out = nil
+		rows, err := tx.Query(ctx, `
+			WITH due AS (
+				SELECT id, claimed_by IS NOT NULL AS lapsed FROM schedules
+				WHERE state = 'active' AND next_run_at <= $2 AND surface = ANY($4)
+				  AND (claimed_until IS NULL OR claimed_until <= $2) AND ($6 = '' OR id = $6)
+				ORDER BY next_run_at
+				LIMIT $5
+				FOR UPDATE SKIP LOCKED)
+			UPDATE schedules s SET claimed_by = $1, claimed_until = $3
+			FROM due WHERE s.id = due.id
+			RETURNING due.lapsed, s.`+scheduleColumns, // only id is in both
+			runner, now, now.Add(r.Lease), r.Surfaces, max(r.Limit, 1), r.Only)
+		if err != nil {
+			return err
+		}
+		for rows.Next() {
+			var c Claim
+			var s Schedule
+			dest := []any{&c.TookOver}
+			scan := func(d ...any) error { return rows.Scan(append(dest, d...)...) }
+			s, err = scanSchedule(scanFunc(scan))
+			if err != nil {
+				rows.Close()
+				return err
+			}
+			c.Schedule, c.Due = s, *s.DueAt
+			out = append(out, c)
+		}
+		if err := rows.Err(); err != nil {
+			return err
+		}
+		for i := range out {
+			if err := startRun(ctx, tx, &out[i], runner, now); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, fmt.Errorf("claim due schedules: %w", classify(err))
+	}
+	return out, nil
+}
+
+// startRun ends what an earlier runner left of c's run (abandoned; posted
+// when it had posted) and inserts the new attempt's row.
+func startRun(ctx context.Context, tx pgx.Tx, c *Claim, runner string, now time.Time) error {
+	var posted int
+	err := tx.QueryRow(ctx, `
+		WITH left_over AS (
+			UPDATE schedule_runs SET outcome = CASE WHEN posted_ts <> '' THEN 'posted' ELSE 'abandoned' END,
+				finished_at = $3
+			WHERE schedule_id = $1 AND due_at = $2 AND outcome = 'running'
+			RETURNING posted_ts)
+		SELECT count(*) FILTER (WHERE posted_ts <> '') FROM left_over`, c.Schedule.ID, c.Due, now).Scan(&posted)
+	if err != nil {
+		return err
+	}
+	c.Posted = posted > 0
+	return tx.QueryRow(ctx, `
+		INSERT INTO schedule_runs (schedule_id, due_at, attempt, runner, started_at, outcome)
+		SELECT $1, $2, coalesce(max(attempt), 0) + 1, $3, $4, CASE WHEN $5 THEN 'posted' ELSE 'running' END
+		FROM schedule_runs WHERE schedule_id = $1 AND due_at = $2
+		RETURNING id, attempt`, c.Schedule.ID, c.Due, runner, now, c.Posted).Scan(&c.RunID, &c.Attempt)
+}
+
+// scanFunc adapts a scan function to pgx.Row.
+type scanFunc func(dest ...any) error
+
+func (f scanFunc) Scan(dest ...any) error { return f(dest...) }
+
+// RunScheduleNow makes an active schedule due at now, as an extra run: its
+// regular runs stay as they were. ErrScheduleState when it is not active.
+func (d *DB) RunScheduleNow(ctx context.Context, id string, now time.Time) error {
+	tag, err := d.pool.Exec(ctx, `UPDATE schedules SET due_at = $2, next_run_at = $2, updated_at = now() WHERE id = $1 AND state = 'active'`, id, now)
+	if err != nil {
+		return fmt.Errorf("run schedule %q now: %w", id, classify(err))
+	}
+	if tag.RowsAffected() == 0 {
+		if _, err := d.ScheduleByID(ctx, id); err != nil {
+			return err
+		}
+		return fmt.Errorf("run schedule %q now: %w", id, ErrScheduleState)
+	}
+	return nil
+}
+
+// ExtendClaim renews runner's lease on a schedule until until; false when
+// the claim is no longer runner's (it lapsed and another took it over).
+func (d *DB) ExtendClaim(ctx context.Context, id, runner string, until time.Time) (bool, error) {
+	tag, err := d.pool.Exec(ctx, `UPDATE schedules SET claimed_until = $3 WHERE id = $1 AND claimed_by = $2`, id, runner, until)
+	if err != nil {
+		return false, fmt.Errorf("extend the claim on schedule %q: %w", id, classify(err))
+	}
+	return tag.RowsAffected() == 1, nil
+}
+
+// HoldsClaim reports whether runner still holds its claim on a schedule at
+// now: the last check before posting.
+func (d *DB) HoldsClaim(ctx context.Context, id, runner string, now time.Time) (bool, error) {
+	var ok bool
+	err := d.pool.QueryRow(ctx, `SELECT EXISTS (SELECT 1 FROM schedules WHERE id = $1 AND claimed_by = $2 AND claimed_until > $3)`,
+		id, runner, now).Scan(&ok)
+	if err != nil {
+		return false, fmt.Errorf("check the claim on schedule %q: %w", id, classify(err))
+	}
+	return ok, nil
+}
+
+// MarkPosted records at once where a run posted, so that a replica taking
+// over the run after a crash does not post it again.
+func (d *DB) MarkPosted(ctx context.Context, runID int64, channel, ts string) error {
+	_, err := d.pool.Exec(ctx, `UPDATE schedule_runs SET posted_channel = $2, posted_ts = $3 WHERE id = $1`, runID, channel, ts)
+	if err != nil {
+		return fmt.Errorf("mark run %d posted: %w", runID, classify(err))
+	}
+	return nil
+}
+
+// RunEnd is how a claimed run ended and what the schedule does next.
+type RunEnd struct {
+	Claim  Claim
+	Runner string
+	At     time.Time
+	// Outcome is one of the Run* outcomes.
+	Outcome  string
+	Rows     *int
+	Value    *float64
+	Previous *float64
+	// ErrorKind and ErrorDetail say why a run failed or was refused.
+	ErrorKind, ErrorDetail string
+	// Due and Next are the schedule's next regular run and its next
+	// attempt (a retry: Next before the next regular run, Due unchanged).
+	Due, Next time.Time
+	// Failures is the count of failed runs in a row after this one.
+	Failures int
+	// Stop stops the schedule with this reason (a refused run).
+	Stop string
+	// KeepValue replaces the schedule's last value with Value.
+	KeepValue bool
+}
+
+// ErrClaimLost means the run's claim had passed to another replica: its
+// end was not recorded.
+var ErrClaimLost = errors.New("the claim on the schedule passed to another runner")
+
+// FinishRun records a run's end and releases the claim in one transaction,
+// unless the claim passed to another runner (ErrClaimLost).
+func (d *DB) FinishRun(ctx context.Context, e RunEnd) error {
+	id := e.Claim.Schedule.ID
+	err := pgx.BeginFunc(ctx, d.pool, func(tx pgx.Tx) error {
+		state, reason := ScheduleActive, ""
+		if e.Stop != "" {
+			state, reason = ScheduleStopped, e.Stop
+		}
+		tag, err := tx.Exec(ctx, `
+			UPDATE schedules SET claimed_by = NULL, claimed_until = NULL, due_at = $3, next_run_at = $4,
+				failures = $5, last_run_at = $6, last_outcome = $7,
+				last_value = CASE WHEN $8 THEN $9 ELSE last_value END,
+				state = CASE WHEN state = 'active' THEN $10 ELSE state END,
+				stop_reason = CASE WHEN state = 'active' THEN $11 ELSE stop_reason END, updated_at = now()
+			WHERE id = $1 AND claimed_by = $2`,
+			id, e.Runner, timeOrNull(e.Due), timeOrNull(e.Next), e.Failures, e.At, e.Outcome, e.KeepValue, e.Value, state, reason)
+		if err != nil {
+			return err
+		}
+		if tag.RowsAffected() == 0 {
+			return ErrClaimLost
+		}
+		_, err = tx.Exec(ctx, `
+			UPDATE schedule_runs SET outcome = $2, finished_at = $3, row_count = $4, value = $5, previous = $6,
+				error_kind = $7, error_detail = $8
+			WHERE id = $1`,
+			e.Claim.RunID, e.Outcome, e.At, e.Rows, e.Value, e.Previous, e.ErrorKind,
+			truncateRunes(MaskSecrets(cleanText(e.ErrorDetail)), maxErrorDetail))
+		return err
+	})
+	if errors.Is(err, ErrClaimLost) {
+		return fmt.Errorf("finish run of schedule %q: %w", id, err)
+	}
+	if err != nil {
+		return fmt.Errorf("finish run of schedule %q: %w", id, classify(err))
+	}
+	return nil
+}
+
+// timeOrNull is t, or NULL for the zero time.
+func timeOrNull(t time.Time) *time.Time {
+	if t.IsZero() {
+		return nil
+	}
+	return &t
+}
+
+// ScheduleRun is one attempt of one run of a schedule.
+type ScheduleRun struct {
+	ID                      int64
+	ScheduleID              string
+	Due                     time.Time
+	Attempt                 int
+	Runner                  string
+	Started                 time.Time
+	Finished                *time.Time
+	Outcome                 string
+	Rows                    *int
+	Value, Previous         *float64
+	ErrorKind, ErrorDetail  string
+	PostedChannel, PostedTS string
+}
+
+// ScheduleRuns returns a schedule's runs, newest first, at most limit.
+func (d *DB) ScheduleRuns(ctx context.Context, scheduleID string, limit int) ([]ScheduleRun, error) {
+	rows, err := d.pool.Query(ctx, `
+		SELECT id, schedule_id, due_at, attempt, runner, started_at, finished_at, outcome, row_count, value, previous,
+			error_kind, error_detail, posted_channel, posted_ts
+		FROM schedule_runs WHERE schedule_id = $1 ORDER BY started_at DESC, id DESC LIMIT $2`, scheduleID, max(limit, 1))
+	if err != nil {
+		return nil, fmt.Errorf("runs of schedule %q: %w", scheduleID, classify(err))
+	}
+	out, err := pgx.CollectRows(rows, func(r pgx.CollectableRow) (ScheduleRun, error) {
+		var x ScheduleRun
+		err := r.Scan(&x.ID, &x.ScheduleID, &x.Due, &x.Attempt, &x.Runner, &x.Started, &x.Finished, &x.Outcome, &x.Rows,
+			&x.Value, &x.Previous, &x.ErrorKind, &x.ErrorDetail, &x.PostedChannel, &x.PostedTS)
+		return x, err
+	})
+	if err != nil {
+		return nil, fmt.Errorf("runs of schedule %q: %w", scheduleID, classify(err))
+	}
+	return out, nil
+}

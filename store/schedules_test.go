@@ -1,0 +1,191 @@
+package store_test
+
+import (
+	"context"
+	"errors"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/analyticsbot/analyticsbot/store"
+	"github.com/analyticsbot/analyticsbot/store/storetest"
+	"github.com/analyticsbot/analyticsbot/warehouse"
+)
+
+// activeSchedule stores an active schedule due at due.
+func activeSchedule(t *testing.T, db *store.DB, due time.Time) store.Schedule {
+	t.Helper()
+	s, err := db.AddSchedule(context.Background(), store.Schedule{
+		State: store.ScheduleActive, OwnerID: "U1", Surface: "slack", SourceThread: "C1:1.1", SourceChannel: "C1",
+		Query: warehouse.Query{Backend: "postgres", Text: "SELECT 1"}, QueryID: "0123abcd", Question: "How many?",
+		Spec: "0 9 * * *", TimeZone: "Europe/London", DestKind: "channel", DestChannel: "C1", Format: "answer",
+		NextRunAt: &due,
+	})
+	require.NoError(t, err)
+	require.Len(t, s.ID, 8)
+	return s
+}
+
+func claim(db *store.DB, runner string, now time.Time) ([]store.Claim, error) {
+	return db.ClaimDueSchedules(context.Background(), store.ClaimRequest{Runner: runner, Now: now, Lease: time.Minute,
+		Surfaces: []string{"slack"}, Limit: 10})
+}
+
+func TestClaimDueSchedulesOnceAcrossReplicas(t *testing.T) {
+	t.Parallel()
+	db, url := storetest.NewWithURL(t)
+	ctx := context.Background()
+	other, err := store.Open(ctx, url)
+	require.NoError(t, err)
+	t.Cleanup(other.Close)
+	due := time.Date(2026, 11, 30, 9, 0, 0, 0, time.UTC)
+	var ids []string
+	for range 5 {
+		ids = append(ids, activeSchedule(t, db, due).ID)
+	}
+	activeSchedule(t, db, due.Add(time.Hour)) // not due yet
+
+	// Twenty polls of two replicas at once: every due schedule is claimed
+	// by exactly one.
+	var mu sync.Mutex
+	claimed := map[string]int{}
+	var wg sync.WaitGroup
+	for i := range 20 {
+		wg.Go(func() {
+			pool, runner := db, "a"
+			if i%2 == 1 {
+				pool, runner = other, "b"
+			}
+			cs, err := claim(pool, runner, due.Add(time.Second))
+			assert.NoError(t, err)
+			mu.Lock()
+			defer mu.Unlock()
+			for _, c := range cs {
+				claimed[c.Schedule.ID]++
+				assert.Equal(t, 1, c.Attempt)
+				assert.Equal(t, due, c.Due.UTC())
+				assert.False(t, c.TookOver)
+			}
+		})
+	}
+	wg.Wait()
+	assert.Len(t, claimed, 5, "the five due schedules are claimed, the one due later is not")
+	for _, id := range ids {
+		assert.Equal(t, 1, claimed[id], "schedule %s claimed once", id)
+	}
+}
+
+func TestClaimLapsesAndIsTakenOver(t *testing.T) {
+	t.Parallel()
+	db := storetest.New(t)
+	ctx := context.Background()
+	due := time.Date(2026, 11, 30, 9, 0, 0, 0, time.UTC)
+	s := activeSchedule(t, db, due)
+
+	first, err := claim(db, "a", due)
+	require.NoError(t, err)
+	require.Len(t, first, 1)
+	// Replica a dies mid-run: within its lease nobody else may run it.
+	again, err := claim(db, "b", due.Add(30*time.Second))
+	require.NoError(t, err)
+	assert.Empty(t, again, "a live claim is not taken")
+	held, err := db.HoldsClaim(ctx, s.ID, "a", due.Add(30*time.Second))
+	require.NoError(t, err)
+	assert.True(t, held)
+
+	// After the lease, b takes it over as a second attempt of the same run.
+	taken, err := claim(db, "b", due.Add(61*time.Second))
+	require.NoError(t, err)
+	require.Len(t, taken, 1)
+	assert.True(t, taken[0].TookOver)
+	assert.Equal(t, 2, taken[0].Attempt)
+	assert.False(t, taken[0].Posted)
+	held, err = db.HoldsClaim(ctx, s.ID, "a", due.Add(61*time.Second))
+	require.NoError(t, err)
+	assert.False(t, held, "a no longer holds it: it must not post")
+
+	// a cannot record an end any more; b can.
+	next := due.Add(24 * time.Hour)
+	err = db.FinishRun(ctx, store.RunEnd{Claim: first[0], Runner: "a", At: due.Add(62 * time.Second), Outcome: store.RunPosted, Due: next, Next: next})
+	assert.True(t, errors.Is(err, store.ErrClaimLost), "got %v", err)
+	rows, v := 3, 42.0
+	require.NoError(t, db.FinishRun(ctx, store.RunEnd{Claim: taken[0], Runner: "b", At: due.Add(63 * time.Second),
+		Outcome: store.RunPosted, Rows: &rows, Value: &v, KeepValue: true, Due: next, Next: next}))
+
+	got, err := db.ScheduleByID(ctx, s.ID)
+	require.NoError(t, err)
+	assert.Equal(t, next, got.NextRunAt.UTC())
+	assert.Empty(t, got.ClaimedBy)
+	require.NotNil(t, got.LastValue)
+	assert.Equal(t, 42.0, *got.LastValue)
+	assert.Equal(t, store.RunPosted, got.LastOutcome)
+
+	runs, err := db.ScheduleRuns(ctx, s.ID, 10)
+	require.NoError(t, err)
+	require.Len(t, runs, 2)
+	assert.Equal(t, store.RunPosted, runs[0].Outcome)
+	assert.Equal(t, "b", runs[0].Runner)
+	assert.Equal(t, store.RunAbandoned, runs[1].Outcome)
+	assert.Equal(t, "a", runs[1].Runner)
+}
+
+func TestTakeoverOfAPostedRunDoesNotPostAgain(t *testing.T) {
+	t.Parallel()
+	db := storetest.New(t)
+	ctx := context.Background()
+	due := time.Date(2026, 11, 30, 9, 0, 0, 0, time.UTC)
+	activeSchedule(t, db, due)
+	first, err := claim(db, "a", due)
+	require.NoError(t, err)
+	require.Len(t, first, 1)
+	// a posted and died before recording the run's end.
+	require.NoError(t, db.MarkPosted(ctx, first[0].RunID, "C1", "1700000000.000100"))
+	taken, err := claim(db, "b", due.Add(2*time.Minute))
+	require.NoError(t, err)
+	require.Len(t, taken, 1)
+	assert.True(t, taken[0].Posted, "the taker learns the run was posted")
+}
+
+func TestScheduleStates(t *testing.T) {
+	t.Parallel()
+	db := storetest.New(t)
+	ctx := context.Background()
+	s, err := db.AddSchedule(ctx, store.Schedule{OwnerID: "U1", Surface: "web", SourceThread: "local-1", SourceChannel: "web",
+		Query: warehouse.Query{Backend: "postgres", Text: "SELECT 1"}, Question: "How many?", Spec: "0 9 * * 1",
+		TimeZone: "UTC", DestKind: "thread", DestChannel: "web", DestThread: "local-1", Format: "csv"})
+	require.NoError(t, err)
+	assert.Equal(t, store.SchedulePending, s.State)
+	assert.Nil(t, s.NextRunAt)
+
+	list, err := db.Schedules(ctx, store.ScheduleFilter{OwnerID: "U1"})
+	require.NoError(t, err)
+	assert.Empty(t, list, "a pending schedule is not listed")
+	_, err = claim(db, "a", time.Now().Add(time.Hour))
+	require.NoError(t, err)
+
+	next := time.Date(2026, 11, 30, 9, 0, 0, 0, time.UTC)
+	s, err = db.ChangeSchedule(ctx, store.ScheduleChange{ID: s.ID, From: []store.ScheduleState{store.SchedulePending},
+		To: store.ScheduleActive, Next: &next})
+	require.NoError(t, err)
+	assert.Equal(t, store.ScheduleActive, s.State)
+	assert.Equal(t, next, s.NextRunAt.UTC())
+
+	_, err = db.ChangeSchedule(ctx, store.ScheduleChange{ID: s.ID, From: []store.ScheduleState{store.SchedulePending},
+		To: store.ScheduleActive, Next: &next})
+	assert.True(t, errors.Is(err, store.ErrScheduleState), "confirming twice: got %v", err)
+
+	s, err = db.ChangeSchedule(ctx, store.ScheduleChange{ID: s.ID, From: []store.ScheduleState{store.ScheduleActive}, To: store.SchedulePaused})
+	require.NoError(t, err)
+	assert.Nil(t, s.NextRunAt, "a paused schedule has no next run")
+	cs, err := db.ClaimDueSchedules(ctx, store.ClaimRequest{Runner: "a", Now: next.Add(time.Hour), Lease: time.Minute, Surfaces: []string{"web"}, Limit: 5})
+	require.NoError(t, err)
+	assert.Empty(t, cs, "a paused schedule does not run")
+
+	require.NoError(t, db.DeleteSchedule(ctx, s.ID))
+	_, err = db.ScheduleByID(ctx, s.ID)
+	assert.True(t, errors.Is(err, store.ErrNotFound))
+	assert.True(t, errors.Is(db.DeleteSchedule(ctx, s.ID), store.ErrNotFound))
+}
