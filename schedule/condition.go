@@ -1,0 +1,146 @@
+package schedule
+
+import (
+	"math"
+	"strconv"
+	"strings"
+)
+
+// ConditionKind is the test an alert applies to each run's result.
+type ConditionKind string
+
+// The kinds of condition. The zero kind ("") is a plain scheduled report:
+// every run is sent.
+const (
+	// CondAbove holds when the value is greater than the threshold
+	// ("above", "over", "more than", "greater than", "exceeds", ">").
+	CondAbove ConditionKind = "above"
+	// CondAtLeast holds when the value is the threshold or more ("at least",
+	// ">=", "reaches", "hits").
+	CondAtLeast ConditionKind = "at_least"
+	// CondBelow holds when the value is less than the threshold ("below",
+	// "under", "less than", "drops below", "falls below", "<").
+	CondBelow ConditionKind = "below"
+	// CondAtMost holds when the value is the threshold or less ("at most",
+	// "no more than", "<=").
+	CondAtMost ConditionKind = "at_most"
+	// CondChange holds when the value moved from the previous run's by more
+	// than Threshold percent of the previous value, in either direction
+	// ("changes by more than 20%"); a move away from 0 counts as infinitely
+	// large, and a Threshold of 0 means any change ("when it changes").
+	CondChange ConditionKind = "change"
+	// CondAnyRows holds when the result has at least one row ("when any row
+	// appears", "if anything comes back", "when it is not empty").
+	CondAnyRows ConditionKind = "any_rows"
+	// CondNoRows holds when the result has no rows ("when it is empty",
+	// "when there are no rows").
+	CondNoRows ConditionKind = "no_rows"
+)
+
+// Condition is an alert's test of a run's result. The zero value means
+// "always send" (a plain scheduled report).
+type Condition struct {
+	// Kind is the test; "" always holds.
+	Kind ConditionKind
+	// Threshold is the number the value is compared with, or for CondChange
+	// the percentage it must move by. Words such as "1,000", "2.5k", "1.2m"
+	// and "20%" are read as 1000, 2500, 1200000 and 20.
+	Threshold float64
+	// Column is the result column the words name, lower case as written
+	// ("when the count is above 100" gives "count"); empty when the words
+	// name none ("when it is above 100"), and callers then use the first
+	// numeric column.
+	Column string
+}
+
+// Check says whether the condition holds for a run. value is the run's
+// number (nil when the result has none: then only the row conditions can
+// hold), previous the last run's (nil on the first run: a change cannot hold
+// yet), and rows the run's row count. A NaN value never holds.
+func (c Condition) Check(value, previous *float64, rows int) bool {
+	switch c.Kind {
+	case "":
+		return true
+	case CondAnyRows:
+		return rows > 0
+	case CondNoRows:
+		return rows == 0
+	}
+	if value == nil || math.IsNaN(*value) {
+		return false
+	}
+	v := *value
+	switch c.Kind {
+	case CondAbove:
+		return v > c.Threshold
+	case CondAtLeast:
+		return v >= c.Threshold
+	case CondBelow:
+		return v < c.Threshold
+	case CondAtMost:
+		return v <= c.Threshold
+	case CondChange:
+		if previous == nil || math.IsNaN(*previous) {
+			return false
+		}
+		p := *previous
+		if p == 0 {
+			return v != 0
+		}
+		return math.Abs(v-p)/math.Abs(p)*100 > c.Threshold
+	}
+	return false
+}
+
+// Describe says the condition in words: "when count is above 100", "when
+// the value changes by more than 20 %", "when any row appears". It is "" for
+// the zero Condition.
+func (c Condition) Describe() string {
+	subject := c.Column
+	if subject == "" {
+		subject = "the value"
+	}
+	n := formatNumber(c.Threshold)
+	switch c.Kind {
+	case CondAbove:
+		return "when " + subject + " is above " + n
+	case CondAtLeast:
+		return "when " + subject + " is at least " + n
+	case CondBelow:
+		return "when " + subject + " is below " + n
+	case CondAtMost:
+		return "when " + subject + " is at most " + n
+	case CondChange:
+		if c.Threshold == 0 {
+			return "when " + subject + " changes"
+		}
+		return "when " + subject + " changes by more than " + n + " %"
+	case CondAnyRows:
+		return "when any row appears"
+	case CondNoRows:
+		return "when there are no rows"
+	}
+	return ""
+}
+
+// formatNumber writes a threshold for people: 1000 as "1,000", 2.5 as
+// "2.5", -1200000 as "-1,200,000".
+func formatNumber(f float64) string {
+	s := strconv.FormatFloat(f, 'f', -1, 64)
+	sign := ""
+	if strings.HasPrefix(s, "-") {
+		sign, s = "-", s[1:]
+	}
+	whole, frac, hasFrac := strings.Cut(s, ".")
+	var b strings.Builder
+	for i, r := range whole {
+		if i > 0 && (len(whole)-i)%3 == 0 {
+			b.WriteByte(',')
+		}
+		b.WriteRune(r)
+	}
+	if hasFrac {
+		return sign + b.String() + "." + frac
+	}
+	return sign + b.String()
+}

@@ -1,0 +1,76 @@
+package schedule
+
+import (
+	"strings"
+	"time"
+)
+
+// Request is what a message asks of a schedule.
+type Request struct {
+	// When is the recurrence; zero (Spec == "") when the words name none.
+	When When
+	// HasWhen reports whether When was read.
+	HasWhen bool
+	// To is where to send each run; zero Kind when the words name no place
+	// (callers default: the thread for a thread message, a DM for a button).
+	To Destination
+	// Format is what each run sends; "" when not said.
+	Format Format
+	// Condition is the alert's test; zero for a plain scheduled report.
+	Condition Condition
+	// Unclear is a sentence for the person when the words ask for a
+	// schedule but part of it cannot be read, e.g. "I couldn't tell how
+	// often to send it: …"; empty otherwise. The other fields hold what
+	// could be read.
+	Unclear string
+}
+
+// reading is a message read for a schedule: the request and what is left
+// of the words.
+type reading struct {
+	req      Request
+	rec      recurrence
+	norm     string // the whole message, normalized
+	leftover string // what no reader took
+}
+
+// read reads a message's words in an order that keeps each reader from
+// taking another's words: conditions first (their column may be "daily
+// revenue"), then the destination, the format and the recurrence.
+func read(text string, loc *time.Location) reading {
+	if loc == nil {
+		loc = time.UTC
+	}
+	m := readMessage(text)
+	r := reading{norm: m.text}
+	var unclear [4]string
+	r.req.Condition, unclear[0] = readCondition(m)
+	r.req.To, unclear[1] = readDestination(m)
+	r.req.Format, unclear[2] = readFormat(m)
+	r.rec = readRecurrence(m)
+	r.req.When, r.req.HasWhen, unclear[3] = r.rec.when(loc)
+	// A broken recurrence matters most: say it first.
+	r.req.Unclear = first(unclear[3], first(unclear[0], first(unclear[1], unclear[2])))
+	if r.req.Unclear == "" && !r.req.HasWhen && r.req.Condition.Kind == "" {
+		r.req.Unclear = unclearHowOften
+	}
+	r.leftover = strings.TrimSpace(m.text)
+	return r
+}
+
+// ParseRequest reads what a message asks of a schedule; loc is the asker's
+// time zone, and When.Location is loc (UTC when loc is nil). Words that ask
+// for no recurrence and no condition give Unclear ("how often?"), while an
+// alert's condition without a recurrence leaves HasWhen false and Unclear
+// empty: the caller picks how often to check.
+func ParseRequest(text string, loc *time.Location) Request {
+	return read(text, loc).req
+}
+
+// first keeps the first unclear sentence found.
+func first(have, next string) string {
+	if have != "" {
+		return have
+	}
+	return next
+}

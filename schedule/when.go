@@ -1,0 +1,223 @@
+package schedule
+
+import (
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/robfig/cron/v3"
+)
+
+// When is a recurrence in a time zone.
+type When struct {
+	// Spec is a standard 5-field cron spec: minute, hour, day of the month,
+	// month and day of the week, e.g. "0 9 * * 1". ParseSpec writes
+	// descriptors ("@daily") as their five fields.
+	Spec string
+	// Location is the time zone the spec's clock times are read in; never
+	// nil after ParseSpec or ParseRequest (a nil Location reads as UTC).
+	Location *time.Location
+}
+
+// descriptors are the named schedules ParseSpec accepts, as five fields.
+var descriptors = map[string]string{
+	"@yearly":   "0 0 1 1 *",
+	"@annually": "0 0 1 1 *",
+	"@monthly":  "0 0 1 * *",
+	"@weekly":   "0 0 * * 0",
+	"@daily":    "0 0 * * *",
+	"@midnight": "0 0 * * *",
+	"@hourly":   "0 * * * *",
+}
+
+// specFields names the five fields of a cron spec and their ranges, for
+// errors a person can read.
+var specFields = [5]struct{ name, rule string }{
+	{"minute", "minutes run from 0 to 59"},
+	{"hour", "hours run from 0 to 23"},
+	{"day of the month", "days of the month run from 1 to 31"},
+	{"month", "months run from 1 to 12 (or jan to dec)"},
+	{"day of the week", "days of the week run from 0 (Sunday) to 6 (Saturday), or sun to sat"},
+}
+
+// ParseSpec checks a cron spec ("0 9 * * 1", or one of the descriptors
+// "@hourly", "@daily", "@midnight", "@weekly", "@monthly", "@yearly") and
+// returns the When in loc (UTC when loc is nil). Its errors say what is wrong
+// in a sentence a person can read.
+func ParseSpec(spec string, loc *time.Location) (When, error) {
+	if loc == nil {
+		loc = time.UTC
+	}
+	written := strings.Join(strings.Fields(spec), " ")
+	s := strings.ToLower(written)
+	switch {
+	case s == "":
+		return When{}, errors.New("the schedule is empty: give five cron fields (minute, hour, day of the month, month, day of the week), e.g. “0 9 * * 1”")
+	case strings.HasPrefix(s, "tz=") || strings.HasPrefix(s, "cron_tz="):
+		return When{}, fmt.Errorf("“%s” names a time zone inside the schedule: give the five cron fields alone, the time zone is set separately", written)
+	case strings.HasPrefix(s, "@every"):
+		return When{}, fmt.Errorf("“%s” is an interval, not a cron schedule: write it as five cron fields, e.g. “*/15 * * * *” for every 15 minutes", written)
+	case strings.HasPrefix(s, "@"):
+		d, ok := descriptors[s]
+		if !ok {
+			return When{}, fmt.Errorf("“%s” is not a schedule name I know: use @hourly, @daily, @weekly, @monthly or @yearly, or five cron fields", written)
+		}
+		s = d
+	}
+	fields := strings.Fields(s)
+	if len(fields) != 5 {
+		return When{}, fmt.Errorf("“%s” has %d fields, but a cron schedule has 5: minute, hour, day of the month, month and day of the week, e.g. “0 9 * * 1”", written, len(fields))
+	}
+	if _, err := cron.ParseStandard(s); err != nil {
+		return When{}, fieldError(written, fields)
+	}
+	w := When{Spec: s, Location: loc}
+	if w.Next(time.Date(2000, time.January, 1, 0, 0, 0, 0, loc)).IsZero() {
+		return When{}, fmt.Errorf("“%s” never runs: no month has that day", written)
+	}
+	return w, nil
+}
+
+// fieldError names the first field of a rejected spec that cron cannot read
+// on its own, with the range it must keep to.
+func fieldError(written string, fields []string) error {
+	for i, f := range fields {
+		probe := []string{"*", "*", "*", "*", "*"}
+		probe[i] = f
+		if _, err := cron.ParseStandard(strings.Join(probe, " ")); err != nil {
+			return fmt.Errorf("“%s” is not a valid %s in “%s”: %s", f, specFields[i].name, written, specFields[i].rule)
+		}
+	}
+	return fmt.Errorf("“%s” is not a valid cron schedule", written)
+}
+
+// Next is the first time after t at which the schedule runs, as a time in
+// w.Location; it is the zero time when the spec is not valid or never runs.
+//
+// Clock times are read in w.Location, so "0 9 * * *" in America/New_York is
+// 13:00 UTC in summer and 14:00 UTC in winter. robfig/cron v3.0.1, which
+// does the arithmetic, gets two daylight-saving edges wrong for a schedule at
+// a fixed clock time (minute and hour fields without '*'): a time in the
+// spring-forward gap does not run that day (01:30 daily in Europe/London
+// skips 2026-03-29), and a time in the autumn's repeated hour runs twice
+// (01:30 BST and 01:30 GMT on 2026-10-25). Next corrects both: a run whose
+// clock time falls in the gap happens once, moved later by the length of the
+// gap as time.Date reads such a time (02:30 BST on 2026-03-29), and a
+// repeated clock time runs only at its first occurrence. Schedules with '*'
+// in the minute or hour field (every hour, every 15 minutes) keep robfig's
+// elapsed-time behaviour: they have no runs inside the gap and run in both
+// passes of the repeated hour, as cron does.
+func (w When) Next(t time.Time) time.Time {
+	sched, err := w.schedule()
+	if err != nil {
+		return time.Time{}
+	}
+	t = t.In(sched.Location)
+	next := sched.Next(t)
+	if next.IsZero() || !fixedClock(w.Spec) {
+		return next
+	}
+	next = skipRepeated(sched, next)
+	if next.IsZero() {
+		return next
+	}
+	return runInGap(sched, t, next)
+}
+
+// schedule parses the spec into robfig's schedule in w's location.
+func (w When) schedule() (*cron.SpecSchedule, error) {
+	parsed, err := cron.ParseStandard(expandDescriptor(w.Spec))
+	if err != nil {
+		return nil, err
+	}
+	sched, ok := parsed.(*cron.SpecSchedule)
+	if !ok {
+		return nil, fmt.Errorf("%q is not a cron schedule", w.Spec)
+	}
+	sched.Location = time.UTC
+	if w.Location != nil {
+		sched.Location = w.Location
+	}
+	return sched, nil
+}
+
+// expandDescriptor writes a descriptor as its five fields, so the rest of the
+// package only ever sees five fields.
+func expandDescriptor(spec string) string {
+	s := strings.ToLower(strings.Join(strings.Fields(spec), " "))
+	if d, ok := descriptors[s]; ok {
+		return d
+	}
+	return s
+}
+
+// fixedClock reports whether a spec runs at fixed clock times (no '*' in its
+// minute or hour field), the schedules whose daylight-saving edges Next
+// corrects.
+func fixedClock(spec string) bool {
+	f := strings.Fields(expandDescriptor(spec))
+	return len(f) == 5 && !strings.Contains(f[0], "*") && !strings.Contains(f[1], "*")
+}
+
+// maxRepeats bounds skipRepeated: a repeated hour holds at most 60 runs of a
+// fixed-clock schedule, and no zone repeats more than a few hours.
+const maxRepeats = 1000
+
+// skipRepeated moves next past the second pass of an autumn's repeated
+// hour: the same clock time already ran, one offset change earlier.
+func skipRepeated(sched *cron.SpecSchedule, next time.Time) time.Time {
+	for range maxRepeats {
+		start, _ := next.ZoneBounds()
+		if start.IsZero() {
+			return next
+		}
+		_, before := start.Add(-time.Nanosecond).Zone()
+		_, after := start.Zone()
+		back := time.Duration(before-after) * time.Second
+		if back <= 0 || !next.Before(start.Add(back)) {
+			return next
+		}
+		next = sched.Next(next)
+		if next.IsZero() {
+			return next
+		}
+	}
+	return next
+}
+
+// runInGap returns the earliest run after t and before next whose clock time
+// fell in a spring-forward gap robfig stepped over, or next when there is
+// none. It asks robfig again with the clock of the offset before the
+// transition, so the recurrence arithmetic stays robfig's.
+func runInGap(sched *cron.SpecSchedule, t, next time.Time) time.Time {
+	loc := sched.Location
+	start, end := t.ZoneBounds()
+	transitions := []time.Time{start}
+	for tr := end; !tr.IsZero() && !tr.After(next); _, tr = tr.ZoneBounds() {
+		transitions = append(transitions, tr)
+	}
+	for _, tr := range transitions {
+		if tr.IsZero() {
+			continue
+		}
+		tr = tr.In(loc)
+		_, before := tr.Add(-time.Nanosecond).Zone()
+		_, after := tr.Zone()
+		if after <= before {
+			continue
+		}
+		gapEnd := tr.Add(time.Duration(after-before) * time.Second)
+		from := t
+		if lim := tr.Add(-time.Second); from.Before(lim) {
+			from = lim
+		}
+		old := *sched
+		old.Location = time.FixedZone("", before)
+		c := old.Next(from)
+		if !c.IsZero() && c.Before(gapEnd) && c.After(t) && c.Before(next) {
+			next = c.In(loc)
+		}
+	}
+	return next
+}
