@@ -32,11 +32,24 @@ const (
 	KindQuery Kind = "query"
 )
 
-// Action is a button under an answer. Its value is the answer's query id.
+// Action is a button under an answer. Its value is the answer's query id,
+// unless it has its own.
 type Action struct {
 	// ID is the action id the surfaces route on (an intent).
 	ID    string `json:"id"`
 	Label string `json:"label"`
+	// Value, when set, is what the button carries instead of the query id
+	// (a schedule's id).
+	Value string `json:"value,omitempty"`
+}
+
+// ValueOf is what a pressed action carries: its own value, else the
+// answer's query id.
+func (x Action) ValueOf(queryID string) string {
+	if x.Value != "" {
+		return x.Value
+	}
+	return queryID
 }
 
 // Answer is one reply.

@@ -7,6 +7,7 @@ package blockkit
 
 import (
 	"regexp"
+	"strconv"
 	"strings"
 
 	"github.com/slack-go/slack"
@@ -137,12 +138,33 @@ func answerContext(a answer.Answer) *slack.ContextBlock {
 // answerActions is the button row (Export CSV, Show SQL). Every button
 // carries the query id, and so does the block_id, so a click names its
 // query either way.
+// actionSuffix separates a repeated action id from its number.
+const actionSuffix = "~"
+
+// ActionOf is the action a button's action id presses: the id without the
+// number a repeated action gets in a block.
+func ActionOf(actionID string) string {
+	id, _, _ := strings.Cut(actionID, actionSuffix)
+	return id
+}
+
 func answerActions(queryID string, buttons []answer.Action) *slack.ActionBlock {
 	blockID := ActionsBlockIDPrefix + queryID
 	blockID = blockID[:fitPrefix(blockID, maxBlockID)]
 	elems := make([]slack.BlockElement, 0, min(len(buttons), maxActionElems))
+	seen := map[string]int{}
 	for _, b := range buttons[:min(len(buttons), maxActionElems)] {
-		elems = append(elems, slack.NewButtonBlockElement(b.ID, queryID, plain(truncate(b.Label, maxButtonText))))
+		value := b.ValueOf(queryID)
+		if value == "" || textLen(value) > maxButtonValue {
+			continue
+		}
+		// Action ids must differ within a block: a repeated one (Pause
+		// under each schedule of a list) gets a suffix ActionOf removes.
+		id := b.ID
+		if seen[b.ID]++; seen[b.ID] > 1 {
+			id += actionSuffix + strconv.Itoa(seen[b.ID])
+		}
+		elems = append(elems, slack.NewButtonBlockElement(id, value, plain(truncate(b.Label, maxButtonText))))
 	}
 	return slack.NewActionBlock(blockID, elems...)
 }

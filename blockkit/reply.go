@@ -23,7 +23,7 @@ func Reply(a *answer.Answer) Message {
 	case answer.KindNotice:
 		m := notice(Mrkdwn(a.Text), nil)
 		m.Blocks = append(m.Blocks, askButtons("*Try asking:*", "suggestions", a.Questions)...)
-		if a.QueryID != "" && len(a.Actions) > 0 && textLen(a.QueryID) <= maxButtonValue {
+		if hasButtons(a) {
 			m.Blocks = append(m.Blocks, answerActions(a.QueryID, a.Actions))
 		}
 		return m
@@ -36,6 +36,17 @@ func Reply(a *answer.Answer) Message {
 	default:
 		return Render(*a)
 	}
+}
+
+// hasButtons reports whether a's actions make a row of buttons: each needs
+// a value (its own, or the answer's query id) that fits in a button.
+func hasButtons(a *answer.Answer) bool {
+	for _, b := range a.Actions {
+		if v := b.ValueOf(a.QueryID); v != "" && textLen(v) <= maxButtonValue {
+			return true
+		}
+	}
+	return false
 }
 
 // AskActionPrefix starts the action id of a button that asks its value as

@@ -193,8 +193,11 @@ func newBot(cfg Config, db *store.DB, backend warehouse.Backend, log *slog.Logge
 		Model: model, DB: db, Warehouse: backend, Cache: telemetry.InstrumentCache(b.cache), Examples: examples,
 		Domain: cfg.Domain, Suggestions: b.Suggestions(), MaxRetries: retries, MaxRows: cfg.MaxRows,
 		ExportMaxRows: cfg.ExportMaxRows, SchemaBudget: cfg.SchemaBudget, Links: links, Logger: log,
-		ResultFreshness: cfg.ResultFreshness,
+		ResultFreshness: cfg.ResultFreshness, TimeZone: cfg.Location(),
 	}).Defaults()
+	if cfg.Schedules {
+		n.Schedules = db
+	}
 	if b.Demo {
 		n.DemoQuestions = demo.Questions()
 	}
@@ -316,7 +319,10 @@ type Message struct {
 	// Email is the user's address when the surface knows it (Slack's
 	// users.info): the database's row-level security can scope rows by it.
 	Email string
-	Text  string
+	// TimeZone is the user's IANA time zone when the surface knows it
+	// (Slack's users.info): schedules they make run in it.
+	TimeZone string
+	Text     string
 }
 
 // Ask answers a message: it loads the thread's recent turns, runs the
@@ -327,7 +333,8 @@ func (b *Bot) Ask(ctx context.Context, m Message, opts ...workflow.RunOption) (*
 		s, err := b.Note(ctx, m, "", note[1])
 		return s, workflow.Result{}, err
 	}
-	s := &nodes.State{UserQuery: m.Text, UserID: m.UserID, UserEmail: m.Email, ChannelID: m.ChannelID, ThreadTS: m.ThreadID, Started: time.Now()}
+	s := &nodes.State{UserQuery: m.Text, UserID: m.UserID, UserEmail: m.Email, ChannelID: m.ChannelID, ThreadTS: m.ThreadID,
+		TimeZone: m.TimeZone, Started: time.Now()}
 	return b.run(ctx, s, opts...)
 }
 
@@ -356,10 +363,21 @@ func (b *Bot) Press(ctx context.Context, m Message, action, value string, opts .
 	if s != nil || err != nil {
 		return s, workflow.Result{}, err
 	}
+	if isScheduleAction(action) {
+		s, err = b.ManageSchedule(ctx, m, action, value)
+		return s, workflow.Result{}, err
+	}
+	preset := ""
+	if action == nodes.ActionSchedulePreset {
+		if value, preset, err = presetPress(value); err != nil {
+			return nil, workflow.Result{}, err
+		}
+		action = nodes.ActionSchedule
+	}
 	intent, ok := nodes.ButtonIntent(action)
 	if !ok {
-		return nil, workflow.Result{}, fmt.Errorf("%w: unknown action %q (want %s, %s, %s, %s, %s or %s)", ErrBadAction, action,
-			nodes.IntentExportCSV, nodes.IntentShowSQL, nodes.IntentRefresh, ActionFeedbackUp, ActionFeedbackDown, ActionVerify)
+		return nil, workflow.Result{}, fmt.Errorf("%w: unknown action %q (want %s, %s, %s, %s, %s, %s, %s or a schedule's)", ErrBadAction, action,
+			nodes.IntentExportCSV, nodes.IntentShowSQL, nodes.IntentRefresh, nodes.IntentSchedule, ActionFeedbackUp, ActionFeedbackDown, ActionVerify)
 	}
 	if !queryIDPattern.MatchString(value) {
 		return nil, workflow.Result{}, fmt.Errorf("%w: %q is not a query id (8 hex characters)", ErrBadAction, value)
@@ -369,7 +387,11 @@ func (b *Bot) Press(ctx context.Context, m Message, action, value string, opts .
 	}
 	s = &nodes.State{
 		UserQuery: m.Text, UserID: m.UserID, UserEmail: m.Email, ChannelID: m.ChannelID, ThreadTS: m.ThreadID, Started: time.Now(),
-		Intent: intent, ReferencedQueryID: value,
+		Intent: intent, ReferencedQueryID: value, TimeZone: m.TimeZone, SchedulePreset: preset,
+	}
+	if intent == nodes.IntentSchedule && !b.cfg.Schedules {
+		respond(s, failure(textSchedulesOff))
+		return s, workflow.Result{}, nil
 	}
 	return b.run(ctx, s, opts...)
 }

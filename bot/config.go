@@ -138,6 +138,40 @@ type Config struct {
 	// set it.
 	CacheLRUSize     int   `env:"CACHE_LRU_SIZE" envDefault:"256"`
 	ResultCacheBytes int64 `env:"RESULT_CACHE_BYTES" envDefault:"67108864"`
+
+	// Schedules turns on scheduled questions and alerts: the Schedule
+	// button, the words that make one, and (in serve) the scheduler that
+	// runs them (docs/schedules.md).
+	Schedules bool `env:"SCHEDULES" envDefault:"true"`
+	// TimeZone is the time zone (an IANA name) of schedules whose owner's
+	// the surface does not tell (Slack's users.info does); default UTC.
+	TimeZone string `env:"TZ"`
+	// SchedulePoll is how often the scheduler looks for due runs, and so
+	// how late past its minute a run may start.
+	SchedulePoll time.Duration `env:"SCHEDULE_POLL" envDefault:"30s"`
+	// ScheduleLease is how long a replica's claim on a run lasts without
+	// being renewed: a replica that dies mid-run is taken over after it.
+	ScheduleLease time.Duration `env:"SCHEDULE_LEASE" envDefault:"2m"`
+	// ScheduleRetries is how many times a failed run is tried again
+	// (SCHEDULE_RETRY_DELAY, doubling) before its owner is told.
+	ScheduleRetries    int           `env:"SCHEDULE_RETRIES" envDefault:"2"`
+	ScheduleRetryDelay time.Duration `env:"SCHEDULE_RETRY_DELAY" envDefault:"1m"`
+	// ScheduleAdmins may list, pause and delete every schedule of a
+	// channel (Slack user ids); EXAMPLE_ADMINS when unset.
+	ScheduleAdmins []string `env:"SCHEDULE_ADMINS" envSeparator:","`
+}
+
+// Location is TZ's time zone; UTC when TZ is unset or unknown (Check
+// reports an unknown one).
+func (c Config) Location() *time.Location {
+	if c.TimeZone == "" {
+		return time.UTC
+	}
+	loc, err := time.LoadLocation(strings.TrimPrefix(c.TimeZone, ":"))
+	if err != nil {
+		return time.UTC
+	}
+	return loc
 }
 
 // ConfigFromEnv reads Config from the environment and checks it.
@@ -208,6 +242,16 @@ func (c *Config) Check() error {
 		if n.value < 0 {
 			errs = append(errs, fmt.Errorf("%s must be 0 (the default) or more, got %d", n.name, n.value))
 		}
+	}
+	if c.TimeZone != "" {
+		if _, err := time.LoadLocation(strings.TrimPrefix(c.TimeZone, ":")); err != nil {
+			errs = append(errs, fmt.Errorf("TZ must be a time zone such as Europe/London, got %q", c.TimeZone))
+		}
+	}
+	if c.Schedules && (c.SchedulePoll <= 0 || c.ScheduleLease < 2*c.SchedulePoll || c.ScheduleRetries < 0 || c.ScheduleRetryDelay <= 0) {
+		errs = append(errs, fmt.Errorf("SCHEDULE_POLL and SCHEDULE_RETRY_DELAY must be positive, SCHEDULE_RETRIES 0 or more, "+
+			"and SCHEDULE_LEASE at least twice SCHEDULE_POLL; got %s, %s, %d and %s",
+			c.SchedulePoll, c.ScheduleRetryDelay, c.ScheduleRetries, c.ScheduleLease))
 	}
 	if c.ResultFreshness < 0 {
 		errs = append(errs, fmt.Errorf("RESULT_FRESHNESS must be 0 (off) or a duration such as 10m, got %s", c.ResultFreshness))

@@ -140,13 +140,16 @@ func (n *Nodes) buttons(s *State) []answer.Action {
 	if !s.DataAsOf.IsZero() {
 		b = append(b, RefreshButton)
 	}
+	if n.Schedules != nil && s.Intent != IntentScheduledRun {
+		b = append(b, ScheduleButton)
+	}
 	return b
 }
 
 // ButtonIntent returns the intent a button's action id presses; ok is false
-// for anything that is not one of Buttons or RefreshButton.
+// for anything that is not one of Buttons, RefreshButton or ScheduleButton.
 func ButtonIntent(action string) (intent Intent, ok bool) {
-	for _, b := range append(Buttons(), RefreshButton) {
+	for _, b := range append(Buttons(), RefreshButton, ScheduleButton) {
 		if b.ID == action {
 			return Intent(action), true
 		}

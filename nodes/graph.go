@@ -16,6 +16,8 @@ const (
 	NodeExportCSV      = string(IntentExportCSV)
 	NodeShowSQL        = string(IntentShowSQL)
 	NodeRefresh        = string(IntentRefresh)
+	NodeSchedule       = string(IntentSchedule)
+	NodeRunSchedule    = "run_schedule"
 	NodeDecline        = "decline"
 	NodeHandleError    = "handle_error"
 	NodeSaveTurn       = "save_turn"
@@ -40,11 +42,14 @@ func Graph(n *Nodes) *workflow.Graph[State] {
 		AddNode(NodeExportCSV, n.ExportCSV, workflow.WithLabel("Preparing the CSV…")).
 		AddNode(NodeShowSQL, n.ShowSQL, workflow.WithLabel("Finding the SQL…")).
 		AddNode(NodeRefresh, n.Refresh, workflow.WithLabel("Running the query again…")).
+		AddNode(NodeSchedule, n.Schedule, workflow.WithLabel("Reading the schedule…")).
+		AddNode(NodeRunSchedule, n.RunSchedule, workflow.WithLabel("Running the scheduled query…")).
 		AddNode(NodeDecline, n.Decline, workflow.WithLabel("Answering…")).
 		AddNode(NodeHandleError, n.HandleError, workflow.WithLabel("Explaining what went wrong…")).
 		AddNode(NodeSaveTurn, n.SaveTurn, workflow.WithLabel("Saving the conversation…")).
 		AddEdge(workflow.Start, NodeRouteIntent).
-		AddBranch(NodeRouteIntent, afterRouting, NodeResolveContext, NodeExportCSV, NodeShowSQL, NodeRefresh, NodeDecline, NodeHandleError).
+		AddBranch(NodeRouteIntent, afterRouting, NodeResolveContext, NodeExportCSV, NodeShowSQL, NodeRefresh,
+			NodeSchedule, NodeRunSchedule, NodeDecline, NodeHandleError).
 		AddBranch(NodeResolveContext, onErrorOr(NodeGenerateQuery), NodeGenerateQuery, NodeHandleError).
 		AddBranch(NodeGenerateQuery, onErrorOr(NodeValidateQuery), NodeValidateQuery, NodeHandleError).
 		AddBranch(NodeValidateQuery, afterValidation(n.MaxRetries), NodeExecuteQuery, NodeGenerateQuery, NodeHandleError).
@@ -54,6 +59,8 @@ func Graph(n *Nodes) *workflow.Graph[State] {
 		AddBranch(NodeExportCSV, onErrorOr(NodeSaveTurn), NodeSaveTurn, NodeHandleError).
 		AddBranch(NodeShowSQL, onErrorOr(NodeSaveTurn), NodeSaveTurn, NodeHandleError).
 		AddBranch(NodeRefresh, onErrorOr(NodeFormatAnswer), NodeFormatAnswer, NodeHandleError).
+		AddBranch(NodeSchedule, onErrorOr(NodeSaveTurn), NodeSaveTurn, NodeHandleError).
+		AddBranch(NodeRunSchedule, afterScheduledRun, NodeFormatAnswer, NodeSaveTurn, NodeHandleError).
 		AddEdge(NodeDecline, NodeSaveTurn).
 		AddEdge(NodeHandleError, NodeSaveTurn).
 		AddEdge(NodeSaveTurn, workflow.End)
@@ -72,11 +79,27 @@ func afterRouting(s *State) string {
 		return NodeShowSQL
 	case IntentRefresh:
 		return NodeRefresh
+	case IntentSchedule:
+		return NodeSchedule
+	case IntentScheduledRun:
+		return NodeRunSchedule
 	case IntentOffTopic:
 		return NodeDecline
 	default:
 		return NodeResolveContext
 	}
+}
+
+// afterScheduledRun formats a run's answer, unless its alert's condition
+// did not hold: then there is nothing to send.
+func afterScheduledRun(s *State) string {
+	switch {
+	case s.ErrorKind != "":
+		return NodeHandleError
+	case s.Quiet:
+		return NodeSaveTurn
+	}
+	return NodeFormatAnswer
 }
 
 // onErrorOr continues to next unless the node recorded an error.

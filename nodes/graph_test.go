@@ -28,7 +28,8 @@ func TestGraphCompilesAndDraws(t *testing.T) {
 	}
 	assert.Equal(t, []string{
 		NodeRouteIntent, NodeResolveContext, NodeGenerateQuery, NodeValidateQuery, NodeExecuteQuery,
-		NodeInterpret, NodeFormatAnswer, NodeExportCSV, NodeShowSQL, NodeRefresh, NodeDecline, NodeHandleError, NodeSaveTurn,
+		NodeInterpret, NodeFormatAnswer, NodeExportCSV, NodeShowSQL, NodeRefresh, NodeSchedule, NodeRunSchedule, NodeDecline,
+		NodeHandleError, NodeSaveTurn,
 	}, names, "node list")
 	for i, l := range labels {
 		assert.NotEmpty(t, l, "got no progress label for node %s, want one", names[i])

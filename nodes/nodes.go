@@ -106,6 +106,12 @@ type Nodes struct {
 	ExportMaxRows int
 	// MaxMessageLen caps a question's length in characters (default 4,000).
 	MaxMessageLen int
+	// Schedules keeps the schedules the schedule node makes; nil: answers
+	// cannot be scheduled.
+	Schedules ScheduleStore
+	// TimeZone is the bot's time zone (TZ), for schedules of people whose
+	// own the surface does not tell; nil: UTC.
+	TimeZone *time.Location
 	// Now returns the current time; tests fix it.
 	Now    func() time.Time
 	Logger *slog.Logger

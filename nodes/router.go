@@ -9,6 +9,7 @@ import (
 
 	"github.com/analyticsbot/analyticsbot/llm"
 	"github.com/analyticsbot/analyticsbot/prompts"
+	"github.com/analyticsbot/analyticsbot/schedule"
 )
 
 // Phrases that name a button's action answer without a model call.
@@ -54,6 +55,12 @@ func (n *Nodes) RouteIntent(ctx context.Context, s *State) error {
 		return nil
 	case utf8.RuneCountInString(s.UserQuery) > n.MaxMessageLen:
 		s.fail(ErrMessageTooLong, fmt.Sprintf("%d characters", utf8.RuneCountInString(s.UserQuery)))
+		return nil
+	}
+	if n.Schedules != nil && schedule.IsRequest(s.UserQuery) {
+		// Before the action phrases: "send me this every Monday as CSV"
+		// schedules a CSV, it does not export one now.
+		s.Intent, s.Confidence, s.IntentSource = IntentSchedule, 1, "keyword"
 		return nil
 	}
 	if intent, ok := keywordIntent(s.UserQuery); ok {

@@ -15,6 +15,11 @@ func (n *Nodes) SaveTurn(ctx context.Context, s *State) error {
 	if s.ErrorKind == ErrEmptyMessage {
 		return nil // nothing worth remembering
 	}
+	if s.Intent == IntentScheduledRun {
+		// Its thread is known only once it is posted: the scheduler keeps
+		// the turn then (bot.Scheduler), and none when nothing was sent.
+		return nil
+	}
 	// Only the turn that asked a question keeps its query: that is what
 	// show SQL and exports find again, with the question that produced it.
 	// A button's turn only points at it.

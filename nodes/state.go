@@ -33,6 +33,13 @@ const (
 	// the fresh result, without the model: the Refresh button of an answer
 	// served from a recent result.
 	IntentRefresh Intent = "refresh"
+	// IntentSchedule turns an answer into a schedule or an alert: the
+	// Schedule button, a preset, or words such as "send me this every
+	// Monday at 9", read without the model (package schedule).
+	IntentSchedule Intent = "schedule"
+	// IntentScheduledRun is a schedule's run, which the scheduler starts
+	// with State.Scheduled set; the router never picks it.
+	IntentScheduledRun Intent = "scheduled_run"
 	// IntentFeedback and IntentVerify are presses the bot answers without
 	// the workflow (package bot): a 👍/👎 or its note, and an admin's
 	// Verify. The router never picks them.
@@ -40,7 +47,8 @@ const (
 	IntentVerify   Intent = "verify_example"
 )
 
-// Valid reports whether i is one of the known intents.
+// Valid reports whether i is one of the intents the classifier may pick
+// (the schedule intents come from words and buttons only).
 func (i Intent) Valid() bool {
 	switch i {
 	case IntentAnalytics, IntentFollowUp, IntentExportCSV, IntentShowSQL, IntentOffTopic, IntentRefresh:
@@ -117,6 +125,14 @@ type State struct {
 	Policy, Role string
 	ChannelID    string
 	ThreadTS     string
+	// TimeZone is the asker's IANA time zone when the surface knows it
+	// (Slack's users.info); schedules are read in it.
+	TimeZone string
+	// SchedulePreset is the cron spec of the preset a button chose
+	// (IntentSchedule), empty when the words say when.
+	SchedulePreset string
+	// Scheduled is the schedule a scheduled run runs (IntentScheduledRun).
+	Scheduled *ScheduledRun
 	// History holds the thread's most recent turns, oldest first.
 	History []store.Turn
 	// Started is when the message arrived, for the elapsed time in the reply.
@@ -186,6 +202,15 @@ type State struct {
 	// recent result instead of running the query (RESULT_FRESHNESS); zero
 	// when it ran now.
 	DataAsOf time.Time
+
+	// ScheduleID is the pending schedule schedule made; written by
+	// schedule.
+	ScheduleID string
+	// AlertValue is the number a scheduled run read for its alert, and
+	// Quiet says its condition did not hold, so nothing is sent; written
+	// by run_schedule.
+	AlertValue *float64
+	Quiet      bool
 
 	// Answer is the interpreter's text.
 	Answer string

@@ -51,7 +51,7 @@ func (a *App) onBlockActions(cb slack.InteractionCallback) {
 		}
 		p := press{
 			channel: channel, threadTS: root, user: cb.User.ID,
-			action: act.ActionID, value: act.Value, responseURL: cb.ResponseURL,
+			action: blockkit.ActionOf(act.ActionID), value: act.Value, responseURL: cb.ResponseURL,
 		}
 		if cb.TriggerID != "" {
 			p.key = "action:" + cb.TriggerID + ":" + act.ActionID
@@ -104,7 +104,7 @@ func (a *App) pressButton(ctx context.Context, p press) {
 		return
 	}
 	msg := bot.Message{ThreadID: threadID(p.channel, p.threadTS), UserID: p.user, ChannelID: p.channel,
-		Email: a.people.email(ctx, p.user)}
+		Email: a.people.email(ctx, p.user), TimeZone: a.people.timeZone(ctx, p.user)}
 	s, _, err := a.bot.Press(ctx, msg, p.action, p.value)
 	switch {
 	case errors.Is(err, bot.ErrBadAction):
@@ -120,9 +120,10 @@ func (a *App) pressButton(ctx context.Context, p press) {
 		return
 	}
 	switch {
-	case s.Intent == nodes.IntentFeedback || s.Intent == nodes.IntentVerify:
+	case s.Intent == nodes.IntentFeedback || s.Intent == nodes.IntentVerify || s.Intent == nodes.IntentSchedule:
 		// A rating is the presser's business: the thanks (and an admin's
-		// Verify button) go to them alone.
+		// Verify button) go to them alone; so does making or changing a
+		// schedule.
 		a.ephemeral(ctx, p.channel, p.threadTS, p.user, p.responseURL, a.reply(s, nil))
 	case s.Intent == nodes.IntentExportCSV:
 		if err := a.uploadCSV(ctx, p, s); err != nil {

@@ -90,7 +90,7 @@ func (w *answer) run(ctx context.Context) {
 		askCtx = llm.WithStream(ctx, st.chunk)
 	}
 	in := bot.Message{ThreadID: threadID(q.channel, q.threadTS), UserID: q.user, ChannelID: q.channel, Text: q.text,
-		Email: a.people.email(ctx, q.user)}
+		Email: a.people.email(ctx, q.user), TimeZone: a.people.timeZone(ctx, q.user)}
 	s, _, err := a.bot.Ask(askCtx, in, workflow.WithObserver(p))
 	p.stop()
 
@@ -167,19 +167,26 @@ func (a *App) send(ctx context.Context, channel, threadTS, updateTS string, m bl
 
 // post sends m as a new message in the thread and returns its timestamp.
 func (a *App) post(ctx context.Context, channel, threadTS string, m blockkit.Message) (string, error) {
+	_, ts, err := a.postIn(ctx, channel, threadTS, m)
+	return ts, err
+}
+
+// postIn is post that also returns the channel Slack posted in: the DM's
+// id for a post to a user id, the id for a channel's name.
+func (a *App) postIn(ctx context.Context, channel, threadTS string, m blockkit.Message) (string, string, error) {
 	opts := []slack.MsgOption{slack.MsgOptionText(m.Text, false), slack.MsgOptionBlocks(m.Blocks...)}
 	if threadTS != "" {
 		opts = append(opts, slack.MsgOptionTS(threadTS))
 	}
-	_, ts, err := a.api.PostMessageContext(ctx, channel, opts...)
+	in, ts, err := a.api.PostMessageContext(ctx, channel, opts...)
 	if isInvalidBlocks(err) && len(m.Blocks) > 0 {
 		a.log.ErrorContext(ctx, "slack refused the blocks: sending plain text", "channel", channel, "err", err)
-		_, ts, err = a.api.PostMessageContext(ctx, channel, append(plainOptions(m), slack.MsgOptionTS(threadTS))...)
+		in, ts, err = a.api.PostMessageContext(ctx, channel, append(plainOptions(m), slack.MsgOptionTS(threadTS))...)
 	}
 	if err != nil {
-		return "", fmt.Errorf("chat.postMessage in %s: %w", channel, err)
+		return "", "", fmt.Errorf("chat.postMessage in %s: %w", channel, err)
 	}
-	return ts, nil
+	return in, ts, nil
 }
 
 func (a *App) update(ctx context.Context, channel, ts string, m blockkit.Message) error {

@@ -42,6 +42,9 @@ func (a *App) onCommand(cmd slack.SlashCommand, received time.Time) commandReply
 	case cmd.ChannelID == "" || cmd.UserID == "":
 		return ephemeralReply(blockkit.Error(textInternal, nil))
 	}
+	if r, ok := a.schedulesCommand(cmd, text); ok {
+		return r
+	}
 	// Refused before the question is posted for the channel to see.
 	var ref *access.Refusal
 	if err := a.bot.Admit(bot.Message{UserID: cmd.UserID, ChannelID: cmd.ChannelID}); errors.As(err, &ref) {

@@ -90,7 +90,15 @@ func withConfig(f func(*Config)) harnessOption { return func(o *harnessOptions) 
 
 // withBotConfig adjusts the bot's configuration.
 func withBotConfig(f func(*bot.Config)) harnessOption {
-	return func(o *harnessOptions) { o.botCfg = f }
+	return func(o *harnessOptions) {
+		prev := o.botCfg
+		o.botCfg = func(c *bot.Config) {
+			if prev != nil {
+				prev(c)
+			}
+			f(c)
+		}
+	}
 }
 
 // start builds a bot on the package database and runs its Slack app

@@ -82,54 +82,60 @@ func (p *people) members(group string) []string {
 	return users
 }
 
+// cachedEmail is what users.info told of a user: their address and their
+// time zone (an IANA name, for the schedules they make).
 type cachedEmail struct {
-	email string
-	at    time.Time
+	email, tz string
+	at        time.Time
 }
 
 // email returns user's address, "" when Slack does not say.
-func (p *people) email(ctx context.Context, user string) string {
+func (p *people) email(ctx context.Context, user string) string { return p.person(ctx, user).email }
+
+// timeZone returns user's time zone, "" when Slack does not say.
+func (p *people) timeZone(ctx context.Context, user string) string { return p.person(ctx, user).tz }
+
+func (p *people) person(ctx context.Context, user string) cachedEmail {
 	if user == "" {
-		return ""
+		return cachedEmail{}
 	}
 	p.mu.Lock()
 	c, ok := p.emails[user]
 	disabled := p.disabled
 	p.mu.Unlock()
 	if disabled || ok && p.now().Sub(c.at) < emailTTL {
-		return c.email
+		return c
 	}
 	v, _, _ := p.lookups.Do(user, func() (any, error) { return p.lookUp(ctx, user, c), nil })
-	return v.(string)
+	return v.(cachedEmail)
 }
 
-// lookUp asks Slack for user's address and caches it; c is what the cache
-// held.
-func (p *people) lookUp(ctx context.Context, user string, c cachedEmail) string {
+// lookUp asks Slack for user's address and time zone and caches them; c
+// is what the cache held.
+func (p *people) lookUp(ctx context.Context, user string, c cachedEmail) cachedEmail {
 	// Whoever waits on this lookup shares it: one caller's end must not
 	// fail the others'.
 	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), emailTimeout)
 	defer cancel()
 	u, err := p.api.GetUserInfoContext(ctx, user)
-	email := ""
 	switch {
 	case err == nil:
-		email = strings.ToLower(strings.TrimSpace(u.Profile.Email))
 	case isScopeError(err):
-		p.log("slack: users.info refused; row-level security sees no addresses (add the users:read and users:read.email scopes and reinstall)", "err", err)
+		p.log("slack: users.info refused; row-level security sees no addresses and schedules run in TZ (add the users:read and users:read.email scopes and reinstall)", "err", err)
 		p.mu.Lock()
 		p.disabled = true
 		p.mu.Unlock()
-		return ""
+		return cachedEmail{}
 	default:
 		// A passing failure: answer without the address, ask next time.
 		p.log("slack: look up a user's email", "user", user, "err", err)
-		return c.email
+		return c
 	}
+	c = cachedEmail{email: strings.ToLower(strings.TrimSpace(u.Profile.Email)), tz: strings.TrimSpace(u.TZ), at: p.now()}
 	p.mu.Lock()
-	p.emails[user] = cachedEmail{email: email, at: p.now()}
+	p.emails[user] = c
 	p.mu.Unlock()
-	return email
+	return c
 }
 
 // isScopeError reports a Slack error that will not go away by asking

@@ -235,9 +235,10 @@ func (d *DB) DeleteSchedule(ctx context.Context, id string) error {
 }
 
 // DeletePendingSchedules deletes schedules never confirmed that were made
-// before cutoff.
-func (d *DB) DeletePendingSchedules(ctx context.Context, cutoff time.Time) (int64, error) {
-	tag, err := d.pool.Exec(ctx, `DELETE FROM schedules WHERE state = 'pending' AND created_at < $1`, cutoff)
+// more than age ago, by the database's clock.
+func (d *DB) DeletePendingSchedules(ctx context.Context, age time.Duration) (int64, error) {
+	tag, err := d.pool.Exec(ctx, `DELETE FROM schedules WHERE state = 'pending' AND created_at < now() - make_interval(secs => $1)`,
+		age.Seconds())
 	if err != nil {
 		return 0, fmt.Errorf("delete pending schedules: %w", classify(err))
 	}

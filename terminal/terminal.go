@@ -19,7 +19,7 @@ type Options struct {
 	// Press returns what the user types to press the action with this id
 	// (":csv"), or "" when this terminal cannot press it (it is then not
 	// shown).
-	Press func(id string) string
+	Press func(id, value string) string
 	// Numbered says the user may type a listed question's number to ask
 	// it; the list then says so.
 	Numbered bool
@@ -168,12 +168,15 @@ func (o Options) context(a *answer.Answer) string {
 }
 
 func (o Options) actions(a *answer.Answer) string {
-	if a.QueryID == "" || o.Press == nil {
+	if o.Press == nil {
 		return ""
 	}
 	var hints []string
 	for _, act := range a.Actions {
-		if p := o.Press(act.ID); p != "" {
+		if act.ValueOf(a.QueryID) == "" {
+			continue
+		}
+		if p := o.Press(act.ID, act.ValueOf(a.QueryID)); p != "" {
 			hints = append(hints, act.Label+": "+p)
 		}
 	}
@@ -261,7 +264,7 @@ func (o Options) table(a *answer.Answer) string {
 	if more := a.Rows() - len(rows); more > 0 {
 		note := "… " + answer.Plural(more, "more row", "more rows")
 		if a.QueryID != "" && o.Press != nil {
-			if p := o.Press(answer.ExportAction); p != "" {
+			if p := o.Press(answer.ExportAction, a.QueryID); p != "" {
 				note += " (" + p + " exports every row)"
 			}
 		}

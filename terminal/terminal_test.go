@@ -12,7 +12,7 @@ import (
 	"github.com/analyticsbot/analyticsbot/warehouse"
 )
 
-func chatPress(id string) string {
+func chatPress(id, _ string) string {
 	return map[string]string{"export_csv": ":csv", "show_sql": ":sql"}[id]
 }
 

@@ -192,7 +192,8 @@ func TestButtons(t *testing.T) {
 	require.Equal(t, http.StatusOK, resp.StatusCode, "status; body %s", data)
 	assert.JSONEq(t, `{"buttons": [{"action": "export_csv", "label": "Export CSV", "download": true},
 		{"action": "show_sql", "label": "Show SQL", "download": false},
-		{"action": "refresh", "label": "Refresh", "download": false}]}`, string(data))
+		{"action": "refresh", "label": "Refresh", "download": false},
+		{"action": "schedule", "label": "Schedule", "download": false}]}`, string(data))
 
 	resp, data = doJSON(t, srv, http.MethodPost, "/api/buttons", map[string]any{}, nil)
 	assert.Equal(t, http.StatusMethodNotAllowed, resp.StatusCode, "body %s", data)

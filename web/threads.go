@@ -71,7 +71,7 @@ func userText(t store.Turn) string {
 	if !strings.HasPrefix(t.UserMessage, "[button] ") {
 		return t.UserMessage
 	}
-	for _, b := range append(nodes.Buttons(), nodes.RefreshButton) {
+	for _, b := range append(nodes.Buttons(), nodes.RefreshButton, nodes.ScheduleButton) {
 		if b.ID == t.Intent {
 			return b.Label
 		}
@@ -117,7 +117,11 @@ func (s *server) serveButtons(w http.ResponseWriter, _ *http.Request) {
 	var out struct {
 		Buttons []buttonJSON `json:"buttons"`
 	}
-	for _, b := range append(nodes.Buttons(), nodes.RefreshButton) {
+	buttons := append(nodes.Buttons(), nodes.RefreshButton)
+	if s.bot.Config().Schedules {
+		buttons = append(buttons, nodes.ScheduleButton)
+	}
+	for _, b := range buttons {
 		out.Buttons = append(out.Buttons, buttonJSON{Action: b.ID, Label: b.Label,
 			Download: b.ID == string(nodes.IntentExportCSV)})
 	}

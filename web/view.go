@@ -36,11 +36,12 @@ type replyView struct {
 	Feedback bool `json:"feedback,omitempty"`
 }
 
-// actionRef is a button: POST /api/actions with its action and the
-// reply's query id.
+// actionRef is a button: POST /api/actions with its action and its value
+// (else the reply's query id).
 type actionRef struct {
 	Action string `json:"action"`
 	Label  string `json:"label"`
+	Value  string `json:"value,omitempty"`
 }
 
 // tableView is the result as a table.
@@ -115,9 +116,9 @@ func newView(a *answer.Answer) *replyView {
 	if v.Kind == "" {
 		v.Kind = answer.KindAnswer
 	}
-	if a.QueryID != "" {
-		for _, b := range a.Actions {
-			v.Actions = append(v.Actions, actionRef{Action: b.ID, Label: b.Label})
+	for _, b := range a.Actions {
+		if b.ValueOf(a.QueryID) != "" {
+			v.Actions = append(v.Actions, actionRef{Action: b.ID, Label: b.Label, Value: b.Value})
 		}
 	}
 	if by := strings.TrimSpace(a.VerifiedBy); by != "" {

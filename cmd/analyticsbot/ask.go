@@ -195,7 +195,7 @@ func report(out io.Writer, b *bot.Bot, s *nodes.State, res workflow.Result, runE
 		return runErr
 	}
 	fmt.Fprint(out, terminal.Render(s.Reply, terminal.Options{ANSI: isTerminal(out), Rate: pressRate(s.ThreadTS, s.QueryID),
-		Press: func(id string) string { return pressCommand(s.ThreadTS, s.QueryID, id) }}))
+		Press: func(id, value string) string { return pressCommand(s.ThreadTS, value, id) }}))
 	if s.HasCSV() {
 		fmt.Fprintf(out, "\n%s", csvText(s))
 	}
@@ -217,6 +217,9 @@ func slackBlocks(s *nodes.State) []slack.Block {
 // pressCommand is the command that presses the button action of the
 // answer queryID in thread.
 func pressCommand(thread, queryID, action string) string {
+	if strings.ContainsAny(queryID, " \t") {
+		queryID = "'" + queryID + "'" // a preset's value: the query id and a cron spec
+	}
 	return "analyticsbot press --thread " + thread + " --value " + queryID + " --action " + action
 }
 

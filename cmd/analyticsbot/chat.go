@@ -3,6 +3,7 @@ package main
 import (
 	"bufio"
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -22,6 +23,11 @@ const chatHelp = `Type a question and press Enter. Commands:
   :refresh
          run the last answer's query again, when it was answered from a
          recent result (RESULT_FRESHNESS)
+  :schedule
+         send the last answer again by itself, or alert on it (or say it:
+         "send me this every Monday at 9", "alert me when it is above 100")
+  :press ACTION VALUE
+         press a button a reply lists (saving or cancelling a schedule)
   :good  rate the last answer 👍 (it becomes a candidate example)
   :bad [what was wrong]
          rate the last answer 👎, with an optional note
@@ -106,12 +112,13 @@ func (r *repl) handle(ctx context.Context, line string) error {
 		r.thread, r.queryID = bot.NewThreadID(), ""
 		fmt.Fprintln(r.out, "new thread", r.thread)
 		return nil
-	case ":csv", ":sql", ":refresh":
+	case ":csv", ":sql", ":refresh", ":schedule":
 		if r.queryID == "" {
 			fmt.Fprintln(r.out, "No answer with a result yet: ask a question first.")
 			return nil
 		}
-		action := map[string]nodes.Intent{":csv": nodes.IntentExportCSV, ":sql": nodes.IntentShowSQL, ":refresh": nodes.IntentRefresh}[line]
+		action := map[string]nodes.Intent{":csv": nodes.IntentExportCSV, ":sql": nodes.IntentShowSQL, ":refresh": nodes.IntentRefresh,
+			":schedule": nodes.IntentSchedule}[line]
 		msg.Text = ""
 		s, _, err = r.b.Press(ctx, msg, string(action), r.queryID)
 	case ":good":
@@ -122,6 +129,17 @@ func (r *repl) handle(ctx context.Context, line string) error {
 		msg.Text = ""
 		s, err = r.b.Rate(ctx, msg, store.RatingUp, r.queryID, "")
 	default:
+		if press, ok := strings.CutPrefix(line, ":press "); ok {
+			// A button of the schedule flow: its action and value.
+			action, value, _ := strings.Cut(strings.TrimSpace(press), " ")
+			msg.Text = ""
+			s, _, err = r.b.Press(ctx, msg, action, strings.TrimSpace(value))
+			if errors.Is(err, bot.ErrBadAction) {
+				fmt.Fprintln(r.out, "That is not a button of the last reply.")
+				return nil
+			}
+			break
+		}
 		if note, ok := strings.CutPrefix(line, ":bad"); ok && (note == "" || note[0] == ' ') {
 			if r.queryID == "" {
 				fmt.Fprintln(r.out, "No answer with a result yet: ask a question first.")
@@ -158,7 +176,7 @@ func (r *repl) handle(ctx context.Context, line string) error {
 }
 
 // chatPress is the command that presses an answer's button in the chat.
-func chatPress(action string) string {
+func chatPress(action, value string) string {
 	switch nodes.Intent(action) {
 	case nodes.IntentExportCSV:
 		return ":csv"
@@ -166,6 +184,11 @@ func chatPress(action string) string {
 		return ":sql"
 	case nodes.IntentRefresh:
 		return ":refresh"
+	case nodes.IntentSchedule:
+		return ":schedule"
+	}
+	if strings.HasPrefix(action, nodes.ActionSchedule+"_") {
+		return ":press " + action + " " + value
 	}
 	return ""
 }

@@ -45,9 +45,12 @@ Usage:
                     [--examples on|off|compare] FILE
                                        score the bot on an eval file (docs/eval.md): execution accuracy
                                        through the model, or retrieval recall with no model call
-  analyticsbot press --thread ID --action export_csv|show_sql|refresh|feedback_up|feedback_down|verify_example
+  analyticsbot press --thread ID --action export_csv|show_sql|refresh|schedule|feedback_up|feedback_down|verify_example
                     --value QUERY_ID [--user ID] [--note TEXT] [--json]
                                        press a button of an earlier answer (no model call)
+  analyticsbot schedules list [--user ID] [--channel ID] [--state S] [--json] | runs ID |
+                    pause ID... | resume ID... | delete ID... | run-now ID
+                                       see and manage scheduled questions and alerts (docs/schedules.md)
   analyticsbot examples list [--status S] [--source S] [--json] | show ID | add --question Q < QUERY |
                     verify ID... | reject ID... | export [--status verified]
                                        curate the examples the generator learns from (docs/examples.md)
@@ -131,6 +134,8 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 		return evalCommand(ctx, rest, stdout)
 	case "press":
 		return press(ctx, rest, stdout)
+	case "schedules":
+		return schedulesCommand(ctx, rest, stdout)
 	case "examples":
 		return examplesCommand(ctx, rest, stdin, stdout)
 	case "help", "-h", "--help":

@@ -152,6 +152,8 @@ func TestCLITwoServeProcesses(t *testing.T) {
 	t.Setenv("SLACK_APP_TOKEN", fakeslack.AppToken)
 	t.Setenv("SLACK_API_URL", slack.APIURL())
 	t.Setenv("LOG_LEVEL", "info")
+	t.Setenv("SCHEDULE_POLL", "500ms")
+	t.Setenv("SCHEDULE_LEASE", "5s")
 
 	// One after the other, so the fake numbers their connections 1 and 2.
 	procs := make([]*process, 2)
@@ -190,6 +192,15 @@ func TestCLITwoServeProcesses(t *testing.T) {
 		return m.Channel == ch && m.ThreadTS == ts && strings.Contains(strings.Join(m.BlockTexts(), "\n"), "WHERE release_year = 2018")
 	})
 
+	// Schedules due now, which both processes poll for twice a second:
+	// each is posted once.
+	schedules := dueSchedules(t, dbURL, "CREPLICAS:"+ts, "CSCHEDULED", 6)
+	for _, q := range schedules {
+		slack.WaitMessage(t, "the run of "+q, func(m fakeslack.Message) bool {
+			return m.Channel == "CSCHEDULED" && strings.Contains(strings.Join(m.BlockTexts(), "\n"), q)
+		})
+	}
+
 	// A mention reaches the first process, and Slack's redelivery of it
 	// the second, at once.
 	const again = "1700000401.000100"
@@ -222,10 +233,42 @@ func TestCLITwoServeProcesses(t *testing.T) {
 		}
 	}
 	assert.Len(t, posted, 1, "one answer to a mention both processes got: %q", posted)
+	for _, q := range schedules {
+		runs := 0
+		for _, m := range slack.Messages() {
+			if m.Channel == "CSCHEDULED" && strings.Contains(strings.Join(m.BlockTexts(), "\n"), q) {
+				runs++
+			}
+		}
+		assert.Equal(t, 1, runs, "%s posted once by the two processes", q)
+	}
 	for _, p := range procs {
 		assert.Len(t, retentionLine.FindAllString(p.errOut.String(), -1), 1, "%s ran one retention pass", p.name)
 		assert.NotContains(t, p.errOut.String(), "DATA RACE", "%s", p.name)
 	}
+}
+
+// dueSchedules stores n active schedules of the thread's latest answer,
+// due now and posting to channel, and returns their questions.
+func dueSchedules(t *testing.T, dbURL, thread, channel string, n int) []string {
+	t.Helper()
+	ctx := context.Background()
+	db, err := store.Open(ctx, dbURL)
+	require.NoError(t, err)
+	defer db.Close()
+	turn, err := db.MostRecentQuery(ctx, thread)
+	require.NoError(t, err)
+	now := time.Now()
+	var out []string
+	for i := range n {
+		q := fmt.Sprintf("Scheduled report %d", i+1)
+		_, err := db.AddSchedule(ctx, store.Schedule{State: store.ScheduleActive, OwnerID: "UALICE01", Surface: "slack",
+			SourceThread: thread, SourceChannel: channel, Query: turn.Query, QueryID: turn.QueryID, Question: q,
+			Spec: "0 9 * * *", TimeZone: "UTC", DestKind: "channel", DestChannel: channel, Format: "answer", NextRunAt: &now})
+		require.NoError(t, err)
+		out = append(out, q)
+	}
+	return out
 }
 
 func addCounts(a, b [4]int) [4]int {

@@ -11,6 +11,8 @@ import (
 	"os"
 	"time"
 
+	"github.com/analyticsbot/analyticsbot/bot"
+	"github.com/analyticsbot/analyticsbot/nodes"
 	"github.com/analyticsbot/analyticsbot/slackapp"
 	"github.com/analyticsbot/analyticsbot/store"
 	"github.com/analyticsbot/analyticsbot/telemetry"
@@ -58,6 +60,7 @@ func serve(ctx context.Context, out io.Writer, tel *telemetry.Telemetry) error {
 			return err
 		}
 	}
+	defer startScheduler(ctx, b, app)()
 	if err := serveMetrics(ctx, tel); err != nil {
 		return err
 	}
@@ -85,6 +88,30 @@ func serve(ctx context.Context, out io.Writer, tel *telemetry.Telemetry) error {
 	}
 	fmt.Fprintln(out, "stopped")
 	return nil
+}
+
+// startScheduler runs the scheduled questions and alerts (SCHEDULES) in
+// the background: the web chat's and the command line's, and Slack's when
+// app is set. The returned function stops it and waits for the runs under
+// way.
+func startScheduler(ctx context.Context, b *bot.Bot, app *slackapp.App) (stop func()) {
+	if !b.Config().Schedules {
+		return func() {}
+	}
+	sc := b.NewScheduler(bot.SchedulerOptions{})
+	if app != nil {
+		sc.Handle(nodes.SurfaceSlack, app)
+	}
+	ctx, cancel := context.WithCancel(ctx)
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		sc.Run(ctx)
+	}()
+	return func() {
+		cancel()
+		<-done
+	}
 }
 
 // runServers serves handler on ln and runs app (when set) until ctx ends

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"net/url"
 	"strings"
+	"time"
 )
 
 // Status is one assistant.threads.setStatus call.
@@ -91,9 +92,20 @@ func (s *Server) setTitle(args url.Values) reply {
 	return ok(nil)
 }
 
-// authTest serves auth.test.
+// SetUserTimeZone gives user the time zone users.info reports (an IANA
+// name); users without one have none.
+func (s *Server) SetUserTimeZone(user, tz string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.timeZones == nil {
+		s.timeZones = map[string]string{}
+	}
+	s.timeZones[user] = tz
+}
+
 // usersInfo serves users.info: every user exists, with the address
-// SetUserEmail gave them or <id in lower case>@example.test.
+// SetUserEmail gave them or <id in lower case>@example.test, and the time
+// zone SetUserTimeZone gave them, if any.
 func (s *Server) usersInfo(args url.Values) reply {
 	id := args.Get("user")
 	if id == "" {
@@ -103,10 +115,19 @@ func (s *Server) usersInfo(args url.Values) reply {
 	if !set {
 		email = strings.ToLower(id) + "@example.test"
 	}
-	return ok(map[string]any{"user": map[string]any{
+	user := map[string]any{
 		"id": id, "team_id": TeamID, "name": strings.ToLower(id),
 		"profile": map[string]any{"email": email, "real_name": id},
-	}})
+	}
+	if tz, set := s.timeZones[id]; set {
+		// Slack gives the IANA name and the offset now, in seconds.
+		user["tz"] = tz
+		if loc, err := time.LoadLocation(tz); err == nil {
+			_, offset := time.Now().In(loc).Zone()
+			user["tz_offset"] = offset
+		}
+	}
+	return ok(map[string]any{"user": user})
 }
 
 // userGroupMembers serves usergroups.users.list for the groups
@@ -142,6 +163,7 @@ func (s *Server) SetUserEmail(user, email string) {
 	s.emails[user] = email
 }
 
+// authTest serves auth.test.
 func (s *Server) authTest(url.Values) reply {
 	return ok(map[string]any{
 		"url":     "https://fake.slack.com/",

@@ -63,6 +63,7 @@ type Server struct {
 	stickyErrors map[string]string
 	notInChannel map[string]bool
 	emails       map[string]string   // users.info addresses set by SetUserEmail
+	timeZones    map[string]string   // users.info time zones set by SetUserTimeZone
 	scopes       []string            // SetScopes; nil: Scopes
 	userGroups   map[string][]string // SetUserGroup
 	responses    map[string]responseTarget

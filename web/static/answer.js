@@ -323,11 +323,12 @@
     for (const note of r.notes || []) frag.append(el("p", "answer-note", note));
     const small = context(r);
     if (small) frag.append(small);
-    if (r.query_id && r.actions?.length) {
+    if (r.actions?.length) {
       const row = el("div", "answer-actions");
       row.setAttribute("role", "group");
       row.setAttribute("aria-label", "Actions");
-      for (const a of r.actions) row.append(button(a.label, a.action, r.query_id, ctx));
+      // A button carries its own value (a schedule's id) or the reply's query id.
+      for (const a of r.actions) row.append(button(a.label, a.action, a.value || r.query_id, ctx));
       frag.append(row);
     }
     if (r.questions?.length) frag.append(asks(r.kind === "error" ? "You could try:" : "Try asking:", r.questions, ctx));

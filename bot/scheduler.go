@@ -1,0 +1,439 @@
+package bot
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"log/slog"
+	"os"
+	"sync"
+	"time"
+
+	"github.com/analyticsbot/analyticsbot/answer"
+	"github.com/analyticsbot/analyticsbot/nodes"
+	"github.com/analyticsbot/analyticsbot/schedule"
+	"github.com/analyticsbot/analyticsbot/store"
+)
+
+// Deliverer posts scheduled runs on one surface (Slack; the web chat and
+// the command line share the local one).
+type Deliverer interface {
+	// Deliver posts a run's reply (and its CSV) where the schedule says
+	// and returns where it went: the thread the message is in, as the bot
+	// names threads, which keeps the run as a turn so its buttons work.
+	Deliver(ctx context.Context, sch store.Schedule, s *nodes.State) (Delivered, error)
+	// Tell sends a schedule's owner a note: it was stopped, or a run
+	// failed for good.
+	Tell(ctx context.Context, sch store.Schedule, text string) error
+}
+
+// Delivered is where a run was posted.
+type Delivered struct {
+	// ThreadID is the thread the message is in ("C1:1700000000.000100").
+	ThreadID string
+	// Channel and TS are the message's, for the run's record.
+	Channel, TS string
+}
+
+// SchedulerOptions change a Scheduler; zero fields take the bot's
+// configuration.
+type SchedulerOptions struct {
+	// Runner names this replica in claims and run records; default the
+	// host name and a random suffix.
+	Runner string
+	// Now is the clock (tests move it by hand); default time.Now.
+	Now func() time.Time
+	// Poll, Lease, Retries and RetryDelay default to SCHEDULE_POLL,
+	// SCHEDULE_LEASE, SCHEDULE_RETRIES and SCHEDULE_RETRY_DELAY.
+	Poll, Lease, RetryDelay time.Duration
+	Retries                 int
+	// Batch is the most runs under way at once (default 8).
+	Batch int
+	// Only, when set, runs that schedule alone (`schedules run-now`).
+	Only string
+}
+
+// Scheduler runs the schedules that are due: it claims them in Postgres
+// (so replicas never run one twice), runs each stored query without the
+// model under its owner's policy, checks an alert's condition, posts
+// through the surface's Deliverer, and records the run. A failed run is
+// tried again with a doubling delay; its owner is told when it fails for
+// good, and when a policy change stops it.
+type Scheduler struct {
+	b          *Bot
+	o          SchedulerOptions
+	deliverers map[string]Deliverer
+	log        *slog.Logger
+	// places holds a token per run under way, up to Batch.
+	places chan struct{}
+}
+
+// NewScheduler makes a Scheduler of b's schedules. The web chat's and the
+// command line's schedules post in their threads (a local Deliverer);
+// Slack's need Handle(nodes.SurfaceSlack, …).
+func (b *Bot) NewScheduler(o SchedulerOptions) *Scheduler {
+	c := b.cfg
+	if o.Runner == "" {
+		host, _ := os.Hostname()
+		var r [3]byte
+		_, _ = rand.Read(r[:])
+		o.Runner = host + "-" + hex.EncodeToString(r[:])
+	}
+	if o.Now == nil {
+		o.Now = time.Now
+	}
+	if o.Poll <= 0 {
+		o.Poll = c.SchedulePoll
+	}
+	if o.Lease <= 0 {
+		o.Lease = c.ScheduleLease
+	}
+	if o.RetryDelay <= 0 {
+		o.RetryDelay = c.ScheduleRetryDelay
+	}
+	if o.Retries == 0 {
+		o.Retries = c.ScheduleRetries
+	}
+	if o.Batch <= 0 {
+		o.Batch = 8
+	}
+	local := localDeliverer{b: b}
+	return &Scheduler{b: b, o: o, log: b.log.With("component", "scheduler", "runner", o.Runner), places: make(chan struct{}, o.Batch),
+		deliverers: map[string]Deliverer{nodes.SurfaceWeb: local, nodes.SurfaceCLI: local}}
+}
+
+// Handle makes d post the schedules of surface.
+func (sc *Scheduler) Handle(surface string, d Deliverer) { sc.deliverers[surface] = d }
+
+// Runner names this scheduler in claims and run records.
+func (sc *Scheduler) Runner() string { return sc.o.Runner }
+
+// Run polls for due runs every Poll until ctx ends, then waits for the
+// runs under way. A slow run does not hold up the next poll: each poll
+// claims as many runs as there are free places (Batch).
+func (sc *Scheduler) Run(ctx context.Context) {
+	sc.log.InfoContext(ctx, "scheduler running", "poll", sc.o.Poll, "surfaces", sc.surfaces())
+	var wg sync.WaitGroup
+	defer wg.Wait()
+	t := time.NewTicker(sc.o.Poll)
+	defer t.Stop()
+	for {
+		if _, err := sc.poll(ctx, &wg); err != nil && ctx.Err() == nil {
+			sc.log.WarnContext(ctx, "scheduled runs", "err", err)
+		}
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+		}
+	}
+}
+
+// Tick claims the runs due now, runs them, several at once, and returns
+// how many it claimed once they are done.
+func (sc *Scheduler) Tick(ctx context.Context) (int, error) {
+	var wg sync.WaitGroup
+	n, err := sc.poll(ctx, &wg)
+	wg.Wait()
+	return n, err
+}
+
+// pendingFor is how long a schedule waits for its owner's Save.
+const pendingFor = 24 * time.Hour
+
+// poll deletes the pending schedules never confirmed within a day, claims
+// up to the free places' worth of due runs and starts them on wg.
+func (sc *Scheduler) poll(ctx context.Context, wg *sync.WaitGroup) (int, error) {
+	if n, err := sc.b.db.DeletePendingSchedules(ctx, pendingFor); err != nil {
+		sc.log.WarnContext(ctx, "delete unconfirmed schedules", "err", err)
+	} else if n > 0 {
+		sc.log.InfoContext(ctx, "unconfirmed schedules deleted", "count", n)
+	}
+	free := cap(sc.places) - len(sc.places)
+	if free == 0 {
+		return 0, nil
+	}
+	claims, err := sc.b.db.ClaimDueSchedules(ctx, store.ClaimRequest{Runner: sc.o.Runner, Now: sc.o.Now(), Lease: sc.o.Lease,
+		Surfaces: sc.surfaces(), Limit: free, Only: sc.o.Only})
+	if err != nil {
+		return 0, err
+	}
+	for _, c := range claims {
+		sc.places <- struct{}{}
+		wg.Go(func() {
+			defer func() { <-sc.places }()
+			sc.runClaim(ctx, c)
+		})
+	}
+	return len(claims), nil
+}
+
+func (sc *Scheduler) surfaces() []string {
+	out := make([]string, 0, len(sc.deliverers))
+	for s := range sc.deliverers {
+		out = append(out, s)
+	}
+	return out
+}
+
+// runClaim runs one claimed run to its end, renewing the claim while it
+// runs. When ctx ends first (the process stops), the claim is left to
+// lapse and another replica takes the run over.
+func (sc *Scheduler) runClaim(ctx context.Context, c store.Claim) {
+	sch := c.Schedule
+	log := sc.log.With("schedule", sch.ID, "due", c.Due, "attempt", c.Attempt)
+	if c.TookOver {
+		log.InfoContext(ctx, "taking over a run whose runner stopped")
+	}
+	w, err := schedule.ParseSpec(sch.Spec, sc.b.locationOf(sch.TimeZone))
+	if err != nil {
+		sc.finish(ctx, log, store.RunEnd{Claim: c, Outcome: store.RunRefused, ErrorKind: "bad_schedule", ErrorDetail: err.Error(),
+			Stop: "its schedule “" + sch.Spec + "” cannot be read"}, w)
+		return
+	}
+	if c.Posted {
+		// An earlier runner posted it and stopped before recording that.
+		sc.finish(ctx, log, store.RunEnd{Claim: c, Outcome: store.RunPosted}, w)
+		return
+	}
+	runCtx, stop := context.WithCancel(ctx)
+	defer stop()
+	go sc.keepClaim(runCtx, log, sch.ID)
+
+	s, err := sc.b.runScheduled(runCtx, c, sc.lateAfter())
+	if ctx.Err() != nil {
+		return // stopping: the claim lapses and is taken over
+	}
+	end := store.RunEnd{Claim: c}
+	switch kind := runFailure(s, err); {
+	case kind == "":
+	case refusedKinds[kind]:
+		end.Outcome, end.ErrorKind, end.ErrorDetail = store.RunRefused, string(kind), s.ErrorDetail
+		end.Stop = s.ResponseText
+		sc.tell(ctx, log, sch, fmt.Sprintf("I stopped your schedule “%s”: %s Resume it from `%s` once you may read it again.",
+			sch.Question, s.ResponseText, sc.b.scheduleCommand()))
+		sc.finish(ctx, log, end, w)
+		return
+	default:
+		detail := ""
+		if s != nil {
+			detail = s.ErrorDetail
+		}
+		if err != nil {
+			detail = err.Error()
+		}
+		sc.failed(ctx, log, c, w, string(kind), detail, !permanentKinds[kind])
+		return
+	}
+	defer s.RemoveCSVFile()
+	end.Rows, end.Value, end.Previous, end.KeepValue = &s.Result.RowCount, s.AlertValue, sch.LastValue, true
+	if s.Quiet {
+		end.Outcome = store.RunQuiet
+		sc.finish(ctx, log, end, w)
+		return
+	}
+	if ok, err := sc.b.db.HoldsClaim(ctx, sch.ID, sc.o.Runner, sc.o.Now()); err != nil || !ok {
+		// Another replica took the run over (this one stalled past its
+		// lease): it posts, not this one.
+		log.WarnContext(ctx, "the claim passed to another runner before posting: not posted", "err", err)
+		return
+	}
+	d := sc.deliverers[sch.Surface]
+	where, err := d.Deliver(ctx, sch, s)
+	if err != nil && ctx.Err() != nil {
+		return // stopping mid-post: the claim lapses and is taken over
+	}
+	if err != nil {
+		sc.failed(ctx, log, c, w, "delivery_failed", err.Error(), true)
+		return
+	}
+	if err := sc.b.db.MarkPosted(ctx, c.RunID, where.Channel, where.TS); err != nil {
+		log.WarnContext(ctx, "record the post", "err", err)
+	}
+	sc.b.keepScheduled(ctx, s, where.ThreadID)
+	end.Outcome = store.RunPosted
+	sc.finish(ctx, log, end, w)
+}
+
+// keepClaim renews the claim every third of the lease until ctx ends.
+func (sc *Scheduler) keepClaim(ctx context.Context, log *slog.Logger, id string) {
+	t := time.NewTicker(sc.o.Lease / 3)
+	defer t.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+			if ok, err := sc.b.db.ExtendClaim(ctx, id, sc.o.Runner, sc.o.Now().Add(sc.o.Lease)); err != nil || !ok {
+				log.WarnContext(ctx, "renew the claim", "held", ok, "err", err)
+			}
+		}
+	}
+}
+
+// failed ends an attempt that failed: tried again after a doubling delay
+// when the error may pass and there is time before the next regular run;
+// else the run is given up, counted, and its owner told, so that no run is
+// missed silently.
+func (sc *Scheduler) failed(ctx context.Context, log *slog.Logger, c store.Claim, w schedule.When, kind, detail string, transient bool) {
+	now := sc.o.Now()
+	end := store.RunEnd{Claim: c, Outcome: store.RunFailed, ErrorKind: kind, ErrorDetail: detail}
+	retry := now.Add(sc.o.RetryDelay << (c.Attempt - 1))
+	if transient && c.Attempt <= sc.o.Retries && retry.Before(w.Next(now)) {
+		end.Due, end.Next, end.Failures = c.Due, retry, c.Schedule.Failures
+		log.InfoContext(ctx, "scheduled run failed: trying again", "kind", kind, "retry_at", retry)
+		sc.end(ctx, log, end)
+		return
+	}
+	next := w.Next(now)
+	end.Due, end.Next, end.Failures = next, next, c.Schedule.Failures+1
+	log.WarnContext(ctx, "scheduled run failed", "kind", kind, "detail", detail, "failures", end.Failures)
+	sc.tell(ctx, log, c.Schedule, fmt.Sprintf("I couldn't run your schedule “%s” that was due %s (%s). I'll try again at the next time, %s.",
+		c.Schedule.Question, whenOf(c.Due, w.Location), failureWords(kind, c.Attempt), whenOf(next, w.Location)))
+	sc.end(ctx, log, end)
+}
+
+// finish ends a run that is done (posted, quiet, refused): the next
+// regular run is the first after now, so runs missed while no replica ran
+// are one run on recovery, not one each.
+func (sc *Scheduler) finish(ctx context.Context, log *slog.Logger, end store.RunEnd, w schedule.When) {
+	if end.Claim.Schedule.Spec != "" && w.Location != nil {
+		next := w.Next(sc.o.Now())
+		end.Due, end.Next = next, next
+	}
+	if end.Outcome == store.RunPosted || end.Outcome == store.RunQuiet {
+		end.Failures = 0
+	} else {
+		end.Failures = end.Claim.Schedule.Failures
+	}
+	sc.end(ctx, log, end)
+}
+
+func (sc *Scheduler) end(ctx context.Context, log *slog.Logger, end store.RunEnd) {
+	end.Runner, end.At = sc.o.Runner, sc.o.Now()
+	// Recorded even when the process is stopping: the post happened.
+	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 5*time.Second)
+	defer cancel()
+	if err := sc.b.db.FinishRun(ctx, end); err != nil {
+		log.ErrorContext(ctx, "record the scheduled run", "outcome", end.Outcome, "err", err)
+		return
+	}
+	log.InfoContext(ctx, "scheduled run", "outcome", end.Outcome, "next", end.Next)
+}
+
+// tell sends the owner a note; a note that cannot be sent is logged.
+func (sc *Scheduler) tell(ctx context.Context, log *slog.Logger, sch store.Schedule, text string) {
+	if err := sc.deliverers[sch.Surface].Tell(ctx, sch, text); err != nil {
+		log.ErrorContext(ctx, "tell the schedule's owner", "owner", sch.OwnerID, "err", err)
+	}
+}
+
+// lateAfter is how long after its time a run says it is late: a run a
+// poll or two behind is not.
+func (sc *Scheduler) lateAfter() time.Duration { return max(5*time.Minute, 3*sc.o.Poll) }
+
+// refusedKinds stop a schedule: its owner may no longer read what it
+// reads. permanentKinds fail every attempt alike and are not retried.
+var (
+	refusedKinds   = map[nodes.ErrorKind]bool{nodes.ErrNotAdmitted: true, nodes.ErrAccessDenied: true}
+	permanentKinds = map[nodes.ErrorKind]bool{nodes.ErrInvalidQuery: true, nodes.ErrUnsafeQuery: true,
+		nodes.ErrNoData: true, nodes.ErrWarehouseDenied: true}
+)
+
+// runFailure is the error kind of a run that did not answer; "" for one
+// that did.
+func runFailure(s *nodes.State, err error) nodes.ErrorKind {
+	switch {
+	case err != nil || s == nil:
+		return nodes.ErrInternal
+	case s.ErrorKind != "":
+		return s.ErrorKind
+	}
+	return ""
+}
+
+// failureWords says why a run failed, for its owner.
+func failureWords(kind string, attempts int) string {
+	why := "something went wrong on my side"
+	switch nodes.ErrorKind(kind) {
+	case nodes.ErrWarehouseDown, nodes.ErrDatabaseDown:
+		why = "the database could not be reached"
+	case nodes.ErrQueryTimeout:
+		why = "the query took too long"
+	case nodes.ErrInvalidQuery, nodes.ErrNoData:
+		why = "the query no longer runs on the data as it is now"
+	case nodes.ErrWarehouseDenied:
+		why = "the bot's database account may not read what it needs"
+	case "delivery_failed":
+		why = "I couldn't post the message"
+	}
+	if attempts > 1 {
+		why += fmt.Sprintf(", %d tries", attempts)
+	}
+	return why
+}
+
+// runScheduled runs a claimed run's query through the workflow as its
+// owner, in a thread of the schedule's own (its query logs say
+// "schedule-<id>"), without the model.
+func (b *Bot) runScheduled(ctx context.Context, c store.Claim, lateAfter time.Duration) (*nodes.State, error) {
+	sch := c.Schedule
+	channel := sch.DestChannel
+	if sch.DestKind == string(schedule.DestDM) || sch.Surface != nodes.SurfaceSlack {
+		channel = sch.SourceChannel
+	}
+	s := &nodes.State{
+		UserQuery: "[schedule " + sch.ID + "] " + sch.Question, UserID: sch.OwnerID, UserEmail: sch.OwnerEmail,
+		ChannelID: channel, ThreadTS: "schedule-" + sch.ID, Started: time.Now(),
+		Intent: nodes.IntentScheduledRun, Scheduled: &nodes.ScheduledRun{Schedule: sch, Due: c.Due,
+			Late: c.Attempt == 1 && b.now().Sub(c.Due) > lateAfter, Previous: sch.LastValue},
+	}
+	s, _, err := b.run(ctx, s)
+	return s, err
+}
+
+// keepScheduled keeps a posted run as a turn of the thread it went to,
+// with its result, so its Export CSV and Show SQL work there and
+// follow-ups see it.
+func (b *Bot) keepScheduled(ctx context.Context, s *nodes.State, threadID string) {
+	if threadID == "" {
+		return
+	}
+	sch := s.Scheduled.Schedule
+	if err := b.cache.Put(ctx, store.CachedResult{ThreadID: threadID, QueryID: s.QueryID, Query: s.Query,
+		Question: sch.Question, Result: s.Result}); err != nil {
+		b.log.WarnContext(ctx, "keep a scheduled run's result", "thread", threadID, "err", err)
+	}
+	var reply []byte
+	if s.Reply != nil {
+		reply, _ = answer.Marshal(s.Reply)
+	}
+	// The turn reads as the question asked again, which Show SQL names.
+	_, err := b.db.AddTurn(ctx, store.Turn{ThreadID: threadID, UserID: sch.OwnerID, ChannelID: sch.DestChannel,
+		UserMessage: sch.Question, BotResponse: s.Answer, Intent: string(s.Intent), Query: s.Query,
+		QueryID: s.QueryID, Question: sch.Question, Reply: reply})
+	if err != nil {
+		b.log.WarnContext(ctx, "keep a scheduled run as a turn", "thread", threadID, "err", err)
+	}
+}
+
+// localDeliverer posts the web chat's and the command line's schedules:
+// the run becomes a turn of the schedule's thread, which the page and
+// `chat --thread` show; a note to the owner is a turn there too.
+type localDeliverer struct{ b *Bot }
+
+func (l localDeliverer) Deliver(_ context.Context, sch store.Schedule, _ *nodes.State) (Delivered, error) {
+	if sch.DestThread == "" {
+		return Delivered{}, errors.New("a local schedule without its thread")
+	}
+	return Delivered{ThreadID: sch.DestThread}, nil
+}
+
+func (l localDeliverer) Tell(ctx context.Context, sch store.Schedule, text string) error {
+	reply, _ := answer.Marshal(&answer.Answer{Kind: answer.KindNotice, Text: answer.ParseText(text)})
+	_, err := l.b.db.AddTurn(ctx, store.Turn{ThreadID: sch.SourceThread, UserID: sch.OwnerID, ChannelID: sch.SourceChannel,
+		UserMessage: "[schedule " + sch.ID + "]", BotResponse: text, Intent: string(nodes.IntentSchedule), Reply: reply})
+	return err
+}

@@ -1,0 +1,277 @@
+package bot
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"regexp"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/analyticsbot/analyticsbot/answer"
+	"github.com/analyticsbot/analyticsbot/nodes"
+	"github.com/analyticsbot/analyticsbot/schedule"
+	"github.com/analyticsbot/analyticsbot/store"
+)
+
+// What people read about their schedules.
+const (
+	textScheduleGone     = "I can't find that schedule: it may have been deleted."
+	textScheduleNotYours = "Only the person who made this schedule can do that (or a schedule admin)."
+	textScheduleFailed   = "I couldn't change the schedule just now. Please try again in a moment."
+	textSchedulesOff     = "Schedules are turned off here (SCHEDULES=false)."
+	textNoSchedules      = "You have no schedules. Press Schedule under an answer, or say “send me this every Monday at 9” in its thread."
+	textNoChannelSched   = "Nothing is scheduled to post in this channel."
+	textNotScheduleAdmin = "Only schedule admins (SCHEDULE_ADMINS) can see every schedule of a channel."
+)
+
+var scheduleIDPattern = regexp.MustCompile(`^[0-9a-f]{8}$`)
+
+// isScheduleAction reports whether action is a press of the schedule flow
+// that the bot answers without the workflow.
+func isScheduleAction(action string) bool {
+	switch action {
+	case nodes.ActionScheduleSave, nodes.ActionScheduleCancel, nodes.ActionSchedulePause,
+		nodes.ActionScheduleResume, nodes.ActionScheduleDelete:
+		return true
+	}
+	return false
+}
+
+// presetPress reads a preset's value, "<query id> <cron spec>".
+func presetPress(value string) (queryID, spec string, err error) {
+	queryID, spec, _ = strings.Cut(strings.TrimSpace(value), " ")
+	if !queryIDPattern.MatchString(queryID) || strings.TrimSpace(spec) == "" {
+		return "", "", fmt.Errorf("%w: %q is not a query id and a schedule", ErrBadAction, value)
+	}
+	if _, err := schedule.ParseSpec(spec, time.UTC); err != nil {
+		return "", "", fmt.Errorf("%w: %q: %v", ErrBadAction, spec, err)
+	}
+	return queryID, strings.TrimSpace(spec), nil
+}
+
+// ManageSchedule answers a press on a schedule: save or cancel a pending
+// one (its owner), pause, resume or delete one (its owner or a schedule
+// admin). The reply is for the presser. It never calls the model.
+func (b *Bot) ManageSchedule(ctx context.Context, m Message, action, id string) (*nodes.State, error) {
+	if !scheduleIDPattern.MatchString(id) {
+		return nil, fmt.Errorf("%w: %q is not a schedule id (8 hex characters)", ErrBadAction, id)
+	}
+	s := b.pressState(m, nodes.IntentSchedule, "")
+	s.ScheduleID = id
+	if !b.cfg.Schedules {
+		respond(s, failure(textSchedulesOff))
+		return s, nil
+	}
+	sch, err := b.db.ScheduleByID(ctx, id)
+	switch {
+	case errors.Is(err, store.ErrNotFound):
+		respond(s, failure(textScheduleGone))
+		return s, nil
+	case err != nil:
+		return b.scheduleFailed(ctx, s, err), nil
+	}
+	mine := sch.OwnerID == m.UserID
+	if !mine && (action == nodes.ActionScheduleSave || action == nodes.ActionScheduleCancel || !b.isScheduleAdmin(m.UserID)) {
+		respond(s, failure(textScheduleNotYours))
+		return s, nil
+	}
+	w, err := schedule.ParseSpec(sch.Spec, b.locationOf(sch.TimeZone))
+	if err != nil {
+		return b.scheduleFailed(ctx, s, err), nil
+	}
+	var text string
+	switch action {
+	case nodes.ActionScheduleSave:
+		next := w.Next(b.now())
+		sch, err = b.db.ChangeSchedule(ctx, store.ScheduleChange{ID: id, From: []store.ScheduleState{store.SchedulePending},
+			To: store.ScheduleActive, Next: &next})
+		text = fmt.Sprintf("Saved: I'll %s. The first run is %s. `%s` lists your schedules.",
+			nodes.DescribeSchedule(sch, w), whenOf(next, w.Location), b.scheduleCommand())
+	case nodes.ActionScheduleCancel:
+		if sch.State != store.SchedulePending {
+			err = fmt.Errorf("cancel: %w", store.ErrScheduleState)
+			break
+		}
+		err = b.db.DeleteSchedule(ctx, id)
+		text = "Cancelled: nothing was scheduled."
+	case nodes.ActionSchedulePause:
+		sch, err = b.db.ChangeSchedule(ctx, store.ScheduleChange{ID: id, From: []store.ScheduleState{store.ScheduleActive},
+			To: store.SchedulePaused})
+		text = fmt.Sprintf("Paused “%s”. Resume it from `%s`.", sch.Question, b.scheduleCommand())
+	case nodes.ActionScheduleResume:
+		next := w.Next(b.now())
+		sch, err = b.db.ChangeSchedule(ctx, store.ScheduleChange{ID: id,
+			From: []store.ScheduleState{store.SchedulePaused, store.ScheduleStopped}, To: store.ScheduleActive, Next: &next})
+		text = fmt.Sprintf("Resumed “%s”: the next run is %s.", sch.Question, whenOf(next, w.Location))
+	case nodes.ActionScheduleDelete:
+		err = b.db.DeleteSchedule(ctx, id)
+		text = fmt.Sprintf("Deleted “%s”.", sch.Question)
+	default:
+		return nil, fmt.Errorf("%w: unknown schedule action %q", ErrBadAction, action)
+	}
+	switch {
+	case errors.Is(err, store.ErrScheduleState):
+		text = fmt.Sprintf("Nothing changed: “%s” is %s.", sch.Question, stateWords(sch.State))
+	case errors.Is(err, store.ErrNotFound):
+		text = textScheduleGone
+	case err != nil:
+		return b.scheduleFailed(ctx, s, err), nil
+	}
+	b.log.InfoContext(ctx, "schedule changed", "schedule", id, "action", action, "user", m.UserID, "owner", sch.OwnerID)
+	respond(s, &answer.Answer{Kind: answer.KindNotice, Text: answer.ParseText(text)})
+	return s, nil
+}
+
+// ScheduleScope says whose schedules ListSchedules lists.
+type ScheduleScope int
+
+// The scopes of a list.
+const (
+	// MySchedules are the asker's own.
+	MySchedules ScheduleScope = iota
+	// ChannelSchedules are every schedule posting to (or made in) the
+	// asker's channel: a schedule admin's view.
+	ChannelSchedules
+)
+
+// maxListed bounds the schedules one list shows with buttons (two each,
+// within Slack's 25 elements of an actions block).
+const maxListed = 12
+
+// ListSchedules answers "/ask schedules": the asker's schedules, or a
+// channel's for a schedule admin, each with what it does, when it runs
+// next and how it last went, and buttons to pause, resume or delete it.
+func (b *Bot) ListSchedules(ctx context.Context, m Message, scope ScheduleScope) (*nodes.State, error) {
+	s := b.pressState(m, nodes.IntentSchedule, "")
+	if !b.cfg.Schedules {
+		respond(s, failure(textSchedulesOff))
+		return s, nil
+	}
+	f := store.ScheduleFilter{OwnerID: m.UserID, Limit: maxListed + 1}
+	empty := textNoSchedules
+	if scope == ChannelSchedules {
+		if !b.isScheduleAdmin(m.UserID) {
+			respond(s, failure(textNotScheduleAdmin))
+			return s, nil
+		}
+		f = store.ScheduleFilter{Channel: m.ChannelID, Limit: maxListed + 1}
+		empty = textNoChannelSched
+	}
+	list, err := b.db.Schedules(ctx, f)
+	if err != nil {
+		return b.scheduleFailed(ctx, s, err), nil
+	}
+	if len(list) == 0 {
+		respond(s, notice(empty))
+		return s, nil
+	}
+	a := &answer.Answer{Kind: answer.KindNotice}
+	var lines []string
+	for i, sch := range list[:min(len(list), maxListed)] {
+		lines = append(lines, fmt.Sprintf("%d. %s", i+1, b.scheduleLine(sch, scope == ChannelSchedules)))
+		toggle := answer.Action{ID: nodes.ActionSchedulePause, Label: fmt.Sprintf("Pause %d", i+1), Value: sch.ID}
+		if sch.State != store.ScheduleActive {
+			toggle = answer.Action{ID: nodes.ActionScheduleResume, Label: fmt.Sprintf("Resume %d", i+1), Value: sch.ID}
+		}
+		a.Actions = append(a.Actions, toggle, answer.Action{ID: nodes.ActionScheduleDelete, Label: fmt.Sprintf("Delete %d", i+1), Value: sch.ID})
+	}
+	if len(list) > maxListed {
+		lines = append(lines, "…and more: `analyticsbot schedules list` shows them all.")
+	}
+	a.Text = answer.ParseText(strings.Join(lines, "\n"))
+	respond(s, a)
+	return s, nil
+}
+
+// scheduleLine is one schedule in a list: "“Games per year”: every Monday
+// at 09:00 (Europe/London) in a direct message; next Monday 30 November at
+// 09:00; last run posted. [3fa85f64]".
+func (b *Bot) scheduleLine(sch store.Schedule, owner bool) string {
+	loc := b.locationOf(sch.TimeZone)
+	what := "on the cron schedule " + sch.Spec
+	if w, err := schedule.ParseSpec(sch.Spec, loc); err == nil {
+		what = nodes.DescribeSchedule(sch, w)
+	}
+	line := what
+	switch sch.State {
+	case store.ScheduleActive:
+		if sch.NextRunAt != nil {
+			line += "; next " + whenOf(*sch.NextRunAt, loc)
+		}
+	case store.SchedulePaused:
+		line += "; *paused*"
+	case store.ScheduleStopped:
+		line += "; *stopped*: " + sch.StopReason
+	}
+	if sch.LastOutcome != "" {
+		line += "; last run " + outcomeWords(sch.LastOutcome)
+	}
+	if owner {
+		line += "; made by " + sch.OwnerID
+	}
+	return line + " `" + sch.ID + "`"
+}
+
+// outcomeWords says how a run ended.
+func outcomeWords(outcome string) string {
+	switch outcome {
+	case store.RunQuiet:
+		return "sent nothing (the condition did not hold)"
+	case store.RunFailed:
+		return "failed"
+	case store.RunRefused:
+		return "was refused"
+	}
+	return outcome
+}
+
+func stateWords(s store.ScheduleState) string {
+	if s == store.SchedulePending {
+		return "not saved yet"
+	}
+	return string(s)
+}
+
+// scheduleCommand is how people list their schedules where they are.
+func (b *Bot) scheduleCommand() string { return "/ask schedules" }
+
+// isScheduleAdmin reports whether user may manage every schedule of a
+// channel: SCHEDULE_ADMINS, else EXAMPLE_ADMINS.
+func (b *Bot) isScheduleAdmin(user string) bool {
+	admins := b.cfg.ScheduleAdmins
+	if len(admins) == 0 {
+		admins = b.cfg.ExampleAdmins
+	}
+	return user != "" && slices.Contains(admins, strings.TrimSpace(user))
+}
+
+// scheduleFailed answers a press whose schedule could not be read or
+// changed.
+func (b *Bot) scheduleFailed(ctx context.Context, s *nodes.State, err error) *nodes.State {
+	b.log.ErrorContext(ctx, "schedule", "schedule", s.ScheduleID, "err", err)
+	respond(s, failure(textScheduleFailed))
+	return s
+}
+
+// locationOf is a schedule's time zone, else the bot's.
+func (b *Bot) locationOf(tz string) *time.Location {
+	if loc, err := time.LoadLocation(tz); err == nil && tz != "" {
+		return loc
+	}
+	return b.cfg.Location()
+}
+
+// now is the bot's clock.
+func (b *Bot) now() time.Time { return b.nodes.Now() }
+
+// SetClock replaces the bot's clock: what schedules count their next run
+// from, and the elapsed times of answers. For tests that move time by
+// hand, with the Scheduler's Now.
+func (b *Bot) SetClock(now func() time.Time) { b.nodes.Now = now }
+
+// whenOf writes a time for people, in loc: "Monday 30 November at 09:00".
+func whenOf(t time.Time, loc *time.Location) string {
+	return t.In(loc).Format("Monday 2 January at 15:04")
+}

@@ -1,0 +1,259 @@
+package nodes
+
+import (
+	"cmp"
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/analyticsbot/analyticsbot/answer"
+	"github.com/analyticsbot/analyticsbot/schedule"
+	"github.com/analyticsbot/analyticsbot/store"
+	"github.com/analyticsbot/analyticsbot/warehouse"
+)
+
+// ScheduleStore keeps schedules; *store.DB implements it.
+type ScheduleStore interface {
+	AddSchedule(ctx context.Context, s store.Schedule) (store.Schedule, error)
+}
+
+// Surfaces a schedule is made on and posts to.
+const (
+	SurfaceSlack = "slack"
+	SurfaceWeb   = "web"
+	SurfaceCLI   = "cli"
+)
+
+// SurfaceOf names the surface a channel id belongs to: the web chat's and
+// the command line's own channels, else Slack.
+func SurfaceOf(channelID string) string {
+	switch channelID {
+	case "web":
+		return SurfaceWeb
+	case "terminal", "cli", "eval":
+		return SurfaceCLI
+	}
+	return SurfaceSlack
+}
+
+// Actions of the schedule flow's buttons; their values are a schedule id,
+// or, for a preset, the query id and a cron spec ("3fa85f64 0 9 * * 1").
+const (
+	ActionSchedule       = string(IntentSchedule)
+	ActionSchedulePreset = "schedule_preset"
+	ActionScheduleSave   = "schedule_save"
+	ActionScheduleCancel = "schedule_cancel"
+	ActionSchedulePause  = "schedule_pause"
+	ActionScheduleResume = "schedule_resume"
+	ActionScheduleDelete = "schedule_delete"
+)
+
+// ScheduleButton turns an answer into a schedule.
+var ScheduleButton = answer.Action{ID: ActionSchedule, Label: "Schedule"}
+
+// Presets are the recurrences the Schedule button offers in one press.
+var Presets = []struct{ Label, Spec string }{
+	{"Every weekday at 09:00", "0 9 * * 1-5"},
+	{"Every Monday at 09:00", "0 9 * * 1"},
+	{"The 1st of each month at 09:00", "0 9 1 * *"},
+}
+
+// textScheduleHow tells people how to say a schedule in words.
+const textScheduleHow = "Or say it in this thread, e.g. “post this to #growth every Friday at 5pm”, " +
+	"“send me this daily at 8:30 as CSV” or “alert me when it is above 100, checked every hour”."
+
+// Schedule turns an answer of the thread into a pending schedule and asks
+// its owner to confirm it in plain words: the answer a button names (or the
+// thread's latest), when it runs (a preset or the message's words, read
+// without the model), where it posts, in what form and, for an alert, on
+// what condition. The Schedule button alone answers with the presets.
+func (n *Nodes) Schedule(ctx context.Context, s *State) error {
+	turn, ok := n.scheduledAnswer(ctx, s)
+	if !ok {
+		return nil
+	}
+	loc := n.location(s.TimeZone)
+	var req schedule.Request
+	switch {
+	case s.SchedulePreset != "":
+		w, err := schedule.ParseSpec(s.SchedulePreset, loc)
+		if err != nil {
+			s.fail(ErrInvalidQuery, "preset: "+err.Error())
+			return nil
+		}
+		req = schedule.Request{When: w, HasWhen: true, To: schedule.Destination{Kind: schedule.DestDM}}
+	case s.IntentSource == "button":
+		s.SetReply(FormatSimple, presetsReply(turn))
+		return nil
+	default:
+		req = schedule.ParseRequest(s.UserQuery, loc)
+		if req.To.Kind == "" {
+			req.To.Kind = schedule.DestThread
+		}
+		if !req.HasWhen && req.Unclear == "" && req.Condition.Kind != "" {
+			// "Tell me when it is above 100": an alert that says not how
+			// often is checked every hour, which the confirmation says.
+			req.When, req.HasWhen = alertCheck(loc), true
+		}
+	}
+	if req.Unclear != "" || !req.HasWhen {
+		text := cmp.Or(req.Unclear, "I couldn't tell how often to send it.") + " " + textScheduleHow
+		s.SetReply(FormatSimple, &answer.Answer{Kind: answer.KindNotice, Text: answer.Plain(text)})
+		return nil
+	}
+	sch, err := n.Schedules.AddSchedule(ctx, n.pending(s, turn, req))
+	if err != nil {
+		dataFailure(s, err)
+		return nil
+	}
+	s.ScheduleID = sch.ID
+	text := "I'll " + DescribeSchedule(sch, req.When) + ", first on " +
+		formatWhen(req.When.Next(n.Now()), loc) + ". Shall I save it?"
+	s.SetReply(FormatSimple, &answer.Answer{Kind: answer.KindNotice, Text: answer.ParseText(text),
+		Actions: []answer.Action{
+			{ID: ActionScheduleSave, Label: "Save schedule", Value: sch.ID},
+			{ID: ActionScheduleCancel, Label: "Cancel", Value: sch.ID},
+		}})
+	return nil
+}
+
+// alertCheck is how often an alert is checked when its words do not say.
+func alertCheck(loc *time.Location) schedule.When {
+	w, _ := schedule.ParseSpec("0 * * * *", loc) // a valid spec
+	return w
+}
+
+// scheduledAnswer finds the answer a schedule is made of; it records on s
+// why there is none, or why the asker may not read it.
+func (n *Nodes) scheduledAnswer(ctx context.Context, s *State) (store.Turn, bool) {
+	var (
+		turn store.Turn
+		err  error
+	)
+	if s.ReferencedQueryID != "" {
+		turn, err = n.DB.TurnByQueryID(ctx, s.ThreadTS, s.ReferencedQueryID)
+	} else {
+		turn, err = n.DB.MostRecentQuery(ctx, s.ThreadTS)
+	}
+	switch {
+	case errors.Is(err, store.ErrNotFound):
+		s.fail(ErrNoPreviousQuery, "nothing to schedule in thread "+s.ThreadTS)
+		return turn, false
+	case err != nil:
+		dataFailure(s, err)
+		return turn, false
+	}
+	if !n.ours(s, turn.Query) || !n.mayRead(ctx, s, turn.Query) {
+		return turn, false
+	}
+	return turn, true
+}
+
+// pending is the schedule req asks of turn's answer, for s's asker.
+func (n *Nodes) pending(s *State, turn store.Turn, req schedule.Request) store.Schedule {
+	surface := SurfaceOf(s.ChannelID)
+	sch := store.Schedule{
+		State: store.SchedulePending, OwnerID: s.UserID, OwnerEmail: s.UserEmail, Surface: surface,
+		SourceThread: s.ThreadTS, SourceChannel: s.ChannelID,
+		Query: turn.Query, QueryID: cmp.Or(turn.QueryID, warehouse.IDOf(n.Warehouse, turn.Query)),
+		Question: cmp.Or(turn.Question, turn.UserMessage),
+		Spec:     req.When.Spec, TimeZone: req.When.Location.String(),
+		DestKind: string(req.To.Kind), Format: string(cmp.Or(req.Format, schedule.FormatAnswer)),
+		CondKind: string(req.Condition.Kind), CondThreshold: req.Condition.Threshold, CondColumn: req.Condition.Column,
+	}
+	switch {
+	case surface != SurfaceSlack:
+		// The web chat and the command line have one place to post: the
+		// thread, which shows the runs when it is opened again.
+		sch.DestKind, sch.DestChannel, sch.DestThread = string(schedule.DestThread), s.ChannelID, s.ThreadTS
+	case req.To.Kind == schedule.DestDM:
+		sch.DestChannel = s.UserID // Slack posts to a user id in the app's DM with them
+	case req.To.Kind == schedule.DestChannel:
+		sch.DestChannel, sch.DestName = cmp.Or(req.To.Channel, s.ChannelID), req.To.Name
+		if req.To.Channel == "" && req.To.Name != "" {
+			sch.DestChannel = "#" + req.To.Name
+		}
+	default:
+		sch.DestChannel, sch.DestThread = s.ChannelID, s.ThreadTS
+	}
+	return sch
+}
+
+// presetsReply offers the presets for the answer behind turn.
+func presetsReply(turn store.Turn) *answer.Answer {
+	a := &answer.Answer{Kind: answer.KindNotice,
+		Text: answer.ParseText(fmt.Sprintf("When should I send you “%s”? %s",
+			cmp.Or(turn.Question, turn.UserMessage), textScheduleHow))}
+	for _, p := range Presets {
+		a.Actions = append(a.Actions, answer.Action{ID: ActionSchedulePreset, Label: p.Label, Value: turn.QueryID + " " + p.Spec})
+	}
+	return a
+}
+
+// DescribeSchedule says in plain words what a schedule does: "post
+// “Games per year” in this thread every Monday at 09:00 (Europe/London),
+// only when count is above 100".
+func DescribeSchedule(s store.Schedule, w schedule.When) string {
+	what := "send you"
+	switch s.DestKind {
+	case string(schedule.DestThread):
+		what = "post"
+	case string(schedule.DestChannel):
+		what = "post"
+	}
+	if s.Format == string(schedule.FormatCSV) {
+		what += " the CSV of"
+	}
+	where := " in a direct message"
+	switch s.DestKind {
+	case string(schedule.DestThread):
+		where = " in this thread"
+		if s.Surface != SurfaceSlack {
+			where = " in this conversation"
+		}
+	case string(schedule.DestChannel):
+		where = " in " + channelLabel(s)
+	}
+	text := fmt.Sprintf("%s “%s”%s %s (%s)", what, s.Question, where, w.Describe(), s.TimeZone)
+	if c := conditionOf(s); c.Kind != "" {
+		text += ", only " + c.Describe()
+	}
+	return text
+}
+
+// channelLabel names a schedule's channel for people: "#growth" as the
+// owner wrote it (or as Slack's mention labelled it), else its id.
+func channelLabel(s store.Schedule) string {
+	switch {
+	case s.DestName != "":
+		return "#" + s.DestName
+	case strings.HasPrefix(s.DestChannel, "#"):
+		return s.DestChannel
+	}
+	return "the channel " + s.DestChannel
+}
+
+// conditionOf is a schedule's alert condition.
+func conditionOf(s store.Schedule) schedule.Condition {
+	return schedule.Condition{Kind: schedule.ConditionKind(s.CondKind), Threshold: s.CondThreshold, Column: s.CondColumn}
+}
+
+// location is the asker's time zone, else the bot's (TZ).
+func (n *Nodes) location(tz string) *time.Location {
+	if tz != "" {
+		if loc, err := time.LoadLocation(tz); err == nil {
+			return loc
+		}
+	}
+	if n.TimeZone != nil {
+		return n.TimeZone
+	}
+	return time.UTC
+}
+
+// formatWhen writes a run's time for people: "Monday 30 November at 09:00".
+func formatWhen(t time.Time, loc *time.Location) string {
+	return t.In(loc).Format("Monday 2 January at 15:04")
+}

@@ -1,0 +1,174 @@
+package nodes
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"math"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/analyticsbot/analyticsbot/answer"
+	"github.com/analyticsbot/analyticsbot/schedule"
+	"github.com/analyticsbot/analyticsbot/store"
+	"github.com/analyticsbot/analyticsbot/warehouse"
+)
+
+// ScheduledRun is one run of a schedule, set by the scheduler with
+// IntentScheduledRun.
+type ScheduledRun struct {
+	Schedule store.Schedule
+	// Due is the regular time the run belongs to; Late says it runs well
+	// after it (the bot was not running then).
+	Due  time.Time
+	Late bool
+	// Previous is the number the last run read, for alerts.
+	Previous *float64
+}
+
+// RunSchedule runs a schedule's stored query again, checked as new under
+// its owner's policy, and answers from the result alone: no model call. An
+// alert reads its number (the named column of the first row, else its
+// first number) and says whether its condition holds; a report always
+// posts. CSV schedules get the rows as a file.
+func (n *Nodes) RunSchedule(ctx context.Context, s *State) error {
+	run := s.Scheduled
+	if run == nil {
+		s.fail(ErrInternal, "a scheduled run without its schedule")
+		return nil
+	}
+	sch := run.Schedule
+	if !n.ours(s, sch.Query) {
+		return nil
+	}
+	r, err := n.Warehouse.Check(ctx, sch.Query.Text, n.MaxRows)
+	if err != nil {
+		dataFailure(s, err)
+		return nil
+	}
+	start := time.Now()
+	res, err := n.Warehouse.Run(ctx, r)
+	s.DBTime += time.Since(start)
+	if err != nil {
+		dataFailure(s, err)
+		return nil
+	}
+	s.Query, s.Result, s.ResolvedQuery = r.Query, res, sch.Question
+	s.QueryID = warehouse.IDOf(n.Warehouse, r.Query)
+	cond := conditionOf(sch)
+	s.AlertValue = valueOf(res, sch.CondColumn)
+	s.Quiet = cond.Kind != "" && !cond.Check(s.AlertValue, run.Previous, res.RowCount)
+	if s.Quiet {
+		s.SetReply(FormatSimple, &answer.Answer{Kind: answer.KindNotice,
+			Text: answer.Plain("The condition did not hold: nothing was sent.")})
+		return nil
+	}
+	s.Answer = n.runHeading(s, run) + "\n" + plainSummary(res)
+	if sch.Format == string(schedule.FormatCSV) {
+		n.scheduledCSV(ctx, s, r, res)
+	}
+	return nil
+}
+
+// runHeading is the first line of a run's message: what it is, and for an
+// alert what it found against the last run.
+func (n *Nodes) runHeading(s *State, run *ScheduledRun) string {
+	sch := run.Schedule
+	cond := conditionOf(sch)
+	w, err := schedule.ParseSpec(sch.Spec, n.location(sch.TimeZone))
+	when := "scheduled"
+	if err == nil {
+		when = w.Describe()
+	}
+	var b strings.Builder
+	if cond.Kind == "" {
+		fmt.Fprintf(&b, "📅 *%s* (%s)", sch.Question, when)
+	} else {
+		fmt.Fprintf(&b, "🔔 *%s*: %s", sch.Question, alertFinding(cond, s.AlertValue, run.Previous, s.Result.RowCount))
+	}
+	if run.Late {
+		fmt.Fprintf(&b, "\n_This run was due %s; the bot was not running then._", formatWhen(run.Due, n.location(sch.TimeZone)))
+	}
+	return b.String()
+}
+
+// alertFinding says what an alert found: "count is 130 (was 95), above
+// 100" or "3 rows appeared".
+func alertFinding(c schedule.Condition, value, previous *float64, rows int) string {
+	switch c.Kind {
+	case schedule.CondAnyRows, schedule.CondNoRows:
+		return fmt.Sprintf("%s now (%s).", answer.Plural(rows, "row", "rows"), c.Describe())
+	}
+	name := c.Column
+	if name == "" {
+		name = "the value"
+	}
+	text := name + " is " + number(value)
+	if previous != nil {
+		text += " (was " + number(previous) + ")"
+	}
+	return text + ": " + c.Describe() + "."
+}
+
+// number writes a value as people read it: thousands separated, no
+// needless decimals.
+func number(v *float64) string {
+	if v == nil {
+		return "no number"
+	}
+	if *v == math.Trunc(*v) && math.Abs(*v) < 1e15 {
+		return answer.Thousands(strconv.FormatFloat(*v, 'f', 0, 64))
+	}
+	return answer.Thousands(strconv.FormatFloat(*v, 'f', 2, 64))
+}
+
+// valueOf is the number an alert reads: the first row's column named
+// column (any case, spaces or underscores), else its first number column;
+// nil when there is none.
+func valueOf(r warehouse.Result, column string) *float64 {
+	if len(r.Rows) == 0 {
+		return nil
+	}
+	want := strings.ReplaceAll(strings.ToLower(column), " ", "_")
+	pick := -1
+	for i, c := range r.Columns {
+		if c.Kind != warehouse.KindNumber {
+			continue
+		}
+		name := strings.ToLower(c.Name)
+		if want != "" && (name == want || strings.Contains(name, want)) {
+			pick = i
+			break
+		}
+		if pick < 0 {
+			pick = i
+		}
+	}
+	if pick < 0 {
+		return nil
+	}
+	f, ok := answer.NewTable(&r).Number(r.Rows[0], pick)
+	if !ok {
+		return nil
+	}
+	return &f
+}
+
+// scheduledCSV attaches the run's rows as CSV: the result when it holds
+// every row, else the query streamed again up to ExportMaxRows.
+func (n *Nodes) scheduledCSV(ctx context.Context, s *State, r warehouse.Runnable, res warehouse.Result) {
+	sch := s.Scheduled.Schedule
+	s.CSVTitle = sch.Question
+	s.CSVFilename = slug(sch.Question) + "-" + n.Now().In(n.location(sch.TimeZone)).Format("2006-01-02") + ".csv"
+	if !res.Truncated {
+		var b bytes.Buffer
+		_ = warehouse.WriteCSV(&b, res) // writes to a bytes.Buffer do not fail
+		s.CSVContent, s.CSVRows = b.Bytes(), res.RowCount
+		return
+	}
+	st, ok := n.exportFull(ctx, s, r.Query)
+	if ok {
+		s.CSVRows = st.Rows
+	}
+}

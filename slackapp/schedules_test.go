@@ -1,0 +1,558 @@
+package slackapp
+
+import (
+	"context"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/analyticsbot/analyticsbot/bot"
+	"github.com/analyticsbot/analyticsbot/nodes"
+	"github.com/analyticsbot/analyticsbot/slackapp/fakeslack"
+	"github.com/analyticsbot/analyticsbot/store"
+)
+
+// clock is a time the test moves by hand.
+type clock struct {
+	mu sync.Mutex
+	t  time.Time
+}
+
+func (c *clock) Now() time.Time {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.t
+}
+
+func (c *clock) Set(t time.Time) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.t = t
+}
+
+// ownState keeps the bot's state (turns, schedules) in a schema of the
+// test's own (BOT_SCHEMA), as a deployment of its own would: the
+// schedulers of tests running in parallel on the package database then
+// see only their test's schedules. Replicas of one test share it.
+func ownState(t *testing.T) harnessOption {
+	t.Helper()
+	ctx := context.Background()
+	schema := strings.ToLower(channelID("sched_"))
+	db, err := store.Open(ctx, needDB(t), store.WithSchema(schema))
+	require.NoError(t, err)
+	defer db.Close()
+	require.NoError(t, db.Migrate(ctx))
+	t.Cleanup(func() {
+		db, err := store.Open(context.Background(), needDB(t))
+		if err == nil {
+			_, _ = db.Pool().Exec(context.Background(), `DROP SCHEMA `+schema+` CASCADE`)
+			db.Close()
+		}
+	})
+	return withBotConfig(func(c *bot.Config) { c.BotSchema = schema })
+}
+
+// scheduled starts a harness whose bot and scheduler run on clk, and the
+// scheduler posting to the harness's Slack app.
+func scheduled(t *testing.T, clk *clock, runner string, opts ...harnessOption) (*harness, *bot.Scheduler) {
+	t.Helper()
+	h := start(t, opts...)
+	h.bot.SetClock(clk.Now)
+	sc := h.bot.NewScheduler(bot.SchedulerOptions{Now: clk.Now, Runner: runner, Lease: time.Minute, RetryDelay: time.Minute})
+	sc.Handle(nodes.SurfaceSlack, h.app)
+	return h, sc
+}
+
+// tick runs one poll of sc and fails the test on an error.
+func tick(t *testing.T, sc *bot.Scheduler) int {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	n, err := sc.Tick(ctx)
+	require.NoError(t, err)
+	return n
+}
+
+// buttonValue is the value of the button actionID in m.
+func buttonValue(t *testing.T, m fakeslack.Message, actionID string) string {
+	t.Helper()
+	var blocks []struct {
+		Type     string `json:"type"`
+		Elements []struct {
+			ActionID string `json:"action_id"`
+			Value    string `json:"value"`
+		} `json:"elements"`
+	}
+	require.NoError(t, json.Unmarshal(m.Blocks, &blocks), "blocks")
+	for _, b := range blocks {
+		for _, e := range b.Elements {
+			if b.Type == "actions" && e.ActionID == actionID {
+				return e.Value
+			}
+		}
+	}
+	t.Fatalf("no %s button in %s", actionID, m.Blocks)
+	return ""
+}
+
+// ephemeralTo waits for a message only user sees, with want in it.
+func (h *harness) ephemeralTo(who, want string) fakeslack.Message {
+	h.t.Helper()
+	return h.slack.WaitMessage(h.t, "an ephemeral message to "+who+" with "+want, func(m fakeslack.Message) bool {
+		return m.Ephemeral && m.User == who && strings.Contains(says(m), want)
+	})
+}
+
+// posts are the messages in channel (top level or not) whose text has want.
+func (h *harness) posts(channel, want string) []fakeslack.Message {
+	var out []fakeslack.Message
+	for _, m := range h.slack.Messages() {
+		if m.Channel == channel && !m.Ephemeral && !m.Deleted && strings.Contains(says(m), want) {
+			out = append(out, m)
+		}
+	}
+	return out
+}
+
+// Through the fake Slack, with real Postgres and a clock the test moves: a
+// schedule made with the Schedule button and a preset, one made in words
+// in the thread; each confirmed in plain words in the owner's time zone
+// (users.info) and saved; then each posts at 09:00 New York time on both
+// sides of the end of daylight saving time (13:00 UTC before, 14:00 UTC
+// after), once per run, with no model call.
+func TestSchedulesPostAtLocalTimesAcrossDST(t *testing.T) {
+	t.Parallel()
+	clk := &clock{t: time.Date(2026, 10, 30, 12, 0, 0, 0, time.UTC)} // Friday, New York still on EDT
+	h, sc := scheduled(t, clk, "replica-1", ownState(t))
+	h.slack.SetUserTimeZone(user, "America/New_York")
+	ch, growth := channelID("CSCHED"), channelID("CGROWTH")
+	root := "1700001001.000100"
+	ans := answered(t, h, ch, root)
+	qid := queryID(t, ans)
+	assert.Equal(t, qid, buttonValue(t, ans, "schedule"), "every answer has a Schedule button")
+
+	// The button offers presets; a preset asks to confirm; Save saves.
+	h.press(ans, "schedule", qid)
+	presets := h.ephemeralTo(user, "When should I send you")
+	preset := buttonValue(t, presets, nodes.ActionSchedulePreset)
+	assert.Equal(t, qid+" 0 9 * * 1-5", preset)
+	h.send(fakeslack.Envelope{Type: "interactive", Payload: h.slack.BlockAction(user, ch, presets.TS, root,
+		nodes.ActionSchedulePreset, qid+" 0 9 * * 1")})
+	confirm := h.ephemeralTo(user, "Shall I save it?")
+	assert.Contains(t, says(confirm), "I'll send you “How many games were released in 2018?” in a direct message every Monday at 09:00 (America/New_York), first on Monday 2 November at 09:00.")
+	h.send(fakeslack.Envelope{Type: "interactive", Payload: h.slack.BlockAction(user, ch, confirm.TS, root,
+		nodes.ActionScheduleSave, buttonValue(t, confirm, nodes.ActionScheduleSave))})
+	h.ephemeralTo(user, "Saved: I'll send you")
+
+	// Words in the thread: read without the model, confirmed in the thread.
+	calls := h.modelCalls()
+	h.mention(ch, "1700001002.000100", root, "post this to <#"+growth+"|growth> every day at 9am")
+	words := h.answerIn(ch, root, "Shall I save it?")
+	assert.Contains(t, says(words), "I'll post “How many games were released in 2018?” in #growth every day at 09:00 (America/New_York), "+
+		"first on Friday 30 October at 09:00.", "12:00 UTC is 08:00 in New York")
+	assert.Equal(t, calls, h.modelCalls(), "schedules in words are read without the model")
+	h.send(fakeslack.Envelope{Type: "interactive", Payload: h.slack.BlockAction(user, ch, words.TS, root,
+		nodes.ActionScheduleSave, buttonValue(t, words, nodes.ActionScheduleSave))})
+	h.ephemeralTo(user, "Saved: I'll post")
+
+	// Three days, polled every 30 minutes: when did each post appear?
+	postedAt := map[string][]string{}
+	seen := map[string]bool{}
+	for now := clk.Now(); now.Before(time.Date(2026, 11, 2, 15, 0, 0, 0, time.UTC)); now = now.Add(30 * time.Minute) {
+		clk.Set(now)
+		tick(t, sc)
+		for _, m := range h.slack.Messages() {
+			if seen[m.Channel+m.TS] || m.Ephemeral || !strings.Contains(says(m), "📅") {
+				continue
+			}
+			seen[m.Channel+m.TS] = true
+			where := "dm"
+			if m.Channel == growth {
+				where = "growth"
+			}
+			postedAt[where] = append(postedAt[where], now.Format("Mon 02 15:04Z"))
+			assert.Contains(t, says(m), "8,160", "the run answers from the fresh result")
+		}
+	}
+	assert.Equal(t, []string{"Fri 30 13:00Z", "Sat 31 13:00Z", "Sun 01 14:00Z", "Mon 02 14:00Z"}, postedAt["growth"],
+		"every day at 09:00 New York time: 13:00 UTC on daylight time, 14:00 UTC after it ends")
+	assert.Equal(t, []string{"Mon 02 14:00Z"}, postedAt["dm"], "Mondays at 09:00 New York time, in a DM")
+	assert.Equal(t, calls, h.modelCalls(), "no run calls the model")
+	dm := h.posts(user, "📅")
+	require.Len(t, dm, 1)
+	assert.Empty(t, dm[0].ThreadTS, "a DM run is a message of its own")
+	assert.Contains(t, string(dm[0].Blocks), `"action_id":"export_csv"`, "a run has the answer's buttons")
+
+	// The run's Export CSV works in its own thread, from the kept result.
+	h.press(dm[0], "export_csv", queryID(t, dm[0]))
+	file := h.slack.WaitFile(t, func(f fakeslack.File) bool { return f.Channel == user })
+	assert.Contains(t, string(file.Content), "8160")
+
+	// The runs are in the query logs, as the schedule's thread.
+	logs, err := h.bot.DB().QueryLogs(context.Background(), store.QueryLogFilter{UserID: user, Limit: 100})
+	require.NoError(t, err)
+	runs := 0
+	for _, l := range logs {
+		if l.Intent == string(nodes.IntentScheduledRun) {
+			runs++
+			assert.Zero(t, l.ModelCalls)
+			assert.True(t, strings.HasPrefix(l.ThreadID, "schedule-"), "thread %q", l.ThreadID)
+		}
+	}
+	assert.Equal(t, 5, runs, "five runs logged")
+}
+
+// storedSchedules saves n active schedules of the thread's answer, due at
+// due, posting to channel, each with its own question so posts tell them
+// apart.
+func storedSchedules(t *testing.T, h *harness, thread, channel string, due time.Time, n int, adjust ...func(*store.Schedule)) []store.Schedule {
+	t.Helper()
+	ctx := context.Background()
+	turn, err := h.bot.DB().MostRecentQuery(ctx, thread)
+	require.NoError(t, err)
+	var out []store.Schedule
+	for i := range n {
+		s := store.Schedule{State: store.ScheduleActive, OwnerID: user, Surface: nodes.SurfaceSlack, SourceThread: thread,
+			SourceChannel: channel, Query: turn.Query, QueryID: turn.QueryID, Question: "Report " + string(rune('A'+i)) + " " + channel,
+			Spec: "0 9 * * *", TimeZone: "UTC", DestKind: "channel", DestChannel: channel, Format: "answer", NextRunAt: &due}
+		for _, f := range adjust {
+			f(&s)
+		}
+		s, err := h.bot.DB().AddSchedule(ctx, s)
+		require.NoError(t, err)
+		out = append(out, s)
+	}
+	return out
+}
+
+// Two replicas on one database and one Slack, polling at the same moments:
+// each run of each schedule is posted once.
+func TestTwoReplicasPostEachRunOnce(t *testing.T) {
+	t.Parallel()
+	due := time.Date(2026, 11, 30, 9, 0, 0, 0, time.UTC)
+	clk := &clock{t: due.Add(-time.Hour)}
+	state := ownState(t)
+	h1, sc1 := scheduled(t, clk, "replica-1", state)
+	h2 := start(t, sharing(h1.slack), state)
+	h2.bot.SetClock(clk.Now)
+	sc2 := h2.bot.NewScheduler(bot.SchedulerOptions{Now: clk.Now, Runner: "replica-2", Lease: time.Minute})
+	sc2.Handle(nodes.SurfaceSlack, h2.app)
+	ch := channelID("CREPLICA")
+	answered(t, h1, ch, "1700001101.000100")
+	schedules := storedSchedules(t, h1, threadID(ch, "1700001101.000100"), ch, due, 6)
+
+	for _, at := range []time.Time{due, due.Add(24 * time.Hour)} {
+		clk.Set(at)
+		var wg sync.WaitGroup
+		for range 4 {
+			wg.Go(func() { tick(t, sc1) })
+			wg.Go(func() { tick(t, sc2) })
+		}
+		wg.Wait()
+	}
+	runners := map[string]bool{}
+	for _, s := range schedules {
+		assert.Len(t, h1.posts(ch, s.Question), 2, "%s: two days, two posts", s.Question)
+		runs, err := h1.bot.DB().ScheduleRuns(context.Background(), s.ID, 10)
+		require.NoError(t, err)
+		require.Len(t, runs, 2)
+		for _, r := range runs {
+			assert.Equal(t, store.RunPosted, r.Outcome)
+			assert.Equal(t, 1, r.Attempt)
+			runners[r.Runner] = true
+		}
+	}
+	t.Logf("runs were posted by %v", runners)
+}
+
+// blockingDeliverer stands for a replica that dies while posting: it
+// never posts, and tells the test it got that far.
+type blockingDeliverer struct {
+	bot.Deliverer
+	reached chan struct{}
+}
+
+func (b blockingDeliverer) Deliver(ctx context.Context, _ store.Schedule, _ *nodes.State) (bot.Delivered, error) {
+	close(b.reached)
+	<-ctx.Done()
+	return bot.Delivered{}, ctx.Err()
+}
+
+// A replica killed mid-run leaves its claim; once its lease has passed, the
+// other replica runs the schedule and posts it, once.
+func TestKilledReplicaIsTakenOver(t *testing.T) {
+	t.Parallel()
+	due := time.Date(2026, 11, 30, 9, 0, 0, 0, time.UTC)
+	clk := &clock{t: due}
+	state := ownState(t)
+	h1, _ := scheduled(t, clk, "replica-1", state)
+	dying := h1.bot.NewScheduler(bot.SchedulerOptions{Now: clk.Now, Runner: "dying", Lease: time.Minute})
+	blocked := blockingDeliverer{Deliverer: h1.app, reached: make(chan struct{})}
+	dying.Handle(nodes.SurfaceSlack, blocked)
+	_, survivor := scheduled(t, clk, "survivor", sharing(h1.slack), state)
+	ch := channelID("CKILLED")
+	answered(t, h1, ch, "1700001201.000100")
+	s := storedSchedules(t, h1, threadID(ch, "1700001201.000100"), ch, due, 1)[0]
+
+	ctx, kill := context.WithCancel(context.Background())
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		_, _ = dying.Tick(ctx)
+	}()
+	<-blocked.reached
+	kill()
+	<-done
+
+	clk.Set(due.Add(30 * time.Second))
+	assert.Zero(t, tick(t, survivor), "within the lease the run is still the dead replica's")
+	clk.Set(due.Add(90 * time.Second))
+	assert.Equal(t, 1, tick(t, survivor), "after it, the survivor takes it over")
+	assert.Len(t, h1.posts(ch, s.Question), 1, "posted once")
+	runs, err := h1.bot.DB().ScheduleRuns(context.Background(), s.ID, 10)
+	require.NoError(t, err)
+	require.Len(t, runs, 2)
+	assert.Equal(t, "survivor", runs[0].Runner)
+	assert.Equal(t, store.RunPosted, runs[0].Outcome)
+	assert.Equal(t, 2, runs[0].Attempt)
+	assert.Equal(t, "dying", runs[1].Runner)
+	assert.Equal(t, store.RunAbandoned, runs[1].Outcome)
+}
+
+// An alert made in words posts only when its condition holds, with the
+// value and the last run's.
+func TestAlertPostsOnlyWhenItsConditionHolds(t *testing.T) {
+	t.Parallel()
+	clk := &clock{t: time.Date(2026, 11, 30, 8, 30, 0, 0, time.UTC)}
+	h, sc := scheduled(t, clk, "replica-1", ownState(t))
+	ch, root := channelID("CALERT"), "1700001301.000100"
+	answered(t, h, ch, root)
+	calls := h.modelCalls()
+	h.mention(ch, "1700001302.000100", root, "alert me here when the count is above 9,000, checked every hour")
+	confirm := h.answerIn(ch, root, "Shall I save it?")
+	assert.Contains(t, says(confirm), "every hour", "the recurrence, in words")
+	assert.Contains(t, says(confirm), "only when count is above 9,000", "the condition, in words")
+	h.send(fakeslack.Envelope{Type: "interactive", Payload: h.slack.BlockAction(user, ch, confirm.TS, root,
+		nodes.ActionScheduleSave, buttonValue(t, confirm, nodes.ActionScheduleSave))})
+	h.ephemeralTo(user, "Saved: I'll post")
+	id := buttonValue(t, confirm, nodes.ActionScheduleSave)
+
+	clk.Set(time.Date(2026, 11, 30, 9, 0, 0, 0, time.UTC))
+	require.Equal(t, 1, tick(t, sc))
+	assert.Empty(t, h.posts(ch, "🔔"), "8,160 is not above 9,000: nothing posted")
+
+	// The team lowers the bar: the next run finds the condition holds.
+	_, err := h.bot.DB().Pool().Exec(context.Background(), `UPDATE schedules SET cond_threshold = 8000 WHERE id = $1`, id)
+	require.NoError(t, err)
+	clk.Set(time.Date(2026, 11, 30, 10, 0, 0, 0, time.UTC))
+	require.Equal(t, 1, tick(t, sc))
+	alerts := h.posts(ch, "🔔")
+	require.Len(t, alerts, 1)
+	assert.Contains(t, says(alerts[0]), "count is 8,160 (was 8,160): when count is above 8,000.")
+	assert.Equal(t, root, alerts[0].ThreadTS, "“here” is the thread")
+	assert.Equal(t, calls, h.modelCalls(), "no model call")
+
+	runs, err := h.bot.DB().ScheduleRuns(context.Background(), id, 10)
+	require.NoError(t, err)
+	require.Len(t, runs, 2)
+	assert.Equal(t, store.RunPosted, runs[0].Outcome)
+	assert.Equal(t, store.RunQuiet, runs[1].Outcome)
+	require.NotNil(t, runs[1].Value)
+	assert.Equal(t, 8160.0, *runs[1].Value)
+}
+
+// accessFile starts the bot with an access file whose only policy reads
+// the analytics schema except deny.
+func accessFile(t *testing.T, deny string) harnessOption {
+	t.Helper()
+	path := filepath.Join(t.TempDir(), "access.yaml")
+	file := "policies:\n  - name: analysts\n    tables: [\"analytics.*\"]\n"
+	if deny != "" {
+		file += "    deny_tables: [\"" + deny + "\"]\n"
+	}
+	require.NoError(t, os.WriteFile(path, []byte(file+"default: analysts\n"), 0o600))
+	return withBotConfig(func(c *bot.Config) { c.AccessFile = path })
+}
+
+// A schedule runs under its owner's policy: once the access file no longer
+// lets them read its table, the run is refused, nothing is posted, the
+// schedule stops, and its owner is told why in a direct message.
+func TestPolicyChangeStopsASchedule(t *testing.T) {
+	t.Parallel()
+	due := time.Date(2026, 11, 30, 9, 0, 0, 0, time.UTC)
+	clk := &clock{t: due.Add(-time.Hour)}
+	state := ownState(t)
+	h1, _ := scheduled(t, clk, "before", state, accessFile(t, ""))
+	ch := channelID("CPOLICY")
+	answered(t, h1, ch, "1700001401.000100")
+	s := storedSchedules(t, h1, threadID(ch, "1700001401.000100"), ch, due, 1)[0]
+
+	// The bot restarts with a policy that denies the table.
+	h2, after := scheduled(t, clk, "after", state, accessFile(t, "analytics.apps"), sharing(h1.slack))
+	clk.Set(due)
+	require.Equal(t, 1, tick(t, after))
+	assert.Empty(t, h1.posts(ch, s.Question), "nothing posted")
+	note := h1.slack.WaitMessage(t, "a DM to the owner", func(m fakeslack.Message) bool {
+		return m.Channel == user && strings.Contains(says(m), "I stopped your schedule “"+s.Question+"”")
+	})
+	assert.Contains(t, says(note), "analytics.apps", "the note says what they may no longer read")
+
+	got, err := h2.bot.DB().ScheduleByID(context.Background(), s.ID)
+	require.NoError(t, err)
+	assert.Equal(t, store.ScheduleStopped, got.State)
+	assert.Contains(t, got.StopReason, "analytics.apps")
+	clk.Set(due.Add(24 * time.Hour))
+	assert.Zero(t, tick(t, after), "a stopped schedule does not run again")
+	runs, err := h2.bot.DB().ScheduleRuns(context.Background(), s.ID, 10)
+	require.NoError(t, err)
+	require.Len(t, runs, 1)
+	assert.Equal(t, store.RunRefused, runs[0].Outcome)
+	assert.Equal(t, string(nodes.ErrAccessDenied), runs[0].ErrorKind)
+}
+
+// "/ask schedules" lists the asker's schedules, to them alone, with
+// buttons that pause, resume and delete; someone else's cannot be changed
+// by them; "/ask schedules here" is the channel's view, for schedule
+// admins only.
+func TestManageSchedulesInSlack(t *testing.T) {
+	t.Parallel()
+	due := time.Date(2026, 11, 30, 9, 0, 0, 0, time.UTC)
+	clk := &clock{t: due.Add(-time.Hour)}
+	h, sc := scheduled(t, clk, "replica-1", ownState(t), withBotConfig(func(c *bot.Config) { c.ScheduleAdmins = []string{"UADMIN01"} }))
+	ch := channelID("CMANAGE")
+	answered(t, h, ch, "1700001501.000100")
+	list := storedSchedules(t, h, threadID(ch, "1700001501.000100"), ch, due, 2)
+
+	slash := func(who, text string) string {
+		id := h.slack.Send(t, fakeslack.Envelope{Type: "slash_commands", Payload: mustJSON(t, h.slack.SlashCommand("/ask", text, who, ch))})
+		return string(h.slack.WaitAck(t, id).Payload)
+	}
+	mine := slash(user, "schedules")
+	assert.Contains(t, mine, `"response_type":"ephemeral"`)
+	assert.Contains(t, mine, list[0].Question)
+	assert.Contains(t, mine, list[1].Question)
+	assert.Contains(t, mine, "next Monday 30 November at 09:00")
+	assert.Contains(t, mine, `"action_id":"schedule_pause"`)
+	assert.Contains(t, mine, `"action_id":"schedule_pause~2"`, "one Pause per schedule, each its own action id")
+	assert.Contains(t, slash("UOTHER01", "schedules"), "You have no schedules")
+	assert.Contains(t, slash("UOTHER01", "schedules here"), "Only schedule admins")
+	assert.Contains(t, slash("UADMIN01", "schedules here"), "made by "+user)
+
+	press := func(who, action, id string) fakeslack.Message {
+		before := len(h.slack.Messages())
+		h.send(fakeslack.Envelope{Type: "interactive", Payload: h.slack.BlockAction(who, ch, "1700001501.000100", "", action, id)})
+		return h.slack.WaitMessage(t, "a reply to "+who+" about "+action, func(m fakeslack.Message) bool {
+			return m.Ephemeral && m.User == who && slices.IndexFunc(h.slack.Messages()[before:], func(n fakeslack.Message) bool { return n.TS == m.TS }) >= 0
+		})
+	}
+	assert.Contains(t, says(press("UOTHER01", nodes.ActionSchedulePause, list[0].ID)), "Only the person who made this schedule")
+	assert.Contains(t, says(press(user, nodes.ActionSchedulePause+"~2", list[0].ID)), "Paused “"+list[0].Question+"”")
+	clk.Set(due)
+	assert.Equal(t, 1, tick(t, sc), "the paused one does not run; the other does")
+	assert.Empty(t, h.posts(ch, list[0].Question))
+	assert.Len(t, h.posts(ch, list[1].Question), 1)
+
+	assert.Contains(t, says(press(user, nodes.ActionScheduleResume, list[0].ID)), "Resumed “"+list[0].Question+"”: the next run is Tuesday 1 December at 09:00.")
+	assert.Contains(t, says(press("UADMIN01", nodes.ActionScheduleDelete, list[0].ID)), "Deleted “"+list[0].Question+"”", "an admin may delete anyone's")
+	_, err := h.bot.DB().ScheduleByID(context.Background(), list[0].ID)
+	assert.ErrorIs(t, err, store.ErrNotFound)
+}
+
+// After downtime a schedule runs once, saying when it was due, not once
+// per missed time; then it keeps its regular times.
+func TestMissedRunsRunOnceOnRecovery(t *testing.T) {
+	t.Parallel()
+	due := time.Date(2026, 11, 30, 9, 0, 0, 0, time.UTC)
+	clk := &clock{t: due.Add(3*24*time.Hour + 3*time.Hour)} // no replica ran for three days
+	h, sc := scheduled(t, clk, "replica-1", ownState(t))
+	ch := channelID("CMISSED")
+	answered(t, h, ch, "1700001601.000100")
+	s := storedSchedules(t, h, threadID(ch, "1700001601.000100"), ch, due, 1)[0]
+
+	require.Equal(t, 1, tick(t, sc))
+	assert.Zero(t, tick(t, sc), "the missed times do not run one after another")
+	posts := h.posts(ch, s.Question)
+	require.Len(t, posts, 1)
+	assert.Contains(t, says(posts[0]), "This run was due Monday 30 November at 09:00; the bot was not running then.")
+	got, err := h.bot.DB().ScheduleByID(context.Background(), s.ID)
+	require.NoError(t, err)
+	assert.Equal(t, time.Date(2026, 12, 4, 9, 0, 0, 0, time.UTC), got.NextRunAt.UTC(), "next: the regular time after now")
+}
+
+// A run that fails is tried again with a doubling delay; after its last
+// attempt its owner is told why and when it runs next; the next run
+// posts as usual.
+func TestFailingRunIsRetriedThenTheOwnerIsTold(t *testing.T) {
+	t.Parallel()
+	due := time.Date(2026, 11, 30, 9, 0, 0, 0, time.UTC)
+	clk := &clock{t: due}
+	h, sc := scheduled(t, clk, "replica-1", ownState(t))
+	ch := channelID("CFAILING")
+	answered(t, h, ch, "1700001701.000100")
+	s := storedSchedules(t, h, threadID(ch, "1700001701.000100"), ch, due, 1)[0]
+
+	h.slack.SetNotInChannel(ch)
+	for _, at := range []time.Duration{0, time.Minute, 3 * time.Minute} { // SCHEDULE_RETRIES=2, 1m doubling
+		clk.Set(due.Add(at))
+		require.Equal(t, 1, tick(t, sc), "attempt at +%s", at)
+		clk.Set(due.Add(at + 30*time.Second))
+		assert.Zero(t, tick(t, sc), "nothing between attempts")
+	}
+	note := h.slack.WaitMessage(t, "a DM to the owner", func(m fakeslack.Message) bool {
+		return m.Channel == user && strings.Contains(says(m), "I couldn't run your schedule “"+s.Question+"”")
+	})
+	assert.Contains(t, says(note), "that was due Monday 30 November at 09:00 (I couldn't post the message, 3 tries). "+
+		"I'll try again at the next time, Tuesday 1 December at 09:00.")
+	runs, err := h.bot.DB().ScheduleRuns(context.Background(), s.ID, 10)
+	require.NoError(t, err)
+	require.Len(t, runs, 3)
+	for i, r := range runs {
+		assert.Equal(t, store.RunFailed, r.Outcome)
+		assert.Equal(t, 3-i, r.Attempt)
+	}
+
+	h.slack.SetInChannel(ch)
+	clk.Set(due.Add(24 * time.Hour))
+	require.Equal(t, 1, tick(t, sc))
+	assert.Len(t, h.posts(ch, s.Question), 1, "the next run posts")
+	got, err := h.bot.DB().ScheduleByID(context.Background(), s.ID)
+	require.NoError(t, err)
+	assert.Zero(t, got.Failures, "a run that posts clears the failures")
+}
+
+// A CSV schedule posts its answer with every row attached as a file;
+// words that cannot be read get what to say instead, and nothing is
+// saved.
+func TestCSVScheduleAndUnclearWords(t *testing.T) {
+	t.Parallel()
+	due := time.Date(2026, 11, 30, 9, 0, 0, 0, time.UTC)
+	clk := &clock{t: due.Add(-time.Hour)}
+	h, sc := scheduled(t, clk, "replica-1", ownState(t))
+	ch, root := channelID("CCSV"), "1700001801.000100"
+	answered(t, h, ch, root)
+
+	h.mention(ch, "1700001802.000100", root, "send me this at 9")
+	unclear := h.answerIn(ch, root, "how often")
+	assert.NotContains(t, says(unclear), "Shall I save it?")
+	assert.Contains(t, says(unclear), "“post this to #growth every Friday at 5pm”", "it says how to say it")
+	list, err := h.bot.DB().Schedules(context.Background(), store.ScheduleFilter{States: []store.ScheduleState{store.SchedulePending, store.ScheduleActive}})
+	require.NoError(t, err)
+	assert.Empty(t, list, "nothing saved")
+
+	s := storedSchedules(t, h, threadID(ch, root), ch, due, 1, func(s *store.Schedule) { s.Format = "csv" })[0]
+	clk.Set(due)
+	require.Equal(t, 1, tick(t, sc))
+	posts := h.posts(ch, s.Question)
+	require.Len(t, posts, 1)
+	file := h.slack.WaitFile(t, func(f fakeslack.File) bool { return f.Channel == ch && f.ThreadTS == posts[0].TS })
+	assert.Equal(t, "games\n8160\n", string(file.Content))
+	assert.Regexp(t, `^report-a-ccsv\d+-2026-11-30\.csv$`, file.Name)
+}

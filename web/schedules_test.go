@@ -1,0 +1,94 @@
+package web
+
+import (
+	"context"
+	"encoding/json"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/analyticsbot/analyticsbot/bot"
+	"github.com/analyticsbot/analyticsbot/nodes"
+)
+
+// press posts a button press to /api/actions and returns the reply.
+func press(t *testing.T, srv *httptest.Server, thread, action, value string) *replyView {
+	t.Helper()
+	resp, body := doJSON(t, srv, http.MethodPost, "/api/actions",
+		map[string]string{"thread_id": thread, "action": action, "value": value}, nil)
+	require.Equal(t, http.StatusOK, resp.StatusCode, "body %s", body)
+	var got struct {
+		Reply *replyView `json:"reply"`
+	}
+	require.NoError(t, json.Unmarshal(body, &got), "body %s", body)
+	require.NotNil(t, got.Reply, "body %s", body)
+	return got.Reply
+}
+
+// actionValue is the value of the reply's button action.
+func actionValue(t *testing.T, r *replyView, action string) string {
+	t.Helper()
+	for _, a := range r.Actions {
+		if a.Action == action {
+			return a.Value
+		}
+	}
+	t.Fatalf("no %s button in %+v", action, r.Actions)
+	return ""
+}
+
+// In the web chat: the Schedule button offers presets, a preset is
+// confirmed in plain words and saved; at its time the scheduler posts the
+// run in the conversation, which the page shows when the thread is opened
+// again, with no model call.
+func TestScheduleOnTheWeb(t *testing.T) {
+	t.Parallel()
+	b := newTestBot(t, "")
+	srv := newTestServer(t, b, Config{})
+	end := lastMessageEnd(t, chat(t, srv, "", q2018, nil).all(t))
+	require.NotNil(t, end.Reply)
+	assert.Contains(t, end.Reply.Actions, actionRef{Action: "schedule", Label: "Schedule"})
+
+	presets := press(t, srv, end.ThreadID, "schedule", end.QueryID)
+	assert.Contains(t, presets.Text.Plain(), "When should I send you “"+q2018+"”?")
+	preset := actionValue(t, presets, nodes.ActionSchedulePreset)
+	assert.True(t, strings.HasPrefix(preset, end.QueryID+" "), "a preset carries the query id and its spec: %q", preset)
+
+	confirm := press(t, srv, end.ThreadID, nodes.ActionSchedulePreset, end.QueryID+" 0 9 * * 1")
+	assert.Contains(t, confirm.Text.Plain(), "I'll post “"+q2018+"” in this conversation every Monday at 09:00 (UTC), first on Monday")
+	id := actionValue(t, confirm, nodes.ActionScheduleSave)
+	saved := press(t, srv, end.ThreadID, nodes.ActionScheduleSave, id)
+	assert.Contains(t, saved.Text.Plain(), "Saved: I'll post")
+
+	sch, err := b.DB().ScheduleByID(context.Background(), id)
+	require.NoError(t, err)
+	require.NotNil(t, sch.NextRunAt)
+	assert.Equal(t, time.Monday, sch.NextRunAt.UTC().Weekday())
+	calls := len(b.Scripted.Calls())
+	sc := b.NewScheduler(bot.SchedulerOptions{Now: func() time.Time { return sch.NextRunAt.Add(10 * time.Second) }, Only: id})
+	n, err := sc.Tick(context.Background())
+	require.NoError(t, err)
+	require.Equal(t, 1, n)
+	assert.Equal(t, calls, len(b.Scripted.Calls()), "no model call")
+
+	resp, data := doJSON(t, srv, http.MethodGet, "/api/threads/"+end.ThreadID, nil, nil)
+	require.Equal(t, http.StatusOK, resp.StatusCode, "GET thread: %s", data)
+	var thread struct {
+		Turns []struct {
+			Intent string     `json:"intent"`
+			Reply  *replyView `json:"reply"`
+		} `json:"turns"`
+	}
+	require.NoError(t, json.Unmarshal(data, &thread), "thread body %s", data)
+	last := thread.Turns[len(thread.Turns)-1]
+	assert.Equal(t, string(nodes.IntentScheduledRun), last.Intent)
+	require.NotNil(t, last.Reply)
+	assert.Contains(t, last.Reply.Text.Plain(), "📅 "+q2018+" (every Monday at 09:00)")
+	assert.Contains(t, last.Reply.Text.Plain(), "8,160")
+	assert.Contains(t, last.Reply.Actions, actionRef{Action: "export_csv", Label: "Export CSV"}, "the run's buttons work in the thread")
+}
