@@ -333,6 +333,12 @@ func (b *Bot) Ask(ctx context.Context, m Message, opts ...workflow.RunOption) (*
 		s, err := b.Note(ctx, m, "", note[1])
 		return s, workflow.Result{}, err
 	}
+	if b.cfg.Schedules && IsSchedulesRequest(m.Text) && nodes.SurfaceOf(m.ChannelID) != nodes.SurfaceSlack {
+		// Slack has "/ask schedules", shown to the asker alone; a thread
+		// would show the list to everyone in it.
+		s, err := b.ListSchedules(ctx, m, MySchedules)
+		return s, workflow.Result{}, err
+	}
 	s := &nodes.State{UserQuery: m.Text, UserID: m.UserID, UserEmail: m.Email, ChannelID: m.ChannelID, ThreadTS: m.ThreadID,
 		TimeZone: m.TimeZone, Started: time.Now()}
 	return b.run(ctx, s, opts...)

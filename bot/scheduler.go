@@ -29,6 +29,15 @@ type Deliverer interface {
 	Tell(ctx context.Context, sch store.Schedule, text string) error
 }
 
+// Finder is a Deliverer that can tell whether a run was posted. A
+// replica taking over a run whose runner died while posting it asks
+// before posting again; without a Finder it posts, and a post the dead
+// runner had made shows twice.
+type Finder interface {
+	// Find looks for the post of sch's run due at due.
+	Find(ctx context.Context, sch store.Schedule, due time.Time) (Delivered, bool, error)
+}
+
 // Delivered is where a run was posted.
 type Delivered struct {
 	// ThreadID is the thread the message is in ("C1:1700000000.000100").
@@ -193,7 +202,7 @@ func (sc *Scheduler) runClaim(ctx context.Context, c store.Claim) {
 			Stop: "its schedule “" + sch.Spec + "” cannot be read"}, w)
 		return
 	}
-	if c.Posted {
+	if c.Posted || c.Unsure && sc.postedBefore(ctx, log, c) {
 		// An earlier runner posted it and stopped before recording that.
 		sc.finish(ctx, log, store.RunEnd{Claim: c, Outcome: store.RunPosted}, w)
 		return
@@ -213,7 +222,7 @@ func (sc *Scheduler) runClaim(ctx context.Context, c store.Claim) {
 		end.Outcome, end.ErrorKind, end.ErrorDetail = store.RunRefused, string(kind), s.ErrorDetail
 		end.Stop = s.ResponseText
 		sc.tell(ctx, log, sch, fmt.Sprintf("I stopped your schedule “%s”: %s Resume it from `%s` once you may read it again.",
-			sch.Question, s.ResponseText, sc.b.scheduleCommand()))
+			sch.Question, s.ResponseText, scheduleCommand(sch.Surface)))
 		sc.finish(ctx, log, end, w)
 		return
 	default:
@@ -241,6 +250,9 @@ func (sc *Scheduler) runClaim(ctx context.Context, c store.Claim) {
 		return
 	}
 	d := sc.deliverers[sch.Surface]
+	if err := sc.b.db.MarkDelivering(ctx, c.RunID, sc.o.Now()); err != nil {
+		log.WarnContext(ctx, "record the start of the post", "err", err)
+	}
 	where, err := d.Deliver(ctx, sch, s)
 	if err != nil && ctx.Err() != nil {
 		return // stopping mid-post: the claim lapses and is taken over
@@ -255,6 +267,31 @@ func (sc *Scheduler) runClaim(ctx context.Context, c store.Claim) {
 	sc.b.keepScheduled(ctx, s, where.ThreadID)
 	end.Outcome = store.RunPosted
 	sc.finish(ctx, log, end, w)
+}
+
+// postedBefore asks the surface whether the runner c took over from had
+// posted the run before it died; when it cannot tell, the run is posted
+// (a post twice rather than none).
+func (sc *Scheduler) postedBefore(ctx context.Context, log *slog.Logger, c store.Claim) bool {
+	f, ok := sc.deliverers[c.Schedule.Surface].(Finder)
+	if !ok {
+		return false
+	}
+	log = log.With("posting_since", c.DeliveringSince)
+	where, found, err := f.Find(ctx, c.Schedule, c.Due)
+	switch {
+	case err != nil:
+		log.WarnContext(ctx, "cannot tell whether the stopped runner posted the run: posting it", "err", err)
+		return false
+	case !found:
+		log.InfoContext(ctx, "the stopped runner had not posted the run")
+		return false
+	}
+	log.InfoContext(ctx, "the stopped runner had posted the run: not posting it again", "channel", where.Channel, "ts", where.TS)
+	if err := sc.b.db.MarkPosted(ctx, c.RunID, where.Channel, where.TS); err != nil {
+		log.WarnContext(ctx, "record the post", "err", err)
+	}
+	return true
 }
 
 // keepClaim renews the claim every third of the lease until ctx ends.

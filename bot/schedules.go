@@ -88,7 +88,7 @@ func (b *Bot) ManageSchedule(ctx context.Context, m Message, action, id string) 
 		sch, err = b.db.ChangeSchedule(ctx, store.ScheduleChange{ID: id, From: []store.ScheduleState{store.SchedulePending},
 			To: store.ScheduleActive, Next: &next})
 		text = fmt.Sprintf("Saved: I'll %s. The first run is %s. `%s` lists your schedules.",
-			nodes.DescribeSchedule(sch, w), whenOf(next, w.Location), b.scheduleCommand())
+			nodes.DescribeSchedule(sch, w), whenOf(next, w.Location), scheduleCommand(sch.Surface))
 	case nodes.ActionScheduleCancel:
 		if sch.State != store.SchedulePending {
 			err = fmt.Errorf("cancel: %w", store.ErrScheduleState)
@@ -99,7 +99,7 @@ func (b *Bot) ManageSchedule(ctx context.Context, m Message, action, id string) 
 	case nodes.ActionSchedulePause:
 		sch, err = b.db.ChangeSchedule(ctx, store.ScheduleChange{ID: id, From: []store.ScheduleState{store.ScheduleActive},
 			To: store.SchedulePaused})
-		text = fmt.Sprintf("Paused “%s”. Resume it from `%s`.", sch.Question, b.scheduleCommand())
+		text = fmt.Sprintf("Paused “%s”. Resume it from `%s`.", sch.Question, scheduleCommand(sch.Surface))
 	case nodes.ActionScheduleResume:
 		next := w.Next(b.now())
 		sch, err = b.db.ChangeSchedule(ctx, store.ScheduleChange{ID: id,
@@ -234,8 +234,23 @@ func stateWords(s store.ScheduleState) string {
 	return string(s)
 }
 
-// scheduleCommand is how people list their schedules where they are.
-func (b *Bot) scheduleCommand() string { return "/ask schedules" }
+// scheduleCommand is how people list their schedules on surface: Slack's
+// slash command (SLACK_SLASH_COMMAND's default), or "schedules" typed in
+// the web chat or the terminal.
+func scheduleCommand(surface string) string {
+	if surface == nodes.SurfaceSlack {
+		return "/ask schedules"
+	}
+	return "schedules"
+}
+
+// schedulesPhrase is a message asking for one's schedules ("schedules",
+// "my schedules", "list my schedules"), which Ask answers with
+// ListSchedules, without the model.
+var schedulesPhrase = regexp.MustCompile(`(?i)^\W*(?:(?:show|list)\s+)?(?:my\s+|all\s+my\s+)?schedules\W*$`)
+
+// IsSchedulesRequest reports whether text asks for one's schedules.
+func IsSchedulesRequest(text string) bool { return schedulesPhrase.MatchString(text) }
 
 // isScheduleAdmin reports whether user may manage every schedule of a
 // channel: SCHEDULE_ADMINS, else EXAMPLE_ADMINS.

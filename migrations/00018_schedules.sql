@@ -67,6 +67,9 @@ CREATE TABLE schedule_runs (
     previous     double precision,
     error_kind   text NOT NULL DEFAULT '',
     error_detail text NOT NULL DEFAULT '',
+    -- delivering_at: the runner started posting; with no posted_ts, a
+    -- runner taking the run over asks the surface whether it was posted.
+    delivering_at  timestamptz,
     posted_channel text NOT NULL DEFAULT '',
     posted_ts    text NOT NULL DEFAULT '',
     UNIQUE (schedule_id, due_at, attempt)

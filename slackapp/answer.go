@@ -173,15 +173,15 @@ func (a *App) post(ctx context.Context, channel, threadTS string, m blockkit.Mes
 
 // postIn is post that also returns the channel Slack posted in: the DM's
 // id for a post to a user id, the id for a channel's name.
-func (a *App) postIn(ctx context.Context, channel, threadTS string, m blockkit.Message) (string, string, error) {
+func (a *App) postIn(ctx context.Context, channel, threadTS string, m blockkit.Message, extra ...slack.MsgOption) (string, string, error) {
 	opts := []slack.MsgOption{slack.MsgOptionText(m.Text, false), slack.MsgOptionBlocks(m.Blocks...)}
 	if threadTS != "" {
 		opts = append(opts, slack.MsgOptionTS(threadTS))
 	}
-	in, ts, err := a.api.PostMessageContext(ctx, channel, opts...)
+	in, ts, err := a.api.PostMessageContext(ctx, channel, append(opts, extra...)...)
 	if isInvalidBlocks(err) && len(m.Blocks) > 0 {
 		a.log.ErrorContext(ctx, "slack refused the blocks: sending plain text", "channel", channel, "err", err)
-		in, ts, err = a.api.PostMessageContext(ctx, channel, append(plainOptions(m), slack.MsgOptionTS(threadTS))...)
+		in, ts, err = a.api.PostMessageContext(ctx, channel, append(append(plainOptions(m), slack.MsgOptionTS(threadTS)), extra...)...)
 	}
 	if err != nil {
 		return "", "", fmt.Errorf("chat.postMessage in %s: %w", channel, err)

@@ -56,7 +56,7 @@ func (a *App) Deliver(ctx context.Context, sch store.Schedule, s *nodes.State) (
 		channel, root = c, ts
 	}
 	m := a.reply(s, nil)
-	in, ts, err := a.postIn(ctx, channel, root, m)
+	in, ts, err := a.postIn(ctx, channel, root, m, slack.MsgOptionMetadata(runMetadata(sch.ID, s.Scheduled.Due)))
 	if err != nil {
 		return bot.Delivered{}, err
 	}
@@ -74,6 +74,84 @@ func (a *App) Deliver(ctx context.Context, sch store.Schedule, s *nodes.State) (
 		}
 	}
 	return bot.Delivered{ThreadID: threadID(in, thread), Channel: in, TS: ts}, nil
+}
+
+// maxReplyPages bounds the pages of a thread Find reads (200 replies each).
+const maxReplyPages = 10
+
+// runEvent is the event type of the metadata a scheduled run's message
+// carries, which Find looks for.
+const runEvent = "analyticsbot_scheduled_run"
+
+// runMetadata marks a run's message with its schedule and due time.
+func runMetadata(id string, due time.Time) slack.SlackMetadata {
+	return slack.SlackMetadata{EventType: runEvent, EventPayload: map[string]any{"schedule": id, "due": due.Unix()}}
+}
+
+// Find looks for the message of sch's run due at due by its metadata,
+// among the thread's replies (up to 2,000) or the channel's (or the DM's)
+// latest 200 messages (scopes channels:history, groups:history, im:history): the run
+// was posted within a lease, so it is among them unless the channel is
+// very busy. A
+// DM's channel is the one its earlier runs went to, else
+// conversations.open's (scope im:write); without either it cannot tell.
+func (a *App) Find(ctx context.Context, sch store.Schedule, due time.Time) (bot.Delivered, bool, error) {
+	var msgs []slack.Message
+	channel := sch.DestChannel
+	switch sch.DestKind {
+	case "thread":
+		c, root, _ := strings.Cut(sch.DestThread, ":")
+		channel = c
+		// Replies come oldest first: the run, one of the latest, may be on
+		// a later page of a long thread.
+		cursor := ""
+		for range maxReplyPages {
+			replies, more, next, err := a.api.GetConversationRepliesContext(ctx, &slack.GetConversationRepliesParameters{
+				ChannelID: c, Timestamp: root, Limit: 200, Cursor: cursor, IncludeAllMetadata: true})
+			if err != nil {
+				return bot.Delivered{}, false, fmt.Errorf("conversations.replies: %w", err)
+			}
+			msgs = append(msgs, replies...)
+			if !more || next == "" {
+				break
+			}
+			cursor = next
+		}
+	default:
+		if sch.DestKind == "dm" {
+			var err error
+			if channel, err = a.dmChannel(ctx, sch); err != nil {
+				return bot.Delivered{}, false, err
+			}
+		}
+		h, err := a.api.GetConversationHistoryContext(ctx, &slack.GetConversationHistoryParameters{
+			ChannelID: channel, Limit: 200, IncludeAllMetadata: true})
+		if err != nil {
+			return bot.Delivered{}, false, fmt.Errorf("conversations.history: %w", err)
+		}
+		msgs = h.Messages
+	}
+	for _, m := range msgs {
+		md := m.Metadata
+		at, _ := md.EventPayload["due"].(float64) // JSON numbers
+		if md.EventType == runEvent && md.EventPayload["schedule"] == sch.ID && int64(at) == due.Unix() {
+			thread := firstNonEmpty(m.ThreadTimestamp, m.Timestamp)
+			return bot.Delivered{ThreadID: threadID(channel, thread), Channel: channel, TS: m.Timestamp}, true, nil
+		}
+	}
+	return bot.Delivered{}, false, nil
+}
+
+// dmChannel is the id of the DM a schedule posts to.
+func (a *App) dmChannel(ctx context.Context, sch store.Schedule) (string, error) {
+	if ch, err := a.bot.DB().PostedChannel(ctx, sch.ID); err == nil && ch != "" {
+		return ch, nil
+	}
+	c, _, _, err := a.api.OpenConversationContext(ctx, &slack.OpenConversationParameters{Users: []string{sch.OwnerID}, ReturnIM: true})
+	if err != nil {
+		return "", fmt.Errorf("conversations.open with %s: %w", sch.OwnerID, err)
+	}
+	return c.ID, nil
 }
 
 // Tell sends a schedule's owner a direct message.

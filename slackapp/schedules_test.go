@@ -186,14 +186,14 @@ func TestSchedulesPostAtLocalTimesAcrossDST(t *testing.T) {
 		"every day at 09:00 New York time: 13:00 UTC on daylight time, 14:00 UTC after it ends")
 	assert.Equal(t, []string{"Mon 02 14:00Z"}, postedAt["dm"], "Mondays at 09:00 New York time, in a DM")
 	assert.Equal(t, calls, h.modelCalls(), "no run calls the model")
-	dm := h.posts(user, "📅")
+	dm := h.posts("D"+user, "📅")
 	require.Len(t, dm, 1)
-	assert.Empty(t, dm[0].ThreadTS, "a DM run is a message of its own")
+	assert.Empty(t, dm[0].ThreadTS, "a DM run is a message of its own, in the app's DM with its owner")
 	assert.Contains(t, string(dm[0].Blocks), `"action_id":"export_csv"`, "a run has the answer's buttons")
 
 	// The run's Export CSV works in its own thread, from the kept result.
 	h.press(dm[0], "export_csv", queryID(t, dm[0]))
-	file := h.slack.WaitFile(t, func(f fakeslack.File) bool { return f.Channel == user })
+	file := h.slack.WaitFile(t, func(f fakeslack.File) bool { return f.Channel == "D"+user })
 	assert.Contains(t, string(file.Content), "8160")
 
 	// The runs are in the query logs, as the schedule's thread.
@@ -401,7 +401,7 @@ func TestPolicyChangeStopsASchedule(t *testing.T) {
 	require.Equal(t, 1, tick(t, after))
 	assert.Empty(t, h1.posts(ch, s.Question), "nothing posted")
 	note := h1.slack.WaitMessage(t, "a DM to the owner", func(m fakeslack.Message) bool {
-		return m.Channel == user && strings.Contains(says(m), "I stopped your schedule “"+s.Question+"”")
+		return m.Channel == "D"+user && strings.Contains(says(m), "I stopped your schedule “"+s.Question+"”")
 	})
 	assert.Contains(t, says(note), "analytics.apps", "the note says what they may no longer read")
 
@@ -507,7 +507,7 @@ func TestFailingRunIsRetriedThenTheOwnerIsTold(t *testing.T) {
 		assert.Zero(t, tick(t, sc), "nothing between attempts")
 	}
 	note := h.slack.WaitMessage(t, "a DM to the owner", func(m fakeslack.Message) bool {
-		return m.Channel == user && strings.Contains(says(m), "I couldn't run your schedule “"+s.Question+"”")
+		return m.Channel == "D"+user && strings.Contains(says(m), "I couldn't run your schedule “"+s.Question+"”")
 	})
 	assert.Contains(t, says(note), "that was due Monday 30 November at 09:00 (I couldn't post the message, 3 tries). "+
 		"I'll try again at the next time, Tuesday 1 December at 09:00.")
@@ -555,4 +555,71 @@ func TestCSVScheduleAndUnclearWords(t *testing.T) {
 	file := h.slack.WaitFile(t, func(f fakeslack.File) bool { return f.Channel == ch && f.ThreadTS == posts[0].TS })
 	assert.Equal(t, "games\n8160\n", string(file.Content))
 	assert.Regexp(t, `^report-a-ccsv\d+-2026-11-30\.csv$`, file.Name)
+}
+
+// dyingAfterPost stands for a replica that dies right after Slack took its
+// post, before it could record it.
+type dyingAfterPost struct {
+	*App
+	posted chan struct{}
+}
+
+func (d dyingAfterPost) Deliver(ctx context.Context, sch store.Schedule, s *nodes.State) (bot.Delivered, error) {
+	if _, err := d.App.Deliver(ctx, sch, s); err != nil {
+		return bot.Delivered{}, err
+	}
+	close(d.posted)
+	<-ctx.Done()
+	return bot.Delivered{}, ctx.Err()
+}
+
+// A replica that dies between Slack taking its post and recording it: the
+// replica taking the run over finds the post by its metadata (the
+// channel's history, the thread's replies) and does not post it again.
+func TestTakeoverFindsAPostItsRunnerMadeBeforeDying(t *testing.T) {
+	t.Parallel()
+	for _, dest := range []string{"channel", "thread"} {
+		t.Run(dest, func(t *testing.T) {
+			t.Parallel()
+			due := time.Date(2026, 11, 30, 9, 0, 0, 0, time.UTC)
+			clk := &clock{t: due}
+			state := ownState(t)
+			h1, _ := scheduled(t, clk, "replica-1", state)
+			dying := h1.bot.NewScheduler(bot.SchedulerOptions{Now: clk.Now, Runner: "dying", Lease: time.Minute})
+			d := dyingAfterPost{App: h1.app, posted: make(chan struct{})}
+			dying.Handle(nodes.SurfaceSlack, d)
+			_, survivor := scheduled(t, clk, "survivor", sharing(h1.slack), state)
+			ch, root := channelID("CPOSTED"), "1700001901.000100"
+			answered(t, h1, ch, root)
+			s := storedSchedules(t, h1, threadID(ch, root), ch, due, 1, func(s *store.Schedule) {
+				if dest == "thread" {
+					s.DestKind, s.DestThread = "thread", threadID(ch, root)
+				}
+			})[0]
+
+			ctx, kill := context.WithCancel(context.Background())
+			done := make(chan struct{})
+			go func() {
+				defer close(done)
+				_, _ = dying.Tick(ctx)
+			}()
+			<-d.posted
+			kill()
+			<-done
+
+			clk.Set(due.Add(90 * time.Second))
+			require.Equal(t, 1, tick(t, survivor))
+			posts := h1.posts(ch, s.Question)
+			assert.Len(t, posts, 1, "posted once")
+			runs, err := h1.bot.DB().ScheduleRuns(context.Background(), s.ID, 10)
+			require.NoError(t, err)
+			require.Len(t, runs, 2)
+			assert.Equal(t, store.RunPosted, runs[0].Outcome, "the survivor records the dead runner's post")
+			assert.Equal(t, posts[0].TS, runs[0].PostedTS)
+			assert.Equal(t, store.RunAbandoned, runs[1].Outcome)
+			got, err := h1.bot.DB().ScheduleByID(context.Background(), s.ID)
+			require.NoError(t, err)
+			assert.Equal(t, due.Add(24*time.Hour), got.NextRunAt.UTC(), "and moves on to the next run")
+		})
+	}
 }

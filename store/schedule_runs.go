@@ -30,6 +30,11 @@ type Claim struct {
 	// stopped before finishing, had already posted: the run is done and
 	// must not post again.
 	Posted bool
+	// Unsure is set when an earlier attempt's runner stopped while
+	// posting, before it could record the post: it may have been posted
+	// since DeliveringSince, and the surface is asked before posting again.
+	Unsure          bool
+	DeliveringSince time.Time
 	// TookOver says an earlier runner's claim had lapsed.
 	TookOver bool
 }
@@ -105,17 +110,21 @@ func (d *DB) ClaimDueSchedules(ctx context.Context, r ClaimRequest) ([]Claim, er
 // when it had posted) and inserts the new attempt's row.
 func startRun(ctx context.Context, tx pgx.Tx, c *Claim, runner string, now time.Time) error {
 	var posted int
+	var delivering *time.Time
 	err := tx.QueryRow(ctx, `
 		WITH left_over AS (
 			UPDATE schedule_runs SET outcome = CASE WHEN posted_ts <> '' THEN 'posted' ELSE 'abandoned' END,
 				finished_at = $3
 			WHERE schedule_id = $1 AND due_at = $2 AND outcome = 'running'
-			RETURNING posted_ts)
-		SELECT count(*) FILTER (WHERE posted_ts <> '') FROM left_over`, c.Schedule.ID, c.Due, now).Scan(&posted)
+			RETURNING posted_ts, delivering_at)
+		SELECT count(*) FILTER (WHERE posted_ts <> ''), min(delivering_at) FROM left_over`, c.Schedule.ID, c.Due, now).Scan(&posted, &delivering)
 	if err != nil {
 		return err
 	}
 	c.Posted = posted > 0
+	if !c.Posted && delivering != nil {
+		c.Unsure, c.DeliveringSince = true, *delivering
+	}
 	return tx.QueryRow(ctx, `
 		INSERT INTO schedule_runs (schedule_id, due_at, attempt, runner, started_at, outcome)
 		SELECT $1, $2, coalesce(max(attempt), 0) + 1, $3, $4, CASE WHEN $5 THEN 'posted' ELSE 'running' END
@@ -164,6 +173,32 @@ func (d *DB) HoldsClaim(ctx context.Context, id, runner string, now time.Time) (
 		return false, fmt.Errorf("check the claim on schedule %q: %w", id, classify(err))
 	}
 	return ok, nil
+}
+
+// MarkDelivering records that a run's runner starts posting it at at: if
+// the runner dies before MarkPosted, the one taking over asks the surface.
+func (d *DB) MarkDelivering(ctx context.Context, runID int64, at time.Time) error {
+	_, err := d.pool.Exec(ctx, `UPDATE schedule_runs SET delivering_at = $2 WHERE id = $1`, runID, at)
+	if err != nil {
+		return fmt.Errorf("mark run %d delivering: %w", runID, classify(err))
+	}
+	return nil
+}
+
+// PostedChannel is the channel a schedule's latest posted run went to
+// ("" when none did): a direct message's channel id, which a post to a
+// user id learns only from Slack's answer.
+func (d *DB) PostedChannel(ctx context.Context, scheduleID string) (string, error) {
+	var ch string
+	err := d.pool.QueryRow(ctx, `SELECT posted_channel FROM schedule_runs WHERE schedule_id = $1 AND posted_channel <> ''
+		ORDER BY started_at DESC LIMIT 1`, scheduleID).Scan(&ch)
+	if errors.Is(err, pgx.ErrNoRows) {
+		return "", nil
+	}
+	if err != nil {
+		return "", fmt.Errorf("posted channel of schedule %q: %w", scheduleID, classify(err))
+	}
+	return ch, nil
 }
 
 // MarkPosted records at once where a run posted, so that a replica taking

@@ -189,3 +189,30 @@ func TestScheduleStates(t *testing.T) {
 	assert.True(t, errors.Is(err, store.ErrNotFound))
 	assert.True(t, errors.Is(db.DeleteSchedule(ctx, s.ID), store.ErrNotFound))
 }
+
+func TestTakeoverOfARunCaughtPostingIsUnsure(t *testing.T) {
+	t.Parallel()
+	db := storetest.New(t)
+	ctx := context.Background()
+	due := time.Date(2026, 11, 30, 9, 0, 0, 0, time.UTC)
+	s := activeSchedule(t, db, due)
+	first, err := claim(db, "a", due)
+	require.NoError(t, err)
+	require.Len(t, first, 1)
+	// a started posting and died: did Slack take the post?
+	require.NoError(t, db.MarkDelivering(ctx, first[0].RunID, due.Add(time.Second)))
+	taken, err := claim(db, "b", due.Add(2*time.Minute))
+	require.NoError(t, err)
+	require.Len(t, taken, 1)
+	assert.False(t, taken[0].Posted)
+	assert.True(t, taken[0].Unsure, "the taker must ask before posting")
+	assert.Equal(t, due.Add(time.Second), taken[0].DeliveringSince.UTC())
+
+	ch, err := db.PostedChannel(ctx, s.ID)
+	require.NoError(t, err)
+	assert.Empty(t, ch)
+	require.NoError(t, db.MarkPosted(ctx, taken[0].RunID, "D0123", "1700000000.000100"))
+	ch, err = db.PostedChannel(ctx, s.ID)
+	require.NoError(t, err)
+	assert.Equal(t, "D0123", ch)
+}

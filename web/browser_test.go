@@ -143,6 +143,21 @@ func TestBrowserChat(t *testing.T) {
 		assert.True(t, inView, "the SQL is scrolled into view")
 	})
 
+	t.Run("schedule", func(t *testing.T) {
+		last := `document.querySelector("#log > .msg.bot:last-child").textContent`
+		tb.do(t, "click Schedule", chromedp.Click(button("Schedule")))
+		tb.waitUntil(t, "the presets", last+`.includes("When should I send you")`)
+		tb.do(t, "choose a preset", chromedp.Click(button("Every Monday at 09:00")))
+		tb.waitUntil(t, "the confirmation", last+`.includes("Shall I save it?")`)
+		assert.Contains(t, eval[string](t, tb, last), "I'll post “"+q2018+"” in this conversation every Monday at 09:00 (UTC)")
+		tb.do(t, "save it", chromedp.Click(button("Save schedule")))
+		tb.waitUntil(t, "saved", last+`.includes("Saved: I'll post")`)
+		var n int
+		require.NoError(t, b.DB().Pool().QueryRow(context.Background(),
+			`SELECT count(*) FROM schedules WHERE state = 'active' AND spec = '0 9 * * 1' AND surface = 'web'`).Scan(&n))
+		assert.Equal(t, 1, n, "the schedule is saved, active")
+	})
+
 	t.Run("feedback", func(t *testing.T) {
 		first := `document.querySelector("#log .msg.bot")`
 		tb.do(t, "click 👎", chromedp.Click(chromedp.CSS(`#log .msg.bot .feedback[aria-label="This answer is wrong"]`)),

@@ -92,3 +92,29 @@ func TestScheduleOnTheWeb(t *testing.T) {
 	assert.Contains(t, last.Reply.Text.Plain(), "8,160")
 	assert.Contains(t, last.Reply.Actions, actionRef{Action: "export_csv", Label: "Export CSV"}, "the run's buttons work in the thread")
 }
+
+// "schedules" typed in the web chat lists them, with buttons that pause,
+// resume and delete.
+func TestListSchedulesOnTheWeb(t *testing.T) {
+	t.Parallel()
+	b := newTestBot(t, "")
+	srv := newTestServer(t, b, Config{})
+	end := lastMessageEnd(t, chat(t, srv, "", q2018, nil).all(t))
+	confirm := press(t, srv, end.ThreadID, nodes.ActionSchedulePreset, end.QueryID+" 0 9 1 * *")
+	id := actionValue(t, confirm, nodes.ActionScheduleSave)
+	press(t, srv, end.ThreadID, nodes.ActionScheduleSave, id)
+
+	list := lastMessageEnd(t, chat(t, srv, "", "my schedules", nil).all(t))
+	require.NotNil(t, list.Reply)
+	assert.Contains(t, list.Reply.Text.Plain(), "on the 1st of every month at 09:00 (UTC)")
+	assert.Contains(t, list.Reply.Text.Plain(), id)
+	var pause string
+	for _, a := range list.Reply.Actions {
+		if a.Action == nodes.ActionSchedulePause && a.Value == id {
+			pause = a.Value
+		}
+	}
+	require.Equal(t, id, pause, "a Pause button for it: %+v", list.Reply.Actions)
+	paused := press(t, srv, list.ThreadID, nodes.ActionSchedulePause, id)
+	assert.Contains(t, paused.Text.Plain(), "Paused “"+q2018+"”. Resume it from schedules.")
+}

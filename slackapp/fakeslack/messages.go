@@ -34,6 +34,9 @@ type Message struct {
 	// markdown streamed so far.
 	Streaming bool
 	Appends   int
+	// Metadata is the message's metadata as posted (event_type and
+	// event_payload), nil when none.
+	Metadata json.RawMessage
 }
 
 // BlockTexts returns every text string in the blocks, in order: section
@@ -179,7 +182,14 @@ func (s *Server) postMessage(args url.Values) reply {
 	if text == "" && blocks == nil && args.Get("attachments") == "" {
 		return slackError("no_text")
 	}
-	m := s.addMessage(Message{Channel: channel, ThreadTS: args.Get("thread_ts"), Text: text, Blocks: blocks})
+	md, valid := metadataOf(args.Get("metadata"))
+	if !valid {
+		return slackError("invalid_metadata_format")
+	}
+	if isUserID(channel) {
+		channel = dmChannel(channel) // a post to a user goes to the app's DM with them
+	}
+	m := s.addMessage(Message{Channel: channel, ThreadTS: args.Get("thread_ts"), Text: text, Blocks: blocks, Metadata: md})
 	return ok(map[string]any{"channel": channel, "ts": m.TS, "message": messageObject(m)})
 }
 

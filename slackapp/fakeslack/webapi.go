@@ -68,6 +68,9 @@ type method struct {
 var methods = map[string]method{
 	"auth.test":                             {anyToken, (*Server).authTest},
 	"chat.postMessage":                      {botToken, (*Server).postMessage},
+	"conversations.open":                    {botToken, (*Server).conversationsOpen},
+	"conversations.history":                 {botToken, (*Server).conversationsHistory},
+	"conversations.replies":                 {botToken, (*Server).conversationsReplies},
 	"chat.update":                           {botToken, (*Server).updateMessage},
 	"chat.postEphemeral":                    {botToken, (*Server).postEphemeral},
 	"chat.delete":                           {botToken, (*Server).deleteMessage},
