@@ -69,6 +69,8 @@ type RetentionCounts struct {
 	Turns      int64
 	Results    int64
 	Deliveries int64
+	// ScheduleRuns are the finished runs of schedules older than Turns.
+	ScheduleRuns int64
 	// Skipped says another process sharing the database was applying
 	// retention at that moment, so this pass deleted nothing.
 	Skipped bool
@@ -92,12 +94,12 @@ func (d *DB) RunRetention(ctx context.Context, p RetentionPolicy, log *slog.Logg
 			return
 		case err != nil:
 			log.WarnContext(ctx, "retention", "err", err, "query_logs", n.QueryLogs, "turns", n.Turns,
-				"results", n.Results, "deliveries", n.Deliveries)
+				"results", n.Results, "deliveries", n.Deliveries, "schedule_runs", n.ScheduleRuns)
 		case n.Skipped:
 			log.InfoContext(ctx, "retention skipped: another process sharing the database is applying it")
 		default:
 			log.InfoContext(ctx, "retention", "query_logs", n.QueryLogs, "turns", n.Turns,
-				"results", n.Results, "deliveries", n.Deliveries)
+				"results", n.Results, "deliveries", n.Deliveries, "schedule_runs", n.ScheduleRuns)
 		}
 		select {
 		case <-ctx.Done():
@@ -187,6 +189,8 @@ func (d *DB) ApplyRetention(ctx context.Context, p RetentionPolicy) (RetentionCo
 	run(p.Turns, &n.Turns, deleteTurns)
 	run(p.Results, &n.Results, deleteResults)
 	run(p.Deliveries, &n.Deliveries, pruneAllDeliveries)
+	// A schedule's run history lives as long as the turns it posted.
+	run(p.Turns, &n.ScheduleRuns, deleteScheduleRuns)
 	return n, errors.Join(errs...)
 }
 
@@ -241,6 +245,22 @@ func deleteTurns(ctx context.Context, ex execer, age time.Duration, batch int) (
 			FOR UPDATE SKIP LOCKED)`, age, batch)
 	if err != nil {
 		return n, fmt.Errorf("delete turns older than %s: %w", age, classify(err))
+	}
+	return n, nil
+}
+
+// deleteScheduleRuns deletes the runs of schedules that finished more
+// than age ago; runs under way are never touched.
+func deleteScheduleRuns(ctx context.Context, ex execer, age time.Duration, batch int) (int64, error) {
+	n, err := deleteInBatches(ctx, ex, `
+		DELETE FROM schedule_runs WHERE id IN (
+			SELECT id FROM schedule_runs
+			WHERE finished_at < now() - make_interval(secs => $1)
+			ORDER BY finished_at
+			LIMIT $2
+			FOR UPDATE SKIP LOCKED)`, age, batch)
+	if err != nil {
+		return n, fmt.Errorf("delete schedule runs older than %s: %w", age, classify(err))
 	}
 	return n, nil
 }

@@ -216,3 +216,24 @@ func TestTakeoverOfARunCaughtPostingIsUnsure(t *testing.T) {
 	require.NoError(t, err)
 	assert.Equal(t, "D0123", ch)
 }
+
+func TestRetentionDeletesOldScheduleRuns(t *testing.T) {
+	t.Parallel()
+	db := storetest.New(t)
+	ctx := context.Background()
+	due := time.Date(2026, 11, 30, 9, 0, 0, 0, time.UTC)
+	s := activeSchedule(t, db, due)
+	_, err := db.Pool().Exec(ctx, `
+		INSERT INTO schedule_runs (schedule_id, due_at, attempt, runner, started_at, finished_at, outcome)
+		SELECT $1, now() - make_interval(days => i), 1, 'a', now() - make_interval(days => i), now() - make_interval(days => i), 'posted'
+		FROM generate_series(1, 100) i`, s.ID)
+	require.NoError(t, err)
+	_, err = claim(db, "a", due) // one under way, never deleted
+	require.NoError(t, err)
+	n, err := db.ApplyRetention(ctx, store.RetentionPolicy{Turns: 30 * 24 * time.Hour})
+	require.NoError(t, err)
+	assert.Equal(t, int64(71), n.ScheduleRuns, "the runs that finished more than 30 days ago")
+	runs, err := db.ScheduleRuns(ctx, s.ID, 1000)
+	require.NoError(t, err)
+	assert.Len(t, runs, 30)
+}
