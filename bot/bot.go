@@ -52,6 +52,9 @@ type Bot struct {
 	// access are the rules of ACCESS_FILE; nil: everyone reads everything.
 	access *access.Rules
 	turns  *Turns
+	// membership checks a schedule's owner is a member of the channel it
+	// posts to; the Slack app sets it.
+	membership Membership
 	// stopGauges unregisters the capacity gauges.
 	stopGauges func()
 }

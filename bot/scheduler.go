@@ -11,7 +11,6 @@ import (
 	"sync"
 	"time"
 
-	"github.com/analyticsbot/analyticsbot/answer"
 	"github.com/analyticsbot/analyticsbot/nodes"
 	"github.com/analyticsbot/analyticsbot/schedule"
 	"github.com/analyticsbot/analyticsbot/store"
@@ -198,8 +197,10 @@ func (sc *Scheduler) runClaim(ctx context.Context, c store.Claim) {
 	}
 	w, err := schedule.ParseSpec(sch.Spec, sc.b.locationOf(sch.TimeZone))
 	if err != nil {
+		reason := "its times (“" + sch.Spec + "”) cannot be read"
+		sc.tell(ctx, log, sch, fmt.Sprintf("I stopped your schedule “%s”: %s. Make it again from the answer.", sch.Question, reason))
 		sc.finish(ctx, log, store.RunEnd{Claim: c, Outcome: store.RunRefused, ErrorKind: "bad_schedule", ErrorDetail: err.Error(),
-			Stop: "its schedule “" + sch.Spec + "” cannot be read"}, w)
+			Stop: reason}, w)
 		return
 	}
 	if c.Posted || c.Unsure && sc.postedBefore(ctx, log, c) {
@@ -243,24 +244,29 @@ func (sc *Scheduler) runClaim(ctx context.Context, c store.Claim) {
 		sc.finish(ctx, log, end, w)
 		return
 	}
-	if ok, err := sc.b.db.HoldsClaim(ctx, sch.ID, sc.o.Runner, sc.o.Now()); err != nil || !ok {
+	if ok, err := sc.b.db.StartPosting(ctx, c, sc.o.Runner, sc.o.Now()); err != nil || !ok {
 		// Another replica took the run over (this one stalled past its
-		// lease): it posts, not this one.
-		log.WarnContext(ctx, "the claim passed to another runner before posting: not posted", "err", err)
+		// lease) and posts it, or the schedule was paused or deleted
+		// while the query ran.
+		log.WarnContext(ctx, "not posted: the claim passed to another runner, or the schedule is no longer active", "err", err)
 		return
 	}
-	d := sc.deliverers[sch.Surface]
-	if err := sc.b.db.MarkDelivering(ctx, c.RunID, sc.o.Now()); err != nil {
-		log.WarnContext(ctx, "record the start of the post", "err", err)
-	}
-	where, err := d.Deliver(ctx, sch, s)
-	if err != nil && ctx.Err() != nil {
+	where, err := sc.deliverers[sch.Surface].Deliver(ctx, sch, s)
+	var refusal *Refusal
+	switch {
+	case err != nil && ctx.Err() != nil:
 		return // stopping mid-post: the claim lapses and is taken over
-	}
-	if err != nil {
+	case errors.As(err, &refusal):
+		end.Outcome, end.ErrorKind, end.ErrorDetail, end.Stop = store.RunRefused, "not_allowed", err.Error(), refusal.Reason
+		sc.tell(ctx, log, sch, fmt.Sprintf("I stopped your schedule “%s”: %s", sch.Question, refusal.Reason))
+		sc.finish(ctx, log, end, w)
+		return
+	case err != nil:
 		sc.failed(ctx, log, c, w, "delivery_failed", err.Error(), true)
 		return
 	}
+	// Recorded even when the process is stopping: the post happened.
+	ctx = context.WithoutCancel(ctx)
 	if err := sc.b.db.MarkPosted(ctx, c.RunID, where.Channel, where.TS); err != nil {
 		log.WarnContext(ctx, "record the post", "err", err)
 	}
@@ -290,6 +296,12 @@ func (sc *Scheduler) postedBefore(ctx context.Context, log *slog.Logger, c store
 	log.InfoContext(ctx, "the stopped runner had posted the run: not posting it again", "channel", where.Channel, "ts", where.TS)
 	if err := sc.b.db.MarkPosted(ctx, c.RunID, where.Channel, where.TS); err != nil {
 		log.WarnContext(ctx, "record the post", "err", err)
+	}
+	// The stopped runner kept no turn behind its message: run the query
+	// again (no post) so that the message's buttons work.
+	if s, err := sc.b.runScheduled(ctx, c, sc.lateAfter()); err == nil && s.ErrorKind == "" && !s.Quiet {
+		s.RemoveCSVFile()
+		sc.b.keepScheduled(ctx, s, where.ThreadID)
 	}
 	return true
 }
@@ -327,10 +339,22 @@ func (sc *Scheduler) failed(ctx context.Context, log *slog.Logger, c store.Claim
 	next := w.Next(now)
 	end.Due, end.Next, end.Failures = next, next, c.Schedule.Failures+1
 	log.WarnContext(ctx, "scheduled run failed", "kind", kind, "detail", detail, "failures", end.Failures)
-	sc.tell(ctx, log, c.Schedule, fmt.Sprintf("I couldn't run your schedule “%s” that was due %s (%s). I'll try again at the next time, %s.",
-		c.Schedule.Question, whenOf(c.Due, w.Location), failureWords(kind, c.Attempt), whenOf(next, w.Location)))
+	text := fmt.Sprintf("I couldn't run your schedule “%s” that was due %s (%s). I'll try again at the next time, %s.",
+		c.Schedule.Question, whenOf(c.Due, w.Location), failureWords(kind, c.Attempt), whenOf(next, w.Location))
+	if end.Failures >= maxFailedRuns {
+		// A schedule that keeps failing stops, rather than telling its
+		// owner so at every run.
+		end.Stop = fmt.Sprintf("its last %d runs failed", end.Failures)
+		text = fmt.Sprintf("I stopped your schedule “%s”: its last %d runs failed (%s). Resume it from `%s` once it can run.",
+			c.Schedule.Question, end.Failures, failureWords(kind, c.Attempt), scheduleCommand(c.Schedule.Surface))
+	}
+	sc.tell(ctx, log, c.Schedule, text)
 	sc.end(ctx, log, end)
 }
+
+// maxFailedRuns stops a schedule whose runs failed this many times in a
+// row (each after its retries), each failure told to its owner.
+const maxFailedRuns = 5
 
 // finish ends a run that is done (posted, quiet, refused): the next
 // regular run is the first after now, so runs missed while no replica ran
@@ -370,107 +394,3 @@ func (sc *Scheduler) tell(ctx context.Context, log *slog.Logger, sch store.Sched
 // lateAfter is how long after its time a run says it is late: a run a
 // poll or two behind is not.
 func (sc *Scheduler) lateAfter() time.Duration { return max(5*time.Minute, 3*sc.o.Poll) }
-
-// refusedKinds stop a schedule: its owner may no longer read what it
-// reads. permanentKinds fail every attempt alike and are not retried.
-var (
-	refusedKinds   = map[nodes.ErrorKind]bool{nodes.ErrNotAdmitted: true, nodes.ErrAccessDenied: true}
-	permanentKinds = map[nodes.ErrorKind]bool{nodes.ErrInvalidQuery: true, nodes.ErrUnsafeQuery: true,
-		nodes.ErrNoData: true, nodes.ErrWarehouseDenied: true}
-)
-
-// runFailure is the error kind of a run that did not answer; "" for one
-// that did.
-func runFailure(s *nodes.State, err error) nodes.ErrorKind {
-	switch {
-	case err != nil || s == nil:
-		return nodes.ErrInternal
-	case s.ErrorKind != "":
-		return s.ErrorKind
-	}
-	return ""
-}
-
-// failureWords says why a run failed, for its owner.
-func failureWords(kind string, attempts int) string {
-	why := "something went wrong on my side"
-	switch nodes.ErrorKind(kind) {
-	case nodes.ErrWarehouseDown, nodes.ErrDatabaseDown:
-		why = "the database could not be reached"
-	case nodes.ErrQueryTimeout:
-		why = "the query took too long"
-	case nodes.ErrInvalidQuery, nodes.ErrNoData:
-		why = "the query no longer runs on the data as it is now"
-	case nodes.ErrWarehouseDenied:
-		why = "the bot's database account may not read what it needs"
-	case "delivery_failed":
-		why = "I couldn't post the message"
-	}
-	if attempts > 1 {
-		why += fmt.Sprintf(", %d tries", attempts)
-	}
-	return why
-}
-
-// runScheduled runs a claimed run's query through the workflow as its
-// owner, in a thread of the schedule's own (its query logs say
-// "schedule-<id>"), without the model.
-func (b *Bot) runScheduled(ctx context.Context, c store.Claim, lateAfter time.Duration) (*nodes.State, error) {
-	sch := c.Schedule
-	channel := sch.DestChannel
-	if sch.DestKind == string(schedule.DestDM) || sch.Surface != nodes.SurfaceSlack {
-		channel = sch.SourceChannel
-	}
-	s := &nodes.State{
-		UserQuery: "[schedule " + sch.ID + "] " + sch.Question, UserID: sch.OwnerID, UserEmail: sch.OwnerEmail,
-		ChannelID: channel, ThreadTS: "schedule-" + sch.ID, Started: time.Now(),
-		Intent: nodes.IntentScheduledRun, Scheduled: &nodes.ScheduledRun{Schedule: sch, Due: c.Due,
-			Late: c.Attempt == 1 && b.now().Sub(c.Due) > lateAfter, Previous: sch.LastValue},
-	}
-	s, _, err := b.run(ctx, s)
-	return s, err
-}
-
-// keepScheduled keeps a posted run as a turn of the thread it went to,
-// with its result, so its Export CSV and Show SQL work there and
-// follow-ups see it.
-func (b *Bot) keepScheduled(ctx context.Context, s *nodes.State, threadID string) {
-	if threadID == "" {
-		return
-	}
-	sch := s.Scheduled.Schedule
-	if err := b.cache.Put(ctx, store.CachedResult{ThreadID: threadID, QueryID: s.QueryID, Query: s.Query,
-		Question: sch.Question, Result: s.Result}); err != nil {
-		b.log.WarnContext(ctx, "keep a scheduled run's result", "thread", threadID, "err", err)
-	}
-	var reply []byte
-	if s.Reply != nil {
-		reply, _ = answer.Marshal(s.Reply)
-	}
-	// The turn reads as the question asked again, which Show SQL names.
-	_, err := b.db.AddTurn(ctx, store.Turn{ThreadID: threadID, UserID: sch.OwnerID, ChannelID: sch.DestChannel,
-		UserMessage: sch.Question, BotResponse: s.Answer, Intent: string(s.Intent), Query: s.Query,
-		QueryID: s.QueryID, Question: sch.Question, Reply: reply})
-	if err != nil {
-		b.log.WarnContext(ctx, "keep a scheduled run as a turn", "thread", threadID, "err", err)
-	}
-}
-
-// localDeliverer posts the web chat's and the command line's schedules:
-// the run becomes a turn of the schedule's thread, which the page and
-// `chat --thread` show; a note to the owner is a turn there too.
-type localDeliverer struct{ b *Bot }
-
-func (l localDeliverer) Deliver(_ context.Context, sch store.Schedule, _ *nodes.State) (Delivered, error) {
-	if sch.DestThread == "" {
-		return Delivered{}, errors.New("a local schedule without its thread")
-	}
-	return Delivered{ThreadID: sch.DestThread}, nil
-}
-
-func (l localDeliverer) Tell(ctx context.Context, sch store.Schedule, text string) error {
-	reply, _ := answer.Marshal(&answer.Answer{Kind: answer.KindNotice, Text: answer.ParseText(text)})
-	_, err := l.b.db.AddTurn(ctx, store.Turn{ThreadID: sch.SourceThread, UserID: sch.OwnerID, ChannelID: sch.SourceChannel,
-		UserMessage: "[schedule " + sch.ID + "]", BotResponse: text, Intent: string(nodes.IntentSchedule), Reply: reply})
-	return err
-}

@@ -9,10 +9,12 @@ import (
 	"strings"
 	"time"
 
+	"github.com/analyticsbot/analyticsbot/access"
 	"github.com/analyticsbot/analyticsbot/answer"
 	"github.com/analyticsbot/analyticsbot/nodes"
 	"github.com/analyticsbot/analyticsbot/schedule"
 	"github.com/analyticsbot/analyticsbot/store"
+	"github.com/analyticsbot/analyticsbot/warehouse"
 )
 
 // What people read about their schedules.
@@ -45,8 +47,12 @@ func presetPress(value string) (queryID, spec string, err error) {
 	if !queryIDPattern.MatchString(queryID) || strings.TrimSpace(spec) == "" {
 		return "", "", fmt.Errorf("%w: %q is not a query id and a schedule", ErrBadAction, value)
 	}
-	if _, err := schedule.ParseSpec(spec, time.UTC); err != nil {
+	w, err := schedule.ParseSpec(spec, time.UTC)
+	if err != nil {
 		return "", "", fmt.Errorf("%w: %q: %v", ErrBadAction, spec, err)
+	}
+	if w.TooOften() {
+		return "", "", fmt.Errorf("%w: %q runs more often than every %s", ErrBadAction, spec, schedule.MinInterval)
 	}
 	return queryID, strings.TrimSpace(spec), nil
 }
@@ -84,17 +90,17 @@ func (b *Bot) ManageSchedule(ctx context.Context, m Message, action, id string) 
 	var text string
 	switch action {
 	case nodes.ActionScheduleSave:
+		if reason := b.destinationRefusal(ctx, sch); reason != "" {
+			respond(s, failure(reason))
+			return s, nil
+		}
 		next := w.Next(b.now())
 		sch, err = b.db.ChangeSchedule(ctx, store.ScheduleChange{ID: id, From: []store.ScheduleState{store.SchedulePending},
 			To: store.ScheduleActive, Next: &next})
 		text = fmt.Sprintf("Saved: I'll %s. The first run is %s. `%s` lists your schedules.",
 			nodes.DescribeSchedule(sch, w), whenOf(next, w.Location), scheduleCommand(sch.Surface))
 	case nodes.ActionScheduleCancel:
-		if sch.State != store.SchedulePending {
-			err = fmt.Errorf("cancel: %w", store.ErrScheduleState)
-			break
-		}
-		err = b.db.DeleteSchedule(ctx, id)
+		err = b.db.DeletePendingSchedule(ctx, id)
 		text = "Cancelled: nothing was scheduled."
 	case nodes.ActionSchedulePause:
 		sch, err = b.db.ChangeSchedule(ctx, store.ScheduleChange{ID: id, From: []store.ScheduleState{store.ScheduleActive},
@@ -122,6 +128,50 @@ func (b *Bot) ManageSchedule(ctx context.Context, m Message, action, id string) 
 	b.log.InfoContext(ctx, "schedule changed", "schedule", id, "action", action, "user", m.UserID, "owner", sch.OwnerID)
 	respond(s, &answer.Answer{Kind: answer.KindNotice, Text: answer.ParseText(text)})
 	return s, nil
+}
+
+// Membership tells whether user is a member of channel (Slack's
+// conversations.members); the Slack app sets it with SetMembership.
+type Membership func(ctx context.Context, channel, user string) (bool, error)
+
+// SetMembership lets schedules check that their owner is a member of the
+// channel they post to.
+func (b *Bot) SetMembership(m Membership) { b.membership = m }
+
+// destinationRefusal is why sch may not be saved for its owner, in a
+// sentence for them, or "": they must be a member of a channel it posts to
+// (other than the one they made it in), and their access policy there
+// must let them read its query.
+func (b *Bot) destinationRefusal(ctx context.Context, sch store.Schedule) string {
+	channel := policyChannel(sch)
+	if sch.Surface == nodes.SurfaceSlack && sch.DestKind == string(schedule.DestChannel) && sch.DestChannel != sch.SourceChannel {
+		if b.membership == nil {
+			return "I can only post in the channel you asked in."
+		}
+		member, err := b.membership(ctx, sch.DestChannel, sch.OwnerID)
+		switch {
+		case err != nil:
+			b.log.WarnContext(ctx, "check a schedule's channel membership", "schedule", sch.ID, "channel", sch.DestChannel, "err", err)
+			return "I couldn't check that you are a member of that channel, so I won't post there for you. Make the schedule from the channel itself."
+		case !member:
+			return "You are not a member of that channel, so I won't post there for you."
+		}
+	}
+	if b.access == nil {
+		return ""
+	}
+	p, err := b.access.Admit(access.Who{UserID: sch.OwnerID, ChannelID: channel, DM: strings.HasPrefix(channel, "D"),
+		Local: slices.Contains(localChannels, channel)})
+	var ref *access.Refusal
+	if errors.As(err, &ref) {
+		return ref.Reason
+	}
+	ctx = warehouse.WithCaller(ctx, warehouse.Caller{UserID: sch.OwnerID, Email: sch.OwnerEmail, ChannelID: channel, Access: p})
+	if we, ok := errors.AsType[*warehouse.Error](warehouse.Permits(ctx, b.backend, sch.Query.Text)); ok && we.Kind == warehouse.Forbidden {
+		// The guard's reason names only what the query reaches for.
+		return "I can't post that there: " + we.Reason + "."
+	}
+	return ""
 }
 
 // ScheduleScope says whose schedules ListSchedules lists.

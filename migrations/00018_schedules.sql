@@ -33,8 +33,8 @@ CREATE TABLE schedules (
     -- is when that attempt is due (later than due_at for a retry).
     due_at         timestamptz,
     next_run_at    timestamptz,
-    -- failures counts the runs in a row that failed (told to the owner at
-    -- SCHEDULE_NOTIFY_FAILURES).
+    -- failures counts the runs in a row that failed, each told to the
+    -- owner; at 5 the schedule stops.
     failures       integer NOT NULL DEFAULT 0,
     last_run_at    timestamptz,
     last_outcome   text NOT NULL DEFAULT '',

@@ -98,9 +98,8 @@ func (n *Nodes) Schedule(ctx context.Context, s *State) error {
 			req.When, req.HasWhen = alertCheck(loc), true
 		}
 	}
-	if req.Unclear != "" || !req.HasWhen {
-		text := cmp.Or(req.Unclear, "I couldn't tell how often to send it.") + " " + textScheduleHow
-		s.SetReply(FormatSimple, &answer.Answer{Kind: answer.KindNotice, Text: answer.Plain(text)})
+	if unclear := n.unclear(ctx, s, turn, req); unclear != "" {
+		s.SetReply(FormatSimple, &answer.Answer{Kind: answer.KindNotice, Text: answer.Plain(unclear + " " + textScheduleHow)})
 		return nil
 	}
 	sch, err := n.Schedules.AddSchedule(ctx, n.pending(s, turn, req))
@@ -117,6 +116,29 @@ func (n *Nodes) Schedule(ctx context.Context, s *State) error {
 			{ID: ActionScheduleCancel, Label: "Cancel", Value: sch.ID},
 		}})
 	return nil
+}
+
+// unclear is what keeps req from being a schedule of turn's answer, in a
+// sentence for the asker; "" when nothing does.
+func (n *Nodes) unclear(ctx context.Context, s *State, turn store.Turn, req schedule.Request) string {
+	switch {
+	case req.Unclear != "":
+		return req.Unclear
+	case !req.HasWhen:
+		return "I couldn't tell how often to send it."
+	case req.When.TooOften():
+		return fmt.Sprintf("That would run more often than every %d minutes, which I don't do.", int(schedule.MinInterval.Minutes()))
+	case SurfaceOf(s.ChannelID) == SurfaceSlack && req.To.Kind == schedule.DestChannel && req.To.Channel == "" && req.To.Name != "":
+		// Slack sends a channel picked from its list as a link with its
+		// id; a name typed out may be no channel at all.
+		return fmt.Sprintf("I couldn't tell which channel “#%s” is: type # and pick it from Slack's list, so that it becomes a link.", req.To.Name)
+	}
+	if col := req.Condition.Column; col != "" {
+		if c, err := n.Cache.Get(ctx, s.ThreadTS, turn.QueryID); err == nil && valueOf(c.Result, col) == nil {
+			return fmt.Sprintf("The answer has no number column “%s”: its columns are %s.", col, strings.Join(c.Result.ColumnNames(), ", "))
+		}
+	}
+	return ""
 }
 
 // alertCheck is how often an alert is checked when its words do not say.

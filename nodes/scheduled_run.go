@@ -5,6 +5,7 @@ import (
 	"context"
 	"fmt"
 	"math"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -123,27 +124,33 @@ func number(v *float64) string {
 	return answer.Thousands(strconv.FormatFloat(*v, 'f', 2, 64))
 }
 
-// valueOf is the number an alert reads: the first row's column named
-// column (any case, spaces or underscores), else its first number column;
-// nil when there is none.
+// valueOf is the number an alert reads from the first row: the number
+// column named column (any case; spaces as underscores; else one whose
+// name has it as a word: "count" finds "game_count", not "discount"), or
+// with no column named the first number column. nil when there is none.
 func valueOf(r warehouse.Result, column string) *float64 {
 	if len(r.Rows) == 0 {
 		return nil
 	}
-	want := strings.ReplaceAll(strings.ToLower(column), " ", "_")
+	want := strings.ReplaceAll(strings.ToLower(strings.TrimSpace(column)), " ", "_")
 	pick := -1
 	for i, c := range r.Columns {
 		if c.Kind != warehouse.KindNumber {
 			continue
 		}
 		name := strings.ToLower(c.Name)
-		if want != "" && (name == want || strings.Contains(name, want)) {
+		switch {
+		case want == "":
 			pick = i
-			break
-		}
-		if pick < 0 {
+		case name == want:
 			pick = i
+		case pick < 0 && slices.Contains(strings.Split(name, "_"), want):
+			pick = i
+			continue // an exact name later wins
+		default:
+			continue
 		}
+		break
 	}
 	if pick < 0 {
 		return nil

@@ -221,3 +221,27 @@ func runInGap(sched *cron.SpecSchedule, t, next time.Time) time.Time {
 	}
 	return next
 }
+
+// MinInterval is the shortest time a schedule may leave between runs: a
+// report more often than that would load the warehouse and flood Slack.
+const MinInterval = 5 * time.Minute
+
+// TooOften reports whether w runs more often than MinInterval anywhere in
+// a week (the runs from a fixed Monday, so that the answer never depends on
+// when it is asked).
+func (w When) TooOften() bool {
+	loc := w.Location
+	if loc == nil {
+		loc = time.UTC
+	}
+	t := w.Next(time.Date(2026, time.January, 5, 0, 0, 0, 0, loc))
+	end := t.AddDate(0, 0, 7)
+	for !t.IsZero() && t.Before(end) {
+		next := w.Next(t)
+		if !next.IsZero() && next.Sub(t) < MinInterval {
+			return true
+		}
+		t = next
+	}
+	return false
+}

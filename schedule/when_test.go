@@ -200,3 +200,30 @@ func TestNextNilLocationIsUTC(t *testing.T) {
 		t.Errorf("Next: got %v, want %v", got, want)
 	}
 }
+
+func TestTooOften(t *testing.T) {
+	t.Parallel()
+	for _, tt := range []struct {
+		name, spec string
+		want       bool
+	}{
+		{name: "every minute", spec: "* * * * *", want: true},
+		{name: "every 2 minutes", spec: "*/2 * * * *", want: true},
+		{name: "two minutes of one hour", spec: "0,1 9 * * *", want: true},
+		{name: "every 5 minutes", spec: "*/5 * * * *", want: false},
+		{name: "hourly", spec: "0 * * * *", want: false},
+		{name: "weekdays at 9", spec: "0 9 * * 1-5", want: false},
+		{name: "monthly", spec: "0 9 1 * *", want: false},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			w, err := ParseSpec(tt.spec, nil)
+			if err != nil {
+				t.Fatalf("ParseSpec(%q): %v", tt.spec, err)
+			}
+			if got := w.TooOften(); got != tt.want {
+				t.Errorf("TooOften(%q) = %v, want %v", tt.spec, got, tt.want)
+			}
+		})
+	}
+}

@@ -116,6 +116,7 @@ func New(ctx context.Context, cfg Config, b *bot.Bot, log *slog.Logger, opts ...
 	a.dedupe = newDeduper(b.DB(), a.log)
 	a.people = &people{api: a.api, now: time.Now, log: a.log.Warn, emails: map[string]cachedEmail{}, groups: map[string]cachedGroup{}}
 	b.SetDirectory(a.people.members)
+	b.SetMembership(a.isMember)
 	return a, nil
 }
 

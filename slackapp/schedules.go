@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 
@@ -54,6 +55,16 @@ func (a *App) Deliver(ctx context.Context, sch store.Schedule, s *nodes.State) (
 			return bot.Delivered{}, fmt.Errorf("schedule %s: %q is not a Slack thread", sch.ID, sch.DestThread)
 		}
 		channel, root = c, ts
+	}
+	if sch.DestKind == "channel" && sch.DestChannel != sch.SourceChannel {
+		// Each run: the owner may have left the channel since.
+		member, err := a.isMember(ctx, sch.DestChannel, sch.OwnerID)
+		if err != nil {
+			return bot.Delivered{}, err
+		}
+		if !member {
+			return bot.Delivered{}, &bot.Refusal{Reason: "you are no longer a member of the channel it posts to."}
+		}
 	}
 	m := a.reply(s, nil)
 	in, ts, err := a.postIn(ctx, channel, root, m, slack.MsgOptionMetadata(runMetadata(sch.ID, s.Scheduled.Due)))
@@ -152,6 +163,26 @@ func (a *App) dmChannel(ctx context.Context, sch store.Schedule) (string, error)
 		return "", fmt.Errorf("conversations.open with %s: %w", sch.OwnerID, err)
 	}
 	return c.ID, nil
+}
+
+// isMember reports whether user is a member of channel
+// (conversations.members, scopes channels:read and groups:read).
+func (a *App) isMember(ctx context.Context, channel, user string) (bool, error) {
+	cursor := ""
+	for {
+		members, next, err := a.api.GetUsersInConversationContext(ctx, &slack.GetUsersInConversationParameters{
+			ChannelID: channel, Cursor: cursor, Limit: 1000})
+		if err != nil {
+			return false, fmt.Errorf("conversations.members of %s: %w", channel, err)
+		}
+		if slices.Contains(members, user) {
+			return true, nil
+		}
+		if next == "" {
+			return false, nil
+		}
+		cursor = next
+	}
 }
 
 // Tell sends a schedule's owner a direct message.

@@ -3,9 +3,6 @@ package slackapp
 import (
 	"context"
 	"encoding/json"
-	"os"
-	"path/filepath"
-	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -134,6 +131,7 @@ func TestSchedulesPostAtLocalTimesAcrossDST(t *testing.T) {
 	h, sc := scheduled(t, clk, "replica-1", ownState(t))
 	h.slack.SetUserTimeZone(user, "America/New_York")
 	ch, growth := channelID("CSCHED"), channelID("CGROWTH")
+	h.slack.SetMembers(growth, "UBOB0001", user)
 	root := "1700001001.000100"
 	ans := answered(t, h, ch, root)
 	qid := queryID(t, ans)
@@ -337,9 +335,11 @@ func TestAlertPostsOnlyWhenItsConditionHolds(t *testing.T) {
 	answered(t, h, ch, root)
 	calls := h.modelCalls()
 	h.mention(ch, "1700001302.000100", root, "alert me here when the count is above 9,000, checked every hour")
+	h.answerIn(ch, root, "The answer has no number column “count”: its columns are games.")
+	h.mention(ch, "1700001303.000100", root, "alert me here when games is above 9,000, checked every hour")
 	confirm := h.answerIn(ch, root, "Shall I save it?")
 	assert.Contains(t, says(confirm), "every hour", "the recurrence, in words")
-	assert.Contains(t, says(confirm), "only when count is above 9,000", "the condition, in words")
+	assert.Contains(t, says(confirm), "only when games is above 9,000", "the condition, in words")
 	h.send(fakeslack.Envelope{Type: "interactive", Payload: h.slack.BlockAction(user, ch, confirm.TS, root,
 		nodes.ActionScheduleSave, buttonValue(t, confirm, nodes.ActionScheduleSave))})
 	h.ephemeralTo(user, "Saved: I'll post")
@@ -356,7 +356,7 @@ func TestAlertPostsOnlyWhenItsConditionHolds(t *testing.T) {
 	require.Equal(t, 1, tick(t, sc))
 	alerts := h.posts(ch, "🔔")
 	require.Len(t, alerts, 1)
-	assert.Contains(t, says(alerts[0]), "count is 8,160 (was 8,160): when count is above 8,000.")
+	assert.Contains(t, says(alerts[0]), "games is 8,160 (was 8,160): when games is above 8,000.")
 	assert.Equal(t, root, alerts[0].ThreadTS, "“here” is the thread")
 	assert.Equal(t, calls, h.modelCalls(), "no model call")
 
@@ -367,194 +367,6 @@ func TestAlertPostsOnlyWhenItsConditionHolds(t *testing.T) {
 	assert.Equal(t, store.RunQuiet, runs[1].Outcome)
 	require.NotNil(t, runs[1].Value)
 	assert.Equal(t, 8160.0, *runs[1].Value)
-}
-
-// accessFile starts the bot with an access file whose only policy reads
-// the analytics schema except deny.
-func accessFile(t *testing.T, deny string) harnessOption {
-	t.Helper()
-	path := filepath.Join(t.TempDir(), "access.yaml")
-	file := "policies:\n  - name: analysts\n    tables: [\"analytics.*\"]\n"
-	if deny != "" {
-		file += "    deny_tables: [\"" + deny + "\"]\n"
-	}
-	require.NoError(t, os.WriteFile(path, []byte(file+"default: analysts\n"), 0o600))
-	return withBotConfig(func(c *bot.Config) { c.AccessFile = path })
-}
-
-// A schedule runs under its owner's policy: once the access file no longer
-// lets them read its table, the run is refused, nothing is posted, the
-// schedule stops, and its owner is told why in a direct message.
-func TestPolicyChangeStopsASchedule(t *testing.T) {
-	t.Parallel()
-	due := time.Date(2026, 11, 30, 9, 0, 0, 0, time.UTC)
-	clk := &clock{t: due.Add(-time.Hour)}
-	state := ownState(t)
-	h1, _ := scheduled(t, clk, "before", state, accessFile(t, ""))
-	ch := channelID("CPOLICY")
-	answered(t, h1, ch, "1700001401.000100")
-	s := storedSchedules(t, h1, threadID(ch, "1700001401.000100"), ch, due, 1)[0]
-
-	// The bot restarts with a policy that denies the table.
-	h2, after := scheduled(t, clk, "after", state, accessFile(t, "analytics.apps"), sharing(h1.slack))
-	clk.Set(due)
-	require.Equal(t, 1, tick(t, after))
-	assert.Empty(t, h1.posts(ch, s.Question), "nothing posted")
-	note := h1.slack.WaitMessage(t, "a DM to the owner", func(m fakeslack.Message) bool {
-		return m.Channel == "D"+user && strings.Contains(says(m), "I stopped your schedule “"+s.Question+"”")
-	})
-	assert.Contains(t, says(note), "analytics.apps", "the note says what they may no longer read")
-
-	got, err := h2.bot.DB().ScheduleByID(context.Background(), s.ID)
-	require.NoError(t, err)
-	assert.Equal(t, store.ScheduleStopped, got.State)
-	assert.Contains(t, got.StopReason, "analytics.apps")
-	clk.Set(due.Add(24 * time.Hour))
-	assert.Zero(t, tick(t, after), "a stopped schedule does not run again")
-	runs, err := h2.bot.DB().ScheduleRuns(context.Background(), s.ID, 10)
-	require.NoError(t, err)
-	require.Len(t, runs, 1)
-	assert.Equal(t, store.RunRefused, runs[0].Outcome)
-	assert.Equal(t, string(nodes.ErrAccessDenied), runs[0].ErrorKind)
-}
-
-// "/ask schedules" lists the asker's schedules, to them alone, with
-// buttons that pause, resume and delete; someone else's cannot be changed
-// by them; "/ask schedules here" is the channel's view, for schedule
-// admins only.
-func TestManageSchedulesInSlack(t *testing.T) {
-	t.Parallel()
-	due := time.Date(2026, 11, 30, 9, 0, 0, 0, time.UTC)
-	clk := &clock{t: due.Add(-time.Hour)}
-	h, sc := scheduled(t, clk, "replica-1", ownState(t), withBotConfig(func(c *bot.Config) { c.ScheduleAdmins = []string{"UADMIN01"} }))
-	ch := channelID("CMANAGE")
-	answered(t, h, ch, "1700001501.000100")
-	list := storedSchedules(t, h, threadID(ch, "1700001501.000100"), ch, due, 2)
-
-	slash := func(who, text string) string {
-		id := h.slack.Send(t, fakeslack.Envelope{Type: "slash_commands", Payload: mustJSON(t, h.slack.SlashCommand("/ask", text, who, ch))})
-		return string(h.slack.WaitAck(t, id).Payload)
-	}
-	mine := slash(user, "schedules")
-	assert.Contains(t, mine, `"response_type":"ephemeral"`)
-	assert.Contains(t, mine, list[0].Question)
-	assert.Contains(t, mine, list[1].Question)
-	assert.Contains(t, mine, "next Monday 30 November at 09:00")
-	assert.Contains(t, mine, `"action_id":"schedule_pause"`)
-	assert.Contains(t, mine, `"action_id":"schedule_pause~2"`, "one Pause per schedule, each its own action id")
-	assert.Contains(t, slash("UOTHER01", "schedules"), "You have no schedules")
-	assert.Contains(t, slash("UOTHER01", "schedules here"), "Only schedule admins")
-	assert.Contains(t, slash("UADMIN01", "schedules here"), "made by "+user)
-
-	press := func(who, action, id string) fakeslack.Message {
-		before := len(h.slack.Messages())
-		h.send(fakeslack.Envelope{Type: "interactive", Payload: h.slack.BlockAction(who, ch, "1700001501.000100", "", action, id)})
-		return h.slack.WaitMessage(t, "a reply to "+who+" about "+action, func(m fakeslack.Message) bool {
-			return m.Ephemeral && m.User == who && slices.IndexFunc(h.slack.Messages()[before:], func(n fakeslack.Message) bool { return n.TS == m.TS }) >= 0
-		})
-	}
-	assert.Contains(t, says(press("UOTHER01", nodes.ActionSchedulePause, list[0].ID)), "Only the person who made this schedule")
-	assert.Contains(t, says(press(user, nodes.ActionSchedulePause+"~2", list[0].ID)), "Paused “"+list[0].Question+"”")
-	clk.Set(due)
-	assert.Equal(t, 1, tick(t, sc), "the paused one does not run; the other does")
-	assert.Empty(t, h.posts(ch, list[0].Question))
-	assert.Len(t, h.posts(ch, list[1].Question), 1)
-
-	assert.Contains(t, says(press(user, nodes.ActionScheduleResume, list[0].ID)), "Resumed “"+list[0].Question+"”: the next run is Tuesday 1 December at 09:00.")
-	assert.Contains(t, says(press("UADMIN01", nodes.ActionScheduleDelete, list[0].ID)), "Deleted “"+list[0].Question+"”", "an admin may delete anyone's")
-	_, err := h.bot.DB().ScheduleByID(context.Background(), list[0].ID)
-	assert.ErrorIs(t, err, store.ErrNotFound)
-}
-
-// After downtime a schedule runs once, saying when it was due, not once
-// per missed time; then it keeps its regular times.
-func TestMissedRunsRunOnceOnRecovery(t *testing.T) {
-	t.Parallel()
-	due := time.Date(2026, 11, 30, 9, 0, 0, 0, time.UTC)
-	clk := &clock{t: due.Add(3*24*time.Hour + 3*time.Hour)} // no replica ran for three days
-	h, sc := scheduled(t, clk, "replica-1", ownState(t))
-	ch := channelID("CMISSED")
-	answered(t, h, ch, "1700001601.000100")
-	s := storedSchedules(t, h, threadID(ch, "1700001601.000100"), ch, due, 1)[0]
-
-	require.Equal(t, 1, tick(t, sc))
-	assert.Zero(t, tick(t, sc), "the missed times do not run one after another")
-	posts := h.posts(ch, s.Question)
-	require.Len(t, posts, 1)
-	assert.Contains(t, says(posts[0]), "This run was due Monday 30 November at 09:00; the bot was not running then.")
-	got, err := h.bot.DB().ScheduleByID(context.Background(), s.ID)
-	require.NoError(t, err)
-	assert.Equal(t, time.Date(2026, 12, 4, 9, 0, 0, 0, time.UTC), got.NextRunAt.UTC(), "next: the regular time after now")
-}
-
-// A run that fails is tried again with a doubling delay; after its last
-// attempt its owner is told why and when it runs next; the next run
-// posts as usual.
-func TestFailingRunIsRetriedThenTheOwnerIsTold(t *testing.T) {
-	t.Parallel()
-	due := time.Date(2026, 11, 30, 9, 0, 0, 0, time.UTC)
-	clk := &clock{t: due}
-	h, sc := scheduled(t, clk, "replica-1", ownState(t))
-	ch := channelID("CFAILING")
-	answered(t, h, ch, "1700001701.000100")
-	s := storedSchedules(t, h, threadID(ch, "1700001701.000100"), ch, due, 1)[0]
-
-	h.slack.SetNotInChannel(ch)
-	for _, at := range []time.Duration{0, time.Minute, 3 * time.Minute} { // SCHEDULE_RETRIES=2, 1m doubling
-		clk.Set(due.Add(at))
-		require.Equal(t, 1, tick(t, sc), "attempt at +%s", at)
-		clk.Set(due.Add(at + 30*time.Second))
-		assert.Zero(t, tick(t, sc), "nothing between attempts")
-	}
-	note := h.slack.WaitMessage(t, "a DM to the owner", func(m fakeslack.Message) bool {
-		return m.Channel == "D"+user && strings.Contains(says(m), "I couldn't run your schedule “"+s.Question+"”")
-	})
-	assert.Contains(t, says(note), "that was due Monday 30 November at 09:00 (I couldn't post the message, 3 tries). "+
-		"I'll try again at the next time, Tuesday 1 December at 09:00.")
-	runs, err := h.bot.DB().ScheduleRuns(context.Background(), s.ID, 10)
-	require.NoError(t, err)
-	require.Len(t, runs, 3)
-	for i, r := range runs {
-		assert.Equal(t, store.RunFailed, r.Outcome)
-		assert.Equal(t, 3-i, r.Attempt)
-	}
-
-	h.slack.SetInChannel(ch)
-	clk.Set(due.Add(24 * time.Hour))
-	require.Equal(t, 1, tick(t, sc))
-	assert.Len(t, h.posts(ch, s.Question), 1, "the next run posts")
-	got, err := h.bot.DB().ScheduleByID(context.Background(), s.ID)
-	require.NoError(t, err)
-	assert.Zero(t, got.Failures, "a run that posts clears the failures")
-}
-
-// A CSV schedule posts its answer with every row attached as a file;
-// words that cannot be read get what to say instead, and nothing is
-// saved.
-func TestCSVScheduleAndUnclearWords(t *testing.T) {
-	t.Parallel()
-	due := time.Date(2026, 11, 30, 9, 0, 0, 0, time.UTC)
-	clk := &clock{t: due.Add(-time.Hour)}
-	h, sc := scheduled(t, clk, "replica-1", ownState(t))
-	ch, root := channelID("CCSV"), "1700001801.000100"
-	answered(t, h, ch, root)
-
-	h.mention(ch, "1700001802.000100", root, "send me this at 9")
-	unclear := h.answerIn(ch, root, "how often")
-	assert.NotContains(t, says(unclear), "Shall I save it?")
-	assert.Contains(t, says(unclear), "“post this to #growth every Friday at 5pm”", "it says how to say it")
-	list, err := h.bot.DB().Schedules(context.Background(), store.ScheduleFilter{States: []store.ScheduleState{store.SchedulePending, store.ScheduleActive}})
-	require.NoError(t, err)
-	assert.Empty(t, list, "nothing saved")
-
-	s := storedSchedules(t, h, threadID(ch, root), ch, due, 1, func(s *store.Schedule) { s.Format = "csv" })[0]
-	clk.Set(due)
-	require.Equal(t, 1, tick(t, sc))
-	posts := h.posts(ch, s.Question)
-	require.Len(t, posts, 1)
-	file := h.slack.WaitFile(t, func(f fakeslack.File) bool { return f.Channel == ch && f.ThreadTS == posts[0].TS })
-	assert.Equal(t, "games\n8160\n", string(file.Content))
-	assert.Regexp(t, `^report-a-ccsv\d+-2026-11-30\.csv$`, file.Name)
 }
 
 // dyingAfterPost stands for a replica that dies right after Slack took its

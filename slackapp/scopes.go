@@ -15,6 +15,7 @@ import (
 var RequiredScopes = []string{
 	"app_mentions:read", "assistant:write", "channels:history", "groups:history", "im:history", "mpim:history",
 	"chat:write", "chat:write.public", "commands", "files:write", "users:read", "users:read.email", "usergroups:read",
+	"channels:read", "groups:read",
 }
 
 // MissingScopes asks Slack (auth.test) which of RequiredScopes the bot

@@ -106,8 +106,12 @@ func (d *DB) ClaimDueSchedules(ctx context.Context, r ClaimRequest) ([]Claim, er
 	return out, nil
 }
 
-// startRun ends what an earlier runner left of c's run (abandoned; posted
-// when it had posted) and inserts the new attempt's row.
+// startRun ends what earlier runners left of c's schedule (attempts still
+// "running": abandoned, or posted when they had posted; of any due time,
+// as a pause or run-now may have moved it since) and inserts the new
+// attempt's row. An earlier attempt of the same run that had started
+// posting without recording a post (it died, or Slack's answer was lost)
+// makes the claim Unsure.
 func startRun(ctx context.Context, tx pgx.Tx, c *Claim, runner string, now time.Time) error {
 	var posted int
 	var delivering *time.Time
@@ -115,9 +119,12 @@ func startRun(ctx context.Context, tx pgx.Tx, c *Claim, runner string, now time.
 		WITH left_over AS (
 			UPDATE schedule_runs SET outcome = CASE WHEN posted_ts <> '' THEN 'posted' ELSE 'abandoned' END,
 				finished_at = $3
-			WHERE schedule_id = $1 AND due_at = $2 AND outcome = 'running'
-			RETURNING posted_ts, delivering_at)
-		SELECT count(*) FILTER (WHERE posted_ts <> ''), min(delivering_at) FROM left_over`, c.Schedule.ID, c.Due, now).Scan(&posted, &delivering)
+			WHERE schedule_id = $1 AND outcome = 'running'
+			RETURNING due_at, posted_ts)
+		SELECT (SELECT count(*) FROM left_over WHERE due_at = $2 AND posted_ts <> ''),
+			(SELECT min(delivering_at) FROM schedule_runs
+			 WHERE schedule_id = $1 AND due_at = $2 AND delivering_at IS NOT NULL AND posted_ts = '')`,
+		c.Schedule.ID, c.Due, now).Scan(&posted, &delivering)
 	if err != nil {
 		return err
 	}
@@ -137,16 +144,26 @@ type scanFunc func(dest ...any) error
 
 func (f scanFunc) Scan(dest ...any) error { return f(dest...) }
 
+// ErrRunUnderWay means a schedule's run is under way (a replica holds a
+// live claim on it): run-now would be overwritten when it ends.
+var ErrRunUnderWay = errors.New("a run of the schedule is under way")
+
 // RunScheduleNow makes an active schedule due at now, as an extra run: its
-// regular runs stay as they were. ErrScheduleState when it is not active.
+// regular runs stay as they were. ErrScheduleState when it is not active,
+// ErrRunUnderWay while a run of it is under way.
 func (d *DB) RunScheduleNow(ctx context.Context, id string, now time.Time) error {
-	tag, err := d.pool.Exec(ctx, `UPDATE schedules SET due_at = $2, next_run_at = $2, updated_at = now() WHERE id = $1 AND state = 'active'`, id, now)
+	tag, err := d.pool.Exec(ctx, `UPDATE schedules SET due_at = $2, next_run_at = $2, updated_at = now()
+		WHERE id = $1 AND state = 'active' AND (claimed_until IS NULL OR claimed_until <= $2)`, id, now)
 	if err != nil {
 		return fmt.Errorf("run schedule %q now: %w", id, classify(err))
 	}
 	if tag.RowsAffected() == 0 {
-		if _, err := d.ScheduleByID(ctx, id); err != nil {
+		s, err := d.ScheduleByID(ctx, id)
+		if err != nil {
 			return err
+		}
+		if s.State == ScheduleActive {
+			return fmt.Errorf("run schedule %q now: %w", id, ErrRunUnderWay)
 		}
 		return fmt.Errorf("run schedule %q now: %w", id, ErrScheduleState)
 	}
@@ -163,26 +180,23 @@ func (d *DB) ExtendClaim(ctx context.Context, id, runner string, until time.Time
 	return tag.RowsAffected() == 1, nil
 }
 
-// HoldsClaim reports whether runner still holds its claim on a schedule at
-// now: the last check before posting.
-func (d *DB) HoldsClaim(ctx context.Context, id, runner string, now time.Time) (bool, error) {
-	var ok bool
-	err := d.pool.QueryRow(ctx, `SELECT EXISTS (SELECT 1 FROM schedules WHERE id = $1 AND claimed_by = $2 AND claimed_until > $3)`,
-		id, runner, now).Scan(&ok)
+// StartPosting records that runner starts posting a run at now, if it
+// still holds its claim and the schedule is still active; false when not
+// (the claim lapsed and another replica took the run over, or the
+// schedule was paused or deleted meanwhile): then it must not post. One
+// statement, so no other replica can take the run over between the check
+// and the mark. A runner dying after it leaves the run marked as being
+// posted, so the one taking over asks the surface first (Claim.Unsure).
+func (d *DB) StartPosting(ctx context.Context, c Claim, runner string, now time.Time) (bool, error) {
+	tag, err := d.pool.Exec(ctx, `
+		UPDATE schedule_runs r SET delivering_at = $3
+		FROM schedules s
+		WHERE r.id = $1 AND s.id = r.schedule_id AND s.claimed_by = $2 AND s.claimed_until > $3 AND s.state = 'active'`,
+		c.RunID, runner, now)
 	if err != nil {
-		return false, fmt.Errorf("check the claim on schedule %q: %w", id, classify(err))
+		return false, fmt.Errorf("start posting schedule %q: %w", c.Schedule.ID, classify(err))
 	}
-	return ok, nil
-}
-
-// MarkDelivering records that a run's runner starts posting it at at: if
-// the runner dies before MarkPosted, the one taking over asks the surface.
-func (d *DB) MarkDelivering(ctx context.Context, runID int64, at time.Time) error {
-	_, err := d.pool.Exec(ctx, `UPDATE schedule_runs SET delivering_at = $2 WHERE id = $1`, runID, at)
-	if err != nil {
-		return fmt.Errorf("mark run %d delivering: %w", runID, classify(err))
-	}
-	return nil
+	return tag.RowsAffected() == 1, nil
 }
 
 // PostedChannel is the channel a schedule's latest posted run went to

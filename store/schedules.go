@@ -234,6 +234,22 @@ func (d *DB) DeleteSchedule(ctx context.Context, id string) error {
 	return nil
 }
 
+// DeletePendingSchedule deletes a schedule never confirmed; ErrScheduleState
+// when it was confirmed meanwhile, ErrNotFound when there is none.
+func (d *DB) DeletePendingSchedule(ctx context.Context, id string) error {
+	tag, err := d.pool.Exec(ctx, `DELETE FROM schedules WHERE id = $1 AND state = 'pending'`, id)
+	if err != nil {
+		return fmt.Errorf("delete pending schedule %q: %w", id, classify(err))
+	}
+	if tag.RowsAffected() == 0 {
+		if _, err := d.ScheduleByID(ctx, id); err != nil {
+			return err
+		}
+		return fmt.Errorf("delete pending schedule %q: %w", id, ErrScheduleState)
+	}
+	return nil
+}
+
 // DeletePendingSchedules deletes schedules never confirmed that were made
 // more than age ago, by the database's clock.
 func (d *DB) DeletePendingSchedules(ctx context.Context, age time.Duration) (int64, error) {

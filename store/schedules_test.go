@@ -92,9 +92,8 @@ func TestClaimLapsesAndIsTakenOver(t *testing.T) {
 	again, err := claim(db, "b", due.Add(30*time.Second))
 	require.NoError(t, err)
 	assert.Empty(t, again, "a live claim is not taken")
-	held, err := db.HoldsClaim(ctx, s.ID, "a", due.Add(30*time.Second))
-	require.NoError(t, err)
-	assert.True(t, held)
+	err = db.RunScheduleNow(ctx, s.ID, due.Add(30*time.Second))
+	assert.ErrorIs(t, err, store.ErrRunUnderWay, "run-now waits for the run under way")
 
 	// After the lease, b takes it over as a second attempt of the same run.
 	taken, err := claim(db, "b", due.Add(61*time.Second))
@@ -103,9 +102,12 @@ func TestClaimLapsesAndIsTakenOver(t *testing.T) {
 	assert.True(t, taken[0].TookOver)
 	assert.Equal(t, 2, taken[0].Attempt)
 	assert.False(t, taken[0].Posted)
-	held, err = db.HoldsClaim(ctx, s.ID, "a", due.Add(61*time.Second))
+	posting, err := db.StartPosting(ctx, first[0], "a", due.Add(61*time.Second))
 	require.NoError(t, err)
-	assert.False(t, held, "a no longer holds it: it must not post")
+	assert.False(t, posting, "a no longer holds it: it must not post")
+	posting, err = db.StartPosting(ctx, taken[0], "b", due.Add(61*time.Second))
+	require.NoError(t, err)
+	assert.True(t, posting, "b does")
 
 	// a cannot record an end any more; b can.
 	next := due.Add(24 * time.Hour)
@@ -200,7 +202,9 @@ func TestTakeoverOfARunCaughtPostingIsUnsure(t *testing.T) {
 	require.NoError(t, err)
 	require.Len(t, first, 1)
 	// a started posting and died: did Slack take the post?
-	require.NoError(t, db.MarkDelivering(ctx, first[0].RunID, due.Add(time.Second)))
+	posting, err := db.StartPosting(ctx, first[0], "a", due.Add(time.Second))
+	require.NoError(t, err)
+	require.True(t, posting)
 	taken, err := claim(db, "b", due.Add(2*time.Minute))
 	require.NoError(t, err)
 	require.Len(t, taken, 1)
@@ -236,4 +240,61 @@ func TestRetentionDeletesOldScheduleRuns(t *testing.T) {
 	runs, err := db.ScheduleRuns(ctx, s.ID, 1000)
 	require.NoError(t, err)
 	assert.Len(t, runs, 30)
+}
+
+func TestPausedMidRunDoesNotPost(t *testing.T) {
+	t.Parallel()
+	db := storetest.New(t)
+	ctx := context.Background()
+	due := time.Date(2026, 11, 30, 9, 0, 0, 0, time.UTC)
+	s := activeSchedule(t, db, due)
+	c, err := claim(db, "a", due)
+	require.NoError(t, err)
+	require.Len(t, c, 1)
+	_, err = db.ChangeSchedule(ctx, store.ScheduleChange{ID: s.ID, From: []store.ScheduleState{store.ScheduleActive}, To: store.SchedulePaused})
+	require.NoError(t, err)
+	posting, err := db.StartPosting(ctx, c[0], "a", due.Add(time.Second))
+	require.NoError(t, err)
+	assert.False(t, posting, "paused while the query ran: nothing is posted")
+}
+
+func TestAFailedPostMakesTheRetryUnsure(t *testing.T) {
+	t.Parallel()
+	db := storetest.New(t)
+	ctx := context.Background()
+	due := time.Date(2026, 11, 30, 9, 0, 0, 0, time.UTC)
+	s := activeSchedule(t, db, due)
+	c, err := claim(db, "a", due)
+	require.NoError(t, err)
+	require.Len(t, c, 1)
+	posting, err := db.StartPosting(ctx, c[0], "a", due)
+	require.NoError(t, err)
+	require.True(t, posting)
+	// Slack's answer was lost: the attempt failed, to be retried a minute later.
+	retry := due.Add(time.Minute)
+	require.NoError(t, db.FinishRun(ctx, store.RunEnd{Claim: c[0], Runner: "a", At: due, Outcome: store.RunFailed, Due: due, Next: retry}))
+	again, err := claim(db, "a", retry)
+	require.NoError(t, err)
+	require.Len(t, again, 1)
+	assert.True(t, again[0].Unsure, "the post may have gone through: ask before posting again")
+	assert.Equal(t, 2, again[0].Attempt)
+
+	// A run left "running" under an older due time (paused and resumed
+	// since) is closed when the schedule is claimed next.
+	_, err = db.ChangeSchedule(ctx, store.ScheduleChange{ID: s.ID, From: []store.ScheduleState{store.ScheduleActive}, To: store.SchedulePaused})
+	require.NoError(t, err)
+	next := due.Add(24 * time.Hour)
+	_, err = db.ChangeSchedule(ctx, store.ScheduleChange{ID: s.ID, From: []store.ScheduleState{store.SchedulePaused}, To: store.ScheduleActive, Next: &next})
+	require.NoError(t, err)
+	_, err = db.Pool().Exec(ctx, `UPDATE schedules SET claimed_by = NULL, claimed_until = NULL WHERE id = $1`, s.ID)
+	require.NoError(t, err)
+	fresh, err := claim(db, "b", next)
+	require.NoError(t, err)
+	require.Len(t, fresh, 1)
+	assert.False(t, fresh[0].Unsure, "another run")
+	runs, err := db.ScheduleRuns(ctx, s.ID, 10)
+	require.NoError(t, err)
+	for _, r := range runs[1:] {
+		assert.NotEqual(t, store.RunRunning, r.Outcome, "no run of an earlier time is left running")
+	}
 }

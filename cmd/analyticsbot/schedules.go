@@ -153,9 +153,12 @@ func runNow(ctx context.Context, b *bot.Bot, id string, out io.Writer) error {
 	if err != nil {
 		return err
 	}
-	if err := db.RunScheduleNow(ctx, id, time.Now()); errors.Is(err, store.ErrScheduleState) {
+	switch err := db.RunScheduleNow(ctx, id, time.Now()); {
+	case errors.Is(err, store.ErrScheduleState):
 		return fmt.Errorf("%s is %s: resume it first", id, sch.State)
-	} else if err != nil {
+	case errors.Is(err, store.ErrRunUnderWay):
+		return fmt.Errorf("%s has a run under way: try again once it is done (`schedules runs %s`)", id, id)
+	case err != nil:
 		return err
 	}
 	sc := b.NewScheduler(bot.SchedulerOptions{Only: id, Runner: "cli-run-now"})

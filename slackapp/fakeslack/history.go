@@ -93,6 +93,36 @@ func (s *Server) scopesLocked() []string {
 	return Scopes
 }
 
+// SetMembers makes users the members of channel for conversations.members;
+// a channel never set has none.
+func (s *Server) SetMembers(channel string, users ...string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.members == nil {
+		s.members = map[string][]string{}
+	}
+	s.members[channel] = append([]string{}, users...)
+}
+
+// conversationsMembers serves conversations.members (scopes channels:read
+// or groups:read), one page: the members SetMembers gave the channel.
+func (s *Server) conversationsMembers(args url.Values) reply {
+	channel := args.Get("channel")
+	if channel == "" {
+		return slackError("channel_not_found")
+	}
+	if !slices.Contains(s.scopesLocked(), "channels:read") && !slices.Contains(s.scopesLocked(), "groups:read") {
+		r := slackError("missing_scope")
+		r.body["needed"] = "channels:read,groups:read"
+		return r
+	}
+	members := s.members[channel]
+	if members == nil {
+		members = []string{}
+	}
+	return ok(map[string]any{"members": members, "response_metadata": map[string]any{"next_cursor": ""}})
+}
+
 // readable refuses history of a channel the bot is not in.
 func (s *Server) readable(channel string) (reply, bool) {
 	switch {

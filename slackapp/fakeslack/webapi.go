@@ -69,6 +69,7 @@ var methods = map[string]method{
 	"auth.test":                             {anyToken, (*Server).authTest},
 	"chat.postMessage":                      {botToken, (*Server).postMessage},
 	"conversations.open":                    {botToken, (*Server).conversationsOpen},
+	"conversations.members":                 {botToken, (*Server).conversationsMembers},
 	"conversations.history":                 {botToken, (*Server).conversationsHistory},
 	"conversations.replies":                 {botToken, (*Server).conversationsReplies},
 	"chat.update":                           {botToken, (*Server).updateMessage},
@@ -152,7 +153,7 @@ func (s *Server) record(c Call, rep reply) {
 // Slack does on every Web API answer: those of slack/manifest.yaml.
 var Scopes = []string{"app_mentions:read", "assistant:write", "channels:history", "groups:history", "im:history",
 	"mpim:history", "chat:write", "chat:write.public", "commands", "files:write", "users:read", "users:read.email",
-	"usergroups:read"}
+	"usergroups:read", "channels:read", "groups:read"}
 
 func writeReply(w http.ResponseWriter, rep reply) {
 	if rep.retryAfter > 0 {
