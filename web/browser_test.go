@@ -152,10 +152,12 @@ func TestBrowserChat(t *testing.T) {
 		assert.Contains(t, eval[string](t, tb, last), "I'll post “"+q2018+"” in this conversation every Monday at 09:00 (UTC)")
 		tb.do(t, "save it", chromedp.Click(button("Save schedule")))
 		tb.waitUntil(t, "saved", last+`.includes("Saved: I'll post")`)
+		thread := strings.TrimPrefix(eval[string](t, tb, `decodeURIComponent(location.hash)`), "#thread=")
+		require.NotEmpty(t, thread, "the conversation's thread")
 		var n int
 		require.NoError(t, b.DB().Pool().QueryRow(context.Background(),
-			`SELECT count(*) FROM schedules WHERE state = 'active' AND spec = '0 9 * * 1' AND surface = 'web'`).Scan(&n))
-		assert.Equal(t, 1, n, "the schedule is saved, active")
+			`SELECT count(*) FROM schedules WHERE state = 'active' AND spec = '0 9 * * 1' AND source_thread = $1`, thread).Scan(&n))
+		assert.Equal(t, 1, n, "the schedule of this conversation is saved, active")
 	})
 
 	t.Run("feedback", func(t *testing.T) {
