@@ -55,6 +55,9 @@ type Bot struct {
 	// membership checks a schedule's owner is a member of the channel it
 	// posts to; the Slack app sets it.
 	membership Membership
+	// slashCommand is Slack's slash command, for what the bot writes
+	// about schedules.
+	slashCommand string
 	// stopGauges unregisters the capacity gauges.
 	stopGauges func()
 }
@@ -157,7 +160,7 @@ func NewWithBackend(cfg Config, db *store.DB, backend warehouse.Backend, log *sl
 }
 
 func newBot(cfg Config, db *store.DB, backend warehouse.Backend, log *slog.Logger) (*Bot, error) {
-	b := &Bot{cfg: cfg, db: db, backend: backend, closeBackend: func() {}, log: log,
+	b := &Bot{cfg: cfg, db: db, backend: backend, closeBackend: func() {}, log: log, slashCommand: "/ask",
 		turns: NewTurns(cfg.MaxTurns, cfg.TurnQueue, cfg.TurnWait)}
 	model, err := b.model()
 	if err != nil {

@@ -223,7 +223,7 @@ func (sc *Scheduler) runClaim(ctx context.Context, c store.Claim) {
 		end.Outcome, end.ErrorKind, end.ErrorDetail = store.RunRefused, string(kind), s.ErrorDetail
 		end.Stop = s.ResponseText
 		sc.tell(ctx, log, sch, fmt.Sprintf("I stopped your schedule “%s”: %s Resume it from `%s` once you may read it again.",
-			sch.Question, s.ResponseText, scheduleCommand(sch.Surface)))
+			sch.Question, s.ResponseText, sc.b.scheduleCommand(sch.Surface)))
 		sc.finish(ctx, log, end, w)
 		return
 	default:
@@ -346,7 +346,7 @@ func (sc *Scheduler) failed(ctx context.Context, log *slog.Logger, c store.Claim
 		// owner so at every run.
 		end.Stop = fmt.Sprintf("its last %d runs failed", end.Failures)
 		text = fmt.Sprintf("I stopped your schedule “%s”: its last %d runs failed (%s). Resume it from `%s` once it can run.",
-			c.Schedule.Question, end.Failures, failureWords(kind, c.Attempt), scheduleCommand(c.Schedule.Surface))
+			c.Schedule.Question, end.Failures, failureWords(kind, c.Attempt), sc.b.scheduleCommand(c.Schedule.Surface))
 	}
 	sc.tell(ctx, log, c.Schedule, text)
 	sc.end(ctx, log, end)

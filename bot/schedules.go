@@ -98,14 +98,14 @@ func (b *Bot) ManageSchedule(ctx context.Context, m Message, action, id string) 
 		sch, err = b.db.ChangeSchedule(ctx, store.ScheduleChange{ID: id, From: []store.ScheduleState{store.SchedulePending},
 			To: store.ScheduleActive, Next: &next})
 		text = fmt.Sprintf("Saved: I'll %s. The first run is %s. `%s` lists your schedules.",
-			nodes.DescribeSchedule(sch, w), whenOf(next, w.Location), scheduleCommand(sch.Surface))
+			nodes.DescribeSchedule(sch, w), whenOf(next, w.Location), b.scheduleCommand(sch.Surface))
 	case nodes.ActionScheduleCancel:
 		err = b.db.DeletePendingSchedule(ctx, id)
 		text = "Cancelled: nothing was scheduled."
 	case nodes.ActionSchedulePause:
 		sch, err = b.db.ChangeSchedule(ctx, store.ScheduleChange{ID: id, From: []store.ScheduleState{store.ScheduleActive},
 			To: store.SchedulePaused})
-		text = fmt.Sprintf("Paused “%s”. Resume it from `%s`.", sch.Question, scheduleCommand(sch.Surface))
+		text = fmt.Sprintf("Paused “%s”. Resume it from `%s`.", sch.Question, b.scheduleCommand(sch.Surface))
 	case nodes.ActionScheduleResume:
 		next := w.Next(b.now())
 		sch, err = b.db.ChangeSchedule(ctx, store.ScheduleChange{ID: id,
@@ -285,13 +285,21 @@ func stateWords(s store.ScheduleState) string {
 }
 
 // scheduleCommand is how people list their schedules on surface: Slack's
-// slash command (SLACK_SLASH_COMMAND's default), or "schedules" typed in
-// the web chat or the terminal.
-func scheduleCommand(surface string) string {
+// slash command (SetSlashCommand) with "schedules", or "schedules" typed
+// in the web chat or the terminal.
+func (b *Bot) scheduleCommand(surface string) string {
 	if surface == nodes.SurfaceSlack {
-		return "/ask schedules"
+		return b.slashCommand + " schedules"
 	}
 	return "schedules"
+}
+
+// SetSlashCommand names Slack's slash command (SLACK_SLASH_COMMAND) in
+// what the bot writes about schedules; "/ask" until it is called.
+func (b *Bot) SetSlashCommand(command string) {
+	if command = strings.TrimSpace(command); command != "" {
+		b.slashCommand = command
+	}
 }
 
 // schedulesPhrase is a message asking for one's schedules ("schedules",

@@ -117,6 +117,7 @@ func New(ctx context.Context, cfg Config, b *bot.Bot, log *slog.Logger, opts ...
 	a.people = &people{api: a.api, now: time.Now, log: a.log.Warn, emails: map[string]cachedEmail{}, groups: map[string]cachedGroup{}}
 	b.SetDirectory(a.people.members)
 	b.SetMembership(a.isMember)
+	b.SetSlashCommand(cfg.SlashCommand)
 	return a, nil
 }
 

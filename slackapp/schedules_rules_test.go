@@ -255,3 +255,21 @@ func TestCSVScheduleAndUnclearWords(t *testing.T) {
 	assert.Equal(t, "games\n8160\n", string(file.Content))
 	assert.Regexp(t, `^report-a-ccsv\d+-2026-11-30\.csv$`, file.Name)
 }
+
+// What the bot writes about schedules names the slash command as the app
+// calls it (SLACK_SLASH_COMMAND).
+func TestSchedulesNameTheSlashCommand(t *testing.T) {
+	t.Parallel()
+	clk := &clock{t: time.Date(2026, 11, 30, 8, 0, 0, 0, time.UTC)}
+	h, _ := scheduled(t, clk, "replica-1", ownState(t), withConfig(func(c *Config) { c.SlashCommand = "/data" }))
+	ch, root := channelID("CSLASH"), "1700002101.000100"
+	answered(t, h, ch, root)
+	h.mention(ch, "1700002102.000100", root, "send me this every day at 9")
+	confirm := h.answerIn(ch, root, "Shall I save it?")
+	h.send(fakeslack.Envelope{Type: "interactive", Payload: h.slack.BlockAction(user, ch, confirm.TS, root,
+		nodes.ActionScheduleSave, buttonValue(t, confirm, nodes.ActionScheduleSave))})
+	saved := h.ephemeralTo(user, "Saved: I'll send you")
+	assert.Contains(t, says(saved), "`/data schedules` lists your schedules.")
+	id := h.slack.Send(t, fakeslack.Envelope{Type: "slash_commands", Payload: mustJSON(t, h.slack.SlashCommand("/data", "schedules", user, ch))})
+	assert.Contains(t, string(h.slack.WaitAck(t, id).Payload), "every day at 09:00 (UTC)")
+}
