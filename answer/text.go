@@ -15,6 +15,10 @@ type Span struct {
 	Code   bool   `json:"code,omitempty"`
 	// Link is the address the span links to; empty: none.
 	Link string `json:"link,omitempty"`
+	// Mention is the Slack user ("@U0123") or channel ("#C0123") the span
+	// names, which Slack shows by its current name; other surfaces show
+	// Text ("@U0123", "#growth").
+	Mention string `json:"mention,omitempty"`
 }
 
 // Text is prose with neutral emphasis, as spans.
@@ -120,6 +124,47 @@ func ParseText(s string) Text {
 	return out
 }
 
+// mention is Slack's syntax for a user or channel: <@U0123>,
+// <#C0123|growth>.
+var mention = regexp.MustCompile(`<([@#])([UWCGD][A-Z0-9]{2,})(?:\|([^>\n]*))?>`)
+
+// Mentions makes the Slack mentions in t's plain spans mention spans: for
+// the bot's own words (a schedule's channel, its owner), never for a
+// model's, whose mentions stay characters and would otherwise ping people.
+func Mentions(t Text) Text {
+	var out Text
+	for _, sp := range t {
+		if sp.Link != "" || sp.Code || sp.Mention != "" {
+			out = append(out, sp)
+			continue
+		}
+		last := 0
+		for _, m := range mention.FindAllStringSubmatchIndex(sp.Text, -1) {
+			if m[0] > last {
+				out = append(out, Span{Text: sp.Text[last:m[0]], Bold: sp.Bold, Italic: sp.Italic})
+			}
+			kind, id := sp.Text[m[2]:m[3]], sp.Text[m[4]:m[5]]
+			label := id
+			if m[6] >= 0 && m[7] > m[6] {
+				label = sp.Text[m[6]:m[7]]
+			}
+			out = append(out, Span{Text: kind + label, Mention: kind + id, Bold: sp.Bold, Italic: sp.Italic})
+			last = m[1]
+		}
+		if last < len(sp.Text) {
+			out = append(out, Span{Text: sp.Text[last:], Bold: sp.Bold, Italic: sp.Italic})
+		}
+	}
+	return out
+}
+
+// Defuse keeps Mentions from reading mentions in s (a question someone, or
+// a model, wrote) when it is quoted in the bot's own words: a zero-width
+// space after each "<" that would start one.
+func Defuse(s string) string { return defuser.Replace(s) }
+
+var defuser = strings.NewReplacer("<@", "<\u200b@", "<#", "<\u200b#")
+
 // endsWord and startsWord report whether s ends or starts with a letter
 // or digit.
 func endsWord(s string) bool {
@@ -133,7 +178,7 @@ func startsWord(s string) bool {
 }
 
 func (s Span) sameStyle(o Span) bool {
-	return s.Bold == o.Bold && s.Italic == o.Italic && s.Code == o.Code && s.Link == o.Link
+	return s.Bold == o.Bold && s.Italic == o.Italic && s.Code == o.Code && s.Link == o.Link && s.Mention == "" && o.Mention == ""
 }
 
 // unescapeSlack undoes Slack's entities, which a model that writes mrkdwn

@@ -312,3 +312,15 @@ func TestRenderLinkedCells(t *testing.T) {
 		assert.Equal(t, "<https://x.test/p/P&amp;0|P&amp;0> leads.", m.Blocks[0].(*slack.SectionBlock).Text.Text, "the name in the text links too")
 	}
 }
+
+// The bot's own mentions reach Slack as mentions; a model's, or a quoted
+// question's, stay characters.
+func TestMrkdwnMentions(t *testing.T) {
+	t.Parallel()
+	own := answer.Mentions(answer.ParseText("posts in <#C0123ABC|growth>, made by <@U0456DEF>"))
+	assert.Equal(t, "posts in <#C0123ABC>, made by <@U0456DEF>", Mrkdwn(own))
+	model := answer.ParseText("ping <@U0456DEF>")
+	assert.Equal(t, "ping &lt;@U0456DEF&gt;", Mrkdwn(model))
+	quoted := answer.Mentions(answer.ParseText("“" + answer.Defuse("ping <@U0456DEF>") + "” in <#C0123ABC|growth>"))
+	assert.Equal(t, "“ping &lt;\u200b@U0456DEF&gt;” in <#C0123ABC>", Mrkdwn(quoted))
+}

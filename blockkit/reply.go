@@ -85,6 +85,10 @@ func Mrkdwn(t answer.Text) string {
 	var b strings.Builder
 	for _, s := range t {
 		text := escape(s.Text)
+		if s.Mention != "" {
+			b.WriteString("<" + s.Mention + ">") // Slack shows the current name
+			continue
+		}
 		if s.Link != "" {
 			b.WriteString("<" + escape(strings.NewReplacer("|", "%7C").Replace(s.Link)) + "|" + strings.ReplaceAll(text, "|", "¦") + ">")
 			continue

@@ -126,7 +126,10 @@ func (b *Bot) ManageSchedule(ctx context.Context, m Message, action, id string) 
 		return b.scheduleFailed(ctx, s, err), nil
 	}
 	b.log.InfoContext(ctx, "schedule changed", "schedule", id, "action", action, "user", m.UserID, "owner", sch.OwnerID)
-	respond(s, &answer.Answer{Kind: answer.KindNotice, Text: answer.ParseText(text)})
+	if action != nodes.ActionScheduleSave {
+		text = answer.Defuse(text) // only Save's words name a channel
+	}
+	respond(s, &answer.Answer{Kind: answer.KindNotice, Text: answer.Mentions(answer.ParseText(text))})
 	return s, nil
 }
 
@@ -230,7 +233,7 @@ func (b *Bot) ListSchedules(ctx context.Context, m Message, scope ScheduleScope)
 	if len(list) > maxListed {
 		lines = append(lines, "…and more: `analyticsbot schedules list` shows them all.")
 	}
-	a.Text = answer.ParseText(strings.Join(lines, "\n"))
+	a.Text = answer.Mentions(answer.ParseText(strings.Join(lines, "\n")))
 	respond(s, a)
 	return s, nil
 }
@@ -259,7 +262,7 @@ func (b *Bot) scheduleLine(sch store.Schedule, owner bool) string {
 		line += "; last run " + outcomeWords(sch.LastOutcome)
 	}
 	if owner {
-		line += "; made by " + sch.OwnerID
+		line += "; made by <@" + sch.OwnerID + ">"
 	}
 	return line + " `" + sch.ID + "`"
 }

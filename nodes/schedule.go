@@ -110,7 +110,7 @@ func (n *Nodes) Schedule(ctx context.Context, s *State) error {
 	s.ScheduleID = sch.ID
 	text := "I'll " + DescribeSchedule(sch, req.When) + ", first on " +
 		formatWhen(req.When.Next(n.Now()), loc) + ". Shall I save it?"
-	s.SetReply(FormatSimple, &answer.Answer{Kind: answer.KindNotice, Text: answer.ParseText(text),
+	s.SetReply(FormatSimple, &answer.Answer{Kind: answer.KindNotice, Text: answer.Mentions(answer.ParseText(text)),
 		Actions: []answer.Action{
 			{ID: ActionScheduleSave, Label: "Save schedule", Value: sch.ID},
 			{ID: ActionScheduleCancel, Label: "Cancel", Value: sch.ID},
@@ -215,8 +215,9 @@ func presetsReply(turn store.Turn) *answer.Answer {
 }
 
 // DescribeSchedule says in plain words what a schedule does: "post
-// “Games per year” in this thread every Monday at 09:00 (Europe/London),
-// only when count is above 100".
+// “Games per year” in <#C0123|growth> every Monday at 09:00
+// (Europe/London), only when count is above 100"; answer.Mentions reads
+// its channel (the question's own mentions are defused).
 func DescribeSchedule(s store.Schedule, w schedule.When) string {
 	what := "send you"
 	switch s.DestKind {
@@ -238,23 +239,25 @@ func DescribeSchedule(s store.Schedule, w schedule.When) string {
 	case string(schedule.DestChannel):
 		where = " in " + channelLabel(s)
 	}
-	text := fmt.Sprintf("%s “%s”%s %s (%s)", what, s.Question, where, w.Describe(), s.TimeZone)
+	text := fmt.Sprintf("%s “%s”%s %s (%s)", what, answer.Defuse(s.Question), where, w.Describe(), s.TimeZone)
 	if c := conditionOf(s); c.Kind != "" {
 		text += ", only " + c.Describe()
 	}
 	return text
 }
 
-// channelLabel names a schedule's channel for people: "#growth" as the
-// owner wrote it (or as Slack's mention labelled it), else its id.
+// channelLabel names a schedule's channel for people: a Slack mention
+// (Slack shows the channel's current name; other surfaces "#growth"), or
+// the name as written.
 func channelLabel(s store.Schedule) string {
+	name := strings.TrimPrefix(s.DestName, "#")
 	switch {
-	case s.DestName != "":
-		return "#" + s.DestName
-	case strings.HasPrefix(s.DestChannel, "#"):
-		return s.DestChannel
+	case s.DestChannel != "" && !strings.HasPrefix(s.DestChannel, "#"):
+		return "<#" + s.DestChannel + "|" + name + ">"
+	case name != "":
+		return "#" + name
 	}
-	return "the channel " + s.DestChannel
+	return s.DestChannel
 }
 
 // conditionOf is a schedule's alert condition.

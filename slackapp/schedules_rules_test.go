@@ -35,7 +35,7 @@ func TestSchedulesPostOnlyWhereTheirOwnerIs(t *testing.T) {
 	answered(t, h, ch, root)
 
 	h.mention(ch, "1700002002.000100", root, "post this to <#"+exec+"|exec> every day at 9")
-	confirm := h.answerIn(ch, root, "in #exec every day")
+	confirm := h.answerIn(ch, root, "in <#"+exec+"> every day")
 	h.send(fakeslack.Envelope{Type: "interactive", Payload: h.slack.BlockAction(user, ch, confirm.TS, root,
 		nodes.ActionScheduleSave, buttonValue(t, confirm, nodes.ActionScheduleSave))})
 	h.ephemeralTo(user, "You are not a member of that channel, so I won't post there for you.")
@@ -49,7 +49,7 @@ func TestSchedulesPostOnlyWhereTheirOwnerIs(t *testing.T) {
 	h.answerIn(ch, root, "That would run more often than every 5 minutes")
 
 	h.mention(ch, "1700002005.000100", root, "post this to <#"+team+"|team> every day at 9")
-	confirm = h.answerIn(ch, root, "in #team every day")
+	confirm = h.answerIn(ch, root, "in <#"+team+"> every day")
 	h.send(fakeslack.Envelope{Type: "interactive", Payload: h.slack.BlockAction(user, ch, confirm.TS, root,
 		nodes.ActionScheduleSave, buttonValue(t, confirm, nodes.ActionScheduleSave))})
 	h.ephemeralTo(user, "Saved: I'll post")
@@ -143,7 +143,7 @@ func TestManageSchedulesInSlack(t *testing.T) {
 	assert.Contains(t, mine, `"action_id":"schedule_pause~2"`, "one Pause per schedule, each its own action id")
 	assert.Contains(t, slash("UOTHER01", "schedules"), "You have no schedules")
 	assert.Contains(t, slash("UOTHER01", "schedules here"), "Only schedule admins")
-	assert.Contains(t, slash("UADMIN01", "schedules here"), "made by "+user)
+	assert.Contains(t, slash("UADMIN01", "schedules here"), `made by \u003c@`+user+`\u003e`, "a mention, which Slack shows as the name")
 
 	press := func(who, action, id string) fakeslack.Message {
 		before := len(h.slack.Messages())

@@ -154,7 +154,7 @@ func TestSchedulesPostAtLocalTimesAcrossDST(t *testing.T) {
 	calls := h.modelCalls()
 	h.mention(ch, "1700001002.000100", root, "post this to <#"+growth+"|growth> every day at 9am")
 	words := h.answerIn(ch, root, "Shall I save it?")
-	assert.Contains(t, says(words), "I'll post “How many games were released in 2018?” in #growth every day at 09:00 (America/New_York), "+
+	assert.Contains(t, says(words), "I'll post “How many games were released in 2018?” in <#"+growth+"> every day at 09:00 (America/New_York), "+
 		"first on Friday 30 October at 09:00.", "12:00 UTC is 08:00 in New York")
 	assert.Equal(t, calls, h.modelCalls(), "schedules in words are read without the model")
 	h.send(fakeslack.Envelope{Type: "interactive", Payload: h.slack.BlockAction(user, ch, words.TS, root,
