@@ -34,6 +34,7 @@ func TestCube(t *testing.T) {
 		{"WrongSecret", testCubeWrongSecret},
 		{"Actions", testCubeActions},
 		{"FollowUp", testCubeFollowUp},
+		{"Schedule", testCubeSchedule},
 	}
 	for _, g := range groups {
 		t.Run(g.name, func(t *testing.T) {
