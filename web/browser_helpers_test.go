@@ -138,6 +138,21 @@ func eval[T any](t *testing.T, tb *tab, expr string) T {
 	return v
 }
 
+// stopsScrolling waits until the page has not scrolled for five animation
+// frames in a row.
+func (tb *tab) stopsScrolling(t *testing.T) {
+	t.Helper()
+	eval[bool](t, tb, `new Promise((done) => {
+	  let y = scrollY, still = 0;
+	  const frame = () => requestAnimationFrame(() => {
+	    still = scrollY === y ? still + 1 : 0;
+	    y = scrollY;
+	    if (still >= 5) done(true); else frame();
+	  });
+	  frame();
+	})`)
+}
+
 // waitUntil waits until the JavaScript condition holds in the page.
 func (tb *tab) waitUntil(t *testing.T, what, cond string) {
 	t.Helper()

@@ -136,6 +136,9 @@ func TestBrowserChat(t *testing.T) {
 		// so every text the button shows is recorded.
 		eval[chromedp.Void](t, tb, `(() => { const b = document.querySelector("#log > .msg.bot:last-child .copy"); window.copyTexts = [];
 		  new MutationObserver(() => window.copyTexts.push(b.textContent)).observe(b, { childList: true, characterData: true, subtree: true }); })()`)
+		// The SQL scrolls into view smoothly: a click while the page still
+		// moves lands where the button was.
+		tb.stopsScrolling(t)
 		tb.do(t, "copy the SQL", chromedp.Click(chromedp.CSS("#log > .msg.bot:last-child .code-box .copy")))
 		tb.waitUntil(t, "the copy is confirmed", `window.copyTexts.some((t) => ["Copied", "Press Ctrl+C"].includes(t))`)
 		inView := eval[bool](t, tb, `(() => { const r = document.querySelector("#log > .msg.bot:last-child").getBoundingClientRect();
