@@ -14,6 +14,9 @@ import (
 const (
 	unclearHowOften = "I couldn't tell how often to send it: say e.g. “every day at 9:00”, “every Monday at 9:00” or “every hour”."
 	unclearTooOften = "Every %d minutes is too often: the shortest interval is every 5 minutes."
+	// unclearHowOftenAt opens the sentence for a time of day said without
+	// a recurrence.
+	unclearHowOftenAt = "I couldn't tell how often to send it at "
 )
 
 // defaultClock is the time of a daily, weekly or monthly schedule whose words
@@ -41,7 +44,7 @@ func (r recurrence) when(loc *time.Location) (w When, ok bool, unclear string) {
 	}
 	if !r.recurs() {
 		if len(r.clocks) > 0 {
-			return When{}, false, fmt.Sprintf("I couldn't tell how often to send it at %s: say e.g. “every day at %s” or “every Monday at %s”.", r.clocks[0], r.clocks[0], r.clocks[0])
+			return When{}, false, fmt.Sprintf(unclearHowOftenAt+"%s: say e.g. “every day at %s” or “every Monday at %s”.", r.clocks[0], r.clocks[0], r.clocks[0])
 		}
 		return When{}, false, ""
 	}

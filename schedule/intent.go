@@ -4,6 +4,7 @@ import (
 	"regexp"
 	"strings"
 	"time"
+	"unicode"
 )
 
 var (
@@ -35,6 +36,19 @@ var (
 	// fillerRe are the words a schedule request may hold besides its parts.
 	fillerRe = regexp.MustCompile(`\b(?:this|it|that|these|the\s+same|same|one|me|us|please|pls|plz|thanks|thank\s+you|thx|ty|can\s+you|could\s+you|would\s+you|will\s+you|i\s+would\s+like|i\s+want|i\s+would\s+love|give\s+me|get\s+me|and|also|too|then|again|as\s+well|ok|okay|hey|hi|just|so|now|going\s+forward|from\s+now\s+on|starting\s+now|on|at|to|in|for|a|an|the|checked|check|run|send|post|share|deliver|schedule|scheduled|report)\b|\|`)
 )
+
+// askingRe are the words with which a request asks, besides fillerRe's:
+// what is left of a request without them are words no reader took.
+var askingRe = regexp.MustCompile(`\b(?:about|alerts?|notify|warn|ping|page|tell|let|know|remind|keep\s+an\s+eye\s+on|watch|monitor|subscribe|set\s+up|setup|create|add|make|turn|into|email|dm|message|forward|drop|give|rerun|re-run|refresh|repeat|when|whenever|if|once|as\s+soon\s+as|reminders?|notifications?|recurring|regular|results?|answer|chart|table|query|digest|update|post|is\s+it\s+possible|possible|with|like|cronjob|cron)\b`)
+
+// ignored is what of a request's leftover words no reader took, with the
+// words that ask removed; "" when every word was read.
+func ignored(leftover string) string {
+	rest := fillerRe.ReplaceAllString(askingRe.ReplaceAllString(leftover, " "), " ")
+	return strings.Join(strings.FieldsFunc(rest, func(r rune) bool {
+		return !unicode.IsLetter(r) && !unicode.IsDigit(r) && r != '\'' && r != '-'
+	}), " ")
+}
 
 // maxRequestLen is the longest message IsRequest reads: asking for a
 // schedule takes a sentence or two, and a long message is a question (or a

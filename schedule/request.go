@@ -23,6 +23,17 @@ type Request struct {
 	// often to send it: …"; empty otherwise. The other fields hold what
 	// could be read.
 	Unclear string
+	// Unread reports that some words were not read (Ignored) where they
+	// may say what could not be told: how often or when to alert (Unclear
+	// says which), or what was read (“at the end of each week” reads as
+	// weekly, “end of” unread, and Unclear is empty). Another reader, such
+	// as a model, may then restate the words in ones ParseRequest reads.
+	// It is false when Unclear is a rule the words break ("every 2 minutes
+	// is too often") or no words were left ("schedule this").
+	Unread bool
+	// Ignored are the words of the message no reader took, apart from
+	// those that ask for a schedule ("send me", "please"); "" when none.
+	Ignored string
 }
 
 // reading is a message read for a schedule: the request and what is left
@@ -55,6 +66,9 @@ func read(text string, loc *time.Location) reading {
 		r.req.Unclear = unclearHowOften
 	}
 	r.leftover = strings.TrimSpace(m.text)
+	r.req.Ignored = ignored(r.leftover)
+	r.req.Unread = r.req.Ignored != "" && (r.req.Unclear == "" || r.req.Unclear == unclearHowOften ||
+		r.req.Unclear == unclearCondition || strings.HasPrefix(r.req.Unclear, unclearHowOftenAt))
 	return r
 }
 
