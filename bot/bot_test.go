@@ -32,6 +32,7 @@ func TestBot(t *testing.T) {
 		{"ConcurrentThreads", testConcurrentThreads},
 		{"MissingSchema", testMissingSchema},
 		{"ResultFreshness", testResultFreshness},
+		{"ScheduleWords", testScheduleWords},
 	}
 	for _, g := range groups {
 		t.Run(g.name, func(t *testing.T) {

@@ -14,7 +14,10 @@ type Step string
 
 // The steps that call a model.
 const (
-	StepClassify    Step = "classify"
+	StepClassify Step = "classify"
+	// StepSchedule restates schedule words the bot could not read in
+	// words it reads; only for schedule requests with unread words.
+	StepSchedule    Step = "schedule"
 	StepResolve     Step = "resolve"
 	StepGenerateSQL Step = "generate_sql"
 	// StepGenerateCube writes a Cube query when the bot answers from Cube.
@@ -27,7 +30,7 @@ const (
 
 // Steps lists every step that calls a model, in workflow order.
 func Steps() []Step {
-	return []Step{StepClassify, StepResolve, StepGenerateSQL, StepGenerateCube, StepGenerateQuery, StepInterpret}
+	return []Step{StepClassify, StepSchedule, StepResolve, StepGenerateSQL, StepGenerateCube, StepGenerateQuery, StepInterpret}
 }
 
 // Valid reports whether s is one of [Steps].

@@ -288,7 +288,7 @@ func TestBadScripts(t *testing.T) {
 		name, file, body, want string
 	}{
 		{name: "unknown step", file: "s.yaml", body: "rules:\n- {step: classify, reply: x}\n- {step: clasify, reply: x}\n",
-			want: `rules[1]: unknown step "clasify" (valid: classify, resolve, generate_sql, generate_cube, generate_query, interpret)`},
+			want: `rules[1]: unknown step "clasify" (valid: classify, schedule, resolve, generate_sql, generate_cube, generate_query, interpret)`},
 		{name: "bad regexp", file: "s.yaml", body: "rules:\n- {step: classify, match: '(unclosed', reply: x}\n",
 			want: `rules[0]: step "classify": bad match regexp: error parsing regexp: missing closing ): ` + "`(unclosed`"},
 		{name: "missing reply", file: "s.json", body: `{"rules":[{"step":"interpret"}]}`,

@@ -10,6 +10,7 @@ import (
 	"github.com/analyticsbot/analyticsbot/llm"
 	"github.com/analyticsbot/analyticsbot/prompts"
 	"github.com/analyticsbot/analyticsbot/schedule"
+	"github.com/analyticsbot/analyticsbot/store"
 )
 
 // Phrases that name a button's action answer without a model call.
@@ -67,15 +68,22 @@ func (n *Nodes) RouteIntent(ctx context.Context, s *State) error {
 		s.Intent, s.Confidence, s.IntentSource = intent, 1, "keyword"
 		return nil
 	}
+	// The schedule intent is offered when there is an answer to schedule:
+	// the words' own reader missed this message, the model may not.
+	schedules := n.Schedules != nil && hasQuery(s.History)
 	reply, err := n.complete(ctx, s, llm.StepClassify, prompts.Classify{
-		Domain: n.Domain, Question: s.UserQuery, History: history(s.History),
+		Domain: n.Domain, Question: s.UserQuery, History: history(s.History), Schedules: schedules,
 	})
 	if err != nil {
 		modelFailure(s, err)
 		return nil
 	}
 	var r classifyReply
-	if err := llm.DecodeJSON(reply, &r); err != nil || !r.Intent.Valid() {
+	err = llm.DecodeJSON(reply, &r)
+	if err == nil && !r.Intent.Valid() && (!schedules || r.Intent != IntentSchedule) {
+		err = fmt.Errorf("intent %q not offered", r.Intent)
+	}
+	if err != nil {
 		// An unreadable classification is most likely a data question: try to
 		// answer it rather than refuse the user.
 		s.Intent, s.Confidence, s.IntentSource = IntentAnalytics, 0, "fallback"
@@ -93,6 +101,16 @@ func (n *Nodes) RouteIntent(ctx context.Context, s *State) error {
 		s.Standalone = strings.TrimSpace(r.Question)
 	}
 	return nil
+}
+
+// hasQuery reports whether an earlier turn answered with a query.
+func hasQuery(turns []store.Turn) bool {
+	for _, t := range turns {
+		if t.QueryID != "" {
+			return true
+		}
+	}
+	return false
 }
 
 func clamp01(f float64) float64 {

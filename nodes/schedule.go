@@ -75,7 +75,10 @@ func (n *Nodes) Schedule(ctx context.Context, s *State) error {
 		return nil
 	}
 	loc := n.location(s.TimeZone)
-	var req schedule.Request
+	var (
+		req      schedule.Request
+		restated string // the model's words for the request, when it reworded it
+	)
 	switch {
 	case s.SchedulePreset != "":
 		w, err := schedule.ParseSpec(s.SchedulePreset, loc)
@@ -89,6 +92,10 @@ func (n *Nodes) Schedule(ctx context.Context, s *State) error {
 		return nil
 	default:
 		req = schedule.ParseRequest(s.UserQuery, loc)
+		if req.Unread && n.Model != nil {
+			again := n.rereadSchedule(ctx, s, turn, req, loc)
+			req, restated = again.req, again.restated
+		}
 		if req.To.Kind == "" {
 			req.To.Kind = schedule.DestThread
 		}
@@ -110,6 +117,12 @@ func (n *Nodes) Schedule(ctx context.Context, s *State) error {
 	s.ScheduleID = sch.ID
 	text := "I'll " + DescribeSchedule(sch, req.When) + ", first on " +
 		formatWhen(req.When.Next(n.Now()), loc) + ". Shall I save it?"
+	switch {
+	case restated != "":
+		text = fmt.Sprintf("I read that as “%s”: %s", quoted(restated), text)
+	case req.Ignored != "":
+		text = fmt.Sprintf("I didn't read “%s”, so check this: %s", answer.Defuse(req.Ignored), text)
+	}
 	s.SetReply(FormatSimple, &answer.Answer{Kind: answer.KindNotice, Text: answer.Mentions(answer.ParseText(text)),
 		Actions: []answer.Action{
 			{ID: ActionScheduleSave, Label: "Save schedule", Value: sch.ID},

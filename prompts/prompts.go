@@ -45,6 +45,9 @@ type Classify struct {
 	Domain   string
 	Question string
 	History  []Exchange
+	// Schedules offers the schedule intent: schedules are on and the
+	// thread has an answer to schedule.
+	Schedules bool
 }
 
 // Resolve is the data of resolve.tmpl.
@@ -99,6 +102,24 @@ func (h ValueHint) Quoted() string {
 	return strings.Join(q, ", ")
 }
 
+// Schedule is the data of schedule.tmpl: a schedule request with words the
+// bot could not read, for the model to restate in words it reads.
+type Schedule struct {
+	// Message is the request as the person wrote it.
+	Message string
+	// Ignored are the words that were not read; Unclear, when set, is
+	// what could not be told ("how often").
+	Ignored string
+	Unclear string
+	// Question and Columns are the scheduled answer's.
+	Question string
+	Columns  []string
+	// TimeZone is the person's, and Now the time there
+	// ("Friday 27 November 2026, 14:05").
+	TimeZone string
+	Now      string
+}
+
 // Interpret is the data of interpret.tmpl.
 type Interpret struct {
 	Question string
@@ -137,6 +158,8 @@ func Render(data any) (string, error) {
 		name = "classify.tmpl"
 	case Resolve:
 		name = "resolve.tmpl"
+	case Schedule:
+		name = "schedule.tmpl"
 	case GenerateQuery:
 		return renderGenerator(d)
 	case Interpret:

@@ -20,7 +20,14 @@ func TestRenderGolden(t *testing.T) {
 	}{
 		{"classify_new", Classify{Domain: "Steam games", Question: "How many games were released in 2018?"}},
 		{"classify_history", Classify{Domain: "Steam games", Question: "and in 2017?", History: history}},
+		{"classify_schedules", Classify{Domain: "Steam games", Question: "keep me posted on this every week or so", History: history, Schedules: true}},
 		{"resolve", Resolve{Question: "and in 2017?", History: history}},
+		{"schedule", Schedule{Message: "post this to <#C0123ABC|growth> at the end of each week", Ignored: "end of",
+			Question: "How many games were released in 2018?", Columns: []string{"games"},
+			TimeZone: "Europe/Berlin", Now: "Friday 27 November 2026, 14:05"}},
+		{"schedule_unclear", Schedule{Message: "alert me when revenue spikes", Ignored: "revenue spikes",
+			Unclear:  "I couldn't read when to alert you.",
+			Question: "Revenue per day", Columns: []string{"day", "revenue"}, TimeZone: "UTC", Now: "Friday 27 November 2026, 13:05"}},
 		{"interpret", Interpret{Question: "How many games were released in 2018?", Query: "SELECT count(*) AS games FROM analytics.apps WHERE release_year = 2018",
 			Columns: []string{"games"}, RowCount: 1, Rows: "games\n8160"}},
 		{"interpret_empty", Interpret{Question: "Games from 2024?", Query: "SELECT name FROM analytics.apps WHERE release_year = 2024", Columns: []string{"name"}}},
@@ -44,11 +51,20 @@ func TestRenderGolden(t *testing.T) {
 			if got != string(want) {
 				t.Errorf("prompt %s differs from %s:\ngot:\n%s\nwant:\n%s", tt.name, path, got, want)
 			}
-			if !strings.HasSuffix(strings.TrimSpace(got), "Question: "+questionOf(tt.data)) {
-				t.Errorf("prompt %s must end with the question line the scripted model matches on", tt.name)
+			if !strings.HasSuffix(strings.TrimSpace(got), lastLine(tt.data)) {
+				t.Errorf("prompt %s must end with the line the scripted model matches on, %q", tt.name, lastLine(tt.data))
 			}
 		})
 	}
+}
+
+// lastLine is the line a prompt ends with: the question, or the schedule
+// request's message.
+func lastLine(d any) string {
+	if s, ok := d.(Schedule); ok {
+		return "Message: " + s.Message
+	}
+	return "Question: " + questionOf(d)
 }
 
 func questionOf(d any) string {

@@ -1,0 +1,127 @@
+package bot_test
+
+import (
+	"context"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/analyticsbot/analyticsbot/bot"
+	"github.com/analyticsbot/analyticsbot/llm"
+)
+
+// scheduleWordsRules restate the schedule words of the messages
+// testScheduleWords sends, as a model would.
+const scheduleWordsRules = `
+  - step: classify
+    match: '(?m)^Question: keep me posted'
+    reply: '{"intent": "schedule", "confidence": 0.8}'
+  - step: schedule
+    match: '(?m)^Message: post this to <#C0123ABC\|growth> at the end of each week$'
+    reply: '{"request": "every Friday at 17:00 to <#C0123ABC|growth>"}'
+  - step: schedule
+    match: '(?m)^Message: keep me posted'
+    reply: '{"request": "every Monday at 09:00 as a direct message"}'
+  - step: schedule
+    match: '(?m)^Message: ping me about this every few minutes$'
+    reply: '{"request": "every 2 minutes"}'
+  - step: schedule
+    match: '(?m)^Message: send me this first thing every workday$'
+    reply: '{"request": "every weekday at 09:00 to #general"}'
+  - step: schedule
+    match: '(?m)^Message: notify me twice a day$'
+    reply: '{"request": ""}'
+`
+
+// Schedule words the parser leaves unread are restated by the model in
+// words the parser reads; the confirmation says how they were read before
+// anything is saved. The model rewords and never decides: a restatement
+// that breaks a rule is refused in plain words, one that names a channel
+// the person did not is not taken, and without a usable one the first
+// reading stands, saying which words it did not read. Words read in full
+// cost no model call.
+func testScheduleWords(t *testing.T, e *testEnv) {
+	b := newBot(t, e, script(scheduleWordsRules))
+	ctx := context.Background()
+	thread := bot.NewThreadID()
+	first, _ := ask(t, b, thread, "How many games were released in 2018?")
+	require.Empty(t, first.ErrorKind, "question: %s", first.ErrorDetail)
+	calls := func() int { return b.Scripted.CallCount(llm.StepSchedule) }
+
+	t.Run("read in full, no model", func(t *testing.T) {
+		before := calls()
+		s, _ := ask(t, b, thread, "send me this every Monday at 9")
+		require.NotEmpty(t, s.ScheduleID, s.ResponseText)
+		assert.Equal(t, before, calls(), "no schedule model call")
+		assert.NotContains(t, s.ResponseText, "I read that as")
+	})
+
+	t.Run("restated", func(t *testing.T) {
+		s, _ := ask(t, b, thread, "post this to <#C0123ABC|growth> at the end of each week")
+		require.NotEmpty(t, s.ScheduleID, s.ResponseText)
+		assert.Contains(t, s.ResponseText, "I read that as “every Friday at 17:00 to #growth”: I'll post “How many games were released in 2018?” in #growth every Friday at 17:00 (UTC)")
+		assert.Contains(t, s.ResponseText, "Shall I save it?")
+		sch, err := b.DB().ScheduleByID(ctx, s.ScheduleID)
+		require.NoError(t, err)
+		assert.Equal(t, "0 17 * * 5", sch.Spec)
+		assert.Equal(t, "C0123ABC", sch.DestChannel, "the channel's id, from the message's link")
+		prompt := lastCall(t, b, llm.StepSchedule)
+		assert.Contains(t, prompt, "Words the assistant did not read: end of")
+		assert.Contains(t, prompt, "with the columns games.")
+	})
+
+	t.Run("routed by the classifier", func(t *testing.T) {
+		s, _ := ask(t, b, thread, "keep me posted on this every week or so")
+		require.NotEmpty(t, s.ScheduleID, s.ResponseText)
+		assert.Equal(t, "model", s.IntentSource)
+		assert.Contains(t, s.ResponseText, "I read that as “every Monday at 09:00 as a direct message”: I'll send you")
+		assert.Contains(t, s.ResponseText, "in a direct message every Monday at 09:00 (UTC)")
+	})
+
+	t.Run("restatement breaks a rule", func(t *testing.T) {
+		s, _ := ask(t, b, thread, "ping me about this every few minutes")
+		assert.Empty(t, s.ScheduleID, "nothing pending")
+		assert.Contains(t, s.ResponseText, "I read that as “every 2 minutes”. Every 2 minutes is too often: the shortest interval is every 5 minutes.")
+	})
+
+	t.Run("a channel the person did not name", func(t *testing.T) {
+		s, _ := ask(t, b, thread, "send me this first thing every workday")
+		require.NotEmpty(t, s.ScheduleID, s.ResponseText)
+		assert.Contains(t, s.ResponseText, "I didn't read “first thing”, so check this: I'll send you “How many games were released in 2018?” in a direct message every weekday (Monday to Friday) at 09:00 (UTC)")
+		assert.NotContains(t, s.ResponseText, "general")
+		sch, err := b.DB().ScheduleByID(ctx, s.ScheduleID)
+		require.NoError(t, err)
+		assert.Equal(t, "dm", sch.DestKind)
+	})
+
+	t.Run("no restatement", func(t *testing.T) {
+		s, _ := ask(t, b, thread, "notify me twice a day")
+		assert.Empty(t, s.ScheduleID, "nothing pending")
+		assert.Contains(t, s.ResponseText, "I couldn't tell how often to send it")
+	})
+
+	t.Run("the model fails", func(t *testing.T) {
+		before := calls()
+		s, _ := ask(t, b, thread, "ping me at lunchtime each day")
+		assert.Equal(t, before+1, calls(), "one call, with no rule to answer it")
+		require.NotEmpty(t, s.ScheduleID, s.ResponseText)
+		assert.Contains(t, s.ResponseText, "I didn't read “lunchtime”, so check this: I'll post “How many games were released in 2018?” in this thread every day at 09:00 (UTC)")
+		assert.Empty(t, s.ErrorKind, "the first reading stands")
+		assert.NotContains(t, s.ResponseText, "scripted model")
+	})
+}
+
+// lastCall is the prompt of the model's last call for step.
+func lastCall(t *testing.T, b *bot.Bot, step llm.Step) string {
+	t.Helper()
+	var prompt string
+	for _, c := range b.Scripted.Calls() {
+		if c.Step == step {
+			prompt = c.Prompt
+		}
+	}
+	require.NotEmpty(t, prompt, "a %s call", step)
+	return strings.TrimSpace(prompt)
+}
