@@ -7,7 +7,8 @@ import (
 
 // FuzzParseRequest checks that no message makes ParseRequest or IsRequest
 // panic, and that a recurrence it reads is a spec ParseSpec accepts with a
-// next run after the message's time.
+// next run after the message's time, and that a request is unread only
+// with words left unread.
 func FuzzParseRequest(f *testing.F) {
 	for _, seed := range []string{
 		"send me this every Monday at 9",
@@ -24,6 +25,8 @@ func FuzzParseRequest(f *testing.F) {
 		"mon-fri at 12am",
 		"*every* _sun_ at 23:59",
 		"&gt;= 5k <@U1> <!here> <https://x.y|link>",
+		"post this to #growth at the end of each week",
+		"ping me about this every few minutes",
 	} {
 		f.Add(seed)
 	}
@@ -40,6 +43,9 @@ func FuzzParseRequest(f *testing.F) {
 	f.Fuzz(func(t *testing.T, text string) {
 		IsRequest(text)
 		req := ParseRequest(text, loc)
+		if req.Unread && req.Ignored == "" {
+			t.Fatalf("ParseRequest(%q): Unread with no words ignored", text)
+		}
 		if !req.HasWhen {
 			if req.When.Spec != "" {
 				t.Fatalf("ParseRequest(%q): HasWhen false with Spec %q", text, req.When.Spec)
