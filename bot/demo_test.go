@@ -65,4 +65,12 @@ func TestDemoAnswersOnlyWhatItKnows(t *testing.T) {
 	s := askAs(t, b, "U1", thread, "And in 2017?")
 	require.Empty(t, s.ErrorKind, s.ResponseText)
 	assert.Contains(t, s.Answer, "6357")
+
+	// Schedule words the reader leaves unread: the demo cannot restate
+	// them, so its own reading stands and says what it did not read.
+	s = askAs(t, b, "U1", thread, "ping me at lunchtime each day")
+	require.Empty(t, s.ErrorKind, s.ResponseText)
+	require.NotEmpty(t, s.ScheduleID, s.ResponseText)
+	assert.Contains(t, s.ResponseText, "I didn't read “lunchtime”, so check this: I'll post")
+	assert.Equal(t, []string{"schedule words: the model has no restatement"}, s.Notes, "no failed model call")
 }

@@ -66,8 +66,12 @@ func (n *Nodes) rereadSchedule(ctx context.Context, s *State, turn store.Turn, r
 		return rereading{req: req}
 	}
 	restated := strings.Join(strings.Fields(r.Request), " ")
-	if restated == "" || len(restated) > maxRestatement {
-		s.note(fmt.Sprintf("schedule words not restated: %d bytes", len(restated)))
+	switch {
+	case restated == "":
+		s.note("schedule words: the model has no restatement")
+		return rereading{req: req}
+	case len(restated) > maxRestatement:
+		s.note(fmt.Sprintf("schedule words not restated: a restatement of %d bytes", len(restated)))
 		return rereading{req: req}
 	}
 	again := schedule.ParseRequest(restated, loc)
