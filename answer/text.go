@@ -1,6 +1,7 @@
 package answer
 
 import (
+	"cmp"
 	"regexp"
 	"strings"
 	"unicode"
@@ -156,6 +157,15 @@ func Mentions(t Text) Text {
 		}
 	}
 	return out
+}
+
+// Labels writes the Slack mentions in s as the labels Mentions shows:
+// <#C0123|growth> as #growth, <@U0123> as @U0123.
+func Labels(s string) string {
+	return mention.ReplaceAllStringFunc(s, func(m string) string {
+		sub := mention.FindStringSubmatch(m)
+		return sub[1] + cmp.Or(sub[3], sub[2])
+	})
 }
 
 // Defuse keeps Mentions from reading mentions in s (a question someone, or

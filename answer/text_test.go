@@ -22,3 +22,18 @@ func TestMentions(t *testing.T) {
 		t.Errorf("Plain() = %q, want the names", p)
 	}
 }
+
+// Labels writes mentions as the labels Mentions shows, leaving no mention.
+func TestLabels(t *testing.T) {
+	t.Parallel()
+	const s = "every Friday to <#C0123ABC|growth>, cc <@U0456DEF>; <#C0999|> too, not <https://x.y|a link>"
+	want := "every Friday to #growth, cc @U0456DEF; #C0999 too, not <https://x.y|a link>"
+	if got := Labels(s); got != want {
+		t.Errorf("Labels(%q) = %q, want %q", s, got, want)
+	}
+	for _, sp := range Mentions(ParseText(Labels(s))) {
+		if sp.Mention != "" {
+			t.Errorf("Mentions(ParseText(Labels(%q))) makes the mention %#v", s, sp)
+		}
+	}
+}

@@ -4,7 +4,6 @@ import (
 	"cmp"
 	"context"
 	"fmt"
-	"regexp"
 	"strings"
 	"time"
 
@@ -15,16 +14,10 @@ import (
 	"github.com/analyticsbot/analyticsbot/store"
 )
 
-// slackLinkRe is a Slack channel or user link: <#C0123|growth>, <@U0123>.
-var slackLinkRe = regexp.MustCompile(`<([#@])([A-Z0-9]+)(?:\|([^>]*))?>`)
-
-// quoted is a restatement as the bot quotes it: Slack links as #name or
-// @id, which its own words would otherwise turn into mentions.
+// quoted is a restatement as the bot quotes it: Slack mentions as their
+// labels, which its own words would otherwise turn into mentions.
 func quoted(restated string) string {
-	return answer.Defuse(slackLinkRe.ReplaceAllStringFunc(restated, func(link string) string {
-		m := slackLinkRe.FindStringSubmatch(link)
-		return m[1] + cmp.Or(m[3], m[2])
-	}))
+	return answer.Defuse(answer.Labels(restated))
 }
 
 // maxRestatement is the longest restatement of schedule words taken from
@@ -76,7 +69,7 @@ func (n *Nodes) rereadSchedule(ctx context.Context, s *State, turn store.Turn, r
 	}
 	again := schedule.ParseRequest(restated, loc)
 	switch {
-	case again.Unread || (again.Unclear == "" && again.Ignored != ""):
+	case again.Unread:
 		s.note(fmt.Sprintf("schedule words restated as %q, which leaves %q unread", restated, again.Ignored))
 		return rereading{req: req}
 	case again.Unclear != "":
@@ -84,7 +77,7 @@ func (n *Nodes) rereadSchedule(ctx context.Context, s *State, turn store.Turn, r
 		// read and why it cannot be.
 		return rereading{req: schedule.Request{Unclear: fmt.Sprintf("I read that as “%s”. %s", quoted(restated), again.Unclear)}, restated: restated}
 	}
-	to, ok := keepPlace(s.UserQuery, req.To, again.To)
+	to, ok := keepPlace(req.To, again.To)
 	if !ok {
 		s.note(fmt.Sprintf("schedule words restated as %q, which names a channel the message does not", restated))
 		return rereading{req: req}
@@ -98,30 +91,21 @@ func (n *Nodes) rereadSchedule(ctx context.Context, s *State, turn store.Turn, r
 }
 
 // keepPlace is where a restated request posts: the first reading's place
-// when the restatement names none, or names the same channel without its
-// Slack id. ok is false when the restatement names a channel the message
-// does not: the model rewords, it does not pick where to post.
-func keepPlace(message string, first, restated schedule.Destination) (schedule.Destination, bool) {
+// when the restatement names none, or names the same channel (the first
+// keeps the id of the link Slack sent). ok is false when the restatement
+// names another channel: the first reading holds every channel the message
+// names, and the model rewords, it does not pick where to post.
+func keepPlace(first, restated schedule.Destination) (schedule.Destination, bool) {
 	switch {
 	case restated.Kind == "":
 		return first, true
-	case restated.Kind != schedule.DestChannel || (restated.Channel == "" && restated.Name == ""):
-		return restated, true
-	case first.Kind == schedule.DestChannel && (first.Channel == restated.Channel && first.Channel != "" ||
-		restated.Channel == "" && strings.EqualFold(first.Name, restated.Name)):
+	case restated.Kind != schedule.DestChannel || restated == schedule.Destination{Kind: schedule.DestChannel}:
+		return restated, true // a thread, a DM, this channel
+	case first.Kind != schedule.DestChannel:
+		return restated, false
+	case restated.Channel != "" && first.Channel == restated.Channel,
+		restated.Channel == "" && strings.EqualFold(first.Name, restated.Name):
 		return first, true
 	}
-	return restated, names(message, restated)
-}
-
-// names reports whether message names channel d, by link or by #name.
-func names(message string, d schedule.Destination) bool {
-	if d.Channel != "" && strings.Contains(message, "<#"+d.Channel) {
-		return true
-	}
-	if d.Name == "" {
-		return false
-	}
-	re := regexp.MustCompile(`(?i)(?:^|[^\w-])#` + regexp.QuoteMeta(d.Name) + `(?:$|[^\w-])|\|` + regexp.QuoteMeta(d.Name) + `>`)
-	return re.MatchString(message)
+	return restated, false
 }
