@@ -10,6 +10,8 @@ import (
 
 	"github.com/analyticsbot/analyticsbot/bot"
 	"github.com/analyticsbot/analyticsbot/llm"
+	"github.com/analyticsbot/analyticsbot/nodes"
+	"github.com/analyticsbot/analyticsbot/store"
 )
 
 // scheduleWordsRules restate the schedule words of the messages
@@ -49,6 +51,16 @@ func testScheduleWords(t *testing.T, e *testEnv) {
 	first, _ := ask(t, b, thread, "How many games were released in 2018?")
 	require.Empty(t, first.ErrorKind, "question: %s", first.ErrorDetail)
 	calls := func() int { return b.Scripted.CallCount(llm.StepSchedule) }
+	// pending asks for a schedule in words and returns the confirmation and
+	// the pending schedule it made.
+	pending := func(t *testing.T, words string) (*nodes.State, store.Schedule) {
+		t.Helper()
+		s, _ := ask(t, b, thread, words)
+		require.NotEmpty(t, s.ScheduleID, s.ResponseText)
+		sch, err := b.DB().ScheduleByID(ctx, s.ScheduleID)
+		require.NoError(t, err)
+		return s, sch
+	}
 
 	t.Run("read in full, no model", func(t *testing.T) {
 		before := calls()
@@ -59,12 +71,9 @@ func testScheduleWords(t *testing.T, e *testEnv) {
 	})
 
 	t.Run("restated", func(t *testing.T) {
-		s, _ := ask(t, b, thread, "post this to <#C0123ABC|growth> at the end of each week")
-		require.NotEmpty(t, s.ScheduleID, s.ResponseText)
+		s, sch := pending(t, "post this to <#C0123ABC|growth> at the end of each week")
 		assert.Contains(t, s.ResponseText, "I read that as “every Friday at 17:00 to #growth”: I'll post “How many games were released in 2018?” in #growth every Friday at 17:00 (UTC)")
 		assert.Contains(t, s.ResponseText, "Shall I save it?")
-		sch, err := b.DB().ScheduleByID(ctx, s.ScheduleID)
-		require.NoError(t, err)
 		assert.Equal(t, "0 17 * * 5", sch.Spec)
 		assert.Equal(t, "C0123ABC", sch.DestChannel, "the channel's id, from the message's link")
 		prompt := lastCall(t, b, llm.StepSchedule)
@@ -87,12 +96,9 @@ func testScheduleWords(t *testing.T, e *testEnv) {
 	})
 
 	t.Run("a channel the person did not name", func(t *testing.T) {
-		s, _ := ask(t, b, thread, "send me this first thing every workday")
-		require.NotEmpty(t, s.ScheduleID, s.ResponseText)
+		s, sch := pending(t, "send me this first thing every workday")
 		assert.Contains(t, s.ResponseText, "I didn't read “first thing”, so check this: I'll send you “How many games were released in 2018?” in a direct message every weekday (Monday to Friday) at 09:00 (UTC)")
 		assert.NotContains(t, s.ResponseText, "general")
-		sch, err := b.DB().ScheduleByID(ctx, s.ScheduleID)
-		require.NoError(t, err)
 		assert.Equal(t, "dm", sch.DestKind)
 	})
 
