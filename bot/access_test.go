@@ -31,7 +31,7 @@ func testAccessPoliciesAlone(t *testing.T, e *testEnv) {
 	path := filepath.Join(t.TempDir(), "access.yaml")
 	require.NoError(t, os.WriteFile(path, []byte(bottest.AccessFile("everyone")), 0o600))
 	cfg := testConfig(t, e, script(bottest.AccessRules()))
-	cfg.AccessFile = path
+	cfg.AccessFile, cfg.Schemas = path, bottest.AccessSchemas
 	b := bottest.StartWithoutGuard(t, cfg, discardLogger())
 	askAs := func(user, thread, text string) *nodes.State {
 		t.Helper()
@@ -77,7 +77,7 @@ func testAccessPoliciesAlone(t *testing.T, e *testEnv) {
 func testAccessPolicies(t *testing.T, e *testEnv) {
 	path := filepath.Join(t.TempDir(), "access.yaml")
 	require.NoError(t, os.WriteFile(path, []byte(bottest.AccessFile("everyone")), 0o600))
-	b := newBot(t, e, script(bottest.AccessRules()), func(c *bot.Config) { c.AccessFile = path })
+	b := newBot(t, e, script(bottest.AccessRules()), func(c *bot.Config) { c.AccessFile, c.Schemas = path, bottest.AccessSchemas })
 	askAs := func(user, channel, thread, text string) *nodes.State {
 		t.Helper()
 		ctx, cancel := context.WithTimeout(context.Background(), time.Minute)

@@ -1,12 +1,10 @@
 package slackapp
 
 import (
-	"context"
 	"os"
 	"testing"
 
-	"github.com/analyticsbot/analyticsbot/demo"
-	"github.com/analyticsbot/analyticsbot/store"
+	"github.com/analyticsbot/analyticsbot/bot/bottest"
 	"github.com/analyticsbot/analyticsbot/store/storetest"
 )
 
@@ -15,10 +13,7 @@ import (
 var testDB storetest.Shared
 
 func TestMain(m *testing.M) {
-	os.Exit(storetest.Main(m, "slackapp", &testDB, func(ctx context.Context, db *store.DB) error {
-		_, err := demo.Load(ctx, db.Pool(), demo.Options{})
-		return err
-	}))
+	os.Exit(storetest.Main(m, "slackapp", &testDB, bottest.LoadDemo))
 }
 
 // needDB skips (or, with CI=true, fails) a test without the database and

@@ -11,8 +11,9 @@ import (
 // for what a policy may not read.
 
 // AccessPolicies are the matrix's policies, broadest first: everything;
-// all but developers and prices; three tables without prices, titles
-// masked.
+// all but developers, prices, salaries, the EU payroll and the secret
+// staff, addresses masked; three Steam tables without prices, titles
+// masked, and the employees without their addresses.
 var AccessPolicies = [3]string{"full", "analysts", "everyone"}
 
 // AccessUsers are Slack users of each policy, in AccessPolicies' order.
@@ -20,7 +21,7 @@ var AccessUsers = [3]string{"UADMIN", "UANA", "UZED"}
 
 // AccessFile is the matrix's access file: its users in the channel CDATA
 // (and the web chat, channel web) under their policies, everyone else
-// under def (one of AccessPolicies).
+// under def (one of AccessPolicies). Its bots answer from AccessSchemas.
 func AccessFile(def string) string {
 	return `
 access:
@@ -31,15 +32,16 @@ groups:
 policies:
   - name: full
     users: [UADMIN]
-    tables: ["analytics.*"]
+    tables: ["analytics.*", "hr.*"]
   - name: analysts
     groups: [analysts]
-    tables: ["analytics.*"]
-    deny_tables: ["analytics.developers"]
+    tables: ["analytics.*", "hr.*"]
+    deny_tables: ["analytics.developers", "hr.salaries", "hr.payroll_eu", "hr.staff_secret"]
     deny_columns: ["analytics.apps.price"]
+    mask_columns: ["hr.employees.email"]
   - name: everyone
-    tables: ["analytics.apps", "analytics.genres", "analytics.app_genres"]
-    deny_columns: ["analytics.apps.price"]
+    tables: ["analytics.apps", "analytics.genres", "analytics.app_genres", "hr.employees", "hr.v_people"]
+    deny_columns: ["analytics.apps.price", "hr.employees.email"]
     mask_columns: ["analytics.apps.name"]
 default: ` + def + "\n"
 }

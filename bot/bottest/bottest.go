@@ -74,11 +74,14 @@ func Logger(t testing.TB) *slog.Logger {
 // Discard is a logger for bots whose failures are the point of the test.
 func Discard() *slog.Logger { return slog.New(slog.DiscardHandler) }
 
-// LoadDemo loads the Steam demo data into db's analytics schema: the setup
-// of storetest.Main for packages whose tests ask the demo questions.
+// LoadDemo loads the Steam demo data into db's analytics schema, and the
+// access matrix's hr schema (LoadAccessFixtures): the setup of
+// storetest.Main for packages whose tests ask the demo questions.
 func LoadDemo(ctx context.Context, db *store.DB) error {
-	_, err := demo.Load(ctx, db.Pool(), demo.Options{})
-	return err
+	if _, err := demo.Load(ctx, db.Pool(), demo.Options{}); err != nil {
+		return err
+	}
+	return LoadAccessFixtures(ctx, db)
 }
 
 // DemoScript returns the offline demo's rules with extra rules first: the

@@ -216,7 +216,7 @@ func (b *Backend) Check(ctx context.Context, text string, limit int) (warehouse.
 		return warehouse.Runnable{}, err
 	}
 	if err := exec.Explain(ctx, run); err != nil {
-		return warehouse.Runnable{}, err
+		return warehouse.Runnable{}, b.qualify(ctx, err)
 	}
 	return warehouse.Runnable{Query: warehouse.Query{Backend: Name, Text: text}, Statement: run, Limit: limit}, nil
 }
@@ -262,7 +262,42 @@ func (b *Backend) Run(ctx context.Context, q warehouse.Runnable) (warehouse.Resu
 	if err != nil {
 		return warehouse.Result{}, err
 	}
-	return exec.QueryRows(ctx, q.Statement, q.Limit)
+	res, err := exec.QueryRows(ctx, q.Statement, q.Limit)
+	return res, b.qualify(ctx, err)
+}
+
+// qualify names the schema of the table a policy's refusal names: with
+// several schemas on the search path, PostgreSQL's "permission denied
+// for table developers" does not, and the asker should read
+// "analytics.developers" when the catalog has one table of that name.
+func (b *Backend) qualify(ctx context.Context, err error) error {
+	var we *warehouse.Error
+	if !errors.As(err, &we) || we.Kind != warehouse.Forbidden || len(b.cfg.Schemas) < 2 {
+		return err
+	}
+	name, ok := strings.CutPrefix(we.Reason, "you may not read ")
+	if !ok || strings.ContainsAny(name, ". ") {
+		return err
+	}
+	cat, cerr := b.catalog.Get(ctx, false)
+	if cerr != nil {
+		return err
+	}
+	found := ""
+	for _, t := range cat.Tables {
+		if t.Name == name {
+			if found != "" {
+				return err // in several schemas: the operator knows which
+			}
+			found = t.Schema + "." + t.Name
+		}
+	}
+	if found == "" {
+		return err
+	}
+	q := *we
+	q.Reason = "you may not read " + found
+	return &q
 }
 
 // Export implements warehouse.Backend: the query through the guard with a
@@ -279,7 +314,8 @@ func (b *Backend) Export(ctx context.Context, q warehouse.Query, w io.Writer, li
 	if err != nil {
 		return warehouse.ExportStats{}, err
 	}
-	return exec.ExportCSV(ctx, run, w, limit)
+	st, err := exec.ExportCSV(ctx, run, w, limit)
+	return st, b.qualify(ctx, err)
 }
 
 // Values implements warehouse.Backend: SELECT DISTINCT of the column, as
