@@ -59,8 +59,16 @@ func presetPress(value string) (queryID, spec string, err error) {
 
 // ManageSchedule answers a press on a schedule: save or cancel a pending
 // one (its owner), pause, resume or delete one (its owner or a schedule
-// admin). The reply is for the presser. It never calls the model.
+// admin). The reply is for the presser. It never calls the model. A
+// thread that is not m.UserID's gets ErrNoThread (see CheckThread).
 func (b *Bot) ManageSchedule(ctx context.Context, m Message, action, id string) (*nodes.State, error) {
+	if err := b.CheckThread(ctx, m); err != nil {
+		return nil, err
+	}
+	return b.manageSchedule(ctx, m, action, id)
+}
+
+func (b *Bot) manageSchedule(ctx context.Context, m Message, action, id string) (*nodes.State, error) {
 	if !scheduleIDPattern.MatchString(id) {
 		return nil, fmt.Errorf("%w: %q is not a schedule id (8 hex characters)", ErrBadAction, id)
 	}
