@@ -381,4 +381,21 @@ func TestChatStreamTooLongQuestion(t *testing.T) {
 	assert.Equal(t, string(nodes.ErrMessageTooLong), end.Debug.ErrorKind, "the bot's own limit applies")
 	assert.Contains(t, end.Text, "too long", "the user is told")
 	assert.Zero(t, end.Debug.LLMCalls, "no model call for a refused question")
+
+	// A message near the body limit is refused, and its turn keeps only
+	// what the bot reads, saying it was cut.
+	long := "é" + strings.Repeat("x", 60_003)
+	end = lastMessageEnd(t, chat(t, srv, "", long, nil).all(t))
+	assert.Contains(t, end.Text, "Your message is too long (60004 characters); I read questions of up to 4000 characters.")
+	resp, data := doJSON(t, srv, http.MethodGet, "/api/threads/"+end.ThreadID, nil, nil)
+	require.Equal(t, http.StatusOK, resp.StatusCode, "%s", data)
+	var thread threadResponse
+	require.NoError(t, json.Unmarshal(data, &thread))
+	require.Len(t, thread.Turns, 1)
+	assert.Equal(t, long[:4001]+" … [cut: the message had 60004 characters; the first 4000 are kept]", thread.Turns[0].User,
+		"the first 4,000 characters, and that it was cut")
+	var stored int
+	require.NoError(t, b.DB().Pool().QueryRow(t.Context(),
+		`SELECT length(user_message) FROM conversation_turns WHERE thread_id = $1`, end.ThreadID).Scan(&stored))
+	assert.Less(t, stored, 4100, "what the database keeps")
 }
