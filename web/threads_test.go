@@ -218,3 +218,33 @@ func TestNewThreadsAreTheirAskers(t *testing.T) {
 		assert.Equal(t, c.want, resp.StatusCode, "%s read with %s: %s", c.thread, c.secret, got)
 	}
 }
+
+// When the bot's database cannot say whose a thread is, or record a new
+// one, the request is refused as unavailable (503) rather than answered:
+// no thread is opened to anyone meanwhile.
+func TestThreadsWithoutTheDatabase(t *testing.T) {
+	t.Parallel()
+	b := newTestBot(t, "")
+	srv := newTestServer(t, b, Config{})
+	b.Close()
+	ask := func(thread string) map[string]any {
+		body := map[string]any{"messages": []map[string]string{{"role": "user", "content": q2018}}}
+		if thread != "" {
+			body["thread_id"] = thread
+		}
+		return body
+	}
+	for _, r := range []struct {
+		name, method, path string
+		body               any
+		want               string
+	}{
+		{"a new thread", http.MethodPost, "/api/chat/stream", ask(""), textThreadDown},
+		{"a thread named", http.MethodPost, "/api/chat/stream", ask(unissuedThreadID()), textThreadDown},
+		{"reading a thread", http.MethodGet, "/api/threads/" + unissuedThreadID(), nil, "The conversation could not be loaded right now."},
+	} {
+		resp, body := doJSON(t, srv, r.method, r.path, r.body, nil)
+		assert.Equal(t, http.StatusServiceUnavailable, resp.StatusCode, "%s: %s", r.name, body)
+		assert.Contains(t, errorBody(t, body), r.want, r.name)
+	}
+}
