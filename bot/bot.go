@@ -333,10 +333,16 @@ type Message struct {
 
 // Ask answers a message: it loads the thread's recent turns, runs the
 // workflow and returns its final state. The error is for failures of the
-// workflow itself; answers that explain a problem come back in the state.
+// workflow itself, and ErrNoThread for a thread that is not m.UserID's
+// (see CheckThread; on the web chat a message without a thread starts
+// one); answers that explain a problem come back in the state.
 func (b *Bot) Ask(ctx context.Context, m Message, opts ...workflow.RunOption) (*nodes.State, workflow.Result, error) {
+	m, err := b.askThread(ctx, m)
+	if err != nil {
+		return nil, workflow.Result{}, err
+	}
 	if note := feedbackNote.FindStringSubmatch(m.Text); note != nil && b.nodes.Feedback {
-		s, err := b.Note(ctx, m, "", note[1])
+		s, err := b.note(ctx, m, "", note[1])
 		return s, workflow.Result{}, err
 	}
 	if b.cfg.Schedules && IsSchedulesRequest(m.Text) && nodes.SurfaceOf(m.ChannelID) != nodes.SurfaceSlack {
@@ -357,8 +363,12 @@ var ErrBadAction = errors.New("bad action")
 var queryIDPattern = regexp.MustCompile(`^[0-9a-f]{8}$`)
 
 // Press answers a button press for the query id in value: an action of
-// nodes.Buttons, a 👍/👎 (Rate) or Verify. It never calls the model.
+// nodes.Buttons, a 👍/👎 (Rate) or Verify. It never calls the model. A
+// thread that is not m.UserID's gets ErrNoThread (see CheckThread).
 func (b *Bot) Press(ctx context.Context, m Message, action, value string, opts ...workflow.RunOption) (*nodes.State, workflow.Result, error) {
+	if err := b.CheckThread(ctx, m); err != nil {
+		return nil, workflow.Result{}, err
+	}
 	action, value = pressOf(action, value)
 	var (
 		s   *nodes.State
@@ -366,17 +376,17 @@ func (b *Bot) Press(ctx context.Context, m Message, action, value string, opts .
 	)
 	switch action {
 	case ActionFeedbackUp:
-		s, err = b.Rate(ctx, m, store.RatingUp, value, "")
+		s, err = b.rate(ctx, m, store.RatingUp, value, "")
 	case ActionFeedbackDown:
-		s, err = b.Rate(ctx, m, store.RatingDown, value, "")
+		s, err = b.rate(ctx, m, store.RatingDown, value, "")
 	case ActionVerify:
-		s, err = b.Verify(ctx, m, value)
+		s, err = b.verify(ctx, m, value)
 	}
 	if s != nil || err != nil {
 		return s, workflow.Result{}, err
 	}
 	if isScheduleAction(action) {
-		s, err = b.ManageSchedule(ctx, m, action, value)
+		s, err = b.manageSchedule(ctx, m, action, value)
 		return s, workflow.Result{}, err
 	}
 	preset := ""

@@ -33,6 +33,7 @@ func TestBot(t *testing.T) {
 		{"MissingSchema", testMissingSchema},
 		{"ResultFreshness", testResultFreshness},
 		{"ScheduleWords", testScheduleWords},
+		{"ThreadOwners", testThreadOwners},
 	}
 	for _, g := range groups {
 		t.Run(g.name, func(t *testing.T) {

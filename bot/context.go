@@ -27,10 +27,14 @@ type GeneratorContext struct {
 
 // Context builds what the generator would be given for question in thread
 // (a follow-up when the thread has turns), without calling the model: the
-// question is taken as it is, not rewritten.
+// question is taken as it is, not rewritten. A thread that is not
+// m.UserID's gets ErrNoThread (see CheckThread).
 func (b *Bot) Context(ctx context.Context, m Message) (GeneratorContext, error) {
 	var turns []store.Turn
 	if m.ThreadID != "" {
+		if err := b.CheckThread(ctx, m); err != nil {
+			return GeneratorContext{}, err
+		}
 		var err error
 		if turns, err = b.db.RecentTurns(ctx, m.ThreadID, b.cfg.HistoryTurns); err != nil {
 			return GeneratorContext{}, fmt.Errorf("context: %w", err)

@@ -277,6 +277,18 @@ func testModelFailures(t *testing.T, e *testEnv) {
 			wantReply: "The language model isn't reachable right now",
 		},
 		{
+			name: "model rate limited",
+			rules: `
+  - step: classify
+    error: 'transient: 429 Too Many Requests'
+`,
+			adjust: fastFail, wantKind: nodes.ErrModelRateLimited,
+			wantReply: "The language model's provider is turning my requests away right now",
+			check: func(t *testing.T, _ *bot.Bot, s *nodes.State) {
+				assert.NotContains(t, s.ResponseText, "took too long", "a rate limit is not a slow model")
+			},
+		},
+		{
 			name: "model error quoting a key",
 			rules: `
   - step: generate_sql

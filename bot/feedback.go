@@ -64,8 +64,16 @@ func pressOf(action, value string) (string, string) {
 // queryID in m's thread, with an optional note. A 👍 makes the answer's
 // question and query a candidate example (verified at once after
 // EXAMPLES_AUTO_VERIFY users' 👍). Pressing the same again changes
-// nothing. The reply is for the user who pressed, not the thread.
+// nothing. The reply is for the user who pressed, not the thread. A
+// thread that is not m.UserID's gets ErrNoThread (see CheckThread).
 func (b *Bot) Rate(ctx context.Context, m Message, rating int, queryID, note string) (*nodes.State, error) {
+	if err := b.CheckThread(ctx, m); err != nil {
+		return nil, err
+	}
+	return b.rate(ctx, m, rating, queryID, note)
+}
+
+func (b *Bot) rate(ctx context.Context, m Message, rating int, queryID, note string) (*nodes.State, error) {
 	s := b.pressState(m, nodes.IntentFeedback, queryID)
 	if !queryIDPattern.MatchString(queryID) {
 		return nil, fmt.Errorf("%w: %q is not a query id (8 hex characters)", ErrBadAction, queryID)
@@ -150,8 +158,15 @@ func (b *Bot) promote(ctx context.Context, f store.Feedback, turn store.Turn) (s
 }
 
 // Note adds note to m.UserID's 👎 on queryID in m's thread (the latest 👎
-// when queryID is empty).
+// when queryID is empty); ErrNoThread for a thread that is not theirs.
 func (b *Bot) Note(ctx context.Context, m Message, queryID, note string) (*nodes.State, error) {
+	if err := b.CheckThread(ctx, m); err != nil {
+		return nil, err
+	}
+	return b.note(ctx, m, queryID, note)
+}
+
+func (b *Bot) note(ctx context.Context, m Message, queryID, note string) (*nodes.State, error) {
 	s := b.pressState(m, nodes.IntentFeedback, queryID)
 	if queryID != "" && !queryIDPattern.MatchString(queryID) {
 		return nil, fmt.Errorf("%w: %q is not a query id (8 hex characters)", ErrBadAction, queryID)
@@ -176,8 +191,16 @@ func (b *Bot) Note(ctx context.Context, m Message, queryID, note string) (*nodes
 }
 
 // Verify makes the query of the answer queryID in m's thread a verified
-// example, for a user of EXAMPLE_ADMINS.
+// example, for a user of EXAMPLE_ADMINS; ErrNoThread for a thread that is
+// not theirs.
 func (b *Bot) Verify(ctx context.Context, m Message, queryID string) (*nodes.State, error) {
+	if err := b.CheckThread(ctx, m); err != nil {
+		return nil, err
+	}
+	return b.verify(ctx, m, queryID)
+}
+
+func (b *Bot) verify(ctx context.Context, m Message, queryID string) (*nodes.State, error) {
 	s := b.pressState(m, nodes.IntentVerify, queryID)
 	if !queryIDPattern.MatchString(queryID) {
 		return nil, fmt.Errorf("%w: %q is not a query id (8 hex characters)", ErrBadAction, queryID)

@@ -59,8 +59,16 @@ func presetPress(value string) (queryID, spec string, err error) {
 
 // ManageSchedule answers a press on a schedule: save or cancel a pending
 // one (its owner), pause, resume or delete one (its owner or a schedule
-// admin). The reply is for the presser. It never calls the model.
+// admin). The reply is for the presser. It never calls the model. A
+// thread that is not m.UserID's gets ErrNoThread (see CheckThread).
 func (b *Bot) ManageSchedule(ctx context.Context, m Message, action, id string) (*nodes.State, error) {
+	if err := b.CheckThread(ctx, m); err != nil {
+		return nil, err
+	}
+	return b.manageSchedule(ctx, m, action, id)
+}
+
+func (b *Bot) manageSchedule(ctx context.Context, m Message, action, id string) (*nodes.State, error) {
 	if !scheduleIDPattern.MatchString(id) {
 		return nil, fmt.Errorf("%w: %q is not a schedule id (8 hex characters)", ErrBadAction, id)
 	}
@@ -73,6 +81,7 @@ func (b *Bot) ManageSchedule(ctx context.Context, m Message, action, id string) 
 	sch, err := b.db.ScheduleByID(ctx, id)
 	switch {
 	case errors.Is(err, store.ErrNotFound):
+		s.ErrorKind = nodes.ErrNoPreviousQuery
 		respond(s, failure(textScheduleGone))
 		return s, nil
 	case err != nil:
@@ -80,6 +89,7 @@ func (b *Bot) ManageSchedule(ctx context.Context, m Message, action, id string) 
 	}
 	mine := sch.OwnerID == m.UserID
 	if !mine && (action == nodes.ActionScheduleSave || action == nodes.ActionScheduleCancel || !b.isScheduleAdmin(m.UserID)) {
+		s.ErrorKind = nodes.ErrForbidden
 		respond(s, failure(textScheduleNotYours))
 		return s, nil
 	}
@@ -90,7 +100,8 @@ func (b *Bot) ManageSchedule(ctx context.Context, m Message, action, id string) 
 	var text string
 	switch action {
 	case nodes.ActionScheduleSave:
-		if reason := b.destinationRefusal(ctx, sch); reason != "" {
+		if kind, reason := b.destinationRefusal(ctx, sch); reason != "" {
+			s.ErrorKind = kind
 			respond(s, failure(reason))
 			return s, nil
 		}
@@ -142,39 +153,39 @@ type Membership func(ctx context.Context, channel, user string) (bool, error)
 func (b *Bot) SetMembership(m Membership) { b.membership = m }
 
 // destinationRefusal is why sch may not be saved for its owner, in a
-// sentence for them, or "": they must be a member of a channel it posts to
-// (other than the one they made it in), and their access policy there
-// must let them read its query.
-func (b *Bot) destinationRefusal(ctx context.Context, sch store.Schedule) string {
+// sentence for them, with the refusal's kind, or "": they must be a member
+// of a channel it posts to (other than the one they made it in), and their
+// access policy there must let them read its query.
+func (b *Bot) destinationRefusal(ctx context.Context, sch store.Schedule) (nodes.ErrorKind, string) {
 	channel := policyChannel(sch)
 	if sch.Surface == nodes.SurfaceSlack && sch.DestKind == string(schedule.DestChannel) && sch.DestChannel != sch.SourceChannel {
 		if b.membership == nil {
-			return "I can only post in the channel you asked in."
+			return nodes.ErrForbidden, "I can only post in the channel you asked in."
 		}
 		member, err := b.membership(ctx, sch.DestChannel, sch.OwnerID)
 		switch {
 		case err != nil:
 			b.log.WarnContext(ctx, "check a schedule's channel membership", "schedule", sch.ID, "channel", sch.DestChannel, "err", err)
-			return "I couldn't check that you are a member of that channel, so I won't post there for you. Make the schedule from the channel itself."
+			return nodes.ErrForbidden, "I couldn't check that you are a member of that channel, so I won't post there for you. Make the schedule from the channel itself."
 		case !member:
-			return "You are not a member of that channel, so I won't post there for you."
+			return nodes.ErrForbidden, "You are not a member of that channel, so I won't post there for you."
 		}
 	}
 	if b.access == nil {
-		return ""
+		return "", ""
 	}
 	p, err := b.access.Admit(access.Who{UserID: sch.OwnerID, ChannelID: channel, DM: strings.HasPrefix(channel, "D"),
 		Local: slices.Contains(localChannels, channel)})
 	var ref *access.Refusal
 	if errors.As(err, &ref) {
-		return ref.Reason
+		return nodes.ErrNotAdmitted, ref.Reason
 	}
 	ctx = warehouse.WithCaller(ctx, warehouse.Caller{UserID: sch.OwnerID, Email: sch.OwnerEmail, ChannelID: channel, Access: p})
 	if we, ok := errors.AsType[*warehouse.Error](warehouse.Permits(ctx, b.backend, sch.Query.Text)); ok && we.Kind == warehouse.Forbidden {
 		// The guard's reason names only what the query reaches for.
-		return "I can't post that there: " + we.Reason + "."
+		return nodes.ErrAccessDenied, "I can't post that there: " + we.Reason + "."
 	}
-	return ""
+	return "", ""
 }
 
 // ScheduleScope says whose schedules ListSchedules lists.

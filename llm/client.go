@@ -187,6 +187,9 @@ func (c *Client) attempt(ctx context.Context, step Step, prompt string) (*llms.C
 	}
 	actx, cancel := context.WithTimeoutCause(ctx, c.timeout, errAttemptTimeout)
 	defer cancel()
+	// The providers' clients flatten HTTP failures into text: the
+	// transport marks the attempt when the provider answered 429.
+	actx, limited := withRateLimitMark(actx)
 	opts := []llms.CallOption{
 		llms.WithTemperature(c.temperature),
 		llms.WithMetadata(map[string]any{MetadataStep: string(step)}),
@@ -206,6 +209,9 @@ func (c *Client) attempt(ctx context.Context, step Step, prompt string) (*llms.C
 		err = fmt.Errorf("stream ended early: %w", context.Cause(actx))
 	}
 	if err != nil {
+		if limited.seen.Load() {
+			err = &rateLimitedError{err: err}
+		}
 		if ctx.Err() == nil && errors.Is(context.Cause(actx), errAttemptTimeout) {
 			return nil, &attemptTimeoutError{after: c.timeout, err: err}
 		}
@@ -235,6 +241,8 @@ func (c *Client) callError(ctx context.Context, step Step, attempts int, last er
 		return fmt.Errorf("%s: model call: %w", step, ctx.Err())
 	case last == nil:
 		return fmt.Errorf("%s: model call: no attempt made", step)
+	case isTransient(last) && isRateLimited(last):
+		return fmt.Errorf("%s: model call: %w after %s: %w", step, ErrRateLimited, plural(attempts, "attempt"), last)
 	case errors.As(last, &timeout):
 		return fmt.Errorf("%s: model call: %w after %s (%s)", step, ErrTimeout, c.timeout, plural(attempts, "attempt"))
 	case isTransient(last):

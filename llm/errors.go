@@ -23,8 +23,13 @@ var (
 	// context.Canceled or context.DeadlineExceeded instead.
 	ErrTimeout = errors.New("timed out")
 	// ErrUnavailable means the model kept failing with transient errors
-	// (rate limits, 5xx, connection failures) until the retries ran out.
+	// (5xx, connection failures) until the retries ran out.
 	ErrUnavailable = errors.New("unavailable")
+	// ErrRateLimited means the provider kept turning the calls away for
+	// its rate limit (HTTP 429, "too many requests"), or its wait outlasted
+	// the per-call timeout, until the retries ran out: the account's
+	// quota, not the model, is what failed.
+	ErrRateLimited = errors.New("rate limited")
 )
 
 // errAttemptTimeout is the cancel cause of an attempt's own deadline, so a

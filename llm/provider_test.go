@@ -127,8 +127,10 @@ func TestOpenAIErrors(t *testing.T) {
 		wantHits int32
 	}{
 		{name: "503 then success", statuses: []int{503}, wantHits: 2},
-		{name: "429 until retries run out", statuses: []int{429, 429, 429}, wantHits: 3, wantIs: ErrUnavailable,
-			wantErr: "classify: model call: unavailable after 3 attempts: API returned unexpected status code: 429: scripted failure"},
+		{name: "429 until retries run out", statuses: []int{429, 429, 429}, wantHits: 3, wantIs: ErrRateLimited,
+			wantErr: "classify: model call: rate limited after 3 attempts: API returned unexpected status code: 429: scripted failure"},
+		{name: "503 until retries run out", statuses: []int{503, 503, 503}, wantHits: 3, wantIs: ErrUnavailable,
+			wantErr: "classify: model call: unavailable after 3 attempts: API returned unexpected status code: 503: scripted failure"},
 		{name: "400 is not retried", statuses: []int{400}, wantHits: 1,
 			wantErr: "classify: model call: API returned unexpected status code: 400: scripted failure"},
 		{name: "401 is not retried", statuses: []int{401}, wantHits: 1,

@@ -36,6 +36,9 @@ func newHTTPClient() *http.Client {
 func (t retryAfter) RoundTrip(req *http.Request) (*http.Response, error) {
 	for attempt := 0; ; attempt++ {
 		resp, err := t.next.RoundTrip(req)
+		if err == nil && resp.StatusCode == http.StatusTooManyRequests {
+			markRateLimited(req.Context())
+		}
 		if err != nil || attempt == retryAfterAttempts ||
 			(resp.StatusCode != http.StatusTooManyRequests && resp.StatusCode != http.StatusServiceUnavailable) {
 			return resp, err

@@ -49,6 +49,8 @@ func modelFailure(s *State, err error) {
 	switch {
 	case errors.Is(err, context.Canceled):
 		s.fail(ErrInternal, err.Error())
+	case errors.Is(err, llm.ErrRateLimited):
+		s.fail(ErrModelRateLimited, err.Error())
 	case errors.Is(err, llm.ErrTimeout), errors.Is(err, context.DeadlineExceeded):
 		s.fail(ErrModelTimeout, err.Error())
 	case errors.Is(err, llm.ErrUnavailable):

@@ -189,7 +189,7 @@ func (n *Nodes) HandleError(ctx context.Context, s *State) error {
 // operatorKinds are the failures whose cause only the people who run the
 // bot can see or fix: the reply gives a reference to their log.
 var operatorKinds = map[ErrorKind]bool{
-	ErrModelRefused: true, ErrModelUnavailable: true, ErrInternal: true, ErrDatabaseDown: true,
+	ErrModelRefused: true, ErrModelUnavailable: true, ErrModelRateLimited: true, ErrInternal: true, ErrDatabaseDown: true,
 	ErrWarehouseDown: true, ErrWarehouseAuth: true, ErrWarehouseDenied: true,
 }
 
@@ -238,6 +238,8 @@ func (n *Nodes) errorText(ctx context.Context, s *State) (string, []string) {
 		return fmt.Sprintf("I can't see any tables in %s, so there is nothing to answer from yet. %s", d.Scope, d.EmptyHint), nil
 	case ErrModelTimeout:
 		return "The language model took too long to answer. Please try again in a minute.", nil
+	case ErrModelRateLimited:
+		return "The language model's provider is turning my requests away right now: too many at once for its rate limit. Please try again in a minute; if it keeps happening, tell whoever runs this bot.", nil
 	case ErrModelUnavailable:
 		return "The language model isn't reachable right now. Please try again in a minute; if it keeps happening, tell whoever runs this bot.", nil
 	case ErrModelRefused:

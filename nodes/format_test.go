@@ -151,6 +151,8 @@ func TestHandleError(t *testing.T) {
 		{ErrNoData, `schema "analytics": no tables: check ANALYTICS_SCHEMA, load data into it (make run loads the demo) and grant the reader role access`, 0, []string{`can't see any tables in the "analytics" schema`}, false},
 		{ErrModelTimeout, "classify: classify: model call: timed out after 1m0s (3 attempts)", 0, []string{"took too long to answer"}, false},
 		{ErrModelUnavailable, "classify: classify: model call: unavailable after 3 attempts: scripted model: rules[0]: x (transient)", 0, []string{"isn't reachable"}, false},
+		{ErrModelRateLimited, "classify: classify: model call: rate limited after 3 attempts: API returned unexpected status code: 429: Rate limit reached", 0,
+			[]string{"turning my requests away right now: too many at once for its rate limit"}, false},
 		{ErrModelRefused, "generate_sql: generate_sql: model call: scripted model: rules[0]: model exploded: api_key=sk-live-123", 0, []string{"could not answer this one"}, true},
 		{ErrWarehouseDenied, `permission denied for table author: the reader role analyticsbot_reader has no grant on it. If the bot should read it, run: GRANT SELECT ON analytics.author TO analyticsbot_reader;`, 0,
 			[]string{"The database would not let me read something this question needs", "grant"}, false},

@@ -2,6 +2,8 @@ package nodes
 
 import (
 	"context"
+	"fmt"
+	"unicode/utf8"
 
 	"github.com/analyticsbot/analyticsbot/answer"
 	"github.com/analyticsbot/analyticsbot/store"
@@ -43,7 +45,7 @@ func (n *Nodes) SaveTurn(ctx context.Context, s *State) error {
 		ThreadID:    s.ThreadTS,
 		UserID:      s.UserID,
 		ChannelID:   s.ChannelID,
-		UserMessage: s.UserQuery,
+		UserMessage: n.storedMessage(s.UserQuery),
 		BotResponse: bot,
 		Intent:      string(s.Intent),
 		Query:       query,
@@ -56,4 +58,20 @@ func (n *Nodes) SaveTurn(ctx context.Context, s *State) error {
 		n.Logger.ErrorContext(ctx, "save turn", "thread", s.ThreadTS, "err", err)
 	}
 	return nil
+}
+
+// storedMessage is what a turn keeps of the user's message: at most the
+// MaxMessageLen characters the bot reads, so a message refused as too long
+// is not kept whole either. A cut message says so.
+func (n *Nodes) storedMessage(text string) string {
+	total := utf8.RuneCountInString(text)
+	if total <= n.MaxMessageLen {
+		return text
+	}
+	end := 0
+	for range n.MaxMessageLen {
+		_, size := utf8.DecodeRuneInString(text[end:])
+		end += size
+	}
+	return text[:end] + fmt.Sprintf(" … [cut: the message had %d characters; the first %d are kept]", total, n.MaxMessageLen)
 }

@@ -97,6 +97,9 @@ const (
 	ErrDatabaseDown     ErrorKind = "database_unavailable"
 	ErrModelUnavailable ErrorKind = "model_unavailable"
 	ErrModelTimeout     ErrorKind = "model_timeout"
+	// ErrModelRateLimited: the model's provider kept turning the calls
+	// away for its rate limit (HTTP 429) until the retries ran out.
+	ErrModelRateLimited ErrorKind = "model_rate_limited"
 	ErrModelRefused     ErrorKind = "model_refused"
 	ErrNoPreviousQuery  ErrorKind = "no_previous_query"
 	// ErrAccessDenied: the query names a table or column outside the

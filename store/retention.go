@@ -71,6 +71,9 @@ type RetentionCounts struct {
 	Deliveries int64
 	// ScheduleRuns are the finished runs of schedules older than Turns.
 	ScheduleRuns int64
+	// Threads are owners of threads older than Turns with no turn left
+	// and no schedule.
+	Threads int64
 	// Skipped says another process sharing the database was applying
 	// retention at that moment, so this pass deleted nothing.
 	Skipped bool
@@ -94,12 +97,12 @@ func (d *DB) RunRetention(ctx context.Context, p RetentionPolicy, log *slog.Logg
 			return
 		case err != nil:
 			log.WarnContext(ctx, "retention", "err", err, "query_logs", n.QueryLogs, "turns", n.Turns,
-				"results", n.Results, "deliveries", n.Deliveries, "schedule_runs", n.ScheduleRuns)
+				"results", n.Results, "deliveries", n.Deliveries, "schedule_runs", n.ScheduleRuns, "threads", n.Threads)
 		case n.Skipped:
 			log.InfoContext(ctx, "retention skipped: another process sharing the database is applying it")
 		default:
 			log.InfoContext(ctx, "retention", "query_logs", n.QueryLogs, "turns", n.Turns,
-				"results", n.Results, "deliveries", n.Deliveries, "schedule_runs", n.ScheduleRuns)
+				"results", n.Results, "deliveries", n.Deliveries, "schedule_runs", n.ScheduleRuns, "threads", n.Threads)
 		}
 		select {
 		case <-ctx.Done():
@@ -191,6 +194,8 @@ func (d *DB) ApplyRetention(ctx context.Context, p RetentionPolicy) (RetentionCo
 	run(p.Deliveries, &n.Deliveries, pruneAllDeliveries)
 	// A schedule's run history lives as long as the turns it posted.
 	run(p.Turns, &n.ScheduleRuns, deleteScheduleRuns)
+	// A thread's owner is forgotten once its turns are.
+	run(p.Turns, &n.Threads, deleteThreads)
 	return n, errors.Join(errs...)
 }
 

@@ -382,7 +382,7 @@ func TestRunRetention(t *testing.T) {
 		got[a.Key] = a.Value.Int64()
 		return true
 	})
-	assert.Equal(t, map[string]int64{"query_logs": 5, "turns": 5, "results": 5, "deliveries": 5, "schedule_runs": 0}, got, "deleted, as logged")
+	assert.Equal(t, map[string]int64{"query_logs": 5, "turns": 5, "results": 5, "deliveries": 5, "schedule_runs": 0, "threads": 0}, got, "deleted, as logged")
 	assert.Equal(t, store.RetentionCounts{QueryLogs: 3, Turns: 3, Results: 3, Deliveries: 3}, rowCounts(t, db), "left")
 
 	stopped := make(chan struct{})

@@ -45,8 +45,9 @@ type showSQLResponse struct {
 // serveAction presses an answer's button, without the model: export_csv
 // downloads the result as CSV, show_sql returns the query, feedback
 // (feedback_up, feedback_down, Slack's "feedback" element) records a
-// rating and feedback_note the note on a 👎. The query must
-// belong to the thread named: another thread's query id finds nothing.
+// rating and feedback_note the note on a 👎. The thread must be the
+// asker's (else 404, as for an unknown thread, and nothing is done), and
+// the query must belong to it: another thread's query id finds nothing.
 func (s *server) serveAction(w http.ResponseWriter, r *http.Request) {
 	var req actionRequest
 	if err := decodeBody(w, r, s.cfg.MaxBody, &req); err != nil {
@@ -58,7 +59,7 @@ func (s *server) serveAction(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	ctx := r.Context()
-	msg := bot.Message{ThreadID: req.ThreadID, UserID: userOf(r), ChannelID: "web"}
+	msg := bot.Message{ThreadID: req.ThreadID, UserID: userOf(r), ChannelID: webChannel}
 	var (
 		st  *nodes.State
 		err error
@@ -72,6 +73,9 @@ func (s *server) serveAction(w http.ResponseWriter, r *http.Request) {
 		defer st.RemoveCSVFile()
 	}
 	switch {
+	case errors.Is(err, bot.ErrNoThread):
+		writeNoThread(w)
+		return
 	case errors.Is(err, bot.ErrBadAction):
 		writeError(w, http.StatusBadRequest, err.Error())
 		return

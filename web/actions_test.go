@@ -18,6 +18,7 @@ func TestActions(t *testing.T) {
 	b := newTestBot(t, "")
 	srv := newTestServer(t, b, Config{})
 	end := lastMessageEnd(t, chat(t, srv, "", q2018, nil).all(t))
+	other := lastMessageEnd(t, chat(t, srv, "", "Hello", nil).all(t)).ThreadID // the same person's other thread
 	calls := len(b.Scripted.Calls())
 
 	tests := []struct {
@@ -66,12 +67,16 @@ func TestActions(t *testing.T) {
 			check: wantError("not a query id"),
 		},
 		{
-			name: "another thread's query", thread: newThreadID(), action: string(nodes.IntentExportCSV), value: end.QueryID, wantStatus: http.StatusNotFound,
-			check: wantError(""),
+			name: "another thread's query", thread: other, action: string(nodes.IntentExportCSV), value: end.QueryID, wantStatus: http.StatusNotFound,
+			check: wantError("I couldn't find an earlier result in this thread"),
 		},
 		{
-			name: "show sql in another thread", thread: newThreadID(), action: string(nodes.IntentShowSQL), value: end.QueryID, wantStatus: http.StatusNotFound,
-			check: wantError(""),
+			name: "show sql in another thread", thread: other, action: string(nodes.IntentShowSQL), value: end.QueryID, wantStatus: http.StatusNotFound,
+			check: wantError("I couldn't find an earlier result in this thread"),
+		},
+		{
+			name: "a thread the server never issued", thread: unissuedThreadID(), action: string(nodes.IntentShowSQL), value: end.QueryID,
+			wantStatus: http.StatusNotFound, check: wantError(textNoThread),
 		},
 		{
 			name: "not a web thread", thread: "C0123:1700000000.000100", action: string(nodes.IntentShowSQL), value: end.QueryID, wantStatus: http.StatusBadRequest,

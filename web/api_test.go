@@ -100,7 +100,7 @@ func TestAuth(t *testing.T) {
 			wantStatus: http.StatusUnauthorized},
 		{name: "actions without token", method: http.MethodPost, path: "/api/actions", body: map[string]string{},
 			wantStatus: http.StatusUnauthorized},
-		{name: "thread without token", method: http.MethodGet, path: "/api/threads/" + newThreadID(),
+		{name: "thread without token", method: http.MethodGet, path: "/api/threads/" + unissuedThreadID(),
 			wantStatus: http.StatusUnauthorized},
 		{name: "the page needs no token", method: http.MethodGet, path: "/", wantStatus: http.StatusOK},
 		{name: "nor its files", method: http.MethodGet, path: "/static/app.js", wantStatus: http.StatusOK},

@@ -88,6 +88,11 @@ func (s *server) guard(next http.Handler) http.Handler {
 // anyone's on a server without tokens.
 const webUser = "web"
 
+// webChannel is the channel id of every web request: the access file's
+// channel lists name it, and the bot knows by it that the thread belongs
+// to whoever started it.
+const webChannel = "web"
+
 type userKey struct{}
 
 // userOf is who a request asks as: a named token's user, or "web".

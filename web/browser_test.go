@@ -221,7 +221,8 @@ func TestBrowserChat(t *testing.T) {
 }
 
 // TestBrowserNewConversation checks that "New conversation" starts over: a
-// new thread, the examples back, and a reload of a thread's URL shows its turns.
+// new thread, the examples back, and a reload of a thread's URL shows its
+// turns; a link to a thread that is not ours starts over too.
 func TestBrowserNewConversation(t *testing.T) {
 	t.Parallel()
 	tb := newTab(t)
@@ -262,6 +263,14 @@ func TestBrowserNewConversation(t *testing.T) {
 	assert.Equal(t, 0, eval[int](t, tb, `document.querySelectorAll("#log .msg").length`), "the old messages are gone")
 	assert.Equal(t, "question", eval[string](t, tb, `document.activeElement.id`), "the question box has the focus")
 	assert.Empty(t, tb.problems(nil), "the page logs no errors")
+
+	// A link to a thread that is not this identity's (another's, or one
+	// the server never issued) opens a new conversation.
+	tb.do(t, "open a link to a thread not ours", chromedp.Navigate(srv.URL+"/#thread="+unissuedThreadID()))
+	tb.waitUntil(t, "the welcome, with no thread", `location.hash === "" && !!document.querySelector(".welcome .chip")`)
+	assert.Empty(t, tb.problems(func(m chromedp.ConsoleMessage) bool {
+		return strings.Contains(m.Text, "404") // the refused thread
+	}), "the page logs no errors but the 404")
 }
 
 // TestBrowserToken checks that with HTTP_TOKEN the page asks for the token,

@@ -4,6 +4,8 @@ import (
 	"bufio"
 	"bytes"
 	"context"
+	"crypto/rand"
+	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -74,6 +76,14 @@ func newTestServer(t testing.TB, b *bot.Bot, cfg Config) *httptest.Server {
 
 // testLogger shows warnings in the test's output.
 func testLogger(t testing.TB) *slog.Logger { return bottest.Logger(t) }
+
+// unissuedThreadID returns a well-formed web thread id the server never
+// issued: a client choosing its own.
+func unissuedThreadID() string {
+	var b [16]byte
+	_, _ = rand.Read(b[:])
+	return "web-" + hex.EncodeToString(b[:])
+}
 
 // doJSON sends a request with a JSON body (nil for none) and returns the
 // response with its body read.

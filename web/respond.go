@@ -1,8 +1,6 @@
 package web
 
 import (
-	"crypto/rand"
-	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -81,16 +79,20 @@ func decodeBody(w http.ResponseWriter, r *http.Request, maxBody int, v any) erro
 	return nil
 }
 
-// threadIDPattern is what web thread ids look like. Requests may name only
-// these, so the web API cannot read Slack's or the terminal's threads.
+// threadIDPattern is what web thread ids look like (bot.StartThread issues
+// them). Requests may name only these, so the web API cannot read Slack's
+// or the terminal's threads.
 var threadIDPattern = regexp.MustCompile(`^web-[0-9a-f]{32}$`)
 
-// newThreadID returns a fresh thread id. Its 128 random bits make it
-// unguessable: knowing it is what gives access to a thread.
-func newThreadID() string {
-	var b [16]byte
-	_, _ = rand.Read(b[:]) // crypto/rand never fails on supported systems
-	return "web-" + hex.EncodeToString(b[:])
+// textNoThread answers every request for a thread that is not the
+// asker's, whether it exists or not (bot.ErrNoThread): an unknown id, an
+// id the server never issued, another identity's thread.
+const textNoThread = "no such thread"
+
+// writeNoThread answers a request naming a thread that is not the asker's:
+// a 404 like an unknown thread's, saying nothing about whether it exists.
+func writeNoThread(w http.ResponseWriter) {
+	writeError(w, http.StatusNotFound, textNoThread)
 }
 
 // checkThreadID returns a 400 for an id that is not a web thread id.

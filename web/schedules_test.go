@@ -14,6 +14,7 @@ import (
 
 	"github.com/analyticsbot/analyticsbot/bot"
 	"github.com/analyticsbot/analyticsbot/nodes"
+	"github.com/analyticsbot/analyticsbot/store"
 )
 
 // press posts a button press to /api/actions and returns the reply.
@@ -117,4 +118,40 @@ func TestListSchedulesOnTheWeb(t *testing.T) {
 	require.Equal(t, id, pause, "a Pause button for it: %+v", list.Reply.Actions)
 	paused := press(t, srv, list.ThreadID, nodes.ActionSchedulePause, id)
 	assert.Contains(t, paused.Text.Plain(), "Paused “"+q2018+"”. Resume it from schedules.")
+}
+
+// A schedule press the bot refuses is answered with the status of other
+// refusals and the reason as the error: saving someone else's schedule is
+// 403, one that does not exist 404; nothing changes.
+func TestRefusedSchedulePressOnTheWeb(t *testing.T) {
+	t.Parallel()
+	b := newTestBot(t, "")
+	srv := newTestServer(t, b, Config{Token: httpSecret, Tokens: map[string]string{zedSecret: "token:zed"}})
+	web, zed := bearerOf(httpSecret), bearerOf(zedSecret)
+	end := lastMessageEnd(t, chat(t, srv, "", q2018, web).all(t))
+	resp, body := pressAs(t, srv, web, map[string]string{"thread_id": end.ThreadID, "action": nodes.ActionSchedulePreset, "value": end.QueryID + " 0 9 * * 1"})
+	require.Equal(t, http.StatusOK, resp.StatusCode, "%s", body)
+	var confirm struct {
+		Reply *replyView `json:"reply"`
+	}
+	require.NoError(t, json.Unmarshal(body, &confirm))
+	id := actionValue(t, confirm.Reply, nodes.ActionScheduleSave)
+
+	own := lastMessageEnd(t, chat(t, srv, "", q2018, zed).all(t)).ThreadID
+	for _, tt := range []struct {
+		name, action, id string
+		want             int
+		text             string
+	}{
+		{"save another's", nodes.ActionScheduleSave, id, http.StatusForbidden, "Only the person who made this schedule can do that"},
+		{"cancel another's", nodes.ActionScheduleCancel, id, http.StatusForbidden, "Only the person who made this schedule can do that"},
+		{"pause one that does not exist", nodes.ActionSchedulePause, "0badc0de", http.StatusNotFound, "I can't find that schedule"},
+	} {
+		resp, body := pressAs(t, srv, zed, map[string]string{"thread_id": own, "action": tt.action, "value": tt.id})
+		assert.Equal(t, tt.want, resp.StatusCode, "%s: %s", tt.name, body)
+		assert.Contains(t, errorBody(t, body), tt.text, tt.name)
+	}
+	sch, err := b.DB().ScheduleByID(context.Background(), id)
+	require.NoError(t, err)
+	assert.Equal(t, store.SchedulePending, sch.State, "still waiting for its owner")
 }

@@ -56,13 +56,11 @@ func (s *server) serveStream(w http.ResponseWriter, r *http.Request) {
 		writeStatusError(w, err)
 		return
 	}
-	thread := req.ThreadID
-	if thread == "" {
-		thread = newThreadID()
-	} else if err := checkThreadID(thread); err != nil {
-		writeStatusError(w, err)
+	msg := bot.Message{ThreadID: req.ThreadID, UserID: userOf(r), ChannelID: webChannel, Text: question}
+	if !s.thread(w, r, &msg) {
 		return
 	}
+	thread := msg.ThreadID
 	ctx, cancel := context.WithCancelCause(r.Context())
 	defer cancel(nil)
 	// The stream starts as soon as the question has to wait, so the page
@@ -105,9 +103,7 @@ func (s *server) serveStream(w http.ResponseWriter, r *http.Request) {
 	defer out.close()
 	run := &chatRun{out: out}
 	stopKeepAlive := out.keepAlive(keepAliveInterval)
-	st, res, err := s.bot.Ask(llm.WithStream(ctx, run.chunk),
-		bot.Message{ThreadID: thread, UserID: userOf(r), ChannelID: "web", Text: question},
-		workflow.WithObserver(run))
+	st, res, err := s.bot.Ask(llm.WithStream(ctx, run.chunk), msg, workflow.WithObserver(run))
 	stopKeepAlive()
 	if st != nil {
 		defer st.RemoveCSVFile()
@@ -121,6 +117,10 @@ func (s *server) serveStream(w http.ResponseWriter, r *http.Request) {
 	case ctx.Err() != nil:
 		// The client left (or stopped reading): nobody to tell.
 		log.InfoContext(ctx, "answer stopped: the client went away", "cause", context.Cause(ctx), "path", res.Path())
+	case errors.Is(err, bot.ErrNoThread):
+		// CheckThread let it through a moment ago: only a thread forgotten
+		// since (retention) gets here.
+		out.send(errorEvent{Type: "error", Message: textNoThread})
 	case err != nil || st == nil || st.Reply == nil:
 		if err == nil {
 			err = errors.New("the workflow ended without a reply")
@@ -130,4 +130,35 @@ func (s *server) serveStream(w http.ResponseWriter, r *http.Request) {
 	default:
 		out.send(run.end(st, res))
 	}
+}
+
+// textThreadDown is what a client reads when the bot's database cannot
+// say whose a thread is, or record a new one.
+const textThreadDown = "I can't open the conversation right now: my database is not answering. Please try again in a minute."
+
+// thread sets m's thread for a question: a new one, issued to the asker,
+// when the request names none; else the one named, which must be theirs.
+// Otherwise it answers the request (400 for an id that is not a web
+// thread's, 404 for one that is not the asker's, as for an unknown one)
+// and returns false: nothing is saved and no model is called.
+func (s *server) thread(w http.ResponseWriter, r *http.Request, m *bot.Message) bool {
+	var err error
+	if m.ThreadID == "" {
+		m.ThreadID, err = s.bot.StartThread(r.Context(), *m)
+	} else if err = checkThreadID(m.ThreadID); err == nil {
+		err = s.bot.CheckThread(r.Context(), *m)
+	}
+	var se *statusError
+	switch {
+	case err == nil:
+		return true
+	case errors.Is(err, bot.ErrNoThread):
+		writeNoThread(w)
+	case errors.As(err, &se):
+		writeStatusError(w, err)
+	default:
+		s.log.ErrorContext(r.Context(), "thread not checked", "thread", m.ThreadID, "err", err)
+		writeError(w, http.StatusServiceUnavailable, textThreadDown)
+	}
+	return false
 }

@@ -202,20 +202,10 @@ func TestChatStreamFollowUpAndThread(t *testing.T) {
 	assert.False(t, thread.Turns[0].CreatedAt.IsZero(), "created_at")
 	assert.False(t, thread.Turns[1].CreatedAt.Before(thread.Turns[0].CreatedAt), "turns oldest first")
 
-	// A thread nobody wrote in is empty, not an error: the page starts afresh.
-	resp, data = doJSON(t, srv, http.MethodGet, "/api/threads/"+newThreadID(), nil, nil)
-	require.Equal(t, http.StatusOK, resp.StatusCode, "GET unknown thread: %s", data)
-	assert.JSONEq(t, `[]`, string(mustField(t, data, "turns")), "turns of an unknown thread")
-}
-
-// mustField returns one field of a JSON object.
-func mustField(t *testing.T, data []byte, name string) json.RawMessage {
-	t.Helper()
-	var m map[string]json.RawMessage
-	require.NoError(t, json.Unmarshal(data, &m), "body %s", data)
-	v, ok := m[name]
-	require.True(t, ok, "field %q missing in %s", name, data)
-	return v
+	// A thread the server never issued is unknown: the page starts afresh.
+	resp, data = doJSON(t, srv, http.MethodGet, "/api/threads/"+unissuedThreadID(), nil, nil)
+	require.Equal(t, http.StatusNotFound, resp.StatusCode, "GET unknown thread: %s", data)
+	assert.Equal(t, textNoThread, errorBody(t, data))
 }
 
 // runEnd is what Config.RunDone reports.
@@ -329,7 +319,10 @@ func TestChatStreamKeepsThreadOrder(t *testing.T) {
 	t.Parallel()
 	b := newTestBot(t, demoScript(patientRule))
 	srv := newTestServer(t, b, Config{})
-	thread := newThreadID()
+	// A thread the server issued to the web chat's user, so the two can be
+	// sent at once.
+	thread, err := b.StartThread(t.Context(), bot.Message{UserID: webUser, ChannelID: webChannel})
+	require.NoError(t, err)
 
 	first := chat(t, srv, thread, "Answer the patient question", nil)
 	first.until(t, "status", nodes.NodeGenerateQuery)
@@ -388,4 +381,21 @@ func TestChatStreamTooLongQuestion(t *testing.T) {
 	assert.Equal(t, string(nodes.ErrMessageTooLong), end.Debug.ErrorKind, "the bot's own limit applies")
 	assert.Contains(t, end.Text, "too long", "the user is told")
 	assert.Zero(t, end.Debug.LLMCalls, "no model call for a refused question")
+
+	// A message near the body limit is refused, and its turn keeps only
+	// what the bot reads, saying it was cut.
+	long := "é" + strings.Repeat("x", 60_003)
+	end = lastMessageEnd(t, chat(t, srv, "", long, nil).all(t))
+	assert.Contains(t, end.Text, "Your message is too long (60004 characters); I read questions of up to 4000 characters.")
+	resp, data := doJSON(t, srv, http.MethodGet, "/api/threads/"+end.ThreadID, nil, nil)
+	require.Equal(t, http.StatusOK, resp.StatusCode, "%s", data)
+	var thread threadResponse
+	require.NoError(t, json.Unmarshal(data, &thread))
+	require.Len(t, thread.Turns, 1)
+	assert.Equal(t, long[:4001]+" … [cut: the message had 60004 characters; the first 4000 are kept]", thread.Turns[0].User,
+		"the first 4,000 characters, and that it was cut")
+	var stored int
+	require.NoError(t, b.DB().Pool().QueryRow(t.Context(),
+		`SELECT length(user_message) FROM conversation_turns WHERE thread_id = $1`, end.ThreadID).Scan(&stored))
+	assert.Less(t, stored, 4100, "what the database keeps")
 }

@@ -1,10 +1,12 @@
 package web
 
 import (
+	"errors"
 	"net/http"
 	"strings"
 	"time"
 
+	"github.com/analyticsbot/analyticsbot/bot"
 	"github.com/analyticsbot/analyticsbot/nodes"
 	"github.com/analyticsbot/analyticsbot/store"
 )
@@ -34,15 +36,20 @@ type turnJSON struct {
 }
 
 // serveThread returns a thread's saved turns, oldest first, so a reloaded
-// page can show the conversation. An id that is not a web thread's is
-// answered like an unknown one.
+// page can show the conversation. Only the identity the thread was issued
+// to reads it: an id that is not a web thread's, one the server never
+// issued and another identity's thread are all answered alike, 404.
 func (s *server) serveThread(w http.ResponseWriter, r *http.Request) {
 	id := r.PathValue("id")
 	if !threadIDPattern.MatchString(id) {
-		writeError(w, http.StatusNotFound, "no such thread")
+		writeNoThread(w)
 		return
 	}
-	turns, err := s.bot.DB().ThreadReplies(r.Context(), id, maxThreadTurns)
+	turns, err := s.bot.Thread(r.Context(), bot.Message{ThreadID: id, UserID: userOf(r), ChannelID: webChannel}, maxThreadTurns)
+	if errors.Is(err, bot.ErrNoThread) {
+		writeNoThread(w)
+		return
+	}
 	if err != nil {
 		s.log.ErrorContext(r.Context(), "load thread", "thread", id, "err", err)
 		writeError(w, http.StatusServiceUnavailable, "The conversation could not be loaded right now. Please try again in a moment.")

@@ -1,7 +1,9 @@
 // Package web is the bot's browser front end: a JSON and server-sent-events
 // API (/api/*) over the same workflow Slack uses, and the chat page that
 // calls it, embedded from web/static. It holds no state of its own:
-// conversations live in Postgres under thread ids of the form "web-<hex>".
+// conversations live in Postgres under thread ids of the form "web-<hex>",
+// which the bot issues to the identity that starts them and refuses to
+// anyone else (bot.StartThread, bot.CheckThread).
 package web
 
 import (

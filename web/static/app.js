@@ -1,6 +1,6 @@
 // The web chat: asks questions over the streaming API, shows progress and the answer (the reply
-// model, drawn by answer.js), runs the answer's buttons, and keeps the thread in the URL hash so a reload or a shared
-// link shows the same conversation.
+// model, drawn by answer.js), runs the answer's buttons, and keeps the thread the server issued in the URL hash so a
+// reload, or the link opened with the same token, shows the same conversation; anyone else's link starts a new one.
 "use strict";
 
 (function () {

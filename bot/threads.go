@@ -1,0 +1,96 @@
+package bot
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"errors"
+	"fmt"
+
+	"github.com/analyticsbot/analyticsbot/nodes"
+	"github.com/analyticsbot/analyticsbot/store"
+)
+
+// ErrNoThread is returned for a thread the person may not read or
+// continue: one the bot did not issue, or issued to someone else. Front
+// ends answer it exactly as they answer an unknown thread (the web API: a
+// 404), so it says nothing about whether the thread exists. Nothing of the
+// refused request is saved and no model is called.
+var ErrNoThread = errors.New("no such thread")
+
+// ownedThreads reports whether the threads of channel's surface belong to
+// whoever started them: the web chat's (and its API's). Slack threads are
+// the channel's, whose rules say who reads them; the operator's command
+// line (terminal, cli, eval) keeps its own local ids.
+func ownedThreads(channel string) bool {
+	return nodes.SurfaceOf(channel) == nodes.SurfaceWeb
+}
+
+// StartThread issues the id of a new conversation for m's surface and, on
+// a surface whose threads belong to their askers (the web chat), records
+// m.UserID as its owner: only they may read or continue it. Ids are
+// "<surface>-" and 32 hex digits ("web-3f0c…"), 128 random bits, so
+// unguessable; elsewhere it is NewThreadID.
+func (b *Bot) StartThread(ctx context.Context, m Message) (string, error) {
+	if !ownedThreads(m.ChannelID) {
+		return NewThreadID(), nil
+	}
+	var r [16]byte
+	_, _ = rand.Read(r[:]) // crypto/rand never fails on Linux
+	id := nodes.SurfaceOf(m.ChannelID) + "-" + hex.EncodeToString(r[:])
+	if err := b.db.AddThread(ctx, id, m.UserID); err != nil {
+		return "", fmt.Errorf("start a thread: %w", err)
+	}
+	return id, nil
+}
+
+// CheckThread returns ErrNoThread unless m.UserID may read and continue
+// m's thread: on the web chat, a thread StartThread issued to them. Other
+// errors are the bot's database failing. Ask, Press, Rate, Note, Verify,
+// ManageSchedule and Thread check by themselves; a front end checks first
+// when it would otherwise start answering (the web stream waits in the
+// thread's queue before Ask).
+func (b *Bot) CheckThread(ctx context.Context, m Message) error {
+	if !ownedThreads(m.ChannelID) {
+		return nil
+	}
+	if m.ThreadID == "" {
+		return ErrNoThread
+	}
+	owner, err := b.db.ThreadOwner(ctx, m.ThreadID)
+	switch {
+	case errors.Is(err, store.ErrNotFound):
+		return ErrNoThread
+	case err != nil:
+		return fmt.Errorf("check thread: %w", err)
+	case owner != m.UserID:
+		b.log.WarnContext(ctx, "thread refused: another identity's", "thread", m.ThreadID, "user", m.UserID)
+		return ErrNoThread
+	}
+	return nil
+}
+
+// Thread returns the last limit turns of m's thread with their replies,
+// oldest first, for showing it again (a reloaded web page): ErrNoThread
+// unless CheckThread lets m.UserID read it.
+func (b *Bot) Thread(ctx context.Context, m Message, limit int) ([]store.Turn, error) {
+	if err := b.CheckThread(ctx, m); err != nil {
+		return nil, err
+	}
+	turns, err := b.db.ThreadReplies(ctx, m.ThreadID, limit)
+	if err != nil {
+		return nil, fmt.Errorf("load thread: %w", err)
+	}
+	return turns, nil
+}
+
+// askThread is m with its thread checked for Ask: a message without one,
+// on a surface whose threads belong to their askers, starts one.
+func (b *Bot) askThread(ctx context.Context, m Message) (Message, error) {
+	if m.ThreadID == "" && ownedThreads(m.ChannelID) {
+		id, err := b.StartThread(ctx, m)
+		m.ThreadID = id
+		return m, err
+	}
+	return m, b.CheckThread(ctx, m)
+}

@@ -1,0 +1,124 @@
+package store_test
+
+import (
+	"context"
+	"testing"
+
+	"github.com/jackc/pgx/v5/stdlib"
+	"github.com/pressly/goose/v3"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/analyticsbot/analyticsbot/migrations"
+	"github.com/analyticsbot/analyticsbot/store"
+	"github.com/analyticsbot/analyticsbot/store/storetest"
+	"github.com/analyticsbot/analyticsbot/warehouse"
+)
+
+const (
+	webThreadA = "web-0123456789abcdef0123456789abcdef"
+	webThreadB = "web-fedcba9876543210fedcba9876543210"
+	webThreadC = "web-00000000000000000000000000000001"
+)
+
+// A thread's owner is recorded once; an id is never given twice, and an
+// unrecorded one has no owner.
+func TestThreadOwner(t *testing.T) {
+	t.Parallel()
+	db := storetest.New(t)
+	ctx := context.Background()
+	require.NoError(t, db.AddThread(ctx, webThreadA, "token:ana"))
+	owner, err := db.ThreadOwner(ctx, webThreadA)
+	require.NoError(t, err)
+	assert.Equal(t, "token:ana", owner)
+
+	assert.Error(t, db.AddThread(ctx, webThreadA, "web"), "an id is issued once")
+	owner, err = db.ThreadOwner(ctx, webThreadA)
+	require.NoError(t, err)
+	assert.Equal(t, "token:ana", owner, "the first owner stays")
+
+	_, err = db.ThreadOwner(ctx, webThreadB)
+	assert.ErrorIs(t, err, store.ErrNotFound)
+}
+
+// Migration 00019 gives existing web threads to whoever asked first in
+// them, and threads only a schedule posts to, to its owner; Slack's and
+// the terminal's threads get no owner.
+func TestMigrationThreadOwners(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	db := storetest.New(t)
+	sqlDB := stdlib.OpenDBFromPool(db.Pool())
+	defer sqlDB.Close()
+	provider, err := goose.NewProvider(goose.DialectPostgres, sqlDB, migrations.FS)
+	require.NoError(t, err)
+	_, err = provider.DownTo(ctx, 18)
+	require.NoError(t, err, "down to 18")
+
+	_, err = db.Pool().Exec(ctx, `
+		INSERT INTO conversation_turns (thread_id, user_id, channel_id, user_message, created_at) VALUES
+			($1, 'token:ana', 'web', 'first', now() - interval '2 minutes'),
+			($1, 'web', 'web', 'someone else, later', now() - interval '1 minute'),
+			('C1:1700000000.000100', 'U1', 'C1', 'a Slack thread', now()),
+			('local-0a1b2c3d4e5f', 'terminal', 'terminal', 'the terminal', now())`, webThreadA)
+	require.NoError(t, err)
+	_, err = db.AddSchedule(ctx, store.Schedule{OwnerID: "token:zed", Surface: "web", SourceThread: webThreadB, SourceChannel: "web",
+		Query: warehouse.Query{Backend: "postgres", Text: "SELECT 1"}, Question: "How many?", Spec: "0 9 * * 1",
+		TimeZone: "UTC", DestKind: "thread", DestChannel: "web", DestThread: webThreadB, Format: "csv"})
+	require.NoError(t, err)
+	require.NoError(t, db.Migrate(ctx), "up")
+
+	owners := map[string]string{}
+	rows, err := db.Pool().Query(ctx, `SELECT id, owner_id FROM threads`)
+	require.NoError(t, err)
+	for rows.Next() {
+		var id, owner string
+		require.NoError(t, rows.Scan(&id, &owner))
+		owners[id] = owner
+	}
+	require.NoError(t, rows.Err())
+	assert.Equal(t, map[string]string{webThreadA: "token:ana", webThreadB: "token:zed"}, owners)
+
+	_, err = provider.DownTo(ctx, 18)
+	require.NoError(t, err, "down again")
+	require.NoError(t, db.Migrate(ctx), "up again")
+}
+
+// Retention forgets the owner of an old thread once it has no turn left
+// and no schedule; a thread with turns or a schedule, or a fresh one, keeps
+// its owner.
+func TestThreadRetention(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	db := storetest.New(t)
+	const (
+		fresh   = "web-0000000000000000000000000000000f"
+		emptied = "web-0000000000000000000000000000000e"
+	)
+	for _, id := range []string{webThreadA, webThreadB, webThreadC, fresh, emptied} {
+		require.NoError(t, db.AddThread(ctx, id, "web"))
+	}
+	_, err := db.Pool().Exec(ctx, `UPDATE threads SET created_at = now() - interval '100 days' WHERE id <> $1`, fresh)
+	require.NoError(t, err)
+	_, err = db.Pool().Exec(ctx, `
+		INSERT INTO conversation_turns (thread_id, user_id, created_at) VALUES
+			($1, 'web', now() - interval '1 day'),
+			($2, 'web', now() - interval '95 days')`, webThreadA, emptied)
+	require.NoError(t, err)
+	_, err = db.AddSchedule(ctx, store.Schedule{OwnerID: "web", Surface: "web", SourceThread: webThreadB, SourceChannel: "web",
+		Query: warehouse.Query{Backend: "postgres", Text: "SELECT 1"}, Question: "How many?", Spec: "0 9 * * 1",
+		TimeZone: "UTC", DestKind: "thread", DestChannel: "web", DestThread: webThreadB, Format: "csv"})
+	require.NoError(t, err)
+
+	n, err := db.ApplyRetention(ctx, store.RetentionPolicy{})
+	require.NoError(t, err)
+	assert.EqualValues(t, 2, n.Threads, "the thread never written in and the one retention emptied")
+	for id, want := range map[string]bool{webThreadA: true, webThreadB: true, fresh: true, webThreadC: false, emptied: false} {
+		_, err := db.ThreadOwner(ctx, id)
+		if want {
+			assert.NoError(t, err, "%s keeps its owner", id)
+		} else {
+			assert.ErrorIs(t, err, store.ErrNotFound, "%s is forgotten", id)
+		}
+	}
+}
