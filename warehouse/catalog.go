@@ -60,7 +60,8 @@ type Table struct {
 	// pg_depend rows of the view's rewrite rule, Cube's members' aliases):
 	// columns of other tables and views, and a table's rows with no column
 	// named (Column "": count(*) over it). A whole row it reads
-	// (row_to_json(t), t.*) is every column of the table. Nil for a table.
+	// (row_to_json(t), t.*) is every column of the table; a read with no
+	// Table is one the backend could not name. Nil for a table.
 	Reads []ColumnRef
 	// Parents are the tables this one is a partition or an inheritance
 	// child of, directly (PostgreSQL's pg_inherits): reading a parent

@@ -150,6 +150,9 @@ func (d *decision) decideTable(r TableRef) bool {
 		}
 	}
 	for _, read := range d.rels[r].Reads {
+		if read.Table == "" {
+			return false // what it reads, the backend could not say
+		}
 		from := TableRef{Schema: read.Schema, Name: read.Table}
 		if !d.table(from) {
 			return false
