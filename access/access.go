@@ -19,6 +19,8 @@ import (
 	"sync/atomic"
 
 	"gopkg.in/yaml.v3"
+
+	"github.com/analyticsbot/analyticsbot/warehouse"
 )
 
 // None is the default that refuses whoever no policy names.
@@ -97,6 +99,22 @@ func (p *Policy) MasksColumn(schema, table, column string) bool {
 	column = strings.TrimPrefix(column, table+".")
 	return p.AllowsColumn(schema, table, column) && matchAny(p.maskColumns, qualified(schema, table)+"/"+column)
 }
+
+// Match implements warehouse.Matcher: what each list says of a table
+// (column "") or a column on its own, for the rules on views, partitions
+// and inheritance children (warehouse.Decide).
+func (p *Policy) Match(schema, table, column string) warehouse.Match {
+	name := qualified(schema, table)
+	if column == "" {
+		exact := slices.ContainsFunc(p.tables, func(t string) bool { return t == name && !strings.ContainsAny(t, `*?[\`) })
+		return warehouse.Match{Listed: matchAny(p.tables, name), Exact: exact, Denied: matchAny(p.denyTables, name)}
+	}
+	name += "/" + strings.TrimPrefix(column, table+".")
+	return warehouse.Match{Listed: matchAny(p.tables, qualified(schema, table)), Denied: matchAny(p.denyColumns, name),
+		Masked: matchAny(p.maskColumns, name)}
+}
+
+var _ warehouse.Matcher = (*Policy)(nil)
 
 // qualified is schema/table, as patterns are matched (a "/" never occurs
 // in a name part the way "." may), with "cube" for a cube's missing

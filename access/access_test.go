@@ -7,6 +7,8 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/analyticsbot/analyticsbot/warehouse"
 )
 
 func load(t *testing.T) *Rules {
@@ -167,4 +169,39 @@ default: none
 	assert.Equal(t, "data", p.Policy())
 	_, err = r.Admit(Who{UserID: "UZED", ChannelID: "C1"})
 	assert.Error(t, err)
+}
+
+// Match says what each list of a policy says of a table or column on its
+// own: whether tables names it exactly (no wildcard) or by a pattern.
+func TestMatch(t *testing.T) {
+	t.Parallel()
+	r, err := Parse([]byte(`
+policies:
+  - name: p
+    tables: ["hr.*", "hr.v_salaries", "hr.payroll_?u", "cube.Pay"]
+    deny_tables: ["hr.salaries"]
+    deny_columns: ["hr.payroll_eu.amount", "cube.Pay.total"]
+    mask_columns: ["hr.*.email"]
+default: p
+`))
+	require.NoError(t, err)
+	p := r.List()[0]
+	tests := []struct {
+		schema, table, column string
+		want                  warehouse.Match
+	}{
+		{"hr", "v_salaries", "", warehouse.Match{Listed: true, Exact: true}},
+		{"hr", "v_emails", "", warehouse.Match{Listed: true}},
+		{"hr", "payroll_us", "", warehouse.Match{Listed: true}},
+		{"hr", "salaries", "", warehouse.Match{Listed: true, Denied: true}},
+		{"analytics", "apps", "", warehouse.Match{}},
+		{"hr", "payroll_eu", "amount", warehouse.Match{Listed: true, Denied: true}},
+		{"hr", "employees", "email", warehouse.Match{Listed: true, Masked: true}},
+		{"other", "people", "email", warehouse.Match{}},
+		{"", "Pay", "", warehouse.Match{Listed: true, Exact: true}},
+		{"", "Pay", "Pay.total", warehouse.Match{Listed: true, Denied: true}},
+	}
+	for _, tt := range tests {
+		assert.Equal(t, tt.want, p.Match(tt.schema, tt.table, tt.column), "%s.%s.%s", tt.schema, tt.table, tt.column)
+	}
 }

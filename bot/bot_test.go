@@ -27,6 +27,7 @@ func TestBot(t *testing.T) {
 		{"RowScoping", testRowScoping},
 		{"AccessPolicies", testAccessPolicies},
 		{"AccessPoliciesAlone", testAccessPoliciesAlone},
+		{"AccessViews", testAccessViews},
 		{"PolicyRoles", testPolicyRoles},
 		{"DatabaseDown", testDatabaseDown},
 		{"ConcurrentThreads", testConcurrentThreads},

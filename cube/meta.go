@@ -21,9 +21,11 @@ type CubeMeta struct {
 	Name        string
 	Title       string
 	Description string
-	Measures    []Member
-	Dimensions  []Member
-	Segments    []Member
+	// View: a view, whose members stand for other cubes' (AliasMember).
+	View       bool
+	Measures   []Member
+	Dimensions []Member
+	Segments   []Member
 }
 
 // Member is a measure, dimension or segment.
@@ -41,6 +43,9 @@ type Member struct {
 	// AggType is a measure's aggregation ("count", "sum", "avg", ...), empty
 	// for dimensions, segments and versions that do not report it.
 	AggType string
+	// AliasMember is, for a view's measure or dimension, the member of a
+	// cube it stands for ("Orders.count"), when /meta says (aliasMember).
+	AliasMember string
 }
 
 // Kind says which list of a query a member belongs in.
@@ -79,6 +84,7 @@ func (c *Client) Meta(ctx context.Context) (*Meta, error) {
 type rawMeta struct {
 	Cubes []struct {
 		Name        string      `json:"name"`
+		Type        string      `json:"type"`
 		Title       string      `json:"title"`
 		Description string      `json:"description"`
 		Public      *bool       `json:"public"`
@@ -95,6 +101,7 @@ type rawMember struct {
 	Description string `json:"description"`
 	Type        string `json:"type"`
 	AggType     string `json:"aggType"`
+	AliasMember string `json:"aliasMember"`
 	Public      *bool  `json:"public"`
 	IsVisible   *bool  `json:"isVisible"`
 }
@@ -112,6 +119,7 @@ func (r rawMeta) meta() *Meta {
 			Name:        rc.Name,
 			Title:       rc.Title,
 			Description: rc.Description,
+			View:        rc.Type == "view",
 			Measures:    members(rc.Measures),
 			Dimensions:  members(rc.Dimensions),
 			Segments:    members(rc.Segments),
@@ -129,7 +137,7 @@ func members(raw []rawMember) []Member {
 		}
 		out = append(out, Member{
 			Name: r.Name, Title: r.Title, ShortTitle: r.ShortTitle,
-			Description: r.Description, Type: r.Type, AggType: r.AggType,
+			Description: r.Description, Type: r.Type, AggType: r.AggType, AliasMember: r.AliasMember,
 		})
 	}
 	slices.SortFunc(out, func(a, b Member) int { return cmp.Compare(a.Name, b.Name) })

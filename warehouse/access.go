@@ -55,15 +55,20 @@ type RoleTeller interface {
 // policy. Never retried; people are told what they may not read.
 const Forbidden ErrorKind = "forbidden"
 
-// Filter returns cat as a may see it: without the tables a does not allow
-// and the columns it denies (and foreign keys through them). A nil a sees
-// cat as it is.
+// Filter returns the tables of cat as a may see them, as Decide decides a
+// over cat: without the tables and views a does not allow and the columns
+// it denies (and foreign keys through them). A nil a sees cat as it is.
 func Filter(cat *Catalog, a Access) *Catalog {
 	if a == nil || cat == nil {
 		return cat
 	}
-	out := &Catalog{Tables: make([]Table, 0, len(cat.Tables))}
-	for _, t := range cat.Tables {
+	return &Catalog{Tables: filterTables(cat.Tables, Decide(cat, a))}
+}
+
+// filterTables keeps the tables a allows, with the columns it allows.
+func filterTables(tables []Table, a Access) []Table {
+	out := make([]Table, 0, len(tables))
+	for _, t := range tables {
 		if !a.AllowsTable(t.Schema, t.Name) {
 			continue
 		}
@@ -88,19 +93,21 @@ func Filter(cat *Catalog, a Access) *Catalog {
 			}
 		}
 		t.ForeignKeys = fks
-		out.Tables = append(out.Tables, t)
+		out = append(out, t)
 	}
 	return out
 }
 
-// Outside lists, for the guard, what exists in cat but a does not allow:
-// tables ("schema.table"), columns of allowed tables
-// ("schema.table.column"), and the allowed columns it masks.
+// Outside lists, for the guard, what exists in cat (its tables and
+// partitions) but a does not allow, as Decide decides a over cat: tables
+// ("schema.table"), columns of allowed tables ("schema.table.column"),
+// and the allowed columns it masks.
 func Outside(cat *Catalog, a Access) (tables, columns, masked []string) {
 	if a == nil || cat == nil {
 		return nil, nil, nil
 	}
-	for _, t := range cat.Tables {
+	a = Decide(cat, a)
+	for _, t := range append(cat.Tables[:len(cat.Tables):len(cat.Tables)], cat.Partitions...) {
 		var denied, hidden []string
 		for _, c := range t.Columns {
 			switch {

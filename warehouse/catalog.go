@@ -31,6 +31,16 @@ const (
 // with their columns, in a stable order.
 type Catalog struct {
 	Tables []Table
+	// Partitions are the partitions of the Tables' partitioned tables, with
+	// their columns: a query may read one by name, but the model is not
+	// shown them (their parent stands for them).
+	Partitions []Table
+	// Related are the relations the Tables and Partitions read, inherit
+	// from or are inherited by (directly or not) that they do not hold
+	// themselves: tables and views of other schemas, relations the reader
+	// may not read. They carry Reads and Parents but no columns: an access
+	// decision (Decide) follows them, nobody queries them.
+	Related []Table
 }
 
 // Table is one table, view or cube of a catalog.
@@ -45,7 +55,34 @@ type Table struct {
 	Columns []TableColumn
 	// ForeignKeys are the table's declared references to other tables.
 	ForeignKeys []ForeignKey
+	// Reads is what a view reads (a materialized view, or a Cube view,
+	// too), whoever queries it, as the backend records it (PostgreSQL's
+	// pg_depend rows of the view's rewrite rule, Cube's members' aliases):
+	// columns of other tables and views, and a table's rows with no column
+	// named (Column "": count(*) over it). A whole row it reads
+	// (row_to_json(t), t.*) is every column of the table; a read with no
+	// Table is one the backend could not name. Nil for a table.
+	Reads []ColumnRef
+	// Parents are the tables this one is a partition or an inheritance
+	// child of, directly (PostgreSQL's pg_inherits): reading a parent
+	// reads its descendants' rows.
+	Parents []TableRef
 }
+
+// TableRef names a table of a catalog.
+type TableRef struct {
+	Schema, Name string
+}
+
+func (r TableRef) String() string {
+	if r.Schema == "" {
+		return r.Name
+	}
+	return r.Schema + "." + r.Name
+}
+
+// Ref names the table.
+func (t Table) Ref() TableRef { return TableRef{Schema: t.Schema, Name: t.Name} }
 
 // TableColumn is one column (or member) of a Table.
 type TableColumn struct {

@@ -47,7 +47,7 @@ default: p
 		{"a masked member returned", cube.Query{Measures: []string{"Apps.count"}, Dimensions: []string{"Apps.name"}}, "never be returned"},
 	}
 	for _, tt := range tests {
-		err := permitted(ctx, tt.q)
+		err := permitted(ctx, nil, tt.q)
 		if tt.want == "" {
 			assert.NoError(t, err, tt.name)
 			continue
@@ -59,7 +59,7 @@ default: p
 		assert.Equal(t, want, warehouse.KindOf(err), tt.name)
 		assert.ErrorContains(t, err, tt.want, tt.name)
 	}
-	assert.NoError(t, permitted(context.Background(), cube.Query{Measures: []string{"Publishers.count"}}), "no policy: no limits")
+	assert.NoError(t, permitted(context.Background(), nil, cube.Query{Measures: []string{"Publishers.count"}}), "no policy: no limits")
 
 	cat := warehouse.Filter(&warehouse.Catalog{Tables: []warehouse.Table{
 		{Name: "Apps", Columns: []warehouse.TableColumn{{Name: "Apps.count"}, {Name: "Apps.price"}}},
@@ -72,4 +72,64 @@ default: p
 		{Name: "Apps", Columns: []warehouse.TableColumn{{Name: "Apps.name", Comment: "The title."}}}}}, p)
 	assert.Equal(t, "The title. Masked: filter, group, order or count by it (count(DISTINCT …)); never select it.",
 		masked.Tables[0].Columns[0].Comment, "the model is told how it may use a masked column")
+}
+
+// A Cube view reads its members' cubes with the model's rights: one a
+// policy's pattern matches is refused when it stands for a cube or member
+// the policy denies or masks, or for members /meta names no alias for;
+// one the policy names exactly is allowed.
+func TestViewsOfDeniedCubes(t *testing.T) {
+	t.Parallel()
+	m, err := cube.ParseMeta([]byte(`{"cubes": [
+	  {"name": "Employees", "type": "cube", "measures": [{"name": "Employees.count", "type": "number", "aggType": "count"}],
+	   "dimensions": [{"name": "Employees.name", "type": "string"}, {"name": "Employees.email", "type": "string"}]},
+	  {"name": "Salaries", "type": "cube", "measures": [{"name": "Salaries.total", "type": "number", "aggType": "sum"}]},
+	  {"name": "People", "type": "view", "dimensions": [{"name": "People.name", "type": "string", "aliasMember": "Employees.name"}]},
+	  {"name": "Pay", "type": "view", "measures": [{"name": "Pay.total", "type": "number", "aliasMember": "Salaries.total"}],
+	   "dimensions": [{"name": "Pay.name", "type": "string", "aliasMember": "Employees.name"}]},
+	  {"name": "Contacts", "type": "view", "dimensions": [{"name": "Contacts.email", "type": "string", "aliasMember": "employees.Employees.email"}]},
+	  {"name": "Legacy", "type": "view", "measures": [{"name": "Legacy.count", "type": "number"}]}
+	]}`))
+	require.NoError(t, err)
+	cat := catalogOf(m)
+	assert.Equal(t, []warehouse.ColumnRef{{Table: "Salaries", Column: "Salaries.total"}, {Table: "Employees", Column: "Employees.name"}},
+		cat.Tables[3].Reads, "what Pay reads")
+
+	rules, err := access.Parse([]byte(`
+policies:
+  - name: limited
+    users: [U1]
+    tables: ["cube.*"]
+    deny_tables: ["cube.Salaries"]
+    mask_columns: ["cube.Employees.email"]
+  - name: summary
+    tables: ["cube.Pay", "cube.Legacy"]
+default: summary
+`))
+	require.NoError(t, err)
+	limited, summary := rules.List()[0], rules.List()[1]
+	var shown []string
+	for _, tb := range warehouse.Filter(cat, limited).Tables {
+		shown = append(shown, tb.Name)
+	}
+	assert.Equal(t, []string{"Employees", "People"}, shown, "what the limited policy's model sees")
+	ctx := warehouse.WithCaller(context.Background(), warehouse.Caller{UserID: "U1", Access: limited})
+	for q, want := range map[string]string{
+		"Pay.total":       "you may not read the cube Pay",
+		"Contacts.email":  "you may not read the cube Contacts",
+		"Legacy.count":    "you may not read the cube Legacy",
+		"Salaries.total":  "you may not read the cube Salaries",
+		"Employees.count": "",
+	} {
+		err := permitted(ctx, cat, cube.Query{Measures: []string{q}})
+		if want == "" {
+			assert.NoError(t, err, q)
+			continue
+		}
+		assert.Equal(t, warehouse.Forbidden, warehouse.KindOf(err), q)
+		assert.ErrorContains(t, err, want, q)
+	}
+	ctx = warehouse.WithCaller(context.Background(), warehouse.Caller{UserID: "U2", Access: summary})
+	assert.NoError(t, permitted(ctx, cat, cube.Query{Measures: []string{"Pay.total"}}), "a view named exactly")
+	assert.NoError(t, permitted(ctx, cat, cube.Query{Measures: []string{"Legacy.count"}}))
 }

@@ -97,16 +97,31 @@ func (b *Backend) Permits(ctx context.Context, text string) error {
 	if err != nil {
 		return err
 	}
-	return permitted(ctx, q)
+	return b.permitted(ctx, q)
 }
 
-// permitted refuses, as Forbidden, a query naming a cube or member outside
-// the caller's access policy.
-func permitted(ctx context.Context, q cube.Query) error {
+// permitted checks q against the caller's policy as it applies to the
+// model's views (warehouse.Decide).
+func (b *Backend) permitted(ctx context.Context, q cube.Query) error {
 	a := warehouse.CallerOf(ctx).Access
 	if a == nil {
 		return nil
 	}
+	m, err := b.meta.Get(ctx, false)
+	if err != nil {
+		return err
+	}
+	return permitted(ctx, catalogOf(m), q)
+}
+
+// permitted refuses, as Forbidden, a query naming a cube or member outside
+// the caller's access policy as it applies to cat.
+func permitted(ctx context.Context, cat *warehouse.Catalog, q cube.Query) error {
+	a := warehouse.CallerOf(ctx).Access
+	if a == nil {
+		return nil
+	}
+	a = warehouse.Decide(cat, a)
 	for _, m := range members(q) {
 		c, _, ok := strings.Cut(m, ".")
 		if !ok {
@@ -169,7 +184,7 @@ func (b *Backend) Check(ctx context.Context, text string, limit int) (warehouse.
 	if err != nil {
 		return warehouse.Runnable{}, err
 	}
-	if err := permitted(ctx, q); err != nil {
+	if err := b.permitted(ctx, q); err != nil {
 		return warehouse.Runnable{}, err
 	}
 	capped := asked <= 0 || asked > cube.MaxLimit
@@ -261,7 +276,7 @@ func (b *Backend) Export(ctx context.Context, q warehouse.Query, w io.Writer, li
 	if err != nil {
 		return warehouse.ExportStats{}, err
 	}
-	if err := permitted(ctx, norm); err != nil {
+	if err := b.permitted(ctx, norm); err != nil {
 		return warehouse.ExportStats{}, err
 	}
 	cut := 0

@@ -7,13 +7,17 @@ import (
 	"github.com/analyticsbot/analyticsbot/warehouse"
 )
 
-// catalogOf turns Cube's data model into a catalog: a table per cube, its
-// measures, dimensions and segments as columns (fully qualified, as
-// queries name them), each group sorted by name.
+// catalogOf turns Cube's data model into a catalog: a table per cube or
+// view, its measures, dimensions and segments as columns (fully
+// qualified, as queries name them), each group sorted by name; a view
+// reads the cubes' members its own stand for (viewReads).
 func catalogOf(m *cube.Meta) *warehouse.Catalog {
 	cat := &warehouse.Catalog{Tables: make([]warehouse.Table, 0, len(m.Cubes))}
 	for _, c := range m.Cubes {
 		t := warehouse.Table{Name: c.Name, Title: c.Title, Comment: c.Description}
+		if c.View {
+			t.Reads = viewReads(c)
+		}
 		for _, mem := range c.Measures {
 			t.Columns = append(t.Columns, warehouse.TableColumn{Name: mem.Name, Type: measureType(mem),
 				Kind: warehouse.KindNumber, Role: warehouse.RoleMeasure, Nullable: true, Comment: mem.Description})
@@ -29,6 +33,25 @@ func catalogOf(m *cube.Meta) *warehouse.Catalog {
 		cat.Tables = append(cat.Tables, t)
 	}
 	return cat
+}
+
+// viewReads are the cube members a view's measures and dimensions stand
+// for (their aliasMember, "Orders.count", or "orders.users.name" through a
+// join path). A member /meta gives no alias for is read as one the backend
+// cannot name: the view is then refused to a policy that does not name
+// it (warehouse.Decide). Segments only filter.
+func viewReads(c cube.CubeMeta) []warehouse.ColumnRef {
+	reads := []warehouse.ColumnRef{}
+	for _, m := range append(append([]cube.Member{}, c.Measures...), c.Dimensions...) {
+		parts := strings.Split(m.AliasMember, ".")
+		if len(parts) < 2 {
+			reads = append(reads, warehouse.ColumnRef{Column: m.Name})
+			continue
+		}
+		cubeName := parts[len(parts)-2]
+		reads = append(reads, warehouse.ColumnRef{Table: cubeName, Column: cubeName + "." + parts[len(parts)-1]})
+	}
+	return reads
 }
 
 // valueKind is the neutral kind of a Cube type.

@@ -71,6 +71,8 @@ func (b *Backend) view(cat *warehouse.Catalog, access warehouse.Access) *policyV
 	if v := b.views[access.Policy()]; v != nil && v.from == cat {
 		return v
 	}
+	// One decision over cat (views, partitions, inheritance) for both.
+	access = warehouse.Decide(cat, access)
 	filtered := warehouse.Filter(cat, access)
 	p := GuardPolicy(b.cfg.Schemas, tableNames(filtered), 0)
 	p.Forbidden, p.DeniedColumns, p.MaskedColumns = warehouse.Outside(cat, access)
@@ -284,7 +286,7 @@ func (b *Backend) qualify(ctx context.Context, err error) error {
 		return err
 	}
 	found := ""
-	for _, t := range cat.Tables {
+	for _, t := range append(cat.Tables[:len(cat.Tables):len(cat.Tables)], cat.Partitions...) {
 		if t.Name == name {
 			if found != "" {
 				return err // in several schemas: the operator knows which

@@ -15,11 +15,12 @@ import (
 // catalogColumns lists the tables, views, materialized views and
 // partitioned tables of the schemas with their live columns and COMMENT ON
 // text, as the reader sees them: relations and columns it may not SELECT are
-// left out, and so are schemas it may not use. Partitions are left out;
-// their parent stands for them. Schemas come in the order given, tables by
-// name, columns in table order.
+// left out, and so are schemas it may not use. Partitions come last (the
+// model is not shown them: their parent stands for them). Schemas come in
+// the order given, tables by name, columns in table order.
 const catalogColumns = `
-	SELECT n.nspname,
+	SELECT c.relispartition,
+	       n.nspname,
 	       c.relname,
 	       coalesce(obj_description(c.oid, 'pg_class'), ''),
 	       a.attname,
@@ -36,10 +37,9 @@ const catalogColumns = `
 	LEFT JOIN pg_catalog.pg_type t ON t.oid = a.atttypid
 	WHERE n.nspname = ANY ($1)
 	  AND c.relkind IN ('r', 'v', 'm', 'p')
-	  AND NOT c.relispartition
 	  AND has_schema_privilege(n.oid, 'USAGE')
 	  AND has_any_column_privilege(c.oid, 'SELECT')
-	ORDER BY array_position($1, n.nspname::text), c.relname, a.attnum`
+	ORDER BY c.relispartition, array_position($1, n.nspname::text), c.relname, a.attnum`
 
 // catalogForeignKeys lists the declared foreign keys of the schemas' tables,
 // with their columns in key order.
@@ -58,17 +58,21 @@ const catalogForeignKeys = `
 	WHERE con.contype = 'f' AND n.nspname = ANY ($1)
 	ORDER BY n.nspname, c.relname, con.conname`
 
-// Describe reads the catalog of schemas as the reader sees it. A schema
-// that does not exist, or that the reader may not use, has no tables.
+// Describe reads the catalog of schemas as the reader sees it, with what
+// its views read and which tables inherit from which (addLineage). A
+// schema that does not exist, or that the reader may not use, has no
+// tables.
 func (e *Executor) Describe(ctx context.Context, schemas []string) (*warehouse.Catalog, error) {
 	cat := &warehouse.Catalog{}
 	err := e.withConn(ctx, func(conn *pgxpool.Conn) error {
-		tables, err := describeTables(ctx, conn, schemas)
-		if err != nil {
+		var err error
+		if cat.Tables, cat.Partitions, err = describeTables(ctx, conn, schemas); err != nil {
 			return err
 		}
-		cat.Tables = tables
-		return addForeignKeys(ctx, conn, cat, schemas)
+		if err := addForeignKeys(ctx, conn, cat, schemas); err != nil {
+			return err
+		}
+		return addLineage(ctx, conn, cat, schemas)
 	})
 	if err != nil {
 		return nil, fmt.Errorf("describe schemas %s: %w", strings.Join(schemas, ", "), err)
@@ -76,38 +80,44 @@ func (e *Executor) Describe(ctx context.Context, schemas []string) (*warehouse.C
 	return cat, nil
 }
 
-func describeTables(ctx context.Context, conn *pgxpool.Conn, schemas []string) ([]warehouse.Table, error) {
+// describeTables reads the tables and the partitions of schemas, with
+// their columns.
+func describeTables(ctx context.Context, conn *pgxpool.Conn, schemas []string) (tables, partitions []warehouse.Table, err error) {
 	rows, err := conn.Query(ctx, catalogColumns, schemas)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	defer rows.Close()
 	typeMap := conn.Conn().TypeMap()
-	var tables []warehouse.Table
 	for rows.Next() {
 		var (
+			partition                   bool
 			schema, table, tableComment string
 			col, typ, colComment        *string
 			typeOID                     *uint32
 			category                    *string
 			nullable                    *bool
 		)
-		if err := rows.Scan(&schema, &table, &tableComment, &col, &typ, &typeOID, &category, &nullable, &colComment); err != nil {
-			return nil, err
+		if err := rows.Scan(&partition, &schema, &table, &tableComment, &col, &typ, &typeOID, &category, &nullable, &colComment); err != nil {
+			return nil, nil, err
 		}
-		if n := len(tables); n == 0 || tables[n-1].Name != table || tables[n-1].Schema != schema {
-			tables = append(tables, warehouse.Table{Schema: schema, Name: table, Comment: tableComment})
+		list := &tables
+		if partition {
+			list = &partitions
+		}
+		if n := len(*list); n == 0 || (*list)[n-1].Name != table || (*list)[n-1].Schema != schema {
+			*list = append(*list, warehouse.Table{Schema: schema, Name: table, Comment: tableComment})
 		}
 		if col == nil {
 			continue // a table without columns: the LEFT JOIN's NULL row
 		}
-		t := &tables[len(tables)-1]
+		t := &(*list)[len(*list)-1]
 		t.Columns = append(t.Columns, warehouse.TableColumn{
 			Name: *col, Type: *typ, Kind: kindOfType(typeMap, *typeOID, *category),
 			Nullable: *nullable, Comment: *colComment,
 		})
 	}
-	return tables, rows.Err()
+	return tables, partitions, rows.Err()
 }
 
 func addForeignKeys(ctx context.Context, conn *pgxpool.Conn, cat *warehouse.Catalog, schemas []string) error {

@@ -13,9 +13,12 @@ import (
 )
 
 // TestCatalog describes a schema as the reader sees it: tables, views,
-// materialized views and partitioned tables (not their partitions) with
-// their live columns, kinds, comments and foreign keys; relations and
-// columns the reader may not read are left out.
+// materialized views and partitioned tables with their live columns,
+// kinds, comments and foreign keys, and what each view reads (a whole row
+// is every column); relations and columns the reader may not read are
+// left out. Partitions come apart, with their parents; the relations of
+// other schemas that views read, and those the reader may not read, are
+// named in Related.
 func TestCatalog(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
@@ -48,8 +51,11 @@ func TestCatalog(t *testing.T) {
 		CREATE SEQUENCE shop.not_a_table;
 		CREATE INDEX orders_amount_idx ON shop.orders (amount);
 		CREATE TABLE public.elsewhere (x int);
+		CREATE VIEW shop.outside AS SELECT count(*) AS n FROM public.elsewhere;
+		CREATE VIEW shop.whole AS SELECT id, row_to_json(c) AS c FROM shop.customers c;
 		GRANT USAGE ON SCHEMA shop TO analyticsbot_reader;
-		GRANT SELECT ON shop.orders, shop.big_orders, shop.daily, shop.events, shop.empty TO analyticsbot_reader;
+		GRANT SELECT ON shop.orders, shop.big_orders, shop.daily, shop.events, shop.events_2024, shop.empty,
+		  shop.outside, shop.whole TO analyticsbot_reader;
 		GRANT SELECT (id, name, mood) ON shop.customers TO analyticsbot_reader;
 		GRANT SELECT ON public.elsewhere TO analyticsbot_reader;`)
 	require.NoError(t, err)
@@ -62,7 +68,7 @@ func TestCatalog(t *testing.T) {
 		{Schema: "shop", Name: "big_orders", Columns: []warehouse.TableColumn{
 			{Name: "id", Type: "bigint", Kind: warehouse.KindNumber, Nullable: true},
 			{Name: "amount", Type: "numeric(10,2)", Kind: warehouse.KindNumber, Nullable: true},
-		}},
+		}, Reads: []warehouse.ColumnRef{{Schema: "shop", Table: "orders", Column: "amount"}, {Schema: "shop", Table: "orders", Column: "id"}}},
 		{Schema: "shop", Name: "customers", Columns: []warehouse.TableColumn{
 			{Name: "id", Type: "integer", Kind: warehouse.KindNumber},
 			{Name: "name", Type: "text", Kind: warehouse.KindText},
@@ -71,7 +77,7 @@ func TestCatalog(t *testing.T) {
 		{Schema: "shop", Name: "daily", Columns: []warehouse.TableColumn{
 			{Name: "day", Type: "date", Kind: warehouse.KindTime, Nullable: true},
 			{Name: "n", Type: "bigint", Kind: warehouse.KindNumber, Nullable: true},
-		}},
+		}, Reads: []warehouse.ColumnRef{{Schema: "shop", Table: "orders", Column: "placed_at"}}},
 		{Schema: "shop", Name: "empty"},
 		{Schema: "shop", Name: "events", Columns: []warehouse.TableColumn{
 			{Name: "at", Type: "date", Kind: warehouse.KindTime},
@@ -89,8 +95,23 @@ func TestCatalog(t *testing.T) {
 		}, ForeignKeys: []warehouse.ForeignKey{
 			{Columns: []string{"customer_id"}, RefSchema: "shop", RefTable: "customers", RefColumns: []string{"id"}},
 		}},
+		{Schema: "shop", Name: "outside", Columns: []warehouse.TableColumn{{Name: "n", Type: "bigint", Kind: warehouse.KindNumber, Nullable: true}},
+			Reads: []warehouse.ColumnRef{{Schema: "public", Table: "elsewhere"}}},
+		{Schema: "shop", Name: "whole", Columns: []warehouse.TableColumn{
+			{Name: "id", Type: "integer", Kind: warehouse.KindNumber, Nullable: true},
+			{Name: "c", Type: "json", Kind: warehouse.KindOther, Nullable: true},
+		}, Reads: []warehouse.ColumnRef{
+			{Schema: "shop", Table: "customers", Column: "id"}, {Schema: "shop", Table: "customers", Column: "mood"},
+			{Schema: "shop", Table: "customers", Column: "name"}, {Schema: "shop", Table: "customers", Column: "secret"},
+		}},
 	}
 	assert.Equal(t, want, got.Tables, "the hidden table and the secret column are left out")
+	assert.Equal(t, []warehouse.Table{{Schema: "shop", Name: "events_2024", Columns: []warehouse.TableColumn{
+		{Name: "at", Type: "date", Kind: warehouse.KindTime},
+		{Name: "kind", Type: "character varying(20)", Kind: warehouse.KindText, Nullable: true},
+	}, Parents: []warehouse.TableRef{{Schema: "shop", Name: "events"}}}}, got.Partitions)
+	assert.Equal(t, []warehouse.Table{{Schema: "public", Name: "elsewhere"}, {Schema: "shop", Name: "hidden"}}, got.Related,
+		"what the views lead to, and what the reader may not read")
 }
 
 // TestCatalogEmpty: a schema that does not exist, or one the reader may

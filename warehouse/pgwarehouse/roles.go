@@ -73,7 +73,9 @@ func ApplyPolicies[A warehouse.Access](ctx context.Context, pool *pgxpool.Pool, 
 			return err
 		}
 		for _, p := range policies {
-			if err := applyPolicy(ctx, tx, roles[p.Policy()], password, schemas, cat, p); err != nil {
+			// The grants follow the policy as it applies to views,
+			// partitions and inheritance children (warehouse.Decide).
+			if err := applyPolicy(ctx, tx, roles[p.Policy()], password, schemas, cat, warehouse.Decide(cat, p)); err != nil {
 				return fmt.Errorf("policy %q: %w", p.Policy(), err)
 			}
 		}
@@ -155,16 +157,17 @@ func applyPolicy(ctx context.Context, tx pgx.Tx, role, password string, schemas 
 // quoteLiteral quotes s as an SQL string literal.
 func quoteLiteral(s string) string { return "'" + strings.ReplaceAll(s, "'", "''") + "'" }
 
-// describeAll lists every table, view and column of schemas as the login
-// applying the policies sees them (not the reader: a policy may allow what
-// the reader was never granted).
+// describeAll lists every table, view, partition and column of schemas as
+// the login applying the policies sees them (not the reader: a policy may
+// allow what the reader was never granted), with what the views read and
+// which tables inherit from which (addLineage).
 func describeAll(ctx context.Context, tx pgx.Tx, schemas []string) (*warehouse.Catalog, error) {
 	rows, err := tx.Query(ctx, `
 		SELECT n.nspname, c.relname, a.attname
 		FROM pg_class c
 		JOIN pg_namespace n ON n.oid = c.relnamespace
 		JOIN pg_attribute a ON a.attrelid = c.oid AND a.attnum > 0 AND NOT a.attisdropped
-		WHERE n.nspname = ANY($1) AND c.relkind IN ('r', 'v', 'm', 'f', 'p')
+		WHERE n.nspname = ANY($1) AND c.relkind IN `+relationKinds+`
 		ORDER BY 1, 2, a.attnum`, schemas)
 	if err != nil {
 		return nil, fmt.Errorf("list the tables of %s: %w", strings.Join(schemas, ", "), err)
@@ -181,6 +184,9 @@ func describeAll(ctx context.Context, tx pgx.Tx, schemas []string) (*warehouse.C
 	})
 	if err != nil {
 		return nil, fmt.Errorf("list the tables of %s: %w", strings.Join(schemas, ", "), err)
+	}
+	if err := addLineage(ctx, tx, cat, schemas); err != nil {
+		return nil, err
 	}
 	return cat, nil
 }
