@@ -28,6 +28,8 @@ func TestBot(t *testing.T) {
 		{"AccessPolicies", testAccessPolicies},
 		{"AccessPoliciesAlone", testAccessPoliciesAlone},
 		{"PolicyRoles", testPolicyRoles},
+		{"ChannelCeiling", testChannelCeiling},
+		{"CeilingRoles", testCeilingRoles},
 		{"DatabaseDown", testDatabaseDown},
 		{"ConcurrentThreads", testConcurrentThreads},
 		{"MissingSchema", testMissingSchema},
