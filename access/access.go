@@ -1,7 +1,8 @@
 // Package access reads the access file (ACCESS_FILE): who may use the bot
-// (users, groups of users, channels, direct messages) and what each person
-// may read (policies of allowed and denied tables and columns). The bot
-// admits or refuses each message with it and hands the backend the
+// (users, groups of users, channels, direct messages), what each person
+// may read (policies of allowed and denied tables and columns), and what
+// may be posted in a shared channel (a channel's ceiling, ceiling.go). The
+// bot admits or refuses each message with it and hands the backend the
 // asker's policy, which leaves what is outside it out of the catalog and
 // refuses queries that reach for it (see warehouse.Access).
 package access
@@ -37,6 +38,10 @@ type Rules struct {
 	def             *Policy // nil: None
 	tokens          []Token
 	directory       atomic.Pointer[Directory]
+	// ceilings are the channels' ceilings (channel_ceilings) by channel
+	// id; shared the policies within them, by asker's and ceiling's policy.
+	ceilings map[string]*Policy
+	shared   map[[2]string]*Policy
 }
 
 // Directory returns the members of a Slack user group (S0123ABC); nil
@@ -75,6 +80,9 @@ type Policy struct {
 	denyTables  []string
 	denyColumns []string // "schema.table.column" patterns
 	maskColumns []string
+	// within, for a policy within a channel's ceiling (Within), are the
+	// two policies it is the intersection of; nil for the file's own.
+	within []*Policy
 }
 
 // Policy implements warehouse.Access.
@@ -83,6 +91,9 @@ func (p *Policy) Policy() string { return p.name }
 // AllowsTable implements warehouse.Access. A semantic layer's cubes have
 // no schema: the file names them cube.<Cube>.
 func (p *Policy) AllowsTable(schema, table string) bool {
+	if p.within != nil {
+		return p.within[0].AllowsTable(schema, table) && p.within[1].AllowsTable(schema, table)
+	}
 	name := qualified(schema, table)
 	return matchAny(p.tables, name) && !matchAny(p.denyTables, name)
 }
@@ -90,12 +101,19 @@ func (p *Policy) AllowsTable(schema, table string) bool {
 // AllowsColumn implements warehouse.Access. A cube's member ("Orders.count")
 // is named cube.Orders.count.
 func (p *Policy) AllowsColumn(schema, table, column string) bool {
+	if p.within != nil {
+		return p.within[0].AllowsColumn(schema, table, column) && p.within[1].AllowsColumn(schema, table, column)
+	}
 	column = strings.TrimPrefix(column, table+".")
 	return p.AllowsTable(schema, table) && !matchAny(p.denyColumns, qualified(schema, table)+"/"+column)
 }
 
 // MasksColumn implements warehouse.Access.
 func (p *Policy) MasksColumn(schema, table, column string) bool {
+	if p.within != nil {
+		return p.AllowsColumn(schema, table, column) &&
+			(p.within[0].MasksColumn(schema, table, column) || p.within[1].MasksColumn(schema, table, column))
+	}
 	column = strings.TrimPrefix(column, table+".")
 	return p.AllowsColumn(schema, table, column) && matchAny(p.maskColumns, qualified(schema, table)+"/"+column)
 }
@@ -104,6 +122,14 @@ func (p *Policy) MasksColumn(schema, table, column string) bool {
 // (column "") or a column on its own, for the rules on views, partitions
 // and inheritance children (warehouse.Decide).
 func (p *Policy) Match(schema, table, column string) warehouse.Match {
+	if p.within != nil {
+		// Within a ceiling: listed by both, named exactly by both (a view
+		// one of them names by a pattern is decided by what it reads),
+		// denied or masked by either.
+		a, b := p.within[0].Match(schema, table, column), p.within[1].Match(schema, table, column)
+		return warehouse.Match{Listed: a.Listed && b.Listed, Exact: a.Exact && b.Exact,
+			Denied: a.Denied || b.Denied, Masked: a.Masked || b.Masked}
+	}
 	name := qualified(schema, table)
 	if column == "" {
 		exact := slices.ContainsFunc(p.tables, func(t string) bool { return t == name && !strings.ContainsAny(t, `*?[\`) })
@@ -245,6 +271,8 @@ type file struct {
 	Tokens   []Token             `yaml:"tokens"`
 	Policies []yaml.Node         `yaml:"policies"`
 	Default  string              `yaml:"default"`
+	// ChannelCeilings are read by ceilings (ceiling.go).
+	ChannelCeilings []yaml.Node `yaml:"channel_ceilings"`
 }
 
 type policyFile struct {
@@ -318,6 +346,9 @@ func Parse(data []byte) (*Rules, error) {
 		}
 		r.def = r.policies[i]
 	}
+	if err := r.readCeilings(f.ChannelCeilings); err != nil {
+		return nil, err
+	}
 	return r, nil
 }
 
@@ -338,6 +369,9 @@ func (r *Rules) policy(n yaml.Node) (*Policy, error) {
 	}
 	if strings.TrimSpace(pf.Name) == "" || pf.Name == None {
 		return nil, fmt.Errorf("a policy needs a name (not %q)", None)
+	}
+	if strings.Contains(pf.Name, withinMark) {
+		return nil, fmt.Errorf("policy %q: a name may not hold %q, which names a policy within a channel's ceiling", pf.Name, withinMark)
 	}
 	for _, g := range pf.Groups {
 		if _, ok := r.groups[g]; !ok {

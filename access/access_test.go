@@ -121,6 +121,9 @@ func FuzzParse(f *testing.F) {
 	seed, err := os.ReadFile("testdata/example.yaml")
 	require.NoError(f, err)
 	f.Add(seed)
+	ceiling, err := os.ReadFile("testdata/ceiling.yaml")
+	require.NoError(f, err)
+	f.Add(ceiling)
 	f.Add([]byte("default: none\n"))
 	f.Add([]byte("policies:\n  - name: p\n    tables: [\"*.*\"]\n    deny_columns: [\"*.*.email\"]\ndefault: p\n"))
 	f.Add([]byte("groups:\n  g: [U1]\naccess:\n  groups: [g]\npolicies: []\ndefault: none\n"))
@@ -130,7 +133,10 @@ func FuzzParse(f *testing.F) {
 			assert.True(t, strings.HasPrefix(err.Error(), "access file"), "error %q names the access file", err)
 			return
 		}
-		for _, who := range []Who{{UserID: "U1", ChannelID: "C1"}, {UserID: "U1", ChannelID: "D1", DM: true}, {UserID: "cli", Local: true}} {
+		for _, p := range r.AllPolicies() {
+			p.MasksColumn("analytics", "orders", "id")
+		}
+		for _, who := range []Who{{UserID: "U1", ChannelID: "C1"}, {UserID: "U1", ChannelID: "C0GENERAL"}, {UserID: "U1", ChannelID: "D1", DM: true}, {UserID: "cli", Local: true}} {
 			p, err := r.Admit(who)
 			if err != nil {
 				var ref *Refusal
@@ -138,6 +144,9 @@ func FuzzParse(f *testing.F) {
 				continue
 			}
 			p.AllowsColumn("analytics", "orders", "id")
+			if sh := r.Shared(who, p); sh != nil {
+				assert.Contains(t, r.AllPolicies(), sh, "a shared policy has its role")
+			}
 		}
 	})
 }

@@ -96,9 +96,10 @@ func openCube(_ context.Context, cfg Config, log *slog.Logger) (warehouse.Backen
 	return cubewarehouse.New(c, cubewarehouse.Config{Logger: log}), func() {}, nil
 }
 
-// policyRoles are the database roles of ACCESS_FILE's policies, when
-// `analyticsbot access apply` has created them all: each question then
-// runs as its policy's role, so PostgreSQL enforces the policy too. Until
+// policyRoles are the database roles of ACCESS_FILE's policies (and of
+// each within a channel's ceiling), when `analyticsbot access apply` has
+// created them all: each question then runs as its policy's role, so
+// PostgreSQL enforces the policy too. Until
 // then (or without an access file) none, with a warning: the guard alone
 // enforces the policies.
 func policyRoles(ctx context.Context, cfg Config, log *slog.Logger) (map[string]string, error) {
@@ -111,7 +112,7 @@ func policyRoles(ctx context.Context, cfg Config, log *slog.Logger) (map[string]
 	}
 	roles := map[string]string{}
 	var names []string
-	for _, p := range rules.List() {
+	for _, p := range rules.AllPolicies() {
 		roles[p.Policy()] = pgwarehouse.PolicyRole(cfg.ReaderRole, p.Policy())
 		names = append(names, roles[p.Policy()])
 	}

@@ -329,6 +329,10 @@ type Message struct {
 	// (Slack's users.info): schedules they make run in it.
 	TimeZone string
 	Text     string
+	// Private says a press came from a message its presser alone sees
+	// (Slack's ephemeral): in a channel with a ceiling, possibly an answer
+	// beyond it, whose thread is theirs (see Press).
+	Private bool
 }
 
 // Ask answers a message: it loads the thread's recent turns, runs the
@@ -370,6 +374,7 @@ func (b *Bot) Press(ctx context.Context, m Message, action, value string, opts .
 		return nil, workflow.Result{}, err
 	}
 	action, value = pressOf(action, value)
+	m, private := b.pressedWhere(ctx, m, value)
 	var (
 		s   *nodes.State
 		err error
@@ -411,6 +416,9 @@ func (b *Bot) Press(ctx context.Context, m Message, action, value string, opts .
 		UserQuery: m.Text, UserID: m.UserID, UserEmail: m.Email, ChannelID: m.ChannelID, ThreadTS: m.ThreadID, Started: time.Now(),
 		Intent: intent, ReferencedQueryID: value, TimeZone: m.TimeZone, SchedulePreset: preset,
 	}
+	if private {
+		s.Audience = nodes.AudienceAsker
+	}
 	if intent == nodes.IntentSchedule && !b.cfg.Schedules {
 		respond(s, failure(textSchedulesOff))
 		return s, workflow.Result{}, nil
@@ -438,12 +446,14 @@ func (b *Bot) run(ctx context.Context, s *nodes.State, opts ...workflow.RunOptio
 			return b.refuse(ctx, s, ref), workflow.Result{}, nil
 		}
 		caller.Access, s.Policy = p, p.Policy()
+		caller = b.underCeiling(s, caller)
 	}
 	ctx = warehouse.WithCaller(ctx, caller)
 	if rt, ok := b.backend.(warehouse.RoleTeller); ok {
 		s.Role = rt.RoleFor(ctx)
 	}
 	res, err := b.graph.Run(ctx, s, opts...)
+	b.auditShared(ctx, s)
 	b.logTurn(ctx, s, res)
 	telemetry.RecordTurn(ctx, s, res, b.backend.Name())
 	if err != nil {

@@ -29,6 +29,8 @@ func TestBot(t *testing.T) {
 		{"AccessPoliciesAlone", testAccessPoliciesAlone},
 		{"AccessViews", testAccessViews},
 		{"PolicyRoles", testPolicyRoles},
+		{"ChannelCeiling", testChannelCeiling},
+		{"CeilingRoles", testCeilingRoles},
 		{"DatabaseDown", testDatabaseDown},
 		{"ConcurrentThreads", testConcurrentThreads},
 		{"MissingSchema", testMissingSchema},

@@ -155,7 +155,8 @@ func (b *Bot) SetMembership(m Membership) { b.membership = m }
 // destinationRefusal is why sch may not be saved for its owner, in a
 // sentence for them, with the refusal's kind, or "": they must be a member
 // of a channel it posts to (other than the one they made it in), and their
-// access policy there must let them read its query.
+// access policy there, within the channel's ceiling, must let them read its
+// query.
 func (b *Bot) destinationRefusal(ctx context.Context, sch store.Schedule) (nodes.ErrorKind, string) {
 	channel := policyChannel(sch)
 	if sch.Surface == nodes.SurfaceSlack && sch.DestKind == string(schedule.DestChannel) && sch.DestChannel != sch.SourceChannel {
@@ -180,9 +181,13 @@ func (b *Bot) destinationRefusal(ctx context.Context, sch store.Schedule) (nodes
 	if errors.As(err, &ref) {
 		return nodes.ErrNotAdmitted, ref.Reason
 	}
-	ctx = warehouse.WithCaller(ctx, warehouse.Caller{UserID: sch.OwnerID, Email: sch.OwnerEmail, ChannelID: channel, Access: p})
+	a, capped := b.scheduleAccess(sch, p)
+	ctx = warehouse.WithCaller(ctx, warehouse.Caller{UserID: sch.OwnerID, Email: sch.OwnerEmail, ChannelID: channel, Access: a})
 	if we, ok := errors.AsType[*warehouse.Error](warehouse.Permits(ctx, b.backend, sch.Query.Text)); ok && we.Kind == warehouse.Forbidden {
 		// The guard's reason names only what the query reaches for.
+		if name, ok := strings.CutPrefix(we.Reason, "you may not read "); ok && capped {
+			return nodes.ErrAccessDenied, "I can't post that there: what is posted in that channel may not show " + name + "."
+		}
 		return nodes.ErrAccessDenied, "I can't post that there: " + we.Reason + "."
 	}
 	return "", ""

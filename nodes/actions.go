@@ -21,6 +21,7 @@ import (
 // one the button names, or the latest. No model call: the cached rows are
 // used, and on a cache miss the stored query is run again.
 func (n *Nodes) ExportCSV(ctx context.Context, s *State) error {
+	ctx = audienceCtx(ctx, s)
 	cached, ok := n.findResult(ctx, s)
 	if !ok {
 		return nil
@@ -129,6 +130,7 @@ func (n *Nodes) exportFailed(s *State, f *os.File, err error) bool {
 // ShowSQL answers with the query of an earlier answer: the one the button
 // names, one the message describes by keyword, or the latest. No model call.
 func (n *Nodes) ShowSQL(ctx context.Context, s *State) error {
+	ctx = audienceCtx(ctx, s)
 	var (
 		turn store.Turn
 		err  error

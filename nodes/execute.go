@@ -15,6 +15,7 @@ import (
 // fingerprint) that ran less than that long ago is answered from its
 // result instead, which is kept for this thread too.
 func (n *Nodes) ExecuteQuery(ctx context.Context, s *State) error {
+	ctx = audienceCtx(ctx, s)
 	if n.ResultFreshness > 0 && n.reuse(ctx, s) {
 		return nil
 	}
@@ -43,7 +44,7 @@ func (n *Nodes) reuse(ctx context.Context, s *State) bool {
 		}
 		return false
 	}
-	c := store.CachedResult{ThreadID: s.ThreadTS, QueryID: id,
+	c := store.CachedResult{ThreadID: s.KeptIn(), QueryID: id,
 		Query: s.Checked.Query, Question: s.Question(), Result: recent.Result}
 	// Kept for this thread's buttons, but not remembered as a run: its
 	// age is the first run's.
@@ -57,7 +58,7 @@ func (n *Nodes) reuse(ctx context.Context, s *State) bool {
 }
 
 // runAndCache runs a checked query, counts the time on s, and caches the
-// result for s's thread under the query as users see it. A failed cache
+// result for s's thread (KeptIn) under the query as users see it. A failed cache
 // write costs only a later re-run, so it is noted, not returned.
 func (n *Nodes) runAndCache(ctx context.Context, s *State, q warehouse.Runnable, question string) (store.CachedResult, error) {
 	start := time.Now()
@@ -67,14 +68,14 @@ func (n *Nodes) runAndCache(ctx context.Context, s *State, q warehouse.Runnable,
 		return store.CachedResult{}, err
 	}
 	id, key := warehouse.DatasetOf(n.Warehouse, q.Query)
-	c := store.CachedResult{ThreadID: s.ThreadTS, QueryID: id, Query: q.Query, Question: question, Result: res}
+	c := store.CachedResult{ThreadID: s.KeptIn(), QueryID: id, Query: q.Query, Question: question, Result: res}
 	if err := n.Cache.Put(ctx, c); err != nil {
 		s.note("caching the result failed: " + err.Error())
 		n.Logger.WarnContext(ctx, "cache result", "thread", s.ThreadTS, "query_id", c.QueryID, "err", err)
 		return c, nil
 	}
 	if n.ResultFreshness > 0 {
-		if err := n.Cache.Remember(ctx, s.ThreadTS, c.QueryID, key, asker(s)); err != nil {
+		if err := n.Cache.Remember(ctx, s.KeptIn(), c.QueryID, key, asker(s)); err != nil {
 			n.Logger.WarnContext(ctx, "remember result", "thread", s.ThreadTS, "query_id", c.QueryID, "err", err)
 		}
 	}
@@ -86,6 +87,7 @@ func (n *Nodes) runAndCache(ctx context.Context, s *State, q warehouse.Runnable,
 // without the model: the Refresh button of an answer served from a recent
 // result. The new answer is a turn of its own, with its own buttons.
 func (n *Nodes) Refresh(ctx context.Context, s *State) error {
+	ctx = audienceCtx(ctx, s)
 	turn, err := n.DB.TurnByQueryID(ctx, s.ThreadTS, s.ReferencedQueryID)
 	switch {
 	case errors.Is(err, store.ErrNotFound):

@@ -162,7 +162,7 @@ func ButtonIntent(action string) (intent Intent, ok bool) {
 func (n *Nodes) Decline(ctx context.Context, s *State) error {
 	s.SetReply(FormatSimple, &answer.Answer{Kind: answer.KindNotice,
 		Text:      answer.Plain(fmt.Sprintf("I can only answer questions about %s. Try one of these:", n.Domain)),
-		Questions: n.exampleQuestions(ctx)})
+		Questions: n.exampleQuestions(audienceCtx(ctx, s))})
 	return nil
 }
 
@@ -201,7 +201,7 @@ func newErrorRef() string {
 }
 
 func (n *Nodes) errorText(ctx context.Context, s *State) (string, []string) {
-	examples := n.exampleQuestions(ctx)
+	examples := n.exampleQuestions(audienceCtx(ctx, s))
 	var d warehouse.Dialect
 	if n.Warehouse != nil {
 		d = n.Warehouse.Dialect()
@@ -230,6 +230,11 @@ func (n *Nodes) errorText(ctx context.Context, s *State) (string, []string) {
 		// The guard's reason names only what the question reached for
 		// ("you may not read analytics.salaries"), never what else exists.
 		what := strings.TrimPrefix(s.ErrorDetail, "access_denied: ")
+		if name, ok := strings.CutPrefix(what, "you may not read "); ok && s.Ceiling != "" && !s.Private() {
+			// Checked against the channel's ceiling too: the asker may
+			// read it elsewhere.
+			return "I can't answer that in this channel: what is posted here may not show " + name + ".", nil
+		}
 		return "I can't answer that: " + what + ". If you need it, ask whoever runs this bot for access.", nil
 	case ErrWarehouseDenied:
 		return fmt.Sprintf("%s would not let me read something this question needs: the account I use has no grant on it. "+

@@ -11,7 +11,9 @@ import (
 )
 
 // SaveTurn stores the question and the reply in the thread's history. A
-// failure here must not cost the user the answer, so it is logged and
+// reply its asker alone sees is kept in their private thread (KeptIn), and
+// the channel's thread keeps the question with the note the channel read.
+// A failure here must not cost the user the answer, so it is logged and
 // noted, not returned.
 func (n *Nodes) SaveTurn(ctx context.Context, s *State) error {
 	if s.ErrorKind == ErrEmptyMessage {
@@ -41,8 +43,8 @@ func (n *Nodes) SaveTurn(ctx context.Context, s *State) error {
 			s.note("the reply could not be kept: " + err.Error())
 		}
 	}
-	_, err := n.DB.AddTurn(ctx, store.Turn{
-		ThreadID:    s.ThreadTS,
+	turns := []store.Turn{{
+		ThreadID:    s.KeptIn(),
 		UserID:      s.UserID,
 		ChannelID:   s.ChannelID,
 		UserMessage: n.storedMessage(s.UserQuery),
@@ -52,10 +54,18 @@ func (n *Nodes) SaveTurn(ctx context.Context, s *State) error {
 		QueryID:     queryID,
 		Question:    question,
 		Reply:       reply,
-	})
-	if err != nil {
-		s.note("saving the turn failed: " + err.Error())
-		n.Logger.ErrorContext(ctx, "save turn", "thread", s.ThreadTS, "err", err)
+	}}
+	if turns[0].ThreadID != s.ThreadTS {
+		note := PrivateNote(s)
+		kept, _ := answer.Marshal(note) // a notice of text alone marshals
+		turns = append(turns, store.Turn{ThreadID: s.ThreadTS, UserID: s.UserID, ChannelID: s.ChannelID,
+			UserMessage: s.UserQuery, BotResponse: note.Plain(), Intent: string(s.Intent), Reply: kept})
+	}
+	for _, t := range turns {
+		if _, err := n.DB.AddTurn(ctx, t); err != nil {
+			s.note("saving the turn failed: " + err.Error())
+			n.Logger.ErrorContext(ctx, "save turn", "thread", t.ThreadID, "err", err)
+		}
 	}
 	return nil
 }

@@ -70,6 +70,7 @@ const textScheduleHow = "Or say it in this thread, e.g. “post this to #growth 
 // without the model), where it posts, in what form and, for an alert, on
 // what condition. The Schedule button alone answers with the presets.
 func (n *Nodes) Schedule(ctx context.Context, s *State) error {
+	ctx = audienceCtx(ctx, s)
 	turn, ok := n.scheduledAnswer(ctx, s)
 	if !ok {
 		return nil
@@ -98,6 +99,10 @@ func (n *Nodes) Schedule(ctx context.Context, s *State) error {
 		}
 		if req.To.Kind == "" {
 			req.To.Kind = schedule.DestThread
+		}
+		if s.Private() && req.To.Kind == schedule.DestThread {
+			// A private answer's runs go where its owner alone reads them.
+			req.To.Kind = schedule.DestDM
 		}
 		if !req.HasWhen && req.Unclear == "" && req.Condition.Kind != "" {
 			// "Tell me when it is above 100": an alert that says not how

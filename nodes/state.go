@@ -124,10 +124,21 @@ type State struct {
 	UserEmail string
 	// Policy names the access policy the user asked under (ACCESS_FILE);
 	// empty without an access file. Role is the database role the run's
-	// queries ran as, when the backend says.
+	// queries ran as, when the backend says. For a reply posted under a
+	// channel's ceiling, both are the policy within it (set by the
+	// caller).
 	Policy, Role string
 	ChannelID    string
 	ThreadTS     string
+	// Ceiling names the policy that caps what is posted in the channel
+	// (ACCESS_FILE's channel_ceilings) when it caps the asker's: set by
+	// the caller. Empty: no ceiling applies to what the asker reads there.
+	Ceiling string
+	// Audience is who may see the reply: everyone where it was asked (the
+	// zero value), or the asker alone (an answer beyond the channel's
+	// ceiling, the presses on one). Written by the caller for a press on a
+	// private answer, and by validate_query.
+	Audience Audience
 	// TimeZone is the asker's IANA time zone when the surface knows it
 	// (Slack's users.info); schedules are read in it.
 	TimeZone string

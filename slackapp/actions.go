@@ -25,6 +25,8 @@ const (
 type press struct {
 	channel, threadTS, user string
 	action, value           string
+	// private: the message pressed is the presser's alone (ephemeral).
+	private bool
 	// key deduplicates redeliveries of the same press.
 	key         string
 	responseURL string
@@ -52,6 +54,7 @@ func (a *App) onBlockActions(cb slack.InteractionCallback) {
 		p := press{
 			channel: channel, threadTS: root, user: cb.User.ID,
 			action: blockkit.ActionOf(act.ActionID), value: act.Value, responseURL: cb.ResponseURL,
+			private: cb.Container.IsEphemeral,
 		}
 		if cb.TriggerID != "" {
 			p.key = "action:" + cb.TriggerID + ":" + act.ActionID
@@ -98,13 +101,14 @@ func (a *App) askPressed(channel, root, user, value, trigger string) {
 // pressButton runs the button's action without the model: Export CSV
 // uploads a file into the thread, Show SQL posts the query there, 👍/👎 and
 // Verify are recorded and acknowledged to the presser alone. Errors go
-// only to the user who pressed.
+// only to the user who pressed, and so does everything of a press on an
+// answer they alone see (private.go).
 func (a *App) pressButton(ctx context.Context, p press) {
 	if !a.dedupe.claim(ctx, p.key) {
 		return
 	}
 	msg := bot.Message{ThreadID: threadID(p.channel, p.threadTS), UserID: p.user, ChannelID: p.channel,
-		Email: a.people.email(ctx, p.user), TimeZone: a.people.timeZone(ctx, p.user)}
+		Email: a.people.email(ctx, p.user), TimeZone: a.people.timeZone(ctx, p.user), Private: p.private}
 	s, _, err := a.bot.Press(ctx, msg, p.action, p.value)
 	switch {
 	case errors.Is(err, bot.ErrBadAction):
@@ -125,6 +129,10 @@ func (a *App) pressButton(ctx context.Context, p press) {
 		// Verify button) go to them alone; so does making or changing a
 		// schedule.
 		a.ephemeral(ctx, p.channel, p.threadTS, p.user, p.responseURL, a.reply(s, nil))
+	case s.Intent == nodes.IntentExportCSV && forAsker(s):
+		a.privateCSV(ctx, p, s)
+	case forAsker(s):
+		a.privately(ctx, p, a.reply(s, nil))
 	case s.Intent == nodes.IntentExportCSV:
 		if err := a.uploadCSV(ctx, p, s); err != nil {
 			a.log.ErrorContext(ctx, "CSV upload failed", "channel", p.channel, "err", err)

@@ -95,6 +95,12 @@ func (w *answer) run(ctx context.Context) {
 	p.stop()
 
 	msg, sendCtx := a.reply(s, err), ctx
+	private := forAsker(s) && ctx.Err() == nil
+	if private {
+		// Beyond the channel's ceiling: the thread reads a note, the
+		// asker the answer.
+		msg = blockkit.Reply(nodes.PrivateNote(s))
+	}
 	if ctx.Err() != nil {
 		msg = blockkit.Error(textInterrupted, nil)
 		var cancel context.CancelFunc
@@ -115,6 +121,11 @@ func (w *answer) run(ctx context.Context) {
 	if !streamed {
 		if err := a.send(sendCtx, q.channel, q.threadTS, workingTS, msg); err != nil {
 			log.ErrorContext(ctx, "answer not delivered", "err", err)
+		}
+	}
+	if private {
+		if err := a.privateAnswer(sendCtx, q, s); err != nil {
+			log.ErrorContext(ctx, "private answer not delivered", "err", err)
 		}
 	}
 	if err == nil && s != nil && len(s.History) == 0 && ctx.Err() == nil {

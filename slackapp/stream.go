@@ -37,9 +37,11 @@ type streamer struct {
 	last time.Time
 }
 
-// newStreamer returns the answer's streamer, or nil when streaming is off.
+// newStreamer returns the answer's streamer, or nil when streaming is off,
+// and in a channel with a ceiling, where the text may be for the asker
+// alone (its answer goes privately).
 func (a *App) newStreamer(ctx context.Context, q question) *streamer {
-	if !a.cfg.Streaming || a.noStream.Load() {
+	if !a.cfg.Streaming || a.noStream.Load() || a.bot.HasCeiling(q.channel) {
 		return nil
 	}
 	return &streamer{a: a, q: q, ctx: ctx}

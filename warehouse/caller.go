@@ -18,6 +18,24 @@ type Caller struct {
 	// Access is what they may read; nil: everything the backend's role
 	// may (no access file).
 	Access Access
+	// Shared is what may be shown where they asked, when that is less
+	// than Access: a shared channel's ceiling over their policy (package
+	// access). nil: what they asked is seen by them alone, or by no one
+	// it could tell more than Access allows. Whoever posts there runs its
+	// queries under Shared (see SharedCaller).
+	Shared Access
+}
+
+// SharedCaller returns ctx with its caller's queries made under Shared,
+// for what is posted where they asked; ctx itself when there is no
+// ceiling.
+func SharedCaller(ctx context.Context) context.Context {
+	c := CallerOf(ctx)
+	if c.Shared == nil {
+		return ctx
+	}
+	c.Access = c.Shared
+	return WithCaller(ctx, c)
 }
 
 type callerKey struct{}

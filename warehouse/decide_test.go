@@ -215,3 +215,39 @@ func (p plain) Policy() string                   { return p.a.Policy() }
 func (p plain) AllowsTable(s, t string) bool     { return p.a.AllowsTable(s, t) }
 func (p plain) AllowsColumn(s, t, c string) bool { return p.a.AllowsColumn(s, t, c) }
 func (p plain) MasksColumn(s, t, c string) bool  { return p.a.MasksColumn(s, t, c) }
+
+// A policy within a channel's ceiling is decided as both: a view the
+// ceiling names exactly but the asker's policy only by a pattern is
+// decided by what it reads, under both.
+func TestDecideWithinACeiling(t *testing.T) {
+	t.Parallel()
+	rules, err := access.Parse([]byte(`
+policies:
+  - name: analysts
+    users: [UANA]
+    tables: ["hr.*"]
+    deny_tables: ["hr.salaries"]
+    mask_columns: ["hr.employees.email"]
+  - name: everyone
+    tables: ["hr.employees", "hr.v_people", "hr.v_salaries"]
+channel_ceilings:
+  - channels: [C0GENERAL]
+    policy: everyone
+default: everyone
+`))
+	require.NoError(t, err)
+	analysts, _ := rules.Admit(access.Who{UserID: "UANA", ChannelID: "C0DATA"})
+	within := rules.Shared(access.Who{UserID: "UANA", ChannelID: "C0GENERAL"}, analysts)
+	require.NotNil(t, within)
+	d := warehouse.Decide(hrCatalog(), within)
+	for table, want := range map[string]bool{
+		"employees":  true,  // both allow it
+		"v_people":   true,  // everyone names it, analysts allow all it reads
+		"v_salaries": false, // everyone names it, but analysts' pattern does not reach the salaries
+		"salaries":   false,
+		"payroll":    false, // beyond the ceiling
+	} {
+		assert.Equal(t, want, d.AllowsTable("hr", table), table)
+	}
+	assert.True(t, d.MasksColumn("hr", "employees", "email"), "masked where either masks")
+}

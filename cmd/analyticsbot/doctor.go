@@ -185,8 +185,8 @@ func checkAccess(ctx context.Context, c *checkup, cfg bot.Config) {
 		return
 	}
 	var roles []string
-	for _, p := range rules.Policies() {
-		roles = append(roles, pgwarehouse.PolicyRole(cfg.ReaderRole, p))
+	for _, p := range rules.AllPolicies() {
+		roles = append(roles, pgwarehouse.PolicyRole(cfg.ReaderRole, p.Policy()))
 	}
 	switch missing, err := pgwarehouse.MissingRoles(ctx, cfg.DatabaseURL, roles); {
 	case err != nil:

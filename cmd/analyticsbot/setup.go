@@ -163,8 +163,9 @@ func grant(ctx context.Context, out io.Writer) error {
 }
 
 // accessCommand runs `analyticsbot access apply`: one database role per
-// policy of ACCESS_FILE with exactly its grants, as the bot's own login
-// (which must be able to create roles and grant on the tables).
+// policy of ACCESS_FILE, and per policy within a channel's ceiling, with
+// exactly its grants, as the bot's own login (which must be able to
+// create roles and grant on the tables).
 func accessCommand(ctx context.Context, args []string, out io.Writer) error {
 	if len(args) != 1 || args[0] != "apply" {
 		return fmt.Errorf("%w: analyticsbot access apply", errUsage)
@@ -185,12 +186,12 @@ func accessCommand(ctx context.Context, args []string, out io.Writer) error {
 		return err
 	}
 	defer db.Close()
-	roles, err := pgwarehouse.ApplyPolicies(ctx, db.Pool(), cfg.ReaderRole, readerPassword(cfg.ReaderURL), cfg.Schemas, rules.List())
+	roles, err := pgwarehouse.ApplyPolicies(ctx, db.Pool(), cfg.ReaderRole, readerPassword(cfg.ReaderURL), cfg.Schemas, rules.AllPolicies())
 	if err != nil {
 		return err
 	}
-	for _, name := range rules.Policies() {
-		fmt.Fprintf(out, "policy %s: role %s may read exactly what the policy allows in %s\n", name, roles[name], strings.Join(cfg.Schemas, ", "))
+	for _, p := range rules.AllPolicies() {
+		fmt.Fprintf(out, "policy %s: role %s may read exactly what the policy allows in %s\n", p.Policy(), roles[p.Policy()], strings.Join(cfg.Schemas, ", "))
 	}
 	fmt.Fprintln(out, "restart the bot to answer each policy as its role")
 	return nil

@@ -8,13 +8,19 @@ import (
 
 // BlockAction is the package-level BlockAction with a response URL on this
 // server, and, when the fake holds the clicked message, that message's text
-// and blocks and the clicked button's text and block_id.
+// and blocks and the clicked button's text and block_id. A click on an
+// ephemeral message is as Slack sends it: the container says is_ephemeral
+// and holds the message's thread, and there is no message object; the
+// response URL answers in that thread.
 func (s *Server) BlockAction(user, channel, messageTS, threadTS, actionID, value string) json.RawMessage {
 	var msg *Message
 	s.mu.Lock()
 	if i := s.findMessage(channel, messageTS); i >= 0 {
 		m := s.messages[i]
 		msg = &m
+	} else if i := s.findEphemeral(channel, messageTS); i >= 0 {
+		m := s.messages[i]
+		msg, threadTS = &m, m.ThreadTS
 	}
 	s.mu.Unlock()
 	url := s.newResponseURL(responseTarget{channel: channel, user: user, messageTS: messageTS, threadTS: threadTS})

@@ -28,8 +28,11 @@
 // the methods the bot uses are served (auth.test, chat.postMessage,
 // chat.update, chat.postEphemeral, assistant.threads.setStatus, setSuggestedPrompts, setTitle,
 // files.getUploadURLExternal, files.completeUploadExternal,
-// apps.connections.open); others answer unknown_method. Messages are stored
-// as posted: Slack's own rewriting of text and blocks (block ids, link
+// apps.connections.open); others answer unknown_method. An ephemeral
+// message is refused (user_not_in_channel) to someone who is not a member
+// of a channel whose members SetMembers set, and a click on one comes as
+// Slack sends it (is_ephemeral, its thread, no message object). Messages
+// are stored as posted: Slack's own rewriting of text and blocks (block ids, link
 // expansion, mention resolution) is not imitated. Lengths are counted in
 // characters (runes). Block checks cover the limits the bot can reach, not
 // every Block Kit rule; every broken block, malformed JSON included, is

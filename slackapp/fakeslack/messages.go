@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/url"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -105,6 +106,17 @@ func (s *Server) addMessage(m Message) Message {
 func (s *Server) findMessage(channel, ts string) int {
 	for i, m := range s.messages {
 		if m.Channel == channel && m.TS == ts && !m.Ephemeral && !m.Deleted {
+			return i
+		}
+	}
+	return -1
+}
+
+// findEphemeral returns the index of the ephemeral message at channel/ts,
+// or -1. Callers hold s.mu.
+func (s *Server) findEphemeral(channel, ts string) int {
+	for i, m := range s.messages {
+		if m.Channel == channel && m.TS == ts && m.Ephemeral {
 			return i
 		}
 	}
@@ -238,6 +250,10 @@ func (s *Server) postEphemeral(args url.Values) reply {
 	}
 	if s.notInChannel[channel] {
 		return slackError("not_in_channel")
+	}
+	if members, known := s.members[channel]; known && !slices.Contains(members, user) {
+		// Slack shows an ephemeral message only to a member.
+		return slackError("user_not_in_channel")
 	}
 	text, blocks, rep, bad := content(args)
 	if bad {

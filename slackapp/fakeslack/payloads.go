@@ -175,7 +175,8 @@ func BlockAction(user, channel, messageTS, threadTS, actionID, value string) jso
 // blockAction builds the payload; msg, when known, supplies the message's
 // text and blocks and the clicked button's text and block id.
 func blockAction(responseURL string, msg *Message, user, channel, messageTS, threadTS, actionID, value string) json.RawMessage {
-	container := map[string]any{"type": "message", "message_ts": messageTS, "channel_id": channel, "is_ephemeral": false}
+	ephemeral := msg != nil && msg.Ephemeral
+	container := map[string]any{"type": "message", "message_ts": messageTS, "channel_id": channel, "is_ephemeral": ephemeral}
 	message := map[string]any{"type": "message", "ts": messageTS, "user": BotUserID, "bot_id": BotID, "app_id": AppID, "team": TeamID, "text": ""}
 	if threadTS != "" {
 		container["thread_ts"] = threadTS
@@ -198,7 +199,7 @@ func blockAction(responseURL string, msg *Message, user, channel, messageTS, thr
 		// A feedback button's action has no text: the value says which.
 		action["text"] = buttonText
 	}
-	return mustJSON(map[string]any{
+	payload := map[string]any{
 		"type":                  "block_actions",
 		"token":                 VerificationToken,
 		"user":                  map[string]any{"id": user, "username": "user-" + user, "name": "user-" + user, "team_id": TeamID},
@@ -213,7 +214,11 @@ func blockAction(responseURL string, msg *Message, user, channel, messageTS, thr
 		"state":                 map[string]any{"values": map[string]any{}},
 		"response_url":          responseURL,
 		"actions":               []map[string]any{action},
-	})
+	}
+	if ephemeral {
+		delete(payload, "message") // Slack sends none for an ephemeral message
+	}
+	return mustJSON(payload)
 }
 
 // findButton finds the element with actionID in the blocks and returns its

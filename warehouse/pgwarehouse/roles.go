@@ -2,6 +2,8 @@ package pgwarehouse
 
 import (
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"fmt"
 	"net/url"
 	"regexp"
@@ -29,17 +31,31 @@ var notRoleChar = regexp.MustCompile(`[^a-z0-9_]+`)
 
 // PolicyRole is the login role of policy: the reader role's name, "_" and
 // the policy's name in lower case with anything but letters, digits and
-// "_" replaced, cut to PostgreSQL's 63 bytes. Two policies whose names
-// reduce alike get the same role: ApplyPolicies refuses that.
+// "_" replaced. A name that does not fit PostgreSQL's 63 bytes, or that
+// holds other than ASCII (a policy within a channel's ceiling,
+// "analysts∩everyone"), is cut and ends in a hash of the policy's name, so
+// such roles stay apart. Two other policies whose names reduce alike get
+// the same role: ApplyPolicies refuses that.
 func PolicyRole(reader, policy string) string {
 	if reader == "" {
 		reader = DefaultReaderRole
 	}
 	name := reader + "_" + notRoleChar.ReplaceAllString(strings.ToLower(policy), "_")
-	if len(name) > maxRoleName {
-		name = name[:maxRoleName]
+	if len(name) > maxRoleName || !isASCII(policy) {
+		sum := sha256.Sum256([]byte(policy))
+		name = name[:min(len(name), maxRoleName-9)] + "_" + hex.EncodeToString(sum[:4])
 	}
 	return name
+}
+
+// isASCII reports whether s is ASCII only.
+func isASCII(s string) bool {
+	for i := range len(s) {
+		if s[i] >= 0x80 {
+			return false
+		}
+	}
+	return true
 }
 
 // ApplyPolicies creates or updates the login role of each policy, in one

@@ -1,0 +1,155 @@
+package access
+
+import (
+	"fmt"
+	"regexp"
+	"slices"
+	"strings"
+
+	"gopkg.in/yaml.v3"
+)
+
+// A shared channel's ceiling. Everyone in a channel sees what is posted
+// there, so the file may give a channel a policy that caps what is posted
+// in it (channel_ceilings): an answer posted there holds only what both
+// its asker's policy and the channel's ceiling allow. That intersection is
+// an access policy of its own (Within), with a name of its own, so the
+// guard, the catalog, the query log and the database (a login role per
+// intersection, `access apply`) all hold it like any other.
+
+// withinMark joins the names of a policy within a ceiling
+// ("analysts∩everyone"); the file's own policy names may not hold it.
+const withinMark = "∩"
+
+// Within returns the policy that allows what both p and ceiling allow:
+// tables both allow, columns both allow, masked where either masks. Its
+// name is p's and ceiling's joined by ∩. Within of a policy and itself is
+// the policy.
+func (p *Policy) Within(ceiling *Policy) *Policy {
+	if p == ceiling || ceiling == nil {
+		return p
+	}
+	return &Policy{name: p.name + withinMark + ceiling.name, within: []*Policy{p, ceiling}}
+}
+
+// Ceiling returns the policy that caps what is posted where w asks
+// (channel_ceilings), or nil: a channel without one, a direct message, the
+// operator's command line. The web chat has none either: its channel,
+// "web", is no Slack channel id, which a ceiling needs.
+func (r *Rules) Ceiling(w Who) *Policy {
+	if r == nil || w.DM || w.Local {
+		return nil
+	}
+	return r.ceilings[w.ChannelID]
+}
+
+// Shared returns what of p may be posted where w asks when that is less
+// than p: p within the channel's ceiling (a policy of AllPolicies). It is
+// nil when nothing caps p there: no ceiling, or the ceiling is p itself.
+func (r *Rules) Shared(w Who, p *Policy) *Policy {
+	c := r.Ceiling(w)
+	if c == nil || p == nil || c == p {
+		return nil
+	}
+	return r.shared[[2]string{p.name, c.name}]
+}
+
+// AllPolicies are every policy a query may run under: the file's, in
+// order, then each of them within each ceiling of channel_ceilings (but
+// the ceiling itself), so that each has a database role (`access apply`).
+func (r *Rules) AllPolicies() []*Policy {
+	out := slices.Clone(r.policies)
+	for _, c := range r.ceilingOrder() {
+		for _, p := range r.policies {
+			if p != c {
+				out = append(out, r.shared[[2]string{p.name, c.name}])
+			}
+		}
+	}
+	return out
+}
+
+// ceilingOrder lists the ceilings' policies in the order of the file's
+// policies, once each.
+func (r *Rules) ceilingOrder() []*Policy {
+	var out []*Policy
+	for _, p := range r.policies {
+		for _, c := range r.ceilings {
+			if c == p {
+				out = append(out, p)
+				break
+			}
+		}
+	}
+	return out
+}
+
+// ceilingFile is one entry of channel_ceilings as written.
+type ceilingFile struct {
+	Channels []string `yaml:"channels"`
+	Policy   string   `yaml:"policy"`
+}
+
+// ceilingKeys are the keys an entry of channel_ceilings may have.
+var ceilingKeys = []string{"channels", "policy"}
+
+// slackChannel matches a Slack channel's id: public (C…) or private
+// (G…). A direct message (D…) shows an answer to its asker alone.
+var slackChannel = regexp.MustCompile(`^[CG][A-Z0-9]{2,}$`)
+
+// readCeilings reads and checks channel_ceilings, after the policies, and
+// makes the policies within each ceiling.
+func (r *Rules) readCeilings(nodes []yaml.Node) error {
+	r.ceilings, r.shared = map[string]*Policy{}, map[[2]string]*Policy{}
+	for _, n := range nodes {
+		if err := r.ceiling(n); err != nil {
+			return fmt.Errorf("access file line %d: channel_ceilings: %w", n.Line, err)
+		}
+	}
+	for _, c := range r.ceilingOrder() {
+		for _, p := range r.policies {
+			if p != c {
+				r.shared[[2]string{p.name, c.name}] = p.Within(c)
+			}
+		}
+	}
+	return nil
+}
+
+// ceiling reads one entry of channel_ceilings.
+func (r *Rules) ceiling(n yaml.Node) error {
+	if n.Kind == yaml.MappingNode {
+		for i := 0; i+1 < len(n.Content); i += 2 {
+			if k := n.Content[i]; !slices.Contains(ceilingKeys, k.Value) {
+				return fmt.Errorf("unknown key %q on line %d (want one of %s)", k.Value, k.Line, strings.Join(ceilingKeys, ", "))
+			}
+		}
+	}
+	var cf ceilingFile
+	if err := n.Decode(&cf); err != nil {
+		return err
+	}
+	i := slices.IndexFunc(r.policies, func(p *Policy) bool { return p.name == cf.Policy })
+	switch {
+	case cf.Policy == "":
+		return fmt.Errorf("an entry needs the policy that caps what is posted in its channels")
+	case i < 0:
+		return fmt.Errorf("policy names %q, which is not a policy (policies: %s)", cf.Policy, strings.Join(r.Policies(), ", "))
+	case len(cf.Channels) == 0:
+		return fmt.Errorf("the ceiling %q names no channel: list their ids under channels", cf.Policy)
+	}
+	for _, ch := range cf.Channels {
+		switch {
+		case strings.HasPrefix(ch, "D"):
+			return fmt.Errorf("%q is a direct message, which only its asker sees: it needs no ceiling", ch)
+		case !slackChannel.MatchString(ch):
+			return fmt.Errorf("%q is not a Slack channel id (C… or G…); the web chat and the command line show answers to their asker alone", ch)
+		case r.ceilings[ch] != nil:
+			return fmt.Errorf("%q has a ceiling already (%q)", ch, r.ceilings[ch].name)
+		case len(r.channels) > 0 && !slices.Contains(r.channels, ch):
+			return fmt.Errorf("%q is not one of access.channels, so the bot never answers there", ch)
+		}
+		r.ceilings[ch] = r.policies[i]
+	}
+	return nil
+}

@@ -1,0 +1,168 @@
+package bot_test
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/analyticsbot/analyticsbot/access"
+	"github.com/analyticsbot/analyticsbot/bot"
+	"github.com/analyticsbot/analyticsbot/bot/bottest"
+	"github.com/analyticsbot/analyticsbot/nodes"
+	"github.com/analyticsbot/analyticsbot/warehouse/pgwarehouse"
+)
+
+// ceilingFile writes the matrix's access file with a fresh channel whose
+// ceiling is the everyone policy, and returns its path and the channel.
+func ceilingFile(t *testing.T) (path, channel string) {
+	t.Helper()
+	var b [3]byte
+	_, _ = rand.Read(b[:])
+	channel = "CGEN" + strings.ToUpper(hex.EncodeToString(b[:]))
+	path = filepath.Join(t.TempDir(), "access.yaml")
+	require.NoError(t, os.WriteFile(path, []byte(bottest.CeilingAccessFile("everyone", channel)), 0o600))
+	return path, channel
+}
+
+// testChannelCeiling: in a channel with a ceiling, who an answer is for,
+// the policy it ran under and the thread it is kept in; the same question
+// in another channel or the web chat has no ceiling; a press on a private
+// answer finds it only in its asker's own private thread.
+func testChannelCeiling(t *testing.T, e *testEnv) {
+	path, ch := ceilingFile(t)
+	b := newBot(t, e, script(bottest.CeilingRules()), func(c *bot.Config) { c.AccessFile, c.Schemas = path, bottest.AccessSchemas })
+	askAs := func(user, channel, text string) *nodes.State {
+		t.Helper()
+		ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+		defer cancel()
+		s, _, err := b.Ask(ctx, bot.Message{ThreadID: bot.NewThreadID(), UserID: user, ChannelID: channel, Text: text})
+		require.NoError(t, err)
+		require.Empty(t, s.ErrorKind, "detail %s", s.ErrorDetail)
+		return s
+	}
+	tests := []struct {
+		name, user, channel, question string
+		wantPrivate                   bool
+		wantPolicy, wantCeiling       string
+	}{
+		{"within the ceiling", "UANA", ch, bottest.CeilingWithin.Question, false, "analysts∩everyone", "everyone"},
+		{"beyond the ceiling", "UANA", ch, bottest.CeilingBeyond.Question, true, "analysts", "everyone"},
+		{"the ceiling's own policy", "UZED", ch, bottest.CeilingWithin.Question, false, "everyone", ""},
+		{"a channel without a ceiling", "UANA", "CDATA", bottest.CeilingBeyond.Question, false, "analysts", ""},
+		{"the web chat", "UANA", "web", bottest.CeilingBeyond.Question, false, "analysts", ""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			s := askAs(tt.user, tt.channel, tt.question)
+			assert.Equal(t, tt.wantPrivate, s.Private(), "for the asker alone")
+			assert.Equal(t, tt.wantPolicy, s.Policy, "the policy its query ran under")
+			assert.Equal(t, tt.wantCeiling, s.Ceiling)
+			public := recentTurns(t, e, s.ThreadTS)
+			require.Len(t, public, 1)
+			if !tt.wantPrivate {
+				assert.Equal(t, s.Query, public[0].Query, "kept in its thread")
+				return
+			}
+			assert.Empty(t, public[0].Query.Text, "the channel's thread keeps no query")
+			assert.Contains(t, public[0].BotResponse, "I replied to @UANA privately")
+			kept := recentTurns(t, e, nodes.PrivateThread(ch, "UANA"))
+			require.NotEmpty(t, kept)
+			assert.Equal(t, s.Query, kept[len(kept)-1].Query, "kept in the asker's private thread")
+			assert.Equal(t, s.QueryID, kept[len(kept)-1].QueryID)
+		})
+	}
+
+	t.Run("presses on a private answer", func(t *testing.T) {
+		s := askAs("UANA", ch, bottest.CeilingBeyond.Question)
+		require.True(t, s.Private())
+		ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+		defer cancel()
+		for _, tt := range []struct {
+			name, user string
+			private    bool
+			wantErr    nodes.ErrorKind
+		}{
+			{"its asker, on their ephemeral answer", "UANA", true, ""},
+			{"its asker, naming it on the channel's message", "UANA", false, nodes.ErrNoPreviousQuery},
+			{"another member, on an ephemeral message of theirs", "UADMIN", true, nodes.ErrNoPreviousQuery},
+		} {
+			p, _, err := b.Press(ctx, bot.Message{ThreadID: s.ThreadTS, UserID: tt.user, ChannelID: ch, Private: tt.private},
+				string(nodes.IntentShowSQL), s.QueryID)
+			require.NoError(t, err)
+			assert.Equal(t, tt.wantErr, p.ErrorKind, tt.name)
+			if tt.wantErr == "" {
+				assert.True(t, p.Private(), "%s: answered to them alone", tt.name)
+				assert.Contains(t, p.ResponseText, "SQL for")
+				require.NotNil(t, p.Reply.Query)
+				assert.Contains(t, p.Reply.Query.Text, "app_developers")
+			}
+		}
+	})
+}
+
+// testCeilingRoles: after `access apply` with a channel's ceiling, an
+// answer posted in that channel runs as the role of the asker's policy
+// within the ceiling (what current_user says), and one for the asker
+// alone as their own policy's role.
+func testCeilingRoles(t *testing.T, e *testEnv) {
+	ctx := context.Background()
+	var suffix [3]byte
+	_, _ = rand.Read(suffix[:])
+	reader := "abt_ceil_reader_" + hex.EncodeToString(suffix[:])
+	id := pgx.Identifier{reader}.Sanitize()
+	_, err := e.admin.Pool().Exec(ctx, "CREATE ROLE "+id+" LOGIN NOINHERIT; GRANT USAGE ON SCHEMA analytics TO "+id+
+		"; GRANT SELECT ON ALL TABLES IN SCHEMA analytics TO "+id)
+	require.NoError(t, err)
+	path, ch := ceilingFile(t)
+	rules, err := access.Load(path)
+	require.NoError(t, err)
+	roles, err := pgwarehouse.ApplyPolicies(ctx, e.admin.Pool(), reader, "", []string{"analytics"}, rules.AllPolicies())
+	require.NoError(t, err)
+	t.Cleanup(func() {
+		drop := []string{reader}
+		for _, r := range roles {
+			drop = append(drop, r)
+		}
+		for _, r := range drop {
+			rid := pgx.Identifier{r}.Sanitize()
+			_, _ = e.admin.Pool().Exec(context.Background(), "DROP OWNED BY "+rid+"; DROP ROLE "+rid)
+		}
+	})
+	rules2 := `
+  - step: classify
+    match: '(?im)^Question: who am i'
+    reply: '{"intent": "analytics_query", "confidence": 0.9}'
+  - step: generate_sql
+    match: '(?im)^Question: who am i, privately'
+    reply: '{"sql": "SELECT current_user AS who, count(*) AS links FROM analytics.app_developers", "assumptions": [], "explanation": "x"}'
+  - step: generate_sql
+    match: '(?im)^Question: who am i'
+    reply: '{"sql": "SELECT current_user AS who", "assumptions": [], "explanation": "x"}'
+`
+	b := newBot(t, e, script(rules2), func(c *bot.Config) { c.AccessFile, c.ReaderRole = path, reader })
+	who := func(text string) (*nodes.State, any) {
+		t.Helper()
+		ctx, cancel := context.WithTimeout(ctx, time.Minute)
+		defer cancel()
+		s, _, err := b.Ask(ctx, bot.Message{ThreadID: bot.NewThreadID(), UserID: "UANA", ChannelID: ch, Text: text})
+		require.NoError(t, err)
+		require.Empty(t, s.ErrorKind, "detail %s", s.ErrorDetail)
+		return s, s.Result.Rows[0][0]
+	}
+	s, role := who("who am i")
+	assert.False(t, s.Private())
+	assert.Equal(t, pgwarehouse.PolicyRole(reader, "analysts∩everyone"), role, "posted in the channel: as the role within its ceiling")
+	assert.Equal(t, role, s.Role, "the query log names it")
+	s, role = who("who am i, privately")
+	assert.True(t, s.Private())
+	assert.Equal(t, pgwarehouse.PolicyRole(reader, "analysts"), role, "for the asker alone: as their policy's role")
+}
