@@ -44,7 +44,11 @@ func testChannelCeiling(t *testing.T, e *testEnv) {
 		t.Helper()
 		ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 		defer cancel()
-		s, _, err := b.Ask(ctx, bot.Message{ThreadID: bot.NewThreadID(), UserID: user, ChannelID: channel, Text: text})
+		m := bot.Message{UserID: user, ChannelID: channel, Text: text}
+		var err error
+		m.ThreadID, err = b.StartThread(ctx, m) // the web chat's threads are issued
+		require.NoError(t, err)
+		s, _, err := b.Ask(ctx, m)
 		require.NoError(t, err)
 		require.Empty(t, s.ErrorKind, "detail %s", s.ErrorDetail)
 		return s
