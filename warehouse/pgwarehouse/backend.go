@@ -215,7 +215,7 @@ func (b *Backend) Check(ctx context.Context, text string, limit int) (warehouse.
 	if err != nil {
 		return warehouse.Runnable{}, err
 	}
-	if err := exec.Explain(ctx, run); err != nil {
+	if err := exec.Explain(b.named(ctx), run); err != nil {
 		return warehouse.Runnable{}, b.qualify(ctx, err)
 	}
 	return warehouse.Runnable{Query: warehouse.Query{Backend: Name, Text: text}, Statement: run, Limit: limit}, nil
@@ -262,7 +262,7 @@ func (b *Backend) Run(ctx context.Context, q warehouse.Runnable) (warehouse.Resu
 	if err != nil {
 		return warehouse.Result{}, err
 	}
-	res, err := exec.QueryRows(ctx, q.Statement, q.Limit)
+	res, err := exec.QueryRows(b.named(ctx), q.Statement, q.Limit)
 	return res, b.qualify(ctx, err)
 }
 
@@ -314,7 +314,7 @@ func (b *Backend) Export(ctx context.Context, q warehouse.Query, w io.Writer, li
 	if err != nil {
 		return warehouse.ExportStats{}, err
 	}
-	st, err := exec.ExportCSV(ctx, run, w, limit)
+	st, err := exec.ExportCSV(b.named(ctx), run, w, limit)
 	return st, b.qualify(ctx, err)
 }
 
