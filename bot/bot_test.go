@@ -27,6 +27,8 @@ func TestBot(t *testing.T) {
 		{"RowScoping", testRowScoping},
 		{"AccessPolicies", testAccessPolicies},
 		{"AccessPoliciesAlone", testAccessPoliciesAlone},
+		{"ErrorTextsHoldNoData", testErrorTextsHoldNoData},
+		{"MaskedValuesNotShown", testMaskedValuesNotShown},
 		{"PolicyRoles", testPolicyRoles},
 		{"DatabaseDown", testDatabaseDown},
 		{"ConcurrentThreads", testConcurrentThreads},
