@@ -319,7 +319,8 @@ func (b *Backend) Export(ctx context.Context, q warehouse.Query, w io.Writer, li
 }
 
 // Values implements warehouse.Backend: SELECT DISTINCT of the column, as
-// text, as the reader.
+// text, as the reader; for a caller, only of a column of their catalog
+// that their policy does not mask.
 func (b *Backend) Values(ctx context.Context, col warehouse.ColumnRef, limit int) ([]string, error) {
 	cat, err := b.Catalog(ctx)
 	if err != nil {
@@ -331,6 +332,9 @@ func (b *Backend) Values(ctx context.Context, col warehouse.ColumnRef, limit int
 	}
 	if _, ok := t.Column(col.Column); !ok {
 		return nil, warehouse.Errorf(warehouse.Invalid, "no column %s in the catalog", col)
+	}
+	if a := warehouse.CallerOf(ctx).Access; a != nil && a.MasksColumn(t.Schema, t.Name, col.Column) {
+		return nil, &warehouse.Error{Kind: warehouse.Forbidden, Class: "access_denied", Reason: "you may not read the values of " + col.String()}
 	}
 	if limit <= 0 {
 		limit = b.cfg.MaxRows
