@@ -1,12 +1,15 @@
 package bot_test
 
 import (
+	"bytes"
 	"context"
 	"crypto/rand"
 	"encoding/hex"
+	"log/slog"
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -26,7 +29,7 @@ import (
 // reply, the model's prompts (a retry's carries the error), the stored
 // turn or the query log (what `analyticsbot logs` shows). A cast that
 // PostgreSQL raises over a masked column is retried with the value taken
-// out of its error.
+// out of its error. Nor does the bot's own log, at any level.
 func testErrorTextsHoldNoData(t *testing.T, e *testEnv) {
 	path := filepath.Join(t.TempDir(), "access.yaml")
 	require.NoError(t, os.WriteFile(path, []byte(bottest.AccessFile("everyone")), 0o600))
@@ -38,16 +41,21 @@ func testErrorTextsHoldNoData(t *testing.T, e *testEnv) {
 		t.Run(name, func(t *testing.T) {
 			cfg := testConfig(t, e, script(bottest.AccessRules()))
 			cfg.AccessFile, cfg.Schemas = path, bottest.AccessSchemas
+			// Every level of the bot's own log: none may hold a value either.
+			var logs lockedBuffer
+			log := slog.New(slog.NewTextHandler(&logs, &slog.HandlerOptions{Level: slog.LevelDebug}))
 			var b *bot.Bot
 			if guard {
-				b = startBot(t, cfg)
+				b = bottest.Start(t, cfg, log)
 			} else {
-				b = bottest.StartWithoutGuard(t, cfg, discardLogger())
+				b = bottest.StartWithoutGuard(t, cfg, log)
 			}
 			for i, c := range bottest.AccessCases {
 				for p, user := range bottest.AccessUsers {
 					t.Run(c.Name+"/"+bottest.AccessPolicies[p], func(t *testing.T) {
+						logged := logs.Len()
 						s, seen := askSeeing(t, b, user, c.Question(i))
+						seen["the bot's log"] = logs.From(logged)
 						for id, email := range bottest.Emails {
 							// A piece of one too: ann@corp.test::regclass names the
 							// schema "ann@corp".
@@ -84,6 +92,32 @@ func testErrorTextsHoldNoData(t *testing.T, e *testEnv) {
 		require.Equal(t, nodes.ErrInvalidQuery, s.ErrorKind)
 		assert.Contains(t, seen["a retry's prompt"], "hr.employees.email is masked", "the guard's reason, for a policy that masks it")
 	})
+}
+
+// lockedBuffer is a log's output that a test reads while the bot writes.
+type lockedBuffer struct {
+	mu  sync.Mutex
+	buf bytes.Buffer
+}
+
+func (l *lockedBuffer) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.buf.Write(p)
+}
+
+// Len is how much has been written so far.
+func (l *lockedBuffer) Len() int {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.buf.Len()
+}
+
+// From is what has been written after the first n bytes.
+func (l *lockedBuffer) From(n int) string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.buf.String()[n:]
 }
 
 // caseIndex is the index of the matrix's case of that name.

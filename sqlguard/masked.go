@@ -15,7 +15,7 @@ import (
 // places that cannot fail on any of its values: comparisons (=, <>, <, >,
 // LIKE, ILIKE, SIMILAR TO, regular expressions, IN, BETWEEN, IS [NOT]
 // DISTINCT FROM), IS NULL, a boolean context, GROUP BY, ORDER BY,
-// DISTINCT, PARTITION BY and count(…), possibly through maskSafeFunctions,
+// DISTINCT, a window's PARTITION BY and count(…), possibly through maskSafeFunctions,
 // casts to text types, ||, arithmetic, CASE, COALESCE, NULLIF, GREATEST,
 // LEAST and COLLATE. Any other cast, function or operator over it is
 // columns_not_allowed: the generator can compare the column as text
