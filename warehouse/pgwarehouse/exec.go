@@ -8,6 +8,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/exaring/otelpgx"
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgxpool"
 
@@ -167,6 +168,9 @@ func (e *Executor) poolConfig() (*pgxpool.Config, error) {
 		cfg.ConnConfig.User, cfg.ConnConfig.Password = e.cfg.Role, ""
 	}
 	pgpool.Configure(cfg)
+	if t, ok := cfg.ConnConfig.Tracer.(*otelpgx.Tracer); ok {
+		cfg.ConnConfig.Tracer = redactingTracer{t}
+	}
 	cfg.MaxConns = readerPoolSize
 	cfg.MinConns = 0
 	cfg.ConnConfig.RuntimeParams["application_name"] = "analyticsbot-reader"

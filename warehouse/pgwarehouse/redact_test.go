@@ -4,11 +4,15 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"strings"
 	"testing"
 
 	"github.com/jackc/pgx/v5/pgconn"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+	"go.opentelemetry.io/otel"
+	sdktrace "go.opentelemetry.io/otel/sdk/trace"
+	"go.opentelemetry.io/otel/sdk/trace/tracetest"
 
 	"github.com/analyticsbot/analyticsbot/access"
 	"github.com/analyticsbot/analyticsbot/warehouse"
@@ -145,4 +149,43 @@ default: narrow
 
 	_, err = newExec(t, url, pgwarehouse.ExecConfig{}).Query(ctx, misspelt)
 	assert.ErrorContains(t, err, `the column "…"`, "the executor alone knows only the query's words")
+}
+
+// A failed statement's span (its error event and status) goes to the
+// tracing backend with the error as the executor returns it, redacted.
+// The test installs a global tracer provider, as the program does, so it
+// does not run in parallel.
+func TestErrorSpansHoldNoData(t *testing.T) {
+	rec := tracetest.NewSpanRecorder()
+	tp := sdktrace.NewTracerProvider(sdktrace.WithSpanProcessor(rec))
+	prev := otel.GetTracerProvider()
+	otel.SetTracerProvider(tp)
+	t.Cleanup(func() { otel.SetTracerProvider(prev) })
+	db, url := newAnalyticsDB(t)
+	ctx := context.Background()
+	_, err := db.Pool().Exec(ctx, people)
+	require.NoError(t, err)
+	exec := newExec(t, url, pgwarehouse.ExecConfig{})
+
+	ctx, turn := tp.Tracer("test").Start(ctx, "turn")
+	_, err = exec.Query(ctx, "SELECT count(*) FROM people WHERE CAST(email AS int) > 0")
+	require.Error(t, err)
+	turn.End()
+	var failed int
+	for _, s := range rec.Ended() {
+		text := s.Status().Description
+		for _, ev := range s.Events() {
+			for _, kv := range ev.Attributes {
+				text += " " + kv.Value.Emit()
+			}
+		}
+		if strings.Contains(text, "invalid input syntax") {
+			failed++
+			assert.Contains(t, text, `integer: "…"`)
+		}
+		for _, secret := range secrets {
+			assert.NotContains(t, text, secret, "span %q", s.Name())
+		}
+	}
+	assert.Equal(t, 1, failed, "the failed statement's span")
 }
