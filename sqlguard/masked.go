@@ -47,6 +47,7 @@ var maskSafeFunctions = map[string]int{
 	"position": -1, "starts_with": -1, "replace": -1, "concat": -1, "concat_ws": -1,
 	"min": -1, "max": -1, "abs": -1, "round": -1, "trunc": -1, "floor": -1, "ceil": -1,
 	"ceiling": -1, "sign": -1,
+	"similarity": -1, "word_similarity": -1, "strict_word_similarity": -1, // pg_trgm's
 	"date_trunc": 1, "date_part": 1, "extract": 1,
 }
 

@@ -16,6 +16,7 @@ func TestMaskedColumnsNeverFail(t *testing.T) {
 		Schemas:       []string{"hr"},
 		Tables:        []string{"hr.employees", "hr.v_people"},
 		MaskedColumns: []string{"hr.employees.email", "hr.employees.hired"},
+		Functions:     []string{"similarity"},
 	}
 	tests := []struct {
 		name, sql string
@@ -36,6 +37,7 @@ func TestMaskedColumnsNeverFail(t *testing.T) {
 		{"substr and split_part", "SELECT count(*) FROM hr.employees WHERE substr(email, 1, 3) = 'ann' OR split_part(email, '@', 2) = 'corp.test'", ""},
 		{"cast to text", "SELECT count(*) FROM hr.employees WHERE CAST(email AS varchar(3)) = 'ann' AND email::text <> ''", ""},
 		{"concatenated", "SELECT count(*) FROM hr.employees WHERE email || '.' LIKE '%.test.' OR concat(email, '.') = 'a'", ""},
+		{"trigram similarity", "SELECT count(*) FROM hr.employees WHERE similarity(email, 'ann') > 0.3", ""},
 		{"replaced", "SELECT count(*) FROM hr.employees WHERE replace(email, '@', ' at ') LIKE 'ann at %'", ""},
 		{"arithmetic", "SELECT count(*) FROM hr.employees WHERE hired + 30 < current_date", ""},
 		{"min in a subquery's filter", "SELECT count(*) FROM hr.v_people WHERE name < (SELECT 'x' FROM hr.employees HAVING min(email) > 'a')", ""},
