@@ -22,7 +22,8 @@ import (
 // every error of a query leaves the executor redacted. Quoted text and
 // numbers stay only when the query itself wrote them (a literal, a name,
 // a keyword: the model knows them already, and they keep the retry
-// useful); DETAIL, CONTEXT and the internal query are dropped, and a
+// useful) or, for the backend's queries, name something of the caller's
+// catalog; DETAIL, CONTEXT and the internal query are dropped, and a
 // message a function's own code raised (PL/pgSQL's RAISE, which may say
 // anything) is replaced whole.
 
