@@ -28,6 +28,8 @@ func TestBot(t *testing.T) {
 		{"AccessPolicies", testAccessPolicies},
 		{"AccessPoliciesAlone", testAccessPoliciesAlone},
 		{"AccessViews", testAccessViews},
+		{"ErrorTextsHoldNoData", testErrorTextsHoldNoData},
+		{"MaskedValuesNotShown", testMaskedValuesNotShown},
 		{"PolicyRoles", testPolicyRoles},
 		{"ChannelCeiling", testChannelCeiling},
 		{"CeilingRoles", testCeilingRoles},

@@ -9,6 +9,7 @@ import (
 	"github.com/analyticsbot/analyticsbot/nodes"
 	"github.com/analyticsbot/analyticsbot/prompts"
 	"github.com/analyticsbot/analyticsbot/store"
+	"github.com/analyticsbot/analyticsbot/warehouse"
 )
 
 // GeneratorContext is what the query generator would be given for a
@@ -27,9 +28,19 @@ type GeneratorContext struct {
 
 // Context builds what the generator would be given for question in thread
 // (a follow-up when the thread has turns), without calling the model: the
-// question is taken as it is, not rewritten. A thread that is not
+// question is taken as it is, not rewritten. With an access file, m's user
+// is answered under their policy there, as Ask would. A thread that is not
 // m.UserID's gets ErrNoThread (see CheckThread).
 func (b *Bot) Context(ctx context.Context, m Message) (GeneratorContext, error) {
+	// The generator is shown what the asker's access policy lets them see
+	// (tables, columns, matched values): so is this.
+	if b.access != nil {
+		p, err := b.access.Admit(whoOf(&nodes.State{UserID: m.UserID, ChannelID: m.ChannelID}))
+		if err != nil {
+			return GeneratorContext{}, fmt.Errorf("context: %w", err)
+		}
+		ctx = warehouse.WithCaller(ctx, warehouse.Caller{UserID: m.UserID, ChannelID: m.ChannelID, Access: p})
+	}
 	var turns []store.Turn
 	if m.ThreadID != "" {
 		if err := b.CheckThread(ctx, m); err != nil {

@@ -151,7 +151,9 @@ func (ix *ValueIndex) Run(ctx context.Context, interval time.Duration) {
 }
 
 // Lookup returns the stored values that resemble phrases of the question,
-// best columns first, within a short deadline of its own.
+// best columns first, within a short deadline of its own: only values of
+// columns the caller (warehouse.CallerOf) may read and see, none of a
+// table or column their access policy denies or a column it masks.
 func (ix *ValueIndex) Lookup(ctx context.Context, question string) ([]store.ValueMatch, error) {
 	ctx, cancel := context.WithTimeout(ctx, lookupTimeout)
 	defer cancel()
@@ -191,6 +193,11 @@ func (ix *ValueIndex) Lookup(ctx context.Context, question string) ([]store.Valu
 		}
 		return false
 	})
+	access := warehouse.CallerOf(ctx).Access
+	if cat == nil && access != nil {
+		// Without the caller's catalog nothing says which values are theirs.
+		return nil, err
+	}
 	matches, err := ix.DB.MatchValues(ctx, ix.Backend.Name(), phrases, minSimilarity, valuesPerColumn, lookupColumns)
 	if err != nil || cat == nil {
 		return matches, err
@@ -200,8 +207,12 @@ func (ix *ValueIndex) Lookup(ctx context.Context, question string) ([]store.Valu
 		if !ok {
 			return true
 		}
-		_, ok = t.Column(m.Column)
-		return !ok
+		if _, ok = t.Column(m.Column); !ok {
+			return true
+		}
+		// A masked column stays in the caller's catalog, but its values
+		// are not theirs to see.
+		return access != nil && access.MasksColumn(m.Schema, m.Table, m.Column)
 	}), nil
 }
 

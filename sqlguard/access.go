@@ -92,6 +92,9 @@ func (c *checker) columnRef(cr *pg_query.ColumnRef) {
 	if c.inTarget > 0 && c.inCount == 0 {
 		c.shown = append(c.shown, name)
 	}
+	if len(c.p.MaskedColumns) > 0 {
+		c.maskedRef(name, len(fields) == 1)
+	}
 }
 
 // usingColumns records the columns of a JOIN … USING (…).
@@ -145,6 +148,17 @@ func (c *checker) deniedColumn() *Rejection {
 		}
 		if c.stars {
 			return reject(ClassColumns, "%s has a column that may not be returned (%s); name the columns you need instead of *", table, mc)
+		}
+		for _, u := range c.misused {
+			what := mc + " is masked"
+			if u.name != col {
+				what = "the whole row of " + table + " holds the masked " + mc
+			}
+			if u.name == col || slices.Contains(aliases, u.name) {
+				return reject(ClassColumns, "%s: it may only be compared (=, LIKE, IN, BETWEEN, IS NULL, …), grouped, ordered or counted, "+
+					"also through lower, upper, trim, length, substr, date_trunc or a cast to text, but not through %s, which can fail on its values; "+
+					"compare it as text instead", what, u.what)
+			}
 		}
 	}
 	return nil

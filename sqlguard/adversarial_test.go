@@ -24,6 +24,7 @@ type adversarialCase struct {
 		MaxDepth     int      `yaml:"max_depth"`
 		AllowCatalog bool     `yaml:"allow_catalog"`
 		Functions    []string `yaml:"functions"`
+		Masked       []string `yaml:"masked_columns"`
 	} `yaml:"policy"`
 }
 
@@ -47,6 +48,9 @@ func (c adversarialCase) policy() Policy {
 		AllowCatalog: c.Policy.AllowCatalog,
 		Functions:    c.Policy.Functions,
 		RowLimit:     100,
+		// Masked columns are only matched in the tables read by qualified
+		// name (Policy.Tables' bare names resolve in any schema).
+		MaskedColumns: c.Policy.Masked,
 	}
 }
 
@@ -66,7 +70,7 @@ var allClasses = []Class{
 	ClassMaintenance, ClassWritingCTE, ClassSelectInto, ClassExplain, ClassSession, ClassSettings,
 	ClassPrivilege, ClassSleep, ClassUnbounded, ClassFileAccess, ClassCopy, ClassLargeObject,
 	ClassCodeExecution, ClassDynamicSQL, ClassForeignData, ClassSideEffect, ClassLocking,
-	ClassCatalog, ClassRelation, ClassFunction, ClassNameResolution,
+	ClassCatalog, ClassRelation, ClassFunction, ClassNameResolution, ClassColumns,
 }
 
 func TestAdversarialCorpusCoversEveryClass(t *testing.T) {

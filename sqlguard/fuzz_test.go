@@ -67,10 +67,13 @@ var fuzzSeeds = []string{
 	"SET ROLE postgres",
 	"COPY apps TO PROGRAM 'id'",
 	"DO $$BEGIN PERFORM pg_sleep(1); END$$",
+	"SELECT count(*) FROM analytics.apps WHERE CAST(name AS int) > 0",
+	"SELECT count(DISTINCT lower(a.name)) FROM analytics.apps a WHERE a.name LIKE 'x%' GROUP BY a::text",
 }
 
 // FuzzCheck asserts Check's safety properties on arbitrary text: it never
-// panics; whatever it accepts passes the independent verification; it
+// panics; whatever it accepts passes the independent verification, and a
+// policy that masks a column accepts no more; it
 // rejects only with a classified, explained *Rejection; Guard accepts
 // exactly what Check accepts, its output passes Check and the verification
 // again, and with a RowLimit it ends in a top-level LIMIT of at most that
@@ -105,6 +108,14 @@ func FuzzCheck(f *testing.F) {
 			}
 		} else if verr := indepVerify(sql, p.Schemas, p.Tables); verr != nil {
 			t.Fatalf("Check accepted %q, but %v", sql, verr)
+		}
+		// A masked column only narrows what is accepted.
+		masked := p
+		masked.MaskedColumns = []string{"analytics.apps.name"}
+		if merr := Check(sql, masked); merr == nil && err != nil {
+			t.Fatalf("Check(%q) with a masked column accepts what it refuses without: %v", sql, err)
+		} else if rej := (*Rejection)(nil); merr != nil && (!errors.As(merr, &rej) || rej.Reason == "") {
+			t.Fatalf("Check(%q) with a masked column = %T %v, want a *Rejection with a reason", sql, merr, merr)
 		}
 
 		p.RowLimit = int(rowLimit)

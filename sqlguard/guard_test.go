@@ -145,7 +145,7 @@ func TestCheckDeepButLegitFitsDefault(t *testing.T) {
 func TestClassUnsafe(t *testing.T) {
 	t.Parallel()
 	fixable := []Class{ClassEmpty, ClassTooLong, ClassTooDeep, ClassSyntax, ClassExplain,
-		ClassUnbounded, ClassCatalog, ClassRelation, ClassFunction}
+		ClassUnbounded, ClassCatalog, ClassRelation, ClassFunction, ClassColumns}
 	for _, c := range allClasses {
 		assert.Equal(t, !slices.Contains(fixable, c), c.Unsafe(), "%s.Unsafe()", c)
 	}

@@ -29,6 +29,11 @@ type checker struct {
 	shown    []string
 	inTarget int
 	inCount  int
+	// Also for Policy.MaskedColumns: the path from the statement to the
+	// message being walked, and references to a masked column (or a
+	// whole row) in places it may not reach (masked.go).
+	path    []frame
+	misused []misuse
 }
 
 func newChecker(sql string, p Policy) *checker {
@@ -130,10 +135,14 @@ func (c *checker) children(m protoreflect.Message, depth int, skip protoreflect.
 		if fd.IsList() {
 			l := v.List()
 			for i := 0; i < l.Len() && c.unsafe == nil; i++ {
+				c.enter(m, fd.Name(), i)
 				c.walk(l.Get(i).Message(), depth+1)
+				c.leave()
 			}
 		} else {
+			c.enter(m, fd.Name(), 0)
 			c.walk(v.Message(), depth+1)
+			c.leave()
 		}
 		return c.unsafe == nil
 	})

@@ -42,7 +42,8 @@ type Backend interface {
 	// whose result was cut.
 	Export(ctx context.Context, q Query, w io.Writer, limit int) (ExportStats, error)
 	// Values lists up to limit distinct non-null values of a column of the
-	// catalog as text, in order.
+	// catalog as text, in order; for a caller (CallerOf) with an access
+	// policy, never of a column it denies or masks.
 	Values(ctx context.Context, col ColumnRef, limit int) ([]string, error)
 	// Show returns what Show SQL shows for a query of this backend.
 	Show(ctx context.Context, q Query) Shown

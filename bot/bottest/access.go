@@ -66,6 +66,10 @@ var (
 	// fullOnly: the full policy is answered, the two narrower are refused
 	// as outside their policy.
 	fullOnly = [3]nodes.ErrorKind{"", nodes.ErrAccessDenied, nodes.ErrAccessDenied}
+	// fails: no policy gets an answer, each query rewritten and failed.
+	fails = [3]nodes.ErrorKind{nodes.ErrInvalidQuery, nodes.ErrInvalidQuery, nodes.ErrInvalidQuery}
+	// failsOrDenied: as fails, but the narrowest may not read the column.
+	failsOrDenied = [3]nodes.ErrorKind{nodes.ErrInvalidQuery, nodes.ErrInvalidQuery, nodes.ErrAccessDenied}
 )
 
 // AccessCases are the matrix's questions.
@@ -111,6 +115,20 @@ var AccessCases = []AccessCase{
 		[3]nodes.ErrorKind{nodes.ErrInvalidQuery, nodes.ErrInvalidQuery, nodes.ErrAccessDenied},
 		[3]nodes.ErrorKind{"", "", nodes.ErrAccessDenied}},
 	{"the parent of a denied inheritance child", "SELECT count(*) AS staff FROM hr.staff", fullOnly, fullOnly},
+	// A cast over a masked column fails on its values, and PostgreSQL's
+	// error quotes the value it failed on. The guard refuses it where the
+	// column is masked (analysts: the addresses; everyone: the titles) or
+	// denied; the database raises it for the rest, and for every policy
+	// without the guard, retried and failed. No error text holds a value
+	// (MaskedErrorCases, bot/access_masked_test.go).
+	{"a cast over a masked column", "SELECT count(*) AS n FROM hr.employees WHERE CAST(email AS int) > 0",
+		failsOrDenied, failsOrDenied},
+	{"a JSON cast over a masked column", "SELECT count(*) AS n FROM hr.employees WHERE email::jsonb ? 'x'",
+		failsOrDenied, failsOrDenied},
+	{"a cast over masked titles", "SELECT count(*) AS n FROM analytics.apps WHERE CAST(name AS int) > 0",
+		fails, fails},
+	{"a catalog cast over a masked column", "SELECT count(*) AS n FROM hr.employees WHERE email::regclass IS NOT NULL",
+		failsOrDenied, [3]nodes.ErrorKind{nodes.ErrInternal, nodes.ErrInternal, nodes.ErrAccessDenied}},
 }
 
 // AccessRules are scripted-model rules that answer the matrix's questions:

@@ -59,9 +59,10 @@ type contextTableJSON struct {
 // contextCommand shows what the generator would be given for a question,
 // without calling the model.
 func contextCommand(ctx context.Context, args []string, out io.Writer) error {
-	const form = "context [--thread ID] [--json] [--prompt] QUESTION"
+	const form = "context [--thread ID] [--user ID] [--json] [--prompt] QUESTION"
 	fs := newFlagSet("context")
 	thread := fs.String("thread", "", "the thread the question follows up on")
+	user := fs.String("user", "cli", "whose access policy (ACCESS_FILE) applies: a Slack user ID, or cli for the default")
 	asJSON := fs.Bool("json", false, "print one JSON object")
 	withPrompt := fs.Bool("prompt", false, "also print the rendered prompt")
 	if err := fs.Parse(args); err != nil {
@@ -76,7 +77,7 @@ func contextCommand(ctx context.Context, args []string, out io.Writer) error {
 		return err
 	}
 	defer b.Close()
-	gc, err := b.Context(ctx, bot.Message{ThreadID: *thread, UserID: "cli", ChannelID: "cli", Text: question})
+	gc, err := b.Context(ctx, bot.Message{ThreadID: *thread, UserID: *user, ChannelID: "cli", Text: question})
 	if err != nil {
 		return err
 	}

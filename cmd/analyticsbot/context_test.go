@@ -2,6 +2,8 @@ package main
 
 import (
 	"encoding/json"
+	"os"
+	"path/filepath"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -57,4 +59,35 @@ func TestCLIContext(t *testing.T) {
 
 	usage := runCLI(t, "", "context")
 	assert.ErrorIs(t, usage.err, errUsage, "no question")
+
+	// Under an access file the choice is what the asker's policy sees: the
+	// command line's (the default policy), or --user's. `demo load` built
+	// the value index.
+	path := filepath.Join(t.TempDir(), "access.yaml")
+	require.NoError(t, os.WriteFile(path, []byte(`
+policies:
+  - name: full
+    users: [UADMIN]
+    tables: ["analytics.*"]
+  - name: titles_masked
+    tables: ["analytics.*"]
+    mask_columns: ["analytics.apps.name"]
+default: titles_masked
+`), 0o600))
+	t.Setenv("ACCESS_FILE", path)
+	columns := func(args ...string) []string {
+		t.Helper()
+		got := runCLI(t, "", append([]string{"context", "--json"}, args...)...)
+		require.NoError(t, got.err, "stderr: %s", got.stderr)
+		var c contextJSON
+		require.NoError(t, json.Unmarshal([]byte(got.stdout), &c))
+		var cols []string
+		for _, v := range c.Values {
+			cols = append(cols, v.Column)
+		}
+		return cols
+	}
+	const title = `Release year of "Counter-Strike"`
+	assert.Contains(t, columns("--user", "UADMIN", title), "analytics.apps.name", "the full policy's matched titles")
+	assert.NotContains(t, columns(title), "analytics.apps.name", "none for a policy that masks them")
 }

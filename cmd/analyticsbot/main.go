@@ -38,7 +38,7 @@ Usage:
                                        exits 0 accepted, 1 rejected, 2 usage
   analyticsbot ask [--thread ID] [--json] QUESTION
                                        answer one question
-  analyticsbot context [--thread ID] [--json] [--prompt] QUESTION
+  analyticsbot context [--thread ID] [--user ID] [--json] [--prompt] QUESTION
                                        what the query generator would be given (no model call)
   analyticsbot eval [--json] [--jobs N] [--retrieval-only | --oracle] [--min-accuracy X]
                     [--min-recall X] [--min-table|column|value-recall X] [--max-prompt-share X]

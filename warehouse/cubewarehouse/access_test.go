@@ -133,3 +133,34 @@ default: summary
 	assert.NoError(t, permitted(ctx, cat, cube.Query{Measures: []string{"Pay.total"}}), "a view named exactly")
 	assert.NoError(t, permitted(ctx, cat, cube.Query{Measures: []string{"Legacy.count"}}))
 }
+
+// A caller's Values are never of a member their policy masks or denies.
+func TestValuesUnderAPolicy(t *testing.T) {
+	t.Parallel()
+	rules, err := access.Parse([]byte(`
+policies:
+  - name: masked
+    tables: ["cube.Apps"]
+    mask_columns: ["cube.Apps.name"]
+  - name: open
+    users: [UOPEN]
+    tables: ["cube.Apps"]
+default: masked
+`))
+	require.NoError(t, err)
+	fc := &fakeCube{}
+	b := New(fc, Config{})
+	col := warehouse.ColumnRef{Table: "Apps", Column: "Apps.name"}
+	as := func(user string) context.Context {
+		p, err := rules.Admit(access.Who{UserID: user, ChannelID: "C1"})
+		require.NoError(t, err)
+		return warehouse.WithCaller(context.Background(), warehouse.Caller{UserID: user, Access: p})
+	}
+	got, err := b.Values(as("UOPEN"), col, 5)
+	require.NoError(t, err)
+	assert.Len(t, got, 5)
+	got, err = b.Values(as("UZED"), col, 5)
+	assert.ErrorContains(t, err, "never be returned")
+	assert.Empty(t, got)
+	assert.Len(t, fc.loaded, 1, "nothing asked of Cube for the masked member")
+}

@@ -295,7 +295,8 @@ func (b *Backend) Export(ctx context.Context, q warehouse.Query, w io.Writer, li
 }
 
 // Values implements warehouse.Backend: the dimension grouped by itself,
-// which Cube answers with its distinct values.
+// which Cube answers with its distinct values; refused for a caller whose
+// policy denies or masks it.
 func (b *Backend) Values(ctx context.Context, col warehouse.ColumnRef, limit int) ([]string, error) {
 	meta, err := b.meta.Get(ctx, false)
 	if err != nil {
@@ -307,12 +308,17 @@ func (b *Backend) Values(ctx context.Context, col warehouse.ColumnRef, limit int
 	if limit <= 0 || limit > ExportLimit {
 		limit = ExportLimit
 	}
-	res, err := b.client.Load(ctx, cube.Query{
+	q := cube.Query{
 		Dimensions: []string{col.Column},
 		Filters:    []cube.Filter{{Member: col.Column, Operator: "set"}},
 		Order:      cube.Order{{Member: col.Column, Direction: "asc"}},
 		Limit:      limit,
-	})
+	}
+	// A caller's values are what their policy lets them see returned.
+	if err := permitted(ctx, catalogOf(meta), q); err != nil {
+		return nil, err
+	}
+	res, err := b.client.Load(ctx, q)
 	if err != nil {
 		return nil, fmt.Errorf("values of %s: %w", col.Column, classify(err))
 	}

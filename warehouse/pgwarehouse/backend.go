@@ -217,7 +217,7 @@ func (b *Backend) Check(ctx context.Context, text string, limit int) (warehouse.
 	if err != nil {
 		return warehouse.Runnable{}, err
 	}
-	if err := exec.Explain(ctx, run); err != nil {
+	if err := exec.Explain(b.named(ctx), run); err != nil {
 		return warehouse.Runnable{}, b.qualify(ctx, err)
 	}
 	return warehouse.Runnable{Query: warehouse.Query{Backend: Name, Text: text}, Statement: run, Limit: limit}, nil
@@ -264,7 +264,7 @@ func (b *Backend) Run(ctx context.Context, q warehouse.Runnable) (warehouse.Resu
 	if err != nil {
 		return warehouse.Result{}, err
 	}
-	res, err := exec.QueryRows(ctx, q.Statement, q.Limit)
+	res, err := exec.QueryRows(b.named(ctx), q.Statement, q.Limit)
 	return res, b.qualify(ctx, err)
 }
 
@@ -316,12 +316,13 @@ func (b *Backend) Export(ctx context.Context, q warehouse.Query, w io.Writer, li
 	if err != nil {
 		return warehouse.ExportStats{}, err
 	}
-	st, err := exec.ExportCSV(ctx, run, w, limit)
+	st, err := exec.ExportCSV(b.named(ctx), run, w, limit)
 	return st, b.qualify(ctx, err)
 }
 
 // Values implements warehouse.Backend: SELECT DISTINCT of the column, as
-// text, as the reader.
+// text, as the reader; for a caller, only of a column of their catalog
+// that their policy does not mask.
 func (b *Backend) Values(ctx context.Context, col warehouse.ColumnRef, limit int) ([]string, error) {
 	cat, err := b.Catalog(ctx)
 	if err != nil {
@@ -333,6 +334,9 @@ func (b *Backend) Values(ctx context.Context, col warehouse.ColumnRef, limit int
 	}
 	if _, ok := t.Column(col.Column); !ok {
 		return nil, warehouse.Errorf(warehouse.Invalid, "no column %s in the catalog", col)
+	}
+	if a := warehouse.CallerOf(ctx).Access; a != nil && a.MasksColumn(t.Schema, t.Name, col.Column) {
+		return nil, &warehouse.Error{Kind: warehouse.Forbidden, Class: "access_denied", Reason: "you may not read the values of " + col.String()}
 	}
 	if limit <= 0 {
 		limit = b.cfg.MaxRows

@@ -8,6 +8,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/exaring/otelpgx"
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgxpool"
 
@@ -88,7 +89,8 @@ func (c ExecConfig) withDefaults() ExecConfig {
 // extended protocol; it always rolls back, and DISCARD ALL cleans the
 // connection before it is used again. It does not check the SQL: Backend
 // puts the static guard in front of it. Errors are *warehouse.Error of kind
-// Timeout, Unavailable, Invalid or Unsafe, wrapping the database's own.
+// Timeout, Unavailable, Invalid or Unsafe, wrapping the database's own with
+// what it quoted from the data taken out (redact).
 type Executor struct {
 	cfg ExecConfig
 
@@ -166,6 +168,9 @@ func (e *Executor) poolConfig() (*pgxpool.Config, error) {
 		cfg.ConnConfig.User, cfg.ConnConfig.Password = e.cfg.Role, ""
 	}
 	pgpool.Configure(cfg)
+	if t, ok := cfg.ConnConfig.Tracer.(*otelpgx.Tracer); ok {
+		cfg.ConnConfig.Tracer = redactingTracer{t}
+	}
 	cfg.MaxConns = readerPoolSize
 	cfg.MinConns = 0
 	cfg.ConnConfig.RuntimeParams["application_name"] = "analyticsbot-reader"
@@ -279,7 +284,9 @@ func (e *Executor) inReadOnlyTx(ctx context.Context, sql string, fn func(pgx.Tx)
 		if err != nil {
 			return fmt.Errorf("prepare the read-only transaction: %w", err)
 		}
-		return fn(tx)
+		// Whatever reads the error next (the generator's retry, the
+		// query log) gets it without the data PostgreSQL quoted in it.
+		return redact(fn(tx), sql, namesOf(ctx))
 	})
 }
 

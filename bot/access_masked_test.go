@@ -1,0 +1,243 @@
+package bot_test
+
+import (
+	"bytes"
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"log/slog"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/analyticsbot/analyticsbot/bot"
+	"github.com/analyticsbot/analyticsbot/bot/bottest"
+	"github.com/analyticsbot/analyticsbot/llm"
+	"github.com/analyticsbot/analyticsbot/nodes"
+	"github.com/analyticsbot/analyticsbot/store"
+)
+
+// testErrorTextsHoldNoData asks every case of the matrix as a user of each
+// policy, with the guard and without it: whatever fails, no address of
+// hr.employees that the case's SQL did not write itself reaches the user's
+// reply, the model's prompts (a retry's carries the error), the stored
+// turn or the query log (what `analyticsbot logs` shows). A cast that
+// PostgreSQL raises over a masked column is retried with the value taken
+// out of its error. Nor does the bot's own log, at any level.
+func testErrorTextsHoldNoData(t *testing.T, e *testEnv) {
+	path := filepath.Join(t.TempDir(), "access.yaml")
+	require.NoError(t, os.WriteFile(path, []byte(bottest.AccessFile("everyone")), 0o600))
+	for _, guard := range []bool{true, false} {
+		name := "with the guard"
+		if !guard {
+			name = "the database alone"
+		}
+		t.Run(name, func(t *testing.T) {
+			cfg := testConfig(t, e, script(bottest.AccessRules()))
+			cfg.AccessFile, cfg.Schemas = path, bottest.AccessSchemas
+			// Every level of the bot's own log: none may hold a value either.
+			var logs lockedBuffer
+			log := slog.New(slog.NewTextHandler(&logs, &slog.HandlerOptions{Level: slog.LevelDebug}))
+			var b *bot.Bot
+			if guard {
+				b = bottest.Start(t, cfg, log)
+			} else {
+				b = bottest.StartWithoutGuard(t, cfg, log)
+			}
+			for i, c := range bottest.AccessCases {
+				for p, user := range bottest.AccessUsers {
+					t.Run(c.Name+"/"+bottest.AccessPolicies[p], func(t *testing.T) {
+						logged := logs.Len()
+						s, seen := askSeeing(t, b, user, c.Question(i))
+						seen["the bot's log"] = logs.From(logged)
+						for id, email := range bottest.Emails {
+							// A piece of one too: ann@corp.test::regclass names the
+							// schema "ann@corp".
+							piece, _, _ := strings.Cut(email, ".")
+							if strings.Contains(c.SQL, piece) {
+								continue // the query's own literal: the model wrote it
+							}
+							for where, text := range seen {
+								assert.NotContains(t, text, piece, "employee %d's address in %s", id, where)
+							}
+						}
+						if strings.Contains(c.Name, "cast over") && s.ErrorKind == nodes.ErrInvalidQuery {
+							assert.Positive(t, s.RetryCount, "retried before giving up")
+							assert.NotContains(t, s.ResponseText, "invalid input syntax", "people read what failed, not the database's words")
+						}
+					})
+				}
+			}
+		})
+	}
+	t.Run("the retry knows what failed, without the value", func(t *testing.T) {
+		cfg := testConfig(t, e, script(bottest.AccessRules()))
+		cfg.AccessFile, cfg.Schemas = path, bottest.AccessSchemas
+		b := startBot(t, cfg)
+		i := caseIndex(t, "a cast over masked titles")
+		s, seen := askSeeing(t, b, "UADMIN", bottest.AccessCases[i].Question(i))
+		require.Equal(t, nodes.ErrInvalidQuery, s.ErrorKind)
+		assert.Contains(t, seen["a retry's prompt"], `Error: invalid input syntax for type integer: "…"`,
+			"the database's words reach the generator with the title taken out")
+		assert.Contains(t, seen["the query log"], `invalid input syntax for type integer: "…"`)
+
+		i = caseIndex(t, "a cast over a masked column")
+		s, seen = askSeeing(t, b, "UANA", bottest.AccessCases[i].Question(i))
+		require.Equal(t, nodes.ErrInvalidQuery, s.ErrorKind)
+		assert.Contains(t, seen["a retry's prompt"], "hr.employees.email is masked", "the guard's reason, for a policy that masks it")
+	})
+}
+
+// lockedBuffer is a log's output that a test reads while the bot writes.
+type lockedBuffer struct {
+	mu  sync.Mutex
+	buf bytes.Buffer
+}
+
+func (l *lockedBuffer) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.buf.Write(p)
+}
+
+// Len is how much has been written so far.
+func (l *lockedBuffer) Len() int {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.buf.Len()
+}
+
+// From is what has been written after the first n bytes.
+func (l *lockedBuffer) From(n int) string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.buf.String()[n:]
+}
+
+// caseIndex is the index of the matrix's case of that name.
+func caseIndex(t *testing.T, name string) int {
+	t.Helper()
+	for i, c := range bottest.AccessCases {
+		if c.Name == name {
+			return i
+		}
+	}
+	t.Fatalf("no access case %q", name)
+	return -1
+}
+
+// askSeeing asks text as user in a thread of its own on b, whose model
+// nothing else calls meanwhile, and returns the final state with every
+// text the question left where someone may read it: the reply, the error
+// kept for logs, the prompts the model received (the answer's interpreter
+// aside, which is given the rows the asker may read), the stored turn of
+// a failure and the query log.
+func askSeeing(t *testing.T, b *bot.Bot, user, text string) (*nodes.State, map[string]string) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	before := len(b.Scripted.Calls())
+	s, _, err := b.Ask(ctx, bot.Message{ThreadID: bot.NewThreadID(), UserID: user, ChannelID: "CDATA", Text: text})
+	require.NoError(t, err)
+	seen := map[string]string{"the reply": s.ResponseText, "the error detail": s.ErrorDetail + "\n" + s.ValidationError}
+	for _, call := range b.Scripted.Calls()[before:] {
+		if call.Step == llm.StepGenerateSQL && strings.Contains(call.Prompt, "Your previous attempt failed") {
+			seen["a retry's prompt"] += call.Prompt
+		} else if call.Step != llm.StepInterpret {
+			seen["a prompt"] += call.Prompt
+		}
+	}
+	if s.ErrorKind != "" {
+		turns, err := b.DB().RecentTurns(ctx, s.ThreadTS, 10)
+		require.NoError(t, err)
+		for _, turn := range turns {
+			seen["the stored turn"] += turn.BotResponse + "\n" + string(turn.Reply)
+		}
+	}
+	logs, err := b.DB().QueryLogs(ctx, store.QueryLogFilter{ThreadID: s.ThreadTS})
+	require.NoError(t, err)
+	require.Len(t, logs, 1)
+	seen["the query log"] = logs[0].ErrorDetail
+	return s, seen
+}
+
+// testMaskedValuesNotShown refreshes the value index over the matrix's
+// schemas (in a bot schema of its own: the package's other bots keep an
+// empty index) and asks about a stored address and a stored title. The
+// generator's prompt lists each as a matched value for a policy that may
+// see the column, never for one that masks or denies it; nor does
+// `analyticsbot context` (Bot.Context) for that person.
+func testMaskedValuesNotShown(t *testing.T, e *testEnv) {
+	ctx := context.Background()
+	var suffix [4]byte
+	_, _ = rand.Read(suffix[:])
+	schema := "abt_masked_" + hex.EncodeToString(suffix[:])
+	own, err := store.Open(ctx, e.url, store.WithSchema(schema))
+	require.NoError(t, err)
+	require.NoError(t, own.Migrate(ctx))
+	own.Close()
+	t.Cleanup(func() {
+		_, err := e.admin.Pool().Exec(context.Background(), "DROP SCHEMA "+schema+" CASCADE")
+		assert.NoError(t, err)
+	})
+
+	path := filepath.Join(t.TempDir(), "access.yaml")
+	require.NoError(t, os.WriteFile(path, []byte(bottest.AccessFile("everyone")), 0o600))
+	cfg := testConfig(t, e, script(`  - step: generate_sql
+    reply: '{"sql": "SELECT 1 AS n", "assumptions": [], "explanation": "x"}'
+`))
+	// hr first: the prompt shows the values of six columns, those of the
+	// tables it describes first, and the addresses' words ("corp", "test")
+	// match many a game's.
+	cfg.AccessFile, cfg.Schemas, cfg.BotSchema, cfg.ValueIndexMaxDistinct = path, []string{"hr", "analytics"}, schema, 50_000
+	b := startBot(t, cfg)
+	st, err := b.RefreshValueIndex(ctx)
+	require.NoError(t, err)
+	require.Positive(t, st.Values)
+
+	const (
+		address = `How many people have the address "ann@corp.test"?`
+		title   = `How many reviews does "Counter-Strike" have?`
+	)
+	tests := []struct {
+		policy         int // in bottest.AccessPolicies' order
+		question, line string
+		shown          bool
+	}{
+		{0, address, "- hr.employees.email: 'ann@corp.test'", true},
+		{1, address, "- hr.employees.email: 'ann@corp.test'", false}, // masked
+		{2, address, "- hr.employees.email: 'ann@corp.test'", false}, // denied
+		{0, title, "- analytics.apps.name: 'Counter-Strike'", true},
+		{1, title, "- analytics.apps.name: 'Counter-Strike'", true},
+		{2, title, "- analytics.apps.name: 'Counter-Strike'", false}, // masked
+	}
+	for _, tt := range tests {
+		policy, user := bottest.AccessPolicies[tt.policy], bottest.AccessUsers[tt.policy]
+		t.Run(policy+"/"+tt.question, func(t *testing.T) {
+			s, seen := askSeeing(t, b, user, tt.question)
+			require.Empty(t, s.ErrorKind, "detail %s", s.ErrorDetail)
+			gc, err := b.Context(ctx, bot.Message{UserID: user, ChannelID: "CDATA", Text: tt.question})
+			require.NoError(t, err)
+			column := strings.TrimPrefix(strings.SplitN(tt.line, ":", 2)[0], "- ")
+			var matched []string
+			for _, m := range gc.State.Matches {
+				matched = append(matched, m.Schema+"."+m.Table+"."+m.Column)
+			}
+			if tt.shown {
+				assert.Contains(t, seen["a prompt"], tt.line, "the generator's prompt")
+				assert.Contains(t, gc.Prompt, tt.line, "the context's prompt")
+				assert.Contains(t, matched, column, "the context's matched values")
+				return
+			}
+			assert.NotContains(t, seen["a prompt"], column+":", "the generator's prompt")
+			assert.NotContains(t, gc.Prompt, column+":", "the context's prompt")
+			assert.NotContains(t, matched, column, "the context's matched values")
+		})
+	}
+}

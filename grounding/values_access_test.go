@@ -1,0 +1,54 @@
+package grounding_test
+
+import (
+	"context"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/analyticsbot/analyticsbot/access"
+	"github.com/analyticsbot/analyticsbot/warehouse"
+)
+
+// A caller's lookup finds values only of the columns they may see: none
+// of a table or column their policy denies, none of a column it masks
+// (which they may filter by, but whose values are not theirs to read).
+func TestValueLookupUnderAPolicy(t *testing.T) {
+	ix := demoIndex(t, 0)
+	ctx := context.Background()
+	_, err := ix.Refresh(ctx)
+	require.NoError(t, err)
+	rules, err := access.Parse([]byte(`
+policies:
+  - name: full
+    users: [UFULL]
+    tables: ["analytics.*"]
+  - name: narrow
+    tables: ["analytics.*"]
+    deny_tables: ["analytics.publishers"]
+    mask_columns: ["analytics.apps.name"]
+default: narrow
+`))
+	require.NoError(t, err)
+	policies := map[string]warehouse.Access{}
+	for _, p := range rules.List() {
+		policies[p.Policy()] = p
+	}
+	columns := func(policy, question string) []string {
+		ctx := warehouse.WithCaller(ctx, warehouse.Caller{UserID: "U1", Access: policies[policy]})
+		matches, err := ix.Lookup(ctx, question)
+		require.NoError(t, err)
+		var cols []string
+		for _, m := range matches {
+			cols = append(cols, m.Table+"."+m.Column)
+		}
+		return cols
+	}
+	const game, publisher = `Release year of "counter strike"`, "How many games did Ubisoft publish?"
+	assert.Contains(t, columns("full", game), "apps.name", "titles are the full policy's to see")
+	assert.Contains(t, columns("full", publisher), "publishers.name")
+	assert.NotContains(t, columns("narrow", game), "apps.name", "a masked column's values")
+	assert.NotContains(t, columns("narrow", publisher), "publishers.name", "a denied table's values")
+	assert.Contains(t, columns("narrow", "Which games are tagged open world?"), "tags.name", "what the policy leaves visible")
+}
