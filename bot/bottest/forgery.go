@@ -10,19 +10,20 @@ import (
 // These are the ways a query can set the identity settings before its
 // table is read.
 
-// forgeries are queries over the table %[1]s (with an order_id) that set
-// analyticsbot.user_email to %[2]s first: in a CTE, in a subquery in FROM
-// (both evaluated before the table they feed), in WHERE, and with every
-// identity setting, the transaction's own signature included.
+// forgeries are queries over the table %[1]s (order_id, customer_email)
+// that set analyticsbot.user_email to %[2]s first: in a CTE, in a
+// subquery in FROM (both evaluated before the table they feed), in WHERE,
+// and with every identity setting, the transaction's own signature
+// included.
 var forgeries = []string{
 	`WITH f AS MATERIALIZED (SELECT set_config('analyticsbot.user_email', '%[2]s', true) AS s)
-	 SELECT o.order_id FROM f CROSS JOIN LATERAL (SELECT order_id FROM %[1]s WHERE f.s IS NOT NULL) o ORDER BY 1`,
-	`SELECT o.order_id FROM (SELECT set_config('analyticsbot.user_email', '%[2]s', true) AS s) f,
-	 LATERAL (SELECT order_id FROM %[1]s WHERE f.s IS NOT NULL) o ORDER BY 1`,
-	`SELECT order_id FROM %[1]s WHERE set_config('analyticsbot.user_email', '%[2]s', true) IS NOT NULL OR 1 = 1 ORDER BY 1`,
-	`SELECT o.order_id FROM (SELECT set_config('analyticsbot.user_email', '%[2]s', true) || set_config('analyticsbot.user_id', 'U0THER', true)
+	 SELECT o.order_id, o.customer_email FROM f CROSS JOIN LATERAL (SELECT order_id, customer_email FROM %[1]s WHERE f.s IS NOT NULL) o ORDER BY 1`,
+	`SELECT o.order_id, o.customer_email FROM (SELECT set_config('analyticsbot.user_email', '%[2]s', true) AS s) f,
+	 LATERAL (SELECT order_id, customer_email FROM %[1]s WHERE f.s IS NOT NULL) o ORDER BY 1`,
+	`SELECT order_id, customer_email FROM %[1]s WHERE set_config('analyticsbot.user_email', '%[2]s', true) IS NOT NULL OR 1 = 1 ORDER BY 1`,
+	`SELECT o.order_id, o.customer_email FROM (SELECT set_config('analyticsbot.user_email', '%[2]s', true) || set_config('analyticsbot.user_id', 'U0THER', true)
 	 || set_config('analyticsbot.signature', current_setting('analyticsbot.signature', true), true) AS s) f,
-	 LATERAL (SELECT order_id FROM %[1]s WHERE f.s IS NOT NULL) o ORDER BY 1`,
+	 LATERAL (SELECT order_id, customer_email FROM %[1]s WHERE f.s IS NOT NULL) o ORDER BY 1`,
 }
 
 // ForgeryQuestion is the question ForgeryRules answers with the i-th
