@@ -53,8 +53,10 @@ func TestHandOpenedSessions(t *testing.T) {
 	db, url := newAnalyticsDB(t)
 	reader := testRoles(t, db, "abt_hand_")
 	require.NoError(t, pgwarehouse.EnsureReaderRole(ctx, db.Pool(), reader))
+	// CREATE on public is PUBLIC's in a database made before PostgreSQL 15.
 	_, err := db.Pool().Exec(ctx, "GRANT USAGE ON SCHEMA analytics TO "+reader+"; GRANT SELECT ON analytics.orders TO "+reader+
-		"; REVOKE TEMPORARY ON DATABASE "+pgx.Identifier{dbName(t, db.Pool())}.Sanitize()+" FROM "+reader)
+		"; REVOKE TEMPORARY ON DATABASE "+pgx.Identifier{dbName(t, db.Pool())}.Sanitize()+" FROM "+reader+
+		"; GRANT CREATE ON SCHEMA public TO PUBLIC")
 	require.NoError(t, err)
 
 	before := handSession(t, url, reader)
@@ -62,10 +64,16 @@ func TestHandOpenedSessions(t *testing.T) {
 	assert.NoError(t, err, "REVOKE TEMPORARY from the role alone: PUBLIC still has it")
 	_, err = before.Exec(ctx, `SELECT lo_from_bytea(0, 'x')`)
 	assert.NoError(t, err, "large objects need no privilege but PUBLIC's EXECUTE")
+	_, err = before.Exec(ctx, "CREATE TABLE public.kept (x int)")
+	assert.NoError(t, err, "an old database's public")
+	// Its own table it could write to ever after (doctor would say so).
+	_, err = db.Pool().Exec(ctx, "DROP TABLE public.kept")
+	require.NoError(t, err)
 	problems, err := pgwarehouse.SessionProblems(ctx, db.Pool(), reader, "`analyticsbot migrate`")
 	require.NoError(t, err)
 	assert.Equal(t, []string{
 		"a session of its own has no statement_timeout here: run `analyticsbot migrate`",
+		"it may create objects in schema public: REVOKE CREATE ON SCHEMA \"public\" FROM \"" + reader + "\" (and from PUBLIC)",
 		"it may create temporary tables: run `analyticsbot migrate` as the database's owner, or REVOKE TEMPORARY ON DATABASE \"" +
 			dbName(t, db.Pool()) + "\" FROM PUBLIC, \"" + reader + "\"",
 		"it may create large objects, which outlive its session: run `analyticsbot migrate` as a superuser, or REVOKE EXECUTE ON FUNCTION " +
@@ -77,6 +85,8 @@ func TestHandOpenedSessions(t *testing.T) {
 	assert.Equal(t, []string{
 		"PUBLIC may no longer create temporary tables in database " + dbName(t, db.Pool()) + ", nor may the reader and the policy roles: " +
 			"GRANT TEMPORARY ON DATABASE \"" + dbName(t, db.Pool()) + "\" TO the other roles that need them",
+		"PUBLIC may no longer create objects in schema public (as PostgreSQL 15 does for public in new databases): " +
+			"GRANT CREATE ON SCHEMA to the roles that need it",
 		"PUBLIC may no longer create large objects in database " + dbName(t, db.Pool()) + ", nor may the reader and the policy roles: " +
 			"GRANT EXECUTE ON FUNCTION pg_catalog.lo_creat(integer), pg_catalog.lo_create(oid), pg_catalog.lo_from_bytea(oid, bytea) TO the other roles that need them",
 	}, changes)
@@ -107,6 +117,15 @@ func TestHandOpenedSessions(t *testing.T) {
 				_, err := conn.Exec(ctx, w.sql)
 				requireRefused(t, err, "permission denied", "%s as %s", w.name, role)
 			}
+
+			// What PostgreSQL lets every role do: change its own defaults,
+			// which doctor then reports.
+			_, err = conn.Exec(ctx, "ALTER ROLE "+pgx.Identifier{role}.Sanitize()+" IN DATABASE "+
+				pgx.Identifier{dbName(t, db.Pool())}.Sanitize()+" SET statement_timeout = 0")
+			require.NoError(t, err)
+			problems, err = pgwarehouse.SessionProblems(ctx, db.Pool(), role, "`analyticsbot migrate`")
+			require.NoError(t, err)
+			assert.Equal(t, []string{"a session of its own has no statement_timeout here: run `analyticsbot migrate`"}, problems)
 		})
 	}
 }
