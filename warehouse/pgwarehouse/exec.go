@@ -258,8 +258,9 @@ func (e *Executor) inReadOnlyTx(ctx context.Context, sql string, fn func(pgx.Tx)
 		// settings end with the transaction. DateStyle, IntervalStyle,
 		// TimeZone and bytea_output pin the text formats the value
 		// conversion relies on. The analyticsbot.* settings say who the
-		// query runs for, and analyticsbot.signature vouches for them
-		// (identity.go) over the server's own PID and transaction start.
+		// query runs for; analyticsbot.signature vouches for them over the
+		// server's own PID and transaction start (identity.go: one more
+		// round trip, with a key).
 		timeoutMS := max(e.cfg.StatementTimeout.Milliseconds(), 1)
 		lockMS := max(e.cfg.LockTimeout.Milliseconds(), 1)
 		caller := warehouse.CallerOf(ctx)

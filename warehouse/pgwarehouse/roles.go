@@ -153,7 +153,7 @@ func secureRoles(ctx context.Context, tx pgx.Tx, cfg ApplyConfig, roles map[stri
 		reader = DefaultReaderRole
 	}
 	var exists bool
-	if err := tx.QueryRow(ctx, `SELECT to_regrole($1) IS NOT NULL`, reader).Scan(&exists); err != nil {
+	if err := tx.QueryRow(ctx, `SELECT EXISTS (SELECT 1 FROM pg_roles WHERE rolname = $1)`, reader).Scan(&exists); err != nil {
 		return nil, nil, err
 	}
 	if exists {
