@@ -79,6 +79,15 @@ func New(ctx context.Context, cfg Config, log *slog.Logger) (*Bot, error) {
 	if err != nil {
 		return nil, err
 	}
+	switch key, err := db.IdentityKey(ctx); {
+	case err == nil:
+		cfg.identityKey = key
+	case errors.Is(err, store.ErrNotFound):
+		log.WarnContext(ctx, "row-level security cannot tell who asks: the identity functions return NULL until `analyticsbot migrate` has run", "err", err)
+	default:
+		db.Close()
+		return nil, err
+	}
 	backend, closeBackend, err := backends[cfg.backendName()](ctx, cfg, log)
 	if err != nil {
 		db.Close()

@@ -113,6 +113,9 @@ type Config struct {
 	ReaderURL      string `env:"READER_DATABASE_URL"`
 	MaxResultBytes int    `env:"MAX_RESULT_BYTES" envDefault:"8388608"`
 	HistoryTurns   int    `env:"HISTORY_TURNS" envDefault:"5"`
+	// identityKey signs who each query runs for (New reads it from the
+	// bot's database): never from the environment, never logged.
+	identityKey []byte
 
 	// How long query logs, conversation turns and cached results are kept.
 	QueryLogRetention time.Duration `env:"QUERY_LOG_RETENTION" envDefault:"168h"`
@@ -267,6 +270,9 @@ func (c *Config) Check() error {
 	}
 	if slices.Contains(schemas, c.BotSchema) {
 		errs = append(errs, fmt.Errorf("BOT_SCHEMA %q holds the bot's own tables (conversations, results, logs) and must not be one of ANALYTICS_SCHEMA", c.BotSchema))
+	}
+	if ident := store.IdentitySchema(c.BotSchema); slices.Contains(schemas, ident) {
+		errs = append(errs, fmt.Errorf("%q holds the functions that tell row-level security who a query runs for (docs/security.md) and must not be one of ANALYTICS_SCHEMA", ident))
 	}
 	if _, ok := backends[c.backendName()]; !ok {
 		errs = append(errs, fmt.Errorf("BACKEND must be one of %s, got %q", strings.Join(backendNames(), ", "), c.Backend))

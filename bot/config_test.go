@@ -58,3 +58,18 @@ func TestConfigLinks(t *testing.T) {
 	c.LinksFile = filepath.Join(dir, "missing.yaml")
 	require.Error(t, c.Check())
 }
+
+// The bot's own schema, and the schema of its identity functions, are
+// never analytics schemas.
+func TestConfigBotSchemas(t *testing.T) {
+	t.Parallel()
+	for schema, want := range map[string]string{
+		"analyticsbot":          `BOT_SCHEMA "analyticsbot" holds the bot's own tables`,
+		"analyticsbot_identity": `"analyticsbot_identity" holds the functions that tell row-level security who a query runs for`,
+	} {
+		c := bot.Config{Backend: "postgres", LLMProvider: "script", Schemas: []string{"analytics", schema}}
+		err := c.Check()
+		require.Error(t, err, schema)
+		assert.Contains(t, err.Error(), want)
+	}
+}

@@ -3,6 +3,8 @@ package bot_test
 import (
 	"context"
 	"io"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -11,16 +13,19 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/analyticsbot/analyticsbot/bot"
+	"github.com/analyticsbot/analyticsbot/bot/bottest"
 	"github.com/analyticsbot/analyticsbot/nodes"
 )
 
 // testRowScoping: a table whose row-level security policy keeps each
-// person to their own rows, read through the bot. The query tries to
-// widen itself with OR 1 = 1, which the guard must accept (it is valid,
-// read-only SQL): only the database can keep the answer to the asker's
-// rows. In a shared thread, a second person's Export CSV of the first
-// person's answer is run again for them, never served from the first
-// person's cached rows.
+// person to their own rows (the recipe of docs/security.md: the signed
+// identity), read through the bot. The query tries to widen itself with
+// OR 1 = 1, which the guard must accept (it is valid, read-only SQL): only
+// the database can keep the answer to the asker's rows. In a shared
+// thread, a second person's Export CSV of the first person's answer is run
+// again for them, never served from the first person's cached rows. A
+// query that claims to be someone else with set_config is refused by the
+// guard, and with the guard off reads the asker's rows at most.
 func testRowScoping(t *testing.T, e *testEnv) {
 	ctx := context.Background()
 	_, err := e.admin.Pool().Exec(ctx, `
@@ -32,19 +37,25 @@ func testRowScoping(t *testing.T, e *testEnv) {
 		ALTER TABLE analytics.scoped_orders ENABLE ROW LEVEL SECURITY;
 		DROP POLICY IF EXISTS own_orders ON analytics.scoped_orders;
 		CREATE POLICY own_orders ON analytics.scoped_orders FOR SELECT
-			USING (customer_email = current_setting('analyticsbot.user_email', true))`)
+			USING (customer_email = (SELECT analyticsbot_identity.user_email()))`)
 	require.NoError(t, err)
-	b := newBot(t, e, script(`
+	rules := script(`
   - step: generate_sql
     match: '(?im)^Question: .*my orders'
     reply: '{"sql": "SELECT order_id, customer_email, amount FROM analytics.scoped_orders WHERE amount > 0 OR 1 = 1 ORDER BY order_id", "assumptions": [], "explanation": "Lists orders."}'
-`))
-	askAs := func(thread, user, email string) *nodes.State {
+`, bottest.ForgeryRules("analytics.scoped_orders", "bob@example.com"))
+	b := newBot(t, e, rules)
+	ask := func(b *bot.Bot, thread, user, email, text string) *nodes.State {
 		t.Helper()
 		ctx, cancel := context.WithTimeout(ctx, time.Minute)
 		defer cancel()
-		s, _, err := b.Ask(ctx, bot.Message{ThreadID: thread, UserID: user, Email: email, ChannelID: "C1", Text: "Show my orders"})
+		s, _, err := b.Ask(ctx, bot.Message{ThreadID: thread, UserID: user, Email: email, ChannelID: "C1", Text: text})
 		require.NoError(t, err)
+		return s
+	}
+	askAs := func(thread, user, email string) *nodes.State {
+		t.Helper()
+		s := ask(b, thread, user, email, "Show my orders")
 		require.Empty(t, s.ErrorKind, "error kind (detail %s)", s.ErrorDetail)
 		return s
 	}
@@ -81,6 +92,25 @@ func testRowScoping(t *testing.T, e *testEnv) {
 	require.NoError(t, err)
 	csv = exportedCSV(t, s)
 	assert.Equal(t, 2, strings.Count(csv, "ana@example.com"), "Ana's export has her two orders:\n%s", csv)
+
+	// Ana's queries claim to be Bob.
+	for i := range bottest.Forgeries() {
+		s := ask(b, bot.NewThreadID(), "UANA", "ana@example.com", bottest.ForgeryQuestion(i))
+		assert.Equal(t, nodes.ErrUnsafeQuery, s.ErrorKind, "%s: the guard refuses set_config (detail %s)", bottest.ForgeryQuestion(i), s.ErrorDetail)
+		assert.Empty(t, s.Result.Rows)
+	}
+	path := filepath.Join(t.TempDir(), "access.yaml")
+	require.NoError(t, os.WriteFile(path, []byte("policies:\n  - name: all\n    tables: [\"analytics.*\"]\ndefault: all\n"), 0o600))
+	cfg := testConfig(t, e, rules)
+	cfg.AccessFile = path
+	alone := bottest.StartWithoutGuard(t, cfg, discardLogger())
+	for i := range bottest.Forgeries() {
+		s := ask(alone, bot.NewThreadID(), "UANA", "ana@example.com", bottest.ForgeryQuestion(i))
+		require.Empty(t, s.ErrorKind, "%s runs without the guard (detail %s)", bottest.ForgeryQuestion(i), s.ErrorDetail)
+		assert.Subset(t, []any{int64(1), int64(2)}, ids(s), "%s: Ana's rows at most, never Bob's", bottest.ForgeryQuestion(i))
+	}
+	assert.Equal(t, []any{int64(1), int64(2)}, ids(ask(alone, bot.NewThreadID(), "UANA", "ana@example.com", "Show my orders")),
+		"without the guard, as the policy's role, Ana still reads her orders")
 }
 
 // exportedCSV reads the CSV an Export CSV press produced, from memory or

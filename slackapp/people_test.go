@@ -2,6 +2,9 @@ package slackapp
 
 import (
 	"context"
+	"fmt"
+	"os"
+	"path/filepath"
 	"runtime"
 	"strings"
 	"sync"
@@ -9,11 +12,13 @@ import (
 	"testing"
 	"time"
 
+	"github.com/jackc/pgx/v5/pgxpool"
 	"github.com/slack-go/slack"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/analyticsbot/analyticsbot/bot"
 	"github.com/analyticsbot/analyticsbot/bot/bottest"
 	"github.com/analyticsbot/analyticsbot/slackapp/fakeslack"
 )
@@ -47,7 +52,7 @@ func TestRowLevelSecurityByEmail(t *testing.T) {
 		ALTER TABLE analytics.slack_scoped_orders ENABLE ROW LEVEL SECURITY;
 		DROP POLICY IF EXISTS own_orders ON analytics.slack_scoped_orders;
 		CREATE POLICY own_orders ON analytics.slack_scoped_orders FOR SELECT
-			USING (customer_email = current_setting('analyticsbot.user_email', true))`)
+			USING (customer_email = (SELECT analyticsbot_identity.user_email()))`)
 	require.NoError(t, err)
 	h.slack.SetUserEmail(user, "Ana@Example.com")
 
@@ -59,6 +64,50 @@ func TestRowLevelSecurityByEmail(t *testing.T) {
 		assert.NotContains(t, got, "203", "question %d: never Bob's, OR 1 = 1 notwithstanding", i+1)
 	}
 	assert.Len(t, h.slack.Calls("users.info"), 1, "the address is looked up once, then cached")
+}
+
+// TestForgedIdentityInSlack: through the fake Slack, queries that claim
+// to be Bob with set_config before they read (in a CTE, a subquery, WHERE,
+// with every setting and the transaction's own signature) are refused by
+// the guard; with the guard taken out, each runs as written and Ana still
+// reads her own orders at most: the row-level security policy asks the
+// signed identity (docs/security.md), which a query cannot set.
+func TestForgedIdentityInSlack(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	pool, err := pgxpool.New(ctx, needDB(t))
+	require.NoError(t, err)
+	defer pool.Close()
+	// Its own table: TestRowLevelSecurityByEmail empties and fills its own.
+	_, err = pool.Exec(ctx, `
+		CREATE TABLE IF NOT EXISTS analytics.slack_forged_orders (order_id int, customer_email text);
+		TRUNCATE analytics.slack_forged_orders;
+		INSERT INTO analytics.slack_forged_orders VALUES (9101, 'ana@example.com'), (9102, 'ana@example.com'), (9203, 'bob@example.com');
+		GRANT SELECT ON analytics.slack_forged_orders TO analyticsbot_reader;
+		ALTER TABLE analytics.slack_forged_orders ENABLE ROW LEVEL SECURITY;
+		DROP POLICY IF EXISTS own_orders ON analytics.slack_forged_orders;
+		CREATE POLICY own_orders ON analytics.slack_forged_orders FOR SELECT
+			USING (customer_email = (SELECT analyticsbot_identity.user_email()))`)
+	require.NoError(t, err)
+	path := filepath.Join(t.TempDir(), "access.yaml")
+	require.NoError(t, os.WriteFile(path, []byte("policies:\n  - name: all\n    tables: [\"analytics.*\"]\ndefault: all\n"), 0o600))
+	rules := bottest.DemoScript(bottest.ForgeryRules("analytics.slack_forged_orders", "bob@example.com"))
+	for _, guard := range []bool{true, false} {
+		opts := []harnessOption{withScript(rules), withBotConfig(func(c *bot.Config) { c.AccessFile = path })}
+		want := "I can only read data"
+		if !guard {
+			opts, want = append(opts, withoutGuard()), "Here are the forged orders"
+		}
+		h := start(t, opts...)
+		h.slack.SetUserEmail(user, "Ana@Example.com")
+		ch := channelID("CFORGED")
+		for i := range bottest.Forgeries() {
+			ts := fmt.Sprintf("1700000%03d.000100", 700+i)
+			h.mention(ch, ts, "", bottest.ForgeryQuestion(i))
+			got := says(h.answerIn(ch, ts, want))
+			assert.NotContains(t, got, "9203", "%s (guard %v): never Bob's order", bottest.ForgeryQuestion(i), guard)
+		}
+	}
 }
 
 // A workspace that refuses users.info (the app lacks the scope) is not

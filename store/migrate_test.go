@@ -127,7 +127,7 @@ func TestMigrateMovesTablesOutOfPublic(t *testing.T) {
 		       coalesce(array_agg(tablename::text ORDER BY tablename) FILTER (WHERE schemaname = 'analyticsbot'), '{}')
 		FROM pg_tables WHERE schemaname IN ('public', 'analyticsbot')`).Scan(&inPublic, &inOwn))
 	assert.Empty(t, inPublic, "nothing of the bot's left in public")
-	assert.Equal(t, []string{"chat_query_logs", "conversation_turns", "examples", "feedback", "goose_db_version", "query_results", "result_datasets", "schedule_runs", "schedules", "slack_deliveries", "threads",
+	assert.Equal(t, []string{"chat_query_logs", "conversation_turns", "examples", "feedback", "goose_db_version", "identity_key", "query_results", "result_datasets", "schedule_runs", "schedules", "slack_deliveries", "threads",
 		"value_index", "value_index_columns"}, inOwn)
 
 	turns, err := db.RecentTurns(ctx, "T1", 5)

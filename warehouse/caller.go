@@ -3,9 +3,10 @@ package warehouse
 import "context"
 
 // Caller is the person a query runs for. Backends pass it to the data
-// source, so the source's own rules can scope what it returns: PostgreSQL
-// reads it with current_setting('analyticsbot.user_email', true) in its
-// row-level security policies, Cube in the JWT's security context.
+// source, so the source's own rules can scope what it returns: PostgreSQL's
+// row-level security policies read it, signed, with
+// analyticsbot_identity.user_email() (docs/security.md), Cube in the JWT's
+// security context.
 type Caller struct {
 	// UserID is the surface's id of the person: a Slack user ID, "web",
 	// "cli".

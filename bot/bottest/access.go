@@ -129,7 +129,23 @@ var AccessCases = []AccessCase{
 		fails, fails},
 	{"a catalog cast over a masked column", "SELECT count(*) AS n FROM hr.employees WHERE email::regclass IS NOT NULL",
 		failsOrDenied, [3]nodes.ErrorKind{nodes.ErrInternal, nodes.ErrInternal, nodes.ErrAccessDenied}},
+	// Functions of the analytics schemas: the guard refuses a qualified
+	// call; access apply takes EXECUTE from PUBLIC, and grants a role only
+	// what the views and row-level security policies it reads call, so the
+	// database refuses every policy both (the full one included: no view
+	// of its calls them), and still answers through a view that calls one.
+	{"a definer function over a forbidden table", "SELECT hr.salary_of(3) AS pay", unsafeAll, deniedAll},
+	{"an invoker function over a forbidden table", "SELECT hr.salary_as_caller(3) AS pay", unsafeAll, deniedAll},
+	{"a view that calls a function", "SELECT employee_id, initials FROM hr.v_initials ORDER BY employee_id",
+		[3]nodes.ErrorKind{"", "", nodes.ErrAccessDenied}, [3]nodes.ErrorKind{"", "", nodes.ErrAccessDenied}},
 }
+
+var (
+	// unsafeAll: the guard refuses every policy as unsafe, never retried.
+	unsafeAll = [3]nodes.ErrorKind{nodes.ErrUnsafeQuery, nodes.ErrUnsafeQuery, nodes.ErrUnsafeQuery}
+	// deniedAll: every policy is refused as outside it.
+	deniedAll = [3]nodes.ErrorKind{nodes.ErrAccessDenied, nodes.ErrAccessDenied, nodes.ErrAccessDenied}
+)
 
 // AccessRules are scripted-model rules that answer the matrix's questions:
 // each classified as a question, generated as its case's SQL, and

@@ -87,6 +87,14 @@ CREATE FUNCTION hr.salary_of(id int) RETURNS numeric LANGUAGE sql STABLE SECURIT
 CREATE FUNCTION hr.salary_as_caller(id int) RETURNS numeric LANGUAGE sql STABLE SECURITY INVOKER
   AS 'SELECT amount FROM hr.salaries WHERE employee_id = id';
 `,
+	// A view that calls a function: whoever may read the view must be
+	// able to call it (PostgreSQL checks the reader, not the view's
+	// owner), which access apply grants once PUBLIC may not.
+	`
+CREATE FUNCTION hr.initials(name text) RETURNS text LANGUAGE sql IMMUTABLE
+  AS $$SELECT string_agg(left(w, 1), '') FROM regexp_split_to_table(name, ' ') AS w$$;
+CREATE VIEW hr.v_initials AS SELECT employee_id, hr.initials(name) AS initials FROM hr.employees;
+`,
 }
 
 // LoadAccessFixtures (re)creates the hr schema in db and lets the reader
@@ -100,6 +108,7 @@ func LoadAccessFixtures(ctx context.Context, db *store.DB) error {
 			}
 		}
 		grants := "GRANT USAGE ON SCHEMA hr TO " + reader + "; GRANT SELECT ON ALL TABLES IN SCHEMA hr TO " + reader +
+			"; GRANT EXECUTE ON FUNCTION hr.initials(text) TO " + reader +
 			"; ANALYZE hr.employees, hr.salaries, hr.payroll, hr.staff"
 		if _, err := tx.Exec(ctx, grants); err != nil {
 			return fmt.Errorf("access fixtures: %w", err)

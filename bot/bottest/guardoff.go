@@ -84,7 +84,10 @@ func StartWithoutGuard(t testing.TB, cfg bot.Config, log *slog.Logger) *bot.Bot 
 		}
 	})
 
-	b := pgwarehouse.New(pgwarehouse.Config{ExecConfig: cfg.ReaderConfig(), PolicyRoles: roles})
+	exec := cfg.ReaderConfig()
+	exec.IdentityKey, err = db.IdentityKey(ctx)
+	require.NoError(t, err, "the key that signs who asks")
+	b := pgwarehouse.New(pgwarehouse.Config{ExecConfig: exec, PolicyRoles: roles})
 	t.Cleanup(b.Close)
 	bt, err := bot.NewWithBackend(cfg, db, guardOff{b}, log)
 	require.NoError(t, err, "new bot")

@@ -76,7 +76,7 @@ func doctor(ctx context.Context, out io.Writer) error {
 		c.ok("%s answers", cfg.Backend)
 	}
 
-	checkAccess(ctx, c, cfg)
+	checkAccess(ctx, c, cfg, db)
 	checkSlack(ctx, c)
 	if cfg.Provider() == "script" {
 		c.warn("no language model: the offline demo answers its own questions only (set LLM_PROVIDER and a key, README \"Plugging in a real model\")")
@@ -123,6 +123,38 @@ func checkReader(ctx context.Context, c *checkup, cfg bot.Config, db *store.DB) 
 	case len(problems) == 0:
 		c.ok("%s reads every table of %s", cfg.ReaderRole, strings.Join(cfg.Schemas, ", "))
 	}
+	switch public, err := pgwarehouse.PublicRoutines(ctx, db.Pool(), cfg.Schemas); {
+	case err != nil:
+		c.fail("%v", err)
+	case len(public) > 0:
+		c.warn("every role may execute %s: with the guard off a policy could call them; run `analyticsbot access apply` (or `analyticsbot grant`)",
+			someOf(public, 5))
+	}
+	checkSessions(ctx, c, db, cfg.ReaderRole, "`analyticsbot migrate`")
+	var temp bool
+	if err := db.Pool().QueryRow(ctx, `SELECT has_database_privilege(current_database(), 'TEMPORARY')`).Scan(&temp); err != nil {
+		c.fail("%v", err)
+	} else if !temp {
+		c.fail("the bot's own login may not create temporary tables, which refreshing the value index needs: GRANT TEMPORARY ON DATABASE to it")
+	}
+}
+
+// checkSessions says what a session opened by hand as role could do that
+// it should not, or that it can do nothing lasting; fix is the command
+// that sets role up.
+func checkSessions(ctx context.Context, c *checkup, db *store.DB, role, fix string) {
+	problems, err := pgwarehouse.SessionProblems(ctx, db.Pool(), role, fix)
+	if err != nil {
+		c.fail("%v", err)
+		return
+	}
+	for _, p := range problems {
+		c.fail("%s: %s", role, p)
+	}
+	if len(problems) == 0 {
+		c.ok("%s: a session opened by hand is read-only by default with a statement timeout, and even read-write could not write, "+
+			"create anything, use temporary tables or keep large objects", role)
+	}
 }
 
 // someOf lists the first n of names, and how many more there are:
@@ -163,9 +195,9 @@ func checkShared(ctx context.Context, c *checkup, cfg bot.Config, db *store.DB) 
 	}
 }
 
-// checkAccess checks the access file: its tokens' secrets and its
-// policies' database roles.
-func checkAccess(ctx context.Context, c *checkup, cfg bot.Config) {
+// checkAccess checks the access file: its tokens' secrets, its policies'
+// database roles and what a session of each could do.
+func checkAccess(ctx context.Context, c *checkup, cfg bot.Config, db *store.DB) {
 	if cfg.AccessFile == "" {
 		c.warn("ACCESS_FILE is not set: everyone who can reach the bot reads everything the reader role can (docs/access.md)")
 		return
@@ -196,6 +228,9 @@ func checkAccess(ctx context.Context, c *checkup, cfg bot.Config) {
 			strings.Join(missing, ", "))
 	default:
 		c.ok("every policy has its database role")
+		for _, r := range roles {
+			checkSessions(ctx, c, db, r, "`analyticsbot access apply`")
+		}
 	}
 }
 

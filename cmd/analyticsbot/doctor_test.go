@@ -4,16 +4,20 @@ import (
 	"context"
 	"testing"
 
+	"github.com/jackc/pgx/v5"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
 	"github.com/analyticsbot/analyticsbot/slackapp/fakeslack"
+	"github.com/analyticsbot/analyticsbot/store"
 	"github.com/analyticsbot/analyticsbot/store/storetest"
 )
 
 // TestCLIDoctor: doctor names what stands in the way, with the fix, and
-// exits 1 until it is fixed: here a table the reader may not read and a
-// Slack token missing scopes, then neither.
+// exits 1 until it is fixed: here a table the reader may not read, a
+// Slack token missing scopes and a schema a session of the reader opened
+// by hand could create objects in, then none; then temporary tables,
+// large objects and a function that are PUBLIC's again, until migrate.
 func TestCLIDoctor(t *testing.T) {
 	db, dbURL := storetest.NewWithURL(t)
 	ctx := context.Background()
@@ -21,6 +25,10 @@ func TestCLIDoctor(t *testing.T) {
 	require.NoError(t, err)
 	setUp(t, dbURL)
 	reader := readerOf(t, dbURL)
+	// A grant that would let a session of the reader opened by hand keep
+	// something, whatever migrate took from PUBLIC.
+	_, err = db.Pool().Exec(ctx, `GRANT CREATE ON SCHEMA marts TO `+reader)
+	require.NoError(t, err)
 	t.Setenv("ANALYTICS_SCHEMA", "marts")
 	t.Setenv("ACCESS_FILE", "")
 	slack := fakeslack.New(t)
@@ -42,14 +50,34 @@ func TestCLIDoctor(t *testing.T) {
 	assert.Contains(t, out, "✗ Slack: the bot token lacks the scopes app_mentions:read, assistant:write")
 	assert.Contains(t, out, "! ACCESS_FILE is not set")
 	assert.Contains(t, out, "! no language model")
+	assert.Contains(t, out, "✗ "+reader+": it may create objects in schema marts: REVOKE CREATE ON SCHEMA \"marts\" FROM \""+reader+"\" (and from PUBLIC)\n")
 
+	_, err = db.Pool().Exec(ctx, `REVOKE CREATE ON SCHEMA marts FROM `+reader)
+	require.NoError(t, err)
 	require.NoError(t, runCLI(t, "", "grant").err)
 	slack.SetScopes(fakeslack.Scopes...)
 	got = runCLI(t, "", "doctor")
 	require.NoError(t, got.err, "stdout: %s", got.stdout)
 	assert.Contains(t, got.stdout, "✓ "+reader+" reads every table of marts\n")
 	assert.Contains(t, got.stdout, "✓ Slack: the bot token has every scope the app uses\n")
+	assert.Contains(t, got.stdout, "✓ "+reader+": a session opened by hand is read-only by default with a statement timeout, "+
+		"and even read-write could not write, create anything, use temporary tables or keep large objects\n")
 	assert.NotContains(t, got.stdout, "✗")
+
+	// A database the bot's login could not harden: temporary tables and
+	// large objects are PUBLIC's again, and a function too.
+	_, err = db.Pool().Exec(ctx, `GRANT TEMPORARY ON DATABASE `+pgx.Identifier{dbName(t, db)}.Sanitize()+` TO PUBLIC;
+		GRANT EXECUTE ON FUNCTION lo_from_bytea(oid, bytea) TO PUBLIC;
+		CREATE FUNCTION marts.total() RETURNS bigint LANGUAGE sql SECURITY DEFINER AS 'SELECT count(*) FROM marts.games'`)
+	require.NoError(t, err)
+	got = runCLI(t, "", "doctor")
+	assert.Contains(t, got.stdout, "✗ "+reader+": it may create temporary tables: run `analyticsbot migrate` as the database's owner")
+	assert.Contains(t, got.stdout, "✗ "+reader+": it may create large objects, which outlive its session: run `analyticsbot migrate` as a superuser")
+	assert.Contains(t, got.stdout, "! every role may execute marts.total(): with the guard off a policy could call them; run `analyticsbot access apply` (or `analyticsbot grant`)\n")
+
+	require.NoError(t, runCLI(t, "", "migrate").err)
+	got = runCLI(t, "", "doctor")
+	assert.NotContains(t, got.stdout, "✗ "+reader+": it may", "migrate took them from PUBLIC again")
 
 	// The reader every database shared before is found in another
 	// deployment's database, which the migrations set it up in.
@@ -58,4 +86,12 @@ func TestCLIDoctor(t *testing.T) {
 	got = runCLI(t, "", "doctor")
 	assert.Contains(t, got.stdout, "! the reader role analyticsbot_reader is set up in other databases of this server too (")
 	assert.Contains(t, got.stdout, "deployments sharing a reader can read what each granted it")
+}
+
+// dbName is the name of db's database.
+func dbName(t *testing.T, db *store.DB) string {
+	t.Helper()
+	var name string
+	require.NoError(t, db.Pool().QueryRow(context.Background(), `SELECT current_database()`).Scan(&name))
+	return name
 }

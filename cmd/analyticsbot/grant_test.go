@@ -15,21 +15,36 @@ import (
 )
 
 // TestCLIGrant: `analyticsbot grant` lets the reader role read every schema
-// of ANALYTICS_SCHEMA, tables made later included, and nothing else.
+// of ANALYTICS_SCHEMA, tables made later included, and nothing else; the
+// functions there are no longer every role's, and the reader may call
+// those its views call.
 func TestCLIGrant(t *testing.T) {
 	db, dbURL := storetest.NewWithURL(t)
 	ctx := context.Background()
-	_, err := db.Pool().Exec(ctx, `CREATE SCHEMA marts; CREATE TABLE marts.games (id int);
+	_, err := db.Pool().Exec(ctx, `CREATE SCHEMA marts; CREATE TABLE marts.games (id int, name text);
 		CREATE SCHEMA finance; CREATE TABLE finance.revenue (usd int);
-		CREATE SCHEMA private; CREATE TABLE private.salaries (usd int);`)
+		CREATE SCHEMA private; CREATE TABLE private.salaries (usd int);
+		CREATE FUNCTION marts.tidy(text) RETURNS text LANGUAGE sql IMMUTABLE AS 'SELECT trim($1)';
+		CREATE VIEW marts.v_games AS SELECT id, marts.tidy(name) AS name FROM marts.games;
+		CREATE FUNCTION finance.payroll() RETURNS bigint LANGUAGE sql STABLE SECURITY DEFINER AS 'SELECT sum(usd) FROM private.salaries';`)
 	require.NoError(t, err)
 	setUp(t, dbURL)
 	t.Setenv("ANALYTICS_SCHEMA", "marts, finance")
 	reader := readerOf(t, dbURL)
+	var login string
+	require.NoError(t, db.Pool().QueryRow(ctx, `SELECT current_user`).Scan(&login))
 
 	got := runCLI(t, "", "grant")
 	require.NoError(t, got.err, "stderr: %s", got.stderr)
-	assert.Equal(t, reader+" may now read every table of marts, finance, and the tables created there later\n", got.stdout)
+	assert.Equal(t, reader+" may now read every table of marts, finance, and the tables created there later\n"+
+		"PUBLIC may no longer execute finance.payroll(), marts.tidy(text): only the roles whose views or row-level security policies call them may\n"+
+		"functions "+login+" (a superuser) adds to marts, finance later stay executable by PUBLIC until `analyticsbot access apply` runs again: "+
+		"PostgreSQL's default privileges would cover all it creates in this database, extensions included\n", got.stdout)
+	for function, want := range map[string]bool{"marts.tidy(text)": true, "finance.payroll()": false} {
+		var ok bool
+		require.NoError(t, db.Pool().QueryRow(ctx, `SELECT has_function_privilege($1, $2, 'EXECUTE')`, reader, function).Scan(&ok))
+		assert.Equal(t, want, ok, "the reader executes %s", function)
+	}
 
 	_, err = db.Pool().Exec(ctx, `CREATE TABLE finance.later (x int)`)
 	require.NoError(t, err)
@@ -42,6 +57,15 @@ func TestCLIGrant(t *testing.T) {
 			    AND has_schema_privilege($2, split_part($1, '.', 1), 'USAGE')`, table, reader).Scan(&ok))
 		assert.Equal(t, want, ok, "the reader reads %s", table)
 	}
+}
+
+// hardened is what migrate says the first time it runs in the database
+// name as a superuser: PUBLIC loses temporary tables and large objects.
+func hardened(name string) string {
+	return "PUBLIC may no longer create temporary tables in database " + name + ", nor may the reader and the policy roles: " +
+		"GRANT TEMPORARY ON DATABASE \"" + name + "\" TO the other roles that need them\n" +
+		"PUBLIC may no longer create large objects in database " + name + ", nor may the reader and the policy roles: " +
+		"GRANT EXECUTE ON FUNCTION pg_catalog.lo_creat(integer), pg_catalog.lo_create(oid), pg_catalog.lo_from_bytea(oid, bytea) TO the other roles that need them\n"
 }
 
 // readerOf is the reader role the program uses on dbURL when READER_ROLE
@@ -82,7 +106,7 @@ func TestCLIMigrateMovesOffTheSharedReader(t *testing.T) {
 
 	got := runCLI(t, "", "migrate")
 	require.NoError(t, got.err, "stderr: %s", got.stderr)
-	assert.Equal(t, "migrations applied\n"+
+	assert.Equal(t, "migrations applied\n"+hardened(strings.TrimPrefix(reader, "analyticsbot_reader_"))+
 		"reader role "+reader+" ready\n"+
 		reader+" now has the grants analyticsbot_reader, the reader every database on this server shared, had here: "+
 		"1 schemas, 1 tables, 1 tables' columns, 1 default grants, 1 row-level security policies\n"+
@@ -146,9 +170,14 @@ func TestCLIAccessApply(t *testing.T) {
 	db, dbURL := storetest.NewWithURL(t)
 	ctx := context.Background()
 	_, err := db.Pool().Exec(ctx, `CREATE SCHEMA marts; CREATE TABLE marts.customers (id int, name text, email text);
-		CREATE TABLE marts.salaries (usd int);`)
+		CREATE TABLE marts.salaries (usd int);
+		CREATE FUNCTION marts.salary_total() RETURNS int LANGUAGE sql STABLE SECURITY DEFINER AS 'SELECT sum(usd)::int FROM marts.salaries';
+		CREATE FUNCTION marts.tidy(text) RETURNS text LANGUAGE sql IMMUTABLE AS 'SELECT trim($1)';
+		CREATE VIEW marts.v_names AS SELECT id, marts.tidy(name) AS name FROM marts.customers;`)
 	require.NoError(t, err)
 	setUp(t, dbURL)
+	var login string
+	require.NoError(t, db.Pool().QueryRow(ctx, `SELECT current_user`).Scan(&login))
 	t.Setenv("ANALYTICS_SCHEMA", "marts")
 	t.Setenv("ACCESS_FILE", "")
 	got := runCLI(t, "", "access", "apply")
@@ -160,7 +189,7 @@ func TestCLIAccessApply(t *testing.T) {
 	require.NoError(t, os.WriteFile(path, []byte(`
 policies:
   - name: support
-    tables: ["marts.customers"]
+    tables: ["marts.customers", "marts.v_names"]
     deny_columns: ["marts.customers.email"]
 default: support
 `), 0o600))
@@ -173,7 +202,22 @@ default: support
 	got = runCLI(t, "", "access", "apply")
 	require.NoError(t, got.err, "stderr: %s", got.stderr)
 	assert.Equal(t, "policy support: role "+role+" may read exactly what the policy allows in marts\n"+
+		"policy support: role "+role+" may execute marts.tidy(text), which what it reads calls\n"+
+		"PUBLIC may no longer execute marts.salary_total(), marts.tidy(text): only the roles whose views or row-level security policies call them may\n"+
+		"functions "+login+" (a superuser) adds to marts later stay executable by PUBLIC until `analyticsbot access apply` runs again: "+
+		"PostgreSQL's default privileges would cover all it creates in this database, extensions included\n"+
 		"restart the bot to answer each policy as its role\n", got.stdout)
+	for _, c := range []struct {
+		function string
+		want     bool
+	}{{"marts.tidy(text)", true}, {"marts.salary_total()", false}} {
+		var ok bool
+		require.NoError(t, db.Pool().QueryRow(ctx, `SELECT has_function_privilege($1, $2, 'EXECUTE')`, role, c.function).Scan(&ok))
+		assert.Equal(t, c.want, ok, "the role executes %s", c.function)
+	}
+	doctor := runCLI(t, "", "doctor")
+	assert.Contains(t, doctor.stdout, "✓ "+role+": a session opened by hand is read-only by default with a statement timeout, "+
+		"and even read-write could not write, create anything, use temporary tables or keep large objects\n")
 	for _, c := range []struct {
 		column string
 		want   bool

@@ -415,10 +415,10 @@ func TestCLIMigrate(t *testing.T) {
 	})
 	setDemoEnv(t, u.String())
 
-	for i := range 2 {
+	for i, hardening := range []string{hardened(name), ""} {
 		got := runCLI(t, "", "migrate")
 		require.NoError(t, got.err, "migrate run %d; stderr: %s", i+1, got.stderr)
-		assert.Equal(t, "migrations applied\nreader role "+reader+" ready\n", got.stdout, "migrate run %d", i+1)
+		assert.Equal(t, "migrations applied\n"+hardening+"reader role "+reader+" ready\n", got.stdout, "migrate run %d", i+1)
 	}
 	conn, err := pgx.Connect(ctx, u.String())
 	require.NoError(t, err)
@@ -441,4 +441,14 @@ func TestCLIMigrate(t *testing.T) {
 	require.NoError(t, conn.QueryRow(ctx, `SELECT count(*) FROM pg_db_role_setting s JOIN pg_database d ON d.oid = s.setdatabase
 		WHERE d.datname = current_database() AND s.setrole = to_regrole($1)`, pgwarehouse.DefaultReaderRole).Scan(&settings))
 	assert.Zero(t, settings, "the shared reader has no settings here any more")
+	var readerSettings []string
+	require.NoError(t, conn.QueryRow(ctx, `SELECT s.setconfig FROM pg_db_role_setting s JOIN pg_database d ON d.oid = s.setdatabase
+		WHERE d.datname = current_database() AND s.setrole = to_regrole($1)`, reader).Scan(&readerSettings))
+	assert.Subset(t, readerSettings, []string{"default_transaction_read_only=on", "statement_timeout=30s"}, "a session of its own opened by hand")
+
+	t.Setenv("STATEMENT_TIMEOUT", "45s")
+	require.NoError(t, runCLI(t, "", "migrate").err)
+	require.NoError(t, conn.QueryRow(ctx, `SELECT s.setconfig FROM pg_db_role_setting s JOIN pg_database d ON d.oid = s.setdatabase
+		WHERE d.datname = current_database() AND s.setrole = to_regrole($1)`, reader).Scan(&readerSettings))
+	assert.Contains(t, readerSettings, "statement_timeout=45s", "STATEMENT_TIMEOUT's")
 }

@@ -36,11 +36,28 @@ func migrate(ctx context.Context, out io.Writer) error {
 		return err
 	}
 	fmt.Fprintln(out, "migrations applied")
+	if err := hardenDatabase(ctx, db, out); err != nil {
+		return err
+	}
 	if cfg.ReaderRole == pgwarehouse.DefaultReaderRole {
 		// The migrations set up the shared reader; doctor says more.
-		return nil
+		return pgwarehouse.SetStatementTimeout(ctx, db.Pool(), cfg.ReaderRole, cfg.StatementTimeout)
 	}
 	return ownReader(ctx, db, cfg, out)
+}
+
+// hardenDatabase takes from PUBLIC what would let a session opened by
+// hand as the reader or a policy role keep anything, and says what it
+// changed or could not.
+func hardenDatabase(ctx context.Context, db *store.DB, out io.Writer) error {
+	changes, err := pgwarehouse.HardenDatabase(ctx, db.Pool())
+	if err != nil {
+		return err
+	}
+	for _, c := range changes {
+		fmt.Fprintln(out, c)
+	}
+	return nil
 }
 
 // ownReader sets up the deployment's own reader like the one the
@@ -52,6 +69,9 @@ func ownReader(ctx context.Context, db *store.DB, cfg bot.Config, out io.Writer)
 	if err := pgwarehouse.EnsureReaderRole(ctx, db.Pool(), cfg.ReaderRole); err != nil {
 		return err
 	}
+	if err := pgwarehouse.SetStatementTimeout(ctx, db.Pool(), cfg.ReaderRole, cfg.StatementTimeout); err != nil {
+		return err
+	}
 	fmt.Fprintf(out, "reader role %s ready\n", cfg.ReaderRole)
 	adopted, err := pgwarehouse.AdoptReader(ctx, db.Pool(), shared, cfg.ReaderRole, cfg.Schemas)
 	if err != nil {
@@ -60,6 +80,10 @@ func ownReader(ctx context.Context, db *store.DB, cfg bot.Config, out io.Writer)
 	if adopted.Any() {
 		fmt.Fprintf(out, "%s now has the grants %s, the reader every database on this server shared, had here: %s\n",
 			cfg.ReaderRole, shared, adopted)
+	}
+	// Whatever it reads now, it may call what those views call.
+	if _, err := pgwarehouse.GrantRoutines(ctx, db.Pool(), cfg.ReaderRole, cfg.Schemas); err != nil {
+		return err
 	}
 	retired, err := pgwarehouse.RetireReader(ctx, db.Pool(), shared)
 	if err != nil || retired {
@@ -159,6 +183,13 @@ func grant(ctx context.Context, out io.Writer) error {
 	}
 	fmt.Fprintf(out, "%s may now read every table of %s, and the tables created there later\n",
 		cfg.ReaderRole, strings.Join(cfg.Schemas, ", "))
+	changes, err := pgwarehouse.RestrictRoutines(ctx, db.Pool(), cfg.Schemas)
+	if err != nil {
+		return err
+	}
+	for _, c := range changes {
+		fmt.Fprintln(out, c)
+	}
 	return nil
 }
 
@@ -186,12 +217,20 @@ func accessCommand(ctx context.Context, args []string, out io.Writer) error {
 		return err
 	}
 	defer db.Close()
-	roles, err := pgwarehouse.ApplyPolicies(ctx, db.Pool(), cfg.ReaderRole, readerPassword(cfg.ReaderURL), cfg.Schemas, rules.AllPolicies())
+	applied, err := pgwarehouse.ApplyAccess(ctx, db.Pool(), pgwarehouse.ApplyConfig{Reader: cfg.ReaderRole, Password: readerPassword(cfg.ReaderURL),
+		Schemas: cfg.Schemas, StatementTimeout: cfg.StatementTimeout}, rules.AllPolicies())
 	if err != nil {
 		return err
 	}
 	for _, p := range rules.AllPolicies() {
-		fmt.Fprintf(out, "policy %s: role %s may read exactly what the policy allows in %s\n", p.Policy(), roles[p.Policy()], strings.Join(cfg.Schemas, ", "))
+		name := p.Policy()
+		fmt.Fprintf(out, "policy %s: role %s may read exactly what the policy allows in %s\n", name, applied.Roles[name], strings.Join(cfg.Schemas, ", "))
+		if fns := applied.Routines[name]; len(fns) > 0 {
+			fmt.Fprintf(out, "policy %s: role %s may execute %s, which what it reads calls\n", name, applied.Roles[name], strings.Join(fns, ", "))
+		}
+	}
+	for _, c := range applied.Changes {
+		fmt.Fprintln(out, c)
 	}
 	fmt.Fprintln(out, "restart the bot to answer each policy as its role")
 	return nil

@@ -36,6 +36,11 @@ func (e *Executor) kindOf(ctx context.Context, err error) error {
 // author" names: the kind of object and its name.
 var deniedObject = regexp.MustCompile(`^permission denied for (table|view|materialized view|foreign table|sequence|schema) (.+)$`)
 
+// deniedFunction reads the function PostgreSQL's "permission denied for
+// function salary_of" names: one no view or row-level security policy of
+// the policy's calls (RestrictRoutines).
+var deniedFunction = regexp.MustCompile(`^permission denied for function (.+)$`)
+
 // denied is the error of a query that names something the reader role has
 // no grant on: a setup problem when the bot should read it, with the GRANT
 // that would allow it in the reason (for the operator's log, never for
@@ -65,6 +70,9 @@ func denied(pgErr *pgconn.PgError, role string, schemas []string) error {
 // role.
 func outsidePolicy(pgErr *pgconn.PgError, cfg ExecConfig) error {
 	what := "what this question needs"
+	if m := deniedFunction.FindStringSubmatch(pgErr.Message); m != nil {
+		what = "what the function " + m[1] + " returns"
+	}
 	if m := deniedObject.FindStringSubmatch(pgErr.Message); m != nil {
 		switch {
 		case m[1] == "schema":

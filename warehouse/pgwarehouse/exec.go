@@ -59,6 +59,10 @@ type ExecConfig struct {
 	MaxBytes int
 	// LockTimeout makes a statement that waits for a lock fail (default 2s).
 	LockTimeout time.Duration
+	// IdentityKey signs who each query runs for (store.(*DB).IdentityKey),
+	// for the row-level security functions of the identity schema; without
+	// one they return NULL.
+	IdentityKey []byte
 }
 
 func (c ExecConfig) withDefaults() ExecConfig {
@@ -255,19 +259,20 @@ func (e *Executor) inReadOnlyTx(ctx context.Context, sql string, fn func(pgx.Tx)
 		}()
 
 		// set_config(..., true) is SET LOCAL with bind parameters instead
-		// of quoted identifiers in SQL text, all in one round trip; the
+		// of quoted identifiers in SQL text, in one round trip; the
 		// settings end with the transaction. DateStyle, IntervalStyle,
 		// TimeZone and bytea_output pin the text formats the value
-		// conversion relies on.
-		// The analyticsbot.* settings say who the query runs for, so the
-		// database's row-level security policies can scope rows with
-		// current_setting('analyticsbot.user_email', true): set here, in
-		// the transaction, they cannot be changed by the query itself
-		// before it reads (a read-only statement cannot run SET).
+		// conversion relies on. The analyticsbot.* settings say who the
+		// query runs for; analyticsbot.signature vouches for them over the
+		// server's own PID and transaction start (identity.go: one more
+		// round trip, with a key).
 		timeoutMS := max(e.cfg.StatementTimeout.Milliseconds(), 1)
 		lockMS := max(e.cfg.LockTimeout.Milliseconds(), 1)
 		caller := warehouse.CallerOf(ctx)
-		_, err = tx.Exec(ctx, `SELECT
+		email := strings.ToLower(caller.Email)
+		var pid uint32
+		var xact int64
+		err = tx.QueryRow(ctx, `SELECT pg_backend_pid(), (extract(epoch FROM transaction_timestamp()) * 1000000)::bigint,
 			set_config('analyticsbot.user_id', $4, true),
 			set_config('analyticsbot.user_email', $5, true),
 			set_config('analyticsbot.channel_id', $6, true),
@@ -280,9 +285,12 @@ func (e *Executor) inReadOnlyTx(ctx context.Context, sql string, fn func(pgx.Tx)
 			set_config('bytea_output', 'hex', true),
 			set_config('extra_float_digits', '1', true)`,
 			searchPath(e.cfg.Schemas), strconv.FormatInt(timeoutMS, 10), strconv.FormatInt(lockMS, 10),
-			caller.UserID, strings.ToLower(caller.Email), caller.ChannelID)
+			caller.UserID, email, caller.ChannelID).Scan(&pid, &xact, nil, nil, nil, nil, nil, nil, nil, nil, nil, nil, nil)
 		if err != nil {
 			return fmt.Errorf("prepare the read-only transaction: %w", err)
+		}
+		if err := e.signIdentity(ctx, tx, identityMessage{pid, xact, caller.UserID, email, caller.ChannelID}); err != nil {
+			return fmt.Errorf("sign who the query runs for: %w", err)
 		}
 		// Whatever reads the error next (the generator's retry, the
 		// query log) gets it without the data PostgreSQL quoted in it.

@@ -10,9 +10,11 @@ import (
 
 // Grant gives the reader role what it needs to answer from schemas, in one
 // transaction on pool (a login that owns the tables, or may grant on them):
-// USAGE on each schema, SELECT on every table and view in it, and SELECT on
-// the tables that login creates there later. Column or row restrictions
-// are the deployment's to add afterwards (docs/security.md).
+// USAGE on each schema, SELECT on every table and view in it, SELECT on
+// the tables that login creates there later, and EXECUTE on the routines
+// of schemas its views and row-level security policies call (which PUBLIC
+// may no longer execute once RestrictRoutines has run). Column or row
+// restrictions are the deployment's to add afterwards (docs/security.md).
 func Grant(ctx context.Context, pool *pgxpool.Pool, role string, schemas []string) error {
 	if role == "" {
 		role = DefaultReaderRole
@@ -31,7 +33,8 @@ func Grant(ctx context.Context, pool *pgxpool.Pool, role string, schemas []strin
 				}
 			}
 		}
-		return nil
+		_, err := routineGrants(ctx, tx, role, schemas, false)
+		return err
 	})
 	if err != nil {
 		return fmt.Errorf("grant %s read access: %w", role, err)

@@ -8,6 +8,7 @@ import (
 	"net/url"
 	"regexp"
 	"strings"
+	"time"
 
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgxpool"
@@ -58,26 +59,66 @@ func isASCII(s string) bool {
 	return true
 }
 
-// ApplyPolicies creates or updates the login role of each policy, in one
+// ApplyConfig is what ApplyAccess needs besides the policies.
+type ApplyConfig struct {
+	// Reader is the reader role, whose name starts every policy role's
+	// (DefaultReaderRole when empty). When it exists, it is given EXECUTE
+	// on what its views call too.
+	Reader string
+	// Password, when not empty, is set on every role (the reader's, so one
+	// secret serves them all).
+	Password string
+	// Schemas are the analytics schemas.
+	Schemas []string
+	// StatementTimeout is the default statement_timeout of the roles'
+	// sessions (DefaultStatementTimeout when zero).
+	StatementTimeout time.Duration
+}
+
+// Applied is what ApplyAccess did.
+type Applied struct {
+	// Roles are the policies' roles, by policy name.
+	Roles map[string]string
+	// Routines are the routines of the analytics schemas each policy's
+	// role may execute (those its views and row-level security policies
+	// call), by policy name.
+	Routines map[string][]string
+	// Changes are what changed for every role of the database (PUBLIC's
+	// privileges, default privileges), and what could not, in sentences
+	// for the operator.
+	Changes []string
+}
+
+// ApplyPolicies is ApplyAccess with reader, password and schemas, the
+// default statement timeout, and the roles alone returned.
+func ApplyPolicies[A warehouse.Access](ctx context.Context, pool *pgxpool.Pool, reader, password string, schemas []string, policies []A) (map[string]string, error) {
+	a, err := ApplyAccess(ctx, pool, ApplyConfig{Reader: reader, Password: password, Schemas: schemas}, policies)
+	return a.Roles, err
+}
+
+// ApplyAccess creates or updates the login role of each policy, in one
 // transaction on pool (a login that may create roles and owns the tables
 // of schemas, or may grant on them): LOGIN, no superuser, createdb,
 // createrole, replication, RLS bypass or inherited membership; USAGE on
 // the schemas it reads; SELECT on each table the policy allows, or only
-// on the columns it allows; and nothing else in schemas (earlier grants
-// are revoked first, so applying again after the file changed takes away
-// what it no longer allows). password, when not empty, is set on every
-// role (the reader's, so one secret serves them all). It returns the roles
-// by policy name.
-func ApplyPolicies[A warehouse.Access](ctx context.Context, pool *pgxpool.Pool, reader, password string, schemas []string, policies []A) (map[string]string, error) {
+// on the columns it allows; EXECUTE on the routines its views and
+// row-level security policies call; and nothing else in schemas (earlier
+// grants are revoked first, so applying again after the file changed
+// takes away what it no longer allows). PUBLIC loses EXECUTE on the
+// routines of schemas (RestrictRoutines) and, in the database, what would
+// let a session opened by hand keep anything (HardenDatabase).
+func ApplyAccess[A warehouse.Access](ctx context.Context, pool *pgxpool.Pool, cfg ApplyConfig, policies []A) (Applied, error) {
+	reader, password, schemas := cfg.Reader, cfg.Password, cfg.Schemas
 	roles := make(map[string]string, len(policies))
 	byRole := map[string]string{}
 	for _, p := range policies {
 		role := PolicyRole(reader, p.Policy())
 		if other, dup := byRole[role]; dup {
-			return nil, fmt.Errorf("the policies %q and %q would share the role %s: rename one", other, p.Policy(), role)
+			return Applied{}, fmt.Errorf("the policies %q and %q would share the role %s: rename one", other, p.Policy(), role)
 		}
 		byRole[role], roles[p.Policy()] = p.Policy(), role
 	}
+	applied := Applied{Roles: roles}
 	err := pgx.BeginFunc(ctx, pool, func(tx pgx.Tx) error {
 		// Grants on one table by two transactions at once fail with
 		// "tuple concurrently updated": two applies take turns.
@@ -95,12 +136,54 @@ func ApplyPolicies[A warehouse.Access](ctx context.Context, pool *pgxpool.Pool, 
 				return fmt.Errorf("policy %q: %w", p.Policy(), err)
 			}
 		}
-		return nil
+		// After the SELECT grants, from them.
+		applied.Routines, applied.Changes, err = secureRoles(ctx, tx, cfg, roles)
+		return err
 	})
 	if err != nil {
-		return nil, fmt.Errorf("apply the access policies: %w", err)
+		return Applied{}, fmt.Errorf("apply the access policies: %w", err)
 	}
-	return roles, nil
+	return applied, nil
+}
+
+// secureRoles does what applying the policies does beyond each policy's
+// grants, once they are made: PUBLIC loses EXECUTE on the routines of the
+// analytics schemas, each policy's role (and the reader, when it exists)
+// may execute those its reads call, every role's sessions get the
+// statement timeout, and PUBLIC loses what would let a session opened by
+// hand keep anything.
+func secureRoles(ctx context.Context, tx pgx.Tx, cfg ApplyConfig, roles map[string]string) (map[string][]string, []string, error) {
+	changes, err := restrictRoutines(ctx, tx, cfg.Schemas)
+	if err != nil {
+		return nil, nil, err
+	}
+	routines := make(map[string][]string, len(roles))
+	for policy, role := range roles {
+		if routines[policy], err = routineGrants(ctx, tx, role, cfg.Schemas, true); err != nil {
+			return nil, nil, fmt.Errorf("policy %q: %w", policy, err)
+		}
+		if err := setStatementTimeout(ctx, tx, role, cfg.StatementTimeout); err != nil {
+			return nil, nil, fmt.Errorf("policy %q: %w", policy, err)
+		}
+	}
+	reader := cfg.Reader
+	if reader == "" {
+		reader = DefaultReaderRole
+	}
+	var exists bool
+	if err := tx.QueryRow(ctx, `SELECT EXISTS (SELECT 1 FROM pg_roles WHERE rolname = $1)`, reader).Scan(&exists); err != nil {
+		return nil, nil, err
+	}
+	if exists {
+		if _, err := routineGrants(ctx, tx, reader, cfg.Schemas, false); err != nil {
+			return nil, nil, fmt.Errorf("the reader %s: %w", reader, err)
+		}
+	}
+	hardened, err := hardenDatabase(ctx, tx)
+	if err != nil {
+		return nil, nil, err
+	}
+	return routines, append(changes, hardened...), nil
 }
 
 // applyPolicy makes role exactly what p allows over cat.
