@@ -59,7 +59,7 @@ func testAccessPoliciesAlone(t *testing.T, e *testEnv) {
 	}
 	t.Run("a narrower user's export", func(t *testing.T) {
 		thread := bot.NewThreadID()
-		admin := askAs("UADMIN", thread, "case b")
+		admin := askAs("UADMIN", thread, "case 2")
 		require.Empty(t, admin.ErrorKind)
 		ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 		defer cancel()
@@ -104,7 +104,7 @@ func testAccessPolicies(t *testing.T, e *testEnv) {
 	}
 
 	t.Run("the model sees only the policy's tables and columns", func(t *testing.T) {
-		askAs("UZED", "CDATA", bot.NewThreadID(), "case a")
+		askAs("UZED", "CDATA", bot.NewThreadID(), "case 1")
 		calls := b.Scripted.Calls()
 		var prompt string
 		for _, c := range calls {
@@ -156,7 +156,7 @@ func testAccessPolicies(t *testing.T, e *testEnv) {
 
 	t.Run("a narrower user's presses", func(t *testing.T) {
 		thread := bot.NewThreadID()
-		admin := askAs("UADMIN", "CDATA", thread, "case b")
+		admin := askAs("UADMIN", "CDATA", thread, "case 2")
 		require.Empty(t, admin.ErrorKind)
 		ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 		defer cancel()
@@ -181,7 +181,7 @@ func testAccessPolicies(t *testing.T, e *testEnv) {
 			{"UANA", "CRANDOM", "I don't answer in this channel"},
 			{"UANA", "D0123", "I don't answer direct messages here"},
 		} {
-			s := askAs(where.user, where.channel, bot.NewThreadID(), "case a")
+			s := askAs(where.user, where.channel, bot.NewThreadID(), "case 1")
 			assert.Equal(t, nodes.ErrNotAdmitted, s.ErrorKind)
 			assert.Contains(t, s.ResponseText, where.want)
 			logs, err := b.DB().QueryLogs(context.Background(), store.QueryLogFilter{ThreadID: s.ThreadTS})
@@ -190,7 +190,7 @@ func testAccessPolicies(t *testing.T, e *testEnv) {
 			assert.Equal(t, string(nodes.ErrNotAdmitted), logs[0].ErrorKind)
 		}
 		assert.Equal(t, before, len(b.Scripted.Calls()), "no model call for someone not admitted")
-		s := askAs("cli", "cli", bot.NewThreadID(), "case a")
+		s := askAs("cli", "cli", bot.NewThreadID(), "case 1")
 		assert.Empty(t, s.ErrorKind, "the operator's command line is admitted, under the default policy")
 		assert.Equal(t, "everyone", s.Policy)
 	})

@@ -1,6 +1,7 @@
 package bottest
 
 import (
+	"strconv"
 	"strings"
 
 	"github.com/analyticsbot/analyticsbot/nodes"
@@ -48,7 +49,7 @@ policies:
 default: ` + def + "\n"
 }
 
-// AccessCase is a question of the matrix ("case a", "case b", …) and
+// AccessCase is a question of the matrix ("case 1", "case 2", …) and
 // what a user of each policy gets: "" an answer, else the error kind. Want
 // is with the guard, as the bot runs; Alone with the guard taken out
 // (StartWithoutGuard), the database alone holding the policy as its role.
@@ -59,7 +60,7 @@ type AccessCase struct {
 }
 
 // Question is the case's question.
-func (c AccessCase) Question(i int) string { return "case " + string(rune('a'+i)) }
+func (c AccessCase) Question(i int) string { return "case " + strconv.Itoa(i+1) }
 
 var (
 	answered = [3]nodes.ErrorKind{}
@@ -149,7 +150,7 @@ var (
 
 // AccessRules are scripted-model rules that answer the matrix's questions:
 // each classified as a question, generated as its case's SQL, and
-// interpreted with a fixed sentence ("Here is case a.").
+// interpreted with a fixed sentence ("Here is case 1.").
 func AccessRules() string {
 	var b strings.Builder
 	for i, c := range AccessCases {
