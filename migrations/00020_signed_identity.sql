@@ -51,8 +51,9 @@ FROM k;
 -- +goose StatementBegin
 DO $migration$
 DECLARE
-    bot   text := current_schema();
-    ident text := current_schema() || '_identity';
+    bot     text := current_schema();
+    ident   text := current_schema() || '_identity';
+    setting text;
 BEGIN
     EXECUTE format('CREATE SCHEMA IF NOT EXISTS %I', ident);
     EXECUTE format('GRANT USAGE ON SCHEMA %I TO PUBLIC', ident);
@@ -77,27 +78,17 @@ BEGIN
                   ]) WITH ORDINALITY AS f(v, n)) m
         $body$$f$, ident, bot);
     EXECUTE format('REVOKE ALL ON FUNCTION %I.verified() FROM PUBLIC', ident);
-    EXECUTE format($f$
-        CREATE OR REPLACE FUNCTION %1$I.user_email() RETURNS text
-        LANGUAGE sql STABLE PARALLEL RESTRICTED SECURITY DEFINER
-        SET search_path = pg_catalog, pg_temp
-        AS $body$
-            SELECT CASE WHEN %1$I.verified() THEN nullif(current_setting('analyticsbot.user_email', true), '') END
-        $body$$f$, ident);
-    EXECUTE format($f$
-        CREATE OR REPLACE FUNCTION %1$I.user_id() RETURNS text
-        LANGUAGE sql STABLE PARALLEL RESTRICTED SECURITY DEFINER
-        SET search_path = pg_catalog, pg_temp
-        AS $body$
-            SELECT CASE WHEN %1$I.verified() THEN nullif(current_setting('analyticsbot.user_id', true), '') END
-        $body$$f$, ident);
-    EXECUTE format($f$
-        CREATE OR REPLACE FUNCTION %1$I.channel_id() RETURNS text
-        LANGUAGE sql STABLE PARALLEL RESTRICTED SECURITY DEFINER
-        SET search_path = pg_catalog, pg_temp
-        AS $body$
-            SELECT CASE WHEN %1$I.verified() THEN nullif(current_setting('analyticsbot.channel_id', true), '') END
-        $body$$f$, ident);
+    -- user_email(), user_id() and channel_id(): each the setting of its
+    -- name, when the signature holds.
+    FOREACH setting IN ARRAY ARRAY['user_email', 'user_id', 'channel_id'] LOOP
+        EXECUTE format($f$
+            CREATE OR REPLACE FUNCTION %1$I.%2$I() RETURNS text
+            LANGUAGE sql STABLE PARALLEL RESTRICTED SECURITY DEFINER
+            SET search_path = pg_catalog, pg_temp
+            AS $body$
+                SELECT CASE WHEN %1$I.verified() THEN nullif(current_setting(%3$L, true), '') END
+            $body$$f$, ident, setting, 'analyticsbot.' || setting);
+    END LOOP;
     -- Explicitly: default privileges (access apply takes EXECUTE on new
     -- functions from PUBLIC) must not keep a policy from calling them.
     EXECUTE format('GRANT EXECUTE ON FUNCTION %1$I.user_email(), %1$I.user_id(), %1$I.channel_id() TO PUBLIC', ident);
