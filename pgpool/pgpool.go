@@ -19,7 +19,16 @@ import (
 	"github.com/jackc/pgx/v5/pgconn/ctxwatch"
 	"github.com/jackc/pgx/v5/pgxpool"
 	"github.com/jackc/puddle/v2"
+	"github.com/pressly/goose/v3/lock"
 )
+
+// MigrationLockKey is the advisory lock the migrations hold (goose's own
+// key, kept so that processes of every version take turns). What else
+// changes the database's roles and privileges (access apply, the
+// hardening of PUBLIC) takes it for its transaction too: PostgreSQL fails
+// one of two transactions granting on the same database or role at once
+// with "tuple concurrently updated".
+const MigrationLockKey = lock.DefaultLockID
 
 // Error kinds Classify wraps errors with, tested with errors.Is.
 var (

@@ -8,6 +8,8 @@ import (
 
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgxpool"
+
+	"github.com/analyticsbot/analyticsbot/pgpool"
 )
 
 // The executor's sessions are safe by construction (a read-only
@@ -38,6 +40,11 @@ var largeObjectCreators = []string{"pg_catalog.lo_creat(integer)", "pg_catalog.l
 func HardenDatabase(ctx context.Context, pool *pgxpool.Pool) ([]string, error) {
 	var out []string
 	err := pgx.BeginFunc(ctx, pool, func(tx pgx.Tx) error {
+		// The database's privileges change: in turn with the migrations
+		// and access apply (pgpool.MigrationLockKey).
+		if _, err := tx.Exec(ctx, `SELECT pg_advisory_xact_lock($1)`, pgpool.MigrationLockKey); err != nil {
+			return err
+		}
 		var err error
 		out, err = hardenDatabase(ctx, tx)
 		return err
