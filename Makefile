@@ -29,9 +29,11 @@ run: build db
 
 ## test: vet, format check and the whole test suite against the local Postgres
 ## (plus a local Cube server, installed once by `make cube`, and Debian's
-## Chromium for the web chat's browser tests, `make chromium`)
+## Chromium for the web chat's browser tests, `make chromium`). A package may
+## take 30 minutes on a loaded machine (cmd/analyticsbot takes 4 on an idle
+## two-core one), not Go's default 10.
 test: db cube chromium lint
-	$(GO) test -race -count=1 $(PKGS)
+	$(GO) test -race -count=1 -timeout 30m $(PKGS)
 
 ## bench: benchmarks (results go in BENCHMARKS.md)
 bench: db
