@@ -292,9 +292,13 @@ func describeAll(ctx context.Context, tx pgx.Tx, schemas []string) (*warehouse.C
 }
 
 // MissingRoles returns which of roles do not exist yet in the cluster of
-// databaseURL.
+// databaseURL (DATABASE_URL, the pool's settings in it ignored).
 func MissingRoles(ctx context.Context, databaseURL string, roles []string) ([]string, error) {
-	conn, err := pgx.Connect(ctx, databaseURL)
+	cfg, err := pgpool.ConnConfig(databaseURL)
+	if err != nil {
+		return nil, fmt.Errorf("look up the policy roles: %w", err)
+	}
+	conn, err := pgx.ConnectConfig(ctx, cfg)
 	if err != nil {
 		return nil, fmt.Errorf("look up the policy roles: %w", pgpool.Classify(err))
 	}

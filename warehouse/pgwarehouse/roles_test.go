@@ -275,3 +275,30 @@ func TestApplyPoliciesConcurrently(t *testing.T) {
 		assert.NoError(t, err)
 	}
 }
+
+// MissingRoles connects with DATABASE_URL as the bot's pool takes it, the
+// pool's own settings included: they must not reach PostgreSQL, which
+// refuses what it does not know (and the bot would not start with an
+// access file).
+func TestMissingRolesPoolURL(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	_, url := storetest.NewWithURL(t)
+	tests := []struct{ name, settings string }{
+		{"no pool settings", ""},
+		{"the pool's settings", "pool_max_conns=4&pool_min_conns=1&pool_max_conn_lifetime=1h&pool_max_conn_idle_time=5m&pool_health_check_period=30s"},
+	}
+	for _, tt := range tests {
+		dbURL := url
+		if tt.settings != "" {
+			sep := "?"
+			if strings.Contains(url, "?") {
+				sep = "&"
+			}
+			dbURL += sep + tt.settings
+		}
+		missing, err := pgwarehouse.MissingRoles(ctx, dbURL, []string{"postgres", "abt_no_such_role"})
+		require.NoError(t, err, tt.name)
+		assert.Equal(t, []string{"abt_no_such_role"}, missing, tt.name)
+	}
+}
