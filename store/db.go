@@ -129,6 +129,30 @@ func (d *DB) Migrate(ctx context.Context) error {
 	return nil
 }
 
+// setupLockKey is the session-level advisory lock InTurn holds.
+const setupLockKey int64 = 0x616e616c79_736574 // "analy" "set"
+
+// InTurn runs fn, the whole of `migrate` (the migrations and the setup of
+// the reader after them), in turn with every other InTurn of the
+// database: two `migrate` runs at once (deploy hooks of several replicas)
+// run one after the other, and the second finds the first's work done.
+// The lock is a session advisory lock on a connection of its own, outside
+// the pool, so fn has all of the pool's; closing it releases the lock,
+// however fn ends. Locks hold within one database: what fn changes of a
+// role every database shares must tolerate a concurrent twin
+// (pgpool.SetupTx).
+func (d *DB) InTurn(ctx context.Context, fn func() error) error {
+	conn, err := pgx.ConnectConfig(ctx, d.pool.Config().ConnConfig)
+	if err != nil {
+		return fmt.Errorf("wait for the other setups of %s: %w", d.where, classify(err))
+	}
+	defer conn.Close(context.WithoutCancel(ctx))
+	if _, err := conn.Exec(ctx, "SELECT pg_advisory_lock($1)", setupLockKey); err != nil {
+		return fmt.Errorf("wait for the other setups of %s: %w", d.where, classify(err))
+	}
+	return fn()
+}
+
 // PendingMigrations counts the migrations of package migrations not
 // applied to the database yet (all of them in a database never migrated).
 func (d *DB) PendingMigrations(ctx context.Context) (int, error) {

@@ -24,6 +24,12 @@ func migrate(ctx context.Context, out io.Writer) error {
 	if err != nil {
 		return err
 	}
+	return setUpDatabase(ctx, cfg, out)
+}
+
+// setUpDatabase is `migrate` with cfg: it creates the database when
+// missing, applies the migrations and sets up the reader.
+func setUpDatabase(ctx context.Context, cfg bot.Config, out io.Writer) error {
 	if err := store.EnsureDatabase(ctx, cfg.DatabaseURL); err != nil {
 		return err
 	}
@@ -32,18 +38,22 @@ func migrate(ctx context.Context, out io.Writer) error {
 		return err
 	}
 	defer db.Close()
-	if err := db.Migrate(ctx); err != nil {
-		return err
-	}
-	fmt.Fprintln(out, "migrations applied")
-	if err := hardenDatabase(ctx, db, out); err != nil {
-		return err
-	}
-	if cfg.ReaderRole == pgwarehouse.DefaultReaderRole {
-		// The migrations set up the shared reader; doctor says more.
-		return pgwarehouse.SetStatementTimeout(ctx, db.Pool(), cfg.ReaderRole, cfg.StatementTimeout)
-	}
-	return ownReader(ctx, db, cfg, out)
+	// Two runs at once take turns from here on; before, creating the
+	// database tolerates a twin.
+	return db.InTurn(ctx, func() error {
+		if err := db.Migrate(ctx); err != nil {
+			return err
+		}
+		fmt.Fprintln(out, "migrations applied")
+		if err := hardenDatabase(ctx, db, out); err != nil {
+			return err
+		}
+		if cfg.ReaderRole == pgwarehouse.DefaultReaderRole {
+			// The migrations set up the shared reader; doctor says more.
+			return pgwarehouse.SetStatementTimeout(ctx, db.Pool(), cfg.ReaderRole, cfg.StatementTimeout)
+		}
+		return ownReader(ctx, db, cfg, out)
+	})
 }
 
 // hardenDatabase takes from PUBLIC what would let a session opened by

@@ -17,6 +17,7 @@ import (
 
 	"github.com/jackc/pgx/v5"
 
+	"github.com/analyticsbot/analyticsbot/pgpool"
 	"github.com/analyticsbot/analyticsbot/store"
 )
 
@@ -80,13 +81,11 @@ var ErrUnreachable = errors.New("postgres not reachable")
 // the database. An unreachable server gives an error wrapping ErrUnreachable.
 func Create(ctx context.Context) (db *store.DB, dbURL string, drop func() error, err error) {
 	adminURL := DefaultAdminURL()
-	admin, err := pgx.Connect(ctx, adminURL)
+	admin, err := connect(ctx, adminURL)
 	if err != nil {
 		return nil, "", nil, fmt.Errorf("%w at %s: %v", ErrUnreachable, redact(adminURL), err)
 	}
-	var b [6]byte
-	_, _ = rand.Read(b[:]) // crypto/rand never fails on Linux
-	name := "abt_test_" + hex.EncodeToString(b[:])
+	name := newName()
 	_, err = admin.Exec(ctx, "CREATE DATABASE "+pgx.Identifier{name}.Sanitize())
 	admin.Close(ctx)
 	if err != nil {
@@ -110,6 +109,40 @@ func Create(ctx context.Context) (db *store.DB, dbURL string, drop func() error,
 	return db, dbURL, drop, nil
 }
 
+// MissingURL returns the URL of a database that does not exist yet, named
+// abt_test_<random> on the server of DefaultAdminURL, for tests of what
+// creates it (`migrate` on a fresh machine). Cleanup drops it, if it was
+// created, with the readers set up in it alone, like NewWithURL's.
+func MissingURL(t testing.TB) string {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), setupTimeout)
+	defer cancel()
+	adminURL := DefaultAdminURL()
+	admin, err := connect(ctx, adminURL)
+	if err != nil {
+		Unavailable(t, fmt.Sprintf("%v at %s: %v", ErrUnreachable, redact(adminURL), err))
+	}
+	admin.Close(ctx)
+	name := newName()
+	dbURL, err := withDatabase(adminURL, name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		if err := dropDatabase(adminURL, name); err != nil {
+			t.Error(err)
+		}
+	})
+	return dbURL
+}
+
+// newName is a fresh name for a test database.
+func newName() string {
+	var b [6]byte
+	_, _ = rand.Read(b[:]) // crypto/rand never fails on Linux
+	return "abt_test_" + hex.EncodeToString(b[:])
+}
+
 // Unavailable skips the test because Postgres is missing, or fails it when
 // CI=true, where a missing database must never pass silently.
 func Unavailable(t testing.TB, reason string) {
@@ -123,7 +156,7 @@ func Unavailable(t testing.TB, reason string) {
 func dropDatabase(adminURL, name string) error {
 	ctx, cancel := context.WithTimeout(context.Background(), setupTimeout)
 	defer cancel()
-	admin, err := pgx.Connect(ctx, adminURL)
+	admin, err := connect(ctx, adminURL)
 	if err != nil {
 		return fmt.Errorf("drop test database %s: %w", name, err)
 	}
@@ -174,4 +207,14 @@ func redact(rawURL string) string {
 		return "(unparsable database URL)"
 	}
 	return u.Redacted()
+}
+
+// connect opens one connection to url, without the settings only a pool
+// takes (DATABASE_URL's pool_max_conns, …), which the server would refuse.
+func connect(ctx context.Context, url string) (*pgx.Conn, error) {
+	cfg, err := pgpool.ConnConfig(url)
+	if err != nil {
+		return nil, err
+	}
+	return pgx.ConnectConfig(ctx, cfg)
 }

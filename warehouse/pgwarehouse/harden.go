@@ -37,14 +37,12 @@ var largeObjectCreators = []string{"pg_catalog.lo_creat(integer)", "pg_catalog.l
 // owners, a superuser for the functions). It returns what it changed and
 // what it could not, in sentences for the operator; nothing when all was
 // done before.
+// Like every step of `migrate`, it runs in turn (pgpool.SetupTx).
 func HardenDatabase(ctx context.Context, pool *pgxpool.Pool) ([]string, error) {
 	var out []string
-	err := pgx.BeginFunc(ctx, pool, func(tx pgx.Tx) error {
-		// The database's privileges change: in turn with the migrations
-		// and access apply (pgpool.MigrationLockKey).
-		if _, err := tx.Exec(ctx, `SELECT pg_advisory_xact_lock($1)`, pgpool.MigrationLockKey); err != nil {
-			return err
-		}
+	// The database's privileges change: in turn with the migrations and
+	// access apply.
+	err := pgpool.SetupTx(ctx, pool, func(tx pgx.Tx) error {
 		var err error
 		out, err = hardenDatabase(ctx, tx)
 		return err
@@ -142,8 +140,9 @@ func hardenDatabase(ctx context.Context, tx pgx.Tx) ([]string, error) {
 // SetStatementTimeout makes timeout the default statement_timeout of
 // role's sessions in the database of pool (a session may still lower or
 // raise it: PostgreSQL has no setting a session cannot change).
+// Like every step of `migrate`, it runs in turn (pgpool.SetupTx).
 func SetStatementTimeout(ctx context.Context, pool *pgxpool.Pool, role string, timeout time.Duration) error {
-	err := pgx.BeginFunc(ctx, pool, func(tx pgx.Tx) error {
+	err := pgpool.SetupTx(ctx, pool, func(tx pgx.Tx) error {
 		return setStatementTimeout(ctx, tx, role, timeout)
 	})
 	if err != nil {

@@ -10,6 +10,8 @@ import (
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
 	"github.com/jackc/pgx/v5/pgxpool"
+
+	"github.com/analyticsbot/analyticsbot/pgpool"
 )
 
 // Roles belong to the whole server, not to one database. A reader shared
@@ -81,9 +83,11 @@ func (a Adopted) String() string {
 // from keeps its grants (a process still running as it keeps working)
 // until they are revoked (RevokeStatements). role must exist; running it
 // again adds nothing.
+// Like every step of `migrate`, it runs in turn (pgpool.SetupTx).
 func AdoptReader(ctx context.Context, pool *pgxpool.Pool, from, role string, schemas []string) (Adopted, error) {
 	var a Adopted
-	err := pgx.BeginFunc(ctx, pool, func(tx pgx.Tx) error {
+	err := pgpool.SetupTx(ctx, pool, func(tx pgx.Tx) error {
+		a = Adopted{} // counted again when run again
 		var exists bool
 		if err := tx.QueryRow(ctx, `SELECT EXISTS (SELECT 1 FROM pg_roles WHERE rolname = $1)`, from).Scan(&exists); err != nil || !exists {
 			return err
@@ -211,9 +215,11 @@ func OtherDatabases(ctx context.Context, pool *pgxpool.Pool, role string) ([]str
 // migrations create unused in a database whose deployment has a reader of
 // its own. It reports whether it did; a role that holds something is left
 // alone (RevokeStatements says what to run).
+// Like every step of `migrate`, it runs in turn (pgpool.SetupTx).
 func RetireReader(ctx context.Context, pool *pgxpool.Pool, role string) (bool, error) {
 	retired := false
-	err := pgx.BeginFunc(ctx, pool, func(tx pgx.Tx) error {
+	err := pgpool.SetupTx(ctx, pool, func(tx pgx.Tx) error {
+		retired = false
 		var holds bool
 		err := tx.QueryRow(ctx, `
 			SELECT to_regrole($1) IS NULL

@@ -292,9 +292,13 @@ func describeAll(ctx context.Context, tx pgx.Tx, schemas []string) (*warehouse.C
 }
 
 // MissingRoles returns which of roles do not exist yet in the cluster of
-// databaseURL.
+// databaseURL (DATABASE_URL, the pool's settings in it ignored).
 func MissingRoles(ctx context.Context, databaseURL string, roles []string) ([]string, error) {
-	conn, err := pgx.Connect(ctx, databaseURL)
+	cfg, err := pgpool.ConnConfig(databaseURL)
+	if err != nil {
+		return nil, fmt.Errorf("look up the policy roles: %w", err)
+	}
+	conn, err := pgx.ConnectConfig(ctx, cfg)
 	if err != nil {
 		return nil, fmt.Errorf("look up the policy roles: %w", pgpool.Classify(err))
 	}
@@ -345,8 +349,9 @@ var readerSettings = [][2]string{
 // allowed to connect to it. A reader role of its own per deployment
 // (READER_ROLE) keeps other databases' reader sessions, and their query
 // text in pg_stat_activity, out of its sight.
+// Like every step of `migrate`, it runs in turn (pgpool.SetupTx).
 func EnsureReaderRole(ctx context.Context, pool *pgxpool.Pool, role string) error {
-	err := pgx.BeginFunc(ctx, pool, func(tx pgx.Tx) error {
+	err := pgpool.SetupTx(ctx, pool, func(tx pgx.Tx) error {
 		var exists bool
 		if err := tx.QueryRow(ctx, `SELECT EXISTS (SELECT 1 FROM pg_roles WHERE rolname = $1)`, role).Scan(&exists); err != nil {
 			return err

@@ -6,6 +6,8 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"maps"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -273,5 +275,80 @@ func TestApplyPoliciesConcurrently(t *testing.T) {
 	})
 	for _, err := range errs {
 		assert.NoError(t, err)
+	}
+}
+
+// MissingRoles connects with DATABASE_URL as the bot's pool takes it, the
+// pool's own settings included: they must not reach PostgreSQL, which
+// refuses what it does not know (and the bot would not start with an
+// access file).
+func TestMissingRolesPoolURL(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	_, url := storetest.NewWithURL(t)
+	tests := []struct{ name, settings string }{
+		{"no pool settings", ""},
+		{"the pool's settings", "pool_max_conns=4&pool_min_conns=1&pool_max_conn_lifetime=1h&pool_max_conn_idle_time=5m&pool_health_check_period=30s"},
+	}
+	for _, tt := range tests {
+		dbURL := url
+		if tt.settings != "" {
+			sep := "?"
+			if strings.Contains(url, "?") {
+				sep = "&"
+			}
+			dbURL += sep + tt.settings
+		}
+		missing, err := pgwarehouse.MissingRoles(ctx, dbURL, []string{"postgres", "abt_no_such_role"})
+		require.NoError(t, err, tt.name)
+		assert.Equal(t, []string{"abt_no_such_role"}, missing, tt.name)
+	}
+}
+
+// The reader's setup (`migrate`) and applying the policies (`access
+// apply`) at once, round after round: both grant CONNECT on the database
+// and set their roles' sessions up, which PostgreSQL refuses to do to one
+// catalog row from two transactions at once; they take turns instead.
+func TestReaderSetupWithApplyPolicies(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	db := storetest.New(t)
+	_, err := db.Pool().Exec(ctx, rolesSetup)
+	require.NoError(t, err)
+	rules, err := access.Parse([]byte(rolesPolicies))
+	require.NoError(t, err)
+	var suffix [3]byte
+	_, _ = rand.Read(suffix[:])
+	reader := "abt_roles_" + hex.EncodeToString(suffix[:])
+	var roles map[string]string
+	t.Cleanup(func() {
+		for _, r := range append(slices.Collect(maps.Values(roles)), reader) {
+			id := pgx.Identifier{r}.Sanitize()
+			_, _ = db.Pool().Exec(context.Background(), "DROP OWNED BY "+id+"; DROP ROLE "+id)
+		}
+	})
+	const rounds = 24
+	for round := range rounds {
+		start := make(chan struct{})
+		var setupErr, applyErr error
+		var wg sync.WaitGroup
+		wg.Go(func() {
+			<-start
+			setupErr = pgwarehouse.EnsureReaderRole(ctx, db.Pool(), reader)
+			if setupErr == nil {
+				_, setupErr = pgwarehouse.GrantRoutines(ctx, db.Pool(), reader, []string{"acc"})
+			}
+		})
+		wg.Go(func() {
+			<-start
+			var applied map[string]string
+			if applied, applyErr = pgwarehouse.ApplyPolicies(ctx, db.Pool(), reader, "", []string{"acc"}, rules.List()); applyErr == nil {
+				roles = applied
+			}
+		})
+		close(start)
+		wg.Wait()
+		assert.NoError(t, setupErr, "round %d: the reader's setup", round+1)
+		assert.NoError(t, applyErr, "round %d: the policies", round+1)
 	}
 }

@@ -7,6 +7,8 @@ import (
 
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgxpool"
+
+	"github.com/analyticsbot/analyticsbot/pgpool"
 )
 
 // PostgreSQL lets PUBLIC execute every function it is not told otherwise
@@ -234,9 +236,10 @@ func routineGrants(ctx context.Context, tx pgx.Tx, role string, schemas []string
 // GrantRoutines gives role, in one transaction on pool, EXECUTE on the
 // routines of schemas that the views and row-level security policies it
 // may read call (routineGrants), taking nothing away, and returns them.
+// Like every step of `migrate`, it runs in turn (pgpool.SetupTx).
 func GrantRoutines(ctx context.Context, pool *pgxpool.Pool, role string, schemas []string) ([]string, error) {
 	var routines []string
-	err := pgx.BeginFunc(ctx, pool, func(tx pgx.Tx) error {
+	err := pgpool.SetupTx(ctx, pool, func(tx pgx.Tx) error {
 		var err error
 		routines, err = routineGrants(ctx, tx, role, schemas, false)
 		return err
