@@ -119,11 +119,12 @@ func ApplyAccess[A warehouse.Access](ctx context.Context, pool *pgxpool.Pool, cf
 		byRole[role], roles[p.Policy()] = p.Policy(), role
 	}
 	applied := Applied{Roles: roles}
-	err := pgx.BeginFunc(ctx, pool, func(tx pgx.Tx) error {
-		// Grants on one table by two transactions at once fail with
-		// "tuple concurrently updated": two applies take turns, and take
-		// turns with the migrations (which grant CONNECT on the database).
-		if _, err := tx.Exec(ctx, `SELECT pg_advisory_xact_lock($1), pg_advisory_xact_lock($2)`, applyLockKey, pgpool.MigrationLockKey); err != nil {
+	// Grants on one table by two transactions at once fail with "tuple
+	// concurrently updated": applies take turns with each other and with
+	// the migrations (SetupTx), and run again after a change of a role
+	// another database's setup made meanwhile.
+	err := pgpool.SetupTx(ctx, pool, func(tx pgx.Tx) error {
+		if _, err := tx.Exec(ctx, `SELECT pg_advisory_xact_lock($1)`, applyLockKey); err != nil {
 			return err
 		}
 		cat, err := describeAll(ctx, tx, schemas)
