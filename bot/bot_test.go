@@ -16,6 +16,7 @@ func TestBot(t *testing.T) {
 		{"AnswerGolden", testAnswerGolden},
 		{"ActionsWithoutModel", testActionsWithoutModel},
 		{"ShowSQLByKeyword", testShowSQLByKeyword},
+		{"CommandWordsInQuestions", testCommandWordsInQuestions},
 		{"PressBadInput", testPressBadInput},
 		{"PressOtherThreadsQuery", testPressOtherThreadsQuery},
 		{"OffTopic", testOffTopic},
