@@ -17,6 +17,7 @@ func TestBot(t *testing.T) {
 		{"ActionsWithoutModel", testActionsWithoutModel},
 		{"ShowSQLByKeyword", testShowSQLByKeyword},
 		{"CommandWordsInQuestions", testCommandWordsInQuestions},
+		{"ExportDirectory", testExportDirectory},
 		{"PressBadInput", testPressBadInput},
 		{"PressOtherThreadsQuery", testPressOtherThreadsQuery},
 		{"OffTopic", testOffTopic},
