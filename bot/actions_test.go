@@ -113,6 +113,46 @@ func testShowSQLByKeyword(t *testing.T, e *testEnv) {
 	assert.Equal(t, callsBefore, len(b.Scripted.Calls()), "model calls received")
 }
 
+// testCommandWordsInQuestions asks questions that use a button's words
+// ("export"), alone in a thread and after an answer: each is a question for
+// the model, never a press of Export CSV.
+func testCommandWordsInQuestions(t *testing.T, e *testEnv) {
+	const question = "Which publishers export the most games in 2018?"
+	tests := []struct {
+		name  string
+		first string // a question asked before in the thread; "" for none
+	}{
+		{name: "new thread"},
+		{name: "after an answer", first: "How many games were released in 2018?"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			b := newBot(t, e, script())
+			thread := bot.NewThreadID()
+			if tt.first != "" {
+				first, _ := ask(t, b, thread, tt.first)
+				require.Empty(t, first.ErrorKind, "first question: %s", first.ErrorDetail)
+			}
+			callsBefore := len(b.Scripted.Calls())
+
+			s, res := ask(t, b, thread, question)
+
+			require.Empty(t, s.ErrorKind, "got error %s (%s): %q", s.ErrorKind, s.ErrorDetail, s.ResponseText)
+			var steps []string
+			for _, c := range b.Scripted.Calls()[callsBefore:] {
+				steps = append(steps, string(c.Step))
+			}
+			assert.Equal(t, []string{"classify", "generate_sql", "interpret"}, steps, "model calls for the question")
+			assert.Contains(t, res.Path(), nodes.NodeGenerateQuery, "path")
+			assert.NotContains(t, res.Path(), nodes.NodeExportCSV, "path")
+			assert.Contains(t, s.Query.Text, "analytics.publishers", "the query answers the question")
+			assert.False(t, s.HasCSV(), "no CSV")
+			assert.NotContains(t, s.ResponseText, "couldn't find an earlier result", "reply")
+		})
+	}
+}
+
 // testPressBadInput sends button payloads no button of the bot makes: they
 // are refused before the workflow runs.
 func testPressBadInput(t *testing.T, e *testEnv) {

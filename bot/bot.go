@@ -25,6 +25,7 @@ import (
 	"github.com/analyticsbot/analyticsbot/llm"
 	"github.com/analyticsbot/analyticsbot/nodes"
 	"github.com/analyticsbot/analyticsbot/prompts"
+	"github.com/analyticsbot/analyticsbot/scratch"
 	"github.com/analyticsbot/analyticsbot/store"
 	"github.com/analyticsbot/analyticsbot/telemetry"
 	"github.com/analyticsbot/analyticsbot/warehouse"
@@ -60,6 +61,8 @@ type Bot struct {
 	slashCommand string
 	// stopGauges unregisters the capacity gauges.
 	stopGauges func()
+	// scratch holds full exports' files while they are delivered.
+	scratch *scratch.Dir
 }
 
 // Turns is the bound on the turns the bot answers at once, which every
@@ -224,6 +227,10 @@ func newBot(cfg Config, db *store.DB, backend warehouse.Backend, log *slog.Logge
 	if b.graph, err = nodes.Graph(n).Compile(); err != nil {
 		return nil, fmt.Errorf("compile workflow: %w", err)
 	}
+	if b.scratch, err = openScratch(log); err != nil {
+		return nil, err
+	}
+	n.ExportDir = b.scratch.Path()
 	b.stopGauges, err = telemetry.ObserveCapacity(otel.GetMeterProvider(), telemetry.Capacity{
 		Turns: func() (int, int) { return b.turns.Running(), b.turns.Waiting() },
 		Cache: b.cache.InMemory,
@@ -272,7 +279,8 @@ func (b *Bot) model() (*llm.Client, error) {
 	return llm.NewClient(model, append(opts, llm.WithModelName(name))...), nil
 }
 
-// Close releases the backend and the database pool.
+// Close releases the backend and the database pool, and removes the
+// directory of full exports (deliver them before).
 func (b *Bot) Close() {
 	b.stopGauges()
 	if x, ok := b.nodes.ExampleStore.(*grounding.Examples); ok {
@@ -284,6 +292,9 @@ func (b *Bot) Close() {
 	}
 	b.closeBackend()
 	b.db.Close()
+	if err := b.scratch.Close(); err != nil {
+		b.log.Warn("remove the export directory", "err", err)
+	}
 }
 
 // DB returns the bot's database.

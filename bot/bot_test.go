@@ -16,6 +16,8 @@ func TestBot(t *testing.T) {
 		{"AnswerGolden", testAnswerGolden},
 		{"ActionsWithoutModel", testActionsWithoutModel},
 		{"ShowSQLByKeyword", testShowSQLByKeyword},
+		{"CommandWordsInQuestions", testCommandWordsInQuestions},
+		{"ExportDirectory", testExportDirectory},
 		{"PressBadInput", testPressBadInput},
 		{"PressOtherThreadsQuery", testPressOtherThreadsQuery},
 		{"OffTopic", testOffTopic},

@@ -74,3 +74,38 @@ func TestDemoAnswersOnlyWhatItKnows(t *testing.T) {
 	assert.Contains(t, s.ResponseText, "I didn't read “lunchtime”, so check this: I'll post")
 	assert.Equal(t, []string{"schedule words: the model has no restatement"}, s.Notes, "no failed model call")
 }
+
+// The offline demo's script takes Show SQL and Export CSV asked in more
+// words than the buttons' own, as a model would, and a question that uses
+// the word "export" stays a question.
+func TestDemoButtonRequestsInWords(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t)
+	b := newBot(t, e, "") // no script: the demo's
+	require.True(t, b.Demo)
+	tests := []struct {
+		text       string
+		wantIntent nodes.Intent
+		wantKind   nodes.ErrorKind
+	}{
+		{text: "Show me the query for that one, I want to check it", wantIntent: nodes.IntentShowSQL},
+		{text: "Can you export it to a CSV so I can open it in a spreadsheet?", wantIntent: nodes.IntentExportCSV},
+		{text: "Which publishers export the most games in 2018?", wantIntent: nodes.IntentAnalytics, wantKind: nodes.ErrModelRefused},
+	}
+	for _, tt := range tests {
+		t.Run(tt.text, func(t *testing.T) {
+			t.Parallel()
+			thread := bot.NewThreadID()
+			first := askAs(t, b, "U1", thread, demo.Questions()[0])
+			require.Empty(t, first.ErrorKind, first.ResponseText)
+
+			s := askAs(t, b, "U1", thread, tt.text)
+			assert.Equal(t, tt.wantIntent, s.Intent, "intent")
+			assert.Equal(t, "model", s.IntentSource, "intent source")
+			assert.Equal(t, tt.wantKind, s.ErrorKind, "error kind: %s", s.ResponseText)
+			if tt.wantKind == "" {
+				assert.Equal(t, first.QueryID, s.QueryID, "the first answer's query")
+			}
+		})
+	}
+}

@@ -91,13 +91,13 @@ func (n *Nodes) askedBy(ctx context.Context, s *State, queryID string) bool {
 }
 
 // exportFull runs the stored query again, checked as new, and streams up to
-// ExportMaxRows rows into a temporary file (s.CSVFile). It records
-// failures on s.
+// ExportMaxRows rows into a temporary file in ExportDir (s.CSVFile). It
+// records failures on s.
 func (n *Nodes) exportFull(ctx context.Context, s *State, q warehouse.Query) (warehouse.ExportStats, bool) {
 	if !n.ours(s, q) {
 		return warehouse.ExportStats{}, false
 	}
-	f, err := os.CreateTemp("", "analyticsbot-export-*.csv")
+	f, err := os.CreateTemp(n.ExportDir, "analyticsbot-export-*.csv")
 	if err != nil {
 		return warehouse.ExportStats{}, n.exportFailed(s, nil, fmt.Errorf("create the export file: %w", err))
 	}

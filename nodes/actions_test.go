@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -362,6 +363,7 @@ func TestExportCSVStreamsTheFullResult(t *testing.T) {
 	require.Empty(t, s.ErrorKind, s.ErrorDetail)
 	require.NotEmpty(t, s.CSVFile, "a full export goes to a file")
 	t.Cleanup(s.RemoveCSVFile)
+	assert.Equal(t, n.ExportDir, filepath.Dir(s.CSVFile), "the file is in ExportDir")
 	r, size, err := s.OpenCSV()
 	require.NoError(t, err)
 	got, err := io.ReadAll(r)

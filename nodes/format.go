@@ -161,14 +161,14 @@ func ButtonIntent(action string) (intent Intent, ok bool) {
 // user could ask instead. It never calls the model.
 func (n *Nodes) Decline(ctx context.Context, s *State) error {
 	s.SetReply(FormatSimple, &answer.Answer{Kind: answer.KindNotice,
-		Text:      answer.Plain(fmt.Sprintf("I can only answer questions about %s. Try one of these:", n.Domain)),
+		Text:      answer.Plain(fmt.Sprintf("I can only answer questions about %s.", n.Domain)),
 		Questions: n.exampleQuestions(audienceCtx(ctx, s))})
 	return nil
 }
 
 // textDemoUnknown answers, in the offline demo, a question its script does
 // not know: a canned answer to another question would mislead.
-const textDemoUnknown = "This is the offline demo: no language model is connected, so I can only answer the questions below " +
+const textDemoUnknown = "This is the offline demo: no language model is connected, so I can only answer the questions I suggest " +
 	"(and follow-ups such as “And in 2017?”). To ask anything else, connect a model: set LLM_PROVIDER=openai and " +
 	"OPENAI_API_KEY (or anthropic, or ollama for a local one); the README shows how."
 
@@ -200,6 +200,10 @@ func newErrorRef() string {
 	return "e-" + hex.EncodeToString(b[:])
 }
 
+// errorText is the reply's text for the failure on s, and the questions to
+// try instead. The text is whole alone: it never introduces the questions
+// ("for example:"), which each surface shows under its own heading, because
+// notifications, fallbacks and the API's text show the text alone.
 func (n *Nodes) errorText(ctx context.Context, s *State) (string, []string) {
 	examples := n.exampleQuestions(audienceCtx(ctx, s))
 	var d warehouse.Dialect
@@ -208,16 +212,16 @@ func (n *Nodes) errorText(ctx context.Context, s *State) (string, []string) {
 	}
 	switch s.ErrorKind {
 	case ErrEmptyMessage:
-		return withExamples("Ask me a question about "+n.Domain, ", for example:", examples)
+		return "Ask me a question about " + n.Domain + ".", examples
 	case ErrMessageTooLong:
 		return fmt.Sprintf("Your message is too long (%s); I read questions of up to %d characters. Please shorten it.", s.ErrorDetail, n.MaxMessageLen), nil
 	case ErrUnsafeQuery:
-		return withExamples("I can only read data, never change it, so I can't run that. Ask a question about the data instead", ", for example:", examples)
+		return "I can only read data, never change it, so I can't run that. Ask a question about the data instead.", examples
 	case ErrInvalidQuery:
 		if s.Intent == IntentExportCSV || s.Intent == IntentShowSQL {
 			return "The query behind that answer no longer runs against the database (the tables may have changed). Ask the question again for a fresh result.", nil
 		}
-		return withExamples(fmt.Sprintf("I couldn't write a query that works for this question, even after %s. Try rephrasing it with the exact names of what you're looking for", plural(s.RetryCount+1, "attempt")), ", for example:", examples)
+		return fmt.Sprintf("I couldn't write a query that works for this question, even after %s. Try rephrasing it with the exact names of what you're looking for.", plural(s.RetryCount+1, "attempt")), examples
 	case ErrQueryTimeout:
 		return "The query took too long and was stopped. Try narrowing the question: a shorter time range, a filter, or fewer groups.", nil
 	case ErrDatabaseDown:
@@ -259,16 +263,6 @@ func (n *Nodes) errorText(ctx context.Context, s *State) (string, []string) {
 	default:
 		return "Something went wrong on my side while answering. Please try again, or rephrase the question.", nil
 	}
-}
-
-// withExamples ends text with intro and the examples when there are any,
-// and with a full stop when there are none: a reply never ends in "for
-// example:" with nothing after it.
-func withExamples(text, intro string, examples []string) (string, []string) {
-	if len(examples) == 0 {
-		return text + ".", nil
-	}
-	return text + intro, examples
 }
 
 // capitalize upper-cases the first letter of s.

@@ -102,7 +102,7 @@ func TestDecline(t *testing.T) {
 			require.NoError(t, n.Decline(context.Background(), &s))
 
 			assert.Equal(t, FormatSimple, s.ResponseFormat, "response format")
-			assert.Equal(t, "I can only answer questions about Steam games. Try one of these:", s.ResponseText, "notification text")
+			assert.Equal(t, "I can only answer questions about Steam games.", s.ResponseText, "notification text")
 			shown := blockkit.PlainText(blockkit.Reply(s.Reply).Blocks)
 			assert.Contains(t, shown, "Try asking:", "what the user sees")
 			for _, want := range tt.wantInclude {
@@ -125,6 +125,43 @@ func TestHandleErrorWithoutExamples(t *testing.T) {
 		assert.NotRegexp(t, `(?i)(for example|one of these|try):?\s*$`, shown, "%s: an introduction with nothing after it", kind)
 		assert.Regexp(t, `[.)]$`, shown, "%s: a whole sentence", kind)
 		assert.Empty(t, s.Reply.Questions, "%s", kind)
+	}
+}
+
+// The text of a reply that offers questions to try reads whole alone:
+// notifications, Slack's fallback, the stream's final text and `ask --json`
+// show it without the questions, which every surface that shows them puts
+// under its own heading.
+func TestReplyTextStandsAlone(t *testing.T) {
+	t.Parallel()
+	suggestions := []string{"How many games are free?", "Which genre has the most games?"}
+	n := (&Nodes{Domain: "Steam games", Suggestions: suggestions, Warehouse: pgwarehouse.New(pgwarehouse.Config{})}).Defaults()
+	demo := (&Nodes{Domain: "Steam games", DemoQuestions: suggestions, Warehouse: pgwarehouse.New(pgwarehouse.Config{})}).Defaults()
+	tests := []struct {
+		name  string
+		nodes *Nodes
+		state State
+	}{
+		{name: "empty message", nodes: n, state: State{ErrorKind: ErrEmptyMessage}},
+		{name: "invalid query", nodes: n, state: State{UserQuery: "q", ErrorKind: ErrInvalidQuery, RetryCount: 2}},
+		{name: "unsafe query", nodes: n, state: State{UserQuery: "q", ErrorKind: ErrUnsafeQuery}},
+		{name: "model refused", nodes: n, state: State{UserQuery: "q", ErrorKind: ErrModelRefused}},
+		{name: "the demo's unknown question", nodes: demo, state: State{UserQuery: "q", ErrorKind: ErrModelRefused}},
+		{name: "off topic", nodes: n, state: State{UserQuery: "tell me a joke", Intent: IntentOffTopic}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			s := tt.state
+			if s.Intent == IntentOffTopic {
+				require.NoError(t, tt.nodes.Decline(context.Background(), &s))
+			} else {
+				require.NoError(t, tt.nodes.HandleError(context.Background(), &s))
+			}
+			assert.Equal(t, suggestions, s.Reply.Questions, "the questions to try, for the surfaces that show them")
+			assert.Regexp(t, `[.)]$`, s.ResponseText, "a whole sentence")
+			assert.NotRegexp(t, `(?i)for example|one of these|below|:\s*$`, s.ResponseText, "a text that promises a list it does not hold")
+		})
 	}
 }
 

@@ -66,6 +66,7 @@ func newNodes(t testing.TB, rules []llm.Rule, opts ...llm.ClientOption) (*Nodes,
 		Domain:    "Steam games",
 		Now:       func() time.Time { return fixedNow },
 		Logger:    slog.New(slog.DiscardHandler),
+		ExportDir: t.TempDir(),
 	}).Defaults()
 	return n, model
 }

@@ -104,6 +104,11 @@ type Nodes struct {
 	// at MaxRows, Export CSV runs its SQL again and streams up to this many
 	// rows to a file (default 1,000,000).
 	ExportMaxRows int
+	// ExportDir is where such an export's file is written: the process's
+	// own directory (package scratch, which bot opens), so that a process
+	// killed mid-export leaves nothing another process cannot tell it may
+	// remove. Empty: the system's temporary directory.
+	ExportDir string
 	// MaxMessageLen caps a question's length in characters (default 4,000).
 	MaxMessageLen int
 	// Schedules keeps the schedules the schedule node makes; nil: answers

@@ -6,40 +6,6 @@ import (
 	"github.com/analyticsbot/analyticsbot/warehouse"
 )
 
-func TestKeywordIntent(t *testing.T) {
-	t.Parallel()
-	tests := []struct {
-		msg    string
-		want   Intent
-		wantOK bool
-	}{
-		{"export this", IntentExportCSV, true},
-		{"Can I get it as CSV?", IntentExportCSV, true},
-		{"download", IntentExportCSV, true},
-		{"Download it please", IntentExportCSV, true},
-		{"can I download the results?", IntentExportCSV, true},
-		{"How many games can I download for free?", "", false},
-		{"save as a file please", IntentExportCSV, true},
-		{"get file", IntentExportCSV, true},
-		{"show sql", IntentShowSQL, true},
-		{"Show me the SQL", IntentShowSQL, true},
-		{"show the SQL for the revenue query", IntentShowSQL, true},
-		{"what sql did you run?", IntentShowSQL, true},
-		{"which sql query was that", IntentShowSQL, true},
-		{"the sql statement please", IntentShowSQL, true},
-		{"what query did you use", IntentShowSQL, true},
-		{"let me see the query", IntentShowSQL, true},
-		{"How many games were released in 2018?", "", false},
-		{"which games have exported achievements", "", false},
-	}
-	for _, tt := range tests {
-		got, ok := keywordIntent(tt.msg)
-		if got != tt.want || ok != tt.wantOK {
-			t.Errorf("keywordIntent(%q) = %q, %v; want %q, %v", tt.msg, got, ok, tt.want, tt.wantOK)
-		}
-	}
-}
-
 func TestInventedNumbers(t *testing.T) {
 	t.Parallel()
 	res := warehouse.Result{

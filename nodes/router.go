@@ -3,7 +3,6 @@ package nodes
 import (
 	"context"
 	"fmt"
-	"regexp"
 	"strings"
 	"unicode/utf8"
 
@@ -13,26 +12,6 @@ import (
 	"github.com/analyticsbot/analyticsbot/store"
 )
 
-// Phrases that name a button's action answer without a model call.
-var (
-	showSQLPhrases = regexp.MustCompile(`(?i)\b(show\s+(me\s+)?(the\s+)?sql|what\s+sql|sql\s+query|sql\s+statement|what\s+query|see\s+the\s+query)\b`)
-	csvPhrases     = regexp.MustCompile(`(?i)\b(export|csv|save\s+as|get\s+(a\s+|the\s+)?file)\b`)
-	// "download" is also a word of the data ("games I can download for
-	// free"), so alone it counts only when it names the result.
-	downloadPhrases = regexp.MustCompile(`(?i)^\W*download\W*$|\bdownload\s+(it|this|that|these|them|the\s+(result|results|data|table|file|answer))\b`)
-)
-
-// keywordIntent returns the intent a message names outright, if any.
-func keywordIntent(msg string) (Intent, bool) {
-	switch {
-	case showSQLPhrases.MatchString(msg):
-		return IntentShowSQL, true
-	case csvPhrases.MatchString(msg), downloadPhrases.MatchString(msg):
-		return IntentExportCSV, true
-	}
-	return "", false
-}
-
 type classifyReply struct {
 	Intent     Intent  `json:"intent"`
 	Confidence float64 `json:"confidence"`
@@ -40,8 +19,9 @@ type classifyReply struct {
 }
 
 // RouteIntent decides what the user wants. Button presses arrive with the
-// intent set; action phrases are matched without the model; everything else
-// costs one classification call.
+// intent set; a message that is a button's command and nothing else
+// (keywordIntent) takes it without the model; everything else costs one
+// classification call.
 func (n *Nodes) RouteIntent(ctx context.Context, s *State) error {
 	if !utf8.ValidString(s.UserQuery) {
 		s.UserQuery = strings.ToValidUTF8(s.UserQuery, "\uFFFD")

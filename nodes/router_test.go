@@ -67,6 +67,18 @@ func TestRouteIntent(t *testing.T) {
 			wantIntent: IntentShowSQL, wantSource: "keyword", wantConfidence: 1,
 		},
 		{
+			name:       "a question that uses the word export goes to the classifier",
+			state:      State{UserQuery: "Which publishers export the most games in 2018?"},
+			rules:      []llm.Rule{reply(llm.StepClassify, `{"intent":"analytics_query","confidence":0.9}`)},
+			wantIntent: IntentAnalytics, wantSource: "model", wantConfidence: 0.9, wantCalls: 1,
+		},
+		{
+			name:       "show sql with more words goes to the classifier",
+			state:      State{UserQuery: "show me the query for games released in 2018", History: earlierTurns()},
+			rules:      []llm.Rule{reply(llm.StepClassify, `{"intent":"show_sql","confidence":0.8}`)},
+			wantIntent: IntentShowSQL, wantSource: "model", wantConfidence: 0.8, wantCalls: 1,
+		},
+		{
 			name:       "model picks a question",
 			state:      State{UserQuery: "How many games were released in 2018?"},
 			rules:      []llm.Rule{reply(llm.StepClassify, `{"intent":"analytics_query","confidence":0.93}`)},

@@ -374,6 +374,10 @@ func TestCLI(t *testing.T) {
 		assert.Equal(t, 4, strings.Count(got.stdout, "No answer with a result yet"), "stdout: %s", got.stdout)
 	})
 
+	t.Run("a failed question's text", func(t *testing.T) {
+		testCLIFailedQuestionText(t)
+	})
+
 	t.Run("feedback and examples", func(t *testing.T) {
 		testCLIFeedbackAndExamples(t, first)
 	})

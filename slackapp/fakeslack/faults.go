@@ -3,6 +3,7 @@ package fakeslack
 import (
 	"fmt"
 	"net/http"
+	"sync"
 )
 
 // RateLimitNext makes the next n calls of method answer HTTP 429 with a
@@ -83,4 +84,27 @@ func (s *Server) takeFault(method string) (reply, bool) {
 		return slackError(code), true
 	}
 	return reply{}, false
+}
+
+// HoldUploads makes the uploads to upload URLs that arrive from now on wait,
+// read but unanswered, until release is called, their uploader goes or the
+// fake closes: a test can act while a file is on its way (kill the process
+// uploading it).
+func (s *Server) HoldUploads() (release func()) {
+	held := make(chan struct{})
+	var once sync.Once
+	release = func() {
+		once.Do(func() {
+			s.mu.Lock()
+			if s.uploadHold == held {
+				s.uploadHold, s.releaseHold = nil, nil
+			}
+			s.mu.Unlock()
+			close(held)
+		})
+	}
+	s.mu.Lock()
+	s.uploadHold, s.releaseHold = held, release
+	s.mu.Unlock()
+	return release
 }

@@ -92,6 +92,16 @@ func (s *Server) serveUpload(w http.ResponseWriter, r *http.Request) {
 	id := r.PathValue("id")
 	call := Call{Method: "upload", Args: url.Values{"file_id": {id}}, Token: bearer(r), At: time.Now()}
 	content, readErr := readUpload(r)
+	s.mu.Lock()
+	hold := s.uploadHold
+	s.mu.Unlock()
+	if hold != nil {
+		select {
+		case <-hold:
+		case <-r.Context().Done():
+			return // the uploader is gone
+		}
+	}
 
 	s.mu.Lock()
 	rep, injected := s.takeFault("upload")

@@ -60,6 +60,8 @@ type Server struct {
 	prompts      []Prompts
 	titles       []Title
 	faults       map[string][]reply // injected failures, used first to last
+	uploadHold   chan struct{}      // HoldUploads: uploads wait until it is closed
+	releaseHold  func()             // closes uploadHold, once
 	stickyErrors map[string]string
 	notInChannel map[string]bool
 	emails       map[string]string   // users.info addresses set by SetUserEmail
@@ -117,7 +119,11 @@ func (s *Server) Close() {
 		conns := s.conns
 		s.conns = nil
 		s.notify()
+		release := s.releaseHold
 		s.mu.Unlock()
+		if release != nil {
+			release()
+		}
 		for _, c := range conns {
 			c.close(websocket.CloseGoingAway, "server closing")
 		}
