@@ -38,6 +38,7 @@ func TestBot(t *testing.T) {
 		{"MissingSchema", testMissingSchema},
 		{"ResultFreshness", testResultFreshness},
 		{"ScheduleWords", testScheduleWords},
+		{"ScheduleRecordRetried", testScheduleRecordRetried},
 		{"ThreadOwners", testThreadOwners},
 	}
 	for _, g := range groups {
