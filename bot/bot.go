@@ -60,6 +60,9 @@ type Bot struct {
 	slashCommand string
 	// stopGauges unregisters the capacity gauges.
 	stopGauges func()
+	// unsaved are the turn records the database refused while it was
+	// away, to write when it is back.
+	unsaved *unsaved
 }
 
 // Turns is the bound on the turns the bot answers at once, which every
@@ -224,6 +227,8 @@ func newBot(cfg Config, db *store.DB, backend warehouse.Backend, log *slog.Logge
 	if b.graph, err = nodes.Graph(n).Compile(); err != nil {
 		return nil, fmt.Errorf("compile workflow: %w", err)
 	}
+	b.unsaved = newUnsaved(log)
+	go b.unsaved.run(db, queryLogTimeout)
 	b.stopGauges, err = telemetry.ObserveCapacity(otel.GetMeterProvider(), telemetry.Capacity{
 		Turns: func() (int, int) { return b.turns.Running(), b.turns.Waiting() },
 		Cache: b.cache.InMemory,
@@ -283,6 +288,7 @@ func (b *Bot) Close() {
 		cancel()
 	}
 	b.closeBackend()
+	b.unsaved.close(b.db, 5*time.Second)
 	b.db.Close()
 }
 

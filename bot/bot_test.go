@@ -39,6 +39,7 @@ func TestBot(t *testing.T) {
 		{"ResultFreshness", testResultFreshness},
 		{"ScheduleWords", testScheduleWords},
 		{"ScheduleRecordRetried", testScheduleRecordRetried},
+		{"TurnRecords", testTurnRecords},
 		{"ThreadOwners", testThreadOwners},
 	}
 	for _, g := range groups {
