@@ -34,8 +34,8 @@ type logWatch struct {
 func newLogWatch(want string) *logWatch { return &logWatch{want: want, seen: make(chan struct{})} }
 
 func (w *logWatch) Enabled(context.Context, slog.Level) bool { return true }
-func (w *logWatch) WithAttrs([]slog.Attr) slog.Handler      { return w }
-func (w *logWatch) WithGroup(string) slog.Handler           { return w }
+func (w *logWatch) WithAttrs([]slog.Attr) slog.Handler       { return w }
+func (w *logWatch) WithGroup(string) slog.Handler            { return w }
 
 func (w *logWatch) Handle(_ context.Context, r slog.Record) error {
 	w.mu.Lock()
