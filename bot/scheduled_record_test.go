@@ -27,7 +27,7 @@ type logWatch struct {
 	seen chan struct{}
 
 	mu   sync.Mutex
-	msgs []string
+	recs []slog.Record
 	once sync.Once
 }
 
@@ -39,7 +39,7 @@ func (w *logWatch) WithGroup(string) slog.Handler            { return w }
 
 func (w *logWatch) Handle(_ context.Context, r slog.Record) error {
 	w.mu.Lock()
-	w.msgs = append(w.msgs, r.Message)
+	w.recs = append(w.recs, r.Clone())
 	w.mu.Unlock()
 	if strings.Contains(r.Message, w.want) {
 		w.once.Do(func() { close(w.seen) })
@@ -47,11 +47,20 @@ func (w *logWatch) Handle(_ context.Context, r slog.Record) error {
 	return nil
 }
 
-// messages are the messages logged so far.
-func (w *logWatch) messages() []string {
+// records are the records logged so far.
+func (w *logWatch) records() []slog.Record {
 	w.mu.Lock()
 	defer w.mu.Unlock()
-	return append([]string(nil), w.msgs...)
+	return append([]slog.Record(nil), w.recs...)
+}
+
+// messages are the messages logged so far.
+func (w *logWatch) messages() []string {
+	var out []string
+	for _, r := range w.records() {
+		out = append(out, r.Message)
+	}
+	return out
 }
 
 // cuttingDeliverer stands for Slack refusing a post at the moment the
@@ -81,9 +90,78 @@ func (d *cuttingDeliverer) Tell(context.Context, store.Schedule, string) error {
 // stops and starts). The runner records it once the database is back,
 // keeping the run its own, so the retry it planned a minute later happens
 // then, as its second attempt; no attempt is recorded as abandoned, and
-// the log never says the runner stopped.
+// the log never says the runner stopped. A runner stopped before the
+// database is back says it did not record the run.
 func testScheduleRecordRetried(t *testing.T, e *testEnv) {
-	ctx := context.Background()
+	t.Run("the database comes back", func(t *testing.T) {
+		t.Parallel()
+		ctx := context.Background()
+		f := failRecording(t, e, ctx)
+		f.p.restart(t)
+		r := <-f.done
+		require.NoError(t, r.err)
+		require.Equal(t, 1, r.n, "the run claimed")
+
+		got, err := f.b.DB().ScheduleByID(ctx, f.sch.ID)
+		require.NoError(t, err)
+		assert.Empty(t, got.ClaimedBy, "the claim released once the end was recorded")
+		require.NotNil(t, got.NextRunAt)
+		assert.Equal(t, f.sch.NextRunAt.UTC().Add(time.Second+time.Minute), got.NextRunAt.UTC(), "the retry planned a minute later")
+
+		f.clk.Set(got.NextRunAt.Add(time.Second))
+		n, err := f.sc.Tick(ctx)
+		require.NoError(t, err)
+		assert.Equal(t, 1, n, "the planned retry runs at its time")
+		assert.Equal(t, 2, f.slack.calls, "and posts")
+
+		runs, err := f.b.DB().ScheduleRuns(ctx, f.sch.ID, 10)
+		require.NoError(t, err)
+		var outcomes []string
+		for _, r := range runs {
+			outcomes = append(outcomes, r.Outcome+" by "+r.Runner)
+		}
+		assert.Equal(t, []string{store.RunPosted + " by alive", store.RunFailed + " by alive"}, outcomes,
+			"the retry, then the failed attempt; none abandoned")
+		for _, m := range f.watch.messages() {
+			assert.NotContains(t, m, "taking over", "the runner was alive throughout")
+		}
+	})
+
+	t.Run("the process stops first", func(t *testing.T) {
+		t.Parallel()
+		ctx, stop := context.WithCancel(context.Background())
+		f := failRecording(t, e, ctx)
+		stop()
+		r := <-f.done
+		require.NoError(t, r.err)
+		assert.Contains(t, f.watch.messages(),
+			"scheduled run not recorded: the process is stopping; its claim lapses and another runner takes the run over")
+	})
+}
+
+// recording is a scheduled run whose end the bot's database refuses to
+// record, with a Tick under way that tries again.
+type recording struct {
+	b     *bot.Bot
+	p     *tcpProxy
+	watch *logWatch
+	sc    *bot.Scheduler
+	sch   store.Schedule
+	clk   *testClock
+	slack *cuttingDeliverer
+	done  chan tickResult
+}
+
+type tickResult struct {
+	n   int
+	err error
+}
+
+// failRecording runs a schedule of a bot whose database, behind a proxy,
+// goes away as the run's post fails, and returns once the scheduler has
+// tried to record the run's end and failed; the Tick runs on under ctx.
+func failRecording(t *testing.T, e *testEnv, ctx context.Context) *recording {
+	t.Helper()
 	p := startProxy(t, e.url)
 	watch := newLogWatch("record the scheduled run: trying again")
 	cfg := testConfig(t, e, script())
@@ -98,63 +176,31 @@ func testScheduleRecordRetried(t *testing.T, e *testEnv) {
 	thread := bot.NewThreadID()
 	first, _ := ask(t, b, thread, "How many games were released in 2018?")
 	require.Empty(t, first.ErrorKind, "question: %s", first.ErrorDetail)
-	turn, err := b.DB().MostRecentQuery(ctx, thread)
+	turn, err := b.DB().MostRecentQuery(context.Background(), thread)
 	require.NoError(t, err)
 
 	due := time.Date(2026, 11, 30, 9, 0, 0, 0, time.UTC)
-	sch, err := b.DB().AddSchedule(ctx, store.Schedule{State: store.ScheduleActive, OwnerID: "U1", Surface: nodes.SurfaceSlack,
-		SourceThread: thread, SourceChannel: "C1", Query: turn.Query, QueryID: turn.QueryID, Question: "Games of 2018, retried",
-		Spec: "0 9 * * *", TimeZone: "UTC", DestKind: "channel", DestChannel: "C1", Format: "answer", NextRunAt: &due})
+	sch, err := b.DB().AddSchedule(context.Background(), store.Schedule{State: store.ScheduleActive, OwnerID: "U1",
+		Surface: nodes.SurfaceSlack, SourceThread: thread, SourceChannel: "C1", Query: turn.Query, QueryID: turn.QueryID,
+		Question: "Games of 2018, retried", Spec: "0 9 * * *", TimeZone: "UTC", DestKind: "channel", DestChannel: "C1",
+		Format: "answer", NextRunAt: &due})
 	require.NoError(t, err)
-	clk := &testClock{t: due.Add(time.Second)}
-	b.SetClock(clk.Now)
-	slack := &cuttingDeliverer{cut: p.stop}
-	sc := b.NewScheduler(bot.SchedulerOptions{Now: clk.Now, Runner: "alive", Lease: 2 * time.Minute, RetryDelay: time.Minute,
+	f := &recording{b: b, p: p, watch: watch, sch: sch, clk: &testClock{t: due.Add(time.Second)},
+		slack: &cuttingDeliverer{cut: p.stop}, done: make(chan tickResult, 1)}
+	b.SetClock(f.clk.Now)
+	f.sc = b.NewScheduler(bot.SchedulerOptions{Now: f.clk.Now, Runner: "alive", Lease: 2 * time.Minute, RetryDelay: time.Minute,
 		RecordDelay: 10 * time.Millisecond, Only: sch.ID})
-	sc.Handle(nodes.SurfaceSlack, slack)
-
-	type tickResult struct {
-		n   int
-		err error
-	}
-	done := make(chan tickResult, 1)
+	f.sc.Handle(nodes.SurfaceSlack, f.slack)
 	go func() {
-		n, err := sc.Tick(ctx)
-		done <- tickResult{n, err}
+		n, err := f.sc.Tick(ctx)
+		f.done <- tickResult{n, err}
 	}()
 	select {
 	case <-watch.seen:
-	case r := <-done:
+	case r := <-f.done:
 		t.Fatalf("the run's end was not recorded and not tried again: Tick returned %d, %v; the log said %q", r.n, r.err, watch.messages())
 	}
-	p.restart(t)
-	r := <-done
-	require.NoError(t, r.err)
-	require.Equal(t, 1, r.n, "the run claimed")
-
-	got, err := b.DB().ScheduleByID(ctx, sch.ID)
-	require.NoError(t, err)
-	assert.Empty(t, got.ClaimedBy, "the claim released once the end was recorded")
-	require.NotNil(t, got.NextRunAt)
-	assert.Equal(t, due.Add(time.Second+time.Minute), got.NextRunAt.UTC(), "the retry planned a minute later")
-
-	clk.Set(got.NextRunAt.Add(time.Second))
-	n, err := sc.Tick(ctx)
-	require.NoError(t, err)
-	assert.Equal(t, 1, n, "the planned retry runs at its time")
-	assert.Equal(t, 2, slack.calls, "and posts")
-
-	runs, err := b.DB().ScheduleRuns(ctx, sch.ID, 10)
-	require.NoError(t, err)
-	var outcomes []string
-	for _, r := range runs {
-		outcomes = append(outcomes, r.Outcome+" by "+r.Runner)
-	}
-	assert.Equal(t, []string{store.RunPosted + " by alive", store.RunFailed + " by alive"}, outcomes,
-		"the retry, then the failed attempt; none abandoned")
-	for _, m := range watch.messages() {
-		assert.NotContains(t, m, "taking over", "the runner was alive throughout")
-	}
+	return f
 }
 
 // testClock is a time the test moves by hand.

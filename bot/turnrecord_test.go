@@ -2,12 +2,15 @@ package bot_test
 
 import (
 	"context"
+	"log/slog"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
 	"github.com/analyticsbot/analyticsbot/bot"
+	"github.com/analyticsbot/analyticsbot/bot/bottest"
 	"github.com/analyticsbot/analyticsbot/nodes"
 	"github.com/analyticsbot/analyticsbot/store"
 )
@@ -92,6 +95,46 @@ func testTurnRecords(t *testing.T, e *testEnv) {
 		assert.Equal(t, []string{"How many games were released in 2018?", "How many games were released in 2017?",
 			"How many games were released in 2016?"}, asked, "its turn too, in its place in the thread")
 	})
+
+	t.Run("the bot stops before the database is back", func(t *testing.T) {
+		t.Parallel()
+		p := startProxy(t, e.url)
+		watch := newLogWatch("turn record lost")
+		cfg := testConfig(t, e, script())
+		cfg.DatabaseURL = p.url
+		b := bottest.Start(t, cfg, slog.New(watch))
+		thread := bot.NewThreadID()
+		first, _ := ask(t, b, thread, "How many games were released in 2018?")
+		require.Empty(t, first.ErrorKind, "first question through the proxy: %s", first.ErrorDetail)
+
+		p.stop()
+		down, _ := ask(t, b, thread, "How many games were released in 2017?")
+		require.NotEmpty(t, down.ErrorRef, "the user is given a reference")
+		b.Close()
+		// Only the log on stderr has it now: it says so, with the reference.
+		var lost []slog.Record
+		for _, r := range watch.records() {
+			if strings.Contains(r.Message, "turn record lost") {
+				lost = append(lost, r)
+			}
+		}
+		require.Len(t, lost, 1, "the log says the record was lost: %q", watch.messages())
+		assert.Equal(t, "turn record lost: the database was still away when the bot stopped", lost[0].Message)
+		assert.Equal(t, down.ErrorRef, attr(lost[0], "ref"), "with the reference the user was given")
+	})
+}
+
+// attr is the value of r's attribute key, as text.
+func attr(r slog.Record, key string) string {
+	var v string
+	r.Attrs(func(a slog.Attr) bool {
+		if a.Key == key {
+			v = a.Value.String()
+			return false
+		}
+		return true
+	})
+	return v
 }
 
 // reconnect has the bot's pool drop the connections a proxy cut, so that
