@@ -63,6 +63,9 @@ type Bot struct {
 	stopGauges func()
 	// scratch holds full exports' files while they are delivered.
 	scratch *scratch.Dir
+	// unsaved are the turn records the database refused while it was
+	// away, to write when it is back.
+	unsaved *unsaved
 }
 
 // Turns is the bound on the turns the bot answers at once, which every
@@ -231,6 +234,8 @@ func newBot(cfg Config, db *store.DB, backend warehouse.Backend, log *slog.Logge
 		return nil, err
 	}
 	n.ExportDir = b.scratch.Path()
+	b.unsaved = newUnsaved(log)
+	go b.unsaved.run(db, queryLogTimeout)
 	b.stopGauges, err = telemetry.ObserveCapacity(otel.GetMeterProvider(), telemetry.Capacity{
 		Turns: func() (int, int) { return b.turns.Running(), b.turns.Waiting() },
 		Cache: b.cache.InMemory,
@@ -291,6 +296,7 @@ func (b *Bot) Close() {
 		cancel()
 	}
 	b.closeBackend()
+	b.unsaved.close(b.db, 5*time.Second)
 	b.db.Close()
 	if err := b.scratch.Close(); err != nil {
 		b.log.Warn("remove the export directory", "err", err)

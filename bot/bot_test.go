@@ -40,6 +40,8 @@ func TestBot(t *testing.T) {
 		{"MissingSchema", testMissingSchema},
 		{"ResultFreshness", testResultFreshness},
 		{"ScheduleWords", testScheduleWords},
+		{"ScheduleRecordRetried", testScheduleRecordRetried},
+		{"TurnRecords", testTurnRecords},
 		{"ThreadOwners", testThreadOwners},
 	}
 	for _, g := range groups {

@@ -11,17 +11,53 @@ import (
 	"github.com/analyticsbot/analyticsbot/workflow"
 )
 
-// queryLogTimeout bounds writing a turn's log: the reply waits for it, and
-// a log is not worth keeping a user waiting on a struggling database.
+// queryLogTimeout bounds writing a turn's record: the reply waits for it,
+// and a record is not worth keeping a user waiting on a struggling
+// database (one that is away gets it later, see unsaved).
 const queryLogTimeout = 2 * time.Second
 
-// logTurn writes the turn that just ended to chat_query_logs. A failure is
-// logged, never returned: the user's answer does not depend on it.
+// logTurn records the turn that just ended: the turns save_turn kept
+// (s.Keep) and its query log, in one transaction, so a crash leaves both
+// or neither. A failure is logged and noted, never returned: the user's
+// answer does not depend on it. A record the database refused because it
+// was away is kept and written once it is back, so a failure's reference
+// reaches `analyticsbot logs --ref` even when the failure was the
+// database's; the log line of the failure says whether it is there yet.
 func (b *Bot) logTurn(ctx context.Context, s *nodes.State, res workflow.Result) {
-	l := queryLogOf(s, res, b.backend.Name())
-	if outcome := nodes.Outcome(ctx, s, res); outcome != nodes.OutcomeOK {
-		l.ErrorKind = outcome
-		l.ErrorRef, l.ErrorDetail = s.ErrorRef, s.ErrorDetail
+	rec := store.TurnRecord{Turns: s.Keep, Log: queryLogOf(s, res, b.backend.Name())}
+	outcome := nodes.Outcome(ctx, s, res)
+	if outcome != nodes.OutcomeOK {
+		rec.Log.ErrorKind = outcome
+		rec.Log.ErrorRef, rec.Log.ErrorDetail = s.ErrorRef, s.ErrorDetail
+	}
+	// A turn cut short by the caller's cancel is one worth recording, so
+	// the write outlives ctx.
+	wctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), queryLogTimeout)
+	defer cancel()
+	_, err := b.db.AddTurnRecord(wctx, rec)
+	where := "written"
+	switch {
+	case err == nil:
+		if b.unsaved.pending() > 0 {
+			// The database is back: what it refused before goes in first.
+			if _, err := b.unsaved.flush(wctx, b.db, unsavedFlushOnTurn, queryLogTimeout); err != nil {
+				b.log.WarnContext(ctx, "write the turns kept while the database was away", "err", err)
+			}
+		}
+	case retryable(err):
+		rec.At = time.Now()
+		b.unsaved.keep(rec)
+		where = "pending: the database is away; written when it is back"
+	default:
+		where = "lost: " + err.Error()
+	}
+	if err != nil {
+		if len(s.Keep) > 0 {
+			s.Notes = append(s.Notes, "saving the turn failed: "+err.Error())
+		}
+		b.log.WarnContext(ctx, "record the turn", "thread", s.ThreadTS, "query_log", where, "err", err)
+	}
+	if outcome != nodes.OutcomeOK {
 		// The operator's side of "(Reference e-…)": what went wrong, in
 		// the log; the user saw a sentence.
 		level := slog.LevelInfo
@@ -29,14 +65,7 @@ func (b *Bot) logTurn(ctx context.Context, s *nodes.State, res workflow.Result) 
 			level = slog.LevelWarn
 		}
 		b.log.Log(ctx, level, "answer failed", "kind", outcome, "ref", s.ErrorRef,
-			"detail", store.MaskSecrets(s.ErrorDetail), "thread", s.ThreadTS, "user", s.UserID)
-	}
-	// A turn cut short by the caller's cancel is one worth logging, so the
-	// insert outlives ctx.
-	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), queryLogTimeout)
-	defer cancel()
-	if _, err := b.db.AddQueryLog(ctx, l); err != nil {
-		b.log.WarnContext(ctx, "log turn", "thread", s.ThreadTS, "err", err)
+			"detail", store.MaskSecrets(s.ErrorDetail), "thread", s.ThreadTS, "user", s.UserID, "query_log", where)
 	}
 }
 

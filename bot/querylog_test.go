@@ -147,7 +147,7 @@ func testLogTurn(t *testing.T, e *testEnv) {
 		bot.LogTurn(b, context.Background(), s, res)
 		out := buf.String()
 		assert.Contains(t, out, "level=WARN", "log: %s", out)
-		assert.Contains(t, out, `msg="log turn"`, "log: %s", out)
+		assert.Contains(t, out, `msg="record the turn"`, "log: %s", out)
 		assert.Contains(t, out, "thread="+s.ThreadTS, "log: %s", out)
 		assert.Contains(t, out, "closed pool", "the error is in the log: %s", out)
 	})

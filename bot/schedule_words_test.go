@@ -108,6 +108,50 @@ func testScheduleWords(t *testing.T, e *testEnv) {
 		assert.Contains(t, s.ResponseText, "I couldn't tell how often to send it")
 	})
 
+	// A number or a zone the reader did not take whole is never saved as
+	// something else: it is read whole, or nothing is offered.
+	t.Run("numbers and zones read whole", func(t *testing.T) {
+		tests := []struct {
+			name, words string
+			want        string // in the reply
+			saved       bool
+			zone        string
+			threshold   float64
+		}{
+			{name: "a number in scientific notation", words: "alert me when games is above 1e9",
+				want: "only when games is above 1,000,000,000", saved: true, zone: "UTC", threshold: 1e9},
+			{name: "a decimal comma", words: "alert me when games is above 1,5",
+				want: "I couldn't read “1,5” as a number: write it like 1000, 1,000, 2.5k, 1.5 million, 1e9 or 20%."},
+			{name: "digits in groups", words: "alert me when games is above 1 000 000", want: "I couldn't read “1 000 000” as a number"},
+			{name: "a tz name", words: "send me this every day at 2:30am in Europe/London",
+				want: "in a direct message every day at 02:30 (Europe/London)", saved: true, zone: "Europe/London"},
+			{name: "a city's time", words: "send me this every Monday at 9 New York time",
+				want: "every Monday at 09:00 (America/New_York)", saved: true, zone: "America/New_York"},
+			{name: "an alert in a zone", words: "alert me when games is above 9,000 in Asia/Tokyo",
+				want: "every hour, on the hour (Asia/Tokyo), only when games is above 9,000", saved: true, zone: "Asia/Tokyo", threshold: 9000},
+			{name: "a misspelt tz name", words: "send me this every day at 2:30am in Europe/Londn",
+				want: "I don't know the time zone “europe/londn”"},
+			{name: "an abbreviation", words: "send me this every day at 9am EST", want: "I can't tell which time zone “EST” is"},
+			{name: "an offset", words: "send me this every day at 9 UTC+2", want: "I can't take a time zone as an offset (“utc+2”)"},
+		}
+		for _, tt := range tests {
+			t.Run(tt.name, func(t *testing.T) {
+				s, _ := ask(t, b, thread, tt.words)
+				assert.Contains(t, s.ResponseText, tt.want)
+				if !tt.saved {
+					assert.Empty(t, s.ScheduleID, "nothing offered for Save: %s", s.ResponseText)
+					return
+				}
+				require.NotEmpty(t, s.ScheduleID, s.ResponseText)
+				assert.Contains(t, s.ResponseText, "Shall I save it?")
+				sch, err := b.DB().ScheduleByID(ctx, s.ScheduleID)
+				require.NoError(t, err)
+				assert.Equal(t, tt.zone, sch.TimeZone, "the zone saved")
+				assert.Equal(t, tt.threshold, sch.CondThreshold, "the threshold saved")
+			})
+		}
+	})
+
 	t.Run("the model fails", func(t *testing.T) {
 		before := calls()
 		s, _ := ask(t, b, thread, "ping me at lunchtime each day")

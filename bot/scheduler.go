@@ -57,6 +57,10 @@ type SchedulerOptions struct {
 	// SCHEDULE_LEASE, SCHEDULE_RETRIES and SCHEDULE_RETRY_DELAY.
 	Poll, Lease, RetryDelay time.Duration
 	Retries                 int
+	// RecordDelay is the first wait before recording a run's end again
+	// when the database refused it (default 1s), doubling up to a third
+	// of the lease.
+	RecordDelay time.Duration
 	// Batch is the most runs under way at once (default 8).
 	Batch int
 	// Only, when set, runs that schedule alone (`schedules run-now`).
@@ -76,6 +80,11 @@ type Scheduler struct {
 	log        *slog.Logger
 	// places holds a token per run under way, up to Batch.
 	places chan struct{}
+	// under are the schedules whose runs this scheduler has under way,
+	// their end perhaps not yet recorded: a poll never claims them again,
+	// even once their lease lapsed while the database was away.
+	mu    sync.Mutex
+	under map[string]bool
 }
 
 // NewScheduler makes a Scheduler of b's schedules. The web chat's and the
@@ -107,9 +116,12 @@ func (b *Bot) NewScheduler(o SchedulerOptions) *Scheduler {
 	if o.Batch <= 0 {
 		o.Batch = 8
 	}
+	if o.RecordDelay <= 0 {
+		o.RecordDelay = time.Second
+	}
 	local := localDeliverer{b: b}
 	return &Scheduler{b: b, o: o, log: b.log.With("component", "scheduler", "runner", o.Runner), places: make(chan struct{}, o.Batch),
-		deliverers: map[string]Deliverer{nodes.SurfaceWeb: local, nodes.SurfaceCLI: local}}
+		deliverers: map[string]Deliverer{nodes.SurfaceWeb: local, nodes.SurfaceCLI: local}, under: map[string]bool{}}
 }
 
 // Handle makes d post the schedules of surface.
@@ -164,14 +176,16 @@ func (sc *Scheduler) poll(ctx context.Context, wg *sync.WaitGroup) (int, error) 
 		return 0, nil
 	}
 	claims, err := sc.b.db.ClaimDueSchedules(ctx, store.ClaimRequest{Runner: sc.o.Runner, Now: sc.o.Now(), Lease: sc.o.Lease,
-		Surfaces: sc.surfaces(), Limit: free, Only: sc.o.Only})
+		Surfaces: sc.surfaces(), Limit: free, Only: sc.o.Only, Except: sc.underWay()})
 	if err != nil {
 		return 0, err
 	}
 	for _, c := range claims {
 		sc.places <- struct{}{}
+		sc.setUnderWay(c.Schedule.ID, true)
 		wg.Go(func() {
 			defer func() { <-sc.places }()
+			defer sc.setUnderWay(c.Schedule.ID, false)
 			sc.runClaim(ctx, c)
 		})
 	}
@@ -187,14 +201,20 @@ func (sc *Scheduler) surfaces() []string {
 }
 
 // runClaim runs one claimed run to its end, renewing the claim while it
-// runs. When ctx ends first (the process stops), the claim is left to
-// lapse and another replica takes the run over.
+// runs and until its end is recorded. When ctx ends first (the process
+// stops), the claim is left to lapse and another replica takes the run
+// over.
 func (sc *Scheduler) runClaim(ctx context.Context, c store.Claim) {
 	sch := c.Schedule
 	log := sc.log.With("schedule", sch.ID, "due", c.Due, "attempt", c.Attempt)
 	if c.TookOver {
-		log.InfoContext(ctx, "taking over a run whose runner stopped")
+		// Its runner stopped, or could not reach the database to renew
+		// the claim for a whole lease: from here the two look alike.
+		log.InfoContext(ctx, "taking over a run whose claim lapsed: its runner stopped or lost the database for longer than the lease")
 	}
+	runCtx, stop := context.WithCancel(ctx)
+	defer stop()
+	go sc.keepClaim(runCtx, log, sch.ID)
 	w, err := schedule.ParseSpec(sch.Spec, sc.b.locationOf(sch.TimeZone))
 	if err != nil {
 		reason := "its times (“" + sch.Spec + "”) cannot be read"
@@ -208,10 +228,6 @@ func (sc *Scheduler) runClaim(ctx context.Context, c store.Claim) {
 		sc.finish(ctx, log, store.RunEnd{Claim: c, Outcome: store.RunPosted}, w)
 		return
 	}
-	runCtx, stop := context.WithCancel(ctx)
-	defer stop()
-	go sc.keepClaim(runCtx, log, sch.ID)
-
 	s, err := sc.b.runScheduled(runCtx, c, sc.lateAfter())
 	if ctx.Err() != nil {
 		return // stopping: the claim lapses and is taken over
@@ -266,11 +282,11 @@ func (sc *Scheduler) runClaim(ctx context.Context, c store.Claim) {
 		return
 	}
 	// Recorded even when the process is stopping: the post happened.
-	ctx = context.WithoutCancel(ctx)
-	if err := sc.b.db.MarkPosted(ctx, c.RunID, where.Channel, where.TS); err != nil {
+	kept := context.WithoutCancel(ctx)
+	if err := sc.b.db.MarkPosted(kept, c.RunID, where.Channel, where.TS); err != nil {
 		log.WarnContext(ctx, "record the post", "err", err)
 	}
-	sc.b.keepScheduled(ctx, s, where.ThreadID)
+	sc.b.keepScheduled(kept, s, where.ThreadID)
 	end.Outcome = store.RunPosted
 	sc.finish(ctx, log, end, w)
 }
@@ -304,22 +320,6 @@ func (sc *Scheduler) postedBefore(ctx context.Context, log *slog.Logger, c store
 		sc.b.keepScheduled(ctx, s, where.ThreadID)
 	}
 	return true
-}
-
-// keepClaim renews the claim every third of the lease until ctx ends.
-func (sc *Scheduler) keepClaim(ctx context.Context, log *slog.Logger, id string) {
-	t := time.NewTicker(sc.o.Lease / 3)
-	defer t.Stop()
-	for {
-		select {
-		case <-ctx.Done():
-			return
-		case <-t.C:
-			if ok, err := sc.b.db.ExtendClaim(ctx, id, sc.o.Runner, sc.o.Now().Add(sc.o.Lease)); err != nil || !ok {
-				log.WarnContext(ctx, "renew the claim", "held", ok, "err", err)
-			}
-		}
-	}
 }
 
 // failed ends an attempt that failed: tried again after a doubling delay
@@ -370,18 +370,6 @@ func (sc *Scheduler) finish(ctx context.Context, log *slog.Logger, end store.Run
 		end.Failures = end.Claim.Schedule.Failures
 	}
 	sc.end(ctx, log, end)
-}
-
-func (sc *Scheduler) end(ctx context.Context, log *slog.Logger, end store.RunEnd) {
-	end.Runner, end.At = sc.o.Runner, sc.o.Now()
-	// Recorded even when the process is stopping: the post happened.
-	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 5*time.Second)
-	defer cancel()
-	if err := sc.b.db.FinishRun(ctx, end); err != nil {
-		log.ErrorContext(ctx, "record the scheduled run", "outcome", end.Outcome, "err", err)
-		return
-	}
-	log.InfoContext(ctx, "scheduled run", "outcome", end.Outcome, "next", end.Next)
 }
 
 // tell sends the owner a note; a note that cannot be sent is logged.

@@ -21,7 +21,6 @@ type Model interface {
 // Database is what the nodes need of the bot's own state: the thread's
 // turns; *store.DB implements it.
 type Database interface {
-	AddTurn(ctx context.Context, t store.Turn) (store.Turn, error)
 	MostRecentQuery(ctx context.Context, threadID string) (store.Turn, error)
 	FindQueryByKeyword(ctx context.Context, threadID string, keywords []string) (store.Turn, error)
 	TurnByQueryID(ctx context.Context, threadID, queryID string) (store.Turn, error)

@@ -10,12 +10,14 @@ import (
 	"github.com/analyticsbot/analyticsbot/warehouse"
 )
 
-// SaveTurn stores the question and the reply in the thread's history. A
-// reply its asker alone sees is kept in their private thread (KeptIn), and
-// the channel's thread keeps the question with the note the channel read.
-// A failure here must not cost the user the answer, so it is logged and
-// noted, not returned.
-func (n *Nodes) SaveTurn(ctx context.Context, s *State) error {
+// SaveTurn decides what the thread's history keeps of the run: the
+// question and the reply (s.Keep). A reply its asker alone sees is kept in
+// their private thread (KeptIn), and the channel's thread keeps the
+// question with the note the channel read. Whoever runs the workflow
+// writes them with the run's query log in one transaction (bot.Bot), so a
+// crash never keeps a turn without its log; it notes a failure, which
+// never costs the user the answer.
+func (n *Nodes) SaveTurn(_ context.Context, s *State) error {
 	if s.ErrorKind == ErrEmptyMessage {
 		return nil // nothing worth remembering
 	}
@@ -61,12 +63,7 @@ func (n *Nodes) SaveTurn(ctx context.Context, s *State) error {
 		turns = append(turns, store.Turn{ThreadID: s.ThreadTS, UserID: s.UserID, ChannelID: s.ChannelID,
 			UserMessage: s.UserQuery, BotResponse: note.Plain(), Intent: string(s.Intent), Reply: kept})
 	}
-	for _, t := range turns {
-		if _, err := n.DB.AddTurn(ctx, t); err != nil {
-			s.note("saving the turn failed: " + err.Error())
-			n.Logger.ErrorContext(ctx, "save turn", "thread", t.ThreadID, "err", err)
-		}
-	}
+	s.Keep = turns
 	return nil
 }
 

@@ -93,6 +93,11 @@ func (n *Nodes) Schedule(ctx context.Context, s *State) error {
 		return nil
 	default:
 		req = schedule.ParseRequest(s.UserQuery, loc)
+		if req.Zone != nil {
+			// The zone the words name ("in Europe/London") is the
+			// schedule's, the restatement's too.
+			loc = req.Zone
+		}
 		if req.Unread && n.Model != nil {
 			again := n.rereadSchedule(ctx, s, turn, req, loc)
 			req, restated = again.req, again.restated
@@ -108,6 +113,9 @@ func (n *Nodes) Schedule(ctx context.Context, s *State) error {
 			// "Tell me when it is above 100": an alert that says not how
 			// often is checked every hour, which the confirmation says.
 			req.When, req.HasWhen = alertCheck(loc), true
+			if req.Zone != nil {
+				req.When.Location = req.Zone
+			}
 		}
 	}
 	if unclear := n.unclear(ctx, s, turn, req); unclear != "" {
@@ -121,7 +129,7 @@ func (n *Nodes) Schedule(ctx context.Context, s *State) error {
 	}
 	s.ScheduleID = sch.ID
 	text := "I'll " + DescribeSchedule(sch, req.When) + ", first on " +
-		formatWhen(req.When.Next(n.Now()), loc) + ". Shall I save it?"
+		formatWhen(req.When.Next(n.Now()), req.When.Location) + ". Shall I save it?"
 	switch {
 	case restated != "":
 		text = fmt.Sprintf("I read that as “%s”: %s", quoted(restated), text)

@@ -84,6 +84,9 @@ func (n *Nodes) rereadSchedule(ctx context.Context, s *State, turn store.Turn, r
 	}
 	again.To = to
 	again.Format = cmp.Or(again.Format, req.Format)
+	if again.Zone == nil {
+		again.Zone = req.Zone // read in loc, which is req.Zone when set
+	}
 	if again.Condition.Kind == "" {
 		again.Condition = req.Condition
 	}

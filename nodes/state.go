@@ -265,6 +265,9 @@ type State struct {
 	CompletionTokens int
 	LLMTime          time.Duration
 	DBTime           time.Duration
+	// Keep, written by save_turn, are the turns the threads keep of the
+	// run: whoever runs the workflow writes them with its query log.
+	Keep []store.Turn
 	// Notes records recoverable oddities (garbage model replies, a turn
 	// that could not be saved) for logs and debugging.
 	Notes []string

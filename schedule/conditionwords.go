@@ -62,8 +62,11 @@ const (
 	unclearDirection = "I can watch for a change in either direction, not only a rise or a fall: say “when it changes by more than 20%”, or a limit such as “when it drops below 5,000”."
 )
 
-// readCondition takes the alert condition's words out of m.
-func readCondition(m *message) (c Condition, unclear string) {
+// readCondition takes the alert condition's words out of m. asked is
+// true when words of a condition were read, even one whose number could
+// not be read whole (unclear then says which): that number is never read
+// as part of itself ("1e9" as 1).
+func readCondition(m *message) (c Condition, unclear string, asked bool) {
 	m.take(politeIfRe)
 	var found []Condition
 	if m.take(anyRowsRe) != nil {
@@ -74,15 +77,21 @@ func readCondition(m *message) (c Condition, unclear string) {
 	}
 	for _, sub := range m.take(changeRe) {
 		v, percent, ok := readNumber(sub[2], sub[3])
-		if !ok || !percent {
+		asked = true
+		switch {
+		case !ok:
+			unclear = first(unclear, unclearNumber(writtenNumber(sub[2], sub[3])))
+		case !percent:
 			unclear = first(unclear, unclearPercent)
-			continue
+		default:
+			found = append(found, Condition{Kind: CondChange, Threshold: v, Column: column(sub[1])})
 		}
-		found = append(found, Condition{Kind: CondChange, Threshold: v, Column: column(sub[1])})
 	}
 	for _, sub := range m.take(compareRe) {
 		v, _, ok := readNumber(sub[6], sub[7])
+		asked = true
 		if !ok {
+			unclear = first(unclear, unclearNumber(writtenNumber(sub[6], sub[7])))
 			continue
 		}
 		kinds := [4]ConditionKind{CondAtMost, CondAtLeast, CondAbove, CondBelow}
@@ -99,15 +108,24 @@ func readCondition(m *message) (c Condition, unclear string) {
 	for _, sub := range m.take(anyChangeRe) {
 		found = append(found, Condition{Kind: CondChange, Column: column(sub[1])})
 	}
+	asked = asked || len(found) > 0
 	switch {
 	case len(found)+more > 1:
-		return Condition{}, first(unclear, unclearTwoConds)
+		return Condition{}, first(unclear, unclearTwoConds), asked
 	case len(found) == 1:
-		return found[0], unclear
+		return found[0], unclear, asked
 	case unclear == "" && m.has(leftoverLeadRe):
-		return Condition{}, unclearCondition
+		return Condition{}, unclearCondition, asked
 	}
-	return Condition{}, unclear
+	return Condition{}, unclear, asked
+}
+
+// writtenNumber is a number and its suffix as the message wrote them.
+func writtenNumber(number, suffix string) string {
+	if suffix == "" || suffix == "%" {
+		return number + suffix
+	}
+	return number + " " + suffix
 }
 
 // column is the column a condition's subject names, lower case as written,

@@ -1,14 +1,17 @@
 package schedule
 
 import (
+	"math"
+	"strings"
 	"testing"
 	"time"
 )
 
 // FuzzParseRequest checks that no message makes ParseRequest or IsRequest
 // panic, and that a recurrence it reads is a spec ParseSpec accepts with a
-// next run after the message's time, and that a request is unread only
-// with words left unread.
+// next run after the message's time, that a request is unread only with
+// words left unread, that a threshold is a number, and that a zone read is
+// the recurrence's and comes with nothing unclear.
 func FuzzParseRequest(f *testing.F) {
 	for _, seed := range []string{
 		"send me this every Monday at 9",
@@ -27,6 +30,12 @@ func FuzzParseRequest(f *testing.F) {
 		"&gt;= 5k <@U1> <!here> <https://x.y|link>",
 		"post this to #growth at the end of each week",
 		"ping me about this every few minutes",
+		"alert me when games is above 1e9",
+		"alert me when games is above 1,5 or 1 000 000",
+		"send me this every day at 2:30am in Europe/London",
+		"every day at 9 UTC+2, GMT-05:30 or Etc/GMT+5",
+		"every Monday at 9 New York time in Tokyo",
+		"every day at 9am EST in america/new york time zone",
 	} {
 		f.Add(seed)
 	}
@@ -45,6 +54,12 @@ func FuzzParseRequest(f *testing.F) {
 		req := ParseRequest(text, loc)
 		if req.Unread && req.Ignored == "" {
 			t.Fatalf("ParseRequest(%q): Unread with no words ignored", text)
+		}
+		if c := req.Condition; math.IsInf(c.Threshold, 0) || math.IsNaN(c.Threshold) {
+			t.Fatalf("ParseRequest(%q): a threshold of %v", text, c.Threshold)
+		}
+		if req.Zone != nil && (strings.Contains(req.Unclear, "time zone") || req.HasWhen && req.When.Location != req.Zone) {
+			t.Fatalf("ParseRequest(%q): zone %v with unclear %q and When in %v", text, req.Zone, req.Unclear, req.When.Location)
 		}
 		if !req.HasWhen {
 			if req.When.Spec != "" {

@@ -71,7 +71,7 @@ func IsRequest(text string) bool {
 	r := read(text, time.UTC)
 	norm := r.norm
 	opening := leadInRe.ReplaceAllString(norm, "")
-	hasCondition := r.req.Condition.Kind != ""
+	hasCondition := r.req.Condition.Kind != "" || r.condAsked
 	recurs := r.rec.recurs()
 	asked := r.rec.asked
 	if questionRe.MatchString(opening) {

@@ -125,3 +125,32 @@ func (m *message) take(re *regexp.Regexp) [][]string {
 func (m *message) has(re *regexp.Regexp) bool {
 	return re.MatchString(m.text)
 }
+
+// takeIf is take for the matches decide takes: it returns what stands in
+// a match's place (gap, and the words of the match it leaves), or false to
+// leave the match as it is.
+func (m *message) takeIf(re *regexp.Regexp, decide func(sub []string) (string, bool)) {
+	idx := re.FindAllStringSubmatchIndex(m.text, -1)
+	if idx == nil {
+		return
+	}
+	var b strings.Builder
+	last := 0
+	for _, loc := range idx {
+		sub := make([]string, len(loc)/2)
+		for i := range sub {
+			if loc[2*i] >= 0 {
+				sub[i] = m.text[loc[2*i]:loc[2*i+1]]
+			}
+		}
+		repl, ok := decide(sub)
+		if !ok {
+			continue
+		}
+		b.WriteString(m.text[last:loc[0]])
+		b.WriteString(" " + strings.TrimSpace(repl) + " ")
+		last = loc[1]
+	}
+	b.WriteString(m.text[last:])
+	m.text = b.String()
+}

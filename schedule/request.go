@@ -8,7 +8,13 @@ import (
 // Request is what a message asks of a schedule.
 type Request struct {
 	// When is the recurrence; zero (Spec == "") when the words name none.
+	// Its Location is Zone when the words name one.
 	When When
+	// Zone is the time zone the words name ("in Europe/London", "London
+	// time"); nil when they name none, and the asker's applies. A zone
+	// said but not understood is never replaced by the asker's: Unclear
+	// says so.
+	Zone *time.Location
 	// HasWhen reports whether When was read.
 	HasWhen bool
 	// To is where to send each run; zero Kind when the words name no place
@@ -43,6 +49,9 @@ type reading struct {
 	rec      recurrence
 	norm     string // the whole message, normalized
 	leftover string // what no reader took
+	// condAsked says a condition's words were read, even one whose number
+	// was not (Condition is then zero and Unclear says why).
+	condAsked bool
 }
 
 // read reads a message's words in an order that keeps each reader from
@@ -54,14 +63,23 @@ func read(text string, loc *time.Location) reading {
 	}
 	m := readMessage(text)
 	r := reading{norm: m.text}
-	var unclear [4]string
-	r.req.Condition, unclear[0] = readCondition(m)
+	var unclear [5]string
+	r.req.Condition, unclear[0], r.condAsked = readCondition(m)
 	r.req.To, unclear[1] = readDestination(m)
 	r.req.Format, unclear[2] = readFormat(m)
+	offset := readOffset(m)
 	r.rec = readRecurrence(m)
+	// Last: "in" and a city's name are a zone only when no reader took
+	// them for anything else.
+	if r.req.Zone, unclear[4] = readZone(m); offset != "" {
+		r.req.Zone, unclear[4] = nil, offset
+	}
+	if r.req.Zone != nil {
+		loc = r.req.Zone
+	}
 	r.req.When, r.req.HasWhen, unclear[3] = r.rec.when(loc)
-	// A broken recurrence matters most: say it first.
-	r.req.Unclear = first(unclear[3], first(unclear[0], first(unclear[1], unclear[2])))
+	// A broken recurrence matters most: say it first, then the zone.
+	r.req.Unclear = first(unclear[3], first(unclear[4], first(unclear[0], first(unclear[1], unclear[2]))))
 	if r.req.Unclear == "" && !r.req.HasWhen && r.req.Condition.Kind == "" {
 		r.req.Unclear = unclearHowOften
 	}
@@ -73,7 +91,8 @@ func read(text string, loc *time.Location) reading {
 }
 
 // ParseRequest reads what a message asks of a schedule; loc is the asker's
-// time zone, and When.Location is loc (UTC when loc is nil). Words that ask
+// time zone, and When.Location is loc (UTC when loc is nil) unless the
+// words name another (Zone). Words that ask
 // for no recurrence and no condition give Unclear ("how often?"), while an
 // alert's condition without a recurrence leaves HasWhen false and Unclear
 // empty: the caller picks how often to check.

@@ -49,6 +49,9 @@ type ClaimRequest struct {
 	Limit    int
 	// Only, when set, claims that schedule alone (run-now).
 	Only string
+	// Except are schedules not to claim: the runner's own runs still under
+	// way, whose claim may have lapsed while the database was away.
+	Except []string
 }
 
 // ClaimDueSchedules claims up to r.Limit active schedules of r.Surfaces
@@ -67,13 +70,14 @@ func (d *DB) ClaimDueSchedules(ctx context.Context, r ClaimRequest) ([]Claim, er
 				SELECT id, claimed_by IS NOT NULL AS lapsed FROM schedules
 				WHERE state = 'active' AND next_run_at <= $2 AND surface = ANY($4)
 				  AND (claimed_until IS NULL OR claimed_until <= $2) AND ($6 = '' OR id = $6)
+				  AND NOT (id = ANY($7::text[]))
 				ORDER BY next_run_at
 				LIMIT $5
 				FOR UPDATE SKIP LOCKED)
 			UPDATE schedules s SET claimed_by = $1, claimed_until = $3
 			FROM due WHERE s.id = due.id
 			RETURNING due.lapsed, s.`+scheduleColumns, // only id is in both
-			runner, now, now.Add(r.Lease), r.Surfaces, max(r.Limit, 1), r.Only)
+			runner, now, now.Add(r.Lease), r.Surfaces, max(r.Limit, 1), r.Only, nonNil(r.Except))
 		if err != nil {
 			return err
 		}
@@ -253,7 +257,9 @@ type RunEnd struct {
 var ErrClaimLost = errors.New("the claim on the schedule passed to another runner")
 
 // FinishRun records a run's end and releases the claim in one transaction,
-// unless the claim passed to another runner (ErrClaimLost).
+// unless the claim passed to another runner or the attempt was ended by
+// one taking the run over (ErrClaimLost). A claim whose lease lapsed but
+// that no one took over is still its runner's to finish.
 func (d *DB) FinishRun(ctx context.Context, e RunEnd) error {
 	id := e.Claim.Schedule.ID
 	err := pgx.BeginFunc(ctx, d.pool, func(tx pgx.Tx) error {
@@ -275,12 +281,15 @@ func (d *DB) FinishRun(ctx context.Context, e RunEnd) error {
 		if tag.RowsAffected() == 0 {
 			return ErrClaimLost
 		}
-		_, err = tx.Exec(ctx, `
+		tag, err = tx.Exec(ctx, `
 			UPDATE schedule_runs SET outcome = $2, finished_at = $3, row_count = $4, value = $5, previous = $6,
 				error_kind = $7, error_detail = $8
-			WHERE id = $1`,
+			WHERE id = $1 AND finished_at IS NULL`,
 			e.Claim.RunID, e.Outcome, e.At, e.Rows, e.Value, e.Previous, e.ErrorKind,
 			truncateRunes(MaskSecrets(cleanText(e.ErrorDetail)), maxErrorDetail))
+		if err == nil && tag.RowsAffected() == 0 {
+			return ErrClaimLost
+		}
 		return err
 	})
 	if errors.Is(err, ErrClaimLost) {

@@ -298,3 +298,46 @@ func TestAFailedPostMakesTheRetryUnsure(t *testing.T) {
 		assert.NotEqual(t, store.RunRunning, r.Outcome, "no run of an earlier time is left running")
 	}
 }
+
+// A runner that could not record a run's end within its lease (the
+// database was away) still finishes it when no one took it over; its own
+// polls never claim the run it has under way (Except); and an attempt a
+// takeover ended cannot be finished, even by a runner of the same name.
+func TestALapsedClaimIsStillItsRunners(t *testing.T) {
+	t.Parallel()
+	db := storetest.New(t)
+	ctx := context.Background()
+	due := time.Date(2026, 11, 30, 9, 0, 0, 0, time.UTC)
+	s := activeSchedule(t, db, due)
+	first, err := claim(db, "a", due)
+	require.NoError(t, err)
+	require.Len(t, first, 1)
+
+	own, err := db.ClaimDueSchedules(ctx, store.ClaimRequest{Runner: "a", Now: due.Add(90 * time.Second), Lease: time.Minute,
+		Surfaces: []string{"slack"}, Limit: 10, Except: []string{s.ID}})
+	require.NoError(t, err)
+	assert.Empty(t, own, "a's own run under way is not claimed again, its lease lapsed or not")
+	retry := due.Add(2 * time.Minute)
+	require.NoError(t, db.FinishRun(ctx, store.RunEnd{Claim: first[0], Runner: "a", At: due.Add(100 * time.Second),
+		Outcome: store.RunFailed, ErrorKind: "delivery_failed", Due: due, Next: retry}), "recorded after its lease, not taken over")
+	got, err := db.ScheduleByID(ctx, s.ID)
+	require.NoError(t, err)
+	assert.Equal(t, retry, got.NextRunAt.UTC(), "the planned retry")
+
+	second, err := claim(db, "a", retry)
+	require.NoError(t, err)
+	require.Len(t, second, 1)
+	assert.Equal(t, 2, second[0].Attempt)
+	// Its lease lapses; a poll of the same runner that did not exclude it
+	// takes the run over, ending the attempt as abandoned.
+	third, err := claim(db, "a", retry.Add(61*time.Second))
+	require.NoError(t, err)
+	require.Len(t, third, 1)
+	assert.True(t, third[0].TookOver)
+	err = db.FinishRun(ctx, store.RunEnd{Claim: second[0], Runner: "a", At: retry.Add(62 * time.Second),
+		Outcome: store.RunPosted, Due: due.Add(24 * time.Hour), Next: due.Add(24 * time.Hour)})
+	assert.ErrorIs(t, err, store.ErrClaimLost, "the abandoned attempt is not finished over the new one")
+	got, err = db.ScheduleByID(ctx, s.ID)
+	require.NoError(t, err)
+	assert.Equal(t, "a", got.ClaimedBy, "the new attempt keeps its claim")
+}

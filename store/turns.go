@@ -20,6 +20,17 @@ const turnColumns = `id, thread_id, user_id, channel_id, user_message, bot_respo
 // AddTurn stores a turn and returns it with ID and CreatedAt set and
 // BotResponse truncated to 500 characters.
 func (d *DB) AddTurn(ctx context.Context, t Turn) (Turn, error) {
+	return addTurn(ctx, d.pool, t, time.Time{})
+}
+
+// rowQuerier is a pool or a transaction.
+type rowQuerier interface {
+	QueryRow(ctx context.Context, sql string, args ...any) pgx.Row
+}
+
+// addTurn inserts t through q, created at at (zero: now, by the
+// database's clock).
+func addTurn(ctx context.Context, q rowQuerier, t Turn, at time.Time) (Turn, error) {
 	t.ThreadID = cleanText(t.ThreadID)
 	t.UserID = cleanText(t.UserID)
 	t.ChannelID = cleanText(t.ChannelID)
@@ -31,12 +42,14 @@ func (d *DB) AddTurn(ctx context.Context, t Turn) (Turn, error) {
 	t.QueryID = cleanText(t.QueryID)
 	t.Question = cleanText(t.Question)
 
-	err := d.pool.QueryRow(ctx, `
+	err := q.QueryRow(ctx, `
 		INSERT INTO conversation_turns
-			(thread_id, user_id, channel_id, user_message, bot_response, intent, backend, sql, query_id, question, reply)
-		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11::json)
+			(thread_id, user_id, channel_id, user_message, bot_response, intent, backend, sql, query_id, question, reply,
+			 created_at)
+		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11::json, coalesce($12, now()))
 		RETURNING id, created_at`,
-		t.ThreadID, t.UserID, t.ChannelID, t.UserMessage, t.BotResponse, t.Intent, t.Query.Backend, t.Query.Text, t.QueryID, t.Question, replyText(t.Reply),
+		t.ThreadID, t.UserID, t.ChannelID, t.UserMessage, t.BotResponse, t.Intent, t.Query.Backend, t.Query.Text, t.QueryID, t.Question,
+		replyText(t.Reply), timeOrNull(at),
 	).Scan(&t.ID, &t.CreatedAt)
 	if err != nil {
 		return Turn{}, fmt.Errorf("add turn to thread %q: %w", t.ThreadID, classify(err))

@@ -294,6 +294,12 @@ func printTurns(out io.Writer, since time.Duration, user, ref string, turns []st
 	}
 	if len(turns) == 0 {
 		fmt.Fprintf(w, "No turns of %s in the last %s.\n", who, humanDuration(since))
+		if ref != "" {
+			// The bot writes a failure's record once its database is
+			// back; one that stopped first has it in its log alone.
+			fmt.Fprintf(w, "A failure while the bot's database was away reaches the query log once it is back. "+
+				"Until then, or when the bot stopped first, only the bot's log (stderr) has it: look for ref=%s.\n", ref)
+		}
 		return w.Flush()
 	}
 	fmt.Fprintf(w, "Turns of %s in the last %s, newest first\n", who, humanDuration(since))

@@ -233,6 +233,13 @@ func TestCLILogsUserAndRef(t *testing.T) {
 	assert.Equal(t, "and by tag?", turns[1].Question)
 	assert.Equal(t, "C7", turns[1].ChannelID)
 
+	got = runLogs(t, "--ref", "e-00000000")
+	require.NoError(t, got.err)
+	assert.Equal(t, "No turns of reference e-00000000 in the last 24h.\n"+
+		"A failure while the bot's database was away reaches the query log once it is back. "+
+		"Until then, or when the bot stopped first, only the bot's log (stderr) has it: look for ref=e-00000000.\n",
+		got.stdout, "says where else to look")
+
 	got = runLogs(t, "--user", "U999")
 	require.NoError(t, got.err)
 	assert.Equal(t, "No turns of user U999 in the last 24h.\n", got.stdout)
