@@ -35,6 +35,12 @@ type Message struct {
 	// markdown streamed so far.
 	Streaming bool
 	Appends   int
+	// Tasks are the task cards streamed with task_update chunks, in the
+	// order they first came; Plan is the last plan_update title, and
+	// TaskDisplayMode the chat.startStream argument (timeline by default).
+	Tasks           []Task
+	Plan            string
+	TaskDisplayMode string
 	// Metadata is the message's metadata as posted (event_type and
 	// event_payload), nil when none.
 	Metadata json.RawMessage
