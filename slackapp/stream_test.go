@@ -3,6 +3,7 @@ package slackapp
 import (
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -92,4 +93,59 @@ func TestMarkdownOfModelText(t *testing.T) {
 	}
 	got.WriteString(m.flush())
 	assert.Equal(t, "**8160** games, **Valve** **leads** & 5 * 3 *", got.String())
+}
+
+// Where the stream is in use, progress is the plan's task cards, each shown
+// as its step happens: the stream starts as the question is taken, and
+// while the model writes the query the user reads the tables found and
+// the query being written. At the end every step is complete and the
+// message is the whole answer.
+func TestStreamingShowsTheStepsAsTaskCards(t *testing.T) {
+	t.Parallel()
+	h := start(t, streaming(), withScript(slowDemoScript(300*time.Millisecond)))
+	ch, ts := channelID("CTASKS"), "1700000085.000100"
+	h.mention(ch, ts, "", q2018)
+
+	writing := h.slack.WaitMessage(t, "the query being written", func(m fakeslack.Message) bool {
+		return m.Channel == ch && m.Streaming && len(m.Tasks) == 2 && m.Tasks[1].Status == "in_progress"
+	})
+	assert.Equal(t, []fakeslack.Task{
+		{ID: "tables", Title: "Finding the tables", Status: "complete"},
+		{ID: "query", Title: "Writing the query", Status: "in_progress"},
+	}, writing.Tasks)
+	assert.Equal(t, "plan", writing.TaskDisplayMode)
+	assert.Equal(t, "Answering your question", writing.Plan)
+	assert.Empty(t, h.slack.Calls("chat.postMessage"), "no progress message where the stream is in use")
+
+	final := h.answerIn(ch, ts, answer18)
+	assert.Equal(t, writing.TS, final.TS, "the streamed message became the answer")
+	h.waitJobs(1)
+	msgs := h.threadMessages(ch, ts)
+	require.Len(t, msgs, 1, "only the answer is in the thread: %v", msgs)
+
+	assert.Empty(t, final.Tasks, "the answer replaced the cards")
+
+	// Each card went from in progress to complete, in the steps' order; a
+	// step quicker than one update may show complete at once.
+	steps := streamedTasks(t, h.slack)
+	var order []string
+	seen := map[string][]string{}
+	for _, s := range steps {
+		if seen[s.ID] == nil {
+			order = append(order, s.ID)
+		}
+		seen[s.ID] = append(seen[s.ID], s.Status)
+	}
+	assert.Equal(t, []string{"tables", "query", "run", "explain"}, order)
+	for id, statuses := range seen {
+		if len(statuses) == 1 {
+			assert.Equal(t, []string{"complete"}, statuses, id)
+		} else {
+			assert.Equal(t, []string{"in_progress", "complete"}, statuses, id)
+		}
+	}
+	assert.Equal(t, []string{"in_progress", "complete"}, seen["query"], "the slow step was seen in progress")
+	start := h.slack.Calls("chat.startStream")
+	require.Len(t, start, 1)
+	assert.Equal(t, "plan", start[0].Args.Get("task_display_mode"))
 }

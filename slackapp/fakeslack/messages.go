@@ -241,7 +241,13 @@ func (s *Server) updateMessage(args url.Values) reply {
 	if newText == "" && newBlocks == nil && args.Get("attachments") == "" {
 		return slackError("no_text")
 	}
-	m := s.changeMessage(i, func(m *Message) { m.Text, m.Blocks = newText, newBlocks })
+	m := s.changeMessage(i, func(m *Message) {
+		m.Text, m.Blocks = newText, newBlocks
+		if hasBlocks {
+			// New blocks replace all a streamed message showed.
+			m.Tasks, m.Plan = nil, ""
+		}
+	})
 	return ok(map[string]any{"channel": channel, "ts": m.TS, "text": m.Text, "message": messageObject(m)})
 }
 
