@@ -149,3 +149,38 @@ func TestStreamingShowsTheStepsAsTaskCards(t *testing.T) {
 	require.Len(t, start, 1)
 	assert.Equal(t, "plan", start[0].Args.Get("task_display_mode"))
 }
+
+// A shutdown that cannot wait turns every streamed message into the notice
+// that says why there is no answer: the one being answered, with its step
+// in progress ended as an error, and those still waiting for a worker.
+// None is left streaming or doubled.
+func TestStreamingShutdownEndsTheStreams(t *testing.T) {
+	t.Parallel()
+	h := start(t, streaming(), withScript(slowDemoScript(2*time.Second)), withConfig(func(c *Config) {
+		c.ShutdownGrace, c.Workers = 0, 1
+	}))
+	const ts = "1700000087.000100"
+	channels := []string{channelID("CSTREAMOFF"), channelID("CSTREAMOFF"), channelID("CSTREAMOFF")}
+	for _, ch := range channels {
+		h.mention(ch, ts, "", q2018)
+	}
+	h.slack.WaitCalls(t, "chat.startStream", len(channels))
+	h.slack.WaitMessage(t, "a step in progress", func(m fakeslack.Message) bool {
+		return m.Streaming && len(m.Tasks) > 0 && m.Tasks[len(m.Tasks)-1].Status == "in_progress"
+	})
+	h.shutdown()
+
+	for _, ch := range channels {
+		msgs := h.threadMessages(ch, ts)
+		require.Len(t, msgs, 1, "%s: want exactly one message that says why there is no answer", ch)
+		assert.False(t, msgs[0].Streaming, "%s: the stream was stopped", ch)
+		assert.Contains(t, says(msgs[0]), "restarting", "%s: the user is told", ch)
+	}
+	var errored int
+	for _, s := range streamedTasks(t, h.slack) {
+		if s.Status == "error" {
+			errored++
+		}
+	}
+	assert.Equal(t, 1, errored, "the answer cut short ends its step as an error")
+}
