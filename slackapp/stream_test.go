@@ -8,6 +8,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/analyticsbot/analyticsbot/bot/bottest"
 	"github.com/analyticsbot/analyticsbot/slackapp/fakeslack"
 )
 
@@ -183,4 +184,31 @@ func TestStreamingShutdownEndsTheStreams(t *testing.T) {
 		}
 	}
 	assert.Equal(t, 1, errored, "the answer cut short ends its step as an error")
+}
+
+// A question whose query never works ends with the step it failed in as
+// an error, none left in progress, and the message saying what happened.
+func TestStreamingMarksTheFailedStep(t *testing.T) {
+	t.Parallel()
+	h := start(t, streaming(), withScript(bottest.DemoScript(badSQLRule)))
+	ch, ts := channelID("CTASKERR"), "1700000088.000100"
+	h.mention(ch, ts, "", badQuestion)
+	m := h.answerIn(ch, ts, "couldn't write a query")
+	h.waitJobs(1)
+	assert.Len(t, h.threadMessages(ch, ts), 1)
+	assert.Empty(t, m.Tasks, "the answer replaced the cards")
+
+	last := map[string]string{}
+	for _, s := range streamedTasks(t, h.slack) {
+		last[s.ID] = s.Status
+	}
+	assert.Equal(t, "complete", last["tables"])
+	var errored []string
+	for id, status := range last {
+		assert.NotEqual(t, "in_progress", status, id)
+		if status == "error" {
+			errored = append(errored, id)
+		}
+	}
+	assert.Len(t, errored, 1, "one step failed: %v", last)
 }
