@@ -137,7 +137,7 @@ func (st *streamer) chunk(step llm.Step, chunk string) {
 // flush appends the text not yet sent, after the cards that changed.
 func (st *streamer) flush(ctx context.Context) {
 	chunks := st.unsentTasks()
-	if text := st.pending.String(); text != "" {
+	if text := st.pending.String(); text != "" && ctx.Err() == nil {
 		chunks = append(chunks, slack.NewMarkdownTextChunk(text))
 		st.pending.Reset()
 	}
@@ -145,16 +145,24 @@ func (st *streamer) flush(ctx context.Context) {
 }
 
 // appendChunks sends chunks with chat.appendStream. A failed append ends
-// the streaming; the whole answer still replaces the message.
+// the streaming (the whole answer still replaces the message), except when
+// the run was canceled: then finish sends what did not go, with the
+// notice.
 func (st *streamer) appendChunks(ctx context.Context, chunks []slack.StreamChunk) {
-	if len(chunks) == 0 {
+	if len(chunks) == 0 || ctx.Err() != nil {
 		return
 	}
 	st.last = time.Now()
 	if _, _, err := st.a.api.AppendStreamContext(ctx, st.q.channel, st.ts, slack.MsgOptionChunks(chunks...)); err != nil {
-		st.off = true
+		if ctx.Err() == nil {
+			st.off = true
+		}
 		st.a.log.DebugContext(ctx, "stream append failed", "channel", st.q.channel, "err", err)
+		return
 	}
+	st.taskMu.Lock()
+	st.tasks.sent(chunks)
+	st.taskMu.Unlock()
 }
 
 // finish makes the streamed message the answer m: the rest of the text

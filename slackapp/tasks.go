@@ -109,19 +109,32 @@ func (ts *tasks) end(status slack.TaskCardStatus) bool {
 	return true
 }
 
-// unsent returns the chunks of the cards whose status Slack has not got,
-// and takes them as sent.
+// unsent returns the chunks of the cards whose status Slack has not got.
 func (ts *tasks) unsent() []slack.StreamChunk {
 	var out []slack.StreamChunk
-	for i := range ts.list {
-		t := &ts.list[i]
+	for _, t := range ts.list {
 		if t.status == t.sentStatus {
 			continue
 		}
 		c := slack.NewTaskUpdateChunk(t.id, taskTitles[t.id])
 		c.Status = t.status
 		out = append(out, c)
-		t.sentStatus = t.status
 	}
 	return out
+}
+
+// sent records that Slack got chunks: a card that moved on while they
+// were on their way is still unsent.
+func (ts *tasks) sent(chunks []slack.StreamChunk) {
+	for _, c := range chunks {
+		u, ok := c.(slack.TaskUpdateChunk)
+		if !ok {
+			continue
+		}
+		for i := range ts.list {
+			if ts.list[i].id == u.ID {
+				ts.list[i].sentStatus = u.Status
+			}
+		}
+	}
 }

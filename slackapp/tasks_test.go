@@ -42,13 +42,31 @@ func TestTasksFollowTheNodes(t *testing.T) {
 				ts.end(tc.end)
 			}
 			var got []card
-			for _, c := range ts.unsent() {
+			chunks := ts.unsent()
+			for _, c := range chunks {
 				u := c.(slack.TaskUpdateChunk)
 				assert.Equal(t, taskTitles[u.ID], u.Title)
 				got = append(got, card{u.ID, string(u.Status)})
 			}
 			assert.Equal(t, tc.want, got)
+			ts.sent(chunks)
 			assert.Empty(t, ts.unsent(), "sent once")
 		})
 	}
+}
+
+// A card that moved on while its update was on the way is sent again.
+func TestTasksSentWhileMoving(t *testing.T) {
+	t.Parallel()
+	ts := newTasks()
+	ts.node(nodes.NodeResolveContext)
+	inFlight := ts.unsent()
+	ts.node(nodes.NodeGenerateQuery)
+	ts.sent(inFlight)
+	var got []string
+	for _, c := range ts.unsent() {
+		u := c.(slack.TaskUpdateChunk)
+		got = append(got, u.ID+" "+string(u.Status))
+	}
+	assert.Equal(t, []string{"tables complete", "query in_progress"}, got)
 }
