@@ -115,7 +115,7 @@ func (st *streamer) unsentTasks() []slack.StreamChunk {
 }
 
 // chunk is the llm.StreamFunc: the interpreter's text is streamed under
-// the cards, at most one call per Config.ProgressInterval after the first.
+// the cards, at most one call per Config.ProgressInterval.
 func (st *streamer) chunk(step llm.Step, chunk string) {
 	if step != llm.StepInterpret {
 		return
@@ -129,7 +129,7 @@ func (st *streamer) chunk(step llm.Step, chunk string) {
 	if strings.TrimSpace(st.pending.String()) == "" {
 		return
 	}
-	if st.last.IsZero() || time.Since(st.last) >= st.a.cfg.ProgressInterval {
+	if time.Since(st.last) >= st.a.cfg.ProgressInterval {
 		st.flush(st.ctx)
 	}
 }
