@@ -109,3 +109,25 @@ func streamedTasks(t *testing.T, s *fakeslack.Server) []taskStep {
 	}
 	return out
 }
+
+// With streaming on, as by default, a question in the Messages tab shows its
+// steps as task cards in the streamed reply instead of the thread status.
+func TestAgentMessagesTabStreams(t *testing.T) {
+	t.Parallel()
+	h := start(t, streaming())
+	h.slack.SetExperience(fakeslack.AgentView)
+	dm, ts := channelID("DAGENTSTREAM"), "1700000092.000100"
+	h.message(dm, "im", ts, "", q2018)
+	m := h.answerIn(dm, ts, answer18)
+	h.waitJobs(1)
+	assert.Equal(t, ts, m.ThreadTS)
+	assert.Empty(t, h.slack.Statuses(), "the cards show progress, not the status")
+	assert.Empty(t, h.slack.Calls("chat.postMessage"), "nor a progress message")
+	var ids []string
+	for _, s := range streamedTasks(t, h.slack) {
+		if s.Status == "complete" {
+			ids = append(ids, s.ID)
+		}
+	}
+	assert.Equal(t, []string{"tables", "query", "run", "explain"}, ids, "every step shown, and completed in order")
+}
