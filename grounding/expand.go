@@ -1,0 +1,188 @@
+package grounding
+
+import (
+	"fmt"
+	"math"
+	"strings"
+
+	"github.com/analyticsbot/analyticsbot/lexicon"
+	"github.com/analyticsbot/analyticsbot/warehouse"
+)
+
+// Shares of a name's weight that a word reaching it other than as the
+// question spells it gets: a direct match always counts most.
+const (
+	// shareForm: another form of the word ("voted" for votes).
+	shareForm = 0.9
+	// shareGlossary: the term the team's glossary gives for a synonym.
+	shareGlossary = 0.9
+	// shareModel: a search term the classifier named.
+	shareModel = 0.8
+	// shareWordNet: a word WordNet relates (a synonym, an attribute, a
+	// derived word); its base forms count as forms.
+	shareWordNet = 0.6
+	// maxModelTerms bounds the classifier's terms that are used.
+	maxModelTerms = 8
+)
+
+// related is a word grounding scores with besides the question's own.
+type related struct {
+	word string // as words gives it ("customer")
+	from string // the question's word or phrase, or the model's term
+	// label names the source in reasons: "glossary", "wordnet synonym",
+	// "model term".
+	label string
+	share float64
+}
+
+// relatedWords are the lexicon's expansions of the question and the
+// model's search terms, as words of their own, each once with its best
+// share.
+func relatedWords(r Request, qterms []string) []related {
+	var out []related
+	own := map[string]bool{}
+	for _, w := range qterms {
+		own[w] = true
+	}
+	seen := map[string]int{}
+	add := func(text, from, label string, share float64) {
+		for _, w := range words(text) {
+			if len(w) < 2 || stopWords[w] || own[w] {
+				continue
+			}
+			if i, ok := seen[w]; ok {
+				if out[i].share < share {
+					out[i] = related{w, from, label, share}
+				}
+				continue
+			}
+			seen[w] = len(out)
+			out = append(out, related{w, from, label, share})
+		}
+	}
+	for _, e := range r.Lexicon.Expand(r.Question, qterms) {
+		switch {
+		case e.Source == lexicon.SourceGlossary:
+			add(e.Word, e.From, "glossary", shareGlossary)
+		case e.Via == "base form":
+			add(e.Word, e.From, "word form", shareForm)
+		default:
+			add(e.Word, e.From, "wordnet "+e.Via, shareWordNet)
+		}
+	}
+	for i, t := range r.Terms {
+		if i == maxModelTerms {
+			break
+		}
+		add(t, t, "model term", shareModel)
+	}
+	return out
+}
+
+// stemHit is where a stem is found in a table: the best weight and the
+// name's word that has it.
+type stemHit struct {
+	weight float64
+	word   string
+}
+
+// forms scores the words that reach a table other than as the question
+// spells them: other forms of the question's words (Snowball stems) and
+// related words (relatedWords), each inside names too (compounds).
+type forms struct {
+	qterms  []string
+	related []related
+	bags    []map[string]stemHit
+	df      map[string]int
+	n       float64
+	// compounds finds the related words inside names (sbcustomer).
+	compounds *compounds
+}
+
+func newForms(cat *warehouse.Catalog, r Request, qterms []string, bags []map[string]float64) *forms {
+	f := &forms{qterms: qterms, related: relatedWords(r, qterms), df: map[string]int{}, n: float64(len(cat.Tables))}
+	f.bags = make([]map[string]stemHit, len(bags))
+	for i, b := range bags {
+		f.bags[i] = make(map[string]stemHit, len(b))
+		for w, weight := range b {
+			s := lexicon.Stem(w)
+			if h, ok := f.bags[i][s]; !ok || h.weight < weight {
+				f.bags[i][s] = stemHit{weight, w}
+			}
+		}
+		for s := range f.bags[i] {
+			f.df[s]++
+		}
+	}
+	var rel []string
+	for _, x := range f.related {
+		rel = append(rel, x.word)
+	}
+	f.compounds = newCompounds(cat, rel, bags)
+	return f
+}
+
+// hits adds to *score what table i gets from word forms and related
+// words, beyond the stems of exact (the question's words already counted
+// for it), and returns the reasons.
+func (f *forms) hits(i int, bag map[string]float64, exact []string, score *float64) []string {
+	taken := map[string]bool{}
+	for _, w := range exact {
+		taken[lexicon.Stem(w)] = true
+	}
+	reach := func(w string) (stemHit, string, bool) {
+		for _, s := range lexicon.Forms(w) {
+			if h, ok := f.bags[i][s]; ok && !taken[s] {
+				taken[s] = true
+				return h, s, true
+			}
+		}
+		return stemHit{}, "", false
+	}
+	byLabel := map[string][]string{}
+	var labels []string
+	note := func(label, text string) {
+		if byLabel[label] == nil {
+			labels = append(labels, label)
+		}
+		byLabel[label] = append(byLabel[label], text)
+	}
+	for _, w := range f.qterms {
+		if _, ok := bag[w]; ok {
+			continue
+		}
+		if h, s, ok := reach(w); ok {
+			*score += h.weight * shareForm * math.Log(1+f.n/float64(f.df[s]))
+			note("word form", w+" → "+h.word)
+		}
+	}
+	for _, x := range f.related {
+		if h, s, ok := reach(x.word); ok {
+			*score += h.weight * x.share * math.Log(1+f.n/float64(f.df[s]))
+			note(x.label, arrow(x.from, x.word))
+			continue
+		}
+		if taken[lexicon.Stem(x.word)] {
+			continue
+		}
+		if weight, ok := f.compounds.weight(i, x.word, bag); ok {
+			taken[lexicon.Stem(x.word)] = true
+			*score += weight * x.share
+			note(x.label, arrow(x.from, x.word))
+		}
+	}
+	var out []string
+	for _, l := range labels {
+		out = append(out, fmt.Sprintf("%s: %s", l, strings.Join(byLabel[l], ", ")))
+	}
+	return out
+}
+
+// arrow shows where a related word came from: "clients → customer", or
+// the word alone when it is its own source (a model's term).
+func arrow(from, word string) string {
+	if strings.EqualFold(from, word) {
+		return word
+	}
+	return from + " → " + word
+}
