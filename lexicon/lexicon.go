@@ -103,16 +103,27 @@ func Stem(word string) string {
 }
 
 // Forms are the stems a question's word may share with a name: its own
-// stem, and for an agent noun ("voter", "buyer") that of the word it is
-// made from ("vote", "buy"), which the stemmer leaves apart.
+// stem, and for an agent noun ("voter", "buyer", "editor") that of the
+// word it is made from ("vote", "buy", "edit"), which the stemmer leaves
+// apart.
 func Forms(word string) []string {
 	out := []string{Stem(word)}
-	if len(word) >= 5 && (strings.HasSuffix(word, "er") || strings.HasSuffix(word, "or")) {
-		for _, base := range []string{word[:len(word)-1], word[:len(word)-2]} {
-			if s := Stem(base); len(base) >= 3 && !slices.Contains(out, s) {
-				out = append(out, s)
-			}
-		}
+	if len(word) < 5 {
+		return out
+	}
+	var base string
+	switch {
+	case strings.HasSuffix(word, "eer"), strings.HasSuffix(word, "ier"):
+		return out // engineer, cashier
+	case strings.HasSuffix(word, "er") && strings.HasSuffix(word[:len(word)-1], "e") && word[len(word)-3] != 'e':
+		base = word[:len(word)-1] // voter → vote
+	case strings.HasSuffix(word, "er"), strings.HasSuffix(word, "or"):
+		base = word[:len(word)-2] // buyer → buy, editor → edit
+	default:
+		return out
+	}
+	if s := Stem(base); len(base) >= 3 && !slices.Contains(out, s) {
+		out = append(out, s)
 	}
 	return out
 }
