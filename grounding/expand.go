@@ -179,10 +179,10 @@ func (f *forms) hits(i int, bag map[string]float64, exact []string, score *float
 }
 
 // arrow shows where a related word came from: "clients → customer", or
-// the word alone when it is its own source (a model's term).
+// the source alone when it is the word (a model's term "stores").
 func arrow(from, word string) string {
-	if strings.EqualFold(from, word) {
-		return word
+	if ws := words(from); len(ws) == 1 && ws[0] == word {
+		return from
 	}
 	return from + " → " + word
 }
