@@ -37,8 +37,10 @@ type related struct {
 
 // relatedWords are the lexicon's expansions of the question and the
 // model's search terms, as words of their own, each once with its best
-// share.
-func relatedWords(r Request, qterms []string) []related {
+// share. WordNet's are only of words that reach no table themselves
+// (known): a word the catalog has needs no synonym, and its synonyms
+// would only bring noise.
+func relatedWords(r Request, qterms []string, known func(string) bool) []related {
 	var out []related
 	own := map[string]bool{}
 	for _, w := range qterms {
@@ -64,6 +66,7 @@ func relatedWords(r Request, qterms []string) []related {
 		switch {
 		case e.Source == lexicon.SourceGlossary:
 			add(e.Word, e.From, "glossary", shareGlossary)
+		case known(e.From):
 		case e.Via == "base form":
 			add(e.Word, e.From, "word form", shareForm)
 		default:
@@ -100,7 +103,7 @@ type forms struct {
 }
 
 func newForms(cat *warehouse.Catalog, r Request, qterms []string, bags []map[string]float64) *forms {
-	f := &forms{qterms: qterms, related: relatedWords(r, qterms), df: map[string]int{}, n: float64(len(cat.Tables))}
+	f := &forms{qterms: qterms, df: map[string]int{}, n: float64(len(cat.Tables))}
 	f.bags = make([]map[string]stemHit, len(bags))
 	for i, b := range bags {
 		f.bags[i] = make(map[string]stemHit, len(b))
@@ -114,6 +117,14 @@ func newForms(cat *warehouse.Catalog, r Request, qterms []string, bags []map[str
 			f.df[s]++
 		}
 	}
+	f.related = relatedWords(r, qterms, func(w string) bool {
+		for _, s := range lexicon.Forms(w) {
+			if f.df[s] > 0 {
+				return true
+			}
+		}
+		return false
+	})
 	var rel []string
 	for _, x := range f.related {
 		rel = append(rel, x.word)

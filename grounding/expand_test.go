@@ -76,18 +76,24 @@ func TestWordFormsAndRelatedWords(t *testing.T) {
 	}
 }
 
-// A related word counts less than the question's own word: "store"
-// said outright outranks a table only a synonym of "shop" reaches.
+// A related word counts less than the question's own word would; and a
+// word the catalog has is not expanded through WordNet at all.
 func TestRelatedWordsScoreBelowDirectMatches(t *testing.T) {
 	t.Parallel()
 	cat := &warehouse.Catalog{Tables: []warehouse.Table{
-		table("a", "shops", "", "shop_id", "city"),
 		table("a", "stores", "", "store_id", "city"),
+		table("a", "regions", "", "region_id", "name"),
 	}}
-	c := Build(cat, describe, Request{Question: "which shop sold most?", Lexicon: testLexicon(t)})
-	got := byName(c)
-	assert.Greater(t, got["a.shops"].Score, got["a.stores"].Score)
-	assert.Contains(t, got["a.stores"].Reasons, "wordnet synonym: shop → store")
+	lex := testLexicon(t)
+	synonym := byName(Build(cat, describe, Request{Question: "which shop has most regions?", Lexicon: lex}))["a.stores"]
+	direct := byName(Build(cat, describe, Request{Question: "which store has most regions?", Lexicon: lex}))["a.stores"]
+	assert.Contains(t, synonym.Reasons, "wordnet synonym: shop → store")
+	assert.Positive(t, synonym.Score)
+	assert.Less(t, synonym.Score, direct.Score)
+
+	cat.Tables = append(cat.Tables, table("a", "shops", "", "shop_id"))
+	got := byName(Build(cat, describe, Request{Question: "which shop has most regions?", Lexicon: lex}))
+	assert.Zero(t, got["a.stores"].Score, "shop names a table: %v", got["a.stores"].Reasons)
 }
 
 // Inside names that do not split (sbcustomer), a related word is found
