@@ -95,9 +95,12 @@ type stemHit struct {
 type forms struct {
 	qterms  []string
 	related []related
-	bags    []map[string]stemHit
-	df      map[string]int
-	n       float64
+	// qforms and rforms are the stems (lexicon.Forms) of qterms and of
+	// the related words.
+	qforms, rforms [][]string
+	bags           []map[string]stemHit
+	df             map[string]int
+	n              float64
 	// compounds finds the related words inside names (sbcustomer).
 	compounds *compounds
 }
@@ -128,6 +131,10 @@ func newForms(cat *warehouse.Catalog, r Request, qterms []string, bags []map[str
 	var rel []string
 	for _, x := range f.related {
 		rel = append(rel, x.word)
+		f.rforms = append(f.rforms, lexicon.Forms(x.word))
+	}
+	for _, w := range qterms {
+		f.qforms = append(f.qforms, lexicon.Forms(w))
 	}
 	f.compounds = newCompounds(cat, rel, bags)
 	return f
@@ -141,8 +148,8 @@ func (f *forms) hits(i int, bag map[string]float64, exact []string, score *float
 	for _, w := range exact {
 		taken[lexicon.Stem(w)] = true
 	}
-	reach := func(w string) (stemHit, string, bool) {
-		for _, s := range lexicon.Forms(w) {
+	reach := func(stems []string) (stemHit, string, bool) {
+		for _, s := range stems {
 			if h, ok := f.bags[i][s]; ok && !taken[s] {
 				taken[s] = true
 				return h, s, true
@@ -158,26 +165,26 @@ func (f *forms) hits(i int, bag map[string]float64, exact []string, score *float
 		}
 		byLabel[label] = append(byLabel[label], text)
 	}
-	for _, w := range f.qterms {
+	for k, w := range f.qterms {
 		if _, ok := bag[w]; ok {
 			continue
 		}
-		if h, s, ok := reach(w); ok {
+		if h, s, ok := reach(f.qforms[k]); ok {
 			*score += h.weight * shareForm * math.Log(1+f.n/float64(f.df[s]))
 			note("word form", w+" → "+h.word)
 		}
 	}
-	for _, x := range f.related {
-		if h, s, ok := reach(x.word); ok {
+	for k, x := range f.related {
+		if h, s, ok := reach(f.rforms[k]); ok {
 			*score += h.weight * x.share * math.Log(1+f.n/float64(f.df[s]))
 			note(x.label, arrow(x.from, x.word))
 			continue
 		}
-		if taken[lexicon.Stem(x.word)] {
+		if taken[f.rforms[k][0]] {
 			continue
 		}
 		if weight, ok := f.compounds.weight(i, x.word, bag); ok {
-			taken[lexicon.Stem(x.word)] = true
+			taken[f.rforms[k][0]] = true
 			*score += weight * x.share
 			note(x.label, arrow(x.from, x.word))
 		}
