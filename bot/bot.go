@@ -202,6 +202,10 @@ func newBot(cfg Config, db *store.DB, backend warehouse.Backend, log *slog.Logge
 	} else {
 		log.Warn("ACCESS_FILE is not set: everyone who can reach the bot reads everything the reader role can (docs/access.md)")
 	}
+	lex, err := cfg.lexicon(log)
+	if err != nil {
+		return nil, err
+	}
 	limits := store.CacheLimits{PerThread: cfg.CachePerThread, Entries: cfg.CacheLRUSize, Bytes: cfg.ResultCacheBytes}
 	if b.cache, err = store.NewCache(db, limits); err != nil {
 		return nil, fmt.Errorf("result cache: %w", err)
@@ -214,7 +218,7 @@ func newBot(cfg Config, db *store.DB, backend warehouse.Backend, log *slog.Logge
 		Model: model, DB: db, Warehouse: backend, Cache: telemetry.InstrumentCache(b.cache), Examples: examples,
 		Domain: cfg.Domain, Suggestions: b.Suggestions(), MaxRetries: retries, MaxRows: cfg.MaxRows,
 		ExportMaxRows: cfg.ExportMaxRows, SchemaBudget: cfg.SchemaBudget, Links: links, Logger: log,
-		ResultFreshness: cfg.ResultFreshness, TimeZone: cfg.Location(),
+		ResultFreshness: cfg.ResultFreshness, TimeZone: cfg.Location(), Lexicon: lex,
 	}).Defaults()
 	if cfg.Schedules {
 		n.Schedules = db

@@ -17,6 +17,7 @@ import (
 	"strings"
 	"unicode/utf8"
 
+	"github.com/analyticsbot/analyticsbot/lexicon"
 	"github.com/analyticsbot/analyticsbot/llm"
 	"github.com/analyticsbot/analyticsbot/store"
 	"github.com/analyticsbot/analyticsbot/warehouse"
@@ -42,6 +43,12 @@ type Request struct {
 	// Budget is the most prompt tokens the catalog may take; 0 means
 	// DefaultBudget.
 	Budget int
+	// Lexicon relates the question's words to others (WordNet, the
+	// glossary); nil relates none. Word forms are matched without it.
+	Lexicon *lexicon.Lexicon
+	// Terms are the search terms the classifier named for the question
+	// (likely table and column words, names of things).
+	Terms []string
 }
 
 // Table is a table chosen for the prompt, with why.
@@ -223,6 +230,7 @@ func rank(cat *warehouse.Catalog, r Request) (order []int, relevant int, scored 
 	n := float64(len(cat.Tables))
 	qterms := terms(r.Question)
 	compounds := newCompounds(cat, qterms, bags)
+	forms := newForms(cat, r, qterms, bags)
 	spread := phraseSpread(r.Matches)
 	earlier, examples := identifiers(r.Earlier), identifiers(r.Examples)
 	for i := range scored {
@@ -241,6 +249,7 @@ func rank(cat *warehouse.Catalog, r Request) (order []int, relevant int, scored 
 		if len(hits) > 0 {
 			scored[i].Reasons = append(scored[i].Reasons, "question: "+strings.Join(hits, ", "))
 		}
+		scored[i].Reasons = append(scored[i].Reasons, forms.hits(i, bags[i], hits, &scored[i].Score)...)
 		name := strings.ToLower(cat.Tables[i].Name)
 		if earlier[name] {
 			scored[i].Score += bonusEarlier
