@@ -81,7 +81,7 @@ func New(ctx context.Context, cfg Config, log *slog.Logger) (*Bot, error) {
 	if err := cfg.Check(); err != nil {
 		return nil, err
 	}
-	db, err := store.Open(ctx, cfg.DatabaseURL, store.WithSchema(cfg.BotSchema))
+	db, err := store.Open(ctx, cfg.DatabaseURL, store.WithSchema(cfg.BotSchema), store.WithTimeout(cfg.DatabaseTimeout))
 	if err != nil {
 		return nil, err
 	}
