@@ -66,6 +66,8 @@ type Bot struct {
 	// unsaved are the turn records the database refused while it was
 	// away, to write when it is back.
 	unsaved *unsaved
+	// ready is the last outcome of Ready.
+	ready readiness
 }
 
 // Turns is the bound on the turns the bot answers at once, which every

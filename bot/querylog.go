@@ -1,12 +1,14 @@
 package bot
 
 import (
+	"cmp"
 	"context"
 	"log/slog"
 	"time"
 	"unicode/utf8"
 
 	"github.com/analyticsbot/analyticsbot/nodes"
+	"github.com/analyticsbot/analyticsbot/pgpool"
 	"github.com/analyticsbot/analyticsbot/store"
 	"github.com/analyticsbot/analyticsbot/workflow"
 )
@@ -98,4 +100,17 @@ func queryLogOf(s *nodes.State, res workflow.Result, backend string) store.Query
 		Backend: backend, ModelTime: s.LLMTime, DBTime: s.DBTime, Total: total, NodeTime: nodeTime,
 		Policy: s.Policy, Role: s.Role,
 	}
+}
+
+// SilentReaderWait is the longest a question waits for its reply when the
+// database it is answered from stops answering mid-turn without closing
+// anything (docs/scaling.md): the round trip that notices gives up after
+// its deadline (the question's query, the longest: STATEMENT_TIMEOUT and
+// DATABASE_TIMEOUT) and the grace pgx gives a canceled statement
+// (pgpool.Overrun), and writing the turn's record, which outlives a
+// silent bot database by no more than its own bound and that grace.
+func (c Config) SilentReaderWait() time.Duration {
+	reader := c.ReaderConfig()
+	reader.Timeout = cmp.Or(reader.Timeout, pgpool.DefaultTimeout)
+	return reader.StatementBound() + pgpool.Overrun + queryLogTimeout + pgpool.Overrun
 }
