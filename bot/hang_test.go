@@ -84,7 +84,7 @@ func testSilentDatabase(t *testing.T, e *testEnv) {
 		assert.Contains(t, s.ResponseText, "The database did not answer in time, so I stopped waiting.", "reply")
 		assert.Contains(t, s.ResponseText, "(Reference "+s.ErrorRef+".)", "reply")
 		assert.Empty(t, s.Result.Rows, "rows")
-		assert.LessOrEqual(t, took, cfg.SilentReaderWait(), "the wait docs/scaling.md gives for a silent reader")
+		assert.LessOrEqual(t, took, cfg.SilentWait(), "the wait docs/scaling.md gives for a silent database")
 
 		p.Restore()
 		again, _ := ask(t, b, thread, "How many games were released in 2017?")
@@ -100,7 +100,25 @@ func testSilentDatabase(t *testing.T, e *testEnv) {
 		s, took := askWithin(t, b, bot.NewThreadID(), "How many games were released in 2018?", time.Minute)
 		assert.Contains(t, []nodes.ErrorKind{nodes.ErrWarehouseNoAnswer, nodes.ErrWarehouseDown}, s.ErrorKind,
 			"error kind (detail %s)", s.ErrorDetail)
-		assert.LessOrEqual(t, took, b.Config().SilentReaderWait(), "the wait docs/scaling.md gives for a silent reader")
+		assert.LessOrEqual(t, took, b.Config().SilentWait(), "the wait docs/scaling.md gives for a silent database")
+	})
+
+	t.Run("the bot's own database black-holed", func(t *testing.T) {
+		t.Parallel()
+		p := storetest.NewProxy(t, e.url)
+		b := newBot(t, e, script(), hangTimeouts, func(c *bot.Config) {
+			c.DatabaseURL, c.ReaderURL = p.URL(), readerURL(t, e, nil)
+		})
+		thread := bot.NewThreadID()
+		first, _ := ask(t, b, thread, "How many games were released in 2018?")
+		require.Empty(t, first.ErrorKind, "first question: %s", first.ErrorDetail)
+
+		p.BlackHole()
+		s, took := askWithin(t, b, thread, "How many games were released in 2017?", time.Minute)
+		// Its history and its record are the bot's own; the answer is not.
+		require.Empty(t, s.ErrorKind, "the answer: %s", s.ErrorDetail)
+		assert.Equal(t, [][]any{{int64(games2017)}}, s.Result.Rows, "the user has the answer")
+		assert.LessOrEqual(t, took, b.Config().SilentWait(), "the wait docs/scaling.md gives for a silent database")
 	})
 
 	t.Run("the turn's record black-holed", func(t *testing.T) {
@@ -118,7 +136,7 @@ func testSilentDatabase(t *testing.T, e *testEnv) {
 			workflow.WithObserver(onNode{node: nodes.NodeSaveTurn, do: p.BlackHole}))
 		require.Empty(t, s.ErrorKind, "the answer: %s", s.ErrorDetail)
 		assert.Equal(t, [][]any{{int64(games2017)}}, s.Result.Rows, "the user has the answer")
-		assert.LessOrEqual(t, took, b.Config().SilentReaderWait(), "the save holds the reply no longer than docs/scaling.md says")
+		assert.LessOrEqual(t, took, b.Config().SilentWait(), "the save holds the reply no longer than docs/scaling.md says")
 
 		p.Restore()
 		reconnect(t, b)

@@ -102,14 +102,15 @@ func queryLogOf(s *nodes.State, res workflow.Result, backend string) store.Query
 	}
 }
 
-// SilentReaderWait is the longest a question waits for its reply when the
-// database it is answered from stops answering mid-turn without closing
+// SilentWait is the longest a question waits for its reply, past the
+// model's time, when a database stops answering mid-turn without closing
 // anything (docs/scaling.md): the round trip that notices gives up after
-// its deadline (the question's query, the longest: STATEMENT_TIMEOUT and
+// its deadline (the question's query has the longest: STATEMENT_TIMEOUT and
 // DATABASE_TIMEOUT) and the grace pgx gives a canceled statement
-// (pgpool.Overrun), and writing the turn's record, which outlives a
-// silent bot database by no more than its own bound and that grace.
-func (c Config) SilentReaderWait() time.Duration {
+// (pgpool.Overrun); what follows connects anew, which the connect timeout
+// bounds; and writing the turn's record outlives a silent bot database by
+// no more than its own bound and that grace.
+func (c Config) SilentWait() time.Duration {
 	reader := c.ReaderConfig()
 	reader.Timeout = cmp.Or(reader.Timeout, pgpool.DefaultTimeout)
 	return reader.StatementBound() + pgpool.Overrun + queryLogTimeout + pgpool.Overrun
