@@ -140,6 +140,6 @@ func TestConnectDeadline(t *testing.T) {
 		return err
 	})
 	require.Error(t, err)
-	assert.ErrorIs(t, pgpool.Classify(err), pgpool.ErrUnavailable)
+	assert.ErrorIs(t, pgpool.Classify(err), pgpool.ErrNoAnswer)
 	assert.False(t, errors.Is(err, context.Canceled), "not the caller's doing: %v", err)
 }

@@ -113,6 +113,10 @@ func Classify(err error) error {
 	// Before the context check: a connect attempt that timed out still means
 	// the server could not be reached.
 	if _, ok := errors.AsType[*pgconn.ConnectError](err); ok {
+		if netErr, ok := errors.AsType[net.Error](err); errors.Is(err, context.DeadlineExceeded) || ok && netErr.Timeout() {
+			// Accepted and never greeted, or never answered at all.
+			return fmt.Errorf("%w: %w", ErrNoAnswer, err)
+		}
 		return fmt.Errorf("%w: %w", ErrUnavailable, err)
 	}
 	if errors.Is(err, context.Canceled) {
