@@ -2,7 +2,10 @@ package bot_test
 
 import (
 	"context"
+	"fmt"
 	"net/url"
+	"os"
+	"strings"
 	"testing"
 	"time"
 
@@ -10,6 +13,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/analyticsbot/analyticsbot/bot"
+	"github.com/analyticsbot/analyticsbot/bot/bottest"
 	"github.com/analyticsbot/analyticsbot/nodes"
 	"github.com/analyticsbot/analyticsbot/store/storetest"
 	"github.com/analyticsbot/analyticsbot/warehouse/pgwarehouse"
@@ -165,3 +169,23 @@ func (o onNode) NodeStarted(_ context.Context, n workflow.NodeInfo, _ int) {
 }
 
 func (onNode) NodeFinished(context.Context, workflow.Step) {}
+
+// The docs give the wait of a question on a silent database with the
+// default settings: the figure the code's bound (Config.SilentWait) makes
+// of them, which the tests above hold for short settings.
+func TestSilentWaitDocumented(t *testing.T) {
+	t.Parallel()
+	cfg := bottest.Config(t, "", "")
+	require.NoError(t, cfg.Check())
+	wait := fmt.Sprintf("at most %d s with the defaults", int(cfg.SilentWait().Seconds()))
+	statement := fmt.Sprintf("(%d s)", int(cfg.ReaderConfig().StatementBound().Seconds()))
+	for _, doc := range []string{"../README.md", "../docs/scaling.md"} {
+		text, err := os.ReadFile(doc)
+		require.NoError(t, err)
+		flat := strings.Join(strings.Fields(string(text)), " ")
+		assert.Contains(t, flat, wait, doc)
+	}
+	scaling, err := os.ReadFile("../docs/scaling.md")
+	require.NoError(t, err)
+	assert.Contains(t, string(scaling), "`STATEMENT_TIMEOUT` + `DATABASE_TIMEOUT` "+statement, "the question's query's deadline")
+}
