@@ -101,6 +101,22 @@ func Open(ctx context.Context, databaseURL string, opts ...Option) (*DB, error) 
 	return d, nil
 }
 
+// maintenanceRounds is how many round trips' time (WithTimeout) each
+// statement of background maintenance may take: the value index's
+// refresh and its VACUUM, retention's batches. They hold no one's answer,
+// write in bulk, and take longer on a busy database than a question's
+// statements do; they still end when the database stops answering.
+const maintenanceRounds = 10
+
+// maintenance gives the round trips made with ctx the bound of
+// background maintenance.
+func (d *DB) maintenance(ctx context.Context) context.Context {
+	if d.timeout <= 0 {
+		return ctx
+	}
+	return pgpool.WithRoundTrip(ctx, maintenanceRounds*d.timeout)
+}
+
 // Ping checks the database answers, within the round-trip timeout (a ping
 // is the one round trip pgx does not trace).
 func (d *DB) Ping(ctx context.Context) error {
