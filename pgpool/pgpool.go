@@ -1,7 +1,8 @@
 // Package pgpool holds what the bot's connection pools to PostgreSQL share:
-// the connection settings (connect timeout, server-side cancellation,
-// tracing) and the classification of their errors into the kinds callers
-// decide on. Package store opens the pool of the bot's own state with it,
+// the connection settings (connect timeout, TCP keepalives and user
+// timeout, server-side cancellation, tracing), a deadline on every round
+// trip (Tracer), and the classification of their errors into the kinds
+// callers decide on. Package store opens the pool of the bot's own state with it,
 // package pgwarehouse the reader's pool that answers questions.
 package pgpool
 
