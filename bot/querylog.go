@@ -102,16 +102,30 @@ func queryLogOf(s *nodes.State, res workflow.Result, backend string) store.Query
 	}
 }
 
+// The round trips a question makes to the bot's own database, one after
+// another, before its query runs (its history, the value lookup, the
+// example search) and after (caching the result, finding its verified
+// example), its record aside: what SilentWait adds up.
+const (
+	ownRoundTripsBefore = 3
+	ownRoundTripsAfter  = 2
+)
+
 // SilentWait is the longest a question waits for its reply, past the
-// model's time, when a database stops answering mid-turn without closing
-// anything (docs/scaling.md): the round trip that notices gives up after
-// its deadline (the question's query has the longest: STATEMENT_TIMEOUT and
-// DATABASE_TIMEOUT) and the grace pgx gives a canceled statement
-// (pgpool.Overrun); what follows connects anew, which the connect timeout
-// bounds; and writing the turn's record outlives a silent bot database by
-// no more than its own bound and that grace.
+// model's time, when its databases stop answering mid-turn without closing
+// anything (docs/scaling.md). Each round trip gives up after its deadline
+// (DATABASE_TIMEOUT; the question's query STATEMENT_TIMEOUT more) and the
+// grace pgx gives a canceled statement (pgpool.Overrun); the first to the
+// backend that gives up ends the turn, while the bot's own database only
+// costs the turn what it could not read or write; and the turn's record
+// outlives a silent database by no more than its own bound and that grace.
+// The worst is the longer of: the bot's database silent alone (every round
+// trip to it), and both silent, the backend noticed at the query.
 func (c Config) SilentWait() time.Duration {
 	reader := c.ReaderConfig()
 	reader.Timeout = cmp.Or(reader.Timeout, pgpool.DefaultTimeout)
-	return reader.StatementBound() + pgpool.Overrun + queryLogTimeout + pgpool.Overrun
+	own := reader.Timeout + pgpool.Overrun
+	query := reader.StatementBound() + pgpool.Overrun
+	record := queryLogTimeout + pgpool.Overrun
+	return max((ownRoundTripsBefore+ownRoundTripsAfter)*own, ownRoundTripsBefore*own+query) + record
 }

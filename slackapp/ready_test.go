@@ -21,7 +21,7 @@ func TestReadyz(t *testing.T) {
 	t.Parallel()
 	p := storetest.NewProxy(t, needDB(t))
 	h := start(t, overHTTP(), withBotConfig(func(c *bot.Config) {
-		c.DatabaseURL, c.DatabaseTimeout = p.URL(), 300*time.Millisecond
+		c.DatabaseURL = p.URL()
 	}))
 	type readyz struct {
 		code   int

@@ -65,7 +65,7 @@ func TestReadyz(t *testing.T) {
 	t.Parallel()
 	needDB(t)
 	p := storetest.NewProxy(t, testDB.URL)
-	b := newTestBot(t, "", func(c *bot.Config) { c.DatabaseURL, c.DatabaseTimeout = p.URL(), 300*time.Millisecond })
+	b := newTestBot(t, "", func(c *bot.Config) { c.DatabaseURL = p.URL() })
 	srv := newTestServer(t, b, Config{})
 
 	assert.Equal(t, readyz{Code: http.StatusOK, Status: "ready"}, getReadyz(t, srv.URL), "while the database answers")

@@ -21,7 +21,7 @@ func TestExecutorSilentServer(t *testing.T) {
 	t.Parallel()
 	_, url := newAnalyticsDB(t)
 	p := storetest.NewProxy(t, url)
-	exec := newExec(t, "", pgwarehouse.ExecConfig{DatabaseURL: p.URL(), Timeout: 300 * time.Millisecond, StatementTimeout: 500 * time.Millisecond})
+	exec := newExec(t, "", pgwarehouse.ExecConfig{DatabaseURL: p.URL(), Timeout: time.Second, StatementTimeout: 2 * time.Second})
 	ctx := context.Background() // no deadline of the caller's
 	_, err := exec.Query(ctx, "SELECT 1")
 	require.NoError(t, err, "through the proxy")
