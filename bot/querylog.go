@@ -103,7 +103,7 @@ func queryLogOf(s *nodes.State, res workflow.Result, backend string) store.Query
 }
 
 // The round trips a question makes to the bot's own database, one after
-// another, before its query runs (its history, the value lookup, the
+// another, before its query runs (its history, the value index's match, the
 // example search) and after (caching the result, finding its verified
 // example), its record aside: what SilentWait adds up.
 const (
