@@ -66,6 +66,8 @@ type Bot struct {
 	// unsaved are the turn records the database refused while it was
 	// away, to write when it is back.
 	unsaved *unsaved
+	// ready is the last outcome of Ready.
+	ready readiness
 }
 
 // Turns is the bound on the turns the bot answers at once, which every
@@ -81,7 +83,7 @@ func New(ctx context.Context, cfg Config, log *slog.Logger) (*Bot, error) {
 	if err := cfg.Check(); err != nil {
 		return nil, err
 	}
-	db, err := store.Open(ctx, cfg.DatabaseURL, store.WithSchema(cfg.BotSchema))
+	db, err := store.Open(ctx, cfg.DatabaseURL, store.WithSchema(cfg.BotSchema), store.WithTimeout(cfg.DatabaseTimeout))
 	if err != nil {
 		return nil, err
 	}

@@ -17,6 +17,7 @@ import (
 	"github.com/analyticsbot/analyticsbot/demo"
 	"github.com/analyticsbot/analyticsbot/lexicon"
 	"github.com/analyticsbot/analyticsbot/llm"
+	"github.com/analyticsbot/analyticsbot/pgpool"
 	"github.com/analyticsbot/analyticsbot/store"
 	"github.com/analyticsbot/analyticsbot/warehouse/pgwarehouse"
 )
@@ -114,6 +115,12 @@ type Config struct {
 	// ExportMaxRows caps a full CSV export of a result cut at MaxRows.
 	ExportMaxRows    int           `env:"EXPORT_MAX_ROWS" envDefault:"1000000"`
 	StatementTimeout time.Duration `env:"STATEMENT_TIMEOUT" envDefault:"30s"`
+	// DatabaseTimeout bounds each round trip to a database on the bot's
+	// side, its own and the reader's (pgpool.Tracer): waiting for a
+	// connection, a statement (the question's query, its EXPLAIN, an
+	// export and a value lookup get StatementTimeout more), and the TCP
+	// user timeout of their sockets. 0 means pgpool.DefaultTimeout.
+	DatabaseTimeout time.Duration `env:"DATABASE_TIMEOUT" envDefault:"10s"`
 	// ReaderRole is the role generated SQL runs as. ConfigFromEnv makes it
 	// READER_DATABASE_URL's user, or the database's own reader
 	// (pgwarehouse.ReaderRoleFor); empty elsewhere means the executor's
@@ -266,6 +273,11 @@ func (c *Config) Check() error {
 		errs = append(errs, fmt.Errorf("SCHEDULE_POLL and SCHEDULE_RETRY_DELAY must be positive, SCHEDULE_RETRIES 0 or more, "+
 			"and SCHEDULE_LEASE at least twice SCHEDULE_POLL; got %s, %s, %d and %s",
 			c.SchedulePoll, c.ScheduleRetryDelay, c.ScheduleRetries, c.ScheduleLease))
+	}
+	if c.DatabaseTimeout < 0 {
+		errs = append(errs, fmt.Errorf("DATABASE_TIMEOUT must be a duration such as 10s, got %s", c.DatabaseTimeout))
+	} else if c.DatabaseTimeout == 0 {
+		c.DatabaseTimeout = pgpool.DefaultTimeout
 	}
 	if c.ResultFreshness < 0 {
 		errs = append(errs, fmt.Errorf("RESULT_FRESHNESS must be 0 (off) or a duration such as 10m, got %s", c.ResultFreshness))

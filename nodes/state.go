@@ -87,7 +87,10 @@ const (
 	// ErrWarehouseDown and ErrWarehouseAuth: the backend answers come from
 	// could not be reached, or refused the bot's credentials.
 	ErrWarehouseDown ErrorKind = "warehouse_unavailable"
-	ErrWarehouseAuth ErrorKind = "warehouse_unauthorized"
+	// ErrWarehouseNoAnswer: the backend did not answer within the bot's
+	// deadline (DATABASE_TIMEOUT, warehouse.NoAnswer); never retried.
+	ErrWarehouseNoAnswer ErrorKind = "warehouse_no_answer"
+	ErrWarehouseAuth     ErrorKind = "warehouse_unauthorized"
 	// ErrWarehouseDenied: the backend refused the bot's account something
 	// the query names (warehouse.Denied): a missing grant, never retried.
 	ErrWarehouseDenied ErrorKind = "warehouse_denied"
