@@ -88,13 +88,8 @@ func (n *Nodes) runAndCache(ctx context.Context, s *State, q warehouse.Runnable,
 // result. The new answer is a turn of its own, with its own buttons.
 func (n *Nodes) Refresh(ctx context.Context, s *State) error {
 	ctx = audienceCtx(ctx, s)
-	turn, err := n.DB.TurnByQueryID(ctx, s.ThreadTS, s.ReferencedQueryID)
-	switch {
-	case errors.Is(err, store.ErrNotFound):
-		s.fail(ErrNoPreviousQuery, "no query "+s.ReferencedQueryID+" in thread "+s.ThreadTS)
-		return nil
-	case err != nil:
-		dataFailure(s, err)
+	turn, ok := n.referredAnswer(ctx, s, lookup{pressOnly: true, none: "no query " + s.ReferencedQueryID})
+	if !ok {
 		return nil
 	}
 	c, ok := n.rerun(ctx, s, turn)
