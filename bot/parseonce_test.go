@@ -2,7 +2,6 @@ package bot_test
 
 import (
 	"context"
-	"sync/atomic"
 	"testing"
 	"time"
 
@@ -16,30 +15,8 @@ import (
 	"github.com/analyticsbot/analyticsbot/store"
 	"github.com/analyticsbot/analyticsbot/warehouse"
 	"github.com/analyticsbot/analyticsbot/warehouse/pgwarehouse"
+	"github.com/analyticsbot/analyticsbot/warehouse/warehousetest"
 )
-
-// countingBackend is the PostgreSQL backend counting how often a turn has
-// it check a query and fingerprint one through its dialect: each is a
-// parse of the query.
-type countingBackend struct {
-	*pgwarehouse.Backend
-	checks, fingerprints atomic.Int64
-}
-
-func (c *countingBackend) Check(ctx context.Context, text string, limit int) (warehouse.Runnable, error) {
-	c.checks.Add(1)
-	return c.Backend.Check(ctx, text, limit)
-}
-
-func (c *countingBackend) Dialect() warehouse.Dialect {
-	d := c.Backend.Dialect()
-	fingerprint := d.Fingerprint
-	d.Fingerprint = func(query string) (string, error) {
-		c.fingerprints.Add(1)
-		return fingerprint(query)
-	}
-	return d
-}
 
 // A new question's query is read once, by the guard in Check: the id its
 // result is cached and answered under, the dataset key that finds a recent
@@ -55,22 +32,22 @@ func TestNewQuestionParsesItsQueryOnce(t *testing.T) {
 	t.Cleanup(db.Close)
 	pg := pgwarehouse.New(pgwarehouse.Config{ExecConfig: cfg.ReaderConfig()})
 	t.Cleanup(pg.Close)
-	counting := &countingBackend{Backend: pg}
+	counting := &warehousetest.Counting{Backend: pg}
 	bt, err := bot.NewWithBackend(cfg, db, counting, bottest.Discard())
 	require.NoError(t, err)
 	t.Cleanup(bt.Close)
 
 	for _, question := range demo.Questions()[:3] {
-		counting.checks.Store(0)
-		counting.fingerprints.Store(0)
+		counting.Checks.Store(0)
+		counting.Fingerprints.Store(0)
 		s, _, err := bt.Ask(ctx, bot.Message{UserID: "U1", ChannelID: "C1", Text: question})
 		require.NoError(t, err)
 		require.Equal(t, nodes.IntentAnalytics, s.Intent, question)
 		require.Empty(t, s.ErrorKind, question)
 		require.NotEmpty(t, s.QueryID, "%s: the answer has buttons", question)
 
-		assert.Equal(t, int64(1), counting.checks.Load(), "%s: the query is checked once", question)
-		assert.Zero(t, counting.fingerprints.Load(), "%s: and not parsed again for its fingerprint", question)
+		assert.Equal(t, int64(1), counting.Checks.Load(), "%s: the query is checked once", question)
+		assert.Zero(t, counting.Fingerprints.Load(), "%s: and not parsed again for its fingerprint", question)
 		assert.Equal(t, warehouse.IDOf(pg, s.Query), s.QueryID, "%s: its id is the fingerprint's", question)
 	}
 }

@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"math/rand/v2"
-	"sync/atomic"
 	"testing"
 	"time"
 
@@ -15,29 +14,8 @@ import (
 	"github.com/analyticsbot/analyticsbot/store"
 	"github.com/analyticsbot/analyticsbot/warehouse"
 	"github.com/analyticsbot/analyticsbot/warehouse/pgwarehouse"
+	"github.com/analyticsbot/analyticsbot/warehouse/warehousetest"
 )
-
-// countingBackend is the PostgreSQL backend counting the queries it checks
-// and those its dialect fingerprints: each is a parse of the query.
-type countingBackend struct {
-	*pgwarehouse.Backend
-	checks, fingerprints atomic.Int64
-}
-
-func (c *countingBackend) Check(ctx context.Context, text string, limit int) (warehouse.Runnable, error) {
-	c.checks.Add(1)
-	return c.Backend.Check(ctx, text, limit)
-}
-
-func (c *countingBackend) Dialect() warehouse.Dialect {
-	d := c.Backend.Dialect()
-	fingerprint := d.Fingerprint
-	d.Fingerprint = func(query string) (string, error) {
-		c.fingerprints.Add(1)
-		return fingerprint(query)
-	}
-	return d
-}
 
 // An answered query is parsed once, by the guard in validate_query: the id
 // its result is cached under, the dataset key that looks for a recent
@@ -47,7 +25,7 @@ func (c *countingBackend) Dialect() warehouse.Dialect {
 func TestAnswerParsesItsQueryOnce(t *testing.T) {
 	n, _ := newNodes(t, nil)
 	pg := n.Warehouse.(*pgwarehouse.Backend)
-	counting := &countingBackend{Backend: pg}
+	counting := &warehousetest.Counting{Backend: pg}
 	n.Warehouse = counting
 	n.ResultFreshness = time.Hour
 	n.ExampleStore = &grounding.Examples{DB: requireDB(t), Logger: n.Logger}
@@ -72,6 +50,6 @@ func TestAnswerParsesItsQueryOnce(t *testing.T) {
 	require.NotNil(t, s.Reply)
 	assert.Equal(t, "U9", s.Reply.VerifiedBy, "the verified example is found by the query's fingerprint")
 	assert.Equal(t, warehouse.IDOf(pg, s.Query), s.QueryID, "the answer's id is its fingerprint's")
-	assert.Equal(t, int64(1), counting.checks.Load(), "the query is checked once")
-	assert.Zero(t, counting.fingerprints.Load(), "and never parsed again for its fingerprint")
+	assert.Equal(t, int64(1), counting.Checks.Load(), "the query is checked once")
+	assert.Zero(t, counting.Fingerprints.Load(), "and never parsed again for its fingerprint")
 }

@@ -107,13 +107,8 @@ func testCatalog(t *testing.T, h Harness) {
 // testRun checks that a checked query runs and returns the fixture's
 // columns and rows, whole.
 func testRun(t *testing.T, h Harness) {
-	b := h.Backend
-	ctx := context.Background()
-	r, err := b.Check(ctx, h.All, 0)
-	require.NoError(t, err)
-	assert.Equal(t, b.Name(), r.Query.Backend, "the checked query names its backend")
-	res, err := b.Run(ctx, r)
-	require.NoError(t, err)
+	r, res := checkAndRun(t, h, h.All, 0)
+	assert.Equal(t, h.Backend.Name(), r.Query.Backend, "the checked query names its backend")
 	require.Len(t, res.Columns, len(FixtureColumns))
 	for i, fc := range FixtureColumns {
 		assert.Equal(t, fc.Name, res.Columns[i].Name, "column %d", i)
@@ -129,10 +124,7 @@ func testRun(t *testing.T, h Harness) {
 func testRowLimit(t *testing.T, h Harness) {
 	b := h.Backend
 	ctx := context.Background()
-	r, err := b.Check(ctx, h.All, 3)
-	require.NoError(t, err)
-	res, err := b.Run(ctx, r)
-	require.NoError(t, err)
+	r, res := checkAndRun(t, h, h.All, 3)
 	assert.Equal(t, 3, res.RowCount)
 	assert.True(t, res.Truncated, "more rows than the limit: cut")
 	assert.Equal(t, warehouse.LimitRows, res.LimitedBy)
@@ -146,10 +138,7 @@ func testRowLimit(t *testing.T, h Harness) {
 func testExport(t *testing.T, h Harness) {
 	b := h.Backend
 	ctx := context.Background()
-	r, err := b.Check(ctx, h.All, 0)
-	require.NoError(t, err)
-	res, err := b.Run(ctx, r)
-	require.NoError(t, err)
+	r, res := checkAndRun(t, h, h.All, 0)
 	var want, got bytes.Buffer
 	require.NoError(t, warehouse.WriteCSV(&want, res))
 	st, err := b.Export(ctx, r.Query, &got, 100)
@@ -310,6 +299,18 @@ func testIdentified(t *testing.T, h Harness) {
 func testUnreachable(t *testing.T, h Harness) {
 	_, err := h.Unreachable.Catalog(context.Background())
 	assert.Equal(t, warehouse.Unavailable, warehouse.KindOf(err), "got %v", err)
+}
+
+// checkAndRun checks text with limit and runs it, failing t when either
+// fails.
+func checkAndRun(t *testing.T, h Harness, text string, limit int) (warehouse.Runnable, warehouse.Result) {
+	t.Helper()
+	ctx := context.Background()
+	r, err := h.Backend.Check(ctx, text, limit)
+	require.NoError(t, err)
+	res, err := h.Backend.Run(ctx, r)
+	require.NoError(t, err)
+	return r, res
 }
 
 // assertRows compares rows cell by cell as people read them: numbers by
