@@ -85,3 +85,37 @@ func TestFingerprintOfTheGuardsTree(t *testing.T) {
 		assert.Equal(t, want, got, "%s", q)
 	}
 }
+
+// BenchmarkTurnFingerprints is the fingerprinting a new question's query
+// costs after the guard has read it: before parse-once, three fingerprints
+// of the text (the cache's id, the recent-result key, the verified badge),
+// each parsing it; now one, from the guard's tree.
+func BenchmarkTurnFingerprints(b *testing.B) {
+	const sql = `SELECT g.name AS genre, round(avg(a.price), 2) AS avg_price, count(*) AS games
+FROM analytics.apps a JOIN analytics.app_genres ag ON ag.app_id = a.app_id
+JOIN analytics.genres g ON g.genre_id = ag.genre_id
+WHERE a.release_year BETWEEN 2015 AND 2018 AND NOT a.is_free
+GROUP BY g.name ORDER BY avg_price DESC LIMIT 10`
+	g, err := sqlguard.GuardTree(sql, GuardPolicy([]string{"analytics"}, nil, 1000))
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Run("before/three-parses", func(b *testing.B) {
+		b.ReportAllocs()
+		for b.Loop() {
+			for range 3 {
+				if _, err := fingerprint(sql); err != nil {
+					b.Fatal(err)
+				}
+			}
+		}
+	})
+	b.Run("after/guard-tree", func(b *testing.B) {
+		b.ReportAllocs()
+		for b.Loop() {
+			if _, err := fingerprintTree(sql, g.Tree); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+}
