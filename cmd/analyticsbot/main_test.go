@@ -188,7 +188,7 @@ func TestCLIGraph(t *testing.T) {
 	assert.True(t, strings.HasPrefix(got.stdout, "flowchart"), "got %.40q, want a Mermaid flowchart", got.stdout)
 	for _, node := range []string{
 		nodes.NodeRouteIntent, nodes.NodeResolveContext, nodes.NodeGenerateQuery, nodes.NodeValidateQuery,
-		nodes.NodeExecuteQuery, nodes.NodeInterpret, nodes.NodeFormatAnswer, nodes.NodeExportCSV,
+		nodes.NodeExecuteQuery, nodes.NodeInterpret, nodes.NodeFormatAnswer, nodes.NodeAskBack, nodes.NodeExportCSV,
 		nodes.NodeShowSQL, nodes.NodeDecline, nodes.NodeHandleError, nodes.NodeSaveTurn,
 	} {
 		assert.Contains(t, got.stdout, `"`+node+`"`, "flowchart")
