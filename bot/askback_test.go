@@ -1,0 +1,96 @@
+package bot_test
+
+import (
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/analyticsbot/analyticsbot/answer"
+	"github.com/analyticsbot/analyticsbot/bot"
+	"github.com/analyticsbot/analyticsbot/demo"
+	"github.com/analyticsbot/analyticsbot/nodes"
+)
+
+// The offline demo asks back which Bethesda a question means (the data
+// spells the publisher three ways), with no model call beyond the two of
+// any question; choosing asks the question again with the choice, in the
+// same thread, and answers it.
+func TestAskBack(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t)
+	b := newBot(t, e, "") // the demo's script
+	thread := bot.NewThreadID()
+
+	s, _ := ask(t, b, thread, demo.AskBackQuestion)
+	require.Empty(t, s.ErrorKind, s.ResponseText)
+	require.NotNil(t, s.Reply)
+	assert.Equal(t, answer.KindClarify, s.Reply.Kind)
+	assert.Equal(t, "Which Bethesda do you mean? The data spells the publisher three ways.", s.ResponseText)
+	var labels []string
+	for _, c := range s.Reply.Choices {
+		labels = append(labels, c.Label)
+	}
+	assert.Equal(t, []string{"Bethesda Softworks", "Bethesda-Softworks", "Bethesda-Soft", "All three"}, labels)
+	assert.Equal(t, 2, s.LLMCalls, "classify and generate, nothing more")
+	assert.Empty(t, s.Query.Text, "no query ran")
+	// Slack shows the choices as buttons that ask.
+	var asks []string
+	for _, bl := range decodeBlocks(t, s) {
+		for _, el := range bl.Elements {
+			asks = append(asks, el.Value)
+		}
+	}
+	assert.Contains(t, asks, "How many games did Bethesda publish? (Bethesda Softworks)")
+
+	s, _ = ask(t, b, thread, s.Reply.Choices[0].Ask)
+	require.Empty(t, s.ErrorKind, s.ResponseText)
+	assert.Equal(t, answer.KindAnswer, s.Reply.Kind)
+	assert.Equal(t, "35 games on Steam were published by Bethesda (Bethesda Softworks).", s.ResponseText)
+	assert.Equal(t, 3, s.LLMCalls, "classify, generate, interpret: as any question")
+	turns := recentTurns(t, e, thread)
+	require.Len(t, turns, 2)
+	assert.Equal(t, string(nodes.IntentAskBack), turns[0].Intent, "the thread remembers it asked back")
+	assert.Equal(t, demo.AskBackQuestion+" (Bethesda Softworks)", turns[1].UserMessage)
+
+	s, _ = ask(t, b, bot.NewThreadID(), demo.AskBackQuestion+" (All three)")
+	require.Empty(t, s.ErrorKind, s.ResponseText)
+	assert.Equal(t, "38 games on Steam were published by Bethesda (All three).", s.ResponseText)
+}
+
+// A generator that asks back right after the bot asked is not shown: the
+// question holds the choice. Its reply then counts as one without a query.
+func TestAskBackNeverTwiceInARow(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t)
+	b := newBot(t, e, script(`
+  - step: generate_sql
+    match: '(?im)^Question: how many games did bethesda publish'
+    reply: '{"clarification": {"question": "Which Bethesda?", "options": ["Bethesda Softworks", "Bethesda-Soft"]}}'
+`))
+	thread := bot.NewThreadID()
+	s, _ := ask(t, b, thread, demo.AskBackQuestion)
+	require.Equal(t, answer.KindClarify, s.Reply.Kind, s.ResponseText)
+	s, _ = ask(t, b, thread, s.Reply.Choices[1].Ask)
+	assert.Equal(t, answer.KindError, s.Reply.Kind, "not asked again: %s", s.ResponseText)
+	assert.Equal(t, nodes.ErrInvalidQuery, s.ErrorKind)
+	assert.Contains(t, s.ResponseText, "I couldn't write a query that works for this question")
+}
+
+// A question back the bot cannot show (six options, or none) is not shown:
+// the reply counts as one without a query, and the retry answers.
+func TestAskBackGarbageFallsBack(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t)
+	b := newBot(t, e, script(`
+  - step: generate_sql
+    times: 1
+    reply: '{"clarification": {"question": "Which year?", "options": ["2013", "2014", "2015", "2016", "2017", "2018"]}}'
+`))
+	s, _ := ask(t, b, bot.NewThreadID(), "How many games were released in 2018?")
+	require.Empty(t, s.ErrorKind, s.ResponseText)
+	assert.Equal(t, answer.KindAnswer, s.Reply.Kind)
+	assert.Equal(t, "8160 games were released on Steam in 2018.", s.ResponseText)
+	assert.Equal(t, 1, s.RetryCount)
+	assert.Contains(t, s.Notes, `generator reply held a clarification with 6 options: {"clarification": {"question": "Which year?", "options": ["2013", "2014", "2015", "2016", "2017", "2018"]}}`)
+}
