@@ -19,6 +19,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/analyticsbot/analyticsbot/demo"
 	"github.com/analyticsbot/analyticsbot/nodes"
 	"github.com/analyticsbot/analyticsbot/store/storetest"
 	"github.com/analyticsbot/analyticsbot/warehouse/pgwarehouse"
@@ -365,6 +366,17 @@ func TestCLI(t *testing.T) {
 		for _, leak := range []string{"*8160*", ":warning:", "[Export CSV]", "```"} {
 			assert.NotContains(t, got.stdout, leak)
 		}
+	})
+
+	t.Run("chat asks back", func(t *testing.T) {
+		t.Chdir(t.TempDir())
+		got := runCLI(t, demo.AskBackQuestion+"\n1\n:quit\n", "chat")
+		require.NoError(t, got.err, "stderr: %s", got.stderr)
+		assert.Contains(t, got.stdout, "  - "+demo.AskBackQuestion+" (the demo asks back which Bethesda)", "the intro offers it")
+		assert.Contains(t, got.stdout, "Which Bethesda do you mean? The data spells the publisher three ways.\n\n"+
+			"(type a number to choose)\n  1. Bethesda Softworks\n  2. Bethesda-Softworks\n  3. Bethesda-Soft\n  4. All three\n")
+		assert.Contains(t, got.stdout, "> "+demo.AskBackQuestion+" (Bethesda Softworks)\n", "the number asks the question with the choice")
+		assert.Contains(t, got.stdout, "35 games on Steam were published by Bethesda (Bethesda Softworks).")
 	})
 
 	t.Run("chat buttons before any answer", func(t *testing.T) {
