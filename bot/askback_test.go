@@ -46,7 +46,7 @@ func TestAskBack(t *testing.T) {
 	s, _ = ask(t, b, thread, s.Reply.Choices[0].Ask)
 	require.Empty(t, s.ErrorKind, s.ResponseText)
 	assert.Equal(t, answer.KindAnswer, s.Reply.Kind)
-	assert.Equal(t, "35 games on Steam were published by Bethesda (Bethesda Softworks).", s.ResponseText)
+	assert.Equal(t, "Games on Steam published by Bethesda (Bethesda Softworks): 35.", s.ResponseText)
 	assert.Equal(t, 3, s.LLMCalls, "classify, generate, interpret: as any question")
 	turns := recentTurns(t, e, thread)
 	require.Len(t, turns, 2)
@@ -55,7 +55,7 @@ func TestAskBack(t *testing.T) {
 
 	s, _ = ask(t, b, bot.NewThreadID(), demo.AskBackQuestion+" (All three)")
 	require.Empty(t, s.ErrorKind, s.ResponseText)
-	assert.Equal(t, "38 games on Steam were published by Bethesda (All three).", s.ResponseText)
+	assert.Equal(t, "Games on Steam published by Bethesda (All three): 38.", s.ResponseText)
 }
 
 // A generator that asks back right after the bot asked is not shown: the

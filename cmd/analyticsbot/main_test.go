@@ -376,7 +376,7 @@ func TestCLI(t *testing.T) {
 		assert.Contains(t, got.stdout, "Which Bethesda do you mean? The data spells the publisher three ways.\n\n"+
 			"(type a number to choose)\n  1. Bethesda Softworks\n  2. Bethesda-Softworks\n  3. Bethesda-Soft\n  4. All three\n")
 		assert.Contains(t, got.stdout, "> "+demo.AskBackQuestion+" (Bethesda Softworks)\n", "the number asks the question with the choice")
-		assert.Contains(t, got.stdout, "35 games on Steam were published by Bethesda (Bethesda Softworks).")
+		assert.Contains(t, got.stdout, "Games on Steam published by Bethesda (Bethesda Softworks): 35.")
 	})
 
 	t.Run("chat buttons before any answer", func(t *testing.T) {
