@@ -138,7 +138,7 @@ func TestGenerateAsksBack(t *testing.T) {
 	require.NoError(t, n.GenerateQuery(context.Background(), &s))
 	require.Empty(t, s.ErrorKind, s.ErrorDetail)
 	prompt := onlyPrompt(t, model)
-	assert.Contains(t, prompt, `you may ask instead of writing a query`)
+	assert.Contains(t, prompt, `you may ask instead: reply with JSON only`)
 	assert.Contains(t, prompt, "These words of the question match several stored values about equally well:\n"+
 		`- "Bethesda": analytics.publishers.name 'Bethesda-Soft', 'Bethesda Softworks', 'Bethesda-Softworks'`+"\n")
 	require.NotNil(t, s.Clarification)
