@@ -52,7 +52,9 @@ func chat(ctx context.Context, in io.Reader, out io.Writer) error {
 		for _, q := range demo.Questions() {
 			fmt.Fprintln(out, "  -", q)
 		}
-		fmt.Fprintln(out, "  -", demo.AskBackQuestion, "(the demo asks back which Bethesda)")
+		if b.Backend().Name() == "postgres" { // the demo's Cube rules do not ask back
+			fmt.Fprintln(out, "  -", demo.AskBackQuestion, "(the demo asks back which Bethesda)")
+		}
 		fmt.Fprintln(out, "  and follow-ups that change the year, such as “And in 2017?”")
 		fmt.Fprintln(out, "Set LLM_PROVIDER and a key (see README) to ask anything.")
 	}
