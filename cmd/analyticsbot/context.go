@@ -32,7 +32,16 @@ type contextJSON struct {
 	Retrieved []contextExampleJSON `json:"retrieved_examples"`
 	// Values are the stored values matched to words of the question.
 	Values []contextValueJSON `json:"values"`
-	Prompt string             `json:"prompt,omitempty"`
+	// AskBack are the question's words that match several stored values
+	// about equally well, which the generator may ask back about.
+	AskBack []contextAskBackJSON `json:"ask_back,omitempty"`
+	Prompt  string               `json:"prompt,omitempty"`
+}
+
+type contextAskBackJSON struct {
+	Phrase string   `json:"phrase"`
+	Column string   `json:"column"`
+	Values []string `json:"values"`
 }
 
 type contextExampleJSON struct {
@@ -103,6 +112,9 @@ func contextCommand(ctx context.Context, args []string, out io.Writer) error {
 		c.Values = append(c.Values, contextValueJSON{Column: qualifiedColumn(m.Schema, m.Table, m.Column),
 			Value: m.Value, Phrase: m.Phrase, Similarity: m.Similarity})
 	}
+	for _, a := range gc.Ambiguous {
+		c.AskBack = append(c.AskBack, contextAskBackJSON{Phrase: a.Phrase, Column: a.Column, Values: a.Values})
+	}
 	if *withPrompt {
 		c.Prompt = gc.Prompt
 	}
@@ -117,6 +129,12 @@ func contextCommand(ctx context.Context, args []string, out io.Writer) error {
 		fmt.Fprintf(out, "values:\n")
 		for _, v := range c.Values {
 			fmt.Fprintf(out, "  %-40s %-30q %.2f  (%q)\n", v.Column, v.Value, v.Similarity, v.Phrase)
+		}
+	}
+	if len(gc.Ambiguous) > 0 {
+		fmt.Fprintf(out, "may ask back (several values match about equally well):\n")
+		for _, a := range gc.Ambiguous {
+			fmt.Fprintf(out, "  %q: %s %s\n", a.Phrase, a.Column, a.Quoted())
 		}
 	}
 	switch {
