@@ -106,46 +106,60 @@ func mayAsk(ctx context.Context, s *State) bool {
 }
 
 // Ambiguity of stored values: several values of one column match a phrase
-// of the question with a similarity of at least ambiguousSimilarity and
-// within ambiguityMargin of the best.
+// of the question with a similarity of at least ambiguousSimilarity,
+// within ambiguityMargin of the best, and each is mostly the phrase (it
+// takes at least minCoverage of the value's characters): spellings of a
+// name, not titles that mention a word ("The Witcher 2", "Refill your
+// Roguelike").
 const (
 	ambiguousSimilarity = 0.9
 	ambiguityMargin     = 0.05
+	minCoverage         = 0.4
 )
 
 // ambiguousValues finds the phrases of the question that match several
 // stored values of one column about equally well: "Bethesda" matches
-// 'Bethesda Softworks', 'Bethesda-Softworks' and 'Bethesda-Soft'. One value
-// that clearly wins is no ambiguity: one equal to the phrase, one the
-// question names whole, one better by more than the margin, or one a
-// longer phrase of the question matches in that column ("Bethesda
-// Softworks").
+// 'Bethesda Softworks', 'Bethesda-Softworks' and 'Bethesda-Soft'. A phrase
+// is settled, and asks nothing, when a stored value is the phrase itself
+// (in any column: "rpg" is the genre 'RPG'), when the question names one
+// of its values whole, or when a longer phrase of the question that holds
+// it matched ("Bethesda Softworks"); within a column, one value better by
+// more than the margin clearly wins.
 func ambiguousValues(question string, matches []store.ValueMatch) []prompts.AmbiguousValue {
 	type key struct {
 		phrase string
 		col    store.ValueColumn
 	}
+	lower := strings.ToLower(question)
+	settled := map[string]bool{}
 	var order []key
 	groups := map[key][]store.ValueMatch{}
 	for _, m := range matches {
-		k := key{strings.ToLower(m.Phrase), m.ValueColumn}
+		p := strings.ToLower(m.Phrase)
+		if m.Exact || strings.Contains(lower, strings.ToLower(m.Value)) {
+			settled[p] = true
+		}
+		k := key{p, m.ValueColumn}
 		if _, ok := groups[k]; !ok {
 			order = append(order, k)
 		}
 		groups[k] = append(groups[k], m)
 	}
-	lower := strings.ToLower(question)
+	for _, k := range order {
+		for _, o := range order {
+			if o.phrase != k.phrase && containsWords(o.phrase, k.phrase) {
+				settled[k.phrase] = true
+			}
+		}
+	}
 	var out []prompts.AmbiguousValue
 	for _, k := range order {
-		g := groups[k]
-		settled := slices.ContainsFunc(g, func(m store.ValueMatch) bool {
-			return m.Exact || strings.Contains(lower, strings.ToLower(m.Value))
-		}) || slices.ContainsFunc(order, func(o key) bool {
-			return o.col == k.col && o.phrase != k.phrase && containsWords(o.phrase, k.phrase)
-		})
-		if settled {
+		if settled[k.phrase] {
 			continue
 		}
+		g := slices.DeleteFunc(slices.Clone(groups[k]), func(m store.ValueMatch) bool {
+			return float64(utf8.RuneCountInString(m.Phrase)) < minCoverage*float64(utf8.RuneCountInString(m.Value))
+		})
 		best := 0.0
 		for _, m := range g {
 			best = max(best, m.Similarity)
@@ -153,12 +167,12 @@ func ambiguousValues(question string, matches []store.ValueMatch) []prompts.Ambi
 		if best < ambiguousSimilarity {
 			continue
 		}
-		near := slices.DeleteFunc(slices.Clone(g), func(m store.ValueMatch) bool { return m.Similarity < best-ambiguityMargin })
+		near := slices.DeleteFunc(g, func(m store.ValueMatch) bool { return m.Similarity < best-ambiguityMargin })
 		if len(near) < minChoices {
 			continue
 		}
 		hint := valueHints(near[:min(len(near), maxChoices)])[0]
-		out = append(out, prompts.AmbiguousValue{Phrase: g[0].Phrase, ValueHint: hint})
+		out = append(out, prompts.AmbiguousValue{Phrase: near[0].Phrase, ValueHint: hint})
 	}
 	return out
 }

@@ -87,6 +87,8 @@ func TestAmbiguousValues(t *testing.T) {
 	t.Parallel()
 	pub := store.ValueColumn{Backend: "postgres", Schema: "analytics", Table: "publishers", Column: "name"}
 	dev := store.ValueColumn{Backend: "postgres", Schema: "analytics", Table: "developers", Column: "name"}
+	genre := store.ValueColumn{Backend: "postgres", Schema: "analytics", Table: "genres", Column: "name"}
+	app := store.ValueColumn{Backend: "postgres", Schema: "analytics", Table: "apps", Column: "name"}
 	m := func(col store.ValueColumn, phrase, value string, sim float64) store.ValueMatch {
 		return store.ValueMatch{ValueColumn: col, Phrase: phrase, Value: value, Similarity: sim,
 			Exact: strings.EqualFold(phrase, value)}
@@ -103,8 +105,17 @@ func TestAmbiguousValues(t *testing.T) {
 			m(dev, "hubiao", "HuBiao", 1), m(dev, "hubiao", "Hubiao", 1), m(dev, "hubiao", "hubiao", 1)}},
 		{name: "the question names one whole", question: "Games by Bethesda-Soft and others", matches: []store.ValueMatch{
 			m(pub, "Bethesda", "Bethesda-Soft", 1), m(pub, "Bethesda", "Bethesda Softworks", 1)}},
-		{name: "a longer phrase matches in the column", question: "Games published by Bethesda Softworks", matches: []store.ValueMatch{
-			m(pub, "Bethesda Softworks", "Bethesda-Softworks", 0.95), m(pub, "Bethesda", "Bethesda-Soft", 1), m(pub, "Bethesda", "Bethesda Game", 1)}},
+		{name: "a longer phrase matches", question: "Games published by Bethesda Softworks", matches: []store.ValueMatch{
+			m(pub, "Bethesda Softworks", "Bethesda-Softworks", 0.95), m(pub, "Bethesda", "Bethesda-Soft", 1), m(pub, "Bethesda", "Bethesda Game", 1),
+			m(dev, "Softworks", "CM Softworks", 1), m(dev, "Softworks", "DL Softworks", 1)}},
+		{name: "a value is the phrase in another column", question: "Average price of rpg games", matches: []store.ValueMatch{
+			m(genre, "rpg", "RPG", 1), m(dev, "rpg", "RPG Video", 1), m(dev, "rpg", "Advent RPG", 1)}},
+		{name: "titles that mention the word", question: "How many Witcher games are there?", matches: []store.ValueMatch{
+			m(app, "Witcher", "The Witcher Adventure Game", 1), m(app, "Witcher", "The Witcher® 3: Wild Hunt", 1),
+			m(app, "Witcher", "Thronebreaker: The Witcher Tales", 1)}},
+		{name: "short names that are mostly the word", question: "How many games did Strategy make?", matches: []store.ValueMatch{
+			m(dev, "Strategy", "Strategy Mill", 1), m(dev, "Strategy", "Strategy First", 1), m(dev, "Strategy", "The Strategy Game Company Ltd", 1)},
+			want: map[string][]string{"Strategy": {"Strategy Mill", "Strategy First"}}},
 		{name: "one value clearly better", question: "Games by Valve", matches: []store.ValueMatch{
 			m(dev, "Valve", "Valve Software", 1), m(dev, "Valve", "Valvex", 0.8)}},
 		{name: "weak matches are no ambiguity", question: "Games that publish", matches: []store.ValueMatch{
