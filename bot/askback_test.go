@@ -1,6 +1,7 @@
 package bot_test
 
 import (
+	"context"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -42,6 +43,17 @@ func TestAskBack(t *testing.T) {
 		}
 	}
 	assert.Contains(t, asks, "How many games did Bethesda publish? (Bethesda Softworks)")
+
+	var (
+		errorKind string
+		calls     int
+		path      []string
+	)
+	require.NoError(t, e.admin.Pool().QueryRow(context.Background(),
+		`SELECT error_kind, model_calls, node_path FROM chat_query_logs WHERE thread_id = $1`, thread).Scan(&errorKind, &calls, &path))
+	assert.Empty(t, errorKind, "the query log counts a question back as answered")
+	assert.Equal(t, 2, calls)
+	assert.Equal(t, []string{"route_intent", "resolve_context", "generate_query", "ask_back", "save_turn"}, path)
 
 	s, _ = ask(t, b, thread, s.Reply.Choices[0].Ask)
 	require.Empty(t, s.ErrorKind, s.ResponseText)
