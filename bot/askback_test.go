@@ -2,6 +2,7 @@ package bot_test
 
 import (
 	"context"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -10,6 +11,7 @@ import (
 	"github.com/analyticsbot/analyticsbot/answer"
 	"github.com/analyticsbot/analyticsbot/bot"
 	"github.com/analyticsbot/analyticsbot/demo"
+	"github.com/analyticsbot/analyticsbot/llm"
 	"github.com/analyticsbot/analyticsbot/nodes"
 )
 
@@ -20,7 +22,9 @@ import (
 func TestAskBack(t *testing.T) {
 	t.Parallel()
 	e := newEnv(t)
-	b := newBot(t, e, "") // the demo's script
+	b := newBot(t, e, "") // the demo's script; ASK_BACK's default, values
+	_, err := b.RefreshValueIndex(context.Background())
+	require.NoError(t, err, "the value lookup finds the three spellings")
 	thread := bot.NewThreadID()
 
 	s, _ := ask(t, b, thread, demo.AskBackQuestion)
@@ -79,7 +83,7 @@ func TestAskBackNeverTwiceInARow(t *testing.T) {
   - step: generate_sql
     match: '(?im)^Question: how many games did bethesda publish'
     reply: '{"clarification": {"question": "Which Bethesda?", "options": ["Bethesda Softworks", "Bethesda-Soft"]}}'
-`))
+`), func(c *bot.Config) { c.AskBack = "always" })
 	thread := bot.NewThreadID()
 	s, _ := ask(t, b, thread, demo.AskBackQuestion)
 	require.Equal(t, answer.KindClarify, s.Reply.Kind, s.ResponseText)
@@ -105,4 +109,35 @@ func TestAskBackGarbageFallsBack(t *testing.T) {
 	assert.Equal(t, "8160 games were released on Steam in 2018.", s.ResponseText)
 	assert.Equal(t, 1, s.RetryCount)
 	assert.Contains(t, s.Notes, `generator reply held a clarification with 6 options: {"clarification": {"question": "Which year?", "options": ["2013", "2014", "2015", "2016", "2017", "2018"]}}`)
+}
+
+// ASK_BACK decides when the generator is offered to ask back: by default
+// only when the question's words match several stored values (none are
+// indexed here), always, or never.
+func TestAskBackModes(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t)
+	for _, tt := range []struct {
+		mode    string
+		offered bool
+	}{{"values", false}, {"always", true}, {"off", false}} {
+		b := newBot(t, e, "", func(c *bot.Config) { c.AskBack = tt.mode })
+		s, _ := ask(t, b, bot.NewThreadID(), demo.AskBackQuestion)
+		var first string // the generator's first prompt: retries are never offered it
+		for _, c := range b.Scripted.Calls() {
+			if c.Step == llm.StepGenerateSQL && first == "" {
+				first = c.Prompt
+			}
+		}
+		require.NotEmpty(t, first, tt.mode)
+		assert.Equal(t, tt.offered, strings.Contains(first, `{"clarification":`), "%s: the offer", tt.mode)
+		if tt.offered {
+			assert.Equal(t, answer.KindClarify, s.Reply.Kind, tt.mode)
+		} else {
+			assert.NotEqual(t, answer.KindClarify, s.Reply.Kind, "%s: %s", tt.mode, s.ResponseText)
+		}
+	}
+	cfg := testConfig(t, e, "")
+	cfg.AskBack = "sometimes"
+	assert.ErrorContains(t, cfg.Check(), `ASK_BACK must be values, always or off, got "sometimes"`)
 }

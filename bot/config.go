@@ -13,6 +13,7 @@ import (
 	"github.com/analyticsbot/analyticsbot/answer"
 	"github.com/analyticsbot/analyticsbot/demo"
 	"github.com/analyticsbot/analyticsbot/llm"
+	"github.com/analyticsbot/analyticsbot/nodes"
 	"github.com/analyticsbot/analyticsbot/store"
 	"github.com/analyticsbot/analyticsbot/warehouse/pgwarehouse"
 )
@@ -84,6 +85,11 @@ type Config struct {
 	// SchemaBudget is the most prompt tokens the catalog may take in the
 	// generator's prompt; a bigger catalog is cut to what the question needs.
 	SchemaBudget int `env:"SCHEMA_BUDGET_TOKENS" envDefault:"3000"`
+	// AskBack says when the query generator may ask back which reading of
+	// a question is meant instead of writing a query: "values" when its
+	// words match several stored values about equally well, "always", or
+	// "off".
+	AskBack string `env:"ASK_BACK" envDefault:"values"`
 	// ValueIndexMaxDistinct is the most distinct values a text column may
 	// have to have its values indexed for the value lookup; 0 turns the
 	// lookup off.
@@ -255,6 +261,12 @@ func (c *Config) Check() error {
 		errs = append(errs, fmt.Errorf("SCHEDULE_POLL and SCHEDULE_RETRY_DELAY must be positive, SCHEDULE_RETRIES 0 or more, "+
 			"and SCHEDULE_LEASE at least twice SCHEDULE_POLL; got %s, %s, %d and %s",
 			c.SchedulePoll, c.ScheduleRetryDelay, c.ScheduleRetries, c.ScheduleLease))
+	}
+	if c.AskBack == "" {
+		c.AskBack = string(nodes.AskBackValues)
+	}
+	if !nodes.AskBackMode(c.AskBack).Valid() {
+		errs = append(errs, fmt.Errorf("ASK_BACK must be values, always or off, got %q", c.AskBack))
 	}
 	if c.ResultFreshness < 0 {
 		errs = append(errs, fmt.Errorf("RESULT_FRESHNESS must be 0 (off) or a duration such as 10m, got %s", c.ResultFreshness))

@@ -23,6 +23,37 @@ import (
 // what the question means: "all the Bethesda labels" or a follow-up that
 // names one is no ambiguity, while scores alone would ask.
 
+// AskBackMode says when the generator is offered to ask back
+// (ASK_BACK): the offer costs about 90 prompt tokens.
+type AskBackMode string
+
+// The modes.
+const (
+	// AskBackValues offers it when the question's words match several
+	// stored values about equally well (the default).
+	AskBackValues AskBackMode = "values"
+	// AskBackAlways offers it for every question: the generator may also
+	// ask about a question's words ("top games": by revenue or players?).
+	AskBackAlways AskBackMode = "always"
+	// AskBackOff never offers it.
+	AskBackOff AskBackMode = "off"
+)
+
+// Valid reports whether m is one of the modes.
+func (m AskBackMode) Valid() bool { return m == AskBackValues || m == AskBackAlways || m == AskBackOff }
+
+// offerAskBack sets what the generator is offered for asking back: nothing
+// where it may not ask (mayAsk) or ASK_BACK is off; else the question's
+// ambiguous values, and the offer when there are some or ASK_BACK is
+// always.
+func (n *Nodes) offerAskBack(ctx context.Context, s *State, data *prompts.GenerateQuery) {
+	if n.AskingBack == AskBackOff || !mayAsk(ctx, s) {
+		return
+	}
+	data.Ambiguous = ambiguousValues(s.Question(), s.Matches)
+	data.MayAsk = n.AskingBack == AskBackAlways || len(data.Ambiguous) > 0
+}
+
 // Clarification is the generator's question back: a short question and the
 // options a user chooses from. Written by generate_query.
 type Clarification struct {

@@ -118,9 +118,7 @@ func (n *Nodes) GeneratorPrompt(ctx context.Context, s *State) (prompts.Generate
 		s.Grounding, s.Schemas, s.Matches = &g, cat.Schemas(), g.Values
 	}
 	data.Schemas, data.Catalog, data.Values = s.Schemas, s.Grounding.Catalog, valueHints(s.Matches)
-	if data.MayAsk = mayAsk(ctx, s); data.MayAsk {
-		data.Ambiguous = ambiguousValues(s.Question(), s.Matches)
-	}
+	n.offerAskBack(ctx, s, &data)
 	for _, e := range s.Examples {
 		data.Examples = append(data.Examples, prompts.Example{Question: e.Question, SQL: e.Query,
 			Assumptions: e.Assumptions, Explanation: e.Explanation})

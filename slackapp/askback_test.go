@@ -8,6 +8,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/analyticsbot/analyticsbot/bot"
 	"github.com/analyticsbot/analyticsbot/demo"
 	"github.com/analyticsbot/analyticsbot/slackapp/fakeslack"
 )
@@ -44,7 +45,7 @@ func choiceButtons(t *testing.T, m fakeslack.Message) (labels, actions, asks []s
 // see, and answers it there.
 func TestAskBackButtons(t *testing.T) {
 	t.Parallel()
-	h := start(t)
+	h := start(t, withBotConfig(func(c *bot.Config) { c.AskBack = "always" })) // no value index here
 	ch, ts := channelID("CASKBACK1"), "1700000090.000100"
 	h.mention(ch, ts, "", demo.AskBackQuestion)
 	m := h.answerIn(ch, ts, "Which Bethesda do you mean?")

@@ -23,6 +23,9 @@ type Options struct {
 	// Numbered says the user may type a listed question's number to ask
 	// it; the list then says so.
 	Numbered bool
+	// Choose returns what the user runs to ask a question back's choice
+	// (its question), when they cannot type a number: a one-shot command.
+	Choose func(ask string) string
 	// Rate is what the user types to rate an answer (":good / :bad"); ""
 	// shows no rating line.
 	Rate string
@@ -113,9 +116,12 @@ func (o Options) choices(cs []answer.Choice) string {
 		if label == "" || strings.TrimSpace(c.Ask) == "" {
 			continue
 		}
-		if o.Numbered {
+		switch {
+		case o.Numbered:
 			lines = append(lines, "  "+strconv.Itoa(len(lines)+1)+". "+label)
-		} else {
+		case o.Choose != nil:
+			lines = append(lines, "  • "+label+": "+o.Choose(strings.TrimSpace(c.Ask)))
+		default:
 			lines = append(lines, "  • "+label)
 		}
 	}

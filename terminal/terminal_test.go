@@ -139,4 +139,7 @@ func TestRenderClarify(t *testing.T) {
 		Render(a, Options{Numbered: true, Press: chatPress}))
 	assert.Equal(t, "Which Bethesda do you mean?\n\n  • Bethesda Softworks\n  • All three\n", Render(a, Options{}))
 	assert.Equal(t, []string{q + " (Bethesda Softworks)", q + " (All three)"}, List(a), "the numbers ask these")
+	choose := func(ask string) string { return "ask " + ask }
+	assert.Equal(t, "Which Bethesda do you mean?\n\n  • Bethesda Softworks: ask "+q+" (Bethesda Softworks)\n  • All three: ask "+q+" (All three)\n",
+		Render(a, Options{Choose: choose}), "a one-shot command says what to run")
 }

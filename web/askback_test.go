@@ -8,6 +8,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/analyticsbot/analyticsbot/answer"
+	"github.com/analyticsbot/analyticsbot/bot"
 	"github.com/analyticsbot/analyticsbot/demo"
 )
 
@@ -16,7 +17,7 @@ import (
 // thread, which answers it, and a reloaded thread shows both again.
 func TestChatAskBack(t *testing.T) {
 	t.Parallel()
-	b := newTestBot(t, "")
+	b := newTestBot(t, "", func(c *bot.Config) { c.AskBack = "always" }) // no value index here
 	srv := newTestServer(t, b, Config{})
 
 	first := lastMessageEnd(t, chat(t, srv, "", demo.AskBackQuestion, nil).all(t))

@@ -334,6 +334,18 @@ func TestCLI(t *testing.T) {
 		assert.Contains(t, pressed.stdout, "WHERE release_year = 2018")
 	})
 
+	t.Run("ask prints the commands that choose when it asks back", func(t *testing.T) {
+		got := runCLI(t, "", "ask", demo.AskBackQuestion)
+		require.NoError(t, got.err, "stderr: %s", got.stderr)
+		assert.Contains(t, got.stdout, "Which Bethesda do you mean? The data spells the publisher three ways.\n")
+		m := regexp.MustCompile(`(?m)^  • Bethesda-Softworks: analyticsbot ask --thread (\S+) '(.*)'$`).FindStringSubmatch(got.stdout)
+		require.NotNil(t, m, "a command that chooses Bethesda-Softworks in %s", got.stdout)
+		assert.Equal(t, demo.AskBackQuestion+" (Bethesda-Softworks)", m[2])
+		chosen := runCLI(t, "", "ask", "--thread", m[1], m[2])
+		require.NoError(t, chosen.err, "the printed command runs: %s", chosen.stderr)
+		assert.Contains(t, chosen.stdout, "Games on Steam published by Bethesda (Bethesda-Softworks): 2.")
+	})
+
 	t.Run("chat", func(t *testing.T) {
 		dir := t.TempDir()
 		t.Chdir(dir)
