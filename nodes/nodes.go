@@ -90,6 +90,9 @@ type Nodes struct {
 	// Values finds stored values resembling words of a question; nil for
 	// none. *grounding.ValueIndex implements it.
 	Values ValueLookup
+	// AskingBack says when the generator may ask back instead of writing
+	// a query (ASK_BACK; AskBackValues when empty).
+	AskingBack AskBackMode
 	// SchemaBudget is the most prompt tokens the catalog may take in the
 	// generator's prompt (grounding.DefaultBudget when 0).
 	SchemaBudget int
@@ -141,6 +144,9 @@ func (n *Nodes) Defaults() *Nodes {
 	}
 	if n.MaxMessageLen == 0 {
 		n.MaxMessageLen = 4000
+	}
+	if n.AskingBack == "" {
+		n.AskingBack = AskBackValues
 	}
 	if n.ExamplesK == 0 {
 		n.ExamplesK = DefaultExamplesK

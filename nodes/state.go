@@ -46,6 +46,10 @@ const (
 	// Verify. The router never picks them.
 	IntentFeedback Intent = "feedback"
 	IntentVerify   Intent = "verify_example"
+	// IntentAskBack is the intent a thread keeps for a turn in which the
+	// bot asked back (save_turn), so the next question, which answers it,
+	// is not asked about again. The router never picks it.
+	IntentAskBack Intent = "ask_back"
 )
 
 // Valid reports whether i is one of the intents the classifier may pick
@@ -205,6 +209,11 @@ type State struct {
 	// Chart is the chart drawn from the result, when one fits (package
 	// chart, which weighs ChartHint); written by format_answer.
 	Chart *chart.Spec
+
+	// Clarification is the generator's question back, when it asked one
+	// instead of writing a query (ask_back shows it); written by
+	// generate_query.
+	Clarification *Clarification
 
 	// Query, Assumptions and Explanation are written by generate_query;
 	// Query also by validate_query (the backend's normalised form) and by

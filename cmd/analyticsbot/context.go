@@ -36,7 +36,10 @@ type contextJSON struct {
 	SearchTerms []string `json:"search_terms"`
 	// Glossary are the glossary's terms the question names.
 	Glossary []contextGlossaryJSON `json:"glossary"`
-	Prompt   string                `json:"prompt,omitempty"`
+	// AskBack are the question's words that match several stored values
+	// about equally well, which the generator may ask back about.
+	AskBack []contextAskBackJSON `json:"ask_back,omitempty"`
+	Prompt  string               `json:"prompt,omitempty"`
 }
 
 type contextGlossaryJSON struct {
@@ -44,6 +47,12 @@ type contextGlossaryJSON struct {
 	// Said is what the question says: the term or a synonym of it.
 	Said  string `json:"said"`
 	Means string `json:"means,omitempty"`
+}
+
+type contextAskBackJSON struct {
+	Phrase string   `json:"phrase"`
+	Column string   `json:"column"`
+	Values []string `json:"values"`
 }
 
 type contextExampleJSON struct {
@@ -126,6 +135,9 @@ func contextCommand(ctx context.Context, args []string, out io.Writer) error {
 	for _, m := range gc.State.Glossary {
 		c.Glossary = append(c.Glossary, contextGlossaryJSON{Term: m.Entry.Term, Said: m.Phrase, Means: m.Entry.Means})
 	}
+	for _, a := range gc.Ambiguous {
+		c.AskBack = append(c.AskBack, contextAskBackJSON{Phrase: a.Phrase, Column: a.Column, Values: a.Values})
+	}
 	if *withPrompt {
 		c.Prompt = gc.Prompt
 	}
@@ -157,6 +169,12 @@ func contextCommand(ctx context.Context, args []string, out io.Writer) error {
 				means = ": " + g.Means
 			}
 			fmt.Fprintf(out, "  %s%s%s\n", g.Term, said, means)
+		}
+	}
+	if len(gc.Ambiguous) > 0 {
+		fmt.Fprintf(out, "may ask back (several values match about equally well):\n")
+		for _, a := range gc.Ambiguous {
+			fmt.Fprintf(out, "  %q: %s %s\n", a.Phrase, a.Column, a.Quoted())
 		}
 	}
 	switch {

@@ -57,6 +57,19 @@ func TestCLIContext(t *testing.T) {
 	assert.Contains(t, got.stdout, "analytics.genres", "the human form lists the tables")
 	assert.Contains(t, got.stdout, "question: genre, game", "with their reasons")
 
+	// A name the data spells several ways, none of them the name: the
+	// generator may ask back which.
+	got = runCLI(t, "", "context", "How many games did Bethesda publish?")
+	require.NoError(t, got.err)
+	assert.Contains(t, got.stdout, "may ask back (several values match about equally well):\n"+
+		`  "Bethesda": analytics.publishers.name `)
+	for _, v := range []string{"'Bethesda Softworks'", "'Bethesda-Softworks'", "'Bethesda-Soft'"} {
+		assert.Contains(t, got.stdout, v)
+	}
+	got = runCLI(t, "", "context", "How many games did Ubisoft publish?")
+	require.NoError(t, got.err)
+	assert.NotContains(t, got.stdout, "may ask back", "one value is the name itself")
+
 	usage := runCLI(t, "", "context")
 	assert.ErrorIs(t, usage.err, errUsage, "no question")
 
