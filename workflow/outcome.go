@@ -13,7 +13,8 @@ const (
 	OutcomeFailed = "failed"
 	// OutcomeError: the node returned an error or panicked; the run stops.
 	OutcomeError = "error"
-	// OutcomeCanceled: the node returned while the run's context was done.
+	// OutcomeCanceled: the node returned an error because the run's
+	// context was done; the run stops.
 	OutcomeCanceled = "canceled"
 )
 
