@@ -53,6 +53,10 @@ type Table struct {
 	// Reasons say why it was chosen, for people ("question: release, year",
 	// "used earlier in the thread", "joins apps").
 	Reasons []string
+	// Kept are the columns of a table described in part (its LeftOut
+	// counts the others), with why each was kept; nil when it is
+	// described whole.
+	Kept []Column
 }
 
 // Context is what the generator is shown of the catalog.
@@ -87,7 +91,7 @@ func Build(cat *warehouse.Catalog, describe func([]warehouse.Table) string, r Re
 	}
 	all := describe(cat.Tables)
 	whole := llm.EstimateTokens(all)
-	order, relevant, scored := rank(cat, r)
+	order, relevant, scored, links := rank(cat, r)
 	if whole <= budget {
 		// Shown whole, in catalog order; the scores still tell people
 		// which tables the question touches.
@@ -101,21 +105,50 @@ func Build(cat *warehouse.Catalog, describe func([]warehouse.Table) string, r Re
 	c := Context{WholeTokens: whole}
 	// Whole tables: the relevant ones (the question's, the thread's and
 	// their join partners) while they fit; with none, the catalog's first.
+	// A relevant table that does not fit whole is described in part: its
+	// keys and the columns the question needs, if they fit, and always
+	// when the question names the table; those take the room left, best
+	// table first.
 	fill := order[:relevant]
 	if relevant == 0 {
 		fill = order
 	}
+	cr := columnRequest{terms: terms(r.Question), matches: r.Matches, earlier: identifiers(r.Earlier),
+		examples: identifiers(r.Examples), links: links}
 	used := 0
 	chosen := make([]bool, len(cat.Tables))
-	var described []warehouse.Table
+	parts := make([]*partial, len(cat.Tables))
 	for _, i := range fill {
-		if used+sizes[i] > budget {
+		if used+sizes[i] <= budget {
+			used += sizes[i]
+			chosen[i] = true
 			continue
 		}
-		used += sizes[i]
-		chosen[i] = true
-		c.Tables = append(c.Tables, scored[i])
-		described = append(described, cat.Tables[i])
+		if relevant == 0 {
+			continue
+		}
+		p := newPartial(cat.Tables[i], describe, cr)
+		if used+p.cost() <= budget || isNamed(cat.Tables[i], cr.terms) {
+			used += p.cost()
+			chosen[i], parts[i] = true, p
+		}
+	}
+	var described []warehouse.Table
+	for _, i := range fill {
+		if parts[i] != nil {
+			used = parts[i].grow(budget, used)
+		}
+	}
+	for _, i := range fill {
+		if !chosen[i] {
+			continue
+		}
+		t := scored[i]
+		if parts[i] != nil {
+			t.Table, t.Kept = parts[i].described()
+		}
+		c.Tables = append(c.Tables, t)
+		described = append(described, t.Table)
 	}
 	c.Catalog = describe(described)
 	// The other tables by name, best first, while the budget lasts.
@@ -208,8 +241,8 @@ const (
 // rank orders the catalog's tables for r: the relevant ones (scored, or
 // referred to by a scored one) best first, then the rest in catalog order;
 // relevant counts the first. It also returns every table with its score
-// and reasons.
-func rank(cat *warehouse.Catalog, r Request) (order []int, relevant int, scored []Table) {
+// and reasons, and the columns that join tables ("schema.table.column").
+func rank(cat *warehouse.Catalog, r Request) (order []int, relevant int, scored []Table, links map[string]bool) {
 	scored = make([]Table, len(cat.Tables))
 	bags := make([]map[string]float64, len(cat.Tables))
 	df := map[string]int{}
@@ -260,7 +293,7 @@ func rank(cat *warehouse.Catalog, r Request) (order []int, relevant int, scored 
 	schemaCoherence(cat, scored)
 	// A table that a relevant table refers to is needed to join it: it
 	// ranks at least half as high.
-	partners := joinPartners(cat)
+	partners, js := joinPartners(cat)
 	own := make([]float64, len(scored))
 	for i := range scored {
 		own[i] = scored[i].Score
@@ -270,7 +303,7 @@ func rank(cat *warehouse.Catalog, r Request) (order []int, relevant int, scored 
 			continue
 		}
 		for _, j := range ps {
-			scored[j].Reasons = append(scored[j].Reasons, "joins "+cat.Tables[i].QualifiedName())
+			scored[j].Reasons = append(scored[j].Reasons, "joins "+cat.Tables[i].QualifiedName()+" ("+js.via[[2]int{i, j}]+")")
 			scored[j].Score = max(scored[j].Score, own[i]*partnerShare)
 		}
 	}
@@ -288,7 +321,8 @@ func rank(cat *warehouse.Catalog, r Request) (order []int, relevant int, scored 
 			continue
 		}
 		slices.SortStableFunc(ends, func(a, b int) int { return cmp.Compare(own[b], own[a]) })
-		scored[i].Reasons = append(scored[i].Reasons, "links "+cat.Tables[ends[0]].QualifiedName()+" and "+cat.Tables[ends[1]].QualifiedName())
+		scored[i].Reasons = append(scored[i].Reasons, "links "+cat.Tables[ends[0]].QualifiedName()+" and "+cat.Tables[ends[1]].QualifiedName()+
+			" ("+js.via[[2]int{i, ends[0]}]+", "+js.via[[2]int{i, ends[1]}]+")")
 		scored[i].Score = max(scored[i].Score, own[ends[1]]*bridgeShare)
 	}
 	for i := range scored {
@@ -303,7 +337,7 @@ func rank(cat *warehouse.Catalog, r Request) (order []int, relevant int, scored 
 			order = append(order, i)
 		}
 	}
-	return order, relevant, scored
+	return order, relevant, scored, js.columns
 }
 
 // schemaCoherence scales each score by the strength of its table's
@@ -416,11 +450,13 @@ var identifier = regexp.MustCompile(`[\pL\pN_$]+`)
 
 // joinPartners lists, per table, the tables it refers to: its declared
 // foreign keys, and by name, a column x_id joining a table named x (or its
-// plural) of the same schema, or a column named like the key another
-// table opens with (keyOwners). Only that way round: a table many others
-// refer to (a fact table every link table points at) would otherwise pull
-// them all in.
-func joinPartners(cat *warehouse.Catalog) [][]int {
+// plural) of the same schema, a column named like the key another table
+// opens with (keyOwners), or named like the one other table whose key it
+// is by name (nameOwners: orders.region and region_targets.region). Only
+// that way round: a table many others refer to (a fact table every link
+// table points at) would otherwise pull them all in. The joins say by
+// which columns.
+func joinPartners(cat *warehouse.Catalog) ([][]int, joins) {
 	index := map[string]int{}
 	for i, t := range cat.Tables {
 		index[t.QualifiedName()] = i
@@ -437,24 +473,33 @@ func joinPartners(cat *warehouse.Catalog) [][]int {
 		}
 		return 0, false
 	}
-	keys := keyOwners(cat)
+	keys, named := keyOwners(cat), nameOwners(cat)
 	out := make([][]int, len(cat.Tables))
-	link := func(a, b int) {
-		if a != b && !slices.Contains(out[a], b) {
-			out[a] = append(out[a], b)
+	js := joins{via: map[[2]int]string{}, columns: map[string]bool{}}
+	link := func(a, b int, from, to string) {
+		if a == b || slices.Contains(out[a], b) {
+			return
 		}
+		out[a] = append(out[a], b)
+		ta, tb := cat.Tables[a], cat.Tables[b]
+		if to == "" && len(tb.Columns) > 0 {
+			to = tb.Columns[0].Name
+		}
+		js.via[[2]int{a, b}] = ta.Name + "." + from + " ↔ " + tb.Name + "." + to
+		js.columns[strings.ToLower(ta.QualifiedName()+"."+from)] = true
+		js.columns[strings.ToLower(tb.QualifiedName()+"."+to)] = true
 	}
 	for i, t := range cat.Tables {
 		for _, fk := range t.ForeignKeys {
-			if j, ok := index[qualify(fk.RefSchema, fk.RefTable)]; ok {
-				link(i, j)
+			if j, ok := index[qualify(fk.RefSchema, fk.RefTable)]; ok && len(fk.Columns) > 0 && len(fk.RefColumns) > 0 {
+				link(i, j, fk.Columns[0], fk.RefColumns[0])
 			}
 		}
 		for ci, c := range t.Columns {
 			name := strings.ToLower(c.Name)
 			if stem, ok := strings.CutSuffix(name, "_id"); ok && stem != "" {
 				if j, ok := lookup(t.Schema, stem); ok {
-					link(i, j)
+					link(i, j, c.Name, "")
 					continue
 				}
 			}
@@ -465,7 +510,67 @@ func joinPartners(cat *warehouse.Catalog) [][]int {
 				continue
 			}
 			if j, ok := keys.owner(t.Schema, name, i); ok {
-				link(i, j)
+				link(i, j, c.Name, ownColumn(cat.Tables[j], name))
+				continue
+			}
+			if j, ok := named[qualify(t.Schema, name)]; ok && j >= 0 {
+				link(i, j, c.Name, ownColumn(cat.Tables[j], name))
+			}
+		}
+	}
+	return out, js
+}
+
+// joins says by which columns tables join (joinPartners).
+type joins struct {
+	// via names the columns that join table a to table b: "orders.region
+	// ↔ region_targets.region".
+	via map[[2]int]string
+	// columns are the joining columns, "schema.table.column" in lower
+	// case: a table described in part keeps them.
+	columns map[string]bool
+}
+
+// ownColumn is t's column named name (lower case) in t's own case, or its
+// first column.
+func ownColumn(t warehouse.Table, name string) string {
+	for _, c := range t.Columns {
+		if strings.ToLower(c.Name) == name {
+			return c.Name
+		}
+	}
+	if len(t.Columns) > 0 {
+		return t.Columns[0].Name
+	}
+	return name
+}
+
+// nameOwners maps "schema.column" to the one table of the schema whose
+// key the column is by its name: the table it opens (airline_code opening
+// airline), or whose name it begins (region in region_targets), when it
+// ends in no "id" (keyOwners has those). Where two tables would own it,
+// it maps to -1: no link.
+func nameOwners(cat *warehouse.Catalog) map[string]int {
+	out := map[string]int{}
+	own := func(k string, i int) {
+		if j, seen := out[k]; seen && j != i {
+			out[k] = -1
+			return
+		}
+		out[k] = i
+	}
+	for i, t := range cat.Tables {
+		if !isEntity(t) {
+			continue
+		}
+		table := strings.ToLower(t.Name)
+		for ci, c := range t.Columns {
+			name := strings.ToLower(c.Name)
+			if len(name) < 3 || strings.HasSuffix(name, "id") {
+				continue
+			}
+			if ci == 0 || table == name || strings.HasPrefix(table, name+"_") {
+				own(qualify(t.Schema, name), i)
 			}
 		}
 	}
@@ -584,6 +689,13 @@ func (c Context) String() string {
 	b.WriteByte('\n')
 	for _, t := range c.Tables {
 		fmt.Fprintf(&b, "  %-40s %6.2f  %s\n", t.QualifiedName(), t.Score, strings.Join(t.Reasons, "; "))
+		if t.Kept != nil {
+			kept := make([]string, len(t.Kept))
+			for i, k := range t.Kept {
+				kept[i] = k.Name + " (" + k.Why + ")"
+			}
+			fmt.Fprintf(&b, "    %d of %d columns: %s; %d left out\n", len(t.Kept), len(t.Kept)+t.LeftOut, strings.Join(kept, ", "), t.LeftOut)
+		}
 	}
 	if len(c.Others) > 0 {
 		fmt.Fprintf(&b, "  named only: %s\n", strings.Join(c.Others, ", "))
