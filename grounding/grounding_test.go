@@ -26,6 +26,9 @@ func describe(tables []warehouse.Table) string {
 		for _, c := range t.Columns {
 			b.WriteString("  " + c.Name + " " + c.Type + "\n")
 		}
+		if t.LeftOut > 0 {
+			b.WriteString("  " + warehouse.DescribeLeftOut(t.LeftOut) + "\n")
+		}
 	}
 	return b.String()
 }
