@@ -42,6 +42,10 @@ type Request struct {
 	// Budget is the most prompt tokens the catalog may take; 0 means
 	// DefaultBudget.
 	Budget int
+	// Listed are every value of the columns that have few
+	// (ValueIndex.Listed): the description lists them, best table first,
+	// while the budget allows, once the tables are chosen.
+	Listed map[warehouse.ColumnRef][]string
 }
 
 // Table is a table chosen for the prompt, with why.
@@ -74,9 +78,12 @@ type Context struct {
 	Tokens, WholeTokens int
 	// Whole reports that the whole catalog fit the budget and is shown.
 	Whole bool
-	// Values are the matched values the prompt shows: those of the
-	// described tables first, then others, at most ValueColumns columns.
+	// Values are the matched values the prompt shows: exact, stemmed
+	// and place matches first, then those of the described tables, then
+	// others, at most ValueColumns columns.
 	Values []store.ValueMatch
+	// Listed are the columns whose every value the description lists.
+	Listed []ListedColumn
 }
 
 // ValueColumns is the most columns whose matched values the prompt shows.
@@ -95,8 +102,15 @@ func Build(cat *warehouse.Catalog, describe func([]warehouse.Table) string, r Re
 	if whole <= budget {
 		// Shown whole, in catalog order; the scores still tell people
 		// which tables the question touches.
-		return Context{Whole: true, WholeTokens: whole, Catalog: all, Tokens: whole, Tables: scored,
+		c := Context{Whole: true, WholeTokens: whole, Catalog: all, Tokens: whole, Tables: scored,
 			Values: shownValues(r.Matches, cat.Tables)}
+		if len(r.Listed) > 0 {
+			tables := slices.Clone(cat.Tables)
+			c.Listed = listValues(tables, order, r.Listed, describe, budget*4-3-utf8.RuneCountInString(all))
+			c.Catalog = describe(tables)
+			c.Tokens = llm.EstimateTokens(c.Catalog)
+		}
+		return c
 	}
 	sizes := make([]int, len(cat.Tables))
 	for i, t := range cat.Tables {
@@ -150,6 +164,15 @@ func Build(cat *warehouse.Catalog, describe func([]warehouse.Table) string, r Re
 		c.Tables = append(c.Tables, t)
 		described = append(described, t.Table)
 	}
+	// The values of columns with few, while room remains.
+	priority := make([]int, len(described))
+	for k := range priority {
+		priority[k] = k
+	}
+	c.Listed = listValues(described, priority, r.Listed, describe, budget*4-3-utf8.RuneCountInString(describe(described)))
+	for k := range described {
+		c.Tables[k].Table = described[k]
+	}
 	c.Catalog = describe(described)
 	// The other tables by name, best first, while the budget lasts.
 	room := budget*4 - utf8.RuneCountInString(c.Catalog) - utf8.RuneCountInString(othersPrefix) - 1
@@ -174,14 +197,33 @@ func Build(cat *warehouse.Catalog, describe func([]warehouse.Table) string, r Re
 	return c
 }
 
-// shownValues keeps the matches of at most ValueColumns columns: first
-// those of the described tables, best table first, which the query can
-// filter on; then the others, in the lookup's order (best first).
+// shownValues keeps the matches of at most ValueColumns columns, spent by
+// match quality: first the columns with an exact, stemmed or place match
+// (whatever their table: 'English' in a language column the question
+// names is worth more than a fuzzy match in a described table), then the
+// other columns of the described tables, best table first, which the
+// query can filter on; then the others, in the lookup's order (best
+// first).
 func shownValues(matches []store.ValueMatch, described []warehouse.Table) []store.ValueMatch {
 	var columns []store.ValueColumn
 	add := func(m store.ValueMatch) {
 		if !slices.Contains(columns, m.ValueColumn) && len(columns) < ValueColumns {
 			columns = append(columns, m.ValueColumn)
+		}
+	}
+	strong := func(m store.ValueMatch) bool {
+		return m.Exact || m.Why == store.MatchStem || m.Why == store.MatchPlace
+	}
+	for _, t := range described {
+		for _, m := range matches {
+			if strong(m) && t.Name == m.Table && t.Schema == m.Schema {
+				add(m)
+			}
+		}
+	}
+	for _, m := range matches {
+		if strong(m) {
+			add(m)
 		}
 	}
 	for _, t := range described {
@@ -702,6 +744,9 @@ func (c Context) String() string {
 	}
 	if c.Omitted > 0 {
 		fmt.Fprintf(&b, "  left out: %d tables\n", c.Omitted)
+	}
+	for _, l := range c.Listed {
+		fmt.Fprintf(&b, "  all values listed (low cardinality, at most %d): %s: %s\n", LowCardinality, l.ColumnRef, warehouse.DescribeValues(l.Values))
 	}
 	return b.String()
 }
