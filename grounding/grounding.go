@@ -74,7 +74,8 @@ type Context struct {
 	// Catalog is the text the prompt shows.
 	Catalog string
 	// Tokens estimates Catalog's size in prompt tokens; WholeTokens that
-	// of the whole catalog described in full.
+	// of the whole catalog described in full (with the values it lists,
+	// when it is shown whole).
 	Tokens, WholeTokens int
 	// Whole reports that the whole catalog fit the budget and is shown.
 	Whole bool
@@ -109,6 +110,7 @@ func Build(cat *warehouse.Catalog, describe func([]warehouse.Table) string, r Re
 			c.Listed = listValues(tables, order, r.Listed, describe, budget*4-3-utf8.RuneCountInString(all))
 			c.Catalog = describe(tables)
 			c.Tokens = llm.EstimateTokens(c.Catalog)
+			c.WholeTokens = c.Tokens
 		}
 		return c
 	}

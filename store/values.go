@@ -249,7 +249,11 @@ func (d *DB) ValueIndexStats(ctx context.Context, backend string) (ValueIndexSta
 // its strong matches ("Ubisoft" in "Ubisoft Montreal", not "Ubisoft" in
 // "Ubisofted"); elsewhere weaker ones too ("roguelike" and the tag
 // "Rogue-like", among a hundred games named "... Roguelike").
+//
+// A strict phrase (a word of the schema) matches only in columns of at
+// most strictMaxDistinct values: kinds and statuses, not titles.
 const (
+	strictMaxDistinct   = 1000
 	candidatesPerColumn = 10
 	commonInColumn      = 40
 	strongMatch         = 0.9
@@ -329,7 +333,7 @@ func (d *DB) MatchValues(ctx context.Context, backend string, phrases []ValuePhr
 				    SELECT backend, schema_name, table_name, column_name, value FROM value_index
 				    WHERE `+where+`
 				)
-				SELECT schema_name, table_name, column_name, value, score, exact, stem, n FROM (
+				SELECT schema_name, table_name, column_name, value, score, exact, stem, distinct_values, n FROM (
 				    SELECT *, row_number() OVER (PARTITION BY schema_name, table_name, column_name
 				                                 ORDER BY exact DESC, stem DESC, score DESC, length(value), value) AS rn,
 				              count(*) OVER (PARTITION BY schema_name, table_name, column_name) AS n
@@ -337,8 +341,11 @@ func (d *DB) MatchValues(ctx context.Context, backend string, phrases []ValuePhr
 				        SELECT schema_name, table_name, column_name, value,
 				               greatest(`+q+`.similarity(value, $2), `+q+`.word_similarity($2, value)) AS score,
 				               regexp_replace(lower(value), '[^[:alnum:]]+', '', 'g') = $3 AS exact,
-				               `+stemsOf("value")+` = `+stemsOf("$2::text")+` AS stem
-				        FROM candidates WHERE backend = $1
+				               `+stemsOf("value")+` = `+stemsOf("$2::text")+` AS stem,
+				               (SELECT c.distinct_values FROM value_index_columns c
+				                WHERE (c.backend, c.schema_name, c.table_name, c.column_name) =
+				                      (v.backend, v.schema_name, v.table_name, v.column_name)) AS distinct_values
+				        FROM candidates v WHERE backend = $1
 				    ) scored
 				) ranked
 				WHERE rn <= $4`, pgx.QueryExecModeExec, backend, phrase, normalValue(phrase), candidatesPerColumn)
@@ -348,10 +355,14 @@ func (d *DB) MatchValues(ctx context.Context, backend string, phrases []ValuePhr
 			m := ValueMatch{Phrase: cmp.Or(p.Phrase, phrase)}
 			m.Backend = backend
 			var exact, stem bool
-			var n int
-			_, err = pgx.ForEachRow(rows, []any{&m.Schema, &m.Table, &m.Column, &m.Value, &m.Similarity, &exact, &stem, &n}, func() error {
+			var distinct, n int
+			_, err = pgx.ForEachRow(rows, []any{&m.Schema, &m.Table, &m.Column, &m.Value, &m.Similarity, &exact, &stem, &distinct, &n}, func() error {
 				m.Exact, m.Why = exact, MatchFuzzy
 				switch {
+				case p.Strict && distinct > strictMaxDistinct:
+					// A word of the schema that is also one title among
+					// thousands ("price", a game named 'PRICE') is chance.
+					return nil
 				case exact:
 					m.Similarity, m.Why = 1, cmp.Or(p.Why, MatchExact)
 				case stem && !short:
