@@ -34,7 +34,7 @@ type contextJSON struct {
 	Values []contextValueJSON `json:"values"`
 	// Listed are the columns with few values, all listed in the catalog.
 	Listed []contextListedJSON `json:"listed_values"`
-	Prompt string             `json:"prompt,omitempty"`
+	Prompt string              `json:"prompt,omitempty"`
 }
 
 type contextExampleJSON struct {
