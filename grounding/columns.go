@@ -51,9 +51,12 @@ type partial struct {
 }
 
 // newPartial plans the description of t in part for r: its core (the
-// keys and the columns worth columnCore or more) is kept.
-func newPartial(t warehouse.Table, describe func([]warehouse.Table) string, r columnRequest) *partial {
-	p := &partial{table: t, cols: make([]int, len(t.Columns))}
+// keys and the columns worth columnCore or more) is kept. It returns nil
+// when the core takes more than room tokens and !force: most tables of a
+// big warehouse are never described, and are not measured column by
+// column either.
+func newPartial(t warehouse.Table, describe func([]warehouse.Table) string, r columnRequest, room int, force bool) *partial {
+	p := &partial{table: t}
 	size := func(cols []warehouse.TableColumn, leftOut int) int {
 		u := t
 		u.Columns, u.LeftOut = cols, leftOut
@@ -61,29 +64,36 @@ func newPartial(t warehouse.Table, describe func([]warehouse.Table) string, r co
 	}
 	p.base = size(nil, 0)
 	p.leftOut = size(nil, len(t.Columns)) - p.base
-	for i, c := range t.Columns {
-		p.cols[i] = size([]warehouse.TableColumn{c}, 0) - p.base
+	if !force && (p.base+p.leftOut+3)/4 > room {
+		return nil
 	}
 	scores := make([]float64, len(t.Columns))
 	p.why = make([]string, len(t.Columns))
-	core := 0
+	var core []warehouse.TableColumn
 	for i, c := range t.Columns {
 		scores[i], p.why[i] = r.score(t, i, c)
 		if scores[i] >= columnCore {
-			core++
+			core = append(core, c)
 		}
+	}
+	if !force && (size(core, len(t.Columns)-len(core))+3)/4 > room {
+		return nil
+	}
+	p.cols = make([]int, len(t.Columns))
+	for i, c := range t.Columns {
+		p.cols[i] = size([]warehouse.TableColumn{c}, 0) - p.base
 	}
 	p.order = make([]int, len(t.Columns))
 	for i := range p.order {
 		p.order[i] = i
 	}
 	slices.SortStableFunc(p.order, func(a, b int) int { return cmp.Compare(scores[b], scores[a]) })
-	for _, i := range p.order[core:] {
+	for _, i := range p.order[len(core):] {
 		if p.why[i] == "" {
 			p.why[i] = "room left"
 		}
 	}
-	p.kept = core
+	p.kept = len(core)
 	return p
 }
 
@@ -198,12 +208,29 @@ func isKey(t warehouse.Table, i int, name string) bool {
 	return false
 }
 
-// isNamed reports whether the question names table t: one of its words
-// is a word of the table's name or title, or is inside its name.
-func isNamed(t warehouse.Table, terms []string) bool {
-	own := append(words(t.Name), words(t.Title)...)
-	name := strings.ToLower(t.Name)
-	return slices.ContainsFunc(terms, func(w string) bool {
-		return slices.Contains(own, w) || (len(w) >= minCompoundWord && strings.Contains(name, w))
-	})
+// namedPerWord is the most tables a word of the question forces (named).
+const namedPerWord = 3
+
+// named picks, for each word of the question that names tables (is a
+// word of a table's name or title, or is inside its name), the best of
+// them in order: a table the question names is described at least in
+// part whatever the budget. At most namedPerWord a word: "refund" in a
+// warehouse of a hundred refund_* tables forces three, not a hundred.
+func named(cat *warehouse.Catalog, order []int, terms []string) map[int]bool {
+	out := map[int]bool{}
+	for _, w := range terms {
+		n := 0
+		for _, i := range order {
+			t := cat.Tables[i]
+			name := strings.ToLower(t.Name)
+			if slices.Contains(words(t.Name), w) || slices.Contains(words(t.Title), w) ||
+				(len(w) >= minCompoundWord && strings.Contains(name, w)) {
+				out[i] = true
+				if n++; n == namedPerWord {
+					break
+				}
+			}
+		}
+	}
+	return out
 }

@@ -131,6 +131,7 @@ func Build(cat *warehouse.Catalog, describe func([]warehouse.Table) string, r Re
 	}
 	cr := columnRequest{terms: terms(r.Question), matches: r.Matches, earlier: identifiers(r.Earlier),
 		examples: identifiers(r.Examples), links: links}
+	forced := named(cat, fill, cr.terms)
 	used := 0
 	chosen := make([]bool, len(cat.Tables))
 	parts := make([]*partial, len(cat.Tables))
@@ -143,8 +144,8 @@ func Build(cat *warehouse.Catalog, describe func([]warehouse.Table) string, r Re
 		if relevant == 0 {
 			continue
 		}
-		p := newPartial(cat.Tables[i], describe, cr)
-		if used+p.cost() <= budget || isNamed(cat.Tables[i], cr.terms) {
+		p := newPartial(cat.Tables[i], describe, cr, budget-used, forced[i])
+		if p != nil && (used+p.cost() <= budget || forced[i]) {
 			used += p.cost()
 			chosen[i], parts[i] = true, p
 		}
