@@ -50,6 +50,7 @@ func TestPlaceNames(t *testing.T) {
 		{"US", []string{"United States", "USA", "U.S.", "U.S.A.", "United States of America", "America"}},
 		{"us", nil}, // the pronoun, not a code
 		{"Dutch", []string{"Netherlands", "NL", "NLD", "Holland", "The Netherlands"}},
+		{"Canada", []string{"CA", "CAN"}},
 		{"Ubisoft", nil},
 	}
 	for _, tt := range tests {
