@@ -279,8 +279,11 @@ const (
 	schemaTop   = 3
 	schemaFloor = 0.5
 	// bonusValue, times the match's similarity, lifts a table holding a
-	// value the question names.
+	// value the question names; fuzzyShare of it for a fuzzy match, which
+	// tells less than an exact, stemmed or place match ("Strategy games"
+	// and the publisher 'Pro Strategy Games').
 	bonusValue = 6.0
+	fuzzyShare = 0.75
 )
 
 // rank orders the catalog's tables for r: the relevant ones (scored, or
@@ -455,7 +458,11 @@ func bestMatch(t warehouse.Table, matches []store.ValueMatch, spread map[string]
 		if m.Table != t.Name || m.Schema != t.Schema {
 			continue
 		}
-		if w := m.Similarity / math.Sqrt(float64(max(spread[m.Phrase], 1))); !found || w > weight {
+		w := m.Similarity / math.Sqrt(float64(max(spread[m.Phrase], 1)))
+		if m.Why == store.MatchFuzzy {
+			w *= fuzzyShare
+		}
+		if !found || w > weight {
 			best, weight, found = m, w, true
 		}
 	}

@@ -110,3 +110,23 @@ func TestListedValuesWithinTheBudget(t *testing.T) {
 	assert.LessOrEqual(t, c.Tokens, 50)
 	assert.Nil(t, cat.Tables[1].Columns[2].Values, "the catalog itself is left as it was")
 }
+
+// A fuzzy match lifts its table less than an exact one of the same
+// similarity: "Strategy games" tells more of the genre 'Strategy' than of
+// the publisher 'Pro Strategy Games'.
+func TestFuzzyMatchesLiftLess(t *testing.T) {
+	t.Parallel()
+	cat := &warehouse.Catalog{Tables: []warehouse.Table{
+		table("s", "publishers", "", "publisher_id", "label"),
+		table("s", "genres", "", "genre_id", "label"),
+	}}
+	match := func(table, value, why string) store.ValueMatch {
+		return store.ValueMatch{ValueColumn: store.ValueColumn{Schema: "s", Table: table, Column: "label"}, Value: value,
+			Phrase: "Strategy", Similarity: 1, Exact: why == store.MatchExact, Why: why}
+	}
+	c := Build(cat, describe, Request{Question: "Average playtime of Strategy titles", Budget: 10_000, Matches: []store.ValueMatch{
+		match("publishers", "Pro Strategy Games", store.MatchFuzzy), match("genres", "Strategy", store.MatchExact)}})
+	got := byName(c)
+	assert.Greater(t, got["s.genres"].Score, got["s.publishers"].Score)
+	assert.Positive(t, got["s.publishers"].Score)
+}
