@@ -538,8 +538,10 @@ func joinPartners(cat *warehouse.Catalog) ([][]int, joins) {
 			to = tb.Columns[0].Name
 		}
 		js.via[[2]int{a, b}] = ta.Name + "." + from + " ↔ " + tb.Name + "." + to
-		js.columns[strings.ToLower(ta.QualifiedName()+"."+from)] = true
-		js.columns[strings.ToLower(tb.QualifiedName()+"."+to)] = true
+		// A semantic layer's member is named with its cube: the key is
+		// its own part, as columnRequest.score reads it.
+		js.columns[strings.ToLower(ta.QualifiedName()+"."+memberOf(from))] = true
+		js.columns[strings.ToLower(tb.QualifiedName()+"."+memberOf(to))] = true
 	}
 	for i, t := range cat.Tables {
 		for _, fk := range t.ForeignKeys {
@@ -571,6 +573,15 @@ func joinPartners(cat *warehouse.Catalog) ([][]int, joins) {
 		}
 	}
 	return out, js
+}
+
+// memberOf is a column's name without the cube a semantic layer's member
+// is qualified with ("Apps.app_id" gives "app_id").
+func memberOf(column string) string {
+	if _, member, ok := strings.Cut(column, "."); ok {
+		return member
+	}
+	return column
 }
 
 // joins says by which columns tables join (joinPartners).
