@@ -114,48 +114,17 @@ func Build(cat *warehouse.Catalog, describe func([]warehouse.Table) string, r Re
 		}
 		return c
 	}
-	sizes := make([]int, len(cat.Tables))
-	for i, t := range cat.Tables {
-		sizes[i] = llm.EstimateTokens(describe([]warehouse.Table{t}))
-	}
 	c := Context{WholeTokens: whole}
-	// Whole tables: the relevant ones (the question's, the thread's and
-	// their join partners) while they fit; with none, the catalog's first.
-	// A relevant table that does not fit whole is described in part: its
-	// keys and the columns the question needs, if they fit, and always
-	// when the question names the table; those take the room left, best
-	// table first.
+	// The relevant tables (the question's, the thread's and their join
+	// partners); with none, the catalog's first.
 	fill := order[:relevant]
 	if relevant == 0 {
 		fill = order
 	}
 	cr := columnRequest{terms: terms(r.Question), matches: r.Matches, earlier: identifiers(r.Earlier),
 		examples: identifiers(r.Examples), links: links}
-	forced := named(cat, fill, cr.terms)
-	used := 0
-	chosen := make([]bool, len(cat.Tables))
-	parts := make([]*partial, len(cat.Tables))
-	for _, i := range fill {
-		if used+sizes[i] <= budget {
-			used += sizes[i]
-			chosen[i] = true
-			continue
-		}
-		if relevant == 0 {
-			continue
-		}
-		p := newPartial(cat.Tables[i], describe, cr, budget-used, forced[i])
-		if p != nil && (used+p.cost() <= budget || forced[i]) {
-			used += p.cost()
-			chosen[i], parts[i] = true, p
-		}
-	}
+	chosen, parts := fillBudget(cat, describe, fill, relevant > 0, cr, budget)
 	var described []warehouse.Table
-	for _, i := range fill {
-		if parts[i] != nil {
-			used = parts[i].grow(budget, used)
-		}
-	}
 	for _, i := range fill {
 		if !chosen[i] {
 			continue
@@ -198,6 +167,42 @@ func Build(cat *warehouse.Catalog, describe func([]warehouse.Table) string, r Re
 	c.Tokens = llm.EstimateTokens(c.Catalog)
 	c.Values = shownValues(r.Matches, described)
 	return c
+}
+
+// fillBudget chooses the tables of fill (best first) to describe within
+// budget: whole while they fit. When they are relevant (partly is true), a
+// table that does not fit whole is described in part: its keys and the
+// columns the question needs, if they fit, and always when the question
+// names the table (named); those then take the room left, best table
+// first. It returns which tables are chosen and, of those, the ones
+// described in part.
+func fillBudget(cat *warehouse.Catalog, describe func([]warehouse.Table) string, fill []int, partly bool,
+	cr columnRequest, budget int) (chosen []bool, parts []*partial) {
+	forced := named(cat, fill, cr.terms)
+	used := 0
+	chosen = make([]bool, len(cat.Tables))
+	parts = make([]*partial, len(cat.Tables))
+	for _, i := range fill {
+		if size := llm.EstimateTokens(describe([]warehouse.Table{cat.Tables[i]})); used+size <= budget {
+			used += size
+			chosen[i] = true
+			continue
+		}
+		if !partly {
+			continue
+		}
+		p := newPartial(cat.Tables[i], describe, cr, budget-used, forced[i])
+		if p != nil && (used+p.cost() <= budget || forced[i]) {
+			used += p.cost()
+			chosen[i], parts[i] = true, p
+		}
+	}
+	for _, i := range fill {
+		if parts[i] != nil {
+			used = parts[i].grow(budget, used)
+		}
+	}
+	return chosen, parts
 }
 
 // shownValues keeps the matches of at most ValueColumns columns, spent by
