@@ -52,7 +52,7 @@ func (c Config) ReaderConfig() pgwarehouse.ExecConfig {
 	return pgwarehouse.ExecConfig{
 		DatabaseURL: c.DatabaseURL, URL: c.ReaderURL, Role: c.ReaderRole, Schemas: c.Schemas,
 		StatementTimeout: c.StatementTimeout, MaxRows: c.MaxRows, MaxBytes: c.MaxResultBytes,
-		IdentityKey: c.identityKey,
+		Timeout: c.DatabaseTimeout, IdentityKey: c.identityKey,
 	}
 }
 

@@ -66,6 +66,8 @@ type Bot struct {
 	// unsaved are the turn records the database refused while it was
 	// away, to write when it is back.
 	unsaved *unsaved
+	// ready is the last outcome of Ready.
+	ready readiness
 }
 
 // Turns is the bound on the turns the bot answers at once, which every
@@ -81,7 +83,7 @@ func New(ctx context.Context, cfg Config, log *slog.Logger) (*Bot, error) {
 	if err := cfg.Check(); err != nil {
 		return nil, err
 	}
-	db, err := store.Open(ctx, cfg.DatabaseURL, store.WithSchema(cfg.BotSchema))
+	db, err := store.Open(ctx, cfg.DatabaseURL, store.WithSchema(cfg.BotSchema), store.WithTimeout(cfg.DatabaseTimeout))
 	if err != nil {
 		return nil, err
 	}
@@ -202,6 +204,10 @@ func newBot(cfg Config, db *store.DB, backend warehouse.Backend, log *slog.Logge
 	} else {
 		log.Warn("ACCESS_FILE is not set: everyone who can reach the bot reads everything the reader role can (docs/access.md)")
 	}
+	lex, err := cfg.lexicon(log)
+	if err != nil {
+		return nil, err
+	}
 	limits := store.CacheLimits{PerThread: cfg.CachePerThread, Entries: cfg.CacheLRUSize, Bytes: cfg.ResultCacheBytes}
 	if b.cache, err = store.NewCache(db, limits); err != nil {
 		return nil, fmt.Errorf("result cache: %w", err)
@@ -214,7 +220,7 @@ func newBot(cfg Config, db *store.DB, backend warehouse.Backend, log *slog.Logge
 		Model: model, DB: db, Warehouse: backend, Cache: telemetry.InstrumentCache(b.cache), Examples: examples,
 		Domain: cfg.Domain, Suggestions: b.Suggestions(), MaxRetries: retries, MaxRows: cfg.MaxRows,
 		ExportMaxRows: cfg.ExportMaxRows, SchemaBudget: cfg.SchemaBudget, Links: links, Logger: log,
-		ResultFreshness: cfg.ResultFreshness, TimeZone: cfg.Location(),
+		ResultFreshness: cfg.ResultFreshness, TimeZone: cfg.Location(), Lexicon: lex,
 	}).Defaults()
 	if cfg.Schedules {
 		n.Schedules = db

@@ -36,6 +36,7 @@ func TestBot(t *testing.T) {
 		{"ChannelCeiling", testChannelCeiling},
 		{"CeilingRoles", testCeilingRoles},
 		{"DatabaseDown", testDatabaseDown},
+		{"SilentDatabase", testSilentDatabase},
 		{"ConcurrentThreads", testConcurrentThreads},
 		{"MissingSchema", testMissingSchema},
 		{"ResultFreshness", testResultFreshness},

@@ -3,6 +3,9 @@ package bot
 import (
 	"errors"
 	"fmt"
+	"log/slog"
+	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 	"time"
@@ -12,7 +15,9 @@ import (
 	"github.com/analyticsbot/analyticsbot/access"
 	"github.com/analyticsbot/analyticsbot/answer"
 	"github.com/analyticsbot/analyticsbot/demo"
+	"github.com/analyticsbot/analyticsbot/lexicon"
 	"github.com/analyticsbot/analyticsbot/llm"
+	"github.com/analyticsbot/analyticsbot/pgpool"
 	"github.com/analyticsbot/analyticsbot/store"
 	"github.com/analyticsbot/analyticsbot/warehouse/pgwarehouse"
 )
@@ -84,6 +89,13 @@ type Config struct {
 	// SchemaBudget is the most prompt tokens the catalog may take in the
 	// generator's prompt; a bigger catalog is cut to what the question needs.
 	SchemaBudget int `env:"SCHEMA_BUDGET_TOKENS" envDefault:"3000"`
+	// GlossaryFile is the team's glossary (docs/workflow.md): terms, their
+	// synonyms and what they mean in the data; empty: none.
+	GlossaryFile string `env:"GLOSSARY_FILE"`
+	// WordNetDir is a WordNet dict directory (Debian's wordnet-base:
+	// /usr/share/wordnet) whose synonyms and related words expand a
+	// question's words before grounding; empty: none.
+	WordNetDir string `env:"WORDNET_DIR"`
 	// ValueIndexMaxDistinct is the most distinct values a text column may
 	// have to have its values indexed for the value lookup; 0 turns the
 	// lookup off.
@@ -103,6 +115,12 @@ type Config struct {
 	// ExportMaxRows caps a full CSV export of a result cut at MaxRows.
 	ExportMaxRows    int           `env:"EXPORT_MAX_ROWS" envDefault:"1000000"`
 	StatementTimeout time.Duration `env:"STATEMENT_TIMEOUT" envDefault:"30s"`
+	// DatabaseTimeout bounds each round trip to a database on the bot's
+	// side, its own and the reader's (pgpool.Tracer): waiting for a
+	// connection, a statement (the question's query, its EXPLAIN, an
+	// export and a value lookup get StatementTimeout more), and the TCP
+	// user timeout of their sockets. 0 means pgpool.DefaultTimeout.
+	DatabaseTimeout time.Duration `env:"DATABASE_TIMEOUT" envDefault:"10s"`
 	// ReaderRole is the role generated SQL runs as. ConfigFromEnv makes it
 	// READER_DATABASE_URL's user, or the database's own reader
 	// (pgwarehouse.ReaderRoleFor); empty elsewhere means the executor's
@@ -256,6 +274,11 @@ func (c *Config) Check() error {
 			"and SCHEDULE_LEASE at least twice SCHEDULE_POLL; got %s, %s, %d and %s",
 			c.SchedulePoll, c.ScheduleRetryDelay, c.ScheduleRetries, c.ScheduleLease))
 	}
+	if c.DatabaseTimeout < 0 {
+		errs = append(errs, fmt.Errorf("DATABASE_TIMEOUT must be a duration such as 10s, got %s", c.DatabaseTimeout))
+	} else if c.DatabaseTimeout == 0 {
+		c.DatabaseTimeout = pgpool.DefaultTimeout
+	}
 	if c.ResultFreshness < 0 {
 		errs = append(errs, fmt.Errorf("RESULT_FRESHNESS must be 0 (off) or a duration such as 10m, got %s", c.ResultFreshness))
 	}
@@ -285,6 +308,16 @@ func (c *Config) Check() error {
 	if c.AccessFile != "" {
 		if _, err := access.Load(c.AccessFile); err != nil {
 			errs = append(errs, fmt.Errorf("ACCESS_FILE: %w", err))
+		}
+	}
+	if c.GlossaryFile != "" {
+		if _, err := lexicon.LoadGlossary(c.GlossaryFile); err != nil {
+			errs = append(errs, fmt.Errorf("GLOSSARY_FILE: %w", err))
+		}
+	}
+	if c.WordNetDir != "" {
+		if _, err := os.Stat(filepath.Join(c.WordNetDir, "index.noun")); err != nil {
+			errs = append(errs, fmt.Errorf("WORDNET_DIR: %q is no WordNet dict directory (it has no index.noun; Debian's wordnet-base installs one in /usr/share/wordnet)", c.WordNetDir))
 		}
 	}
 	return errors.Join(errs...)
@@ -324,4 +357,25 @@ func (c Config) links(backend string) (answer.Links, error) {
 		return nil, fmt.Errorf("the demo's links: %w", err)
 	}
 	return l, nil
+}
+
+// lexicon opens WORDNET_DIR and GLOSSARY_FILE; nil when neither is set.
+func (c Config) lexicon(log *slog.Logger) (*lexicon.Lexicon, error) {
+	if c.WordNetDir == "" && c.GlossaryFile == "" {
+		return nil, nil
+	}
+	lex := &lexicon.Lexicon{}
+	var err error
+	if c.GlossaryFile != "" {
+		if lex.Glossary, err = lexicon.LoadGlossary(c.GlossaryFile); err != nil {
+			return nil, fmt.Errorf("GLOSSARY_FILE: %w", err)
+		}
+		log.Info("glossary loaded", "file", c.GlossaryFile, "terms", len(lex.Glossary.Entries))
+	}
+	if c.WordNetDir != "" {
+		if lex.WordNet, err = lexicon.OpenWordNet(c.WordNetDir); err != nil {
+			return nil, fmt.Errorf("WORDNET_DIR: %w", err)
+		}
+	}
+	return lex, nil
 }

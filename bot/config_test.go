@@ -73,3 +73,25 @@ func TestConfigBotSchemas(t *testing.T) {
 		assert.Contains(t, err.Error(), want)
 	}
 }
+
+// GLOSSARY_FILE and WORDNET_DIR are checked at start: a broken glossary
+// stops it with the lines at fault, a directory without WordNet says so;
+// the Defog example glossary passes.
+func TestConfigLexicon(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	bad := filepath.Join(dir, "glossary.yaml")
+	require.NoError(t, os.WriteFile(bad, []byte("terms:\n  - term: customer\n    synonyms: [client]\n  - term: user\n    synonyms: [clients]\n  - means: x\n"), 0o600))
+	c := bot.Config{Backend: "postgres", LLMProvider: "script", GlossaryFile: bad}
+	err := c.Check()
+	require.Error(t, err)
+	assert.Contains(t, err.Error(), "GLOSSARY_FILE: glossary "+bad+`: line 4: "clients" is already a term or synonym of "customer"; line 6: a term is missing`)
+
+	c = bot.Config{Backend: "postgres", LLMProvider: "script", WordNetDir: dir}
+	err = c.Check()
+	require.Error(t, err)
+	assert.Contains(t, err.Error(), "WORDNET_DIR: \""+dir+"\" is no WordNet dict directory")
+
+	c = bot.Config{Backend: "postgres", LLMProvider: "script", GlossaryFile: "../evals/defog-glossary.yaml"}
+	assert.NoError(t, c.Check())
+}

@@ -30,8 +30,9 @@ type GeneratorContext struct {
 // (a follow-up when the thread has turns), without calling the model: the
 // question is taken as it is, not rewritten. With an access file, m's user
 // is answered under their policy there, as Ask would. A thread that is not
-// m.UserID's gets ErrNoThread (see CheckThread).
-func (b *Bot) Context(ctx context.Context, m Message) (GeneratorContext, error) {
+// m.UserID's gets ErrNoThread (see CheckThread). Terms stand for the
+// search terms the classifier names in Ask (`context --terms`).
+func (b *Bot) Context(ctx context.Context, m Message, terms ...string) (GeneratorContext, error) {
 	// The generator is shown what the asker's access policy lets them see
 	// (tables, columns, matched values): so is this.
 	if b.access != nil {
@@ -51,14 +52,14 @@ func (b *Bot) Context(ctx context.Context, m Message) (GeneratorContext, error) 
 			return GeneratorContext{}, fmt.Errorf("context: %w", err)
 		}
 	}
-	return b.ContextOf(ctx, m, turns)
+	return b.ContextOf(ctx, m, turns, terms...)
 }
 
 // ContextOf is Context with the thread's earlier turns given, oldest
 // first, rather than read from the database (an eval's conversation).
-func (b *Bot) ContextOf(ctx context.Context, m Message, history []store.Turn) (GeneratorContext, error) {
+func (b *Bot) ContextOf(ctx context.Context, m Message, history []store.Turn, terms ...string) (GeneratorContext, error) {
 	s := &nodes.State{UserQuery: m.Text, UserID: m.UserID, ChannelID: m.ChannelID, ThreadTS: m.ThreadID,
-		Started: time.Now(), Intent: nodes.IntentAnalytics, History: history}
+		Started: time.Now(), Intent: nodes.IntentAnalytics, History: history, SearchTerms: terms}
 	if len(history) > 0 {
 		s.Intent = nodes.IntentFollowUp
 	}

@@ -15,6 +15,7 @@ import (
 	"github.com/analyticsbot/analyticsbot/bot"
 	"github.com/analyticsbot/analyticsbot/llm"
 	"github.com/analyticsbot/analyticsbot/nodes"
+	"github.com/analyticsbot/analyticsbot/store/storetest"
 )
 
 // TestCube runs the bot with BACKEND=cube against a real Cube server on the
@@ -231,20 +232,20 @@ const cubeDownReply = "I can't reach the semantic layer (Cube) right now"
 func testCubeUnavailable(t *testing.T, ce *cubeEnv) {
 	t.Run("proxy stopped after answering", func(t *testing.T) {
 		t.Parallel()
-		p := startProxy(t, ce.cube.URL)
-		b := cubeBot(t, ce, script(yearRules), func(c *bot.Config) { c.CubeAPIURL = p.url })
+		p := storetest.NewProxy(t, ce.cube.URL)
+		b := cubeBot(t, ce, script(yearRules), func(c *bot.Config) { c.CubeAPIURL = p.URL() })
 		thread := bot.NewThreadID()
 		first, _ := ask(t, b, thread, "How many games were released in 2018?")
 		require.Empty(t, first.ErrorKind, "first question through the proxy: %s", first.ErrorDetail)
 
-		p.stop()
+		p.Stop()
 		s, res := ask(t, b, thread, "How many games were released in 2017?")
 		assert.Equal(t, nodes.ErrWarehouseDown, s.ErrorKind, "error kind (detail %s)", s.ErrorDetail)
 		assert.Contains(t, s.ResponseText, cubeDownReply, "reply")
 		assert.NotContains(t, res.Path(), nodes.NodeInterpret, "path")
 		assert.Empty(t, s.Result.Rows, "rows")
 
-		p.restart(t)
+		p.Restart(t)
 		again, _ := ask(t, b, thread, "How many games were released in 2017?")
 		require.Empty(t, again.ErrorKind, "after Cube came back: %s", again.ErrorDetail)
 		assert.Equal(t, [][]any{{int64(games2017)}}, again.Result.Rows, "rows after Cube came back")

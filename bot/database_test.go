@@ -3,11 +3,7 @@ package bot_test
 import (
 	"context"
 	"errors"
-	"io"
-	"net"
-	"net/url"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -17,6 +13,7 @@ import (
 	"github.com/analyticsbot/analyticsbot/bot"
 	"github.com/analyticsbot/analyticsbot/nodes"
 	"github.com/analyticsbot/analyticsbot/store"
+	"github.com/analyticsbot/analyticsbot/store/storetest"
 )
 
 // TestNewDatabaseUnreachable starts a bot on a port nothing listens on.
@@ -41,13 +38,13 @@ func TestNewDatabaseUnreachable(t *testing.T) {
 func testDatabaseDown(t *testing.T, e *testEnv) {
 	t.Run("after answering", func(t *testing.T) {
 		t.Parallel()
-		p := startProxy(t, e.url)
-		b := newBot(t, e, script(), func(c *bot.Config) { c.DatabaseURL = p.url })
+		p := storetest.NewProxy(t, e.url)
+		b := newBot(t, e, script(), func(c *bot.Config) { c.DatabaseURL = p.URL() })
 		thread := bot.NewThreadID()
 		first, _ := ask(t, b, thread, "How many games were released in 2018?")
 		require.Empty(t, first.ErrorKind, "first question through the proxy: %s", first.ErrorDetail)
 
-		p.stop()
+		p.Stop()
 		s, res := ask(t, b, thread, "How many games were released in 2017?")
 		// The query fails first: the backend's database is the bot's own.
 		assert.Equal(t, nodes.ErrWarehouseDown, s.ErrorKind, "error kind (detail %s)", s.ErrorDetail)
@@ -60,7 +57,7 @@ func testDatabaseDown(t *testing.T, e *testEnv) {
 		assert.Equal(t, nodes.ErrDatabaseDown, csv.ErrorKind, "export error kind (detail %s)", csv.ErrorDetail)
 		assert.Empty(t, csv.CSVContent, "csv")
 
-		p.restart(t)
+		p.Restart(t)
 		again, _ := ask(t, b, thread, "How many games were released in 2017?")
 		require.Empty(t, again.ErrorKind, "after the database came back: %s", again.ErrorDetail)
 		assert.Equal(t, [][]any{{int64(games2017)}}, again.Result.Rows, "rows after the database came back")
@@ -81,9 +78,9 @@ func testDatabaseDown(t *testing.T, e *testEnv) {
 
 	t.Run("before the schema was read", func(t *testing.T) {
 		t.Parallel()
-		p := startProxy(t, e.url)
-		b := newBot(t, e, script(), func(c *bot.Config) { c.DatabaseURL = p.url })
-		p.stop()
+		p := storetest.NewProxy(t, e.url)
+		b := newBot(t, e, script(), func(c *bot.Config) { c.DatabaseURL = p.URL() })
+		p.Stop()
 
 		s, res := ask(t, b, bot.NewThreadID(), "How many games were released in 2018?")
 		assert.Equal(t, nodes.ErrWarehouseDown, s.ErrorKind, "error kind (detail %s)", s.ErrorDetail)
@@ -94,110 +91,4 @@ func testDatabaseDown(t *testing.T, e *testEnv) {
 		}, res.Path(), "path")
 		assert.Contains(t, strings.Join(s.Notes, "\n"), "saving the turn failed", "notes")
 	})
-}
-
-// tcpProxy forwards connections to Postgres until it is stopped.
-type tcpProxy struct {
-	target string
-	addr   string
-	url    string
-
-	mu     sync.Mutex
-	ln     net.Listener
-	conns  map[net.Conn]struct{}
-	closed bool
-	wg     sync.WaitGroup
-}
-
-// startProxy listens on a free local port and forwards to the server of
-// databaseURL; url is databaseURL pointed at the proxy.
-func startProxy(t *testing.T, databaseURL string) *tcpProxy {
-	t.Helper()
-	u, err := url.Parse(databaseURL)
-	require.NoError(t, err, "parse database url")
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	require.NoError(t, err, "proxy listen")
-	p := &tcpProxy{target: u.Host, addr: ln.Addr().String()}
-	u.Host = p.addr
-	p.url = u.String()
-	p.serve(ln)
-	t.Cleanup(p.stop)
-	return p
-}
-
-// restart listens again on the same address.
-func (p *tcpProxy) restart(t *testing.T) {
-	t.Helper()
-	ln, err := net.Listen("tcp", p.addr)
-	require.NoError(t, err, "proxy listen again on %s", p.addr)
-	p.serve(ln)
-}
-
-func (p *tcpProxy) serve(ln net.Listener) {
-	p.mu.Lock()
-	p.ln, p.conns, p.closed = ln, map[net.Conn]struct{}{}, false
-	p.mu.Unlock()
-	p.wg.Add(1)
-	go func() {
-		defer p.wg.Done()
-		for {
-			client, err := ln.Accept()
-			if err != nil {
-				return
-			}
-			server, err := net.Dial("tcp", p.target)
-			if err != nil {
-				client.Close()
-				continue
-			}
-			if !p.track(client, server) {
-				return
-			}
-			p.wg.Add(2)
-			go p.pipe(client, server)
-			go p.pipe(server, client)
-		}
-	}()
-}
-
-// track registers a connection pair, or closes it when the proxy stopped
-// in the meantime.
-func (p *tcpProxy) track(conns ...net.Conn) bool {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	if p.closed {
-		for _, c := range conns {
-			c.Close()
-		}
-		return false
-	}
-	for _, c := range conns {
-		p.conns[c] = struct{}{}
-	}
-	return true
-}
-
-// pipe copies until either side ends, then closes both.
-func (p *tcpProxy) pipe(dst, src net.Conn) {
-	defer p.wg.Done()
-	_, _ = io.Copy(dst, src)
-	dst.Close()
-	src.Close()
-}
-
-// stop closes the listener and every forwarded connection, and waits for
-// the proxy's goroutines.
-func (p *tcpProxy) stop() {
-	p.mu.Lock()
-	if p.closed {
-		p.mu.Unlock()
-		return
-	}
-	p.closed = true
-	p.ln.Close()
-	for c := range p.conns {
-		c.Close()
-	}
-	p.mu.Unlock()
-	p.wg.Wait()
 }

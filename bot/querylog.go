@@ -1,12 +1,14 @@
 package bot
 
 import (
+	"cmp"
 	"context"
 	"log/slog"
 	"time"
 	"unicode/utf8"
 
 	"github.com/analyticsbot/analyticsbot/nodes"
+	"github.com/analyticsbot/analyticsbot/pgpool"
 	"github.com/analyticsbot/analyticsbot/store"
 	"github.com/analyticsbot/analyticsbot/workflow"
 )
@@ -98,4 +100,32 @@ func queryLogOf(s *nodes.State, res workflow.Result, backend string) store.Query
 		Backend: backend, ModelTime: s.LLMTime, DBTime: s.DBTime, Total: total, NodeTime: nodeTime,
 		Policy: s.Policy, Role: s.Role,
 	}
+}
+
+// The round trips a question makes to the bot's own database, one after
+// another, before its query runs (its history, the value index's match, the
+// example search) and after (caching the result, finding its verified
+// example), its record aside: what SilentWait adds up.
+const (
+	ownRoundTripsBefore = 3
+	ownRoundTripsAfter  = 2
+)
+
+// SilentWait is the longest a question waits for its reply, past the
+// model's time, when its databases stop answering mid-turn without closing
+// anything (docs/scaling.md). Each round trip gives up after its deadline
+// (DATABASE_TIMEOUT; the question's query STATEMENT_TIMEOUT more) and the
+// grace pgx gives a canceled statement (pgpool.Overrun); the first to the
+// backend that gives up ends the turn, while the bot's own database only
+// costs the turn what it could not read or write; and the turn's record
+// outlives a silent database by no more than its own bound and that grace.
+// The worst is the longer of: the bot's database silent alone (every round
+// trip to it), and both silent, the backend noticed at the query.
+func (c Config) SilentWait() time.Duration {
+	reader := c.ReaderConfig()
+	reader.Timeout = cmp.Or(reader.Timeout, pgpool.DefaultTimeout)
+	own := reader.Timeout + pgpool.Overrun
+	query := reader.StatementBound() + pgpool.Overrun
+	record := queryLogTimeout + pgpool.Overrun
+	return max((ownRoundTripsBefore+ownRoundTripsAfter)*own, ownRoundTripsBefore*own+query) + record
 }

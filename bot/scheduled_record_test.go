@@ -17,6 +17,7 @@ import (
 	"github.com/analyticsbot/analyticsbot/bot/bottest"
 	"github.com/analyticsbot/analyticsbot/nodes"
 	"github.com/analyticsbot/analyticsbot/store"
+	"github.com/analyticsbot/analyticsbot/store/storetest"
 	"github.com/analyticsbot/analyticsbot/warehouse/pgwarehouse"
 )
 
@@ -97,7 +98,7 @@ func testScheduleRecordRetried(t *testing.T, e *testEnv) {
 		t.Parallel()
 		ctx := context.Background()
 		f := failRecording(t, e, ctx)
-		f.p.restart(t)
+		f.p.Restart(t)
 		r := <-f.done
 		require.NoError(t, r.err)
 		require.Equal(t, 1, r.n, "the run claimed")
@@ -143,7 +144,7 @@ func testScheduleRecordRetried(t *testing.T, e *testEnv) {
 // record, with a Tick under way that tries again.
 type recording struct {
 	b     *bot.Bot
-	p     *tcpProxy
+	p     *storetest.Proxy
 	watch *logWatch
 	sc    *bot.Scheduler
 	sch   store.Schedule
@@ -162,10 +163,10 @@ type tickResult struct {
 // tried to record the run's end and failed; the Tick runs on under ctx.
 func failRecording(t *testing.T, e *testEnv, ctx context.Context) *recording {
 	t.Helper()
-	p := startProxy(t, e.url)
+	p := storetest.NewProxy(t, e.url)
 	watch := newLogWatch("record the scheduled run: trying again")
 	cfg := testConfig(t, e, script())
-	cfg.DatabaseURL = p.url
+	cfg.DatabaseURL = p.URL()
 	// The bot's own database goes away; the analytics it reads stay (the
 	// reader logs in around the proxy), so the planned retry can post.
 	reader, err := url.Parse(e.url)
@@ -186,7 +187,7 @@ func failRecording(t *testing.T, e *testEnv, ctx context.Context) *recording {
 		Format: "answer", NextRunAt: &due})
 	require.NoError(t, err)
 	f := &recording{b: b, p: p, watch: watch, sch: sch, clk: &testClock{t: due.Add(time.Second)},
-		slack: &cuttingDeliverer{cut: p.stop}, done: make(chan tickResult, 1)}
+		slack: &cuttingDeliverer{cut: p.Stop}, done: make(chan tickResult, 1)}
 	b.SetClock(f.clk.Now)
 	f.sc = b.NewScheduler(bot.SchedulerOptions{Now: f.clk.Now, Runner: "alive", Lease: 2 * time.Minute, RetryDelay: time.Minute,
 		RecordDelay: 10 * time.Millisecond, Only: sch.ID})

@@ -45,6 +45,8 @@ func failureWords(kind string, attempts int) string {
 	switch nodes.ErrorKind(kind) {
 	case nodes.ErrWarehouseDown, nodes.ErrDatabaseDown:
 		why = "the database could not be reached"
+	case nodes.ErrWarehouseNoAnswer:
+		why = "the database did not answer in time"
 	case nodes.ErrQueryTimeout:
 		why = "the query took too long"
 	case nodes.ErrInvalidQuery, nodes.ErrNoData:

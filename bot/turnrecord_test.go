@@ -13,6 +13,7 @@ import (
 	"github.com/analyticsbot/analyticsbot/bot/bottest"
 	"github.com/analyticsbot/analyticsbot/nodes"
 	"github.com/analyticsbot/analyticsbot/store"
+	"github.com/analyticsbot/analyticsbot/store/storetest"
 )
 
 // testTurnRecords: a turn and its query-log row are one unit, and a
@@ -64,19 +65,19 @@ func testTurnRecords(t *testing.T, e *testEnv) {
 	t.Run("the database refused", func(t *testing.T) {
 		t.Parallel()
 		ctx := context.Background()
-		p := startProxy(t, e.url)
-		b := newBot(t, e, script(), func(c *bot.Config) { c.DatabaseURL = p.url })
+		p := storetest.NewProxy(t, e.url)
+		b := newBot(t, e, script(), func(c *bot.Config) { c.DatabaseURL = p.URL() })
 		thread := bot.NewThreadID()
 		first, _ := ask(t, b, thread, "How many games were released in 2018?")
 		require.Empty(t, first.ErrorKind, "first question through the proxy: %s", first.ErrorDetail)
 
-		p.stop()
+		p.Stop()
 		down, _ := ask(t, b, thread, "How many games were released in 2017?")
 		require.Equal(t, nodes.ErrWarehouseDown, down.ErrorKind, "error kind (detail %s)", down.ErrorDetail)
 		require.NotEmpty(t, down.ErrorRef, "the user is given a reference")
 		assert.Contains(t, down.ResponseText, "(Reference "+down.ErrorRef+".)", "reply")
 
-		p.restart(t)
+		p.Restart(t)
 		reconnect(t, b)
 		ask(t, b, thread, "How many games were released in 2016?")
 
@@ -98,16 +99,16 @@ func testTurnRecords(t *testing.T, e *testEnv) {
 
 	t.Run("the bot stops before the database is back", func(t *testing.T) {
 		t.Parallel()
-		p := startProxy(t, e.url)
+		p := storetest.NewProxy(t, e.url)
 		watch := newLogWatch("turn record lost")
 		cfg := testConfig(t, e, script())
-		cfg.DatabaseURL = p.url
+		cfg.DatabaseURL = p.URL()
 		b := bottest.Start(t, cfg, slog.New(watch))
 		thread := bot.NewThreadID()
 		first, _ := ask(t, b, thread, "How many games were released in 2018?")
 		require.Empty(t, first.ErrorKind, "first question through the proxy: %s", first.ErrorDetail)
 
-		p.stop()
+		p.Stop()
 		down, _ := ask(t, b, thread, "How many games were released in 2017?")
 		require.NotEmpty(t, down.ErrorRef, "the user is given a reference")
 		b.Close()

@@ -68,20 +68,31 @@ func newCompounds(cat *warehouse.Catalog, qterms []string, bags []map[string]flo
 func (c *compounds) hits(i int, bag map[string]float64, score *float64) []string {
 	var out []string
 	for _, w := range c.terms {
-		var weight float64
-		switch {
-		case strings.Contains(c.tables[i], w):
-			weight = weightTable * compoundShare
-		case strings.Contains(c.columns[i], w):
-			weight = weightColumn * compoundShare
-		default:
-			continue
+		if weight, ok := c.weight(i, w, bag); ok {
+			*score += weight
+			out = append(out, w)
 		}
-		if bag[w] >= weight {
-			continue
-		}
-		*score += weight * c.idf[w]
-		out = append(out, w)
 	}
 	return out
+}
+
+// weight is what word w, one of the terms, adds to table i's score found
+// inside one of its names, if it is and bag does not have it as much.
+func (c *compounds) weight(i int, w string, bag map[string]float64) (float64, bool) {
+	if len(w) < minCompoundWord || c.tables == nil {
+		return 0, false
+	}
+	var weight float64
+	switch {
+	case strings.Contains(c.tables[i], w):
+		weight = weightTable * compoundShare
+	case strings.Contains(c.columns[i], w):
+		weight = weightColumn * compoundShare
+	default:
+		return 0, false
+	}
+	if bag[w] >= weight {
+		return 0, false
+	}
+	return weight * c.idf[w], true
 }

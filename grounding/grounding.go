@@ -17,6 +17,7 @@ import (
 	"strings"
 	"unicode/utf8"
 
+	"github.com/analyticsbot/analyticsbot/lexicon"
 	"github.com/analyticsbot/analyticsbot/llm"
 	"github.com/analyticsbot/analyticsbot/store"
 	"github.com/analyticsbot/analyticsbot/warehouse"
@@ -46,6 +47,12 @@ type Request struct {
 	// (ValueIndex.Listed): the description lists them, best table first,
 	// while the budget allows, once the tables are chosen.
 	Listed map[warehouse.ColumnRef][]string
+	// Lexicon relates the question's words to others (WordNet, the
+	// glossary); nil relates none. Word forms are matched without it.
+	Lexicon *lexicon.Lexicon
+	// Terms are the search terms the classifier named for the question
+	// (likely table and column words, names of things).
+	Terms []string
 }
 
 // Table is a table chosen for the prompt, with why.
@@ -309,6 +316,7 @@ func rank(cat *warehouse.Catalog, r Request) (order []int, relevant int, scored 
 	n := float64(len(cat.Tables))
 	qterms := terms(r.Question)
 	compounds := newCompounds(cat, qterms, bags)
+	forms := newForms(cat, r, qterms, bags)
 	spread := phraseSpread(r.Matches)
 	earlier, examples := identifiers(r.Earlier), identifiers(r.Examples)
 	for i := range scored {
@@ -327,6 +335,7 @@ func rank(cat *warehouse.Catalog, r Request) (order []int, relevant int, scored 
 		if len(hits) > 0 {
 			scored[i].Reasons = append(scored[i].Reasons, "question: "+strings.Join(hits, ", "))
 		}
+		scored[i].Reasons = append(scored[i].Reasons, forms.hits(i, bags[i], hits, &scored[i].Score)...)
 		name := strings.ToLower(cat.Tables[i].Name)
 		if earlier[name] {
 			scored[i].Score += bonusEarlier

@@ -31,7 +31,8 @@ func set(words ...string) map[string]bool {
 // letter or a digit, on snake_case and on camelCase ("releaseYear",
 // "release_year" and "Release Year" all give "release", "year"), each
 // reduced to a crude singular so "games" meets "game" and "categories"
-// meets "category".
+// meets "category". Other forms of a word ("voted" and votes) meet by
+// their Snowball stems (lexicon.Stem, forms), for a little less.
 func words(text string) []string {
 	var out []string
 	var cur []rune

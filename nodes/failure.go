@@ -38,6 +38,7 @@ var warehouseKinds = map[warehouse.ErrorKind]ErrorKind{
 	warehouse.Unsafe:       ErrUnsafeQuery,
 	warehouse.Timeout:      ErrQueryTimeout,
 	warehouse.Unavailable:  ErrWarehouseDown,
+	warehouse.NoAnswer:     ErrWarehouseNoAnswer,
 	warehouse.Unauthorized: ErrWarehouseAuth,
 	warehouse.Denied:       ErrWarehouseDenied,
 	warehouse.Forbidden:    ErrAccessDenied,

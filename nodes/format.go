@@ -190,7 +190,7 @@ func (n *Nodes) HandleError(ctx context.Context, s *State) error {
 // bot can see or fix: the reply gives a reference to their log.
 var operatorKinds = map[ErrorKind]bool{
 	ErrModelRefused: true, ErrModelUnavailable: true, ErrModelRateLimited: true, ErrInternal: true, ErrDatabaseDown: true,
-	ErrWarehouseDown: true, ErrWarehouseAuth: true, ErrWarehouseDenied: true,
+	ErrWarehouseDown: true, ErrWarehouseNoAnswer: true, ErrWarehouseAuth: true, ErrWarehouseDenied: true,
 }
 
 // newErrorRef is a short random reference for a failure, e.g. "e-3f9a1c2b".
@@ -228,6 +228,8 @@ func (n *Nodes) errorText(ctx context.Context, s *State) (string, []string) {
 		return "I can't reach the database right now. Please try again in a minute; if it keeps happening, tell whoever runs this bot.", nil
 	case ErrWarehouseDown:
 		return fmt.Sprintf("I can't reach %s right now. Please try again in a minute; if it keeps happening, tell whoever runs this bot.", d.Source), nil
+	case ErrWarehouseNoAnswer:
+		return fmt.Sprintf("%s did not answer in time, so I stopped waiting. Please try again in a minute; if it keeps happening, tell whoever runs this bot.", capitalize(d.Source)), nil
 	case ErrWarehouseAuth:
 		return fmt.Sprintf("%s refused my credentials, so I can't answer from it. %s", capitalize(d.Source), d.AuthHint), nil
 	case ErrAccessDenied:

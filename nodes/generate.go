@@ -92,7 +92,8 @@ func (n *Nodes) GeneratorPrompt(ctx context.Context, s *State) (prompts.Generate
 				n.Logger.WarnContext(ctx, "value listing", "err", err)
 			}
 		}
-		req := grounding.Request{Question: s.Question(), Budget: n.SchemaBudget, Matches: s.Matches, Listed: listed}
+		req := grounding.Request{Question: s.Question(), Budget: n.SchemaBudget, Matches: s.Matches,
+			Lexicon: n.Lexicon, Terms: s.SearchTerms, Listed: listed}
 		for _, t := range s.History {
 			if !t.Query.IsZero() {
 				req.Earlier = append(req.Earlier, t.Query.Text)
@@ -110,8 +111,16 @@ func (n *Nodes) GeneratorPrompt(ctx context.Context, s *State) (prompts.Generate
 		}
 		g := grounding.Build(cat, d.Describe, req)
 		s.Grounding, s.Schemas, s.Matches = &g, cat.Schemas(), g.Values
+		if n.Lexicon != nil {
+			s.Glossary = n.Lexicon.Glossary.Match(s.Question())
+		}
 	}
 	data.Schemas, data.Catalog, data.Values = s.Schemas, s.Grounding.Catalog, valueHints(s.Matches)
+	for _, m := range s.Glossary {
+		if m.Entry.Means != "" {
+			data.Glossary = append(data.Glossary, prompts.GlossaryNote{Term: m.Entry.Term, Means: m.Entry.Means})
+		}
+	}
 	for _, e := range s.Examples {
 		data.Examples = append(data.Examples, prompts.Example{Question: e.Question, SQL: e.Query,
 			Assumptions: e.Assumptions, Explanation: e.Explanation})

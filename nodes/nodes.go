@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/analyticsbot/analyticsbot/answer"
+	"github.com/analyticsbot/analyticsbot/lexicon"
 	"github.com/analyticsbot/analyticsbot/llm"
 	"github.com/analyticsbot/analyticsbot/prompts"
 	"github.com/analyticsbot/analyticsbot/store"
@@ -95,6 +96,9 @@ type Nodes struct {
 	// SchemaBudget is the most prompt tokens the catalog may take in the
 	// generator's prompt (grounding.DefaultBudget when 0).
 	SchemaBudget int
+	// Lexicon relates a question's words to others for grounding
+	// (WORDNET_DIR, GLOSSARY_FILE); nil: word forms only.
+	Lexicon *lexicon.Lexicon
 	// MaxRows is the row cap the prompt announces (the executor enforces it).
 	MaxRows int
 	// ResultFreshness, when above 0, lets a question whose query the same

@@ -2,8 +2,11 @@ package nodes
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
+	"slices"
 	"strings"
+	"unicode"
 	"unicode/utf8"
 
 	"github.com/analyticsbot/analyticsbot/llm"
@@ -16,6 +19,52 @@ type classifyReply struct {
 	Intent     Intent  `json:"intent"`
 	Confidence float64 `json:"confidence"`
 	Question   string  `json:"question"`
+	// Terms are read on their own (searchTerms): a malformed list loses
+	// the terms, never the intent.
+	Terms json.RawMessage `json:"terms"`
+}
+
+// Search terms the classifier names: a few short plain words or names.
+const (
+	maxSearchTerms   = 8
+	maxSearchTermLen = 40
+)
+
+// searchTerms reads the classifier's "terms": a list of strings, each kept
+// when it is a short run of words (letters, digits, spaces, _ - . ' &) with
+// a letter in it; anything else, or a list that is no list of strings, is
+// dropped.
+func searchTerms(raw json.RawMessage) []string {
+	var list []any
+	if len(raw) == 0 || json.Unmarshal(raw, &list) != nil {
+		return nil
+	}
+	var out []string
+	for _, v := range list {
+		t, ok := v.(string)
+		t = strings.Join(strings.Fields(t), " ")
+		if !ok || t == "" || utf8.RuneCountInString(t) > maxSearchTermLen || !plainTerm(t) || slices.Contains(out, t) {
+			continue
+		}
+		if out = append(out, t); len(out) == maxSearchTerms {
+			break
+		}
+	}
+	return out
+}
+
+func plainTerm(t string) bool {
+	letter := false
+	for _, r := range t {
+		switch {
+		case unicode.IsLetter(r):
+			letter = true
+		case unicode.IsDigit(r) || strings.ContainsRune(" _-.'&", r):
+		default:
+			return false
+		}
+	}
+	return letter
 }
 
 // RouteIntent decides what the user wants. Button presses arrive with the
@@ -74,6 +123,9 @@ func (n *Nodes) RouteIntent(ctx context.Context, s *State) error {
 		return nil
 	}
 	s.Intent, s.Confidence, s.IntentSource = r.Intent, clamp01(r.Confidence), "model"
+	if s.Intent == IntentAnalytics || s.Intent == IntentFollowUp {
+		s.SearchTerms = searchTerms(r.Terms)
+	}
 	if s.Intent == IntentFollowUp && len(s.History) == 0 {
 		s.Intent = IntentAnalytics // nothing to follow up on
 	}

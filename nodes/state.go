@@ -13,6 +13,7 @@ import (
 	"github.com/analyticsbot/analyticsbot/answer"
 	"github.com/analyticsbot/analyticsbot/chart"
 	"github.com/analyticsbot/analyticsbot/grounding"
+	"github.com/analyticsbot/analyticsbot/lexicon"
 	"github.com/analyticsbot/analyticsbot/store"
 	"github.com/analyticsbot/analyticsbot/warehouse"
 )
@@ -86,7 +87,10 @@ const (
 	// ErrWarehouseDown and ErrWarehouseAuth: the backend answers come from
 	// could not be reached, or refused the bot's credentials.
 	ErrWarehouseDown ErrorKind = "warehouse_unavailable"
-	ErrWarehouseAuth ErrorKind = "warehouse_unauthorized"
+	// ErrWarehouseNoAnswer: the backend did not answer within the bot's
+	// deadline (DATABASE_TIMEOUT, warehouse.NoAnswer); never retried.
+	ErrWarehouseNoAnswer ErrorKind = "warehouse_no_answer"
+	ErrWarehouseAuth     ErrorKind = "warehouse_unauthorized"
 	// ErrWarehouseDenied: the backend refused the bot's account something
 	// the query names (warehouse.Denied): a missing grant, never retried.
 	ErrWarehouseDenied ErrorKind = "warehouse_denied"
@@ -161,6 +165,11 @@ type State struct {
 	IntentSource string
 	// Standalone is the classifier's rewrite of a follow-up, if it gave one.
 	Standalone string
+	// SearchTerms are words the classifier expects the data to use for
+	// what the question asks about (table and column words, names of
+	// things), at most maxSearchTerms plain words; grounding scores with
+	// them. Written by route_intent.
+	SearchTerms []string
 
 	// ResolvedQuery and ReferencedQueryID are written by resolve_context
 	// (ReferencedQueryID also by the caller for a button press).
@@ -176,6 +185,10 @@ type State struct {
 	// (the value lookup) that the prompt shows, those of the described
 	// tables first; written by generate_query with Grounding.
 	Matches []store.ValueMatch
+	// Glossary are the entries of the team's glossary (GLOSSARY_FILE) the
+	// question names; those that say what they mean are shown to the
+	// generator. Written by generate_query with Grounding.
+	Glossary []lexicon.GlossaryMatch
 	// Examples are the stored examples retrieved for the question that the
 	// prompt shows (Nodes.ExampleStore), best first; written with
 	// Grounding.

@@ -1,11 +1,13 @@
 // Package pgpool holds what the bot's connection pools to PostgreSQL share:
-// the connection settings (connect timeout, server-side cancellation,
-// tracing) and the classification of their errors into the kinds callers
-// decide on. Package store opens the pool of the bot's own state with it,
+// the connection settings (connect timeout, TCP keepalives and user
+// timeout, server-side cancellation, tracing), a deadline on every round
+// trip (Tracer), and the classification of their errors into the kinds
+// callers decide on. Package store opens the pool of the bot's own state with it,
 // package pgwarehouse the reader's pool that answers questions.
 package pgpool
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -37,22 +39,30 @@ var (
 	// ErrUnavailable means the server could not be reached or refused the
 	// connection.
 	ErrUnavailable = errors.New("database unavailable")
+	// ErrNoAnswer means a round trip ran past its deadline (Tracer): the
+	// server did not answer in time, closing nothing, as behind a hung
+	// proxy. It is a kind of ErrUnavailable.
+	ErrNoAnswer = fmt.Errorf("%w: no answer in time", ErrUnavailable)
 )
 
-// defaultConnectTimeout bounds a connection attempt when the URL sets none,
-// so an unreachable host fails instead of hanging until the caller's deadline.
-const defaultConnectTimeout = 10 * time.Second
-
-// Configure applies the connection settings every pool of the bot uses.
-func Configure(cfg *pgxpool.Config) {
+// Configure applies the connection settings every pool of the bot uses;
+// timeout bounds each round trip (DefaultTimeout for DATABASE_TIMEOUT's
+// default; 0 bounds none, for the tools that migrate and set up, whose
+// waits are meant to be long). A connection attempt is bounded by the
+// URL's connect_timeout, or else by timeout (DefaultTimeout when 0), and
+// its socket sends TCP keepalives and gives up on data the server does not
+// acknowledge (dialer), so a server gone silent is noticed on connections
+// no call is waiting on too.
+func Configure(cfg *pgxpool.Config, timeout time.Duration) {
 	if cfg.ConnConfig.ConnectTimeout == 0 {
-		cfg.ConnConfig.ConnectTimeout = defaultConnectTimeout
+		cfg.ConnConfig.ConnectTimeout = cmp.Or(timeout, DefaultTimeout)
 	}
+	cfg.ConnConfig.DialFunc = dialer(cfg.ConnConfig.ConnectTimeout, cmp.Or(timeout, DefaultTimeout)).DialContext
 	// On a canceled context, ask the server to cancel the statement rather than
 	// cutting the socket, so the connection survives (the reader cancels on
 	// purpose once it has read enough rows). The deadline is the fallback.
 	cfg.ConnConfig.BuildContextWatcherHandler = func(c *pgconn.PgConn) ctxwatch.Handler {
-		return &pgconn.CancelRequestContextWatcherHandler{Conn: c, DeadlineDelay: 2 * time.Second}
+		return &pgconn.CancelRequestContextWatcherHandler{Conn: c, DeadlineDelay: Overrun}
 	}
 	// One span per statement, named by its kind (SELECT, INSERT, …), as a
 	// child of the caller's span; statements run outside any span (the
@@ -60,7 +70,7 @@ func Configure(cfg *pgxpool.Config) {
 	// by default, and they must stay out: they carry questions, answers and
 	// user ids. The statement text is kept: it is our SQL or the model's.
 	// Pool acquires get no span of their own; a wait shows as a gap.
-	cfg.ConnConfig.Tracer = otelpgx.NewTracer(otelpgx.WithDisableAcquireTracer())
+	cfg.ConnConfig.Tracer = &Tracer{Spans: otelpgx.NewTracer(otelpgx.WithDisableAcquireTracer()), Timeout: timeout}
 }
 
 // Where names the server and database of cfg for messages, never the
@@ -79,8 +89,11 @@ func IsLoginError(err error) bool {
 }
 
 // Classify wraps err with the kind callers decide on: ErrTimeout for a
-// statement_timeout, ErrUnavailable for a lost or refused connection. Other
-// errors, *pgconn.PgError included, are returned as they are.
+// statement_timeout, ErrUnavailable for a lost or refused connection,
+// ErrNoAnswer for a deadline that passed (which still matches
+// context.DeadlineExceeded: a caller that set its own tells them apart by
+// its context). Other errors, *pgconn.PgError and context.Canceled
+// included, are returned as they are.
 func Classify(err error) error {
 	if err == nil {
 		return nil
@@ -101,10 +114,17 @@ func Classify(err error) error {
 	// Before the context check: a connect attempt that timed out still means
 	// the server could not be reached.
 	if _, ok := errors.AsType[*pgconn.ConnectError](err); ok {
+		if netErr, ok := errors.AsType[net.Error](err); errors.Is(err, context.DeadlineExceeded) || ok && netErr.Timeout() {
+			// Accepted and never greeted, or never answered at all.
+			return fmt.Errorf("%w: %w", ErrNoAnswer, err)
+		}
 		return fmt.Errorf("%w: %w", ErrUnavailable, err)
 	}
-	if errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
+	if errors.Is(err, context.Canceled) {
 		return err
+	}
+	if errors.Is(err, context.DeadlineExceeded) {
+		return fmt.Errorf("%w: %w", ErrNoAnswer, err)
 	}
 	if isConnectionError(err) {
 		return fmt.Errorf("%w: %w", ErrUnavailable, err)

@@ -28,9 +28,11 @@ const setupRetries = 8
 // the role's row meanwhile. fn must be idempotent, reading what to change
 // in the transaction it is given.
 func SetupTx(ctx context.Context, pool *pgxpool.Pool, fn func(pgx.Tx) error) error {
+	// Taking turns may wait for a whole migration: no round-trip bound.
+	waits := WithRoundTrip(ctx, 0)
 	attempt := func() error {
-		err := pgx.BeginFunc(ctx, pool, func(tx pgx.Tx) error {
-			if _, err := tx.Exec(ctx, `SELECT pg_advisory_xact_lock($1)`, MigrationLockKey); err != nil {
+		err := pgx.BeginFunc(waits, pool, func(tx pgx.Tx) error {
+			if _, err := tx.Exec(waits, `SELECT pg_advisory_xact_lock($1)`, MigrationLockKey); err != nil {
 				return err
 			}
 			return fn(tx)

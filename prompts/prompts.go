@@ -73,7 +73,10 @@ type GenerateQuery struct {
 	// Values are stored values that resemble words of the question, by
 	// column: the query should filter on them, not on the question's
 	// spelling.
-	Values   []ValueHint
+	Values []ValueHint
+	// Glossary says what terms of the question mean in the data, from the
+	// team's glossary (GLOSSARY_FILE).
+	Glossary []GlossaryNote
 	Examples []Example
 	// MaxRows is the most rows an answer shows.
 	MaxRows int
@@ -82,6 +85,12 @@ type GenerateQuery struct {
 	// PreviousQuery and PreviousError are the failed attempt a retry fixes.
 	PreviousQuery string
 	PreviousError string
+}
+
+// GlossaryNote is what a term means in the data: "active user" is "a user
+// whose last_seen is within the last 30 days".
+type GlossaryNote struct {
+	Term, Means string
 }
 
 // ValueHint is a column and the stored values of it that resemble words of

@@ -85,8 +85,9 @@ func (w *answer) run(ctx context.Context) {
 	a, q, p := w.a, w.q, w.p
 	log := a.log.With("channel", q.channel, "thread", q.threadTS, "ts", q.ts)
 	p.watch(ctx)
-	askCtx, st := ctx, a.newStreamer(ctx, q)
+	askCtx, st := ctx, p.st
 	if st != nil {
+		st.attach(ctx)
 		askCtx = llm.WithStream(ctx, st.chunk)
 	}
 	in := bot.Message{ThreadID: threadID(q.channel, q.threadTS), UserID: q.user, ChannelID: q.channel, Text: q.text,
@@ -114,7 +115,8 @@ func (w *answer) run(ctx context.Context) {
 	// first; otherwise the answer replaces the progress message (or is
 	// posted, when there is none left).
 	workingTS := p.workingTS
-	streamed := st != nil && st.finish(sendCtx, msg, func() {
+	failed := err != nil || ctx.Err() != nil
+	streamed := st != nil && st.finish(sendCtx, msg, failed, func() {
 		a.deleteMessage(sendCtx, q.channel, workingTS)
 		workingTS = ""
 	})
@@ -140,12 +142,15 @@ func (w *answer) report(ctx context.Context, why error) {
 	if q.threadTS == "" {
 		return // a slash command that never got its thread: respond handles it
 	}
-	working := ""
+	working, msg := "", blockkit.Error(whyText(why), nil)
 	if w.p != nil {
 		w.p.stop()
 		working = w.p.workingTS
+		if w.p.st != nil && w.p.st.finish(ctx, msg, true, func() {}) {
+			return
+		}
 	}
-	if err := a.send(ctx, q.channel, q.threadTS, working, blockkit.Error(whyText(why), nil)); err != nil {
+	if err := a.send(ctx, q.channel, q.threadTS, working, msg); err != nil {
 		a.log.ErrorContext(ctx, "could not tell the user their message was not answered",
 			"channel", q.channel, "thread", q.threadTS, "why", why, "err", err)
 	}

@@ -43,6 +43,10 @@ func (a *App) onEvent(ev slackevents.EventsAPIEvent, received time.Time) {
 		a.onMessage(e, received)
 	case *slackevents.AssistantThreadStartedEvent:
 		a.onAssistantThreadStarted(e)
+	case *slackevents.AppHomeOpenedEvent:
+		a.onAppHomeOpened(e)
+	case *slackevents.AppContextChangedEvent:
+		a.onAppContextChanged(e)
 	}
 }
 

@@ -14,6 +14,8 @@ import (
 
 	"github.com/slack-go/slack"
 	"github.com/slack-go/slack/slackevents"
+
+	"github.com/analyticsbot/analyticsbot/bot"
 )
 
 // maxRequestBody bounds what an HTTP request from Slack may carry; Slack's
@@ -21,7 +23,8 @@ import (
 const maxRequestBody = 1 << 20
 
 // Handler serves Slack's HTTP requests: /slack/events (Events API),
-// /slack/interactions (buttons) and /slack/commands (slash commands).
+// /slack/interactions (buttons) and /slack/commands (slash commands), and
+// /healthz and /readyz for probes (bot.ServeReady).
 // Every request's signature is verified before anything in it is parsed.
 func (a *App) Handler() http.Handler {
 	mux := http.NewServeMux()
@@ -31,6 +34,9 @@ func (a *App) Handler() http.Handler {
 	mux.HandleFunc("GET /healthz", func(w http.ResponseWriter, _ *http.Request) {
 		w.Header().Set("Content-Type", "text/plain; charset=utf-8")
 		_, _ = io.WriteString(w, "ok\n")
+	})
+	mux.HandleFunc("GET /readyz", func(w http.ResponseWriter, r *http.Request) {
+		bot.ServeReady(w, a.bot.Ready(r.Context()))
 	})
 	return mux
 }

@@ -15,7 +15,8 @@ import (
 )
 
 // progress shows what the workflow is doing while a question is answered:
-// the assistant thread status in direct messages where the app has that
+// task cards in the answer's streamed message where the stream is in use,
+// else the thread status in direct messages where the app has that
 // feature, otherwise a "working…" message in the thread that the answer
 // replaces. It is a workflow observer; updates go out from a goroutine of
 // their own, at most one per Config.ProgressInterval, so a slow Slack
@@ -23,7 +24,10 @@ import (
 type progress struct {
 	a *App
 	q question
-	// status: the assistant status shows progress.
+	// st is the answer's stream, whose task cards show progress; nil when
+	// it is not in use.
+	st *streamer
+	// status: the thread status shows progress.
 	status bool
 	// workingTS is the "working…" message, when status is not used.
 	workingTS string
@@ -35,8 +39,9 @@ type progress struct {
 	watching bool
 }
 
-// startProgress shows the first sign of work: the assistant status in a
-// direct message when the app may set it, else a "working…" message.
+// startProgress shows the first sign of work: the answer's streamed
+// message when streaming is in use, else the thread status in a direct
+// message when the app may set it, else a "working…" message.
 // The first update is posted even when shutdown cancels ctx meanwhile: a
 // progress message that exists must be known, so that the answer or the
 // shutdown notice can replace it.
@@ -44,6 +49,13 @@ func (a *App) startProgress(ctx context.Context, q question) *progress {
 	p := &progress{a: a, q: q, labels: make(chan string, 1), stopped: make(chan struct{}), finished: make(chan struct{})}
 	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), reportTimeout)
 	defer cancel()
+	if st := a.newStreamer(q); st != nil && st.begin(ctx) {
+		p.st = st
+		if a.hooks.Progress != nil {
+			a.hooks.Progress(time.Since(q.received))
+		}
+		return p
+	}
 	first := "Working on it…"
 	if q.dm && a.cfg.AssistantStatus && !a.noStatus.Load() {
 		err := a.setStatus(ctx, q, first)
@@ -71,15 +83,24 @@ func (a *App) startProgress(ctx context.Context, q question) *progress {
 // watch starts showing the labels of the nodes the workflow starts, until
 // stop. Updates use ctx: the run's context.
 func (p *progress) watch(ctx context.Context) {
-	if p.status || p.workingTS != "" {
+	if p.st != nil || p.status || p.workingTS != "" {
 		p.watching = true
 		go p.loop(ctx)
 	}
 }
 
 // NodeStarted queues the node's label; a label not yet shown is replaced.
+// With the stream, the node moves its task cards at once, and the label
+// only wakes the loop that sends them.
 func (p *progress) NodeStarted(_ context.Context, n workflow.NodeInfo, _ int) {
-	if n.Label == "" {
+	label := n.Label
+	if p.st != nil {
+		if !p.st.node(n.Name) {
+			return
+		}
+		label = n.Name
+	}
+	if label == "" {
 		return
 	}
 	select {
@@ -87,7 +108,7 @@ func (p *progress) NodeStarted(_ context.Context, n workflow.NodeInfo, _ int) {
 	default:
 	}
 	select {
-	case p.labels <- n.Label:
+	case p.labels <- label:
 	default:
 	}
 }
@@ -103,7 +124,7 @@ func (p *progress) loop(ctx context.Context) {
 		case <-p.stopped:
 			return
 		case label := <-p.labels:
-			if label == last {
+			if label == last && p.st == nil {
 				continue
 			}
 			last = label
@@ -141,6 +162,10 @@ func (a *App) progressInterval() time.Duration {
 }
 
 func (p *progress) show(ctx context.Context, label string) {
+	if p.st != nil {
+		p.st.showTasks(ctx)
+		return
+	}
 	var err error
 	if p.status {
 		err = p.a.setStatus(ctx, p.q, label)

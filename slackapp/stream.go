@@ -14,19 +14,23 @@ import (
 	"github.com/analyticsbot/analyticsbot/llm"
 )
 
-// streamer streams the answer's text into the thread while the model
-// writes it (chat.startStream, chat.appendStream, chat.stopStream), then
-// turns the streamed message into the whole answer with chat.update. Where
-// the workspace cannot stream, the first failed start falls back to the
-// progress message the answer replaces, as before; a start Slack refuses
-// as unavailable to the app is not tried again.
+// streamer is the answer's streamed message (chat.startStream,
+// chat.appendStream, chat.stopStream). It starts as soon as the question
+// is taken, with a plan of task cards that follow the workflow ("Finding
+// the tables", "Writing the query", "Running it", "Explaining"), then
+// streams the answer's text under them while the model writes it, and
+// finally becomes the whole answer with chat.update. Where the workspace
+// cannot stream, the start fails and the answer shows progress as before
+// (the thread status, or a progress message the answer replaces); a start
+// Slack refuses as unavailable to the app is not tried again.
 type streamer struct {
 	a *App
 	q question
-	// ctx is the run's: a stream call never outlives it.
-	ctx context.Context
 
-	mu      sync.Mutex
+	// mu orders the stream's calls and guards what they send.
+	mu sync.Mutex
+	// ctx is the run's (attach): a stream call never outlives it.
+	ctx     context.Context
 	preview reply.Preview
 	md      markdown
 	pending strings.Builder
@@ -35,83 +39,140 @@ type streamer struct {
 	// off: no more streaming (it failed, or finished).
 	off  bool
 	last time.Time
+
+	// taskMu guards tasks, which the workflow's goroutine moves without
+	// waiting for a call in flight.
+	taskMu sync.Mutex
+	tasks  *tasks
 }
 
 // newStreamer returns the answer's streamer, or nil when streaming is off,
 // and in a channel with a ceiling, where the text may be for the asker
 // alone (its answer goes privately).
-func (a *App) newStreamer(ctx context.Context, q question) *streamer {
+func (a *App) newStreamer(q question) *streamer {
 	if !a.cfg.Streaming || a.noStream.Load() || a.bot.HasCeiling(q.channel) {
 		return nil
 	}
-	return &streamer{a: a, q: q, ctx: ctx}
+	return &streamer{a: a, q: q, tasks: newTasks()}
 }
 
-// chunk is the llm.StreamFunc: the interpreter's text is streamed, at most
-// one call per Config.ProgressInterval after the first.
+// begin starts the streamed message with the plan's title and no card
+// yet, and reports whether it did.
+func (st *streamer) begin(ctx context.Context) bool {
+	st.mu.Lock()
+	defer st.mu.Unlock()
+	opts := []slack.MsgOption{
+		slack.MsgOptionTS(st.q.threadTS),
+		slack.MsgOptionTaskDisplayMode(slack.TaskDisplayModePlan),
+		slack.MsgOptionChunks(slack.NewPlanUpdateChunk(planTitle)),
+	}
+	if !strings.HasPrefix(st.q.channel, "D") {
+		// Slack streams to a channel for one reader.
+		opts = append(opts, slack.MsgOptionRecipientUserID(st.q.user), slack.MsgOptionRecipientTeamID(st.a.teamID))
+	}
+	_, ts, err := st.a.api.StartStreamContext(ctx, st.q.channel, opts...)
+	if err != nil {
+		st.off = true
+		if streamingUnavailable(err) {
+			st.a.noStream.Store(true)
+		}
+		st.a.log.DebugContext(ctx, "streaming unavailable: progress goes as before", "channel", st.q.channel, "err", err)
+		return false
+	}
+	st.ts, st.last = ts, time.Now()
+	return true
+}
+
+// attach gives the streamer the run's context, for the calls to come.
+func (st *streamer) attach(ctx context.Context) {
+	st.mu.Lock()
+	st.ctx = ctx
+	st.mu.Unlock()
+}
+
+// node moves the task cards to the node that starts; progress's loop
+// sends them (showTasks). It never waits on Slack.
+func (st *streamer) node(name string) bool {
+	st.taskMu.Lock()
+	defer st.taskMu.Unlock()
+	return st.tasks.node(name)
+}
+
+// showTasks sends the cards that changed.
+func (st *streamer) showTasks(ctx context.Context) {
+	st.mu.Lock()
+	defer st.mu.Unlock()
+	if st.off || st.ts == "" {
+		return
+	}
+	st.appendChunks(ctx, st.unsentTasks())
+}
+
+func (st *streamer) unsentTasks() []slack.StreamChunk {
+	st.taskMu.Lock()
+	defer st.taskMu.Unlock()
+	return st.tasks.unsent()
+}
+
+// chunk is the llm.StreamFunc: the interpreter's text is streamed under
+// the cards, at most one call per Config.ProgressInterval.
 func (st *streamer) chunk(step llm.Step, chunk string) {
 	if step != llm.StepInterpret {
 		return
 	}
 	st.mu.Lock()
 	defer st.mu.Unlock()
-	if st.off {
+	if st.off || st.ts == "" {
 		return
 	}
 	st.pending.WriteString(st.md.write(st.preview.Feed(chunk)))
 	if strings.TrimSpace(st.pending.String()) == "" {
 		return
 	}
-	if st.ts == "" {
-		st.start()
-		return
-	}
 	if time.Since(st.last) >= st.a.cfg.ProgressInterval {
-		st.flush()
+		st.flush(st.ctx)
 	}
 }
 
-func (st *streamer) start() {
-	opts := []slack.MsgOption{slack.MsgOptionTS(st.q.threadTS), slack.MsgOptionMarkdownText(st.pending.String())}
-	if !strings.HasPrefix(st.q.channel, "D") {
-		// Slack streams to a channel for one reader.
-		opts = append(opts, slack.MsgOptionRecipientUserID(st.q.user), slack.MsgOptionRecipientTeamID(st.a.teamID))
+// flush appends the text not yet sent, after the cards that changed.
+func (st *streamer) flush(ctx context.Context) {
+	chunks := st.unsentTasks()
+	if text := st.pending.String(); text != "" && ctx.Err() == nil {
+		chunks = append(chunks, slack.NewMarkdownTextChunk(text))
+		st.pending.Reset()
 	}
-	_, ts, err := st.a.api.StartStreamContext(st.ctx, st.q.channel, opts...)
-	if err != nil {
-		st.off = true
-		if streamingUnavailable(err) {
-			st.a.noStream.Store(true)
-		}
-		st.a.log.DebugContext(st.ctx, "streaming unavailable: the answer replaces the progress message", "channel", st.q.channel, "err", err)
-		return
-	}
-	st.ts, st.last = ts, time.Now()
-	st.pending.Reset()
+	st.appendChunks(ctx, chunks)
 }
 
-// flush appends the text not yet sent. A failed append ends the
-// streaming; the whole answer still replaces the message.
-func (st *streamer) flush() {
-	text := st.pending.String()
-	if text == "" {
+// appendChunks sends chunks with chat.appendStream. A failed append ends
+// the streaming (the whole answer still replaces the message), except when
+// the run was canceled: then finish sends what did not go, with the
+// notice.
+func (st *streamer) appendChunks(ctx context.Context, chunks []slack.StreamChunk) {
+	if len(chunks) == 0 || ctx.Err() != nil {
 		return
 	}
-	st.pending.Reset()
 	st.last = time.Now()
-	if _, _, err := st.a.api.AppendStreamContext(st.ctx, st.q.channel, st.ts, slack.MsgOptionMarkdownText(text)); err != nil {
-		st.off = true
-		st.a.log.DebugContext(st.ctx, "stream append failed", "channel", st.q.channel, "err", err)
+	if _, _, err := st.a.api.AppendStreamContext(ctx, st.q.channel, st.ts, slack.MsgOptionChunks(chunks...)); err != nil {
+		if ctx.Err() == nil {
+			st.off = true
+		}
+		st.a.log.DebugContext(ctx, "stream append failed", "channel", st.q.channel, "err", err)
+		return
 	}
+	st.taskMu.Lock()
+	st.tasks.sent(chunks)
+	st.taskMu.Unlock()
 }
 
-// finish makes the streamed message the answer m: the rest of the text,
-// the end of the stream, then (after done, which removes the progress
-// message) the whole answer in its place. It reports whether m was
-// delivered so; when not, the caller delivers it as without streaming (a
-// streamed message that could not become the answer is deleted, so the
-// thread never shows half an answer).
-func (st *streamer) finish(ctx context.Context, m blockkit.Message, done func()) bool {
+// finish makes the streamed message the answer m: the rest of the text
+// and the last state of the cards (the step in progress complete, or
+// error when the answer failed) with the end of the stream, then (after
+// done, which removes any progress message) the whole answer in its place.
+// It reports whether m was delivered so; when not, the caller delivers it
+// as without streaming (a streamed message that could not become the
+// answer is deleted, so the thread never shows half an answer).
+func (st *streamer) finish(ctx context.Context, m blockkit.Message, failed bool, done func()) bool {
 	st.mu.Lock()
 	defer st.mu.Unlock()
 	started := st.ts != "" && !st.off
@@ -119,11 +180,25 @@ func (st *streamer) finish(ctx context.Context, m blockkit.Message, done func())
 	if st.ts == "" {
 		return false
 	}
+	var chunks []slack.StreamChunk
 	if started {
-		st.pending.WriteString(st.md.flush())
-		st.flush()
+		st.taskMu.Lock()
+		if failed {
+			st.tasks.end(slack.TaskCardStatusError)
+		} else {
+			st.tasks.end(slack.TaskCardStatusComplete)
+		}
+		chunks = st.tasks.unsent()
+		st.taskMu.Unlock()
+		if text := st.pending.String() + st.md.flush(); text != "" {
+			chunks = append(chunks, slack.NewMarkdownTextChunk(text))
+		}
 	}
-	if _, _, err := st.a.api.StopStreamContext(ctx, st.q.channel, st.ts); err != nil {
+	var opts []slack.MsgOption
+	if len(chunks) > 0 {
+		opts = append(opts, slack.MsgOptionChunks(chunks...))
+	}
+	if _, _, err := st.a.api.StopStreamContext(ctx, st.q.channel, st.ts, opts...); err != nil {
 		st.a.log.DebugContext(ctx, "stream stop failed", "channel", st.q.channel, "err", err)
 	}
 	done()

@@ -11,6 +11,7 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+	"time"
 
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
@@ -33,15 +34,27 @@ type DB struct {
 	schema string
 	// where names the server and database (never the password) for messages.
 	where string
+	// timeout bounds each round trip (WithTimeout); 0 none.
+	timeout time.Duration
 }
 
 // Option changes how Open connects.
 type Option func(*options)
 
-type options struct{ schema string }
+type options struct {
+	schema  string
+	timeout time.Duration
+}
 
 // WithSchema keeps the bot's tables in schema instead of DefaultSchema.
 func WithSchema(schema string) Option { return func(o *options) { o.schema = schema } }
+
+// WithTimeout bounds each round trip to the database (DATABASE_TIMEOUT;
+// pgpool.Tracer): a wait for a connection, a statement, a batch. Without
+// it nothing is bounded but the connect, as the tools that migrate and set
+// up want; the serving bot always sets it. A call past it fails with an
+// error wrapping ErrUnavailable (pgpool.ErrNoAnswer).
+func WithTimeout(d time.Duration) Option { return func(o *options) { o.timeout = d } }
 
 // DefaultPoolSize is how many connections the bot's pool holds, unless
 // DATABASE_URL sets pool_max_conns.
@@ -65,7 +78,7 @@ func Open(ctx context.Context, databaseURL string, opts ...Option) (*DB, error) 
 		return nil, fmt.Errorf("open database: %w", err)
 	}
 	where := pgpool.Where(cfg)
-	pgpool.Configure(cfg)
+	pgpool.Configure(cfg, o.timeout)
 	if !strings.Contains(databaseURL, "pool_max_conns") {
 		// pgxpool's default, the number of CPUs (at least 4), starves a
 		// bot whose turns mostly wait on the model and then all want a
@@ -80,11 +93,36 @@ func Open(ctx context.Context, databaseURL string, opts ...Option) (*DB, error) 
 	if err != nil {
 		return nil, fmt.Errorf("open database %s: %w", where, err)
 	}
-	if err := pool.Ping(ctx); err != nil {
+	d := &DB{pool: pool, schema: o.schema, where: where, timeout: o.timeout}
+	if err := d.Ping(ctx); err != nil {
 		pool.Close()
-		return nil, fmt.Errorf("open database %s: %w", where, classify(err))
+		return nil, fmt.Errorf("open database %s: %w", where, err)
 	}
-	return &DB{pool: pool, schema: o.schema, where: where}, nil
+	return d, nil
+}
+
+// maintenanceRounds is how many round trips' time (WithTimeout) each
+// statement of background maintenance may take: the value index's
+// refresh and its VACUUM, retention's batches. They hold no one's answer,
+// write in bulk, and take longer on a busy database than a question's
+// statements do; they still end when the database stops answering.
+const maintenanceRounds = 10
+
+// maintenance gives the round trips made with ctx the bound of
+// background maintenance.
+func (d *DB) maintenance(ctx context.Context) context.Context {
+	if d.timeout <= 0 {
+		return ctx
+	}
+	return pgpool.WithRoundTrip(ctx, maintenanceRounds*d.timeout)
+}
+
+// Ping checks the database answers, within the round-trip timeout (a ping
+// is the one round trip pgx does not trace).
+func (d *DB) Ping(ctx context.Context) error {
+	ctx, cancel := pgpool.Bound(ctx, d.timeout)
+	defer cancel()
+	return classify(d.pool.Ping(ctx))
 }
 
 // Close closes every connection of the pool.
@@ -106,6 +144,8 @@ func (d *DB) Schema() string { return d.schema }
 // package migrations. Postgres advisory locks serialise concurrent
 // migrators of the same database (several replicas starting at once).
 func (d *DB) Migrate(ctx context.Context) error {
+	// A migration may rewrite a big table, and waits its turn.
+	ctx = pgpool.WithRoundTrip(ctx, 0)
 	if err := d.adopt(ctx); err != nil {
 		return fmt.Errorf("migrate %s: %w", d.where, err)
 	}
@@ -142,6 +182,7 @@ const setupLockKey int64 = 0x616e616c79_736574 // "analy" "set"
 // role every database shares must tolerate a concurrent twin
 // (pgpool.SetupTx).
 func (d *DB) InTurn(ctx context.Context, fn func() error) error {
+	ctx = pgpool.WithRoundTrip(ctx, 0) // the wait for the lock is the point
 	conn, err := pgx.ConnectConfig(ctx, d.pool.Config().ConnConfig)
 	if err != nil {
 		return fmt.Errorf("wait for the other setups of %s: %w", d.where, classify(err))
@@ -204,6 +245,7 @@ const indexLockKey int64 = 0x616e616c79_6964 // "analy" "id"
 // find the index missing, and one would fail on the unique index names of
 // pg_class; with the lock the later one waits and finds it there.
 func (d *DB) createIndex(ctx context.Context, sql string) error {
+	ctx = pgpool.WithRoundTrip(ctx, 0) // the lock waits for another process's build
 	return pgx.BeginFunc(ctx, d.pool, func(tx pgx.Tx) error {
 		if _, err := tx.Exec(ctx, "SELECT pg_advisory_xact_lock($1)", indexLockKey); err != nil {
 			return err

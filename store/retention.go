@@ -162,6 +162,7 @@ type execer interface {
 // a process that does not take the lock, such as an older version during a
 // rolling upgrade, splits the work instead of waiting.
 func (d *DB) ApplyRetention(ctx context.Context, p RetentionPolicy) (RetentionCounts, error) {
+	ctx = d.maintenance(ctx)
 	p = p.withDefaults()
 	conn, err := d.pool.Acquire(ctx)
 	if err != nil {
@@ -221,6 +222,7 @@ func (d *DB) unlockRetention(ctx context.Context, conn *pgxpool.Conn) {
 // batch rows per statement, and returns how many it deleted. Buttons of
 // answers older than that find no result and say so.
 func (d *DB) DeleteResultsOlderThan(ctx context.Context, age time.Duration, batch int) (int64, error) {
+	ctx = d.maintenance(ctx)
 	return deleteResults(ctx, d.pool, age, batch)
 }
 

@@ -143,6 +143,7 @@ func stemsOf(expr string) string {
 // table and its trigram index scattered, and lookups twice as slow every
 // other refresh (BENCHMARKS.md).
 func (d *DB) ReplaceValues(ctx context.Context, col ValueColumn, distinct int, values []string) error {
+	ctx = d.maintenance(ctx)
 	err := pgx.BeginFunc(ctx, d.pool, func(tx pgx.Tx) error {
 		_, err := tx.Exec(ctx, `
 			INSERT INTO value_index_columns (backend, schema_name, table_name, column_name, distinct_values, indexed)
@@ -190,6 +191,7 @@ func (d *DB) ReplaceValues(ctx context.Context, col ValueColumn, distinct int, v
 // KeepValueColumns forgets the columns of backend that are not in keep
 // (tables or columns gone from the catalog), with their values.
 func (d *DB) KeepValueColumns(ctx context.Context, backend string, keep []ValueColumn) error {
+	ctx = d.maintenance(ctx)
 	schemas, tables, columns := make([]string, len(keep)), make([]string, len(keep)), make([]string, len(keep))
 	for i, c := range keep {
 		schemas[i], tables[i], columns[i] = c.Schema, c.Table, c.Column
@@ -208,6 +210,7 @@ func (d *DB) KeepValueColumns(ctx context.Context, backend string, keep []ValueC
 // AnalyzeValueIndex cleans the index of the rows a refresh replaced and
 // updates the planner's statistics, so lookups use the trigram index.
 func (d *DB) AnalyzeValueIndex(ctx context.Context) error {
+	ctx = d.maintenance(ctx)
 	if _, err := d.pool.Exec(ctx, `VACUUM (ANALYZE) value_index`); err != nil {
 		return fmt.Errorf("analyze the value index: %w", classify(err))
 	}

@@ -21,6 +21,10 @@ const (
 	Timeout ErrorKind = "timeout"
 	// Unavailable: the backend could not be reached or could not answer.
 	Unavailable ErrorKind = "unavailable"
+	// NoAnswer: the backend did not answer within the client's own
+	// deadline (DATABASE_TIMEOUT), closing nothing: a hung connection, a
+	// proxy or network that stopped forwarding.
+	NoAnswer ErrorKind = "no_answer"
 	// Unauthorized: the backend refused the bot's credentials.
 	Unauthorized ErrorKind = "unauthorized"
 	// NoData: the catalog is empty, nothing can be answered yet.

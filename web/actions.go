@@ -138,7 +138,7 @@ func actionStatus(kind nodes.ErrorKind) int {
 		return http.StatusUnprocessableEntity
 	case nodes.ErrQueryTimeout:
 		return http.StatusGatewayTimeout
-	case nodes.ErrDatabaseDown, nodes.ErrWarehouseDown, nodes.ErrWarehouseAuth, nodes.ErrWarehouseDenied:
+	case nodes.ErrDatabaseDown, nodes.ErrWarehouseDown, nodes.ErrWarehouseNoAnswer, nodes.ErrWarehouseAuth, nodes.ErrWarehouseDenied:
 		return http.StatusServiceUnavailable
 	default:
 		return http.StatusInternalServerError

@@ -62,7 +62,8 @@ type server struct {
 }
 
 // New returns the handler of the web chat: the page at / and /static/*,
-// the API at /api/*, and /healthz.
+// the API at /api/*, /healthz (the process is alive) and /readyz (its
+// databases answer: bot.ServeReady).
 func New(b *bot.Bot, cfg Config, log *slog.Logger) http.Handler {
 	if cfg.MaxBody <= 0 {
 		cfg.MaxBody = DefaultMaxBody
@@ -103,6 +104,9 @@ func New(b *bot.Bot, cfg Config, log *slog.Logger) http.Handler {
 	mux.HandleFunc("GET /healthz", func(w http.ResponseWriter, _ *http.Request) {
 		w.Header().Set("Content-Type", "text/plain; charset=utf-8")
 		_, _ = w.Write([]byte("ok\n"))
+	})
+	mux.HandleFunc("GET /readyz", func(w http.ResponseWriter, r *http.Request) {
+		bot.ServeReady(w, b.Ready(r.Context()))
 	})
 	return s.recover(headers(mux))
 }

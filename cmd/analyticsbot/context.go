@@ -34,7 +34,18 @@ type contextJSON struct {
 	Values []contextValueJSON `json:"values"`
 	// Listed are the columns with few values, all listed in the catalog.
 	Listed []contextListedJSON `json:"listed_values"`
-	Prompt string              `json:"prompt,omitempty"`
+	// SearchTerms are the model's terms grounding scored with (--terms).
+	SearchTerms []string `json:"search_terms"`
+	// Glossary are the glossary's terms the question names.
+	Glossary []contextGlossaryJSON `json:"glossary"`
+	Prompt   string                `json:"prompt,omitempty"`
+}
+
+type contextGlossaryJSON struct {
+	Term string `json:"term"`
+	// Said is what the question says: the term or a synonym of it.
+	Said  string `json:"said"`
+	Means string `json:"means,omitempty"`
 }
 
 type contextExampleJSON struct {
@@ -79,12 +90,13 @@ type contextListedJSON struct {
 // contextCommand shows what the generator would be given for a question,
 // without calling the model.
 func contextCommand(ctx context.Context, args []string, out io.Writer) error {
-	const form = "context [--thread ID] [--user ID] [--json] [--prompt] QUESTION"
+	const form = "context [--thread ID] [--user ID] [--terms T1,T2] [--json] [--prompt] QUESTION"
 	fs := newFlagSet("context")
 	thread := fs.String("thread", "", "the thread the question follows up on")
 	user := fs.String("user", "cli", "whose access policy (ACCESS_FILE) applies: a Slack user ID, or cli for the default")
 	asJSON := fs.Bool("json", false, "print one JSON object")
 	withPrompt := fs.Bool("prompt", false, "also print the rendered prompt")
+	termList := fs.String("terms", "", "comma-separated search terms, as the classifier would name them for the question")
 	if err := fs.Parse(args); err != nil {
 		return fmt.Errorf("%w: %s: %v", errUsage, form, err)
 	}
@@ -97,7 +109,13 @@ func contextCommand(ctx context.Context, args []string, out io.Writer) error {
 		return err
 	}
 	defer b.Close()
-	gc, err := b.Context(ctx, bot.Message{ThreadID: *thread, UserID: *user, ChannelID: "cli", Text: question})
+	var terms []string
+	for _, t := range strings.Split(*termList, ",") {
+		if t = strings.TrimSpace(t); t != "" {
+			terms = append(terms, t)
+		}
+	}
+	gc, err := b.Context(ctx, bot.Message{ThreadID: *thread, UserID: *user, ChannelID: "cli", Text: question}, terms...)
 	if err != nil {
 		return err
 	}
@@ -131,6 +149,11 @@ func contextCommand(ctx context.Context, args []string, out io.Writer) error {
 		c.Values = append(c.Values, contextValueJSON{Column: qualifiedColumn(m.Schema, m.Table, m.Column),
 			Value: m.Value, Phrase: m.Phrase, Similarity: m.Similarity, Why: m.Why})
 	}
+	c.SearchTerms = append([]string{}, gc.State.SearchTerms...)
+	c.Glossary = []contextGlossaryJSON{}
+	for _, m := range gc.State.Glossary {
+		c.Glossary = append(c.Glossary, contextGlossaryJSON{Term: m.Entry.Term, Said: m.Phrase, Means: m.Entry.Means})
+	}
 	if *withPrompt {
 		c.Prompt = gc.Prompt
 	}
@@ -145,6 +168,23 @@ func contextCommand(ctx context.Context, args []string, out io.Writer) error {
 		fmt.Fprintf(out, "values:\n")
 		for _, v := range c.Values {
 			fmt.Fprintf(out, "  %-40s %-30q %.2f  %s (%q)\n", v.Column, v.Value, v.Similarity, v.Why, v.Phrase)
+		}
+	}
+	if len(c.SearchTerms) > 0 {
+		fmt.Fprintf(out, "model terms: %s\n", strings.Join(c.SearchTerms, ", "))
+	}
+	if len(c.Glossary) > 0 {
+		fmt.Fprintf(out, "glossary:\n")
+		for _, g := range c.Glossary {
+			said := ""
+			if !strings.EqualFold(g.Said, g.Term) {
+				said = fmt.Sprintf(" (said %q)", g.Said)
+			}
+			means := ""
+			if g.Means != "" {
+				means = ": " + g.Means
+			}
+			fmt.Fprintf(out, "  %s%s%s\n", g.Term, said, means)
 		}
 	}
 	switch {

@@ -133,3 +133,49 @@ default: titles_masked
 	assert.Contains(t, columns("--user", "UADMIN", title), "analytics.apps.name", "the full policy's matched titles")
 	assert.NotContains(t, columns(title), "analytics.apps.name", "none for a policy that masks them")
 }
+
+// TestCLIContextRelatedWords shows why a table was chosen when the
+// question does not use its words: the glossary's term for a synonym,
+// WordNet's related word, a word form, and the classifier's terms as
+// --terms gives them; and the glossary's meaning of a term it names.
+func TestCLIContextRelatedWords(t *testing.T) {
+	_, dbURL := storetest.NewWithURL(t)
+	setUp(t, dbURL)
+	load := runCLI(t, "", "demo", "load")
+	require.NoError(t, load.err, "stderr: %s", load.stderr)
+	glossary := filepath.Join(t.TempDir(), "glossary.yaml")
+	require.NoError(t, os.WriteFile(glossary, []byte(`terms:
+  - term: publisher
+    synonyms: [studio, label]
+    means: a company in analytics.publishers that put out games
+`), 0o600))
+	t.Setenv("GLOSSARY_FILE", glossary)
+	t.Setenv("WORDNET_DIR", "../../lexicon/testdata/wordnet") // shop → store
+	const question = "Which studios released the most games in the shop?"
+
+	got := runCLI(t, "", "context", "--terms", "genres, !!", question)
+	require.NoError(t, got.err, "stderr: %s", got.stderr)
+	for _, want := range []string{
+		"glossary: studio → publisher",
+		"word form: released → release",
+		"model term: genres",
+		"wordnet synonym: shop → store", // the demo's comments say "Steam store"
+		"model terms: genres, !!",
+		"glossary:\n  publisher (said \"studio\"): a company in analytics.publishers that put out games\n",
+	} {
+		assert.Contains(t, got.stdout, want)
+	}
+
+	got = runCLI(t, "", "context", "--json", "--prompt", "--terms", "genres", question)
+	require.NoError(t, got.err, "stderr: %s", got.stderr)
+	var c contextJSON
+	require.NoError(t, json.Unmarshal([]byte(got.stdout), &c))
+	assert.Equal(t, []string{"genres"}, c.SearchTerms)
+	assert.Equal(t, []contextGlossaryJSON{{Term: "publisher", Said: "studio", Means: "a company in analytics.publishers that put out games"}}, c.Glossary)
+	assert.Contains(t, c.Prompt, "- publisher: a company in analytics.publishers that put out games\n", "the generator is told")
+
+	t.Setenv("GLOSSARY_FILE", filepath.Join(t.TempDir(), "missing.yaml"))
+	got = runCLI(t, "", "context", question)
+	require.Error(t, got.err)
+	assert.Contains(t, got.err.Error(), "GLOSSARY_FILE", "stderr: %s", got.stderr)
+}

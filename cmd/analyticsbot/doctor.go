@@ -48,7 +48,7 @@ func doctor(ctx context.Context, out io.Writer) error {
 	}
 	c.ok("configuration: backend %s, analytics schemas %s", cfg.Backend, strings.Join(cfg.Schemas, ", "))
 
-	db, err := store.Open(ctx, cfg.DatabaseURL, store.WithSchema(cfg.BotSchema))
+	db, err := store.Open(ctx, cfg.DatabaseURL, store.WithSchema(cfg.BotSchema), store.WithTimeout(cfg.DatabaseTimeout))
 	if err != nil {
 		c.fail("the bot's database: %v (check DATABASE_URL and that PostgreSQL is running)", err)
 		return errProblems

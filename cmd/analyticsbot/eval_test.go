@@ -98,5 +98,19 @@ func TestCLIEvalDefog(t *testing.T) {
 	require.NoError(t, got.err, "report:\n%s", got.stdout)
 	assert.Contains(t, got.stdout, "execution accuracy 1.000; model calls 942;")
 
+	// The same questions reworded with synonyms and word forms, at the
+	// default budget, with the example glossary, and with WordNet too
+	// where it is installed (CI installs it: `make wordnet`).
+	const reworded = "../../evals/defog-reworded.yaml"
+	t.Setenv("GLOSSARY_FILE", "../../evals/defog-glossary.yaml")
+	got = runCLI(t, "", "eval", "--retrieval-only", "--min-table-recall", "0.97", "--min-value-recall", "0.93", reworded)
+	require.NoError(t, got.err, "report:\n%s", got.stdout)
+	assert.Contains(t, got.stdout, "defog-reworded (retrieval): 241 items")
+	if _, err := os.Stat("/usr/share/wordnet/index.noun"); err == nil || os.Getenv("CI") == "true" {
+		t.Setenv("WORDNET_DIR", "/usr/share/wordnet")
+		got = runCLI(t, "", "eval", "--retrieval-only", "--min-table-recall", "0.97", "--min-value-recall", "0.93", reworded)
+		require.NoError(t, got.err, "report:\n%s", got.stdout)
+	}
+
 	assert.ErrorIs(t, runCLI(t, "", "demo", "load", "spider").err, errUsage)
 }

@@ -66,7 +66,7 @@ func setDemoEnv(t *testing.T, dbURL string) {
 	t.Helper()
 	t.Setenv("DATABASE_URL", dbURL)
 	for _, k := range []string{"OPENAI_API_KEY", "ANTHROPIC_API_KEY", "LLM_PROVIDER", "LLM_SCRIPT", "LLM_MODEL", "LLM_BASE_URL", "SQL_EXAMPLES",
-		"READER_ROLE", "READER_DATABASE_URL"} {
+		"READER_ROLE", "READER_DATABASE_URL", "GLOSSARY_FILE", "WORDNET_DIR"} {
 		t.Setenv(k, "")
 	}
 }

@@ -18,15 +18,21 @@
 // envelope goes to one of them, as Slack sends it: the newest (Send) or the
 // one a test picks (SendTo), never to all. Response
 // URLs answer errors like webhooks do, with a 4xx status and the error code
-// as text. Payload builders produce the JSON Slack sends for app_mention and
-// message events, block_actions and slash commands, with unique trigger ids
+// as text. The streaming methods take markdown_text and chunks (markdown_text,
+// task_update, plan_update, blocks) and refuse a chunk Slack would refuse
+// with invalid_chunks; SetExperience plays the legacy assistant view or the
+// Agent messaging experience, where suggested prompts set for a thread show
+// nothing. Payload builders produce the JSON Slack sends for app_mention and
+// message events, assistant_thread_started, app_home_opened and
+// app_context_changed, block_actions and slash commands, with unique trigger ids
 // and envelope ids as Slack's are (apps deduplicate by them), and
 // SignedRequest signs a request the way Slack signs HTTP deliveries.
 //
 // What is simplified: there is one workspace, one bot and one app, and any
 // channel id exists unless SetNotInChannel says the bot is not in it. Only
 // the methods the bot uses are served (auth.test, chat.postMessage,
-// chat.update, chat.postEphemeral, assistant.threads.setStatus, setSuggestedPrompts, setTitle,
+// chat.update, chat.postEphemeral, chat.startStream, chat.appendStream,
+// chat.stopStream, chat.delete, assistant.threads.setStatus, setSuggestedPrompts, setTitle,
 // files.getUploadURLExternal, files.completeUploadExternal,
 // apps.connections.open); others answer unknown_method. An ephemeral
 // message is refused (user_not_in_channel) to someone who is not a member

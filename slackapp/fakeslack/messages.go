@@ -35,6 +35,12 @@ type Message struct {
 	// markdown streamed so far.
 	Streaming bool
 	Appends   int
+	// Tasks are the task cards streamed with task_update chunks, in the
+	// order they first came; Plan is the last plan_update title, and
+	// TaskDisplayMode the chat.startStream argument (timeline by default).
+	Tasks           []Task
+	Plan            string
+	TaskDisplayMode string
 	// Metadata is the message's metadata as posted (event_type and
 	// event_payload), nil when none.
 	Metadata json.RawMessage
@@ -235,7 +241,13 @@ func (s *Server) updateMessage(args url.Values) reply {
 	if newText == "" && newBlocks == nil && args.Get("attachments") == "" {
 		return slackError("no_text")
 	}
-	m := s.changeMessage(i, func(m *Message) { m.Text, m.Blocks = newText, newBlocks })
+	m := s.changeMessage(i, func(m *Message) {
+		m.Text, m.Blocks = newText, newBlocks
+		if hasBlocks {
+			// New blocks replace all a streamed message showed.
+			m.Tasks, m.Plan = nil, ""
+		}
+	})
 	return ok(map[string]any{"channel": channel, "ts": m.TS, "text": m.Text, "message": messageObject(m)})
 }
 

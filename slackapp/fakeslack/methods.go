@@ -62,12 +62,37 @@ func (s *Server) Titles() []Title {
 	return append([]Title(nil), s.titles...)
 }
 
+// Experience is the messaging experience the app's manifest chose.
+type Experience int
+
+const (
+	// AssistantView is the legacy experience (features.assistant_view):
+	// each conversation is an assistant thread, opened with
+	// assistant_thread_started, and suggested prompts go to that thread.
+	AssistantView Experience = iota
+	// AgentView is the Agent messaging experience (features.agent_view):
+	// conversations happen in the Messages tab, opened with app_home_opened
+	// (tab "messages"), and suggested prompts go to the conversation
+	// without a thread_ts; a call with one silently does nothing.
+	AgentView
+)
+
+// SetExperience sets the messaging experience of the installation
+// (default AssistantView).
+func (s *Server) SetExperience(e Experience) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.experience = e
+}
+
 // setSuggestedPrompts serves assistant.threads.setSuggestedPrompts: 1 to 4
-// prompts (Slack's limit), each with a title and a message.
+// prompts (Slack's limit), each with a title and a message. thread_ts is
+// optional; under AgentView a call with one answers ok and shows nothing,
+// as Slack documents, so it is not recorded.
 func (s *Server) setSuggestedPrompts(args url.Values) reply {
 	channel, thread := args.Get("channel_id"), args.Get("thread_ts")
 	var prompts []Prompt
-	if channel == "" || thread == "" || json.Unmarshal([]byte(args.Get("prompts")), &prompts) != nil {
+	if channel == "" || json.Unmarshal([]byte(args.Get("prompts")), &prompts) != nil {
 		return slackError("invalid_arguments")
 	}
 	if len(prompts) == 0 || len(prompts) > 4 {
@@ -77,6 +102,9 @@ func (s *Server) setSuggestedPrompts(args url.Values) reply {
 		if p.Title == "" || p.Message == "" {
 			return invalid("invalid_arguments", []string{"[ERROR] a prompt needs a title and a message [json-pointer:/prompts]"})
 		}
+	}
+	if s.experience == AgentView && thread != "" {
+		return ok(nil)
 	}
 	s.prompts = append(s.prompts, Prompts{Channel: channel, ThreadTS: thread, Title: args.Get("title"), Prompts: prompts})
 	return ok(nil)

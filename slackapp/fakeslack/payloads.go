@@ -123,6 +123,32 @@ func AssistantThreadStarted(channel, user, threadTS string) map[string]any {
 	}
 }
 
+// AppHomeOpened is the event of user opening a tab of the app's App Home:
+// "messages" (their conversation with the app: under the Agent messaging
+// experience, where a conversation starts), "home" or "about". channel is
+// their DM with the app.
+func AppHomeOpened(channel, user, tab string) map[string]any {
+	return map[string]any{
+		"type": "app_home_opened", "user": user, "channel": channel, "tab": tab,
+		"event_ts": newActionTS(),
+	}
+}
+
+// AppContextChanged is the event of user, with the app's conversation open
+// (channel, their DM with the app), moving to another place in Slack:
+// viewing is the channel they now see, "" for nowhere (Slack sends an empty
+// context then).
+func AppContextChanged(channel, user, viewing string) map[string]any {
+	context := map[string]any{}
+	if viewing != "" {
+		context["entities"] = []map[string]any{{"type": "slack#/types/channel_id", "value": viewing, "team_id": TeamID}}
+	}
+	return map[string]any{
+		"type": "app_context_changed", "user": user, "channel": channel,
+		"context": context, "event_ts": newActionTS(),
+	}
+}
+
 func userMessage(channel, user, text, ts, threadTS string) map[string]any {
 	e := map[string]any{
 		"client_msg_id": newUUID(),

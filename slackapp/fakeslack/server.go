@@ -59,6 +59,7 @@ type Server struct {
 	statuses     []Status
 	prompts      []Prompts
 	titles       []Title
+	experience   Experience         // SetExperience
 	faults       map[string][]reply // injected failures, used first to last
 	uploadHold   chan struct{}      // HoldUploads: uploads wait until it is closed
 	releaseHold  func()             // closes uploadHold, once

@@ -27,11 +27,21 @@ func (s *Server) startStream(args url.Values) reply {
 	if !strings.HasPrefix(channel, "D") && (args.Get("recipient_user_id") == "" || args.Get("recipient_team_id") == "") {
 		return invalid("invalid_arguments", []string{"recipient_user_id and recipient_team_id are required when streaming to a channel"})
 	}
-	text, rep, bad := markdownChunk(args)
+	mode := args.Get("task_display_mode")
+	switch mode {
+	case "":
+		mode = "timeline"
+	case "timeline", "plan":
+	default:
+		return invalid("invalid_arguments", []string{fmt.Sprintf("task_display_mode %q is not timeline or plan", mode)})
+	}
+	add, rep, bad := streamArgs(args)
 	if bad {
 		return rep
 	}
-	m := s.addMessage(Message{Channel: channel, ThreadTS: args.Get("thread_ts"), Text: text, Streaming: true})
+	m := Message{Channel: channel, ThreadTS: args.Get("thread_ts"), Streaming: true, TaskDisplayMode: mode}
+	add.apply(&m)
+	m = s.addMessage(m)
 	return ok(map[string]any{"channel": channel, "ts": m.TS})
 }
 
@@ -41,14 +51,14 @@ func (s *Server) appendStream(args url.Values) reply {
 	if bad {
 		return rep
 	}
-	text, rep, bad := markdownChunk(args)
+	add, rep, bad := streamArgs(args)
 	if bad {
 		return rep
 	}
-	if text == "" {
-		return invalid("invalid_arguments", []string{"markdown_text is required"})
+	if add.empty() {
+		return invalid("invalid_arguments", []string{"markdown_text or chunks is required"})
 	}
-	m := s.changeMessage(i, func(m *Message) { m.Text += text; m.Appends++ })
+	m := s.changeMessage(i, func(m *Message) { add.apply(m); m.Appends++ })
 	return ok(map[string]any{"channel": m.Channel, "ts": m.TS})
 }
 
@@ -59,7 +69,7 @@ func (s *Server) stopStream(args url.Values) reply {
 	if bad {
 		return rep
 	}
-	text, rep, bad := markdownChunk(args)
+	add, rep, bad := streamArgs(args)
 	if bad {
 		return rep
 	}
@@ -68,7 +78,7 @@ func (s *Server) stopStream(args url.Values) reply {
 		return rep
 	}
 	m := s.changeMessage(i, func(m *Message) {
-		m.Text += text
+		add.apply(m)
 		m.Streaming = false
 		if blocks != nil {
 			m.Blocks = blocks
@@ -89,12 +99,19 @@ func (s *Server) streaming(args url.Values) (int, reply, bool) {
 	return i, reply{}, false
 }
 
-func markdownChunk(args url.Values) (string, reply, bool) {
+// streamArgs reads what a streaming call adds: its markdown_text, then its
+// chunks.
+func streamArgs(args url.Values) (streamed, reply, bool) {
 	text := args.Get("markdown_text")
 	if n := runeLen(text); n > maxMarkdownChunk {
-		return "", invalid("msg_too_long", []string{fmt.Sprintf("markdown_text is %d characters, more than %d", n, maxMarkdownChunk)}), true
+		return streamed{}, invalid("msg_too_long", []string{fmt.Sprintf("markdown_text is %d characters, more than %d", n, maxMarkdownChunk)}), true
 	}
-	return text, reply{}, false
+	add, rep, bad := readChunks(args)
+	if bad {
+		return streamed{}, rep, true
+	}
+	add.text = text + add.text
+	return add, reply{}, false
 }
 
 // deleteMessage serves chat.delete of the bot's own messages.

@@ -20,7 +20,11 @@ func (e *Executor) kindOf(ctx context.Context, err error) error {
 	if err == nil {
 		return nil
 	}
-	if ctxErr := ctx.Err(); ctxErr != nil && !errors.Is(err, ctxErr) {
+	if ctxErr := ctx.Err(); ctxErr != nil {
+		// The caller's own end, never a round trip's deadline (classify).
+		if errors.Is(err, ctxErr) {
+			return err
+		}
 		return fmt.Errorf("%w: %w", ctxErr, err)
 	}
 	if pgErr, ok := errors.AsType[*pgconn.PgError](err); ok && pgErr.Code == "42501" && !isSettingChange(pgErr) {
@@ -113,6 +117,8 @@ func classify(err error) error {
 	err = pgpool.Classify(err)
 	var pgErr *pgconn.PgError
 	switch {
+	case errors.Is(err, pgpool.ErrNoAnswer):
+		return &warehouse.Error{Kind: warehouse.NoAnswer, Reason: err.Error(), Err: err}
 	case errors.Is(err, pgpool.ErrUnavailable):
 		return &warehouse.Error{Kind: warehouse.Unavailable, Reason: err.Error(), Err: err}
 	case errors.Is(err, pgpool.ErrTimeout):

@@ -2,13 +2,13 @@ package pgwarehouse
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"strconv"
 	"strings"
 	"sync"
 	"time"
 
-	"github.com/exaring/otelpgx"
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgxpool"
 
@@ -59,6 +59,13 @@ type ExecConfig struct {
 	MaxBytes int
 	// LockTimeout makes a statement that waits for a lock fail (default 2s).
 	LockTimeout time.Duration
+	// Timeout bounds each round trip on the client's side
+	// (DATABASE_TIMEOUT, default pgpool.DefaultTimeout): a wait for a
+	// connection, the settings of the transaction, a catalog query. A
+	// statement the server bounds itself (the question's query, its
+	// EXPLAIN, an export, a value lookup) may take StatementTimeout more
+	// (StatementBound). Past it the call fails as warehouse.NoAnswer.
+	Timeout time.Duration
 	// IdentityKey signs who each query runs for (store.(*DB).IdentityKey),
 	// for the row-level security functions of the identity schema; without
 	// one they return NULL.
@@ -84,7 +91,23 @@ func (c ExecConfig) withDefaults() ExecConfig {
 	if c.LockTimeout <= 0 {
 		c.LockTimeout = DefaultLockTimeout
 	}
+	if c.Timeout <= 0 {
+		c.Timeout = pgpool.DefaultTimeout
+	}
 	return c
+}
+
+// StatementBound is how long the client waits for a statement the server
+// bounds by statement_timeout: that, and a round trip's time for the
+// server's answer to come back.
+func (c ExecConfig) StatementBound() time.Duration {
+	return c.StatementTimeout + c.Timeout
+}
+
+// statementCtx gives the round trips made with ctx the bound of a
+// statement under statement_timeout.
+func (e *Executor) statementCtx(ctx context.Context) context.Context {
+	return pgpool.WithRoundTrip(ctx, e.cfg.StatementBound())
 }
 
 // Executor runs SQL with the least privilege the database can enforce:
@@ -129,7 +152,9 @@ func (e *Executor) Ping(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	if err := pool.Ping(ctx); err != nil {
+	pctx, cancel := pgpool.Bound(ctx, e.cfg.Timeout)
+	defer cancel()
+	if err := pool.Ping(pctx); err != nil {
 		return e.loginError(err)
 	}
 	return nil
@@ -171,9 +196,9 @@ func (e *Executor) poolConfig() (*pgxpool.Config, error) {
 	if e.cfg.URL == "" {
 		cfg.ConnConfig.User, cfg.ConnConfig.Password = e.cfg.Role, ""
 	}
-	pgpool.Configure(cfg)
-	if t, ok := cfg.ConnConfig.Tracer.(*otelpgx.Tracer); ok {
-		cfg.ConnConfig.Tracer = redactingTracer{t}
+	pgpool.Configure(cfg, e.cfg.Timeout)
+	if t, ok := cfg.ConnConfig.Tracer.(*pgpool.Tracer); ok && t.Spans != nil {
+		t.Spans = redactingTracer{t.Spans}
 	}
 	cfg.MaxConns = readerPoolSize
 	cfg.MinConns = 0
@@ -188,11 +213,14 @@ func (e *Executor) poolConfig() (*pgxpool.Config, error) {
 // down, or refusing the role.
 func (e *Executor) loginError(err error) error {
 	kind := warehouse.Unavailable
-	if pgpool.IsLoginError(err) {
+	switch err = pgpool.Classify(err); {
+	case pgpool.IsLoginError(err):
 		kind = warehouse.Unauthorized
+	case errors.Is(err, pgpool.ErrNoAnswer):
+		kind = warehouse.NoAnswer
 	}
 	return warehouse.Errorf(kind, "cannot log in as the reader role %q (%w): run `analyticsbot migrate`, "+
-		"or set READER_DATABASE_URL when the role needs a password", e.cfg.Role, pgpool.Classify(err))
+		"or set READER_DATABASE_URL when the role needs a password", e.cfg.Role, err)
 }
 
 // Query runs sql and returns at most MaxRows rows of JSON-safe values.
@@ -226,7 +254,7 @@ func (e *Executor) Explain(ctx context.Context, sql string) error {
 		// QueryExecModeExec: the extended protocol, which refuses a second
 		// statement smuggled after a semicolon, in one round trip and without
 		// caching a plan made under one role for another.
-		_, err := tx.Exec(ctx, "EXPLAIN (FORMAT JSON)\n"+sql, pgx.QueryExecModeExec)
+		_, err := tx.Exec(e.statementCtx(ctx), "EXPLAIN (FORMAT JSON)\n"+sql, pgx.QueryExecModeExec)
 		return err
 	})
 	if err != nil {
@@ -352,7 +380,7 @@ func (e *Executor) release(ctx context.Context, conn *pgxpool.Conn) {
 func (e *Executor) read(ctx context.Context, tx pgx.Tx, sql string, limit int) (warehouse.Result, error) {
 	// Canceled once enough rows are read, so the server stops producing the
 	// rest instead of streaming them to be thrown away.
-	qctx, cancel := context.WithCancel(ctx)
+	qctx, cancel := context.WithCancel(e.statementCtx(ctx))
 	defer cancel()
 
 	// QueryExecModeExec: extended protocol (one statement only), no statement

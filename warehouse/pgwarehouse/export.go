@@ -30,7 +30,7 @@ func (e *Executor) ExportCSV(ctx context.Context, sql string, w io.Writer, maxRo
 
 func (e *Executor) stream(ctx context.Context, tx pgx.Tx, sql string, w *warehouse.CSVWriter, maxRows int) (warehouse.ExportStats, error) {
 	var st warehouse.ExportStats
-	qctx, cancel := context.WithCancel(ctx)
+	qctx, cancel := context.WithCancel(e.statementCtx(ctx))
 	defer cancel()
 	rows, err := tx.Query(qctx, sql, pgx.QueryExecModeExec)
 	if err != nil {

@@ -1,0 +1,298 @@
+package lexicon
+
+import (
+	"bufio"
+	"bytes"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+)
+
+// WordNet is Princeton's lexical database of English, read from the files
+// of its dict directory (Debian's wordnet-base installs them in
+// /usr/share/wordnet): the index and exception files are parsed at Open,
+// the data files kept in memory and read where the index points.
+type WordNet struct {
+	// index maps a lemma ("client", "ice_cream") to the offsets of its
+	// first synsets in each part of speech's data file.
+	index [numPOS]map[string][]int64
+	// exc maps an inflected form to its base forms ("heaviest" → heavy).
+	exc  [numPOS]map[string][]string
+	data [numPOS][]byte
+}
+
+type pos int
+
+const (
+	noun pos = iota
+	verb
+	adj
+	adv
+	numPOS
+)
+
+var posNames = [numPOS]string{"noun", "verb", "adj", "adv"}
+
+// maxSenses is how many of a lemma's senses, most frequent first, are
+// related: further ones are rare meanings ("staff" as a stick) that bring
+// in more noise than help.
+const maxSenses = 2
+
+// maxRelated bounds the words one question word is related to.
+const maxRelated = 12
+
+// OpenWordNet reads the WordNet dict directory dir: index.{noun,verb,adj,adv},
+// data.* and *.exc.
+func OpenWordNet(dir string) (_ *WordNet, err error) {
+	defer func() {
+		if err != nil {
+			err = fmt.Errorf("open WordNet in %s: %w", dir, err)
+		}
+	}()
+	wn := &WordNet{}
+	for p := range numPOS {
+		name := posNames[p]
+		if wn.index[p], err = readIndex(filepath.Join(dir, "index."+name)); err != nil {
+			return nil, err
+		}
+		if wn.data[p], err = os.ReadFile(filepath.Join(dir, "data."+name)); err != nil {
+			return nil, err
+		}
+		wn.exc[p], err = readExceptions(filepath.Join(dir, name+".exc"))
+		if err != nil && !errors.Is(err, os.ErrNotExist) {
+			return nil, err
+		}
+	}
+	if len(wn.index[noun]) == 0 {
+		return nil, errors.New("index.noun holds no lemma")
+	}
+	return wn, nil
+}
+
+// readIndex parses an index file: "lemma pos synset_cnt p_cnt [ptr…]
+// sense_cnt tagsense_cnt offset…", after licence lines that open with a
+// space.
+func readIndex(path string) (map[string][]int64, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	out := map[string][]int64{}
+	sc := bufio.NewScanner(f)
+	sc.Buffer(make([]byte, 64*1024), 1024*1024)
+	line := 0
+	for sc.Scan() {
+		line++
+		text := sc.Text()
+		if text == "" || text[0] == ' ' {
+			continue
+		}
+		fs := strings.Fields(text)
+		if len(fs) < 4 {
+			return nil, fmt.Errorf("%s:%d: too few fields", filepath.Base(path), line)
+		}
+		synsets, err1 := strconv.Atoi(fs[2])
+		pointers, err2 := strconv.Atoi(fs[3])
+		first := 4 + pointers + 2
+		if err1 != nil || err2 != nil || synsets < 1 || first+synsets > len(fs) {
+			return nil, fmt.Errorf("%s:%d: not an index line", filepath.Base(path), line)
+		}
+		var offsets []int64
+		for _, s := range fs[first : first+min(synsets, maxSenses)] {
+			off, err := strconv.ParseInt(s, 10, 64)
+			if err != nil {
+				return nil, fmt.Errorf("%s:%d: offset %q: %w", filepath.Base(path), line, s, err)
+			}
+			offsets = append(offsets, off)
+		}
+		out[fs[0]] = offsets
+	}
+	return out, sc.Err()
+}
+
+// readExceptions parses an exception file: "inflected base [base…]".
+func readExceptions(path string) (map[string][]string, error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil, err
+	}
+	out := map[string][]string{}
+	for _, line := range strings.Split(string(data), "\n") {
+		if fs := strings.Fields(line); len(fs) >= 2 {
+			out[fs[0]] = fs[1:]
+		}
+	}
+	return out, nil
+}
+
+// Related is a word WordNet relates to another, and how.
+type Related struct {
+	Word string
+	// Via is "base form" (heaviest → heavy), "synonym" (clients →
+	// customer, shop → store), "attribute" (heavy → weight) or "derived"
+	// (voter → vote).
+	Via string
+}
+
+// Related returns the single words WordNet relates to word (lower case):
+// its base forms, the other words of its most frequent senses, the nouns
+// its adjectives are attributes of, and the words derived from it.
+func (wn *WordNet) Related(word string) []Related {
+	word = strings.ToLower(word)
+	var out []Related
+	seen := map[string]bool{word: true}
+	add := func(w, via string) {
+		w = strings.ToLower(w)
+		// Collocations ("nursing_staff") are left out: a name is matched
+		// word by word.
+		if seen[w] || strings.ContainsAny(w, "_-.'") || len(out) >= maxRelated {
+			return
+		}
+		seen[w] = true
+		out = append(out, Related{Word: w, Via: via})
+	}
+	for p := range numPOS {
+		for _, base := range wn.baseForms(p, word) {
+			if base != word {
+				add(base, "base form")
+			}
+			for _, off := range wn.index[p][base] {
+				s, ok := wn.synset(p, off)
+				if !ok {
+					continue
+				}
+				for _, w := range s.words {
+					add(w, "synonym")
+				}
+				for _, ptr := range s.pointers {
+					switch {
+					case ptr.symbol == "=" && p == adj:
+						if t, ok := wn.synset(ptr.pos, ptr.offset); ok {
+							for _, w := range t.words {
+								add(w, "attribute")
+							}
+						}
+					case ptr.symbol == "+" && ptr.source > 0 && ptr.source <= len(s.words) && s.words[ptr.source-1] == base:
+						if t, ok := wn.synset(ptr.pos, ptr.offset); ok && ptr.target > 0 && ptr.target <= len(t.words) {
+							add(t.words[ptr.target-1], "derived")
+						}
+					}
+				}
+			}
+		}
+	}
+	return out
+}
+
+// baseForms are the lemmas of part of speech p that word may be a form
+// of: itself, its exceptions, and WordNet's detachment rules ("morphy").
+func (wn *WordNet) baseForms(p pos, word string) []string {
+	var out []string
+	add := func(w string) {
+		if _, ok := wn.index[p][w]; ok && !slices.Contains(out, w) {
+			out = append(out, w)
+		}
+	}
+	add(word)
+	for _, b := range wn.exc[p][word] {
+		add(b)
+	}
+	for _, r := range detach[p] {
+		if stem, ok := strings.CutSuffix(word, r[0]); ok && stem != "" {
+			add(stem + r[1])
+		}
+	}
+	return out
+}
+
+// detach are WordNet's suffix rules per part of speech: ending → base ending.
+var detach = [numPOS][][2]string{
+	noun: {{"s", ""}, {"ses", "s"}, {"xes", "x"}, {"zes", "z"}, {"ches", "ch"}, {"shes", "sh"}, {"men", "man"}, {"ies", "y"}},
+	verb: {{"s", ""}, {"ies", "y"}, {"es", "e"}, {"es", ""}, {"ed", "e"}, {"ed", ""}, {"ing", "e"}, {"ing", ""}},
+	adj:  {{"er", ""}, {"est", ""}, {"er", "e"}, {"est", "e"}},
+}
+
+type synset struct {
+	words    []string
+	pointers []pointer
+}
+
+type pointer struct {
+	symbol string
+	offset int64
+	pos    pos
+	// source and target number the words of a lexical pointer (from 1);
+	// 0 for a pointer between whole synsets.
+	source, target int
+}
+
+// synset reads the data line at off of part of speech p: "offset lex_filenum
+// ss_type w_cnt word lex_id … p_cnt ptr… | gloss".
+func (wn *WordNet) synset(p pos, off int64) (synset, bool) {
+	data := wn.data[p]
+	if off < 0 || off >= int64(len(data)) {
+		return synset{}, false
+	}
+	line := data[off:]
+	if i := bytes.IndexByte(line, '\n'); i >= 0 {
+		line = line[:i]
+	}
+	if i := bytes.IndexByte(line, '|'); i >= 0 {
+		line = line[:i]
+	}
+	fs := strings.Fields(string(line))
+	if len(fs) < 4 || fs[0] != fmt.Sprintf("%08d", off) {
+		return synset{}, false
+	}
+	n, err := strconv.ParseInt(fs[3], 16, 32)
+	at := 4 + 2*int(n)
+	if err != nil || at >= len(fs) {
+		return synset{}, false
+	}
+	var s synset
+	for i := range int(n) {
+		w := fs[4+2*i]
+		if j := strings.IndexByte(w, '('); j > 0 {
+			w = w[:j] // an adjective's marker: "galore(ip)"
+		}
+		s.words = append(s.words, strings.ToLower(w))
+	}
+	np, err := strconv.Atoi(fs[at])
+	if err != nil || at+1+4*np > len(fs) {
+		return synset{}, false
+	}
+	for i := range np {
+		f := fs[at+1+4*i : at+5+4*i]
+		o, err := strconv.ParseInt(f[1], 10, 64)
+		if err != nil || len(f[3]) != 4 {
+			continue
+		}
+		src, _ := strconv.ParseInt(f[3][:2], 16, 32)
+		tgt, _ := strconv.ParseInt(f[3][2:], 16, 32)
+		tp, ok := posOf(f[2])
+		if !ok {
+			continue
+		}
+		s.pointers = append(s.pointers, pointer{symbol: f[0], offset: o, pos: tp, source: int(src), target: int(tgt)})
+	}
+	return s, true
+}
+
+func posOf(s string) (pos, bool) {
+	switch s {
+	case "n":
+		return noun, true
+	case "v":
+		return verb, true
+	case "a", "s":
+		return adj, true
+	case "r":
+		return adv, true
+	}
+	return 0, false
+}

@@ -1,0 +1,86 @@
+package lexicon
+
+import (
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// testdata/wordnet is a few synsets in WordNet's own file format.
+func TestWordNetRelated(t *testing.T) {
+	t.Parallel()
+	wn, err := OpenWordNet("testdata/wordnet")
+	require.NoError(t, err)
+	for _, tc := range []struct {
+		name, word string
+		want       []Related
+	}{
+		{name: "a synonym of a plural's base form", word: "clients",
+			want: []Related{{"client", "base form"}, {"customer", "synonym"}}},
+		{name: "both ways", word: "shop", want: []Related{{"store", "synonym"}}},
+		{name: "an adjective's exception form, then its attribute", word: "heaviest",
+			want: []Related{{"heavy", "base form"}, {"weight", "attribute"}}},
+		{name: "a derived word", word: "voters",
+			want: []Related{{"voter", "base form"}, {"elector", "synonym"}, {"vote", "derived"}}},
+		{name: "a verb's past form", word: "voted", want: []Related{{"vote", "base form"}, {"voter", "derived"}}},
+		{name: "collocations left out", word: "icecream", want: nil},
+		{name: "nothing related", word: "staff", want: nil},
+		{name: "unknown", word: "zzzz", want: nil},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			assert.Equal(t, tc.want, wn.Related(tc.word))
+		})
+	}
+}
+
+func TestOpenWordNetErrors(t *testing.T) {
+	t.Parallel()
+	_, err := OpenWordNet(t.TempDir())
+	require.Error(t, err)
+	assert.Contains(t, err.Error(), "index.noun")
+
+	dir := t.TempDir()
+	for _, name := range []string{"index.noun", "index.verb", "index.adj", "index.adv", "data.noun", "data.verb", "data.adj", "data.adv"} {
+		require.NoError(t, os.WriteFile(filepath.Join(dir, name), []byte("client n x\n"), 0o600))
+	}
+	_, err = OpenWordNet(dir)
+	require.Error(t, err)
+	assert.Contains(t, err.Error(), "index.noun:1")
+}
+
+// The real database, where it is installed (Debian's wordnet-base; CI
+// installs it): the issue's own examples.
+func TestWordNetInstalled(t *testing.T) {
+	t.Parallel()
+	const dir = "/usr/share/wordnet"
+	if _, err := os.Stat(filepath.Join(dir, "index.noun")); err != nil {
+		if os.Getenv("CI") == "true" {
+			t.Fatalf("WordNet is not installed in %s (apt-get install wordnet-base)", dir)
+		}
+		t.Skip("WordNet is not installed in " + dir)
+	}
+	wn, err := OpenWordNet(dir)
+	require.NoError(t, err)
+	for word, want := range map[string]string{"clients": "customer", "shop": "store", "heaviest": "weight", "voters": "vote", "biggest": "size"} {
+		var got []string
+		for _, r := range wn.Related(word) {
+			got = append(got, r.Word)
+		}
+		assert.Contains(t, got, want, "%s", word)
+	}
+}
+
+func TestForms(t *testing.T) {
+	t.Parallel()
+	assert.Equal(t, []string{"vote"}, Forms("voted"))
+	assert.Equal(t, []string{"vote"}, Forms("votes"))
+	assert.Equal(t, []string{"voter", "vote"}, Forms("voter"), "an agent noun reaches its verb")
+	assert.Equal(t, []string{"buyer", "buy"}, Forms("buyer"))
+	assert.Equal(t, []string{"editor", "edit"}, Forms("editor"))
+	assert.Equal(t, []string{"engin"}, Forms("engineer"))
+	assert.Equal(t, []string{"categori"}, Forms("categories"))
+	assert.Equal(t, Stem("category"), Stem("categories"))
+}
