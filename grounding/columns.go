@@ -7,6 +7,7 @@ import (
 	"strings"
 	"unicode/utf8"
 
+	"github.com/analyticsbot/analyticsbot/lexicon"
 	"github.com/analyticsbot/analyticsbot/store"
 	"github.com/analyticsbot/analyticsbot/warehouse"
 )
@@ -178,7 +179,15 @@ func (r columnRequest) score(t warehouse.Table, i int, c warehouse.TableColumn) 
 		case slices.Contains(commentWords, w):
 			score += columnComment
 		default:
-			continue
+			// Another form of the word ("aged" and required_age), by
+			// their Snowball stems, as tables are matched (forms).
+			stem := lexicon.Stem(w)
+			i := slices.IndexFunc(nameWords, func(n string) bool { return lexicon.Stem(n) == stem })
+			if i < 0 {
+				continue
+			}
+			score += columnName * shareForm
+			w = w + " → " + nameWords[i]
 		}
 		hits = append(hits, w)
 	}

@@ -131,3 +131,19 @@ func TestJoinsBySameNamedKeys(t *testing.T) {
 	assert.True(t, strings.Contains(strings.Join(got["shop.region_targets"].Reasons, "; "), "joins shop.orders (orders.region ↔ region_targets.region)"),
 		"reasons: %v", got["shop.region_targets"].Reasons)
 }
+
+// A column the question names by another form of its word is kept, as a
+// table would be reached: "aged" and required_age.
+func TestKeptColumnsByWordForm(t *testing.T) {
+	t.Parallel()
+	cat := wide()
+	cat.Tables[0].Columns = append(cat.Tables[0].Columns, warehouse.TableColumn{Name: "required_age", Type: "integer"})
+	c := Build(cat, describe, Request{Question: "How many apps are for players aged 18 or over?", Budget: 60})
+	got := byName(c)
+	require.Contains(t, got, "analytics.apps", "chosen: %v", names(c))
+	why := map[string]string{}
+	for _, k := range got["analytics.apps"].Kept {
+		why[k.Name] = k.Why
+	}
+	assert.Equal(t, "question: aged → age", why["required_age"])
+}
