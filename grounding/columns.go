@@ -183,8 +183,8 @@ func (r columnRequest) score(t warehouse.Table, i int, c warehouse.TableColumn) 
 			// their Snowball stems, as tables are matched (forms).
 			stem := lexicon.Stem(w)
 			i := slices.IndexFunc(nameWords, func(n string) bool { return lexicon.Stem(n) == stem })
-			if i < 0 {
-				continue
+			if i < 0 || slices.Contains(r.terms, nameWords[i]) {
+				continue // none, or the question has the word itself too
 			}
 			score += columnName * shareForm
 			w = w + " → " + nameWords[i]
