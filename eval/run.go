@@ -224,7 +224,7 @@ func (r *Runner) retrievalItem(ctx context.Context, it Item) Result {
 
 // recallTables counts the gold query's tables and columns found among the
 // described tables: a column is the gold query's when one of its tables
-// has it, and found when one of those is described.
+// has it, and found when one of those is described with it.
 func (r *Runner) recallTables(res *Result, refs Refs, shown []grounding.Table, cat *warehouse.Catalog) {
 	var described []warehouse.Table
 	for _, t := range shown {
@@ -238,9 +238,11 @@ func (r *Runner) recallTables(res *Result, refs Refs, shown []grounding.Table, c
 		}
 		gold = append(gold, t)
 		res.Tables++
-		if _, ok := lookupTable(described, name); ok {
+		if shown, ok := lookupTable(described, name); ok {
 			res.TablesFound++
-			goldShown = append(goldShown, t)
+			// As described: a table described in part shows only some
+			// of its columns.
+			goldShown = append(goldShown, shown)
 		} else {
 			res.Missing = append(res.Missing, "table "+name)
 		}

@@ -89,6 +89,7 @@ func (n *Nodes) GeneratorPrompt(ctx context.Context, s *State) (prompts.Generate
 		if err != nil {
 			return data, err
 		}
+		var listed map[warehouse.ColumnRef][]string
 		if n.Values != nil {
 			matches, err := n.Values.Lookup(ctx, s.Question())
 			if err != nil {
@@ -97,9 +98,14 @@ func (n *Nodes) GeneratorPrompt(ctx context.Context, s *State) (prompts.Generate
 				n.Logger.WarnContext(ctx, "value lookup", "err", err)
 			}
 			s.Matches = matches
+			listed, err = n.Values.Listed(ctx)
+			if err != nil {
+				s.note("value listing failed: " + err.Error())
+				n.Logger.WarnContext(ctx, "value listing", "err", err)
+			}
 		}
 		req := grounding.Request{Question: s.Question(), Budget: n.SchemaBudget, Matches: s.Matches,
-			Lexicon: n.Lexicon, Terms: s.SearchTerms}
+			Lexicon: n.Lexicon, Terms: s.SearchTerms, Listed: listed}
 		for _, t := range s.History {
 			if !t.Query.IsZero() {
 				req.Earlier = append(req.Earlier, t.Query.Text)

@@ -30,6 +30,9 @@ type Database interface {
 // ValueLookup finds the stored values that resemble words of a question.
 type ValueLookup interface {
 	Lookup(ctx context.Context, question string) ([]store.ValueMatch, error)
+	// Listed returns every value of the columns that have few, which the
+	// schema's description lists.
+	Listed(ctx context.Context) (map[warehouse.ColumnRef][]string, error)
 }
 
 // ExampleStore finds stored examples whose questions resemble a question,
