@@ -12,6 +12,7 @@ import (
 	"time"
 	"unicode"
 
+	"github.com/analyticsbot/analyticsbot/lexicon"
 	"github.com/analyticsbot/analyticsbot/store"
 	"github.com/analyticsbot/analyticsbot/warehouse"
 )
@@ -156,8 +157,8 @@ func (ix *ValueIndex) Run(ctx context.Context, interval time.Duration) {
 // columns the caller (warehouse.CallerOf) may read and see, none of a
 // table or column their access policy denies or a column it masks. Each
 // match says why it matched (store.MatchExact, …): a word that names a
-// table or column is looked up too, but only its exact and stemmed
-// matches count; a place's adjective or other name ("French", "United
+// table or column (or another form of one: "publish" of publishers) is
+// looked up too, but only its exact and stemmed matches count; a place's adjective or other name ("French", "United
 // States") also looks up the place's names ('France', 'USA').
 func (ix *ValueIndex) Lookup(ctx context.Context, question string) ([]store.ValueMatch, error) {
 	ctx, cancel := context.WithTimeout(ctx, lookupTimeout)
@@ -167,6 +168,9 @@ func (ix *ValueIndex) Lookup(ctx context.Context, question string) ([]store.Valu
 		domain[w] = true
 	}
 	generic := maps.Clone(domain)
+	// schemaStems are the stems of the schema's words: "publish" is a
+	// form of the table publishers' word, as strict as "publisher".
+	schemaStems := map[string]bool{}
 	// The catalog as the caller may see it: matches in what their access
 	// policy leaves out are dropped below.
 	cat, err := ix.Backend.Catalog(ctx)
@@ -174,10 +178,12 @@ func (ix *ValueIndex) Lookup(ctx context.Context, question string) ([]store.Valu
 		for _, t := range cat.Tables {
 			for _, w := range words(t.Name) {
 				generic[w] = true
+				schemaStems[lexicon.Stem(w)] = true
 			}
 			for _, c := range t.Columns {
 				for _, w := range words(c.Name) {
 					generic[w] = true
+					schemaStems[lexicon.Stem(w)] = true
 				}
 			}
 		}
@@ -197,7 +203,7 @@ func (ix *ValueIndex) Lookup(ctx context.Context, question string) ([]store.Valu
 		switch {
 		case len(ws) == 1 && domain[ws[0]]:
 			continue
-		case len(ws) == 1 && generic[ws[0]]:
+		case len(ws) == 1 && (generic[ws[0]] || schemaStems[lexicon.Stem(ws[0])]):
 			strict = true
 		case len(ws) >= 3 && (generic[ws[0]] || generic[ws[len(ws)-1]]):
 			continue
