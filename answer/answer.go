@@ -30,7 +30,18 @@ const (
 	KindError Kind = "error"
 	// KindQuery shows the query of an earlier answer (Show SQL).
 	KindQuery Kind = "query"
+	// KindClarify asks back: Text is a short question about what the
+	// question meant, and each of Choices asks it again with one reading.
+	KindClarify Kind = "clarify"
 )
+
+// Choice is one option of a question the bot asks back: its label, and
+// the question that choosing it asks in the thread (the question it
+// clarifies, with the choice).
+type Choice struct {
+	Label string `json:"label"`
+	Ask   string `json:"ask"`
+}
 
 // Action is a button under an answer. Its value is the answer's query id,
 // unless it has its own.
@@ -98,6 +109,9 @@ type Answer struct {
 	// FollowUps are questions the user may want to ask next; choosing one
 	// asks it in the same thread.
 	FollowUps []string `json:"follow_ups,omitempty"`
+	// Choices are the options of a question asked back (KindClarify);
+	// choosing one asks its Ask in the same thread.
+	Choices []Choice `json:"choices,omitempty"`
 }
 
 // ShowsTable reports whether the answer shows its result as a table: not

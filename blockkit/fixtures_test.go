@@ -154,3 +154,14 @@ func sqlMessage() Message {
 
 // testButtons are the buttons package nodes puts under answers.
 var testButtons = []answer.Action{{ID: "export_csv", Label: "Export CSV"}, {ID: "show_sql", Label: "Show SQL"}}
+
+// clarifyAnswer asks back which Bethesda a question means.
+func clarifyAnswer() *answer.Answer {
+	const q = "How many games did Bethesda publish?"
+	return &answer.Answer{Kind: answer.KindClarify, Question: q, Text: answer.Plain("Which Bethesda do you mean?"),
+		Choices: []answer.Choice{
+			{Label: "Bethesda Softworks", Ask: q + " (Bethesda Softworks)"},
+			{Label: "Bethesda-Soft", Ask: q + " (Bethesda-Soft)"},
+			{Label: "all three", Ask: q + " (all three)"},
+		}}
+}

@@ -46,6 +46,7 @@ func goldenCases() []struct {
 		{name: "error", msg: errorMessage()},
 		{name: "decline_notice", msg: noticeMessage()},
 		{name: "show_sql", msg: sqlMessage()},
+		{name: "ask_back", msg: Reply(clarifyAnswer())},
 	}
 }
 

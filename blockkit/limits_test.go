@@ -84,6 +84,9 @@ func limitCases() []limitCase {
 		limitCase{name: "huge sql", msg: SQL("q", strings.Repeat("SELECT a < b & c > d FROM t;\n", 10_000), "q?")},
 		limitCase{name: "one-line sql", msg: SQL("q", strings.Repeat("x", 7000), "")},
 		limitCase{name: "empty sql", msg: SQL("q", "", "")},
+		limitCase{name: "question asked back, huge and odd", msg: Reply(&answer.Answer{Kind: answer.KindClarify,
+			Text: answer.Plain(strings.Repeat("Which <one> & ", 1000)), Choices: manyChoices(40)})},
+		limitCase{name: "question asked back, empty", msg: Reply(&answer.Answer{Kind: answer.KindClarify})},
 	)
 	return cases
 }
@@ -118,6 +121,10 @@ func TestMessagesStayWithinSlackLimits(t *testing.T) {
 						checkSectionText(t, i, e.(*slack.TextBlockObject))
 					}
 				case *slack.ActionBlock:
+					if x.BlockID == ClarifyBlockID {
+						checkChoices(t, x)
+						continue
+					}
 					actions++
 					checkActions(t, x, tc.queryID)
 				default:
@@ -188,6 +195,20 @@ func checkDataTable(t *testing.T, dt *slack.DataTableBlock) {
 	}
 }
 
+// checkChoices checks the buttons of a question asked back: each asks a
+// question that fits in its value, under a label that fits.
+func checkChoices(t *testing.T, ab *slack.ActionBlock) {
+	t.Helper()
+	assert.LessOrEqual(t, len(ab.Elements.ElementSet), maxActionElems, "buttons")
+	for _, e := range ab.Elements.ElementSet {
+		btn := e.(*slack.ButtonBlockElement)
+		assert.True(t, IsAskAction(btn.ActionID), "got action %q, want an ask button", btn.ActionID)
+		assert.NotEmpty(t, strings.TrimSpace(btn.Value), "button %s asks nothing", btn.ActionID)
+		assert.LessOrEqual(t, utf8.RuneCountInString(btn.Value), maxButtonValue, "button %s value", btn.ActionID)
+		assert.LessOrEqual(t, utf8.RuneCountInString(btn.Text.Text), maxButtonText, "button %s label", btn.ActionID)
+	}
+}
+
 func checkActions(t *testing.T, ab *slack.ActionBlock, queryID string) {
 	t.Helper()
 	assert.LessOrEqual(t, len(ab.BlockID), maxBlockID, "block_id length")
@@ -218,4 +239,13 @@ func checkRoundTrip(t *testing.T, blocks []slack.Block) {
 	second, err := json.Marshal(decoded)
 	require.NoError(t, err)
 	assert.JSONEq(t, string(first), string(second), "JSON changed in a decode/encode round trip")
+}
+
+// manyChoices are n choices, some of which Slack would refuse.
+func manyChoices(n int) []answer.Choice {
+	out := make([]answer.Choice, n)
+	for i := range out {
+		out[i] = answer.Choice{Label: strings.Repeat("<label> ", i), Ask: strings.Repeat("q&", i*100)}
+	}
+	return out
 }

@@ -27,6 +27,8 @@ func Reply(a *answer.Answer) Message {
 			m.Blocks = append(m.Blocks, answerActions(a.QueryID, a.Actions))
 		}
 		return m
+	case answer.KindClarify:
+		return clarify(a)
 	case answer.KindQuery:
 		shown := warehouse.Shown{Language: "SQL"}
 		if a.Query != nil {
@@ -77,6 +79,32 @@ func askButtons(heading, blockID string, questions []string) []slack.Block {
 	}
 	return []slack.Block{section(heading), slack.NewActionBlock(blockID, elems...)}
 }
+
+// clarify is a question asked back: the question, and one button per
+// choice, labelled with the choice, that asks the question again with it
+// (an ask button, like a follow-up's).
+func clarify(a *answer.Answer) Message {
+	body := Mrkdwn(a.Text)
+	if body == "" {
+		body = "Which do you mean?"
+	}
+	m := Message{Text: truncateEscaped(body, maxFallbackText), Blocks: []slack.Block{section(truncateEscaped(body, maxSectionText))}}
+	var elems []slack.BlockElement
+	for _, c := range a.Choices {
+		label, ask := strings.Join(strings.Fields(c.Label), " "), strings.TrimSpace(c.Ask)
+		if label == "" || ask == "" || textLen(ask) > maxButtonValue || len(elems) == maxActionElems {
+			continue
+		}
+		elems = append(elems, slack.NewButtonBlockElement(AskActionPrefix+strconv.Itoa(len(elems)+1), ask, plain(truncate(label, maxButtonText))))
+	}
+	if len(elems) > 0 {
+		m.Blocks = append(m.Blocks, slack.NewActionBlock(ClarifyBlockID, elems...))
+	}
+	return m
+}
+
+// ClarifyBlockID is the block_id of the choices of a question asked back.
+const ClarifyBlockID = "clarify"
 
 // Mrkdwn writes text in Slack's mrkdwn: entities escaped, emphasis as
 // Slack marks it, links as <url|label>. Markers hug their words (spaces at

@@ -220,6 +220,7 @@ func newBot(cfg Config, db *store.DB, backend warehouse.Backend, log *slog.Logge
 		Model: model, DB: db, Warehouse: backend, Cache: telemetry.InstrumentCache(b.cache), Examples: examples,
 		Domain: cfg.Domain, Suggestions: b.Suggestions(), MaxRetries: retries, MaxRows: cfg.MaxRows,
 		ExportMaxRows: cfg.ExportMaxRows, SchemaBudget: cfg.SchemaBudget, Links: links, Logger: log,
+		AskingBack:      nodes.AskBackMode(cfg.AskBack),
 		ResultFreshness: cfg.ResultFreshness, TimeZone: cfg.Location(), Lexicon: lex,
 	}).Defaults()
 	if cfg.Schedules {

@@ -17,6 +17,7 @@ import (
 	"github.com/analyticsbot/analyticsbot/demo"
 	"github.com/analyticsbot/analyticsbot/lexicon"
 	"github.com/analyticsbot/analyticsbot/llm"
+	"github.com/analyticsbot/analyticsbot/nodes"
 	"github.com/analyticsbot/analyticsbot/pgpool"
 	"github.com/analyticsbot/analyticsbot/store"
 	"github.com/analyticsbot/analyticsbot/warehouse/pgwarehouse"
@@ -96,6 +97,11 @@ type Config struct {
 	// /usr/share/wordnet) whose synonyms and related words expand a
 	// question's words before grounding; empty: none.
 	WordNetDir string `env:"WORDNET_DIR"`
+	// AskBack says when the query generator may ask back which reading of
+	// a question is meant instead of writing a query: "values" when its
+	// words match several stored values about equally well, "always", or
+	// "off".
+	AskBack string `env:"ASK_BACK" envDefault:"values"`
 	// ValueIndexMaxDistinct is the most distinct values a text column may
 	// have to have its values indexed for the value lookup; 0 turns the
 	// lookup off.
@@ -278,6 +284,12 @@ func (c *Config) Check() error {
 		errs = append(errs, fmt.Errorf("DATABASE_TIMEOUT must be a duration such as 10s, got %s", c.DatabaseTimeout))
 	} else if c.DatabaseTimeout == 0 {
 		c.DatabaseTimeout = pgpool.DefaultTimeout
+	}
+	if c.AskBack == "" {
+		c.AskBack = string(nodes.AskBackValues)
+	}
+	if !nodes.AskBackMode(c.AskBack).Valid() {
+		errs = append(errs, fmt.Errorf("ASK_BACK must be values, always or off, got %q", c.AskBack))
 	}
 	if c.ResultFreshness < 0 {
 		errs = append(errs, fmt.Errorf("RESULT_FRESHNESS must be 0 (off) or a duration such as 10m, got %s", c.ResultFreshness))

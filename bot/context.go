@@ -24,6 +24,10 @@ type GeneratorContext struct {
 	PromptTokens, WholePromptTokens int
 	// Examples are the questions of the examples the prompt shows.
 	Examples []string
+	// Ambiguous are the question's words that match several stored values
+	// about equally well: the prompt lets the generator ask back about
+	// them.
+	Ambiguous []prompts.AmbiguousValue
 }
 
 // Context builds what the generator would be given for question in thread
@@ -71,7 +75,7 @@ func (b *Bot) ContextOf(ctx context.Context, m Message, history []store.Turn, te
 	if err != nil {
 		return GeneratorContext{}, fmt.Errorf("context: %w", err)
 	}
-	out := GeneratorContext{State: s, Prompt: prompt, PromptTokens: llm.EstimateTokens(prompt)}
+	out := GeneratorContext{State: s, Prompt: prompt, PromptTokens: llm.EstimateTokens(prompt), Ambiguous: data.Ambiguous}
 	out.WholePromptTokens = out.PromptTokens - s.Grounding.Tokens + s.Grounding.WholeTokens
 	for _, e := range data.Examples {
 		out.Examples = append(out.Examples, e.Question)

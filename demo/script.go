@@ -16,6 +16,11 @@ func Links() []byte { return links }
 // answer the suggested demo questions so the bot runs without a model.
 func Script() []byte { return script }
 
+// AskBackQuestion is a question the demo's script asks back about, as a
+// model may: the data spells the publisher "Bethesda" three ways, and each
+// choice asks it again with the choice.
+const AskBackQuestion = "How many games did Bethesda publish?"
+
 // Questions are the standalone demo questions the script answers, to
 // suggest to users. It also answers follow-ups that change the year of a
 // question ("And in 2017?").

@@ -35,7 +35,9 @@ func oracleBot(t *testing.T, f *eval.File) *bot.Bot {
 	testDB.Need(t)
 	script, err := eval.Oracle(f, string(llm.StepGenerateSQL))
 	require.NoError(t, err)
-	return bottest.New(t, testDB.URL, string(script))
+	// ASK_BACK=always: the package's database has no value index before
+	// TestRetrieval builds it, and the golden file asks back about one.
+	return bottest.New(t, testDB.URL, string(script), func(c *bot.Config) { c.AskBack = "always" })
 }
 
 // TestGoldenFile holds the demo's golden file to what the issue asks of
@@ -74,8 +76,11 @@ func TestOracleRun(t *testing.T) {
 	assert.Positive(t, rep.PromptTokens)
 	for _, it := range rep.Items {
 		want := 3 // classify, generate, interpret
-		if it.Category == "decline" {
+		switch it.Category {
+		case "decline":
 			want = 1 // classify
+		case "ask_back":
+			want = 2 + 3 // classify and generate, which asks back; then the choice as any question
 		}
 		assert.Equal(t, want, it.ModelCalls, "%s: model calls", it.ID)
 	}
@@ -149,4 +154,57 @@ func TestRetrieval(t *testing.T) {
 	assert.Less(t, rep.PromptTokens, rep.WholePromptTokens)
 	assert.GreaterOrEqual(t, rep.TableRecall, 0.95)
 	assert.Equal(t, 1.0, rep.ValueRecall)
+}
+
+// An item that expects the bot to ask back fails when it answers instead,
+// or asks without an option the item needs; it passes when it asks with
+// them, and with a choice, when the choice's answer has the gold rows.
+func TestAskBackItems(t *testing.T) {
+	f, err := eval.Parse([]byte(`
+name: ask back
+items:
+  - id: asks-and-answers
+    category: ask_back
+    question: How many games did Bethesda publish?
+    ask_back: {options: ["Bethesda Softworks", "Bethesda-Soft"], choose: bethesda-soft}
+    sql: |
+      SELECT count(DISTINCT ap.app_id) FROM analytics.app_publishers ap
+      JOIN analytics.publishers p ON p.publisher_id = ap.publisher_id WHERE p.name = 'Bethesda-Soft'
+  - id: asks-only
+    category: ask_back
+    question: How many games did Ubisoft make?
+    ask_back: {options: ["as developer", "as publisher"]}
+  - id: answers-instead
+    category: ask_back
+    question: How many games were released in 2018?
+    ask_back: {options: ["by release date", "by store date"]}
+  - id: misses-an-option
+    category: ask_back
+    question: How many games are free?
+    ask_back: {options: ["price 0", "free to play tag"]}
+`))
+	require.NoError(t, err)
+	oracle, err := eval.Oracle(f, string(llm.StepGenerateSQL))
+	require.NoError(t, err)
+	var script struct{ Rules []llm.Rule }
+	require.NoError(t, yaml.Unmarshal(oracle, &script))
+	script.Rules = append([]llm.Rule{
+		{Step: "generate_sql", Match: `(?m)^Question: How many games were released in 2018\?$`, Reply: `{"sql": "SELECT count(*) FROM analytics.apps WHERE release_year = 2018"}`},
+		{Step: "generate_sql", Match: `(?m)^Question: How many games are free\?$`, Reply: `{"clarification": {"question": "Free how?", "options": ["price 0", "no ads"]}}`},
+	}, script.Rules...)
+	text, err := yaml.Marshal(script)
+	require.NoError(t, err)
+	testDB.Need(t)
+	b := bottest.New(t, testDB.URL, string(text), func(c *bot.Config) { c.AskBack = "always" })
+	rep := (&eval.Runner{Bot: b, Jobs: 1}).Full(context.Background(), f)
+	require.Len(t, rep.Items, 4)
+	assert.True(t, rep.Items[0].Pass, rep.Items[0].Why)
+	assert.Equal(t, 5, rep.Items[0].ModelCalls, "asked back, then the choice answered")
+	assert.True(t, rep.Items[1].Pass, rep.Items[1].Why)
+	assert.Equal(t, 2, rep.Items[1].ModelCalls)
+	assert.False(t, rep.Items[2].Pass)
+	assert.Equal(t, "answered without asking back", rep.Items[2].Why)
+	assert.False(t, rep.Items[3].Pass)
+	assert.Equal(t, `asked back without the option "free to play tag" (offered ["price 0" "no ads"])`, rep.Items[3].Why)
+	assert.Equal(t, 0.5, rep.Categories["ask_back"])
 }

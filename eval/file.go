@@ -44,6 +44,30 @@ type Item struct {
 	// Values are stored values the value lookup must find for Question
 	// (fuzzy names): "table.column: value" or just the value.
 	Values []string `yaml:"values"`
+	// AskBack marks a question the bot must ask back about, with the
+	// choices it must offer; with Choose, the choice's answer is scored.
+	AskBack *AskBack `yaml:"ask_back"`
+}
+
+// AskBack is what an item expects the bot to ask back.
+type AskBack struct {
+	// Options are the choices the bot must offer (2 to 5; it may offer
+	// more), compared without case.
+	Options []string `yaml:"options"`
+	// Choose, when set, is the option then chosen: the question it asks,
+	// in the same thread, is answered and scored against SQL or Rows.
+	Choose string `yaml:"choose"`
+}
+
+// offered returns the choice of labels whose label is option, without
+// case.
+func offered(labels []string, option string) (int, bool) {
+	for i, l := range labels {
+		if strings.EqualFold(strings.TrimSpace(l), strings.TrimSpace(option)) {
+			return i, true
+		}
+	}
+	return 0, false
 }
 
 // Turn is an earlier question of an item's conversation, with the query
@@ -101,8 +125,19 @@ func Parse(data []byte) (*File, error) {
 		if strings.TrimSpace(it.Question) == "" {
 			errs = append(errs, fmt.Errorf("%s: no question", where))
 		}
-		if !it.Decline && strings.TrimSpace(it.SQL) == "" && it.Rows == nil {
-			errs = append(errs, fmt.Errorf("%s: no gold sql or rows (or decline: true)", where))
+		asksOnly := it.AskBack != nil && it.AskBack.Choose == ""
+		if !it.Decline && !asksOnly && strings.TrimSpace(it.SQL) == "" && it.Rows == nil {
+			errs = append(errs, fmt.Errorf("%s: no gold sql or rows (or decline: true, or ask_back without choose)", where))
+		}
+		if a := it.AskBack; a != nil {
+			switch _, chosen := offered(a.Options, a.Choose); {
+			case len(a.Options) < 2 || len(a.Options) > 5:
+				errs = append(errs, fmt.Errorf("%s: ask_back needs 2 to 5 options, not %d", where, len(a.Options)))
+			case a.Choose != "" && !chosen:
+				errs = append(errs, fmt.Errorf("%s: ask_back chooses %q, which is not one of its options", where, a.Choose))
+			case it.Decline:
+				errs = append(errs, fmt.Errorf("%s: an item cannot both decline and ask back", where))
+			}
 		}
 		if it.Category == "" {
 			f.Items[i].Category = "uncategorised"

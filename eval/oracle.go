@@ -21,9 +21,24 @@ import (
 // Items are answered in file order, so the run must ask them one at a
 // time: each rule answers once, keyed by the exact question line.
 // Questions the item must decline are classified off topic; every other
-// question is classified as a new question, taken as it is.
+// question is classified as a new question, taken as it is. A question
+// the item expects to be asked back about is, with its options; the
+// chosen option's question is answered with the gold query.
 func Oracle(f *File, step string) ([]byte, error) {
 	var rules []llm.Rule
+	askBack := func(question string, a *AskBack) (string, error) {
+		question = strings.TrimSpace(question)
+		match := `(?:^|\n)Question: ` + regexp.QuoteMeta(question) + `(?:\n|$)`
+		rules = append(rules, llm.Rule{Step: string(llm.StepClassify), Match: match, Times: 1,
+			Reply: `{"intent": "analytics_query", "confidence": 0.99}`})
+		reply, err := json.Marshal(map[string]any{"clarification": map[string]any{"question": "Which do you mean?", "options": a.Options}})
+		if err != nil {
+			return "", err
+		}
+		rules = append(rules, llm.Rule{Step: step, Match: match, Times: 1, Reply: string(reply)})
+		i, _ := offered(a.Options, a.Choose)
+		return question + " (" + strings.Join(strings.Fields(a.Options[i]), " ") + ")", nil
+	}
 	add := func(question, sql string, decline bool) error {
 		question = strings.TrimSpace(question)
 		match := `(?:^|\n)Question: ` + regexp.QuoteMeta(question) + `(?:\n|$)`
@@ -66,7 +81,18 @@ func Oracle(f *File, step string) ([]byte, error) {
 				return nil, fmt.Errorf("oracle: item %s: %w", it.ID, err)
 			}
 		}
-		if err := add(it.Question, it.SQL, it.Decline); err != nil {
+		question := it.Question
+		if it.AskBack != nil {
+			chosen, err := askBack(it.Question, it.AskBack)
+			if err != nil {
+				return nil, fmt.Errorf("oracle: item %s: %w", it.ID, err)
+			}
+			if it.AskBack.Choose == "" {
+				continue
+			}
+			question = chosen
+		}
+		if err := add(question, it.SQL, it.Decline); err != nil {
 			return nil, fmt.Errorf("oracle: item %s: %w", it.ID, err)
 		}
 	}

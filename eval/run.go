@@ -8,6 +8,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/analyticsbot/analyticsbot/answer"
 	"github.com/analyticsbot/analyticsbot/bot"
 	"github.com/analyticsbot/analyticsbot/grounding"
 	"github.com/analyticsbot/analyticsbot/nodes"
@@ -89,7 +90,14 @@ func (r *Runner) fullItem(ctx context.Context, it Item) Result {
 		return res
 	}
 	res.ModelCalls, res.Tokens, res.SQL = s.LLMCalls, s.PromptTokens, s.Query.Text
+	if it.AskBack != nil {
+		if s, res.Why = r.askedBack(ctx, thread, it, s, &res); s == nil {
+			return res
+		}
+	}
 	switch {
+	case it.AskBack != nil && it.AskBack.Choose == "":
+		res.Pass = true
 	case it.Decline:
 		res.Pass = s.Intent == nodes.IntentOffTopic || len(s.Result.Columns) == 0
 		if !res.Pass {
@@ -106,10 +114,43 @@ func (r *Runner) fullItem(ctx context.Context, it Item) Result {
 	return res
 }
 
+// askedBack scores a question the bot must ask back about: its reply must
+// be a question back offering the item's options. With a choice to make,
+// it asks the chosen option's question in the thread and returns its
+// state (the calls and tokens of both count); otherwise the state asked.
+// A nil state comes with why the item failed.
+func (r *Runner) askedBack(ctx context.Context, thread string, it Item, s *nodes.State, res *Result) (*nodes.State, string) {
+	if s.Reply == nil || s.Reply.Kind != answer.KindClarify {
+		if s.ErrorKind != "" {
+			return nil, "did not ask back: " + string(s.ErrorKind)
+		}
+		return nil, "answered without asking back"
+	}
+	var labels []string
+	for _, c := range s.Reply.Choices {
+		labels = append(labels, c.Label)
+	}
+	for _, o := range it.AskBack.Options {
+		if _, ok := offered(labels, o); !ok {
+			return nil, fmt.Sprintf("asked back without the option %q (offered %q)", o, labels)
+		}
+	}
+	if it.AskBack.Choose == "" {
+		return s, ""
+	}
+	i, _ := offered(labels, it.AskBack.Choose)
+	chosen, _, err := r.Bot.Ask(ctx, bot.Message{ThreadID: thread, UserID: "eval", ChannelID: "eval", Text: s.Reply.Choices[i].Ask})
+	if err != nil {
+		return nil, "the workflow failed on the choice: " + err.Error()
+	}
+	res.ModelCalls, res.Tokens, res.SQL = res.ModelCalls+chosen.LLMCalls, res.Tokens+chosen.PromptTokens, chosen.Query.Text
+	return chosen, ""
+}
+
 // expected are the rows an item's answer must have: its rows, else its
 // gold query's, run through the backend.
 func (r *Runner) expected(ctx context.Context, it Item) ([][]any, error) {
-	if it.Rows != nil || it.Decline {
+	if it.Rows != nil || it.Decline || (it.AskBack != nil && it.AskBack.Choose == "") {
 		return it.Rows, nil
 	}
 	b := r.Bot.Backend()
@@ -183,7 +224,7 @@ func (r *Runner) retrievalItem(ctx context.Context, it Item) Result {
 
 // recallTables counts the gold query's tables and columns found among the
 // described tables: a column is the gold query's when one of its tables
-// has it, and found when one of those is described.
+// has it, and found when one of those is described with it.
 func (r *Runner) recallTables(res *Result, refs Refs, shown []grounding.Table, cat *warehouse.Catalog) {
 	var described []warehouse.Table
 	for _, t := range shown {
@@ -197,9 +238,11 @@ func (r *Runner) recallTables(res *Result, refs Refs, shown []grounding.Table, c
 		}
 		gold = append(gold, t)
 		res.Tables++
-		if _, ok := lookupTable(described, name); ok {
+		if shown, ok := lookupTable(described, name); ok {
 			res.TablesFound++
-			goldShown = append(goldShown, t)
+			// As described: a table described in part shows only some
+			// of its columns.
+			goldShown = append(goldShown, shown)
 		} else {
 			res.Missing = append(res.Missing, "table "+name)
 		}

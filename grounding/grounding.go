@@ -43,6 +43,10 @@ type Request struct {
 	// Budget is the most prompt tokens the catalog may take; 0 means
 	// DefaultBudget.
 	Budget int
+	// Listed are every value of the columns that have few
+	// (ValueIndex.Listed): the description lists them, best table first,
+	// while the budget allows, once the tables are chosen.
+	Listed map[warehouse.ColumnRef][]string
 	// Lexicon relates the question's words to others (WordNet, the
 	// glossary); nil relates none. Word forms are matched without it.
 	Lexicon *lexicon.Lexicon
@@ -60,6 +64,10 @@ type Table struct {
 	// Reasons say why it was chosen, for people ("question: release, year",
 	// "used earlier in the thread", "joins apps").
 	Reasons []string
+	// Kept are the columns of a table described in part (its LeftOut
+	// counts the others), with why each was kept; nil when it is
+	// described whole.
+	Kept []Column
 }
 
 // Context is what the generator is shown of the catalog.
@@ -73,13 +81,17 @@ type Context struct {
 	// Catalog is the text the prompt shows.
 	Catalog string
 	// Tokens estimates Catalog's size in prompt tokens; WholeTokens that
-	// of the whole catalog described in full.
+	// of the whole catalog described in full (with the values it lists,
+	// when it is shown whole).
 	Tokens, WholeTokens int
 	// Whole reports that the whole catalog fit the budget and is shown.
 	Whole bool
-	// Values are the matched values the prompt shows: those of the
-	// described tables first, then others, at most ValueColumns columns.
+	// Values are the matched values the prompt shows: exact, stemmed
+	// and place matches first, then those of the described tables, then
+	// others, at most ValueColumns columns.
 	Values []store.ValueMatch
+	// Listed are the columns whose every value the description lists.
+	Listed []ListedColumn
 }
 
 // ValueColumns is the most columns whose matched values the prompt shows.
@@ -94,35 +106,51 @@ func Build(cat *warehouse.Catalog, describe func([]warehouse.Table) string, r Re
 	}
 	all := describe(cat.Tables)
 	whole := llm.EstimateTokens(all)
-	order, relevant, scored := rank(cat, r)
+	order, relevant, scored, links := rank(cat, r)
 	if whole <= budget {
 		// Shown whole, in catalog order; the scores still tell people
 		// which tables the question touches.
-		return Context{Whole: true, WholeTokens: whole, Catalog: all, Tokens: whole, Tables: scored,
+		c := Context{Whole: true, WholeTokens: whole, Catalog: all, Tokens: whole, Tables: scored,
 			Values: shownValues(r.Matches, cat.Tables)}
-	}
-	sizes := make([]int, len(cat.Tables))
-	for i, t := range cat.Tables {
-		sizes[i] = llm.EstimateTokens(describe([]warehouse.Table{t}))
+		if len(r.Listed) > 0 {
+			tables := slices.Clone(cat.Tables)
+			c.Listed = listValues(tables, order, r.Listed, describe, budget*4-3-utf8.RuneCountInString(all))
+			c.Catalog = describe(tables)
+			c.Tokens = llm.EstimateTokens(c.Catalog)
+			c.WholeTokens = c.Tokens
+		}
+		return c
 	}
 	c := Context{WholeTokens: whole}
-	// Whole tables: the relevant ones (the question's, the thread's and
-	// their join partners) while they fit; with none, the catalog's first.
+	// The relevant tables (the question's, the thread's and their join
+	// partners); with none, the catalog's first.
 	fill := order[:relevant]
 	if relevant == 0 {
 		fill = order
 	}
-	used := 0
-	chosen := make([]bool, len(cat.Tables))
+	cr := columnRequest{terms: terms(r.Question), matches: r.Matches, earlier: identifiers(r.Earlier),
+		examples: identifiers(r.Examples), links: links}
+	chosen, parts := fillBudget(cat, describe, fill, relevant > 0, cr, budget)
 	var described []warehouse.Table
 	for _, i := range fill {
-		if used+sizes[i] > budget {
+		if !chosen[i] {
 			continue
 		}
-		used += sizes[i]
-		chosen[i] = true
-		c.Tables = append(c.Tables, scored[i])
-		described = append(described, cat.Tables[i])
+		t := scored[i]
+		if parts[i] != nil {
+			t.Table, t.Kept = parts[i].described()
+		}
+		c.Tables = append(c.Tables, t)
+		described = append(described, t.Table)
+	}
+	// The values of columns with few, while room remains.
+	priority := make([]int, len(described))
+	for k := range priority {
+		priority[k] = k
+	}
+	c.Listed = listValues(described, priority, r.Listed, describe, budget*4-3-utf8.RuneCountInString(describe(described)))
+	for k := range described {
+		c.Tables[k].Table = described[k]
 	}
 	c.Catalog = describe(described)
 	// The other tables by name, best first, while the budget lasts.
@@ -148,14 +176,69 @@ func Build(cat *warehouse.Catalog, describe func([]warehouse.Table) string, r Re
 	return c
 }
 
-// shownValues keeps the matches of at most ValueColumns columns: first
-// those of the described tables, best table first, which the query can
-// filter on; then the others, in the lookup's order (best first).
+// fillBudget chooses the tables of fill (best first) to describe within
+// budget: whole while they fit. When they are relevant (partly is true), a
+// table that does not fit whole is described in part: its keys and the
+// columns the question needs, if they fit, and always when the question
+// names the table (named); those then take the room left, best table
+// first. It returns which tables are chosen and, of those, the ones
+// described in part.
+func fillBudget(cat *warehouse.Catalog, describe func([]warehouse.Table) string, fill []int, partly bool,
+	cr columnRequest, budget int) (chosen []bool, parts []*partial) {
+	forced := named(cat, fill, cr.terms)
+	used := 0
+	chosen = make([]bool, len(cat.Tables))
+	parts = make([]*partial, len(cat.Tables))
+	for _, i := range fill {
+		if size := llm.EstimateTokens(describe([]warehouse.Table{cat.Tables[i]})); used+size <= budget {
+			used += size
+			chosen[i] = true
+			continue
+		}
+		if !partly {
+			continue
+		}
+		p := newPartial(cat.Tables[i], describe, cr, budget-used, forced[i])
+		if p != nil && (used+p.cost() <= budget || forced[i]) {
+			used += p.cost()
+			chosen[i], parts[i] = true, p
+		}
+	}
+	for _, i := range fill {
+		if parts[i] != nil {
+			used = parts[i].grow(budget, used)
+		}
+	}
+	return chosen, parts
+}
+
+// shownValues keeps the matches of at most ValueColumns columns, spent by
+// match quality: first the columns with an exact, stemmed or place match
+// (whatever their table: 'English' in a language column the question
+// names is worth more than a fuzzy match in a described table), then the
+// other columns of the described tables, best table first, which the
+// query can filter on; then the others, in the lookup's order (best
+// first).
 func shownValues(matches []store.ValueMatch, described []warehouse.Table) []store.ValueMatch {
 	var columns []store.ValueColumn
 	add := func(m store.ValueMatch) {
 		if !slices.Contains(columns, m.ValueColumn) && len(columns) < ValueColumns {
 			columns = append(columns, m.ValueColumn)
+		}
+	}
+	strong := func(m store.ValueMatch) bool {
+		return m.Exact || m.Why == store.MatchStem || m.Why == store.MatchPlace
+	}
+	for _, t := range described {
+		for _, m := range matches {
+			if strong(m) && t.Name == m.Table && t.Schema == m.Schema {
+				add(m)
+			}
+		}
+	}
+	for _, m := range matches {
+		if strong(m) {
+			add(m)
 		}
 	}
 	for _, t := range described {
@@ -208,15 +291,18 @@ const (
 	schemaTop   = 3
 	schemaFloor = 0.5
 	// bonusValue, times the match's similarity, lifts a table holding a
-	// value the question names.
+	// value the question names; fuzzyShare of it for a fuzzy match, which
+	// tells less than an exact, stemmed or place match ("Strategy games"
+	// and the publisher 'Pro Strategy Games').
 	bonusValue = 6.0
+	fuzzyShare = 0.75
 )
 
 // rank orders the catalog's tables for r: the relevant ones (scored, or
 // referred to by a scored one) best first, then the rest in catalog order;
 // relevant counts the first. It also returns every table with its score
-// and reasons.
-func rank(cat *warehouse.Catalog, r Request) (order []int, relevant int, scored []Table) {
+// and reasons, and the columns that join tables ("schema.table.column").
+func rank(cat *warehouse.Catalog, r Request) (order []int, relevant int, scored []Table, links map[string]bool) {
 	scored = make([]Table, len(cat.Tables))
 	bags := make([]map[string]float64, len(cat.Tables))
 	df := map[string]int{}
@@ -269,7 +355,7 @@ func rank(cat *warehouse.Catalog, r Request) (order []int, relevant int, scored 
 	schemaCoherence(cat, scored)
 	// A table that a relevant table refers to is needed to join it: it
 	// ranks at least half as high.
-	partners := joinPartners(cat)
+	partners, js := joinPartners(cat)
 	own := make([]float64, len(scored))
 	for i := range scored {
 		own[i] = scored[i].Score
@@ -279,7 +365,7 @@ func rank(cat *warehouse.Catalog, r Request) (order []int, relevant int, scored 
 			continue
 		}
 		for _, j := range ps {
-			scored[j].Reasons = append(scored[j].Reasons, "joins "+cat.Tables[i].QualifiedName())
+			scored[j].Reasons = append(scored[j].Reasons, "joins "+cat.Tables[i].QualifiedName()+" ("+js.via[[2]int{i, j}]+")")
 			scored[j].Score = max(scored[j].Score, own[i]*partnerShare)
 		}
 	}
@@ -297,7 +383,8 @@ func rank(cat *warehouse.Catalog, r Request) (order []int, relevant int, scored 
 			continue
 		}
 		slices.SortStableFunc(ends, func(a, b int) int { return cmp.Compare(own[b], own[a]) })
-		scored[i].Reasons = append(scored[i].Reasons, "links "+cat.Tables[ends[0]].QualifiedName()+" and "+cat.Tables[ends[1]].QualifiedName())
+		scored[i].Reasons = append(scored[i].Reasons, "links "+cat.Tables[ends[0]].QualifiedName()+" and "+cat.Tables[ends[1]].QualifiedName()+
+			" ("+js.via[[2]int{i, ends[0]}]+", "+js.via[[2]int{i, ends[1]}]+")")
 		scored[i].Score = max(scored[i].Score, own[ends[1]]*bridgeShare)
 	}
 	for i := range scored {
@@ -312,7 +399,7 @@ func rank(cat *warehouse.Catalog, r Request) (order []int, relevant int, scored 
 			order = append(order, i)
 		}
 	}
-	return order, relevant, scored
+	return order, relevant, scored, js.columns
 }
 
 // schemaCoherence scales each score by the strength of its table's
@@ -385,7 +472,11 @@ func bestMatch(t warehouse.Table, matches []store.ValueMatch, spread map[string]
 		if m.Table != t.Name || m.Schema != t.Schema {
 			continue
 		}
-		if w := m.Similarity / math.Sqrt(float64(max(spread[m.Phrase], 1))); !found || w > weight {
+		w := m.Similarity / math.Sqrt(float64(max(spread[m.Phrase], 1)))
+		if m.Why == store.MatchFuzzy {
+			w *= fuzzyShare
+		}
+		if !found || w > weight {
 			best, weight, found = m, w, true
 		}
 	}
@@ -425,11 +516,13 @@ var identifier = regexp.MustCompile(`[\pL\pN_$]+`)
 
 // joinPartners lists, per table, the tables it refers to: its declared
 // foreign keys, and by name, a column x_id joining a table named x (or its
-// plural) of the same schema, or a column named like the key another
-// table opens with (keyOwners). Only that way round: a table many others
-// refer to (a fact table every link table points at) would otherwise pull
-// them all in.
-func joinPartners(cat *warehouse.Catalog) [][]int {
+// plural) of the same schema, a column named like the key another table
+// opens with (keyOwners), or named like the one other table whose key it
+// is by name (nameOwners: orders.region and region_targets.region). Only
+// that way round: a table many others refer to (a fact table every link
+// table points at) would otherwise pull them all in. The joins say by
+// which columns.
+func joinPartners(cat *warehouse.Catalog) ([][]int, joins) {
 	index := map[string]int{}
 	for i, t := range cat.Tables {
 		index[t.QualifiedName()] = i
@@ -446,24 +539,35 @@ func joinPartners(cat *warehouse.Catalog) [][]int {
 		}
 		return 0, false
 	}
-	keys := keyOwners(cat)
+	keys, named := keyOwners(cat), nameOwners(cat)
 	out := make([][]int, len(cat.Tables))
-	link := func(a, b int) {
-		if a != b && !slices.Contains(out[a], b) {
-			out[a] = append(out[a], b)
+	js := joins{via: map[[2]int]string{}, columns: map[string]bool{}}
+	link := func(a, b int, from, to string) {
+		if a == b || slices.Contains(out[a], b) {
+			return
 		}
+		out[a] = append(out[a], b)
+		ta, tb := cat.Tables[a], cat.Tables[b]
+		if to == "" && len(tb.Columns) > 0 {
+			to = tb.Columns[0].Name
+		}
+		js.via[[2]int{a, b}] = ta.Name + "." + from + " ↔ " + tb.Name + "." + to
+		// A semantic layer's member is named with its cube: the key is
+		// its own part, as columnRequest.score reads it.
+		js.columns[strings.ToLower(ta.QualifiedName()+"."+memberOf(from))] = true
+		js.columns[strings.ToLower(tb.QualifiedName()+"."+memberOf(to))] = true
 	}
 	for i, t := range cat.Tables {
 		for _, fk := range t.ForeignKeys {
-			if j, ok := index[qualify(fk.RefSchema, fk.RefTable)]; ok {
-				link(i, j)
+			if j, ok := index[qualify(fk.RefSchema, fk.RefTable)]; ok && len(fk.Columns) > 0 && len(fk.RefColumns) > 0 {
+				link(i, j, fk.Columns[0], fk.RefColumns[0])
 			}
 		}
 		for ci, c := range t.Columns {
 			name := strings.ToLower(c.Name)
 			if stem, ok := strings.CutSuffix(name, "_id"); ok && stem != "" {
 				if j, ok := lookup(t.Schema, stem); ok {
-					link(i, j)
+					link(i, j, c.Name, "")
 					continue
 				}
 			}
@@ -474,7 +578,76 @@ func joinPartners(cat *warehouse.Catalog) [][]int {
 				continue
 			}
 			if j, ok := keys.owner(t.Schema, name, i); ok {
-				link(i, j)
+				link(i, j, c.Name, ownColumn(cat.Tables[j], name))
+				continue
+			}
+			if j, ok := named[qualify(t.Schema, name)]; ok && j >= 0 {
+				link(i, j, c.Name, ownColumn(cat.Tables[j], name))
+			}
+		}
+	}
+	return out, js
+}
+
+// memberOf is a column's name without the cube a semantic layer's member
+// is qualified with ("Apps.app_id" gives "app_id").
+func memberOf(column string) string {
+	if _, member, ok := strings.Cut(column, "."); ok {
+		return member
+	}
+	return column
+}
+
+// joins says by which columns tables join (joinPartners).
+type joins struct {
+	// via names the columns that join table a to table b: "orders.region
+	// ↔ region_targets.region".
+	via map[[2]int]string
+	// columns are the joining columns, "schema.table.column" in lower
+	// case: a table described in part keeps them.
+	columns map[string]bool
+}
+
+// ownColumn is t's column named name (lower case) in t's own case, or its
+// first column.
+func ownColumn(t warehouse.Table, name string) string {
+	for _, c := range t.Columns {
+		if strings.ToLower(c.Name) == name {
+			return c.Name
+		}
+	}
+	if len(t.Columns) > 0 {
+		return t.Columns[0].Name
+	}
+	return name
+}
+
+// nameOwners maps "schema.column" to the one table of the schema whose
+// key the column is by its name: the table it opens (airline_code opening
+// airline), or whose name it begins (region in region_targets), when it
+// ends in no "id" (keyOwners has those). Where two tables would own it,
+// it maps to -1: no link.
+func nameOwners(cat *warehouse.Catalog) map[string]int {
+	out := map[string]int{}
+	own := func(k string, i int) {
+		if j, seen := out[k]; seen && j != i {
+			out[k] = -1
+			return
+		}
+		out[k] = i
+	}
+	for i, t := range cat.Tables {
+		if !isEntity(t) {
+			continue
+		}
+		table := strings.ToLower(t.Name)
+		for ci, c := range t.Columns {
+			name := strings.ToLower(c.Name)
+			if len(name) < 3 || strings.HasSuffix(name, "id") {
+				continue
+			}
+			if ci == 0 || table == name || strings.HasPrefix(table, name+"_") {
+				own(qualify(t.Schema, name), i)
 			}
 		}
 	}
@@ -593,12 +766,22 @@ func (c Context) String() string {
 	b.WriteByte('\n')
 	for _, t := range c.Tables {
 		fmt.Fprintf(&b, "  %-40s %6.2f  %s\n", t.QualifiedName(), t.Score, strings.Join(t.Reasons, "; "))
+		if t.Kept != nil {
+			kept := make([]string, len(t.Kept))
+			for i, k := range t.Kept {
+				kept[i] = k.Name + " (" + k.Why + ")"
+			}
+			fmt.Fprintf(&b, "    %d of %d columns: %s; %d left out\n", len(t.Kept), len(t.Kept)+t.LeftOut, strings.Join(kept, ", "), t.LeftOut)
+		}
 	}
 	if len(c.Others) > 0 {
 		fmt.Fprintf(&b, "  named only: %s\n", strings.Join(c.Others, ", "))
 	}
 	if c.Omitted > 0 {
 		fmt.Fprintf(&b, "  left out: %d tables\n", c.Omitted)
+	}
+	for _, l := range c.Listed {
+		fmt.Fprintf(&b, "  all values listed (low cardinality, at most %d): %s: %s\n", LowCardinality, l.ColumnRef, warehouse.DescribeValues(l.Values))
 	}
 	return b.String()
 }

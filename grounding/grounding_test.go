@@ -26,6 +26,9 @@ func describe(tables []warehouse.Table) string {
 		for _, c := range t.Columns {
 			b.WriteString("  " + c.Name + " " + c.Type + "\n")
 		}
+		if t.LeftOut > 0 {
+			b.WriteString("  " + warehouse.DescribeLeftOut(t.LeftOut) + "\n")
+		}
 	}
 	return b.String()
 }
@@ -132,7 +135,7 @@ func TestReasonsAndJoins(t *testing.T) {
 	require.Contains(t, byName, "analytics.reviews")
 	assert.Equal(t, []string{"question: star, review"}, byName["analytics.reviews"].Reasons)
 	require.Contains(t, byName, "analytics.apps", "the declared key's target")
-	assert.Contains(t, byName["analytics.apps"].Reasons, "joins analytics.reviews")
+	assert.Contains(t, byName["analytics.apps"].Reasons, "joins analytics.reviews (reviews.game ↔ apps.app_id)", "by the columns of its key")
 }
 
 func TestOthersAreNamedWhileRoomRemains(t *testing.T) {
@@ -190,7 +193,7 @@ func TestBridgeTables(t *testing.T) {
 		byName[tb.QualifiedName()] = tb
 	}
 	require.Contains(t, byName, "analytics.ownership", "chosen: %v", names(c))
-	assert.Equal(t, []string{"links analytics.apps and analytics.publishers"}, byName["analytics.ownership"].Reasons,
+	assert.Equal(t, []string{"links analytics.apps and analytics.publishers (ownership.left_key ↔ apps.app_id, ownership.right_key ↔ publishers.publisher_id)"}, byName["analytics.ownership"].Reasons,
 		"apps first: \"released\" reaches release_year as a word form")
 
 	// Linking one relevant table is not enough.
@@ -254,16 +257,16 @@ func TestKeyNameLinks(t *testing.T) {
 	c := Build(cat, describe, Request{Question: "What is the total number of citations received by each author?", Budget: 150})
 	got := byName(c)
 	require.Contains(t, got, "academic.writes", "chosen: %v", names(c))
-	assert.Contains(t, got["academic.writes"].Reasons, "links academic.author and academic.publication")
+	assert.Contains(t, got["academic.writes"].Reasons, "links academic.author and academic.publication (writes.aid ↔ author.aid, writes.pid ↔ publication.pid)")
 	assert.NotContains(t, got, "advising.student", "total and number are the question's arithmetic, not its data")
 
 	c = Build(cat, describe, Request{Question: "Return the customer ID and name of customers who have not made any transactions.", Budget: 150})
 	got = byName(c)
 	require.Contains(t, got, "broker.sbtransaction", "chosen: %v", names(c))
 	require.Contains(t, got, "broker.sbcustomer", "chosen: %v", names(c))
-	assert.Contains(t, got["broker.sbcustomer"].Reasons, "joins broker.sbtransaction", "by the end of sbtxcustid")
+	assert.Contains(t, got["broker.sbcustomer"].Reasons, "joins broker.sbtransaction (sbtransaction.sbtxcustid ↔ sbcustomer.sbcustid)", "by the end of sbtxcustid")
 
-	partners := joinPartners(cat)
+	partners, _ := joinPartners(cat)
 	index := map[string]int{}
 	for i, tb := range cat.Tables {
 		index[tb.QualifiedName()] = i

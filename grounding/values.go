@@ -5,12 +5,14 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"maps"
 	"regexp"
 	"slices"
 	"strings"
 	"time"
 	"unicode"
 
+	"github.com/analyticsbot/analyticsbot/lexicon"
 	"github.com/analyticsbot/analyticsbot/store"
 	"github.com/analyticsbot/analyticsbot/warehouse"
 )
@@ -153,14 +155,22 @@ func (ix *ValueIndex) Run(ctx context.Context, interval time.Duration) {
 // Lookup returns the stored values that resemble phrases of the question,
 // best columns first, within a short deadline of its own: only values of
 // columns the caller (warehouse.CallerOf) may read and see, none of a
-// table or column their access policy denies or a column it masks.
+// table or column their access policy denies or a column it masks. Each
+// match says why it matched (store.MatchExact, …): a word that names a
+// table or column (or another form of one: "publish" of publishers) is
+// looked up too, but only its exact and stemmed matches count; a place's adjective or other name ("French", "United
+// States") also looks up the place's names ('France', 'USA').
 func (ix *ValueIndex) Lookup(ctx context.Context, question string) ([]store.ValueMatch, error) {
 	ctx, cancel := context.WithTimeout(ctx, lookupTimeout)
 	defer cancel()
-	generic := map[string]bool{}
+	domain := map[string]bool{}
 	for _, w := range words(ix.Domain) {
-		generic[w] = true
+		domain[w] = true
 	}
+	generic := maps.Clone(domain)
+	// schemaStems are the stems of the schema's words: "publish" is a
+	// form of the table publishers' word, as strict as "publisher".
+	schemaStems := map[string]bool{}
 	// The catalog as the caller may see it: matches in what their access
 	// policy leaves out are dropped below.
 	cat, err := ix.Backend.Catalog(ctx)
@@ -168,31 +178,41 @@ func (ix *ValueIndex) Lookup(ctx context.Context, question string) ([]store.Valu
 		for _, t := range cat.Tables {
 			for _, w := range words(t.Name) {
 				generic[w] = true
+				schemaStems[lexicon.Stem(w)] = true
 			}
 			for _, c := range t.Columns {
 				for _, w := range words(c.Name) {
 					generic[w] = true
+					schemaStems[lexicon.Stem(w)] = true
 				}
 			}
 		}
 	}
-	// A word of the schema or of the data's description alone names no
-	// value. Nor, mostly, does a phrase of three words or more that
-	// starts or ends with one ("games did Ubisoft Shanghai", "release in
-	// 2018"): the values it would find, its inner words find too, and
-	// the trigram index works hardest on long phrases of common words.
-	// Two words are kept: "transaction notifications" finds the type
-	// 'transaction' of notifications.
-	phrases := slices.DeleteFunc(Phrases(question), func(p string) bool {
+	// A word of the data's description alone names no value; a word of
+	// the schema alone may ("transaction", a type of notification), but
+	// only as written. Nor, mostly, does a phrase of three words or more
+	// that starts or ends with one ("games did Ubisoft Shanghai",
+	// "release in 2018"): the values it would find, its inner words find
+	// too, and the trigram index works hardest on long phrases of common
+	// words. Two words are kept: "transaction notifications" finds the
+	// type 'transaction' of notifications.
+	var phrases []store.ValuePhrase
+	for _, p := range Phrases(question) {
 		ws := words(p)
+		strict := false
 		switch {
-		case len(ws) == 1:
-			return generic[ws[0]]
-		case len(ws) >= 3:
-			return generic[ws[0]] || generic[ws[len(ws)-1]]
+		case len(ws) == 1 && domain[ws[0]]:
+			continue
+		case len(ws) == 1 && (generic[ws[0]] || schemaStems[lexicon.Stem(ws[0])]):
+			strict = true
+		case len(ws) >= 3 && (generic[ws[0]] || generic[ws[len(ws)-1]]):
+			continue
 		}
-		return false
-	})
+		phrases = append(phrases, store.ValuePhrase{Text: p, Strict: strict})
+		for _, name := range placeNames(p) {
+			phrases = append(phrases, store.ValuePhrase{Text: name, Phrase: p, Why: store.MatchPlace})
+		}
+	}
 	access := warehouse.CallerOf(ctx).Access
 	if cat == nil && access != nil {
 		// Without the caller's catalog nothing says which values are theirs.
@@ -203,17 +223,56 @@ func (ix *ValueIndex) Lookup(ctx context.Context, question string) ([]store.Valu
 		return matches, err
 	}
 	return slices.DeleteFunc(matches, func(m store.ValueMatch) bool {
-		t, ok := cat.Table(m.Schema, m.Table)
-		if !ok {
-			return true
-		}
-		if _, ok = t.Column(m.Column); !ok {
-			return true
-		}
-		// A masked column stays in the caller's catalog, but its values
-		// are not theirs to see.
-		return access != nil && access.MasksColumn(m.Schema, m.Table, m.Column)
+		return !visible(cat, access, m.Schema, m.Table, m.Column)
 	}), nil
+}
+
+// visible reports whether a column of the caller's catalog is theirs to
+// see values of: in the catalog, and not masked by their access policy
+// (a masked column stays in the catalog, but its values are not theirs).
+func visible(cat *warehouse.Catalog, access warehouse.Access, schema, table, column string) bool {
+	t, ok := cat.Table(schema, table)
+	if !ok {
+		return false
+	}
+	if _, ok = t.Column(column); !ok {
+		return false
+	}
+	return access == nil || !access.MasksColumn(schema, table, column)
+}
+
+// LowCardinality is the most distinct values a column may have for the
+// prompt to list them all in the schema's description, so that codes and
+// flags (is_official = 'T', 'F' for female) are visible to the generator;
+// a column with a value longer than maxListedLength holds text, not
+// codes, and is not listed.
+const (
+	LowCardinality  = 20
+	maxListedLength = 40
+)
+
+// Listed returns every value of the caller's columns that have few
+// (LowCardinality), by column, as the index last read them: Build lists
+// them in the description of the tables it shows while the budget allows.
+func (ix *ValueIndex) Listed(ctx context.Context) (map[warehouse.ColumnRef][]string, error) {
+	ctx, cancel := context.WithTimeout(ctx, lookupTimeout)
+	defer cancel()
+	cat, err := ix.Backend.Catalog(ctx)
+	if err != nil {
+		return nil, fmt.Errorf("list values: %w", err)
+	}
+	listed, err := ix.DB.ListedValues(ctx, ix.Backend.Name(), LowCardinality, maxListedLength)
+	if err != nil {
+		return nil, err
+	}
+	access := warehouse.CallerOf(ctx).Access
+	out := make(map[warehouse.ColumnRef][]string, len(listed))
+	for col, values := range listed {
+		if visible(cat, access, col.Schema, col.Table, col.Column) {
+			out[warehouse.ColumnRef{Schema: col.Schema, Table: col.Table, Column: col.Column}] = values
+		}
+	}
+	return out, nil
 }
 
 func (ix *ValueIndex) log() *slog.Logger {

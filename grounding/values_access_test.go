@@ -52,3 +52,39 @@ default: narrow
 	assert.NotContains(t, columns("narrow", publisher), "publishers.name", "a denied table's values")
 	assert.Contains(t, columns("narrow", "Which games are tagged open world?"), "tags.name", "what the policy leaves visible")
 }
+
+// The values listed whole (columns with few) are only those of columns
+// the caller may see: not of a denied table, not of a masked column.
+func TestListedUnderAPolicy(t *testing.T) {
+	ix := demoIndex(t, 0)
+	ctx := context.Background()
+	_, err := ix.Refresh(ctx)
+	require.NoError(t, err)
+	rules, err := access.Parse([]byte(`
+policies:
+  - name: full
+    users: [UFULL]
+    tables: ["analytics.*"]
+  - name: masked
+    users: [UMASKED]
+    tables: ["analytics.*"]
+    mask_columns: ["analytics.platforms.name"]
+  - name: denied
+    tables: ["analytics.*"]
+    deny_tables: ["analytics.platforms"]
+default: denied
+`))
+	require.NoError(t, err)
+	platforms := warehouse.ColumnRef{Schema: "analytics", Table: "platforms", Column: "name"}
+	for _, p := range rules.List() {
+		ctx := warehouse.WithCaller(ctx, warehouse.Caller{UserID: "U1", Access: p})
+		listed, err := ix.Listed(ctx)
+		require.NoError(t, err)
+		if p.Policy() == "full" {
+			assert.Equal(t, map[warehouse.ColumnRef][]string{platforms: {"linux", "mac", "windows"}}, listed,
+				"the demo's one column with at most 20 values")
+			continue
+		}
+		assert.Empty(t, listed, "policy %s", p.Policy())
+	}
+}

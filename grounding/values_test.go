@@ -82,6 +82,18 @@ func TestValueLookup(t *testing.T) {
 		assert.Empty(t, matches, "'games' names the data, not a value")
 	})
 
+	t.Run("another form of a schema word finds only exact and stemmed values", func(t *testing.T) {
+		// "publish" is a form of the table publishers' word: it names the
+		// schema, so 'Self-Publish' and 'Publisher Tycoon' are noise.
+		matches, err := ix.Lookup(ctx, "How many games did Bethesda publish?")
+		require.NoError(t, err)
+		for _, m := range matches {
+			if m.Phrase == "publish" {
+				assert.Contains(t, []string{store.MatchExact, store.MatchStem}, m.Why, "%q matched %q", m.Phrase, m.Value)
+			}
+		}
+	})
+
 	t.Run("nor long phrases that start or end with them", func(t *testing.T) {
 		matches, err := ix.Lookup(ctx, "How many games did Ubisoft Shanghai release in 2018?")
 		require.NoError(t, err)

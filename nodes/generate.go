@@ -45,7 +45,19 @@ func (n *Nodes) GenerateQuery(ctx context.Context, s *State) error {
 	}
 	g, ok := d.Parse(reply)
 	if !ok {
-		s.note("generator reply held no query: " + truncate(reply, 200))
+		c, asked, why := readClarification(reply, s.Question())
+		switch {
+		case asked && data.MayAsk:
+			s.Clarification = &c
+			return nil
+		case asked:
+			why = "a clarification where the bot may not ask back"
+		}
+		if why != "" {
+			s.note("generator reply held " + why + ": " + truncate(reply, 200))
+		} else {
+			s.note("generator reply held no query: " + truncate(reply, 200))
+		}
 	}
 	s.Query.Backend, s.Query.Text = n.Warehouse.Name(), g.Text
 	s.setGenerated(g.Explanation, g.Assumptions)
@@ -77,6 +89,7 @@ func (n *Nodes) GeneratorPrompt(ctx context.Context, s *State) (prompts.Generate
 		if err != nil {
 			return data, err
 		}
+		var listed map[warehouse.ColumnRef][]string
 		if n.Values != nil {
 			matches, err := n.Values.Lookup(ctx, s.Question())
 			if err != nil {
@@ -85,9 +98,14 @@ func (n *Nodes) GeneratorPrompt(ctx context.Context, s *State) (prompts.Generate
 				n.Logger.WarnContext(ctx, "value lookup", "err", err)
 			}
 			s.Matches = matches
+			listed, err = n.Values.Listed(ctx)
+			if err != nil {
+				s.note("value listing failed: " + err.Error())
+				n.Logger.WarnContext(ctx, "value listing", "err", err)
+			}
 		}
 		req := grounding.Request{Question: s.Question(), Budget: n.SchemaBudget, Matches: s.Matches,
-			Lexicon: n.Lexicon, Terms: s.SearchTerms}
+			Lexicon: n.Lexicon, Terms: s.SearchTerms, Listed: listed}
 		for _, t := range s.History {
 			if !t.Query.IsZero() {
 				req.Earlier = append(req.Earlier, t.Query.Text)
@@ -115,6 +133,7 @@ func (n *Nodes) GeneratorPrompt(ctx context.Context, s *State) (prompts.Generate
 			data.Glossary = append(data.Glossary, prompts.GlossaryNote{Term: m.Entry.Term, Means: m.Entry.Means})
 		}
 	}
+	n.offerAskBack(ctx, s, &data)
 	for _, e := range s.Examples {
 		data.Examples = append(data.Examples, prompts.Example{Question: e.Question, SQL: e.Query,
 			Assumptions: e.Assumptions, Explanation: e.Explanation})

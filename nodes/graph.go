@@ -13,6 +13,7 @@ const (
 	NodeExecuteQuery   = "execute_query"
 	NodeInterpret      = "interpret"
 	NodeFormatAnswer   = "format_answer"
+	NodeAskBack        = "ask_back"
 	NodeExportCSV      = string(IntentExportCSV)
 	NodeShowSQL        = string(IntentShowSQL)
 	NodeRefresh        = string(IntentRefresh)
@@ -39,6 +40,7 @@ func Graph(n *Nodes) *workflow.Graph[State] {
 		AddNode(NodeExecuteQuery, n.ExecuteQuery, workflow.WithLabel("Running the query…")).
 		AddNode(NodeInterpret, n.Interpret, workflow.WithLabel("Reading the results…")).
 		AddNode(NodeFormatAnswer, n.FormatAnswer, workflow.WithLabel("Formatting the answer…")).
+		AddNode(NodeAskBack, n.AskBack, workflow.WithLabel("Asking which you mean…")).
 		AddNode(NodeExportCSV, n.ExportCSV, workflow.WithLabel("Preparing the CSV…")).
 		AddNode(NodeShowSQL, n.ShowSQL, workflow.WithLabel("Finding the SQL…")).
 		AddNode(NodeRefresh, n.Refresh, workflow.WithLabel("Running the query again…")).
@@ -51,11 +53,12 @@ func Graph(n *Nodes) *workflow.Graph[State] {
 		AddBranch(NodeRouteIntent, afterRouting, NodeResolveContext, NodeExportCSV, NodeShowSQL, NodeRefresh,
 			NodeSchedule, NodeRunSchedule, NodeDecline, NodeHandleError).
 		AddBranch(NodeResolveContext, onErrorOr(NodeGenerateQuery), NodeGenerateQuery, NodeHandleError).
-		AddBranch(NodeGenerateQuery, onErrorOr(NodeValidateQuery), NodeValidateQuery, NodeHandleError).
+		AddBranch(NodeGenerateQuery, afterGeneration, NodeValidateQuery, NodeAskBack, NodeHandleError).
 		AddBranch(NodeValidateQuery, afterValidation(n.MaxRetries), NodeExecuteQuery, NodeGenerateQuery, NodeHandleError).
 		AddBranch(NodeExecuteQuery, afterExecution(n.MaxRetries), NodeInterpret, NodeGenerateQuery, NodeHandleError).
 		AddEdge(NodeInterpret, NodeFormatAnswer).
 		AddEdge(NodeFormatAnswer, NodeSaveTurn).
+		AddEdge(NodeAskBack, NodeSaveTurn).
 		AddBranch(NodeExportCSV, onErrorOr(NodeSaveTurn), NodeSaveTurn, NodeHandleError).
 		AddBranch(NodeShowSQL, onErrorOr(NodeSaveTurn), NodeSaveTurn, NodeHandleError).
 		AddBranch(NodeRefresh, onErrorOr(NodeFormatAnswer), NodeFormatAnswer, NodeHandleError).
@@ -100,6 +103,18 @@ func afterScheduledRun(s *State) string {
 		return NodeSaveTurn
 	}
 	return NodeFormatAnswer
+}
+
+// afterGeneration checks the generated query, or asks the generator's
+// question back when it asked one instead.
+func afterGeneration(s *State) string {
+	switch {
+	case s.ErrorKind != "":
+		return NodeHandleError
+	case s.Clarification != nil:
+		return NodeAskBack
+	}
+	return NodeValidateQuery
 }
 
 // onErrorOr continues to next unless the node recorded an error.

@@ -28,7 +28,7 @@ func TestGraphCompilesAndDraws(t *testing.T) {
 	}
 	assert.Equal(t, []string{
 		NodeRouteIntent, NodeResolveContext, NodeGenerateQuery, NodeValidateQuery, NodeExecuteQuery,
-		NodeInterpret, NodeFormatAnswer, NodeExportCSV, NodeShowSQL, NodeRefresh, NodeSchedule, NodeRunSchedule, NodeDecline,
+		NodeInterpret, NodeFormatAnswer, NodeAskBack, NodeExportCSV, NodeShowSQL, NodeRefresh, NodeSchedule, NodeRunSchedule, NodeDecline,
 		NodeHandleError, NodeSaveTurn,
 	}, names, "node list")
 	for i, l := range labels {
@@ -91,6 +91,27 @@ func TestOnErrorOr(t *testing.T) {
 			if got := route(&State{ErrorKind: tt.kind}); got != tt.want {
 				t.Errorf("onErrorOr(validate_sql) with error %q = %s, want %s", tt.kind, got, tt.want)
 			}
+		})
+	}
+}
+
+func TestAfterGeneration(t *testing.T) {
+	t.Parallel()
+	ask := &Clarification{Question: "Which Bethesda?", Options: []string{"Bethesda Softworks", "Bethesda-Soft"}}
+	tests := []struct {
+		name  string
+		state State
+		want  string
+	}{
+		{"a query is checked", State{Query: pgQuery("SELECT 1")}, NodeValidateQuery},
+		{"a reply without a query is checked too (and retried)", State{}, NodeValidateQuery},
+		{"a question back is asked", State{Clarification: ask}, NodeAskBack},
+		{"an error wins", State{Clarification: ask, ErrorKind: ErrModelTimeout}, NodeHandleError},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			assert.Equal(t, tt.want, afterGeneration(&tt.state))
 		})
 	}
 }

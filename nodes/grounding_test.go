@@ -10,6 +10,7 @@ import (
 
 	"github.com/analyticsbot/analyticsbot/llm"
 	"github.com/analyticsbot/analyticsbot/store"
+	"github.com/analyticsbot/analyticsbot/warehouse"
 )
 
 // With a catalog bigger than the budget the generator is shown the tables
@@ -70,6 +71,10 @@ func TestGeneratorKeepsTheThreadsTables(t *testing.T) {
 type fakeValues []store.ValueMatch
 
 func (f fakeValues) Lookup(context.Context, string) ([]store.ValueMatch, error) { return f, nil }
+
+func (f fakeValues) Listed(context.Context) (map[warehouse.ColumnRef][]string, error) {
+	return nil, nil
+}
 
 // The values the lookup finds go into the prompt, by column, and lift their
 // table in the ranking.

@@ -30,6 +30,9 @@ type Database interface {
 // ValueLookup finds the stored values that resemble words of a question.
 type ValueLookup interface {
 	Lookup(ctx context.Context, question string) ([]store.ValueMatch, error)
+	// Listed returns every value of the columns that have few, which the
+	// schema's description lists.
+	Listed(ctx context.Context) (map[warehouse.ColumnRef][]string, error)
 }
 
 // ExampleStore finds stored examples whose questions resemble a question,
@@ -90,6 +93,9 @@ type Nodes struct {
 	// Values finds stored values resembling words of a question; nil for
 	// none. *grounding.ValueIndex implements it.
 	Values ValueLookup
+	// AskingBack says when the generator may ask back instead of writing
+	// a query (ASK_BACK; AskBackValues when empty).
+	AskingBack AskBackMode
 	// SchemaBudget is the most prompt tokens the catalog may take in the
 	// generator's prompt (grounding.DefaultBudget when 0).
 	SchemaBudget int
@@ -141,6 +147,9 @@ func (n *Nodes) Defaults() *Nodes {
 	}
 	if n.MaxMessageLen == 0 {
 		n.MaxMessageLen = 4000
+	}
+	if n.AskingBack == "" {
+		n.AskingBack = AskBackValues
 	}
 	if n.ExamplesK == 0 {
 		n.ExamplesK = DefaultExamplesK

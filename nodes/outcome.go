@@ -44,3 +44,32 @@ func Outcome(ctx context.Context, s *State, res workflow.Result) string {
 	}
 	return string(ErrInternal)
 }
+
+// rejections are the error kinds of a node refusing its input on purpose:
+// the user's message, a query the guard or the backend turned down, an ask
+// the user may not make. Every other kind is a failure of something the
+// node depends on (a timeout, a service down, the model, the bot itself).
+var rejections = map[ErrorKind]bool{
+	ErrEmptyMessage:    true,
+	ErrMessageTooLong:  true,
+	ErrInvalidQuery:    true,
+	ErrUnsafeQuery:     true,
+	ErrAccessDenied:    true,
+	ErrNotAdmitted:     true,
+	ErrForbidden:       true,
+	ErrNoPreviousQuery: true,
+}
+
+// Outcome is the outcome a node reports to the engine when it records k:
+// workflow.Rejected or workflow.Failed with k as the kind, and the zero
+// (ok) outcome for the empty kind. Spans and the node metric carry it.
+func (k ErrorKind) Outcome() workflow.Outcome {
+	switch {
+	case k == "":
+		return workflow.Outcome{}
+	case rejections[k]:
+		return workflow.Rejected(string(k))
+	default:
+		return workflow.Failed(string(k))
+	}
+}

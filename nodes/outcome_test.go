@@ -55,3 +55,53 @@ func TestOutcome(t *testing.T) {
 		})
 	}
 }
+
+func TestErrorKindOutcome(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		kind ErrorKind
+		want string
+	}{
+		{"", workflow.OutcomeOK},
+		{ErrEmptyMessage, workflow.OutcomeRejected},
+		{ErrMessageTooLong, workflow.OutcomeRejected},
+		{ErrInvalidQuery, workflow.OutcomeRejected},
+		{ErrUnsafeQuery, workflow.OutcomeRejected},
+		{ErrAccessDenied, workflow.OutcomeRejected},
+		{ErrNotAdmitted, workflow.OutcomeRejected},
+		{ErrForbidden, workflow.OutcomeRejected},
+		{ErrNoPreviousQuery, workflow.OutcomeRejected},
+		{ErrQueryTimeout, workflow.OutcomeFailed},
+		{ErrWarehouseDown, workflow.OutcomeFailed},
+		{ErrWarehouseNoAnswer, workflow.OutcomeFailed},
+		{ErrWarehouseAuth, workflow.OutcomeFailed},
+		{ErrWarehouseDenied, workflow.OutcomeFailed},
+		{ErrNoData, workflow.OutcomeFailed},
+		{ErrDatabaseDown, workflow.OutcomeFailed},
+		{ErrModelUnavailable, workflow.OutcomeFailed},
+		{ErrModelTimeout, workflow.OutcomeFailed},
+		{ErrModelRateLimited, workflow.OutcomeFailed},
+		{ErrModelRefused, workflow.OutcomeFailed},
+		{ErrInternal, workflow.OutcomeFailed},
+	}
+	for _, tt := range tests {
+		got := tt.kind.Outcome()
+		assert.Equal(t, tt.want, got.Status(), "outcome of %q", tt.kind)
+		assert.Equal(t, string(tt.kind), got.Kind(), "kind of %q", tt.kind)
+	}
+}
+
+// A node's failure is reported once, to the engine after that node; the
+// error kind stays for the routes and handle_error.
+func TestTakeOutcome(t *testing.T) {
+	t.Parallel()
+	var s State
+	dataFailure(&s, context.DeadlineExceeded)
+	assert.Equal(t, workflow.Failed(string(ErrQueryTimeout)), s.TakeOutcome())
+	assert.Equal(t, workflow.Outcome{}, s.TakeOutcome(), "the next node starts at ok")
+	assert.Equal(t, ErrQueryTimeout, s.ErrorKind, "the kind stays on the state")
+
+	s.fail(ErrInvalidQuery, "column x does not exist")
+	s.clearError() // a retry starts afresh
+	assert.Equal(t, workflow.Outcome{}, s.TakeOutcome())
+}

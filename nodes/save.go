@@ -45,13 +45,17 @@ func (n *Nodes) SaveTurn(_ context.Context, s *State) error {
 			s.note("the reply could not be kept: " + err.Error())
 		}
 	}
+	intent := s.Intent
+	if s.Clarification != nil && s.ErrorKind == "" {
+		intent = IntentAskBack
+	}
 	turns := []store.Turn{{
 		ThreadID:    s.KeptIn(),
 		UserID:      s.UserID,
 		ChannelID:   s.ChannelID,
 		UserMessage: n.storedMessage(s.UserQuery),
 		BotResponse: bot,
-		Intent:      string(s.Intent),
+		Intent:      string(intent),
 		Query:       query,
 		QueryID:     queryID,
 		Question:    question,

@@ -16,6 +16,7 @@ import (
 	"github.com/analyticsbot/analyticsbot/lexicon"
 	"github.com/analyticsbot/analyticsbot/store"
 	"github.com/analyticsbot/analyticsbot/warehouse"
+	"github.com/analyticsbot/analyticsbot/workflow"
 )
 
 // Intent is what the user wants from a message.
@@ -46,6 +47,10 @@ const (
 	// Verify. The router never picks them.
 	IntentFeedback Intent = "feedback"
 	IntentVerify   Intent = "verify_example"
+	// IntentAskBack is the intent a thread keeps for a turn in which the
+	// bot asked back (save_turn), so the next question, which answers it,
+	// is not asked about again. The router never picks it.
+	IntentAskBack Intent = "ask_back"
 )
 
 // Valid reports whether i is one of the intents the classifier may pick
@@ -206,6 +211,11 @@ type State struct {
 	// chart, which weighs ChartHint); written by format_answer.
 	Chart *chart.Spec
 
+	// Clarification is the generator's question back, when it asked one
+	// instead of writing a query (ask_back shows it); written by
+	// generate_query.
+	Clarification *Clarification
+
 	// Query, Assumptions and Explanation are written by generate_query;
 	// Query also by validate_query (the backend's normalised form) and by
 	// the actions (the query of the answer they act on).
@@ -267,6 +277,9 @@ type State struct {
 	ErrorKind   ErrorKind
 	ErrorDetail string
 	ErrorClass  string
+	// outcome is how the running node's step went, written with ErrorKind
+	// by fail and taken by the engine after the node (TakeOutcome).
+	outcome workflow.Outcome
 	// ErrorRef is the reference handle_error gives a failure whose cause
 	// only the people who run the bot can see or fix: the user's reply
 	// names it, the log line and the query log carry it with the detail.
@@ -326,8 +339,20 @@ func (s *State) Question() string {
 // ColumnNames returns the result's column names.
 func (s *State) ColumnNames() []string { return s.Result.ColumnNames() }
 
+// fail records a failure of the running node, and with it the node's
+// outcome (kind.Outcome); an empty kind clears both.
 func (s *State) fail(kind ErrorKind, detail string) {
 	s.ErrorKind, s.ErrorDetail, s.ErrorClass = kind, detail, ""
+	s.outcome = kind.Outcome()
+}
+
+// TakeOutcome returns the outcome the node that just ran recorded, and
+// forgets it; the engine calls it after every node (workflow.OutcomeReporter).
+// The error kind stays on the state for the routes and handle_error.
+func (s *State) TakeOutcome() workflow.Outcome {
+	o := s.outcome
+	s.outcome = workflow.Outcome{}
+	return o
 }
 
 // clearError forgets the recorded error, as a retry starts afresh.

@@ -24,6 +24,16 @@ var files embed.FS
 
 var templates = template.Must(newTemplate("prompts").ParseFS(files, "*.tmpl"))
 
+// askBack defines the "ask_back" part of the generator prompts: when and
+// how the generator may ask back instead of writing a query.
+var askBack = func() string {
+	b, err := files.ReadFile("ask_back.tmpl")
+	if err != nil {
+		panic(err) // embedded at build time
+	}
+	return string(b)
+}()
+
 // newTemplate is a template with the options and functions every prompt has.
 func newTemplate(name string) *template.Template {
 	return template.New(name).Option("missingkey=error").Funcs(template.FuncMap{"join": strings.Join})
@@ -85,6 +95,19 @@ type GenerateQuery struct {
 	// PreviousQuery and PreviousError are the failed attempt a retry fixes.
 	PreviousQuery string
 	PreviousError string
+	// MayAsk lets the generator ask back instead of writing a query (the
+	// "ask_back" template, which a dialect's prompt includes with
+	// {{template "ask_back" .}}); Ambiguous are the question's words that
+	// match several stored values about equally well.
+	MayAsk    bool
+	Ambiguous []AmbiguousValue
+}
+
+// AmbiguousValue is a phrase of the question that matches several stored
+// values of one column about equally well, none of them exactly.
+type AmbiguousValue struct {
+	Phrase string
+	ValueHint
 }
 
 // GlossaryNote is what a term means in the data: "active user" is "a user
@@ -192,6 +215,11 @@ func renderGenerator(data GenerateQuery) (string, error) {
 	if !ok {
 		parsed, err := newTemplate("generate").Parse(data.Prompt)
 		if err != nil {
+			return "", fmt.Errorf("parse the generator prompt: %w", err)
+		}
+		// The parts every dialect's prompt may include ({{template
+		// "ask_back" .}}); the dialect's own text stays the body.
+		if _, err := parsed.Parse(askBack); err != nil {
 			return "", fmt.Errorf("parse the generator prompt: %w", err)
 		}
 		t, _ = generators.LoadOrStore(data.Prompt, parsed)

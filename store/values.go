@@ -34,15 +34,50 @@ type ValueMatch struct {
 	Phrase     string
 	Similarity float64
 	Exact      bool
+	// Why says how it matched, for people and for ranking: MatchExact,
+	// MatchStem, MatchPlace or MatchFuzzy.
+	Why string
 }
 
-// rank orders matches: exact ones first, then by similarity, a phrase of
-// several words counting for more (a value that matches "Ubisoft
-// Shanghai" says more than one that matches "Ubisoft").
+// How a value matched a phrase, best first.
+const (
+	// MatchExact: the phrase, but for case and punctuation ("ubisoft",
+	// 'Ubisoft®').
+	MatchExact = "exact"
+	// MatchPlace: a name of the place the phrase names ("French" or
+	// "France", 'FR'), as the caller looked it up (ValuePhrase.Why).
+	MatchPlace = "place"
+	// MatchStem: the phrase's words with the same stems, by PostgreSQL's
+	// english text-search configuration ("weekends", 'Weekend';
+	// "successful", 'success').
+	MatchStem = "stem"
+	// MatchFuzzy: alike by trigrams ("ubisoft", 'Ubisoft Montreal').
+	MatchFuzzy = "fuzzy"
+)
+
+// ValuePhrase is a phrase to look up among the stored values.
+type ValuePhrase struct {
+	// Text is what is looked up; Phrase the words of the question it
+	// stands for (Text when empty): "France" for "French".
+	Text, Phrase string
+	// Why, when set, is what its exact and stemmed matches are called
+	// (MatchPlace).
+	Why string
+	// Strict keeps only exact and stemmed matches: for a word that also
+	// names a table or column, whose fuzzy matches would be noise.
+	Strict bool
+}
+
+// rank orders matches: exact (and place) ones first, then stemmed ones,
+// then by similarity, a phrase of several words counting for more (a
+// value that matches "Ubisoft Shanghai" says more than one that matches
+// "Ubisoft").
 func (m ValueMatch) rank() float64 {
 	switch words := len(strings.Fields(m.Phrase)); {
 	case m.Exact:
 		return 2 + float64(words)/100
+	case m.Why == MatchStem:
+		return 1.995
 	case words > 1 && m.Similarity >= 0.7:
 		return min(m.Similarity*(1+0.5*float64(words-1)), 1.99)
 	default:
@@ -86,7 +121,20 @@ func (d *DB) PrepareValueIndex(ctx context.Context) error {
 	if err != nil {
 		return fmt.Errorf("create the value index's trigram index: %w", classify(err))
 	}
+	// The values' word stems, for stemmed matches: PostgreSQL's english
+	// text-search configuration, always installed.
+	err = d.createIndex(ctx, `CREATE INDEX IF NOT EXISTS value_index_stem_idx ON value_index (backend, `+stemsOf("value")+`)`)
+	if err != nil {
+		return fmt.Errorf("create the value index's stem index: %w", classify(err))
+	}
 	return nil
+}
+
+// stemsOf is the SQL of the sorted, distinct word stems of a text, as the
+// english text-search configuration finds them: a value and a phrase with
+// the same stems are a stemmed match.
+func stemsOf(expr string) string {
+	return `tsvector_to_array(to_tsvector('pg_catalog.english'::regconfig, ` + expr + `))`
 }
 
 // ReplaceValues replaces what the index keeps for col, in one transaction:
@@ -204,7 +252,11 @@ func (d *DB) ValueIndexStats(ctx context.Context, backend string) (ValueIndexSta
 // its strong matches ("Ubisoft" in "Ubisoft Montreal", not "Ubisoft" in
 // "Ubisofted"); elsewhere weaker ones too ("roguelike" and the tag
 // "Rogue-like", among a hundred games named "... Roguelike").
+//
+// A strict phrase (a word of the schema) matches only in columns of at
+// most strictMaxDistinct values: kinds and statuses, not titles.
 const (
+	strictMaxDistinct   = 1000
 	candidatesPerColumn = 10
 	commonInColumn      = 40
 	strongMatch         = 0.9
@@ -225,9 +277,10 @@ func normalValue(s string) string {
 
 // MatchValues returns the stored values of backend that resemble the
 // phrases, at least minSimilarity alike (trigram similarity of the whole
-// value, or the phrase's word similarity inside a longer value), at most
-// perColumn values for each of the best limit columns, best first.
-func (d *DB) MatchValues(ctx context.Context, backend string, phrases []string, minSimilarity float64, perColumn, limit int) ([]ValueMatch, error) {
+// value, or the phrase's word similarity inside a longer value) or with
+// the same word stems, at most perColumn values for each of the best
+// limit columns, best first.
+func (d *DB) MatchValues(ctx context.Context, backend string, phrases []ValuePhrase, minSimilarity float64, perColumn, limit int) ([]ValueMatch, error) {
 	if len(phrases) == 0 {
 		return nil, nil
 	}
@@ -236,6 +289,14 @@ func (d *DB) MatchValues(ctx context.Context, backend string, phrases []string, 
 		return nil, err
 	}
 	q := pgx.Identifier{t}.Sanitize()
+	// Stemmed matches need the stem index, which the first refresh
+	// creates: without it, they would compare every value.
+	var stems bool
+	err = d.pool.QueryRow(ctx, `SELECT to_regclass($1) IS NOT NULL`,
+		pgx.Identifier{d.schema, "value_index_stem_idx"}.Sanitize()).Scan(&stems)
+	if err != nil {
+		return nil, fmt.Errorf("match values: %w", classify(err))
+	}
 	var all []ValueMatch
 	err = pgx.BeginFunc(ctx, d.pool, func(tx pgx.Tx) error {
 		// The operators' own thresholds cut what the index returns, so a
@@ -255,7 +316,8 @@ func (d *DB) MatchValues(ctx context.Context, backend string, phrases []string, 
 		// when the statement is planned, PostgreSQL reaches for the trigram
 		// index; a generic plan, or one statement over all phrases at once,
 		// scans the table.
-		for _, phrase := range phrases {
+		for _, p := range phrases {
+			phrase := p.Text
 			// A code of one or two characters ("US", "A") is a word of
 			// countless values: it matches only values equal to it.
 			short := utf8.RuneCountInString(phrase) <= 2
@@ -263,37 +325,54 @@ func (d *DB) MatchValues(ctx context.Context, backend string, phrases []string, 
 			if short {
 				where = `value OPERATOR(` + q + `.%) $2`
 			}
+			// Values with the same stems as the phrase, whatever their
+			// trigrams: "successful" and 'success'.
+			if stems {
+				where = `(` + where + `) OR (backend = $1 AND ` + stemsOf("value") + ` = ` + stemsOf("$2::text") +
+					` AND cardinality(` + stemsOf("$2::text") + `) > 0)`
+			}
 			rows, err := tx.Query(ctx, `
 				WITH candidates AS MATERIALIZED (
 				    SELECT backend, schema_name, table_name, column_name, value FROM value_index
 				    WHERE `+where+`
 				)
-				SELECT schema_name, table_name, column_name, value, score, exact, n FROM (
+				SELECT schema_name, table_name, column_name, value, score, exact, stem, distinct_values, n FROM (
 				    SELECT *, row_number() OVER (PARTITION BY schema_name, table_name, column_name
-				                                 ORDER BY exact DESC, score DESC, length(value), value) AS rn,
+				                                 ORDER BY exact DESC, stem DESC, score DESC, length(value), value) AS rn,
 				              count(*) OVER (PARTITION BY schema_name, table_name, column_name) AS n
 				    FROM (
 				        SELECT schema_name, table_name, column_name, value,
 				               greatest(`+q+`.similarity(value, $2), `+q+`.word_similarity($2, value)) AS score,
-				               regexp_replace(lower(value), '[^[:alnum:]]+', '', 'g') = $3 AS exact
-				        FROM candidates WHERE backend = $1
+				               regexp_replace(lower(value), '[^[:alnum:]]+', '', 'g') = $3 AS exact,
+				               `+stemsOf("value")+` = `+stemsOf("$2::text")+` AS stem,
+				               (SELECT c.distinct_values FROM value_index_columns c
+				                WHERE (c.backend, c.schema_name, c.table_name, c.column_name) =
+				                      (v.backend, v.schema_name, v.table_name, v.column_name)) AS distinct_values
+				        FROM candidates v WHERE backend = $1
 				    ) scored
 				) ranked
 				WHERE rn <= $4`, pgx.QueryExecModeExec, backend, phrase, normalValue(phrase), candidatesPerColumn)
 			if err != nil {
 				return err
 			}
-			m := ValueMatch{Phrase: phrase}
+			m := ValueMatch{Phrase: cmp.Or(p.Phrase, phrase)}
 			m.Backend = backend
-			var exact bool
-			var n int
-			_, err = pgx.ForEachRow(rows, []any{&m.Schema, &m.Table, &m.Column, &m.Value, &m.Similarity, &exact, &n}, func() error {
-				m.Exact = exact
+			var exact, stem bool
+			var distinct, n int
+			_, err = pgx.ForEachRow(rows, []any{&m.Schema, &m.Table, &m.Column, &m.Value, &m.Similarity, &exact, &stem, &distinct, &n}, func() error {
+				m.Exact, m.Why = exact, MatchFuzzy
 				switch {
-				case short && !exact:
+				case p.Strict && distinct > strictMaxDistinct:
+					// A word of the schema that is also one title among
+					// thousands ("price", a game named 'PRICE') is chance.
 					return nil
 				case exact:
-					m.Similarity = 1
+					m.Similarity, m.Why = 1, cmp.Or(p.Why, MatchExact)
+				case stem && !short:
+					// Not quite the phrase: just below an exact match.
+					m.Similarity, m.Why = 0.99, cmp.Or(p.Why, MatchStem)
+				case short || p.Strict || p.Why != "":
+					return nil
 				case n >= commonInColumn && m.Similarity < strongMatch:
 					return nil // a phrase this common in the column keeps only its strong matches
 				}
@@ -345,4 +424,32 @@ func rankMatches(all []ValueMatch, minSimilarity float64, perColumn, limit int) 
 		out = append(out, ms...)
 	}
 	return out
+}
+
+// ListedValues returns every value of each indexed column of backend that
+// has between one and maxDistinct values, none longer than maxLength
+// characters, sorted: codes and flags ('T'/'F', 'usa') that the prompt can
+// list whole.
+func (d *DB) ListedValues(ctx context.Context, backend string, maxDistinct, maxLength int) (map[ValueColumn][]string, error) {
+	rows, err := d.pool.Query(ctx, `
+		SELECT c.schema_name, c.table_name, c.column_name, array_agg(v.value ORDER BY v.value)
+		FROM value_index_columns c
+		JOIN value_index v USING (backend, schema_name, table_name, column_name)
+		WHERE c.backend = $1 AND c.indexed AND c.distinct_values BETWEEN 1 AND $2
+		GROUP BY c.schema_name, c.table_name, c.column_name
+		HAVING max(length(v.value)) <= $3`, backend, maxDistinct, maxLength)
+	if err != nil {
+		return nil, fmt.Errorf("list values: %w", classify(err))
+	}
+	out := map[ValueColumn][]string{}
+	col := ValueColumn{Backend: backend}
+	var values []string
+	_, err = pgx.ForEachRow(rows, []any{&col.Schema, &col.Table, &col.Column, &values}, func() error {
+		out[col] = slices.Clone(values)
+		return nil
+	})
+	if err != nil {
+		return nil, fmt.Errorf("list values: %w", classify(err))
+	}
+	return out, nil
 }

@@ -63,7 +63,7 @@ func newRecorder(mp metric.MeterProvider) *recorder {
 	r := &recorder{
 		turns:       counter("analyticsbot.turns", "Turns answered, by intent, outcome and backend.", "{turn}"),
 		turnTime:    histogram("analyticsbot.turn.duration", "Time to answer a turn.", turnBuckets),
-		nodeTime:    histogram("analyticsbot.node.duration", "Time of one node execution, by node and outcome.", nodeBuckets),
+		nodeTime:    histogram("analyticsbot.node.duration", "Time of one node execution, by node, outcome and, for a rejected or failed one, kind.", nodeBuckets),
 		modelCalls:  counter("analyticsbot.model.calls", "Language model calls made by turns.", "{call}"),
 		modelTokens: counter("analyticsbot.model.tokens", "Language model tokens used by turns, by kind (prompt or completion).", "{token}"),
 		cache:       counter("analyticsbot.cache.requests", "Reads of the result cache, by result (hit or miss).", "{request}"),
@@ -120,7 +120,7 @@ func (r *recorder) recordTurn(ctx context.Context, s *nodes.State, res workflow.
 	r.turns.Add(ctx, 1, attrs)
 	r.turnTime.Record(ctx, res.Total.Seconds(), attrs)
 	for _, st := range res.Steps {
-		r.nodeTime.Record(ctx, st.Duration.Seconds(), metric.WithAttributes(attrNode.String(st.Node), attrOutcome.String(st.Outcome)))
+		r.nodeTime.Record(ctx, st.Duration.Seconds(), nodeAttrs(st))
 	}
 	r.modelCalls.Add(ctx, int64(s.LLMCalls))
 	r.modelTokens.Add(ctx, int64(s.PromptTokens), metric.WithAttributes(attrKind.String("prompt")))
@@ -129,6 +129,16 @@ func (r *recorder) recordTurn(ctx context.Context, s *nodes.State, res workflow.
 		// Classes come from the backends' fixed sets, never from error text.
 		r.rejections.Add(ctx, 1, metric.WithAttributes(attrClass.String(s.ErrorClass)))
 	}
+}
+
+// nodeAttrs labels a node execution: its node, its outcome (ok, rejected,
+// failed, error, canceled) and, for a rejection or failure, the kind the
+// node reported, from the fixed set of nodes.ErrorKind.
+func nodeAttrs(st workflow.Step) metric.MeasurementOption {
+	if st.Kind == "" {
+		return metric.WithAttributes(attrNode.String(st.Node), attrOutcome.String(st.Outcome))
+	}
+	return metric.WithAttributes(attrNode.String(st.Node), attrOutcome.String(st.Outcome), attrKind.String(st.Kind))
 }
 
 func (r *recorder) recordCache(ctx context.Context, hit bool) {

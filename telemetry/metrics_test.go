@@ -44,7 +44,7 @@ func rejectedTurn() (*nodes.State, workflow.Result) {
 		step(nodes.NodeRouteIntent, 300, workflow.OutcomeOK),
 		step(nodes.NodeResolveContext, 1, workflow.OutcomeOK),
 		step(nodes.NodeGenerateQuery, 500, workflow.OutcomeOK),
-		step(nodes.NodeValidateQuery, 3, workflow.OutcomeOK),
+		{Node: nodes.NodeValidateQuery, Duration: 3 * time.Millisecond, Outcome: workflow.OutcomeRejected, Kind: string(nodes.ErrUnsafeQuery)},
 		step(nodes.NodeHandleError, 1, workflow.OutcomeOK),
 		step(nodes.NodeSaveTurn, 5, workflow.OutcomeOK),
 	}}
@@ -129,6 +129,9 @@ func TestRecordTurnMetrics(t *testing.T) {
 	assert.InDelta(t, 1.9, sum["node=generate_query,outcome=ok"], 1e-9, "generate_query seconds: got %v, want 1.9", sum)
 	assert.Equal(t, uint64(1), n["node=handle_error,outcome=ok"], "handle_error executions: got %v, want 1", n)
 	assert.NotContains(t, n, "node=interpret,outcome=error", "no failed interpret was recorded")
+	assert.Equal(t, uint64(2), n["node=validate_query,outcome=ok"], "validate_query passes: got %v", n)
+	assert.Equal(t, uint64(1), n["kind=unsafe_query,node=validate_query,outcome=rejected"],
+		"the refusal is labelled with its outcome and kind: got %v", n)
 
 	gotCalls := counts(t, ms, "analyticsbot.model.calls")
 	assert.Equal(t, map[string]int64{"": 8}, gotCalls, "model calls: got %v, want 8 in all", gotCalls)

@@ -23,6 +23,9 @@ type Options struct {
 	// Numbered says the user may type a listed question's number to ask
 	// it; the list then says so.
 	Numbered bool
+	// Choose returns what the user runs to ask a question back's choice
+	// (its question), when they cannot type a number: a one-shot command.
+	Choose func(ask string) string
 	// Rate is what the user types to rate an answer (":good / :bad"); ""
 	// shows no rating line.
 	Rate string
@@ -60,6 +63,9 @@ func Render(a *answer.Answer, o Options) string {
 		add(o.actions(a))
 	case answer.KindQuery:
 		add(o.query(a))
+	case answer.KindClarify:
+		add(o.text(a.Text))
+		add(o.choices(a.Choices))
 	default:
 		add(o.text(a.Text))
 		if a.Chart != nil {
@@ -89,8 +95,40 @@ func List(a *answer.Answer) []string {
 		return nonEmpty(a.Questions)
 	case answer.KindAnswer:
 		return nonEmpty(a.FollowUps)
+	case answer.KindClarify:
+		var asks []string
+		for _, c := range a.Choices {
+			if strings.TrimSpace(c.Label) != "" && strings.TrimSpace(c.Ask) != "" {
+				asks = append(asks, strings.TrimSpace(c.Ask))
+			}
+		}
+		return asks
 	}
 	return nil
+}
+
+// choices lists the choices of a question asked back, numbered when the
+// user may type a number to choose (List gives the questions they ask).
+func (o Options) choices(cs []answer.Choice) string {
+	var lines []string
+	for _, c := range cs {
+		label := strings.Join(strings.Fields(c.Label), " ")
+		if label == "" || strings.TrimSpace(c.Ask) == "" {
+			continue
+		}
+		switch {
+		case o.Numbered:
+			lines = append(lines, "  "+strconv.Itoa(len(lines)+1)+". "+label)
+		case o.Choose != nil:
+			lines = append(lines, "  • "+label+": "+o.Choose(strings.TrimSpace(c.Ask)))
+		default:
+			lines = append(lines, "  • "+label)
+		}
+	}
+	if len(lines) > 0 && o.Numbered {
+		lines = append([]string{"(type a number to choose)"}, lines...)
+	}
+	return strings.Join(lines, "\n")
 }
 
 func (o Options) style(code, s string) string {

@@ -123,3 +123,23 @@ func TestRenderErrorNoticeQuery(t *testing.T) {
 	assert.Equal(t, "SQL for: How many?\n\n    SELECT 1\n", Render(sql, Options{}))
 	assert.Equal(t, "Something went wrong on my side while answering.\n", Render(nil, Options{}))
 }
+
+// A question asked back lists its choices, numbered in the chat: typing a
+// number asks the question again with that choice (List).
+func TestRenderClarify(t *testing.T) {
+	t.Parallel()
+	const q = "How many games did Bethesda publish?"
+	a := &answer.Answer{Kind: answer.KindClarify, Question: q, Text: answer.Plain("Which Bethesda do you mean?"),
+		Choices: []answer.Choice{
+			{Label: "Bethesda Softworks", Ask: q + " (Bethesda Softworks)"},
+			{Label: " ", Ask: q + " (blank)"},
+			{Label: "All  three", Ask: q + " (All three)"},
+		}}
+	assert.Equal(t, "Which Bethesda do you mean?\n\n(type a number to choose)\n  1. Bethesda Softworks\n  2. All three\n",
+		Render(a, Options{Numbered: true, Press: chatPress}))
+	assert.Equal(t, "Which Bethesda do you mean?\n\n  • Bethesda Softworks\n  • All three\n", Render(a, Options{}))
+	assert.Equal(t, []string{q + " (Bethesda Softworks)", q + " (All three)"}, List(a), "the numbers ask these")
+	choose := func(ask string) string { return "ask " + ask }
+	assert.Equal(t, "Which Bethesda do you mean?\n\n  • Bethesda Softworks: ask "+q+" (Bethesda Softworks)\n  • All three: ask "+q+" (All three)\n",
+		Render(a, Options{Choose: choose}), "a one-shot command says what to run")
+}

@@ -1,6 +1,9 @@
 package warehouse
 
-import "strings"
+import (
+	"fmt"
+	"strings"
+)
 
 // Kind is a backend-neutral kind of value.
 type Kind string
@@ -67,6 +70,11 @@ type Table struct {
 	// child of, directly (PostgreSQL's pg_inherits): reading a parent
 	// reads its descendants' rows.
 	Parents []TableRef
+	// LeftOut counts the columns a description of the table leaves out:
+	// package grounding describes a table too wide for the prompt's budget
+	// by some of its Columns, and the Dialect's Describe says how many
+	// more there are. 0 in a backend's catalog.
+	LeftOut int
 }
 
 // TableRef names a table of a catalog.
@@ -94,6 +102,29 @@ type TableColumn struct {
 	Role     Role
 	Nullable bool
 	Comment  string
+	// Values are every value of a column that has few (codes and flags
+	// such as 'T'/'F'), which the Dialect's Describe lists so the
+	// generator sees them; package grounding sets them from the value
+	// index. Nil in a backend's catalog.
+	Values []string
+}
+
+// DescribeValues renders a column's Values for a prompt: quoted as SQL
+// string literals, comma separated ("'F', 'M'").
+func DescribeValues(values []string) string {
+	quoted := make([]string, len(values))
+	for i, v := range values {
+		quoted[i] = "'" + strings.ReplaceAll(OneLine(v), "'", "''") + "'"
+	}
+	return strings.Join(quoted, ", ")
+}
+
+// DescribeLeftOut says how many columns a description leaves out.
+func DescribeLeftOut(n int) string {
+	if n == 1 {
+		return "… 1 more column, not shown"
+	}
+	return fmt.Sprintf("… %d more columns, not shown", n)
 }
 
 // ForeignKey is a declared reference from columns of a table to columns of

@@ -188,6 +188,24 @@ func TestBrowserRendering(t *testing.T) {
 		tb.waitUntil(t, "and answered", `document.querySelector("#log > .msg.bot:last-child .answer-chart") !== null`)
 	})
 
+	t.Run("asked back", func(t *testing.T) {
+		const q = "How many games did Bethesda publish?"
+		c := newView(&answer.Answer{Kind: answer.KindClarify, Question: q, Text: answer.Plain("Which Bethesda do you mean?"),
+			Choices: []answer.Choice{{Label: "Bethesda Softworks", Ask: q + " (Bethesda Softworks)"}, {Label: "All three", Ask: q + " (All three)"}}})
+		got := renderLast(t, tb, c, `({
+		  text: m.querySelector(".answer-text").textContent,
+		  chips: [...m.querySelectorAll(".answer-asks .chip")].map((n) => n.textContent),
+		  headings: m.querySelectorAll(".answer-asks p").length,
+		  buttons: m.querySelectorAll(".answer-actions, .answer-feedback").length,
+		})`)
+		assert.Equal(t, map[string]any{"text": "Which Bethesda do you mean?", "chips": []any{"Bethesda Softworks", "All three"},
+			"headings": float64(0), "buttons": float64(0)}, got)
+		// Choosing asks the question again with the choice, in the thread.
+		tb.do(t, "choose", chromedp.Click(chromedp.CSS("#log > .msg.bot:last-child .answer-asks .chip")))
+		tb.waitUntil(t, "it is asked", `document.querySelector("#log > .msg.user:nth-last-child(2)")?.textContent.trim() === "`+q+` (Bethesda Softworks)"`)
+		tb.waitUntil(t, "and answered", `document.querySelector("#log > .msg.bot:last-child .answer-text")?.textContent.includes("(Bethesda Softworks): 35")`)
+	})
+
 	// Had any text above become markup, one of its handlers would have set __xss by now.
 	eval[chromedp.Void](t, tb, `new Promise((done) => requestAnimationFrame(() => requestAnimationFrame(done)))`)
 	assert.Equal(t, "undefined", eval[string](t, tb, `typeof window.__xss`), "no script from the texts ran")

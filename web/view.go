@@ -31,6 +31,9 @@ type replyView struct {
 	QueryID   string      `json:"query_id,omitempty"`
 	Actions   []actionRef `json:"actions,omitempty"`
 	FollowUps []string    `json:"follow_ups,omitempty"`
+	// Choices are the options of a question asked back (kind "clarify"):
+	// each shows its label and asks its question in the thread.
+	Choices []answer.Choice `json:"choices,omitempty"`
 	// Feedback asks for 👍/👎 (sent with action "feedback" and the value
 	// "feedback_up:<query_id>" or "feedback_down:<query_id>").
 	Feedback bool `json:"feedback,omitempty"`
@@ -115,6 +118,11 @@ func newView(a *answer.Answer) *replyView {
 	}
 	if v.Kind == "" {
 		v.Kind = answer.KindAnswer
+	}
+	for _, c := range a.Choices {
+		if c.Label = strings.Join(strings.Fields(c.Label), " "); c.Label != "" && strings.TrimSpace(c.Ask) != "" {
+			v.Choices = append(v.Choices, c)
+		}
 	}
 	for _, b := range a.Actions {
 		if b.ValueOf(a.QueryID) != "" {

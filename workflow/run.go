@@ -13,21 +13,16 @@ import (
 	"go.opentelemetry.io/otel/trace"
 )
 
-// Outcomes of a node execution, as found in Step.Outcome and in the
-// workflow.outcome span attribute.
-const (
-	OutcomeOK       = "ok"
-	OutcomeError    = "error"
-	OutcomeCanceled = "canceled"
-)
-
 // Span attribute keys set by the engine.
 const (
 	AttrGraph   = attribute.Key("workflow.graph")
 	AttrNode    = attribute.Key("workflow.node")
 	AttrAttempt = attribute.Key("workflow.attempt")
 	AttrOutcome = attribute.Key("workflow.outcome")
-	AttrSteps   = attribute.Key("workflow.steps")
+	// AttrOutcomeKind is the kind a node reported with a rejected or
+	// failed outcome (OutcomeReporter).
+	AttrOutcomeKind = attribute.Key("workflow.outcome_kind")
+	AttrSteps       = attribute.Key("workflow.steps")
 )
 
 // Runnable is a compiled graph. It holds no per-run data, so one Runnable may
@@ -88,8 +83,13 @@ type Step struct {
 	Attempt  int // executions of Node so far in this run, starting at 1
 	Start    time.Time
 	Duration time.Duration
-	Outcome  string // OutcomeOK, OutcomeError or OutcomeCanceled
-	Err      error  // what the node returned
+	// Outcome is OutcomeOK, OutcomeRejected, OutcomeFailed, OutcomeError
+	// or OutcomeCanceled.
+	Outcome string
+	// Kind is the kind the node reported with OutcomeRejected or
+	// OutcomeFailed; empty otherwise.
+	Kind string
+	Err  error // what the node returned
 }
 
 // Result is the trace of one run. Run returns it with errors too, holding the
@@ -170,6 +170,7 @@ func (r *Runnable[S]) Run(ctx context.Context, s *S, opts ...RunOption) (res Res
 
 	res.Steps = make([]Step, 0, 2*len(r.nodes))
 	attempts := make([]int, len(r.nodes))
+	reporter, _ := any(s).(OutcomeReporter)
 	cur, err := r.follow(Start, &r.entry, s)
 	for err == nil && cur != endIndex {
 		n := &r.nodes[cur]
@@ -181,7 +182,7 @@ func (r *Runnable[S]) Run(ctx context.Context, s *S, opts ...RunOption) (res Res
 				r.name, n.info.Name, len(res.Steps), ErrMaxSteps)
 		}
 		attempts[cur]++
-		step := r.exec(ctx, n, attempts[cur], s, cfg.observers)
+		step := r.exec(ctx, n, attempts[cur], s, reporter, cfg.observers)
 		res.Steps = append(res.Steps, step)
 		if step.Err != nil {
 			err = &NodeError{Node: n.info.Name, Attempt: step.Attempt, Err: step.Err}
@@ -195,8 +196,9 @@ func (r *Runnable[S]) Run(ctx context.Context, s *S, opts ...RunOption) (res Res
 	return res, nil
 }
 
-// exec runs one node inside its own span and tells the observers.
-func (r *Runnable[S]) exec(ctx context.Context, n *compiledNode[S], attempt int, s *S, obs []Observer) Step {
+// exec runs one node inside its own span and tells the observers. rep, when
+// not nil, is s as an OutcomeReporter.
+func (r *Runnable[S]) exec(ctx context.Context, n *compiledNode[S], attempt int, s *S, rep OutcomeReporter, obs []Observer) Step {
 	for _, o := range obs {
 		o.NodeStarted(ctx, n.info, attempt)
 	}
@@ -206,12 +208,14 @@ func (r *Runnable[S]) exec(ctx context.Context, n *compiledNode[S], attempt int,
 	step.Err = callNode(nctx, n.fn, s)
 	step.Duration = time.Since(step.Start)
 	step.Outcome = outcomeOf(nctx, step.Err)
-	if span.IsRecording() { // spares the attribute allocations when nobody records
-		span.SetAttributes(AttrOutcome.String(step.Outcome))
-		if step.Err != nil {
-			span.RecordError(step.Err)
-			span.SetStatus(codes.Error, step.Err.Error())
+	if rep != nil {
+		// Taken even after an error, so the next node does not inherit it.
+		if o := rep.TakeOutcome(); step.Err == nil && o.status != "" {
+			step.Outcome, step.Kind = o.status, o.kind
 		}
+	}
+	if span.IsRecording() { // spares the attribute allocations when nobody records
+		setOutcome(span, step)
 	}
 	span.End()
 	for _, o := range obs {
@@ -221,6 +225,24 @@ func (r *Runnable[S]) exec(ctx context.Context, n *compiledNode[S], attempt int,
 		}
 	}
 	return step
+}
+
+// setOutcome writes step's outcome on its span. A failed step and a node
+// error set the span's status to Error; a rejection leaves it unset, as
+// OpenTelemetry does for a server's 4xx: the node worked, its input was
+// refused, and error rates in trace backends stay about the bot's faults.
+func setOutcome(span trace.Span, step Step) {
+	span.SetAttributes(AttrOutcome.String(step.Outcome))
+	if step.Kind != "" {
+		span.SetAttributes(AttrOutcomeKind.String(step.Kind))
+	}
+	switch {
+	case step.Err != nil:
+		span.RecordError(step.Err)
+		span.SetStatus(codes.Error, step.Err.Error())
+	case step.Outcome == OutcomeFailed:
+		span.SetStatus(codes.Error, step.Kind)
+	}
 }
 
 // PanicError is a node's panic, turned into an error so that one bad input

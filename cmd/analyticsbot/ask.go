@@ -195,7 +195,8 @@ func report(out io.Writer, b *bot.Bot, s *nodes.State, res workflow.Result, runE
 		return runErr
 	}
 	fmt.Fprint(out, terminal.Render(s.Reply, terminal.Options{ANSI: isTerminal(out), Rate: pressRate(s.ThreadTS, s.QueryID),
-		Press: func(id, value string) string { return pressCommand(s.ThreadTS, value, id) }}))
+		Press:  func(id, value string) string { return pressCommand(s.ThreadTS, value, id) },
+		Choose: func(ask string) string { return askCommand(s.ThreadTS, ask) }}))
 	if s.HasCSV() {
 		fmt.Fprintf(out, "\n%s", csvText(s))
 	}
@@ -221,6 +222,12 @@ func pressCommand(thread, queryID, action string) string {
 		queryID = "'" + queryID + "'" // a preset's value: the query id and a cron spec
 	}
 	return "analyticsbot press --thread " + thread + " --value " + queryID + " --action " + action
+}
+
+// askCommand is how a one-shot command asks a question in thread: a
+// question back's choice.
+func askCommand(thread, question string) string {
+	return "analyticsbot ask --thread " + thread + " '" + strings.ReplaceAll(question, "'", `'\''`) + "'"
 }
 
 // pressRate is how a one-shot command rates an answer.

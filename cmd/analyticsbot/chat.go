@@ -31,7 +31,8 @@ const chatHelp = `Type a question and press Enter. Commands:
   :good  rate the last answer 👍 (it becomes a candidate example)
   :bad [what was wrong]
          rate the last answer 👎, with an optional note
-  1, 2…  ask the question of that number listed under the last reply
+  1, 2…  ask the question of that number listed under the last reply,
+         or choose that answer to a question the bot asked back
   :new   start a new thread
   :help  this help
   :quit  leave (or Ctrl-D)`
@@ -50,6 +51,9 @@ func chat(ctx context.Context, in io.Reader, out io.Writer) error {
 		fmt.Fprintln(out, "It knows these questions (the SQL runs for real on the demo data):")
 		for _, q := range demo.Questions() {
 			fmt.Fprintln(out, "  -", q)
+		}
+		if b.Backend().Name() == "postgres" { // the demo's Cube rules do not ask back
+			fmt.Fprintln(out, "  -", demo.AskBackQuestion, "(the demo asks back which Bethesda)")
 		}
 		fmt.Fprintln(out, "  and follow-ups that change the year, such as “And in 2017?”")
 		fmt.Fprintln(out, "Set LLM_PROVIDER and a key (see README) to ask anything.")

@@ -32,11 +32,16 @@ type contextJSON struct {
 	Retrieved []contextExampleJSON `json:"retrieved_examples"`
 	// Values are the stored values matched to words of the question.
 	Values []contextValueJSON `json:"values"`
+	// Listed are the columns with few values, all listed in the catalog.
+	Listed []contextListedJSON `json:"listed_values"`
 	// SearchTerms are the model's terms grounding scored with (--terms).
 	SearchTerms []string `json:"search_terms"`
 	// Glossary are the glossary's terms the question names.
 	Glossary []contextGlossaryJSON `json:"glossary"`
-	Prompt   string                `json:"prompt,omitempty"`
+	// AskBack are the question's words that match several stored values
+	// about equally well, which the generator may ask back about.
+	AskBack []contextAskBackJSON `json:"ask_back,omitempty"`
+	Prompt  string               `json:"prompt,omitempty"`
 }
 
 type contextGlossaryJSON struct {
@@ -44,6 +49,12 @@ type contextGlossaryJSON struct {
 	// Said is what the question says: the term or a synonym of it.
 	Said  string `json:"said"`
 	Means string `json:"means,omitempty"`
+}
+
+type contextAskBackJSON struct {
+	Phrase string   `json:"phrase"`
+	Column string   `json:"column"`
+	Values []string `json:"values"`
 }
 
 type contextExampleJSON struct {
@@ -59,12 +70,30 @@ type contextValueJSON struct {
 	Value      string  `json:"value"`
 	Phrase     string  `json:"phrase"`
 	Similarity float64 `json:"similarity"`
+	// Why says how it matched: exact, stem, place or fuzzy.
+	Why string `json:"why"`
 }
 
 type contextTableJSON struct {
 	Name    string   `json:"name"`
 	Score   float64  `json:"score"`
 	Reasons []string `json:"reasons"`
+	// Columns are the columns kept of a table described in part, with
+	// why, and LeftOut how many it leaves out; none when described whole.
+	Columns []contextColumnJSON `json:"columns,omitempty"`
+	LeftOut int                 `json:"left_out_columns,omitempty"`
+}
+
+type contextColumnJSON struct {
+	Name string `json:"name"`
+	Why  string `json:"why"`
+}
+
+// contextListedJSON is a column whose every value the description lists
+// (low cardinality).
+type contextListedJSON struct {
+	Column string   `json:"column"`
+	Values []string `json:"values"`
 }
 
 // contextCommand shows what the generator would be given for a question,
@@ -107,7 +136,15 @@ func contextCommand(ctx context.Context, args []string, out io.Writer) error {
 		Tables: []contextTableJSON{},
 	}
 	for _, t := range g.Tables {
-		c.Tables = append(c.Tables, contextTableJSON{Name: t.QualifiedName(), Score: t.Score, Reasons: t.Reasons})
+		tj := contextTableJSON{Name: t.QualifiedName(), Score: t.Score, Reasons: t.Reasons, LeftOut: t.LeftOut}
+		for _, k := range t.Kept {
+			tj.Columns = append(tj.Columns, contextColumnJSON{Name: k.Name, Why: k.Why})
+		}
+		c.Tables = append(c.Tables, tj)
+	}
+	c.Listed = []contextListedJSON{}
+	for _, l := range g.Listed {
+		c.Listed = append(c.Listed, contextListedJSON{Column: qualifiedColumn(l.Schema, l.Table, l.Column), Values: l.Values})
 	}
 	if c.Others == nil {
 		c.Others = []string{}
@@ -119,12 +156,15 @@ func contextCommand(ctx context.Context, args []string, out io.Writer) error {
 	c.Values = []contextValueJSON{}
 	for _, m := range gc.State.Matches {
 		c.Values = append(c.Values, contextValueJSON{Column: qualifiedColumn(m.Schema, m.Table, m.Column),
-			Value: m.Value, Phrase: m.Phrase, Similarity: m.Similarity})
+			Value: m.Value, Phrase: m.Phrase, Similarity: m.Similarity, Why: m.Why})
 	}
 	c.SearchTerms = append([]string{}, gc.State.SearchTerms...)
 	c.Glossary = []contextGlossaryJSON{}
 	for _, m := range gc.State.Glossary {
 		c.Glossary = append(c.Glossary, contextGlossaryJSON{Term: m.Entry.Term, Said: m.Phrase, Means: m.Entry.Means})
+	}
+	for _, a := range gc.Ambiguous {
+		c.AskBack = append(c.AskBack, contextAskBackJSON{Phrase: a.Phrase, Column: a.Column, Values: a.Values})
 	}
 	if *withPrompt {
 		c.Prompt = gc.Prompt
@@ -139,7 +179,7 @@ func contextCommand(ctx context.Context, args []string, out io.Writer) error {
 	if len(c.Values) > 0 {
 		fmt.Fprintf(out, "values:\n")
 		for _, v := range c.Values {
-			fmt.Fprintf(out, "  %-40s %-30q %.2f  (%q)\n", v.Column, v.Value, v.Similarity, v.Phrase)
+			fmt.Fprintf(out, "  %-40s %-30q %.2f  %s (%q)\n", v.Column, v.Value, v.Similarity, v.Why, v.Phrase)
 		}
 	}
 	if len(c.SearchTerms) > 0 {
@@ -157,6 +197,12 @@ func contextCommand(ctx context.Context, args []string, out io.Writer) error {
 				means = ": " + g.Means
 			}
 			fmt.Fprintf(out, "  %s%s%s\n", g.Term, said, means)
+		}
+	}
+	if len(gc.Ambiguous) > 0 {
+		fmt.Fprintf(out, "may ask back (several values match about equally well):\n")
+		for _, a := range gc.Ambiguous {
+			fmt.Fprintf(out, "  %q: %s %s\n", a.Phrase, a.Column, a.Quoted())
 		}
 	}
 	switch {

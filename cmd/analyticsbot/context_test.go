@@ -2,6 +2,7 @@ package main
 
 import (
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"testing"
@@ -56,6 +57,60 @@ func TestCLIContext(t *testing.T) {
 	require.NoError(t, got.err)
 	assert.Contains(t, got.stdout, "analytics.genres", "the human form lists the tables")
 	assert.Contains(t, got.stdout, "question: genre, game", "with their reasons")
+
+	// A name the data spells several ways, none of them the name: the
+	// generator may ask back which.
+	got = runCLI(t, "", "context", "How many games did Bethesda publish?")
+	require.NoError(t, got.err)
+	assert.Contains(t, got.stdout, "may ask back (several values match about equally well):\n"+
+		`  "Bethesda": analytics.publishers.name `)
+	for _, v := range []string{"'Bethesda Softworks'", "'Bethesda-Softworks'", "'Bethesda-Soft'"} {
+		assert.Contains(t, got.stdout, v)
+	}
+	got = runCLI(t, "", "context", "How many games did Ubisoft publish?")
+	require.NoError(t, got.err)
+	assert.NotContains(t, got.stdout, "may ask back", "one value is the name itself")
+
+	// The columns with few values are listed whole: the demo's platforms.
+	got = runCLI(t, "", "context", "--json", "--prompt", "How many games run on Linux?")
+	require.NoError(t, got.err, "stderr: %s", got.stderr)
+	var listed contextJSON
+	require.NoError(t, json.Unmarshal([]byte(got.stdout), &listed))
+	assert.Contains(t, listed.Listed, contextListedJSON{Column: "analytics.platforms.name", Values: []string{"linux", "mac", "windows"}})
+	assert.Contains(t, listed.Prompt, "values: 'linux', 'mac', 'windows'")
+	require.NotEmpty(t, listed.Values)
+	assert.Equal(t, contextValueJSON{Column: "analytics.platforms.name", Value: "linux", Phrase: "Linux", Similarity: 1, Why: "exact"},
+		listed.Values[0], "an exact match first, saying why")
+
+	// At 700 tokens the apps table (about 790 described) is described in
+	// part: its key and the columns the question needs, and how many it
+	// leaves out.
+	t.Setenv("SCHEMA_BUDGET_TOKENS", "700")
+	const pricey = "What is the average price of games by Ubisoft?"
+	got = runCLI(t, "", "context", "--json", "--prompt", pricey)
+	require.NoError(t, got.err, "stderr: %s", got.stderr)
+	var part contextJSON
+	require.NoError(t, json.Unmarshal([]byte(got.stdout), &part))
+	assert.LessOrEqual(t, part.CatalogTokens, 700)
+	var apps *contextTableJSON
+	for i, tb := range part.Tables {
+		if tb.Name == "analytics.apps" {
+			apps = &part.Tables[i]
+		}
+	}
+	require.NotNil(t, apps, "apps is described, in part: %+v", part.Tables)
+	assert.Positive(t, apps.LeftOut)
+	assert.Contains(t, apps.Columns, contextColumnJSON{Name: "app_id", Why: "key"})
+	why := map[string]string{}
+	for _, c := range apps.Columns {
+		why[c.Name] = c.Why
+	}
+	assert.Contains(t, why["price"], "question: price")
+	assert.Contains(t, part.Prompt, fmt.Sprintf("  … %d more columns, not shown\n", apps.LeftOut))
+	got = runCLI(t, "", "context", pricey)
+	require.NoError(t, got.err)
+	assert.Contains(t, got.stdout, "app_id (key)", "the human form lists the kept columns")
+	assert.Regexp(t, `\d+ of 18 columns: .*price \(question: price.*; \d+ left out`, got.stdout)
 
 	usage := runCLI(t, "", "context")
 	assert.ErrorIs(t, usage.err, errUsage, "no question")

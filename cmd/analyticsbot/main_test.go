@@ -19,6 +19,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/analyticsbot/analyticsbot/demo"
 	"github.com/analyticsbot/analyticsbot/nodes"
 	"github.com/analyticsbot/analyticsbot/store/storetest"
 	"github.com/analyticsbot/analyticsbot/warehouse/pgwarehouse"
@@ -188,7 +189,7 @@ func TestCLIGraph(t *testing.T) {
 	assert.True(t, strings.HasPrefix(got.stdout, "flowchart"), "got %.40q, want a Mermaid flowchart", got.stdout)
 	for _, node := range []string{
 		nodes.NodeRouteIntent, nodes.NodeResolveContext, nodes.NodeGenerateQuery, nodes.NodeValidateQuery,
-		nodes.NodeExecuteQuery, nodes.NodeInterpret, nodes.NodeFormatAnswer, nodes.NodeExportCSV,
+		nodes.NodeExecuteQuery, nodes.NodeInterpret, nodes.NodeFormatAnswer, nodes.NodeAskBack, nodes.NodeExportCSV,
 		nodes.NodeShowSQL, nodes.NodeDecline, nodes.NodeHandleError, nodes.NodeSaveTurn,
 	} {
 		assert.Contains(t, got.stdout, `"`+node+`"`, "flowchart")
@@ -333,6 +334,18 @@ func TestCLI(t *testing.T) {
 		assert.Contains(t, pressed.stdout, "WHERE release_year = 2018")
 	})
 
+	t.Run("ask prints the commands that choose when it asks back", func(t *testing.T) {
+		got := runCLI(t, "", "ask", demo.AskBackQuestion)
+		require.NoError(t, got.err, "stderr: %s", got.stderr)
+		assert.Contains(t, got.stdout, "Which Bethesda do you mean? The data spells the publisher three ways.\n")
+		m := regexp.MustCompile(`(?m)^  • Bethesda-Softworks: analyticsbot ask --thread (\S+) '(.*)'$`).FindStringSubmatch(got.stdout)
+		require.NotNil(t, m, "a command that chooses Bethesda-Softworks in %s", got.stdout)
+		assert.Equal(t, demo.AskBackQuestion+" (Bethesda-Softworks)", m[2])
+		chosen := runCLI(t, "", "ask", "--thread", m[1], m[2])
+		require.NoError(t, chosen.err, "the printed command runs: %s", chosen.stderr)
+		assert.Contains(t, chosen.stdout, "Games on Steam published by Bethesda (Bethesda-Softworks): 2.")
+	})
+
 	t.Run("chat", func(t *testing.T) {
 		dir := t.TempDir()
 		t.Chdir(dir)
@@ -365,6 +378,17 @@ func TestCLI(t *testing.T) {
 		for _, leak := range []string{"*8160*", ":warning:", "[Export CSV]", "```"} {
 			assert.NotContains(t, got.stdout, leak)
 		}
+	})
+
+	t.Run("chat asks back", func(t *testing.T) {
+		t.Chdir(t.TempDir())
+		got := runCLI(t, demo.AskBackQuestion+"\n1\n:quit\n", "chat")
+		require.NoError(t, got.err, "stderr: %s", got.stderr)
+		assert.Contains(t, got.stdout, "  - "+demo.AskBackQuestion+" (the demo asks back which Bethesda)", "the intro offers it")
+		assert.Contains(t, got.stdout, "Which Bethesda do you mean? The data spells the publisher three ways.\n\n"+
+			"(type a number to choose)\n  1. Bethesda Softworks\n  2. Bethesda-Softworks\n  3. Bethesda-Soft\n  4. All three\n")
+		assert.Contains(t, got.stdout, "> "+demo.AskBackQuestion+" (Bethesda Softworks)\n", "the number asks the question with the choice")
+		assert.Contains(t, got.stdout, "Games on Steam published by Bethesda (Bethesda Softworks): 35.")
 	})
 
 	t.Run("chat buttons before any answer", func(t *testing.T) {

@@ -154,7 +154,11 @@ func TestPromptGolden(t *testing.T) {
 	retry := base
 	retry.EarlierQuery = `{"measures":["Apps.count"]}`
 	retry.PreviousQuery, retry.PreviousError = `{"measures":["Apps.cnt"]}`, "'Apps.cnt' is not a member; did you mean 'Apps.count'?"
-	for name, data := range map[string]prompts.GenerateQuery{"generate_cube": base, "generate_cube_retry": retry} {
+	ask := base
+	ask.Question, ask.MayAsk = "How many games did Bethesda publish?", true
+	ask.Ambiguous = []prompts.AmbiguousValue{{Phrase: "Bethesda",
+		ValueHint: prompts.ValueHint{Column: "Publishers.name", Values: []string{"Bethesda Softworks", "Bethesda-Soft"}}}}
+	for name, data := range map[string]prompts.GenerateQuery{"generate_cube": base, "generate_cube_retry": retry, "generate_cube_ask_back": ask} {
 		t.Run(name, func(t *testing.T) {
 			got, err := prompts.Render(data)
 			require.NoError(t, err)

@@ -80,7 +80,8 @@ func measureType(m cube.Member) string {
 
 // describe renders cubes compactly for the prompt: per cube its name,
 // title and description, then its measures, dimensions and segments, one
-// "Name (type): description" line each.
+// "Name (type): description" line each (with its values, for a dimension
+// with few), and how many members a cube described in part leaves out.
 func describe(tables []warehouse.Table) string {
 	var b strings.Builder
 	for i, t := range tables {
@@ -98,6 +99,9 @@ func describe(tables []warehouse.Table) string {
 		describeList(&b, "Measures", t.ColumnsOf(warehouse.RoleMeasure))
 		describeList(&b, "Dimensions", t.ColumnsOf(warehouse.RoleDimension))
 		describeList(&b, "Segments", t.ColumnsOf(warehouse.RoleSegment))
+		if t.LeftOut > 0 {
+			b.WriteString("  " + warehouse.DescribeLeftOut(t.LeftOut) + "\n")
+		}
 	}
 	return b.String()
 }
@@ -112,7 +116,11 @@ func describeList(b *strings.Builder, heading string, cols []warehouse.TableColu
 		if c.Type != "" {
 			b.WriteString(" (" + c.Type + ")")
 		}
-		if d := warehouse.OneLine(c.Comment); d != "" {
+		d := warehouse.OneLine(c.Comment)
+		if len(c.Values) > 0 {
+			d = strings.TrimPrefix(d+"; values: "+warehouse.DescribeValues(c.Values), "; ")
+		}
+		if d != "" {
 			b.WriteString(": " + d)
 		}
 		b.WriteByte('\n')

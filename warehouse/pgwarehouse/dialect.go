@@ -48,7 +48,9 @@ func schemaScope(schemas []string) string {
 }
 
 // describe lists tables for the prompt: per table a TABLE line with its
-// schema and comment, then its columns with their types and comments.
+// schema and comment, then its columns with their types, comments and,
+// for a column with few values, those values; a table described in part
+// ends with how many columns it leaves out.
 func describe(tables []warehouse.Table) string {
 	var b strings.Builder
 	for _, t := range tables {
@@ -59,10 +61,18 @@ func describe(tables []warehouse.Table) string {
 		b.WriteByte('\n')
 		for _, c := range t.Columns {
 			b.WriteString("  " + c.Name + " " + c.Type)
-			if c.Comment != "" {
+			switch {
+			case c.Comment != "" && len(c.Values) > 0:
+				b.WriteString(" -- " + c.Comment + "; values: " + warehouse.DescribeValues(c.Values))
+			case c.Comment != "":
 				b.WriteString(" -- " + c.Comment)
+			case len(c.Values) > 0:
+				b.WriteString(" -- values: " + warehouse.DescribeValues(c.Values))
 			}
 			b.WriteByte('\n')
+		}
+		if t.LeftOut > 0 {
+			b.WriteString("  " + warehouse.DescribeLeftOut(t.LeftOut) + "\n")
 		}
 	}
 	return b.String()

@@ -49,6 +49,12 @@ func TestPromptGolden(t *testing.T) {
 			g.Question = "How many games did ubisoft publish?"
 			g.Values = []prompts.ValueHint{{Column: "analytics.publishers.name", Values: []string{"Ubisoft", "Ubisoft®", "Tom's"}}}
 		}},
+		{"generate_sql_ask_back", func(g *prompts.GenerateQuery) {
+			g.Question = "How many games did Bethesda publish?"
+			bethesda := prompts.ValueHint{Column: "analytics.publishers.name", Values: []string{"Bethesda Softworks", "Bethesda-Softworks", "Bethesda-Soft"}}
+			g.Values, g.MayAsk = []prompts.ValueHint{bethesda}, true
+			g.Ambiguous = []prompts.AmbiguousValue{{Phrase: "Bethesda", ValueHint: bethesda}}
+		}},
 		{"generate_sql_schemas", func(g *prompts.GenerateQuery) {
 			g.Question = "Which games earned the most?"
 			g.Schemas, g.Catalog = []string{"analytics", "finance"}, d.Describe(marts)
@@ -98,6 +104,7 @@ func TestParseReply(t *testing.T) {
 		{name: "bare select in a sentence", reply: "The query is SELECT 2 AS two", want: warehouse.Generated{Text: "SELECT 2 AS two"}, wantOK: true},
 		{name: "bare with", reply: "WITH x AS (SELECT 1) SELECT * FROM x;", want: warehouse.Generated{Text: "WITH x AS (SELECT 1) SELECT * FROM x"}, wantOK: true},
 		{name: "json without sql", reply: `{"answer": "no idea"}`},
+		{name: "a question back is no query", reply: `{"clarification": {"question": "Which Bethesda do you mean?", "options": ["Bethesda Softworks", "Bethesda-Soft"]}}`},
 		{name: "empty", reply: ""},
 		{name: "broken json with a fenced block", reply: "{\"sql\": \"SELECT 1\n```sql\nSELECT 3\n```", want: warehouse.Generated{Text: "SELECT 3"}, wantOK: true},
 	}

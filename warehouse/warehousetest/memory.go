@@ -350,7 +350,14 @@ func describeMemory(tables []warehouse.Table) string {
 	for _, t := range tables {
 		b.WriteString("TABLE " + t.Name + "\n")
 		for _, c := range t.Columns {
-			b.WriteString("  " + c.Name + " " + string(c.Kind) + "\n")
+			b.WriteString("  " + c.Name + " " + string(c.Kind))
+			if len(c.Values) > 0 {
+				b.WriteString(" values: " + warehouse.DescribeValues(c.Values))
+			}
+			b.WriteByte('\n')
+		}
+		if t.LeftOut > 0 {
+			b.WriteString("  " + warehouse.DescribeLeftOut(t.LeftOut) + "\n")
 		}
 	}
 	return b.String()

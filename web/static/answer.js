@@ -57,15 +57,25 @@
 
   /** asks is a heading and a row of questions; choosing one asks it in the thread (ctx.onAsk). */
   function asks(heading, questions, ctx) {
+    return chipRow(heading, questions.map((q) => ({ label: q, ask: q })), ctx);
+  }
+
+  /**
+   * chipRow is a heading (none when empty) and a row of chips, each showing its label and asking
+   * its question in the thread when chosen: a question to try, a follow-up, or the choice of a
+   * question the bot asked back, which asks the question again with the choice.
+   */
+  function chipRow(heading, items, ctx) {
     const box = el("div", "answer-asks");
     box.setAttribute("role", "group");
-    box.setAttribute("aria-label", heading.replace(/:$/, ""));
-    box.append(el("p", "answer-asks-heading", heading));
+    box.setAttribute("aria-label", heading ? heading.replace(/:$/, "") : "Choices");
+    if (heading) box.append(el("p", "answer-asks-heading", heading));
     const chips = box.appendChild(el("div", "chips"));
-    for (const q of questions) {
-      const chip = chips.appendChild(el("button", "chip", q));
+    for (const it of items) {
+      const chip = chips.appendChild(el("button", "chip", it.label));
       chip.type = "button";
-      chip.addEventListener("click", () => ctx.onAsk?.(q));
+      if (it.ask !== it.label) chip.title = it.ask;
+      chip.addEventListener("click", () => ctx.onAsk?.(it.ask));
     }
     return box;
   }
@@ -331,6 +341,7 @@
       for (const a of r.actions) row.append(button(a.label, a.action, a.value || r.query_id, ctx));
       frag.append(row);
     }
+    if (r.choices?.length) frag.append(chipRow("", r.choices, ctx));
     if (r.questions?.length) frag.append(asks(r.kind === "error" ? "You could try:" : "Try asking:", r.questions, ctx));
     if (r.follow_ups?.length) frag.append(asks("You could ask next:", r.follow_ups, ctx));
     if (r.feedback && r.query_id) frag.append(feedback(r.query_id, ctx));

@@ -1,0 +1,149 @@
+package grounding
+
+import (
+	"fmt"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/analyticsbot/analyticsbot/store"
+	"github.com/analyticsbot/analyticsbot/warehouse"
+)
+
+// wide is the demo's apps table grown to 80 columns, about 900 tokens
+// described, with a few small tables beside it.
+func wide() *warehouse.Catalog {
+	cat := steam(0)
+	apps := &cat.Tables[0]
+	for i := range 74 {
+		apps.Columns = append(apps.Columns, warehouse.TableColumn{Name: fmt.Sprintf("metric_%02d", i), Type: "numeric(10,2)",
+			Comment: "A store statistic of the game, refreshed daily."})
+	}
+	return cat
+}
+
+// A table wider than the budget is described by its keys and the columns
+// the question needs, and says how many it leaves out: before, it was
+// dropped whole and the question had no table to count games in.
+func TestWideTableDescribedInPart(t *testing.T) {
+	t.Parallel()
+	cat := wide()
+	c := Build(cat, describe, Request{Question: "How many games were released each release year per publisher?", Budget: 400})
+	assert.LessOrEqual(t, c.Tokens, 400)
+	got := byName(c)
+	require.Contains(t, got, "analytics.apps", "chosen: %v", names(c))
+	apps := got["analytics.apps"]
+	var kept []string
+	for _, col := range apps.Columns {
+		kept = append(kept, col.Name)
+	}
+	assert.Subset(t, kept, []string{"app_id", "release_year"}, "its key and the column the question names")
+	assert.Less(t, len(kept), 80)
+	assert.Equal(t, 80, len(kept)+apps.LeftOut)
+	assert.Contains(t, c.Catalog, fmt.Sprintf("… %d more columns, not shown", apps.LeftOut))
+	assert.Contains(t, c.Catalog, "  release_year integer\n")
+	assert.NotContains(t, c.Catalog, "metric_73", "the least relevant column is left out")
+	why := map[string]string{}
+	for _, k := range apps.Kept {
+		why[k.Name] = k.Why
+	}
+	assert.Equal(t, "key", why["app_id"])
+	assert.Equal(t, "question: release, year", why["release_year"])
+	require.Contains(t, got, "analytics.publishers", "the other tables the question needs still fit")
+	require.Contains(t, got, "analytics.app_publishers")
+	assert.Nil(t, got["analytics.publishers"].Kept, "described whole")
+	assert.Contains(t, c.String(), "left out", "context shows the columns kept and how many were left out")
+}
+
+// A table the question names is described, by its keys and the columns it
+// needs, even when those alone pass the budget.
+func TestNamedTableNeverDropped(t *testing.T) {
+	t.Parallel()
+	cat := wide()
+	c := Build(cat, describe, Request{Question: "What is the average price of apps?", Budget: 20})
+	got := byName(c)
+	require.Contains(t, got, "analytics.apps", "chosen: %v", names(c))
+	var kept []string
+	for _, col := range got["analytics.apps"].Columns {
+		kept = append(kept, col.Name)
+	}
+	assert.Equal(t, []string{"app_id", "price"}, kept)
+	assert.Equal(t, 78, got["analytics.apps"].LeftOut)
+}
+
+// A column holding a value the question names, and one the thread's
+// earlier query used, are kept before the others.
+func TestKeptColumnsFollowValuesAndTheThread(t *testing.T) {
+	t.Parallel()
+	cat := wide()
+	m := store.ValueMatch{Value: "Ubisoft", Phrase: "Ubisoft", Similarity: 1, Exact: true}
+	m.Schema, m.Table, m.Column = "analytics", "apps", "metric_70"
+	c := Build(cat, describe, Request{Question: "And for Ubisoft?", Budget: 60, Matches: []store.ValueMatch{m},
+		Earlier: []string{"SELECT metric_71 FROM analytics.apps"}})
+	got := byName(c)
+	require.Contains(t, got, "analytics.apps", "chosen: %v", names(c))
+	why := map[string]string{}
+	for _, k := range got["analytics.apps"].Kept {
+		why[k.Name] = k.Why
+	}
+	assert.Equal(t, `value "Ubisoft"`, why["metric_70"])
+	assert.Equal(t, "used earlier in the thread", why["metric_71"])
+}
+
+// Where no foreign key is declared, a column named like the key of one
+// other table joins them: orders.region reaches region_targets, and a
+// sales table whose codes open stores and products links the two.
+func TestJoinsBySameNamedKeys(t *testing.T) {
+	t.Parallel()
+	cat := &warehouse.Catalog{Tables: []warehouse.Table{
+		table("shop", "orders", "", "order_no", "region", "amount"),
+		table("shop", "region_targets", "Quarterly sales targets.", "region", "quarter", "target"),
+		table("shop", "stores", "", "store_code", "city"),
+		table("shop", "products", "", "product_sku", "title"),
+		table("shop", "sales", "", "sale_no", "store_code", "product_sku", "quantity"),
+	}}
+	for i := range 40 {
+		cat.Tables = append(cat.Tables, table("ops", fmt.Sprintf("audit_log_%03d", i), "", "entry_id", "created_at", "job_name", "host"))
+	}
+	partners, _ := joinPartners(cat)
+	refersTo := func(i int) []string {
+		var out []string
+		for _, j := range partners[i] {
+			out = append(out, cat.Tables[j].Name)
+		}
+		return out
+	}
+	assert.Equal(t, []string{"region_targets"}, refersTo(0))
+	assert.ElementsMatch(t, []string{"stores", "products"}, refersTo(4))
+	assert.Empty(t, refersTo(1), "region is its own key")
+
+	c := Build(cat, describe, Request{Question: "Which product titles are bought in each city?", Budget: 80})
+	got := byName(c)
+	require.Contains(t, got, "shop.sales", "the bridge, chosen: %v", names(c))
+	assert.Contains(t, got["shop.sales"].Reasons,
+		"links shop.products and shop.stores (sales.product_sku ↔ products.product_sku, sales.store_code ↔ stores.store_code)")
+
+	c = Build(cat, describe, Request{Question: "What is the order amount per region?", Budget: 80})
+	got = byName(c)
+	require.Contains(t, got, "shop.region_targets", "chosen: %v", names(c))
+	assert.True(t, strings.Contains(strings.Join(got["shop.region_targets"].Reasons, "; "), "joins shop.orders (orders.region ↔ region_targets.region)"),
+		"reasons: %v", got["shop.region_targets"].Reasons)
+}
+
+// A column the question names by another form of its word is kept, as a
+// table would be reached: "aged" and required_age.
+func TestKeptColumnsByWordForm(t *testing.T) {
+	t.Parallel()
+	cat := wide()
+	cat.Tables[0].Columns = append(cat.Tables[0].Columns, warehouse.TableColumn{Name: "required_age", Type: "integer"})
+	c := Build(cat, describe, Request{Question: "How many apps are for players aged 18 or over?", Budget: 60})
+	got := byName(c)
+	require.Contains(t, got, "analytics.apps", "chosen: %v", names(c))
+	why := map[string]string{}
+	for _, k := range got["analytics.apps"].Kept {
+		why[k.Name] = k.Why
+	}
+	assert.Equal(t, "question: aged → age", why["required_age"])
+}

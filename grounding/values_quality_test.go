@@ -1,0 +1,132 @@
+package grounding
+
+import (
+	"fmt"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/analyticsbot/analyticsbot/store"
+	"github.com/analyticsbot/analyticsbot/warehouse"
+)
+
+// The value cap is spent by match quality: an exact match ('English' in a
+// language column) is shown though its table is not described, before
+// fuzzy matches of described tables fill the cap.
+func TestShownValuesByQuality(t *testing.T) {
+	t.Parallel()
+	match := func(table, column, value, why string) store.ValueMatch {
+		return store.ValueMatch{ValueColumn: store.ValueColumn{Schema: "s", Table: table, Column: column}, Value: value,
+			Similarity: 0.6, Exact: why == store.MatchExact, Why: why}
+	}
+	var matches []store.ValueMatch
+	var described []warehouse.Table
+	for i := range ValueColumns {
+		matches = append(matches, match(fmt.Sprintf("t%d", i), "name", "Englishman", store.MatchFuzzy))
+		described = append(described, warehouse.Table{Schema: "s", Name: fmt.Sprintf("t%d", i)})
+	}
+	matches = append(matches, match("countrylanguage", "language", "English", store.MatchExact),
+		match("weeks", "day", "Weekend", store.MatchStem), match("users", "country", "FR", store.MatchPlace))
+	var got []string
+	for _, m := range shownValues(matches, described) {
+		got = append(got, m.Table+"."+m.Column+"="+m.Value)
+	}
+	assert.Equal(t, []string{"countrylanguage.language=English", "weeks.day=Weekend", "users.country=FR",
+		"t0.name=Englishman", "t1.name=Englishman", "t2.name=Englishman"}, got)
+}
+
+func TestPlaceNames(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		phrase string
+		want   []string
+	}{
+		{"French", []string{"France", "FR", "FRA"}},
+		{"france", []string{"FR", "FRA"}}, // "france" itself is looked up already
+		{"United States", []string{"US", "USA", "U.S.", "U.S.A.", "United States of America", "America"}},
+		{"USA", []string{"United States", "US", "U.S.", "U.S.A.", "United States of America", "America"}},
+		{"US", []string{"United States", "USA", "U.S.", "U.S.A.", "United States of America", "America"}},
+		{"us", nil}, // the pronoun, not a code
+		{"Dutch", []string{"Netherlands", "NL", "NLD", "Holland", "The Netherlands"}},
+		{"Canada", []string{"CA", "CAN"}},
+		{"Ubisoft", nil},
+	}
+	for _, tt := range tests {
+		t.Run(tt.phrase, func(t *testing.T) {
+			assert.Equal(t, tt.want, placeNames(tt.phrase))
+		})
+	}
+}
+
+// The values of a column with few are listed in the description of the
+// tables shown, best table first, while the budget allows; never at the
+// cost of a table.
+func TestListedValuesWithinTheBudget(t *testing.T) {
+	t.Parallel()
+	cat := &warehouse.Catalog{Tables: []warehouse.Table{
+		table("world", "country", "", "code", "name", "continent"),
+		table("world", "countrylanguage", "", "countrycode", "language", "is_official"),
+	}}
+	for i := range 30 {
+		cat.Tables = append(cat.Tables, table("ops", fmt.Sprintf("audit_log_%03d", i), "", "entry_id", "created_at", "job_name", "host"))
+	}
+	listed := map[warehouse.ColumnRef][]string{
+		{Schema: "world", Table: "countrylanguage", Column: "is_official"}: {"F", "T"},
+		{Schema: "world", Table: "country", Column: "continent"}:           {"Africa", "Asia", "Europe", "North America", "Oceania", "South America"},
+		{Schema: "ops", Table: "audit_log_000", Column: "host"}:            {"a", "b"},
+	}
+	describeValues := func(tables []warehouse.Table) string {
+		var b strings.Builder
+		for _, t := range tables {
+			b.WriteString("\nTABLE " + t.QualifiedName() + "\n")
+			for _, c := range t.Columns {
+				b.WriteString("  " + c.Name + " " + c.Type)
+				if len(c.Values) > 0 {
+					b.WriteString(" -- values: " + warehouse.DescribeValues(c.Values))
+				}
+				b.WriteByte('\n')
+			}
+		}
+		return b.String()
+	}
+	r := Request{Question: "Which languages are official in each country?", Budget: 100, Listed: listed}
+	c := Build(cat, describeValues, r)
+	require.Equal(t, []string{"world.countrylanguage", "world.country"}, names(c))
+	assert.Contains(t, c.Catalog, "  is_official integer -- values: 'F', 'T'\n")
+	assert.Contains(t, c.Catalog, "'South America'")
+	assert.NotContains(t, c.Catalog, "audit_log_000 ", "a table not shown lists nothing")
+	assert.LessOrEqual(t, c.Tokens, 100)
+	assert.Contains(t, c.String(), "all values listed (low cardinality, at most 20): world.countrylanguage.is_official: 'F', 'T'")
+
+	// Too little room for the continents: the flags, of the better table,
+	// are listed; the tables are still both described.
+	r.Budget = 50
+	c = Build(cat, describeValues, r)
+	require.Equal(t, []string{"world.countrylanguage", "world.country"}, names(c))
+	assert.Contains(t, c.Catalog, "'F', 'T'")
+	assert.NotContains(t, c.Catalog, "'South America'")
+	assert.LessOrEqual(t, c.Tokens, 50)
+	assert.Nil(t, cat.Tables[1].Columns[2].Values, "the catalog itself is left as it was")
+}
+
+// A fuzzy match lifts its table less than an exact one of the same
+// similarity: "Strategy games" tells more of the genre 'Strategy' than of
+// the publisher 'Pro Strategy Games'.
+func TestFuzzyMatchesLiftLess(t *testing.T) {
+	t.Parallel()
+	cat := &warehouse.Catalog{Tables: []warehouse.Table{
+		table("s", "publishers", "", "publisher_id", "label"),
+		table("s", "genres", "", "genre_id", "label"),
+	}}
+	match := func(table, value, why string) store.ValueMatch {
+		return store.ValueMatch{ValueColumn: store.ValueColumn{Schema: "s", Table: table, Column: "label"}, Value: value,
+			Phrase: "Strategy", Similarity: 1, Exact: why == store.MatchExact, Why: why}
+	}
+	c := Build(cat, describe, Request{Question: "Average playtime of Strategy titles", Budget: 10_000, Matches: []store.ValueMatch{
+		match("publishers", "Pro Strategy Games", store.MatchFuzzy), match("genres", "Strategy", store.MatchExact)}})
+	got := byName(c)
+	assert.Greater(t, got["s.genres"].Score, got["s.publishers"].Score)
+	assert.Positive(t, got["s.publishers"].Score)
+}

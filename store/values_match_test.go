@@ -1,0 +1,97 @@
+package store_test
+
+import (
+	"context"
+	"fmt"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/analyticsbot/analyticsbot/store"
+	"github.com/analyticsbot/analyticsbot/store/storetest"
+)
+
+// matchesOf returns "table.column: value (why)" for each match.
+func matchesOf(ms []store.ValueMatch) []string {
+	var out []string
+	for _, m := range ms {
+		out = append(out, fmt.Sprintf("%s.%s: %s (%s)", m.Table, m.Column, m.Value, m.Why))
+	}
+	return out
+}
+
+// A match says why it matched; values with the same word stems as the
+// phrase match though their trigrams differ ("successful" and 'success'),
+// just below exact matches; a word of the schema keeps only its exact and
+// stemmed matches, and none in a column of titles; a place's other name
+// matches as a place.
+func TestMatchValuesWhy(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	db := storetest.New(t)
+	require.NoError(t, db.PrepareValueIndex(ctx))
+	col := func(table, column string) store.ValueColumn {
+		return store.ValueColumn{Backend: "postgres", Schema: "pay", Table: table, Column: column}
+	}
+	require.NoError(t, db.ReplaceValues(ctx, col("transactions", "status"), 3, []string{"success", "failed", "pending"}))
+	require.NoError(t, db.ReplaceValues(ctx, col("checkins", "day"), 2, []string{"Weekend", "Weekday"}))
+	require.NoError(t, db.ReplaceValues(ctx, col("notifications", "type"), 2, []string{"transaction", "promotion"}))
+	require.NoError(t, db.ReplaceValues(ctx, col("users", "country"), 3, []string{"FR", "US", "France Télécom"}))
+	titles := []string{"Transaction"}
+	for i := range 1200 {
+		titles = append(titles, fmt.Sprintf("Game number %d", i))
+	}
+	require.NoError(t, db.ReplaceValues(ctx, col("games", "title"), len(titles), titles))
+
+	match := func(phrases ...store.ValuePhrase) []string {
+		t.Helper()
+		ms, err := db.MatchValues(ctx, "postgres", phrases, 0.5, 5, 40)
+		require.NoError(t, err)
+		return matchesOf(ms)
+	}
+	assert.Equal(t, []string{"transactions.status: success (stem)"}, match(store.ValuePhrase{Text: "successful"}),
+		"same stem, too few shared trigrams for a fuzzy match")
+	assert.Equal(t, []string{"checkins.day: Weekend (stem)"}, match(store.ValuePhrase{Text: "weekends"}))
+	assert.Equal(t, []string{"notifications.type: transaction (stem)"}, match(store.ValuePhrase{Text: "transactions", Strict: true}),
+		"a word of the schema: stemmed matches only, and not the game titled 'Transaction' among 1,201 titles")
+	got := match(store.ValuePhrase{Text: "transaction"})
+	assert.Contains(t, got, "notifications.type: transaction (exact)")
+	assert.Contains(t, got, "games.title: Transaction (exact)", "not a word of the schema: every match")
+	assert.Equal(t, []string{"users.country: FR (place)"}, match(store.ValuePhrase{Text: "FR", Phrase: "French", Why: store.MatchPlace}))
+	ms, err := db.MatchValues(ctx, "postgres", []store.ValuePhrase{{Text: "France", Phrase: "French", Why: store.MatchPlace}}, 0.5, 5, 40)
+	require.NoError(t, err)
+	assert.Empty(t, matchesOf(ms), "a place's name matches only exactly or by stems: not 'France Télécom'")
+
+	// An exact match ranks above a stemmed one.
+	require.NoError(t, db.ReplaceValues(ctx, col("checkins", "label"), 2, []string{"weekends", "weekend"}))
+	ms, err = db.MatchValues(ctx, "postgres", []store.ValuePhrase{{Text: "weekends"}}, 0.5, 5, 40)
+	require.NoError(t, err)
+	require.NotEmpty(t, ms)
+	assert.Equal(t, "checkins.label: weekends (exact)", matchesOf(ms)[0])
+}
+
+// ListedValues returns the whole of the columns with few, short values.
+func TestListedValues(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	db := storetest.New(t)
+	require.NoError(t, db.PrepareValueIndex(ctx))
+	col := func(table, column string) store.ValueColumn {
+		return store.ValueColumn{Backend: "postgres", Schema: "hr", Table: table, Column: column}
+	}
+	require.NoError(t, db.ReplaceValues(ctx, col("people", "sex"), 2, []string{"M", "F"}))
+	require.NoError(t, db.ReplaceValues(ctx, col("people", "note"), 2, []string{"ok", "a very long note that says a good deal about a person"}))
+	var many []string
+	for i := range 21 {
+		many = append(many, fmt.Sprintf("dept %d", i))
+	}
+	require.NoError(t, db.ReplaceValues(ctx, col("people", "department"), len(many), many))
+	require.NoError(t, db.ReplaceValues(ctx, col("people", "empty"), 0, []string{}))
+	require.NoError(t, db.ReplaceValues(ctx, col("people", "name"), 60_000, nil))
+
+	got, err := db.ListedValues(ctx, "postgres", 20, 40)
+	require.NoError(t, err)
+	assert.Equal(t, map[store.ValueColumn][]string{col("people", "sex"): {"F", "M"}}, got,
+		"not 21 values, not a long one, not an empty or unindexed column")
+}
