@@ -131,34 +131,8 @@ func (n *Nodes) exportFailed(s *State, f *os.File, err error) bool {
 // names, one the message describes by keyword, or the latest. No model call.
 func (n *Nodes) ShowSQL(ctx context.Context, s *State) error {
 	ctx = audienceCtx(ctx, s)
-	var (
-		turn store.Turn
-		err  error
-	)
-	switch kw := sqlKeywords(s.UserQuery); {
-	case s.ReferencedQueryID != "":
-		// The cache holds the resolved question ("How many … in 2017?"),
-		// the turn only what was typed ("And in 2017?").
-		var c store.CachedResult
-		if c, err = n.Cache.Get(ctx, s.ThreadTS, s.ReferencedQueryID); err == nil {
-			turn = store.Turn{Query: c.Query, QueryID: c.QueryID, UserMessage: c.Question}
-		} else {
-			turn, err = n.DB.TurnByQueryID(ctx, s.ThreadTS, s.ReferencedQueryID)
-		}
-	case len(kw) > 0:
-		turn, err = n.DB.FindQueryByKeyword(ctx, s.ThreadTS, kw)
-		if errors.Is(err, store.ErrNotFound) {
-			turn, err = n.DB.MostRecentQuery(ctx, s.ThreadTS)
-		}
-	default:
-		turn, err = n.DB.MostRecentQuery(ctx, s.ThreadTS)
-	}
-	switch {
-	case errors.Is(err, store.ErrNotFound):
-		s.fail(ErrNoPreviousQuery, "no query in thread "+s.ThreadTS)
-		return nil
-	case err != nil:
-		dataFailure(s, err)
+	turn, ok := n.referredAnswer(ctx, s, lookup{cached: true, keywords: sqlKeywords(s.UserQuery), none: "no query"})
+	if !ok {
 		return nil
 	}
 	s.Query, s.QueryID = turn.Query, turn.QueryID
@@ -203,18 +177,8 @@ func (n *Nodes) findResult(ctx context.Context, s *State) (store.CachedResult, b
 	if !errors.Is(err, store.ErrNotFound) {
 		n.Logger.WarnContext(ctx, "read cached result", "thread", s.ThreadTS, "err", err)
 	}
-	var turn store.Turn
-	if s.ReferencedQueryID != "" {
-		turn, err = n.DB.TurnByQueryID(ctx, s.ThreadTS, s.ReferencedQueryID)
-	} else {
-		turn, err = n.DB.MostRecentQuery(ctx, s.ThreadTS)
-	}
-	switch {
-	case errors.Is(err, store.ErrNotFound):
-		s.fail(ErrNoPreviousQuery, "no result in thread "+s.ThreadTS)
-		return cached, false
-	case err != nil:
-		dataFailure(s, err)
+	turn, ok := n.referredAnswer(ctx, s, lookup{none: "no result"})
+	if !ok {
 		return cached, false
 	}
 	return n.rerun(ctx, s, turn)

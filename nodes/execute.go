@@ -36,7 +36,7 @@ func asker(s *State) store.Asker {
 // reuse answers s from a recent result of the same dataset and asker, if
 // there is one; a lookup that fails only costs running the query.
 func (n *Nodes) reuse(ctx context.Context, s *State) bool {
-	id, key := warehouse.DatasetOf(n.Warehouse, s.Checked.Query)
+	id, key := s.Checked.Dataset(n.Warehouse)
 	recent, err := n.Cache.Recent(ctx, key, asker(s), n.ResultFreshness)
 	if err != nil {
 		if !errors.Is(err, store.ErrNotFound) {
@@ -67,7 +67,7 @@ func (n *Nodes) runAndCache(ctx context.Context, s *State, q warehouse.Runnable,
 	if err != nil {
 		return store.CachedResult{}, err
 	}
-	id, key := warehouse.DatasetOf(n.Warehouse, q.Query)
+	id, key := q.Dataset(n.Warehouse)
 	c := store.CachedResult{ThreadID: s.KeptIn(), QueryID: id, Query: q.Query, Question: question, Result: res}
 	if err := n.Cache.Put(ctx, c); err != nil {
 		s.note("caching the result failed: " + err.Error())
@@ -88,13 +88,8 @@ func (n *Nodes) runAndCache(ctx context.Context, s *State, q warehouse.Runnable,
 // result. The new answer is a turn of its own, with its own buttons.
 func (n *Nodes) Refresh(ctx context.Context, s *State) error {
 	ctx = audienceCtx(ctx, s)
-	turn, err := n.DB.TurnByQueryID(ctx, s.ThreadTS, s.ReferencedQueryID)
-	switch {
-	case errors.Is(err, store.ErrNotFound):
-		s.fail(ErrNoPreviousQuery, "no query "+s.ReferencedQueryID+" in thread "+s.ThreadTS)
-		return nil
-	case err != nil:
-		dataFailure(s, err)
+	turn, ok := n.referredAnswer(ctx, s, lookup{pressOnly: true, none: "no query " + s.ReferencedQueryID})
+	if !ok {
 		return nil
 	}
 	c, ok := n.rerun(ctx, s, turn)

@@ -98,12 +98,8 @@ func (n *Nodes) verifiedBy(ctx context.Context, s *State) string {
 	if n.ExampleStore == nil || s.Query.Text == "" {
 		return ""
 	}
-	fingerprint := n.Warehouse.Dialect().Fingerprint
-	if fingerprint == nil {
-		return ""
-	}
-	fp, err := fingerprint(s.Query.Text)
-	if err != nil {
+	fp, ok := n.fingerprint(s)
+	if !ok {
 		return ""
 	}
 	e, ok, err := n.ExampleStore.VerifiedExample(ctx, n.Warehouse.Name(), fp)
@@ -119,6 +115,21 @@ func (n *Nodes) verifiedBy(ctx context.Context, s *State) string {
 		return "the data team"
 	}
 	return e.VerifiedBy
+}
+
+// fingerprint is the dialect's fingerprint of s's query: the one Check
+// gave it when it is the query checked this turn, else (a query read back
+// from the store) the dialect's.
+func (n *Nodes) fingerprint(s *State) (string, bool) {
+	if s.Checked.Fingerprint != "" && s.Checked.Query == s.Query {
+		return s.Checked.Fingerprint, true
+	}
+	fingerprint := n.Warehouse.Dialect().Fingerprint
+	if fingerprint == nil {
+		return "", false
+	}
+	fp, err := fingerprint(s.Query.Text)
+	return fp, err == nil
 }
 
 // Buttons are the buttons under an answer: their action ids are the

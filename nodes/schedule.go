@@ -3,7 +3,6 @@ package nodes
 import (
 	"cmp"
 	"context"
-	"errors"
 	"fmt"
 	"strings"
 	"time"
@@ -176,21 +175,8 @@ func alertCheck(loc *time.Location) schedule.When {
 // scheduledAnswer finds the answer a schedule is made of; it records on s
 // why there is none, or why the asker may not read it.
 func (n *Nodes) scheduledAnswer(ctx context.Context, s *State) (store.Turn, bool) {
-	var (
-		turn store.Turn
-		err  error
-	)
-	if s.ReferencedQueryID != "" {
-		turn, err = n.DB.TurnByQueryID(ctx, s.ThreadTS, s.ReferencedQueryID)
-	} else {
-		turn, err = n.DB.MostRecentQuery(ctx, s.ThreadTS)
-	}
-	switch {
-	case errors.Is(err, store.ErrNotFound):
-		s.fail(ErrNoPreviousQuery, "nothing to schedule in thread "+s.ThreadTS)
-		return turn, false
-	case err != nil:
-		dataFailure(s, err)
+	turn, ok := n.referredAnswer(ctx, s, lookup{none: "nothing to schedule"})
+	if !ok {
 		return turn, false
 	}
 	if !n.ours(s, turn.Query) || !n.mayRead(ctx, s, turn.Query) {

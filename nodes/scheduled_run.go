@@ -56,7 +56,7 @@ func (n *Nodes) RunSchedule(ctx context.Context, s *State) error {
 		return nil
 	}
 	s.Query, s.Result, s.ResolvedQuery = r.Query, res, sch.Question
-	s.QueryID = warehouse.IDOf(n.Warehouse, r.Query)
+	s.QueryID, _ = r.Dataset(n.Warehouse)
 	cond := conditionOf(sch)
 	s.AlertValue = valueOf(res, sch.CondColumn)
 	s.Quiet = cond.Kind != "" && !cond.Check(s.AlertValue, run.Previous, res.RowCount)

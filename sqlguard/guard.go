@@ -91,6 +91,16 @@ func Check(sql string, p Policy) error {
 // check parses and checks sql, returning the single statement on success so
 // that Guard need not parse twice.
 func check(sql string, p Policy) (*pg_query.RawStmt, *Rejection) {
+	tree, rej := checkTree(sql, p)
+	if rej != nil {
+		return nil, rej
+	}
+	return tree.GetStmts()[0], nil
+}
+
+// checkTree parses and checks sql, returning its parse tree, of one
+// statement, on success.
+func checkTree(sql string, p Policy) (*pg_query.ParseResult, *Rejection) {
 	if strings.TrimSpace(sql) == "" {
 		return nil, reject(ClassEmpty, "the statement is empty; write one SELECT")
 	}
@@ -119,7 +129,7 @@ func check(sql string, p Policy) (*pg_query.RawStmt, *Rejection) {
 	if rej := checkStatement(raw.GetStmt(), sql, p); rej != nil {
 		return nil, rej
 	}
-	return raw, nil
+	return tree, nil
 }
 
 // parseRejection tells a nesting too deep for the parser or the protobuf

@@ -9,6 +9,7 @@ import (
 	pg_query "github.com/pganalyze/pg_query_go/v5"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+	"google.golang.org/protobuf/proto"
 )
 
 var testPolicy = Policy{
@@ -282,4 +283,30 @@ func TestDataBoundedTimeSeries(t *testing.T) {
 			}
 		})
 	}
+}
+
+// GuardTree returns what Guard runs and the tree of the statement as
+// written, not as limited, so that a fingerprint taken from it is the
+// query's own; a rejected statement has neither.
+func TestGuardTreeIsTheStatementAsWritten(t *testing.T) {
+	p := testPolicy
+	p.RowLimit = 10
+	for _, sql := range []string{
+		"SELECT name FROM apps",
+		"SELECT name FROM apps LIMIT 5",
+		"SELECT name FROM apps LIMIT 500",
+		"SELECT name FROM apps LIMIT ALL",
+	} {
+		g, err := GuardTree(sql, p)
+		require.NoError(t, err, sql)
+		run, err := Guard(sql, p)
+		require.NoError(t, err, sql)
+		assert.Equal(t, run, g.Run, sql)
+		want, err := pg_query.Parse(sql)
+		require.NoError(t, err)
+		assert.True(t, proto.Equal(want, g.Tree), "the tree of %q", sql)
+	}
+	g, err := GuardTree("DELETE FROM apps", p)
+	assert.Error(t, err)
+	assert.Equal(t, Guarded{}, g)
 }

@@ -23,24 +23,47 @@ import (
 // fails too (the added text breaks MaxLength or MaxDepth) its rejection is
 // returned. Otherwise sql is returned unchanged.
 func Guard(sql string, p Policy) (string, error) {
-	raw, rej := check(sql, p)
+	g, err := GuardTree(sql, p)
+	return g.Run, err
+}
+
+// Guarded is a statement Guard let through.
+type Guarded struct {
+	// Run is the text to run, as Guard returns it.
+	Run string
+	// Tree is the parse tree of the statement as written (not of Run), as
+	// the guard read it: for what else needs the statement's structure (a
+	// fingerprint, its deparsed form) without parsing it again. It is
+	// shared: read it, never change it.
+	Tree *pg_query.ParseResult
+}
+
+// GuardTree is Guard, returning the parse tree it checked with the text
+// to run.
+func GuardTree(sql string, p Policy) (Guarded, error) {
+	tree, rej := checkTree(sql, p)
 	if rej != nil {
-		return "", rej
+		return Guarded{}, rej
 	}
 	if p.RowLimit <= 0 {
-		return sql, nil
+		return Guarded{Run: sql, Tree: tree}, nil
 	}
-	candidates := limitRows(sql, raw, p.RowLimit)
+	candidates := limitRows(sql, tree.GetStmts()[0], p.RowLimit)
 	for _, out := range candidates {
+		if out == sql && limitedTo(sql, tree.GetStmts()[0], p.RowLimit) {
+			// Already limited: the statement checked above, not parsed
+			// again.
+			return Guarded{Run: out, Tree: tree}, nil
+		}
 		var outRaw *pg_query.RawStmt
 		if outRaw, rej = check(out, p); rej == nil && limitedTo(out, outRaw, p.RowLimit) {
-			return out, nil
+			return Guarded{Run: out, Tree: tree}, nil
 		}
 	}
 	if rej == nil {
 		rej = reject(ClassSyntax, "the row limit could not be added; end the query with LIMIT %d", p.RowLimit)
 	}
-	return "", rej
+	return Guarded{}, rej
 }
 
 // limitRows returns the texts that make the single SELECT in raw return at

@@ -95,8 +95,13 @@ func keyOf(b Backend, q Query) (string, bool) {
 	if err != nil {
 		return "", false
 	}
-	sum := sha256.Sum256([]byte(q.Backend + "\x00" + fp))
-	return hex.EncodeToString(sum[:]), true
+	return datasetKey(q.Backend, fp), true
+}
+
+// datasetKey is the dataset key of a query of backend with fingerprint fp.
+func datasetKey(backend, fp string) string {
+	sum := sha256.Sum256([]byte(backend + "\x00" + fp))
+	return hex.EncodeToString(sum[:])
 }
 
 // QueryID returns the id of a query's text as written: the first 8 hex
@@ -118,6 +123,31 @@ type Runnable struct {
 	// Limit is the most rows a result keeps; one with more is Truncated. 0
 	// means the query's own limit is the answer and nothing is cut.
 	Limit int
+	// Fingerprint is the dialect's fingerprint of Query (what
+	// Dialect.Fingerprint returns for Query.Text), taken by Check from
+	// what it already read, so nothing reads the query again; ID and Key
+	// are its result's id and dataset key as DatasetOf names them. All
+	// three are set by Identified and empty when the backend has no
+	// fingerprint: then Dataset falls back to DatasetOf.
+	Fingerprint, ID, Key string
+}
+
+// Identified returns r carrying fp, the fingerprint of r.Query, with the
+// id and dataset key DatasetOf would give it; a backend's Check calls it.
+func (r Runnable) Identified(fp string) Runnable {
+	r.Fingerprint = fp
+	r.Key = datasetKey(r.Query.Backend, fp)
+	r.ID = r.Key[:8]
+	return r
+}
+
+// Dataset returns r's id and dataset key: those Check gave it, or, for a
+// backend that gives none, DatasetOf's.
+func (r Runnable) Dataset(b Backend) (id, key string) {
+	if r.Key != "" {
+		return r.ID, r.Key
+	}
+	return DatasetOf(b, r.Query)
 }
 
 // ExportStats describes an export.

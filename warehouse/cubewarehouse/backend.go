@@ -206,7 +206,9 @@ func (b *Backend) Check(ctx context.Context, text string, limit int) (warehouse.
 	if capped {
 		r.Limit = q.Limit
 	}
-	return r, nil
+	// The fingerprint of the query as stored, from what was decoded
+	// above: fingerprint(r.Query.Text) without reading the text again.
+	return r.Identified(fingerprintOf(r.Query.Text)), nil
 }
 
 // normalize parses and normalises text; asked is the limit the query itself

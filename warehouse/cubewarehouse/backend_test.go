@@ -77,6 +77,11 @@ func TestLimitCapOrAnswer(t *testing.T) {
 			var run cube.Query
 			require.NoError(t, json.Unmarshal([]byte(r.Statement), &run))
 			assert.Equal(t, tt.wantRunLimit, run.Limit, "limit of the query that runs")
+			fp, err := b.Dialect().Fingerprint(r.Query.Text)
+			require.NoError(t, err)
+			assert.Equal(t, fp, r.Fingerprint, "the checked query carries its fingerprint")
+			id, key := warehouse.DatasetOf(b, r.Query)
+			assert.Equal(t, []string{id, key}, []string{r.ID, r.Key}, "and its id and dataset key")
 
 			res, err := b.Run(ctx, r)
 			require.NoError(t, err)

@@ -23,8 +23,14 @@ func fingerprint(query string) (string, error) {
 	if err != nil {
 		return "", fmt.Errorf("fingerprint the Cube query: %w", err)
 	}
-	sum := sha256.Sum256(norm)
-	return hex.EncodeToString(sum[:8]), nil
+	return fingerprintOf(string(norm)), nil
+}
+
+// fingerprintOf is the fingerprint of a query already in its normalised
+// form, as Check encodes it.
+func fingerprintOf(norm string) string {
+	sum := sha256.Sum256([]byte(norm))
+	return hex.EncodeToString(sum[:8])
 }
 
 // tables lists the cubes a query's members belong to, lower case.

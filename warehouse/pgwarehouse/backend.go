@@ -209,7 +209,7 @@ func (b *Backend) Check(ctx context.Context, text string, limit int) (warehouse.
 	if limit <= 0 {
 		limit = b.cfg.MaxRows
 	}
-	run, err := b.guard(ctx, text, limit)
+	g, err := b.guard(ctx, text, limit)
 	if err != nil {
 		return warehouse.Runnable{}, err
 	}
@@ -217,34 +217,41 @@ func (b *Backend) Check(ctx context.Context, text string, limit int) (warehouse.
 	if err != nil {
 		return warehouse.Runnable{}, err
 	}
-	if err := exec.Explain(b.named(ctx), run); err != nil {
+	if err := exec.Explain(b.named(ctx), g.Run); err != nil {
 		return warehouse.Runnable{}, b.qualify(ctx, err)
 	}
-	return warehouse.Runnable{Query: warehouse.Query{Backend: Name, Text: text}, Statement: run, Limit: limit}, nil
+	r := warehouse.Runnable{Query: warehouse.Query{Backend: Name, Text: text}, Statement: g.Run, Limit: limit}
+	fp, err := fingerprintTree(text, g.Tree)
+	if err != nil {
+		// The guard read it, so this is not expected; the id of the
+		// text as written (DatasetOf's fallback) still names it.
+		return r, nil
+	}
+	return r.Identified(fp), nil
 }
 
 // guard checks text against the catalog, refreshed once when the query
 // names a table the cached catalog lacks (it may have been created since).
-func (b *Backend) guard(ctx context.Context, text string, limit int) (string, error) {
+func (b *Backend) guard(ctx context.Context, text string, limit int) (sqlguard.Guarded, error) {
 	cat, err := b.catalog.Get(ctx, false)
 	if err != nil {
-		return "", err
+		return sqlguard.Guarded{}, err
 	}
 	access := warehouse.CallerOf(ctx).Access
-	run, err := sqlguard.Guard(text, b.guardPolicy(cat, access, limit))
+	g, err := sqlguard.GuardTree(text, b.guardPolicy(cat, access, limit))
 	var rej *sqlguard.Rejection
 	if errors.As(err, &rej) && rej.Class == sqlguard.ClassRelation {
 		if fresh, ferr := b.catalog.Get(ctx, true); ferr == nil {
-			run, err = sqlguard.Guard(text, b.guardPolicy(fresh, access, limit))
+			g, err = sqlguard.GuardTree(text, b.guardPolicy(fresh, access, limit))
 		}
 	}
 	switch {
 	case errors.As(err, &rej) && rej.Class == sqlguard.ClassAccess:
-		return "", &warehouse.Error{Kind: warehouse.Forbidden, Class: string(rej.Class), Reason: rej.Reason}
+		return sqlguard.Guarded{}, &warehouse.Error{Kind: warehouse.Forbidden, Class: string(rej.Class), Reason: rej.Reason}
 	case errors.As(err, &rej):
-		return "", warehouse.Reject(string(rej.Class), rej.Reason, rej.Class.Unsafe())
+		return sqlguard.Guarded{}, warehouse.Reject(string(rej.Class), rej.Reason, rej.Class.Unsafe())
 	}
-	return run, err
+	return g, err
 }
 
 // guardPolicy is the guard's policy over cat for a caller with access: the
@@ -308,7 +315,7 @@ func (b *Backend) Export(ctx context.Context, q warehouse.Query, w io.Writer, li
 	if limit <= 0 {
 		limit = b.cfg.MaxRows
 	}
-	run, err := b.guard(ctx, q.Text, limit)
+	g, err := b.guard(ctx, q.Text, limit)
 	if err != nil {
 		return warehouse.ExportStats{}, err
 	}
@@ -316,7 +323,7 @@ func (b *Backend) Export(ctx context.Context, q warehouse.Query, w io.Writer, li
 	if err != nil {
 		return warehouse.ExportStats{}, err
 	}
-	st, err := exec.ExportCSV(b.named(ctx), run, w, limit)
+	st, err := exec.ExportCSV(b.named(ctx), g.Run, w, limit)
 	return st, b.qualify(ctx, err)
 }
 

@@ -16,11 +16,18 @@ import (
 // query as PostgreSQL's parser deparses it, which keeps the constants the
 // fingerprint leaves out (year = 2017 is not year = 2018).
 func fingerprint(sql string) (string, error) {
-	fp, err := pg_query.Fingerprint(sql)
+	tree, err := pg_query.Parse(sql)
 	if err != nil {
 		return "", fmt.Errorf("fingerprint the query: %w", err)
 	}
-	tree, err := pg_query.Parse(sql)
+	return fingerprintTree(sql, tree)
+}
+
+// fingerprintTree is fingerprint of sql whose parse tree is tree (the
+// guard's), deparsed rather than parsed again. pg_query fingerprints only
+// text, so its C parser still reads sql once, without the tree's decoding.
+func fingerprintTree(sql string, tree *pg_query.ParseResult) (string, error) {
+	fp, err := pg_query.Fingerprint(sql)
 	if err != nil {
 		return "", fmt.Errorf("fingerprint the query: %w", err)
 	}

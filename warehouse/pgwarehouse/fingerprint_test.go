@@ -6,6 +6,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/analyticsbot/analyticsbot/sqlguard"
 	"github.com/analyticsbot/analyticsbot/warehouse"
 )
 
@@ -56,4 +57,65 @@ func TestQueryID(t *testing.T) {
 	assert.Equal(t, warehouse.QueryID("SELECT FROM WHERE ("), id("SELECT FROM WHERE ("))
 	other := warehouse.Query{Backend: "cube", Text: "SELECT count(*) AS games FROM analytics.apps WHERE release_year = 2018"}
 	assert.Equal(t, warehouse.QueryID(other.Text), warehouse.IDOf(b, other))
+}
+
+// The fingerprint Check takes from the guard's parse tree is the one the
+// dialect gives the query as written, whether the guard lowers, adds or
+// wraps a LIMIT or leaves the text alone: stored examples keep matching.
+func TestFingerprintOfTheGuardsTree(t *testing.T) {
+	t.Parallel()
+	for _, q := range []string{
+		"SELECT count(*) AS games FROM analytics.apps WHERE release_year = 2018",
+		"select name from analytics.apps order by name limit 5 -- five",
+		"SELECT name FROM analytics.apps ORDER BY name LIMIT 100000",
+		"SELECT name FROM analytics.apps ORDER BY name LIMIT ALL",
+		"SELECT name FROM analytics.apps ORDER BY name FETCH FIRST 3 ROWS WITH TIES",
+		"WITH y AS (SELECT release_year, count(*) AS n FROM analytics.apps GROUP BY 1) SELECT * FROM y WHERE n > 10;",
+		"/* c */ SELECT a.name, similarity(a.name, 'dota') FROM analytics.apps a WHERE a.name ILIKE '%dota%'",
+	} {
+		g, err := sqlguard.GuardTree(q, GuardPolicy([]string{"analytics"}, nil, 50))
+		require.NoError(t, err, q)
+		run, err := sqlguard.Guard(q, GuardPolicy([]string{"analytics"}, nil, 50))
+		require.NoError(t, err, q)
+		assert.Equal(t, run, g.Run, "GuardTree runs what Guard runs: %s", q)
+		want, err := fingerprint(q)
+		require.NoError(t, err, q)
+		got, err := fingerprintTree(q, g.Tree)
+		require.NoError(t, err, q)
+		assert.Equal(t, want, got, "%s", q)
+	}
+}
+
+// BenchmarkTurnFingerprints is the fingerprinting a new question's query
+// costs after the guard has read it: before parse-once, three fingerprints
+// of the text (the cache's id, the recent-result key, the verified badge),
+// each parsing it; now one, from the guard's tree.
+func BenchmarkTurnFingerprints(b *testing.B) {
+	const sql = `SELECT g.name AS genre, round(avg(a.price), 2) AS avg_price, count(*) AS games
+FROM analytics.apps a JOIN analytics.app_genres ag ON ag.app_id = a.app_id
+JOIN analytics.genres g ON g.genre_id = ag.genre_id
+WHERE a.release_year BETWEEN 2015 AND 2018 AND NOT a.is_free
+GROUP BY g.name ORDER BY avg_price DESC LIMIT 10`
+	g, err := sqlguard.GuardTree(sql, GuardPolicy([]string{"analytics"}, nil, 1000))
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Run("before/three-parses", func(b *testing.B) {
+		b.ReportAllocs()
+		for b.Loop() {
+			for range 3 {
+				if _, err := fingerprint(sql); err != nil {
+					b.Fatal(err)
+				}
+			}
+		}
+	})
+	b.Run("after/guard-tree", func(b *testing.B) {
+		b.ReportAllocs()
+		for b.Loop() {
+			if _, err := fingerprintTree(sql, g.Tree); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
 }

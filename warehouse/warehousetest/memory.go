@@ -96,7 +96,9 @@ func (m *Memory) Check(_ context.Context, text string, limit int) (warehouse.Run
 	if err != nil {
 		return warehouse.Runnable{}, fmt.Errorf("encode memory query: %w", err)
 	}
-	r := warehouse.Runnable{Query: warehouse.Query{Backend: MemoryName, Text: string(stored)}, Statement: string(stored)}
+	// The stored text is the normalised query, its own fingerprint.
+	r := warehouse.Runnable{Query: warehouse.Query{Backend: MemoryName, Text: string(stored)}, Statement: string(stored)}.
+		Identified(string(stored))
 	if q.Count || (q.Limit > 0 && q.Limit <= limit) {
 		return r, nil
 	}
