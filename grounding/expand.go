@@ -21,6 +21,13 @@ const (
 	// shareWordNet: a word WordNet relates (a synonym, an attribute, a
 	// derived word); its base forms count as forms.
 	shareWordNet = 0.6
+	// shareWordNetFar: a word WordNet relates more loosely (a noun's
+	// broader word, a synonym of a rarer sense).
+	shareWordNetFar = 0.4
+	// minLooseCompoundWord is the shortest loosely related word looked
+	// for inside names: a short one is inside names by chance (match →
+	// light, in flight).
+	minLooseCompoundWord = 7
 	// maxModelTerms bounds the classifier's terms that are used.
 	maxModelTerms = 8
 )
@@ -69,6 +76,8 @@ func relatedWords(r Request, qterms []string, known func(string) bool) []related
 		case known(e.From):
 		case e.Via == "base form":
 			add(e.Word, e.From, "word form", shareForm)
+		case e.Via == "broader" || e.Via == "rarer sense":
+			add(e.Word, e.From, "wordnet "+e.Via, shareWordNetFar)
 		default:
 			add(e.Word, e.From, "wordnet "+e.Via, shareWordNet)
 		}
@@ -175,17 +184,20 @@ func (f *forms) hits(i int, bag map[string]float64, exact []string, score *float
 		}
 	}
 	for k, x := range f.related {
+		// A word found both among the table's words (in a comment) and
+		// inside its name (sbtransaction) counts as the better of the two.
+		compound, inName := f.compounds.weight(i, x.word, bag)
+		if inName && x.share < shareWordNet && len(x.word) < minLooseCompoundWord {
+			compound, inName = 0, false
+		}
 		if h, s, ok := reach(f.rforms[k]); ok {
-			*score += h.weight * x.share * math.Log(1+f.n/float64(f.df[s]))
+			*score += max(h.weight*math.Log(1+f.n/float64(f.df[s])), compound) * x.share
 			note(x.label, arrow(x.from, x.word))
 			continue
 		}
-		if taken[f.rforms[k][0]] {
-			continue
-		}
-		if weight, ok := f.compounds.weight(i, x.word, bag); ok {
+		if inName && !taken[f.rforms[k][0]] {
 			taken[f.rforms[k][0]] = true
-			*score += weight * x.share
+			*score += compound * x.share
 			note(x.label, arrow(x.from, x.word))
 		}
 	}

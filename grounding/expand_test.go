@@ -110,3 +110,18 @@ func TestRelatedWordsInsideNames(t *testing.T) {
 	assert.Equal(t, []string{"wordnet synonym: client → customer"}, got["broker.sbcustomer"].Reasons)
 	assert.Zero(t, got["broker.sbticker"].Score)
 }
+
+// A related word both in a table's comment and inside its name counts as
+// inside the name, where it weighs more: sbcustomer ranks above a table
+// whose comment alone has the word.
+func TestRelatedWordInCommentAndInsideName(t *testing.T) {
+	t.Parallel()
+	cat := &warehouse.Catalog{Tables: []warehouse.Table{
+		table("broker", "sbcustomer", "Customer master data.", "sbcustid", "sbcustname"),
+		table("broker", "sbnote", "Notes about a customer.", "sbnoteid", "body"),
+	}}
+	c := Build(cat, describe, Request{Question: "list our clients", Lexicon: testLexicon(t)})
+	got := byName(c)
+	assert.Equal(t, []string{"wordnet synonym: client → customer"}, got["broker.sbcustomer"].Reasons)
+	assert.Greater(t, got["broker.sbcustomer"].Score, got["broker.sbnote"].Score)
+}

@@ -37,13 +37,18 @@ const (
 
 var posNames = [numPOS]string{"noun", "verb", "adj", "adv"}
 
-// maxSenses is how many of a lemma's senses, most frequent first, are
-// related: further ones are rare meanings ("staff" as a stick) that bring
-// in more noise than help.
-const maxSenses = 2
+// maxSenses is how many of a lemma's senses, most frequent first, give
+// synonyms, attributes and derived words; further ones are rarer meanings
+// ("staff" as a stick). A noun's senses up to maxRareSenses give their
+// synonyms and broader words too, as "rarer sense" and "broader", which
+// grounding weighs less.
+const (
+	maxSenses     = 2
+	maxRareSenses = 5
+)
 
 // maxRelated bounds the words one question word is related to.
-const maxRelated = 12
+const maxRelated = 24
 
 // OpenWordNet reads the WordNet dict directory dir: index.{noun,verb,adj,adv},
 // data.* and *.exc.
@@ -103,7 +108,7 @@ func readIndex(path string) (map[string][]int64, error) {
 			return nil, fmt.Errorf("%s:%d: not an index line", filepath.Base(path), line)
 		}
 		var offsets []int64
-		for _, s := range fs[first : first+min(synsets, maxSenses)] {
+		for _, s := range fs[first : first+min(synsets, maxRareSenses)] {
 			off, err := strconv.ParseInt(s, 10, 64)
 			if err != nil {
 				return nil, fmt.Errorf("%s:%d: offset %q: %w", filepath.Base(path), line, s, err)
@@ -134,14 +139,17 @@ func readExceptions(path string) (map[string][]string, error) {
 type Related struct {
 	Word string
 	// Via is "base form" (heaviest → heavy), "synonym" (clients →
-	// customer, shop → store), "attribute" (heavy → weight) or "derived"
-	// (voter → vote).
+	// customer, shop → store), "attribute" (heavy → weight), "derived"
+	// (voter → vote), "broader" (a noun's hypernym: vendor → merchant)
+	// or "rarer sense" (a synonym of a noun's less frequent sense: trade
+	// → deal).
 	Via string
 }
 
 // Related returns the single words WordNet relates to word (lower case):
 // its base forms, the other words of its most frequent senses, the nouns
-// its adjectives are attributes of, and the words derived from it.
+// its adjectives are attributes of, and the words derived from it; then,
+// for a noun, the words of its senses' hypernyms and of its rarer senses.
 func (wn *WordNet) Related(word string) []Related {
 	word = strings.ToLower(word)
 	var out []Related
@@ -161,7 +169,8 @@ func (wn *WordNet) Related(word string) []Related {
 			if base != word {
 				add(base, "base form")
 			}
-			for _, off := range wn.index[p][base] {
+			offs := wn.index[p][base]
+			for _, off := range offs[:min(len(offs), maxSenses)] {
 				s, ok := wn.synset(p, off)
 				if !ok {
 					continue
@@ -181,6 +190,30 @@ func (wn *WordNet) Related(word string) []Related {
 						if t, ok := wn.synset(ptr.pos, ptr.offset); ok && ptr.target > 0 && ptr.target <= len(t.words) {
 							add(t.words[ptr.target-1], "derived")
 						}
+					}
+				}
+			}
+		}
+	}
+	// A noun's broader words and rarer senses, after all of the above.
+	for _, base := range wn.baseForms(noun, word) {
+		for i, off := range wn.index[noun][base] {
+			s, ok := wn.synset(noun, off)
+			if !ok {
+				continue
+			}
+			if i >= maxSenses {
+				for _, w := range s.words {
+					add(w, "rarer sense")
+				}
+			}
+			for _, ptr := range s.pointers {
+				if ptr.symbol != "@" && ptr.symbol != "@i" {
+					continue
+				}
+				if t, ok := wn.synset(ptr.pos, ptr.offset); ok {
+					for _, w := range t.words {
+						add(w, "broader")
 					}
 				}
 			}

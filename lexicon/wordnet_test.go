@@ -71,6 +71,13 @@ func TestWordNetInstalled(t *testing.T) {
 		}
 		assert.Contains(t, got, want, "%s", word)
 	}
+	// A noun's broader words and rarer senses come after the rest.
+	for word, want := range map[string]Related{
+		"vendor": {"merchant", "broader"}, "trades": {"transaction", "broader"}, "trade": {"deal", "rarer sense"},
+	} {
+		assert.Contains(t, wn.Related(word), want, "%s", word)
+	}
+	assert.NotContains(t, wn.Related("clients"), Related{"customer", "rarer sense"}, "a frequent sense's synonym stays a synonym")
 }
 
 func TestForms(t *testing.T) {
