@@ -7,6 +7,7 @@ import (
 	"io"
 	"log/slog"
 	"net/url"
+	"os"
 	"slices"
 	"strings"
 
@@ -163,7 +164,9 @@ func buildValueIndex(ctx context.Context, cfg bot.Config, out io.Writer) error {
 	if cfg.ValueIndexMaxDistinct <= 0 {
 		return nil
 	}
-	b, err := bot.New(ctx, cfg, slog.Default())
+	// This bot only fills the index: what it would warn about serving
+	// (ACCESS_FILE unset) is said once, by `serve`, not here too.
+	b, err := bot.New(ctx, cfg, slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelError})))
 	if err != nil {
 		return err
 	}
