@@ -40,7 +40,8 @@ func TestChoose(t *testing.T) {
 	require.True(t, ok)
 	assert.Equal(t, "Games per publisher, top three", s.Title, "the given title")
 
-	// Years read as numbers are an axis, ordered, the last 20 when more.
+	// Years read as numbers are an axis, ordered, every one of them; Slack's
+	// block takes the last 20 and says so.
 	var years [][]any
 	for y := 2019; y >= 1997; y-- {
 		years = append(years, []any{int64(y), int64(y - 1990)})
@@ -48,12 +49,27 @@ func TestChoose(t *testing.T) {
 	s, ok = Choose(result(cols("release_year:number", "games:number"), years...), "How many games were released per year?", Hint{})
 	require.True(t, ok)
 	assert.Equal(t, Line, s.Type)
-	require.Len(t, s.Categories, MaxCategories)
-	assert.Equal(t, "2000", s.Categories[0], "ordered, the last 20")
-	assert.Equal(t, "2019", s.Categories[19])
-	assert.Equal(t, float64(29), s.Series[0].Values[19])
-	assert.Equal(t, "Release year (last 20 of 23)", s.XLabel)
-	assert.True(t, strings.HasPrefix(s.Text(), "Games by release year (last 20 of 23)\n"), s.Text())
+	require.Len(t, s.Categories, 23, "the whole series")
+	assert.Equal(t, "1997", s.Categories[0], "ordered")
+	assert.Equal(t, "2019", s.Categories[22])
+	assert.Equal(t, "Release year", s.XLabel)
+	assert.Empty(t, s.Partial, "no period marked partial unless the model says so")
+	slack := ForSlack(s)
+	require.Len(t, slack.Categories, MaxCategories)
+	assert.Equal(t, "2000", slack.Categories[0], "Slack's block: the last 20")
+	assert.Equal(t, float64(29), slack.Series[0].Values[19])
+	assert.Equal(t, "Release year (last 20 of 23)", slack.XLabel)
+	assert.True(t, strings.HasPrefix(slack.Text(), "Games by release year (last 20 of 23)\n"), slack.Text())
+	assert.Len(t, s.Categories, 23, "ForSlack leaves the spec it was given whole")
+
+	// The model may say the data covers the last (or first) period only in
+	// part; any other period it names is ignored.
+	s, ok = Choose(result(cols("release_year:number", "games:number"), years...), "per year", Hint{Partial: "2019"})
+	require.True(t, ok)
+	assert.Equal(t, "2019", s.Partial)
+	s, ok = Choose(result(cols("release_year:number", "games:number"), years...), "per year", Hint{Partial: "2010"})
+	require.True(t, ok)
+	assert.Empty(t, s.Partial, "a period in the middle is not partial")
 
 	// Dates, decimal strings.
 	s, ok = Choose(result(cols("month:time", "revenue:number"),
