@@ -125,10 +125,12 @@ func Choose(r warehouse.Result, question string, hint Hint) (Spec, bool) {
 	return s, true
 }
 
-// ForSlack is c within Slack's data_visualization limits: a line or area
-// of more than MaxCategories points keeps its last MaxCategories, and its
-// title and x label say so ("last 20 of 23"). Other surfaces draw c whole.
+// ForSlack is c within Slack's data_visualization limits: labels of at
+// most MaxLabel characters, and for a line or area of more than
+// MaxCategories points its last MaxCategories, as its title and x label
+// say ("last 20 of 23"). Other surfaces draw c whole.
 func ForSlack(c Spec) Spec {
+	c.Categories = fitLabels(c.Categories)
 	n := len(c.Categories)
 	if n <= MaxCategories || (c.Type != Line && c.Type != Area) {
 		return c
@@ -376,7 +378,8 @@ func allPositive(vs []float64) bool {
 	return true
 }
 
-// label writes a category value within MaxLabel characters.
+// label writes a category value on one line, whole: ForSlack cuts it to
+// MaxLabel characters for Slack.
 func label(v any) string {
 	var s string
 	switch x := v.(type) {
@@ -391,7 +394,24 @@ func label(v any) string {
 	default:
 		s = fmt.Sprint(x)
 	}
-	return fitLabel(strings.Join(strings.Fields(s), " "))
+	return strings.Join(strings.Fields(s), " ")
+}
+
+// fitLabels cuts labels to MaxLabel characters, keeping them apart: a cut
+// that would repeat an earlier label ends in its position instead.
+func fitLabels(labels []string) []string {
+	out := make([]string, len(labels))
+	seen := make(map[string]bool, len(labels))
+	for i, l := range labels {
+		f := fitLabel(l)
+		if seen[f] {
+			n := strconv.Itoa(i + 1)
+			f = fit(l, MaxLabel-len(n)-1) + " " + n
+		}
+		seen[f] = true
+		out[i] = f
+	}
+	return out
 }
 
 func fitLabel(s string) string { return fit(s, MaxLabel) }

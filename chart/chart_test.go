@@ -101,8 +101,6 @@ func TestChoose(t *testing.T) {
 		"no measure": result(cols("name:text", "developer:text"), []any{"a", "b"}, []any{"c", "d"}),
 		"a null":     result(cols("genre:text", "avg:number"), []any{"RPG", nil}, []any{"Indie", "3.5"}),
 		"json":       result(cols("genre:text", "data:other", "n:number"), []any{"RPG", "{}", int64(1)}, []any{"x", "{}", int64(2)}),
-		"two labels cut alike": result(cols("name:text", "n:number"),
-			[]any{"A very long game name, part one", int64(1)}, []any{"A very long game name, part two", int64(2)}),
 		"missing pair": result(cols("year:number", "platform:text", "games:number"),
 			[]any{int64(2018), "linux", int64(5)}, []any{int64(2017), "mac", int64(6)}),
 	}
@@ -115,9 +113,18 @@ func TestChoose(t *testing.T) {
 		_, ok := Choose(r, "question", Hint{})
 		assert.False(t, ok, name)
 	}
+
+	// Two labels alike in their first 20 characters: whole on the page,
+	// kept apart in Slack's block.
+	s, ok = Choose(result(cols("name:text", "n:number"),
+		[]any{"A very long game name, part one", int64(1)}, []any{"A very long game name, part two", int64(2)}), "question", Hint{})
+	require.True(t, ok)
+	assert.Equal(t, []string{"A very long game name, part one", "A very long game name, part two"}, s.Categories)
+	assert.Equal(t, []string{"A very long game na…", "A very long game… 2"}, ForSlack(s).Categories)
 }
 
-// Every chart keeps Slack's limits, whatever the data.
+// Every chart keeps Slack's limits once ForSlack has cut it, whatever the
+// data; the spec itself keeps its labels whole for the other surfaces.
 func TestChooseKeepsLimits(t *testing.T) {
 	t.Parallel()
 	long := strings.Repeat("x", 80)
@@ -127,10 +134,15 @@ func TestChooseKeepsLimits(t *testing.T) {
 	}
 	s, ok := Choose(result(cols("a_very_long_column_name_that_goes_on_and_on_for_ever:text", long+":number"), rows...), "share", Hint{Title: long})
 	require.True(t, ok)
+	assert.Equal(t, "0 "+long, s.Categories[0], "the spec's labels are whole")
+	s = ForSlack(s)
 	assert.LessOrEqual(t, len([]rune(s.Title)), MaxTitle)
 	for _, c := range s.Categories {
 		assert.LessOrEqual(t, len([]rune(c)), MaxLabel, c)
 	}
+	assert.Equal(t, "0 xxxxxxxxxxxxxxxxx…", s.Categories[0])
+	dup := ForSlack(Spec{Type: Bar, Categories: []string{long + "a", long + "b"}, Series: []Series{{Name: "n", Values: []float64{1, 2}}}})
+	assert.Equal(t, []string{"xxxxxxxxxxxxxxxxxxx…", "xxxxxxxxxxxxxxxxx… 2"}, dup.Categories, "cut labels kept apart")
 	for _, ser := range s.Series {
 		assert.LessOrEqual(t, len([]rune(ser.Name)), MaxLabel, ser.Name)
 	}

@@ -13,6 +13,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 	"time"
 
 	"github.com/chromedp/chromedp"
@@ -33,10 +34,11 @@ func main() {
 	url := flag.String("url", "http://127.0.0.1:8080", "the web chat to photograph (a demo server: MODEL=script:demo)")
 	out := flag.String("out", "docs/images", "directory the PNG files are written to")
 	chromium := flag.String("chromium", "/usr/bin/chromium", "the Chromium binary (make chromium installs it)")
+	ask := flag.String("ask", "", "questions to type instead of the README's, separated by |, to look at other answers")
 	flag.Parse()
 	for _, s := range shots {
 		path := filepath.Join(*out, s.file)
-		if err := take(*chromium, *url, path, s); err != nil {
+		if err := take(*chromium, *url, path, s, *ask); err != nil {
 			fmt.Fprintf(os.Stderr, "screenshots: %s: %v\n", s.file, err)
 			os.Exit(1)
 		}
@@ -45,7 +47,7 @@ func main() {
 }
 
 // take opens a new conversation at the shot's width, asks the questions and saves the page.
-func take(chromium, url, path string, s shot) error {
+func take(chromium, url, path string, s shot, ask string) error {
 	opts := append(chromedp.DefaultExecAllocatorOptions[:],
 		chromedp.ExecPath(chromium), chromedp.Headless, chromedp.NoSandbox, chromedp.DisableGPU,
 		chromedp.NoFirstRun, chromedp.Flag("hide-scrollbars", true),
@@ -81,6 +83,13 @@ func take(chromium, url, path string, s shot) error {
 		click("Show SQL"), answers(3),
 		// The whole conversation, top to bottom: the viewport as tall as the page, laid out again.
 		chromedp.Evaluate[chromedp.Void](`window.scrollTo(0, 0)`),
+	}
+	if ask != "" {
+		steps = steps[:3]
+		for i, q := range strings.Split(ask, "|") {
+			steps = append(steps, chromedp.SendKeys(chromedp.CSS("#question"), q+"\n"), answers(i+1))
+		}
+		steps = append(steps, chromedp.Evaluate[chromedp.Void](`window.scrollTo(0, 0)`))
 	}
 	if err := chromedp.Do(tctx, steps...); err != nil {
 		return fmt.Errorf("ask the demo's questions at %s: %w", url, err)
