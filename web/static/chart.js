@@ -149,9 +149,10 @@
         const r = step >= 14 ? 3 : 2;
         pts.forEach(([px, py], i) => svg.append(svgEl("circle", { cx: px, cy: py, r: i === pi ? r + 1 : r, class: cls + (i === pi ? " chart-point-partial" : "") })));
       } else {
-        const bw = (step * 0.7) / series.length;
+        // Bars no wider than 56 px, however wide the chart: a group centred on its category.
+        const bw = Math.min((step * 0.7) / series.length, 56);
         s.values.forEach((v, i) => {
-          const bx = cx(i) - step * 0.35 + bw * si;
+          const bx = cx(i) - (bw * series.length) / 2 + bw * si;
           svg.append(svgEl("rect", { x: bx, y: Math.min(y(v), y(0)), width: Math.max(bw - 1, 1), height: Math.max(Math.abs(y(v) - y(0)), 1), rx: 2, class: cls }));
           // Each bar's value over it when it fits.
           if (series.length === 1 && textWidth(formatNumber(v)) <= step - 2) {
