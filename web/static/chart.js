@@ -235,7 +235,14 @@
       };
       redraw(640); // before the page lays it out; then at the width it gets
       if (typeof ResizeObserver === "function") {
-        new ResizeObserver((entries) => redraw(entries[0].contentRect.width)).observe(plot);
+        // Drawn in the next frame: drawing changes the box's height, which must not count as
+        // another resize within this one.
+        let frame = 0;
+        new ResizeObserver((entries) => {
+          const width = entries[0].contentRect.width;
+          cancelAnimationFrame(frame);
+          frame = requestAnimationFrame(() => redraw(width));
+        }).observe(plot);
       }
       if (series.length > 1) {
         const legend = fig.appendChild(el("div", "chart-legend"));
