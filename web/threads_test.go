@@ -185,7 +185,7 @@ func TestThreadsBelongToTheirAskers(t *testing.T) {
 	assert.Contains(t, read.Turns[2].Reply.Text.Plain(), "8,160", "with its result")
 	next := lastMessageEnd(t, chat(t, srv, thread, "And in 2017?", ana).all(t))
 	assert.Equal(t, thread, next.ThreadID)
-	assert.Contains(t, next.Text, games2017, "the follow-up, in her thread")
+	assert.Contains(t, next.Text, said2017, "the follow-up, in her thread")
 	resp, got = pressAs(t, srv, ana, press(string(nodes.IntentShowSQL), query))
 	assert.Equal(t, http.StatusOK, resp.StatusCode, "her own press: %s", got)
 	resp, got = pressAs(t, srv, ana, press(bot.ActionFeedbackUp, query))

@@ -163,7 +163,9 @@ func buildValueIndex(ctx context.Context, cfg bot.Config, out io.Writer) error {
 	if cfg.ValueIndexMaxDistinct <= 0 {
 		return nil
 	}
-	b, err := bot.New(ctx, cfg, slog.Default())
+	// This bot only fills the index: what it would warn about serving
+	// (ACCESS_FILE unset) is said once, by `serve`, not here too.
+	b, err := bot.New(ctx, cfg, slog.New(errorsOnly{slog.Default().Handler()}))
 	if err != nil {
 		return err
 	}
@@ -175,6 +177,19 @@ func buildValueIndex(ctx context.Context, cfg bot.Config, out io.Writer) error {
 	fmt.Fprintf(out, "value index: %d values of %d text columns in %s\n", vs.Values, vs.Indexed, vs.Elapsed.Round(1e6))
 	return nil
 }
+
+// errorsOnly passes on only the errors of the handler it wraps.
+type errorsOnly struct{ slog.Handler }
+
+func (h errorsOnly) Enabled(ctx context.Context, l slog.Level) bool {
+	return l >= slog.LevelError && h.Handler.Enabled(ctx, l)
+}
+
+func (h errorsOnly) WithAttrs(attrs []slog.Attr) slog.Handler {
+	return errorsOnly{h.Handler.WithAttrs(attrs)}
+}
+
+func (h errorsOnly) WithGroup(name string) slog.Handler { return errorsOnly{h.Handler.WithGroup(name)} }
 
 // grant lets the reader role read every analytics schema, as the bot's own
 // login (which must own the tables or hold the grant option).
