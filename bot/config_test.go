@@ -9,6 +9,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/analyticsbot/analyticsbot/bot"
+	"github.com/analyticsbot/analyticsbot/warehouse/pgwarehouse"
 )
 
 // The examples' settings: clear errors for what cannot work, admins
@@ -67,7 +68,7 @@ func TestConfigBotSchemas(t *testing.T) {
 		"analyticsbot":          `BOT_SCHEMA "analyticsbot" holds the bot's own tables`,
 		"analyticsbot_identity": `"analyticsbot_identity" holds the functions that tell row-level security who a query runs for`,
 	} {
-		c := bot.Config{Backend: "postgres", LLMProvider: "script", Schemas: []string{"analytics", schema}}
+		c := bot.Config{Backend: "postgres", LLMProvider: "script", Postgres: pgwarehouse.Settings{Schemas: []string{"analytics", schema}}}
 		err := c.Check()
 		require.Error(t, err, schema)
 		assert.Contains(t, err.Error(), want)

@@ -172,7 +172,7 @@ func failRecording(t *testing.T, e *testEnv, ctx context.Context) *recording {
 	reader, err := url.Parse(e.url)
 	require.NoError(t, err)
 	reader.User = url.User(pgwarehouse.DefaultReaderRole)
-	cfg.ReaderURL = reader.String()
+	cfg.Postgres.ReaderURL = reader.String()
 	b := bottest.Start(t, cfg, slog.New(watch))
 	thread := bot.NewThreadID()
 	first, _ := ask(t, b, thread, "How many games were released in 2018?")
