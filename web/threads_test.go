@@ -16,6 +16,7 @@ import (
 	"github.com/analyticsbot/analyticsbot/answer"
 	"github.com/analyticsbot/analyticsbot/bot"
 	"github.com/analyticsbot/analyticsbot/nodes"
+	"github.com/analyticsbot/analyticsbot/scheduler"
 	"github.com/analyticsbot/analyticsbot/store"
 )
 
@@ -110,7 +111,7 @@ func TestThreadsBelongToTheirAskers(t *testing.T) {
 	require.Equal(t, http.StatusOK, resp.StatusCode, "save: %s", body)
 	sch, err := b.DB().ScheduleByID(context.Background(), schedule)
 	require.NoError(t, err)
-	n, err := b.NewScheduler(bot.SchedulerOptions{Now: func() time.Time { return sch.NextRunAt.Add(time.Second) }, Only: schedule}).
+	n, err := scheduler.New(b, scheduler.Options{Now: func() time.Time { return sch.NextRunAt.Add(time.Second) }, Only: schedule}).
 		Tick(context.Background())
 	require.NoError(t, err)
 	require.Equal(t, 1, n, "the scheduled run")

@@ -13,6 +13,7 @@ import (
 
 	"github.com/analyticsbot/analyticsbot/bot"
 	"github.com/analyticsbot/analyticsbot/nodes"
+	"github.com/analyticsbot/analyticsbot/scheduler"
 	"github.com/analyticsbot/analyticsbot/slackapp"
 	"github.com/analyticsbot/analyticsbot/store"
 	"github.com/analyticsbot/analyticsbot/telemetry"
@@ -102,7 +103,7 @@ func startScheduler(ctx context.Context, b *bot.Bot, app *slackapp.App) (stop fu
 	if !b.Config().Schedules {
 		return func() {}
 	}
-	sc := b.NewScheduler(bot.SchedulerOptions{})
+	sc := scheduler.New(b, scheduler.Options{})
 	if app != nil {
 		sc.Handle(nodes.SurfaceSlack, app)
 	}
