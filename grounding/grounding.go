@@ -282,6 +282,9 @@ const (
 	// partnerShare is the part of a table's score the tables it refers
 	// to get.
 	partnerShare = 0.5
+	// referrerShare is the part of a table's score a table referring to
+	// it gets.
+	referrerShare = 0.3
 	// bridgeShare is the part of the lesser score of two relevant tables
 	// a table linking them gets.
 	bridgeShare = 0.9
@@ -367,6 +370,24 @@ func rank(cat *warehouse.Catalog, r Request) (order []int, relevant int, scored 
 		for _, j := range ps {
 			scored[j].Reasons = append(scored[j].Reasons, "joins "+cat.Tables[i].QualifiedName()+" ("+js.via[[2]int{i, j}]+")")
 			scored[j].Score = max(scored[j].Score, own[i]*partnerShare)
+		}
+	}
+	// A table that refers to a relevant table holds facts about it (the
+	// sales of a car, the locations of a restaurant, who teaches an
+	// offering): it ranks well below it, after the tables it refers to,
+	// so it takes only room they leave. A question that says none of its
+	// words ("deals" for sales) still finds it beside the table it does
+	// name.
+	for i, ps := range partners {
+		if own[i] > 0 {
+			continue
+		}
+		for _, j := range ps {
+			if own[j] == 0 || own[j]*referrerShare <= scored[i].Score {
+				continue
+			}
+			scored[i].Score = own[j] * referrerShare
+			scored[i].Reasons = append(scored[i].Reasons, "refers to "+cat.Tables[j].QualifiedName()+" ("+js.via[[2]int{i, j}]+")")
 		}
 	}
 	// A table that refers to two relevant tables links them (a bridge such
