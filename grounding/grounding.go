@@ -372,6 +372,23 @@ func rank(cat *warehouse.Catalog, r Request) (order []int, relevant int, scored 
 			scored[j].Score = max(scored[j].Score, own[i]*partnerShare)
 		}
 	}
+	// And the tables a partner refers to, at half its score again: the
+	// salespersons of the sales that payments_received refers to.
+	hop := make([]float64, len(scored))
+	for i := range scored {
+		hop[i] = scored[i].Score
+	}
+	for i, ps := range partners {
+		if hop[i] <= own[i] {
+			continue
+		}
+		for _, j := range ps {
+			if hop[i]*partnerShare > scored[j].Score {
+				scored[j].Reasons = append(scored[j].Reasons, "joins "+cat.Tables[i].QualifiedName()+" ("+js.via[[2]int{i, j}]+")")
+				scored[j].Score = hop[i] * partnerShare
+			}
+		}
+	}
 	// A table that refers to a relevant table holds facts about it (the
 	// sales of a car, the locations of a restaurant, who teaches an
 	// offering): it ranks well below it, after the tables it refers to,
