@@ -11,6 +11,7 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+	"sync/atomic"
 	"time"
 
 	"github.com/jackc/pgx/v5"
@@ -36,6 +37,9 @@ type DB struct {
 	where string
 	// timeout bounds each round trip (WithTimeout); 0 none.
 	timeout time.Duration
+	// stemIndex is set once the value index's stem index is known to
+	// exist (PrepareValueIndex, MatchValues): lookups then stop asking.
+	stemIndex atomic.Bool
 }
 
 // Option changes how Open connects.
