@@ -395,16 +395,20 @@ func rank(cat *warehouse.Catalog, r Request) (order []int, relevant int, scored 
 	// so it takes only room they leave. A question that says none of its
 	// words ("deals" for sales) still finds it beside the table it does
 	// name.
+	// One that refers to two is a bridge (below), which says so.
 	for i, ps := range partners {
 		if own[i] > 0 {
 			continue
 		}
+		bridge := bridges(ps, own)
 		for _, j := range ps {
 			if own[j] == 0 || own[j]*referrerShare <= scored[i].Score {
 				continue
 			}
 			scored[i].Score = own[j] * referrerShare
-			scored[i].Reasons = append(scored[i].Reasons, "refers to "+cat.Tables[j].QualifiedName()+" ("+js.via[[2]int{i, j}]+")")
+			if !bridge {
+				scored[i].Reasons = append(scored[i].Reasons, "refers to "+cat.Tables[j].QualifiedName()+" ("+js.via[[2]int{i, j}]+")")
+			}
 		}
 	}
 	// A table that refers to two relevant tables links them (a bridge such
@@ -438,6 +442,18 @@ func rank(cat *warehouse.Catalog, r Request) (order []int, relevant int, scored 
 		}
 	}
 	return order, relevant, scored, js.columns
+}
+
+// bridges reports whether a table referring to partners links two
+// relevant ones (own score above 0).
+func bridges(partners []int, own []float64) bool {
+	n := 0
+	for _, j := range partners {
+		if own[j] > 0 {
+			n++
+		}
+	}
+	return n >= 2
 }
 
 // schemaCoherence scales each score by the strength of its table's
