@@ -23,24 +23,14 @@ type compounds struct {
 	idf map[string]float64
 }
 
-func newCompounds(cat *warehouse.Catalog, qterms []string) *compounds {
-	return (&compounds{}).with(cat, qterms)
-}
-
-// with finds other words inside the same names, which it lower-cases
-// only if c has not yet.
-func (c *compounds) with(cat *warehouse.Catalog, words []string) *compounds {
-	c = &compounds{idf: map[string]float64{}, tables: c.tables, columns: c.columns}
-	for _, w := range words {
+func newCompounds(cat *warehouse.Catalog, qterms []string, bags []map[string]float64) *compounds {
+	c := &compounds{idf: map[string]float64{}}
+	for _, w := range qterms {
 		if len(w) >= minCompoundWord {
 			c.terms = append(c.terms, w)
 		}
 	}
 	if len(c.terms) == 0 {
-		return c
-	}
-	if c.tables != nil {
-		c.idfs(cat)
 		return c
 	}
 	c.tables, c.columns = make([]string, len(cat.Tables)), make([]string, len(cat.Tables))
@@ -57,12 +47,6 @@ func (c *compounds) with(cat *warehouse.Catalog, words []string) *compounds {
 		}
 		c.columns[i] = b.String()
 	}
-	c.idfs(cat)
-	return c
-}
-
-// idfs weighs each term by how few tables have it inside a name.
-func (c *compounds) idfs(cat *warehouse.Catalog) {
 	df := map[string]int{}
 	for i := range cat.Tables {
 		for _, w := range c.terms {
@@ -74,6 +58,7 @@ func (c *compounds) idfs(cat *warehouse.Catalog) {
 	for w, d := range df {
 		c.idf[w] = math.Log(1 + float64(len(cat.Tables))/float64(d))
 	}
+	return c
 }
 
 // hits adds to *score the weight of each question word found inside a

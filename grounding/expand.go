@@ -116,10 +116,7 @@ type forms struct {
 	compounds, stemmed *compounds
 }
 
-// newForms finds the forms of qterms and their related words in the
-// tables' words (bags) and inside their names, those of the question's
-// own words (qcompounds) lower-cased already.
-func newForms(cat *warehouse.Catalog, r Request, qterms []string, bags []map[string]float64, qcompounds *compounds) *forms {
+func newForms(cat *warehouse.Catalog, r Request, qterms []string, bags []map[string]float64) *forms {
 	f := &forms{qterms: qterms, df: map[string]int{}, n: float64(len(cat.Tables))}
 	f.bags = make([]map[string]stemHit, len(bags))
 	for i, b := range bags {
@@ -158,8 +155,8 @@ func newForms(cat *warehouse.Catalog, r Request, qterms []string, bags []map[str
 			}
 		}
 	}
-	f.compounds = qcompounds.with(cat, rel)
-	f.stemmed = f.compounds.with(cat, stems)
+	f.compounds = newCompounds(cat, rel, bags)
+	f.stemmed = newCompounds(cat, stems, bags)
 	return f
 }
 

@@ -318,8 +318,8 @@ func rank(cat *warehouse.Catalog, r Request) (order []int, relevant int, scored 
 	}
 	n := float64(len(cat.Tables))
 	qterms := terms(r.Question)
-	compounds := newCompounds(cat, qterms)
-	forms := newForms(cat, r, qterms, bags, compounds)
+	compounds := newCompounds(cat, qterms, bags)
+	forms := newForms(cat, r, qterms, bags)
 	spread := phraseSpread(r.Matches)
 	earlier, examples := identifiers(r.Earlier), identifiers(r.Examples)
 	for i := range scored {
