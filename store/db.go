@@ -11,7 +11,6 @@ import (
 	"errors"
 	"fmt"
 	"strings"
-	"sync/atomic"
 	"time"
 
 	"github.com/jackc/pgx/v5"
@@ -37,9 +36,6 @@ type DB struct {
 	where string
 	// timeout bounds each round trip (WithTimeout); 0 none.
 	timeout time.Duration
-	// stemIndex is set once the value index's stem index is known to
-	// exist (PrepareValueIndex, MatchValues): lookups then stop asking.
-	stemIndex atomic.Bool
 }
 
 // Option changes how Open connects.

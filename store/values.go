@@ -127,7 +127,6 @@ func (d *DB) PrepareValueIndex(ctx context.Context) error {
 	if err != nil {
 		return fmt.Errorf("create the value index's stem index: %w", classify(err))
 	}
-	d.stemIndex.Store(true)
 	return nil
 }
 
@@ -291,18 +290,12 @@ func (d *DB) MatchValues(ctx context.Context, backend string, phrases []ValuePhr
 	}
 	q := pgx.Identifier{t}.Sanitize()
 	// Stemmed matches need the stem index, which the first refresh
-	// creates: without it, they would compare every value. Once there, it
-	// is known to be (an index is not dropped under a running bot).
-	stems := d.stemIndex.Load()
-	if !stems {
-		err = d.pool.QueryRow(ctx, `SELECT to_regclass($1) IS NOT NULL`,
-			pgx.Identifier{d.schema, "value_index_stem_idx"}.Sanitize()).Scan(&stems)
-		if err != nil {
-			return nil, fmt.Errorf("match values: %w", classify(err))
-		}
-		if stems {
-			d.stemIndex.Store(true)
-		}
+	// creates: without it, they would compare every value.
+	var stems bool
+	err = d.pool.QueryRow(ctx, `SELECT to_regclass($1) IS NOT NULL`,
+		pgx.Identifier{d.schema, "value_index_stem_idx"}.Sanitize()).Scan(&stems)
+	if err != nil {
+		return nil, fmt.Errorf("match values: %w", classify(err))
 	}
 	var all []ValueMatch
 	err = pgx.BeginFunc(ctx, d.pool, func(tx pgx.Tx) error {
