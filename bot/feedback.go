@@ -19,8 +19,8 @@ import (
 // on an answer (also as Slack's feedback element, FeedbackActionID with
 // "feedback_up:<query id>"), and an admin's Verify.
 const (
-	ActionFeedbackUp   = blockkit.FeedbackUp
-	ActionFeedbackDown = blockkit.FeedbackDown
+	ActionFeedbackUp   = nodes.ActionFeedbackUp
+	ActionFeedbackDown = nodes.ActionFeedbackDown
 	ActionVerify       = string(nodes.IntentVerify)
 )
 

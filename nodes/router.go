@@ -99,9 +99,9 @@ func (n *Nodes) RouteIntent(ctx context.Context, s *State) error {
 	}
 	// The schedule intent is offered when there is an answer to schedule:
 	// the words' own reader missed this message, the model may not.
-	schedules := n.Schedules != nil && hasQuery(s.History)
+	choices := Choices(n.Schedules != nil && hasQuery(s.History))
 	reply, err := n.complete(ctx, s, llm.StepClassify, prompts.Classify{
-		Domain: n.Domain, Question: s.UserQuery, History: history(s.History), Schedules: schedules,
+		Domain: n.Domain, Question: s.UserQuery, History: history(s.History), Intents: choices,
 	})
 	if err != nil {
 		modelFailure(s, err)
@@ -109,7 +109,7 @@ func (n *Nodes) RouteIntent(ctx context.Context, s *State) error {
 	}
 	var r classifyReply
 	err = llm.DecodeJSON(reply, &r)
-	if err == nil && !r.Intent.Valid() && (!schedules || r.Intent != IntentSchedule) {
+	if err == nil && !offered(r.Intent, choices) {
 		err = fmt.Errorf("intent %q not offered", r.Intent)
 	}
 	if err != nil {

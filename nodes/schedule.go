@@ -49,9 +49,6 @@ const (
 	ActionScheduleDelete = "schedule_delete"
 )
 
-// ScheduleButton turns an answer into a schedule.
-var ScheduleButton = answer.Action{ID: ActionSchedule, Label: "Schedule"}
-
 // Presets are the recurrences the Schedule button offers in one press.
 var Presets = []struct{ Label, Spec string }{
 	{"Every weekday at 09:00", "0 9 * * 1-5"},

@@ -22,9 +22,9 @@ import (
 // Intent is what the user wants from a message.
 type Intent string
 
-// The intents the router can pick. IntentExportCSV and IntentShowSQL are
-// also the action ids of an answer's buttons (see Buttons), everywhere:
-// Slack, the web chat (which asks the server for them) and the CLI.
+// The intents. What each one is to the classifier, the buttons, the front
+// ends and the query log is its row of the intent table (Intents,
+// intents.go); a button's action id is its intent.
 const (
 	IntentAnalytics Intent = "analytics_query"
 	IntentFollowUp  Intent = "follow_up"
@@ -52,16 +52,6 @@ const (
 	// is not asked about again. The router never picks it.
 	IntentAskBack Intent = "ask_back"
 )
-
-// Valid reports whether i is one of the intents the classifier may pick
-// (the schedule intents come from words and buttons only).
-func (i Intent) Valid() bool {
-	switch i {
-	case IntentAnalytics, IntentFollowUp, IntentExportCSV, IntentShowSQL, IntentOffTopic, IntentRefresh:
-		return true
-	}
-	return false
-}
 
 // Format is the shape of the reply.
 type Format string
