@@ -103,6 +103,9 @@ var Intents = []IntentSpec{
 	{Intent: IntentFeedback, Name: "Feedback", ToPresser: true, Aside: true,
 		Actions: []string{ActionFeedbackUp, ActionFeedbackDown}},
 	{Intent: IntentVerify, Label: "Verify this query", Name: "Verify", ToPresser: true, Aside: true},
+	{Intent: IntentListSchedules, Name: "Schedules", ToPresser: true, Aside: true},
+	{Intent: IntentManageSchedule, Name: "Schedule", ToPresser: true, Aside: true,
+		Actions: []string{ActionScheduleSave, ActionScheduleCancel, ActionSchedulePause, ActionScheduleResume, ActionScheduleDelete}},
 	{Intent: IntentAskBack},
 }
 
@@ -199,6 +202,13 @@ func PressName(i Intent) string {
 		return s.Label
 	}
 	return "Button"
+}
+
+// Aside reports whether intent i is answered beside the conversation (the
+// table's Aside): no turn kept, no query log row.
+func Aside(i Intent) bool {
+	s, _ := SpecOf(i)
+	return s.Aside
 }
 
 // CommandOf returns the chat command that presses action's button; empty
