@@ -1,6 +1,7 @@
 package nodes
 
 import (
+	"regexp"
 	"slices"
 
 	"github.com/analyticsbot/analyticsbot/answer"
@@ -28,6 +29,10 @@ type IntentSpec struct {
 	// Actions are the other action ids whose presses reach it (a 👍, a
 	// schedule's Pause).
 	Actions []string
+	// Words, when set, is a message that asks for it and nothing else, as
+	// commandWords reads it ("show me the SQL"): such a message takes it
+	// without the model.
+	Words *regexp.Regexp
 	// Command is the chat's command that presses its button (":csv"),
 	// and CommandHelp what the chat's help says it does (lines of at most
 	// 70 characters).
@@ -85,10 +90,10 @@ var Intents = []IntentSpec{
 		Meaning: "a new, self-contained question about the data."},
 	{Intent: IntentFollowUp, Question: true,
 		Meaning: `a question that depends on the conversation so far (refines, filters, compares or drills into an earlier answer; uses words like "those", "that", "them", "what about").`},
-	{Intent: IntentExportCSV, Label: "Export CSV", Under: UnderAlways, File: true,
+	{Intent: IntentExportCSV, Label: "Export CSV", Under: UnderAlways, File: true, Words: csvCommand,
 		Command: ":csv", CommandHelp: "export the last answer as CSV (saved in the current directory)",
 		Meaning: "the user wants the last result as a file (CSV, download, export)."},
-	{Intent: IntentShowSQL, Label: "Show SQL", Under: UnderAlways,
+	{Intent: IntentShowSQL, Label: "Show SQL", Under: UnderAlways, Words: showSQLCommand,
 		Command: ":sql", CommandHelp: "show the SQL of the last answer",
 		Meaning: "the user wants to see the SQL query behind an answer."},
 	{Intent: IntentOffTopic,
