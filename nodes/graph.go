@@ -19,6 +19,7 @@ const (
 	NodeRefresh        = string(IntentRefresh)
 	NodeSchedule       = string(IntentSchedule)
 	NodeRunSchedule    = "run_schedule"
+	NodeExplain        = string(IntentExplain)
 	NodeRate           = string(IntentFeedback)
 	NodeVerify         = "verify"
 	NodeListSchedules  = string(IntentListSchedules)
@@ -50,6 +51,7 @@ func Graph(n *Nodes) *workflow.Graph[State] {
 		AddNode(NodeRefresh, n.Refresh, workflow.WithLabel("Running the query again…")).
 		AddNode(NodeSchedule, n.Schedule, workflow.WithLabel("Reading the schedule…")).
 		AddNode(NodeRunSchedule, n.RunSchedule, workflow.WithLabel("Running the scheduled query…")).
+		AddNode(NodeExplain, n.Explain, workflow.WithLabel("Looking at how I answered…")).
 		AddNode(NodeRate, n.Rate, workflow.WithLabel("Saving your feedback…")).
 		AddNode(NodeVerify, n.Verify, workflow.WithLabel("Verifying the query…")).
 		AddNode(NodeListSchedules, n.ListSchedules, workflow.WithLabel("Listing the schedules…")).
@@ -59,7 +61,7 @@ func Graph(n *Nodes) *workflow.Graph[State] {
 		AddNode(NodeSaveTurn, n.SaveTurn, workflow.WithLabel("Saving the conversation…")).
 		AddEdge(workflow.Start, NodeRouteIntent).
 		AddBranch(NodeRouteIntent, afterRouting, NodeResolveContext, NodeExportCSV, NodeShowSQL, NodeRefresh,
-			NodeSchedule, NodeRunSchedule, NodeRate, NodeVerify, NodeListSchedules, NodeManageSchedule, NodeDecline, NodeHandleError).
+			NodeSchedule, NodeRunSchedule, NodeExplain, NodeRate, NodeVerify, NodeListSchedules, NodeManageSchedule, NodeDecline, NodeHandleError).
 		AddBranch(NodeResolveContext, onErrorOr(NodeGenerateQuery), NodeGenerateQuery, NodeHandleError).
 		AddBranch(NodeGenerateQuery, afterGeneration, NodeValidateQuery, NodeAskBack, NodeHandleError).
 		AddBranch(NodeValidateQuery, afterValidation(n.MaxRetries), NodeExecuteQuery, NodeGenerateQuery, NodeHandleError).
@@ -72,6 +74,7 @@ func Graph(n *Nodes) *workflow.Graph[State] {
 		AddBranch(NodeRefresh, onErrorOr(NodeFormatAnswer), NodeFormatAnswer, NodeHandleError).
 		AddBranch(NodeSchedule, onErrorOr(NodeSaveTurn), NodeSaveTurn, NodeHandleError).
 		AddBranch(NodeRunSchedule, afterScheduledRun, NodeFormatAnswer, NodeSaveTurn, NodeHandleError).
+		AddBranch(NodeExplain, onErrorOr(NodeSaveTurn), NodeSaveTurn, NodeHandleError).
 		AddEdge(NodeRate, workflow.End).
 		AddEdge(NodeVerify, workflow.End).
 		AddEdge(NodeListSchedules, workflow.End).
@@ -100,6 +103,8 @@ func afterRouting(s *State) string {
 		return NodeSchedule
 	case IntentScheduledRun:
 		return NodeRunSchedule
+	case IntentExplain:
+		return NodeExplain
 	case IntentFeedback:
 		return NodeRate
 	case IntentVerify:

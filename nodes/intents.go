@@ -100,6 +100,8 @@ var Intents = []IntentSpec{
 		Meaning: "anything that is not a question about the data (greetings, jokes, general knowledge, requests to change data)."},
 	{Intent: IntentRefresh, Label: "Refresh", Under: UnderRecent,
 		Command: ":refresh", CommandHelp: "run the last answer's query again, when it was answered from a\nrecent result (RESULT_FRESHNESS)"},
+	{Intent: IntentExplain, Label: "Explain", Under: UnderAssumed, Words: explainWords,
+		Command: ":explain", CommandHelp: "explain the last answer: its query, the tables it reads and what it\nassumed"},
 	{Intent: IntentSchedule, Label: "Schedule", Under: UnderSchedules, ToPresser: true,
 		Command: ":schedule", CommandHelp: "send the last answer again by itself, or alert on it (or say it:\n\"send me this every Monday at 9\", \"alert me when it is above 100\")",
 		Actions: []string{ActionSchedulePreset}, Offer: OfferSchedulable,
