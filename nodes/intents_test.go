@@ -20,19 +20,7 @@ import (
 // a row, and every row is a constant.
 func TestIntentTableListsEveryIntent(t *testing.T) {
 	declared := map[string]string{} // value → constant
-	files, err := filepath.Glob("*.go")
-	if err != nil {
-		t.Fatal(err)
-	}
-	fset := token.NewFileSet()
-	for _, name := range files {
-		if strings.HasSuffix(name, "_test.go") {
-			continue
-		}
-		f, err := parser.ParseFile(fset, name, nil, 0)
-		if err != nil {
-			t.Fatal(err)
-		}
+	for _, f := range sources(t, token.NewFileSet(), ".") {
 		ast.Inspect(f, func(n ast.Node) bool {
 			vs, ok := n.(*ast.ValueSpec)
 			if !ok || vs.Type == nil || len(vs.Values) != len(vs.Names) {
@@ -159,18 +147,8 @@ func TestSurfacesNameIntentsOnlyThroughTheTable(t *testing.T) {
 	}
 	fset := token.NewFileSet()
 	for _, dir := range []string{"../bot", "../web", "../slackapp", "../cmd/analyticsbot", "../terminal"} {
-		files, err := filepath.Glob(filepath.Join(dir, "*.go"))
-		if err != nil {
-			t.Fatal(err)
-		}
-		for _, name := range files {
-			if strings.HasSuffix(name, "_test.go") {
-				continue
-			}
-			f, err := parser.ParseFile(fset, name, nil, 0)
-			if err != nil {
-				t.Fatal(err)
-			}
+		for _, f := range sources(t, fset, dir) {
+			name := fset.Position(f.Pos()).Filename
 			for _, lit := range listedLiterals(f) {
 				s, err := strconv.Unquote(lit.Value)
 				if err != nil || !names[s] || allowed[filepath.Base(dir)+"/"+filepath.Base(name)+" "+s] {
@@ -187,14 +165,11 @@ func TestSurfacesNameIntentsOnlyThroughTheTable(t *testing.T) {
 // with an underscore (an action id, never a word of a log line).
 func listedLiterals(f *ast.File) []*ast.BasicLit {
 	var out []*ast.BasicLit
-	add := func(e ast.Expr) {
+	var add func(e ast.Expr)
+	add = func(e ast.Expr) {
 		if kv, ok := e.(*ast.KeyValueExpr); ok {
-			add2 := []ast.Expr{kv.Key, kv.Value}
-			for _, x := range add2 {
-				if lit, ok := x.(*ast.BasicLit); ok && lit.Kind == token.STRING {
-					out = append(out, lit)
-				}
-			}
+			add(kv.Key)
+			add(kv.Value)
 			return
 		}
 		if lit, ok := e.(*ast.BasicLit); ok && lit.Kind == token.STRING {
@@ -223,5 +198,26 @@ func listedLiterals(f *ast.File) []*ast.BasicLit {
 		}
 		return true
 	})
+	return out
+}
+
+// sources parses the Go files of dir, tests aside.
+func sources(t *testing.T, fset *token.FileSet, dir string) []*ast.File {
+	t.Helper()
+	files, err := filepath.Glob(filepath.Join(dir, "*.go"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out []*ast.File
+	for _, name := range files {
+		if strings.HasSuffix(name, "_test.go") {
+			continue
+		}
+		f, err := parser.ParseFile(fset, name, nil, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		out = append(out, f)
+	}
 	return out
 }
