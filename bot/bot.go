@@ -417,63 +417,6 @@ func (b *Bot) Press(ctx context.Context, m Message, action, value string, opts .
 	return b.run(ctx, s, opts...)
 }
 
-// pressOn is the state of a press of action with value: ErrBadAction for
-// an action the intent table does not know or a malformed value.
-func (b *Bot) pressOn(m Message, action, value string) (*nodes.State, error) {
-	intent, ok := nodes.ButtonIntent(action)
-	if !ok {
-		return nil, fmt.Errorf("%w: unknown action %q (want %s)", ErrBadAction, action, strings.Join(pressable(), ", "))
-	}
-	switch {
-	case intent == nodes.IntentManageSchedule:
-		return b.scheduleState(m, action, value)
-	case action == nodes.ActionSchedulePreset:
-		id, preset, err := presetPress(value)
-		if err != nil {
-			return nil, err
-		}
-		s, err := b.buttonState(m, intent, id)
-		if err == nil {
-			s.SchedulePreset = preset
-		}
-		return s, err
-	case intent == nodes.IntentFeedback:
-		s, err := b.pressState(m, intent, value)
-		if err == nil {
-			s.Rating = store.RatingDown
-			if action == ActionFeedbackUp {
-				s.Rating = store.RatingUp
-			}
-		}
-		return s, err
-	case nodes.Aside(intent):
-		return b.pressState(m, intent, value)
-	}
-	return b.buttonState(m, intent, value)
-}
-
-// buttonState is the state of a press of an answer's button, which the
-// thread keeps as a turn of its own ("[button] show_sql 02d81c2d").
-func (b *Bot) buttonState(m Message, intent nodes.Intent, queryID string) (*nodes.State, error) {
-	if m.Text == "" {
-		m.Text = "[button] " + string(intent) + " " + queryID
-	}
-	return b.pressState(m, intent, queryID)
-}
-
-// pressable lists the action ids a press may carry, for the error of one
-// that is none.
-func pressable() []string {
-	var out []string
-	for _, s := range nodes.Intents {
-		if s.Label != "" {
-			out = append(out, string(s.Intent))
-		}
-		out = append(out, s.Actions...)
-	}
-	return out
-}
-
 // run runs the graph for s: with the thread's recent turns, under the
 // asker's access policy, and records the turn. A run beside the
 // conversation (the intent table's Aside: ratings, Verify, schedules' lists
