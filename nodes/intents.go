@@ -3,6 +3,7 @@ package nodes
 import (
 	"regexp"
 	"slices"
+	"sync"
 
 	"github.com/analyticsbot/analyticsbot/answer"
 	"github.com/analyticsbot/analyticsbot/prompts"
@@ -143,16 +144,30 @@ func (i Intent) Valid() bool {
 }
 
 // Choices are the intents the classifier is offered: every one with a
-// Meaning, those offered only with schedules when schedulable.
+// Meaning, those offered only with schedules when schedulable. The list is
+// shared: read it, never change it.
 func Choices(schedulable bool) []prompts.Choice {
-	var out []prompts.Choice
+	if schedulable {
+		return choices()[1]
+	}
+	return choices()[0]
+}
+
+// choices are the two lists of Choices, made once.
+var choices = sync.OnceValue(func() (lists [2][]prompts.Choice) {
 	for _, s := range Intents {
-		if s.Meaning != "" && (s.Offer == OfferAlways || schedulable) {
-			out = append(out, prompts.Choice{Name: string(s.Intent), Meaning: s.Meaning})
+		c := prompts.Choice{Name: string(s.Intent), Meaning: s.Meaning}
+		switch {
+		case s.Meaning == "":
+		case s.Offer == OfferAlways:
+			lists[0] = append(lists[0], c)
+			lists[1] = append(lists[1], c)
+		default:
+			lists[1] = append(lists[1], c)
 		}
 	}
-	return out
-}
+	return lists
+})
 
 // offered reports whether i is among choices.
 func offered(i Intent, choices []prompts.Choice) bool {
