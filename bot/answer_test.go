@@ -45,8 +45,8 @@ func testNewQuestion(t *testing.T, e *testEnv) {
 	assert.Contains(t, ctxTexts, "Assumption: A game counts in the year of its release date on the Steam store.", "context %q", ctxTexts)
 	assert.Contains(t, ctxTexts, "Assumption: The data covers releases up to May 2019.", "context %q", ctxTexts)
 	buttons := blocks[2].Elements
-	require.Len(t, buttons, 3, "buttons")
-	for i, want := range []string{string(nodes.IntentExportCSV), string(nodes.IntentShowSQL), string(nodes.IntentSchedule)} {
+	require.Len(t, buttons, 4, "buttons")
+	for i, want := range []string{string(nodes.IntentExportCSV), string(nodes.IntentShowSQL), string(nodes.IntentExplain), string(nodes.IntentSchedule)} {
 		assert.Equal(t, "button", buttons[i].Type, "element %d type", i)
 		assert.Equal(t, want, buttons[i].ActionID, "button %d action", i)
 		assert.Equal(t, wantID, buttons[i].Value, "button %d value", i)

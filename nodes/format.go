@@ -133,40 +133,21 @@ func (n *Nodes) fingerprint(s *State) (string, bool) {
 	return fp, err == nil
 }
 
-// Buttons are the buttons under an answer: their action ids are the
-// intents they press.
-func Buttons() []answer.Action {
-	return []answer.Action{
-		{ID: string(IntentExportCSV), Label: "Export CSV"},
-		{ID: string(IntentShowSQL), Label: "Show SQL"},
-	}
-}
-
-// RefreshButton runs an answer served from a recent result again.
-var RefreshButton = answer.Action{ID: string(IntentRefresh), Label: "Refresh"}
-
-// buttons are the buttons under s's answer: Buttons, and Refresh when the
-// result was not run now.
+// buttons are the buttons under s's answer (the table's Under): those of
+// every answer, Refresh when the result was not run now, Explain when the
+// answer assumed something, Schedule when schedules are on.
 func (n *Nodes) buttons(s *State) []answer.Action {
-	b := Buttons()
+	under := []Under{UnderAlways}
 	if !s.DataAsOf.IsZero() {
-		b = append(b, RefreshButton)
+		under = append(under, UnderRecent)
+	}
+	if len(s.Assumptions) > 0 {
+		under = append(under, UnderAssumed)
 	}
 	if n.Schedules != nil && s.Intent != IntentScheduledRun {
-		b = append(b, ScheduleButton)
+		under = append(under, UnderSchedules)
 	}
-	return b
-}
-
-// ButtonIntent returns the intent a button's action id presses; ok is false
-// for anything that is not one of Buttons, RefreshButton or ScheduleButton.
-func ButtonIntent(action string) (intent Intent, ok bool) {
-	for _, b := range append(Buttons(), RefreshButton, ScheduleButton) {
-		if b.ID == action {
-			return Intent(action), true
-		}
-	}
-	return "", false
+	return ButtonsUnder(under...)
 }
 
 // Decline answers a message that is not about the data, with questions the

@@ -124,7 +124,7 @@ func (a *App) pressButton(ctx context.Context, p press) {
 		return
 	}
 	switch {
-	case s.Intent == nodes.IntentFeedback || s.Intent == nodes.IntentVerify || s.Intent == nodes.IntentSchedule:
+	case toPresser(s.Intent):
 		// A rating is the presser's business: the thanks (and an admin's
 		// Verify button) go to them alone; so does making or changing a
 		// schedule.
@@ -253,4 +253,11 @@ func firstNonEmpty(s ...string) string {
 		}
 	}
 	return ""
+}
+
+// toPresser reports whether a press of intent i is answered to its presser
+// alone (the intent table's ToPresser).
+func toPresser(i nodes.Intent) bool {
+	spec, _ := nodes.SpecOf(i)
+	return spec.ToPresser
 }

@@ -193,6 +193,7 @@ func TestButtons(t *testing.T) {
 	assert.JSONEq(t, `{"buttons": [{"action": "export_csv", "label": "Export CSV", "download": true},
 		{"action": "show_sql", "label": "Show SQL", "download": false},
 		{"action": "refresh", "label": "Refresh", "download": false},
+		{"action": "explain", "label": "Explain", "download": false},
 		{"action": "schedule", "label": "Schedule", "download": false}]}`, string(data))
 
 	resp, data = doJSON(t, srv, http.MethodPost, "/api/buttons", map[string]any{}, nil)

@@ -251,7 +251,7 @@ func TestBrowserNewConversation(t *testing.T) {
 	    code: document.querySelectorAll("#log .msg.bot pre").length,
 	  };
 	})()`)
-	assert.Equal(t, []any{"Export CSV", "Show SQL", "Schedule"}, restored["buttons"], "the answer's buttons come back and work")
+	assert.Equal(t, []any{"Export CSV", "Show SQL", "Explain", "Schedule"}, restored["buttons"], "the answer's buttons come back and work")
 	assert.EqualValues(t, 2, restored["feedback"], "👍 and 👎 come back")
 	assert.EqualValues(t, 1, restored["code"], "the SQL is a code block again")
 	tb.do(t, "press Show SQL on the restored answer", chromedp.Click(button("Show SQL")))

@@ -148,7 +148,7 @@ func TestChatStreamEventsInOrder(t *testing.T) {
 	assert.Nil(t, end.Reply.Table, "a single number is said, not put in a table")
 	assert.Equal(t, end.QueryID, end.Reply.QueryID, "the buttons carry the query id")
 	assert.Equal(t, []actionRef{{Action: "export_csv", Label: "Export CSV"}, {Action: "show_sql", Label: "Show SQL"},
-		{Action: "schedule", Label: "Schedule"}}, end.Reply.Actions)
+		{Action: "explain", Label: "Explain"}, {Action: "schedule", Label: "Schedule"}}, end.Reply.Actions)
 	assert.Regexp(t, `^1 row · in \d+(\.\d)? (ms|s)$`, end.Reply.Status, "one line: rows and time")
 	assert.Positive(t, end.Timing.TotalMS, "totalMs")
 	assert.Positive(t, end.Timing.LLMMS, "llmMs")

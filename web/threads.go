@@ -78,18 +78,7 @@ func userText(t store.Turn) string {
 	if !strings.HasPrefix(t.UserMessage, "[button] ") {
 		return t.UserMessage
 	}
-	for _, b := range append(nodes.Buttons(), nodes.RefreshButton, nodes.ScheduleButton) {
-		if b.ID == t.Intent {
-			return b.Label
-		}
-	}
-	switch nodes.Intent(t.Intent) {
-	case nodes.IntentFeedback:
-		return "Feedback"
-	case nodes.IntentVerify:
-		return "Verify"
-	}
-	return "Button"
+	return nodes.PressName(nodes.Intent(t.Intent))
 }
 
 type examplesResponse struct {
@@ -124,13 +113,9 @@ func (s *server) serveButtons(w http.ResponseWriter, _ *http.Request) {
 	var out struct {
 		Buttons []buttonJSON `json:"buttons"`
 	}
-	buttons := append(nodes.Buttons(), nodes.RefreshButton)
-	if s.bot.Config().Schedules {
-		buttons = append(buttons, nodes.ScheduleButton)
-	}
-	for _, b := range buttons {
-		out.Buttons = append(out.Buttons, buttonJSON{Action: b.ID, Label: b.Label,
-			Download: b.ID == string(nodes.IntentExportCSV)})
+	for _, b := range nodes.AnswerButtons(s.bot.Config().Schedules) {
+		spec, _ := nodes.SpecOf(nodes.Intent(b.ID))
+		out.Buttons = append(out.Buttons, buttonJSON{Action: b.ID, Label: b.Label, Download: spec.File})
 	}
 	writeJSON(w, http.StatusOK, out)
 }

@@ -232,5 +232,5 @@ func askCommand(thread, question string) string {
 
 // pressRate is how a one-shot command rates an answer.
 func pressRate(thread, queryID string) string {
-	return pressCommand(thread, queryID, "feedback_up") + " (or feedback_down)"
+	return pressCommand(thread, queryID, bot.ActionFeedbackUp) + " (or " + bot.ActionFeedbackDown + ")"
 }

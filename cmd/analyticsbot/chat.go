@@ -17,16 +17,7 @@ import (
 	"github.com/analyticsbot/analyticsbot/terminal"
 )
 
-const chatHelp = `Type a question and press Enter. Commands:
-  :csv   export the last answer as CSV (saved in the current directory)
-  :sql   show the SQL of the last answer
-  :refresh
-         run the last answer's query again, when it was answered from a
-         recent result (RESULT_FRESHNESS)
-  :schedule
-         send the last answer again by itself, or alert on it (or say it:
-         "send me this every Monday at 9", "alert me when it is above 100")
-  :press ACTION VALUE
+var chatHelp = "Type a question and press Enter. Commands:\n" + commandHelp() + `  :press ACTION VALUE
          press a button a reply lists (saving or cancelling a schedule)
   :good  rate the last answer 👍 (it becomes a candidate example)
   :bad [what was wrong]
@@ -116,15 +107,6 @@ func (r *repl) handle(ctx context.Context, line string) error {
 		r.thread, r.queryID = bot.NewThreadID(), ""
 		fmt.Fprintln(r.out, "new thread", r.thread)
 		return nil
-	case ":csv", ":sql", ":refresh", ":schedule":
-		if r.queryID == "" {
-			fmt.Fprintln(r.out, "No answer with a result yet: ask a question first.")
-			return nil
-		}
-		action := map[string]nodes.Intent{":csv": nodes.IntentExportCSV, ":sql": nodes.IntentShowSQL, ":refresh": nodes.IntentRefresh,
-			":schedule": nodes.IntentSchedule}[line]
-		msg.Text = ""
-		s, _, err = r.b.Press(ctx, msg, string(action), r.queryID)
 	case ":good":
 		if r.queryID == "" {
 			fmt.Fprintln(r.out, "No answer with a result yet: ask a question first.")
@@ -133,6 +115,16 @@ func (r *repl) handle(ctx context.Context, line string) error {
 		msg.Text = ""
 		s, err = r.b.Rate(ctx, msg, store.RatingUp, r.queryID, "")
 	default:
+		if action, ok := nodes.CommandIntent(line); ok {
+			// An answer's button: its command in the intent table.
+			if r.queryID == "" {
+				fmt.Fprintln(r.out, "No answer with a result yet: ask a question first.")
+				return nil
+			}
+			msg.Text = ""
+			s, _, err = r.b.Press(ctx, msg, string(action), r.queryID)
+			break
+		}
 		if press, ok := strings.CutPrefix(line, ":press "); ok {
 			// A button of the schedule flow: its action and value.
 			action, value, _ := strings.Cut(strings.TrimSpace(press), " ")
@@ -165,7 +157,7 @@ func (r *repl) handle(ctx context.Context, line string) error {
 		Rate: ":good / :bad [what was wrong]", Numbered: true}))
 	// A press's reply (the SQL, a CSV) lists nothing: the numbers of the
 	// answer before it still ask its questions.
-	if l := terminal.List(s.Reply); len(l) > 0 || s.Intent == nodes.IntentAnalytics || s.Intent == nodes.IntentFollowUp || s.ErrorKind != "" {
+	if l := terminal.List(s.Reply); len(l) > 0 || isQuestion(s.Intent) || s.ErrorKind != "" {
 		r.listed = l
 	}
 	if s.HasCSV() {
@@ -181,15 +173,8 @@ func (r *repl) handle(ctx context.Context, line string) error {
 
 // chatPress is the command that presses an answer's button in the chat.
 func chatPress(action, value string) string {
-	switch nodes.Intent(action) {
-	case nodes.IntentExportCSV:
-		return ":csv"
-	case nodes.IntentShowSQL:
-		return ":sql"
-	case nodes.IntentRefresh:
-		return ":refresh"
-	case nodes.IntentSchedule:
-		return ":schedule"
+	if c := nodes.CommandOf(action); c != "" {
+		return c
 	}
 	if strings.HasPrefix(action, nodes.ActionSchedule+"_") {
 		return ":press " + action + " " + value
@@ -227,4 +212,33 @@ func isTerminal(w io.Writer) bool {
 	}
 	st, err := f.Stat()
 	return err == nil && st.Mode()&os.ModeCharDevice != 0
+}
+
+// isQuestion reports whether a turn of intent i asked the data a question
+// (the intent table's Question).
+func isQuestion(i nodes.Intent) bool {
+	spec, _ := nodes.SpecOf(i)
+	return spec.Question
+}
+
+// commandHelp lists the answer buttons' commands of the intent table, with
+// what they do.
+func commandHelp() string {
+	var b strings.Builder
+	for _, spec := range nodes.Intents {
+		if spec.Command == "" {
+			continue
+		}
+		lines := strings.Split(spec.CommandHelp, "\n")
+		if len(spec.Command) <= 6 {
+			fmt.Fprintf(&b, "  %-6s %s\n", spec.Command, lines[0])
+			lines = lines[1:]
+		} else {
+			fmt.Fprintf(&b, "  %s\n", spec.Command)
+		}
+		for _, l := range lines {
+			fmt.Fprintf(&b, "         %s\n", l)
+		}
+	}
+	return b.String()
 }

@@ -372,7 +372,7 @@ func TestCLI(t *testing.T) {
 		assert.Contains(t, got.stdout, "8,160 games were released on Steam in 2018.", "no Slack syntax in the terminal")
 		assert.Contains(t, got.stdout, "You could ask next: (type a number to ask it)\n  1. How many games were released per year?\n"+
 			"  2. Which publishers released the most games?")
-		assert.Contains(t, got.stdout, "Export CSV: :csv\nShow SQL: :sql\nSchedule: :schedule\n")
+		assert.Contains(t, got.stdout, "Export CSV: :csv\nShow SQL: :sql\nExplain: :explain\nSchedule: :schedule\n")
 		assert.Contains(t, got.stdout, "Type a number from 1 to 2, or a question.")
 		assert.Contains(t, got.stdout, "> Which publishers released the most games?\n")
 		assert.Contains(t, got.stdout, "Big Fish Games released the most games: 213.")
