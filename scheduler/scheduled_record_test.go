@@ -121,7 +121,7 @@ type recording struct {
 	watch *bottest.LogWatch
 	sc    *scheduler.Scheduler
 	sch   store.Schedule
-	clk   *testClock
+	clk   *bottest.Clock
 	slack *cuttingDeliverer
 	done  chan tickResult
 }
@@ -156,7 +156,7 @@ func failRecording(t *testing.T, dbURL string, ctx context.Context) *recording {
 		Question: "Games of 2018, retried", Spec: "0 9 * * *", TimeZone: "UTC", DestKind: "channel", DestChannel: "C1",
 		Format: "answer", NextRunAt: &due})
 	require.NoError(t, err)
-	f := &recording{b: b, p: p, watch: watch, sch: sch, clk: &testClock{t: due.Add(time.Second)},
+	f := &recording{b: b, p: p, watch: watch, sch: sch, clk: bottest.NewClock(due.Add(time.Second)),
 		slack: &cuttingDeliverer{cut: p.Stop}, done: make(chan tickResult, 1)}
 	b.SetClock(f.clk.Now)
 	f.sc = scheduler.New(b, scheduler.Options{Now: f.clk.Now, Runner: "alive", Lease: 2 * time.Minute, RetryDelay: time.Minute,
@@ -174,20 +174,3 @@ func failRecording(t *testing.T, dbURL string, ctx context.Context) *recording {
 	return f
 }
 
-// testClock is a time the test moves by hand.
-type testClock struct {
-	mu sync.Mutex
-	t  time.Time
-}
-
-func (c *testClock) Now() time.Time {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return c.t
-}
-
-func (c *testClock) Set(t time.Time) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	c.t = t
-}
