@@ -119,7 +119,7 @@ func (b *Bot) keepScheduled(ctx context.Context, s *nodes.State, threadID string
 // `chat --thread` show; a note to the owner is a turn there too.
 type localDeliverer struct{ b *Bot }
 
-func (l localDeliverer) Deliver(_ context.Context, sch store.Schedule, _ *nodes.State) (Delivered, error) {
+func (l localDeliverer) Deliver(_ context.Context, sch store.Schedule, _ Reply) (Delivered, error) {
 	if sch.DestThread == "" {
 		return Delivered{}, errors.New("a local schedule without its thread")
 	}
