@@ -186,9 +186,6 @@ func replyOf(s *nodes.State, res workflow.Result) Reply {
 	}
 	r.Answer, r.Text, r.ThreadID, r.Intent = s.Reply, s.ResponseText, s.ThreadTS, string(s.Intent)
 	r.QueryID, r.Query, r.NewThread = s.QueryID, s.Query.Text, len(s.History) == 0
-	if r.QueryID == "" {
-		r.QueryID = s.ReferencedQueryID
-	}
 	if s.Scheduled != nil {
 		r.Due = s.Scheduled.Due
 	}
@@ -205,6 +202,10 @@ func replyOf(s *nodes.State, res workflow.Result) Reply {
 	}
 	if s.Reply != nil {
 		r.Outcome = outcomeOf(s.ErrorKind, s.ErrorRef)
+	}
+	if r.QueryID == "" && r.Outcome.OK() {
+		// A rating or Verify acts on the answer it names.
+		r.QueryID = s.ReferencedQueryID
 	}
 	return r
 }
@@ -236,3 +237,12 @@ func stepsOf(res workflow.Result) []Step {
 
 // noRun is the trace of a reply the workflow did not make.
 var noRun = workflow.Result{}
+
+// Path names the steps the run took, in order, retries included.
+func (r Reply) Path() []string {
+	out := make([]string, len(r.Steps))
+	for i, s := range r.Steps {
+		out[i] = s.Node
+	}
+	return out
+}
