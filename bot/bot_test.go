@@ -44,6 +44,8 @@ func TestBot(t *testing.T) {
 		{"ScheduleRecordRetried", testScheduleRecordRetried},
 		{"TurnRecords", testTurnRecords},
 		{"ThreadOwners", testThreadOwners},
+		{"Reply", testReply},
+		{"ReplyAccess", testReplyAccess},
 	}
 	for _, g := range groups {
 		t.Run(g.name, func(t *testing.T) {
