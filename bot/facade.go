@@ -40,6 +40,18 @@ func (b *Bot) PressNote(ctx context.Context, m Message, queryID, note string) (R
 	return pressReplyOf(s, noRun), err
 }
 
+// PressRating records m.UserID's 👍 (up) or 👎 on queryID with an
+// optional note, as Rate does, with the Reply for the presser alone (the
+// terminal's ":good" and ":bad what was wrong").
+func (b *Bot) PressRating(ctx context.Context, m Message, up bool, queryID, note string) (Reply, error) {
+	rating := store.RatingDown
+	if up {
+		rating = store.RatingUp
+	}
+	s, err := b.Rate(ctx, m, rating, queryID, note)
+	return pressReplyOf(s, noRun), err
+}
+
 // ShowSchedules lists the schedules of scope for m's user (Slack's
 // "/ask schedules"), for them alone.
 func (b *Bot) ShowSchedules(ctx context.Context, m Message, scope ScheduleScope) (Reply, error) {
