@@ -11,17 +11,14 @@ import (
 
 // Progress follows an answer while it is worked out, for front ends that
 // show it live (Slack's task cards and status, the web's "How it was
-// answered"). Its methods are called on the run's goroutine, Text possibly
-// from parallel model calls too: a slow Progress slows the answer.
+// answered"). Its methods are called on the run's goroutine: a slow
+// Progress slows the answer.
 type Progress interface {
 	// Started is called when a step starts.
 	Started(ctx context.Context, s Step)
 	// Finished is called when a step ends, with its outcome, time and
 	// rows.
 	Finished(ctx context.Context, s Step)
-	// Text receives the answer's prose as the model writes it, in the
-	// model's Markdown. A step whose StartsText is set starts it afresh.
-	Text(chunk string)
 }
 
 // Step is one step of an answer.
@@ -35,8 +32,8 @@ type Step struct {
 	// Phase is the part of answering a question the step belongs to;
 	// PhaseNone for steps outside it.
 	Phase Phase
-	// StartsText: the step writes the answer's prose; text received
-	// before it is void (a retried answer).
+	// StartsText: the step writes the answer's prose; text WithText
+	// received before it is void (a retried answer).
 	StartsText bool
 	// Outcome (OutcomeOK, OutcomeRejected, OutcomeFailed, or "error" and
 	// "canceled" for a step that stopped the run) and Duration are set
@@ -82,30 +79,40 @@ type AskOption func(*askConfig)
 
 type askConfig struct {
 	progress Progress
+	text     func(chunk string)
 }
 
-// WithProgress has p follow the answer. A nil p is ignored.
+// WithProgress has p follow the answer's steps. A nil p is ignored.
 func WithProgress(p Progress) AskOption {
 	return func(c *askConfig) { c.progress = p }
 }
 
-// runOptions turns opts into the workflow's: p observes the run, and the
-// interpreter's text streams to it.
+// WithText streams the answer's prose to text as the model writes it, in
+// the model's Markdown, possibly from parallel model calls; a step whose
+// StartsText is set starts it afresh. Without it the model's replies are
+// not streamed. A nil text is ignored.
+func WithText(text func(chunk string)) AskOption {
+	return func(c *askConfig) { c.text = text }
+}
+
+// runOptions turns opts into the workflow's: the progress observes the
+// run, and the interpreter's text streams to the text function.
 func runOptions(ctx context.Context, opts []AskOption) (context.Context, []workflow.RunOption) {
 	var c askConfig
 	for _, o := range opts {
 		o(&c)
 	}
+	if text := c.text; text != nil {
+		ctx = llm.WithStream(ctx, func(step llm.Step, chunk string) {
+			if step == llm.StepInterpret {
+				text(chunk)
+			}
+		})
+	}
 	if c.progress == nil {
 		return ctx, nil
 	}
-	p := c.progress
-	ctx = llm.WithStream(ctx, func(step llm.Step, chunk string) {
-		if step == llm.StepInterpret {
-			p.Text(chunk)
-		}
-	})
-	return ctx, []workflow.RunOption{workflow.WithObserver(observer{p})}
+	return ctx, []workflow.RunOption{workflow.WithObserver(observer{c.progress})}
 }
 
 // observer turns the workflow's node events into Progress's steps.

@@ -81,7 +81,7 @@ func testReply(t *testing.T, e *testEnv) {
 	m := bot.Message{ThreadID: thread, UserID: "U1", ChannelID: "C1", Text: "How many games were released in 2018?"}
 
 	var p recorder
-	answered, err := b.Ask(ctx, m, bot.WithProgress(&p))
+	answered, err := b.Ask(ctx, m, bot.WithProgress(&p), bot.WithText(p.Text))
 	require.NoError(t, err)
 	t.Run("an answer for everyone", func(t *testing.T) {
 		require.NotNil(t, answered.Answer)

@@ -88,7 +88,7 @@ func (w *answer) run(ctx context.Context) {
 	}
 	in := bot.Message{ThreadID: threadID(q.channel, q.threadTS), UserID: q.user, ChannelID: q.channel, Text: q.text,
 		Email: a.people.email(ctx, q.user), TimeZone: a.people.timeZone(ctx, q.user)}
-	r, err := a.bot.Ask(ctx, in, bot.WithProgress(p))
+	r, err := a.bot.Ask(ctx, in, p.options()...)
 	defer r.Close()
 	p.stop()
 

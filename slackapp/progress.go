@@ -116,12 +116,14 @@ func (p *progress) Started(_ context.Context, s bot.Step) {
 // Finished is part of bot.Progress; progress shows starts only.
 func (p *progress) Finished(context.Context, bot.Step) {}
 
-// Text streams the answer's text under the cards, where the stream is in
-// use.
-func (p *progress) Text(chunk string) {
+// options are the Ask options of the answer: p follows its steps, and
+// its text streams under the cards where the stream is in use.
+func (p *progress) options() []bot.AskOption {
+	opts := []bot.AskOption{bot.WithProgress(p)}
 	if p.st != nil {
-		p.st.chunk(chunk)
+		opts = append(opts, bot.WithText(p.st.chunk))
 	}
+	return opts
 }
 
 func (p *progress) loop(ctx context.Context) {

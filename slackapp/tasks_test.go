@@ -12,7 +12,7 @@ import (
 // The cards follow the phases: one step in progress at a time, a retried
 // query sends "Running it" back to pending, a failure marks the step in
 // progress as an error, and paths without a query show no card.
-func TestTasksFollowTheNodes(t *testing.T) {
+func TestTasksFollowThePhases(t *testing.T) {
 	t.Parallel()
 	type card struct{ ID, Status string }
 	for _, tc := range []struct {

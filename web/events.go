@@ -65,8 +65,9 @@ type debugJSON struct {
 }
 
 // chatRun turns one run's progress into events: it is the answer's
-// bot.Progress. Its methods are called from the workflow's goroutine, Text
-// possibly from parallel model calls.
+// bot.Progress, and its Text the answer's text stream (bot.WithText). Its
+// methods are called from the workflow's goroutine, Text possibly from
+// parallel model calls.
 type chatRun struct {
 	out *eventWriter
 
