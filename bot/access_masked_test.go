@@ -40,7 +40,7 @@ func testErrorTextsHoldNoData(t *testing.T, e *testEnv) {
 		}
 		t.Run(name, func(t *testing.T) {
 			cfg := testConfig(t, e, script(bottest.AccessRules()))
-			cfg.AccessFile, cfg.Schemas = path, bottest.AccessSchemas
+			cfg.AccessFile, cfg.Postgres.Schemas = path, bottest.AccessSchemas
 			// Every level of the bot's own log: none may hold a value either.
 			var logs lockedBuffer
 			log := slog.New(slog.NewTextHandler(&logs, &slog.HandlerOptions{Level: slog.LevelDebug}))
@@ -78,7 +78,7 @@ func testErrorTextsHoldNoData(t *testing.T, e *testEnv) {
 	}
 	t.Run("the retry knows what failed, without the value", func(t *testing.T) {
 		cfg := testConfig(t, e, script(bottest.AccessRules()))
-		cfg.AccessFile, cfg.Schemas = path, bottest.AccessSchemas
+		cfg.AccessFile, cfg.Postgres.Schemas = path, bottest.AccessSchemas
 		b := startBot(t, cfg)
 		i := caseIndex(t, "a cast over masked titles")
 		s, seen := askSeeing(t, b, "UADMIN", bottest.AccessCases[i].Question(i))
@@ -195,7 +195,7 @@ func testMaskedValuesNotShown(t *testing.T, e *testEnv) {
 	// hr first: the prompt shows the values of six columns, those of the
 	// tables it describes first, and the addresses' words ("corp", "test")
 	// match many a game's.
-	cfg.AccessFile, cfg.Schemas, cfg.BotSchema, cfg.ValueIndexMaxDistinct = path, []string{"hr", "analytics"}, schema, 50_000
+	cfg.AccessFile, cfg.Postgres.Schemas, cfg.BotSchema, cfg.ValueIndexMaxDistinct = path, []string{"hr", "analytics"}, schema, 50_000
 	b := startBot(t, cfg)
 	st, err := b.RefreshValueIndex(ctx)
 	require.NoError(t, err)

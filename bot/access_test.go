@@ -31,7 +31,7 @@ func testAccessPoliciesAlone(t *testing.T, e *testEnv) {
 	path := filepath.Join(t.TempDir(), "access.yaml")
 	require.NoError(t, os.WriteFile(path, []byte(bottest.AccessFile("everyone")), 0o600))
 	cfg := testConfig(t, e, script(bottest.AccessRules()))
-	cfg.AccessFile, cfg.Schemas = path, bottest.AccessSchemas
+	cfg.AccessFile, cfg.Postgres.Schemas = path, bottest.AccessSchemas
 	b := bottest.StartWithoutGuard(t, cfg, discardLogger())
 	askAs := func(user, thread, text string) *nodes.State {
 		t.Helper()
@@ -77,7 +77,7 @@ func testAccessPoliciesAlone(t *testing.T, e *testEnv) {
 func testAccessPolicies(t *testing.T, e *testEnv) {
 	path := filepath.Join(t.TempDir(), "access.yaml")
 	require.NoError(t, os.WriteFile(path, []byte(bottest.AccessFile("everyone")), 0o600))
-	b := newBot(t, e, script(bottest.AccessRules()), func(c *bot.Config) { c.AccessFile, c.Schemas = path, bottest.AccessSchemas })
+	b := newBot(t, e, script(bottest.AccessRules()), func(c *bot.Config) { c.AccessFile, c.Postgres.Schemas = path, bottest.AccessSchemas })
 	askAs := func(user, channel, thread, text string) *nodes.State {
 		t.Helper()
 		ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
@@ -241,7 +241,7 @@ func testPolicyRoles(t *testing.T, e *testEnv) {
 		assert.Equal(t, s.Result.Rows[0][0], logs[0].Role, "the query log names the role the query ran as")
 		return s.Result.Rows[0][0]
 	}
-	adjust := func(c *bot.Config) { c.AccessFile, c.ReaderRole = path, reader }
+	adjust := func(c *bot.Config) { c.AccessFile, c.Postgres.ReaderRole = path, reader }
 
 	before := newBot(t, e, script(rule), adjust)
 	assert.Equal(t, reader, who(before, "UANA"), "no roles yet: the reader, and the guard alone")

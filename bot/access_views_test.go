@@ -56,7 +56,7 @@ func testAccessViews(t *testing.T, e *testEnv) {
 `
 	// The hr schema alone, so that the Steam data's names crowd no hr
 	// column out of the prompt's values.
-	b := newBot(t, e, script(rules), func(c *bot.Config) { c.AccessFile, c.Schemas, c.BotSchema = path, []string{"hr"}, schema })
+	b := newBot(t, e, script(rules), func(c *bot.Config) { c.AccessFile, c.Postgres.Schemas, c.BotSchema = path, []string{"hr"}, schema })
 	_, err = b.RefreshValueIndex(ctx)
 	require.NoError(t, err)
 	accessRules, err := access.Load(path)

@@ -41,7 +41,6 @@ func TestBot(t *testing.T) {
 		{"MissingSchema", testMissingSchema},
 		{"ResultFreshness", testResultFreshness},
 		{"ScheduleWords", testScheduleWords},
-		{"ScheduleRecordRetried", testScheduleRecordRetried},
 		{"TurnRecords", testTurnRecords},
 		{"ThreadOwners", testThreadOwners},
 		{"Reply", testReply},

@@ -39,7 +39,7 @@ func ceilingFile(t *testing.T) (path, channel string) {
 // answer finds it only in its asker's own private thread.
 func testChannelCeiling(t *testing.T, e *testEnv) {
 	path, ch := ceilingFile(t)
-	b := newBot(t, e, script(bottest.CeilingRules()), func(c *bot.Config) { c.AccessFile, c.Schemas = path, bottest.AccessSchemas })
+	b := newBot(t, e, script(bottest.CeilingRules()), func(c *bot.Config) { c.AccessFile, c.Postgres.Schemas = path, bottest.AccessSchemas })
 	askAs := func(user, channel, text string) *nodes.State {
 		t.Helper()
 		ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
@@ -152,7 +152,7 @@ func testCeilingRoles(t *testing.T, e *testEnv) {
     match: '(?im)^Question: who am i'
     reply: '{"sql": "SELECT current_user AS who", "assumptions": [], "explanation": "x"}'
 `
-	b := newBot(t, e, script(rules2), func(c *bot.Config) { c.AccessFile, c.ReaderRole = path, reader })
+	b := newBot(t, e, script(rules2), func(c *bot.Config) { c.AccessFile, c.Postgres.ReaderRole = path, reader })
 	who := func(text string) (*nodes.State, any) {
 		t.Helper()
 		ctx, cancel := context.WithTimeout(ctx, time.Minute)

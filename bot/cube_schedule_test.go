@@ -11,6 +11,7 @@ import (
 
 	"github.com/analyticsbot/analyticsbot/bot"
 	"github.com/analyticsbot/analyticsbot/nodes"
+	"github.com/analyticsbot/analyticsbot/scheduler"
 	"github.com/analyticsbot/analyticsbot/store"
 )
 
@@ -51,7 +52,7 @@ func testCubeSchedule(t *testing.T, ce *cubeEnv) {
 
 	calls := len(b.Scripted.Calls())
 	slack := &recordingDeliverer{}
-	sc := b.NewScheduler(bot.SchedulerOptions{Now: func() time.Time { return sch.NextRunAt.Add(time.Second) }, Only: sch.ID})
+	sc := scheduler.New(b, scheduler.Options{Now: func() time.Time { return sch.NextRunAt.Add(time.Second) }, Only: sch.ID})
 	sc.Handle(nodes.SurfaceSlack, slack)
 	n, err := sc.Tick(context.Background())
 	require.NoError(t, err)

@@ -300,7 +300,7 @@ func TestExamplesOnlyForTheCatalogsTables(t *testing.T) {
 	_, err := db.Pool().Exec(ctx, `CREATE SCHEMA sales; CREATE TABLE sales.games (id int, released date)`)
 	require.NoError(t, err)
 	require.NoError(t, pgwarehouse.Grant(ctx, db.Pool(), "", []string{"sales"}))
-	b := bottest.New(t, url, script(), func(c *bot.Config) { c.Schemas = []string{"sales"} })
+	b := bottest.New(t, url, script(), func(c *bot.Config) { c.Postgres.Schemas = []string{"sales"} })
 	stored, err := db.ListExamples(ctx, store.ExampleFilter{Status: store.StatusVerified})
 	require.NoError(t, err)
 	require.NotEmpty(t, stored, "the examples file is stored")

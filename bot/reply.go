@@ -210,6 +210,10 @@ func replyOf(s *nodes.State, res workflow.Result) Reply {
 	return r
 }
 
+// ScheduledReply is the Reply of a scheduled run's final state
+// (RunScheduled), which the scheduler hands its surface's Deliverer.
+func ScheduledReply(s *nodes.State) Reply { return replyOf(s, noRun) }
+
 // presserOnly are the presses whose reply the presser alone reads,
 // wherever they pressed: a rating (and an admin's Verify) is their
 // business, and so is making or changing a schedule.

@@ -193,7 +193,7 @@ func testReplyAccess(t *testing.T, e *testEnv) {
 	t.Run("a refused table", func(t *testing.T) {
 		path := filepath.Join(t.TempDir(), "access.yaml")
 		require.NoError(t, os.WriteFile(path, []byte(bottest.AccessFile("everyone")), 0o600))
-		b := newBot(t, e, script(bottest.AccessRules()), func(c *bot.Config) { c.AccessFile, c.Schemas = path, bottest.AccessSchemas })
+		b := newBot(t, e, script(bottest.AccessRules()), func(c *bot.Config) { c.AccessFile, c.Postgres.Schemas = path, bottest.AccessSchemas })
 		i := 1
 		require.Equal(t, "forbidden table", bottest.AccessCases[i].Name)
 		r, err := b.Ask(ctx, bot.Message{ThreadID: bot.NewThreadID(), UserID: "UZED", ChannelID: "CDATA", Text: bottest.AccessCases[i].Question(i)})
@@ -204,7 +204,7 @@ func testReplyAccess(t *testing.T, e *testEnv) {
 	})
 	t.Run("beyond a channel's ceiling", func(t *testing.T) {
 		path, ch := ceilingFile(t)
-		b := newBot(t, e, script(bottest.CeilingRules()), func(c *bot.Config) { c.AccessFile, c.Schemas = path, bottest.AccessSchemas })
+		b := newBot(t, e, script(bottest.CeilingRules()), func(c *bot.Config) { c.AccessFile, c.Postgres.Schemas = path, bottest.AccessSchemas })
 		m := bot.Message{UserID: "UANA", ChannelID: ch, Text: bottest.CeilingBeyond.Question}
 		var err error
 		m.ThreadID, err = b.StartThread(ctx, m)

@@ -46,7 +46,7 @@ func TestSeveralSchemas(t *testing.T) {
 		CREATE TABLE hr.payroll (who text, pay int);`)
 	require.NoError(t, err)
 	require.NoError(t, pgwarehouse.Grant(ctx, db.Pool(), "", []string{"sales", "crm", "hr"}))
-	b := bottest.New(t, url, schemasRules, func(c *bot.Config) { c.Schemas = []string{"sales", "crm"} })
+	b := bottest.New(t, url, schemasRules, func(c *bot.Config) { c.Postgres.Schemas = []string{"sales", "crm"} })
 
 	s, res, err := b.AskState(ctx, bot.Message{ThreadID: bot.NewThreadID(), UserID: "U1", Text: "Which customer spent the most?"})
 	require.NoError(t, err)

@@ -54,7 +54,10 @@ type tableView struct {
 }
 
 type columnView struct {
-	Name    string `json:"name"`
+	Name string `json:"name"`
+	// Label is the heading people read ("Avg price (GBP)"); the page
+	// shows Name on hover, as the CSV does.
+	Label   string `json:"label,omitempty"`
 	Numeric bool   `json:"numeric,omitempty"`
 }
 
@@ -74,6 +77,8 @@ type chartView struct {
 	Series     []seriesValue `json:"series"`
 	XLabel     string        `json:"x_label,omitempty"`
 	YLabel     string        `json:"y_label,omitempty"`
+	// Partial is the first or last category the data covers only in part.
+	Partial string `json:"partial,omitempty"`
 }
 
 type seriesValue struct {
@@ -133,7 +138,7 @@ func newView(a *answer.Answer) *replyView {
 		v.Verified = answer.VerifiedBadge(by, func(s string) string { return s })
 	}
 	if c := a.Chart; c != nil && len(c.Series) > 0 && len(c.Categories) > 0 {
-		cv := &chartView{Type: string(c.Type), Title: c.Title, Categories: c.Categories, XLabel: c.XLabel, YLabel: c.YLabel}
+		cv := &chartView{Type: string(c.Type), Title: c.Title, Categories: c.Categories, XLabel: c.XLabel, YLabel: c.YLabel, Partial: c.Partial}
 		for _, s := range c.Series {
 			cv.Series = append(cv.Series, seriesValue{Name: s.Name, Values: s.Values})
 		}
@@ -159,7 +164,7 @@ func tableOf(a *answer.Answer) *tableView {
 	r, tb := a.Result, a.Table()
 	t := &tableView{Columns: make([]columnView, len(r.Columns))}
 	for i := range r.Columns {
-		t.Columns[i] = columnView{Name: tb.Header(i), Numeric: tb.Numeric(i)}
+		t.Columns[i] = columnView{Name: tb.Header(i), Label: answer.Label(tb.Header(i)), Numeric: tb.Numeric(i)}
 	}
 	rows := r.Rows[:min(len(r.Rows), maxWebRows)]
 	t.Rows = make([][]cellView, len(rows))

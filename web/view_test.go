@@ -47,8 +47,9 @@ func TestViewOfAnswer(t *testing.T) {
 	assert.Equal(t, answer.KindAnswer, v.Kind)
 	assert.Equal(t, answer.Text{{Text: "Counter-Strike", Bold: true}, {Text: " leads."}}, v.Text)
 	require.NotNil(t, v.Table)
-	assert.Equal(t, []columnView{{Name: "app_id", Numeric: true}, {Name: "name"}, {Name: "price", Numeric: true}, {Name: "owners", Numeric: true}},
-		v.Table.Columns)
+	assert.Equal(t, []columnView{{Name: "app_id", Label: "App ID", Numeric: true}, {Name: "name", Label: "Name"},
+		{Name: "price", Label: "Price", Numeric: true}, {Name: "owners", Label: "Owners", Numeric: true}},
+		v.Table.Columns, "readable labels, the names kept for hover")
 	assert.Equal(t, [][]cellView{
 		{{Text: "10", Number: ptr(10)}, {Text: "Counter-Strike", Link: "https://example.com/app/10"}, {Text: "£7.19", Number: ptr(7.19)}, {Text: "15,000,000", Number: ptr(15e6)}},
 		{{Text: "20", Number: ptr(20)}, {Text: "Team Fortress Classic", Link: "https://example.com/app/20"}, {Text: answer.NullText}, {Text: "7,500,000", Number: ptr(7.5e6)}},
