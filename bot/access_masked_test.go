@@ -143,7 +143,7 @@ func askSeeing(t *testing.T, b *bot.Bot, user, text string) (*nodes.State, map[s
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
 	before := len(b.Scripted.Calls())
-	s, _, err := b.Ask(ctx, bot.Message{ThreadID: bot.NewThreadID(), UserID: user, ChannelID: "CDATA", Text: text})
+	s, _, err := b.AskState(ctx, bot.Message{ThreadID: bot.NewThreadID(), UserID: user, ChannelID: "CDATA", Text: text})
 	require.NoError(t, err)
 	seen := map[string]string{"the reply": s.ResponseText, "the error detail": s.ErrorDetail + "\n" + s.ValidationError}
 	for _, call := range b.Scripted.Calls()[before:] {

@@ -37,7 +37,7 @@ func testAccessPoliciesAlone(t *testing.T, e *testEnv) {
 		t.Helper()
 		ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 		defer cancel()
-		s, _, err := b.Ask(ctx, bot.Message{ThreadID: thread, UserID: user, ChannelID: "CDATA", Text: text})
+		s, _, err := b.AskState(ctx, bot.Message{ThreadID: thread, UserID: user, ChannelID: "CDATA", Text: text})
 		require.NoError(t, err)
 		return s
 	}
@@ -63,7 +63,7 @@ func testAccessPoliciesAlone(t *testing.T, e *testEnv) {
 		require.Empty(t, admin.ErrorKind)
 		ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 		defer cancel()
-		s, _, err := b.Press(ctx, bot.Message{ThreadID: thread, UserID: "UZED", ChannelID: "CDATA"}, string(nodes.IntentExportCSV), admin.QueryID)
+		s, _, err := b.PressState(ctx, bot.Message{ThreadID: thread, UserID: "UZED", ChannelID: "CDATA"}, string(nodes.IntentExportCSV), admin.QueryID)
 		require.NoError(t, err)
 		assert.Equal(t, nodes.ErrAccessDenied, s.ErrorKind, "detail %s", s.ErrorDetail)
 		assert.Contains(t, s.ResponseText, "you may not read analytics.developers")
@@ -82,7 +82,7 @@ func testAccessPolicies(t *testing.T, e *testEnv) {
 		t.Helper()
 		ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 		defer cancel()
-		s, _, err := b.Ask(ctx, bot.Message{ThreadID: thread, UserID: user, ChannelID: channel, Text: text})
+		s, _, err := b.AskState(ctx, bot.Message{ThreadID: thread, UserID: user, ChannelID: channel, Text: text})
 		require.NoError(t, err)
 		return s
 	}
@@ -161,14 +161,14 @@ func testAccessPolicies(t *testing.T, e *testEnv) {
 		ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 		defer cancel()
 		for _, action := range []nodes.Intent{nodes.IntentExportCSV, nodes.IntentShowSQL, nodes.IntentRefresh} {
-			s, _, err := b.Press(ctx, bot.Message{ThreadID: thread, UserID: "UZED", ChannelID: "CDATA"}, string(action), admin.QueryID)
+			s, _, err := b.PressState(ctx, bot.Message{ThreadID: thread, UserID: "UZED", ChannelID: "CDATA"}, string(action), admin.QueryID)
 			require.NoError(t, err)
 			assert.Equal(t, nodes.ErrAccessDenied, s.ErrorKind, "%s by a narrower user (detail %s)", action, s.ErrorDetail)
 			assert.False(t, s.HasCSV(), "%s: no file", action)
 			assert.NotContains(t, s.ResponseText, "SELECT", "%s: no SQL shown", action)
 			assert.Empty(t, s.Result.Rows, "%s: no rows", action)
 		}
-		s, _, err := b.Press(ctx, bot.Message{ThreadID: thread, UserID: "UADMIN", ChannelID: "CDATA"}, string(nodes.IntentExportCSV), admin.QueryID)
+		s, _, err := b.PressState(ctx, bot.Message{ThreadID: thread, UserID: "UADMIN", ChannelID: "CDATA"}, string(nodes.IntentExportCSV), admin.QueryID)
 		require.NoError(t, err)
 		assert.Empty(t, s.ErrorKind, "the asker's own export")
 		assert.True(t, s.HasCSV())
@@ -232,7 +232,7 @@ func testPolicyRoles(t *testing.T, e *testEnv) {
 		t.Helper()
 		ctx, cancel := context.WithTimeout(ctx, time.Minute)
 		defer cancel()
-		s, _, err := b.Ask(ctx, bot.Message{ThreadID: bot.NewThreadID(), UserID: user, ChannelID: "CDATA", Text: "who am I"})
+		s, _, err := b.AskState(ctx, bot.Message{ThreadID: bot.NewThreadID(), UserID: user, ChannelID: "CDATA", Text: "who am I"})
 		require.NoError(t, err)
 		require.Empty(t, s.ErrorKind, "detail %s", s.ErrorDetail)
 		logs, err := b.DB().QueryLogs(ctx, store.QueryLogFilter{ThreadID: s.ThreadTS})

@@ -78,7 +78,7 @@ func testAccessViews(t *testing.T, e *testEnv) {
 			for _, m := range matches {
 				found[m.Table] = true
 			}
-			s, _, err := b.Ask(ctx, bot.Message{ThreadID: bot.NewThreadID(), UserID: user, ChannelID: "CDATA", Text: viewsQuestion})
+			s, _, err := b.AskState(ctx, bot.Message{ThreadID: bot.NewThreadID(), UserID: user, ChannelID: "CDATA", Text: viewsQuestion})
 			require.NoError(t, err)
 			require.Empty(t, s.ErrorKind, "detail %s", s.ErrorDetail)
 			prompt := lastGeneratorPrompt(t, b)

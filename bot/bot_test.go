@@ -43,6 +43,8 @@ func TestBot(t *testing.T) {
 		{"ScheduleWords", testScheduleWords},
 		{"TurnRecords", testTurnRecords},
 		{"ThreadOwners", testThreadOwners},
+		{"Reply", testReply},
+		{"ReplyAccess", testReplyAccess},
 	}
 	for _, g := range groups {
 		t.Run(g.name, func(t *testing.T) {

@@ -53,7 +53,7 @@ func askWithin(t *testing.T, b *bot.Bot, thread, text string, within time.Durati
 	done := make(chan answer, 1)
 	start := time.Now()
 	go func() {
-		s, _, err := b.Ask(context.Background(), bot.Message{ThreadID: thread, UserID: "U1", ChannelID: "C1", Text: text}, opts...)
+		s, _, err := b.AskState(context.Background(), bot.Message{ThreadID: thread, UserID: "U1", ChannelID: "C1", Text: text}, opts...)
 		done <- answer{s, err}
 	}()
 	select {

@@ -104,7 +104,7 @@ func (b *Bot) LocalDeliverer() LocalDeliverer { return LocalDeliverer{b: b} }
 
 // Deliver says where the run went: the schedule's thread, which keeps it
 // as a turn (KeepScheduled).
-func (l LocalDeliverer) Deliver(_ context.Context, sch store.Schedule, _ *nodes.State) (Delivered, error) {
+func (l LocalDeliverer) Deliver(_ context.Context, sch store.Schedule, _ Reply) (Delivered, error) {
 	if sch.DestThread == "" {
 		return Delivered{}, errors.New("a local schedule without its thread")
 	}

@@ -45,7 +45,7 @@ type cuttingDeliverer struct {
 	calls int
 }
 
-func (d *cuttingDeliverer) Deliver(_ context.Context, sch store.Schedule, _ *nodes.State) (bot.Delivered, error) {
+func (d *cuttingDeliverer) Deliver(_ context.Context, sch store.Schedule, _ bot.Reply) (bot.Delivered, error) {
 	d.mu.Lock()
 	defer d.mu.Unlock()
 	d.calls++

@@ -29,7 +29,7 @@ type Deliverer interface {
 	// Deliver posts a run's reply (and its CSV) where the schedule says
 	// and returns where it went: the thread the message is in, as the bot
 	// names threads, which keeps the run as a turn so its buttons work.
-	Deliver(ctx context.Context, sch store.Schedule, s *nodes.State) (bot.Delivered, error)
+	Deliver(ctx context.Context, sch store.Schedule, r bot.Reply) (bot.Delivered, error)
 	// Tell sends a schedule's owner a note: it was stopped, or a run
 	// failed for good.
 	Tell(ctx context.Context, sch store.Schedule, text string) error
@@ -266,7 +266,7 @@ func (sc *Scheduler) runClaim(ctx context.Context, c store.Claim) {
 		log.WarnContext(ctx, "not posted: the claim passed to another runner, or the schedule is no longer active", "err", err)
 		return
 	}
-	where, err := sc.deliverers[sch.Surface].Deliver(ctx, sch, s)
+	where, err := sc.deliverers[sch.Surface].Deliver(ctx, sch, bot.ScheduledReply(s))
 	var refusal *bot.Refusal
 	switch {
 	case err != nil && ctx.Err() != nil:

@@ -279,7 +279,7 @@ type blockingDeliverer struct {
 	reached chan struct{}
 }
 
-func (b blockingDeliverer) Deliver(ctx context.Context, _ store.Schedule, _ *nodes.State) (bot.Delivered, error) {
+func (b blockingDeliverer) Deliver(ctx context.Context, _ bot.Schedule, _ bot.Reply) (bot.Delivered, error) {
 	close(b.reached)
 	<-ctx.Done()
 	return bot.Delivered{}, ctx.Err()
@@ -377,8 +377,8 @@ type dyingAfterPost struct {
 	posted chan struct{}
 }
 
-func (d dyingAfterPost) Deliver(ctx context.Context, sch store.Schedule, s *nodes.State) (bot.Delivered, error) {
-	if _, err := d.App.Deliver(ctx, sch, s); err != nil {
+func (d dyingAfterPost) Deliver(ctx context.Context, sch bot.Schedule, r bot.Reply) (bot.Delivered, error) {
+	if _, err := d.App.Deliver(ctx, sch, r); err != nil {
 		return bot.Delivered{}, err
 	}
 	close(d.posted)

@@ -211,7 +211,7 @@ func TestChatStreamFollowUpAndThread(t *testing.T) {
 // runEnd is what Config.RunDone reports.
 type runEnd struct {
 	thread string
-	res    workflow.Result
+	reply  bot.Reply
 	err    error
 }
 
@@ -240,8 +240,8 @@ func TestChatStreamClientGoneCancelsTheRun(t *testing.T) {
 	t.Parallel()
 	b := newTestBot(t, demoScript(slowRule))
 	done := make(chan runEnd, 1)
-	srv := newTestServer(t, b, Config{RunDone: func(thread string, res workflow.Result, err error) {
-		done <- runEnd{thread, res, err}
+	srv := newTestServer(t, b, Config{RunDone: func(thread string, r bot.Reply, err error) {
+		done <- runEnd{thread, r, err}
 	}})
 
 	s := chat(t, srv, "", "Answer the slow question", nil)
@@ -250,7 +250,7 @@ func TestChatStreamClientGoneCancelsTheRun(t *testing.T) {
 
 	end := waitRun(t, done)
 	require.ErrorIs(t, end.err, context.Canceled, "the run stops with the request's context")
-	path := end.res.Path()
+	path := end.reply.Path()
 	require.NotEmpty(t, path)
 	assert.Equal(t, nodes.NodeGenerateQuery, path[len(path)-1], "the run stopped in the slow node; path %v", path)
 	assert.NotContains(t, path, nodes.NodeSaveTurn, "nothing ran after the cancel")

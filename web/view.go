@@ -5,7 +5,7 @@ import (
 	"strings"
 
 	"github.com/analyticsbot/analyticsbot/answer"
-	"github.com/analyticsbot/analyticsbot/nodes"
+	"github.com/analyticsbot/analyticsbot/bot"
 )
 
 // replyView is a reply as the page draws it: the answer model with what
@@ -99,17 +99,17 @@ type queryView struct {
 // Export CSV has them all.
 const maxWebRows = 1000
 
-// viewOf is the reply of a finished run as the page draws it; nil when the
-// run has none. A CSV asked for in words ("export that as CSV") cannot
-// travel in the stream: the reply gets a button that downloads it.
-func viewOf(s *nodes.State) *replyView {
-	if s.Reply == nil {
+// viewOf is a reply as the page draws it; nil when it has no answer. A
+// file (a CSV asked for in words: "export that as CSV") cannot travel in
+// the stream: the reply gets a button that downloads it.
+func viewOf(r bot.Reply) *replyView {
+	if r.Answer == nil {
 		return nil
 	}
-	v := newView(s.Reply)
-	if s.HasCSV() && s.QueryID != "" {
-		v.QueryID = s.QueryID
-		v.Actions = append(v.Actions, actionRef{Action: string(nodes.IntentExportCSV), Label: "Download CSV"})
+	v := newView(r.Answer)
+	if r.File != nil && r.QueryID != "" {
+		v.QueryID = r.QueryID
+		v.Actions = append(v.Actions, actionRef{Action: answer.ExportAction, Label: "Download CSV"})
 	}
 	return v
 }
@@ -220,15 +220,11 @@ func nonEmpty(items []string) []string {
 }
 
 // storedView is a saved turn's reply as the page draws it: the stored
-// answer, or for a turn saved before replies were kept, its text read
-// from Slack's mrkdwn.
-func storedView(reply []byte, text string) (*replyView, error) {
-	if len(reply) == 0 {
-		return &replyView{Kind: answer.KindAnswer, Text: answer.ParseText(text)}, nil
+// answer, or for a turn saved before replies were kept (a nil a), its
+// text read from Slack's mrkdwn.
+func storedView(a *answer.Answer, text string) *replyView {
+	if a == nil {
+		return &replyView{Kind: answer.KindAnswer, Text: answer.ParseText(text)}
 	}
-	a, err := answer.Unmarshal(reply)
-	if err != nil {
-		return nil, err
-	}
-	return newView(a), nil
+	return newView(a)
 }
