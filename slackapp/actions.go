@@ -252,4 +252,3 @@ func firstNonEmpty(s ...string) string {
 	}
 	return ""
 }
-
