@@ -204,7 +204,7 @@ func TestChannelCeilingWithoutGuard(t *testing.T) {
 func TestChannelCeilingSchedules(t *testing.T) {
 	t.Parallel()
 	due := time.Date(2026, 11, 30, 9, 0, 0, 0, time.UTC)
-	clk := &clock{t: due.Add(-time.Hour)}
+	clk := bottest.NewClock(due.Add(-time.Hour))
 	opt, ch := withCeiling(t)
 	h, sc := scheduled(t, clk, "ceiling", ownState(t), opt)
 	root := "1700003201.000100"

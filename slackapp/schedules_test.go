@@ -12,29 +12,12 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/analyticsbot/analyticsbot/bot"
+	"github.com/analyticsbot/analyticsbot/bot/bottest"
 	"github.com/analyticsbot/analyticsbot/nodes"
 	"github.com/analyticsbot/analyticsbot/scheduler"
 	"github.com/analyticsbot/analyticsbot/slackapp/fakeslack"
 	"github.com/analyticsbot/analyticsbot/store"
 )
-
-// clock is a time the test moves by hand.
-type clock struct {
-	mu sync.Mutex
-	t  time.Time
-}
-
-func (c *clock) Now() time.Time {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return c.t
-}
-
-func (c *clock) Set(t time.Time) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	c.t = t
-}
 
 // ownState keeps the bot's state (turns, schedules) in a schema of the
 // test's own (BOT_SCHEMA), as a deployment of its own would: the
@@ -60,7 +43,7 @@ func ownState(t *testing.T) harnessOption {
 
 // scheduled starts a harness whose bot and scheduler run on clk, and the
 // scheduler posting to the harness's Slack app.
-func scheduled(t *testing.T, clk *clock, runner string, opts ...harnessOption) (*harness, *scheduler.Scheduler) {
+func scheduled(t *testing.T, clk *bottest.Clock, runner string, opts ...harnessOption) (*harness, *scheduler.Scheduler) {
 	t.Helper()
 	h := start(t, opts...)
 	h.bot.SetClock(clk.Now)
@@ -128,7 +111,7 @@ func (h *harness) posts(channel, want string) []fakeslack.Message {
 // after), once per run, with no model call.
 func TestSchedulesPostAtLocalTimesAcrossDST(t *testing.T) {
 	t.Parallel()
-	clk := &clock{t: time.Date(2026, 10, 30, 12, 0, 0, 0, time.UTC)} // Friday, New York still on EDT
+	clk := bottest.NewClock(time.Date(2026, 10, 30, 12, 0, 0, 0, time.UTC)) // Friday, New York still on EDT
 	h, sc := scheduled(t, clk, "replica-1", ownState(t))
 	h.slack.SetUserTimeZone(user, "America/New_York")
 	ch, growth := channelID("CSCHED"), channelID("CGROWTH")
@@ -237,7 +220,7 @@ func storedSchedules(t *testing.T, h *harness, thread, channel string, due time.
 func TestTwoReplicasPostEachRunOnce(t *testing.T) {
 	t.Parallel()
 	due := time.Date(2026, 11, 30, 9, 0, 0, 0, time.UTC)
-	clk := &clock{t: due.Add(-time.Hour)}
+	clk := bottest.NewClock(due.Add(-time.Hour))
 	state := ownState(t)
 	h1, sc1 := scheduled(t, clk, "replica-1", state)
 	h2 := start(t, sharing(h1.slack), state)
@@ -290,7 +273,7 @@ func (b blockingDeliverer) Deliver(ctx context.Context, _ bot.Schedule, _ bot.Re
 func TestKilledReplicaIsTakenOver(t *testing.T) {
 	t.Parallel()
 	due := time.Date(2026, 11, 30, 9, 0, 0, 0, time.UTC)
-	clk := &clock{t: due}
+	clk := bottest.NewClock(due)
 	state := ownState(t)
 	h1, _ := scheduled(t, clk, "replica-1", state)
 	dying := scheduler.New(h1.bot, scheduler.Options{Now: clk.Now, Runner: "dying", Lease: time.Minute})
@@ -330,7 +313,7 @@ func TestKilledReplicaIsTakenOver(t *testing.T) {
 // value and the last run's.
 func TestAlertPostsOnlyWhenItsConditionHolds(t *testing.T) {
 	t.Parallel()
-	clk := &clock{t: time.Date(2026, 11, 30, 8, 30, 0, 0, time.UTC)}
+	clk := bottest.NewClock(time.Date(2026, 11, 30, 8, 30, 0, 0, time.UTC))
 	h, sc := scheduled(t, clk, "replica-1", ownState(t))
 	ch, root := channelID("CALERT"), "1700001301.000100"
 	answered(t, h, ch, root)
@@ -395,7 +378,7 @@ func TestTakeoverFindsAPostItsRunnerMadeBeforeDying(t *testing.T) {
 		t.Run(dest, func(t *testing.T) {
 			t.Parallel()
 			due := time.Date(2026, 11, 30, 9, 0, 0, 0, time.UTC)
-			clk := &clock{t: due}
+			clk := bottest.NewClock(due)
 			state := ownState(t)
 			h1, _ := scheduled(t, clk, "replica-1", state)
 			dying := scheduler.New(h1.bot, scheduler.Options{Now: clk.Now, Runner: "dying", Lease: time.Minute})
