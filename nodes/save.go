@@ -23,7 +23,7 @@ func (n *Nodes) SaveTurn(_ context.Context, s *State) error {
 	}
 	if s.Intent == IntentScheduledRun {
 		// Its thread is known only once it is posted: the scheduler keeps
-		// the turn then (bot.Scheduler), and none when nothing was sent.
+		// the turn then (package scheduler), and none when nothing was sent.
 		return nil
 	}
 	// Only the turn that asked a question keeps its query: that is what

@@ -47,7 +47,7 @@ func (a *App) schedulesCommand(cmd slack.SlashCommand, text string) (commandRepl
 // Deliver posts a scheduled run in Slack: in its thread, as a new message
 // of its channel, or in a DM with its owner (a post to a user id), with the
 // CSV uploaded under it for a CSV schedule. It is the Slack surface of
-// bot.Scheduler.
+// the scheduler (package scheduler).
 func (a *App) Deliver(ctx context.Context, sch bot.Schedule, r bot.Reply) (bot.Delivered, error) {
 	channel, root := sch.DestChannel, ""
 	if sch.DestKind == "thread" {
