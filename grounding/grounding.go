@@ -438,11 +438,11 @@ func schemaCoherence(cat *warehouse.Catalog, scored []Table) {
 func bag(t warehouse.Table) map[string]float64 {
 	b := map[string]float64{}
 	add := func(text string, weight float64) {
-		for _, w := range words(text) {
+		eachWord(text, func(w string) {
 			if len(w) >= 2 && !stopWords[w] && b[w] < weight {
 				b[w] = weight
 			}
-		}
+		})
 	}
 	add(t.Comment, weightComment)
 	add(t.Title, weightTable)
