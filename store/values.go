@@ -91,12 +91,16 @@ type ValueIndexStats struct {
 	RefreshedAt              time.Time
 }
 
+// trigramSchemaQuery finds the schema pg_trgm is installed in: no row
+// when it is not.
+const trigramSchemaQuery = `SELECT n.nspname FROM pg_catalog.pg_extension e
+		JOIN pg_catalog.pg_namespace n ON n.oid = e.extnamespace WHERE e.extname = 'pg_trgm'`
+
 // trigramSchema returns the schema pg_trgm is installed in, or
 // ErrNoTrigram.
 func (d *DB) trigramSchema(ctx context.Context) (string, error) {
 	var schema string
-	err := d.pool.QueryRow(ctx, `SELECT n.nspname FROM pg_catalog.pg_extension e
-		JOIN pg_catalog.pg_namespace n ON n.oid = e.extnamespace WHERE e.extname = 'pg_trgm'`).Scan(&schema)
+	err := d.pool.QueryRow(ctx, trigramSchemaQuery).Scan(&schema)
 	if errors.Is(err, pgx.ErrNoRows) {
 		return "", ErrNoTrigram
 	}
@@ -284,34 +288,35 @@ func (d *DB) MatchValues(ctx context.Context, backend string, phrases []ValuePhr
 	if len(phrases) == 0 {
 		return nil, nil
 	}
-	t, err := d.trigramSchema(ctx)
-	if err != nil {
-		return nil, err
-	}
-	q := pgx.Identifier{t}.Sanitize()
-	// Stemmed matches need the stem index, which the first refresh
-	// creates: without it, they would compare every value.
-	var stems bool
-	err = d.pool.QueryRow(ctx, `SELECT to_regclass($1) IS NOT NULL`,
-		pgx.Identifier{d.schema, "value_index_stem_idx"}.Sanitize()).Scan(&stems)
-	if err != nil {
-		return nil, fmt.Errorf("match values: %w", classify(err))
-	}
 	var all []ValueMatch
-	err = pgx.BeginFunc(ctx, d.pool, func(tx pgx.Tx) error {
-		// The operators' own thresholds cut what the index returns, so a
-		// common word costs little; the scores are checked again below.
-		threshold := strconv.FormatFloat(minSimilarity, 'f', 2, 64)
-		// The planner costs a trigram comparison like an equality, so on a
-		// small index (a few thousand values) it compares every value
-		// instead of asking the trigram index: 13 ms a phrase instead of
-		// 0.5. The candidates are found by the trigram conditions alone,
-		// with scans of the whole table off.
-		if _, err := tx.Exec(ctx, `SELECT set_config('pg_trgm.similarity_threshold', $1, true),
+	err := pgx.BeginFunc(ctx, d.pool, func(tx pgx.Tx) error {
+		// One round trip before the phrases: the schema pg_trgm is in,
+		// whether the stem index exists (stemmed matches need it, and the
+		// first refresh creates it: without it, they would compare every
+		// value), and the settings. The operators' own thresholds cut what
+		// the index returns, so a common word costs little; the scores are
+		// checked again below. The planner costs a trigram comparison like
+		// an equality, so on a small index (a few thousand values) it
+		// compares every value instead of asking the trigram index: 13 ms
+		// a phrase instead of 0.5. The candidates are found by the trigram
+		// conditions alone, with scans of the whole table off.
+		var (
+			trigram *string
+			stems   bool
+		)
+		err := tx.QueryRow(ctx, `SELECT (`+trigramSchemaQuery+`), to_regclass($2) IS NOT NULL,
+			set_config('pg_trgm.similarity_threshold', $1, true),
 			set_config('pg_trgm.word_similarity_threshold', $1, true),
-			set_config('enable_seqscan', 'off', true)`, threshold); err != nil {
+			set_config('enable_seqscan', 'off', true)`,
+			strconv.FormatFloat(minSimilarity, 'f', 2, 64), pgx.Identifier{d.schema, "value_index_stem_idx"}.Sanitize(),
+		).Scan(&trigram, &stems, nil, nil, nil)
+		if err != nil {
 			return err
 		}
+		if trigram == nil {
+			return ErrNoTrigram
+		}
+		q := pgx.Identifier{*trigram}.Sanitize()
 		// One statement per phrase, never prepared: with the phrase known
 		// when the statement is planned, PostgreSQL reaches for the trigram
 		// index; a generic plan, or one statement over all phrases at once,
@@ -385,6 +390,9 @@ func (d *DB) MatchValues(ctx context.Context, backend string, phrases []ValuePhr
 		}
 		return nil
 	})
+	if errors.Is(err, ErrNoTrigram) {
+		return nil, ErrNoTrigram
+	}
 	if err != nil {
 		return nil, fmt.Errorf("match values: %w", classify(err))
 	}
