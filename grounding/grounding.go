@@ -304,14 +304,10 @@ const (
 // and reasons, and the columns that join tables ("schema.table.column").
 func rank(cat *warehouse.Catalog, r Request) (order []int, relevant int, scored []Table, links map[string]bool) {
 	scored = make([]Table, len(cat.Tables))
-	bags := make([]map[string]float64, len(cat.Tables))
-	df := map[string]int{}
+	facts := factsOf(cat)
+	bags, df := facts.bags, facts.df
 	for i, t := range cat.Tables {
 		scored[i] = Table{Table: t}
-		bags[i] = bag(t)
-		for w := range bags[i] {
-			df[w]++
-		}
 	}
 	n := float64(len(cat.Tables))
 	qterms := terms(r.Question)
@@ -355,7 +351,7 @@ func rank(cat *warehouse.Catalog, r Request) (order []int, relevant int, scored 
 	schemaCoherence(cat, scored)
 	// A table that a relevant table refers to is needed to join it: it
 	// ranks at least half as high.
-	partners, js := joinPartners(cat)
+	partners, js := facts.partners, facts.joins
 	own := make([]float64, len(scored))
 	for i := range scored {
 		own[i] = scored[i].Score
