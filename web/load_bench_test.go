@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"net/http"
 	"regexp"
+	"runtime"
 	"slices"
 	"strings"
 	"sync"
@@ -40,6 +41,8 @@ func BenchmarkLoad200Web(b *testing.B) {
 		wall            time.Duration
 	)
 	cpu0 := processCPU(b)
+	var mem0, mem1 runtime.MemStats
+	runtime.ReadMemStats(&mem0)
 	for b.Loop() {
 		var mu sync.Mutex
 		var wg sync.WaitGroup
@@ -68,6 +71,7 @@ func BenchmarkLoad200Web(b *testing.B) {
 		wall += time.Since(begin)
 	}
 	cpu := processCPU(b) - cpu0
+	runtime.ReadMemStats(&mem1)
 	slices.Sort(turns)
 	at := func(q float64) float64 {
 		if len(turns) == 0 {
@@ -82,6 +86,7 @@ func BenchmarkLoad200Web(b *testing.B) {
 	b.ReportMetric(float64(len(turns))/wall.Seconds(), "turns/s")
 	if len(turns) > 0 {
 		b.ReportMetric(float64(cpu.Microseconds())/1000/float64(len(turns)), "cpu-ms/turn")
+		b.ReportMetric(float64(mem1.Mallocs-mem0.Mallocs)/float64(len(turns)), "allocs/turn")
 	}
 	b.Logf("web load: %d conversations × %s per model call, default settings: %d answered, %d refused (503), %d errors; turn p50 %.0f ms p99 %.0f ms",
 		webLoadThreads, webLoadCallDelay, len(turns), refused, failed, at(0.50), at(0.99))
