@@ -21,6 +21,7 @@ import (
 	"github.com/analyticsbot/analyticsbot/access"
 	"github.com/analyticsbot/analyticsbot/answer"
 	"github.com/analyticsbot/analyticsbot/demo"
+	"github.com/analyticsbot/analyticsbot/feedback"
 	"github.com/analyticsbot/analyticsbot/grounding"
 	"github.com/analyticsbot/analyticsbot/llm"
 	"github.com/analyticsbot/analyticsbot/nodes"
@@ -223,9 +224,12 @@ func newBot(cfg Config, db *store.DB, backend warehouse.Backend, log *slog.Logge
 		AskingBack:      nodes.AskBackMode(cfg.AskBack),
 		ResultFreshness: cfg.ResultFreshness, TimeZone: cfg.Location(), Lexicon: lex,
 	}).Defaults()
+	n.Ratings = &feedback.Book{DB: db, Backend: backend.Name(), Fingerprint: backend.Dialect().Fingerprint,
+		AutoVerify: cfg.ExamplesAutoVerify, Admins: cfg.ExampleAdmins}
 	if cfg.Schedules {
-		n.Schedules = db
+		n.Schedules, n.ScheduleKeeper = db, db
 	}
+	n.ScheduleRules = scheduleRules{b}
 	if b.Demo {
 		n.DemoQuestions = demo.Questions()
 	}
@@ -368,29 +372,25 @@ type Message struct {
 	Private bool
 }
 
-// Ask answers a message: it loads the thread's recent turns, runs the
-// workflow and returns its final state. The error is for failures of the
-// workflow itself, and ErrNoThread for a thread that is not m.UserID's
-// (see CheckThread; on the web chat a message without a thread starts
-// one); answers that explain a problem come back in the state.
-func (b *Bot) Ask(ctx context.Context, m Message, opts ...workflow.RunOption) (*nodes.State, workflow.Result, error) {
+// AskState answers a message as Ask does and returns the workflow's final
+// state and trace, for the eval and the tests that read the run; front
+// ends use Ask. It loads the thread's recent turns and runs the workflow.
+// The error is for failures of the workflow itself, and ErrNoThread for a
+// thread that is not m.UserID's (see CheckThread; on the web chat a
+// message without a thread starts one); answers that explain a problem
+// come back in the state.
+func (b *Bot) AskState(ctx context.Context, m Message, opts ...workflow.RunOption) (*nodes.State, workflow.Result, error) {
 	m, err := b.askThread(ctx, m)
 	if err != nil {
 		return nil, workflow.Result{}, err
 	}
-	if note := feedbackNote.FindStringSubmatch(m.Text); note != nil && b.nodes.Feedback {
-		s, err := b.note(ctx, m, "", note[1])
-		return s, workflow.Result{}, err
-	}
-	if b.cfg.Schedules && IsSchedulesRequest(m.Text) && nodes.SurfaceOf(m.ChannelID) != nodes.SurfaceSlack {
-		// Slack has "/ask schedules", shown to the asker alone; a thread
-		// would show the list to everyone in it.
-		s, err := b.ListSchedules(ctx, m, MySchedules)
-		return s, workflow.Result{}, err
-	}
-	s := &nodes.State{UserQuery: m.Text, UserID: m.UserID, UserEmail: m.Email, ChannelID: m.ChannelID, ThreadTS: m.ThreadID,
+	return b.run(ctx, b.stateOf(m), opts...)
+}
+
+// stateOf is the state a run for m starts from.
+func (b *Bot) stateOf(m Message) *nodes.State {
+	return &nodes.State{UserQuery: m.Text, UserID: m.UserID, UserEmail: m.Email, ChannelID: m.ChannelID, ThreadTS: m.ThreadID,
 		TimeZone: m.TimeZone, Started: time.Now()}
-	return b.run(ctx, s, opts...)
 }
 
 // ErrBadAction is returned for a button press with an unknown action or a
@@ -399,96 +399,65 @@ var ErrBadAction = errors.New("bad action")
 
 var queryIDPattern = regexp.MustCompile(`^[0-9a-f]{8}$`)
 
-// Press answers a button press for the query id in value: an action of
-// nodes.Buttons, a 👍/👎 (Rate) or Verify. It never calls the model. A
-// thread that is not m.UserID's gets ErrNoThread (see CheckThread).
-func (b *Bot) Press(ctx context.Context, m Message, action, value string, opts ...workflow.RunOption) (*nodes.State, workflow.Result, error) {
+// PressState answers a button press as Press does and returns the
+// workflow's final state and trace (see AskState): an action of the intent
+// table (nodes.ButtonIntent) on the query id (or, for a schedule's, the
+// schedule id) in value. It never calls the model. A thread that is not
+// m.UserID's gets ErrNoThread (see CheckThread).
+func (b *Bot) PressState(ctx context.Context, m Message, action, value string, opts ...workflow.RunOption) (*nodes.State, workflow.Result, error) {
 	if err := b.CheckThread(ctx, m); err != nil {
 		return nil, workflow.Result{}, err
 	}
 	action, value = pressOf(action, value)
 	m, private := b.pressedWhere(ctx, m, value)
-	var (
-		s   *nodes.State
-		err error
-	)
-	switch action {
-	case ActionFeedbackUp:
-		s, err = b.rate(ctx, m, store.RatingUp, value, "")
-	case ActionFeedbackDown:
-		s, err = b.rate(ctx, m, store.RatingDown, value, "")
-	case ActionVerify:
-		s, err = b.verify(ctx, m, value)
-	}
-	if s != nil || err != nil {
-		return s, workflow.Result{}, err
-	}
-	if isScheduleAction(action) {
-		s, err = b.manageSchedule(ctx, m, action, value)
-		return s, workflow.Result{}, err
-	}
-	preset := ""
-	if action == nodes.ActionSchedulePreset {
-		if value, preset, err = presetPress(value); err != nil {
-			return nil, workflow.Result{}, err
-		}
-		action = nodes.ActionSchedule
-	}
-	intent, ok := nodes.ButtonIntent(action)
-	if !ok {
-		return nil, workflow.Result{}, fmt.Errorf("%w: unknown action %q (want %s, %s, %s, %s, %s, %s, %s or a schedule's)", ErrBadAction, action,
-			nodes.IntentExportCSV, nodes.IntentShowSQL, nodes.IntentRefresh, nodes.IntentSchedule, ActionFeedbackUp, ActionFeedbackDown, ActionVerify)
-	}
-	if !queryIDPattern.MatchString(value) {
-		return nil, workflow.Result{}, fmt.Errorf("%w: %q is not a query id (8 hex characters)", ErrBadAction, value)
-	}
-	if m.Text == "" {
-		m.Text = "[button] " + action + " " + value
-	}
-	s = &nodes.State{
-		UserQuery: m.Text, UserID: m.UserID, UserEmail: m.Email, ChannelID: m.ChannelID, ThreadTS: m.ThreadID, Started: time.Now(),
-		Intent: intent, ReferencedQueryID: value, TimeZone: m.TimeZone, SchedulePreset: preset,
+	s, err := b.pressOn(m, action, value)
+	if err != nil {
+		return nil, workflow.Result{}, err
 	}
 	if private {
 		s.Audience = nodes.AudienceAsker
 	}
-	if intent == nodes.IntentSchedule && !b.cfg.Schedules {
-		respond(s, failure(textSchedulesOff))
-		return s, workflow.Result{}, nil
-	}
 	return b.run(ctx, s, opts...)
 }
 
+// run runs the graph for s: with the thread's recent turns, under the
+// asker's access policy, and records the turn. A run beside the
+// conversation (the intent table's Aside: ratings, Verify, schedules' lists
+// and changes) is neither admitted again nor recorded, as it keeps no turn.
 func (b *Bot) run(ctx context.Context, s *nodes.State, opts ...workflow.RunOption) (*nodes.State, workflow.Result, error) {
 	if s.ThreadTS == "" {
 		s.ThreadTS = NewThreadID()
 	}
-	turns, err := b.db.RecentTurns(ctx, s.ThreadTS, b.cfg.HistoryTurns)
-	if err != nil {
-		// The workflow reports an unreachable database to the user itself.
-		b.log.WarnContext(ctx, "load history", "thread", s.ThreadTS, "err", err)
-	}
-	s.History = turns
-	// Every query of the run is made for this person: their policy
-	// (ACCESS_FILE) and the database's row-level security apply.
 	caller := warehouse.Caller{UserID: s.UserID, Email: s.UserEmail, ChannelID: s.ChannelID}
-	if b.access != nil {
-		p, err := b.access.Admit(whoOf(s))
-		var ref *access.Refusal
-		if errors.As(err, &ref) {
-			return b.refuse(ctx, s, ref), workflow.Result{}, nil
+	if !nodes.Aside(s.Intent) {
+		turns, err := b.db.RecentTurns(ctx, s.ThreadTS, b.cfg.HistoryTurns)
+		if err != nil {
+			// The workflow reports an unreachable database to the user itself.
+			b.log.WarnContext(ctx, "load history", "thread", s.ThreadTS, "err", err)
 		}
-		caller.Access, s.Policy = p, p.Policy()
-		caller = b.underCeiling(s, caller)
+		s.History = turns
+		// Every query of the run is made for this person: their policy
+		// (ACCESS_FILE) and the database's row-level security apply.
+		if b.access != nil {
+			p, err := b.access.Admit(whoOf(s))
+			var ref *access.Refusal
+			if errors.As(err, &ref) {
+				return b.refuse(ctx, s, ref), workflow.Result{}, nil
+			}
+			caller.Access, s.Policy = p, p.Policy()
+			caller = b.underCeiling(s, caller)
+		}
 	}
 	ctx = warehouse.WithCaller(ctx, caller)
-	if rt, ok := b.backend.(warehouse.RoleTeller); ok {
+	if rt, ok := b.backend.(warehouse.RoleTeller); ok && !nodes.Aside(s.Intent) {
 		s.Role = rt.RoleFor(ctx)
 	}
 	res, err := b.graph.Run(ctx, s, opts...)
-	b.auditShared(ctx, s)
-	b.logTurn(ctx, s, res)
-	telemetry.RecordTurn(ctx, s, res, b.backend.Name())
+	if !nodes.Aside(s.Intent) {
+		b.auditShared(ctx, s)
+		b.logTurn(ctx, s, res)
+		telemetry.RecordTurn(ctx, s, res, b.backend.Name())
+	}
 	if err != nil {
 		return s, res, fmt.Errorf("answer in thread %s: %w", s.ThreadTS, err)
 	}

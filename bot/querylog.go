@@ -84,11 +84,12 @@ func queryLogOf(s *nodes.State, res workflow.Result, backend string) store.Query
 		nodeTime[st.Node] += st.Duration
 	}
 	queryID := ""
-	if s.ErrorKind == "" && (s.Intent == nodes.IntentAnalytics || s.Intent == nodes.IntentFollowUp) {
+	spec, _ := nodes.SpecOf(s.Intent)
+	if s.ErrorKind == "" && spec.Question {
 		queryID = s.QueryID
 	}
 	rows := s.Result.RowCount
-	if s.Intent == nodes.IntentExportCSV {
+	if spec.File {
 		rows = s.CSVRows
 	}
 	return store.QueryLog{

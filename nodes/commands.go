@@ -69,18 +69,20 @@ func commandWords(msg string) string {
 	return commandClosing.ReplaceAllString(s, "")
 }
 
-// keywordIntent returns the button a message is the command of, if any.
+// keywordIntent returns the intent a message is the command of (the
+// table's Words), if any.
 func keywordIntent(msg string) (Intent, bool) {
 	if len(msg) > maxCommandLen {
 		return "", false
 	}
-	switch w := commandWords(msg); {
-	case w == "":
+	w := commandWords(msg)
+	if w == "" {
 		return "", false
-	case showSQLCommand.MatchString(w):
-		return IntentShowSQL, true
-	case csvCommand.MatchString(w):
-		return IntentExportCSV, true
+	}
+	for _, s := range Intents {
+		if s.Words != nil && s.Words.MatchString(w) {
+			return s.Intent, true
+		}
 	}
 	return "", false
 }

@@ -39,7 +39,8 @@ func (n *Nodes) FormatAnswer(ctx context.Context, s *State) error {
 		Links:       n.Links.For(&res),
 		Units:       n.units(ctx, res),
 	}
-	a.Text = answer.LinkText(a.Text, a.Table())
+	tb := a.Table()
+	a.Text = answer.LinkText(answer.NumbersAsTable(a.Text, tb), tb)
 	f := FormatTable
 	if res.RowCount <= 1 && len(res.Columns) <= 1 {
 		f = FormatSimple
@@ -132,40 +133,21 @@ func (n *Nodes) fingerprint(s *State) (string, bool) {
 	return fp, err == nil
 }
 
-// Buttons are the buttons under an answer: their action ids are the
-// intents they press.
-func Buttons() []answer.Action {
-	return []answer.Action{
-		{ID: string(IntentExportCSV), Label: "Export CSV"},
-		{ID: string(IntentShowSQL), Label: "Show SQL"},
-	}
-}
-
-// RefreshButton runs an answer served from a recent result again.
-var RefreshButton = answer.Action{ID: string(IntentRefresh), Label: "Refresh"}
-
-// buttons are the buttons under s's answer: Buttons, and Refresh when the
-// result was not run now.
+// buttons are the buttons under s's answer (the table's Under): those of
+// every answer, Refresh when the result was not run now, Explain when the
+// answer assumed something, Schedule when schedules are on.
 func (n *Nodes) buttons(s *State) []answer.Action {
-	b := Buttons()
+	under := []Under{UnderAlways}
 	if !s.DataAsOf.IsZero() {
-		b = append(b, RefreshButton)
+		under = append(under, UnderRecent)
+	}
+	if len(s.Assumptions) > 0 {
+		under = append(under, UnderAssumed)
 	}
 	if n.Schedules != nil && s.Intent != IntentScheduledRun {
-		b = append(b, ScheduleButton)
+		under = append(under, UnderSchedules)
 	}
-	return b
-}
-
-// ButtonIntent returns the intent a button's action id presses; ok is false
-// for anything that is not one of Buttons, RefreshButton or ScheduleButton.
-func ButtonIntent(action string) (intent Intent, ok bool) {
-	for _, b := range append(Buttons(), RefreshButton, ScheduleButton) {
-		if b.ID == action {
-			return Intent(action), true
-		}
-	}
-	return "", false
+	return ButtonsUnder(under...)
 }
 
 // Decline answers a message that is not about the data, with questions the
@@ -186,8 +168,17 @@ const textDemoUnknown = "This is the offline demo: no language model is connecte
 // HandleError turns the recorded error kind into a friendly message. It
 // never calls the model; the detail stays in logs.
 func (n *Nodes) HandleError(ctx context.Context, s *State) error {
-	if operatorKinds[s.ErrorKind] && s.ErrorRef == "" {
+	demoUnknown := s.ErrorKind == ErrModelRefused && len(n.DemoQuestions) > 0
+	if operatorKinds[s.ErrorKind] && s.ErrorRef == "" && !demoUnknown {
 		s.ErrorRef = newErrorRef()
+	}
+	if demoUnknown {
+		// The offline demo turning down a question it has no script for is
+		// not a failure: a notice, with no reference to a log line (and so
+		// logged as information, not a warning).
+		text, suggestions := n.errorText(ctx, s)
+		s.SetReply(FormatError, &answer.Answer{Kind: answer.KindNotice, Text: answer.Plain(text), Questions: suggestions})
+		return nil
 	}
 	text, suggestions := n.errorText(ctx, s)
 	if s.ErrorRef != "" {

@@ -19,6 +19,11 @@ const (
 	NodeRefresh        = string(IntentRefresh)
 	NodeSchedule       = string(IntentSchedule)
 	NodeRunSchedule    = "run_schedule"
+	NodeExplain        = string(IntentExplain)
+	NodeRate           = string(IntentFeedback)
+	NodeVerify         = "verify"
+	NodeListSchedules  = string(IntentListSchedules)
+	NodeManageSchedule = string(IntentManageSchedule)
 	NodeDecline        = "decline"
 	NodeHandleError    = "handle_error"
 	NodeSaveTurn       = "save_turn"
@@ -46,12 +51,17 @@ func Graph(n *Nodes) *workflow.Graph[State] {
 		AddNode(NodeRefresh, n.Refresh, workflow.WithLabel("Running the query again…")).
 		AddNode(NodeSchedule, n.Schedule, workflow.WithLabel("Reading the schedule…")).
 		AddNode(NodeRunSchedule, n.RunSchedule, workflow.WithLabel("Running the scheduled query…")).
+		AddNode(NodeExplain, n.Explain, workflow.WithLabel("Looking at how I answered…")).
+		AddNode(NodeRate, n.Rate, workflow.WithLabel("Saving your feedback…")).
+		AddNode(NodeVerify, n.Verify, workflow.WithLabel("Verifying the query…")).
+		AddNode(NodeListSchedules, n.ListSchedules, workflow.WithLabel("Listing the schedules…")).
+		AddNode(NodeManageSchedule, n.ManageSchedule, workflow.WithLabel("Changing the schedule…")).
 		AddNode(NodeDecline, n.Decline, workflow.WithLabel("Answering…")).
 		AddNode(NodeHandleError, n.HandleError, workflow.WithLabel("Explaining what went wrong…")).
 		AddNode(NodeSaveTurn, n.SaveTurn, workflow.WithLabel("Saving the conversation…")).
 		AddEdge(workflow.Start, NodeRouteIntent).
 		AddBranch(NodeRouteIntent, afterRouting, NodeResolveContext, NodeExportCSV, NodeShowSQL, NodeRefresh,
-			NodeSchedule, NodeRunSchedule, NodeDecline, NodeHandleError).
+			NodeSchedule, NodeRunSchedule, NodeExplain, NodeRate, NodeVerify, NodeListSchedules, NodeManageSchedule, NodeDecline, NodeHandleError).
 		AddBranch(NodeResolveContext, onErrorOr(NodeGenerateQuery), NodeGenerateQuery, NodeHandleError).
 		AddBranch(NodeGenerateQuery, afterGeneration, NodeValidateQuery, NodeAskBack, NodeHandleError).
 		AddBranch(NodeValidateQuery, afterValidation(n.MaxRetries), NodeExecuteQuery, NodeGenerateQuery, NodeHandleError).
@@ -64,13 +74,20 @@ func Graph(n *Nodes) *workflow.Graph[State] {
 		AddBranch(NodeRefresh, onErrorOr(NodeFormatAnswer), NodeFormatAnswer, NodeHandleError).
 		AddBranch(NodeSchedule, onErrorOr(NodeSaveTurn), NodeSaveTurn, NodeHandleError).
 		AddBranch(NodeRunSchedule, afterScheduledRun, NodeFormatAnswer, NodeSaveTurn, NodeHandleError).
+		AddBranch(NodeExplain, onErrorOr(NodeSaveTurn), NodeSaveTurn, NodeHandleError).
+		AddEdge(NodeRate, workflow.End).
+		AddEdge(NodeVerify, workflow.End).
+		AddEdge(NodeListSchedules, workflow.End).
+		AddEdge(NodeManageSchedule, workflow.End).
 		AddEdge(NodeDecline, NodeSaveTurn).
 		AddEdge(NodeHandleError, NodeSaveTurn).
 		AddEdge(NodeSaveTurn, workflow.End)
 }
 
 // afterRouting sends each intent to its path; a message the router refused
-// (empty, too long) goes straight to the error handler.
+// (empty, too long) goes straight to the error handler. The paths of
+// ratings, Verify and schedules' lists and changes end without save_turn:
+// they are answered beside the conversation (the table's Aside).
 func afterRouting(s *State) string {
 	if s.ErrorKind != "" {
 		return NodeHandleError
@@ -86,6 +103,16 @@ func afterRouting(s *State) string {
 		return NodeSchedule
 	case IntentScheduledRun:
 		return NodeRunSchedule
+	case IntentExplain:
+		return NodeExplain
+	case IntentFeedback:
+		return NodeRate
+	case IntentVerify:
+		return NodeVerify
+	case IntentListSchedules:
+		return NodeListSchedules
+	case IntentManageSchedule:
+		return NodeManageSchedule
 	case IntentOffTopic:
 		return NodeDecline
 	default:

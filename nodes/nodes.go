@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/analyticsbot/analyticsbot/answer"
+	"github.com/analyticsbot/analyticsbot/feedback"
 	"github.com/analyticsbot/analyticsbot/lexicon"
 	"github.com/analyticsbot/analyticsbot/llm"
 	"github.com/analyticsbot/analyticsbot/prompts"
@@ -73,8 +74,12 @@ type Nodes struct {
 	// catalog has, and finds verified queries for the badge; nil: Examples.
 	ExampleStore ExampleStore
 	ExamplesK    int
-	// Feedback puts 👍/👎 buttons under answers.
+	// Feedback puts 👍/👎 buttons under answers, and route_intent reads a
+	// message "feedback: …" as a note on a 👎.
 	Feedback bool
+	// Ratings keeps 👍/👎, their notes and verified examples (package
+	// feedback); rate and verify use it.
+	Ratings *feedback.Book
 	// DemoQuestions, when set, says the model is the offline demo's
 	// script, which knows only these questions: a question it cannot
 	// answer is told so, with them, and how to connect a model.
@@ -123,6 +128,11 @@ type Nodes struct {
 	// Schedules keeps the schedules the schedule node makes; nil: answers
 	// cannot be scheduled.
 	Schedules ScheduleStore
+	// ScheduleKeeper lists and changes schedules, under the bot's
+	// ScheduleRules (list_schedules, manage_schedule); nil: schedules are
+	// off.
+	ScheduleKeeper ScheduleKeeper
+	ScheduleRules  ScheduleRules
 	// TimeZone is the bot's time zone (TZ), for schedules of people whose
 	// own the surface does not tell; nil: UTC.
 	TimeZone *time.Location

@@ -67,19 +67,31 @@ func plainTerm(t string) bool {
 	return letter
 }
 
-// RouteIntent decides what the user wants. Button presses arrive with the
-// intent set; a message that is a button's command and nothing else
-// (keywordIntent) takes it without the model; everything else costs one
-// classification call.
+// RouteIntent decides what the user wants; it is the one reader of a
+// message's text. Button presses arrive with the intent set; a note on a 👎
+// ("feedback: …"), a request for one's schedules, words that schedule an
+// answer, and a message that is a button's command and nothing else
+// (keywordIntent) take theirs without the model; everything else costs one
+// classification call, offered the intent table's choices.
 func (n *Nodes) RouteIntent(ctx context.Context, s *State) error {
 	if !utf8.ValidString(s.UserQuery) {
 		s.UserQuery = strings.ToValidUTF8(s.UserQuery, "\uFFFD")
 		s.note("the message was not valid UTF-8; invalid bytes were replaced")
 	}
-	switch {
-	case s.Intent != "":
+	if s.Intent != "" {
 		s.IntentSource, s.Confidence = "button", 1
 		return nil
+	}
+	// Commands beside the conversation, read whatever their length.
+	if note := feedbackNote.FindStringSubmatch(s.UserQuery); note != nil && n.Feedback {
+		s.Intent, s.Note, s.Confidence, s.IntentSource = IntentFeedback, note[1], 1, "keyword"
+		return nil
+	}
+	if n.ScheduleKeeper != nil && SurfaceOf(s.ChannelID) != SurfaceSlack && schedulesPhrase.MatchString(s.UserQuery) {
+		s.Intent, s.Confidence, s.IntentSource = IntentListSchedules, 1, "keyword"
+		return nil
+	}
+	switch {
 	case strings.TrimSpace(s.UserQuery) == "":
 		s.fail(ErrEmptyMessage, "empty message")
 		return nil
@@ -99,9 +111,9 @@ func (n *Nodes) RouteIntent(ctx context.Context, s *State) error {
 	}
 	// The schedule intent is offered when there is an answer to schedule:
 	// the words' own reader missed this message, the model may not.
-	schedules := n.Schedules != nil && hasQuery(s.History)
+	choices := Choices(n.Schedules != nil && hasQuery(s.History))
 	reply, err := n.complete(ctx, s, llm.StepClassify, prompts.Classify{
-		Domain: n.Domain, Question: s.UserQuery, History: history(s.History), Schedules: schedules,
+		Domain: n.Domain, Question: s.UserQuery, History: history(s.History), Intents: choices,
 	})
 	if err != nil {
 		modelFailure(s, err)
@@ -109,7 +121,7 @@ func (n *Nodes) RouteIntent(ctx context.Context, s *State) error {
 	}
 	var r classifyReply
 	err = llm.DecodeJSON(reply, &r)
-	if err == nil && !r.Intent.Valid() && (!schedules || r.Intent != IntentSchedule) {
+	if err == nil && !offered(r.Intent, choices) {
 		err = fmt.Errorf("intent %q not offered", r.Intent)
 	}
 	if err != nil {

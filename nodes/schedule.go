@@ -49,9 +49,6 @@ const (
 	ActionScheduleDelete = "schedule_delete"
 )
 
-// ScheduleButton turns an answer into a schedule.
-var ScheduleButton = answer.Action{ID: ActionSchedule, Label: "Schedule"}
-
 // Presets are the recurrences the Schedule button offers in one press.
 var Presets = []struct{ Label, Spec string }{
 	{"Every weekday at 09:00", "0 9 * * 1-5"},
@@ -69,6 +66,10 @@ const textScheduleHow = "Or say it in this thread, e.g. “post this to #growth 
 // without the model), where it posts, in what form and, for an alert, on
 // what condition. The Schedule button alone answers with the presets.
 func (n *Nodes) Schedule(ctx context.Context, s *State) error {
+	if n.Schedules == nil {
+		s.SetReply(FormatSimple, failureNotice(TextSchedulesOff))
+		return nil
+	}
 	ctx = audienceCtx(ctx, s)
 	turn, ok := n.scheduledAnswer(ctx, s)
 	if !ok {

@@ -22,9 +22,9 @@ import (
 // Intent is what the user wants from a message.
 type Intent string
 
-// The intents the router can pick. IntentExportCSV and IntentShowSQL are
-// also the action ids of an answer's buttons (see Buttons), everywhere:
-// Slack, the web chat (which asks the server for them) and the CLI.
+// The intents. What each one is to the classifier, the buttons, the front
+// ends and the query log is its row of the intent table (Intents,
+// intents.go); a button's action id is its intent.
 const (
 	IntentAnalytics Intent = "analytics_query"
 	IntentFollowUp  Intent = "follow_up"
@@ -42,26 +42,21 @@ const (
 	// IntentScheduledRun is a schedule's run, which the scheduler starts
 	// with State.Scheduled set; the router never picks it.
 	IntentScheduledRun Intent = "scheduled_run"
-	// IntentFeedback and IntentVerify are presses the bot answers without
-	// the workflow (package bot): a 👍/👎 or its note, and an admin's
-	// Verify. The router never picks them.
+	// IntentFeedback and IntentVerify are a 👍/👎 or a note on a 👎
+	// ("feedback: …"), and an admin's Verify, answered without the model
+	// (package feedback keeps them).
 	IntentFeedback Intent = "feedback"
 	IntentVerify   Intent = "verify_example"
+	// IntentListSchedules lists the asker's schedules ("schedules", Slack's
+	// "/ask schedules"), and IntentManageSchedule answers a press on one
+	// (save, cancel, pause, resume, delete); neither calls the model.
+	IntentListSchedules  Intent = "list_schedules"
+	IntentManageSchedule Intent = "manage_schedule"
 	// IntentAskBack is the intent a thread keeps for a turn in which the
 	// bot asked back (save_turn), so the next question, which answers it,
 	// is not asked about again. The router never picks it.
 	IntentAskBack Intent = "ask_back"
 )
-
-// Valid reports whether i is one of the intents the classifier may pick
-// (the schedule intents come from words and buttons only).
-func (i Intent) Valid() bool {
-	switch i {
-	case IntentAnalytics, IntentFollowUp, IntentExportCSV, IntentShowSQL, IntentOffTopic, IntentRefresh:
-		return true
-	}
-	return false
-}
 
 // Format is the shape of the reply.
 type Format string
@@ -154,6 +149,18 @@ type State struct {
 	// SchedulePreset is the cron spec of the preset a button chose
 	// (IntentSchedule), empty when the words say when.
 	SchedulePreset string
+	// Rating is the 👍 or 👎 (store.RatingUp, store.RatingDown) a rating
+	// press gives (IntentFeedback); zero for a note alone. Note is the note
+	// on a 👎, from the caller or, for a message "feedback: …",
+	// route_intent.
+	Rating int
+	Note   string
+	// ScheduleAction is the press on a schedule (ActionSchedulePause, …)
+	// that manage_schedule answers, on ScheduleID (IntentManageSchedule);
+	// ScheduleScope whose schedules list_schedules lists
+	// (IntentListSchedules). Set by the caller.
+	ScheduleAction string
+	ScheduleScope  ScheduleScope
 	// Scheduled is the schedule a scheduled run runs (IntentScheduledRun).
 	Scheduled *ScheduledRun
 	// History holds the thread's most recent turns, oldest first.
@@ -241,7 +248,7 @@ type State struct {
 	DataAsOf time.Time
 
 	// ScheduleID is the pending schedule schedule made; written by
-	// schedule.
+	// schedule (set by the caller for manage_schedule).
 	ScheduleID string
 	// AlertValue is the number a scheduled run read for its alert, and
 	// Quiet says its condition did not hold, so nothing is sent; written

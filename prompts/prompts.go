@@ -55,9 +55,14 @@ type Classify struct {
 	Domain   string
 	Question string
 	History  []Exchange
-	// Schedules offers the schedule intent: schedules are on and the
-	// thread has an answer to schedule.
-	Schedules bool
+	// Intents are the choices the classifier is offered, in order (the
+	// intent table of package nodes, nodes.Choices).
+	Intents []Choice
+}
+
+// Choice is an intent the classifier may pick and what it means.
+type Choice struct {
+	Name, Meaning string
 }
 
 // Resolve is the data of resolve.tmpl.

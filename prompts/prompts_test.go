@@ -4,6 +4,7 @@ import (
 	"flag"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -14,13 +15,23 @@ func TestRenderGolden(t *testing.T) {
 	history := []Exchange{
 		{User: "How many games were released in 2018?", Bot: "*8,160* games were released in 2018.", QueryID: "a1b2c3d4"},
 	}
+	// The choices as nodes.Choices gives them (nodes/intents_test.go checks
+	// the table renders them).
+	choices := []Choice{
+		{"analytics_query", "a new, self-contained question about the data."},
+		{"follow_up", `a question that depends on the conversation so far (refines, filters, compares or drills into an earlier answer; uses words like "those", "that", "them", "what about").`},
+		{"export_csv", "the user wants the last result as a file (CSV, download, export)."},
+		{"show_sql", "the user wants to see the SQL query behind an answer."},
+		{"off_topic", "anything that is not a question about the data (greetings, jokes, general knowledge, requests to change data)."},
+	}
+	scheduling := append(slices.Clone(choices), Choice{"schedule", `the user wants an earlier answer sent again on a recurrence, or an alert when its numbers meet a condition ("send me this every Monday", "ping me if it goes over 100"); not a question about daily, weekly or monthly figures.`})
 	tests := []struct {
 		name string
 		data any
 	}{
-		{"classify_new", Classify{Domain: "Steam games", Question: "How many games were released in 2018?"}},
-		{"classify_history", Classify{Domain: "Steam games", Question: "and in 2017?", History: history}},
-		{"classify_schedules", Classify{Domain: "Steam games", Question: "keep me posted on this every week or so", History: history, Schedules: true}},
+		{"classify_new", Classify{Domain: "Steam games", Question: "How many games were released in 2018?", Intents: choices}},
+		{"classify_history", Classify{Domain: "Steam games", Question: "and in 2017?", History: history, Intents: choices}},
+		{"classify_schedules", Classify{Domain: "Steam games", Question: "keep me posted on this every week or so", History: history, Intents: scheduling}},
 		{"resolve", Resolve{Question: "and in 2017?", History: history}},
 		{"schedule", Schedule{Message: "post this to <#C0123ABC|growth> at the end of each week", Ignored: "end of",
 			Question: "How many games were released in 2018?", Columns: []string{"games"},

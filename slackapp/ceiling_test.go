@@ -27,7 +27,7 @@ func withCeiling(t *testing.T) (harnessOption, string) {
 	require.NoError(t, os.WriteFile(path, []byte(bottest.CeilingAccessFile("everyone", ch)), 0o600))
 	return func(o *harnessOptions) {
 		withScript(bottest.DemoScript(bottest.AccessRules() + bottest.CeilingRules()))(o)
-		withBotConfig(func(c *bot.Config) { c.AccessFile, c.Schemas = path, bottest.AccessSchemas })(o)
+		withBotConfig(func(c *bot.Config) { c.AccessFile, c.Postgres.Schemas = path, bottest.AccessSchemas })(o)
 	}, ch
 }
 
@@ -204,7 +204,7 @@ func TestChannelCeilingWithoutGuard(t *testing.T) {
 func TestChannelCeilingSchedules(t *testing.T) {
 	t.Parallel()
 	due := time.Date(2026, 11, 30, 9, 0, 0, 0, time.UTC)
-	clk := &clock{t: due.Add(-time.Hour)}
+	clk := bottest.NewClock(due.Add(-time.Hour))
 	opt, ch := withCeiling(t)
 	h, sc := scheduled(t, clk, "ceiling", ownState(t), opt)
 	root := "1700003201.000100"

@@ -13,6 +13,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/analyticsbot/analyticsbot/bot"
+	"github.com/analyticsbot/analyticsbot/bot/bottest"
 	"github.com/analyticsbot/analyticsbot/nodes"
 	"github.com/analyticsbot/analyticsbot/slackapp/fakeslack"
 	"github.com/analyticsbot/analyticsbot/store"
@@ -26,7 +27,7 @@ import (
 func TestSchedulesPostOnlyWhereTheirOwnerIs(t *testing.T) {
 	t.Parallel()
 	due := time.Date(2026, 11, 30, 9, 0, 0, 0, time.UTC)
-	clk := &clock{t: due.Add(-time.Hour)}
+	clk := bottest.NewClock(due.Add(-time.Hour))
 	h, sc := scheduled(t, clk, "replica-1", ownState(t))
 	ch, exec, team := channelID("CRULES"), channelID("CEXEC"), channelID("CTEAM")
 	h.slack.SetMembers(exec, "UBOB0001")
@@ -87,7 +88,7 @@ func accessFile(t *testing.T, deny string) harnessOption {
 func TestPolicyChangeStopsASchedule(t *testing.T) {
 	t.Parallel()
 	due := time.Date(2026, 11, 30, 9, 0, 0, 0, time.UTC)
-	clk := &clock{t: due.Add(-time.Hour)}
+	clk := bottest.NewClock(due.Add(-time.Hour))
 	state := ownState(t)
 	h1, _ := scheduled(t, clk, "before", state, accessFile(t, ""))
 	ch := channelID("CPOLICY")
@@ -124,7 +125,7 @@ func TestPolicyChangeStopsASchedule(t *testing.T) {
 func TestManageSchedulesInSlack(t *testing.T) {
 	t.Parallel()
 	due := time.Date(2026, 11, 30, 9, 0, 0, 0, time.UTC)
-	clk := &clock{t: due.Add(-time.Hour)}
+	clk := bottest.NewClock(due.Add(-time.Hour))
 	h, sc := scheduled(t, clk, "replica-1", ownState(t), withBotConfig(func(c *bot.Config) { c.ScheduleAdmins = []string{"UADMIN01"} }))
 	ch := channelID("CMANAGE")
 	answered(t, h, ch, "1700001501.000100")
@@ -170,7 +171,7 @@ func TestManageSchedulesInSlack(t *testing.T) {
 func TestMissedRunsRunOnceOnRecovery(t *testing.T) {
 	t.Parallel()
 	due := time.Date(2026, 11, 30, 9, 0, 0, 0, time.UTC)
-	clk := &clock{t: due.Add(3*24*time.Hour + 3*time.Hour)} // no replica ran for three days
+	clk := bottest.NewClock(due.Add(3*24*time.Hour + 3*time.Hour)) // no replica ran for three days
 	h, sc := scheduled(t, clk, "replica-1", ownState(t))
 	ch := channelID("CMISSED")
 	answered(t, h, ch, "1700001601.000100")
@@ -192,7 +193,7 @@ func TestMissedRunsRunOnceOnRecovery(t *testing.T) {
 func TestFailingRunIsRetriedThenTheOwnerIsTold(t *testing.T) {
 	t.Parallel()
 	due := time.Date(2026, 11, 30, 9, 0, 0, 0, time.UTC)
-	clk := &clock{t: due}
+	clk := bottest.NewClock(due)
 	h, sc := scheduled(t, clk, "replica-1", ownState(t))
 	ch := channelID("CFAILING")
 	answered(t, h, ch, "1700001701.000100")
@@ -233,7 +234,7 @@ func TestFailingRunIsRetriedThenTheOwnerIsTold(t *testing.T) {
 func TestCSVScheduleAndUnclearWords(t *testing.T) {
 	t.Parallel()
 	due := time.Date(2026, 11, 30, 9, 0, 0, 0, time.UTC)
-	clk := &clock{t: due.Add(-time.Hour)}
+	clk := bottest.NewClock(due.Add(-time.Hour))
 	h, sc := scheduled(t, clk, "replica-1", ownState(t))
 	ch, root := channelID("CCSV"), "1700001801.000100"
 	answered(t, h, ch, root)
@@ -260,7 +261,7 @@ func TestCSVScheduleAndUnclearWords(t *testing.T) {
 // calls it (SLACK_SLASH_COMMAND).
 func TestSchedulesNameTheSlashCommand(t *testing.T) {
 	t.Parallel()
-	clk := &clock{t: time.Date(2026, 11, 30, 8, 0, 0, 0, time.UTC)}
+	clk := bottest.NewClock(time.Date(2026, 11, 30, 8, 0, 0, 0, time.UTC))
 	h, _ := scheduled(t, clk, "replica-1", ownState(t), withConfig(func(c *Config) { c.SlashCommand = "/data" }))
 	ch, root := channelID("CSLASH"), "1700002101.000100"
 	answered(t, h, ch, root)

@@ -12,28 +12,12 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/analyticsbot/analyticsbot/bot"
+	"github.com/analyticsbot/analyticsbot/bot/bottest"
 	"github.com/analyticsbot/analyticsbot/nodes"
+	"github.com/analyticsbot/analyticsbot/scheduler"
 	"github.com/analyticsbot/analyticsbot/slackapp/fakeslack"
 	"github.com/analyticsbot/analyticsbot/store"
 )
-
-// clock is a time the test moves by hand.
-type clock struct {
-	mu sync.Mutex
-	t  time.Time
-}
-
-func (c *clock) Now() time.Time {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return c.t
-}
-
-func (c *clock) Set(t time.Time) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	c.t = t
-}
 
 // ownState keeps the bot's state (turns, schedules) in a schema of the
 // test's own (BOT_SCHEMA), as a deployment of its own would: the
@@ -59,17 +43,17 @@ func ownState(t *testing.T) harnessOption {
 
 // scheduled starts a harness whose bot and scheduler run on clk, and the
 // scheduler posting to the harness's Slack app.
-func scheduled(t *testing.T, clk *clock, runner string, opts ...harnessOption) (*harness, *bot.Scheduler) {
+func scheduled(t *testing.T, clk *bottest.Clock, runner string, opts ...harnessOption) (*harness, *scheduler.Scheduler) {
 	t.Helper()
 	h := start(t, opts...)
 	h.bot.SetClock(clk.Now)
-	sc := h.bot.NewScheduler(bot.SchedulerOptions{Now: clk.Now, Runner: runner, Lease: time.Minute, RetryDelay: time.Minute})
+	sc := scheduler.New(h.bot, scheduler.Options{Now: clk.Now, Runner: runner, Lease: time.Minute, RetryDelay: time.Minute})
 	sc.Handle(nodes.SurfaceSlack, h.app)
 	return h, sc
 }
 
 // tick runs one poll of sc and fails the test on an error.
-func tick(t *testing.T, sc *bot.Scheduler) int {
+func tick(t *testing.T, sc *scheduler.Scheduler) int {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
@@ -127,7 +111,7 @@ func (h *harness) posts(channel, want string) []fakeslack.Message {
 // after), once per run, with no model call.
 func TestSchedulesPostAtLocalTimesAcrossDST(t *testing.T) {
 	t.Parallel()
-	clk := &clock{t: time.Date(2026, 10, 30, 12, 0, 0, 0, time.UTC)} // Friday, New York still on EDT
+	clk := bottest.NewClock(time.Date(2026, 10, 30, 12, 0, 0, 0, time.UTC)) // Friday, New York still on EDT
 	h, sc := scheduled(t, clk, "replica-1", ownState(t))
 	h.slack.SetUserTimeZone(user, "America/New_York")
 	ch, growth := channelID("CSCHED"), channelID("CGROWTH")
@@ -236,12 +220,12 @@ func storedSchedules(t *testing.T, h *harness, thread, channel string, due time.
 func TestTwoReplicasPostEachRunOnce(t *testing.T) {
 	t.Parallel()
 	due := time.Date(2026, 11, 30, 9, 0, 0, 0, time.UTC)
-	clk := &clock{t: due.Add(-time.Hour)}
+	clk := bottest.NewClock(due.Add(-time.Hour))
 	state := ownState(t)
 	h1, sc1 := scheduled(t, clk, "replica-1", state)
 	h2 := start(t, sharing(h1.slack), state)
 	h2.bot.SetClock(clk.Now)
-	sc2 := h2.bot.NewScheduler(bot.SchedulerOptions{Now: clk.Now, Runner: "replica-2", Lease: time.Minute})
+	sc2 := scheduler.New(h2.bot, scheduler.Options{Now: clk.Now, Runner: "replica-2", Lease: time.Minute})
 	sc2.Handle(nodes.SurfaceSlack, h2.app)
 	ch := channelID("CREPLICA")
 	answered(t, h1, ch, "1700001101.000100")
@@ -274,11 +258,11 @@ func TestTwoReplicasPostEachRunOnce(t *testing.T) {
 // blockingDeliverer stands for a replica that dies while posting: it
 // never posts, and tells the test it got that far.
 type blockingDeliverer struct {
-	bot.Deliverer
+	scheduler.Deliverer
 	reached chan struct{}
 }
 
-func (b blockingDeliverer) Deliver(ctx context.Context, _ store.Schedule, _ *nodes.State) (bot.Delivered, error) {
+func (b blockingDeliverer) Deliver(ctx context.Context, _ bot.Schedule, _ bot.Reply) (bot.Delivered, error) {
 	close(b.reached)
 	<-ctx.Done()
 	return bot.Delivered{}, ctx.Err()
@@ -289,10 +273,10 @@ func (b blockingDeliverer) Deliver(ctx context.Context, _ store.Schedule, _ *nod
 func TestKilledReplicaIsTakenOver(t *testing.T) {
 	t.Parallel()
 	due := time.Date(2026, 11, 30, 9, 0, 0, 0, time.UTC)
-	clk := &clock{t: due}
+	clk := bottest.NewClock(due)
 	state := ownState(t)
 	h1, _ := scheduled(t, clk, "replica-1", state)
-	dying := h1.bot.NewScheduler(bot.SchedulerOptions{Now: clk.Now, Runner: "dying", Lease: time.Minute})
+	dying := scheduler.New(h1.bot, scheduler.Options{Now: clk.Now, Runner: "dying", Lease: time.Minute})
 	blocked := blockingDeliverer{Deliverer: h1.app, reached: make(chan struct{})}
 	dying.Handle(nodes.SurfaceSlack, blocked)
 	_, survivor := scheduled(t, clk, "survivor", sharing(h1.slack), state)
@@ -329,7 +313,7 @@ func TestKilledReplicaIsTakenOver(t *testing.T) {
 // value and the last run's.
 func TestAlertPostsOnlyWhenItsConditionHolds(t *testing.T) {
 	t.Parallel()
-	clk := &clock{t: time.Date(2026, 11, 30, 8, 30, 0, 0, time.UTC)}
+	clk := bottest.NewClock(time.Date(2026, 11, 30, 8, 30, 0, 0, time.UTC))
 	h, sc := scheduled(t, clk, "replica-1", ownState(t))
 	ch, root := channelID("CALERT"), "1700001301.000100"
 	answered(t, h, ch, root)
@@ -376,8 +360,8 @@ type dyingAfterPost struct {
 	posted chan struct{}
 }
 
-func (d dyingAfterPost) Deliver(ctx context.Context, sch store.Schedule, s *nodes.State) (bot.Delivered, error) {
-	if _, err := d.App.Deliver(ctx, sch, s); err != nil {
+func (d dyingAfterPost) Deliver(ctx context.Context, sch bot.Schedule, r bot.Reply) (bot.Delivered, error) {
+	if _, err := d.App.Deliver(ctx, sch, r); err != nil {
 		return bot.Delivered{}, err
 	}
 	close(d.posted)
@@ -394,10 +378,10 @@ func TestTakeoverFindsAPostItsRunnerMadeBeforeDying(t *testing.T) {
 		t.Run(dest, func(t *testing.T) {
 			t.Parallel()
 			due := time.Date(2026, 11, 30, 9, 0, 0, 0, time.UTC)
-			clk := &clock{t: due}
+			clk := bottest.NewClock(due)
 			state := ownState(t)
 			h1, _ := scheduled(t, clk, "replica-1", state)
-			dying := h1.bot.NewScheduler(bot.SchedulerOptions{Now: clk.Now, Runner: "dying", Lease: time.Minute})
+			dying := scheduler.New(h1.bot, scheduler.Options{Now: clk.Now, Runner: "dying", Lease: time.Minute})
 			d := dyingAfterPost{App: h1.app, posted: make(chan struct{})}
 			dying.Handle(nodes.SurfaceSlack, d)
 			_, survivor := scheduled(t, clk, "survivor", sharing(h1.slack), state)

@@ -120,7 +120,7 @@ func TestAuth(t *testing.T) {
 
 	// With the token, the whole answer works.
 	end := lastMessageEnd(t, chat(t, srv, "", q2018, http.Header{"Authorization": {"Bearer " + token}}).all(t))
-	assert.Contains(t, end.Text, games2018, "answer with the token")
+	assert.Contains(t, end.Text, said2018, "answer with the token")
 }
 
 func TestWithoutTokenOnlyThisMachinesPages(t *testing.T) {
@@ -193,6 +193,7 @@ func TestButtons(t *testing.T) {
 	assert.JSONEq(t, `{"buttons": [{"action": "export_csv", "label": "Export CSV", "download": true},
 		{"action": "show_sql", "label": "Show SQL", "download": false},
 		{"action": "refresh", "label": "Refresh", "download": false},
+		{"action": "explain", "label": "Explain", "download": false},
 		{"action": "schedule", "label": "Schedule", "download": false}]}`, string(data))
 
 	resp, data = doJSON(t, srv, http.MethodPost, "/api/buttons", map[string]any{}, nil)

@@ -13,20 +13,10 @@ import (
 	"github.com/analyticsbot/analyticsbot/bot"
 	"github.com/analyticsbot/analyticsbot/demo"
 	"github.com/analyticsbot/analyticsbot/nodes"
-	"github.com/analyticsbot/analyticsbot/store"
 	"github.com/analyticsbot/analyticsbot/terminal"
 )
 
-const chatHelp = `Type a question and press Enter. Commands:
-  :csv   export the last answer as CSV (saved in the current directory)
-  :sql   show the SQL of the last answer
-  :refresh
-         run the last answer's query again, when it was answered from a
-         recent result (RESULT_FRESHNESS)
-  :schedule
-         send the last answer again by itself, or alert on it (or say it:
-         "send me this every Monday at 9", "alert me when it is above 100")
-  :press ACTION VALUE
+var chatHelp = "Type a question and press Enter. Commands:\n" + commandHelp() + `  :press ACTION VALUE
          press a button a reply lists (saving or cancelling a schedule)
   :good  rate the last answer 👍 (it becomes a candidate example)
   :bad [what was wrong]
@@ -94,7 +84,7 @@ type repl struct {
 func (r *repl) handle(ctx context.Context, line string) error {
 	msg := bot.Message{ThreadID: r.thread, UserID: "terminal", ChannelID: "terminal", Text: line}
 	var (
-		s   *nodes.State
+		rep bot.Reply
 		err error
 	)
 	if i, err := strconv.Atoi(line); err == nil && len(r.listed) > 0 {
@@ -116,28 +106,29 @@ func (r *repl) handle(ctx context.Context, line string) error {
 		r.thread, r.queryID = bot.NewThreadID(), ""
 		fmt.Fprintln(r.out, "new thread", r.thread)
 		return nil
-	case ":csv", ":sql", ":refresh", ":schedule":
-		if r.queryID == "" {
-			fmt.Fprintln(r.out, "No answer with a result yet: ask a question first.")
-			return nil
-		}
-		action := map[string]nodes.Intent{":csv": nodes.IntentExportCSV, ":sql": nodes.IntentShowSQL, ":refresh": nodes.IntentRefresh,
-			":schedule": nodes.IntentSchedule}[line]
-		msg.Text = ""
-		s, _, err = r.b.Press(ctx, msg, string(action), r.queryID)
 	case ":good":
 		if r.queryID == "" {
 			fmt.Fprintln(r.out, "No answer with a result yet: ask a question first.")
 			return nil
 		}
 		msg.Text = ""
-		s, err = r.b.Rate(ctx, msg, store.RatingUp, r.queryID, "")
+		rep, err = r.b.PressRating(ctx, msg, true, r.queryID, "")
 	default:
+		if action, ok := nodes.CommandIntent(line); ok {
+			// An answer's button: its command in the intent table.
+			if r.queryID == "" {
+				fmt.Fprintln(r.out, "No answer with a result yet: ask a question first.")
+				return nil
+			}
+			msg.Text = ""
+			rep, err = r.b.Press(ctx, msg, string(action), r.queryID)
+			break
+		}
 		if press, ok := strings.CutPrefix(line, ":press "); ok {
 			// A button of the schedule flow: its action and value.
 			action, value, _ := strings.Cut(strings.TrimSpace(press), " ")
 			msg.Text = ""
-			s, _, err = r.b.Press(ctx, msg, action, strings.TrimSpace(value))
+			rep, err = r.b.Press(ctx, msg, action, strings.TrimSpace(value))
 			if errors.Is(err, bot.ErrBadAction) {
 				fmt.Fprintln(r.out, "That is not a button of the last reply.")
 				return nil
@@ -150,46 +141,42 @@ func (r *repl) handle(ctx context.Context, line string) error {
 				return nil
 			}
 			msg.Text = ""
-			s, err = r.b.Rate(ctx, msg, store.RatingDown, r.queryID, strings.TrimSpace(note))
+			rep, err = r.b.PressRating(ctx, msg, false, r.queryID, strings.TrimSpace(note))
 			break
 		}
-		s, _, err = r.b.Ask(ctx, msg)
+		rep, err = r.b.Ask(ctx, msg)
 	}
+	defer rep.Close()
 	if err != nil {
 		return err
 	}
-	if s.QueryID != "" && s.ErrorKind == "" && s.Intent != nodes.IntentFeedback {
-		r.queryID = s.QueryID
+	if rep.Answer == nil {
+		return errors.New("the workflow ended without a reply")
 	}
-	fmt.Fprint(r.out, terminal.Render(s.Reply, terminal.Options{ANSI: isTerminal(r.out), Press: chatPress,
+	if rep.QueryID != "" && rep.Outcome.OK() && rep.Intent != string(nodes.IntentFeedback) {
+		r.queryID = rep.QueryID
+	}
+	fmt.Fprint(r.out, terminal.Render(rep.Answer, terminal.Options{ANSI: isTerminal(r.out), Press: chatPress,
 		Rate: ":good / :bad [what was wrong]", Numbered: true}))
 	// A press's reply (the SQL, a CSV) lists nothing: the numbers of the
 	// answer before it still ask its questions.
-	if l := terminal.List(s.Reply); len(l) > 0 || s.Intent == nodes.IntentAnalytics || s.Intent == nodes.IntentFollowUp || s.ErrorKind != "" {
+	if l := terminal.List(rep.Answer); len(l) > 0 || isQuestion(nodes.Intent(rep.Intent)) || !rep.Outcome.OK() {
 		r.listed = l
 	}
-	if s.HasCSV() {
-		defer s.RemoveCSVFile()
-		n, err := saveCSV(s)
+	if rep.File != nil {
+		n, err := saveFile(rep.File)
 		if err != nil {
 			return err
 		}
-		fmt.Fprintf(r.out, "Saved %s (%d bytes).\n", s.CSVFilename, n)
+		fmt.Fprintf(r.out, "Saved %s (%d bytes).\n", rep.File.Name, n)
 	}
 	return nil
 }
 
 // chatPress is the command that presses an answer's button in the chat.
 func chatPress(action, value string) string {
-	switch nodes.Intent(action) {
-	case nodes.IntentExportCSV:
-		return ":csv"
-	case nodes.IntentShowSQL:
-		return ":sql"
-	case nodes.IntentRefresh:
-		return ":refresh"
-	case nodes.IntentSchedule:
-		return ":schedule"
+	if c := nodes.CommandOf(action); c != "" {
+		return c
 	}
 	if strings.HasPrefix(action, nodes.ActionSchedule+"_") {
 		return ":press " + action + " " + value
@@ -197,14 +184,14 @@ func chatPress(action, value string) string {
 	return ""
 }
 
-// saveCSV writes the run's CSV to CSVFilename in the current directory.
-func saveCSV(s *nodes.State) (int64, error) {
-	src, _, err := s.OpenCSV()
+// saveFile writes a reply's file under its name in the current directory.
+func saveFile(f *bot.File) (int64, error) {
+	src, _, err := f.Open()
 	if err != nil {
 		return 0, err
 	}
 	defer src.Close()
-	dst, err := os.OpenFile(s.CSVFilename, os.O_CREATE|os.O_WRONLY|os.O_TRUNC, 0o644)
+	dst, err := os.OpenFile(f.Name, os.O_CREATE|os.O_WRONLY|os.O_TRUNC, 0o644)
 	if err != nil {
 		return 0, fmt.Errorf("save CSV: %w", err)
 	}
@@ -227,4 +214,33 @@ func isTerminal(w io.Writer) bool {
 	}
 	st, err := f.Stat()
 	return err == nil && st.Mode()&os.ModeCharDevice != 0
+}
+
+// isQuestion reports whether a turn of intent i asked the data a question
+// (the intent table's Question).
+func isQuestion(i nodes.Intent) bool {
+	spec, _ := nodes.SpecOf(i)
+	return spec.Question
+}
+
+// commandHelp lists the answer buttons' commands of the intent table, with
+// what they do.
+func commandHelp() string {
+	var b strings.Builder
+	for _, spec := range nodes.Intents {
+		if spec.Command == "" {
+			continue
+		}
+		lines := strings.Split(spec.CommandHelp, "\n")
+		if len(spec.Command) <= 6 {
+			fmt.Fprintf(&b, "  %-6s %s\n", spec.Command, lines[0])
+			lines = lines[1:]
+		} else {
+			fmt.Fprintf(&b, "  %s\n", spec.Command)
+		}
+		for _, l := range lines {
+			fmt.Fprintf(&b, "         %s\n", l)
+		}
+	}
+	return b.String()
 }
