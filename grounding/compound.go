@@ -33,20 +33,8 @@ func newCompounds(cat *warehouse.Catalog, qterms []string, bags []map[string]flo
 	if len(c.terms) == 0 {
 		return c
 	}
-	c.tables, c.columns = make([]string, len(cat.Tables)), make([]string, len(cat.Tables))
-	for i, t := range cat.Tables {
-		c.tables[i] = strings.ToLower(t.Name)
-		var b strings.Builder
-		for _, col := range t.Columns {
-			name := col.Name
-			if _, member, ok := strings.Cut(name, "."); ok {
-				name = member
-			}
-			b.WriteString(strings.ToLower(name))
-			b.WriteByte(' ')
-		}
-		c.columns[i] = b.String()
-	}
+	facts := factsOf(cat)
+	c.tables, c.columns = facts.tableNames, facts.columnNames
 	df := map[string]int{}
 	for i := range cat.Tables {
 		for _, w := range c.terms {

@@ -117,20 +117,8 @@ type forms struct {
 }
 
 func newForms(cat *warehouse.Catalog, r Request, qterms []string, bags []map[string]float64) *forms {
-	f := &forms{qterms: qterms, df: map[string]int{}, n: float64(len(cat.Tables))}
-	f.bags = make([]map[string]stemHit, len(bags))
-	for i, b := range bags {
-		f.bags[i] = make(map[string]stemHit, len(b))
-		for w, weight := range b {
-			s := lexicon.Stem(w)
-			if h, ok := f.bags[i][s]; !ok || h.weight < weight {
-				f.bags[i][s] = stemHit{weight, w}
-			}
-		}
-		for s := range f.bags[i] {
-			f.df[s]++
-		}
-	}
+	facts := factsOf(cat)
+	f := &forms{qterms: qterms, bags: facts.stemBags, df: facts.stemDF, n: float64(len(cat.Tables))}
 	f.related = relatedWords(r, qterms, func(w string) bool {
 		for _, s := range lexicon.Forms(w) {
 			if f.df[s] > 0 {

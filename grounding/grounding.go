@@ -307,14 +307,10 @@ const (
 // and reasons, and the columns that join tables ("schema.table.column").
 func rank(cat *warehouse.Catalog, r Request) (order []int, relevant int, scored []Table, links map[string]bool) {
 	scored = make([]Table, len(cat.Tables))
-	bags := make([]map[string]float64, len(cat.Tables))
-	df := map[string]int{}
+	facts := factsOf(cat)
+	bags, df := facts.bags, facts.df
 	for i, t := range cat.Tables {
 		scored[i] = Table{Table: t}
-		bags[i] = bag(t)
-		for w := range bags[i] {
-			df[w]++
-		}
 	}
 	n := float64(len(cat.Tables))
 	qterms := terms(r.Question)
@@ -358,7 +354,7 @@ func rank(cat *warehouse.Catalog, r Request) (order []int, relevant int, scored 
 	schemaCoherence(cat, scored)
 	// A table that a relevant table refers to is needed to join it: it
 	// ranks at least half as high.
-	partners, js := joinPartners(cat)
+	partners, js := facts.partners, facts.joins
 	own := make([]float64, len(scored))
 	for i := range scored {
 		own[i] = scored[i].Score
@@ -492,11 +488,11 @@ func schemaCoherence(cat *warehouse.Catalog, scored []Table) {
 func bag(t warehouse.Table) map[string]float64 {
 	b := map[string]float64{}
 	add := func(text string, weight float64) {
-		for _, w := range words(text) {
+		eachWord(text, func(w string) {
 			if len(w) >= 2 && !stopWords[w] && b[w] < weight {
 				b[w] = weight
 			}
-		}
+		})
 	}
 	add(t.Comment, weightComment)
 	add(t.Title, weightTable)

@@ -174,6 +174,21 @@ func TestWords(t *testing.T) {
 		words("releaseYear release_date CATEGORIES boxes games status"))
 	assert.Equal(t, []string{"game", "publisher", "release", "2018", "ubisoft"},
 		terms("How many games did the publishers release in 2018 for Ubisoft? Games!"))
+	for _, tc := range []struct {
+		name, text string
+		want       []string
+	}{
+		{"empty", "", nil},
+		{"camelCase at the end", "avgPrice", []string{"avg", "price"}},
+		{"capitals after capitals stay one word", "HTTPStatus", []string{"httpstatus"}},
+		{"a capital after a digit starts no word", "top10Games", []string{"top10game"}},
+		{"accented letters are letters", "Éditeurs_jeux", []string{"éditeur", "jeux"}},
+		{"a capital after a space starts no extra word", "Release Year", []string{"release", "year"}},
+		{"invalid UTF-8 splits", "game\xffprice", []string{"game", "price"}},
+		{"punctuation alone", "--_ ,", nil},
+	} {
+		assert.Equal(t, tc.want, words(tc.text), tc.name)
+	}
 }
 
 // A table that links two relevant tables comes along even when nothing in

@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
-	"maps"
 	"regexp"
 	"slices"
 	"strings"
@@ -179,27 +178,18 @@ func (ix *ValueIndex) Lookup(ctx context.Context, question string) ([]store.Valu
 	for _, w := range words(ix.Domain) {
 		domain[w] = true
 	}
-	generic := maps.Clone(domain)
-	// schemaStems are the stems of the schema's words: "publish" is a
-	// form of the table publishers' word, as strict as "publisher".
-	schemaStems := map[string]bool{}
+	// generic are the words of the data's description and of the schema;
+	// schemaStems the stems of the schema's words: "publish" is a form of
+	// the table publishers' word, as strict as "publisher".
+	var schemaWords, schemaStems map[string]bool
 	// The catalog as the caller may see it: matches in what their access
 	// policy leaves out are dropped below.
 	cat, err := ix.Backend.Catalog(ctx)
 	if err == nil {
-		for _, t := range cat.Tables {
-			for _, w := range words(t.Name) {
-				generic[w] = true
-				schemaStems[lexicon.Stem(w)] = true
-			}
-			for _, c := range t.Columns {
-				for _, w := range words(c.Name) {
-					generic[w] = true
-					schemaStems[lexicon.Stem(w)] = true
-				}
-			}
-		}
+		facts := factsOf(cat)
+		schemaWords, schemaStems = facts.schemaWords, facts.schemaStems
 	}
+	generic := func(w string) bool { return domain[w] || schemaWords[w] }
 	// A word of the data's description alone names no value; a word of
 	// the schema alone may ("transaction", a type of notification), but
 	// only as written. Nor, mostly, does a phrase of three words or more
@@ -215,9 +205,9 @@ func (ix *ValueIndex) Lookup(ctx context.Context, question string) ([]store.Valu
 		switch {
 		case len(ws) == 1 && domain[ws[0]]:
 			continue
-		case len(ws) == 1 && (generic[ws[0]] || schemaStems[lexicon.Stem(ws[0])]):
+		case len(ws) == 1 && (generic(ws[0]) || schemaStems[lexicon.Stem(ws[0])]):
 			strict = true
-		case len(ws) >= 3 && (generic[ws[0]] || generic[ws[len(ws)-1]]):
+		case len(ws) >= 3 && (generic(ws[0]) || generic(ws[len(ws)-1])):
 			continue
 		}
 		phrases = append(phrases, store.ValuePhrase{Text: p, Strict: strict})

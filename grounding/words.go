@@ -35,28 +35,37 @@ func set(words ...string) map[string]bool {
 // their Snowball stems (lexicon.Stem, forms), for a little less.
 func words(text string) []string {
 	var out []string
-	var cur []rune
-	flush := func() {
-		if len(cur) > 0 {
-			out = append(out, singular(strings.ToLower(string(cur))))
-			cur = cur[:0]
-		}
-	}
-	rs := []rune(text)
-	for i, r := range rs {
+	eachWord(text, func(w string) { out = append(out, w) })
+	return out
+}
+
+// eachWord calls f with each of words(text) in turn. The words are
+// substrings of text, lowered and made singular only when that changes
+// them, so most cost no allocation: every question ranks every table's
+// words.
+func eachWord(text string, f func(string)) {
+	start := -1 // where the current word starts, -1 between words
+	var prev rune
+	for i, r := range text {
 		switch {
 		case unicode.IsLetter(r) || unicode.IsDigit(r):
 			// A capital after a lower-case letter starts a word: "releaseYear".
-			if unicode.IsUpper(r) && i > 0 && unicode.IsLower(rs[i-1]) {
-				flush()
+			if start >= 0 && unicode.IsUpper(r) && unicode.IsLower(prev) {
+				f(singular(strings.ToLower(text[start:i])))
+				start = i
 			}
-			cur = append(cur, r)
-		default:
-			flush()
+			if start < 0 {
+				start = i
+			}
+		case start >= 0:
+			f(singular(strings.ToLower(text[start:i])))
+			start = -1
 		}
+		prev = r
 	}
-	flush()
-	return out
+	if start >= 0 {
+		f(singular(strings.ToLower(text[start:])))
+	}
 }
 
 // singular strips the common English plural endings of w.

@@ -53,6 +53,8 @@ type Call struct {
 type Scripted struct {
 	rules   []Rule
 	matches []*regexp.Regexp
+	// filters rule out, before matches, the prompts a rule cannot match.
+	filters []prefilter
 
 	mu    sync.Mutex
 	used  []int
@@ -66,6 +68,7 @@ func NewScripted(rules []Rule) (*Scripted, error) {
 	s := &Scripted{
 		rules:   append([]Rule(nil), rules...),
 		matches: make([]*regexp.Regexp, len(rules)),
+		filters: make([]prefilter, len(rules)),
 		used:    make([]int, len(rules)),
 	}
 	var errs []error
@@ -76,6 +79,7 @@ func NewScripted(rules []Rule) (*Scripted, error) {
 			continue
 		}
 		s.matches[i] = re
+		s.filters[i] = newPrefilter(r.Match)
 	}
 	if err := errors.Join(errs...); err != nil {
 		return nil, fmt.Errorf("scripted model: %w", err)
@@ -201,6 +205,7 @@ func (s *Scripted) pick(step Step, prompt string) (int, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	forStep, usedUp := 0, 0
+	canon := "" // foldCanon(prompt), once a filter needs it
 	for i, r := range s.rules {
 		if Step(r.Step) != step {
 			continue
@@ -210,7 +215,7 @@ func (s *Scripted) pick(step Step, prompt string) (int, error) {
 			usedUp++
 			continue
 		}
-		if s.matches[i].MatchString(prompt) {
+		if s.filters[i].may(prompt, &canon) && s.matches[i].MatchString(prompt) {
 			s.used[i]++
 			return i, nil
 		}

@@ -68,17 +68,24 @@ func IsRequest(text string) bool {
 	if len(text) > maxRequestLen {
 		return false
 	}
-	r := read(text, time.UTC)
-	norm := r.norm
-	opening := leadInRe.ReplaceAllString(norm, "")
+	m := readMessage(text)
+	norm := m.text
+	question := questionRe.MatchString(leadInRe.ReplaceAllString(norm, ""))
+	alert := alertIntentRe.MatchString(norm)
+	if question && !alert {
+		// Most messages: a data question that asks for no alert, known
+		// without the readers.
+		return false
+	}
+	r := readFrom(m, time.UTC)
 	hasCondition := r.req.Condition.Kind != "" || r.condAsked
 	recurs := r.rec.recurs()
 	asked := r.rec.asked
-	if questionRe.MatchString(opening) {
-		return alertIntentRe.MatchString(norm) && (hasCondition || recurs)
+	if question {
+		return hasCondition || recurs
 	}
 	switch {
-	case alertIntentRe.MatchString(norm):
+	case alert:
 		return true
 	case (tellIfRe.MatchString(norm) || watchRe.MatchString(norm)) && hasCondition, tellEveryRe.MatchString(norm):
 		return true

@@ -58,10 +58,14 @@ type reading struct {
 // taking another's words: conditions first (their column may be "daily
 // revenue"), then the destination, the format and the recurrence.
 func read(text string, loc *time.Location) reading {
+	return readFrom(readMessage(text), loc)
+}
+
+// readFrom is read of the message readMessage made of a text.
+func readFrom(m *message, loc *time.Location) reading {
 	if loc == nil {
 		loc = time.UTC
 	}
-	m := readMessage(text)
 	r := reading{norm: m.text}
 	var unclear [5]string
 	r.req.Condition, unclear[0], r.condAsked = readCondition(m)

@@ -75,39 +75,37 @@ func (c *Cache) Put(ctx context.Context, r CachedResult) error {
 		return fmt.Errorf("cache result %q of thread %q: %w", r.QueryID, r.ThreadID, err)
 	}
 
+	// The insert and the eviction in one transaction, sent as one batch.
+	// EXCLUDED.seq is the fresh sequence value of the proposed row, so a
+	// replaced result counts as the newest again.
 	var evicted []string
-	err = pgx.BeginFunc(ctx, c.db.pool, func(tx pgx.Tx) error {
-		// EXCLUDED.seq is the fresh sequence value of the proposed row, so a
-		// replaced result counts as the newest again.
-		err := tx.QueryRow(ctx, `
-			INSERT INTO query_results
-				(thread_id, query_id, backend, sql, question, columns, rows, row_count, truncated, limited_by)
-			VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)
-			ON CONFLICT (thread_id, query_id) DO UPDATE SET
-				backend = EXCLUDED.backend, sql = EXCLUDED.sql, question = EXCLUDED.question,
-				columns = EXCLUDED.columns, rows = EXCLUDED.rows,
-				row_count = EXCLUDED.row_count, truncated = EXCLUDED.truncated, limited_by = EXCLUDED.limited_by,
-				created_at = EXCLUDED.created_at, seq = EXCLUDED.seq
-			RETURNING created_at`,
+	err = c.db.inBatchTx(ctx, func(b *pgx.Batch) {
+		b.Queue(`
+		INSERT INTO query_results
+			(thread_id, query_id, backend, sql, question, columns, rows, row_count, truncated, limited_by)
+		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)
+		ON CONFLICT (thread_id, query_id) DO UPDATE SET
+			backend = EXCLUDED.backend, sql = EXCLUDED.sql, question = EXCLUDED.question,
+			columns = EXCLUDED.columns, rows = EXCLUDED.rows,
+			row_count = EXCLUDED.row_count, truncated = EXCLUDED.truncated, limited_by = EXCLUDED.limited_by,
+			created_at = EXCLUDED.created_at, seq = EXCLUDED.seq
+		RETURNING created_at`,
 			r.ThreadID, r.QueryID, cleanText(r.Query.Backend), cleanText(r.Query.Text), cleanText(r.Question),
 			string(columns), rows, len(r.Result.Rows), r.Result.Truncated, r.Result.LimitedBy,
-		).Scan(&r.CachedAt)
-		if err != nil {
+		).QueryRow(func(row pgx.Row) error { return row.Scan(&r.CachedAt) })
+		b.Queue(`
+		DELETE FROM query_results
+		WHERE thread_id = $1 AND query_id NOT IN (
+			SELECT query_id FROM query_results
+			WHERE thread_id = $1
+			ORDER BY seq DESC
+			LIMIT $2)
+		RETURNING query_id`, r.ThreadID, c.perThread,
+		).Query(func(dropped pgx.Rows) error {
+			var err error
+			evicted, err = pgx.CollectRows(dropped, pgx.RowTo[string])
 			return err
-		}
-		dropped, err := tx.Query(ctx, `
-			DELETE FROM query_results
-			WHERE thread_id = $1 AND query_id NOT IN (
-				SELECT query_id FROM query_results
-				WHERE thread_id = $1
-				ORDER BY seq DESC
-				LIMIT $2)
-			RETURNING query_id`, r.ThreadID, c.perThread)
-		if err != nil {
-			return err
-		}
-		evicted, err = pgx.CollectRows(dropped, pgx.RowTo[string])
-		return err
+		})
 	})
 	if err != nil {
 		return fmt.Errorf("cache result %q of thread %q: %w", r.QueryID, r.ThreadID, classify(err))

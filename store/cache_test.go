@@ -341,3 +341,36 @@ func TestCacheStoresRowsCompact(t *testing.T) {
 	require.NoError(t, err)
 	assert.Equal(t, r.Result.Rows, got.Result.Rows)
 }
+
+// A result and the eviction it causes are written together or not at
+// all: when the eviction fails, the new result is not kept either, and
+// the thread keeps what it had.
+func TestCachePutIsOneTransaction(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	db := storetest.New(t)
+	cache, err := store.NewCache(db, store.CacheLimits{PerThread: 1})
+	require.NoError(t, err)
+	require.NoError(t, cache.Put(ctx, cachedResult("A", 1)))
+	_, err = db.Pool().Exec(ctx, `
+		CREATE FUNCTION refuse_eviction() RETURNS trigger LANGUAGE plpgsql AS $$
+		BEGIN RAISE EXCEPTION 'eviction refused'; END $$;
+		CREATE TRIGGER refuse_eviction BEFORE DELETE ON query_results FOR EACH ROW EXECUTE FUNCTION refuse_eviction()`)
+	require.NoError(t, err)
+
+	err = cache.Put(ctx, cachedResult("A", 2))
+	require.ErrorContains(t, err, "eviction refused")
+	var queries []string
+	rows, err := db.Pool().Query(ctx, `SELECT sql FROM query_results WHERE thread_id = 'A' ORDER BY seq`)
+	require.NoError(t, err)
+	for rows.Next() {
+		var q string
+		require.NoError(t, rows.Scan(&q))
+		queries = append(queries, q)
+	}
+	require.NoError(t, rows.Err())
+	assert.Equal(t, []string{"SELECT 1 AS n"}, queries, "the new result rolled back with its eviction")
+	cache.Forget()
+	_, err = cache.Get(ctx, "A", cachedResult("A", 2).QueryID)
+	assert.ErrorIs(t, err, store.ErrNotFound)
+}

@@ -99,6 +99,16 @@ func (d *DB) AddQueryLog(ctx context.Context, l QueryLog) (QueryLog, error) {
 // addQueryLog inserts l through q, created at at (zero: now, by the
 // database's clock).
 func addQueryLog(ctx context.Context, q rowQuerier, l QueryLog, at time.Time) (QueryLog, error) {
+	l, sql, args := queryLogInsert(l, at)
+	if err := q.QueryRow(ctx, sql, args...).Scan(&l.ID, &l.CreatedAt); err != nil {
+		return QueryLog{}, queryLogInsertError(l, err)
+	}
+	return l, nil
+}
+
+// queryLogInsert is the statement that inserts l, created at at, and its
+// arguments, with l as it is stored; it returns ID and CreatedAt.
+func queryLogInsert(l QueryLog, at time.Time) (QueryLog, string, []any) {
 	l.Question = truncateRunes(cleanText(l.Question), maxLoggedQuestion)
 	l.ThreadID, l.UserID, l.ChannelID = cleanText(l.ThreadID), cleanText(l.UserID), cleanText(l.ChannelID)
 	l.Intent, l.ErrorKind, l.Backend = cleanText(l.Intent), cleanText(l.ErrorKind), cleanText(l.Backend)
@@ -109,7 +119,7 @@ func addQueryLog(ctx context.Context, q rowQuerier, l QueryLog, at time.Time) (Q
 	for name, dur := range l.NodeTime {
 		nodeMS[cleanText(name)] += millis(dur)
 	}
-	err := q.QueryRow(ctx, `
+	return l, `
 		INSERT INTO chat_query_logs
 			(question, thread_id, user_id, channel_id, intent, node_path, model_calls, prompt_tokens,
 			 completion_tokens, row_count, response_chars, error_kind, backend, model_ms, db_ms, total_ms, node_ms, query_id,
@@ -117,15 +127,14 @@ func addQueryLog(ctx context.Context, q rowQuerier, l QueryLog, at time.Time) (Q
 		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20, $21, $22,
 			coalesce($23, now()))
 		RETURNING id, created_at`,
-		l.Question, l.ThreadID, l.UserID, l.ChannelID, l.Intent, l.Path, l.ModelCalls, l.PromptTokens,
-		l.CompletionTokens, l.RowCount, l.ResponseChars, l.ErrorKind, l.Backend,
-		millis(l.ModelTime), millis(l.DBTime), millis(l.Total), nodeMS, cleanText(l.QueryID),
-		cleanText(l.ErrorRef), l.ErrorDetail, cleanText(l.Policy), cleanText(l.Role), timeOrNull(at),
-	).Scan(&l.ID, &l.CreatedAt)
-	if err != nil {
-		return QueryLog{}, fmt.Errorf("add query log of thread %q: %w", l.ThreadID, queryLogError(err))
-	}
-	return l, nil
+		[]any{l.Question, l.ThreadID, l.UserID, l.ChannelID, l.Intent, l.Path, l.ModelCalls, l.PromptTokens,
+			l.CompletionTokens, l.RowCount, l.ResponseChars, l.ErrorKind, l.Backend,
+			millis(l.ModelTime), millis(l.DBTime), millis(l.Total), nodeMS, cleanText(l.QueryID),
+			cleanText(l.ErrorRef), l.ErrorDetail, cleanText(l.Policy), cleanText(l.Role), timeOrNull(at)}
+}
+
+func queryLogInsertError(l QueryLog, err error) error {
+	return fmt.Errorf("add query log of thread %q: %w", l.ThreadID, queryLogError(err))
 }
 
 // QueryLogFilter selects query logs. Zero fields select everything.

@@ -26,15 +26,24 @@ type TurnRecord struct {
 // the query logs do not know. It returns the log as stored.
 func (d *DB) AddTurnRecord(ctx context.Context, r TurnRecord) (QueryLog, error) {
 	var out QueryLog
-	err := pgx.BeginFunc(ctx, d.pool, func(tx pgx.Tx) error {
+	err := d.inBatchTx(ctx, func(b *pgx.Batch) {
 		for _, t := range r.Turns {
-			if _, err := addTurn(ctx, tx, t, r.At); err != nil {
-				return err
-			}
+			t, sql, args := turnInsert(t, r.At)
+			b.Queue(sql, args...).QueryRow(func(row pgx.Row) error {
+				if err := row.Scan(&t.ID, &t.CreatedAt); err != nil {
+					return turnError(t, err)
+				}
+				return nil
+			})
 		}
-		var err error
-		out, err = addQueryLog(ctx, tx, r.Log, r.At)
-		return err
+		l, sql, args := queryLogInsert(r.Log, r.At)
+		b.Queue(sql, args...).QueryRow(func(row pgx.Row) error {
+			if err := row.Scan(&l.ID, &l.CreatedAt); err != nil {
+				return queryLogInsertError(l, err)
+			}
+			out = l
+			return nil
+		})
 	})
 	if err != nil {
 		if !errors.Is(err, ErrUnavailable) && !errors.Is(err, pgpool.ErrTimeout) {
@@ -43,4 +52,27 @@ func (d *DB) AddTurnRecord(ctx context.Context, r TurnRecord) (QueryLog, error) 
 		return QueryLog{}, fmt.Errorf("record a turn of thread %q: %w", r.Log.ThreadID, err)
 	}
 	return out, nil
+}
+
+// inBatchTx runs the statements fill queues in one transaction, sent
+// with its BEGIN in one batch (one round trip), and commits it once every
+// statement has succeeded (a second). The COMMIT waits for their results,
+// so that a batch held up on the way (a silent network) and delivered
+// after the bot gave up on it is rolled back, never committed behind its
+// back. Like pgx.BeginFunc, it rolls back on any error.
+func (d *DB) inBatchTx(ctx context.Context, fill func(*pgx.Batch)) error {
+	b := &pgx.Batch{}
+	b.BeginTx(pgx.TxOptions{})
+	fill(b)
+	br := d.pool.SendBatch(ctx, b)
+	tx := br.Tx()
+	if err := br.Close(); err != nil {
+		_ = tx.Rollback(ctx) // the error to return is the statements'
+		return err
+	}
+	if err := tx.Commit(ctx); err != nil {
+		_ = tx.Rollback(ctx) // gives the connection back to the pool
+		return err
+	}
+	return nil
 }

@@ -31,6 +31,16 @@ type rowQuerier interface {
 // addTurn inserts t through q, created at at (zero: now, by the
 // database's clock).
 func addTurn(ctx context.Context, q rowQuerier, t Turn, at time.Time) (Turn, error) {
+	t, sql, args := turnInsert(t, at)
+	if err := q.QueryRow(ctx, sql, args...).Scan(&t.ID, &t.CreatedAt); err != nil {
+		return Turn{}, turnError(t, err)
+	}
+	return t, nil
+}
+
+// turnInsert is the statement that inserts t, created at at, and its
+// arguments, with t as it is stored; it returns ID and CreatedAt.
+func turnInsert(t Turn, at time.Time) (Turn, string, []any) {
 	t.ThreadID = cleanText(t.ThreadID)
 	t.UserID = cleanText(t.UserID)
 	t.ChannelID = cleanText(t.ChannelID)
@@ -41,20 +51,18 @@ func addTurn(ctx context.Context, q rowQuerier, t Turn, at time.Time) (Turn, err
 	t.Query.Text = cleanText(t.Query.Text)
 	t.QueryID = cleanText(t.QueryID)
 	t.Question = cleanText(t.Question)
-
-	err := q.QueryRow(ctx, `
+	return t, `
 		INSERT INTO conversation_turns
 			(thread_id, user_id, channel_id, user_message, bot_response, intent, backend, sql, query_id, question, reply,
 			 created_at)
 		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11::json, coalesce($12, now()))
 		RETURNING id, created_at`,
-		t.ThreadID, t.UserID, t.ChannelID, t.UserMessage, t.BotResponse, t.Intent, t.Query.Backend, t.Query.Text, t.QueryID, t.Question,
-		replyText(t.Reply), timeOrNull(at),
-	).Scan(&t.ID, &t.CreatedAt)
-	if err != nil {
-		return Turn{}, fmt.Errorf("add turn to thread %q: %w", t.ThreadID, classify(err))
-	}
-	return t, nil
+		[]any{t.ThreadID, t.UserID, t.ChannelID, t.UserMessage, t.BotResponse, t.Intent, t.Query.Backend, t.Query.Text, t.QueryID, t.Question,
+			replyText(t.Reply), timeOrNull(at)}
+}
+
+func turnError(t Turn, err error) error {
+	return fmt.Errorf("add turn to thread %q: %w", t.ThreadID, classify(err))
 }
 
 // RecentTurns returns the last limit turns of a thread, oldest first, the

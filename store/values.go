@@ -91,12 +91,16 @@ type ValueIndexStats struct {
 	RefreshedAt              time.Time
 }
 
+// trigramSchemaQuery finds the schema pg_trgm is installed in: no row
+// when it is not.
+const trigramSchemaQuery = `SELECT n.nspname FROM pg_catalog.pg_extension e
+		JOIN pg_catalog.pg_namespace n ON n.oid = e.extnamespace WHERE e.extname = 'pg_trgm'`
+
 // trigramSchema returns the schema pg_trgm is installed in, or
 // ErrNoTrigram.
 func (d *DB) trigramSchema(ctx context.Context) (string, error) {
 	var schema string
-	err := d.pool.QueryRow(ctx, `SELECT n.nspname FROM pg_catalog.pg_extension e
-		JOIN pg_catalog.pg_namespace n ON n.oid = e.extnamespace WHERE e.extname = 'pg_trgm'`).Scan(&schema)
+	err := d.pool.QueryRow(ctx, trigramSchemaQuery).Scan(&schema)
 	if errors.Is(err, pgx.ErrNoRows) {
 		return "", ErrNoTrigram
 	}
@@ -284,38 +288,45 @@ func (d *DB) MatchValues(ctx context.Context, backend string, phrases []ValuePhr
 	if len(phrases) == 0 {
 		return nil, nil
 	}
-	t, err := d.trigramSchema(ctx)
-	if err != nil {
-		return nil, err
-	}
-	q := pgx.Identifier{t}.Sanitize()
-	// Stemmed matches need the stem index, which the first refresh
-	// creates: without it, they would compare every value.
-	var stems bool
-	err = d.pool.QueryRow(ctx, `SELECT to_regclass($1) IS NOT NULL`,
-		pgx.Identifier{d.schema, "value_index_stem_idx"}.Sanitize()).Scan(&stems)
-	if err != nil {
-		return nil, fmt.Errorf("match values: %w", classify(err))
+	// Two round trips before the COMMIT, in one transaction: its BEGIN
+	// with the schema pg_trgm is in, whether the stem index exists
+	// (stemmed matches need it, and the first refresh creates it: without
+	// it, they would compare every value) and the settings; then every
+	// phrase's statement, in one batch. The operators' own thresholds cut
+	// what the index returns, so a common word costs little; the scores
+	// are checked again below. The planner costs a trigram comparison like
+	// an equality, so on a small index (a few thousand values) it compares
+	// every value instead of asking the trigram index: 13 ms a phrase
+	// instead of 0.5. The candidates are found by the trigram conditions
+	// alone, with scans of the whole table off. One statement per phrase,
+	// each planned for its phrase (force_custom_plan: the statements are
+	// prepared once per connection): with the phrase known when the
+	// statement is planned, PostgreSQL reaches for the trigram index; a
+	// generic plan, or one statement over all phrases at once, scans the
+	// table.
+	var (
+		trigram *string
+		stems   bool
+	)
+	setup := &pgx.Batch{}
+	setup.BeginTx(pgx.TxOptions{})
+	setup.Queue(`SELECT (`+trigramSchemaQuery+`), to_regclass($2) IS NOT NULL,
+		set_config('pg_trgm.similarity_threshold', $1, true),
+		set_config('pg_trgm.word_similarity_threshold', $1, true),
+		set_config('enable_seqscan', 'off', true),
+		set_config('plan_cache_mode', 'force_custom_plan', true)`,
+		strconv.FormatFloat(minSimilarity, 'f', 2, 64), pgx.Identifier{d.schema, "value_index_stem_idx"}.Sanitize(),
+	).QueryRow(func(row pgx.Row) error { return row.Scan(&trigram, &stems, nil, nil, nil, nil) })
+	br := d.pool.SendBatch(ctx, setup)
+	tx := br.Tx()
+	err := br.Close()
+	if err == nil && trigram == nil {
+		err = ErrNoTrigram
 	}
 	var all []ValueMatch
-	err = pgx.BeginFunc(ctx, d.pool, func(tx pgx.Tx) error {
-		// The operators' own thresholds cut what the index returns, so a
-		// common word costs little; the scores are checked again below.
-		threshold := strconv.FormatFloat(minSimilarity, 'f', 2, 64)
-		// The planner costs a trigram comparison like an equality, so on a
-		// small index (a few thousand values) it compares every value
-		// instead of asking the trigram index: 13 ms a phrase instead of
-		// 0.5. The candidates are found by the trigram conditions alone,
-		// with scans of the whole table off.
-		if _, err := tx.Exec(ctx, `SELECT set_config('pg_trgm.similarity_threshold', $1, true),
-			set_config('pg_trgm.word_similarity_threshold', $1, true),
-			set_config('enable_seqscan', 'off', true)`, threshold); err != nil {
-			return err
-		}
-		// One statement per phrase, never prepared: with the phrase known
-		// when the statement is planned, PostgreSQL reaches for the trigram
-		// index; a generic plan, or one statement over all phrases at once,
-		// scans the table.
+	if err == nil {
+		q := pgx.Identifier{*trigram}.Sanitize()
+		b := &pgx.Batch{}
 		for _, p := range phrases {
 			phrase := p.Text
 			// A code of one or two characters ("US", "A") is a word of
@@ -331,12 +342,14 @@ func (d *DB) MatchValues(ctx context.Context, backend string, phrases []ValuePhr
 				where = `(` + where + `) OR (backend = $1 AND ` + stemsOf("value") + ` = ` + stemsOf("$2::text") +
 					` AND cardinality(` + stemsOf("$2::text") + `) > 0)`
 			}
-			rows, err := tx.Query(ctx, `
+			// The score is read as the text of its real, as a statement
+			// in text format reads it (0.4, not 0.4000000059604645).
+			b.Queue(`
 				WITH candidates AS MATERIALIZED (
 				    SELECT backend, schema_name, table_name, column_name, value FROM value_index
 				    WHERE `+where+`
 				)
-				SELECT schema_name, table_name, column_name, value, score, exact, stem, distinct_values, n FROM (
+				SELECT schema_name, table_name, column_name, value, score::text::float8, exact, stem, distinct_values, n FROM (
 				    SELECT *, row_number() OVER (PARTITION BY schema_name, table_name, column_name
 				                                 ORDER BY exact DESC, stem DESC, score DESC, length(value), value) AS rn,
 				              count(*) OVER (PARTITION BY schema_name, table_name, column_name) AS n
@@ -351,40 +364,44 @@ func (d *DB) MatchValues(ctx context.Context, backend string, phrases []ValuePhr
 				        FROM candidates v WHERE backend = $1
 				    ) scored
 				) ranked
-				WHERE rn <= $4`, pgx.QueryExecModeExec, backend, phrase, normalValue(phrase), candidatesPerColumn)
-			if err != nil {
+				WHERE rn <= $4`, backend, phrase, normalValue(phrase), candidatesPerColumn,
+			).Query(func(rows pgx.Rows) error {
+				m := ValueMatch{Phrase: cmp.Or(p.Phrase, phrase)}
+				m.Backend = backend
+				var exact, stem bool
+				var distinct, n int
+				_, err := pgx.ForEachRow(rows, []any{&m.Schema, &m.Table, &m.Column, &m.Value, &m.Similarity, &exact, &stem, &distinct, &n}, func() error {
+					m.Exact, m.Why = exact, MatchFuzzy
+					switch {
+					case p.Strict && distinct > strictMaxDistinct:
+						// A word of the schema that is also one title among
+						// thousands ("price", a game named 'PRICE') is chance.
+						return nil
+					case exact:
+						m.Similarity, m.Why = 1, cmp.Or(p.Why, MatchExact)
+					case stem && !short:
+						// Not quite the phrase: just below an exact match.
+						m.Similarity, m.Why = 0.99, cmp.Or(p.Why, MatchStem)
+					case short || p.Strict || p.Why != "":
+						return nil
+					case n >= commonInColumn && m.Similarity < strongMatch:
+						return nil // a phrase this common in the column keeps only its strong matches
+					}
+					all = append(all, m)
+					return nil
+				})
 				return err
-			}
-			m := ValueMatch{Phrase: cmp.Or(p.Phrase, phrase)}
-			m.Backend = backend
-			var exact, stem bool
-			var distinct, n int
-			_, err = pgx.ForEachRow(rows, []any{&m.Schema, &m.Table, &m.Column, &m.Value, &m.Similarity, &exact, &stem, &distinct, &n}, func() error {
-				m.Exact, m.Why = exact, MatchFuzzy
-				switch {
-				case p.Strict && distinct > strictMaxDistinct:
-					// A word of the schema that is also one title among
-					// thousands ("price", a game named 'PRICE') is chance.
-					return nil
-				case exact:
-					m.Similarity, m.Why = 1, cmp.Or(p.Why, MatchExact)
-				case stem && !short:
-					// Not quite the phrase: just below an exact match.
-					m.Similarity, m.Why = 0.99, cmp.Or(p.Why, MatchStem)
-				case short || p.Strict || p.Why != "":
-					return nil
-				case n >= commonInColumn && m.Similarity < strongMatch:
-					return nil // a phrase this common in the column keeps only its strong matches
-				}
-				all = append(all, m)
-				return nil
 			})
-			if err != nil {
-				return err
-			}
 		}
-		return nil
-	})
+		err = tx.SendBatch(ctx, b).Close()
+	}
+	if err == nil {
+		err = tx.Commit(ctx)
+	}
+	_ = tx.Rollback(ctx) // after an error; gives the connection back to the pool
+	if errors.Is(err, ErrNoTrigram) {
+		return nil, ErrNoTrigram
+	}
 	if err != nil {
 		return nil, fmt.Errorf("match values: %w", classify(err))
 	}

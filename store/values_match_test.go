@@ -95,3 +95,34 @@ func TestListedValues(t *testing.T) {
 	assert.Equal(t, map[store.ValueColumn][]string{col("people", "sex"): {"F", "M"}}, got,
 		"not 21 values, not a long one, not an empty or unindexed column")
 }
+
+// The lookup finds pg_trgm wherever it is installed, also after it moved
+// to another schema, uses the stem index only once it exists, and reports
+// ErrNoTrigram, as it is, once pg_trgm is gone.
+func TestMatchValuesFindsTrigram(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	db := storetest.New(t)
+	city := store.ValueColumn{Backend: "postgres", Schema: "shop", Table: "stores", Column: "city"}
+	require.NoError(t, db.ReplaceValues(ctx, city, 3, []string{"Lyon", "Paris", "Nice"}))
+	match := func(text string) ([]string, error) {
+		t.Helper()
+		ms, err := db.MatchValues(ctx, "postgres", []store.ValuePhrase{{Text: text}}, 0.5, 5, 40)
+		return matchesOf(ms), err
+	}
+	got, err := match("Pariss")
+	require.NoError(t, err)
+	assert.Equal(t, []string{"stores.city: Paris (fuzzy)"}, got, "no stem index yet: trigrams alone")
+
+	require.NoError(t, db.PrepareValueIndex(ctx))
+	_, err = db.Pool().Exec(ctx, `CREATE SCHEMA trgm_elsewhere; ALTER EXTENSION pg_trgm SET SCHEMA trgm_elsewhere`)
+	require.NoError(t, err)
+	got, err = match("Paris")
+	require.NoError(t, err)
+	assert.Equal(t, []string{"stores.city: Paris (exact)"}, got, "pg_trgm in another schema")
+
+	_, err = db.Pool().Exec(ctx, `DROP EXTENSION pg_trgm CASCADE`)
+	require.NoError(t, err)
+	_, err = match("Paris")
+	assert.Equal(t, store.ErrNoTrigram, err, "without pg_trgm")
+}

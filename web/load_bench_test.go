@@ -7,9 +7,11 @@ import (
 	"encoding/json"
 	"net/http"
 	"regexp"
+	"runtime"
 	"slices"
 	"strings"
 	"sync"
+	"syscall"
 	"testing"
 	"time"
 
@@ -38,6 +40,9 @@ func BenchmarkLoad200Web(b *testing.B) {
 		refused, failed int
 		wall            time.Duration
 	)
+	cpu0 := processCPU(b)
+	var mem0, mem1 runtime.MemStats
+	runtime.ReadMemStats(&mem0)
 	for b.Loop() {
 		var mu sync.Mutex
 		var wg sync.WaitGroup
@@ -65,6 +70,8 @@ func BenchmarkLoad200Web(b *testing.B) {
 		wg.Wait()
 		wall += time.Since(begin)
 	}
+	cpu := processCPU(b) - cpu0
+	runtime.ReadMemStats(&mem1)
 	slices.Sort(turns)
 	at := func(q float64) float64 {
 		if len(turns) == 0 {
@@ -77,8 +84,23 @@ func BenchmarkLoad200Web(b *testing.B) {
 	b.ReportMetric(float64(refused), "refused")
 	b.ReportMetric(float64(failed), "errors")
 	b.ReportMetric(float64(len(turns))/wall.Seconds(), "turns/s")
+	if len(turns) > 0 {
+		b.ReportMetric(float64(cpu.Microseconds())/1000/float64(len(turns)), "cpu-ms/turn")
+		b.ReportMetric(float64(mem1.Mallocs-mem0.Mallocs)/float64(len(turns)), "allocs/turn")
+	}
 	b.Logf("web load: %d conversations × %s per model call, default settings: %d answered, %d refused (503), %d errors; turn p50 %.0f ms p99 %.0f ms",
 		webLoadThreads, webLoadCallDelay, len(turns), refused, failed, at(0.50), at(0.99))
+}
+
+// processCPU is the CPU time (user and system) the test process has used
+// so far: the server, the bot and the load's clients, but not Postgres.
+// Issue 31's figure is its growth over the load divided by the turns.
+func processCPU(b *testing.B) time.Duration {
+	var ru syscall.Rusage
+	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
+		b.Fatalf("getrusage: %v", err)
+	}
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 }
 
 // askStream asks question in a new thread and reads the stream to its

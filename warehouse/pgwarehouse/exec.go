@@ -274,10 +274,16 @@ func (e *Executor) inReadOnlyTx(ctx context.Context, sql string, fn func(pgx.Tx)
 		return errEmptyQuery
 	}
 	return e.withConn(ctx, func(conn *pgxpool.Conn) error {
-		tx, err := conn.BeginTx(ctx, pgx.TxOptions{AccessMode: pgx.ReadOnly})
-		if err != nil {
-			return err
-		}
+		// The BEGIN and the settings go in one batch: one round trip.
+		b := &pgx.Batch{}
+		b.BeginTx(pgx.TxOptions{AccessMode: pgx.ReadOnly})
+		var pid uint32
+		var xact int64
+		caller := warehouse.CallerOf(ctx)
+		email := strings.ToLower(caller.Email)
+		e.queueSettings(b, caller, email, &pid, &xact)
+		br := conn.SendBatch(ctx, b)
+		tx := br.Tx()
 		defer func() {
 			// A failed rollback makes pgx close the connection, so an
 			// aborted transaction cannot leak into the pool.
@@ -286,36 +292,8 @@ func (e *Executor) inReadOnlyTx(ctx context.Context, sql string, fn func(pgx.Tx)
 			_ = tx.Rollback(rctx)
 		}()
 
-		// set_config(..., true) is SET LOCAL with bind parameters instead
-		// of quoted identifiers in SQL text, in one round trip; the
-		// settings end with the transaction. DateStyle, IntervalStyle,
-		// TimeZone and bytea_output pin the text formats the value
-		// conversion relies on. The analyticsbot.* settings say who the
-		// query runs for; analyticsbot.signature vouches for them over the
-		// server's own PID and transaction start (identity.go: one more
-		// round trip, with a key).
-		timeoutMS := max(e.cfg.StatementTimeout.Milliseconds(), 1)
-		lockMS := max(e.cfg.LockTimeout.Milliseconds(), 1)
-		caller := warehouse.CallerOf(ctx)
-		email := strings.ToLower(caller.Email)
-		var pid uint32
-		var xact int64
-		err = tx.QueryRow(ctx, `SELECT pg_backend_pid(), (extract(epoch FROM transaction_timestamp()) * 1000000)::bigint,
-			set_config('analyticsbot.user_id', $4, true),
-			set_config('analyticsbot.user_email', $5, true),
-			set_config('analyticsbot.channel_id', $6, true),
-			set_config('search_path', $1, true),
-			set_config('statement_timeout', $2, true),
-			set_config('lock_timeout', $3, true),
-			set_config('DateStyle', 'ISO, MDY', true),
-			set_config('IntervalStyle', 'postgres', true),
-			set_config('TimeZone', 'UTC', true),
-			set_config('bytea_output', 'hex', true),
-			set_config('extra_float_digits', '1', true)`,
-			searchPath(e.cfg.Schemas), strconv.FormatInt(timeoutMS, 10), strconv.FormatInt(lockMS, 10),
-			caller.UserID, email, caller.ChannelID).Scan(&pid, &xact, nil, nil, nil, nil, nil, nil, nil, nil, nil, nil, nil)
-		if err != nil {
-			return fmt.Errorf("prepare the read-only transaction: %w", err)
+		if err := br.Close(); err != nil {
+			return err
 		}
 		if err := e.signIdentity(ctx, tx, identityMessage{pid, xact, caller.UserID, email, caller.ChannelID}); err != nil {
 			return fmt.Errorf("sign who the query runs for: %w", err)
@@ -323,6 +301,40 @@ func (e *Executor) inReadOnlyTx(ctx context.Context, sql string, fn func(pgx.Tx)
 		// Whatever reads the error next (the generator's retry, the
 		// query log) gets it without the data PostgreSQL quoted in it.
 		return redact(fn(tx), sql, namesOf(ctx))
+	})
+}
+
+// queueSettings queues on b the statement that pins the transaction's
+// settings and reads the server's PID and the transaction's start into
+// pid and xact. set_config(..., true) is SET LOCAL with bind parameters
+// instead of quoted identifiers in SQL text, all in one statement; the
+// settings end with the transaction. DateStyle, IntervalStyle, TimeZone
+// and bytea_output pin the text formats the value conversion relies on.
+// The analyticsbot.* settings say who the query runs for;
+// analyticsbot.signature vouches for them over the server's own PID and
+// transaction start (identity.go: one more round trip, with a key).
+func (e *Executor) queueSettings(b *pgx.Batch, caller warehouse.Caller, email string, pid *uint32, xact *int64) {
+	timeoutMS := max(e.cfg.StatementTimeout.Milliseconds(), 1)
+	lockMS := max(e.cfg.LockTimeout.Milliseconds(), 1)
+	b.Queue(`SELECT pg_backend_pid(), (extract(epoch FROM transaction_timestamp()) * 1000000)::bigint,
+		set_config('analyticsbot.user_id', $4, true),
+		set_config('analyticsbot.user_email', $5, true),
+		set_config('analyticsbot.channel_id', $6, true),
+		set_config('search_path', $1, true),
+		set_config('statement_timeout', $2, true),
+		set_config('lock_timeout', $3, true),
+		set_config('DateStyle', 'ISO, MDY', true),
+		set_config('IntervalStyle', 'postgres', true),
+		set_config('TimeZone', 'UTC', true),
+		set_config('bytea_output', 'hex', true),
+		set_config('extra_float_digits', '1', true)`,
+		searchPath(e.cfg.Schemas), strconv.FormatInt(timeoutMS, 10), strconv.FormatInt(lockMS, 10),
+		caller.UserID, email, caller.ChannelID,
+	).QueryRow(func(row pgx.Row) error {
+		if err := row.Scan(pid, xact, nil, nil, nil, nil, nil, nil, nil, nil, nil, nil, nil); err != nil {
+			return fmt.Errorf("prepare the read-only transaction: %w", err)
+		}
+		return nil
 	})
 }
 

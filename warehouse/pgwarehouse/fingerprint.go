@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+	"sync"
 
 	pg_query "github.com/pganalyze/pg_query_go/v5"
 	"google.golang.org/protobuf/reflect/protoreflect"
@@ -40,8 +41,52 @@ func fingerprintTree(sql string, tree *pg_query.ParseResult) (string, error) {
 }
 
 // tables lists the relations sql reads, as written ("schema.table" or
-// "table"), lower case, without its common table expressions.
+// "table"), lower case, without its common table expressions. Every new
+// question asks it of the same stored examples' queries, so the lists are
+// remembered by the query's text: they depend on nothing else.
 func tables(sql string) ([]string, error) {
+	if names, ok := tablesMemo.get(sql); ok {
+		return names, nil
+	}
+	names, err := parseTables(sql)
+	if err != nil {
+		return nil, err
+	}
+	tablesMemo.put(sql, names)
+	return slices.Clone(names), nil
+}
+
+// tablesMemo remembers tables' answers, up to tablesMemoSize queries;
+// when full, it starts again empty.
+var tablesMemo = textMemo{max: tablesMemoSize}
+
+const tablesMemoSize = 1024
+
+// textMemo maps texts to the lists a pure function of them returned.
+type textMemo struct {
+	mu  sync.Mutex
+	max int
+	m   map[string][]string
+}
+
+// get returns a copy of the list remembered for text, the caller's to change.
+func (t *textMemo) get(text string) ([]string, bool) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	names, ok := t.m[text]
+	return slices.Clone(names), ok
+}
+
+func (t *textMemo) put(text string, names []string) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if t.m == nil || len(t.m) >= t.max {
+		t.m = make(map[string][]string)
+	}
+	t.m[text] = names
+}
+
+func parseTables(sql string) ([]string, error) {
 	tree, err := pg_query.Parse(sql)
 	if err != nil {
 		return nil, fmt.Errorf("read the query's tables: %w", err)

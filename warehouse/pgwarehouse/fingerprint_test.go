@@ -119,3 +119,38 @@ GROUP BY g.name ORDER BY avg_price DESC LIMIT 10`
 		}
 	})
 }
+
+// A query's tables are read once and remembered: asked again, the same
+// list comes back, and a caller changing its list changes no one else's.
+func TestTablesRemembered(t *testing.T) {
+	t.Parallel()
+	sql := "WITH recent AS (SELECT * FROM analytics.apps WHERE release_year > 2017) " +
+		"SELECT p.name, count(*) FROM recent JOIN analytics.app_publishers ap USING (app_id) JOIN Analytics.Publishers p USING (publisher_id) GROUP BY 1 -- remembered"
+	want := []string{"analytics.app_publishers", "analytics.publishers", "analytics.apps"}
+	first, err := tables(sql)
+	require.NoError(t, err)
+	assert.Equal(t, want, first)
+	first[0] = "changed"
+	again, err := tables(sql)
+	require.NoError(t, err)
+	assert.Equal(t, want, again, "asked again")
+	_, err = tables("SELECT FROM WHERE apps")
+	assert.Error(t, err, "a query that does not parse")
+}
+
+// The memo starts again empty when full, and forgets nothing before.
+func TestTextMemoBounded(t *testing.T) {
+	t.Parallel()
+	m := textMemo{max: 2}
+	m.put("a", []string{"x"})
+	m.put("b", []string{"y"})
+	got, ok := m.get("b")
+	assert.True(t, ok)
+	assert.Equal(t, []string{"y"}, got)
+	m.put("c", []string{"z"})
+	_, ok = m.get("a")
+	assert.False(t, ok, "a full memo starts again")
+	got, ok = m.get("c")
+	assert.True(t, ok)
+	assert.Equal(t, []string{"z"}, got)
+}

@@ -1,0 +1,99 @@
+package llm
+
+import (
+	"regexp/syntax"
+	"strings"
+	"unicode"
+	"unicode/utf8"
+)
+
+// prefilter holds texts that every match of a rule's expression contains:
+// the literal parts of its top-level sequence, groups included. A prompt
+// without one of them cannot match, which a substring search finds far
+// sooner than running the expression over a prompt of 10 KB: a scripted
+// model tries every rule of a step in turn, for every call.
+type prefilter struct {
+	exact []string // case-sensitive
+	folds []string // case-insensitive, as foldCanon spells them
+}
+
+// newPrefilter reads the required literals of expr, which compiles with
+// regexp.Compile; an expression it cannot read requires none.
+func newPrefilter(expr string) prefilter {
+	var p prefilter
+	re, err := syntax.Parse(expr, syntax.Perl)
+	if err != nil {
+		return p
+	}
+	var walk func(*syntax.Regexp)
+	walk = func(r *syntax.Regexp) {
+		switch r.Op {
+		case syntax.OpConcat:
+			for _, sub := range r.Sub {
+				walk(sub)
+			}
+		case syntax.OpCapture, syntax.OpPlus:
+			walk(r.Sub[0]) // present at least once
+		case syntax.OpRepeat:
+			if r.Min >= 1 {
+				walk(r.Sub[0])
+			}
+		case syntax.OpLiteral:
+			lit := string(r.Rune)
+			if strings.ContainsRune(lit, utf8.RuneError) {
+				return // matches an invalid byte, which no substring search finds
+			}
+			if r.Flags&syntax.FoldCase != 0 {
+				p.folds = append(p.folds, foldCanon(lit))
+			} else {
+				p.exact = append(p.exact, lit)
+			}
+		}
+	}
+	walk(re)
+	return p
+}
+
+// may reports whether prompt may match: it holds every required literal.
+// canon is foldCanon(prompt), computed on first need and kept for the
+// other rules.
+func (p prefilter) may(prompt string, canon *string) bool {
+	for _, lit := range p.exact {
+		if !strings.Contains(prompt, lit) {
+			return false
+		}
+	}
+	if len(p.folds) == 0 {
+		return true
+	}
+	if *canon == "" {
+		*canon = foldCanon(prompt)
+	}
+	for _, lit := range p.folds {
+		if !strings.Contains(*canon, lit) {
+			return false
+		}
+	}
+	return true
+}
+
+// foldCanon spells s with each rune replaced by the least rune that
+// matches it case-insensitively (its simple case-folding orbit, as the
+// regexp package folds): 'k', 'K' and the Kelvin sign are all 'K'. Two
+// texts equal under (?i) have the same foldCanon. An invalid byte becomes
+// U+FFFD.
+func foldCanon(s string) string {
+	return strings.Map(func(r rune) rune {
+		if r < utf8.RuneSelf {
+			if 'a' <= r && r <= 'z' {
+				return r - 'a' + 'A'
+			}
+			return r
+		}
+		least := r
+		for f := unicode.SimpleFold(r); f != r; f = unicode.SimpleFold(f) {
+			least = min(least, f)
+		}
+		return least
+	}, s)
+}
