@@ -1,7 +1,7 @@
 // Package lexicon holds what grounding knows of English words beyond the
 // catalog's own spelling: word forms (the Snowball stemmer), an English
-// lexical database (WordNet's files, read from disk) and the team's
-// glossary (GLOSSARY_FILE). It turns a question's words into related words
+// lexical database (WordNet: a compact copy embedded in the binary, or its
+// files read from disk) and the team's glossary (GLOSSARY_FILE). It turns a question's words into related words
 // grounding may score with, each saying where it came from, and calls no
 // model and no database.
 package lexicon
