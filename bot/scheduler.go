@@ -121,7 +121,7 @@ func (b *Bot) NewScheduler(o SchedulerOptions) *Scheduler {
 	}
 	local := localDeliverer{b: b}
 	return &Scheduler{b: b, o: o, log: b.log.With("component", "scheduler", "runner", o.Runner), places: make(chan struct{}, o.Batch),
-		deliverers: map[string]Deliverer{nodes.SurfaceWeb: local, nodes.SurfaceCLI: local}, under: map[string]bool{}}
+		deliverers: map[string]Deliverer{nodes.SurfaceWeb: local, nodes.SurfaceCLI: local, nodes.SurfaceMCP: local}, under: map[string]bool{}}
 }
 
 // Handle makes d post the schedules of surface.
