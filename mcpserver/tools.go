@@ -159,6 +159,12 @@ func (s *Server) runQuery(ctx context.Context, req *mcp.CallToolRequest, in quer
 		return nil, Answer{}, err
 	}
 	res, out := s.answerOf(t)
+	if out.Reason != "" {
+		// The reply's words are for someone who asked a question; the
+		// client wrote the query, and fixes it by the rule it broke.
+		out.Text = fmt.Sprintf("The query was not run (%s): %s", out.ErrorKind, out.Reason)
+		res.Content = []mcp.Content{&mcp.TextContent{Text: out.Text}}
+	}
 	return res, out, nil
 }
 
