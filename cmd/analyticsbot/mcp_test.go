@@ -4,9 +4,11 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 
@@ -145,4 +147,44 @@ func textOf(res *mcp.CallToolResult) string {
 		}
 	}
 	return b.String()
+}
+
+// serve answers MCP on /mcp: HTTP_TOKEN's bearer asks as the web chat
+// does; a request without it gets 401 and no tool.
+func TestCLIServeMCP(t *testing.T) {
+	serveEnv(t)
+	const token = "serve-mcp-token-0123456789"
+	t.Setenv("HTTP_TOKEN", token)
+	s := startServe(t)
+	s.out.waitFor(t, regexp.MustCompile(`MCP \(streamable HTTP, bearer token\): http://\S+/mcp\n`), s.done)
+
+	status, body := get(t, s.url+"/mcp", "")
+	assert.Equal(t, http.StatusUnauthorized, status, "no token: %s", body)
+	status, _ = get(t, s.url+"/mcp", "not-the-token-0123456789")
+	assert.Equal(t, http.StatusUnauthorized, status, "a wrong token")
+
+	ctx, cancel := context.WithTimeout(context.Background(), cliTimeo)
+	defer cancel()
+	tr := &mcp.StreamableClientTransport{Endpoint: s.url + "/mcp", MaxRetries: -1,
+		HTTPClient: &http.Client{Transport: bearer{token}}}
+	cs, err := mcp.NewClient(&mcp.Implementation{Name: "test", Version: "v0"}, nil).Connect(ctx, tr, nil)
+	require.NoError(t, err)
+	defer cs.Close()
+	var a struct {
+		Rows [][]any `json:"rows"`
+	}
+	res := mcpCall(t, cs, "ask", map[string]any{"question": q2018}, &a)
+	require.False(t, res.IsError, textOf(res))
+	require.Len(t, a.Rows, 1)
+	assert.Equal(t, "8160", fmt.Sprint(a.Rows[0][0]))
+	s.shutdown(t)
+}
+
+// bearer adds a bearer token to every request.
+type bearer struct{ token string }
+
+func (b bearer) RoundTrip(r *http.Request) (*http.Response, error) {
+	r = r.Clone(r.Context())
+	r.Header.Set("Authorization", "Bearer "+b.token)
+	return http.DefaultTransport.RoundTrip(r)
 }
