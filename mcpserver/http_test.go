@@ -42,12 +42,19 @@ func httpClient(t testing.TB, url, token string) (*mcp.ClientSession, error) {
 	return cs, err
 }
 
-// post sends one JSON-RPC message to url with the given Authorization
-// header ("" for none) and returns the status and body.
-func post(t testing.TB, url, authorization string) (int, string) {
+// initialize is a client's first message.
+const initialize = `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"curl","version":"0"}}}`
+
+// post sends one JSON-RPC message (initialize when body is "") to url
+// with the given Authorization header ("" for none) and returns the
+// status and the response's body.
+func post(t testing.TB, url, authorization string, body ...string) (int, string) {
 	t.Helper()
-	body := `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"curl","version":"0"}}}`
-	req, err := http.NewRequestWithContext(t.Context(), http.MethodPost, url, strings.NewReader(body))
+	msg := initialize
+	if len(body) > 0 {
+		msg = body[0]
+	}
+	req, err := http.NewRequestWithContext(t.Context(), http.MethodPost, url, strings.NewReader(msg))
 	require.NoError(t, err)
 	req.Header.Set("Content-Type", "application/json")
 	req.Header.Set("Accept", "application/json, text/event-stream")
@@ -101,6 +108,12 @@ default: none
 	require.Error(t, err, "the SDK's client with a wrong token cannot connect")
 	code, body = post(t, srv.URL, "Bearer "+secret)
 	assert.Equal(t, http.StatusOK, code, body)
+	// The server is stateless: one request calls a tool, as curl does
+	// (docs/mcp.md).
+	code, body = post(t, srv.URL, "Bearer "+secret, `{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"list_tables","arguments":{}}}`)
+	assert.Equal(t, http.StatusOK, code, body)
+	assert.Contains(t, body, `analytics.apps`)
+	assert.NotContains(t, body, `analytics.developers`, "the dashboards policy's tables only")
 
 	cs, err := httpClient(t, srv.URL, secret)
 	require.NoError(t, err)
