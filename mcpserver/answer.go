@@ -2,7 +2,6 @@ package mcpserver
 
 import (
 	"encoding/json"
-	"fmt"
 	"strings"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -61,12 +60,8 @@ func (s *Server) answerOf(t turn) (*mcp.CallToolResult, Answer) {
 	}
 	if r := t.result; r != nil {
 		out.Columns, out.RowCount, out.Truncated = r.ColumnNames(), r.RowCount, r.Truncated
-		rows := r.Rows[:min(len(r.Rows), s.cfg.MaxRows)]
-		out.Rows = s.fit(out, rows)
-		out.Truncated = out.Truncated || len(out.Rows) < len(r.Rows)
-		if len(out.Rows) < out.RowCount {
-			out.Truncated = true
-		}
+		out.Rows = s.fit(out, r.Rows[:min(len(r.Rows), s.cfg.MaxRows)])
+		out.Truncated = r.Truncated || len(out.Rows) < len(r.Rows)
 	}
 	res := &mcp.CallToolResult{}
 	if t.errorKind != "" {
@@ -93,6 +88,3 @@ func (s *Server) fit(out Answer, rows [][]any) [][]any {
 	}
 	return nil
 }
-
-// toolError is a tool's failure as the client sees it, with a sentence.
-func toolError(format string, args ...any) error { return fmt.Errorf(format, args...) }

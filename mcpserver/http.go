@@ -30,7 +30,13 @@ func Handler(b *bot.Bot, cfg Config, tokens map[string]string, log *slog.Logger)
 	}
 	s := New(b, cfg, "", log)
 	h := mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return s.mcp },
-		&mcp.StreamableHTTPOptions{Stateless: true, JSONResponse: true, Logger: s.log, MaxRequestBodyBytes: maxRequestBody})
+		&mcp.StreamableHTTPOptions{Stateless: true, JSONResponse: true, Logger: s.log, MaxRequestBodyBytes: maxRequestBody,
+			// The SDK refuses a loopback connection naming another host,
+			// against DNS rebinding; that is also every reverse proxy on
+			// the same machine that passes the Host on. A rebinding page
+			// cannot send a bearer token it does not know, and every
+			// request here needs one (as the web API, web.CheckAddr).
+			DisableLocalhostProtection: true})
 	if len(tokens) == 0 {
 		return http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
 			w.Header().Set("WWW-Authenticate", `Bearer realm="analyticsbot"`)

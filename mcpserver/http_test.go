@@ -115,6 +115,18 @@ default: none
 	assert.Contains(t, body, `analytics.apps`)
 	assert.NotContains(t, body, `analytics.developers`, "the dashboards policy's tables only")
 
+	// Through a reverse proxy on the same machine, which passes the Host on.
+	req, err := http.NewRequestWithContext(t.Context(), http.MethodPost, srv.URL, strings.NewReader(initialize))
+	require.NoError(t, err)
+	req.Host = "bot.example.com"
+	req.Header.Set("Authorization", "Bearer "+secret)
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("Accept", "application/json, text/event-stream")
+	resp, err := http.DefaultClient.Do(req)
+	require.NoError(t, err)
+	resp.Body.Close()
+	assert.Equal(t, http.StatusOK, resp.StatusCode, "a proxied request with its token")
+
 	cs, err := httpClient(t, srv.URL, secret)
 	require.NoError(t, err)
 	var tables TableList
