@@ -108,6 +108,10 @@ default: none
 	require.Error(t, err, "the SDK's client with a wrong token cannot connect")
 	code, body = post(t, srv.URL, "Bearer "+secret)
 	assert.Equal(t, http.StatusOK, code, body)
+	huge := `{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"ask","arguments":{"question":"` +
+		strings.Repeat("x", 2<<20) + `"}}}`
+	code, _ = post(t, srv.URL, "Bearer "+secret, huge)
+	assert.Equal(t, http.StatusRequestEntityTooLarge, code, "a body beyond 1 MiB")
 	// The server is stateless: one request calls a tool, as curl does
 	// (docs/mcp.md).
 	code, body = post(t, srv.URL, "Bearer "+secret, `{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"list_tables","arguments":{}}}`)

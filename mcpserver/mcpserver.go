@@ -98,9 +98,10 @@ func (s *Server) MCP() *mcp.Server { return s.mcp }
 
 // Run serves one client over r and w (stdin and stdout: newline-delimited
 // JSON-RPC) until it disconnects or ctx ends. A message longer than the
-// HTTP endpoint's bound ends the session.
+// SDK's bound (mcp.DefaultMaxLineLength, 16 MiB) ends the session; a
+// shorter one with too long an argument is a tool error.
 func (s *Server) Run(ctx context.Context, r io.ReadCloser, w io.WriteCloser) error {
-	t := &mcp.IOTransport{Reader: r, Writer: w, MaxLineLength: maxRequestBody}
+	t := &mcp.IOTransport{Reader: r, Writer: w}
 	if err := s.mcp.Run(ctx, t); err != nil && ctx.Err() == nil {
 		return fmt.Errorf("serve MCP over stdio: %w", err)
 	}

@@ -96,6 +96,8 @@ func TestCLIMCP(t *testing.T) {
 	require.Error(t, err, "an unknown tool is a protocol error")
 	res = mcpCall(t, cs, "run_query", map[string]any{"query": 12}, nil)
 	assert.True(t, res.IsError, "a number for a query")
+	res = mcpCall(t, cs, "ask", map[string]any{"question": strings.Repeat("how many games? ", 200_000)}, nil)
+	assert.True(t, res.IsError, "a 3 MB question")
 	res = mcpCall(t, cs, "run_query", map[string]any{"query": "SELECT count(*) AS n FROM analytics.apps"}, &a)
 	require.False(t, res.IsError, "still answering, the table still there")
 	got := runCLI(t, "", "logs", "--json", "--since", "1h")
