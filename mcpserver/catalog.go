@@ -88,7 +88,7 @@ func (s *Server) listTables(ctx context.Context, req *mcp.CallToolRequest, _ str
 		}
 		return err
 	})
-	return nil, out, s.refusal(err)
+	return nil, out, err
 }
 
 func (s *Server) describeTable(ctx context.Context, req *mcp.CallToolRequest, in tableInput) (*mcp.CallToolResult, TableDescription, error) {
@@ -116,7 +116,7 @@ func (s *Server) describeTable(ctx context.Context, req *mcp.CallToolRequest, in
 		}
 		return nil
 	})
-	return nil, out, s.refusal(err)
+	return nil, out, err
 }
 
 func (s *Server) searchValues(ctx context.Context, req *mcp.CallToolRequest, in searchInput) (*mcp.CallToolResult, ValueList, error) {
@@ -136,7 +136,7 @@ func (s *Server) searchValues(ctx context.Context, req *mcp.CallToolRequest, in 
 		}
 		return err
 	})
-	return nil, out, s.refusal(err)
+	return nil, out, err
 }
 
 func (s *Server) listVerified(ctx context.Context, req *mcp.CallToolRequest, in verifiedInput) (*mcp.CallToolResult, VerifiedList, error) {
@@ -157,5 +157,5 @@ func (s *Server) listVerified(ctx context.Context, req *mcp.CallToolRequest, in 
 		}
 		return err
 	})
-	return nil, out, s.refusal(err)
+	return nil, out, err
 }

@@ -18,6 +18,7 @@ import (
 	"github.com/caarlos0/env/v11"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/analyticsbot/analyticsbot/access"
 	"github.com/analyticsbot/analyticsbot/bot"
 )
 
@@ -156,12 +157,43 @@ func (s *Server) limited(ctx context.Context, tool string, fn func(ctx context.C
 	defer func() {
 		if v := recover(); v != nil {
 			s.log.ErrorContext(ctx, "tool panicked", "tool", tool, "panic", v, "stack", string(debug.Stack()))
-			err = errors.New("something went wrong on the bot's side; the operator's log has the details")
+			err = errInternal
 		}
 	}()
-	err = fn(ctx)
-	if errors.Is(err, context.DeadlineExceeded) && ctx.Err() != nil {
+	return s.said(ctx, tool, fn(ctx))
+}
+
+// told is an error whose text is written for the client.
+type told struct{ error }
+
+// tell returns an error whose text the client reads as it is.
+func tell(format string, args ...any) error { return told{fmt.Errorf(format, args...)} }
+
+// said is a tool's error as the client reads it: the sentences written
+// for people (this package's, the access file's refusal, bot's) as they
+// are; anything else is the bot's own failure, logged for the operator.
+func (s *Server) said(ctx context.Context, tool string, err error) error {
+	var (
+		ref *access.Refusal
+		t   told
+	)
+	switch {
+	case err == nil:
+		return nil
+	case errors.As(err, &t):
+		return t
+	case errors.As(err, &ref):
+		return errors.New(ref.Reason)
+	case errors.Is(err, bot.ErrNoTable):
+		return errors.New("no such table among those you may read: list_tables lists them")
+	case errors.Is(err, bot.ErrValuesOff):
+		return bot.ErrValuesOff
+	case errors.Is(err, context.DeadlineExceeded) && ctx.Err() != nil:
 		return fmt.Errorf("the call took longer than MCP_TIMEOUT (%s) and was stopped", s.cfg.Timeout)
 	}
-	return err
+	s.log.ErrorContext(ctx, "tool failed", "tool", tool, "err", err)
+	return errInternal
 }
+
+// errInternal is what the client reads of a failure of the bot's own.
+var errInternal = errors.New("something went wrong on the bot's side; the operator's log has the details")

@@ -9,7 +9,6 @@ import (
 	"github.com/google/jsonschema-go/jsonschema"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
-	"github.com/analyticsbot/analyticsbot/access"
 	"github.com/analyticsbot/analyticsbot/bot"
 	"github.com/analyticsbot/analyticsbot/nodes"
 )
@@ -183,7 +182,7 @@ func (s *Server) getContext(ctx context.Context, req *mcp.CallToolRequest, in co
 		out = gc.Report("", s.bot.Backend().Name())
 		return nil
 	})
-	return nil, out, s.refusal(err)
+	return nil, out, err
 }
 
 // exportCSV presses an answer's Export CSV.
@@ -198,9 +197,9 @@ func (s *Server) exportCSV(ctx context.Context, req *mcp.CallToolRequest, in exp
 		st, wres, err := s.bot.Press(ctx, m, string(nodes.IntentExportCSV), in.QueryID)
 		switch {
 		case errors.Is(err, bot.ErrNoThread):
-			return fmt.Errorf("no thread %q of yours: give the thread_id of an answer you were given", in.ThreadID)
+			return tell("no thread %q of yours: give the thread_id of an answer you were given", in.ThreadID)
 		case errors.Is(err, bot.ErrBadAction):
-			return fmt.Errorf("%q is not a query id: give the query_id of an answer you were given", in.QueryID)
+			return tell("%q is not a query id: give the query_id of an answer you were given", in.QueryID)
 		case err != nil:
 			return err
 		}
@@ -226,7 +225,7 @@ func (s *Server) csvResource(t turn, queryID string) (*mcp.CallToolResult, error
 	}
 	defer r.Close()
 	if size > int64(s.cfg.MaxBytes) {
-		return nil, fmt.Errorf("the export has %d bytes, more than this server returns in one call (MCP_MAX_BYTES=%d): "+
+		return nil, tell("the export has %d bytes, more than this server returns in one call (MCP_MAX_BYTES=%d): "+
 			"ask for fewer rows or columns", size, s.cfg.MaxBytes)
 	}
 	data, err := io.ReadAll(io.LimitReader(r, int64(s.cfg.MaxBytes)+1))
@@ -242,20 +241,4 @@ func (s *Server) csvResource(t turn, queryID string) (*mcp.CallToolResult, error
 		&mcp.TextContent{Text: text},
 		&mcp.EmbeddedResource{Resource: &mcp.ResourceContents{URI: uri, MIMEType: "text/csv", Text: string(data)}},
 	}}, nil
-}
-
-// refusal words the error of a call that is not a question for the
-// client: the access file's refusal as it is.
-func (s *Server) refusal(err error) error {
-	if err == nil {
-		return nil
-	}
-	var ref *access.Refusal
-	switch {
-	case errors.Is(err, bot.ErrNoTable):
-		return errors.New("no such table among those you may read: list_tables lists them")
-	case errors.As(err, &ref):
-		return errors.New(ref.Reason)
-	}
-	return err
 }
