@@ -12,6 +12,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/analyticsbot/analyticsbot/bot"
 	"github.com/analyticsbot/analyticsbot/store"
 )
 
@@ -290,4 +291,13 @@ func TestNoIdentity(t *testing.T) {
 	res := call(t, cs, "list_tables", map[string]any{})
 	assert.True(t, res.IsError)
 	assert.Contains(t, text(res), "no identity")
+}
+
+// Without a value index, search_values says so.
+func TestSearchValuesOff(t *testing.T) {
+	t.Parallel()
+	b := newTestBot(t, "", func(c *bot.Config) { c.ValueIndexMaxDistinct = 0 })
+	res := call(t, connect(t, b, Config{}, DefaultUser), "search_values", map[string]any{"text": "Linux"})
+	assert.True(t, res.IsError)
+	assert.Equal(t, "the value lookup is off (VALUE_INDEX_MAX_DISTINCT=0)", text(res))
 }
