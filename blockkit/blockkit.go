@@ -169,12 +169,14 @@ func answerActions(queryID string, buttons []answer.Action) *slack.ActionBlock {
 	return slack.NewActionBlock(blockID, elems...)
 }
 
-// ChartBlock is Slack's data_visualization block for c (which keeps Slack's
-// limits, see package chart); nil for a chart without data.
+// ChartBlock is Slack's data_visualization block for c, cut to Slack's
+// limits (chart.ForSlack: a line's last 20 points, as its title says); nil
+// for a chart without data.
 func ChartBlock(c chart.Spec) *slack.DataVisualizationBlock {
 	if len(c.Series) == 0 || len(c.Categories) == 0 {
 		return nil
 	}
+	c = chart.ForSlack(c)
 	title := c.Title
 	if title == "" {
 		title = "Chart"

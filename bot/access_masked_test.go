@@ -40,7 +40,7 @@ func testErrorTextsHoldNoData(t *testing.T, e *testEnv) {
 		}
 		t.Run(name, func(t *testing.T) {
 			cfg := testConfig(t, e, script(bottest.AccessRules()))
-			cfg.AccessFile, cfg.Schemas = path, bottest.AccessSchemas
+			cfg.AccessFile, cfg.Postgres.Schemas = path, bottest.AccessSchemas
 			// Every level of the bot's own log: none may hold a value either.
 			var logs lockedBuffer
 			log := slog.New(slog.NewTextHandler(&logs, &slog.HandlerOptions{Level: slog.LevelDebug}))
@@ -78,7 +78,7 @@ func testErrorTextsHoldNoData(t *testing.T, e *testEnv) {
 	}
 	t.Run("the retry knows what failed, without the value", func(t *testing.T) {
 		cfg := testConfig(t, e, script(bottest.AccessRules()))
-		cfg.AccessFile, cfg.Schemas = path, bottest.AccessSchemas
+		cfg.AccessFile, cfg.Postgres.Schemas = path, bottest.AccessSchemas
 		b := startBot(t, cfg)
 		i := caseIndex(t, "a cast over masked titles")
 		s, seen := askSeeing(t, b, "UADMIN", bottest.AccessCases[i].Question(i))
@@ -143,7 +143,7 @@ func askSeeing(t *testing.T, b *bot.Bot, user, text string) (*nodes.State, map[s
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
 	before := len(b.Scripted.Calls())
-	s, _, err := b.Ask(ctx, bot.Message{ThreadID: bot.NewThreadID(), UserID: user, ChannelID: "CDATA", Text: text})
+	s, _, err := b.AskState(ctx, bot.Message{ThreadID: bot.NewThreadID(), UserID: user, ChannelID: "CDATA", Text: text})
 	require.NoError(t, err)
 	seen := map[string]string{"the reply": s.ResponseText, "the error detail": s.ErrorDetail + "\n" + s.ValidationError}
 	for _, call := range b.Scripted.Calls()[before:] {
@@ -195,7 +195,7 @@ func testMaskedValuesNotShown(t *testing.T, e *testEnv) {
 	// hr first: the prompt shows the values of six columns, those of the
 	// tables it describes first, and the addresses' words ("corp", "test")
 	// match many a game's.
-	cfg.AccessFile, cfg.Schemas, cfg.BotSchema, cfg.ValueIndexMaxDistinct = path, []string{"hr", "analytics"}, schema, 50_000
+	cfg.AccessFile, cfg.Postgres.Schemas, cfg.BotSchema, cfg.ValueIndexMaxDistinct = path, []string{"hr", "analytics"}, schema, 50_000
 	b := startBot(t, cfg)
 	st, err := b.RefreshValueIndex(ctx)
 	require.NoError(t, err)

@@ -31,13 +31,13 @@ func testAccessPoliciesAlone(t *testing.T, e *testEnv) {
 	path := filepath.Join(t.TempDir(), "access.yaml")
 	require.NoError(t, os.WriteFile(path, []byte(bottest.AccessFile("everyone")), 0o600))
 	cfg := testConfig(t, e, script(bottest.AccessRules()))
-	cfg.AccessFile, cfg.Schemas = path, bottest.AccessSchemas
+	cfg.AccessFile, cfg.Postgres.Schemas = path, bottest.AccessSchemas
 	b := bottest.StartWithoutGuard(t, cfg, discardLogger())
 	askAs := func(user, thread, text string) *nodes.State {
 		t.Helper()
 		ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 		defer cancel()
-		s, _, err := b.Ask(ctx, bot.Message{ThreadID: thread, UserID: user, ChannelID: "CDATA", Text: text})
+		s, _, err := b.AskState(ctx, bot.Message{ThreadID: thread, UserID: user, ChannelID: "CDATA", Text: text})
 		require.NoError(t, err)
 		return s
 	}
@@ -63,7 +63,7 @@ func testAccessPoliciesAlone(t *testing.T, e *testEnv) {
 		require.Empty(t, admin.ErrorKind)
 		ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 		defer cancel()
-		s, _, err := b.Press(ctx, bot.Message{ThreadID: thread, UserID: "UZED", ChannelID: "CDATA"}, string(nodes.IntentExportCSV), admin.QueryID)
+		s, _, err := b.PressState(ctx, bot.Message{ThreadID: thread, UserID: "UZED", ChannelID: "CDATA"}, string(nodes.IntentExportCSV), admin.QueryID)
 		require.NoError(t, err)
 		assert.Equal(t, nodes.ErrAccessDenied, s.ErrorKind, "detail %s", s.ErrorDetail)
 		assert.Contains(t, s.ResponseText, "you may not read analytics.developers")
@@ -77,12 +77,12 @@ func testAccessPoliciesAlone(t *testing.T, e *testEnv) {
 func testAccessPolicies(t *testing.T, e *testEnv) {
 	path := filepath.Join(t.TempDir(), "access.yaml")
 	require.NoError(t, os.WriteFile(path, []byte(bottest.AccessFile("everyone")), 0o600))
-	b := newBot(t, e, script(bottest.AccessRules()), func(c *bot.Config) { c.AccessFile, c.Schemas = path, bottest.AccessSchemas })
+	b := newBot(t, e, script(bottest.AccessRules()), func(c *bot.Config) { c.AccessFile, c.Postgres.Schemas = path, bottest.AccessSchemas })
 	askAs := func(user, channel, thread, text string) *nodes.State {
 		t.Helper()
 		ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 		defer cancel()
-		s, _, err := b.Ask(ctx, bot.Message{ThreadID: thread, UserID: user, ChannelID: channel, Text: text})
+		s, _, err := b.AskState(ctx, bot.Message{ThreadID: thread, UserID: user, ChannelID: channel, Text: text})
 		require.NoError(t, err)
 		return s
 	}
@@ -161,14 +161,14 @@ func testAccessPolicies(t *testing.T, e *testEnv) {
 		ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 		defer cancel()
 		for _, action := range []nodes.Intent{nodes.IntentExportCSV, nodes.IntentShowSQL, nodes.IntentRefresh} {
-			s, _, err := b.Press(ctx, bot.Message{ThreadID: thread, UserID: "UZED", ChannelID: "CDATA"}, string(action), admin.QueryID)
+			s, _, err := b.PressState(ctx, bot.Message{ThreadID: thread, UserID: "UZED", ChannelID: "CDATA"}, string(action), admin.QueryID)
 			require.NoError(t, err)
 			assert.Equal(t, nodes.ErrAccessDenied, s.ErrorKind, "%s by a narrower user (detail %s)", action, s.ErrorDetail)
 			assert.False(t, s.HasCSV(), "%s: no file", action)
 			assert.NotContains(t, s.ResponseText, "SELECT", "%s: no SQL shown", action)
 			assert.Empty(t, s.Result.Rows, "%s: no rows", action)
 		}
-		s, _, err := b.Press(ctx, bot.Message{ThreadID: thread, UserID: "UADMIN", ChannelID: "CDATA"}, string(nodes.IntentExportCSV), admin.QueryID)
+		s, _, err := b.PressState(ctx, bot.Message{ThreadID: thread, UserID: "UADMIN", ChannelID: "CDATA"}, string(nodes.IntentExportCSV), admin.QueryID)
 		require.NoError(t, err)
 		assert.Empty(t, s.ErrorKind, "the asker's own export")
 		assert.True(t, s.HasCSV())
@@ -232,7 +232,7 @@ func testPolicyRoles(t *testing.T, e *testEnv) {
 		t.Helper()
 		ctx, cancel := context.WithTimeout(ctx, time.Minute)
 		defer cancel()
-		s, _, err := b.Ask(ctx, bot.Message{ThreadID: bot.NewThreadID(), UserID: user, ChannelID: "CDATA", Text: "who am I"})
+		s, _, err := b.AskState(ctx, bot.Message{ThreadID: bot.NewThreadID(), UserID: user, ChannelID: "CDATA", Text: "who am I"})
 		require.NoError(t, err)
 		require.Empty(t, s.ErrorKind, "detail %s", s.ErrorDetail)
 		logs, err := b.DB().QueryLogs(ctx, store.QueryLogFilter{ThreadID: s.ThreadTS})
@@ -241,7 +241,7 @@ func testPolicyRoles(t *testing.T, e *testEnv) {
 		assert.Equal(t, s.Result.Rows[0][0], logs[0].Role, "the query log names the role the query ran as")
 		return s.Result.Rows[0][0]
 	}
-	adjust := func(c *bot.Config) { c.AccessFile, c.ReaderRole = path, reader }
+	adjust := func(c *bot.Config) { c.AccessFile, c.Postgres.ReaderRole = path, reader }
 
 	before := newBot(t, e, script(rule), adjust)
 	assert.Equal(t, reader, who(before, "UANA"), "no roles yet: the reader, and the guard alone")

@@ -56,7 +56,7 @@ func testAccessViews(t *testing.T, e *testEnv) {
 `
 	// The hr schema alone, so that the Steam data's names crowd no hr
 	// column out of the prompt's values.
-	b := newBot(t, e, script(rules), func(c *bot.Config) { c.AccessFile, c.Schemas, c.BotSchema = path, []string{"hr"}, schema })
+	b := newBot(t, e, script(rules), func(c *bot.Config) { c.AccessFile, c.Postgres.Schemas, c.BotSchema = path, []string{"hr"}, schema })
 	_, err = b.RefreshValueIndex(ctx)
 	require.NoError(t, err)
 	accessRules, err := access.Load(path)
@@ -78,7 +78,7 @@ func testAccessViews(t *testing.T, e *testEnv) {
 			for _, m := range matches {
 				found[m.Table] = true
 			}
-			s, _, err := b.Ask(ctx, bot.Message{ThreadID: bot.NewThreadID(), UserID: user, ChannelID: "CDATA", Text: viewsQuestion})
+			s, _, err := b.AskState(ctx, bot.Message{ThreadID: bot.NewThreadID(), UserID: user, ChannelID: "CDATA", Text: viewsQuestion})
 			require.NoError(t, err)
 			require.Empty(t, s.ErrorKind, "detail %s", s.ErrorDetail)
 			prompt := lastGeneratorPrompt(t, b)

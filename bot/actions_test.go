@@ -176,7 +176,7 @@ func testPressBadInput(t *testing.T, e *testEnv) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			s, _, err := b.Press(context.Background(), bot.Message{ThreadID: thread, UserID: "U1"}, tt.action, tt.value)
+			s, _, err := b.PressState(context.Background(), bot.Message{ThreadID: thread, UserID: "U1"}, tt.action, tt.value)
 			assert.True(t, errors.Is(err, bot.ErrBadAction), "got error %v, want bot.ErrBadAction", err)
 			assert.Nil(t, s, "state")
 		})

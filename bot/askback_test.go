@@ -106,7 +106,7 @@ func TestAskBackGarbageFallsBack(t *testing.T) {
 	s, _ := ask(t, b, bot.NewThreadID(), "How many games were released in 2018?")
 	require.Empty(t, s.ErrorKind, s.ResponseText)
 	assert.Equal(t, answer.KindAnswer, s.Reply.Kind)
-	assert.Equal(t, "8160 games were released on Steam in 2018.", s.ResponseText)
+	assert.Equal(t, "8,160 games were released on Steam in 2018.", s.ResponseText)
 	assert.Equal(t, 1, s.RetryCount)
 	assert.Contains(t, s.Notes, `generator reply held a clarification with 6 options: {"clarification": {"question": "Which year?", "options": ["2013", "2014", "2015", "2016", "2017", "2018"]}}`)
 }

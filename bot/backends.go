@@ -2,15 +2,11 @@ package bot
 
 import (
 	"context"
-	"encoding/json"
-	"errors"
-	"fmt"
 	"log/slog"
 	"slices"
 	"strings"
 
 	"github.com/analyticsbot/analyticsbot/access"
-	"github.com/analyticsbot/analyticsbot/cube"
 	"github.com/analyticsbot/analyticsbot/warehouse"
 	"github.com/analyticsbot/analyticsbot/warehouse/cubewarehouse"
 	"github.com/analyticsbot/analyticsbot/warehouse/pgwarehouse"
@@ -49,11 +45,9 @@ func (c Config) backendName() string {
 // ReaderConfig is how the PostgreSQL backend reads the analytics schemas:
 // as the reader, under the row, byte and time caps.
 func (c Config) ReaderConfig() pgwarehouse.ExecConfig {
-	return pgwarehouse.ExecConfig{
-		DatabaseURL: c.DatabaseURL, URL: c.ReaderURL, Role: c.ReaderRole, Schemas: c.Schemas,
-		StatementTimeout: c.StatementTimeout, MaxRows: c.MaxRows, MaxBytes: c.MaxResultBytes,
-		Timeout: c.DatabaseTimeout, IdentityKey: c.identityKey,
-	}
+	e := c.Postgres.Exec(c.DatabaseURL, c.MaxRows, c.DatabaseTimeout)
+	e.IdentityKey = c.identityKey
+	return e
 }
 
 // openPostgres answers from the analytics schemas of DATABASE_URL, as the
@@ -81,20 +75,11 @@ func openPostgres(ctx context.Context, cfg Config, log *slog.Logger) (warehouse.
 
 // openCube answers from the Cube semantic layer at CUBE_API_URL.
 func openCube(_ context.Context, cfg Config, log *slog.Logger) (warehouse.Backend, func(), error) {
-	var claims map[string]any
-	if cfg.CubeSecurityContext != "" {
-		if err := json.Unmarshal([]byte(cfg.CubeSecurityContext), &claims); err != nil {
-			return nil, nil, fmt.Errorf("CUBE_SECURITY_CONTEXT must be a JSON object: %w", err)
-		}
-	}
-	if cfg.CubeAPISecret == "" {
-		return nil, nil, errors.New("BACKEND=cube needs CUBE_API_SECRET, the secret the Cube server checks tokens with")
-	}
-	c, err := cube.New(cube.Config{APIURL: cfg.CubeAPIURL, Secret: cfg.CubeAPISecret, SecurityContext: claims, Timeout: cfg.CubeTimeout})
+	b, err := cubewarehouse.Open(cfg.Cube, log)
 	if err != nil {
-		return nil, nil, fmt.Errorf("cube: %w", err)
+		return nil, nil, err
 	}
-	return cubewarehouse.New(c, cubewarehouse.Config{Logger: log}), func() {}, nil
+	return b, func() {}, nil
 }
 
 // policyRoles are the database roles of ACCESS_FILE's policies (and of
@@ -114,7 +99,7 @@ func policyRoles(ctx context.Context, cfg Config, log *slog.Logger) (map[string]
 	roles := map[string]string{}
 	var names []string
 	for _, p := range rules.AllPolicies() {
-		roles[p.Policy()] = pgwarehouse.PolicyRole(cfg.ReaderRole, p.Policy())
+		roles[p.Policy()] = pgwarehouse.PolicyRole(cfg.Postgres.ReaderRole, p.Policy())
 		names = append(names, roles[p.Policy()])
 	}
 	missing, err := pgwarehouse.MissingRoles(ctx, cfg.DatabaseURL, names)

@@ -93,7 +93,7 @@ func (l *benchLatencies) report(b *testing.B) {
 // and the query id on its buttons.
 func benchSeedThread(b *testing.B, bt *bot.Bot) (thread, queryID string) {
 	b.Helper()
-	s, _, err := bt.Ask(context.Background(), bot.Message{UserID: "bench", ChannelID: "bench", Text: benchQuestion})
+	s, _, err := bt.AskState(context.Background(), bot.Message{UserID: "bench", ChannelID: "bench", Text: benchQuestion})
 	benchCheck(b, s, err, nodes.IntentAnalytics)
 	if s.QueryID == "" {
 		b.Fatalf("got no query id for %q", benchQuestion)
@@ -112,7 +112,7 @@ func BenchmarkAskNewQuestion(b *testing.B) {
 	i := 0
 	for b.Loop() {
 		start := time.Now()
-		s, _, err := bt.Ask(ctx, bot.Message{UserID: "bench", ChannelID: "bench", Text: questions[i%len(questions)]})
+		s, _, err := bt.AskState(ctx, bot.Message{UserID: "bench", ChannelID: "bench", Text: questions[i%len(questions)]})
 		lat.add(start, s)
 		benchCheck(b, s, err, nodes.IntentAnalytics)
 		bt.Scripted.Reset() // the recorded prompts would otherwise pile up
@@ -150,7 +150,7 @@ default: analysts
 	i := 0
 	for b.Loop() {
 		start := time.Now()
-		s, _, err := bt.Ask(ctx, bot.Message{UserID: "bench", ChannelID: "bench", Text: questions[i%len(questions)]})
+		s, _, err := bt.AskState(ctx, bot.Message{UserID: "bench", ChannelID: "bench", Text: questions[i%len(questions)]})
 		lat.add(start, s)
 		benchCheck(b, s, err, nodes.IntentAnalytics)
 		if s.Policy != "analysts" {
@@ -204,7 +204,7 @@ func BenchmarkAskFollowUp(b *testing.B) {
 		thread, _ := benchSeedThread(b, bt)
 		b.StartTimer()
 		start := time.Now()
-		s, _, err := bt.Ask(ctx, bot.Message{ThreadID: thread, UserID: "bench", ChannelID: "bench", Text: benchFollowUp})
+		s, _, err := bt.AskState(ctx, bot.Message{ThreadID: thread, UserID: "bench", ChannelID: "bench", Text: benchFollowUp})
 		lat.add(start, s)
 		benchCheck(b, s, err, nodes.IntentFollowUp)
 		bt.Scripted.Reset()
@@ -222,7 +222,7 @@ func BenchmarkPressExportCSV(b *testing.B) {
 	b.ReportAllocs()
 	for b.Loop() {
 		start := time.Now()
-		s, _, err := bt.Press(ctx, bot.Message{ThreadID: thread, UserID: "bench", ChannelID: "bench"}, string(nodes.IntentExportCSV), qid)
+		s, _, err := bt.PressState(ctx, bot.Message{ThreadID: thread, UserID: "bench", ChannelID: "bench"}, string(nodes.IntentExportCSV), qid)
 		lat.add(start, s)
 		benchCheck(b, s, err, nodes.IntentExportCSV)
 		if string(s.CSVContent) != benchCSV2018 {
@@ -241,7 +241,7 @@ func BenchmarkPressShowSQL(b *testing.B) {
 	b.ReportAllocs()
 	for b.Loop() {
 		start := time.Now()
-		s, _, err := bt.Press(ctx, bot.Message{ThreadID: thread, UserID: "bench", ChannelID: "bench"}, string(nodes.IntentShowSQL), qid)
+		s, _, err := bt.PressState(ctx, bot.Message{ThreadID: thread, UserID: "bench", ChannelID: "bench"}, string(nodes.IntentShowSQL), qid)
 		lat.add(start, s)
 		benchCheck(b, s, err, nodes.IntentShowSQL)
 		if s.Query.Text == "" {
@@ -268,7 +268,7 @@ func BenchmarkPressFeedbackUp(b *testing.B) {
 		}
 		i++
 		start := time.Now()
-		s, _, err := bt.Press(ctx, bot.Message{ThreadID: thread, UserID: "bench", ChannelID: "bench"}, action, qid)
+		s, _, err := bt.PressState(ctx, bot.Message{ThreadID: thread, UserID: "bench", ChannelID: "bench"}, action, qid)
 		lat.add(start, s)
 		benchCheck(b, s, err, nodes.IntentFeedback)
 	}
@@ -284,7 +284,7 @@ func BenchmarkAskOffTopic(b *testing.B) {
 	b.ReportAllocs()
 	for b.Loop() {
 		start := time.Now()
-		s, _, err := bt.Ask(ctx, bot.Message{UserID: "bench", ChannelID: "bench", Text: benchOffTopic})
+		s, _, err := bt.AskState(ctx, bot.Message{UserID: "bench", ChannelID: "bench", Text: benchOffTopic})
 		lat.add(start, s)
 		benchCheck(b, s, err, nodes.IntentOffTopic)
 		bt.Scripted.Reset()
@@ -338,7 +338,7 @@ func TestModelCallsPerIntent(t *testing.T) {
 			m := bot.Message{ThreadID: bot.NewThreadID(), UserID: "test", ChannelID: "test", Text: tt.ask}
 			var qid string
 			if tt.setup != "" {
-				s, _, err := bt.Ask(ctx, bot.Message{ThreadID: m.ThreadID, UserID: "test", ChannelID: "test", Text: tt.setup})
+				s, _, err := bt.AskState(ctx, bot.Message{ThreadID: m.ThreadID, UserID: "test", ChannelID: "test", Text: tt.setup})
 				if err != nil || s.ErrorKind != "" || s.QueryID == "" {
 					t.Fatalf("setup %q: got error %v, kind %q, query id %q; want an answer", tt.setup, err, s.ErrorKind, s.QueryID)
 				}
@@ -352,9 +352,9 @@ func TestModelCallsPerIntent(t *testing.T) {
 			)
 			if tt.press != "" {
 				m.Text = ""
-				s, _, err = bt.Press(ctx, m, tt.press, qid)
+				s, _, err = bt.PressState(ctx, m, tt.press, qid)
 			} else {
-				s, _, err = bt.Ask(ctx, m)
+				s, _, err = bt.AskState(ctx, m)
 			}
 			if err != nil {
 				t.Fatalf("got error %v, want an answer", err)

@@ -368,12 +368,14 @@ type Message struct {
 	Private bool
 }
 
-// Ask answers a message: it loads the thread's recent turns, runs the
-// workflow and returns its final state. The error is for failures of the
-// workflow itself, and ErrNoThread for a thread that is not m.UserID's
-// (see CheckThread; on the web chat a message without a thread starts
-// one); answers that explain a problem come back in the state.
-func (b *Bot) Ask(ctx context.Context, m Message, opts ...workflow.RunOption) (*nodes.State, workflow.Result, error) {
+// AskState answers a message as Ask does and returns the workflow's final
+// state and trace, for the eval and the tests that read the run; front
+// ends use Ask. It loads the thread's recent turns and runs the workflow.
+// The error is for failures of the workflow itself, and ErrNoThread for a
+// thread that is not m.UserID's (see CheckThread; on the web chat a
+// message without a thread starts one); answers that explain a problem
+// come back in the state.
+func (b *Bot) AskState(ctx context.Context, m Message, opts ...workflow.RunOption) (*nodes.State, workflow.Result, error) {
 	m, err := b.askThread(ctx, m)
 	if err != nil {
 		return nil, workflow.Result{}, err
@@ -399,10 +401,11 @@ var ErrBadAction = errors.New("bad action")
 
 var queryIDPattern = regexp.MustCompile(`^[0-9a-f]{8}$`)
 
-// Press answers a button press for the query id in value: an action of
-// nodes.Buttons, a 👍/👎 (Rate) or Verify. It never calls the model. A
+// PressState answers a button press as Press does and returns the
+// workflow's final state and trace (see AskState). It presses for the
+// query id in value: an action of nodes.Buttons, a 👍/👎 (Rate) or Verify. It never calls the model. A
 // thread that is not m.UserID's gets ErrNoThread (see CheckThread).
-func (b *Bot) Press(ctx context.Context, m Message, action, value string, opts ...workflow.RunOption) (*nodes.State, workflow.Result, error) {
+func (b *Bot) PressState(ctx context.Context, m Message, action, value string, opts ...workflow.RunOption) (*nodes.State, workflow.Result, error) {
 	if err := b.CheckThread(ctx, m); err != nil {
 		return nil, workflow.Result{}, err
 	}

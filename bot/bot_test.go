@@ -41,9 +41,10 @@ func TestBot(t *testing.T) {
 		{"MissingSchema", testMissingSchema},
 		{"ResultFreshness", testResultFreshness},
 		{"ScheduleWords", testScheduleWords},
-		{"ScheduleRecordRetried", testScheduleRecordRetried},
 		{"TurnRecords", testTurnRecords},
 		{"ThreadOwners", testThreadOwners},
+		{"Reply", testReply},
+		{"ReplyAccess", testReplyAccess},
 	}
 	for _, g := range groups {
 		t.Run(g.name, func(t *testing.T) {

@@ -39,7 +39,7 @@ func ceilingFile(t *testing.T) (path, channel string) {
 // answer finds it only in its asker's own private thread.
 func testChannelCeiling(t *testing.T, e *testEnv) {
 	path, ch := ceilingFile(t)
-	b := newBot(t, e, script(bottest.CeilingRules()), func(c *bot.Config) { c.AccessFile, c.Schemas = path, bottest.AccessSchemas })
+	b := newBot(t, e, script(bottest.CeilingRules()), func(c *bot.Config) { c.AccessFile, c.Postgres.Schemas = path, bottest.AccessSchemas })
 	askAs := func(user, channel, text string) *nodes.State {
 		t.Helper()
 		ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
@@ -48,7 +48,7 @@ func testChannelCeiling(t *testing.T, e *testEnv) {
 		var err error
 		m.ThreadID, err = b.StartThread(ctx, m) // the web chat's threads are issued
 		require.NoError(t, err)
-		s, _, err := b.Ask(ctx, m)
+		s, _, err := b.AskState(ctx, m)
 		require.NoError(t, err)
 		require.Empty(t, s.ErrorKind, "detail %s", s.ErrorDetail)
 		return s
@@ -99,7 +99,7 @@ func testChannelCeiling(t *testing.T, e *testEnv) {
 			{"its asker, naming it on the channel's message", "UANA", false, nodes.ErrNoPreviousQuery},
 			{"another member, on an ephemeral message of theirs", "UADMIN", true, nodes.ErrNoPreviousQuery},
 		} {
-			p, _, err := b.Press(ctx, bot.Message{ThreadID: s.ThreadTS, UserID: tt.user, ChannelID: ch, Private: tt.private},
+			p, _, err := b.PressState(ctx, bot.Message{ThreadID: s.ThreadTS, UserID: tt.user, ChannelID: ch, Private: tt.private},
 				string(nodes.IntentShowSQL), s.QueryID)
 			require.NoError(t, err)
 			assert.Equal(t, tt.wantErr, p.ErrorKind, tt.name)
@@ -152,12 +152,12 @@ func testCeilingRoles(t *testing.T, e *testEnv) {
     match: '(?im)^Question: who am i'
     reply: '{"sql": "SELECT current_user AS who", "assumptions": [], "explanation": "x"}'
 `
-	b := newBot(t, e, script(rules2), func(c *bot.Config) { c.AccessFile, c.ReaderRole = path, reader })
+	b := newBot(t, e, script(rules2), func(c *bot.Config) { c.AccessFile, c.Postgres.ReaderRole = path, reader })
 	who := func(text string) (*nodes.State, any) {
 		t.Helper()
 		ctx, cancel := context.WithTimeout(ctx, time.Minute)
 		defer cancel()
-		s, _, err := b.Ask(ctx, bot.Message{ThreadID: bot.NewThreadID(), UserID: "UANA", ChannelID: ch, Text: text})
+		s, _, err := b.AskState(ctx, bot.Message{ThreadID: bot.NewThreadID(), UserID: "UANA", ChannelID: ch, Text: text})
 		require.NoError(t, err)
 		require.Empty(t, s.ErrorKind, "detail %s", s.ErrorDetail)
 		return s, s.Result.Rows[0][0]

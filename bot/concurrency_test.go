@@ -49,14 +49,14 @@ func testConcurrentThreads(t *testing.T, e *testEnv) {
 		wg.Go(func() {
 			msg := bot.Message{ThreadID: r.thread, UserID: "U" + strconv.Itoa(r.year)}
 			msg.Text = fmt.Sprintf("How many games were released in %d?", r.year)
-			r.answer, _, r.askErr = b.Ask(ctx, msg)
+			r.answer, _, r.askErr = b.AskState(ctx, msg)
 			if r.askErr != nil || r.answer.QueryID == "" {
 				return
 			}
 			msg.Text = "export as csv"
-			r.export, _, r.exportErr = b.Ask(ctx, msg)
+			r.export, _, r.exportErr = b.AskState(ctx, msg)
 			msg.Text = ""
-			r.csv, _, r.pressErr = b.Press(ctx, msg, string(nodes.IntentExportCSV), r.answer.QueryID)
+			r.csv, _, r.pressErr = b.PressState(ctx, msg, string(nodes.IntentExportCSV), r.answer.QueryID)
 		})
 	}
 	wg.Wait()
@@ -68,7 +68,7 @@ func testConcurrentThreads(t *testing.T, e *testEnv) {
 			continue
 		}
 		wg.Go(func() {
-			r.foreign, _, r.foreignErr = b.Press(ctx, bot.Message{ThreadID: r.thread}, string(nodes.IntentExportCSV), next.answer.QueryID)
+			r.foreign, _, r.foreignErr = b.PressState(ctx, bot.Message{ThreadID: r.thread}, string(nodes.IntentExportCSV), next.answer.QueryID)
 		})
 	}
 	wg.Wait()

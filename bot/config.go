@@ -20,6 +20,7 @@ import (
 	"github.com/analyticsbot/analyticsbot/nodes"
 	"github.com/analyticsbot/analyticsbot/pgpool"
 	"github.com/analyticsbot/analyticsbot/store"
+	"github.com/analyticsbot/analyticsbot/warehouse/cubewarehouse"
 	"github.com/analyticsbot/analyticsbot/warehouse/pgwarehouse"
 )
 
@@ -30,9 +31,10 @@ const DefaultDatabaseURL = "postgres://postgres@127.0.0.1:5432/analyticsbot?sslm
 // field has a default that works on a machine with a local Postgres.
 type Config struct {
 	DatabaseURL string `env:"DATABASE_URL"`
-	// Schemas are the schemas questions are answered from (Postgres), a
-	// comma-separated list.
-	Schemas []string `env:"ANALYTICS_SCHEMA" envDefault:"analytics" envSeparator:","`
+	// Postgres are the PostgreSQL backend's settings: the analytics
+	// schemas, the reader role, the statement timeout and the byte cap
+	// (ANALYTICS_SCHEMA, READER_ROLE, ...).
+	Postgres pgwarehouse.Settings
 	// BotSchema holds the bot's own tables, apart from the data.
 	BotSchema string `env:"BOT_SCHEMA" envDefault:"analyticsbot"`
 	// Domain describes the data to the model and to users.
@@ -119,24 +121,14 @@ type Config struct {
 	// is from and has a Refresh button. 0 (the default) always runs.
 	ResultFreshness time.Duration `env:"RESULT_FRESHNESS" envDefault:"0"`
 	// ExportMaxRows caps a full CSV export of a result cut at MaxRows.
-	ExportMaxRows    int           `env:"EXPORT_MAX_ROWS" envDefault:"1000000"`
-	StatementTimeout time.Duration `env:"STATEMENT_TIMEOUT" envDefault:"30s"`
+	ExportMaxRows int `env:"EXPORT_MAX_ROWS" envDefault:"1000000"`
 	// DatabaseTimeout bounds each round trip to a database on the bot's
 	// side, its own and the reader's (pgpool.Tracer): waiting for a
 	// connection, a statement (the question's query, its EXPLAIN, an
-	// export and a value lookup get StatementTimeout more), and the TCP
+	// export and a value lookup get STATEMENT_TIMEOUT more), and the TCP
 	// user timeout of their sockets. 0 means pgpool.DefaultTimeout.
 	DatabaseTimeout time.Duration `env:"DATABASE_TIMEOUT" envDefault:"10s"`
-	// ReaderRole is the role generated SQL runs as. ConfigFromEnv makes it
-	// READER_DATABASE_URL's user, or the database's own reader
-	// (pgwarehouse.ReaderRoleFor); empty elsewhere means the executor's
-	// default.
-	ReaderRole string `env:"READER_ROLE"`
-	// ReaderURL connects as ReaderRole; empty means DATABASE_URL with the
-	// reader as user and no password.
-	ReaderURL      string `env:"READER_DATABASE_URL"`
-	MaxResultBytes int    `env:"MAX_RESULT_BYTES" envDefault:"8388608"`
-	HistoryTurns   int    `env:"HISTORY_TURNS" envDefault:"5"`
+	HistoryTurns    int           `env:"HISTORY_TURNS" envDefault:"5"`
 	// identityKey signs who each query runs for (New reads it from the
 	// bot's database): never from the environment, never logged.
 	identityKey []byte
@@ -147,17 +139,11 @@ type Config struct {
 	ResultRetention   time.Duration `env:"RESULT_RETENTION" envDefault:"720h"`
 
 	// Backend is where answers come from: "postgres" (the analytics
-	// schemas; "sql" is the same) or "cube" (a Cube semantic layer at
-	// CubeAPIURL).
-	Backend    string `env:"BACKEND" envDefault:"postgres"`
-	CubeAPIURL string `env:"CUBE_API_URL" envDefault:"http://127.0.0.1:4000/cubejs-api/v1"`
-	// CubeAPISecret signs the JWTs Cube checks (HS256, one hour).
-	CubeAPISecret string `env:"CUBE_API_SECRET"`
-	// CubeSecurityContext is a JSON object of extra claims, such as a
-	// tenant id Cube's model filters on.
-	CubeSecurityContext string        `env:"CUBE_SECURITY_CONTEXT"`
-	CubeTimeout         time.Duration `env:"CUBE_TIMEOUT" envDefault:"30s"`
-	CachePerThread      int           `env:"CACHE_PER_THREAD" envDefault:"10"`
+	// schemas; "sql" is the same) or "cube" (a Cube semantic layer).
+	Backend string `env:"BACKEND" envDefault:"postgres"`
+	// Cube are the Cube backend's settings (CUBE_API_URL, ...).
+	Cube           cubewarehouse.Settings
+	CachePerThread int `env:"CACHE_PER_THREAD" envDefault:"10"`
 	// CacheLRUSize and ResultCacheBytes bound the results kept in memory
 	// (store.CacheLimits), by count and by estimated bytes: whichever is
 	// reached first lets the least recently used go. The bytes are what
@@ -210,10 +196,8 @@ func ConfigFromEnv() (Config, error) {
 	if c.DatabaseURL == "" {
 		c.DatabaseURL = DefaultDatabaseURL
 	}
-	if c.ReaderRole == "" {
-		if err := c.defaultReader(); err != nil {
-			return c, err
-		}
+	if err := c.Postgres.DefaultReader(c.DatabaseURL); err != nil {
+		return c, fmt.Errorf("read configuration: %w", err)
 	}
 	if err := c.Check(); err != nil {
 		return c, err
@@ -221,36 +205,14 @@ func ConfigFromEnv() (Config, error) {
 	return c, nil
 }
 
-// defaultReader sets ReaderRole when READER_ROLE is not set: the user
-// READER_DATABASE_URL logs in as, or else a reader of the database's own,
-// so that deployments sharing a server never share a reader.
-func (c *Config) defaultReader() error {
-	var err error
-	if c.ReaderURL != "" {
-		c.ReaderRole, err = pgwarehouse.LoginRole(c.ReaderURL)
-	} else {
-		c.ReaderRole, err = pgwarehouse.ReaderRoleFor(c.DatabaseURL)
-	}
-	if err != nil {
-		return fmt.Errorf("read configuration: %w", err)
-	}
-	return nil
-}
-
 // Check cleans the schema list (spaces around names, empty entries,
 // repeats), fills empty schema settings with their defaults, and reports
-// settings that cannot work together.
+// settings that cannot work together; the backends' own settings are
+// checked by their packages (pgwarehouse.Settings.Check; Cube's when the
+// backend opens).
 func (c *Config) Check() error {
-	var schemas []string
-	for _, s := range c.Schemas {
-		if s = strings.TrimSpace(s); s != "" && !slices.Contains(schemas, s) {
-			schemas = append(schemas, s)
-		}
-	}
-	if len(schemas) == 0 {
-		schemas = []string{pgwarehouse.DefaultSchema}
-	}
-	c.Schemas = schemas
+	errs := []error{c.Postgres.Check()}
+	schemas := c.Postgres.Schemas
 	if c.BotSchema = strings.TrimSpace(c.BotSchema); c.BotSchema == "" {
 		c.BotSchema = store.DefaultSchema
 	}
@@ -261,7 +223,6 @@ func (c *Config) Check() error {
 		}
 	}
 	c.ExampleAdmins = admins
-	var errs []error
 	for _, n := range []struct {
 		name  string
 		value int

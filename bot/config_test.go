@@ -4,11 +4,15 @@ import (
 	"os"
 	"path/filepath"
 	"testing"
+	"time"
 
+	"github.com/caarlos0/env/v11"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
 	"github.com/analyticsbot/analyticsbot/bot"
+	"github.com/analyticsbot/analyticsbot/warehouse/cubewarehouse"
+	"github.com/analyticsbot/analyticsbot/warehouse/pgwarehouse"
 )
 
 // The examples' settings: clear errors for what cannot work, admins
@@ -67,7 +71,7 @@ func TestConfigBotSchemas(t *testing.T) {
 		"analyticsbot":          `BOT_SCHEMA "analyticsbot" holds the bot's own tables`,
 		"analyticsbot_identity": `"analyticsbot_identity" holds the functions that tell row-level security who a query runs for`,
 	} {
-		c := bot.Config{Backend: "postgres", LLMProvider: "script", Schemas: []string{"analytics", schema}}
+		c := bot.Config{Backend: "postgres", LLMProvider: "script", Postgres: pgwarehouse.Settings{Schemas: []string{"analytics", schema}}}
 		err := c.Check()
 		require.Error(t, err, schema)
 		assert.Contains(t, err.Error(), want)
@@ -94,4 +98,25 @@ func TestConfigLexicon(t *testing.T) {
 
 	c = bot.Config{Backend: "postgres", LLMProvider: "script", GlossaryFile: "../evals/defog-glossary.yaml"}
 	assert.NoError(t, c.Check())
+}
+
+// The backends' settings keep their variables inside bot.Config, and a bad
+// one stops the bot with the variable to fix, beside the bot's own.
+func TestConfigBackendSettings(t *testing.T) {
+	t.Parallel()
+	var c bot.Config
+	require.NoError(t, env.ParseWithOptions(&c, env.Options{Environment: map[string]string{
+		"ANALYTICS_SCHEMA": "marts,finance", "STATEMENT_TIMEOUT": "45s", "READER_ROLE": "bi", "MAX_RESULT_BYTES": "1024",
+		"CUBE_API_URL": "https://cube.internal", "CUBE_API_SECRET": "s3cret", "CUBE_TIMEOUT": "5s",
+	}}))
+	assert.Equal(t, pgwarehouse.Settings{Schemas: []string{"marts", "finance"}, StatementTimeout: 45 * time.Second,
+		ReaderRole: "bi", MaxResultBytes: 1024}, c.Postgres)
+	assert.Equal(t, cubewarehouse.Settings{APIURL: "https://cube.internal", APISecret: "s3cret", Timeout: 5 * time.Second}, c.Cube)
+
+	c = bot.Config{Backend: "postgres", LLMProvider: "script", ExamplesK: -1,
+		Postgres: pgwarehouse.Settings{StatementTimeout: -time.Second}}
+	err := c.Check()
+	require.Error(t, err)
+	assert.Contains(t, err.Error(), "STATEMENT_TIMEOUT must be a duration such as 30s, got -1s")
+	assert.Contains(t, err.Error(), "EXAMPLES_K", "the bot's own problems too")
 }

@@ -46,7 +46,7 @@ func newCubeEnv(t *testing.T) *cubeEnv {
 func cubeBot(t *testing.T, ce *cubeEnv, rules string, adjust ...func(*bot.Config)) *bot.Bot {
 	t.Helper()
 	cube := func(c *bot.Config) {
-		c.Backend, c.CubeAPIURL, c.CubeAPISecret = "cube", ce.cube.URL, ce.cube.Secret
+		c.Backend, c.Cube.APIURL, c.Cube.APISecret = "cube", ce.cube.URL, ce.cube.Secret
 	}
 	return newBot(t, ce.testEnv, rules, append([]func(*bot.Config){cube}, adjust...)...)
 }

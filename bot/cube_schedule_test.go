@@ -11,6 +11,7 @@ import (
 
 	"github.com/analyticsbot/analyticsbot/bot"
 	"github.com/analyticsbot/analyticsbot/nodes"
+	"github.com/analyticsbot/analyticsbot/scheduler"
 	"github.com/analyticsbot/analyticsbot/store"
 )
 
@@ -18,10 +19,10 @@ import (
 // keeps what each run would post, in the thread the schedule names.
 type recordingDeliverer struct {
 	mu    sync.Mutex
-	posts []*nodes.State
+	posts []bot.Reply
 }
 
-func (r *recordingDeliverer) Deliver(_ context.Context, sch store.Schedule, s *nodes.State) (bot.Delivered, error) {
+func (r *recordingDeliverer) Deliver(_ context.Context, sch store.Schedule, s bot.Reply) (bot.Delivered, error) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	r.posts = append(r.posts, s)
@@ -51,16 +52,16 @@ func testCubeSchedule(t *testing.T, ce *cubeEnv) {
 
 	calls := len(b.Scripted.Calls())
 	slack := &recordingDeliverer{}
-	sc := b.NewScheduler(bot.SchedulerOptions{Now: func() time.Time { return sch.NextRunAt.Add(time.Second) }, Only: sch.ID})
+	sc := scheduler.New(b, scheduler.Options{Now: func() time.Time { return sch.NextRunAt.Add(time.Second) }, Only: sch.ID})
 	sc.Handle(nodes.SurfaceSlack, slack)
 	n, err := sc.Tick(context.Background())
 	require.NoError(t, err)
 	require.Equal(t, 1, n)
 	require.Len(t, slack.posts, 1)
 	run := slack.posts[0]
-	require.Empty(t, run.ErrorKind, "run: %s", run.ErrorDetail)
+	require.True(t, run.Outcome.OK(), "run: %+v", run.Outcome)
 	assert.Equal(t, calls, len(b.Scripted.Calls()), "no model call")
-	assert.Equal(t, answer.Result.Rows, run.Result.Rows, "the Cube query's rows again")
+	assert.Equal(t, answer.Result.Rows, run.Answer.Result.Rows, "the Cube query's rows again")
 
 	csv, _ := press(t, b, thread, string(nodes.IntentExportCSV), run.QueryID)
 	require.Empty(t, csv.ErrorKind, "export of the run: %s", csv.ErrorDetail)

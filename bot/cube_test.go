@@ -233,7 +233,7 @@ func testCubeUnavailable(t *testing.T, ce *cubeEnv) {
 	t.Run("proxy stopped after answering", func(t *testing.T) {
 		t.Parallel()
 		p := storetest.NewProxy(t, ce.cube.URL)
-		b := cubeBot(t, ce, script(yearRules), func(c *bot.Config) { c.CubeAPIURL = p.URL() })
+		b := cubeBot(t, ce, script(yearRules), func(c *bot.Config) { c.Cube.APIURL = p.URL() })
 		thread := bot.NewThreadID()
 		first, _ := ask(t, b, thread, "How many games were released in 2018?")
 		require.Empty(t, first.ErrorKind, "first question through the proxy: %s", first.ErrorDetail)
@@ -263,7 +263,7 @@ func testCubeUnavailable(t *testing.T, ce *cubeEnv) {
 			_, _ = w.Write([]byte(`{"error":"busy"}`))
 			return true
 		})
-		b := cubeBot(t, ce, script(yearRules), func(c *bot.Config) { c.CubeAPIURL = url })
+		b := cubeBot(t, ce, script(yearRules), func(c *bot.Config) { c.Cube.APIURL = url })
 		s, _ := ask(t, b, bot.NewThreadID(), "How many games were released in 2018?")
 
 		require.Empty(t, s.ErrorKind, "got error %s (%s), want the answer after the retries", s.ErrorKind, s.ErrorDetail)
@@ -286,7 +286,7 @@ func testCubeUnavailable(t *testing.T, ce *cubeEnv) {
 			return true
 		})
 		const timeout = 2 * time.Second
-		b := cubeBot(t, ce, script(yearRules), func(c *bot.Config) { c.CubeAPIURL, c.CubeTimeout = url, timeout })
+		b := cubeBot(t, ce, script(yearRules), func(c *bot.Config) { c.Cube.APIURL, c.Cube.Timeout = url, timeout })
 		start := time.Now()
 		s, _ := ask(t, b, bot.NewThreadID(), "How many games were released in 2018?")
 		elapsed := time.Since(start)
@@ -302,7 +302,7 @@ func testCubeUnavailable(t *testing.T, ce *cubeEnv) {
 
 // testCubeWrongSecret signs tokens with a secret Cube does not know.
 func testCubeWrongSecret(t *testing.T, ce *cubeEnv) {
-	b := cubeBot(t, ce, script(yearRules), func(c *bot.Config) { c.CubeAPISecret = "not-" + ce.cube.Secret })
+	b := cubeBot(t, ce, script(yearRules), func(c *bot.Config) { c.Cube.APISecret = "not-" + ce.cube.Secret })
 	s, res := ask(t, b, bot.NewThreadID(), "How many games were released in 2018?")
 
 	assert.Equal(t, nodes.ErrWarehouseAuth, s.ErrorKind, "error kind (detail %s)", s.ErrorDetail)

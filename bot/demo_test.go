@@ -6,6 +6,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/analyticsbot/analyticsbot/answer"
 	"github.com/analyticsbot/analyticsbot/bot"
 	"github.com/analyticsbot/analyticsbot/demo"
 	"github.com/analyticsbot/analyticsbot/nodes"
@@ -54,6 +55,9 @@ func TestDemoAnswersOnlyWhatItKnows(t *testing.T) {
 		assert.Empty(t, s.Result.Rows, "%q ran a query", q)
 		assert.Contains(t, s.ResponseText, "This is the offline demo", q)
 		assert.Contains(t, s.ResponseText, "LLM_PROVIDER", q)
+		assert.Equal(t, answer.KindNotice, s.Reply.Kind, "%q: a notice, not an error", q)
+		assert.NotContains(t, s.ResponseText, "Reference", q)
+		assert.Empty(t, s.ErrorRef, "%q: nothing for an operator to look up (logged as information)", q)
 		for _, known := range demo.Questions() {
 			assert.Contains(t, blocksJSON(t, s), known, "%q: the reply lists what the demo knows", q)
 		}

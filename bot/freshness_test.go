@@ -30,7 +30,7 @@ func testResultFreshness(t *testing.T, e *testEnv) {
 		t.Helper()
 		ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 		defer cancel()
-		s, _, err := b.Ask(ctx, bot.Message{ThreadID: thread, UserID: user, ChannelID: "CFRESH", Text: text})
+		s, _, err := b.AskState(ctx, bot.Message{ThreadID: thread, UserID: user, ChannelID: "CFRESH", Text: text})
 		require.NoError(t, err)
 		require.Empty(t, s.ErrorKind, "detail %s", s.ErrorDetail)
 		return s
@@ -55,7 +55,7 @@ func testResultFreshness(t *testing.T, e *testEnv) {
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
 	calls := len(b.Scripted.Calls())
-	fresh, _, err := b.Press(ctx, bot.Message{ThreadID: thread, UserID: "UFRESH", ChannelID: "CFRESH"}, string(nodes.IntentRefresh), again.QueryID)
+	fresh, _, err := b.PressState(ctx, bot.Message{ThreadID: thread, UserID: "UFRESH", ChannelID: "CFRESH"}, string(nodes.IntentRefresh), again.QueryID)
 	require.NoError(t, err)
 	require.Empty(t, fresh.ErrorKind, "detail %s", fresh.ErrorDetail)
 	assert.Equal(t, calls, len(b.Scripted.Calls()), "Refresh calls no model")
@@ -67,7 +67,7 @@ func testResultFreshness(t *testing.T, e *testEnv) {
 	assert.NotContains(t, actionIDs(fresh), string(nodes.IntentRefresh))
 
 	off := newBot(t, e, script())
-	s, _, err := off.Ask(ctx, bot.Message{ThreadID: bot.NewThreadID(), UserID: "UFRESH", ChannelID: "CFRESH", Text: "How many games were released in 2018?"})
+	s, _, err := off.AskState(ctx, bot.Message{ThreadID: bot.NewThreadID(), UserID: "UFRESH", ChannelID: "CFRESH", Text: "How many games were released in 2018?"})
 	require.NoError(t, err)
 	assert.True(t, s.DataAsOf.IsZero(), "without RESULT_FRESHNESS every question runs")
 }

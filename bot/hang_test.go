@@ -25,7 +25,7 @@ import (
 // (-race) to start a bot.
 func hangTimeouts(c *bot.Config) {
 	c.DatabaseTimeout = time.Second
-	c.StatementTimeout = 2 * time.Second
+	c.Postgres.StatementTimeout = 2 * time.Second
 }
 
 // readerURL is the package database as the reader role logs in to it,
@@ -53,7 +53,7 @@ func askWithin(t *testing.T, b *bot.Bot, thread, text string, within time.Durati
 	done := make(chan answer, 1)
 	start := time.Now()
 	go func() {
-		s, _, err := b.Ask(context.Background(), bot.Message{ThreadID: thread, UserID: "U1", ChannelID: "C1", Text: text}, opts...)
+		s, _, err := b.AskState(context.Background(), bot.Message{ThreadID: thread, UserID: "U1", ChannelID: "C1", Text: text}, opts...)
 		done <- answer{s, err}
 	}()
 	select {
@@ -76,7 +76,7 @@ func testSilentDatabase(t *testing.T, e *testEnv) {
 	t.Run("the reader's connection black-holed", func(t *testing.T) {
 		t.Parallel()
 		p := storetest.NewProxy(t, e.url)
-		b := newBot(t, e, script(), hangTimeouts, func(c *bot.Config) { c.ReaderURL = readerURL(t, e, p) })
+		b := newBot(t, e, script(), hangTimeouts, func(c *bot.Config) { c.Postgres.ReaderURL = readerURL(t, e, p) })
 		thread := bot.NewThreadID()
 		first, _ := ask(t, b, thread, "How many games were released in 2018?")
 		require.Empty(t, first.ErrorKind, "first question through the proxy: %s", first.ErrorDetail)
@@ -100,7 +100,7 @@ func testSilentDatabase(t *testing.T, e *testEnv) {
 	t.Run("new connections black-holed", func(t *testing.T) {
 		t.Parallel()
 		p := storetest.NewProxy(t, e.url)
-		b := newBot(t, e, script(), hangTimeouts, func(c *bot.Config) { c.ReaderURL = readerURL(t, e, p) })
+		b := newBot(t, e, script(), hangTimeouts, func(c *bot.Config) { c.Postgres.ReaderURL = readerURL(t, e, p) })
 		p.BlackHole() // before the reader's first connection: the connect hangs
 		s, took := askWithin(t, b, bot.NewThreadID(), "How many games were released in 2018?", time.Minute)
 		assert.Equal(t, nodes.ErrWarehouseNoAnswer, s.ErrorKind, "error kind (detail %s)", s.ErrorDetail)
@@ -112,7 +112,7 @@ func testSilentDatabase(t *testing.T, e *testEnv) {
 		t.Parallel()
 		p := storetest.NewProxy(t, e.url)
 		b := newBot(t, e, script(), hangTimeouts, func(c *bot.Config) {
-			c.DatabaseURL, c.ReaderURL = p.URL(), readerURL(t, e, nil)
+			c.DatabaseURL, c.Postgres.ReaderURL = p.URL(), readerURL(t, e, nil)
 		})
 		thread := bot.NewThreadID()
 		first, _ := ask(t, b, thread, "How many games were released in 2018?")
@@ -145,7 +145,7 @@ func testSilentDatabase(t *testing.T, e *testEnv) {
 		t.Parallel()
 		p := storetest.NewProxy(t, e.url)
 		b := newBot(t, e, script(), hangTimeouts, func(c *bot.Config) {
-			c.DatabaseURL, c.ReaderURL = p.URL(), readerURL(t, e, nil)
+			c.DatabaseURL, c.Postgres.ReaderURL = p.URL(), readerURL(t, e, nil)
 		})
 		thread := bot.NewThreadID()
 		first, _ := ask(t, b, thread, "How many games were released in 2018?")

@@ -117,7 +117,7 @@ func ask(t *testing.T, b *bot.Bot, thread, text string) (*nodes.State, workflow.
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
-	s, res, err := b.Ask(ctx, bot.Message{ThreadID: thread, UserID: "U1", ChannelID: "C1", Text: text})
+	s, res, err := b.AskState(ctx, bot.Message{ThreadID: thread, UserID: "U1", ChannelID: "C1", Text: text})
 	require.NoError(t, err, "ask %q", text)
 	return s, res
 }
@@ -127,7 +127,7 @@ func press(t *testing.T, b *bot.Bot, thread, action, value string) (*nodes.State
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
-	s, res, err := b.Press(ctx, bot.Message{ThreadID: thread, UserID: "U1", ChannelID: "C1"}, action, value)
+	s, res, err := b.PressState(ctx, bot.Message{ThreadID: thread, UserID: "U1", ChannelID: "C1"}, action, value)
 	require.NoError(t, err, "press %s %s", action, value)
 	return s, res
 }

@@ -47,7 +47,7 @@ func askAs(t *testing.T, b *bot.Bot, user, thread, text string) *nodes.State {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
-	s, _, err := b.Ask(ctx, bot.Message{ThreadID: thread, UserID: user, ChannelID: "C1", Text: text})
+	s, _, err := b.AskState(ctx, bot.Message{ThreadID: thread, UserID: user, ChannelID: "C1", Text: text})
 	require.NoError(t, err, "ask %q", text)
 	return s
 }
@@ -56,7 +56,7 @@ func pressAs(t *testing.T, b *bot.Bot, user, thread, action, value string) *node
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
-	s, _, err := b.Press(ctx, bot.Message{ThreadID: thread, UserID: user, ChannelID: "C1"}, action, value)
+	s, _, err := b.PressState(ctx, bot.Message{ThreadID: thread, UserID: user, ChannelID: "C1"}, action, value)
 	require.NoError(t, err, "press %s %s", action, value)
 	return s
 }
@@ -249,10 +249,10 @@ func TestFeedbackBadInput(t *testing.T) {
 		assert.Contains(t, s.ResponseText, "can't find that answer", qid)
 	}
 	for _, bad := range []string{"", "nope", strings.Repeat("a", 500), "feedback_up:../../x"} {
-		_, _, err := b.Press(context.Background(), bot.Message{ThreadID: thread, UserID: "U1"}, "feedback", bad)
+		_, _, err := b.PressState(context.Background(), bot.Message{ThreadID: thread, UserID: "U1"}, "feedback", bad)
 		assert.ErrorIs(t, err, bot.ErrBadAction, "%q", bad)
 	}
-	_, _, err := b.Press(context.Background(), bot.Message{ThreadID: thread, UserID: "U1"}, bot.ActionFeedbackDown, "xyz")
+	_, _, err := b.PressState(context.Background(), bot.Message{ThreadID: thread, UserID: "U1"}, bot.ActionFeedbackDown, "xyz")
 	assert.ErrorIs(t, err, bot.ErrBadAction)
 	assert.Empty(t, feedbackRows(t, e, thread))
 }
@@ -300,7 +300,7 @@ func TestExamplesOnlyForTheCatalogsTables(t *testing.T) {
 	_, err := db.Pool().Exec(ctx, `CREATE SCHEMA sales; CREATE TABLE sales.games (id int, released date)`)
 	require.NoError(t, err)
 	require.NoError(t, pgwarehouse.Grant(ctx, db.Pool(), "", []string{"sales"}))
-	b := bottest.New(t, url, script(), func(c *bot.Config) { c.Schemas = []string{"sales"} })
+	b := bottest.New(t, url, script(), func(c *bot.Config) { c.Postgres.Schemas = []string{"sales"} })
 	stored, err := db.ListExamples(ctx, store.ExampleFilter{Status: store.StatusVerified})
 	require.NoError(t, err)
 	require.NotEmpty(t, stored, "the examples file is stored")

@@ -38,7 +38,7 @@ func TestMemoryBackend(t *testing.T) {
 	require.NoError(t, err)
 	thread := bot.NewThreadID()
 
-	s, res, err := b.Ask(ctx, bot.Message{ThreadID: thread, UserID: "U1", ChannelID: "C1", Text: "Which items are active?"})
+	s, res, err := b.AskState(ctx, bot.Message{ThreadID: thread, UserID: "U1", ChannelID: "C1", Text: "Which items are active?"})
 	require.NoError(t, err)
 	require.Empty(t, s.ErrorKind, "answered: %s", s.ErrorDetail)
 	assert.Equal(t, answerPath, res.Path())
@@ -64,12 +64,12 @@ func TestMemoryBackend(t *testing.T) {
 	assert.Equal(t, "memory", turns[0].Query.Backend, "the saved turn names its backend")
 
 	calls := len(b.Scripted.Calls())
-	csv, _, err := b.Press(ctx, bot.Message{ThreadID: thread, UserID: "U1", ChannelID: "C1"}, string(nodes.IntentExportCSV), s.QueryID)
+	csv, _, err := b.PressState(ctx, bot.Message{ThreadID: thread, UserID: "U1", ChannelID: "C1"}, string(nodes.IntentExportCSV), s.QueryID)
 	require.NoError(t, err)
 	require.Empty(t, csv.ErrorKind, csv.ErrorDetail)
 	assert.Equal(t, "name,price\nWidget,9.99\n\"\",0\nGizmo,100\n", string(csv.CSVContent))
 
-	shown, _, err := b.Press(ctx, bot.Message{ThreadID: thread, UserID: "U1", ChannelID: "C1"}, string(nodes.IntentShowSQL), s.QueryID)
+	shown, _, err := b.PressState(ctx, bot.Message{ThreadID: thread, UserID: "U1", ChannelID: "C1"}, string(nodes.IntentShowSQL), s.QueryID)
 	require.NoError(t, err)
 	require.Empty(t, shown.ErrorKind, shown.ErrorDetail)
 	assert.Contains(t, shown.ResponseText, "Memory query for: Which items are active?")

@@ -69,7 +69,7 @@ func TestNodeOutcomes(t *testing.T) {
 			// pairs takes far longer than the statement timeout.
 			name:   "timed-out query",
 			rules:  "  - step: generate_sql\n    reply: '{\"sql\": \"SELECT count(*) AS pairs FROM analytics.apps a, analytics.apps b\", \"assumptions\": [], \"explanation\": \"x\"}'\n",
-			adjust: func(c *bot.Config) { c.StatementTimeout = time.Second },
+			adjust: func(c *bot.Config) { c.Postgres.StatementTimeout = time.Second },
 			want: []nodeOutcome{
 				ok(nodes.NodeRouteIntent), ok(nodes.NodeResolveContext), ok(nodes.NodeGenerateQuery),
 				ok(nodes.NodeValidateQuery),

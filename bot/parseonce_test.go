@@ -40,7 +40,7 @@ func TestNewQuestionParsesItsQueryOnce(t *testing.T) {
 	for _, question := range demo.Questions()[:3] {
 		counting.Checks.Store(0)
 		counting.Fingerprints.Store(0)
-		s, _, err := bt.Ask(ctx, bot.Message{UserID: "U1", ChannelID: "C1", Text: question})
+		s, _, err := bt.AskState(ctx, bot.Message{UserID: "U1", ChannelID: "C1", Text: question})
 		require.NoError(t, err)
 		require.Equal(t, nodes.IntentAnalytics, s.Intent, question)
 		require.Empty(t, s.ErrorKind, question)

@@ -129,7 +129,7 @@ func testLogTurn(t *testing.T, e *testEnv) {
 		b := newBot(t, e, script())
 		ctx, cancel := context.WithCancel(context.Background())
 		cancel()
-		s, res, err := b.Ask(ctx, bot.Message{ThreadID: bot.NewThreadID(), UserID: "U1", ChannelID: "C1", Text: "How many games were released in 2018?"})
+		s, res, err := b.AskState(ctx, bot.Message{ThreadID: bot.NewThreadID(), UserID: "U1", ChannelID: "C1", Text: "How many games were released in 2018?"})
 		require.ErrorIs(t, err, context.Canceled, "ask with a canceled context")
 
 		got := loggedTurn(t, ctx, e, b, s, res)

@@ -49,7 +49,7 @@ func testRowScoping(t *testing.T, e *testEnv) {
 		t.Helper()
 		ctx, cancel := context.WithTimeout(ctx, time.Minute)
 		defer cancel()
-		s, _, err := b.Ask(ctx, bot.Message{ThreadID: thread, UserID: user, Email: email, ChannelID: "C1", Text: text})
+		s, _, err := b.AskState(ctx, bot.Message{ThreadID: thread, UserID: user, Email: email, ChannelID: "C1", Text: text})
 		require.NoError(t, err)
 		return s
 	}
@@ -78,7 +78,7 @@ func testRowScoping(t *testing.T, e *testEnv) {
 	// Bob presses Export CSV under Ana's answer in her thread.
 	pctx, cancel := context.WithTimeout(ctx, time.Minute)
 	defer cancel()
-	s, _, err := b.Press(pctx, bot.Message{ThreadID: thread, UserID: "UBOB", Email: "bob@example.com", ChannelID: "C1"},
+	s, _, err := b.PressState(pctx, bot.Message{ThreadID: thread, UserID: "UBOB", Email: "bob@example.com", ChannelID: "C1"},
 		string(nodes.IntentExportCSV), ana.QueryID)
 	require.NoError(t, err)
 	require.Empty(t, s.ErrorKind, "error kind (detail %s)", s.ErrorDetail)
@@ -87,7 +87,7 @@ func testRowScoping(t *testing.T, e *testEnv) {
 	assert.NotContains(t, csv, "ana@example.com", "Ana's cached rows are never Bob's")
 
 	// Ana's own export may come from her cached result.
-	s, _, err = b.Press(pctx, bot.Message{ThreadID: thread, UserID: "UANA", Email: "ana@example.com", ChannelID: "C1"},
+	s, _, err = b.PressState(pctx, bot.Message{ThreadID: thread, UserID: "UANA", Email: "ana@example.com", ChannelID: "C1"},
 		string(nodes.IntentExportCSV), ana.QueryID)
 	require.NoError(t, err)
 	csv = exportedCSV(t, s)

@@ -3,7 +3,7 @@ package bot
 import (
 	"context"
 	"errors"
-	"fmt"
+	"log/slog"
 	"time"
 
 	"github.com/analyticsbot/analyticsbot/answer"
@@ -12,6 +12,19 @@ import (
 	"github.com/analyticsbot/analyticsbot/store"
 )
 
+// What a scheduler (package scheduler, which sits above bot) needs of the
+// bot: a claimed run answered as its owner (RunScheduled), kept as a turn
+// where it was posted (KeepScheduled), the local surfaces' posts
+// (LocalDeliverer), and the words and time zones its notes use.
+
+// Delivered is where a scheduled run was posted.
+type Delivered struct {
+	// ThreadID is the thread the message is in ("C1:1700000000.000100").
+	ThreadID string
+	// Channel and TS are the message's, for the run's record.
+	Channel, TS string
+}
+
 // Refusal is a Deliverer's error for a post its surface will not make for
 // the schedule's owner (they left the channel it posts to): the schedule
 // stops, and its owner is told Reason.
@@ -19,53 +32,20 @@ type Refusal struct{ Reason string }
 
 func (r *Refusal) Error() string { return "refused: " + r.Reason }
 
-// refusedKinds stop a schedule: its owner may no longer read what it
-// reads. permanentKinds fail every attempt alike and are not retried.
-var (
-	refusedKinds   = map[nodes.ErrorKind]bool{nodes.ErrNotAdmitted: true, nodes.ErrAccessDenied: true}
-	permanentKinds = map[nodes.ErrorKind]bool{nodes.ErrInvalidQuery: true, nodes.ErrUnsafeQuery: true,
-		nodes.ErrNoData: true, nodes.ErrWarehouseDenied: true}
-)
+// Logger is the bot's logger.
+func (b *Bot) Logger() *slog.Logger { return b.log }
 
-// runFailure is the error kind of a run that did not answer; "" for one
-// that did.
-func runFailure(s *nodes.State, err error) nodes.ErrorKind {
-	switch {
-	case err != nil || s == nil:
-		return nodes.ErrInternal
-	case s.ErrorKind != "":
-		return s.ErrorKind
-	}
-	return ""
-}
+// ScheduleCommand is the command that lists and manages schedules on
+// surface ("/ask schedules" in Slack).
+func (b *Bot) ScheduleCommand(surface string) string { return b.scheduleCommand(surface) }
 
-// failureWords says why a run failed, for its owner.
-func failureWords(kind string, attempts int) string {
-	why := "something went wrong on my side"
-	switch nodes.ErrorKind(kind) {
-	case nodes.ErrWarehouseDown, nodes.ErrDatabaseDown:
-		why = "the database could not be reached"
-	case nodes.ErrWarehouseNoAnswer:
-		why = "the database did not answer in time"
-	case nodes.ErrQueryTimeout:
-		why = "the query took too long"
-	case nodes.ErrInvalidQuery, nodes.ErrNoData:
-		why = "the query no longer runs on the data as it is now"
-	case nodes.ErrWarehouseDenied:
-		why = "the bot's database account may not read what it needs"
-	case "delivery_failed":
-		why = "I couldn't post the message"
-	}
-	if attempts > 1 {
-		why += fmt.Sprintf(", %d tries", attempts)
-	}
-	return why
-}
+// LocationOf is the time zone tz names, else TZ's.
+func (b *Bot) LocationOf(tz string) *time.Location { return b.locationOf(tz) }
 
-// runScheduled runs a claimed run's query through the workflow as its
+// RunScheduled runs a claimed run's query through the workflow as its
 // owner, in a thread of the schedule's own (its query logs say
 // "schedule-<id>"), without the model.
-func (b *Bot) runScheduled(ctx context.Context, c store.Claim, lateAfter time.Duration) (*nodes.State, error) {
+func (b *Bot) RunScheduled(ctx context.Context, c store.Claim, lateAfter time.Duration) (*nodes.State, error) {
 	sch := c.Schedule
 	channel := policyChannel(sch)
 	s := &nodes.State{
@@ -89,10 +69,10 @@ func policyChannel(sch store.Schedule) string {
 	return sch.DestChannel
 }
 
-// keepScheduled keeps a posted run as a turn of the thread it went to,
+// KeepScheduled keeps a posted run as a turn of the thread it went to,
 // with its result, so its Export CSV and Show SQL work there and
 // follow-ups see it.
-func (b *Bot) keepScheduled(ctx context.Context, s *nodes.State, threadID string) {
+func (b *Bot) KeepScheduled(ctx context.Context, s *nodes.State, threadID string) {
 	if threadID == "" {
 		return
 	}
@@ -114,19 +94,25 @@ func (b *Bot) keepScheduled(ctx context.Context, s *nodes.State, threadID string
 	}
 }
 
-// localDeliverer posts the web chat's and the command line's schedules:
+// LocalDeliverer posts the web chat's and the command line's schedules:
 // the run becomes a turn of the schedule's thread, which the page and
 // `chat --thread` show; a note to the owner is a turn there too.
-type localDeliverer struct{ b *Bot }
+type LocalDeliverer struct{ b *Bot }
 
-func (l localDeliverer) Deliver(_ context.Context, sch store.Schedule, _ *nodes.State) (Delivered, error) {
+// LocalDeliverer posts b's web chat's and command line's schedules.
+func (b *Bot) LocalDeliverer() LocalDeliverer { return LocalDeliverer{b: b} }
+
+// Deliver says where the run went: the schedule's thread, which keeps it
+// as a turn (KeepScheduled).
+func (l LocalDeliverer) Deliver(_ context.Context, sch store.Schedule, _ Reply) (Delivered, error) {
 	if sch.DestThread == "" {
 		return Delivered{}, errors.New("a local schedule without its thread")
 	}
 	return Delivered{ThreadID: sch.DestThread}, nil
 }
 
-func (l localDeliverer) Tell(ctx context.Context, sch store.Schedule, text string) error {
+// Tell adds the note to the thread the schedule was made in.
+func (l LocalDeliverer) Tell(ctx context.Context, sch store.Schedule, text string) error {
 	reply, _ := answer.Marshal(&answer.Answer{Kind: answer.KindNotice, Text: answer.ParseText(text)})
 	_, err := l.b.db.AddTurn(ctx, store.Turn{ThreadID: sch.SourceThread, UserID: sch.OwnerID, ChannelID: sch.SourceChannel,
 		UserMessage: "[schedule " + sch.ID + "]", BotResponse: text, Intent: string(nodes.IntentSchedule), Reply: reply})

@@ -11,7 +11,7 @@ import (
 // testMissingSchema: a misspelt ANALYTICS_SCHEMA is a setup problem; the
 // user is told so instead of being asked to rephrase.
 func testMissingSchema(t *testing.T, e *testEnv) {
-	b := newBot(t, e, script(), func(c *bot.Config) { c.Schemas = []string{"analytcs"} })
+	b := newBot(t, e, script(), func(c *bot.Config) { c.Postgres.Schemas = []string{"analytcs"} })
 	s, _ := ask(t, b, "missing-schema", "How many games were released in 2018?")
 	if s.ErrorKind != nodes.ErrNoData {
 		t.Fatalf("error kind = %q, want %q (detail %q)", s.ErrorKind, nodes.ErrNoData, s.ErrorDetail)

@@ -46,9 +46,9 @@ func TestSeveralSchemas(t *testing.T) {
 		CREATE TABLE hr.payroll (who text, pay int);`)
 	require.NoError(t, err)
 	require.NoError(t, pgwarehouse.Grant(ctx, db.Pool(), "", []string{"sales", "crm", "hr"}))
-	b := bottest.New(t, url, schemasRules, func(c *bot.Config) { c.Schemas = []string{"sales", "crm"} })
+	b := bottest.New(t, url, schemasRules, func(c *bot.Config) { c.Postgres.Schemas = []string{"sales", "crm"} })
 
-	s, res, err := b.Ask(ctx, bot.Message{ThreadID: bot.NewThreadID(), UserID: "U1", Text: "Which customer spent the most?"})
+	s, res, err := b.AskState(ctx, bot.Message{ThreadID: bot.NewThreadID(), UserID: "U1", Text: "Which customer spent the most?"})
 	require.NoError(t, err)
 	require.Empty(t, s.ErrorKind, "answered: %s", s.ErrorDetail)
 	assert.Equal(t, [][]any{{"Acme", "42.50"}}, s.Result.Rows, "rows joined across the schemas")
@@ -61,7 +61,7 @@ func TestSeveralSchemas(t *testing.T) {
 	assert.NotContains(t, prompt, "payroll", "a schema outside ANALYTICS_SCHEMA is never shown")
 
 	b.Scripted.Reset()
-	s, _, err = b.Ask(ctx, bot.Message{ThreadID: bot.NewThreadID(), UserID: "U1", Text: "What do people earn?"})
+	s, _, err = b.AskState(ctx, bot.Message{ThreadID: bot.NewThreadID(), UserID: "U1", Text: "What do people earn?"})
 	require.NoError(t, err)
 	assert.Equal(t, nodes.ErrInvalidQuery, s.ErrorKind, "a query reading another schema is rejected")
 	assert.Equal(t, "relation_not_allowed", s.ErrorClass, "the guard's class")

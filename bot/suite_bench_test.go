@@ -63,7 +63,7 @@ func BenchmarkSuiteOverhead(b *testing.B) {
 		for range suiteOverheadPasses {
 			for _, q := range questions {
 				start := time.Now()
-				s, _, err := bt.Ask(ctx, bot.Message{UserID: "bench", ChannelID: "bench", Text: q})
+				s, _, err := bt.AskState(ctx, bot.Message{UserID: "bench", ChannelID: "bench", Text: q})
 				benchCheck(b, s, err, nodes.IntentAnalytics)
 				lat.add(start, s)
 				bt.Scripted.Reset() // the recorded prompts would otherwise pile up
@@ -175,7 +175,7 @@ func suiteMeasure(ctx context.Context, b *testing.B, bt *bot.Bot, tt suiteTurn) 
 	m := bot.Message{ThreadID: bot.NewThreadID(), UserID: "bench", ChannelID: "bench", Text: tt.ask}
 	var qid string
 	if tt.setup != "" {
-		s, _, err := bt.Ask(ctx, bot.Message{ThreadID: m.ThreadID, UserID: "bench", ChannelID: "bench", Text: tt.setup})
+		s, _, err := bt.AskState(ctx, bot.Message{ThreadID: m.ThreadID, UserID: "bench", ChannelID: "bench", Text: tt.setup})
 		benchCheck(b, s, err, nodes.IntentAnalytics)
 		qid = s.QueryID
 	}
@@ -186,9 +186,9 @@ func suiteMeasure(ctx context.Context, b *testing.B, bt *bot.Bot, tt suiteTurn) 
 	)
 	if tt.press != "" {
 		m.Text = ""
-		s, _, err = bt.Press(ctx, m, tt.press, qid)
+		s, _, err = bt.PressState(ctx, m, tt.press, qid)
 	} else {
-		s, _, err = bt.Ask(ctx, m)
+		s, _, err = bt.AskState(ctx, m)
 	}
 	benchCheck(b, s, err, tt.want)
 	recorded := bt.Scripted.Calls()
@@ -229,13 +229,13 @@ func BenchmarkSuiteButtons1000Rows(b *testing.B) {
 	e := newEnv(b)
 	bt := suiteRowsBot(b, e)
 	ctx := context.Background()
-	s, _, err := bt.Ask(ctx, bot.Message{UserID: "bench", ChannelID: "bench", Text: suiteRowsQuestion})
+	s, _, err := bt.AskState(ctx, bot.Message{UserID: "bench", ChannelID: "bench", Text: suiteRowsQuestion})
 	benchCheck(b, s, err, nodes.IntentAnalytics)
 	if s.Result.RowCount != 1000 || s.Result.Truncated || s.Query.Text != suiteRowsSQL {
 		b.Fatalf("got %d rows (truncated %v) from %q, want 1000 from %q", s.Result.RowCount, s.Result.Truncated, s.Query.Text, suiteRowsSQL)
 	}
 	thread, qid := s.ThreadTS, s.QueryID
-	s, _, err = bt.Press(ctx, bot.Message{ThreadID: thread, UserID: "bench", ChannelID: "bench"}, string(nodes.IntentExportCSV), qid)
+	s, _, err = bt.PressState(ctx, bot.Message{ThreadID: thread, UserID: "bench", ChannelID: "bench"}, string(nodes.IntentExportCSV), qid)
 	benchCheck(b, s, err, nodes.IntentExportCSV)
 	wantCSV := s.CSVContent
 	if got := bytes.Count(wantCSV, []byte("\n")); !bytes.HasPrefix(wantCSV, []byte("name,price\n")) || got < 1001 {
@@ -271,7 +271,7 @@ func BenchmarkSuiteButtons1000Rows(b *testing.B) {
 						b.StartTimer()
 					}
 					start := time.Now()
-					s, _, err := bt.Press(ctx, bot.Message{ThreadID: thread, UserID: "bench", ChannelID: "bench"}, tc.action, qid)
+					s, _, err := bt.PressState(ctx, bot.Message{ThreadID: thread, UserID: "bench", ChannelID: "bench"}, tc.action, qid)
 					lat.add(start, s)
 					suiteCheckPress(b, s, err, tc.action, wantCSV)
 				}

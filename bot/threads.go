@@ -72,10 +72,10 @@ func (b *Bot) CheckThread(ctx context.Context, m Message) error {
 	return nil
 }
 
-// Thread returns the last limit turns of m's thread with their replies,
-// oldest first, for showing it again (a reloaded web page): ErrNoThread
-// unless CheckThread lets m.UserID read it.
-func (b *Bot) Thread(ctx context.Context, m Message, limit int) ([]store.Turn, error) {
+// threadTurns returns the last limit turns of m's thread with their
+// replies, oldest first: ErrNoThread unless CheckThread lets m.UserID read
+// it.
+func (b *Bot) threadTurns(ctx context.Context, m Message, limit int) ([]store.Turn, error) {
 	if err := b.CheckThread(ctx, m); err != nil {
 		return nil, err
 	}

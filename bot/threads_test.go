@@ -26,7 +26,7 @@ func testThreadOwners(t *testing.T, e *testEnv) {
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
 	ana := bot.Message{UserID: "token:ana", ChannelID: "web", Text: "How many games were released in 2018?"}
-	s, _, err := b.Ask(ctx, ana)
+	s, _, err := b.AskState(ctx, ana)
 	require.NoError(t, err)
 	require.Empty(t, s.ErrorKind, s.ErrorDetail)
 	require.Regexp(t, `^web-[0-9a-f]{32}$`, s.ThreadTS, "a question without a thread starts one")
@@ -38,14 +38,14 @@ func testThreadOwners(t *testing.T, e *testEnv) {
 	turns := len(recentTurns(t, e, ana.ThreadID))
 	calls := len(b.Scripted.Calls())
 	refusals := map[string]func() error{
-		"Ask": func() error { _, _, err := b.Ask(ctx, zed); return err },
+		"Ask": func() error { _, _, err := b.AskState(ctx, zed); return err },
 		"Ask a note": func() error {
 			m := zed
 			m.Text = "feedback: wrong"
-			_, _, err := b.Ask(ctx, m)
+			_, _, err := b.AskState(ctx, m)
 			return err
 		},
-		"Press": func() error { _, _, err := b.Press(ctx, zed, string(nodes.IntentShowSQL), query); return err },
+		"Press": func() error { _, _, err := b.PressState(ctx, zed, string(nodes.IntentShowSQL), query); return err },
 		"Rate":  func() error { _, err := b.Rate(ctx, zed, store.RatingUp, query, ""); return err },
 		"Note":  func() error { _, err := b.Note(ctx, zed, query, "wrong"); return err },
 		"Verify": func() error {
@@ -61,7 +61,7 @@ func testThreadOwners(t *testing.T, e *testEnv) {
 		"a thread never issued": func() error {
 			m := ana
 			m.ThreadID = "web-0123456789abcdef0123456789abcdef"
-			_, _, err := b.Ask(ctx, m)
+			_, _, err := b.AskState(ctx, m)
 			return err
 		},
 	}
@@ -78,21 +78,21 @@ func testThreadOwners(t *testing.T, e *testEnv) {
 	require.NoError(t, err)
 	require.Len(t, mine, turns)
 	ana.Text = "And in 2017?"
-	s, _, err = b.Ask(ctx, ana)
+	s, _, err = b.AskState(ctx, ana)
 	require.NoError(t, err, "the owner continues")
 	assert.Equal(t, [][]any{{int64(games2017)}}, s.Result.Rows)
 
 	// Slack's threads are the channel's: anyone there follows up.
 	slack := bot.Message{ThreadID: "C1:1700000000.000100", UserID: "U1", ChannelID: "C1", Text: "How many games were released in 2018?"}
-	_, _, err = b.Ask(ctx, slack)
+	_, _, err = b.AskState(ctx, slack)
 	require.NoError(t, err)
 	slack.UserID, slack.Text = "U2", "And in 2017?"
-	s, _, err = b.Ask(ctx, slack)
+	s, _, err = b.AskState(ctx, slack)
 	require.NoError(t, err, "another member of the channel follows up")
 	assert.Equal(t, [][]any{{int64(games2017)}}, s.Result.Rows)
 
 	// The terminal's threads keep their local ids.
-	s, _, err = b.Ask(ctx, bot.Message{UserID: "terminal", ChannelID: "terminal", Text: "How many games were released in 2018?"})
+	s, _, err = b.AskState(ctx, bot.Message{UserID: "terminal", ChannelID: "terminal", Text: "How many games were released in 2018?"})
 	require.NoError(t, err)
 	assert.Regexp(t, `^local-[0-9a-f]+$`, s.ThreadTS)
 }

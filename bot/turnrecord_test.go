@@ -100,7 +100,7 @@ func testTurnRecords(t *testing.T, e *testEnv) {
 	t.Run("the bot stops before the database is back", func(t *testing.T) {
 		t.Parallel()
 		p := storetest.NewProxy(t, e.url)
-		watch := newLogWatch("turn record lost")
+		watch := bottest.NewLogWatch("turn record lost")
 		cfg := testConfig(t, e, script())
 		cfg.DatabaseURL = p.URL()
 		b := bottest.Start(t, cfg, slog.New(watch))
@@ -114,12 +114,12 @@ func testTurnRecords(t *testing.T, e *testEnv) {
 		b.Close()
 		// Only the log on stderr has it now: it says so, with the reference.
 		var lost []slog.Record
-		for _, r := range watch.records() {
+		for _, r := range watch.Records() {
 			if strings.Contains(r.Message, "turn record lost") {
 				lost = append(lost, r)
 			}
 		}
-		require.Len(t, lost, 1, "the log says the record was lost: %q", watch.messages())
+		require.Len(t, lost, 1, "the log says the record was lost: %q", watch.Messages())
 		assert.Equal(t, "turn record lost: the database was still away when the bot stopped", lost[0].Message)
 		assert.Equal(t, down.ErrorRef, attr(lost[0], "ref"), "with the reference the user was given")
 	})

@@ -4,7 +4,7 @@
 // chart in the terminal. The rules:
 //
 //   - one time-like or ordered column (a date, a year) and 1 to 6 measures:
-//     a line over it, in order (the last 20 points when there are more);
+//     a line over it, in order, every point of it;
 //   - one category column with up to 20 values and 1 to 6 measures: bars;
 //     a pie instead when the question asks for parts of a whole ("share",
 //     "breakdown", …), with one measure, up to 6 values, all above zero;
@@ -13,7 +13,9 @@
 //     exactly one value;
 //   - anything else, or a single row: no chart.
 //
-// Every Spec keeps Slack's limits (Limits), so no surface has to cut it.
+// A Spec keeps Slack's limits on titles, labels, series and segments; a line
+// keeps its whole series, which ForSlack cuts to the 20 points Slack's block
+// holds.
 package chart
 
 import (
@@ -40,7 +42,8 @@ const (
 	Pie  Type = "pie"
 )
 
-// Slack's limits for a data_visualization block, which every Spec keeps.
+// Slack's limits for a data_visualization block: a Spec keeps all but
+// MaxCategories for a line, which ForSlack applies.
 const (
 	MaxTitle      = 50
 	MaxLabel      = 20
@@ -66,8 +69,11 @@ type Spec struct {
 	Series         []Series
 	XLabel, YLabel string
 	// Note says what of the result the chart leaves out, e.g. "last 20
-	// of 23"; the title and XLabel say it too.
+	// of 23" (ForSlack); the title and XLabel say it too.
 	Note string
+	// Partial is the category of an ordered axis the data covers only in
+	// part (the year the data ends in), first or last; "" when none.
+	Partial string `json:",omitempty"`
 }
 
 // Hint is what the model proposed in its answer (no extra call): a chart
@@ -75,6 +81,9 @@ type Spec struct {
 type Hint struct {
 	Type  string `json:"type"`
 	Title string `json:"title"`
+	// Partial names the first or last period of a line that the data
+	// covers only in part ("2019" for data that ends in May 2019).
+	Partial string `json:"partial,omitempty"`
 }
 
 // Choose returns the chart that fits r, if one does; question decides
@@ -109,7 +118,35 @@ func Choose(r warehouse.Result, question string, hint Hint) (Spec, bool) {
 			s.Type = Area
 		}
 	}
+	if p := strings.TrimSpace(hint.Partial); p != "" && (s.Type == Line || s.Type == Area) &&
+		(p == s.Categories[0] || p == s.Categories[len(s.Categories)-1]) {
+		s.Partial = p
+	}
 	return s, true
+}
+
+// ForSlack is c within Slack's data_visualization limits: labels of at
+// most MaxLabel characters, and for a line or area of more than
+// MaxCategories points its last MaxCategories, as its title and x label
+// say ("last 20 of 23"). Other surfaces draw c whole.
+func ForSlack(c Spec) Spec {
+	c.Categories = fitLabels(c.Categories)
+	n := len(c.Categories)
+	if n <= MaxCategories || (c.Type != Line && c.Type != Area) {
+		return c
+	}
+	c.Note = fmt.Sprintf("last %d of %d", MaxCategories, n)
+	c.Categories = c.Categories[n-MaxCategories:]
+	series := make([]Series, len(c.Series))
+	for i, s := range c.Series {
+		series[i] = Series{Name: s.Name, Values: s.Values[max(0, len(s.Values)-MaxCategories):]}
+	}
+	c.Series = series
+	if c.XLabel != "" {
+		c.XLabel = fit(c.XLabel+" ("+c.Note+")", MaxAxisLabel)
+	}
+	c.Title = fit(fit(c.Title, MaxTitle-len(c.Note)-3)+" ("+c.Note+")", MaxTitle)
+	return c
 }
 
 func choose(r warehouse.Result, question, title string) (Spec, bool) {
@@ -145,10 +182,6 @@ func choose(r warehouse.Result, question, title string) (Spec, bool) {
 	if t := strings.Join(strings.Fields(title), " "); t != "" {
 		s.Title = fit(t, MaxTitle)
 	}
-	if s.Note != "" {
-		// In the title, where every surface shows it.
-		s.Title = fit(fit(s.Title, MaxTitle-len(s.Note)-3)+" ("+s.Note+")", MaxTitle)
-	}
 	return s, true
 }
 
@@ -159,11 +192,6 @@ func oneDimension(r warehouse.Result, dim int, measures []int, question string) 
 	if ordered {
 		rows = sortedBy(rows, dim)
 		s.Type = Line
-		if len(rows) > MaxCategories {
-			s.Note = fmt.Sprintf("last %d of %d", MaxCategories, len(rows))
-			s.XLabel = axisLabel(fmt.Sprintf("%s (%s)", humanize(r.Columns[dim].Name), s.Note))
-			rows = rows[len(rows)-MaxCategories:]
-		}
 	} else {
 		if len(rows) > MaxCategories {
 			return Spec{}, false
@@ -350,7 +378,8 @@ func allPositive(vs []float64) bool {
 	return true
 }
 
-// label writes a category value within MaxLabel characters.
+// label writes a category value on one line, whole: ForSlack cuts it to
+// MaxLabel characters for Slack.
 func label(v any) string {
 	var s string
 	switch x := v.(type) {
@@ -365,7 +394,24 @@ func label(v any) string {
 	default:
 		s = fmt.Sprint(x)
 	}
-	return fitLabel(strings.Join(strings.Fields(s), " "))
+	return strings.Join(strings.Fields(s), " ")
+}
+
+// fitLabels cuts labels to MaxLabel characters, keeping them apart: a cut
+// that would repeat an earlier label ends in its position instead.
+func fitLabels(labels []string) []string {
+	out := make([]string, len(labels))
+	seen := make(map[string]bool, len(labels))
+	for i, l := range labels {
+		f := fitLabel(l)
+		if seen[f] {
+			n := strconv.Itoa(i + 1)
+			f = fit(l, MaxLabel-len(n)-1) + " " + n
+		}
+		seen[f] = true
+		out[i] = f
+	}
+	return out
 }
 
 func fitLabel(s string) string { return fit(s, MaxLabel) }

@@ -40,7 +40,8 @@ func TestChoose(t *testing.T) {
 	require.True(t, ok)
 	assert.Equal(t, "Games per publisher, top three", s.Title, "the given title")
 
-	// Years read as numbers are an axis, ordered, the last 20 when more.
+	// Years read as numbers are an axis, ordered, every one of them; Slack's
+	// block takes the last 20 and says so.
 	var years [][]any
 	for y := 2019; y >= 1997; y-- {
 		years = append(years, []any{int64(y), int64(y - 1990)})
@@ -48,12 +49,27 @@ func TestChoose(t *testing.T) {
 	s, ok = Choose(result(cols("release_year:number", "games:number"), years...), "How many games were released per year?", Hint{})
 	require.True(t, ok)
 	assert.Equal(t, Line, s.Type)
-	require.Len(t, s.Categories, MaxCategories)
-	assert.Equal(t, "2000", s.Categories[0], "ordered, the last 20")
-	assert.Equal(t, "2019", s.Categories[19])
-	assert.Equal(t, float64(29), s.Series[0].Values[19])
-	assert.Equal(t, "Release year (last 20 of 23)", s.XLabel)
-	assert.True(t, strings.HasPrefix(s.Text(), "Games by release year (last 20 of 23)\n"), s.Text())
+	require.Len(t, s.Categories, 23, "the whole series")
+	assert.Equal(t, "1997", s.Categories[0], "ordered")
+	assert.Equal(t, "2019", s.Categories[22])
+	assert.Equal(t, "Release year", s.XLabel)
+	assert.Empty(t, s.Partial, "no period marked partial unless the model says so")
+	slack := ForSlack(s)
+	require.Len(t, slack.Categories, MaxCategories)
+	assert.Equal(t, "2000", slack.Categories[0], "Slack's block: the last 20")
+	assert.Equal(t, float64(29), slack.Series[0].Values[19])
+	assert.Equal(t, "Release year (last 20 of 23)", slack.XLabel)
+	assert.True(t, strings.HasPrefix(slack.Text(), "Games by release year (last 20 of 23)\n"), slack.Text())
+	assert.Len(t, s.Categories, 23, "ForSlack leaves the spec it was given whole")
+
+	// The model may say the data covers the last (or first) period only in
+	// part; any other period it names is ignored.
+	s, ok = Choose(result(cols("release_year:number", "games:number"), years...), "per year", Hint{Partial: "2019"})
+	require.True(t, ok)
+	assert.Equal(t, "2019", s.Partial)
+	s, ok = Choose(result(cols("release_year:number", "games:number"), years...), "per year", Hint{Partial: "2010"})
+	require.True(t, ok)
+	assert.Empty(t, s.Partial, "a period in the middle is not partial")
 
 	// Dates, decimal strings.
 	s, ok = Choose(result(cols("month:time", "revenue:number"),
@@ -85,8 +101,6 @@ func TestChoose(t *testing.T) {
 		"no measure": result(cols("name:text", "developer:text"), []any{"a", "b"}, []any{"c", "d"}),
 		"a null":     result(cols("genre:text", "avg:number"), []any{"RPG", nil}, []any{"Indie", "3.5"}),
 		"json":       result(cols("genre:text", "data:other", "n:number"), []any{"RPG", "{}", int64(1)}, []any{"x", "{}", int64(2)}),
-		"two labels cut alike": result(cols("name:text", "n:number"),
-			[]any{"A very long game name, part one", int64(1)}, []any{"A very long game name, part two", int64(2)}),
 		"missing pair": result(cols("year:number", "platform:text", "games:number"),
 			[]any{int64(2018), "linux", int64(5)}, []any{int64(2017), "mac", int64(6)}),
 	}
@@ -99,9 +113,18 @@ func TestChoose(t *testing.T) {
 		_, ok := Choose(r, "question", Hint{})
 		assert.False(t, ok, name)
 	}
+
+	// Two labels alike in their first 20 characters: whole on the page,
+	// kept apart in Slack's block.
+	s, ok = Choose(result(cols("name:text", "n:number"),
+		[]any{"A very long game name, part one", int64(1)}, []any{"A very long game name, part two", int64(2)}), "question", Hint{})
+	require.True(t, ok)
+	assert.Equal(t, []string{"A very long game name, part one", "A very long game name, part two"}, s.Categories)
+	assert.Equal(t, []string{"A very long game na…", "A very long game… 2"}, ForSlack(s).Categories)
 }
 
-// Every chart keeps Slack's limits, whatever the data.
+// Every chart keeps Slack's limits once ForSlack has cut it, whatever the
+// data; the spec itself keeps its labels whole for the other surfaces.
 func TestChooseKeepsLimits(t *testing.T) {
 	t.Parallel()
 	long := strings.Repeat("x", 80)
@@ -111,10 +134,15 @@ func TestChooseKeepsLimits(t *testing.T) {
 	}
 	s, ok := Choose(result(cols("a_very_long_column_name_that_goes_on_and_on_for_ever:text", long+":number"), rows...), "share", Hint{Title: long})
 	require.True(t, ok)
+	assert.Equal(t, "0 "+long, s.Categories[0], "the spec's labels are whole")
+	s = ForSlack(s)
 	assert.LessOrEqual(t, len([]rune(s.Title)), MaxTitle)
 	for _, c := range s.Categories {
 		assert.LessOrEqual(t, len([]rune(c)), MaxLabel, c)
 	}
+	assert.Equal(t, "0 xxxxxxxxxxxxxxxxx…", s.Categories[0])
+	dup := ForSlack(Spec{Type: Bar, Categories: []string{long + "a", long + "b"}, Series: []Series{{Name: "n", Values: []float64{1, 2}}}})
+	assert.Equal(t, []string{"xxxxxxxxxxxxxxxxxxx…", "xxxxxxxxxxxxxxxxx… 2"}, dup.Categories, "cut labels kept apart")
 	for _, ser := range s.Series {
 		assert.LessOrEqual(t, len([]rune(ser.Name)), MaxLabel, ser.Name)
 	}

@@ -77,13 +77,13 @@ func (r *Runner) fullItem(ctx context.Context, it Item) Result {
 	}
 	thread := bot.NewThreadID()
 	for _, t := range it.Turns {
-		if _, _, err := r.Bot.Ask(ctx, bot.Message{ThreadID: thread, UserID: "eval", ChannelID: "eval", Text: t.Question}); err != nil {
+		if _, _, err := r.Bot.AskState(ctx, bot.Message{ThreadID: thread, UserID: "eval", ChannelID: "eval", Text: t.Question}); err != nil {
 			res.Why = "an earlier turn failed: " + err.Error()
 			return res
 		}
 	}
 	start := time.Now()
-	s, _, err := r.Bot.Ask(ctx, bot.Message{ThreadID: thread, UserID: "eval", ChannelID: "eval", Text: it.Question})
+	s, _, err := r.Bot.AskState(ctx, bot.Message{ThreadID: thread, UserID: "eval", ChannelID: "eval", Text: it.Question})
 	res.Latency = time.Since(start)
 	if err != nil {
 		res.Why = "the workflow failed: " + err.Error()
@@ -139,7 +139,7 @@ func (r *Runner) askedBack(ctx context.Context, thread string, it Item, s *nodes
 		return s, ""
 	}
 	i, _ := offered(labels, it.AskBack.Choose)
-	chosen, _, err := r.Bot.Ask(ctx, bot.Message{ThreadID: thread, UserID: "eval", ChannelID: "eval", Text: s.Reply.Choices[i].Ask})
+	chosen, _, err := r.Bot.AskState(ctx, bot.Message{ThreadID: thread, UserID: "eval", ChannelID: "eval", Text: s.Reply.Choices[i].Ask})
 	if err != nil {
 		return nil, "the workflow failed on the choice: " + err.Error()
 	}

@@ -110,8 +110,10 @@ type forms struct {
 	bags           []map[string]stemHit
 	df             map[string]int
 	n              float64
-	// compounds finds the related words inside names (sbcustomer).
-	compounds *compounds
+	// compounds finds the related words inside names (sbcustomer), and
+	// stemmed the question's words' stems there (join of "joined" in
+	// sbcustjoindate).
+	compounds, stemmed *compounds
 }
 
 func newForms(cat *warehouse.Catalog, r Request, qterms []string, bags []map[string]float64) *forms {
@@ -142,10 +144,19 @@ func newForms(cat *warehouse.Catalog, r Request, qterms []string, bags []map[str
 		rel = append(rel, x.word)
 		f.rforms = append(f.rforms, lexicon.Forms(x.word))
 	}
+	var stems []string
 	for _, w := range qterms {
-		f.qforms = append(f.qforms, lexicon.Forms(w))
+		forms := lexicon.Forms(w)
+		f.qforms = append(f.qforms, forms)
+		stems = append(stems, w)
+		for _, s := range forms {
+			if s != w {
+				stems = append(stems, s)
+			}
+		}
 	}
 	f.compounds = newCompounds(cat, rel, bags)
+	f.stemmed = newCompounds(cat, stems, bags)
 	return f
 }
 
@@ -181,6 +192,20 @@ func (f *forms) hits(i int, bag map[string]float64, exact []string, score *float
 		if h, s, ok := reach(f.qforms[k]); ok {
 			*score += h.weight * shareForm * math.Log(1+f.n/float64(f.df[s]))
 			note("word form", w+" → "+h.word)
+			continue
+		}
+		// Another form inside a name: "joined" in sbcustjoindate. Not
+		// when the word itself is inside it (compounds counted it).
+		if _, inside := f.stemmed.weight(i, w, bag); inside {
+			continue
+		}
+		for _, s := range f.qforms[k] {
+			if weight, ok := f.stemmed.weight(i, s, bag); ok && s != w && !taken[s] {
+				taken[s] = true
+				*score += weight * shareForm
+				note("word form", w+" → "+s+"… in a name")
+				break
+			}
 		}
 	}
 	for k, x := range f.related {

@@ -282,6 +282,9 @@ const (
 	// partnerShare is the part of a table's score the tables it refers
 	// to get.
 	partnerShare = 0.5
+	// referrerShare is the part of a table's score a table referring to
+	// it gets.
+	referrerShare = 0.3
 	// bridgeShare is the part of the lesser score of two relevant tables
 	// a table linking them gets.
 	bridgeShare = 0.9
@@ -369,6 +372,45 @@ func rank(cat *warehouse.Catalog, r Request) (order []int, relevant int, scored 
 			scored[j].Score = max(scored[j].Score, own[i]*partnerShare)
 		}
 	}
+	// And the tables a partner refers to, at half its score again: the
+	// salespersons of the sales that payments_received refers to.
+	hop := make([]float64, len(scored))
+	for i := range scored {
+		hop[i] = scored[i].Score
+	}
+	for i, ps := range partners {
+		if hop[i] <= own[i] {
+			continue
+		}
+		for _, j := range ps {
+			if hop[i]*partnerShare > scored[j].Score {
+				scored[j].Reasons = append(scored[j].Reasons, "joins "+cat.Tables[i].QualifiedName()+" ("+js.via[[2]int{i, j}]+")")
+				scored[j].Score = hop[i] * partnerShare
+			}
+		}
+	}
+	// A table that refers to a relevant table holds facts about it (the
+	// sales of a car, the locations of a restaurant, who teaches an
+	// offering): it ranks well below it, after the tables it refers to,
+	// so it takes only room they leave. A question that says none of its
+	// words ("deals" for sales) still finds it beside the table it does
+	// name.
+	// One that refers to two is a bridge (below), which says so.
+	for i, ps := range partners {
+		if own[i] > 0 {
+			continue
+		}
+		bridge := bridges(ps, own)
+		for _, j := range ps {
+			if own[j] == 0 || own[j]*referrerShare <= scored[i].Score {
+				continue
+			}
+			scored[i].Score = own[j] * referrerShare
+			if !bridge {
+				scored[i].Reasons = append(scored[i].Reasons, "refers to "+cat.Tables[j].QualifiedName()+" ("+js.via[[2]int{i, j}]+")")
+			}
+		}
+	}
 	// A table that refers to two relevant tables links them (a bridge such
 	// as app_publishers between apps and publishers): it ranks just below
 	// the second of them.
@@ -400,6 +442,18 @@ func rank(cat *warehouse.Catalog, r Request) (order []int, relevant int, scored 
 		}
 	}
 	return order, relevant, scored, js.columns
+}
+
+// bridges reports whether a table referring to partners links two
+// relevant ones (own score above 0).
+func bridges(partners []int, own []float64) bool {
+	n := 0
+	for _, j := range partners {
+		if own[j] > 0 {
+			n++
+		}
+	}
+	return n >= 2
 }
 
 // schemaCoherence scales each score by the strength of its table's

@@ -196,13 +196,19 @@ func TestBridgeTables(t *testing.T) {
 	assert.Equal(t, []string{"links analytics.apps and analytics.publishers (ownership.left_key ↔ apps.app_id, ownership.right_key ↔ publishers.publisher_id)"}, byName["analytics.ownership"].Reasons,
 		"apps first: \"released\" reaches release_year as a word form")
 
-	// Linking one relevant table is not enough.
+	// Referring to one relevant table, it holds facts about it: it ranks
+	// well below it, and says so.
 	c = Build(cat, describe, Request{Question: "What is the average price?", Budget: 400})
+	byName = map[string]Table{}
 	for _, tb := range c.Tables {
-		if tb.Name == "ownership" {
-			assert.Zero(t, tb.Score, "it links one relevant table: %v", tb.Reasons)
-		}
+		byName[tb.QualifiedName()] = tb
 	}
+	require.Contains(t, byName, "analytics.apps", "chosen: %v", names(c))
+	require.Contains(t, byName, "analytics.ownership", "chosen: %v", names(c))
+	assert.InDelta(t, referrerShare*byName["analytics.apps"].Score, byName["analytics.ownership"].Score, 1e-9)
+	assert.Equal(t, []string{"refers to analytics.apps (ownership.left_key ↔ apps.app_id)"}, byName["analytics.ownership"].Reasons)
+	assert.Less(t, slices.IndexFunc(c.Tables, func(tb Table) bool { return tb.Name == "apps" }),
+		slices.IndexFunc(c.Tables, func(tb Table) bool { return tb.Name == "ownership" }), "after apps")
 }
 
 // defogLike holds schemas shaped like Defog's benchmark databases: names
@@ -357,4 +363,38 @@ func TestShownValues(t *testing.T) {
 	}
 	assert.Equal(t, []string{"airport.location=Dallas", "airport.location=Dallas, TX", "city.name=Dallas", "far.name=Dallas",
 		"other0.name=x", "other1.name=x", "other2.name=x"}, cols)
+}
+
+// Where the question names a table by a word of its own but not the
+// tables it needs with it, the join graph brings them: the table that
+// refers to the named one (what authors wrote). Another form of a word
+// counts inside a name too ("joined" in sbcustjoindate).
+func TestReferrersAndForms(t *testing.T) {
+	t.Parallel()
+	cat := defogLike()
+	c := Build(cat, describe, Request{Question: "Which authors were most productive?", Budget: 400})
+	got := byName(c)
+	require.Contains(t, got, "academic.writes", "chosen: %v", names(c))
+	assert.Equal(t, []string{"refers to academic.author (writes.aid ↔ author.aid)"}, got["academic.writes"].Reasons)
+	assert.InDelta(t, got["academic.author"].Score*referrerShare, got["academic.writes"].Score, 1e-9, "well below the table the question names")
+
+	c = Build(cat, describe, Request{Question: "How many people joined in 2023?", Budget: 400})
+	got = byName(c)
+	require.Contains(t, got, "broker.sbcustomer", "chosen: %v", names(c))
+	assert.Contains(t, got["broker.sbcustomer"].Reasons, "word form: joined → join… in a name")
+	assert.Contains(t, got, "broker.sbtransaction", "it refers to sbcustomer: %v", names(c))
+}
+
+// A table a partner refers to comes too, at half the partner's score: the
+// conference of the publications a link table joins.
+func TestPartnersOfPartners(t *testing.T) {
+	t.Parallel()
+	cat := defogLike()
+	c := Build(cat, describe, Request{Question: "Which writes rows are there?", Budget: 400})
+	got := byName(c)
+	require.Contains(t, got, "academic.writes", "chosen: %v", names(c))
+	require.Contains(t, got, "academic.publication", "chosen: %v", names(c))
+	require.Contains(t, got, "academic.conference", "publication refers to it: %v", names(c))
+	assert.Contains(t, got["academic.conference"].Reasons, "joins academic.publication (publication.cid ↔ conference.cid)")
+	assert.InDelta(t, got["academic.publication"].Score*partnerShare, got["academic.conference"].Score, 1e-9)
 }

@@ -9,6 +9,7 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+	"sync"
 	"time"
 	"unicode"
 
@@ -51,6 +52,14 @@ type ValueIndex struct {
 	// a value, and are not looked up on their own.
 	Domain string
 	Log    *slog.Logger
+
+	// listed caches the values of columns with few (store.ListedValues):
+	// read at the first Listed and again at every Refresh, so a question
+	// costs no query for them.
+	listed struct {
+		sync.Mutex
+		values map[store.ValueColumn][]string
+	}
 }
 
 // RefreshStats describes one refresh.
@@ -120,6 +129,9 @@ func (ix *ValueIndex) Refresh(ctx context.Context) (RefreshStats, error) {
 		return st, fmt.Errorf("refresh the value index: %w", err)
 	}
 	if err := ix.DB.AnalyzeValueIndex(ctx); err != nil {
+		return st, fmt.Errorf("refresh the value index: %w", err)
+	}
+	if _, err := ix.readListed(ctx); err != nil {
 		return st, fmt.Errorf("refresh the value index: %w", err)
 	}
 	st.Elapsed = time.Since(start)
@@ -254,6 +266,8 @@ const (
 // Listed returns every value of the caller's columns that have few
 // (LowCardinality), by column, as the index last read them: Build lists
 // them in the description of the tables it shows while the budget allows.
+// They are read from the index once, then kept until the next Refresh
+// (which a serving bot runs every VALUE_INDEX_REFRESH).
 func (ix *ValueIndex) Listed(ctx context.Context) (map[warehouse.ColumnRef][]string, error) {
 	ctx, cancel := context.WithTimeout(ctx, lookupTimeout)
 	defer cancel()
@@ -261,9 +275,13 @@ func (ix *ValueIndex) Listed(ctx context.Context) (map[warehouse.ColumnRef][]str
 	if err != nil {
 		return nil, fmt.Errorf("list values: %w", err)
 	}
-	listed, err := ix.DB.ListedValues(ctx, ix.Backend.Name(), LowCardinality, maxListedLength)
-	if err != nil {
-		return nil, err
+	ix.listed.Lock()
+	listed := ix.listed.values
+	ix.listed.Unlock()
+	if listed == nil {
+		if listed, err = ix.readListed(ctx); err != nil {
+			return nil, err
+		}
 	}
 	access := warehouse.CallerOf(ctx).Access
 	out := make(map[warehouse.ColumnRef][]string, len(listed))
@@ -273,6 +291,19 @@ func (ix *ValueIndex) Listed(ctx context.Context) (map[warehouse.ColumnRef][]str
 		}
 	}
 	return out, nil
+}
+
+// readListed reads the values of the columns with few from the index
+// and keeps them for Listed.
+func (ix *ValueIndex) readListed(ctx context.Context) (map[store.ValueColumn][]string, error) {
+	listed, err := ix.DB.ListedValues(ctx, ix.Backend.Name(), LowCardinality, maxListedLength)
+	if err != nil {
+		return nil, err
+	}
+	ix.listed.Lock()
+	ix.listed.values = listed
+	ix.listed.Unlock()
+	return listed, nil
 }
 
 func (ix *ValueIndex) log() *slog.Logger {

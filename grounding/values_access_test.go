@@ -8,6 +8,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/analyticsbot/analyticsbot/access"
+	"github.com/analyticsbot/analyticsbot/grounding"
 	"github.com/analyticsbot/analyticsbot/warehouse"
 )
 
@@ -87,4 +88,48 @@ default: denied
 		}
 		assert.Empty(t, listed, "policy %s", p.Policy())
 	}
+}
+
+// renamed is a backend under another name: its value index rows are its
+// own, apart from those the other tests share.
+type renamed struct {
+	warehouse.Backend
+	name string
+}
+
+func (r renamed) Name() string { return r.name }
+
+// The values listed whole are read from the index once and kept until the
+// next refresh, which reads them again: a question costs no query for
+// them, and a refresh brings what the data holds now.
+func TestListedKeptUntilRefresh(t *testing.T) {
+	base := demoIndex(t, 0)
+	ix := &grounding.ValueIndex{DB: base.DB, Backend: renamed{base.Backend, "listed-cache-test"}}
+	ctx := context.Background()
+	_, err := ix.Refresh(ctx)
+	require.NoError(t, err)
+	platforms := warehouse.ColumnRef{Schema: "analytics", Table: "platforms", Column: "name"}
+	listed, err := ix.Listed(ctx)
+	require.NoError(t, err)
+	assert.Equal(t, []string{"linux", "mac", "windows"}, listed[platforms])
+
+	// The index changes behind this bot's back (another process, a hand
+	// edit): a bot that has read it already does not see it.
+	_, err = base.DB.Pool().Exec(ctx, `UPDATE value_index SET value = 'bsd'
+		WHERE backend = 'listed-cache-test' AND table_name = 'platforms' AND value = 'linux'`)
+	require.NoError(t, err)
+	listed, err = ix.Listed(ctx)
+	require.NoError(t, err)
+	assert.Equal(t, []string{"linux", "mac", "windows"}, listed[platforms], "kept from the first read")
+	fresh := &grounding.ValueIndex{DB: base.DB, Backend: ix.Backend}
+	listed, err = fresh.Listed(ctx)
+	require.NoError(t, err)
+	assert.Equal(t, []string{"bsd", "mac", "windows"}, listed[platforms], "what the index holds now")
+
+	// A refresh reads the data and the listed values again.
+	_, err = fresh.Refresh(ctx)
+	require.NoError(t, err)
+	listed, err = fresh.Listed(ctx)
+	require.NoError(t, err)
+	assert.Equal(t, []string{"linux", "mac", "windows"}, listed[platforms], "read again at the refresh")
 }

@@ -1,10 +1,10 @@
 package lexicon
 
 import (
-	"bufio"
 	"bytes"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"slices"
@@ -14,15 +14,19 @@ import (
 
 // WordNet is Princeton's lexical database of English, read from the files
 // of its dict directory (Debian's wordnet-base installs them in
-// /usr/share/wordnet): the index and exception files are parsed at Open,
-// the data files kept in memory and read where the index points.
+// /usr/share/wordnet). Open reads the index files whole, checks they are
+// sorted and looks lemmas up in them by binary search, as WordNet's own
+// library does; synsets are read from the data files at the offsets the
+// index gives, when asked for. So opening costs a few milliseconds and
+// the index files' size (6 MB), not a parse of every line.
 type WordNet struct {
-	// index maps a lemma ("client", "ice_cream") to the offsets of its
-	// first synsets in each part of speech's data file.
-	index [numPOS]map[string][]int64
+	// index holds each part of speech's index file: after licence lines
+	// that open with a space, one line per lemma ("client", "ice_cream"),
+	// sorted.
+	index [numPOS][]byte
 	// exc maps an inflected form to its base forms ("heaviest" → heavy).
 	exc  [numPOS]map[string][]string
-	data [numPOS][]byte
+	data [numPOS]*os.File
 }
 
 type pos int
@@ -50,8 +54,8 @@ const (
 // maxRelated bounds the words one question word is related to.
 const maxRelated = 24
 
-// OpenWordNet reads the WordNet dict directory dir: index.{noun,verb,adj,adv},
-// data.* and *.exc.
+// OpenWordNet opens the WordNet dict directory dir: index.{noun,verb,adj,adv},
+// data.* and *.exc. The data files stay open for the life of the process.
 func OpenWordNet(dir string) (_ *WordNet, err error) {
 	defer func() {
 		if err != nil {
@@ -59,12 +63,25 @@ func OpenWordNet(dir string) (_ *WordNet, err error) {
 		}
 	}()
 	wn := &WordNet{}
+	defer func() {
+		if err != nil {
+			for _, f := range wn.data {
+				if f != nil {
+					f.Close()
+				}
+			}
+		}
+	}()
 	for p := range numPOS {
 		name := posNames[p]
-		if wn.index[p], err = readIndex(filepath.Join(dir, "index."+name)); err != nil {
+		var lemmas int
+		if wn.index[p], lemmas, err = readIndex(filepath.Join(dir, "index."+name)); err != nil {
 			return nil, err
 		}
-		if wn.data[p], err = os.ReadFile(filepath.Join(dir, "data."+name)); err != nil {
+		if p == noun && lemmas == 0 {
+			return nil, errors.New("index.noun holds no lemma")
+		}
+		if wn.data[p], err = os.Open(filepath.Join(dir, "data."+name)); err != nil {
 			return nil, err
 		}
 		wn.exc[p], err = readExceptions(filepath.Join(dir, name+".exc"))
@@ -72,52 +89,99 @@ func OpenWordNet(dir string) (_ *WordNet, err error) {
 			return nil, err
 		}
 	}
-	if len(wn.index[noun]) == 0 {
-		return nil, errors.New("index.noun holds no lemma")
-	}
 	return wn, nil
 }
 
-// readIndex parses an index file: "lemma pos synset_cnt p_cnt [ptr…]
-// sense_cnt tagsense_cnt offset…", after licence lines that open with a
-// space.
-func readIndex(path string) (map[string][]int64, error) {
-	f, err := os.Open(path)
+// readIndex reads an index file and checks each lemma's line, "lemma pos
+// synset_cnt p_cnt [ptr…] sense_cnt tagsense_cnt offset…", for its count
+// of fields and its order (the lookup's binary search needs it sorted).
+// Licence lines open with a space. It returns the file and its count of
+// lemmas.
+func readIndex(path string) (_ []byte, lemmas int, err error) {
+	data, err := os.ReadFile(path)
 	if err != nil {
-		return nil, err
+		return nil, 0, err
 	}
-	defer f.Close()
-	out := map[string][]int64{}
-	sc := bufio.NewScanner(f)
-	sc.Buffer(make([]byte, 64*1024), 1024*1024)
+	var prev []byte
 	line := 0
-	for sc.Scan() {
+	for rest := data; len(rest) > 0; {
 		line++
-		text := sc.Text()
-		if text == "" || text[0] == ' ' {
+		text := rest
+		if i := bytes.IndexByte(rest, '\n'); i >= 0 {
+			text, rest = rest[:i], rest[i+1:]
+		} else {
+			rest = nil
+		}
+		if len(text) == 0 || text[0] == ' ' {
 			continue
 		}
-		fs := strings.Fields(text)
-		if len(fs) < 4 {
-			return nil, fmt.Errorf("%s:%d: too few fields", filepath.Base(path), line)
+		if bytes.Count(text, []byte{' '}) < 3 {
+			return nil, 0, fmt.Errorf("%s:%d: too few fields", filepath.Base(path), line)
 		}
-		synsets, err1 := strconv.Atoi(fs[2])
-		pointers, err2 := strconv.Atoi(fs[3])
-		first := 4 + pointers + 2
-		if err1 != nil || err2 != nil || synsets < 1 || first+synsets > len(fs) {
-			return nil, fmt.Errorf("%s:%d: not an index line", filepath.Base(path), line)
+		key, _, _ := bytes.Cut(text, []byte{' '})
+		if bytes.Compare(prev, key) >= 0 {
+			return nil, 0, fmt.Errorf("%s:%d: %q is out of order", filepath.Base(path), line, key)
 		}
-		var offsets []int64
-		for _, s := range fs[first : first+min(synsets, maxRareSenses)] {
-			off, err := strconv.ParseInt(s, 10, 64)
-			if err != nil {
-				return nil, fmt.Errorf("%s:%d: offset %q: %w", filepath.Base(path), line, s, err)
-			}
-			offsets = append(offsets, off)
-		}
-		out[fs[0]] = offsets
+		prev = key
+		lemmas++
 	}
-	return out, sc.Err()
+	return data, lemmas, nil
+}
+
+// senses returns the offsets of lemma's first synsets (at most
+// maxRareSenses) of part of speech p, and whether p has the lemma.
+func (wn *WordNet) senses(p pos, lemma string) ([]int64, bool) {
+	line, ok := findLine(wn.index[p], lemma)
+	if !ok {
+		return nil, false
+	}
+	fs := strings.Fields(string(line))
+	if len(fs) < 4 {
+		return nil, false
+	}
+	synsets, err1 := strconv.Atoi(fs[2])
+	pointers, err2 := strconv.Atoi(fs[3])
+	first := 4 + pointers + 2
+	if err1 != nil || err2 != nil || synsets < 1 || first+synsets > len(fs) {
+		return nil, false
+	}
+	var offsets []int64
+	for _, f := range fs[first : first+min(synsets, maxRareSenses)] {
+		off, err := strconv.ParseInt(f, 10, 64)
+		if err != nil {
+			return nil, false
+		}
+		offsets = append(offsets, off)
+	}
+	return offsets, true
+}
+
+// findLine finds by binary search the line of a sorted index that opens
+// with key and a space; licence lines (opening with a space) sort first.
+func findLine(index []byte, key string) ([]byte, bool) {
+	lo, hi := 0, len(index)
+	for lo < hi {
+		mid := lo + (hi-lo)/2
+		start := bytes.LastIndexByte(index[:mid], '\n') + 1
+		end := len(index)
+		if i := bytes.IndexByte(index[start:], '\n'); i >= 0 {
+			end = start + i
+		}
+		line := index[start:end]
+		lemma, _, _ := bytes.Cut(line, []byte{' '})
+		if len(line) > 0 && line[0] == ' ' {
+			lemma = nil
+		}
+		switch c := bytes.Compare(lemma, []byte(key)); {
+		case c == 0:
+			return line, true
+		case c < 0:
+			lo = end + 1
+		default:
+			hi = start
+		}
+	}
+	return nil, false
 }
 
 // readExceptions parses an exception file: "inflected base [base…]".
@@ -169,7 +233,7 @@ func (wn *WordNet) Related(word string) []Related {
 			if base != word {
 				add(base, "base form")
 			}
-			offs := wn.index[p][base]
+			offs, _ := wn.senses(p, base)
 			for _, off := range offs[:min(len(offs), maxSenses)] {
 				s, ok := wn.synset(p, off)
 				if !ok {
@@ -197,7 +261,8 @@ func (wn *WordNet) Related(word string) []Related {
 	}
 	// A noun's broader words and rarer senses, after all of the above.
 	for _, base := range wn.baseForms(noun, word) {
-		for i, off := range wn.index[noun][base] {
+		offs, _ := wn.senses(noun, base)
+		for i, off := range offs {
 			s, ok := wn.synset(noun, off)
 			if !ok {
 				continue
@@ -227,7 +292,7 @@ func (wn *WordNet) Related(word string) []Related {
 func (wn *WordNet) baseForms(p pos, word string) []string {
 	var out []string
 	add := func(w string) {
-		if _, ok := wn.index[p][w]; ok && !slices.Contains(out, w) {
+		if _, ok := wn.senses(p, w); ok && !slices.Contains(out, w) {
 			out = append(out, w)
 		}
 	}
@@ -267,13 +332,9 @@ type pointer struct {
 // synset reads the data line at off of part of speech p: "offset lex_filenum
 // ss_type w_cnt word lex_id … p_cnt ptr… | gloss".
 func (wn *WordNet) synset(p pos, off int64) (synset, bool) {
-	data := wn.data[p]
-	if off < 0 || off >= int64(len(data)) {
+	line, ok := readLine(wn.data[p], off)
+	if !ok {
 		return synset{}, false
-	}
-	line := data[off:]
-	if i := bytes.IndexByte(line, '\n'); i >= 0 {
-		line = line[:i]
 	}
 	if i := bytes.IndexByte(line, '|'); i >= 0 {
 		line = line[:i]
@@ -314,6 +375,26 @@ func (wn *WordNet) synset(p pos, off int64) (synset, bool) {
 		s.pointers = append(s.pointers, pointer{symbol: f[0], offset: o, pos: tp, source: int(src), target: int(tgt)})
 	}
 	return s, true
+}
+
+// readLine reads the line of f that starts at off.
+func readLine(f *os.File, off int64) ([]byte, bool) {
+	if off < 0 {
+		return nil, false
+	}
+	buf := make([]byte, 0, 1024)
+	for {
+		chunk := buf[len(buf):cap(buf)]
+		n, err := f.ReadAt(chunk, off+int64(len(buf)))
+		if i := bytes.IndexByte(chunk[:n], '\n'); i >= 0 {
+			return buf[:len(buf)+i], true
+		}
+		buf = buf[:len(buf)+n]
+		if err != nil {
+			return buf, err == io.EOF && len(buf) > 0
+		}
+		buf = slices.Grow(buf, cap(buf))
+	}
 }
 
 func posOf(s string) (pos, bool) {

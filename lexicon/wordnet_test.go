@@ -49,6 +49,18 @@ func TestOpenWordNetErrors(t *testing.T) {
 	_, err = OpenWordNet(dir)
 	require.Error(t, err)
 	assert.Contains(t, err.Error(), "index.noun:1")
+
+	// Lemmas are found by binary search: an index out of order is refused.
+	require.NoError(t, os.WriteFile(filepath.Join(dir, "index.noun"),
+		[]byte("  1 licence text\nshop n 1 0 1 0 00000001\nclient n 1 0 1 0 00000002\n"), 0o600))
+	_, err = OpenWordNet(dir)
+	require.Error(t, err)
+	assert.Contains(t, err.Error(), `index.noun:3: "client" is out of order`)
+
+	require.NoError(t, os.WriteFile(filepath.Join(dir, "index.noun"), []byte("  1 licence text only\n"), 0o600))
+	_, err = OpenWordNet(dir)
+	require.Error(t, err)
+	assert.Contains(t, err.Error(), "index.noun holds no lemma")
 }
 
 // The real database, where it is installed (Debian's wordnet-base; CI
@@ -90,4 +102,33 @@ func TestForms(t *testing.T) {
 	assert.Equal(t, []string{"engin"}, Forms("engineer"))
 	assert.Equal(t, []string{"categori"}, Forms("categories"))
 	assert.Equal(t, Stem("category"), Stem("categories"))
+}
+
+// Opening the installed database, and relating a question's words with it:
+// what WORDNET_DIR costs a starting bot, and a question.
+func BenchmarkWordNet(b *testing.B) {
+	const dir = "/usr/share/wordnet"
+	if _, err := os.Stat(filepath.Join(dir, "index.noun")); err != nil {
+		b.Skip("WordNet is not installed in " + dir)
+	}
+	b.Run("open", func(b *testing.B) {
+		b.ReportAllocs()
+		for b.Loop() {
+			if _, err := OpenWordNet(dir); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+	wn, err := OpenWordNet(dir)
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Run("related", func(b *testing.B) {
+		b.ReportAllocs()
+		for b.Loop() {
+			for _, w := range []string{"clients", "eateries", "town", "trades", "vendors", "heaviest", "write"} {
+				wn.Related(w)
+			}
+		}
+	})
 }

@@ -39,7 +39,8 @@ func (n *Nodes) FormatAnswer(ctx context.Context, s *State) error {
 		Links:       n.Links.For(&res),
 		Units:       n.units(ctx, res),
 	}
-	a.Text = answer.LinkText(a.Text, a.Table())
+	tb := a.Table()
+	a.Text = answer.LinkText(answer.NumbersAsTable(a.Text, tb), tb)
 	f := FormatTable
 	if res.RowCount <= 1 && len(res.Columns) <= 1 {
 		f = FormatSimple
@@ -186,8 +187,17 @@ const textDemoUnknown = "This is the offline demo: no language model is connecte
 // HandleError turns the recorded error kind into a friendly message. It
 // never calls the model; the detail stays in logs.
 func (n *Nodes) HandleError(ctx context.Context, s *State) error {
-	if operatorKinds[s.ErrorKind] && s.ErrorRef == "" {
+	demoUnknown := s.ErrorKind == ErrModelRefused && len(n.DemoQuestions) > 0
+	if operatorKinds[s.ErrorKind] && s.ErrorRef == "" && !demoUnknown {
 		s.ErrorRef = newErrorRef()
+	}
+	if demoUnknown {
+		// The offline demo turning down a question it has no script for is
+		// not a failure: a notice, with no reference to a log line (and so
+		// logged as information, not a warning).
+		text, suggestions := n.errorText(ctx, s)
+		s.SetReply(FormatError, &answer.Answer{Kind: answer.KindNotice, Text: answer.Plain(text), Questions: suggestions})
+		return nil
 	}
 	text, suggestions := n.errorText(ctx, s)
 	if s.ErrorRef != "" {

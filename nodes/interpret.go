@@ -132,19 +132,19 @@ func cellText(v any) string {
 }
 
 // plainSummary answers without the model, from the result alone: a single
-// value with its column's name in words ("Avg price gbp: *£74.90*."),
+// value with its column's label ("Avg price (GBP): *£74.90*."),
 // otherwise how many rows there are.
 func plainSummary(r warehouse.Result) string {
 	switch {
 	case r.RowCount == 0:
 		return "The query returned no rows."
 	case r.RowCount == 1 && len(r.Columns) == 1:
-		name := strings.TrimSpace(strings.Join(strings.FieldsFunc(r.Columns[0].Name, func(c rune) bool { return c == '_' }), " "))
+		name := answer.Label(r.Columns[0].Name)
 		value := answer.NewTable(&r).Cell(r.Rows[0], 0)
 		if name == "" || name == "?column?" {
 			return fmt.Sprintf("The answer is *%s*.", value)
 		}
-		return fmt.Sprintf("%s: *%s*.", capitalize(name), value)
+		return fmt.Sprintf("%s: *%s*.", name, value)
 	case r.RowCount == 1:
 		return "Here is the one row."
 	case r.Truncated:

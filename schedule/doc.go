@@ -6,5 +6,5 @@
 // The reading is deterministic, with regular expressions and no model, so
 // the same words always give the same schedule, and what it cannot read
 // whole it says in a sentence for the person (Request.Unclear) instead of
-// guessing. Package store keeps schedules; bot.Scheduler runs them.
+// guessing. Package store keeps schedules; package scheduler runs them.
 package schedule

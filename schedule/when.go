@@ -245,3 +245,13 @@ func (w When) TooOften() bool {
 	}
 	return false
 }
+
+// Words writes t for people in w's time zone (UTC without one): "Monday 30
+// November at 09:00".
+func (w When) Words(t time.Time) string {
+	loc := w.Location
+	if loc == nil {
+		loc = time.UTC
+	}
+	return t.In(loc).Format("Monday 2 January at 15:04")
+}

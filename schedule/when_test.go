@@ -227,3 +227,24 @@ func TestTooOften(t *testing.T) {
 		})
 	}
 }
+
+// A run's time reads in the schedule's time zone, UTC without one.
+func TestWhenWords(t *testing.T) {
+	t.Parallel()
+	at := time.Date(2026, 11, 30, 9, 0, 0, 0, time.UTC)
+	tests := []struct {
+		name string
+		loc  *time.Location
+		want string
+	}{
+		{"utc", time.UTC, "Monday 30 November at 09:00"},
+		{"no time zone", nil, "Monday 30 November at 09:00"},
+		{"new york", mustLoad(t, "America/New_York"), "Monday 30 November at 04:00"},
+		{"tokyo", mustLoad(t, "Asia/Tokyo"), "Monday 30 November at 18:00"},
+	}
+	for _, tc := range tests {
+		if got := (When{Spec: "0 9 * * 1", Location: tc.loc}).Words(at); got != tc.want {
+			t.Errorf("%s: got %q, want %q", tc.name, got, tc.want)
+		}
+	}
+}

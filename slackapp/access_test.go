@@ -100,7 +100,7 @@ func TestAccessMatrixInSlack(t *testing.T) {
 			t.Parallel()
 			path := filepath.Join(t.TempDir(), "access.yaml")
 			require.NoError(t, os.WriteFile(path, []byte(bottest.AccessFile("everyone")), 0o600))
-			opts := []harnessOption{withScript(bottest.DemoScript(bottest.AccessRules())), withBotConfig(func(c *bot.Config) { c.AccessFile, c.Schemas = path, bottest.AccessSchemas })}
+			opts := []harnessOption{withScript(bottest.DemoScript(bottest.AccessRules())), withBotConfig(func(c *bot.Config) { c.AccessFile, c.Postgres.Schemas = path, bottest.AccessSchemas })}
 			if !guard {
 				opts = append(opts, withoutGuard())
 			}

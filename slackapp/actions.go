@@ -13,7 +13,6 @@ import (
 
 	"github.com/analyticsbot/analyticsbot/blockkit"
 	"github.com/analyticsbot/analyticsbot/bot"
-	"github.com/analyticsbot/analyticsbot/nodes"
 )
 
 const (
@@ -98,49 +97,48 @@ func (a *App) askPressed(channel, root, user, value, trigger string) {
 	a.submit(w.job("button", threadID(channel, root)))
 }
 
-// pressButton runs the button's action without the model: Export CSV
-// uploads a file into the thread, Show SQL posts the query there, 👍/👎 and
-// Verify are recorded and acknowledged to the presser alone. Errors go
-// only to the user who pressed, and so does everything of a press on an
-// answer they alone see (private.go).
+// pressButton runs the button's action without the model and delivers
+// its reply by its audience: a file is uploaded into the thread (for a
+// reply its presser alone may see, into their direct message), a reply
+// for everyone is posted in the thread, one for the presser alone (a
+// rating, Verify, a schedule's buttons, anything that went wrong, and
+// every press on an answer they alone see: private.go) is shown to them
+// alone.
 func (a *App) pressButton(ctx context.Context, p press) {
 	if !a.dedupe.claim(ctx, p.key) {
 		return
 	}
 	msg := bot.Message{ThreadID: threadID(p.channel, p.threadTS), UserID: p.user, ChannelID: p.channel,
 		Email: a.people.email(ctx, p.user), TimeZone: a.people.timeZone(ctx, p.user), Private: p.private}
-	s, _, err := a.bot.Press(ctx, msg, p.action, p.value)
+	r, err := a.bot.Press(ctx, msg, p.action, p.value)
+	defer r.Close()
 	switch {
 	case errors.Is(err, bot.ErrBadAction):
 		a.log.WarnContext(ctx, "bad button payload", "channel", p.channel, "user", p.user, "err", err)
 		a.ephemeral(ctx, p.channel, p.threadTS, p.user, p.responseURL, blockkit.Error(textBadButton, nil))
 		return
-	case err != nil || s == nil:
+	case err != nil || r.Answer == nil:
 		a.log.ErrorContext(ctx, "button press failed", "action", p.action, "err", err)
-		a.ephemeral(ctx, p.channel, p.threadTS, p.user, p.responseURL, a.reply(s, err))
-		return
-	case s.ErrorKind != "":
-		a.ephemeral(ctx, p.channel, p.threadTS, p.user, p.responseURL, a.reply(s, nil))
+		a.ephemeral(ctx, p.channel, p.threadTS, p.user, p.responseURL, a.reply(r))
 		return
 	}
 	switch {
-	case s.Intent == nodes.IntentFeedback || s.Intent == nodes.IntentVerify || s.Intent == nodes.IntentSchedule:
-		// A rating is the presser's business: the thanks (and an admin's
-		// Verify button) go to them alone; so does making or changing a
-		// schedule.
-		a.ephemeral(ctx, p.channel, p.threadTS, p.user, p.responseURL, a.reply(s, nil))
-	case s.Intent == nodes.IntentExportCSV && forAsker(s):
-		a.privateCSV(ctx, p, s)
-	case forAsker(s):
-		a.privately(ctx, p, a.reply(s, nil))
-	case s.Intent == nodes.IntentExportCSV:
-		if err := a.uploadCSV(ctx, p, s); err != nil {
+	case r.File != nil && r.Private():
+		a.privateCSV(ctx, p, r)
+	case r.File != nil:
+		if err := a.uploadCSV(ctx, p, r); err != nil {
 			a.log.ErrorContext(ctx, "CSV upload failed", "channel", p.channel, "err", err)
 			a.ephemeral(ctx, p.channel, p.threadTS, p.user, p.responseURL, blockkit.Error(textNoUpload, nil))
 		}
+	case r.Private() && p.private:
+		// Pressed on a message the presser alone sees: the reply goes in
+		// its place.
+		a.privately(ctx, p, a.reply(r))
+	case r.Private():
+		a.ephemeral(ctx, p.channel, p.threadTS, p.user, p.responseURL, a.reply(r))
 	default:
-		if err := a.send(ctx, p.channel, p.threadTS, "", a.reply(s, nil)); err != nil {
-			a.log.ErrorContext(ctx, "show SQL not delivered", "channel", p.channel, "err", err)
+		if err := a.send(ctx, p.channel, p.threadTS, "", a.reply(r)); err != nil {
+			a.log.ErrorContext(ctx, "press reply not delivered", "channel", p.channel, "action", p.action, "err", err)
 		}
 	}
 }
@@ -149,24 +147,24 @@ func (a *App) pressButton(ctx context.Context, p press) {
 // the file, which the client cannot replay by itself.
 const uploadAttempts = 3
 
-// uploadCSV uploads the export into the thread with Slack's external
-// upload flow (files.getUploadURLExternal, the upload, then
-// files.completeUploadExternal).
-func (a *App) uploadCSV(ctx context.Context, p press, s *nodes.State) error {
-	defer s.RemoveCSVFile()
-	if !s.HasCSV() {
-		return a.send(ctx, p.channel, p.threadTS, "", a.reply(s, nil))
+// uploadCSV uploads r's file into the thread with Slack's external upload
+// flow (files.getUploadURLExternal, the upload, then
+// files.completeUploadExternal), the reply's text as its comment.
+func (a *App) uploadCSV(ctx context.Context, p press, r bot.Reply) error {
+	f := r.File
+	if f == nil {
+		return a.send(ctx, p.channel, p.threadTS, "", a.reply(r))
 	}
 	upload := func() error {
 		// Opened per attempt: a full export streams from its file.
-		r, size, err := s.OpenCSV()
+		rd, size, err := f.Open()
 		if err != nil {
 			return backoff.Permanent(err)
 		}
-		defer r.Close()
+		defer rd.Close()
 		_, err = a.api.UploadFileContext(ctx, slack.UploadFileParameters{
-			Reader: r, FileSize: int(size),
-			Filename: s.CSVFilename, Title: s.CSVTitle, InitialComment: s.ResponseText,
+			Reader: rd, FileSize: int(size),
+			Filename: f.Name, Title: f.Title, InitialComment: r.Text,
 			Channel: p.channel, ThreadTimestamp: p.threadTS,
 		})
 		if err != nil && !transient(err) {
@@ -177,7 +175,7 @@ func (a *App) uploadCSV(ctx context.Context, p press, s *nodes.State) error {
 	b := backoff.NewExponentialBackOff()
 	b.InitialInterval, b.MaxInterval = 500*time.Millisecond, 5*time.Second
 	if err := backoff.Retry(upload, backoff.WithContext(backoff.WithMaxRetries(b, uploadAttempts-1), ctx)); err != nil {
-		return fmt.Errorf("upload %s: %w", s.CSVFilename, err)
+		return fmt.Errorf("upload %s: %w", f.Name, err)
 	}
 	return nil
 }

@@ -9,9 +9,6 @@ import (
 
 	"github.com/analyticsbot/analyticsbot/blockkit"
 	"github.com/analyticsbot/analyticsbot/bot"
-	"github.com/analyticsbot/analyticsbot/llm"
-	"github.com/analyticsbot/analyticsbot/nodes"
-	"github.com/analyticsbot/analyticsbot/workflow"
 )
 
 // What users read when their message could not be answered normally.
@@ -61,7 +58,7 @@ func (w *answer) prepare(ctx context.Context) bool {
 func (w *answer) checkMessage(ctx context.Context) bool {
 	a, q := w.a, w.q
 	if q.followUpOnly {
-		known, err := a.bot.DB().HasThread(ctx, threadID(q.channel, q.threadTS))
+		known, err := a.bot.KnowsThread(ctx, threadID(q.channel, q.threadTS))
 		if err != nil {
 			// Without the store we cannot tell whether the bot is part of
 			// this thread; staying quiet beats answering strangers.
@@ -85,22 +82,22 @@ func (w *answer) run(ctx context.Context) {
 	a, q, p := w.a, w.q, w.p
 	log := a.log.With("channel", q.channel, "thread", q.threadTS, "ts", q.ts)
 	p.watch(ctx)
-	askCtx, st := ctx, p.st
+	st := p.st
 	if st != nil {
 		st.attach(ctx)
-		askCtx = llm.WithStream(ctx, st.chunk)
 	}
 	in := bot.Message{ThreadID: threadID(q.channel, q.threadTS), UserID: q.user, ChannelID: q.channel, Text: q.text,
 		Email: a.people.email(ctx, q.user), TimeZone: a.people.timeZone(ctx, q.user)}
-	s, _, err := a.bot.Ask(askCtx, in, workflow.WithObserver(p))
+	r, err := a.bot.Ask(ctx, in, p.options()...)
+	defer r.Close()
 	p.stop()
 
-	msg, sendCtx := a.reply(s, err), ctx
-	private := forAsker(s) && ctx.Err() == nil
+	// A reply for its asker alone (beyond the channel's ceiling): the
+	// thread reads its note, the asker the reply.
+	msg, sendCtx := a.reply(r), ctx
+	private := r.Private() && ctx.Err() == nil
 	if private {
-		// Beyond the channel's ceiling: the thread reads a note, the
-		// asker the answer.
-		msg = blockkit.Reply(nodes.PrivateNote(s))
+		msg = a.privateNote(r)
 	}
 	if ctx.Err() != nil {
 		msg = blockkit.Error(textInterrupted, nil)
@@ -126,11 +123,11 @@ func (w *answer) run(ctx context.Context) {
 		}
 	}
 	if private {
-		if err := a.privateAnswer(sendCtx, q, s); err != nil {
+		if err := a.privateAnswer(sendCtx, q, r); err != nil {
 			log.ErrorContext(ctx, "private answer not delivered", "err", err)
 		}
 	}
-	if err == nil && s != nil && len(s.History) == 0 && ctx.Err() == nil {
+	if err == nil && r.NewThread && ctx.Err() == nil {
 		a.setThreadTitle(ctx, q)
 	}
 }
@@ -156,13 +153,13 @@ func (w *answer) report(ctx context.Context, why error) {
 	}
 }
 
-// reply is the message for the workflow's final state. A run that failed
-// before writing a reply gets the generic apology.
-func (a *App) reply(s *nodes.State, err error) blockkit.Message {
-	if s == nil || s.Reply == nil {
+// reply is the message of r. A run that failed before writing a reply
+// gets the generic apology.
+func (a *App) reply(r bot.Reply) blockkit.Message {
+	if r.Answer == nil {
 		return blockkit.Error(textInternal, nil)
 	}
-	return blockkit.Reply(s.Reply)
+	return blockkit.Reply(r.Answer)
 }
 
 // send posts m in the thread, or replaces the message updateTS with it.

@@ -113,7 +113,7 @@ func New(ctx context.Context, cfg Config, b *bot.Bot, log *slog.Logger, opts ...
 		turns = bot.NewTurns(cfg.Workers, cfg.QueueLimit, turns.MaxWait())
 	}
 	a.disp = newDispatcher(turns, cfg.QueueLimit, a.log)
-	a.dedupe = newDeduper(b.DB(), a.log)
+	a.dedupe = newDeduper(b.FirstDelivery)
 	a.people = &people{api: a.api, now: time.Now, log: a.log.Warn, emails: map[string]cachedEmail{}, groups: map[string]cachedGroup{}}
 	b.SetDirectory(a.people.members)
 	b.SetMembership(a.isMember)

@@ -27,7 +27,7 @@ func withCeiling(t *testing.T) (harnessOption, string) {
 	require.NoError(t, os.WriteFile(path, []byte(bottest.CeilingAccessFile("everyone", ch)), 0o600))
 	return func(o *harnessOptions) {
 		withScript(bottest.DemoScript(bottest.AccessRules() + bottest.CeilingRules()))(o)
-		withBotConfig(func(c *bot.Config) { c.AccessFile, c.Schemas = path, bottest.AccessSchemas })(o)
+		withBotConfig(func(c *bot.Config) { c.AccessFile, c.Postgres.Schemas = path, bottest.AccessSchemas })(o)
 	}, ch
 }
 

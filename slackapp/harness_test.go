@@ -27,8 +27,8 @@ import (
 const (
 	q2018    = "How many games were released in 2018?"
 	sql2018  = "SELECT count(*) AS games FROM analytics.apps WHERE release_year = 2018"
-	answer18 = "*8160* games were released on Steam in 2018."
-	answer17 = "*6357* games were released on Steam in 2017."
+	answer18 = "*8,160* games were released on Steam in 2018."
+	answer17 = "*6,357* games were released on Steam in 2017."
 	csv2018  = "games\n8160\n"
 	user     = "UALICE01"
 )

@@ -17,7 +17,6 @@ import (
 	"github.com/analyticsbot/analyticsbot/bot"
 	"github.com/analyticsbot/analyticsbot/bot/bottest"
 	"github.com/analyticsbot/analyticsbot/demo"
-	"github.com/analyticsbot/analyticsbot/nodes"
 	"github.com/analyticsbot/analyticsbot/slackapp/fakeslack"
 )
 
@@ -164,19 +163,19 @@ func (st *loadStats) burst(ctx context.Context, bt *bot.Bot, questions []string)
 		wg.Go(func() {
 			<-ready
 			start := time.Now()
-			s, _, err := bt.Ask(ctx, bot.Message{ThreadID: bot.NewThreadID(), UserID: "ULOAD", ChannelID: "CLOAD", Text: questions[th%len(questions)]})
+			r, err := bt.Ask(ctx, bot.Message{ThreadID: bot.NewThreadID(), UserID: "ULOAD", ChannelID: "CLOAD", Text: questions[th%len(questions)]})
 			d := time.Since(start)
-			failed := err != nil || s == nil || s.ErrorKind != "" || s.Intent != nodes.IntentAnalytics || s.Result.RowCount == 0
+			failed := err != nil || !r.Outcome.OK() || r.QueryID == "" || r.Answer == nil || r.Answer.Rows() == 0
 			mu.Lock()
 			defer mu.Unlock()
 			st.turns = append(st.turns, d)
 			if failed {
 				st.errors++
 			}
-			if s != nil {
-				st.calls += s.LLMCalls
-				st.waits = append(st.waits, d-s.LLMTime)
-				st.queries = append(st.queries, s.DBTime)
+			if r.ThreadID != "" {
+				st.calls += r.ModelCalls
+				st.waits = append(st.waits, d-r.ModelTime)
+				st.queries = append(st.queries, r.DBTime)
 			}
 		})
 	}

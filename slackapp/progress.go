@@ -11,14 +11,14 @@ import (
 	"github.com/slack-go/slack"
 
 	"github.com/analyticsbot/analyticsbot/blockkit"
-	"github.com/analyticsbot/analyticsbot/workflow"
+	"github.com/analyticsbot/analyticsbot/bot"
 )
 
 // progress shows what the workflow is doing while a question is answered:
 // task cards in the answer's streamed message where the stream is in use,
 // else the thread status in direct messages where the app has that
 // feature, otherwise a "working…" message in the thread that the answer
-// replaces. It is a workflow observer; updates go out from a goroutine of
+// replaces. It is the answer's bot.Progress; updates go out from a goroutine of
 // their own, at most one per Config.ProgressInterval, so a slow Slack
 // never slows the answer.
 type progress struct {
@@ -89,16 +89,16 @@ func (p *progress) watch(ctx context.Context) {
 	}
 }
 
-// NodeStarted queues the node's label; a label not yet shown is replaced.
-// With the stream, the node moves its task cards at once, and the label
+// Started queues the step's label; a label not yet shown is replaced.
+// With the stream, the step moves its task cards at once, and the label
 // only wakes the loop that sends them.
-func (p *progress) NodeStarted(_ context.Context, n workflow.NodeInfo, _ int) {
-	label := n.Label
+func (p *progress) Started(_ context.Context, s bot.Step) {
+	label := s.Label
 	if p.st != nil {
-		if !p.st.node(n.Name) {
+		if !p.st.phase(s.Phase) {
 			return
 		}
-		label = n.Name
+		label = s.Node
 	}
 	if label == "" {
 		return
@@ -113,8 +113,18 @@ func (p *progress) NodeStarted(_ context.Context, n workflow.NodeInfo, _ int) {
 	}
 }
 
-// NodeFinished is part of workflow.Observer; progress shows starts only.
-func (p *progress) NodeFinished(context.Context, workflow.Step) {}
+// Finished is part of bot.Progress; progress shows starts only.
+func (p *progress) Finished(context.Context, bot.Step) {}
+
+// options are the Ask options of the answer: p follows its steps, and
+// its text streams under the cards where the stream is in use.
+func (p *progress) options() []bot.AskOption {
+	opts := []bot.AskOption{bot.WithProgress(p)}
+	if p.st != nil {
+		opts = append(opts, bot.WithText(p.st.chunk))
+	}
+	return opts
+}
 
 func (p *progress) loop(ctx context.Context) {
 	defer close(p.finished)

@@ -13,8 +13,6 @@ import (
 	reply "github.com/analyticsbot/analyticsbot/answer"
 	"github.com/analyticsbot/analyticsbot/blockkit"
 	"github.com/analyticsbot/analyticsbot/bot"
-	"github.com/analyticsbot/analyticsbot/nodes"
-	"github.com/analyticsbot/analyticsbot/store"
 )
 
 // listTimeout bounds reading the schedules for "/ask schedules", which
@@ -39,15 +37,18 @@ func (a *App) schedulesCommand(cmd slack.SlashCommand, text string) (commandRepl
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), listTimeout)
 	defer cancel()
-	s, err := a.bot.ListSchedules(ctx, bot.Message{UserID: cmd.UserID, ChannelID: cmd.ChannelID}, scope)
-	return ephemeralReply(a.reply(s, err)), true
+	r, err := a.bot.ShowSchedules(ctx, bot.Message{UserID: cmd.UserID, ChannelID: cmd.ChannelID}, scope)
+	if err != nil {
+		a.log.ErrorContext(ctx, "list schedules", "user", cmd.UserID, "err", err)
+	}
+	return ephemeralReply(a.reply(r)), true
 }
 
 // Deliver posts a scheduled run in Slack: in its thread, as a new message
 // of its channel, or in a DM with its owner (a post to a user id), with the
 // CSV uploaded under it for a CSV schedule. It is the Slack surface of
 // bot.Scheduler.
-func (a *App) Deliver(ctx context.Context, sch store.Schedule, s *nodes.State) (bot.Delivered, error) {
+func (a *App) Deliver(ctx context.Context, sch bot.Schedule, r bot.Reply) (bot.Delivered, error) {
 	channel, root := sch.DestChannel, ""
 	if sch.DestKind == "thread" {
 		c, ts, ok := strings.Cut(sch.DestThread, ":")
@@ -66,8 +67,8 @@ func (a *App) Deliver(ctx context.Context, sch store.Schedule, s *nodes.State) (
 			return bot.Delivered{}, &bot.Refusal{Reason: "you are no longer a member of the channel it posts to."}
 		}
 	}
-	m := a.reply(s, nil)
-	in, ts, err := a.postIn(ctx, channel, root, m, slack.MsgOptionMetadata(runMetadata(sch.ID, s.Scheduled.Due)))
+	m := a.reply(r)
+	in, ts, err := a.postIn(ctx, channel, root, m, slack.MsgOptionMetadata(runMetadata(sch.ID, r.Due)))
 	if err != nil {
 		return bot.Delivered{}, err
 	}
@@ -75,9 +76,9 @@ func (a *App) Deliver(ctx context.Context, sch store.Schedule, s *nodes.State) (
 	if thread == "" {
 		thread = ts
 	}
-	if s.HasCSV() {
+	if r.File != nil {
 		p := press{channel: in, threadTS: thread, user: sch.OwnerID}
-		if err := a.uploadCSV(ctx, p, s); err != nil {
+		if err := a.uploadCSV(ctx, p, r); err != nil {
 			// The answer is posted; the file's failure is the owner's to
 			// know, and the run counts as posted (not posted twice).
 			a.log.ErrorContext(ctx, "scheduled CSV not uploaded", "schedule", sch.ID, "err", err)
@@ -106,7 +107,7 @@ func runMetadata(id string, due time.Time) slack.SlackMetadata {
 // very busy. A
 // DM's channel is the one its earlier runs went to, else
 // conversations.open's (scope im:write); without either it cannot tell.
-func (a *App) Find(ctx context.Context, sch store.Schedule, due time.Time) (bot.Delivered, bool, error) {
+func (a *App) Find(ctx context.Context, sch bot.Schedule, due time.Time) (bot.Delivered, bool, error) {
 	var msgs []slack.Message
 	channel := sch.DestChannel
 	switch sch.DestKind {
@@ -154,8 +155,8 @@ func (a *App) Find(ctx context.Context, sch store.Schedule, due time.Time) (bot.
 }
 
 // dmChannel is the id of the DM a schedule posts to.
-func (a *App) dmChannel(ctx context.Context, sch store.Schedule) (string, error) {
-	if ch, err := a.bot.DB().PostedChannel(ctx, sch.ID); err == nil && ch != "" {
+func (a *App) dmChannel(ctx context.Context, sch bot.Schedule) (string, error) {
+	if ch, err := a.bot.PostedChannel(ctx, sch.ID); err == nil && ch != "" {
 		return ch, nil
 	}
 	c, _, _, err := a.api.OpenConversationContext(ctx, &slack.OpenConversationParameters{Users: []string{sch.OwnerID}, ReturnIM: true})
@@ -186,7 +187,7 @@ func (a *App) isMember(ctx context.Context, channel, user string) (bool, error) 
 }
 
 // Tell sends a schedule's owner a direct message.
-func (a *App) Tell(ctx context.Context, sch store.Schedule, text string) error {
+func (a *App) Tell(ctx context.Context, sch bot.Schedule, text string) error {
 	if sch.OwnerID == "" {
 		return errors.New("a schedule without an owner")
 	}
@@ -194,7 +195,7 @@ func (a *App) Tell(ctx context.Context, sch store.Schedule, text string) error {
 	return err
 }
 
-func (a *App) tellOwner(ctx context.Context, sch store.Schedule, text string) {
+func (a *App) tellOwner(ctx context.Context, sch bot.Schedule, text string) {
 	if err := a.Tell(ctx, sch, text); err != nil {
 		a.log.ErrorContext(ctx, "tell a schedule's owner", "schedule", sch.ID, "err", err)
 	}

@@ -13,6 +13,7 @@ import (
 
 	"github.com/analyticsbot/analyticsbot/bot"
 	"github.com/analyticsbot/analyticsbot/nodes"
+	"github.com/analyticsbot/analyticsbot/scheduler"
 	"github.com/analyticsbot/analyticsbot/slackapp/fakeslack"
 	"github.com/analyticsbot/analyticsbot/store"
 )
@@ -59,17 +60,17 @@ func ownState(t *testing.T) harnessOption {
 
 // scheduled starts a harness whose bot and scheduler run on clk, and the
 // scheduler posting to the harness's Slack app.
-func scheduled(t *testing.T, clk *clock, runner string, opts ...harnessOption) (*harness, *bot.Scheduler) {
+func scheduled(t *testing.T, clk *clock, runner string, opts ...harnessOption) (*harness, *scheduler.Scheduler) {
 	t.Helper()
 	h := start(t, opts...)
 	h.bot.SetClock(clk.Now)
-	sc := h.bot.NewScheduler(bot.SchedulerOptions{Now: clk.Now, Runner: runner, Lease: time.Minute, RetryDelay: time.Minute})
+	sc := scheduler.New(h.bot, scheduler.Options{Now: clk.Now, Runner: runner, Lease: time.Minute, RetryDelay: time.Minute})
 	sc.Handle(nodes.SurfaceSlack, h.app)
 	return h, sc
 }
 
 // tick runs one poll of sc and fails the test on an error.
-func tick(t *testing.T, sc *bot.Scheduler) int {
+func tick(t *testing.T, sc *scheduler.Scheduler) int {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
@@ -241,7 +242,7 @@ func TestTwoReplicasPostEachRunOnce(t *testing.T) {
 	h1, sc1 := scheduled(t, clk, "replica-1", state)
 	h2 := start(t, sharing(h1.slack), state)
 	h2.bot.SetClock(clk.Now)
-	sc2 := h2.bot.NewScheduler(bot.SchedulerOptions{Now: clk.Now, Runner: "replica-2", Lease: time.Minute})
+	sc2 := scheduler.New(h2.bot, scheduler.Options{Now: clk.Now, Runner: "replica-2", Lease: time.Minute})
 	sc2.Handle(nodes.SurfaceSlack, h2.app)
 	ch := channelID("CREPLICA")
 	answered(t, h1, ch, "1700001101.000100")
@@ -274,11 +275,11 @@ func TestTwoReplicasPostEachRunOnce(t *testing.T) {
 // blockingDeliverer stands for a replica that dies while posting: it
 // never posts, and tells the test it got that far.
 type blockingDeliverer struct {
-	bot.Deliverer
+	scheduler.Deliverer
 	reached chan struct{}
 }
 
-func (b blockingDeliverer) Deliver(ctx context.Context, _ store.Schedule, _ *nodes.State) (bot.Delivered, error) {
+func (b blockingDeliverer) Deliver(ctx context.Context, _ bot.Schedule, _ bot.Reply) (bot.Delivered, error) {
 	close(b.reached)
 	<-ctx.Done()
 	return bot.Delivered{}, ctx.Err()
@@ -292,7 +293,7 @@ func TestKilledReplicaIsTakenOver(t *testing.T) {
 	clk := &clock{t: due}
 	state := ownState(t)
 	h1, _ := scheduled(t, clk, "replica-1", state)
-	dying := h1.bot.NewScheduler(bot.SchedulerOptions{Now: clk.Now, Runner: "dying", Lease: time.Minute})
+	dying := scheduler.New(h1.bot, scheduler.Options{Now: clk.Now, Runner: "dying", Lease: time.Minute})
 	blocked := blockingDeliverer{Deliverer: h1.app, reached: make(chan struct{})}
 	dying.Handle(nodes.SurfaceSlack, blocked)
 	_, survivor := scheduled(t, clk, "survivor", sharing(h1.slack), state)
@@ -376,8 +377,8 @@ type dyingAfterPost struct {
 	posted chan struct{}
 }
 
-func (d dyingAfterPost) Deliver(ctx context.Context, sch store.Schedule, s *nodes.State) (bot.Delivered, error) {
-	if _, err := d.App.Deliver(ctx, sch, s); err != nil {
+func (d dyingAfterPost) Deliver(ctx context.Context, sch bot.Schedule, r bot.Reply) (bot.Delivered, error) {
+	if _, err := d.App.Deliver(ctx, sch, r); err != nil {
 		return bot.Delivered{}, err
 	}
 	close(d.posted)
@@ -397,7 +398,7 @@ func TestTakeoverFindsAPostItsRunnerMadeBeforeDying(t *testing.T) {
 			clk := &clock{t: due}
 			state := ownState(t)
 			h1, _ := scheduled(t, clk, "replica-1", state)
-			dying := h1.bot.NewScheduler(bot.SchedulerOptions{Now: clk.Now, Runner: "dying", Lease: time.Minute})
+			dying := scheduler.New(h1.bot, scheduler.Options{Now: clk.Now, Runner: "dying", Lease: time.Minute})
 			d := dyingAfterPost{App: h1.app, posted: make(chan struct{})}
 			dying.Handle(nodes.SurfaceSlack, d)
 			_, survivor := scheduled(t, clk, "survivor", sharing(h1.slack), state)

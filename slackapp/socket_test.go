@@ -20,7 +20,7 @@ func TestMentionIsAnsweredInItsThread(t *testing.T) {
 	m := h.answerIn(ch, ts, answer18)
 
 	texts := strings.Join(m.BlockTexts(), "\n")
-	assert.Contains(t, texts, "8160", "the result table")
+	assert.Contains(t, texts, "*8,160*", "the count, as the table writes it")
 	assert.Contains(t, texts, "A game counts in the year of its release date", "the assumptions")
 	assert.Contains(t, string(m.Blocks), `"action_id":"show_sql"`, "the Show SQL button")
 	assert.GreaterOrEqual(t, m.Updates, 1, "the answer replaced the progress message")

@@ -11,7 +11,7 @@ import (
 
 	reply "github.com/analyticsbot/analyticsbot/answer"
 	"github.com/analyticsbot/analyticsbot/blockkit"
-	"github.com/analyticsbot/analyticsbot/llm"
+	"github.com/analyticsbot/analyticsbot/bot"
 )
 
 // streamer is the answer's streamed message (chat.startStream,
@@ -90,12 +90,12 @@ func (st *streamer) attach(ctx context.Context) {
 	st.mu.Unlock()
 }
 
-// node moves the task cards to the node that starts; progress's loop
-// sends them (showTasks). It never waits on Slack.
-func (st *streamer) node(name string) bool {
+// phase moves the task cards to the phase of the step that starts;
+// progress's loop sends them (showTasks). It never waits on Slack.
+func (st *streamer) phase(p bot.Phase) bool {
 	st.taskMu.Lock()
 	defer st.taskMu.Unlock()
-	return st.tasks.node(name)
+	return st.tasks.phase(p)
 }
 
 // showTasks sends the cards that changed.
@@ -114,12 +114,9 @@ func (st *streamer) unsentTasks() []slack.StreamChunk {
 	return st.tasks.unsent()
 }
 
-// chunk is the llm.StreamFunc: the interpreter's text is streamed under
-// the cards, at most one call per Config.ProgressInterval.
-func (st *streamer) chunk(step llm.Step, chunk string) {
-	if step != llm.StepInterpret {
-		return
-	}
+// chunk streams the answer's text as the model writes it under the
+// cards, at most one call per Config.ProgressInterval.
+func (st *streamer) chunk(chunk string) {
 	st.mu.Lock()
 	defer st.mu.Unlock()
 	if st.off || st.ts == "" {

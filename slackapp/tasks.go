@@ -3,42 +3,25 @@ package slackapp
 import (
 	"github.com/slack-go/slack"
 
-	"github.com/analyticsbot/analyticsbot/nodes"
+	"github.com/analyticsbot/analyticsbot/bot"
 )
 
 // The steps of an answer a streamed message shows as task cards, in their
-// order. Each is a task_update chunk whose id stays the same while its
-// status changes, so Slack updates the card in place.
-const (
-	taskTables  = "tables"
-	taskQuery   = "query"
-	taskRun     = "run"
-	taskExplain = "explain"
-)
+// order, are the bot's phases (bot.Phase). Each is a task_update chunk
+// whose id (the phase) stays the same while its status changes, so Slack
+// updates the card in place. Steps of no phase (reading the question,
+// saving the turn, the buttons' paths) change no card: a question that
+// needs no query shows none.
 
-// taskOrder is the order of the steps in a run without retries.
-var taskOrder = map[string]int{taskTables: 0, taskQuery: 1, taskRun: 2, taskExplain: 3}
+// taskOrder is the order of the phases in a run without retries.
+var taskOrder = map[bot.Phase]int{bot.PhaseTables: 0, bot.PhaseQuery: 1, bot.PhaseRun: 2, bot.PhaseExplain: 3}
 
 // taskTitles are what the cards say.
 var taskTitles = map[string]string{
-	taskTables:  "Finding the tables",
-	taskQuery:   "Writing the query",
-	taskRun:     "Running it",
-	taskExplain: "Explaining",
-}
-
-// taskOfNode is the step each workflow node belongs to. Nodes not listed
-// (reading the question, saving the turn, the buttons' paths) change no
-// card: a question that needs no query shows none.
-var taskOfNode = map[string]string{
-	nodes.NodeResolveContext: taskTables,
-	nodes.NodeGenerateQuery:  taskQuery,
-	nodes.NodeValidateQuery:  taskQuery,
-	nodes.NodeExecuteQuery:   taskRun,
-	nodes.NodeRefresh:        taskRun,
-	nodes.NodeRunSchedule:    taskRun,
-	nodes.NodeInterpret:      taskExplain,
-	nodes.NodeFormatAnswer:   taskExplain,
+	string(bot.PhaseTables):  "Finding the tables",
+	string(bot.PhaseQuery):   "Writing the query",
+	string(bot.PhaseRun):     "Running it",
+	string(bot.PhaseExplain): "Explaining",
 }
 
 // planTitle heads the cards (task_display_mode "plan").
@@ -51,7 +34,7 @@ type task struct {
 	sentStatus slack.TaskCardStatus
 }
 
-// tasks follows the workflow's nodes as cards: at most one step is in
+// tasks follows the answer's phases as cards: at most one step is in
 // progress; the step before it is complete, or, when the workflow goes
 // back to an earlier step (a query retried after it failed), the later
 // step waits again as pending. Cards appear in the order steps first
@@ -63,16 +46,17 @@ type tasks struct {
 
 func newTasks() *tasks { return &tasks{current: -1} }
 
-// node moves the cards to the step of the node that starts; it reports
-// whether anything changed.
-func (ts *tasks) node(name string) bool {
-	if name == nodes.NodeHandleError {
+// phase moves the cards to the phase of the step that starts (the step in
+// progress ends in error for PhaseFailed); it reports whether anything
+// changed.
+func (ts *tasks) phase(p bot.Phase) bool {
+	if p == bot.PhaseFailed {
 		return ts.end(slack.TaskCardStatusError)
 	}
-	id, ok := taskOfNode[name]
-	if !ok {
+	if _, ok := taskOrder[p]; !ok {
 		return false
 	}
+	id := string(p)
 	next := -1
 	for i, t := range ts.list {
 		if t.id == id {
@@ -84,7 +68,7 @@ func (ts *tasks) node(name string) bool {
 	}
 	if ts.current >= 0 {
 		cur := &ts.list[ts.current]
-		if taskOrder[cur.id] < taskOrder[id] {
+		if taskOrder[bot.Phase(cur.id)] < taskOrder[p] {
 			cur.status = slack.TaskCardStatusComplete
 		} else {
 			cur.status = slack.TaskCardStatusPending

@@ -6,37 +6,37 @@ import (
 	"github.com/slack-go/slack"
 	"github.com/stretchr/testify/assert"
 
-	"github.com/analyticsbot/analyticsbot/nodes"
+	"github.com/analyticsbot/analyticsbot/bot"
 )
 
-// The cards follow the nodes: one step in progress at a time, a retried
+// The cards follow the phases: one step in progress at a time, a retried
 // query sends "Running it" back to pending, a failure marks the step in
 // progress as an error, and paths without a query show no card.
-func TestTasksFollowTheNodes(t *testing.T) {
+func TestTasksFollowThePhases(t *testing.T) {
 	t.Parallel()
 	type card struct{ ID, Status string }
 	for _, tc := range []struct {
-		name  string
-		nodes []string
-		end   slack.TaskCardStatus
-		want  []card
+		name   string
+		phases []bot.Phase
+		end    slack.TaskCardStatus
+		want   []card
 	}{
-		{"a question answered", []string{nodes.NodeRouteIntent, nodes.NodeResolveContext, nodes.NodeGenerateQuery, nodes.NodeValidateQuery,
-			nodes.NodeExecuteQuery, nodes.NodeInterpret, nodes.NodeFormatAnswer, nodes.NodeSaveTurn}, slack.TaskCardStatusComplete,
+		{"a question answered", []bot.Phase{bot.PhaseNone, bot.PhaseTables, bot.PhaseQuery, bot.PhaseQuery,
+			bot.PhaseRun, bot.PhaseExplain, bot.PhaseExplain, bot.PhaseNone}, slack.TaskCardStatusComplete,
 			[]card{{"tables", "complete"}, {"query", "complete"}, {"run", "complete"}, {"explain", "complete"}}},
-		{"a query retried", []string{nodes.NodeResolveContext, nodes.NodeGenerateQuery, nodes.NodeExecuteQuery, nodes.NodeGenerateQuery}, "",
+		{"a query retried", []bot.Phase{bot.PhaseTables, bot.PhaseQuery, bot.PhaseRun, bot.PhaseQuery}, "",
 			[]card{{"tables", "complete"}, {"query", "in_progress"}, {"run", "pending"}}},
-		{"a query that failed", []string{nodes.NodeResolveContext, nodes.NodeGenerateQuery, nodes.NodeExecuteQuery, nodes.NodeHandleError, nodes.NodeSaveTurn},
+		{"a query that failed", []bot.Phase{bot.PhaseTables, bot.PhaseQuery, bot.PhaseRun, bot.PhaseFailed, bot.PhaseNone},
 			slack.TaskCardStatusComplete, []card{{"tables", "complete"}, {"query", "complete"}, {"run", "error"}}},
-		{"a run that stopped", []string{nodes.NodeResolveContext, nodes.NodeGenerateQuery}, slack.TaskCardStatusError,
+		{"a run that stopped", []bot.Phase{bot.PhaseTables, bot.PhaseQuery}, slack.TaskCardStatusError,
 			[]card{{"tables", "complete"}, {"query", "error"}}},
-		{"Show SQL asked in words", []string{nodes.NodeRouteIntent, nodes.NodeShowSQL, nodes.NodeSaveTurn}, slack.TaskCardStatusComplete, nil},
+		{"Show SQL asked in words", []bot.Phase{bot.PhaseNone, bot.PhaseNone, bot.PhaseNone}, slack.TaskCardStatusComplete, nil},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
 			ts := newTasks()
-			for _, n := range tc.nodes {
-				ts.node(n)
+			for _, p := range tc.phases {
+				ts.phase(p)
 			}
 			if tc.end != "" {
 				ts.end(tc.end)
@@ -59,9 +59,9 @@ func TestTasksFollowTheNodes(t *testing.T) {
 func TestTasksSentWhileMoving(t *testing.T) {
 	t.Parallel()
 	ts := newTasks()
-	ts.node(nodes.NodeResolveContext)
+	ts.phase(bot.PhaseTables)
 	inFlight := ts.unsent()
-	ts.node(nodes.NodeGenerateQuery)
+	ts.phase(bot.PhaseQuery)
 	ts.sent(inFlight)
 	var got []string
 	for _, c := range ts.unsent() {

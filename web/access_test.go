@@ -102,10 +102,10 @@ func TestAccessMatrixOnTheWeb(t *testing.T) {
 				require.NoError(t, os.WriteFile(path, []byte(bottest.AccessFile(policy)), 0o600))
 				var b *bot.Bot
 				if guard {
-					b = newTestBot(t, bottest.DemoScript(bottest.AccessRules()), func(c *bot.Config) { c.AccessFile, c.Schemas = path, bottest.AccessSchemas })
+					b = newTestBot(t, bottest.DemoScript(bottest.AccessRules()), func(c *bot.Config) { c.AccessFile, c.Postgres.Schemas = path, bottest.AccessSchemas })
 				} else {
 					cfg := bottest.Config(t, testDB.URL, bottest.DemoScript(bottest.AccessRules()))
-					cfg.AccessFile, cfg.Schemas = path, bottest.AccessSchemas
+					cfg.AccessFile, cfg.Postgres.Schemas = path, bottest.AccessSchemas
 					b = bottest.StartWithoutGuard(t, cfg, bottest.Discard())
 				}
 				srv := newTestServer(t, b, Config{})

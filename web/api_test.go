@@ -120,7 +120,7 @@ func TestAuth(t *testing.T) {
 
 	// With the token, the whole answer works.
 	end := lastMessageEnd(t, chat(t, srv, "", q2018, http.Header{"Authorization": {"Bearer " + token}}).all(t))
-	assert.Contains(t, end.Text, games2018, "answer with the token")
+	assert.Contains(t, end.Text, said2018, "answer with the token")
 }
 
 func TestWithoutTokenOnlyThisMachinesPages(t *testing.T) {

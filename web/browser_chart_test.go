@@ -60,14 +60,51 @@ func TestBrowserChart(t *testing.T) {
 	assert.Equal(t, []string{"Which publishers released the most games?", "How many games were released per year?"}, asked,
 		"the follow-up is asked as if typed")
 	assert.Equal(t, hash, eval[string](t, tb, `location.hash`), "in the same thread")
-	title := eval[string](t, tb, `[...document.querySelectorAll("#log .answer-chart figcaption")].pop().textContent`)
-	assert.Equal(t, "Games released per year (last 20 of 23)", title, "the title the interpreter proposed")
+	line := eval[map[string]any](t, tb, `(() => {
+	  const fig = [...document.querySelectorAll("#log .answer-chart")].pop();
+	  return { title: fig.querySelector("figcaption").textContent, points: fig.querySelectorAll("svg circle").length,
+	    partial: fig.querySelectorAll("svg .chart-point-partial, svg .chart-partial").length, note: fig.querySelector(".chart-note")?.textContent,
+	    label: fig.querySelector("svg").getAttribute("aria-label") };
+	})()`)
+	assert.Equal(t, "Games released per year", line["title"], "the title the interpreter proposed")
+	assert.EqualValues(t, 23, line["points"], "every year, 1997 to 2019: Slack's 20-point limit is Slack's alone")
+	assert.Contains(t, line["label"], "1997 1, 1998 1, 1999 2")
+	assert.EqualValues(t, 2, line["partial"], "the partial 2019 is shaded and its point drawn hollow")
+	assert.Equal(t, "2019 is shaded: the data covers only part of it.", line["note"])
 
 	shot := tb.screenshot(t, "webchat-chart.png", 1024)
 	if data, err := os.ReadFile(shot); assert.NoError(t, err) {
 		require.NoError(t, os.WriteFile(chartScreenshot, data, 0o644))
 	}
+	// On a wide screen a chart takes the width its table leaves: no fixed width, no empty card.
+	filled := eval[[]float64](t, tb, `[...document.querySelectorAll("#log .answer-data")].map((d) => {
+	  const used = [...d.children].reduce((a, c) => Math.max(a, c.getBoundingClientRect().right), 0) - d.getBoundingClientRect().left;
+	  return used / d.clientWidth;
+	})`)
+	require.Len(t, filled, 2, "both answers show a chart with its table")
+	for _, f := range filled {
+		assert.InDelta(t, 1, f, 0.02, "the chart and its table fill the answer's width: %v", filled)
+	}
+	assert.Greater(t, eval[float64](t, tb, `document.querySelector("#log .answer-chart").getBoundingClientRect().width`), 600.0,
+		"the chart beside a narrow table is wide")
+
 	tb.do(t, "narrow the viewport", chromedp.EmulateViewport(375, 740))
+	// The charts are drawn again for the width they now get.
+	tb.waitUntil(t, "the charts are laid out again", `[...document.querySelectorAll("#log .answer-chart svg")].every((s) =>
+	  Math.abs(s.viewBox.baseVal.width - s.parentElement.clientWidth) < 2 || s.closest(".chart-pie"))`)
+	fonts := eval[map[string]float64](t, tb, `(() => {
+	  let least = Infinity, labels = 0;
+	  for (const svg of document.querySelectorAll("#log .answer-chart svg")) {
+	    const scale = svg.getBoundingClientRect().width / svg.viewBox.baseVal.width;
+	    for (const text of svg.querySelectorAll("text")) {
+	      labels++;
+	      least = Math.min(least, parseFloat(getComputedStyle(text).fontSize) * scale);
+	    }
+	  }
+	  return { least, labels };
+	})()`)
+	assert.Greater(t, fonts["labels"], 20.0, "the charts have their labels")
+	assert.GreaterOrEqual(t, fonts["least"], 11.0, "at 375 px every chart label is at least 11 px on screen: %v", fonts)
 	got := eval[map[string]int](t, tb, `(() => {
 	  const widest = Math.max(...[...document.querySelectorAll(".answer-chart")].map((e) => Math.ceil(e.getBoundingClientRect().right)));
 	  return { client: document.documentElement.clientWidth, scroll: document.documentElement.scrollWidth, widest };

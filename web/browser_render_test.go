@@ -76,6 +76,7 @@ func TestBrowserRendering(t *testing.T) {
 		  text: m.querySelector(".answer-text").textContent,
 		  strong: m.querySelector(".answer-text strong")?.textContent,
 		  headers: [...m.querySelectorAll("th")].map((c) => c.textContent),
+		  names: [...m.querySelectorAll("th .sort")].map((c) => c.title),
 		  cells: [...m.querySelectorAll("tbody tr")].map((r) => [...r.cells].map((c) => c.textContent)),
 		  aligns: [...m.querySelectorAll("tbody tr:first-child td")].map((c) => getComputedStyle(c).textAlign),
 		  context: [...m.querySelectorAll(".answer-context > *")].map((c) => c.textContent),
@@ -88,7 +89,8 @@ func TestBrowserRendering(t *testing.T) {
 		want := map[string]any{
 			"text":     "Top publisher is <b>Valve</b>",
 			"strong":   "Top",
-			"headers":  []any{"publisher", "games"},
+			"headers":  []any{"Publisher", "Games"},
+			"names":    []any{"publisher", "games"},
 			"cells":    []any{[]any{"Valve <img src=x onerror=window.__xss=3>", "4,200"}, []any{"Ubisoft", "7"}},
 			"aligns":   []any{"left", "right"},
 			"context":  []any{"Assumption: A & B count once.", "2 rows · in 1.2 s · via postgres"},

@@ -6,9 +6,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/analyticsbot/analyticsbot/answer"
-	"github.com/analyticsbot/analyticsbot/llm"
-	"github.com/analyticsbot/analyticsbot/nodes"
-	"github.com/analyticsbot/analyticsbot/workflow"
+	"github.com/analyticsbot/analyticsbot/bot"
 )
 
 // The events of the chat stream, sent as `data: {json}` lines.
@@ -66,9 +64,10 @@ type debugJSON struct {
 	Nodes []string `json:"nodes"`
 }
 
-// chatRun turns one run's progress into events: it is the workflow's
-// observer and the model's stream sink. Both are called from the
-// workflow's goroutine, the sink possibly from parallel model calls.
+// chatRun turns one run's progress into events: it is the answer's
+// bot.Progress, and its Text the answer's text stream (bot.WithText). Its
+// methods are called from the workflow's goroutine, Text possibly from
+// parallel model calls.
 type chatRun struct {
 	out *eventWriter
 
@@ -78,39 +77,27 @@ type chatRun struct {
 	chars  int
 }
 
-var _ workflow.Observer = (*chatRun)(nil)
+var _ bot.Progress = (*chatRun)(nil)
 
-// NodeStarted sends the node's status; the interpreter starts its text
-// afresh.
-func (c *chatRun) NodeStarted(_ context.Context, n workflow.NodeInfo, _ int) {
-	if n.Name == nodes.NodeInterpret {
+// Started sends the step's status; the step that writes the answer's
+// prose starts its text afresh.
+func (c *chatRun) Started(_ context.Context, s bot.Step) {
+	if s.StartsText {
 		c.mu.Lock()
 		c.text = answer.Preview{}
 		c.mu.Unlock()
 	}
-	c.out.send(statusEvent{Type: "status", Node: n.Name, Label: n.Label})
+	c.out.send(statusEvent{Type: "status", Node: s.Node, Label: s.Label})
 }
 
-// NodeFinished is part of workflow.Observer; NodeState sends the event.
-func (c *chatRun) NodeFinished(context.Context, workflow.Step) {}
-
-// NodeState sends the node's outcome and time, and for the executor the
-// number of rows.
-func (c *chatRun) NodeState(_ context.Context, st workflow.Step, s *nodes.State) {
-	ev := nodeResultEvent{Type: "node_result", Node: st.Node, Outcome: st.Outcome, MS: ms(st.Duration)}
-	if st.Node == nodes.NodeExecuteQuery && s.ErrorKind == "" {
-		rows := s.Result.RowCount
-		ev.Rows = &rows
-	}
-	c.out.send(ev)
+// Finished sends the step's outcome and time, and for the step that ran
+// the query the number of rows.
+func (c *chatRun) Finished(_ context.Context, s bot.Step) {
+	c.out.send(nodeResultEvent{Type: "node_result", Node: s.Node, Outcome: s.Outcome, MS: ms(s.Duration), Rows: s.Rows})
 }
 
-// chunk is the llm.StreamFunc: the interpreter's text goes out as
-// text_delta events, the other steps' JSON does not.
-func (c *chatRun) chunk(step llm.Step, chunk string) {
-	if step != llm.StepInterpret {
-		return
-	}
+// Text sends the answer's prose as text_delta events.
+func (c *chatRun) Text(chunk string) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	text := c.text.Feed(chunk)
@@ -123,19 +110,17 @@ func (c *chatRun) chunk(step llm.Step, chunk string) {
 }
 
 // end builds the message_end event of a finished run.
-func (c *chatRun) end(s *nodes.State, res workflow.Result) messageEndEvent {
+func (c *chatRun) end(r bot.Reply) messageEndEvent {
 	c.mu.Lock()
 	deltas, chars := c.deltas, c.chars
 	c.mu.Unlock()
-	text := s.ResponseText
-	path := res.Path()
 	return messageEndEvent{
-		Type: "message_end", ThreadID: s.ThreadTS, QueryID: s.QueryID, Text: text, Reply: viewOf(s),
-		Timing: timingJSON{LLMMS: ms(s.LLMTime), DBMS: ms(s.DBTime), TotalMS: ms(res.Total)},
+		Type: "message_end", ThreadID: r.ThreadID, QueryID: r.QueryID, Text: r.Text, Reply: viewOf(r),
+		Timing: timingJSON{LLMMS: ms(r.ModelTime), DBMS: ms(r.DBTime), TotalMS: ms(r.Elapsed)},
 		Debug: debugJSON{
-			LLMCalls: s.LLMCalls, PromptTokens: s.PromptTokens, CompletionTokens: s.CompletionTokens,
-			TextDeltaCount: deltas, TotalChars: chars, Intent: string(s.Intent), ErrorKind: string(s.ErrorKind),
-			Nodes: path,
+			LLMCalls: r.ModelCalls, PromptTokens: r.PromptTokens, CompletionTokens: r.CompletionTokens,
+			TextDeltaCount: deltas, TotalChars: chars, Intent: r.Intent, ErrorKind: r.Outcome.Kind,
+			Nodes: r.Path(),
 		},
 	}
 }

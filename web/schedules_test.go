@@ -12,8 +12,8 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/analyticsbot/analyticsbot/bot"
 	"github.com/analyticsbot/analyticsbot/nodes"
+	"github.com/analyticsbot/analyticsbot/scheduler"
 	"github.com/analyticsbot/analyticsbot/store"
 )
 
@@ -71,7 +71,7 @@ func TestScheduleOnTheWeb(t *testing.T) {
 	require.NotNil(t, sch.NextRunAt)
 	assert.Equal(t, time.Monday, sch.NextRunAt.UTC().Weekday())
 	calls := len(b.Scripted.Calls())
-	sc := b.NewScheduler(bot.SchedulerOptions{Now: func() time.Time { return sch.NextRunAt.Add(10 * time.Second) }, Only: id})
+	sc := scheduler.New(b, scheduler.Options{Now: func() time.Time { return sch.NextRunAt.Add(10 * time.Second) }, Only: id})
 	n, err := sc.Tick(context.Background())
 	require.NoError(t, err)
 	require.Equal(t, 1, n)

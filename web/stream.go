@@ -7,8 +7,6 @@ import (
 	"strings"
 
 	"github.com/analyticsbot/analyticsbot/bot"
-	"github.com/analyticsbot/analyticsbot/llm"
-	"github.com/analyticsbot/analyticsbot/workflow"
 )
 
 // chatRequest is the body of POST /api/chat/stream, shaped like the chat
@@ -103,32 +101,30 @@ func (s *server) serveStream(w http.ResponseWriter, r *http.Request) {
 	defer out.close()
 	run := &chatRun{out: out}
 	stopKeepAlive := out.keepAlive(keepAliveInterval)
-	st, res, err := s.bot.Ask(llm.WithStream(ctx, run.chunk), msg, workflow.WithObserver(run))
+	reply, err := s.bot.Ask(ctx, msg, bot.WithProgress(run), bot.WithText(run.Text))
 	stopKeepAlive()
-	if st != nil {
-		defer st.RemoveCSVFile()
-	}
+	defer reply.Close()
 	if s.cfg.RunDone != nil {
-		s.cfg.RunDone(thread, res, err)
+		s.cfg.RunDone(thread, reply, err)
 	}
 
 	log := s.log.With("thread", thread)
 	switch {
 	case ctx.Err() != nil:
 		// The client left (or stopped reading): nobody to tell.
-		log.InfoContext(ctx, "answer stopped: the client went away", "cause", context.Cause(ctx), "path", res.Path())
+		log.InfoContext(ctx, "answer stopped: the client went away", "cause", context.Cause(ctx), "path", reply.Path())
 	case errors.Is(err, bot.ErrNoThread):
 		// CheckThread let it through a moment ago: only a thread forgotten
 		// since (retention) gets here.
 		out.send(errorEvent{Type: "error", Message: textNoThread})
-	case err != nil || st == nil || st.Reply == nil:
+	case err != nil || reply.Answer == nil:
 		if err == nil {
 			err = errors.New("the workflow ended without a reply")
 		}
-		log.ErrorContext(ctx, "answer failed", "err", err, "path", res.Path())
+		log.ErrorContext(ctx, "answer failed", "err", err, "path", reply.Path())
 		out.send(errorEvent{Type: "error", Message: textInternal})
 	default:
-		out.send(run.end(st, res))
+		out.send(run.end(reply))
 	}
 }
 

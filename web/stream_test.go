@@ -141,9 +141,9 @@ func TestChatStreamEventsInOrder(t *testing.T) {
 	end := lastMessageEnd(t, evs)
 	assert.Regexp(t, webThreadPattern, end.ThreadID, "a new web thread")
 	assert.Regexp(t, queryIDPattern, end.QueryID, "query id")
-	assert.Contains(t, end.Text, games2018, "fallback text")
+	assert.Contains(t, end.Text, said2018, "fallback text")
 	require.NotNil(t, end.Reply, "the reply")
-	assert.Equal(t, answer.Text{{Text: games2018, Bold: true}, {Text: " games were released on Steam in 2018."}}, end.Reply.Text,
+	assert.Equal(t, answer.Text{{Text: said2018, Bold: true}, {Text: " games were released on Steam in 2018."}}, end.Reply.Text,
 		"the reply's text, its emphasis as spans")
 	assert.Nil(t, end.Reply.Table, "a single number is said, not put in a table")
 	assert.Equal(t, end.QueryID, end.Reply.QueryID, "the buttons carry the query id")
@@ -171,7 +171,7 @@ func TestChatStreamFollowUpAndThread(t *testing.T) {
 	require.Regexp(t, webThreadPattern, first.ThreadID)
 	second := lastMessageEnd(t, chat(t, srv, first.ThreadID, "And in 2017?", nil).all(t))
 	assert.Equal(t, first.ThreadID, second.ThreadID, "the follow-up stays in its thread")
-	assert.Contains(t, second.Text, games2017, "the follow-up's answer")
+	assert.Contains(t, second.Text, said2017, "the follow-up's answer")
 	assert.NotEqual(t, first.QueryID, second.QueryID, "a new query")
 
 	resp, data := doJSON(t, srv, http.MethodGet, "/api/threads/"+first.ThreadID, nil, nil)
@@ -211,7 +211,7 @@ func TestChatStreamFollowUpAndThread(t *testing.T) {
 // runEnd is what Config.RunDone reports.
 type runEnd struct {
 	thread string
-	res    workflow.Result
+	reply  bot.Reply
 	err    error
 }
 
@@ -240,8 +240,8 @@ func TestChatStreamClientGoneCancelsTheRun(t *testing.T) {
 	t.Parallel()
 	b := newTestBot(t, demoScript(slowRule))
 	done := make(chan runEnd, 1)
-	srv := newTestServer(t, b, Config{RunDone: func(thread string, res workflow.Result, err error) {
-		done <- runEnd{thread, res, err}
+	srv := newTestServer(t, b, Config{RunDone: func(thread string, r bot.Reply, err error) {
+		done <- runEnd{thread, r, err}
 	}})
 
 	s := chat(t, srv, "", "Answer the slow question", nil)
@@ -250,7 +250,7 @@ func TestChatStreamClientGoneCancelsTheRun(t *testing.T) {
 
 	end := waitRun(t, done)
 	require.ErrorIs(t, end.err, context.Canceled, "the run stops with the request's context")
-	path := end.res.Path()
+	path := end.reply.Path()
 	require.NotEmpty(t, path)
 	assert.Equal(t, nodes.NodeGenerateQuery, path[len(path)-1], "the run stopped in the slow node; path %v", path)
 	assert.NotContains(t, path, nodes.NodeSaveTurn, "nothing ran after the cancel")
@@ -284,7 +284,7 @@ func TestChatStreamWaitsForAPlace(t *testing.T) {
 
 	slow.close() // the place frees
 	end := lastMessageEnd(t, waiting.all(t))
-	assert.Contains(t, end.Text, games2018, "the waiting question is answered")
+	assert.Contains(t, end.Text, said2018, "the waiting question is answered")
 	assert.Equal(t, 0, b.Turns().Running(), "every place given back")
 }
 
@@ -333,7 +333,7 @@ func TestChatStreamKeepsThreadOrder(t *testing.T) {
 	ev.decode(t, &status)
 	assert.Equal(t, "Waiting for the previous answer in this conversation…", status.Label)
 	lastMessageEnd(t, first.all(t))
-	assert.Contains(t, lastMessageEnd(t, second.all(t)).Text, games2018)
+	assert.Contains(t, lastMessageEnd(t, second.all(t)).Text, said2018)
 
 	resp, data := doJSON(t, srv, http.MethodGet, "/api/threads/"+thread, nil, nil)
 	require.Equal(t, http.StatusOK, resp.StatusCode, "GET thread: %s", data)

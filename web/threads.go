@@ -3,12 +3,9 @@ package web
 import (
 	"errors"
 	"net/http"
-	"strings"
 	"time"
 
 	"github.com/analyticsbot/analyticsbot/bot"
-	"github.com/analyticsbot/analyticsbot/nodes"
-	"github.com/analyticsbot/analyticsbot/store"
 )
 
 // maxThreadTurns bounds the turns GET /api/threads/{id} returns.
@@ -58,38 +55,11 @@ func (s *server) serveThread(w http.ResponseWriter, r *http.Request) {
 	out := threadResponse{ThreadID: id, Turns: make([]turnJSON, len(turns))}
 	for i, t := range turns {
 		out.Turns[i] = turnJSON{
-			User: userText(t), Bot: t.BotResponse, Intent: t.Intent, SQL: t.Query.Text, Backend: t.Query.Backend,
-			QueryID: t.QueryID, CreatedAt: t.CreatedAt,
+			User: t.User, Bot: t.Text, Intent: t.Intent, SQL: t.Query, Backend: t.Backend,
+			QueryID: t.QueryID, CreatedAt: t.CreatedAt, Reply: storedView(t.Reply, t.Text),
 		}
-		v, err := storedView(t.Reply, t.BotResponse)
-		if err != nil {
-			s.log.WarnContext(r.Context(), "stored reply unreadable; showing its text", "thread", id, "turn", t.ID, "err", err)
-			v, _ = storedView(nil, t.BotResponse)
-		}
-		out.Turns[i].Reply = v
 	}
 	writeJSON(w, http.StatusOK, out)
-}
-
-// userText is what the user did in a turn: their message, or for a
-// button's turn the button's label ("Show SQL"), never the internal
-// "[button] show_sql 02d81c2d".
-func userText(t store.Turn) string {
-	if !strings.HasPrefix(t.UserMessage, "[button] ") {
-		return t.UserMessage
-	}
-	for _, b := range append(nodes.Buttons(), nodes.RefreshButton, nodes.ScheduleButton) {
-		if b.ID == t.Intent {
-			return b.Label
-		}
-	}
-	switch nodes.Intent(t.Intent) {
-	case nodes.IntentFeedback:
-		return "Feedback"
-	case nodes.IntentVerify:
-		return "Verify"
-	}
-	return "Button"
 }
 
 type examplesResponse struct {
@@ -124,13 +94,8 @@ func (s *server) serveButtons(w http.ResponseWriter, _ *http.Request) {
 	var out struct {
 		Buttons []buttonJSON `json:"buttons"`
 	}
-	buttons := append(nodes.Buttons(), nodes.RefreshButton)
-	if s.bot.Config().Schedules {
-		buttons = append(buttons, nodes.ScheduleButton)
-	}
-	for _, b := range buttons {
-		out.Buttons = append(out.Buttons, buttonJSON{Action: b.ID, Label: b.Label,
-			Download: b.ID == string(nodes.IntentExportCSV)})
+	for _, b := range s.bot.Buttons() {
+		out.Buttons = append(out.Buttons, buttonJSON{Action: b.Action, Label: b.Label, Download: b.Download})
 	}
 	writeJSON(w, http.StatusOK, out)
 }

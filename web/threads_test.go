@@ -16,6 +16,7 @@ import (
 	"github.com/analyticsbot/analyticsbot/answer"
 	"github.com/analyticsbot/analyticsbot/bot"
 	"github.com/analyticsbot/analyticsbot/nodes"
+	"github.com/analyticsbot/analyticsbot/scheduler"
 	"github.com/analyticsbot/analyticsbot/store"
 )
 
@@ -110,7 +111,7 @@ func TestThreadsBelongToTheirAskers(t *testing.T) {
 	require.Equal(t, http.StatusOK, resp.StatusCode, "save: %s", body)
 	sch, err := b.DB().ScheduleByID(context.Background(), schedule)
 	require.NoError(t, err)
-	n, err := b.NewScheduler(bot.SchedulerOptions{Now: func() time.Time { return sch.NextRunAt.Add(time.Second) }, Only: schedule}).
+	n, err := scheduler.New(b, scheduler.Options{Now: func() time.Time { return sch.NextRunAt.Add(time.Second) }, Only: schedule}).
 		Tick(context.Background())
 	require.NoError(t, err)
 	require.Equal(t, 1, n, "the scheduled run")
@@ -185,7 +186,7 @@ func TestThreadsBelongToTheirAskers(t *testing.T) {
 	assert.Contains(t, read.Turns[2].Reply.Text.Plain(), "8,160", "with its result")
 	next := lastMessageEnd(t, chat(t, srv, thread, "And in 2017?", ana).all(t))
 	assert.Equal(t, thread, next.ThreadID)
-	assert.Contains(t, next.Text, games2017, "the follow-up, in her thread")
+	assert.Contains(t, next.Text, said2017, "the follow-up, in her thread")
 	resp, got = pressAs(t, srv, ana, press(string(nodes.IntentShowSQL), query))
 	assert.Equal(t, http.StatusOK, resp.StatusCode, "her own press: %s", got)
 	resp, got = pressAs(t, srv, ana, press(bot.ActionFeedbackUp, query))

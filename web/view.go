@@ -5,7 +5,7 @@ import (
 	"strings"
 
 	"github.com/analyticsbot/analyticsbot/answer"
-	"github.com/analyticsbot/analyticsbot/nodes"
+	"github.com/analyticsbot/analyticsbot/bot"
 )
 
 // replyView is a reply as the page draws it: the answer model with what
@@ -54,7 +54,10 @@ type tableView struct {
 }
 
 type columnView struct {
-	Name    string `json:"name"`
+	Name string `json:"name"`
+	// Label is the heading people read ("Avg price (GBP)"); the page
+	// shows Name on hover, as the CSV does.
+	Label   string `json:"label,omitempty"`
 	Numeric bool   `json:"numeric,omitempty"`
 }
 
@@ -74,6 +77,8 @@ type chartView struct {
 	Series     []seriesValue `json:"series"`
 	XLabel     string        `json:"x_label,omitempty"`
 	YLabel     string        `json:"y_label,omitempty"`
+	// Partial is the first or last category the data covers only in part.
+	Partial string `json:"partial,omitempty"`
 }
 
 type seriesValue struct {
@@ -94,17 +99,17 @@ type queryView struct {
 // Export CSV has them all.
 const maxWebRows = 1000
 
-// viewOf is the reply of a finished run as the page draws it; nil when the
-// run has none. A CSV asked for in words ("export that as CSV") cannot
-// travel in the stream: the reply gets a button that downloads it.
-func viewOf(s *nodes.State) *replyView {
-	if s.Reply == nil {
+// viewOf is a reply as the page draws it; nil when it has no answer. A
+// file (a CSV asked for in words: "export that as CSV") cannot travel in
+// the stream: the reply gets a button that downloads it.
+func viewOf(r bot.Reply) *replyView {
+	if r.Answer == nil {
 		return nil
 	}
-	v := newView(s.Reply)
-	if s.HasCSV() && s.QueryID != "" {
-		v.QueryID = s.QueryID
-		v.Actions = append(v.Actions, actionRef{Action: string(nodes.IntentExportCSV), Label: "Download CSV"})
+	v := newView(r.Answer)
+	if r.File != nil && r.QueryID != "" {
+		v.QueryID = r.QueryID
+		v.Actions = append(v.Actions, actionRef{Action: answer.ExportAction, Label: "Download CSV"})
 	}
 	return v
 }
@@ -133,7 +138,7 @@ func newView(a *answer.Answer) *replyView {
 		v.Verified = answer.VerifiedBadge(by, func(s string) string { return s })
 	}
 	if c := a.Chart; c != nil && len(c.Series) > 0 && len(c.Categories) > 0 {
-		cv := &chartView{Type: string(c.Type), Title: c.Title, Categories: c.Categories, XLabel: c.XLabel, YLabel: c.YLabel}
+		cv := &chartView{Type: string(c.Type), Title: c.Title, Categories: c.Categories, XLabel: c.XLabel, YLabel: c.YLabel, Partial: c.Partial}
 		for _, s := range c.Series {
 			cv.Series = append(cv.Series, seriesValue{Name: s.Name, Values: s.Values})
 		}
@@ -159,7 +164,7 @@ func tableOf(a *answer.Answer) *tableView {
 	r, tb := a.Result, a.Table()
 	t := &tableView{Columns: make([]columnView, len(r.Columns))}
 	for i := range r.Columns {
-		t.Columns[i] = columnView{Name: tb.Header(i), Numeric: tb.Numeric(i)}
+		t.Columns[i] = columnView{Name: tb.Header(i), Label: answer.Label(tb.Header(i)), Numeric: tb.Numeric(i)}
 	}
 	rows := r.Rows[:min(len(r.Rows), maxWebRows)]
 	t.Rows = make([][]cellView, len(rows))
@@ -215,15 +220,11 @@ func nonEmpty(items []string) []string {
 }
 
 // storedView is a saved turn's reply as the page draws it: the stored
-// answer, or for a turn saved before replies were kept, its text read
-// from Slack's mrkdwn.
-func storedView(reply []byte, text string) (*replyView, error) {
-	if len(reply) == 0 {
-		return &replyView{Kind: answer.KindAnswer, Text: answer.ParseText(text)}, nil
+// answer, or for a turn saved before replies were kept (a nil a), its
+// text read from Slack's mrkdwn.
+func storedView(a *answer.Answer, text string) *replyView {
+	if a == nil {
+		return &replyView{Kind: answer.KindAnswer, Text: answer.ParseText(text)}
 	}
-	a, err := answer.Unmarshal(reply)
-	if err != nil {
-		return nil, err
-	}
-	return newView(a), nil
+	return newView(a)
 }

@@ -16,7 +16,6 @@ import (
 	"time"
 
 	"github.com/analyticsbot/analyticsbot/bot"
-	"github.com/analyticsbot/analyticsbot/workflow"
 )
 
 //go:embed static
@@ -48,8 +47,8 @@ type Config struct {
 	// saying so; one beyond the queue is refused with 503 and Retry-After.
 	MaxRuns int
 	// RunDone, when set, is called after each chat run with its thread,
-	// trace and error: tests wait on it instead of on time.
-	RunDone func(thread string, res workflow.Result, err error)
+	// reply and error: tests wait on it instead of on time.
+	RunDone func(thread string, r bot.Reply, err error)
 }
 
 // server holds the handlers' dependencies.

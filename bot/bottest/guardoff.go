@@ -66,7 +66,7 @@ func StartWithoutGuard(t testing.TB, cfg bot.Config, log *slog.Logger) *bot.Bot 
 	var suffix [4]byte
 	_, _ = rand.Read(suffix[:])
 	prefix := "abt_noguard_" + hex.EncodeToString(suffix[:])
-	roles, err := pgwarehouse.ApplyPolicies(ctx, db.Pool(), prefix, "", cfg.Schemas, rules.AllPolicies())
+	roles, err := pgwarehouse.ApplyPolicies(ctx, db.Pool(), prefix, "", cfg.Postgres.Schemas, rules.AllPolicies())
 	require.NoError(t, err, "the policies' roles")
 	t.Cleanup(func() {
 		// On a connection of its own: the bot closes db when it closes,

@@ -46,8 +46,13 @@ func ask(ctx context.Context, args []string, out io.Writer) error {
 		return err
 	}
 	defer b.Close()
-	s, res, err := b.Ask(ctx, bot.Message{ThreadID: *thread, UserID: "cli", ChannelID: "cli", Text: question})
-	return report(out, b, s, res, err, *asJSON)
+	m := bot.Message{ThreadID: *thread, UserID: "cli", ChannelID: "cli", Text: question}
+	if *asJSON {
+		s, res, err := b.AskState(ctx, m)
+		return reportJSON(out, b, s, res, err)
+	}
+	r, err := b.Ask(ctx, m)
+	return report(out, b, r, err)
 }
 
 func press(ctx context.Context, args []string, out io.Writer) error {
@@ -74,19 +79,32 @@ func press(ctx context.Context, args []string, out io.Writer) error {
 		return fmt.Errorf("%w: --note goes with --action %s", errUsage, bot.ActionFeedbackDown)
 	}
 	m := bot.Message{ThreadID: *thread, UserID: *user, ChannelID: "cli"}
-	var (
-		s   *nodes.State
-		res workflow.Result
-	)
+	if *asJSON {
+		// The run's internals, for scripts and the eval.
+		var (
+			s   *nodes.State
+			res workflow.Result
+		)
+		if *note != "" {
+			s, err = b.Rate(ctx, m, store.RatingDown, *value, *note)
+		} else {
+			s, res, err = b.PressState(ctx, m, *action, *value)
+		}
+		if errors.Is(err, bot.ErrBadAction) {
+			return fmt.Errorf("%w: %v", errUsage, err)
+		}
+		return reportJSON(out, b, s, res, err)
+	}
+	var r bot.Reply
 	if *note != "" {
-		s, err = b.Rate(ctx, m, store.RatingDown, *value, *note)
+		r, err = b.PressRating(ctx, m, false, *value, *note)
 	} else {
-		s, res, err = b.Press(ctx, m, *action, *value)
+		r, err = b.Press(ctx, m, *action, *value)
 	}
 	if errors.Is(err, bot.ErrBadAction) {
 		return fmt.Errorf("%w: %v", errUsage, err)
 	}
-	return report(out, b, s, res, err, *asJSON)
+	return report(out, b, r, err)
 }
 
 // turnJSON is the one JSON object `ask --json` and `press --json` print.
@@ -178,33 +196,50 @@ func csvText(s *nodes.State) string {
 	return string(b)
 }
 
-// report prints a turn for people or as JSON. A workflow failure is still
-// printed as JSON (with its error) before it is returned.
-func report(out io.Writer, b *bot.Bot, s *nodes.State, res workflow.Result, runErr error, asJSON bool) error {
-	if asJSON {
-		t := toJSON(s, res, runErr)
-		t.Model = b.ModelName
-		enc := json.NewEncoder(out)
-		enc.SetIndent("", "  ")
-		if err := enc.Encode(t); err != nil {
-			return fmt.Errorf("write JSON: %w", err)
-		}
-		return runErr
+// reportJSON prints a run as JSON. A workflow failure is still printed
+// (with its error) before it is returned.
+func reportJSON(out io.Writer, b *bot.Bot, s *nodes.State, res workflow.Result, runErr error) error {
+	t := toJSON(s, res, runErr)
+	t.Model = b.ModelName
+	enc := json.NewEncoder(out)
+	enc.SetIndent("", "  ")
+	if err := enc.Encode(t); err != nil {
+		return fmt.Errorf("write JSON: %w", err)
 	}
+	return runErr
+}
+
+// report prints a reply for people, its file's contents after it.
+func report(out io.Writer, b *bot.Bot, r bot.Reply, runErr error) error {
+	defer r.Close()
 	if runErr != nil {
 		return runErr
 	}
-	fmt.Fprint(out, terminal.Render(s.Reply, terminal.Options{ANSI: isTerminal(out), Rate: pressRate(s.ThreadTS, s.QueryID),
-		Press:  func(id, value string) string { return pressCommand(s.ThreadTS, value, id) },
-		Choose: func(ask string) string { return askCommand(s.ThreadTS, ask) }}))
-	if s.HasCSV() {
-		fmt.Fprintf(out, "\n%s", csvText(s))
+	if r.Answer == nil {
+		return errors.New("the workflow ended without a reply")
 	}
-	fmt.Fprintf(out, "\n(thread %s)\n", s.ThreadTS)
+	fmt.Fprint(out, terminal.Render(r.Answer, terminal.Options{ANSI: isTerminal(out), Rate: pressRate(r.ThreadID, r.QueryID),
+		Press:  func(id, value string) string { return pressCommand(r.ThreadID, value, id) },
+		Choose: func(ask string) string { return askCommand(r.ThreadID, ask) }}))
+	if r.File != nil {
+		fmt.Fprintf(out, "\n%s", fileText(r.File))
+	}
+	fmt.Fprintf(out, "\n(thread %s)\n", r.ThreadID)
 	if b.Demo {
 		fmt.Fprintln(out, "(demo mode: a scripted model answers the suggested questions; see README to plug in a real model)")
 	}
 	return nil
+}
+
+// fileText is a reply's file as text.
+func fileText(f *bot.File) string {
+	r, _, err := f.Open()
+	if err != nil {
+		return ""
+	}
+	defer r.Close()
+	b, _ := io.ReadAll(r)
+	return string(b)
 }
 
 // slackBlocks is the reply as Slack shows it; none before a reply.

@@ -13,7 +13,6 @@ import (
 	"github.com/analyticsbot/analyticsbot/bot"
 	"github.com/analyticsbot/analyticsbot/demo"
 	"github.com/analyticsbot/analyticsbot/nodes"
-	"github.com/analyticsbot/analyticsbot/store"
 	"github.com/analyticsbot/analyticsbot/terminal"
 )
 
@@ -94,7 +93,7 @@ type repl struct {
 func (r *repl) handle(ctx context.Context, line string) error {
 	msg := bot.Message{ThreadID: r.thread, UserID: "terminal", ChannelID: "terminal", Text: line}
 	var (
-		s   *nodes.State
+		rep bot.Reply
 		err error
 	)
 	if i, err := strconv.Atoi(line); err == nil && len(r.listed) > 0 {
@@ -124,20 +123,20 @@ func (r *repl) handle(ctx context.Context, line string) error {
 		action := map[string]nodes.Intent{":csv": nodes.IntentExportCSV, ":sql": nodes.IntentShowSQL, ":refresh": nodes.IntentRefresh,
 			":schedule": nodes.IntentSchedule}[line]
 		msg.Text = ""
-		s, _, err = r.b.Press(ctx, msg, string(action), r.queryID)
+		rep, err = r.b.Press(ctx, msg, string(action), r.queryID)
 	case ":good":
 		if r.queryID == "" {
 			fmt.Fprintln(r.out, "No answer with a result yet: ask a question first.")
 			return nil
 		}
 		msg.Text = ""
-		s, err = r.b.Rate(ctx, msg, store.RatingUp, r.queryID, "")
+		rep, err = r.b.PressRating(ctx, msg, true, r.queryID, "")
 	default:
 		if press, ok := strings.CutPrefix(line, ":press "); ok {
 			// A button of the schedule flow: its action and value.
 			action, value, _ := strings.Cut(strings.TrimSpace(press), " ")
 			msg.Text = ""
-			s, _, err = r.b.Press(ctx, msg, action, strings.TrimSpace(value))
+			rep, err = r.b.Press(ctx, msg, action, strings.TrimSpace(value))
 			if errors.Is(err, bot.ErrBadAction) {
 				fmt.Fprintln(r.out, "That is not a button of the last reply.")
 				return nil
@@ -150,31 +149,34 @@ func (r *repl) handle(ctx context.Context, line string) error {
 				return nil
 			}
 			msg.Text = ""
-			s, err = r.b.Rate(ctx, msg, store.RatingDown, r.queryID, strings.TrimSpace(note))
+			rep, err = r.b.PressRating(ctx, msg, false, r.queryID, strings.TrimSpace(note))
 			break
 		}
-		s, _, err = r.b.Ask(ctx, msg)
+		rep, err = r.b.Ask(ctx, msg)
 	}
+	defer rep.Close()
 	if err != nil {
 		return err
 	}
-	if s.QueryID != "" && s.ErrorKind == "" && s.Intent != nodes.IntentFeedback {
-		r.queryID = s.QueryID
+	if rep.Answer == nil {
+		return errors.New("the workflow ended without a reply")
 	}
-	fmt.Fprint(r.out, terminal.Render(s.Reply, terminal.Options{ANSI: isTerminal(r.out), Press: chatPress,
+	if rep.QueryID != "" && rep.Outcome.OK() && rep.Intent != string(nodes.IntentFeedback) {
+		r.queryID = rep.QueryID
+	}
+	fmt.Fprint(r.out, terminal.Render(rep.Answer, terminal.Options{ANSI: isTerminal(r.out), Press: chatPress,
 		Rate: ":good / :bad [what was wrong]", Numbered: true}))
 	// A press's reply (the SQL, a CSV) lists nothing: the numbers of the
 	// answer before it still ask its questions.
-	if l := terminal.List(s.Reply); len(l) > 0 || s.Intent == nodes.IntentAnalytics || s.Intent == nodes.IntentFollowUp || s.ErrorKind != "" {
+	if l := terminal.List(rep.Answer); len(l) > 0 || rep.Intent == string(nodes.IntentAnalytics) || rep.Intent == string(nodes.IntentFollowUp) || !rep.Outcome.OK() {
 		r.listed = l
 	}
-	if s.HasCSV() {
-		defer s.RemoveCSVFile()
-		n, err := saveCSV(s)
+	if rep.File != nil {
+		n, err := saveFile(rep.File)
 		if err != nil {
 			return err
 		}
-		fmt.Fprintf(r.out, "Saved %s (%d bytes).\n", s.CSVFilename, n)
+		fmt.Fprintf(r.out, "Saved %s (%d bytes).\n", rep.File.Name, n)
 	}
 	return nil
 }
@@ -197,14 +199,14 @@ func chatPress(action, value string) string {
 	return ""
 }
 
-// saveCSV writes the run's CSV to CSVFilename in the current directory.
-func saveCSV(s *nodes.State) (int64, error) {
-	src, _, err := s.OpenCSV()
+// saveFile writes a reply's file under its name in the current directory.
+func saveFile(f *bot.File) (int64, error) {
+	src, _, err := f.Open()
 	if err != nil {
 		return 0, err
 	}
 	defer src.Close()
-	dst, err := os.OpenFile(s.CSVFilename, os.O_CREATE|os.O_WRONLY|os.O_TRUNC, 0o644)
+	dst, err := os.OpenFile(f.Name, os.O_CREATE|os.O_WRONLY|os.O_TRUNC, 0o644)
 	if err != nil {
 		return 0, fmt.Errorf("save CSV: %w", err)
 	}

@@ -46,7 +46,7 @@ func doctor(ctx context.Context, out io.Writer) error {
 		c.fail("configuration: %v", err)
 		return errProblems
 	}
-	c.ok("configuration: backend %s, analytics schemas %s", cfg.Backend, strings.Join(cfg.Schemas, ", "))
+	c.ok("configuration: backend %s, analytics schemas %s", cfg.Backend, strings.Join(cfg.Postgres.Schemas, ", "))
 
 	db, err := store.Open(ctx, cfg.DatabaseURL, store.WithSchema(cfg.BotSchema), store.WithTimeout(cfg.DatabaseTimeout))
 	if err != nil {
@@ -98,9 +98,9 @@ func checkReader(ctx context.Context, c *checkup, cfg bot.Config, db *store.DB) 
 		c.fail("the reader role: %v", err)
 		return
 	}
-	c.ok("the reader role %s logs in", cfg.ReaderRole)
+	c.ok("the reader role %s logs in", cfg.Postgres.ReaderRole)
 	checkShared(ctx, c, cfg, db)
-	tables, err := pgwarehouse.Ungranted(ctx, db.Pool(), cfg.ReaderRole, cfg.Schemas)
+	tables, err := pgwarehouse.Ungranted(ctx, db.Pool(), cfg.Postgres.ReaderRole, cfg.Postgres.Schemas)
 	if err != nil {
 		c.fail("grants: %v", err)
 		return
@@ -119,18 +119,18 @@ func checkReader(ctx context.Context, c *checkup, cfg bot.Config, db *store.DB) 
 	switch {
 	case len(tables) > 0:
 		c.fail("%s may not read %s: the model never sees them; run `analyticsbot grant`, or GRANT SELECT ON %s TO %s",
-			cfg.ReaderRole, someOf(tables, 10), tables[0], cfg.ReaderRole)
+			cfg.Postgres.ReaderRole, someOf(tables, 10), tables[0], cfg.Postgres.ReaderRole)
 	case len(problems) == 0:
-		c.ok("%s reads every table of %s", cfg.ReaderRole, strings.Join(cfg.Schemas, ", "))
+		c.ok("%s reads every table of %s", cfg.Postgres.ReaderRole, strings.Join(cfg.Postgres.Schemas, ", "))
 	}
-	switch public, err := pgwarehouse.PublicRoutines(ctx, db.Pool(), cfg.Schemas); {
+	switch public, err := pgwarehouse.PublicRoutines(ctx, db.Pool(), cfg.Postgres.Schemas); {
 	case err != nil:
 		c.fail("%v", err)
 	case len(public) > 0:
 		c.warn("every role may execute %s: with the guard off a policy could call them; run `analyticsbot access apply` (or `analyticsbot grant`)",
 			someOf(public, 5))
 	}
-	checkSessions(ctx, c, db, cfg.ReaderRole, "`analyticsbot migrate`")
+	checkSessions(ctx, c, db, cfg.Postgres.ReaderRole, "`analyticsbot migrate`")
 	var temp bool
 	if err := db.Pool().QueryRow(ctx, `SELECT has_database_privilege(current_database(), 'TEMPORARY')`).Scan(&temp); err != nil {
 		c.fail("%v", err)
@@ -171,7 +171,7 @@ func someOf(names []string, n int) string {
 // server, or when this database's own reader stands beside the shared one
 // that still reads here.
 func checkShared(ctx context.Context, c *checkup, cfg bot.Config, db *store.DB) {
-	others, err := pgwarehouse.OtherDatabases(ctx, db.Pool(), cfg.ReaderRole)
+	others, err := pgwarehouse.OtherDatabases(ctx, db.Pool(), cfg.Postgres.ReaderRole)
 	if err != nil {
 		c.fail("%v", err)
 		return
@@ -179,12 +179,12 @@ func checkShared(ctx context.Context, c *checkup, cfg bot.Config, db *store.DB) 
 	if len(others) > 0 {
 		c.warn("the reader role %s is set up in other databases of this server too (%s): deployments sharing a reader can read what each granted it; "+
 			"leave READER_ROLE unset (or name a role of this deployment's own) and run `analyticsbot migrate`",
-			cfg.ReaderRole, someOf(others, 5))
+			cfg.Postgres.ReaderRole, someOf(others, 5))
 	}
-	if cfg.ReaderRole == pgwarehouse.DefaultReaderRole {
+	if cfg.Postgres.ReaderRole == pgwarehouse.DefaultReaderRole {
 		return
 	}
-	revoke, err := pgwarehouse.RevokeStatements(ctx, db.Pool(), pgwarehouse.DefaultReaderRole, cfg.Schemas)
+	revoke, err := pgwarehouse.RevokeStatements(ctx, db.Pool(), pgwarehouse.DefaultReaderRole, cfg.Postgres.Schemas)
 	if err != nil {
 		c.fail("%v", err)
 		return
@@ -218,7 +218,7 @@ func checkAccess(ctx context.Context, c *checkup, cfg bot.Config, db *store.DB) 
 	}
 	var roles []string
 	for _, p := range rules.AllPolicies() {
-		roles = append(roles, pgwarehouse.PolicyRole(cfg.ReaderRole, p.Policy()))
+		roles = append(roles, pgwarehouse.PolicyRole(cfg.Postgres.ReaderRole, p.Policy()))
 	}
 	switch missing, err := pgwarehouse.MissingRoles(ctx, cfg.DatabaseURL, roles); {
 	case err != nil:

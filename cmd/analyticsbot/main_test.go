@@ -204,6 +204,7 @@ func TestCLI(t *testing.T) {
 
 	load := runCLI(t, "", "demo", "load")
 	require.NoError(t, load.err, "demo load; stderr: %s", load.stderr)
+	assert.NotContains(t, load.stderr, "ACCESS_FILE", "`make run` warns about ACCESS_FILE once, when it serves")
 	assert.Regexp(t, `^demo data loaded into "analytics" in .*: 27075 games, \d+ developers, \d+ publishers, \d+ genres, \d+ tags\n`+
 		`value index: \d+ values of 7 text columns in .*\n$`, load.stdout)
 
@@ -233,8 +234,8 @@ func TestCLI(t *testing.T) {
 		assert.False(t, first.Truncated)
 		assert.Regexp(t, queryIDPattern, first.QueryID)
 		assert.Contains(t, first.Answer, "8160")
-		assert.Contains(t, first.Text, "8160")
-		assert.Contains(t, string(first.Blocks), "8160", "blocks")
+		assert.Contains(t, first.Text, "8,160", "the count as the table writes it")
+		assert.Contains(t, string(first.Blocks), "8,160", "blocks")
 		assert.Empty(t, first.CSV, "csv")
 		assert.Empty(t, first.Error, "error")
 		assert.Equal(t, 3, first.LLMCalls, "llm_calls: classify, generate_sql, interpret")
@@ -326,7 +327,7 @@ func TestCLI(t *testing.T) {
 	t.Run("ask prints the commands that press its buttons", func(t *testing.T) {
 		got := runCLI(t, "", "ask", q2018)
 		require.NoError(t, got.err, "stderr: %s", got.stderr)
-		assert.Contains(t, got.stdout, "8160 games were released on Steam in 2018.\n", "no Slack syntax")
+		assert.Contains(t, got.stdout, "8,160 games were released on Steam in 2018.\n", "no Slack syntax")
 		m := regexp.MustCompile(`(?m)^Show SQL: analyticsbot (press .*)$`).FindStringSubmatch(got.stdout)
 		require.NotNil(t, m, "a Show SQL command in %s", got.stdout)
 		pressed := runCLI(t, "", strings.Fields(m[1])...)
@@ -352,7 +353,7 @@ func TestCLI(t *testing.T) {
 		got := runCLI(t, q2018+"\n:sql\n:csv\n:quit\n", "chat")
 		require.NoError(t, got.err, "stderr: %s", got.stderr)
 		assert.Contains(t, got.stdout, "DEMO MODE")
-		assert.Contains(t, got.stdout, "8160")
+		assert.Contains(t, got.stdout, "8,160")
 		assert.Contains(t, got.stdout, "    SELECT count(*) AS games\n    FROM analytics.apps\n    WHERE release_year = 2018\n", "the SQL, a clause a line")
 
 		files, err := filepath.Glob(filepath.Join(dir, "*.csv"))
@@ -368,7 +369,7 @@ func TestCLI(t *testing.T) {
 		t.Chdir(t.TempDir())
 		got := runCLI(t, q2018+"\n:sql\n9\n2\n:quit\n", "chat")
 		require.NoError(t, got.err, "stderr: %s", got.stderr)
-		assert.Contains(t, got.stdout, "8160 games were released on Steam in 2018.", "no Slack syntax in the terminal")
+		assert.Contains(t, got.stdout, "8,160 games were released on Steam in 2018.", "no Slack syntax in the terminal")
 		assert.Contains(t, got.stdout, "You could ask next: (type a number to ask it)\n  1. How many games were released per year?\n"+
 			"  2. Which publishers released the most games?")
 		assert.Contains(t, got.stdout, "Export CSV: :csv\nShow SQL: :sql\nSchedule: :schedule\n")

@@ -108,11 +108,11 @@ func TestMigrateAtOnce(t *testing.T) {
 				for i := range cfgs {
 					if assert.NoError(t, errs[i], "round %d, run %d", round+1, i+1) {
 						assert.Contains(t, outs[i], "migrations applied\n", "round %d, run %d", round+1, i+1)
-						assert.True(t, strings.HasSuffix(outs[i], "reader role "+cfg.ReaderRole+" ready\n"),
+						assert.True(t, strings.HasSuffix(outs[i], "reader role "+cfg.Postgres.ReaderRole+" ready\n"),
 							"round %d, run %d: %q", round+1, i+1, outs[i])
 					}
 				}
-				assertReaderSetUp(t, dbURL, cfg.ReaderRole)
+				assertReaderSetUp(t, dbURL, cfg.Postgres.ReaderRole)
 			}
 		})
 	}
@@ -152,7 +152,7 @@ func TestMigrateWaitsItsTurn(t *testing.T) {
 	require.NoError(t, <-done)
 	conf, err := pgpool.ConnConfig(dbURL)
 	require.NoError(t, err)
-	assert.Equal(t, "migrations applied\n"+hardened(conf.Database)+"reader role "+cfg.ReaderRole+" ready\n", out.String())
+	assert.Equal(t, "migrations applied\n"+hardened(conf.Database)+"reader role "+cfg.Postgres.ReaderRole+" ready\n", out.String())
 }
 
 // TestMigrateSharedReader migrates several databases of one server at

@@ -167,7 +167,7 @@ func TestCLITwoServeProcesses(t *testing.T) {
 	const ch, user = "CREPLICAS", "UALICE01"
 	whole := func(ts string) func(fakeslack.Message) bool {
 		return func(m fakeslack.Message) bool {
-			return m.Channel == ch && m.ThreadTS == ts && strings.Contains(m.Text, "8160") && !m.Streaming &&
+			return m.Channel == ch && m.ThreadTS == ts && strings.Contains(m.Text, "8,160") && !m.Streaming &&
 				strings.Contains(string(m.Blocks), "export_csv")
 		}
 	}

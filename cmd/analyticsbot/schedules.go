@@ -13,6 +13,7 @@ import (
 	"github.com/analyticsbot/analyticsbot/bot"
 	"github.com/analyticsbot/analyticsbot/nodes"
 	"github.com/analyticsbot/analyticsbot/schedule"
+	"github.com/analyticsbot/analyticsbot/scheduler"
 	"github.com/analyticsbot/analyticsbot/slackapp"
 	"github.com/analyticsbot/analyticsbot/store"
 )
@@ -161,7 +162,7 @@ func runNow(ctx context.Context, b *bot.Bot, id string, out io.Writer) error {
 	case err != nil:
 		return err
 	}
-	sc := b.NewScheduler(bot.SchedulerOptions{Only: id, Runner: "cli-run-now"})
+	sc := scheduler.New(b, scheduler.Options{Only: id, Runner: "cli-run-now"})
 	if sch.Surface == nodes.SurfaceSlack {
 		scfg, err := slackapp.ConfigFromEnv()
 		if err != nil || scfg.BotToken == "" {

@@ -15,6 +15,7 @@ import (
 	"github.com/analyticsbot/analyticsbot/bot"
 	"github.com/analyticsbot/analyticsbot/mcpserver"
 	"github.com/analyticsbot/analyticsbot/nodes"
+	"github.com/analyticsbot/analyticsbot/scheduler"
 	"github.com/analyticsbot/analyticsbot/slackapp"
 	"github.com/analyticsbot/analyticsbot/store"
 	"github.com/analyticsbot/analyticsbot/telemetry"
@@ -82,14 +83,18 @@ func serve(ctx context.Context, out io.Writer, tel *telemetry.Telemetry) error {
 	}
 	fmt.Fprintf(out, "Web chat: %s\n", webURL(ln.Addr()))
 	fmt.Fprintf(out, "MCP (streamable HTTP, bearer token): %s/mcp\n", webURL(ln.Addr()))
+	model := b.ModelName
+	if b.Demo {
+		model += ", the offline demo: a scripted model that answers only its suggested questions; set LLM_PROVIDER and a key to ask anything"
+	}
 	if app == nil {
-		fmt.Fprintf(out, "analyticsbot is answering in the web chat (model %s); Slack is not configured (see README.md, \"Add it to Slack\"). Ctrl-C stops it.\n", b.ModelName)
+		fmt.Fprintf(out, "analyticsbot is answering in the web chat (model %s); Slack is not configured (see README.md, \"Add it to Slack\"). Ctrl-C stops it.\n", model)
 	} else {
 		where := "over Socket Mode"
 		if app.Mode() == slackapp.ModeHTTP {
 			where = "on " + webURL(ln.Addr()) + "/slack/{events,interactions,commands}"
 		}
-		fmt.Fprintf(out, "analyticsbot is answering in the web chat and in Slack %s as <@%s> (model %s). Ctrl-C stops it.\n", where, app.BotUserID(), b.ModelName)
+		fmt.Fprintf(out, "analyticsbot is answering in the web chat and in Slack %s as <@%s> (model %s). Ctrl-C stops it.\n", where, app.BotUserID(), model)
 	}
 	if err := runServers(ctx, ln, mux, app); err != nil {
 		return err
@@ -120,7 +125,7 @@ func startScheduler(ctx context.Context, b *bot.Bot, app *slackapp.App) (stop fu
 	if !b.Config().Schedules {
 		return func() {}
 	}
-	sc := b.NewScheduler(bot.SchedulerOptions{})
+	sc := scheduler.New(b, scheduler.Options{})
 	if app != nil {
 		sc.Handle(nodes.SurfaceSlack, app)
 	}

@@ -186,6 +186,8 @@ func TestCLIServeWebChatWithoutSlack(t *testing.T) {
 	assert.Regexp(t, `^http://127\.0\.0\.1:\d+$`, s.url, "the printed address")
 	// Printed right after the address: wait for it rather than race it.
 	s.out.waitFor(t, regexp.MustCompile(`Slack is not configured`), s.done)
+	assert.Contains(t, s.out.String(), "(model script:demo, the offline demo: a scripted model that answers only its suggested questions; "+
+		"set LLM_PROVIDER and a key to ask anything)", "the start line says the demo is scripted, as the README says")
 
 	status, page := get(t, s.url+"/", "")
 	assert.Equal(t, http.StatusOK, status, "GET /")
@@ -257,7 +259,7 @@ func TestCLIServeAnswersInSlack(t *testing.T) {
 	slack.WaitAck(t, id)
 	slack.WaitMessage(t, "the whole answer in the thread", func(m fakeslack.Message) bool {
 		// The text streams in first; the answer is whole with its buttons.
-		return m.Channel == ch && m.ThreadTS == ts && strings.Contains(m.Text, "8160") && !m.Streaming &&
+		return m.Channel == ch && m.ThreadTS == ts && strings.Contains(m.Text, "8,160") && !m.Streaming &&
 			strings.Contains(string(m.Blocks), "export_csv")
 	})
 
@@ -275,7 +277,7 @@ func TestCLIServeAnswersInSlack(t *testing.T) {
 	assert.Contains(t, stream, "8160", "the web answer")
 
 	s.shutdown(t)
-	assert.Contains(t, s.out.String(), "in Slack over Socket Mode as <@"+fakeslack.BotUserID+"> (model script:demo)")
+	assert.Contains(t, s.out.String(), "in Slack over Socket Mode as <@"+fakeslack.BotUserID+"> (model script:demo, the offline demo:")
 	assert.Contains(t, s.errOut.String(), "slack app running", "serve logs at info level")
 }
 
@@ -296,7 +298,7 @@ func TestCLIServeSlackHTTPModeSharesTheWebServer(t *testing.T) {
 	status, reply := send(t, fakeslack.SignedRequest(t, secret, s.url+"/slack/events", "application/json", body, time.Now()))
 	require.Equal(t, http.StatusOK, status, "POST /slack/events on the web chat's port: %s", reply)
 	slack.WaitMessage(t, "the whole answer in the thread", func(m fakeslack.Message) bool {
-		return m.Channel == ch && m.ThreadTS == ts && strings.Contains(m.Text, "8160") && !m.Streaming &&
+		return m.Channel == ch && m.ThreadTS == ts && strings.Contains(m.Text, "8,160") && !m.Streaming &&
 			strings.Contains(string(m.Blocks), "export_csv")
 	})
 

@@ -48,9 +48,9 @@ func setUpDatabase(ctx context.Context, cfg bot.Config, out io.Writer) error {
 		if err := hardenDatabase(ctx, db, out); err != nil {
 			return err
 		}
-		if cfg.ReaderRole == pgwarehouse.DefaultReaderRole {
+		if cfg.Postgres.ReaderRole == pgwarehouse.DefaultReaderRole {
 			// The migrations set up the shared reader; doctor says more.
-			return pgwarehouse.SetStatementTimeout(ctx, db.Pool(), cfg.ReaderRole, cfg.StatementTimeout)
+			return pgwarehouse.SetStatementTimeout(ctx, db.Pool(), cfg.Postgres.ReaderRole, cfg.Postgres.StatementTimeout)
 		}
 		return ownReader(ctx, db, cfg, out)
 	})
@@ -76,30 +76,30 @@ func hardenDatabase(ctx context.Context, db *store.DB, out io.Writer) error {
 // nothing it does not use.
 func ownReader(ctx context.Context, db *store.DB, cfg bot.Config, out io.Writer) error {
 	shared := pgwarehouse.DefaultReaderRole
-	if err := pgwarehouse.EnsureReaderRole(ctx, db.Pool(), cfg.ReaderRole); err != nil {
+	if err := pgwarehouse.EnsureReaderRole(ctx, db.Pool(), cfg.Postgres.ReaderRole); err != nil {
 		return err
 	}
-	if err := pgwarehouse.SetStatementTimeout(ctx, db.Pool(), cfg.ReaderRole, cfg.StatementTimeout); err != nil {
+	if err := pgwarehouse.SetStatementTimeout(ctx, db.Pool(), cfg.Postgres.ReaderRole, cfg.Postgres.StatementTimeout); err != nil {
 		return err
 	}
-	fmt.Fprintf(out, "reader role %s ready\n", cfg.ReaderRole)
-	adopted, err := pgwarehouse.AdoptReader(ctx, db.Pool(), shared, cfg.ReaderRole, cfg.Schemas)
+	fmt.Fprintf(out, "reader role %s ready\n", cfg.Postgres.ReaderRole)
+	adopted, err := pgwarehouse.AdoptReader(ctx, db.Pool(), shared, cfg.Postgres.ReaderRole, cfg.Postgres.Schemas)
 	if err != nil {
 		return err
 	}
 	if adopted.Any() {
 		fmt.Fprintf(out, "%s now has the grants %s, the reader every database on this server shared, had here: %s\n",
-			cfg.ReaderRole, shared, adopted)
+			cfg.Postgres.ReaderRole, shared, adopted)
 	}
 	// Whatever it reads now, it may call what those views call.
-	if _, err := pgwarehouse.GrantRoutines(ctx, db.Pool(), cfg.ReaderRole, cfg.Schemas); err != nil {
+	if _, err := pgwarehouse.GrantRoutines(ctx, db.Pool(), cfg.Postgres.ReaderRole, cfg.Postgres.Schemas); err != nil {
 		return err
 	}
 	retired, err := pgwarehouse.RetireReader(ctx, db.Pool(), shared)
 	if err != nil || retired {
 		return err
 	}
-	revoke, err := pgwarehouse.RevokeStatements(ctx, db.Pool(), shared, cfg.Schemas)
+	revoke, err := pgwarehouse.RevokeStatements(ctx, db.Pool(), shared, cfg.Postgres.Schemas)
 	if err != nil || len(revoke) == 0 {
 		return err
 	}
@@ -118,8 +118,8 @@ func demoLoad(ctx context.Context, out io.Writer) error {
 	}
 	defer db.Close()
 	// The demo goes into the first analytics schema.
-	schema := cfg.Schemas[0]
-	st, err := demo.Load(ctx, db.Pool(), demo.Options{Schema: schema, ReaderRole: cfg.ReaderRole})
+	schema := cfg.Postgres.Schemas[0]
+	st, err := demo.Load(ctx, db.Pool(), demo.Options{Schema: schema, ReaderRole: cfg.Postgres.ReaderRole})
 	if err != nil {
 		return err
 	}
@@ -141,7 +141,7 @@ func defogLoad(ctx context.Context, out io.Writer) error {
 		return err
 	}
 	defer db.Close()
-	st, err := defog.Load(ctx, db.Pool(), defog.Options{ReaderRole: cfg.ReaderRole})
+	st, err := defog.Load(ctx, db.Pool(), defog.Options{ReaderRole: cfg.Postgres.ReaderRole})
 	if err != nil {
 		return err
 	}
@@ -149,7 +149,7 @@ func defogLoad(ctx context.Context, out io.Writer) error {
 	fmt.Fprintf(out, "defog benchmark loaded in %s: %d schemas, %d tables, %d rows, %d column comments\n",
 		st.Elapsed.Round(1e6), len(st.Schemas), st.Tables, st.Rows, st.Comments)
 	for _, s := range schemas {
-		if !slices.Contains(cfg.Schemas, s) {
+		if !slices.Contains(cfg.Postgres.Schemas, s) {
 			fmt.Fprintf(out, "to ask them, set ANALYTICS_SCHEMA=%s\n", strings.Join(schemas, ","))
 			return nil
 		}
@@ -163,7 +163,9 @@ func buildValueIndex(ctx context.Context, cfg bot.Config, out io.Writer) error {
 	if cfg.ValueIndexMaxDistinct <= 0 {
 		return nil
 	}
-	b, err := bot.New(ctx, cfg, slog.Default())
+	// This bot only fills the index: what it would warn about serving
+	// (ACCESS_FILE unset) is said once, by `serve`, not here too.
+	b, err := bot.New(ctx, cfg, slog.New(errorsOnly{slog.Default().Handler()}))
 	if err != nil {
 		return err
 	}
@@ -175,6 +177,19 @@ func buildValueIndex(ctx context.Context, cfg bot.Config, out io.Writer) error {
 	fmt.Fprintf(out, "value index: %d values of %d text columns in %s\n", vs.Values, vs.Indexed, vs.Elapsed.Round(1e6))
 	return nil
 }
+
+// errorsOnly passes on only the errors of the handler it wraps.
+type errorsOnly struct{ slog.Handler }
+
+func (h errorsOnly) Enabled(ctx context.Context, l slog.Level) bool {
+	return l >= slog.LevelError && h.Handler.Enabled(ctx, l)
+}
+
+func (h errorsOnly) WithAttrs(attrs []slog.Attr) slog.Handler {
+	return errorsOnly{h.Handler.WithAttrs(attrs)}
+}
+
+func (h errorsOnly) WithGroup(name string) slog.Handler { return errorsOnly{h.Handler.WithGroup(name)} }
 
 // grant lets the reader role read every analytics schema, as the bot's own
 // login (which must own the tables or hold the grant option).
@@ -188,12 +203,12 @@ func grant(ctx context.Context, out io.Writer) error {
 		return err
 	}
 	defer db.Close()
-	if err := pgwarehouse.Grant(ctx, db.Pool(), cfg.ReaderRole, cfg.Schemas); err != nil {
+	if err := pgwarehouse.Grant(ctx, db.Pool(), cfg.Postgres.ReaderRole, cfg.Postgres.Schemas); err != nil {
 		return err
 	}
 	fmt.Fprintf(out, "%s may now read every table of %s, and the tables created there later\n",
-		cfg.ReaderRole, strings.Join(cfg.Schemas, ", "))
-	changes, err := pgwarehouse.RestrictRoutines(ctx, db.Pool(), cfg.Schemas)
+		cfg.Postgres.ReaderRole, strings.Join(cfg.Postgres.Schemas, ", "))
+	changes, err := pgwarehouse.RestrictRoutines(ctx, db.Pool(), cfg.Postgres.Schemas)
 	if err != nil {
 		return err
 	}
@@ -227,14 +242,14 @@ func accessCommand(ctx context.Context, args []string, out io.Writer) error {
 		return err
 	}
 	defer db.Close()
-	applied, err := pgwarehouse.ApplyAccess(ctx, db.Pool(), pgwarehouse.ApplyConfig{Reader: cfg.ReaderRole, Password: readerPassword(cfg.ReaderURL),
-		Schemas: cfg.Schemas, StatementTimeout: cfg.StatementTimeout}, rules.AllPolicies())
+	applied, err := pgwarehouse.ApplyAccess(ctx, db.Pool(), pgwarehouse.ApplyConfig{Reader: cfg.Postgres.ReaderRole, Password: readerPassword(cfg.Postgres.ReaderURL),
+		Schemas: cfg.Postgres.Schemas, StatementTimeout: cfg.Postgres.StatementTimeout}, rules.AllPolicies())
 	if err != nil {
 		return err
 	}
 	for _, p := range rules.AllPolicies() {
 		name := p.Policy()
-		fmt.Fprintf(out, "policy %s: role %s may read exactly what the policy allows in %s\n", name, applied.Roles[name], strings.Join(cfg.Schemas, ", "))
+		fmt.Fprintf(out, "policy %s: role %s may read exactly what the policy allows in %s\n", name, applied.Roles[name], strings.Join(cfg.Postgres.Schemas, ", "))
 		if fns := applied.Routines[name]; len(fns) > 0 {
 			fmt.Fprintf(out, "policy %s: role %s may execute %s, which what it reads calls\n", name, applied.Roles[name], strings.Join(fns, ", "))
 		}

@@ -56,7 +56,7 @@ func validateSQL(ctx context.Context, args []string, stdin io.Reader, stdout, st
 		return err
 	}
 	if len(schemas) == 0 {
-		schemas = schemaFlags(cfg.Schemas)
+		schemas = schemaFlags(cfg.Postgres.Schemas)
 	}
 	tables, err := tableNames(ctx, cfg, schemas)
 	if err != nil {
@@ -89,7 +89,7 @@ func tableNames(ctx context.Context, cfg bot.Config, schemas []string) ([]string
 	ctx, cancel := context.WithTimeout(ctx, 10*time.Second)
 	defer cancel()
 	b := pgwarehouse.New(pgwarehouse.Config{ExecConfig: pgwarehouse.ExecConfig{
-		DatabaseURL: cfg.DatabaseURL, URL: cfg.ReaderURL, Role: cfg.ReaderRole, Schemas: schemas,
+		DatabaseURL: cfg.DatabaseURL, URL: cfg.Postgres.ReaderURL, Role: cfg.Postgres.ReaderRole, Schemas: schemas,
 	}})
 	defer b.Close()
 	cat, err := b.Catalog(ctx)

@@ -125,9 +125,11 @@
     cols.forEach((col, i) => {
       const th = headRow.appendChild(el("th", col.numeric ? "num" : ""));
       th.scope = "col";
-      const sort = th.appendChild(el("button", "sort", col.name));
+      // The readable label; the column's own name (as in the CSV and the SQL) on hover.
+      const sort = th.appendChild(el("button", "sort", col.label || col.name));
       sort.type = "button";
-      sort.title = "Sort by " + col.name;
+      sort.title = col.label && col.label !== col.name ? col.name : "Sort by " + col.name;
+      sort.dataset.name = col.name;
       sort.addEventListener("click", () => {
         const down = th.getAttribute("aria-sort") === "ascending";
         headRow.querySelectorAll("th").forEach((h) => h.removeAttribute("aria-sort"));
@@ -151,120 +153,53 @@
     return box;
   }
 
-  const SVG = "http://www.w3.org/2000/svg";
-  function svgEl(tag, attrs, content) {
-    const n = document.createElementNS(SVG, tag);
-    for (const [k, v] of Object.entries(attrs || {})) n.setAttribute(k, String(v));
-    if (content !== undefined) n.textContent = content;
-    return n;
-  }
-
-  /** formatNumber writes a chart value with thousands separators, at most two decimals. */
-  function formatNumber(v) {
-    return Number(v).toLocaleString("en-US", { maximumFractionDigits: 2 });
-  }
-
-  /**
-   * chart draws the chart spec (bar, line, area or pie) as inline SVG, with nothing loaded from
-   * elsewhere; its accessible name lists the values.
-   */
-  function chart(c) {
-    const fig = el("figure", "answer-chart");
-    fig.append(el("figcaption", "chart-title", c.title || "Chart"));
-    const W = 640, H = 280;
-    const svg = svgEl("svg", { viewBox: `0 0 ${W} ${H}`, role: "img", class: "chart-svg" });
-    const cats = (c.categories || []).map(String);
-    const series = c.series || [];
-    const value = (ser, i) => Number(ser.values?.[i] ?? 0);
-    const summary = [];
-    if (c.type === "pie") {
-      const ser = series[0] || { values: [] };
-      const segs = cats.map((label, i) => ({ label, value: value(ser, i) })).filter((s) => s.value > 0);
-      const total = segs.reduce((a, s) => a + s.value, 0) || 1;
-      const cx = 140, cy = H / 2, r = 110;
-      let angle = -Math.PI / 2;
-      segs.forEach((s, i) => {
-        const frac = s.value / total;
-        const end = angle + frac * 2 * Math.PI;
-        const large = frac > 0.5 ? 1 : 0;
-        const [x1, y1, x2, y2] = [cx + r * Math.cos(angle), cy + r * Math.sin(angle), cx + r * Math.cos(end), cy + r * Math.sin(end)];
-        const d = segs.length === 1
-          ? `M ${cx - r} ${cy} a ${r} ${r} 0 1 0 ${2 * r} 0 a ${r} ${r} 0 1 0 ${-2 * r} 0`
-          : `M ${cx} ${cy} L ${x1} ${y1} A ${r} ${r} 0 ${large} 1 ${x2} ${y2} Z`;
-        svg.append(svgEl("path", { d, class: "series-" + (i % 6) }));
-        const ly = 30 + i * 26;
-        svg.append(svgEl("rect", { x: 290, y: ly - 12, width: 14, height: 14, class: "series-" + (i % 6) }));
-        const pct = Math.round(frac * 100);
-        svg.append(svgEl("text", { x: 312, y: ly, class: "chart-label" }, `${s.label} — ${formatNumber(s.value)} (${pct} %)`));
-        summary.push(`${s.label} ${formatNumber(s.value)} (${pct} %)`);
-        angle = end;
-      });
-    } else {
-      const all = series.flatMap((ser) => cats.map((_, i) => value(ser, i)));
-      // Round ticks: a step of 1, 2, 2.5 or 5 times a power of ten, four or five of them.
-      const rawLo = Math.min(0, ...all), rawHi = Math.max(0, ...all) || 1;
-      const raw = (rawHi - rawLo) / 4, mag = 10 ** Math.floor(Math.log10(raw));
-      const tick = [1, 2, 2.5, 5, 10].map((m) => m * mag).find((st) => st >= raw);
-      const lo = Math.floor(rawLo / tick) * tick, hi = Math.ceil(rawHi / tick) * tick;
-      const left = 64, right = 12, top = 12, bottom = cats.length > 8 ? 78 : 40;
-      const pw = W - left - right, ph = H - top - bottom;
-      const y = (v) => top + ph - ((v - lo) / (hi - lo)) * ph;
-      for (let v = lo; v <= hi + tick / 2; v += tick) {
-        svg.append(svgEl("line", { x1: left, x2: W - right, y1: y(v), y2: y(v), class: "chart-grid" }));
-        svg.append(svgEl("text", { x: left - 6, y: y(v) + 4, "text-anchor": "end", class: "chart-axis" }, formatNumber(v)));
-      }
-      const step = pw / Math.max(cats.length, 1);
-      const cx = (i) => left + step * i + step / 2;
-      cats.forEach((label, i) => {
-        const t = svgEl("text", { x: cx(i), y: top + ph + 16, "text-anchor": cats.length > 8 ? "end" : "middle", class: "chart-axis" }, label);
-        if (cats.length > 8) t.setAttribute("transform", `rotate(-40 ${cx(i)} ${top + ph + 16})`);
-        svg.append(t);
-      });
-      series.forEach((ser, si) => {
-        const cls = "series-" + (si % 6);
-        if (c.type === "line" || c.type === "area") {
-          const pts = cats.map((_, i) => `${cx(i)},${y(value(ser, i))}`);
-          if (c.type === "area") {
-            svg.append(svgEl("polygon", { points: `${cx(0)},${y(0)} ${pts.join(" ")} ${cx(cats.length - 1)},${y(0)}`, class: cls + " chart-area" }));
-          }
-          svg.append(svgEl("polyline", { points: pts.join(" "), class: cls + " chart-line" }));
-          cats.forEach((_, i) => svg.append(svgEl("circle", { cx: cx(i), cy: y(value(ser, i)), r: 3, class: cls })));
-        } else {
-          const bw = (step * 0.8) / series.length;
-          cats.forEach((_, i) => {
-            const v = value(ser, i);
-            const x = cx(i) - step * 0.4 + bw * si;
-            svg.append(svgEl("rect", { x, y: Math.min(y(v), y(0)), width: Math.max(bw - 1, 1), height: Math.abs(y(v) - y(0)), class: cls }));
-          });
-        }
-        summary.push((series.length > 1 ? ser.name + ": " : "") + cats.map((label, i) => `${label} ${formatNumber(value(ser, i))}`).join(", "));
-      });
-      if (series.length > 1) {
-        const legend = el("div", "chart-legend");
-        series.forEach((ser, si) => {
-          const item = legend.appendChild(el("span", "chart-key"));
-          item.append(el("span", "chart-swatch series-" + (si % 6)), String(ser.name ?? ""));
-        });
-        fig.append(legend);
-      }
-    }
-    const title = c.title || "Chart";
-    svg.setAttribute("aria-label", `${title}: ${summary.join("; ")}`);
-    svg.prepend(svgEl("title", {}, title));
-    fig.insertBefore(svg, fig.querySelector(".chart-legend"));
-    return fig;
-  }
-
-  /** code is a block of code, focusable so the keyboard can scroll it. */
-  function code(textContent) {
+  /** code is a block of code, focusable so the keyboard can scroll it; SQL is highlighted. */
+  function code(textContent, lang) {
     const pre = el("pre");
     pre.tabIndex = 0;
-    pre.append(el("code", "", textContent));
+    pre.dataset.lang = lang || "";
+    const c = pre.appendChild(el("code"));
+    if (/^sql$/i.test(lang || "")) c.append(...highlightSQL(String(textContent)));
+    else c.textContent = String(textContent);
     return pre;
+  }
+
+  const SQL_WORDS = new Set(("select from where group by order having limit offset join left right inner outer full cross " +
+    "on as and or not in is null like ilike between case when then else end distinct with union all intersect except " +
+    "asc desc nulls first last over partition filter within true false interval extract cast exists any some using lateral").split(" "));
+  /**
+   * highlightSQL splits SQL into text nodes and spans (keyword, function, string, number, comment,
+   * quoted name) for colour; their text joined is the SQL exactly, so copying it copies the query.
+   */
+  function highlightSQL(sql) {
+    const out = [];
+    const re = /(--[^\n]*|\/\*[\s\S]*?\*\/)|('(?:[^']|'')*'?)|("(?:[^"]|"")*"?)|(\b\d+(?:\.\d+)?\b)|([A-Za-z_][A-Za-z0-9_$]*)(?=(\s*\())?/g;
+    let last = 0;
+    for (let m; (m = re.exec(sql));) {
+      let cls = "";
+      if (m[1]) cls = "tok-comment";
+      else if (m[2]) cls = "tok-string";
+      else if (m[3]) cls = "tok-name";
+      else if (m[4]) cls = "tok-number";
+      else if (m[5] && SQL_WORDS.has(m[5].toLowerCase())) cls = "tok-keyword";
+      else if (m[5] && m[6] !== undefined) cls = "tok-function";
+      if (!cls) continue;
+      if (m.index > last) out.push(document.createTextNode(sql.slice(last, m.index)));
+      out.push(el("span", cls, m[0]));
+      last = m.index + m[0].length;
+    }
+    if (last < sql.length) out.push(document.createTextNode(sql.slice(last)));
+    return out;
   }
 
   function capitalize(s) {
     return s ? s[0].toUpperCase() + s.slice(1) : s;
+  }
+
+  /** queryHeading is the plain text of the query box's heading, as the server writes it too. */
+  function queryHeading(r) {
+    const lang = r.query.language || "SQL";
+    return capitalize(lang) + (r.question ? " for: " + r.question : " for this answer");
   }
 
   /** query shows the query behind an answer (Show SQL), and for a query that is not SQL its SQL too. */
@@ -276,11 +211,11 @@
     title.append(el("strong", "", capitalize(lang) + (r.question ? " for:" : " for this answer")));
     if (r.question) title.append(" " + r.question);
     if (!String(q.text ?? "").trim()) box.append(el("p", "answer-note", "No " + lang + " was run for this answer."));
-    else box.append(code(q.text));
+    else box.append(code(q.text, lang));
     if (lang !== "SQL") {
       const by = q.sql_by || "the backend";
       if (q.sql) {
-        box.append(el("p", "answer-query-title", "SQL that " + by + " runs for it:"), code(q.sql));
+        box.append(el("p", "answer-query-title", "SQL that " + by + " runs for it:"), code(q.sql, "SQL"));
       } else {
         box.append(el("p", "answer-note", capitalize(by) + " did not return the SQL it runs for this query."));
       }
@@ -322,14 +257,20 @@
     const frag = document.createDocumentFragment();
     if (!r) return frag;
     const spans = Array.isArray(r.text) ? r.text : [];
+    // Show SQL's text is the heading its query box draws ("SQL for: …"): said once.
+    const heading = r.query ? queryHeading(r) : null;
     if (r.kind === "error") {
       frag.append(text([{ text: "⚠️ " }, ...spans], "error-text"));
-    } else if (spans.length) {
+    } else if (spans.length && spans.map((s) => s.text ?? "").join("").trim() !== heading) {
       frag.append(text(spans));
     }
     if (r.query) frag.append(query(r));
-    if (r.chart) frag.append(chart(r.chart));
-    if (r.table) frag.append(table(r.table, r.question));
+    // A chart and its table side by side when both fit (a narrow table beside the chart on a wide
+    // screen), one under the other otherwise.
+    const data = r.chart && r.table ? el("div", "answer-data") : frag;
+    if (r.chart) data.append(Chart.draw(r.chart));
+    if (r.table) data.append(table(r.table, r.question));
+    if (data !== frag) frag.append(data);
     for (const note of r.notes || []) frag.append(el("p", "answer-note", note));
     const small = context(r);
     if (small) frag.append(small);

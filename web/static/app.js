@@ -76,6 +76,7 @@
   }
 
   function fill(body, reply, text) {
+    if (reply?.query_id && reply.kind !== "query") body.dataset.queryId = reply.query_id;
     const frag = Answer.render(reply, { onAction, onAsk: ask });
     if (frag.childNodes.length) body.append(frag);
     else body.append(el("p", "answer-text", text || "(empty answer)"));
@@ -122,9 +123,12 @@
       }
       setTimeout(() => (button.textContent = "Copy"), 2000);
     });
+    // The button sits in a bar above the code, so it never covers the code on a narrow screen.
     const box = el("div", "code-box");
+    const bar = el("div", "code-bar");
+    bar.append(el("span", "code-lang", pre.dataset.lang || "Code"), button);
     pre.replaceWith(box);
-    box.append(pre, button);
+    box.append(bar, pre);
   }
 
   /** actionStatus shows, under the answer whose button was pressed, what the press did. */
@@ -190,7 +194,9 @@
         finish();
         if (ev.thread_id) setThread(ev.thread_id);
         fill(body, ev.reply, ev.text);
-        body.append(details(ev, steps));
+        const how = { timing: ev.timing, debug: ev.debug, steps };
+        body.append(details(how));
+        remember(ev, how);
         announce("Answer ready.");
         scrollDown();
       },
@@ -204,8 +210,43 @@
     };
   }
 
+  /**
+   * remember keeps an answer's "How it was answered" for this tab (sessionStorage), so a reload
+   * shows it again: the server keeps the answer, not the steps this tab watched.
+   */
+  function remember(ev, how) {
+    if (!threadId) return;
+    try {
+      const key = "analyticsbot.how." + threadId;
+      const all = JSON.parse(sessionStorage.getItem(key) || "{}");
+      all[turnKey(ev.query_id, ev.reply?.question, ev.text)] = how;
+      sessionStorage.setItem(key, JSON.stringify(all));
+    } catch {
+      // A full or disabled storage costs only the details after a reload.
+    }
+  }
+
+  function recalled(turn) {
+    try {
+      const all = JSON.parse(sessionStorage.getItem("analyticsbot.how." + threadId) || "{}");
+      return all[turnKey(turn.query_id || turn.reply?.query_id, turn.reply?.question, turn.reply ? plainOf(turn.reply) : turn.bot)] || null;
+    } catch {
+      return null;
+    }
+  }
+
+  /** turnKey names an answer: by its query id, else by its question and text. */
+  function turnKey(queryId, question, text) {
+    return queryId ? "q:" + queryId : "t:" + (question || "") + "\n" + (text || "");
+  }
+
+  function plainOf(reply) {
+    return (reply.text || []).map((s) => s.text ?? "").join("").trim();
+  }
+
   /** details is the folded "how this was answered" line: time, steps and model use. */
-  function details(ev, steps) {
+  function details({ timing, debug, steps }) {
+    const ev = { timing, debug };
     const d = el("details", "meta");
     const t = ev.timing || {};
     // The answer says how long it took; the details only split that time, so one answer shows
@@ -460,16 +501,46 @@
     }
   }
 
+  /**
+   * showTurn shows a saved turn as it was shown live: a question and its answer (with how it was
+   * answered, when this tab saw it); a button's press as what the press showed, with no message
+   * of the user's (Show SQL's query, a download's line under its answer, a rating's thanks).
+   */
+  function showTurn(t, presses) {
+    const press = presses.get(t.intent);
+    const pressed = (press && t.user === press.label) || (/^feedback/.test(t.intent) && t.user === "Feedback");
+    if (!pressed) {
+      userMessage(t.user || "");
+      const body = botReply(t.reply, t.bot);
+      const how = recalled(t);
+      if (how) body.append(details(how));
+      return;
+    }
+    const queryId = t.reply?.query_id || t.query_id;
+    const answer = queryId ? [...log.querySelectorAll(".bubble[data-query-id]")].findLast((b) => b.dataset.queryId === queryId) : null;
+    const line = t.reply ? plainOf(t.reply) : t.bot;
+    if (answer && (press?.download || /^feedback/.test(t.intent))) {
+      answer.append(el("p", /^feedback/.test(t.intent) ? "feedback-status" : "action-status", line));
+      return;
+    }
+    botReply(t.reply, t.bot);
+  }
+
+  /** buttonList is the server's buttons, or none when they cannot be loaded. */
+  async function buttonList() {
+    await buttonInfo("");
+    return buttons ? [...buttons.values()] : [];
+  }
+
   /** restore shows the saved turns of the thread in the URL, or the welcome when there is none. */
   async function restore() {
     if (!threadId) return welcome();
     try {
       const data = await Api.getJSON("/api/threads/" + encodeURIComponent(threadId));
       if (!data.turns?.length) return welcome();
-      for (const t of data.turns) {
-        userMessage(t.user || "");
-        botReply(t.reply, t.bot);
-      }
+      const presses = new Map();
+      for (const b of await buttonList()) presses.set(b.action, b);
+      for (const t of data.turns) showTurn(t, presses);
     } catch (err) {
       if (err instanceof ApiError && err.status === 404) {
         setThread("");

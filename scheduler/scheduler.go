@@ -1,4 +1,10 @@
-package bot
+// Package scheduler runs the schedules that are due, on every replica at
+// once without running one twice: it claims due runs in the bot's database,
+// answers each through the bot as its owner (bot.RunScheduled), posts it
+// through the surface's Deliverer and records how it ended. It sits above
+// package bot, which never imports it; `serve` and `schedules run-now`
+// start it.
+package scheduler
 
 import (
 	"context"
@@ -11,6 +17,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/analyticsbot/analyticsbot/bot"
 	"github.com/analyticsbot/analyticsbot/nodes"
 	"github.com/analyticsbot/analyticsbot/schedule"
 	"github.com/analyticsbot/analyticsbot/store"
@@ -22,7 +29,7 @@ type Deliverer interface {
 	// Deliver posts a run's reply (and its CSV) where the schedule says
 	// and returns where it went: the thread the message is in, as the bot
 	// names threads, which keeps the run as a turn so its buttons work.
-	Deliver(ctx context.Context, sch store.Schedule, s *nodes.State) (Delivered, error)
+	Deliver(ctx context.Context, sch store.Schedule, r bot.Reply) (bot.Delivered, error)
 	// Tell sends a schedule's owner a note: it was stopped, or a run
 	// failed for good.
 	Tell(ctx context.Context, sch store.Schedule, text string) error
@@ -34,20 +41,11 @@ type Deliverer interface {
 // runner had made shows twice.
 type Finder interface {
 	// Find looks for the post of sch's run due at due.
-	Find(ctx context.Context, sch store.Schedule, due time.Time) (Delivered, bool, error)
+	Find(ctx context.Context, sch store.Schedule, due time.Time) (bot.Delivered, bool, error)
 }
 
-// Delivered is where a run was posted.
-type Delivered struct {
-	// ThreadID is the thread the message is in ("C1:1700000000.000100").
-	ThreadID string
-	// Channel and TS are the message's, for the run's record.
-	Channel, TS string
-}
-
-// SchedulerOptions change a Scheduler; zero fields take the bot's
-// configuration.
-type SchedulerOptions struct {
+// Options change a Scheduler; zero fields take the bot's configuration.
+type Options struct {
 	// Runner names this replica in claims and run records; default the
 	// host name and a random suffix.
 	Runner string
@@ -74,8 +72,9 @@ type SchedulerOptions struct {
 // tried again with a doubling delay; its owner is told when it fails for
 // good, and when a policy change stops it.
 type Scheduler struct {
-	b          *Bot
-	o          SchedulerOptions
+	b          *bot.Bot
+	db         *store.DB
+	o          Options
 	deliverers map[string]Deliverer
 	log        *slog.Logger
 	// places holds a token per run under way, up to Batch.
@@ -87,11 +86,11 @@ type Scheduler struct {
 	under map[string]bool
 }
 
-// NewScheduler makes a Scheduler of b's schedules. The web chat's and the
-// command line's schedules post in their threads (a local Deliverer);
-// Slack's need Handle(nodes.SurfaceSlack, …).
-func (b *Bot) NewScheduler(o SchedulerOptions) *Scheduler {
-	c := b.cfg
+// New makes a Scheduler of b's schedules. The web chat's and the command
+// line's schedules post in their threads (b.LocalDeliverer); Slack's need
+// Handle(nodes.SurfaceSlack, …).
+func New(b *bot.Bot, o Options) *Scheduler {
+	c := b.Config()
 	if o.Runner == "" {
 		host, _ := os.Hostname()
 		var r [3]byte
@@ -119,8 +118,8 @@ func (b *Bot) NewScheduler(o SchedulerOptions) *Scheduler {
 	if o.RecordDelay <= 0 {
 		o.RecordDelay = time.Second
 	}
-	local := localDeliverer{b: b}
-	return &Scheduler{b: b, o: o, log: b.log.With("component", "scheduler", "runner", o.Runner), places: make(chan struct{}, o.Batch),
+	local := b.LocalDeliverer()
+	return &Scheduler{b: b, db: b.DB(), o: o, log: b.Logger().With("component", "scheduler", "runner", o.Runner), places: make(chan struct{}, o.Batch),
 		deliverers: map[string]Deliverer{nodes.SurfaceWeb: local, nodes.SurfaceCLI: local, nodes.SurfaceMCP: local}, under: map[string]bool{}}
 }
 
@@ -166,7 +165,7 @@ const pendingFor = 24 * time.Hour
 // poll deletes the pending schedules never confirmed within a day, claims
 // up to the free places' worth of due runs and starts them on wg.
 func (sc *Scheduler) poll(ctx context.Context, wg *sync.WaitGroup) (int, error) {
-	if n, err := sc.b.db.DeletePendingSchedules(ctx, pendingFor); err != nil {
+	if n, err := sc.db.DeletePendingSchedules(ctx, pendingFor); err != nil {
 		sc.log.WarnContext(ctx, "delete unconfirmed schedules", "err", err)
 	} else if n > 0 {
 		sc.log.InfoContext(ctx, "unconfirmed schedules deleted", "count", n)
@@ -175,7 +174,7 @@ func (sc *Scheduler) poll(ctx context.Context, wg *sync.WaitGroup) (int, error) 
 	if free == 0 {
 		return 0, nil
 	}
-	claims, err := sc.b.db.ClaimDueSchedules(ctx, store.ClaimRequest{Runner: sc.o.Runner, Now: sc.o.Now(), Lease: sc.o.Lease,
+	claims, err := sc.db.ClaimDueSchedules(ctx, store.ClaimRequest{Runner: sc.o.Runner, Now: sc.o.Now(), Lease: sc.o.Lease,
 		Surfaces: sc.surfaces(), Limit: free, Only: sc.o.Only, Except: sc.underWay()})
 	if err != nil {
 		return 0, err
@@ -215,7 +214,7 @@ func (sc *Scheduler) runClaim(ctx context.Context, c store.Claim) {
 	runCtx, stop := context.WithCancel(ctx)
 	defer stop()
 	go sc.keepClaim(runCtx, log, sch.ID)
-	w, err := schedule.ParseSpec(sch.Spec, sc.b.locationOf(sch.TimeZone))
+	w, err := schedule.ParseSpec(sch.Spec, sc.b.LocationOf(sch.TimeZone))
 	if err != nil {
 		reason := "its times (“" + sch.Spec + "”) cannot be read"
 		sc.tell(ctx, log, sch, fmt.Sprintf("I stopped your schedule “%s”: %s. Make it again from the answer.", sch.Question, reason))
@@ -228,7 +227,7 @@ func (sc *Scheduler) runClaim(ctx context.Context, c store.Claim) {
 		sc.finish(ctx, log, store.RunEnd{Claim: c, Outcome: store.RunPosted}, w)
 		return
 	}
-	s, err := sc.b.runScheduled(runCtx, c, sc.lateAfter())
+	s, err := sc.b.RunScheduled(runCtx, c, sc.lateAfter())
 	if ctx.Err() != nil {
 		return // stopping: the claim lapses and is taken over
 	}
@@ -239,7 +238,7 @@ func (sc *Scheduler) runClaim(ctx context.Context, c store.Claim) {
 		end.Outcome, end.ErrorKind, end.ErrorDetail = store.RunRefused, string(kind), s.ErrorDetail
 		end.Stop = s.ResponseText
 		sc.tell(ctx, log, sch, fmt.Sprintf("I stopped your schedule “%s”: %s Resume it from `%s` once you may read it again.",
-			sch.Question, s.ResponseText, sc.b.scheduleCommand(sch.Surface)))
+			sch.Question, s.ResponseText, sc.b.ScheduleCommand(sch.Surface)))
 		sc.finish(ctx, log, end, w)
 		return
 	default:
@@ -260,15 +259,15 @@ func (sc *Scheduler) runClaim(ctx context.Context, c store.Claim) {
 		sc.finish(ctx, log, end, w)
 		return
 	}
-	if ok, err := sc.b.db.StartPosting(ctx, c, sc.o.Runner, sc.o.Now()); err != nil || !ok {
+	if ok, err := sc.db.StartPosting(ctx, c, sc.o.Runner, sc.o.Now()); err != nil || !ok {
 		// Another replica took the run over (this one stalled past its
 		// lease) and posts it, or the schedule was paused or deleted
 		// while the query ran.
 		log.WarnContext(ctx, "not posted: the claim passed to another runner, or the schedule is no longer active", "err", err)
 		return
 	}
-	where, err := sc.deliverers[sch.Surface].Deliver(ctx, sch, s)
-	var refusal *Refusal
+	where, err := sc.deliverers[sch.Surface].Deliver(ctx, sch, bot.ScheduledReply(s))
+	var refusal *bot.Refusal
 	switch {
 	case err != nil && ctx.Err() != nil:
 		return // stopping mid-post: the claim lapses and is taken over
@@ -283,10 +282,10 @@ func (sc *Scheduler) runClaim(ctx context.Context, c store.Claim) {
 	}
 	// Recorded even when the process is stopping: the post happened.
 	kept := context.WithoutCancel(ctx)
-	if err := sc.b.db.MarkPosted(kept, c.RunID, where.Channel, where.TS); err != nil {
+	if err := sc.db.MarkPosted(kept, c.RunID, where.Channel, where.TS); err != nil {
 		log.WarnContext(ctx, "record the post", "err", err)
 	}
-	sc.b.keepScheduled(kept, s, where.ThreadID)
+	sc.b.KeepScheduled(kept, s, where.ThreadID)
 	end.Outcome = store.RunPosted
 	sc.finish(ctx, log, end, w)
 }
@@ -310,14 +309,14 @@ func (sc *Scheduler) postedBefore(ctx context.Context, log *slog.Logger, c store
 		return false
 	}
 	log.InfoContext(ctx, "the stopped runner had posted the run: not posting it again", "channel", where.Channel, "ts", where.TS)
-	if err := sc.b.db.MarkPosted(ctx, c.RunID, where.Channel, where.TS); err != nil {
+	if err := sc.db.MarkPosted(ctx, c.RunID, where.Channel, where.TS); err != nil {
 		log.WarnContext(ctx, "record the post", "err", err)
 	}
 	// The stopped runner kept no turn behind its message: run the query
 	// again (no post) so that the message's buttons work.
-	if s, err := sc.b.runScheduled(ctx, c, sc.lateAfter()); err == nil && s.ErrorKind == "" && !s.Quiet {
+	if s, err := sc.b.RunScheduled(ctx, c, sc.lateAfter()); err == nil && s.ErrorKind == "" && !s.Quiet {
 		s.RemoveCSVFile()
-		sc.b.keepScheduled(ctx, s, where.ThreadID)
+		sc.b.KeepScheduled(ctx, s, where.ThreadID)
 	}
 	return true
 }
@@ -340,13 +339,13 @@ func (sc *Scheduler) failed(ctx context.Context, log *slog.Logger, c store.Claim
 	end.Due, end.Next, end.Failures = next, next, c.Schedule.Failures+1
 	log.WarnContext(ctx, "scheduled run failed", "kind", kind, "detail", detail, "failures", end.Failures)
 	text := fmt.Sprintf("I couldn't run your schedule “%s” that was due %s (%s). I'll try again at the next time, %s.",
-		c.Schedule.Question, whenOf(c.Due, w.Location), failureWords(kind, c.Attempt), whenOf(next, w.Location))
+		c.Schedule.Question, w.Words(c.Due), failureWords(kind, c.Attempt), w.Words(next))
 	if end.Failures >= maxFailedRuns {
 		// A schedule that keeps failing stops, rather than telling its
 		// owner so at every run.
 		end.Stop = fmt.Sprintf("its last %d runs failed", end.Failures)
 		text = fmt.Sprintf("I stopped your schedule “%s”: its last %d runs failed (%s). Resume it from `%s` once it can run.",
-			c.Schedule.Question, end.Failures, failureWords(kind, c.Attempt), sc.b.scheduleCommand(c.Schedule.Surface))
+			c.Schedule.Question, end.Failures, failureWords(kind, c.Attempt), sc.b.ScheduleCommand(c.Schedule.Surface))
 	}
 	sc.tell(ctx, log, c.Schedule, text)
 	sc.end(ctx, log, end)

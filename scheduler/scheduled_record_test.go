@@ -1,11 +1,10 @@
-package bot_test
+package scheduler_test
 
 import (
 	"context"
 	"errors"
 	"log/slog"
 	"net/url"
-	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -16,52 +15,25 @@ import (
 	"github.com/analyticsbot/analyticsbot/bot"
 	"github.com/analyticsbot/analyticsbot/bot/bottest"
 	"github.com/analyticsbot/analyticsbot/nodes"
+	"github.com/analyticsbot/analyticsbot/scheduler"
 	"github.com/analyticsbot/analyticsbot/store"
 	"github.com/analyticsbot/analyticsbot/store/storetest"
+	"github.com/analyticsbot/analyticsbot/warehouse"
 	"github.com/analyticsbot/analyticsbot/warehouse/pgwarehouse"
 )
 
-// logWatch keeps the messages a bot logs and tells the test when one
-// holding want first appears.
-type logWatch struct {
-	want string
-	seen chan struct{}
+// sql2018 is the stored query of the schedules the tests run.
+const sql2018 = "SELECT count(*) AS games FROM analytics.apps WHERE release_year = 2018"
 
-	mu   sync.Mutex
-	recs []slog.Record
-	once sync.Once
-}
-
-func newLogWatch(want string) *logWatch { return &logWatch{want: want, seen: make(chan struct{})} }
-
-func (w *logWatch) Enabled(context.Context, slog.Level) bool { return true }
-func (w *logWatch) WithAttrs([]slog.Attr) slog.Handler       { return w }
-func (w *logWatch) WithGroup(string) slog.Handler            { return w }
-
-func (w *logWatch) Handle(_ context.Context, r slog.Record) error {
-	w.mu.Lock()
-	w.recs = append(w.recs, r.Clone())
-	w.mu.Unlock()
-	if strings.Contains(r.Message, w.want) {
-		w.once.Do(func() { close(w.seen) })
-	}
-	return nil
-}
-
-// records are the records logged so far.
-func (w *logWatch) records() []slog.Record {
-	w.mu.Lock()
-	defer w.mu.Unlock()
-	return append([]slog.Record(nil), w.recs...)
-}
-
-// messages are the messages logged so far.
-func (w *logWatch) messages() []string {
-	var out []string
-	for _, r := range w.records() {
-		out = append(out, r.Message)
-	}
-	return out
+// testDB is a database with the demo data loaded, shared by the tests of
+// one function.
+func testDB(t *testing.T) string {
+	t.Helper()
+	db, url := storetest.NewWithURL(t)
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	require.NoError(t, bottest.LoadDemo(ctx, db), "load the demo data")
+	return url
 }
 
 // cuttingDeliverer stands for Slack refusing a post at the moment the
@@ -73,7 +45,7 @@ type cuttingDeliverer struct {
 	calls int
 }
 
-func (d *cuttingDeliverer) Deliver(_ context.Context, sch store.Schedule, _ *nodes.State) (bot.Delivered, error) {
+func (d *cuttingDeliverer) Deliver(_ context.Context, sch store.Schedule, _ bot.Reply) (bot.Delivered, error) {
 	d.mu.Lock()
 	defer d.mu.Unlock()
 	d.calls++
@@ -86,18 +58,19 @@ func (d *cuttingDeliverer) Deliver(_ context.Context, sch store.Schedule, _ *nod
 
 func (d *cuttingDeliverer) Tell(context.Context, store.Schedule, string) error { return nil }
 
-// testScheduleRecordRetried: a scheduled run fails and its end cannot be
+// TestScheduleRecordRetried: a scheduled run fails and its end cannot be
 // recorded, as the bot's database refuses for a moment (a proxy the test
 // stops and starts). The runner records it once the database is back,
 // keeping the run its own, so the retry it planned a minute later happens
 // then, as its second attempt; no attempt is recorded as abandoned, and
 // the log never says the runner stopped. A runner stopped before the
 // database is back says it did not record the run.
-func testScheduleRecordRetried(t *testing.T, e *testEnv) {
+func TestScheduleRecordRetried(t *testing.T) {
+	dbURL := testDB(t)
 	t.Run("the database comes back", func(t *testing.T) {
 		t.Parallel()
 		ctx := context.Background()
-		f := failRecording(t, e, ctx)
+		f := failRecording(t, dbURL, ctx)
 		f.p.Restart(t)
 		r := <-f.done
 		require.NoError(t, r.err)
@@ -123,7 +96,7 @@ func testScheduleRecordRetried(t *testing.T, e *testEnv) {
 		}
 		assert.Equal(t, []string{store.RunPosted + " by alive", store.RunFailed + " by alive"}, outcomes,
 			"the retry, then the failed attempt; none abandoned")
-		for _, m := range f.watch.messages() {
+		for _, m := range f.watch.Messages() {
 			assert.NotContains(t, m, "taking over", "the runner was alive throughout")
 		}
 	})
@@ -131,11 +104,11 @@ func testScheduleRecordRetried(t *testing.T, e *testEnv) {
 	t.Run("the process stops first", func(t *testing.T) {
 		t.Parallel()
 		ctx, stop := context.WithCancel(context.Background())
-		f := failRecording(t, e, ctx)
+		f := failRecording(t, dbURL, ctx)
 		stop()
 		r := <-f.done
 		require.NoError(t, r.err)
-		assert.Contains(t, f.watch.messages(),
+		assert.Contains(t, f.watch.Messages(),
 			"scheduled run not recorded: the process is stopping; its claim lapses and another runner takes the run over")
 	})
 }
@@ -145,8 +118,8 @@ func testScheduleRecordRetried(t *testing.T, e *testEnv) {
 type recording struct {
 	b     *bot.Bot
 	p     *storetest.Proxy
-	watch *logWatch
-	sc    *bot.Scheduler
+	watch *bottest.LogWatch
+	sc    *scheduler.Scheduler
 	sch   store.Schedule
 	clk   *testClock
 	slack *cuttingDeliverer
@@ -161,35 +134,32 @@ type tickResult struct {
 // failRecording runs a schedule of a bot whose database, behind a proxy,
 // goes away as the run's post fails, and returns once the scheduler has
 // tried to record the run's end and failed; the Tick runs on under ctx.
-func failRecording(t *testing.T, e *testEnv, ctx context.Context) *recording {
+func failRecording(t *testing.T, dbURL string, ctx context.Context) *recording {
 	t.Helper()
-	p := storetest.NewProxy(t, e.url)
-	watch := newLogWatch("record the scheduled run: trying again")
-	cfg := testConfig(t, e, script())
+	p := storetest.NewProxy(t, dbURL)
+	watch := bottest.NewLogWatch("record the scheduled run: trying again")
+	cfg := bottest.Config(t, dbURL, "")
 	cfg.DatabaseURL = p.URL()
 	// The bot's own database goes away; the analytics it reads stay (the
 	// reader logs in around the proxy), so the planned retry can post.
-	reader, err := url.Parse(e.url)
+	reader, err := url.Parse(dbURL)
 	require.NoError(t, err)
 	reader.User = url.User(pgwarehouse.DefaultReaderRole)
-	cfg.ReaderURL = reader.String()
+	cfg.Postgres.ReaderURL = reader.String()
 	b := bottest.Start(t, cfg, slog.New(watch))
 	thread := bot.NewThreadID()
-	first, _ := ask(t, b, thread, "How many games were released in 2018?")
-	require.Empty(t, first.ErrorKind, "question: %s", first.ErrorDetail)
-	turn, err := b.DB().MostRecentQuery(context.Background(), thread)
-	require.NoError(t, err)
+	query := warehouse.Query{Backend: b.Backend().Name(), Text: sql2018}
 
 	due := time.Date(2026, 11, 30, 9, 0, 0, 0, time.UTC)
 	sch, err := b.DB().AddSchedule(context.Background(), store.Schedule{State: store.ScheduleActive, OwnerID: "U1",
-		Surface: nodes.SurfaceSlack, SourceThread: thread, SourceChannel: "C1", Query: turn.Query, QueryID: turn.QueryID,
+		Surface: nodes.SurfaceSlack, SourceThread: thread, SourceChannel: "C1", Query: query, QueryID: warehouse.IDOf(b.Backend(), query),
 		Question: "Games of 2018, retried", Spec: "0 9 * * *", TimeZone: "UTC", DestKind: "channel", DestChannel: "C1",
 		Format: "answer", NextRunAt: &due})
 	require.NoError(t, err)
 	f := &recording{b: b, p: p, watch: watch, sch: sch, clk: &testClock{t: due.Add(time.Second)},
 		slack: &cuttingDeliverer{cut: p.Stop}, done: make(chan tickResult, 1)}
 	b.SetClock(f.clk.Now)
-	f.sc = b.NewScheduler(bot.SchedulerOptions{Now: f.clk.Now, Runner: "alive", Lease: 2 * time.Minute, RetryDelay: time.Minute,
+	f.sc = scheduler.New(b, scheduler.Options{Now: f.clk.Now, Runner: "alive", Lease: 2 * time.Minute, RetryDelay: time.Minute,
 		RecordDelay: 10 * time.Millisecond, Only: sch.ID})
 	f.sc.Handle(nodes.SurfaceSlack, f.slack)
 	go func() {
@@ -197,9 +167,9 @@ func failRecording(t *testing.T, e *testEnv, ctx context.Context) *recording {
 		f.done <- tickResult{n, err}
 	}()
 	select {
-	case <-watch.seen:
+	case <-watch.Seen():
 	case r := <-f.done:
-		t.Fatalf("the run's end was not recorded and not tried again: Tick returned %d, %v; the log said %q", r.n, r.err, watch.messages())
+		t.Fatalf("the run's end was not recorded and not tried again: Tick returned %d, %v; the log said %q", r.n, r.err, watch.Messages())
 	}
 	return f
 }

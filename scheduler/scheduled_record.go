@@ -1,4 +1,4 @@
-package bot
+package scheduler
 
 import (
 	"context"
@@ -23,7 +23,7 @@ func (sc *Scheduler) keepClaim(ctx context.Context, log *slog.Logger, id string)
 		case <-ctx.Done():
 			return
 		case <-t.C:
-			if ok, err := sc.b.db.ExtendClaim(ctx, id, sc.o.Runner, sc.o.Now().Add(sc.o.Lease)); err != nil || !ok {
+			if ok, err := sc.db.ExtendClaim(ctx, id, sc.o.Runner, sc.o.Now().Add(sc.o.Lease)); err != nil || !ok {
 				log.WarnContext(ctx, "renew the claim", "held", ok, "err", err)
 			}
 		}
@@ -73,7 +73,7 @@ func (sc *Scheduler) end(ctx context.Context, log *slog.Logger, end store.RunEnd
 func (sc *Scheduler) finishRun(ctx context.Context, end store.RunEnd) error {
 	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), recordTimeout)
 	defer cancel()
-	return sc.b.db.FinishRun(ctx, end)
+	return sc.db.FinishRun(ctx, end)
 }
 
 // underWay lists the schedules this scheduler is running.
