@@ -212,14 +212,37 @@ func (b *Bot) ContextFor(ctx context.Context, m Message) (GeneratorContext, erro
 	return out, err
 }
 
+// QueryReply is the Reply to a query the client wrote, with Reason: for
+// a query the guard or the backend refused, the rule it broke, in the
+// words the generator is given to fix its own.
+type QueryReply struct {
+	Reply
+	Reason string
+}
+
+// queryRefusals are the error kinds whose detail is a query's refusal.
+var queryRefusals = map[nodes.ErrorKind]bool{
+	nodes.ErrInvalidQuery: true, nodes.ErrUnsafeQuery: true, nodes.ErrAccessDenied: true, nodes.ErrForbidden: true,
+}
+
 // RunQuery runs a query the client wrote (query, in the backend's
 // language) for m's user, as a turn of a new thread of theirs: the guard,
 // their policy and role, the row cap and the result cache apply as to a
 // generated query (nodes.QueryGraph), but a refused query is not
-// rewritten: the final state says why (ErrorKind, ErrorDetail). Its answer
-// has a query id, so Press exports it. The error is for failures of the
-// workflow itself.
-func (b *Bot) RunQuery(ctx context.Context, m Message, query string, opts ...workflow.RunOption) (*nodes.State, workflow.Result, error) {
+// rewritten: the reply's Outcome and Reason say why. Its answer has a
+// query id, so Press exports it. The error is for failures of the workflow
+// itself.
+func (b *Bot) RunQuery(ctx context.Context, m Message, query string, opts ...AskOption) (QueryReply, error) {
+	ctx, ro := runOptions(ctx, opts)
+	s, res, err := b.runQuery(ctx, m, query, ro...)
+	out := QueryReply{Reply: replyOf(s, res)}
+	if s != nil && queryRefusals[s.ErrorKind] {
+		out.Reason = s.ErrorDetail
+	}
+	return out, err
+}
+
+func (b *Bot) runQuery(ctx context.Context, m Message, query string, opts ...workflow.RunOption) (*nodes.State, workflow.Result, error) {
 	m.ThreadID = ""
 	m, err := b.askThread(ctx, m)
 	if err != nil {

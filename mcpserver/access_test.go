@@ -37,7 +37,7 @@ func TestAccessMatrixThroughMCP(t *testing.T) {
 	t.Parallel()
 	path := accessFile(t)
 	b := newTestBot(t, bottest.DemoScript(bottest.AccessRules()), func(c *bot.Config) {
-		c.AccessFile, c.Schemas = path, bottest.AccessSchemas
+		c.AccessFile, c.Postgres.Schemas = path, bottest.AccessSchemas
 	})
 	for p, policy := range bottest.AccessPolicies {
 		user := bottest.AccessUsers[p]

@@ -55,8 +55,8 @@ func (s *Server) answerOf(t turn) (*mcp.CallToolResult, Answer) {
 			out.Choices = append(out.Choices, c.Ask)
 		}
 	}
-	if t.errorKind == "" && t.query.Text != "" {
-		out.Query, out.Language = t.query.Text, s.bot.Backend().Dialect().Language
+	if t.errorKind == "" && t.query != "" {
+		out.Query, out.Language = t.query, s.bot.Backend().Dialect().Language
 	}
 	if r := t.result; r != nil {
 		out.Columns, out.RowCount, out.Truncated = r.ColumnNames(), r.RowCount, r.Truncated

@@ -35,7 +35,7 @@ rules:
     reply: 'Here is the count.'
 `
 	b := newTestBot(t, script, func(c *bot.Config) {
-		c.Backend, c.CubeAPIURL, c.CubeAPISecret = "cube", srv.URL, srv.Secret
+		c.Backend, c.Cube.APIURL, c.Cube.APISecret = "cube", srv.URL, srv.Secret
 	})
 	cs := connect(t, b, Config{}, DefaultUser)
 

@@ -4,9 +4,8 @@ import (
 	"io"
 
 	"github.com/analyticsbot/analyticsbot/answer"
-	"github.com/analyticsbot/analyticsbot/nodes"
+	"github.com/analyticsbot/analyticsbot/bot"
 	"github.com/analyticsbot/analyticsbot/warehouse"
-	"github.com/analyticsbot/analyticsbot/workflow"
 )
 
 // This file is the one place that reads what bot.Ask, bot.Press and
@@ -19,14 +18,14 @@ type turn struct {
 	reply *answer.Answer
 	// query is the query the answer ran; queryID its id in the thread
 	// (export_csv's argument).
-	query   warehouse.Query
+	query   string
 	queryID string
 	// result is the whole result the answer ran (up to MAX_ROWS); nil
 	// without one.
 	result *warehouse.Result
 	// errorKind is empty for an answer; detail is what the backend said
 	// of a query it refused, in the words the generator is given.
-	errorKind nodes.ErrorKind
+	errorKind string
 	detail    string
 	// csv opens the export's CSV and its size, and removeCSV removes its
 	// file; csv is nil without one.
@@ -34,28 +33,26 @@ type turn struct {
 	removeCSV func()
 }
 
-// turnOf reads the final state of a turn.
-func turnOf(s *nodes.State, _ workflow.Result) turn {
-	t := turn{thread: s.ThreadTS, reply: s.Reply, errorKind: s.ErrorKind, removeCSV: func() {}}
-	if s.ErrorKind == "" {
-		t.query, t.queryID = s.Query, s.QueryID
-		if len(s.Result.Columns) > 0 {
-			r := s.Result
-			t.result = &r
+// turnOf reads a reply.
+func turnOf(r bot.Reply) turn {
+	t := turn{thread: r.ThreadID, reply: r.Answer, removeCSV: r.Close}
+	if !r.Outcome.OK() {
+		t.errorKind = r.Outcome.Kind
+	} else {
+		t.query, t.queryID = r.Query, r.QueryID
+		if a := r.Answer; a != nil && a.Result != nil && len(a.Result.Columns) > 0 {
+			t.result = a.Result
 		}
 	}
-	if refused[s.ErrorKind] {
-		t.detail = s.ErrorDetail
-	}
-	if s.HasCSV() {
-		t.csv, t.removeCSV = s.OpenCSV, s.RemoveCSVFile
+	if r.File != nil {
+		t.csv = r.File.Open
 	}
 	return t
 }
 
-// refused are the error kinds of a query the backend or the guard turned
-// down, whose reason the client may read (as the generator does) to fix
-// its query.
-var refused = map[nodes.ErrorKind]bool{
-	nodes.ErrInvalidQuery: true, nodes.ErrUnsafeQuery: true, nodes.ErrAccessDenied: true, nodes.ErrForbidden: true,
+// queryTurnOf reads the reply to a query the client wrote.
+func queryTurnOf(r bot.QueryReply) turn {
+	t := turnOf(r.Reply)
+	t.detail = r.Reason
+	return t
 }

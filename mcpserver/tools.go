@@ -10,8 +10,11 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/analyticsbot/analyticsbot/bot"
-	"github.com/analyticsbot/analyticsbot/nodes"
 )
+
+// actionExport is the Export CSV button's action, which export_csv
+// presses.
+const actionExport = "export_csv"
 
 // Bounds of the tools' arguments, in their JSON schemas: the SDK refuses
 // a longer one before any tool runs.
@@ -126,11 +129,11 @@ func (s *Server) ask(ctx context.Context, req *mcp.CallToolRequest, in askInput)
 	m.Text = in.Question
 	var t turn
 	err = s.limited(ctx, "ask", func(ctx context.Context) error {
-		st, res, err := s.bot.Ask(ctx, m)
+		r, err := s.bot.Ask(ctx, m)
 		if err != nil {
 			return err
 		}
-		t = turnOf(st, res)
+		t = turnOf(r)
 		return nil
 	})
 	if err != nil {
@@ -147,11 +150,11 @@ func (s *Server) runQuery(ctx context.Context, req *mcp.CallToolRequest, in quer
 	}
 	var t turn
 	err = s.limited(ctx, "run_query", func(ctx context.Context) error {
-		st, res, err := s.bot.RunQuery(ctx, m, in.Query)
+		r, err := s.bot.RunQuery(ctx, m, in.Query)
 		if err != nil {
 			return err
 		}
-		t = turnOf(st, res)
+		t = queryTurnOf(r)
 		return nil
 	})
 	if err != nil {
@@ -194,7 +197,7 @@ func (s *Server) exportCSV(ctx context.Context, req *mcp.CallToolRequest, in exp
 	m.ThreadID = in.ThreadID
 	var res *mcp.CallToolResult
 	err = s.limited(ctx, "export_csv", func(ctx context.Context) error {
-		st, wres, err := s.bot.Press(ctx, m, string(nodes.IntentExportCSV), in.QueryID)
+		r, err := s.bot.Press(ctx, m, actionExport, in.QueryID)
 		switch {
 		case errors.Is(err, bot.ErrNoThread):
 			return tell("no thread %q of yours: give the thread_id of an answer you were given", in.ThreadID)
@@ -203,7 +206,7 @@ func (s *Server) exportCSV(ctx context.Context, req *mcp.CallToolRequest, in exp
 		case err != nil:
 			return err
 		}
-		t := turnOf(st, wres)
+		t := turnOf(r)
 		defer t.removeCSV()
 		if t.errorKind != "" || t.csv == nil {
 			res, _ = s.answerOf(t)
