@@ -12,10 +12,6 @@ import (
 	"github.com/analyticsbot/analyticsbot/bot"
 )
 
-// actionExport is the Export CSV button's action, which export_csv
-// presses.
-const actionExport = "export_csv"
-
 // Bounds of the tools' arguments, in their JSON schemas: the SDK refuses
 // a longer one before any tool runs.
 const (
@@ -197,7 +193,7 @@ func (s *Server) exportCSV(ctx context.Context, req *mcp.CallToolRequest, in exp
 	m.ThreadID = in.ThreadID
 	var res *mcp.CallToolResult
 	err = s.limited(ctx, "export_csv", func(ctx context.Context) error {
-		r, err := s.bot.Press(ctx, m, actionExport, in.QueryID)
+		r, err := s.bot.Press(ctx, m, s.exportAction(), in.QueryID)
 		switch {
 		case errors.Is(err, bot.ErrNoThread):
 			return tell("no thread %q of yours: give the thread_id of an answer you were given", in.ThreadID)
@@ -244,4 +240,15 @@ func (s *Server) csvResource(t turn, queryID string) (*mcp.CallToolResult, error
 		&mcp.TextContent{Text: text},
 		&mcp.EmbeddedResource{Resource: &mcp.ResourceContents{URI: uri, MIMEType: "text/csv", Text: string(data)}},
 	}}, nil
+}
+
+// exportAction is the action id of the button whose press answers with
+// the result's file (Export CSV), as the bot lists its buttons.
+func (s *Server) exportAction() string {
+	for _, b := range s.bot.Buttons() {
+		if b.Download {
+			return b.Action
+		}
+	}
+	return ""
 }
