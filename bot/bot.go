@@ -428,8 +428,9 @@ func (b *Bot) run(ctx context.Context, s *nodes.State, opts ...workflow.RunOptio
 	if s.ThreadTS == "" {
 		s.ThreadTS = NewThreadID()
 	}
-	caller := warehouse.Caller{UserID: s.UserID, Email: s.UserEmail, ChannelID: s.ChannelID}
-	if !nodes.Aside(s.Intent) {
+	if nodes.Aside(s.Intent) {
+		ctx = warehouse.WithCaller(ctx, warehouse.Caller{UserID: s.UserID, Email: s.UserEmail, ChannelID: s.ChannelID})
+	} else {
 		turns, err := b.db.RecentTurns(ctx, s.ThreadTS, b.cfg.HistoryTurns)
 		if err != nil {
 			// The workflow reports an unreachable database to the user itself.
@@ -438,19 +439,11 @@ func (b *Bot) run(ctx context.Context, s *nodes.State, opts ...workflow.RunOptio
 		s.History = turns
 		// Every query of the run is made for this person: their policy
 		// (ACCESS_FILE) and the database's row-level security apply.
-		if b.access != nil {
-			p, err := b.access.Admit(whoOf(s))
-			var ref *access.Refusal
-			if errors.As(err, &ref) {
-				return b.refuse(ctx, s, ref), workflow.Result{}, nil
-			}
-			caller.Access, s.Policy = p, p.Policy()
-			caller = b.underCeiling(s, caller)
+		ctx, err = b.asCaller(ctx, s)
+		var ref *access.Refusal
+		if errors.As(err, &ref) {
+			return b.refuse(ctx, s, ref), workflow.Result{}, nil
 		}
-	}
-	ctx = warehouse.WithCaller(ctx, caller)
-	if rt, ok := b.backend.(warehouse.RoleTeller); ok && !nodes.Aside(s.Intent) {
-		s.Role = rt.RoleFor(ctx)
 	}
 	res, err := b.graph.Run(ctx, s, opts...)
 	if !nodes.Aside(s.Intent) {

@@ -10,7 +10,6 @@ import (
 	"github.com/analyticsbot/analyticsbot/access"
 	"github.com/analyticsbot/analyticsbot/nodes"
 	"github.com/analyticsbot/analyticsbot/store"
-	"github.com/analyticsbot/analyticsbot/telemetry"
 	"github.com/analyticsbot/analyticsbot/warehouse"
 	"github.com/analyticsbot/analyticsbot/workflow"
 )
@@ -24,11 +23,11 @@ import (
 // Call intents, as the query log records the MCP server's calls that are
 // not questions.
 const (
-	CallListTables    = "list_tables"
-	CallDescribeTable = "describe_table"
-	CallSearchValues  = "search_values"
-	CallVerified      = "list_verified_queries"
-	CallContext       = "get_context"
+	CallListTables    = string(nodes.IntentListTables)
+	CallDescribeTable = string(nodes.IntentDescribeTable)
+	CallSearchValues  = string(nodes.IntentSearchValues)
+	CallVerified      = string(nodes.IntentListVerified)
+	CallContext       = string(nodes.IntentGetContext)
 )
 
 // ErrValuesOff is the answer of SearchValues when the value index is off
@@ -228,7 +227,7 @@ var queryRefusals = map[nodes.ErrorKind]bool{
 // RunQuery runs a query the client wrote (query, in the backend's
 // language) for m's user, as a turn of a new thread of theirs: the guard,
 // their policy and role, the row cap and the result cache apply as to a
-// generated query (nodes.QueryGraph), but a refused query is not
+// generated query (the graph's run_query path), but a refused query is not
 // rewritten: the reply's Outcome and Reason say why. Its answer has a
 // query id, so Press exports it. The error is for failures of the workflow
 // itself.
@@ -249,24 +248,7 @@ func (b *Bot) runQuery(ctx context.Context, m Message, query string, opts ...wor
 		return nil, workflow.Result{}, err
 	}
 	s := &nodes.State{UserQuery: "[run_query] " + query, UserID: m.UserID, UserEmail: m.Email, ChannelID: m.ChannelID,
-		ThreadTS: m.ThreadID, Started: time.Now(), Intent: nodes.IntentAnalytics, IntentSource: "mcp",
+		ThreadTS: m.ThreadID, Started: time.Now(), Intent: nodes.IntentRunQuery, IntentSource: "mcp",
 		Query: warehouse.Query{Text: query, Backend: b.backend.Name()}}
-	ctx, err = b.asCaller(ctx, s)
-	var ref *access.Refusal
-	if errors.As(err, &ref) {
-		return b.refuse(ctx, s, ref), workflow.Result{}, nil
-	}
-	// Compiled per call: five nodes, checked in microseconds, and the
-	// Bot needs no field of its own for them.
-	g, err := nodes.QueryGraph(b.nodes).Compile()
-	if err != nil {
-		return nil, workflow.Result{}, fmt.Errorf("compile the query graph: %w", err)
-	}
-	res, err := g.Run(ctx, s, opts...)
-	b.logTurn(ctx, s, res)
-	telemetry.RecordTurn(ctx, s, res, b.backend.Name())
-	if err != nil {
-		return s, res, fmt.Errorf("run a query in thread %s: %w", s.ThreadTS, err)
-	}
-	return s, res, nil
+	return b.run(ctx, s, opts...)
 }

@@ -106,7 +106,7 @@ func TestRunQueryAndExport(t *testing.T) {
 	logs, err := b.DB().QueryLogs(t.Context(), store.QueryLogFilter{ThreadID: a.ThreadID})
 	require.NoError(t, err)
 	require.Len(t, logs, 1)
-	assert.Equal(t, []string{"validate_query", "execute_query", "format_answer", "save_turn"}, logs[0].Path)
+	assert.Equal(t, []string{"route_intent", "validate_query", "execute_query", "format_answer", "save_turn"}, logs[0].Path) // no generate_query, no interpret: no model
 	assert.Equal(t, a.QueryID, logs[0].QueryID)
 
 	ex := call(t, cs, "export_csv", map[string]any{"thread_id": a.ThreadID, "query_id": a.QueryID})

@@ -61,11 +61,11 @@ func Graph(n *Nodes) *workflow.Graph[State] {
 		AddNode(NodeSaveTurn, n.SaveTurn, workflow.WithLabel("Saving the conversation…")).
 		AddEdge(workflow.Start, NodeRouteIntent).
 		AddBranch(NodeRouteIntent, afterRouting, NodeResolveContext, NodeExportCSV, NodeShowSQL, NodeRefresh,
-			NodeSchedule, NodeRunSchedule, NodeExplain, NodeRate, NodeVerify, NodeListSchedules, NodeManageSchedule, NodeDecline, NodeHandleError).
+			NodeSchedule, NodeRunSchedule, NodeExplain, NodeRate, NodeVerify, NodeListSchedules, NodeManageSchedule, NodeDecline, NodeValidateQuery, NodeHandleError).
 		AddBranch(NodeResolveContext, onErrorOr(NodeGenerateQuery), NodeGenerateQuery, NodeHandleError).
 		AddBranch(NodeGenerateQuery, afterGeneration, NodeValidateQuery, NodeAskBack, NodeHandleError).
 		AddBranch(NodeValidateQuery, afterValidation(n.MaxRetries), NodeExecuteQuery, NodeGenerateQuery, NodeHandleError).
-		AddBranch(NodeExecuteQuery, afterExecution(n.MaxRetries), NodeInterpret, NodeGenerateQuery, NodeHandleError).
+		AddBranch(NodeExecuteQuery, afterExecution(n.MaxRetries), NodeInterpret, NodeFormatAnswer, NodeGenerateQuery, NodeHandleError).
 		AddEdge(NodeInterpret, NodeFormatAnswer).
 		AddEdge(NodeFormatAnswer, NodeSaveTurn).
 		AddEdge(NodeAskBack, NodeSaveTurn).
@@ -115,6 +115,8 @@ func afterRouting(s *State) string {
 		return NodeManageSchedule
 	case IntentOffTopic:
 		return NodeDecline
+	case IntentRunQuery:
+		return NodeValidateQuery
 	default:
 		return NodeResolveContext
 	}
@@ -155,13 +157,14 @@ func onErrorOr(next string) workflow.RouteFunc[State] {
 }
 
 // afterValidation runs a valid query, sends a fixable one back to the
-// generator while retries last, and gives up otherwise.
+// generator while retries last, and gives up otherwise; a query the asker
+// wrote (run_query) is never rewritten.
 func afterValidation(maxRetries int) workflow.RouteFunc[State] {
 	return func(s *State) string {
 		switch {
 		case s.Valid:
 			return NodeExecuteQuery
-		case s.ErrorKind == ErrInvalidQuery && s.RetryCount < maxRetries:
+		case s.ErrorKind == ErrInvalidQuery && s.RetryCount < maxRetries && s.Intent != IntentRunQuery:
 			return NodeGenerateQuery
 		default:
 			return NodeHandleError
@@ -170,13 +173,16 @@ func afterValidation(maxRetries int) workflow.RouteFunc[State] {
 }
 
 // afterExecution retries a query the backend rejected as it ran (a bad
-// cast, a division by zero) like one the validator rejected.
+// cast, a division by zero) like one the validator rejected; the result of
+// a query the asker wrote (run_query) is formatted without the model.
 func afterExecution(maxRetries int) workflow.RouteFunc[State] {
 	return func(s *State) string {
 		switch {
+		case s.ErrorKind == "" && s.Intent == IntentRunQuery:
+			return NodeFormatAnswer
 		case s.ErrorKind == "":
 			return NodeInterpret
-		case s.ErrorKind == ErrInvalidQuery && s.RetryCount < maxRetries:
+		case s.ErrorKind == ErrInvalidQuery && s.RetryCount < maxRetries && s.Intent != IntentRunQuery:
 			return NodeGenerateQuery
 		default:
 			return NodeHandleError

@@ -54,6 +54,9 @@ type IntentSpec struct {
 	// no turn of it and the query log no row (ratings, verifying, the
 	// schedules' list and their management).
 	Aside bool
+	// Catalog says it reads the catalog for an AI client's tool (MCP's
+	// list_tables): a query log row of its own, no path of the graph.
+	Catalog bool
 }
 
 // Offer says when the classifier is offered an intent.
@@ -115,6 +118,12 @@ var Intents = []IntentSpec{
 	{Intent: IntentManageSchedule, Name: "Schedule", ToPresser: true, Aside: true,
 		Actions: []string{ActionScheduleSave, ActionScheduleCancel, ActionSchedulePause, ActionScheduleResume, ActionScheduleDelete}},
 	{Intent: IntentAskBack},
+	{Intent: IntentRunQuery, Name: "Run a query", Question: true},
+	{Intent: IntentListTables, Name: "List tables", Catalog: true},
+	{Intent: IntentDescribeTable, Name: "Describe a table", Catalog: true},
+	{Intent: IntentSearchValues, Name: "Search values", Catalog: true},
+	{Intent: IntentListVerified, Name: "Verified queries", Catalog: true},
+	{Intent: IntentGetContext, Name: "Context", Catalog: true},
 }
 
 // The presses of a rating: a 👍 or 👎 under an answer (also as Slack's

@@ -79,7 +79,10 @@ func (n *Nodes) RouteIntent(ctx context.Context, s *State) error {
 		s.note("the message was not valid UTF-8; invalid bytes were replaced")
 	}
 	if s.Intent != "" {
-		s.IntentSource, s.Confidence = "button", 1
+		if s.IntentSource == "" {
+			s.IntentSource = "button"
+		}
+		s.Confidence = 1
 		return nil
 	}
 	// Commands beside the conversation, read whatever their length.

@@ -56,6 +56,19 @@ const (
 	// bot asked back (save_turn), so the next question, which answers it,
 	// is not asked about again. The router never picks it.
 	IntentAskBack Intent = "ask_back"
+	// IntentRunQuery runs a query the asker wrote (the MCP server's
+	// run_query): the guard, their policy and role and the cache apply as
+	// to a generated one, but a refused query is not rewritten and no model
+	// is called.
+	IntentRunQuery Intent = "run_query"
+	// The catalog reads of the MCP server's tools: each is a query log row
+	// of the asker's, answered by bot without the graph (nothing of a
+	// conversation to run).
+	IntentListTables    Intent = "list_tables"
+	IntentDescribeTable Intent = "describe_table"
+	IntentSearchValues  Intent = "search_values"
+	IntentListVerified  Intent = "list_verified_queries"
+	IntentGetContext    Intent = "get_context"
 )
 
 // Format is the shape of the reply.
