@@ -19,30 +19,26 @@ const (
 	// keepAliveInterval spaces the comments that keep proxies from closing
 	// a stream that waits on a slow model call.
 	keepAliveInterval = 15 * time.Second
-	// flushInterval is the least time between two flushes of the stream.
-	// An event written after a quiet spell goes out at once; one written
-	// less than flushInterval after the last flush waits for the rest of
-	// it, with whatever else comes meanwhile (a burst of text deltas, a
-	// step's result and the next step's status): one write to the socket
-	// for the lot instead of one each.
-	flushInterval = 15 * time.Millisecond
+	// flushDelay is how long an event may wait in the response's buffer
+	// for the ones that follow it: a step's result and the next step's
+	// status, a burst of text deltas go out in one write to the socket
+	// instead of one each, none later than flushDelay after it was written.
+	flushDelay = 10 * time.Millisecond
 )
 
-// eventWriter writes server-sent events, one at a time. Each is flushed
-// within flushInterval: at once after a quiet spell, else with the
-// events written after it. The first failed write cancels the run through
-// fail; later events are dropped.
+// eventWriter writes server-sent events, one at a time, each flushed
+// within flushDelay with whatever was written meanwhile. The first failed
+// write cancels the run through fail; later events are dropped.
 type eventWriter struct {
 	w    http.ResponseWriter
 	rc   *http.ResponseController
 	fail context.CancelCauseFunc
 
-	mu        sync.Mutex
-	err       error
-	buf       []byte      // the event being encoded, reused
-	lastFlush time.Time   // when the stream was last flushed
-	timer     *time.Timer // flushes what is written since; nil when nothing waits
-	closed    bool
+	mu     sync.Mutex
+	err    error
+	buf    []byte      // the event being encoded, reused
+	timer  *time.Timer // flushes what is written since; nil when nothing waits
+	closed bool
 }
 
 // startEvents sends the stream's headers and returns its writer.
@@ -87,26 +83,22 @@ func (e *eventWriter) write(p []byte) {
 	e.writeLocked(p)
 }
 
-// writeLocked writes p to the response's buffer and flushes it now or
-// within what is left of flushInterval.
+// writeLocked writes p to the response's buffer and has it flushed
+// flushDelay later, with what comes meanwhile.
 func (e *eventWriter) writeLocked(p []byte) {
-	// The buffer may fill and write to the connection: under the deadline.
-	if !e.deadline() {
+	starts := e.timer == nil // else the flush already due takes p too
+	// The buffer may fill and write to the connection, and the flush
+	// writes the rest, all within flushDelay: one deadline covers them.
+	if starts && !e.deadline() {
 		return
 	}
 	if _, err := e.w.Write(p); err != nil {
 		e.failed(err)
 		return
 	}
-	if e.timer != nil {
-		return // the flush already due takes p too
+	if starts {
+		e.timer = time.AfterFunc(flushDelay, e.flushDue)
 	}
-	now := time.Now()
-	if wait := flushInterval - now.Sub(e.lastFlush); wait > 0 {
-		e.timer = time.AfterFunc(wait, e.flushDue)
-		return
-	}
-	e.flushLocked(now)
 }
 
 // flushDue is the timer's flush of what was written since the last one.
@@ -117,12 +109,10 @@ func (e *eventWriter) flushDue() {
 		return
 	}
 	e.timer = nil
-	if e.deadline() {
-		e.flushLocked(time.Now())
-	}
+	e.flushLocked()
 }
 
-// deadline sets the write deadline of the next write to the connection;
+// deadline sets the write deadline of the next writes to the connection;
 // false when that failed (and the run is cancelled).
 func (e *eventWriter) deadline() bool {
 	err := e.rc.SetWriteDeadline(time.Now().Add(eventWriteTimeout))
@@ -133,8 +123,7 @@ func (e *eventWriter) deadline() bool {
 	return true
 }
 
-func (e *eventWriter) flushLocked(now time.Time) {
-	e.lastFlush = now
+func (e *eventWriter) flushLocked() {
 	if err := e.rc.Flush(); err != nil {
 		e.failed(err)
 	}
@@ -181,8 +170,8 @@ func (e *eventWriter) close() {
 	if e.timer != nil {
 		e.timer.Stop()
 		e.timer = nil
-		if e.err == nil && e.deadline() {
-			e.flushLocked(time.Now())
+		if e.err == nil {
+			e.flushLocked()
 		}
 	}
 	_ = e.rc.SetWriteDeadline(time.Time{})
