@@ -235,9 +235,9 @@ func (e *Executor) QueryRows(ctx context.Context, sql string, limit int) (wareho
 		limit = e.cfg.MaxRows
 	}
 	var res warehouse.Result
-	err := e.inReadOnlyTx(ctx, sql, func(tx pgx.Tx) error {
+	err := e.inReadOnlyTx(ctx, sql, func(tx pgx.Tx, sg signed) error {
 		var err error
-		res, err = e.read(ctx, tx, sql, limit)
+		res, err = e.read(ctx, tx, sg, sql, limit)
 		return err
 	})
 	if err != nil {
@@ -250,11 +250,18 @@ func (e *Executor) QueryRows(ctx context.Context, sql string, limit int) (wareho
 // column or table comes back in Postgres' own words (`column "foo" does not
 // exist`) for the SQL generator to correct.
 func (e *Executor) Explain(ctx context.Context, sql string) error {
-	err := e.inReadOnlyTx(ctx, sql, func(tx pgx.Tx) error {
-		// QueryExecModeExec: the extended protocol, which refuses a second
-		// statement smuggled after a semicolon, in one round trip and without
+	err := e.inReadOnlyTx(ctx, sql, func(tx pgx.Tx, sg signed) error {
+		// The pool's QueryExecModeExec: the extended protocol, which
+		// refuses a second statement smuggled after a semicolon, without
 		// caching a plan made under one role for another.
-		_, err := tx.Exec(e.statementCtx(ctx), "EXPLAIN (FORMAT JSON)\n"+sql, pgx.QueryExecModeExec)
+		br, err := sg.send(e.statementCtx(ctx), tx, "EXPLAIN (FORMAT JSON)\n"+sql)
+		if err != nil {
+			return err
+		}
+		_, err = br.Exec()
+		if cerr := br.Close(); err == nil {
+			err = cerr
+		}
 		return err
 	})
 	if err != nil {
@@ -268,8 +275,9 @@ var errEmptyQuery = warehouse.Reject("empty", "the query is empty", false)
 
 // inReadOnlyTx runs fn in a read-only transaction on a connection logged
 // in as the reader role, with the schemas and timeouts pinned, then rolls
-// back whatever happened and cleans the session.
-func (e *Executor) inReadOnlyTx(ctx context.Context, sql string, fn func(pgx.Tx) error) error {
+// back whatever happened and cleans the session. fn sends its statement
+// with the signature of who it runs for (signed.send).
+func (e *Executor) inReadOnlyTx(ctx context.Context, sql string, fn func(pgx.Tx, signed) error) error {
 	if strings.TrimSpace(sql) == "" {
 		return errEmptyQuery
 	}
@@ -295,12 +303,11 @@ func (e *Executor) inReadOnlyTx(ctx context.Context, sql string, fn func(pgx.Tx)
 		if err := br.Close(); err != nil {
 			return err
 		}
-		if err := e.signIdentity(ctx, tx, identityMessage{pid, xact, caller.UserID, email, caller.ChannelID}); err != nil {
-			return fmt.Errorf("sign who the query runs for: %w", err)
-		}
+		sg := signed{b: &pgx.Batch{}}
+		sg.signs = e.queueIdentity(sg.b, identityMessage{pid, xact, caller.UserID, email, caller.ChannelID})
 		// Whatever reads the error next (the generator's retry, the
 		// query log) gets it without the data PostgreSQL quoted in it.
-		return redact(fn(tx), sql, namesOf(ctx))
+		return redact(fn(tx, sg), sql, namesOf(ctx))
 	})
 }
 
@@ -389,16 +396,22 @@ func (e *Executor) release(ctx context.Context, conn *pgxpool.Conn) {
 }
 
 // read runs sql and converts at most limit rows.
-func (e *Executor) read(ctx context.Context, tx pgx.Tx, sql string, limit int) (warehouse.Result, error) {
+func (e *Executor) read(ctx context.Context, tx pgx.Tx, sg signed, sql string, limit int) (warehouse.Result, error) {
 	// Canceled once enough rows are read, so the server stops producing the
 	// rest instead of streaming them to be thrown away.
 	qctx, cancel := context.WithCancel(e.statementCtx(ctx))
 	defer cancel()
 
-	// QueryExecModeExec: extended protocol (one statement only), no statement
-	// cache (plans are per role), results in text format, which every type
-	// has, so unknown types come back as their text rather than failing.
-	rows, err := tx.Query(qctx, sql, pgx.QueryExecModeExec)
+	// The pool's QueryExecModeExec: extended protocol (one statement
+	// only), no statement cache (plans are per role), results in text
+	// format, which every type has, so unknown types come back as their
+	// text rather than failing.
+	br, err := sg.send(qctx, tx, sql)
+	if err != nil {
+		return warehouse.Result{}, err
+	}
+	defer br.Close()
+	rows, err := br.Query()
 	if err != nil {
 		return warehouse.Result{}, err
 	}
