@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgconn"
 	"github.com/jackc/pgx/v5/pgxpool"
 
 	"github.com/analyticsbot/analyticsbot/pgpool"
@@ -27,10 +28,6 @@ const (
 	// readerPoolSize bounds the executor's own connections.
 	readerPoolSize = 8
 )
-
-// rollbackTimeout bounds the ROLLBACK that ends every executor transaction; it
-// runs even when the caller's context is already canceled.
-const rollbackTimeout = 5 * time.Second
 
 // ExecConfig configures an Executor. Zero fields take the defaults.
 type ExecConfig struct {
@@ -290,15 +287,9 @@ func (e *Executor) inReadOnlyTx(ctx context.Context, sql string, fn func(pgx.Tx,
 		caller := warehouse.CallerOf(ctx)
 		email := strings.ToLower(caller.Email)
 		e.queueSettings(b, caller, email, &pid, &xact)
+		// release rolls the transaction back, whatever happens here.
 		br := conn.SendBatch(ctx, b)
 		tx := br.Tx()
-		defer func() {
-			// A failed rollback makes pgx close the connection, so an
-			// aborted transaction cannot leak into the pool.
-			rctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), rollbackTimeout)
-			defer cancel()
-			_ = tx.Rollback(rctx)
-		}()
 
 		if err := br.Close(); err != nil {
 			return err
@@ -373,13 +364,17 @@ func searchPath(schemas []string) string {
 	return strings.Join(quoted, ", ")
 }
 
-// cleanTimeout bounds the DISCARD ALL that cleans a connection.
+// cleanTimeout bounds the ROLLBACK and DISCARD ALL that clean a
+// connection; they run even when the caller's context is already
+// canceled.
 const cleanTimeout = 5 * time.Second
 
-// release cleans the session with DISCARD ALL (settings changed for the
-// session, session advisory locks, LISTEN, temporary tables, prepared
-// statements: whatever a statement left behind) and returns the connection
-// to the pool; a connection that cannot be cleaned is closed instead.
+// release rolls back the transaction the connection is in, if any, cleans
+// the session with DISCARD ALL (settings changed for the session, session
+// advisory locks, LISTEN, temporary tables, prepared statements: whatever
+// a statement left behind) and returns the connection to the pool; a
+// connection that cannot be cleaned is closed instead, so an aborted
+// transaction cannot leak into the pool.
 func (e *Executor) release(ctx context.Context, conn *pgxpool.Conn) {
 	cctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), cleanTimeout)
 	defer cancel()
@@ -387,12 +382,42 @@ func (e *Executor) release(ctx context.Context, conn *pgxpool.Conn) {
 		conn.Release()
 		return
 	}
-	if _, err := conn.Exec(cctx, "DISCARD ALL"); err != nil {
+	if err := rollbackAndDiscard(cctx, conn.Conn().PgConn()); err != nil {
 		raw := conn.Hijack()
 		_ = raw.Close(cctx)
 		return
 	}
 	conn.Release()
+}
+
+// rollbackAndDiscard sends the ROLLBACK (when a transaction is open) and
+// the DISCARD ALL in one round trip: a pipeline with a Sync after each, so
+// DISCARD ALL runs on its own, outside any transaction block, as it must.
+func rollbackAndDiscard(ctx context.Context, pc *pgconn.PgConn) error {
+	p := pc.StartPipeline(ctx)
+	if pc.TxStatus() != 'I' {
+		p.SendQueryParams("ROLLBACK", nil, nil, nil, nil)
+		p.SendPipelineSync()
+	}
+	p.SendQueryParams("DISCARD ALL", nil, nil, nil, nil)
+	p.SendPipelineSync()
+	err := p.Flush()
+	for err == nil {
+		var r any
+		if r, err = p.GetResults(); r == nil {
+			break
+		}
+		if rr, ok := r.(*pgconn.ResultReader); ok {
+			_, err = rr.Close()
+		}
+	}
+	if cerr := p.Close(); err == nil {
+		err = cerr
+	}
+	if err == nil && pc.TxStatus() != 'I' {
+		err = fmt.Errorf("the connection is still in a transaction (status %q)", pc.TxStatus())
+	}
+	return err
 }
 
 // read runs sql and converts at most limit rows.
