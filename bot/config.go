@@ -95,9 +95,10 @@ type Config struct {
 	// GlossaryFile is the team's glossary (docs/workflow.md): terms, their
 	// synonyms and what they mean in the data; empty: none.
 	GlossaryFile string `env:"GLOSSARY_FILE"`
-	// WordNetDir is a WordNet dict directory (Debian's wordnet-base:
-	// /usr/share/wordnet) whose synonyms and related words expand a
-	// question's words before grounding; empty: none.
+	// WordNetDir is where the WordNet whose synonyms and related words
+	// expand a question's words before grounding is read from: empty, the
+	// copy the binary embeds; a dict directory (Debian's wordnet-base:
+	// /usr/share/wordnet); or WordNetOff, none.
 	WordNetDir string `env:"WORDNET_DIR"`
 	// AskBack says when the query generator may ask back which reading of
 	// a question is meant instead of writing a query: "values" when its
@@ -288,9 +289,9 @@ func (c *Config) Check() error {
 			errs = append(errs, fmt.Errorf("GLOSSARY_FILE: %w", err))
 		}
 	}
-	if c.WordNetDir != "" {
+	if c.WordNetDir != "" && c.WordNetDir != WordNetOff {
 		if _, err := os.Stat(filepath.Join(c.WordNetDir, "index.noun")); err != nil {
-			errs = append(errs, fmt.Errorf("WORDNET_DIR: %q is no WordNet dict directory (it has no index.noun; Debian's wordnet-base installs one in /usr/share/wordnet)", c.WordNetDir))
+			errs = append(errs, fmt.Errorf("WORDNET_DIR: %q is no WordNet dict directory (it has no index.noun; Debian's wordnet-base installs one in /usr/share/wordnet; leave it empty for the embedded copy, %q for none)", c.WordNetDir, WordNetOff))
 		}
 	}
 	return errors.Join(errs...)
@@ -332,9 +333,14 @@ func (c Config) links(backend string) (answer.Links, error) {
 	return l, nil
 }
 
-// lexicon opens WORDNET_DIR and GLOSSARY_FILE; nil when neither is set.
+// WordNetOff is the WORDNET_DIR that turns WordNet off.
+const WordNetOff = "off"
+
+// lexicon opens WORDNET_DIR (empty: the embedded WordNet, decompressed on
+// first use) and GLOSSARY_FILE; nil with neither.
 func (c Config) lexicon(log *slog.Logger) (*lexicon.Lexicon, error) {
-	if c.WordNetDir == "" && c.GlossaryFile == "" {
+	if c.WordNetDir == WordNetOff && c.GlossaryFile == "" {
+		log.Info("WordNet is off (WORDNET_DIR=off)")
 		return nil, nil
 	}
 	lex := &lexicon.Lexicon{}
@@ -345,10 +351,17 @@ func (c Config) lexicon(log *slog.Logger) (*lexicon.Lexicon, error) {
 		}
 		log.Info("glossary loaded", "file", c.GlossaryFile, "terms", len(lex.Glossary.Entries))
 	}
-	if c.WordNetDir != "" {
+	switch c.WordNetDir {
+	case WordNetOff:
+		log.Info("WordNet is off (WORDNET_DIR=off)")
+		return lex, nil
+	case "":
+		lex.WordNet = lexicon.EmbeddedWordNet()
+	default:
 		if lex.WordNet, err = lexicon.OpenWordNet(c.WordNetDir); err != nil {
 			return nil, fmt.Errorf("WORDNET_DIR: %w", err)
 		}
 	}
+	log.Info("WordNet", "source", lex.WordNet.Source)
 	return lex, nil
 }

@@ -13,7 +13,7 @@ import (
 func TestFrontEndsImportNoInternals(t *testing.T) {
 	t.Parallel()
 	const module = "github.com/analyticsbot/analyticsbot/"
-	frontEnds := []string{"slackapp", "web", "terminal"}
+	frontEnds := []string{"slackapp", "web", "terminal", "mcpserver"}
 	internals := []string{"nodes", "workflow", "store"}
 	args := []string{"list", "-f", `{{.ImportPath}}{{range .Imports}} {{.}}{{end}}`}
 	for _, f := range frontEnds {

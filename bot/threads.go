@@ -19,11 +19,13 @@ import (
 var ErrNoThread = errors.New("no such thread")
 
 // ownedThreads reports whether the threads of channel's surface belong to
-// whoever started them: the web chat's (and its API's). Slack threads are
+// whoever started them: the web chat's (and its API's) and the MCP
+// server's. Slack threads are
 // the channel's, whose rules say who reads them; the operator's command
 // line (terminal, cli, eval) keeps its own local ids.
 func ownedThreads(channel string) bool {
-	return nodes.SurfaceOf(channel) == nodes.SurfaceWeb
+	surface := nodes.SurfaceOf(channel)
+	return surface == nodes.SurfaceWeb || surface == nodes.SurfaceMCP
 }
 
 // StartThread issues the id of a new conversation for m's surface and, on

@@ -1,15 +1,17 @@
 // Package lexicon holds what grounding knows of English words beyond the
 // catalog's own spelling: word forms (the Snowball stemmer), an English
-// lexical database (WordNet's files, read from disk) and the team's
-// glossary (GLOSSARY_FILE). It turns a question's words into related words
+// lexical database (WordNet: a compact copy embedded in the binary, or its
+// files read from disk) and the team's glossary (GLOSSARY_FILE). It turns a question's words into related words
 // grounding may score with, each saying where it came from, and calls no
 // model and no database.
 package lexicon
 
 import (
+	"regexp"
 	"slices"
 	"strings"
 	"sync"
+	"unicode"
 
 	"github.com/kljensen/snowball/english"
 )
@@ -45,7 +47,9 @@ type Lexicon struct {
 
 // Expand returns the words WordNet and the glossary relate to the
 // question: the glossary's by its terms and synonyms found in question,
-// WordNet's for each of words (the question's words that may name data).
+// WordNet's for each of words (the question's words that may name data)
+// but the words of a quoted name (the business "Mark's Bistro": a name's
+// words are not to be read for their senses, mark → grade).
 func (l *Lexicon) Expand(question string, words []string) []Expansion {
 	if l == nil {
 		return nil
@@ -62,7 +66,11 @@ func (l *Lexicon) Expand(question string, words []string) []Expansion {
 		}
 	}
 	if l.WordNet != nil {
+		quoted := quotedWords(question)
 		for _, w := range words {
+			if quoted[Stem(w)] {
+				continue
+			}
 			for _, r := range l.WordNet.Related(w) {
 				out = append(out, Expansion{Word: r.Word, From: w, Source: SourceWordNet, Via: r.Via})
 			}
@@ -70,6 +78,33 @@ func (l *Lexicon) Expand(question string, words []string) []Expansion {
 	}
 	return out
 }
+
+// quotedRe finds what a question quotes: between double quotes (straight
+// or curly), or between single quotes that open after a space or the
+// start and close before one, a punctuation mark or the end ('Mark’s
+// Bistro', an apostrophe inside; not the apostrophes of "Mark's and
+// Joe's").
+var quotedRe = regexp.MustCompile(`"([^"]+)"|“([^”]+)”|(?:^|\s)['‘]((?:[^'‘’]|['’]\pL)+)['’](?:$|[\s[:punct:]])`)
+
+// quotedWords are the stems (Stem) of the words of what question quotes.
+func quotedWords(question string) map[string]bool {
+	var out map[string]bool
+	for _, m := range quotedRe.FindAllStringSubmatch(question, -1) {
+		for _, part := range m[1:] {
+			for _, w := range strings.FieldsFunc(strings.ToLower(part), notWordRune) {
+				if out == nil {
+					out = map[string]bool{}
+				}
+				out[Stem(w)] = true
+			}
+		}
+	}
+	return out
+}
+
+// notWordRune splits words as grounding does: on anything but letters
+// and digits.
+func notWordRune(r rune) bool { return !unicode.IsLetter(r) && !unicode.IsDigit(r) }
 
 // stems caches Stem: a catalog's words are stemmed for every question.
 var stems struct {

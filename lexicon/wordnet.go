@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"slices"
@@ -14,19 +15,29 @@ import (
 
 // WordNet is Princeton's lexical database of English, read from the files
 // of its dict directory (Debian's wordnet-base installs them in
-// /usr/share/wordnet). Open reads the index files whole, checks they are
+// /usr/share/wordnet) or from the compact copy of them this package embeds
+// (EmbeddedWordNet). Opening reads the index files whole, checks they are
 // sorted and looks lemmas up in them by binary search, as WordNet's own
 // library does; synsets are read from the data files at the offsets the
 // index gives, when asked for. So opening costs a few milliseconds and
 // the index files' size (6 MB), not a parse of every line.
 type WordNet struct {
+	// Source says where the database is read from: its directory, or
+	// "embedded".
+	Source string
+	// dict returns the files, opened once.
+	dict func() (*dict, error)
+}
+
+// dict is a WordNet dict directory's files, opened.
+type dict struct {
 	// index holds each part of speech's index file: after licence lines
 	// that open with a space, one line per lemma ("client", "ice_cream"),
 	// sorted.
 	index [numPOS][]byte
 	// exc maps an inflected form to its base forms ("heaviest" → heavy).
 	exc  [numPOS]map[string][]string
-	data [numPOS]*os.File
+	data [numPOS]io.ReaderAt
 }
 
 type pos int
@@ -45,7 +56,8 @@ var posNames = [numPOS]string{"noun", "verb", "adj", "adv"}
 // synonyms, attributes and derived words; further ones are rarer meanings
 // ("staff" as a stick). A noun's senses up to maxRareSenses give their
 // synonyms and broader words too, as "rarer sense" and "broader", which
-// grounding weighs less.
+// grounding weighs less. The embedded copy keeps five senses a lemma
+// (lexicon/internal/wordnetgen).
 const (
 	maxSenses     = 2
 	maxRareSenses = 5
@@ -62,46 +74,65 @@ func OpenWordNet(dir string) (_ *WordNet, err error) {
 			err = fmt.Errorf("open WordNet in %s: %w", dir, err)
 		}
 	}()
-	wn := &WordNet{}
+	var files []*os.File
 	defer func() {
 		if err != nil {
-			for _, f := range wn.data {
-				if f != nil {
-					f.Close()
-				}
+			for _, f := range files {
+				f.Close()
 			}
 		}
 	}()
+	d, err := openDict(func(name string) ([]byte, error) {
+		return os.ReadFile(filepath.Join(dir, name))
+	}, func(name string) (io.ReaderAt, error) {
+		f, err := os.Open(filepath.Join(dir, name))
+		if err != nil {
+			return nil, err
+		}
+		files = append(files, f)
+		return f, nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	return &WordNet{Source: dir, dict: func() (*dict, error) { return d, nil }}, nil
+}
+
+// openDict reads the index and exception files with read and opens the
+// data files with open.
+func openDict(read func(name string) ([]byte, error), open func(name string) (io.ReaderAt, error)) (*dict, error) {
+	d := &dict{}
 	for p := range numPOS {
 		name := posNames[p]
+		raw, err := read("index." + name)
+		if err != nil {
+			return nil, err
+		}
 		var lemmas int
-		if wn.index[p], lemmas, err = readIndex(filepath.Join(dir, "index."+name)); err != nil {
+		if d.index[p], lemmas, err = checkIndex("index."+name, raw); err != nil {
 			return nil, err
 		}
 		if p == noun && lemmas == 0 {
 			return nil, errors.New("index.noun holds no lemma")
 		}
-		if wn.data[p], err = os.Open(filepath.Join(dir, "data."+name)); err != nil {
+		if d.data[p], err = open("data." + name); err != nil {
 			return nil, err
 		}
-		wn.exc[p], err = readExceptions(filepath.Join(dir, name+".exc"))
-		if err != nil && !errors.Is(err, os.ErrNotExist) {
+		raw, err = read(name + ".exc")
+		if err != nil && !errors.Is(err, fs.ErrNotExist) {
 			return nil, err
 		}
+		d.exc[p] = parseExceptions(raw)
 	}
-	return wn, nil
+	return d, nil
 }
 
-// readIndex reads an index file and checks each lemma's line, "lemma pos
+// checkIndex checks each lemma's line of the index file name, "lemma pos
 // synset_cnt p_cnt [ptr…] sense_cnt tagsense_cnt offset…", for its count
 // of fields and its order (the lookup's binary search needs it sorted).
 // Licence lines open with a space. It returns the file and its count of
 // lemmas.
-func readIndex(path string) (_ []byte, lemmas int, err error) {
-	data, err := os.ReadFile(path)
-	if err != nil {
-		return nil, 0, err
-	}
+func checkIndex(name string, data []byte) (_ []byte, lemmas int, err error) {
 	var prev []byte
 	line := 0
 	for rest := data; len(rest) > 0; {
@@ -116,11 +147,11 @@ func readIndex(path string) (_ []byte, lemmas int, err error) {
 			continue
 		}
 		if bytes.Count(text, []byte{' '}) < 3 {
-			return nil, 0, fmt.Errorf("%s:%d: too few fields", filepath.Base(path), line)
+			return nil, 0, fmt.Errorf("%s:%d: too few fields", name, line)
 		}
 		key, _, _ := bytes.Cut(text, []byte{' '})
 		if bytes.Compare(prev, key) >= 0 {
-			return nil, 0, fmt.Errorf("%s:%d: %q is out of order", filepath.Base(path), line, key)
+			return nil, 0, fmt.Errorf("%s:%d: %q is out of order", name, line, key)
 		}
 		prev = key
 		lemmas++
@@ -130,7 +161,7 @@ func readIndex(path string) (_ []byte, lemmas int, err error) {
 
 // senses returns the offsets of lemma's first synsets (at most
 // maxRareSenses) of part of speech p, and whether p has the lemma.
-func (wn *WordNet) senses(p pos, lemma string) ([]int64, bool) {
+func (wn *dict) senses(p pos, lemma string) ([]int64, bool) {
 	line, ok := findLine(wn.index[p], lemma)
 	if !ok {
 		return nil, false
@@ -184,19 +215,15 @@ func findLine(index []byte, key string) ([]byte, bool) {
 	return nil, false
 }
 
-// readExceptions parses an exception file: "inflected base [base…]".
-func readExceptions(path string) (map[string][]string, error) {
-	data, err := os.ReadFile(path)
-	if err != nil {
-		return nil, err
-	}
+// parseExceptions parses an exception file: "inflected base [base…]".
+func parseExceptions(data []byte) map[string][]string {
 	out := map[string][]string{}
 	for _, line := range strings.Split(string(data), "\n") {
 		if fs := strings.Fields(line); len(fs) >= 2 {
 			out[fs[0]] = fs[1:]
 		}
 	}
-	return out, nil
+	return out
 }
 
 // Related is a word WordNet relates to another, and how.
@@ -214,15 +241,25 @@ type Related struct {
 // its base forms, the other words of its most frequent senses, the nouns
 // its adjectives are attributes of, and the words derived from it; then,
 // for a noun, the words of its senses' hypernyms and of its rarer senses.
-func (wn *WordNet) Related(word string) []Related {
+// A collocation ("ice_cream", "e-mail") is neither looked up nor given:
+// names are matched word by word. A database that cannot be read (the
+// embedded copy, decompressed on first use) relates nothing.
+func (w *WordNet) Related(word string) []Related {
 	word = strings.ToLower(word)
+	if w == nil || collocation(word) {
+		return nil
+	}
+	wn, err := w.dict()
+	if err != nil {
+		return nil
+	}
 	var out []Related
 	seen := map[string]bool{word: true}
 	add := func(w, via string) {
 		w = strings.ToLower(w)
 		// Collocations ("nursing_staff") are left out: a name is matched
 		// word by word.
-		if seen[w] || strings.ContainsAny(w, "_-.'") || len(out) >= maxRelated {
+		if seen[w] || collocation(w) || len(out) >= maxRelated {
 			return
 		}
 		seen[w] = true
@@ -289,7 +326,7 @@ func (wn *WordNet) Related(word string) []Related {
 
 // baseForms are the lemmas of part of speech p that word may be a form
 // of: itself, its exceptions, and WordNet's detachment rules ("morphy").
-func (wn *WordNet) baseForms(p pos, word string) []string {
+func (wn *dict) baseForms(p pos, word string) []string {
 	var out []string
 	add := func(w string) {
 		if _, ok := wn.senses(p, w); ok && !slices.Contains(out, w) {
@@ -331,7 +368,7 @@ type pointer struct {
 
 // synset reads the data line at off of part of speech p: "offset lex_filenum
 // ss_type w_cnt word lex_id … p_cnt ptr… | gloss".
-func (wn *WordNet) synset(p pos, off int64) (synset, bool) {
+func (wn *dict) synset(p pos, off int64) (synset, bool) {
 	line, ok := readLine(wn.data[p], off)
 	if !ok {
 		return synset{}, false
@@ -377,8 +414,12 @@ func (wn *WordNet) synset(p pos, off int64) (synset, bool) {
 	return s, true
 }
 
+// collocation says whether a lemma is a collocation ("nursing_staff",
+// "e-mail", "a.d.").
+func collocation(w string) bool { return strings.ContainsAny(w, "_-.'") }
+
 // readLine reads the line of f that starts at off.
-func readLine(f *os.File, off int64) ([]byte, bool) {
+func readLine(f io.ReaderAt, off int64) ([]byte, bool) {
 	if off < 0 {
 		return nil, false
 	}

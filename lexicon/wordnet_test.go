@@ -3,6 +3,7 @@ package lexicon
 import (
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -104,9 +105,35 @@ func TestForms(t *testing.T) {
 	assert.Equal(t, Stem("category"), Stem("categories"))
 }
 
-// Opening the installed database, and relating a question's words with it:
-// what WORDNET_DIR costs a starting bot, and a question.
+// Opening the installed database and the embedded copy, and relating a
+// question's words with each: what WordNet costs a starting bot (the
+// embedded copy's first use decompresses it), and a question.
 func BenchmarkWordNet(b *testing.B) {
+	question := []string{"clients", "eateries", "town", "trades", "vendors", "heaviest", "write"}
+	related := func(wn *WordNet) func(b *testing.B) {
+		return func(b *testing.B) {
+			b.ReportAllocs()
+			for b.Loop() {
+				for _, w := range question {
+					wn.Related(w)
+				}
+			}
+		}
+	}
+	b.Run("embedded/decompress", func(b *testing.B) {
+		b.ReportAllocs()
+		for b.Loop() {
+			if _, err := decodeArchive(embeddedArchive); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+	embedded := EmbeddedWordNet()
+	if err := embedded.Load(); err != nil {
+		b.Fatal(err)
+	}
+	b.Run("embedded/related", related(embedded))
+
 	const dir = "/usr/share/wordnet"
 	if _, err := os.Stat(filepath.Join(dir, "index.noun")); err != nil {
 		b.Skip("WordNet is not installed in " + dir)
@@ -123,12 +150,71 @@ func BenchmarkWordNet(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	b.Run("related", func(b *testing.B) {
-		b.ReportAllocs()
-		for b.Loop() {
-			for _, w := range []string{"clients", "eateries", "town", "trades", "vendors", "heaviest", "write"} {
-				wn.Related(w)
+	b.Run("related", related(wn))
+}
+
+// The embedded copy relates the examples, with nothing installed.
+func TestEmbeddedWordNet(t *testing.T) {
+	t.Parallel()
+	wn := EmbeddedWordNet()
+	require.NoError(t, wn.Load())
+	assert.Equal(t, "embedded", wn.Source)
+	for word, want := range map[string]Related{
+		"clients": {"customer", "synonym"}, "shop": {"store", "synonym"}, "heaviest": {"weight", "attribute"},
+		"voters": {"vote", "derived"}, "biggest": {"size", "attribute"}, "vendor": {"merchant", "broader"},
+		"trade": {"deal", "rarer sense"},
+	} {
+		assert.Contains(t, wn.Related(word), want, "%s", word)
+	}
+	assert.Empty(t, wn.Related("ice_cream"), "a collocation is not looked up")
+	assert.Empty(t, wn.Related("zzzz"))
+}
+
+// The embedded copy relates every word as the installed files do: a
+// sample of every part of speech's lemmas and inflected forms.
+func TestEmbeddedWordNetMatchesInstalled(t *testing.T) {
+	t.Parallel()
+	const dir = "/usr/share/wordnet"
+	if _, err := os.Stat(filepath.Join(dir, "index.noun")); err != nil {
+		if os.Getenv("CI") == "true" {
+			t.Fatalf("WordNet is not installed in %s (apt-get install wordnet-base)", dir)
+		}
+		t.Skip("WordNet is not installed in " + dir)
+	}
+	installed, err := OpenWordNet(dir)
+	require.NoError(t, err)
+	embedded := EmbeddedWordNet()
+	words := []string{"clients", "shop", "heaviest", "voters", "voted", "biggest", "vendor", "trades", "staff", "company"}
+	// Lemmas, collocations too (neither relates them), with the endings
+	// WordNet's rules take off, and the exceptions' inflected forms.
+	for name, endings := range map[string][]string{
+		"index.noun": {"", "s", "es"}, "index.verb": {"", "ed", "ing"}, "index.adj": {"", "er", "est"}, "index.adv": {""},
+		"noun.exc": {""}, "verb.exc": {""}, "adj.exc": {""}, "adv.exc": {""},
+	} {
+		raw, err := os.ReadFile(filepath.Join(dir, name))
+		require.NoError(t, err)
+		for i, line := range strings.Split(string(raw), "\n") {
+			if w, _, _ := strings.Cut(line, " "); i%sampleEvery == 0 && w != "" {
+				for _, e := range endings {
+					words = append(words, w+e)
+				}
 			}
 		}
-	})
+	}
+	require.Greater(t, len(words), 1500)
+	related := 0
+	for _, w := range words {
+		want := installed.Related(w)
+		if len(want) > 0 {
+			related++
+		}
+		if got := embedded.Related(w); !assert.Equal(t, want, got, "%s", w) {
+			break
+		}
+	}
+	assert.Greater(t, related, len(words)/3, "many sampled words relate to some")
 }
+
+// sampleEvery: every that many lines of WordNet's files is a sampled word
+// (1 checks them all: about 8 s without -race).
+const sampleEvery = 29

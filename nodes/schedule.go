@@ -23,16 +23,21 @@ const (
 	SurfaceSlack = "slack"
 	SurfaceWeb   = "web"
 	SurfaceCLI   = "cli"
+	// SurfaceMCP is the MCP server's (package mcpserver): its threads,
+	// like the web chat's, belong to the identity that starts them.
+	SurfaceMCP = "mcp"
 )
 
-// SurfaceOf names the surface a channel id belongs to: the web chat's and
-// the command line's own channels, else Slack.
+// SurfaceOf names the surface a channel id belongs to: the web chat's, the
+// command line's and the MCP server's own channels, else Slack.
 func SurfaceOf(channelID string) string {
 	switch channelID {
 	case "web":
 		return SurfaceWeb
 	case "terminal", "cli", "eval":
 		return SurfaceCLI
+	case "mcp":
+		return SurfaceMCP
 	}
 	return SurfaceSlack
 }

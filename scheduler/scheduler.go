@@ -120,7 +120,7 @@ func New(b *bot.Bot, o Options) *Scheduler {
 	}
 	local := b.LocalDeliverer()
 	return &Scheduler{b: b, db: b.DB(), o: o, log: b.Logger().With("component", "scheduler", "runner", o.Runner), places: make(chan struct{}, o.Batch),
-		deliverers: map[string]Deliverer{nodes.SurfaceWeb: local, nodes.SurfaceCLI: local}, under: map[string]bool{}}
+		deliverers: map[string]Deliverer{nodes.SurfaceWeb: local, nodes.SurfaceCLI: local, nodes.SurfaceMCP: local}, under: map[string]bool{}}
 }
 
 // Handle makes d post the schedules of surface.

@@ -10,91 +10,18 @@ import (
 	"github.com/analyticsbot/analyticsbot/bot"
 )
 
-// contextJSON is what `context --json` prints.
-type contextJSON struct {
-	Question string `json:"question"`
-	ThreadID string `json:"thread_id,omitempty"`
-	Backend  string `json:"backend"`
-	// Whole reports that the whole catalog fits the budget and is shown.
-	Whole   bool               `json:"whole_catalog"`
-	Tables  []contextTableJSON `json:"tables"`
-	Others  []string           `json:"other_tables"`
-	Omitted int                `json:"omitted_tables"`
-	// CatalogTokens and WholeCatalogTokens estimate the catalog part of the
-	// prompt and the whole catalog; PromptTokens and WholePromptTokens the
-	// whole prompt with each.
-	CatalogTokens      int      `json:"catalog_tokens"`
-	WholeCatalogTokens int      `json:"whole_catalog_tokens"`
-	PromptTokens       int      `json:"prompt_tokens"`
-	WholePromptTokens  int      `json:"whole_prompt_tokens"`
-	Examples           []string `json:"examples"`
-	// Retrieved are the stored examples behind Examples, when retrieved.
-	Retrieved []contextExampleJSON `json:"retrieved_examples"`
-	// Values are the stored values matched to words of the question.
-	Values []contextValueJSON `json:"values"`
-	// Listed are the columns with few values, all listed in the catalog.
-	Listed []contextListedJSON `json:"listed_values"`
-	// SearchTerms are the model's terms grounding scored with (--terms).
-	SearchTerms []string `json:"search_terms"`
-	// Glossary are the glossary's terms the question names.
-	Glossary []contextGlossaryJSON `json:"glossary"`
-	// AskBack are the question's words that match several stored values
-	// about equally well, which the generator may ask back about.
-	AskBack []contextAskBackJSON `json:"ask_back,omitempty"`
-	Prompt  string               `json:"prompt,omitempty"`
-}
-
-type contextGlossaryJSON struct {
-	Term string `json:"term"`
-	// Said is what the question says: the term or a synonym of it.
-	Said  string `json:"said"`
-	Means string `json:"means,omitempty"`
-}
-
-type contextAskBackJSON struct {
-	Phrase string   `json:"phrase"`
-	Column string   `json:"column"`
-	Values []string `json:"values"`
-}
-
-type contextExampleJSON struct {
-	ID       int64   `json:"id"`
-	Question string  `json:"question"`
-	Status   string  `json:"status"`
-	Source   string  `json:"source"`
-	Score    float64 `json:"score"`
-}
-
-type contextValueJSON struct {
-	Column     string  `json:"column"`
-	Value      string  `json:"value"`
-	Phrase     string  `json:"phrase"`
-	Similarity float64 `json:"similarity"`
-	// Why says how it matched: exact, stem, place or fuzzy.
-	Why string `json:"why"`
-}
-
-type contextTableJSON struct {
-	Name    string   `json:"name"`
-	Score   float64  `json:"score"`
-	Reasons []string `json:"reasons"`
-	// Columns are the columns kept of a table described in part, with
-	// why, and LeftOut how many it leaves out; none when described whole.
-	Columns []contextColumnJSON `json:"columns,omitempty"`
-	LeftOut int                 `json:"left_out_columns,omitempty"`
-}
-
-type contextColumnJSON struct {
-	Name string `json:"name"`
-	Why  string `json:"why"`
-}
-
-// contextListedJSON is a column whose every value the description lists
-// (low cardinality).
-type contextListedJSON struct {
-	Column string   `json:"column"`
-	Values []string `json:"values"`
-}
+// The report `context --json` prints is the bot's (bot.ContextReport),
+// which the MCP server's get_context returns too.
+type (
+	contextJSON         = bot.ContextReport
+	contextGlossaryJSON = bot.ContextGlossary
+	contextAskBackJSON  = bot.ContextAskBack
+	contextExampleJSON  = bot.ContextExample
+	contextValueJSON    = bot.ContextValue
+	contextTableJSON    = bot.ContextTable
+	contextColumnJSON   = bot.ContextColumn
+	contextListedJSON   = bot.ContextListed
+)
 
 // contextCommand shows what the generator would be given for a question,
 // without calling the model.
@@ -129,43 +56,7 @@ func contextCommand(ctx context.Context, args []string, out io.Writer) error {
 		return err
 	}
 	g := gc.State.Grounding
-	c := contextJSON{
-		Question: question, ThreadID: *thread, Backend: b.Backend().Name(), Whole: g.Whole,
-		Others: g.Others, Omitted: g.Omitted, CatalogTokens: g.Tokens, WholeCatalogTokens: g.WholeTokens,
-		PromptTokens: gc.PromptTokens, WholePromptTokens: gc.WholePromptTokens, Examples: gc.Examples,
-		Tables: []contextTableJSON{},
-	}
-	for _, t := range g.Tables {
-		tj := contextTableJSON{Name: t.QualifiedName(), Score: t.Score, Reasons: t.Reasons, LeftOut: t.LeftOut}
-		for _, k := range t.Kept {
-			tj.Columns = append(tj.Columns, contextColumnJSON{Name: k.Name, Why: k.Why})
-		}
-		c.Tables = append(c.Tables, tj)
-	}
-	c.Listed = []contextListedJSON{}
-	for _, l := range g.Listed {
-		c.Listed = append(c.Listed, contextListedJSON{Column: qualifiedColumn(l.Schema, l.Table, l.Column), Values: l.Values})
-	}
-	if c.Others == nil {
-		c.Others = []string{}
-	}
-	c.Retrieved = []contextExampleJSON{}
-	for _, e := range gc.State.Examples {
-		c.Retrieved = append(c.Retrieved, contextExampleJSON{ID: e.ID, Question: e.Question, Status: e.Status, Source: e.Source, Score: e.Score})
-	}
-	c.Values = []contextValueJSON{}
-	for _, m := range gc.State.Matches {
-		c.Values = append(c.Values, contextValueJSON{Column: qualifiedColumn(m.Schema, m.Table, m.Column),
-			Value: m.Value, Phrase: m.Phrase, Similarity: m.Similarity, Why: m.Why})
-	}
-	c.SearchTerms = append([]string{}, gc.State.SearchTerms...)
-	c.Glossary = []contextGlossaryJSON{}
-	for _, m := range gc.State.Glossary {
-		c.Glossary = append(c.Glossary, contextGlossaryJSON{Term: m.Entry.Term, Said: m.Phrase, Means: m.Entry.Means})
-	}
-	for _, a := range gc.Ambiguous {
-		c.AskBack = append(c.AskBack, contextAskBackJSON{Phrase: a.Phrase, Column: a.Column, Values: a.Values})
-	}
+	c := gc.Report(*thread, b.Backend().Name())
 	if *withPrompt {
 		c.Prompt = gc.Prompt
 	}
@@ -221,16 +112,4 @@ func contextCommand(ctx context.Context, args []string, out io.Writer) error {
 		fmt.Fprintf(out, "\n%s", gc.Prompt)
 	}
 	return nil
-}
-
-// qualifiedColumn names a column with its table and schema, or a semantic
-// layer's member (already "Cube.member") as it is.
-func qualifiedColumn(schema, table, column string) string {
-	if strings.Contains(column, ".") {
-		return column
-	}
-	if schema == "" {
-		return table + "." + column
-	}
-	return schema + "." + table + "." + column
 }

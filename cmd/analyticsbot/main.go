@@ -29,7 +29,9 @@ Usage:
                                        model) and say what to fix
   analyticsbot graph                   print the workflow as a Mermaid flowchart
   analyticsbot chat                    chat in the terminal (:csv, :sql, :new, :help, :quit)
-  analyticsbot serve                   serve the web chat on HTTP_ADDR, and Slack too when SLACK_* is set
+  analyticsbot serve                   serve the web chat on HTTP_ADDR (MCP on /mcp), and Slack too when SLACK_* is set
+  analyticsbot mcp [--as IDENTITY]     serve the bot's tools over MCP on stdin/stdout, for desktop and IDE
+                                       assistants (docs/mcp.md); --as is required with ACCESS_FILE
   analyticsbot logs [--since 24h] [--slow] [--errors] [--feedback] [--json] [--limit N]
                                        summarise the query logs: volume, outcomes, latency per node, model use,
                                        feedback (👍/👎 per day, the most 👎'd questions with their notes)
@@ -92,7 +94,7 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 	cmd, rest := args[0], args[1:]
 	var tel *telemetry.Telemetry
 	switch cmd {
-	case "serve", "chat", "ask", "press", "context":
+	case "serve", "chat", "ask", "press", "context", "mcp":
 		var err error
 		if tel, err = telemetry.Setup(ctx, "analyticsbot"); err != nil {
 			return err
@@ -130,6 +132,8 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 		return ask(ctx, rest, stdout)
 	case "context":
 		return contextCommand(ctx, rest, stdout)
+	case "mcp":
+		return mcpCommand(ctx, rest, stdin, stdout)
 	case "eval":
 		return evalCommand(ctx, rest, stdout)
 	case "press":

@@ -6,12 +6,14 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"maps"
 	"net"
 	"net/http"
 	"os"
 	"time"
 
 	"github.com/analyticsbot/analyticsbot/bot"
+	"github.com/analyticsbot/analyticsbot/mcpserver"
 	"github.com/analyticsbot/analyticsbot/nodes"
 	"github.com/analyticsbot/analyticsbot/scheduler"
 	"github.com/analyticsbot/analyticsbot/slackapp"
@@ -71,10 +73,16 @@ func serve(ctx context.Context, out io.Writer, tel *telemetry.Telemetry) error {
 	}
 	mux := http.NewServeMux()
 	mux.Handle("/", web.New(b, web.Config{Token: token, Tokens: tokens}, slog.Default()))
+	mcfg, err := mcpserver.ConfigFromEnv()
+	if err != nil {
+		return err
+	}
+	mux.Handle("/mcp", mcpserver.Handler(b, mcfg, mcpTokens(token, tokens), slog.Default()))
 	if app != nil && app.Mode() == slackapp.ModeHTTP {
 		mux.Handle("/slack/", app.Handler())
 	}
 	fmt.Fprintf(out, "Web chat: %s\n", webURL(ln.Addr()))
+	fmt.Fprintf(out, "MCP (streamable HTTP, bearer token): %s/mcp\n", webURL(ln.Addr()))
 	model := b.ModelName
 	if b.Demo {
 		model += ", the offline demo: a scripted model that answers only its suggested questions; set LLM_PROVIDER and a key to ask anything"
@@ -93,6 +101,20 @@ func serve(ctx context.Context, out io.Writer, tel *telemetry.Telemetry) error {
 	}
 	fmt.Fprintln(out, "stopped")
 	return nil
+}
+
+// mcpTokens are the bearer secrets of /mcp and who each asks as: the
+// access file's named tokens, and HTTP_TOKEN's, which asks as the web
+// chat does ("web").
+func mcpTokens(token string, named map[string]string) map[string]string {
+	out := maps.Clone(named)
+	if out == nil {
+		out = map[string]string{}
+	}
+	if token != "" {
+		out[token] = "web"
+	}
+	return out
 }
 
 // startScheduler runs the scheduled questions and alerts (SCHEDULES) in

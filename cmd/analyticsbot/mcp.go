@@ -1,0 +1,51 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"log/slog"
+	"os"
+
+	"github.com/analyticsbot/analyticsbot/bot"
+	"github.com/analyticsbot/analyticsbot/mcpserver"
+)
+
+// mcpCommand serves the bot over MCP on stdin and stdout, for desktop and
+// IDE assistants that start it (docs/mcp.md), until the client
+// disconnects.
+func mcpCommand(ctx context.Context, args []string, stdin io.Reader, stdout io.Writer) error {
+	const form = "mcp [--as IDENTITY]"
+	fs := newFlagSet("mcp")
+	as := fs.String("as", "", "who every call asks as: a user the access file names (a Slack user ID, token:<name>); required with ACCESS_FILE")
+	if err := fs.Parse(args); err != nil || fs.NArg() > 0 {
+		return fmt.Errorf("%w: %s", errUsage, form)
+	}
+	user := *as
+	if user == "" {
+		if os.Getenv("ACCESS_FILE") != "" {
+			return fmt.Errorf("%w: %s: --as is required when ACCESS_FILE is set: the identity whose policy every call reads under", errUsage, form)
+		}
+		user = mcpserver.DefaultUser
+	}
+	cfg, err := mcpserver.ConfigFromEnv()
+	if err != nil {
+		return err
+	}
+	b, err := openBot(ctx)
+	if err != nil {
+		return err
+	}
+	defer b.Close()
+	if err := b.Admit(bot.Message{UserID: user, ChannelID: mcpserver.Channel}); err != nil {
+		// Every call will say so too; the operator reads it here first.
+		slog.WarnContext(ctx, "the access file does not admit the MCP server's identity: every call will be refused", "as", user, "reason", err)
+	}
+	defer b.StartValueIndex(ctx)()
+	return mcpserver.New(b, cfg, user, slog.Default()).Run(ctx, io.NopCloser(stdin), nopWriteCloser{stdout})
+}
+
+// nopWriteCloser leaves stdout open when the session ends.
+type nopWriteCloser struct{ io.Writer }
+
+func (nopWriteCloser) Close() error { return nil }

@@ -1,0 +1,166 @@
+package mcpserver
+
+import (
+	"context"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/analyticsbot/analyticsbot/bot"
+	"github.com/analyticsbot/analyticsbot/bot/bottest"
+	"github.com/analyticsbot/analyticsbot/store"
+)
+
+// bearerTransport adds a bearer token to every request.
+type bearerTransport struct{ token string }
+
+func (b bearerTransport) RoundTrip(r *http.Request) (*http.Response, error) {
+	r = r.Clone(r.Context())
+	r.Header.Set("Authorization", "Bearer "+b.token)
+	return http.DefaultTransport.RoundTrip(r)
+}
+
+// httpClient connects the SDK's client to the streamable endpoint at url
+// with token.
+func httpClient(t testing.TB, url, token string) (*mcp.ClientSession, error) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), testTimeout)
+	defer cancel()
+	tr := &mcp.StreamableClientTransport{Endpoint: url, HTTPClient: &http.Client{Transport: bearerTransport{token}}, MaxRetries: -1}
+	cs, err := mcp.NewClient(&mcp.Implementation{Name: "test", Version: "v0"}, nil).Connect(ctx, tr, nil)
+	if err == nil {
+		t.Cleanup(func() { _ = cs.Close() })
+	}
+	return cs, err
+}
+
+// initialize is a client's first message.
+const initialize = `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"curl","version":"0"}}}`
+
+// post sends one JSON-RPC message (initialize when body is "") to url
+// with the given Authorization header ("" for none) and returns the
+// status and the response's body.
+func post(t testing.TB, url, authorization string, body ...string) (int, string) {
+	t.Helper()
+	msg := initialize
+	if len(body) > 0 {
+		msg = body[0]
+	}
+	req, err := http.NewRequestWithContext(t.Context(), http.MethodPost, url, strings.NewReader(msg))
+	require.NoError(t, err)
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("Accept", "application/json, text/event-stream")
+	if authorization != "" {
+		req.Header.Set("Authorization", authorization)
+	}
+	resp, err := http.DefaultClient.Do(req)
+	require.NoError(t, err)
+	defer resp.Body.Close()
+	b, _ := io.ReadAll(resp.Body)
+	return resp.StatusCode, string(b)
+}
+
+// Over HTTP each request asks as its bearer token's identity, under its
+// policy, and the query log says who; no token, a wrong one, or a server
+// with none configured gets 401 and no tool.
+func TestHTTP(t *testing.T) { // not parallel: t.Setenv
+	path := filepath.Join(t.TempDir(), "access.yaml")
+	require.NoError(t, os.WriteFile(path, []byte(`
+access:
+  channels: [web, mcp]
+tokens:
+  - name: dashboards
+    env: ABT_MCP_TEST_TOKEN_DASHBOARDS
+policies:
+  - name: dashboards
+    users: ["token:dashboards"]
+    tables: ["analytics.apps"]
+    deny_columns: ["analytics.apps.price"]
+  - name: web
+    users: [web]
+    tables: ["analytics.*"]
+default: none
+`), 0o600))
+	const secret, webSecret = "dashboards-secret-0123456789", "web-secret-0123456789abcdef"
+	t.Setenv("ABT_MCP_TEST_TOKEN_DASHBOARDS", secret) // read once, when the bot starts
+	b := newTestBot(t, "", func(c *bot.Config) { c.AccessFile = path })
+	tokens, err := b.APITokens()
+	require.NoError(t, err)
+	tokens[webSecret] = "web"
+	srv := httptest.NewServer(Handler(b, Config{}, tokens, bottest.Logger(t)))
+	t.Cleanup(srv.Close)
+
+	code, body := post(t, srv.URL, "")
+	assert.Equal(t, http.StatusUnauthorized, code, "no token: %s", body)
+	code, body = post(t, srv.URL, "Bearer wrong-secret-0123456789")
+	assert.Equal(t, http.StatusUnauthorized, code, "a wrong token: %s", body)
+	code, _ = post(t, srv.URL, "Basic "+secret)
+	assert.Equal(t, http.StatusUnauthorized, code, "not a bearer token")
+	_, err = httpClient(t, srv.URL, "wrong-secret-0123456789")
+	require.Error(t, err, "the SDK's client with a wrong token cannot connect")
+	code, body = post(t, srv.URL, "Bearer "+secret)
+	assert.Equal(t, http.StatusOK, code, body)
+	huge := `{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"ask","arguments":{"question":"` +
+		strings.Repeat("x", 2<<20) + `"}}}`
+	code, _ = post(t, srv.URL, "Bearer "+secret, huge)
+	assert.Equal(t, http.StatusRequestEntityTooLarge, code, "a body beyond 1 MiB")
+	// The server is stateless: one request calls a tool, as curl does
+	// (docs/mcp.md).
+	code, body = post(t, srv.URL, "Bearer "+secret, `{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"list_tables","arguments":{}}}`)
+	assert.Equal(t, http.StatusOK, code, body)
+	assert.Contains(t, body, `analytics.apps`)
+	assert.NotContains(t, body, `analytics.developers`, "the dashboards policy's tables only")
+
+	// Through a reverse proxy on the same machine, which passes the Host on.
+	req, err := http.NewRequestWithContext(t.Context(), http.MethodPost, srv.URL, strings.NewReader(initialize))
+	require.NoError(t, err)
+	req.Host = "bot.example.com"
+	req.Header.Set("Authorization", "Bearer "+secret)
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("Accept", "application/json, text/event-stream")
+	resp, err := http.DefaultClient.Do(req)
+	require.NoError(t, err)
+	resp.Body.Close()
+	assert.Equal(t, http.StatusOK, resp.StatusCode, "a proxied request with its token")
+
+	cs, err := httpClient(t, srv.URL, secret)
+	require.NoError(t, err)
+	var tables TableList
+	decode(t, call(t, cs, "list_tables", map[string]any{}), &tables)
+	require.Len(t, tables.Tables, 1, "the dashboards policy reads one table")
+	assert.Equal(t, "analytics.apps", tables.Tables[0].Name)
+	res, a := askAnswer(t, cs, "ask", map[string]any{"question": q2018})
+	require.False(t, res.IsError, text(res))
+	require.Len(t, a.Rows, 1)
+	logs, err := b.DB().QueryLogs(t.Context(), store.QueryLogFilter{ThreadID: a.ThreadID})
+	require.NoError(t, err)
+	require.Len(t, logs, 1)
+	assert.Equal(t, "token:dashboards", logs[0].UserID, "the query log says who asked")
+	assert.Equal(t, "dashboards", logs[0].Policy)
+	res, a = askAnswer(t, cs, "run_query", map[string]any{"query": "SELECT avg(price) AS p FROM analytics.apps"})
+	assert.True(t, res.IsError)
+	assert.Equal(t, "access_denied", a.ErrorKind, "price is denied to the dashboards token")
+
+	// Another token, another identity: the first one's thread is not its.
+	web, err := httpClient(t, srv.URL, webSecret)
+	require.NoError(t, err)
+	decode(t, call(t, web, "list_tables", map[string]any{}), &tables)
+	assert.Greater(t, len(tables.Tables), 1, "web reads every analytics table")
+	ex := call(t, web, "export_csv", map[string]any{"thread_id": a.ThreadID, "query_id": "0badc0de"})
+	assert.True(t, ex.IsError)
+	assert.Contains(t, text(ex), "no thread")
+
+	none := httptest.NewServer(Handler(b, Config{}, nil, bottest.Logger(t)))
+	t.Cleanup(none.Close)
+	code, body = post(t, none.URL, "Bearer "+secret)
+	assert.Equal(t, http.StatusUnauthorized, code)
+	assert.Contains(t, body, "none is configured")
+}

@@ -1,0 +1,56 @@
+package mcpserver
+
+import (
+	"context"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/analyticsbot/analyticsbot/bot"
+)
+
+// Calls in flight share the bot's bound (MAX_TURNS): with every place
+// taken, a call waits TURN_WAIT and is told the bot is busy; once a place
+// is free it is answered.
+func TestCallsInFlight(t *testing.T) {
+	t.Parallel()
+	b := newTestBot(t, "", func(c *bot.Config) { c.MaxTurns, c.TurnQueue, c.TurnWait = 1, 1, 200*time.Millisecond })
+	cs := connect(t, b, Config{}, DefaultUser)
+	release, err := b.Turns().Admit(t.Context(), nil) // the one place, as a turn of another surface
+	require.NoError(t, err)
+	res := call(t, cs, "run_query", map[string]any{"query": sql2018})
+	assert.True(t, res.IsError)
+	assert.Contains(t, text(res), "as many questions as it may at once")
+	release()
+	_, a := askAnswer(t, cs, "run_query", map[string]any{"query": sql2018})
+	require.Len(t, a.Rows, 1, "answered once the place is free")
+}
+
+// A call that runs past MCP_TIMEOUT is stopped and says so; the server
+// answers the next one.
+func TestCallTimeout(t *testing.T) {
+	t.Parallel()
+	script := `
+rules:
+  - step: classify
+    match: '(?im)^Question: slow\b'
+    delay: 1m
+    reply: '{"intent": "analytics_query", "confidence": 0.9}'
+  - step: classify
+    reply: '{"intent": "analytics_query", "confidence": 0.9}'
+`
+	b := newTestBot(t, script)
+	cs := connect(t, b, Config{Timeout: 300 * time.Millisecond}, DefaultUser)
+	ctx, cancel := context.WithTimeout(t.Context(), testTimeout)
+	defer cancel()
+	start := time.Now()
+	res := call(t, cs, "ask", map[string]any{"question": "slow question"})
+	assert.Less(t, time.Since(start), 30*time.Second, "stopped long before the model's minute")
+	assert.True(t, res.IsError, text(res))
+	assert.Equal(t, "the call took longer than MCP_TIMEOUT (300ms) and was stopped", text(res))
+	require.NoError(t, ctx.Err())
+	_, a := askAnswer(t, cs, "run_query", map[string]any{"query": sql2018})
+	require.Len(t, a.Rows, 1, "still answering")
+}
