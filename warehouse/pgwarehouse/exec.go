@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgconn"
 	"github.com/jackc/pgx/v5/pgxpool"
 
 	"github.com/analyticsbot/analyticsbot/pgpool"
@@ -27,10 +28,6 @@ const (
 	// readerPoolSize bounds the executor's own connections.
 	readerPoolSize = 8
 )
-
-// rollbackTimeout bounds the ROLLBACK that ends every executor transaction; it
-// runs even when the caller's context is already canceled.
-const rollbackTimeout = 5 * time.Second
 
 // ExecConfig configures an Executor. Zero fields take the defaults.
 type ExecConfig struct {
@@ -235,9 +232,9 @@ func (e *Executor) QueryRows(ctx context.Context, sql string, limit int) (wareho
 		limit = e.cfg.MaxRows
 	}
 	var res warehouse.Result
-	err := e.inReadOnlyTx(ctx, sql, func(tx pgx.Tx) error {
+	err := e.inReadOnlyTx(ctx, sql, func(tx pgx.Tx, sg signed) error {
 		var err error
-		res, err = e.read(ctx, tx, sql, limit)
+		res, err = e.read(ctx, tx, sg, sql, limit)
 		return err
 	})
 	if err != nil {
@@ -250,11 +247,18 @@ func (e *Executor) QueryRows(ctx context.Context, sql string, limit int) (wareho
 // column or table comes back in Postgres' own words (`column "foo" does not
 // exist`) for the SQL generator to correct.
 func (e *Executor) Explain(ctx context.Context, sql string) error {
-	err := e.inReadOnlyTx(ctx, sql, func(tx pgx.Tx) error {
-		// QueryExecModeExec: the extended protocol, which refuses a second
-		// statement smuggled after a semicolon, in one round trip and without
+	err := e.inReadOnlyTx(ctx, sql, func(tx pgx.Tx, sg signed) error {
+		// The pool's QueryExecModeExec: the extended protocol, which
+		// refuses a second statement smuggled after a semicolon, without
 		// caching a plan made under one role for another.
-		_, err := tx.Exec(e.statementCtx(ctx), "EXPLAIN (FORMAT JSON)\n"+sql, pgx.QueryExecModeExec)
+		br, err := sg.send(e.statementCtx(ctx), tx, "EXPLAIN (FORMAT JSON)\n"+sql)
+		if err != nil {
+			return err
+		}
+		_, err = br.Exec()
+		if cerr := br.Close(); err == nil {
+			err = cerr
+		}
 		return err
 	})
 	if err != nil {
@@ -268,8 +272,9 @@ var errEmptyQuery = warehouse.Reject("empty", "the query is empty", false)
 
 // inReadOnlyTx runs fn in a read-only transaction on a connection logged
 // in as the reader role, with the schemas and timeouts pinned, then rolls
-// back whatever happened and cleans the session.
-func (e *Executor) inReadOnlyTx(ctx context.Context, sql string, fn func(pgx.Tx) error) error {
+// back whatever happened and cleans the session. fn sends its statement
+// with the signature of who it runs for (signed.send).
+func (e *Executor) inReadOnlyTx(ctx context.Context, sql string, fn func(pgx.Tx, signed) error) error {
 	if strings.TrimSpace(sql) == "" {
 		return errEmptyQuery
 	}
@@ -282,25 +287,18 @@ func (e *Executor) inReadOnlyTx(ctx context.Context, sql string, fn func(pgx.Tx)
 		caller := warehouse.CallerOf(ctx)
 		email := strings.ToLower(caller.Email)
 		e.queueSettings(b, caller, email, &pid, &xact)
+		// release rolls the transaction back, whatever happens here.
 		br := conn.SendBatch(ctx, b)
 		tx := br.Tx()
-		defer func() {
-			// A failed rollback makes pgx close the connection, so an
-			// aborted transaction cannot leak into the pool.
-			rctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), rollbackTimeout)
-			defer cancel()
-			_ = tx.Rollback(rctx)
-		}()
 
 		if err := br.Close(); err != nil {
 			return err
 		}
-		if err := e.signIdentity(ctx, tx, identityMessage{pid, xact, caller.UserID, email, caller.ChannelID}); err != nil {
-			return fmt.Errorf("sign who the query runs for: %w", err)
-		}
+		sg := signed{b: &pgx.Batch{}}
+		sg.signs = e.queueIdentity(sg.b, identityMessage{pid, xact, caller.UserID, email, caller.ChannelID})
 		// Whatever reads the error next (the generator's retry, the
 		// query log) gets it without the data PostgreSQL quoted in it.
-		return redact(fn(tx), sql, namesOf(ctx))
+		return redact(fn(tx, sg), sql, namesOf(ctx))
 	})
 }
 
@@ -366,13 +364,17 @@ func searchPath(schemas []string) string {
 	return strings.Join(quoted, ", ")
 }
 
-// cleanTimeout bounds the DISCARD ALL that cleans a connection.
+// cleanTimeout bounds the ROLLBACK and DISCARD ALL that clean a
+// connection; they run even when the caller's context is already
+// canceled.
 const cleanTimeout = 5 * time.Second
 
-// release cleans the session with DISCARD ALL (settings changed for the
-// session, session advisory locks, LISTEN, temporary tables, prepared
-// statements: whatever a statement left behind) and returns the connection
-// to the pool; a connection that cannot be cleaned is closed instead.
+// release rolls back the transaction the connection is in, if any, cleans
+// the session with DISCARD ALL (settings changed for the session, session
+// advisory locks, LISTEN, temporary tables, prepared statements: whatever
+// a statement left behind) and returns the connection to the pool; a
+// connection that cannot be cleaned is closed instead, so an aborted
+// transaction cannot leak into the pool.
 func (e *Executor) release(ctx context.Context, conn *pgxpool.Conn) {
 	cctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), cleanTimeout)
 	defer cancel()
@@ -380,7 +382,7 @@ func (e *Executor) release(ctx context.Context, conn *pgxpool.Conn) {
 		conn.Release()
 		return
 	}
-	if _, err := conn.Exec(cctx, "DISCARD ALL"); err != nil {
+	if err := rollbackAndDiscard(cctx, conn.Conn().PgConn()); err != nil {
 		raw := conn.Hijack()
 		_ = raw.Close(cctx)
 		return
@@ -388,17 +390,53 @@ func (e *Executor) release(ctx context.Context, conn *pgxpool.Conn) {
 	conn.Release()
 }
 
+// rollbackAndDiscard sends the ROLLBACK (when a transaction is open) and
+// the DISCARD ALL in one round trip: a pipeline with a Sync after each, so
+// DISCARD ALL runs on its own, outside any transaction block, as it must.
+func rollbackAndDiscard(ctx context.Context, pc *pgconn.PgConn) error {
+	p := pc.StartPipeline(ctx)
+	if pc.TxStatus() != 'I' {
+		p.SendQueryParams("ROLLBACK", nil, nil, nil, nil)
+		p.SendPipelineSync()
+	}
+	p.SendQueryParams("DISCARD ALL", nil, nil, nil, nil)
+	p.SendPipelineSync()
+	err := p.Flush()
+	for err == nil {
+		var r any
+		if r, err = p.GetResults(); r == nil {
+			break
+		}
+		if rr, ok := r.(*pgconn.ResultReader); ok {
+			_, err = rr.Close()
+		}
+	}
+	if cerr := p.Close(); err == nil {
+		err = cerr
+	}
+	if err == nil && pc.TxStatus() != 'I' {
+		err = fmt.Errorf("the connection is still in a transaction (status %q)", pc.TxStatus())
+	}
+	return err
+}
+
 // read runs sql and converts at most limit rows.
-func (e *Executor) read(ctx context.Context, tx pgx.Tx, sql string, limit int) (warehouse.Result, error) {
+func (e *Executor) read(ctx context.Context, tx pgx.Tx, sg signed, sql string, limit int) (warehouse.Result, error) {
 	// Canceled once enough rows are read, so the server stops producing the
 	// rest instead of streaming them to be thrown away.
 	qctx, cancel := context.WithCancel(e.statementCtx(ctx))
 	defer cancel()
 
-	// QueryExecModeExec: extended protocol (one statement only), no statement
-	// cache (plans are per role), results in text format, which every type
-	// has, so unknown types come back as their text rather than failing.
-	rows, err := tx.Query(qctx, sql, pgx.QueryExecModeExec)
+	// The pool's QueryExecModeExec: extended protocol (one statement
+	// only), no statement cache (plans are per role), results in text
+	// format, which every type has, so unknown types come back as their
+	// text rather than failing.
+	br, err := sg.send(qctx, tx, sql)
+	if err != nil {
+		return warehouse.Result{}, err
+	}
+	defer br.Close()
+	rows, err := br.Query()
 	if err != nil {
 		return warehouse.Result{}, err
 	}

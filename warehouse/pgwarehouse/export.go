@@ -17,9 +17,9 @@ import (
 // export of a cached result.
 func (e *Executor) ExportCSV(ctx context.Context, sql string, w io.Writer, maxRows int) (warehouse.ExportStats, error) {
 	var st warehouse.ExportStats
-	err := e.inReadOnlyTx(ctx, sql, func(tx pgx.Tx) error {
+	err := e.inReadOnlyTx(ctx, sql, func(tx pgx.Tx, sg signed) error {
 		var err error
-		st, err = e.stream(ctx, tx, sql, warehouse.NewCSVWriter(w), maxRows)
+		st, err = e.stream(ctx, tx, sg, sql, warehouse.NewCSVWriter(w), maxRows)
 		return err
 	})
 	if err != nil {
@@ -28,11 +28,16 @@ func (e *Executor) ExportCSV(ctx context.Context, sql string, w io.Writer, maxRo
 	return st, nil
 }
 
-func (e *Executor) stream(ctx context.Context, tx pgx.Tx, sql string, w *warehouse.CSVWriter, maxRows int) (warehouse.ExportStats, error) {
+func (e *Executor) stream(ctx context.Context, tx pgx.Tx, sg signed, sql string, w *warehouse.CSVWriter, maxRows int) (warehouse.ExportStats, error) {
 	var st warehouse.ExportStats
 	qctx, cancel := context.WithCancel(e.statementCtx(ctx))
 	defer cancel()
-	rows, err := tx.Query(qctx, sql, pgx.QueryExecModeExec)
+	br, err := sg.send(qctx, tx, sql)
+	if err != nil {
+		return st, err
+	}
+	defer br.Close()
+	rows, err := br.Query()
 	if err != nil {
 		return st, err
 	}

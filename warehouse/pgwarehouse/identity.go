@@ -5,6 +5,7 @@ import (
 	"crypto/hmac"
 	"crypto/sha256"
 	"encoding/hex"
+	"fmt"
 	"strconv"
 
 	"github.com/jackc/pgx/v5"
@@ -46,13 +47,38 @@ func (m identityMessage) sign(key []byte) string {
 	return hex.EncodeToString(mac.Sum(nil))
 }
 
-// signIdentity sets analyticsbot.signature for m in tx, which has set m's
-// settings already; without a key it sets none, and the identity functions
-// return NULL.
-func (e *Executor) signIdentity(ctx context.Context, tx pgx.Tx, m identityMessage) error {
+// queueIdentity queues on b the statement that sets
+// analyticsbot.signature for m, in a transaction that has set m's settings
+// already; without a key it queues none, and the identity functions return
+// NULL. It reports whether it queued one.
+func (e *Executor) queueIdentity(b *pgx.Batch, m identityMessage) bool {
 	if len(e.cfg.IdentityKey) == 0 {
-		return nil
+		return false
 	}
-	_, err := tx.Exec(ctx, `SELECT set_config('analyticsbot.signature', $1, true)`, m.sign(e.cfg.IdentityKey))
-	return err
+	b.Queue(`SELECT set_config('analyticsbot.signature', $1, true)`, m.sign(e.cfg.IdentityKey))
+	return true
+}
+
+// signed is a batch that begins with the statement signing who the
+// query runs for, if there is one: the caller queues its one statement
+// after it, and the two take one round trip. When the signature fails
+// the server skips the statement (the batch is one pipeline with one
+// Sync), so nothing runs unsigned.
+type signed struct {
+	b     *pgx.Batch
+	signs bool
+}
+
+// send queues sql and sends the batch in tx, and returns the results with
+// the signature's already read: sql's are next.
+func (s signed) send(ctx context.Context, tx pgx.Tx, sql string) (pgx.BatchResults, error) {
+	s.b.Queue(sql)
+	br := tx.SendBatch(ctx, s.b)
+	if s.signs {
+		if _, err := br.Exec(); err != nil {
+			_ = br.Close()
+			return nil, fmt.Errorf("sign who the query runs for: %w", err)
+		}
+	}
+	return br, nil
 }
