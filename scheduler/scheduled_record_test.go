@@ -173,4 +173,3 @@ func failRecording(t *testing.T, dbURL string, ctx context.Context) *recording {
 	}
 	return f
 }
-
