@@ -27,7 +27,7 @@ const EmbeddedSource = "embedded"
 // nothing until its first use, which decompresses it (about 8 MB) once
 // for the whole process.
 func EmbeddedWordNet() *WordNet {
-	return &WordNet{Source: EmbeddedSource, dict: embeddedDict}
+	return &WordNet{Source: EmbeddedSource, dict: embeddedDict, related: &relatedCache{}}
 }
 
 var embeddedDict = sync.OnceValues(func() (*dict, error) {

@@ -11,6 +11,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 )
 
 // WordNet is Princeton's lexical database of English, read from the files
@@ -27,6 +28,41 @@ type WordNet struct {
 	Source string
 	// dict returns the files, opened once.
 	dict func() (*dict, error)
+	// related remembers Related's answers: the database never changes and
+	// a catalog's words come back in question after question.
+	related *relatedCache
+}
+
+// maxCachedRelated bounds the words a WordNet remembers Related for; the
+// cache starts over when full.
+const maxCachedRelated = 4096
+
+// relatedCache maps a lower-case word to its Related answer.
+type relatedCache struct {
+	mu sync.Mutex
+	m  map[string][]Related
+}
+
+func (c *relatedCache) get(word string) ([]Related, bool) {
+	if c == nil {
+		return nil, false
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	r, ok := c.m[word]
+	return r, ok
+}
+
+func (c *relatedCache) put(word string, r []Related) {
+	if c == nil {
+		return
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.m == nil || len(c.m) >= maxCachedRelated {
+		c.m = make(map[string][]Related)
+	}
+	c.m[word] = r
 }
 
 // dict is a WordNet dict directory's files, opened.
@@ -95,7 +131,7 @@ func OpenWordNet(dir string) (_ *WordNet, err error) {
 	if err != nil {
 		return nil, err
 	}
-	return &WordNet{Source: dir, dict: func() (*dict, error) { return d, nil }}, nil
+	return &WordNet{Source: dir, dict: func() (*dict, error) { return d, nil }, related: &relatedCache{}}, nil
 }
 
 // openDict reads the index and exception files with read and opens the
@@ -249,10 +285,20 @@ func (w *WordNet) Related(word string) []Related {
 	if w == nil || collocation(word) {
 		return nil
 	}
+	if r, ok := w.related.get(word); ok {
+		return slices.Clone(r) // the caller may change its copy
+	}
 	wn, err := w.dict()
 	if err != nil {
 		return nil
 	}
+	out := wn.related(word)
+	w.related.put(word, out)
+	return slices.Clone(out)
+}
+
+// related is Related for a lower-case word that is not a collocation.
+func (wn *dict) related(word string) []Related {
 	var out []Related
 	seen := map[string]bool{word: true}
 	add := func(w, via string) {

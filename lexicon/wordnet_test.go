@@ -3,6 +3,7 @@ package lexicon
 import (
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -218,3 +219,18 @@ func TestEmbeddedWordNetMatchesInstalled(t *testing.T) {
 // sampleEvery: every that many lines of WordNet's files is a sampled word
 // (1 checks them all: about 8 s without -race).
 const sampleEvery = 29
+
+// Asked again, WordNet relates a word as the first time, whatever the
+// caller did with the first answer, and in any letter case.
+func TestWordNetRelatedAgain(t *testing.T) {
+	t.Parallel()
+	wn := EmbeddedWordNet()
+	first := wn.Related("clients")
+	require.NotEmpty(t, first)
+	want := slices.Clone(first)
+	first[0] = Related{Word: "changed", Via: "by the caller"}
+	assert.Equal(t, want, wn.Related("clients"))
+	assert.Equal(t, want, wn.Related("Clients"))
+	assert.Empty(t, wn.Related("zzzz"))
+	assert.Empty(t, wn.Related("zzzz"))
+}

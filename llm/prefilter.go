@@ -83,17 +83,20 @@ func (p prefilter) may(prompt string, canon *string) bool {
 // texts equal under (?i) have the same foldCanon. An invalid byte becomes
 // U+FFFD.
 func foldCanon(s string) string {
-	return strings.Map(func(r rune) rune {
-		if r < utf8.RuneSelf {
-			if 'a' <= r && r <= 'z' {
-				return r - 'a' + 'A'
-			}
-			return r
+	return strings.Map(canonRune, s)
+}
+
+// canonRune is the least rune of r's simple case-folding orbit.
+func canonRune(r rune) rune {
+	if r < utf8.RuneSelf {
+		if 'a' <= r && r <= 'z' {
+			return r - 'a' + 'A'
 		}
-		least := r
-		for f := unicode.SimpleFold(r); f != r; f = unicode.SimpleFold(f) {
-			least = min(least, f)
-		}
-		return least
-	}, s)
+		return r
+	}
+	least := r
+	for f := unicode.SimpleFold(r); f != r; f = unicode.SimpleFold(f) {
+		least = min(least, f)
+	}
+	return least
 }

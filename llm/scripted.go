@@ -55,6 +55,8 @@ type Scripted struct {
 	matches []*regexp.Regexp
 	// filters rule out, before matches, the prompts a rule cannot match.
 	filters []prefilter
+	// scopes are the lines a one-line match is searched in.
+	scopes []lineScope
 
 	mu    sync.Mutex
 	used  []int
@@ -69,6 +71,7 @@ func NewScripted(rules []Rule) (*Scripted, error) {
 		rules:   append([]Rule(nil), rules...),
 		matches: make([]*regexp.Regexp, len(rules)),
 		filters: make([]prefilter, len(rules)),
+		scopes:  make([]lineScope, len(rules)),
 		used:    make([]int, len(rules)),
 	}
 	var errs []error
@@ -80,6 +83,7 @@ func NewScripted(rules []Rule) (*Scripted, error) {
 		}
 		s.matches[i] = re
 		s.filters[i] = newPrefilter(r.Match)
+		s.scopes[i] = newLineScope(r.Match)
 	}
 	if err := errors.Join(errs...); err != nil {
 		return nil, fmt.Errorf("scripted model: %w", err)
@@ -157,7 +161,7 @@ func (s *Scripted) answer(ctx context.Context, call *Call) (string, error) {
 	if call.Step == "" {
 		return "", errors.New(`scripted model: call has no step (pass llms.WithMetadata(map[string]any{"step": ...}))`)
 	}
-	idx, err := s.pick(call.Step, call.Prompt)
+	idx, groups, err := s.pick(call.Step, call.Prompt)
 	if err != nil {
 		return "", err
 	}
@@ -169,7 +173,7 @@ func (s *Scripted) answer(ctx context.Context, call *Call) (string, error) {
 	if r.Error != "" {
 		return "", newScriptError(idx, r.Error)
 	}
-	return expand(s.matches[idx], r.Reply, call.Prompt), nil
+	return expand(s.matches[idx], r.Reply, call.Prompt, groups), nil
 }
 
 // streamReply sends reply to f in word-sized chunks. Like a real provider it
@@ -186,22 +190,21 @@ func streamReply(ctx context.Context, rule int, reply string, f func(context.Con
 	return nil
 }
 
-// expand fills a reply's $1 or ${name} from the match's capture groups, so
-// a rule can quote the prompt (a year in the question, a value in the
-// result). A rule whose match has no groups is returned as written.
-func expand(re *regexp.Regexp, reply, prompt string) string {
-	if re.NumSubexp() == 0 {
-		return reply
-	}
-	m := re.FindStringSubmatchIndex(prompt)
-	if m == nil {
+// expand fills a reply's $1 or ${name} from the match's capture groups
+// (m, re's submatch indexes in prompt), so a rule can quote the prompt (a
+// year in the question, a value in the result). A rule whose match has no
+// groups is returned as written.
+func expand(re *regexp.Regexp, reply, prompt string, m []int) string {
+	if re.NumSubexp() == 0 || m == nil {
 		return reply
 	}
 	return string(re.ExpandString(nil, reply, prompt, m))
 }
 
-// pick claims the first usable rule for step and prompt.
-func (s *Scripted) pick(step Step, prompt string) (int, error) {
+// pick claims the first usable rule for step and prompt. For a rule whose
+// match has capture groups it also returns their indexes in prompt, found
+// by the same search that picks the rule.
+func (s *Scripted) pick(step Step, prompt string) (int, []int, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	forStep, usedUp := 0, 0
@@ -215,12 +218,32 @@ func (s *Scripted) pick(step Step, prompt string) (int, error) {
 			usedUp++
 			continue
 		}
-		if s.filters[i].may(prompt, &canon) && s.matches[i].MatchString(prompt) {
+		if !s.filters[i].may(prompt, &canon) {
+			continue
+		}
+		if m := s.find(i, prompt); m != nil {
 			s.used[i]++
-			return i, nil
+			return i, m, nil
 		}
 	}
-	return -1, noRuleError(step, prompt, forStep, usedUp)
+	return -1, nil, noRuleError(step, prompt, forStep, usedUp)
+}
+
+// find searches rule i's match in prompt: the indexes of its groups in
+// the leftmost match, as regexp.FindStringSubmatchIndex gives them (an
+// empty slice for a match without groups), or nil.
+func (s *Scripted) find(i int, prompt string) []int {
+	re := s.matches[i]
+	groups := re.NumSubexp() > 0
+	switch {
+	case s.scopes[i].ok:
+		return s.scopes[i].find(re, prompt, groups)
+	case groups:
+		return re.FindStringSubmatchIndex(prompt)
+	case re.MatchString(prompt):
+		return []int{}
+	}
+	return nil
 }
 
 func noRuleError(step Step, prompt string, forStep, usedUp int) error {

@@ -326,12 +326,8 @@ func (d *DB) MatchValues(ctx context.Context, backend string, phrases []ValuePhr
 	var all []ValueMatch
 	if err == nil {
 		q := pgx.Identifier{*trigram}.Sanitize()
-		b := &pgx.Batch{}
-		for _, p := range phrases {
-			phrase := p.Text
-			// A code of one or two characters ("US", "A") is a word of
-			// countless values: it matches only values equal to it.
-			short := utf8.RuneCountInString(phrase) <= 2
+		// The statement for a phrase, written once for each kind of phrase.
+		statement := func(short bool) string {
 			where := `value OPERATOR(` + q + `.%) $2 OR $2 OPERATOR(` + q + `.<%) value`
 			if short {
 				where = `value OPERATOR(` + q + `.%) $2`
@@ -344,10 +340,10 @@ func (d *DB) MatchValues(ctx context.Context, backend string, phrases []ValuePhr
 			}
 			// The score is read as the text of its real, as a statement
 			// in text format reads it (0.4, not 0.4000000059604645).
-			b.Queue(`
+			return `
 				WITH candidates AS MATERIALIZED (
 				    SELECT backend, schema_name, table_name, column_name, value FROM value_index
-				    WHERE `+where+`
+				    WHERE ` + where + `
 				)
 				SELECT schema_name, table_name, column_name, value, score::text::float8, exact, stem, distinct_values, n FROM (
 				    SELECT *, row_number() OVER (PARTITION BY schema_name, table_name, column_name
@@ -355,17 +351,29 @@ func (d *DB) MatchValues(ctx context.Context, backend string, phrases []ValuePhr
 				              count(*) OVER (PARTITION BY schema_name, table_name, column_name) AS n
 				    FROM (
 				        SELECT schema_name, table_name, column_name, value,
-				               greatest(`+q+`.similarity(value, $2), `+q+`.word_similarity($2, value)) AS score,
+				               greatest(` + q + `.similarity(value, $2), ` + q + `.word_similarity($2, value)) AS score,
 				               regexp_replace(lower(value), '[^[:alnum:]]+', '', 'g') = $3 AS exact,
-				               `+stemsOf("value")+` = `+stemsOf("$2::text")+` AS stem,
+				               ` + stemsOf("value") + ` = ` + stemsOf("$2::text") + ` AS stem,
 				               (SELECT c.distinct_values FROM value_index_columns c
 				                WHERE (c.backend, c.schema_name, c.table_name, c.column_name) =
 				                      (v.backend, v.schema_name, v.table_name, v.column_name)) AS distinct_values
 				        FROM candidates v WHERE backend = $1
 				    ) scored
 				) ranked
-				WHERE rn <= $4`, backend, phrase, normalValue(phrase), candidatesPerColumn,
-			).Query(func(rows pgx.Rows) error {
+				WHERE rn <= $4`
+		}
+		statements := [2]string{statement(false), statement(true)}
+		b := &pgx.Batch{}
+		for _, p := range phrases {
+			phrase := p.Text
+			// A code of one or two characters ("US", "A") is a word of
+			// countless values: it matches only values equal to it.
+			short := utf8.RuneCountInString(phrase) <= 2
+			sql := statements[0]
+			if short {
+				sql = statements[1]
+			}
+			b.Queue(sql, backend, phrase, normalValue(phrase), candidatesPerColumn).Query(func(rows pgx.Rows) error {
 				m := ValueMatch{Phrase: cmp.Or(p.Phrase, phrase)}
 				m.Backend = backend
 				var exact, stem bool
