@@ -3,7 +3,6 @@ package llm
 import (
 	"math/rand/v2"
 	"regexp"
-	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -50,26 +49,7 @@ func TestLineScopeFindsWhatTheWholePromptSearchFinds(t *testing.T) {
 	matched := map[string]int{}
 	for range 3000 {
 		for _, p := range prompts {
-			rs := []rune(p)
-			for range rng.IntN(4) {
-				i := rng.IntN(len(rs))
-				switch r := rs[i]; {
-				case r == 'k' || r == 'K':
-					rs[i] = '\u212a'
-				case r == 's' || r == 'S':
-					rs[i] = 'ſ'
-				case rng.IntN(6) == 0:
-					rs[i] = '\uFFFD'
-				case rng.IntN(6) == 0:
-					rs[i] = '\n'
-				default:
-					rs[i] = []rune(strings.ToUpper(string(r)))[0]
-					if rng.IntN(2) == 0 {
-						rs[i] = []rune(strings.ToLower(string(r)))[0]
-					}
-				}
-			}
-			prompt := strings.ReplaceAll(string(rs), "\uFFFD", "\xff")
+			prompt := changed(rng, p, rng.IntN(4), 6, true)
 			for _, e := range scoped {
 				re := regexp.MustCompile(e)
 				s := newLineScope(e)

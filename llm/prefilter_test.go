@@ -56,24 +56,7 @@ func TestPrefilterNeverRulesOutAMatch(t *testing.T) {
 	matched := map[string]int{}
 	for range 5000 {
 		for _, c := range cases {
-			rs := []rune(c.prompt)
-			for range 1 + rng.IntN(3) {
-				i := rng.IntN(len(rs))
-				switch r := rs[i]; {
-				case r == 'k' || r == 'K':
-					rs[i] = '\u212a'
-				case r == 's' || r == 'S':
-					rs[i] = 'ſ'
-				case rng.IntN(8) == 0:
-					rs[i] = '\uFFFD'
-				default:
-					rs[i] = []rune(strings.ToUpper(string(r)))[0]
-					if rng.IntN(2) == 0 {
-						rs[i] = []rune(strings.ToLower(string(r)))[0]
-					}
-				}
-			}
-			prompt := strings.ReplaceAll(string(rs), "\uFFFD", "\xff")
+			prompt := changed(rng, c.prompt, 1+rng.IntN(3), 8, false)
 			if regexp.MustCompile(c.expr).MatchString(prompt) {
 				matched[c.expr]++
 				canon := ""
@@ -87,4 +70,32 @@ func TestPrefilterNeverRulesOutAMatch(t *testing.T) {
 		assert.Positive(t, matched[c.expr], "changed prompts %q still matched", c.expr)
 	}
 	t.Logf("prompts matched: %v", matched)
+}
+
+// changed is prompt with edits runes changed at random, as a model's
+// caller might send it: a k or s in another spelling (?i) matches (the
+// Kelvin sign, the long s), one in oneIn an invalid byte (and, with
+// newlines, one in oneIn of the rest a line break), the rest a letter in
+// either case.
+func changed(rng *rand.Rand, prompt string, edits, oneIn int, newlines bool) string {
+	rs := []rune(prompt)
+	for range edits {
+		i := rng.IntN(len(rs))
+		switch r := rs[i]; {
+		case r == 'k' || r == 'K':
+			rs[i] = '\u212a'
+		case r == 's' || r == 'S':
+			rs[i] = 'ſ'
+		case rng.IntN(oneIn) == 0:
+			rs[i] = '\uFFFD'
+		case newlines && rng.IntN(oneIn) == 0:
+			rs[i] = '\n'
+		default:
+			rs[i] = []rune(strings.ToUpper(string(r)))[0]
+			if rng.IntN(2) == 0 {
+				rs[i] = []rune(strings.ToLower(string(r)))[0]
+			}
+		}
+	}
+	return strings.ReplaceAll(string(rs), "\uFFFD", "\xff")
 }
