@@ -89,6 +89,35 @@ func TestAccessMatrixThroughMCP(t *testing.T) {
 	}
 }
 
+// The same matrix with the bot's static guard taken out
+// (bottest.StartWithoutGuard): a query an AI client writes itself runs as
+// it is, as its policy's role, so the database alone must refuse what the
+// policy forbids; each case gets its Alone outcome, and nothing a policy
+// forbids comes back as rows.
+func TestAccessMatrixThroughMCPDatabaseAlone(t *testing.T) {
+	t.Parallel()
+	testDB.Need(t)
+	cfg := bottest.Config(t, testDB.URL, bottest.DemoScript(bottest.AccessRules()))
+	cfg.AccessFile, cfg.Postgres.Schemas = accessFile(t), bottest.AccessSchemas
+	b := bottest.StartWithoutGuard(t, cfg, bottest.Discard())
+	for p, policy := range bottest.AccessPolicies {
+		user := bottest.AccessUsers[p]
+		t.Run(policy, func(t *testing.T) {
+			t.Parallel()
+			cs := connect(t, b, Config{}, user)
+			for _, c := range bottest.AccessCases {
+				want := string(c.Alone[p])
+				res, a := askAnswer(t, cs, "run_query", map[string]any{"query": c.SQL})
+				assert.Equal(t, want, a.ErrorKind, "run_query %s as %s: %s", c.Name, policy, a.Text)
+				assert.Equal(t, want != "", res.IsError, "run_query %s as %s", c.Name, policy)
+				if want != "" {
+					assert.Empty(t, a.Rows, c.Name)
+				}
+			}
+		})
+	}
+}
+
 // An identity the access file admits to no policy is refused every tool,
 // with the file's reason, and the query log records the refusal.
 func TestNotAdmitted(t *testing.T) {
