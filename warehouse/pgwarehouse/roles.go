@@ -396,9 +396,12 @@ func restrictSessions(ctx context.Context, tx pgx.Tx, role string) error {
 // DropRoles drops roles that ApplyPolicies made, with their privileges in
 // the database of pool (a role with privileges in other databases is
 // refused by PostgreSQL), taking turns with ApplyPolicies: revoking
-// grants on a table while another transaction grants on it fails.
+// grants on a table while another transaction grants on it fails; and,
+// as ApplyAccess, in turn with the migrations and again after another
+// database's change of a role's row (pgpool.SetupTx: roles are the
+// server's, the locks one database's).
 func DropRoles(ctx context.Context, pool *pgxpool.Pool, roles []string) error {
-	err := pgx.BeginFunc(ctx, pool, func(tx pgx.Tx) error {
+	err := pgpool.SetupTx(ctx, pool, func(tx pgx.Tx) error {
 		if _, err := tx.Exec(ctx, `SELECT pg_advisory_xact_lock($1)`, applyLockKey); err != nil {
 			return err
 		}
