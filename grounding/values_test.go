@@ -140,6 +140,9 @@ func TestPhrases(t *testing.T) {
 	assert.Equal(t, []string{"users from the US", "users", "US", "wallet"},
 		grounding.Phrases("How many users from the US in the past 30 days? wallet, in 2 weeks"),
 		"a code in capitals is a phrase even when it is a stop word; a length of time is none")
+	assert.Equal(t, []string{"taught the most classes", "teacher taught", "teacher", "taught", "classes"},
+		grounding.Phrases("Which teacher taught the most classes, and how many have they taught?"),
+		"a pronoun is no phrase: \"they\" would match every stored value starting \"The …\"")
 }
 
 // BenchmarkValueLookup matches the phrases of a question against the

@@ -10,6 +10,11 @@ var stopWords = set("a", "an", "the", "of", "in", "on", "at", "to", "for", "by",
 	"is", "are", "was", "were", "be", "been", "do", "does", "did", "how", "many", "much", "what", "which",
 	"who", "whom", "whose", "when", "where", "why", "that", "this", "these", "those", "it", "its", "there",
 	"me", "my", "we", "our", "you", "your", "i", "show", "list", "give", "tell", "find", "get", "all", "any",
+	// Pronouns and their forms (Snowball's English stop words): "how many
+	// classes have they taught" says nothing of a value starting "The …".
+	// Not "us": it is the United States as often.
+	"they", "them", "their", "theirs", "themselves", "he", "him", "his", "himself", "she", "her", "hers",
+	"herself", "itself", "ours", "ourselves", "yours", "yourself", "yourselves", "myself",
 	"each", "every", "per", "than", "then", "as", "most", "least", "more", "less", "top", "have", "has",
 	"had", "not", "no", "yes", "can", "could", "would", "should", "about", "into", "over", "under", "between",
 	"id", "ids",
