@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"sync/atomic"
+	"time"
 
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
@@ -17,15 +18,32 @@ import (
 // extension (or the first refresh creates the index), so they are asked
 // once per DB: a statement that then fails because a trigram function,
 // operator or schema is missing (staleTrigram) makes the caller forget
-// them and try once more with what the database says now. What is not
-// there yet (pg_trgm not installed, the index not created) is not
-// remembered: it is asked again each time, until it is.
+// them and try once more with what the database says now. pg_trgm not
+// installed yet is not remembered: it is asked again each time, until it
+// is; a stem index not created yet is asked again after stemsRecheck.
 type trigramCache struct {
 	// schema is where pg_trgm is; nil when not known.
 	schema atomic.Pointer[string]
-	// stems says the stem index exists; once seen, it is assumed to stay
-	// (without it, a stemmed match is slower, not wrong).
+	// stems says the stem index exists; once seen (or created here:
+	// PrepareValueIndex), it is assumed to stay (without it, a stemmed
+	// match is slower, not wrong).
 	stems atomic.Bool
+	// stemsAsked is when the database last said whether the stem index
+	// exists (Unix nanoseconds): an index found missing is asked about
+	// again after stemsRecheck, so one that another process's first
+	// refresh created is used from then on.
+	stemsAsked atomic.Int64
+}
+
+// stemsRecheck is how long the stem index is taken to be missing once
+// the database said so.
+const stemsRecheck = time.Minute
+
+// noStemsFresh reports that the database said, less than stemsRecheck
+// ago, that the stem index is missing.
+func (c *trigramCache) noStemsFresh() bool {
+	at := c.stemsAsked.Load()
+	return at != 0 && time.Since(time.Unix(0, at)) < stemsRecheck
 }
 
 // trigramSchemaQuery finds the schema pg_trgm is installed in: no row
@@ -73,6 +91,7 @@ func (d *DB) staleTrigram(err error) bool {
 		"42704": // undefined_object: an operator class
 		d.trgm.schema.Store(nil)
 		d.trgm.stems.Store(false)
+		d.trgm.stemsAsked.Store(0)
 		return true
 	}
 	return false

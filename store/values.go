@@ -112,6 +112,7 @@ func (d *DB) PrepareValueIndex(ctx context.Context) error {
 	if err != nil {
 		return fmt.Errorf("create the value index's stem index: %w", classify(err))
 	}
+	d.trgm.stems.Store(true)
 	return nil
 }
 
@@ -287,10 +288,11 @@ func (d *DB) MatchValues(ctx context.Context, backend string, phrases []ValuePhr
 // valueSetup returns the schema pg_trgm is in and whether the stem index
 // exists (stemmed matches need it, and the first refresh creates it:
 // without it, they would compare every value): remembered once found
-// (trigramCache), else asked in one round trip.
+// (trigramCache; an index found missing for stemsRecheck), else asked in
+// one round trip.
 func (d *DB) valueSetup(ctx context.Context) (trigram string, stems bool, err error) {
-	if s := d.trgm.schema.Load(); s != nil && d.trgm.stems.Load() {
-		return *s, true, nil
+	if s := d.trgm.schema.Load(); s != nil && (d.trgm.stems.Load() || d.trgm.noStemsFresh()) {
+		return *s, d.trgm.stems.Load(), nil
 	}
 	var schema *string
 	err = d.pool.QueryRow(ctx, `SELECT (`+trigramSchemaQuery+`), to_regclass($1) IS NOT NULL`,
@@ -303,6 +305,7 @@ func (d *DB) valueSetup(ctx context.Context) (trigram string, stems bool, err er
 		return "", false, ErrNoTrigram
 	}
 	d.trgm.stems.Store(stems)
+	d.trgm.stemsAsked.Store(time.Now().UnixNano())
 	return *schema, stems, nil
 }
 
