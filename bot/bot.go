@@ -370,6 +370,11 @@ type Message struct {
 	// (Slack's ephemeral): in a channel with a ceiling, possibly an answer
 	// beyond it, whose thread is theirs (see Press).
 	Private bool
+	// started is the thread StartThread began for this message, which
+	// vouches for its owner (CheckThread) and says, until a question is
+	// asked in it, that it has no turns. Unexported: only StartThread
+	// vouches.
+	started *startedThread
 }
 
 // AskState answers a message as Ask does and returns the workflow's final
@@ -384,7 +389,7 @@ func (b *Bot) AskState(ctx context.Context, m Message, opts ...workflow.RunOptio
 	if err != nil {
 		return nil, workflow.Result{}, err
 	}
-	return b.run(ctx, b.stateOf(m), opts...)
+	return b.runFrom(ctx, b.stateOf(m), m.startedEmpty(), opts...)
 }
 
 // stateOf is the state a run for m starts from.
@@ -425,13 +430,24 @@ func (b *Bot) PressState(ctx context.Context, m Message, action, value string, o
 // conversation (the intent table's Aside: ratings, Verify, schedules' lists
 // and changes) is neither admitted again nor recorded, as it keeps no turn.
 func (b *Bot) run(ctx context.Context, s *nodes.State, opts ...workflow.RunOption) (*nodes.State, workflow.Result, error) {
+	return b.runFrom(ctx, s, false, opts...)
+}
+
+// runFrom is run, told whether s's thread is known to have no turns (a
+// thread begun for this message): then its history is not asked for.
+func (b *Bot) runFrom(ctx context.Context, s *nodes.State, empty bool, opts ...workflow.RunOption) (*nodes.State, workflow.Result, error) {
 	if s.ThreadTS == "" {
 		s.ThreadTS = NewThreadID()
+		empty = true
 	}
 	if nodes.Aside(s.Intent) {
 		ctx = warehouse.WithCaller(ctx, warehouse.Caller{UserID: s.UserID, Email: s.UserEmail, ChannelID: s.ChannelID})
 	} else {
-		turns, err := b.db.RecentTurns(ctx, s.ThreadTS, b.cfg.HistoryTurns)
+		var turns []store.Turn
+		var err error
+		if !empty {
+			turns, err = b.db.RecentTurns(ctx, s.ThreadTS, b.cfg.HistoryTurns)
+		}
 		if err != nil {
 			// The workflow reports an unreachable database to the user itself.
 			b.log.WarnContext(ctx, "load history", "thread", s.ThreadTS, "err", err)

@@ -43,6 +43,7 @@ func TestBot(t *testing.T) {
 		{"ScheduleWords", testScheduleWords},
 		{"TurnRecords", testTurnRecords},
 		{"ThreadOwners", testThreadOwners},
+		{"StartedThread", testStartedThread},
 		{"Reply", testReply},
 		{"ReplyAccess", testReplyAccess},
 	}

@@ -46,7 +46,7 @@ func testChannelCeiling(t *testing.T, e *testEnv) {
 		defer cancel()
 		m := bot.Message{UserID: user, ChannelID: channel, Text: text}
 		var err error
-		m.ThreadID, err = b.StartThread(ctx, m) // the web chat's threads are issued
+		m, err = b.StartThread(ctx, m) // the web chat's threads are issued
 		require.NoError(t, err)
 		s, _, err := b.AskState(ctx, m)
 		require.NoError(t, err)

@@ -207,7 +207,7 @@ func testReplyAccess(t *testing.T, e *testEnv) {
 		b := newBot(t, e, script(bottest.CeilingRules()), func(c *bot.Config) { c.AccessFile, c.Postgres.Schemas = path, bottest.AccessSchemas })
 		m := bot.Message{UserID: "UANA", ChannelID: ch, Text: bottest.CeilingBeyond.Question}
 		var err error
-		m.ThreadID, err = b.StartThread(ctx, m)
+		m, err = b.StartThread(ctx, m)
 		require.NoError(t, err)
 		r, err := b.Ask(ctx, m)
 		require.NoError(t, err)

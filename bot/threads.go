@@ -6,6 +6,7 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"sync/atomic"
 
 	"github.com/analyticsbot/analyticsbot/nodes"
 	"github.com/analyticsbot/analyticsbot/store"
@@ -28,22 +29,49 @@ func ownedThreads(channel string) bool {
 	return surface == nodes.SurfaceWeb || surface == nodes.SurfaceMCP
 }
 
-// StartThread issues the id of a new conversation for m's surface and, on
-// a surface whose threads belong to their askers (the web chat), records
-// m.UserID as its owner: only they may read or continue it. Ids are
-// "<surface>-" and 32 hex digits ("web-3f0c…"), 128 random bits, so
-// unguessable; elsewhere it is NewThreadID.
-func (b *Bot) StartThread(ctx context.Context, m Message) (string, error) {
+// StartThread returns m in a new conversation: it issues the id of a
+// thread for m's surface and, on a surface whose threads belong to their
+// askers (the web chat), records m.UserID as its owner: only they may read
+// or continue it. Ids are "<surface>-" and 32 hex digits ("web-3f0c…"),
+// 128 random bits, so unguessable; elsewhere it is NewThreadID. The
+// message returned vouches for its owner: asking with it (unchanged user
+// and thread) costs no second look at the database to check whose the
+// thread is.
+func (b *Bot) StartThread(ctx context.Context, m Message) (Message, error) {
 	if !ownedThreads(m.ChannelID) {
-		return NewThreadID(), nil
+		m.ThreadID = NewThreadID()
+		return m, nil
 	}
 	var r [16]byte
 	_, _ = rand.Read(r[:]) // crypto/rand never fails on Linux
 	id := nodes.SurfaceOf(m.ChannelID) + "-" + hex.EncodeToString(r[:])
 	if err := b.db.AddThread(ctx, id, m.UserID); err != nil {
-		return "", fmt.Errorf("start a thread: %w", err)
+		return m, fmt.Errorf("start a thread: %w", err)
 	}
-	return id, nil
+	m.ThreadID, m.started = id, &startedThread{id: id, owner: m.UserID}
+	m.started.empty.Store(true)
+	return m, nil
+}
+
+// startedThread is a thread StartThread began and recorded.
+type startedThread struct {
+	id, owner string
+	// empty says no question was asked in it yet. Its id is known to
+	// nobody else until the first answer gives it (the web's message_end),
+	// so until then no turn can have been written to it.
+	empty atomic.Bool
+}
+
+// vouches reports whether StartThread began m's thread for m's user.
+func (m Message) vouches() bool {
+	return m.started != nil && m.started.id == m.ThreadID && m.started.owner == m.UserID
+}
+
+// startedEmpty reports, once, that m's thread was begun for m and has no
+// turns: the first question asked with m (or a copy) need not load its
+// history; later ones do.
+func (m Message) startedEmpty() bool {
+	return m.vouches() && m.started.empty.CompareAndSwap(true, false)
 }
 
 // CheckThread returns ErrNoThread unless m.UserID may read and continue
@@ -58,6 +86,10 @@ func (b *Bot) CheckThread(ctx context.Context, m Message) error {
 	}
 	if m.ThreadID == "" {
 		return ErrNoThread
+	}
+	if m.vouches() {
+		// StartThread recorded them as its owner (an owner never changes).
+		return nil
 	}
 	owner, err := b.db.ThreadOwner(ctx, m.ThreadID)
 	switch {
@@ -90,9 +122,7 @@ func (b *Bot) threadTurns(ctx context.Context, m Message, limit int) ([]store.Tu
 // on a surface whose threads belong to their askers, starts one.
 func (b *Bot) askThread(ctx context.Context, m Message) (Message, error) {
 	if m.ThreadID == "" && ownedThreads(m.ChannelID) {
-		id, err := b.StartThread(ctx, m)
-		m.ThreadID = id
-		return m, err
+		return b.StartThread(ctx, m)
 	}
 	return m, b.CheckThread(ctx, m)
 }

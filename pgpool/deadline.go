@@ -85,6 +85,9 @@ func release(ctx context.Context) {
 
 // TraceQueryStart implements pgx.QueryTracer.
 func (t *Tracer) TraceQueryStart(ctx context.Context, conn *pgx.Conn, data pgx.TraceQueryStartData) context.Context {
+	if rt := roundTripsOf(ctx); rt != nil {
+		rt.add("query", data.SQL)
+	}
 	ctx = t.bound(ctx)
 	if t.Spans != nil {
 		ctx = t.Spans.TraceQueryStart(ctx, conn, data)
@@ -102,6 +105,9 @@ func (t *Tracer) TraceQueryEnd(ctx context.Context, conn *pgx.Conn, data pgx.Tra
 
 // TraceBatchStart implements pgx.BatchTracer.
 func (t *Tracer) TraceBatchStart(ctx context.Context, conn *pgx.Conn, data pgx.TraceBatchStartData) context.Context {
+	if rt := roundTripsOf(ctx); rt != nil {
+		rt.add("batch", batchStatements(data.Batch)...)
+	}
 	ctx = t.bound(ctx)
 	if t.Spans != nil {
 		ctx = t.Spans.TraceBatchStart(ctx, conn, data)
@@ -126,6 +132,9 @@ func (t *Tracer) TraceBatchEnd(ctx context.Context, conn *pgx.Conn, data pgx.Tra
 
 // TraceCopyFromStart implements pgx.CopyFromTracer.
 func (t *Tracer) TraceCopyFromStart(ctx context.Context, conn *pgx.Conn, data pgx.TraceCopyFromStartData) context.Context {
+	if rt := roundTripsOf(ctx); rt != nil {
+		rt.add("copy", "COPY "+data.TableName.Sanitize())
+	}
 	ctx = t.bound(ctx)
 	if t.Spans != nil {
 		ctx = t.Spans.TraceCopyFromStart(ctx, conn, data)

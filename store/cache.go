@@ -75,11 +75,12 @@ func (c *Cache) Put(ctx context.Context, r CachedResult) error {
 		return fmt.Errorf("cache result %q of thread %q: %w", r.QueryID, r.ThreadID, err)
 	}
 
-	// The insert and the eviction in one transaction, sent as one batch.
+	// The insert and the eviction in one transaction, one batch: one
+	// round trip (inOneBatch), as writing it again changes nothing.
 	// EXCLUDED.seq is the fresh sequence value of the proposed row, so a
 	// replaced result counts as the newest again.
 	var evicted []string
-	err = c.db.inBatchTx(ctx, func(b *pgx.Batch) {
+	err = c.db.inOneBatch(ctx, func(b *pgx.Batch) {
 		b.Queue(`
 		INSERT INTO query_results
 			(thread_id, query_id, backend, sql, question, columns, rows, row_count, truncated, limited_by)

@@ -36,6 +36,8 @@ type DB struct {
 	where string
 	// timeout bounds each round trip (WithTimeout); 0 none.
 	timeout time.Duration
+	// trgm remembers where pg_trgm is (trigram.go).
+	trgm trigramCache
 }
 
 // Option changes how Open connects.

@@ -201,6 +201,17 @@ func (d *DB) SearchExamples(ctx context.Context, backend, question string, k int
 	if k <= 0 || question == "" {
 		return nil, nil
 	}
+	out, err := d.searchExamples(ctx, backend, question, k)
+	if err != nil && d.staleTrigram(err) {
+		// pg_trgm moved or went away since it was found: once more, with
+		// what the database says now.
+		out, err = d.searchExamples(ctx, backend, question, k)
+	}
+	return out, err
+}
+
+// searchExamples is SearchExamples with where pg_trgm is as remembered.
+func (d *DB) searchExamples(ctx context.Context, backend, question string, k int) ([]Example, error) {
 	// Candidates: the examples sharing most words with the question, and,
 	// with pg_trgm when those are fewer than k, the most alike letter by
 	// letter (misspellings); then scored.
@@ -269,7 +280,7 @@ const MinExampleScore = 0.2
 // similar letters, when pg_trgm is installed (ErrNoTrigram otherwise:
 // examples are then found by their words only).
 func (d *DB) PrepareExamples(ctx context.Context) error {
-	schema, err := d.trigramSchema(ctx)
+	schema, err := d.lookupTrigramSchema(ctx)
 	if err != nil {
 		return err
 	}

@@ -8,6 +8,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/analyticsbot/analyticsbot/pgpool"
 	"github.com/analyticsbot/analyticsbot/store"
 	"github.com/analyticsbot/analyticsbot/store/storetest"
 )
@@ -109,6 +110,39 @@ func TestSearchExamples(t *testing.T) {
 	list, err := db.ListExamples(ctx, store.ExampleFilter{Backend: "postgres", Status: store.StatusCandidate})
 	require.NoError(t, err)
 	assert.ElementsMatch(t, []string{"Which publisher has the most games?", "How many reviews did games get in 2018?"}, questions(list))
+}
+
+// A search asks where pg_trgm is once: later ones are one round trip.
+// When pg_trgm moves, a misspelt question still finds its example (the
+// search forgets the schema it remembered and asks again); when it is
+// gone, examples are found by their words.
+func TestSearchExamplesFollowsTrigram(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	db := storetest.New(t)
+	require.NoError(t, db.PrepareExamples(ctx))
+	_, _, err := db.AddExample(ctx, example("Which publisher released the most games?", "Q1", store.StatusVerified))
+	require.NoError(t, err)
+	search := func(ctx context.Context, question string) []string {
+		t.Helper()
+		got, err := db.SearchExamples(ctx, "postgres", question, 3)
+		require.NoError(t, err)
+		return questions(got)
+	}
+	want := []string{"Which publisher released the most games?"}
+	assert.Equal(t, want, search(ctx, "wich pubisher relesed most gams"), "by letters")
+	var rt pgpool.RoundTrips
+	assert.Equal(t, want, search(pgpool.CountRoundTrips(ctx, &rt), "wich pubisher relesed most gams"))
+	assert.Equal(t, 1, rt.Len(), "round trips of a search once pg_trgm is known:\n%s", &rt)
+
+	_, err = db.Pool().Exec(ctx, `CREATE SCHEMA trgm_moved; ALTER EXTENSION pg_trgm SET SCHEMA trgm_moved`)
+	require.NoError(t, err)
+	assert.Equal(t, want, search(ctx, "wich pubisher relesed most gams"), "pg_trgm in another schema")
+
+	_, err = db.Pool().Exec(ctx, `DROP EXTENSION pg_trgm CASCADE`)
+	require.NoError(t, err)
+	assert.Equal(t, want, search(ctx, "which publisher released games"), "by words, without pg_trgm")
+	assert.Empty(t, search(ctx, "wich pubisher relesed most gams"), "no letters without pg_trgm")
 }
 
 // The badge finds a verified example by its query's fingerprint, and

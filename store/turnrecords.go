@@ -76,3 +76,16 @@ func (d *DB) inBatchTx(ctx context.Context, fill func(*pgx.Batch)) error {
 	}
 	return nil
 }
+
+// inOneBatch runs the statements fill queues in one batch, one round trip:
+// PostgreSQL runs a batch as one implicit transaction (its Sync commits
+// it), so they all take effect or none does. Unlike inBatchTx, the COMMIT
+// does not wait for the bot: a batch held up on the way and delivered
+// after the bot gave up on it is committed all the same. Only for writes
+// that may land once more without harm (a cached result replaced by
+// itself), never for records that are written again after a failure.
+func (d *DB) inOneBatch(ctx context.Context, fill func(*pgx.Batch)) error {
+	b := &pgx.Batch{}
+	fill(b)
+	return d.pool.SendBatch(ctx, b).Close()
+}

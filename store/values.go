@@ -91,30 +91,11 @@ type ValueIndexStats struct {
 	RefreshedAt              time.Time
 }
 
-// trigramSchemaQuery finds the schema pg_trgm is installed in: no row
-// when it is not.
-const trigramSchemaQuery = `SELECT n.nspname FROM pg_catalog.pg_extension e
-		JOIN pg_catalog.pg_namespace n ON n.oid = e.extnamespace WHERE e.extname = 'pg_trgm'`
-
-// trigramSchema returns the schema pg_trgm is installed in, or
-// ErrNoTrigram.
-func (d *DB) trigramSchema(ctx context.Context) (string, error) {
-	var schema string
-	err := d.pool.QueryRow(ctx, trigramSchemaQuery).Scan(&schema)
-	if errors.Is(err, pgx.ErrNoRows) {
-		return "", ErrNoTrigram
-	}
-	if err != nil {
-		return "", fmt.Errorf("find pg_trgm: %w", classify(err))
-	}
-	return schema, nil
-}
-
 // PrepareValueIndex makes sure values can be matched quickly: pg_trgm is
 // installed and the trigram index exists (created here, since pg_trgm may
 // have been installed, or moved, after the migrations ran).
 func (d *DB) PrepareValueIndex(ctx context.Context) error {
-	schema, err := d.trigramSchema(ctx)
+	schema, err := d.lookupTrigramSchema(ctx)
 	if err != nil {
 		return err
 	}
@@ -131,6 +112,7 @@ func (d *DB) PrepareValueIndex(ctx context.Context) error {
 	if err != nil {
 		return fmt.Errorf("create the value index's stem index: %w", classify(err))
 	}
+	d.trgm.stems.Store(true)
 	return nil
 }
 
@@ -288,59 +270,88 @@ func (d *DB) MatchValues(ctx context.Context, backend string, phrases []ValuePhr
 	if len(phrases) == 0 {
 		return nil, nil
 	}
-	// Two round trips before the COMMIT, in one transaction: its BEGIN
-	// with the schema pg_trgm is in, whether the stem index exists
-	// (stemmed matches need it, and the first refresh creates it: without
-	// it, they would compare every value) and the settings; then every
-	// phrase's statement, in one batch. The operators' own thresholds cut
-	// what the index returns, so a common word costs little; the scores
-	// are checked again below. The planner costs a trigram comparison like
-	// an equality, so on a small index (a few thousand values) it compares
-	// every value instead of asking the trigram index: 13 ms a phrase
-	// instead of 0.5. The candidates are found by the trigram conditions
-	// alone, with scans of the whole table off. One statement per phrase,
-	// each planned for its phrase (force_custom_plan: the statements are
-	// prepared once per connection): with the phrase known when the
-	// statement is planned, PostgreSQL reaches for the trigram index; a
-	// generic plan, or one statement over all phrases at once, scans the
-	// table.
-	var (
-		trigram *string
-		stems   bool
-	)
-	setup := &pgx.Batch{}
-	setup.BeginTx(pgx.TxOptions{})
-	setup.Queue(`SELECT (`+trigramSchemaQuery+`), to_regclass($2) IS NOT NULL,
-		set_config('pg_trgm.similarity_threshold', $1, true),
+	all, err := d.matchValues(ctx, backend, phrases, minSimilarity)
+	if err != nil && d.staleTrigram(err) {
+		// pg_trgm moved or went away since it was found: once more, with
+		// what the database says now.
+		all, err = d.matchValues(ctx, backend, phrases, minSimilarity)
+	}
+	if errors.Is(err, ErrNoTrigram) {
+		return nil, ErrNoTrigram
+	}
+	if err != nil {
+		return nil, fmt.Errorf("match values: %w", classify(err))
+	}
+	return rankMatches(all, minSimilarity, perColumn, limit), nil
+}
+
+// valueSetup returns the schema pg_trgm is in and whether the stem index
+// exists (stemmed matches need it, and the first refresh creates it:
+// without it, they would compare every value): remembered once found
+// (trigramCache; an index found missing for stemsRecheck), else asked in
+// one round trip.
+func (d *DB) valueSetup(ctx context.Context) (trigram string, stems bool, err error) {
+	if s := d.trgm.schema.Load(); s != nil && (d.trgm.stems.Load() || d.trgm.noStemsFresh()) {
+		return *s, d.trgm.stems.Load(), nil
+	}
+	var schema *string
+	err = d.pool.QueryRow(ctx, `SELECT (`+trigramSchemaQuery+`), to_regclass($1) IS NOT NULL`,
+		pgx.Identifier{d.schema, "value_index_stem_idx"}.Sanitize()).Scan(&schema, &stems)
+	if err != nil {
+		return "", false, err
+	}
+	d.trgm.schema.Store(schema)
+	if schema == nil {
+		return "", false, ErrNoTrigram
+	}
+	d.trgm.stems.Store(stems)
+	d.trgm.stemsAsked.Store(time.Now().UnixNano())
+	return *schema, stems, nil
+}
+
+// matchValues is MatchValues before the ranking, with where pg_trgm is
+// as remembered. Once that is known, one round trip: one batch, which
+// PostgreSQL runs as one implicit transaction (a Sync ends it), so the
+// settings below, local to it, hold for every statement of the batch and
+// for none after. The operators' own thresholds cut what the index
+// returns, so a common word costs little; the scores are checked again
+// below. The planner costs a trigram comparison like an equality, so on a
+// small index (a few thousand values) it compares every value instead of
+// asking the trigram index: 13 ms a phrase instead of 0.5. The candidates
+// are found by the trigram conditions alone, with scans of the whole
+// table off. One statement per phrase, each planned for its phrase
+// (force_custom_plan: the statements are prepared once per connection):
+// with the phrase known when the statement is planned, PostgreSQL
+// reaches for the trigram index; a generic plan, or one statement over
+// all phrases at once, scans the table.
+func (d *DB) matchValues(ctx context.Context, backend string, phrases []ValuePhrase, minSimilarity float64) ([]ValueMatch, error) {
+	trigram, stems, err := d.valueSetup(ctx)
+	if err != nil {
+		return nil, err
+	}
+	var all []ValueMatch
+	b := &pgx.Batch{}
+	b.Queue(`SELECT set_config('pg_trgm.similarity_threshold', $1, true),
 		set_config('pg_trgm.word_similarity_threshold', $1, true),
 		set_config('enable_seqscan', 'off', true),
 		set_config('plan_cache_mode', 'force_custom_plan', true)`,
-		strconv.FormatFloat(minSimilarity, 'f', 2, 64), pgx.Identifier{d.schema, "value_index_stem_idx"}.Sanitize(),
-	).QueryRow(func(row pgx.Row) error { return row.Scan(&trigram, &stems, nil, nil, nil, nil) })
-	br := d.pool.SendBatch(ctx, setup)
-	tx := br.Tx()
-	err := br.Close()
-	if err == nil && trigram == nil {
-		err = ErrNoTrigram
-	}
-	var all []ValueMatch
-	if err == nil {
-		q := pgx.Identifier{*trigram}.Sanitize()
-		// The statement for a phrase, written once for each kind of phrase.
-		statement := func(short bool) string {
-			where := `value OPERATOR(` + q + `.%) $2 OR $2 OPERATOR(` + q + `.<%) value`
-			if short {
-				where = `value OPERATOR(` + q + `.%) $2`
-			}
-			// Values with the same stems as the phrase, whatever their
-			// trigrams: "successful" and 'success'.
-			if stems {
-				where = `(` + where + `) OR (backend = $1 AND ` + stemsOf("value") + ` = ` + stemsOf("$2::text") +
-					` AND cardinality(` + stemsOf("$2::text") + `) > 0)`
-			}
-			// The score is read as the text of its real, as a statement
-			// in text format reads it (0.4, not 0.4000000059604645).
-			return `
+		strconv.FormatFloat(minSimilarity, 'f', 2, 64))
+	q := pgx.Identifier{trigram}.Sanitize()
+	// The statement for a phrase, written once for each kind of phrase.
+	statement := func(short bool) string {
+		where := `value OPERATOR(` + q + `.%) $2 OR $2 OPERATOR(` + q + `.<%) value`
+		if short {
+			where = `value OPERATOR(` + q + `.%) $2`
+		}
+		// Values with the same stems as the phrase, whatever their
+		// trigrams: "successful" and 'success'.
+		if stems {
+			where = `(` + where + `) OR (backend = $1 AND ` + stemsOf("value") + ` = ` + stemsOf("$2::text") +
+				` AND cardinality(` + stemsOf("$2::text") + `) > 0)`
+		}
+		// The score is read as the text of its real, as a statement
+		// in text format reads it (0.4, not 0.4000000059604645).
+		return `
 				WITH candidates AS MATERIALIZED (
 				    SELECT backend, schema_name, table_name, column_name, value FROM value_index
 				    WHERE ` + where + `
@@ -361,59 +372,49 @@ func (d *DB) MatchValues(ctx context.Context, backend string, phrases []ValuePhr
 				    ) scored
 				) ranked
 				WHERE rn <= $4`
+	}
+	statements := [2]string{statement(false), statement(true)}
+	for _, p := range phrases {
+		phrase := p.Text
+		// A code of one or two characters ("US", "A") is a word of
+		// countless values: it matches only values equal to it.
+		short := utf8.RuneCountInString(phrase) <= 2
+		sql := statements[0]
+		if short {
+			sql = statements[1]
 		}
-		statements := [2]string{statement(false), statement(true)}
-		b := &pgx.Batch{}
-		for _, p := range phrases {
-			phrase := p.Text
-			// A code of one or two characters ("US", "A") is a word of
-			// countless values: it matches only values equal to it.
-			short := utf8.RuneCountInString(phrase) <= 2
-			sql := statements[0]
-			if short {
-				sql = statements[1]
-			}
-			b.Queue(sql, backend, phrase, normalValue(phrase), candidatesPerColumn).Query(func(rows pgx.Rows) error {
-				m := ValueMatch{Phrase: cmp.Or(p.Phrase, phrase)}
-				m.Backend = backend
-				var exact, stem bool
-				var distinct, n int
-				_, err := pgx.ForEachRow(rows, []any{&m.Schema, &m.Table, &m.Column, &m.Value, &m.Similarity, &exact, &stem, &distinct, &n}, func() error {
-					m.Exact, m.Why = exact, MatchFuzzy
-					switch {
-					case p.Strict && distinct > strictMaxDistinct:
-						// A word of the schema that is also one title among
-						// thousands ("price", a game named 'PRICE') is chance.
-						return nil
-					case exact:
-						m.Similarity, m.Why = 1, cmp.Or(p.Why, MatchExact)
-					case stem && !short:
-						// Not quite the phrase: just below an exact match.
-						m.Similarity, m.Why = 0.99, cmp.Or(p.Why, MatchStem)
-					case short || p.Strict || p.Why != "":
-						return nil
-					case n >= commonInColumn && m.Similarity < strongMatch:
-						return nil // a phrase this common in the column keeps only its strong matches
-					}
-					all = append(all, m)
+		b.Queue(sql, backend, phrase, normalValue(phrase), candidatesPerColumn).Query(func(rows pgx.Rows) error {
+			m := ValueMatch{Phrase: cmp.Or(p.Phrase, phrase)}
+			m.Backend = backend
+			var exact, stem bool
+			var distinct, n int
+			_, err := pgx.ForEachRow(rows, []any{&m.Schema, &m.Table, &m.Column, &m.Value, &m.Similarity, &exact, &stem, &distinct, &n}, func() error {
+				m.Exact, m.Why = exact, MatchFuzzy
+				switch {
+				case p.Strict && distinct > strictMaxDistinct:
+					// A word of the schema that is also one title among
+					// thousands ("price", a game named 'PRICE') is chance.
 					return nil
-				})
-				return err
+				case exact:
+					m.Similarity, m.Why = 1, cmp.Or(p.Why, MatchExact)
+				case stem && !short:
+					// Not quite the phrase: just below an exact match.
+					m.Similarity, m.Why = 0.99, cmp.Or(p.Why, MatchStem)
+				case short || p.Strict || p.Why != "":
+					return nil
+				case n >= commonInColumn && m.Similarity < strongMatch:
+					return nil // a phrase this common in the column keeps only its strong matches
+				}
+				all = append(all, m)
+				return nil
 			})
-		}
-		err = tx.SendBatch(ctx, b).Close()
+			return err
+		})
 	}
-	if err == nil {
-		err = tx.Commit(ctx)
+	if err := d.pool.SendBatch(ctx, b).Close(); err != nil {
+		return nil, err
 	}
-	_ = tx.Rollback(ctx) // after an error; gives the connection back to the pool
-	if errors.Is(err, ErrNoTrigram) {
-		return nil, ErrNoTrigram
-	}
-	if err != nil {
-		return nil, fmt.Errorf("match values: %w", classify(err))
-	}
-	return rankMatches(all, minSimilarity, perColumn, limit), nil
+	return all, nil
 }
 
 // rankMatches keeps, per column, the perColumn best distinct values of at

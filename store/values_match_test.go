@@ -8,6 +8,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/analyticsbot/analyticsbot/pgpool"
 	"github.com/analyticsbot/analyticsbot/store"
 	"github.com/analyticsbot/analyticsbot/store/storetest"
 )
@@ -115,6 +116,19 @@ func TestMatchValuesFindsTrigram(t *testing.T) {
 	assert.Equal(t, []string{"stores.city: Paris (fuzzy)"}, got, "no stem index yet: trigrams alone")
 
 	require.NoError(t, db.PrepareValueIndex(ctx))
+	got, err = match("Pariss")
+	require.NoError(t, err)
+	assert.Equal(t, []string{"stores.city: Paris (fuzzy)"}, got, "with the stem index")
+	// Where pg_trgm is and the stem index are remembered now: a match is
+	// one round trip, the batch of its settings and phrases.
+	var rt pgpool.RoundTrips
+	ms, err := db.MatchValues(pgpool.CountRoundTrips(ctx, &rt), "postgres", []store.ValuePhrase{{Text: "Nice"}, {Text: "Lyon"}}, 0.5, 5, 40)
+	require.NoError(t, err)
+	assert.Equal(t, []string{"stores.city: Lyon (exact)", "stores.city: Nice (exact)"}, matchesOf(ms))
+	assert.Equal(t, 1, rt.Len(), "round trips of a match once pg_trgm is known:\n%s", &rt)
+
+	// pg_trgm moves after it was found: the match fails on the schema it
+	// remembered, forgets it and finds it again.
 	_, err = db.Pool().Exec(ctx, `CREATE SCHEMA trgm_elsewhere; ALTER EXTENSION pg_trgm SET SCHEMA trgm_elsewhere`)
 	require.NoError(t, err)
 	got, err = match("Paris")

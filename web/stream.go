@@ -140,7 +140,7 @@ const textThreadDown = "I can't open the conversation right now: my database is 
 func (s *server) thread(w http.ResponseWriter, r *http.Request, m *bot.Message) bool {
 	var err error
 	if m.ThreadID == "" {
-		m.ThreadID, err = s.bot.StartThread(r.Context(), *m)
+		*m, err = s.bot.StartThread(r.Context(), *m)
 	} else if err = checkThreadID(m.ThreadID); err == nil {
 		err = s.bot.CheckThread(r.Context(), *m)
 	}

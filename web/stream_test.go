@@ -321,7 +321,8 @@ func TestChatStreamKeepsThreadOrder(t *testing.T) {
 	srv := newTestServer(t, b, Config{})
 	// A thread the server issued to the web chat's user, so the two can be
 	// sent at once.
-	thread, err := b.StartThread(t.Context(), bot.Message{UserID: webUser, ChannelID: webChannel})
+	started, err := b.StartThread(t.Context(), bot.Message{UserID: webUser, ChannelID: webChannel})
+	thread := started.ThreadID
 	require.NoError(t, err)
 
 	first := chat(t, srv, thread, "Answer the patient question", nil)
