@@ -1,11 +1,6 @@
 package grounding
 
-import (
-	"math"
-	"strings"
-
-	"github.com/analyticsbot/analyticsbot/warehouse"
-)
+import "math"
 
 // minCompoundWord is the shortest question word looked for inside names:
 // shorter ones ("id", "no") are inside too many.
@@ -16,15 +11,16 @@ const minCompoundWord = 4
 // stored as sbcustomer, and "customer" is no word of it.
 type compounds struct {
 	terms []string
-	// tables and columns are each table's name and its columns' names,
-	// lower case, space separated.
-	tables, columns []string
+	facts *catalogFacts
+	// at says, per term, where it is inside each table's names
+	// (catalogFacts.inside).
+	at map[string][]place
 	// idf weighs a word by how few tables have it inside a name.
 	idf map[string]float64
 }
 
-func newCompounds(cat *warehouse.Catalog, qterms []string, bags []map[string]float64) *compounds {
-	c := &compounds{idf: map[string]float64{}}
+func newCompounds(facts *catalogFacts, qterms []string) *compounds {
+	c := &compounds{facts: facts, idf: map[string]float64{}}
 	for _, w := range qterms {
 		if len(w) >= minCompoundWord {
 			c.terms = append(c.terms, w)
@@ -33,18 +29,19 @@ func newCompounds(cat *warehouse.Catalog, qterms []string, bags []map[string]flo
 	if len(c.terms) == 0 {
 		return c
 	}
-	facts := factsOf(cat)
-	c.tables, c.columns = facts.tableNames, facts.columnNames
-	df := map[string]int{}
-	for i := range cat.Tables {
-		for _, w := range c.terms {
-			if strings.Contains(c.tables[i], w) || strings.Contains(c.columns[i], w) {
-				df[w]++
+	c.at = make(map[string][]place, len(c.terms))
+	for _, w := range c.terms {
+		at := facts.inside(w)
+		c.at[w] = at
+		df := 0
+		for _, p := range at {
+			if p != nowhere {
+				df++
 			}
 		}
-	}
-	for w, d := range df {
-		c.idf[w] = math.Log(1 + float64(len(cat.Tables))/float64(d))
+		if df > 0 {
+			c.idf[w] = math.Log(1 + float64(len(at))/float64(df))
+		}
 	}
 	return c
 }
@@ -67,14 +64,18 @@ func (c *compounds) hits(i int, bag map[string]float64, score *float64) []string
 // weight is what word w, one of the terms, adds to table i's score found
 // inside one of its names, if it is and bag does not have it as much.
 func (c *compounds) weight(i int, w string, bag map[string]float64) (float64, bool) {
-	if len(w) < minCompoundWord || c.tables == nil {
+	if len(w) < minCompoundWord || len(c.terms) == 0 {
 		return 0, false
 	}
+	at, ok := c.at[w]
+	if !ok {
+		at = c.facts.inside(w)
+	}
 	var weight float64
-	switch {
-	case strings.Contains(c.tables[i], w):
+	switch at[i] {
+	case inTableName:
 		weight = weightTable * compoundShare
-	case strings.Contains(c.columns[i], w):
+	case inColumnName:
 		weight = weightColumn * compoundShare
 	default:
 		return 0, false

@@ -1,12 +1,11 @@
 package grounding
 
 import (
-	"fmt"
 	"math"
+	"slices"
 	"strings"
 
 	"github.com/analyticsbot/analyticsbot/lexicon"
-	"github.com/analyticsbot/analyticsbot/warehouse"
 )
 
 // Shares of a name's weight that a word reaching it other than as the
@@ -55,25 +54,36 @@ func relatedWords(r Request, qterms []string, known func(string) bool) []related
 	}
 	seen := map[string]int{}
 	add := func(text, from, label string, share float64) {
-		for _, w := range words(text) {
+		eachWord(text, func(w string) {
 			if len(w) < 2 || stopWords[w] || own[w] {
-				continue
+				return
 			}
 			if i, ok := seen[w]; ok {
 				if out[i].share < share {
 					out[i] = related{w, from, label, share}
 				}
-				continue
+				return
 			}
 			seen[w] = len(out)
 			out = append(out, related{w, from, label, share})
+		})
+	}
+	// The words WordNet expands are the question's: whether each reaches
+	// a table is asked once, not for each of its related words.
+	isKnown := map[string]bool{}
+	knownOnce := func(w string) bool {
+		k, ok := isKnown[w]
+		if !ok {
+			k = known(w)
+			isKnown[w] = k
 		}
+		return k
 	}
 	for _, e := range r.Lexicon.Expand(r.Question, qterms) {
 		switch {
 		case e.Source == lexicon.SourceGlossary:
 			add(e.Word, e.From, "glossary", shareGlossary)
-		case known(e.From):
+		case knownOnce(e.From):
 		case e.Via == "base form":
 			add(e.Word, e.From, "word form", shareForm)
 		case e.Via == "broader" || e.Via == "rarer sense":
@@ -105,8 +115,9 @@ type forms struct {
 	qterms  []string
 	related []related
 	// qforms and rforms are the stems (lexicon.Forms) of qterms and of
-	// the related words.
+	// the related words; qstems the qterms' own (lexicon.Stem).
 	qforms, rforms [][]string
+	qstems         []string
 	bags           []map[string]stemHit
 	df             map[string]int
 	n              float64
@@ -116,9 +127,8 @@ type forms struct {
 	compounds, stemmed *compounds
 }
 
-func newForms(cat *warehouse.Catalog, r Request, qterms []string, bags []map[string]float64) *forms {
-	facts := factsOf(cat)
-	f := &forms{qterms: qterms, bags: facts.stemBags, df: facts.stemDF, n: float64(len(cat.Tables))}
+func newForms(facts *catalogFacts, r Request, qterms []string) *forms {
+	f := &forms{qterms: qterms, bags: facts.stemBags, df: facts.stemDF, n: float64(len(facts.bags))}
 	f.related = relatedWords(r, qterms, func(w string) bool {
 		for _, s := range lexicon.Forms(w) {
 			if f.df[s] > 0 {
@@ -136,6 +146,7 @@ func newForms(cat *warehouse.Catalog, r Request, qterms []string, bags []map[str
 	for _, w := range qterms {
 		forms := lexicon.Forms(w)
 		f.qforms = append(f.qforms, forms)
+		f.qstems = append(f.qstems, forms[0]) // Forms opens with the word's stem
 		stems = append(stems, w)
 		for _, s := range forms {
 			if s != w {
@@ -143,8 +154,8 @@ func newForms(cat *warehouse.Catalog, r Request, qterms []string, bags []map[str
 			}
 		}
 	}
-	f.compounds = newCompounds(cat, rel, bags)
-	f.stemmed = newCompounds(cat, stems, bags)
+	f.compounds = newCompounds(facts, rel)
+	f.stemmed = newCompounds(facts, stems)
 	return f
 }
 
@@ -152,26 +163,35 @@ func newForms(cat *warehouse.Catalog, r Request, qterms []string, bags []map[str
 // words, beyond the stems of exact (the question's words already counted
 // for it), and returns the reasons.
 func (f *forms) hits(i int, bag map[string]float64, exact []string, score *float64) []string {
-	taken := map[string]bool{}
+	// The stems taken, and the reasons by label in the order first noted:
+	// a few a table, so slices rather than maps.
+	taken := make([]string, 0, len(exact)+4)
 	for _, w := range exact {
-		taken[lexicon.Stem(w)] = true
+		taken = append(taken, f.stem(w))
 	}
+	isTaken := func(s string) bool { return slices.Contains(taken, s) }
 	reach := func(stems []string) (stemHit, string, bool) {
 		for _, s := range stems {
-			if h, ok := f.bags[i][s]; ok && !taken[s] {
-				taken[s] = true
+			if h, ok := f.bags[i][s]; ok && !isTaken(s) {
+				taken = append(taken, s)
 				return h, s, true
 			}
 		}
 		return stemHit{}, "", false
 	}
-	byLabel := map[string][]string{}
-	var labels []string
+	type noted struct {
+		label string
+		texts []string
+	}
+	var notes []noted
 	note := func(label, text string) {
-		if byLabel[label] == nil {
-			labels = append(labels, label)
+		for k := range notes {
+			if notes[k].label == label {
+				notes[k].texts = append(notes[k].texts, text)
+				return
+			}
 		}
-		byLabel[label] = append(byLabel[label], text)
+		notes = append(notes, noted{label, []string{text}})
 	}
 	for k, w := range f.qterms {
 		if _, ok := bag[w]; ok {
@@ -188,8 +208,8 @@ func (f *forms) hits(i int, bag map[string]float64, exact []string, score *float
 			continue
 		}
 		for _, s := range f.qforms[k] {
-			if weight, ok := f.stemmed.weight(i, s, bag); ok && s != w && !taken[s] {
-				taken[s] = true
+			if weight, ok := f.stemmed.weight(i, s, bag); ok && s != w && !isTaken(s) {
+				taken = append(taken, s)
 				*score += weight * shareForm
 				note("word form", w+" → "+s+"… in a name")
 				break
@@ -208,17 +228,27 @@ func (f *forms) hits(i int, bag map[string]float64, exact []string, score *float
 			note(x.label, arrow(x.from, x.word))
 			continue
 		}
-		if inName && !taken[f.rforms[k][0]] {
-			taken[f.rforms[k][0]] = true
+		if inName && !isTaken(f.rforms[k][0]) {
+			taken = append(taken, f.rforms[k][0])
 			*score += compound * x.share
 			note(x.label, arrow(x.from, x.word))
 		}
 	}
 	var out []string
-	for _, l := range labels {
-		out = append(out, fmt.Sprintf("%s: %s", l, strings.Join(byLabel[l], ", ")))
+	for _, n := range notes {
+		out = append(out, n.label+": "+strings.Join(n.texts, ", "))
 	}
 	return out
+}
+
+// stem is lexicon.Stem(w), for a word of the question without asking.
+func (f *forms) stem(w string) string {
+	for k, q := range f.qterms {
+		if q == w {
+			return f.qstems[k]
+		}
+	}
+	return lexicon.Stem(w)
 }
 
 // arrow shows where a related word came from: "clients → customer", or

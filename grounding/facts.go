@@ -1,11 +1,13 @@
 package grounding
 
 import (
+	"reflect"
 	"slices"
 	"strings"
 	"sync"
 
 	"github.com/analyticsbot/analyticsbot/lexicon"
+	"github.com/analyticsbot/analyticsbot/llm"
 	"github.com/analyticsbot/analyticsbot/warehouse"
 )
 
@@ -23,12 +25,59 @@ type catalogFacts struct {
 	tableNames, columnNames []string
 	partners                [][]int
 	joins                   joins
+	// joinsReason and refersReason are, for each table i and each of its
+	// partners[i][k], the reasons rank gives: "joins i (via)" for the
+	// partner, "refers to partner (via)" for i.
+	joinsReason, refersReason [][]string
 	// schemaWords are the words of the tables' and columns' names, and
 	// schemaStems their stems (ValueIndex.Lookup).
 	schemaWords, schemaStems map[string]bool
 	// of is a copy of what the facts were made from: the catalog's
 	// tables, their columns and keys.
 	of []warehouse.Table
+	// insideNames remembers inside's answers, by word.
+	insideNames struct {
+		sync.Mutex
+		m map[string][]place
+	}
+	// described keeps the whole catalog's description by the describe
+	// function that wrote it (description).
+	described struct {
+		sync.Mutex
+		m map[uintptr]wholeDescription
+	}
+}
+
+// wholeDescription is a catalog described whole, and its size in prompt
+// tokens.
+type wholeDescription struct {
+	text   string
+	tokens int
+}
+
+// description is describe(tables) and its size in prompt tokens
+// (llm.EstimateTokens), for tables the facts were made from: written once
+// per describe function, as every question's Build measures the whole
+// catalog, and on the demo shows it. describe is a dialect's Describe, a
+// function of the tables it is given alone, so the text is the same each
+// time.
+func (f *catalogFacts) description(tables []warehouse.Table, describe func([]warehouse.Table) string) (string, int) {
+	key := reflect.ValueOf(describe).Pointer()
+	f.described.Lock()
+	d, ok := f.described.m[key]
+	f.described.Unlock()
+	if ok {
+		return d.text, d.tokens
+	}
+	text := describe(tables)
+	d = wholeDescription{text: text, tokens: llm.EstimateTokens(text)}
+	f.described.Lock()
+	if f.described.m == nil {
+		f.described.m = map[uintptr]wholeDescription{}
+	}
+	f.described.m[key] = d
+	f.described.Unlock()
+	return d.text, d.tokens
 }
 
 func newCatalogFacts(cat *warehouse.Catalog) *catalogFacts {
@@ -71,23 +120,43 @@ func newCatalogFacts(cat *warehouse.Catalog) *catalogFacts {
 		f.columnNames[i] = b.String()
 	}
 	f.partners, f.joins = joinPartners(cat)
+	f.joinsReason, f.refersReason = make([][]string, n), make([][]string, n)
+	for i, ps := range f.partners {
+		for _, j := range ps {
+			via := " (" + f.joins.via[[2]int{i, j}] + ")"
+			f.joinsReason[i] = append(f.joinsReason[i], "joins "+cat.Tables[i].QualifiedName()+via)
+			f.refersReason[i] = append(f.refersReason[i], "refers to "+cat.Tables[j].QualifiedName()+via)
+		}
+	}
 	f.of = slices.Clone(cat.Tables)
 	for i := range f.of {
-		f.of[i].Columns = slices.Clone(f.of[i].Columns)
-		f.of[i].ForeignKeys = slices.Clone(f.of[i].ForeignKeys)
+		t := &f.of[i]
+		t.Columns = slices.Clone(t.Columns)
+		for j := range t.Columns {
+			t.Columns[j].Values = slices.Clone(t.Columns[j].Values)
+		}
+		t.ForeignKeys = slices.Clone(t.ForeignKeys)
+		for j := range t.ForeignKeys {
+			fk := &t.ForeignKeys[j]
+			fk.Columns, fk.RefColumns = slices.Clone(fk.Columns), slices.Clone(fk.RefColumns)
+		}
+		t.Reads, t.Parents = slices.Clone(t.Reads), slices.Clone(t.Parents)
 	}
 	return f
 }
 
 // madeFrom reports whether the facts were made from tables as they are
-// now: a caller that changed its catalog after a question (a test adding a
-// table) gets new facts, never stale ones. The strings are mostly the
-// same ones, compared by their address first.
+// now, every field a description shows included: a caller that changed
+// its catalog after a question (a test adding a table) gets new facts,
+// never stale ones. The strings are mostly the same ones, compared by
+// their address first.
 func (f *catalogFacts) madeFrom(tables []warehouse.Table) bool {
 	return slices.EqualFunc(f.of, tables, func(a, b warehouse.Table) bool {
 		return a.Schema == b.Schema && a.Name == b.Name && a.Title == b.Title && a.Comment == b.Comment &&
+			a.LeftOut == b.LeftOut && slices.Equal(a.Reads, b.Reads) && slices.Equal(a.Parents, b.Parents) &&
 			slices.EqualFunc(a.Columns, b.Columns, func(x, y warehouse.TableColumn) bool {
-				return x.Name == y.Name && x.Comment == y.Comment && x.Type == y.Type && x.Kind == y.Kind && x.Role == y.Role
+				return x.Name == y.Name && x.Comment == y.Comment && x.Type == y.Type && x.Kind == y.Kind && x.Role == y.Role &&
+					x.Nullable == y.Nullable && slices.Equal(x.Values, y.Values)
 			}) &&
 			slices.EqualFunc(a.ForeignKeys, b.ForeignKeys, func(x, y warehouse.ForeignKey) bool {
 				return x.RefSchema == y.RefSchema && x.RefTable == y.RefTable &&
@@ -125,4 +194,46 @@ func factsOf(cat *warehouse.Catalog) *catalogFacts {
 	}
 	factsMemo.m[cat] = f
 	return f
+}
+
+// place is where a word is found inside a table's names (compounds).
+type place uint8
+
+const (
+	nowhere      place = iota
+	inTableName        // inside the table's name (lower case)
+	inColumnName       // inside a column's name, not the table's
+)
+
+// maxInsideWords bounds the words a catalog's facts remember inside for;
+// the memory starts over when full.
+const maxInsideWords = 4096
+
+// inside says, for each table, where word w is found inside its names
+// (tableNames, then columnNames). The catalog's names are the same for
+// every question and a question's words come back in question after
+// question, so each word is looked for once; the answer is only read.
+func (f *catalogFacts) inside(w string) []place {
+	f.insideNames.Lock()
+	at, ok := f.insideNames.m[w]
+	f.insideNames.Unlock()
+	if ok {
+		return at
+	}
+	at = make([]place, len(f.tableNames))
+	for i := range at {
+		switch {
+		case strings.Contains(f.tableNames[i], w):
+			at[i] = inTableName
+		case strings.Contains(f.columnNames[i], w):
+			at[i] = inColumnName
+		}
+	}
+	f.insideNames.Lock()
+	if f.insideNames.m == nil || len(f.insideNames.m) >= maxInsideWords {
+		f.insideNames.m = make(map[string][]place)
+	}
+	f.insideNames.m[w] = at
+	f.insideNames.Unlock()
+	return at
 }

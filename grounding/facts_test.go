@@ -30,3 +30,36 @@ func TestFactsMadeOncePerCatalog(t *testing.T) {
 	cat.Tables = append(cat.Tables, table("analytics", "reviews", "User reviews.", "review_id", "stars"))
 	assert.Len(t, factsOf(cat).bags, len(cat.Tables), "a table added")
 }
+
+// The whole catalog's description is kept from one question to the next,
+// per describe function, and never outlives a change to what it shows: a
+// column's values set in place are shown at the next question.
+func TestWholeDescriptionKeptPerDescribe(t *testing.T) {
+	t.Parallel()
+	cat := steam(0)
+	req := Request{Question: "Which publishers released the most games?", Budget: 100_000}
+	c := Build(cat, describe, req)
+	require.True(t, c.Whole, "the catalog fits")
+	assert.Equal(t, describe(cat.Tables), c.Catalog)
+	assert.Equal(t, describe(cat.Tables), Build(cat, describe, req).Catalog, "asked again")
+	assert.Equal(t, describeValues(cat.Tables), Build(cat, describeValues, req).Catalog, "another describe")
+
+	cat.Tables[0].Columns[1].Values = []string{"Early Access"}
+	got := Build(cat, describeValues, req).Catalog
+	assert.Contains(t, got, "'Early Access'", "values set after the first question")
+	assert.Equal(t, describeValues(cat.Tables), got)
+}
+
+// describeValues describes tables as describe does, with each column's
+// values.
+func describeValues(tables []warehouse.Table) string {
+	out := describe(tables)
+	for _, tb := range tables {
+		for _, c := range tb.Columns {
+			if len(c.Values) > 0 {
+				out += tb.Name + "." + c.Name + " values: " + warehouse.DescribeValues(c.Values) + "\n"
+			}
+		}
+	}
+	return out
+}

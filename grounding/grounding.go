@@ -12,9 +12,9 @@ import (
 	"cmp"
 	"fmt"
 	"math"
-	"regexp"
 	"slices"
 	"strings"
+	"unicode"
 	"unicode/utf8"
 
 	"github.com/analyticsbot/analyticsbot/lexicon"
@@ -98,15 +98,17 @@ type Context struct {
 const ValueColumns = 6
 
 // Build chooses the tables of cat to show for r, described with describe
-// (the backend dialect's Describe).
+// (the backend dialect's Describe): a function of the tables it is given
+// alone, as the whole catalog's description is kept, per catalog and
+// describe function, from one question to the next.
 func Build(cat *warehouse.Catalog, describe func([]warehouse.Table) string, r Request) Context {
 	budget := r.Budget
 	if budget <= 0 {
 		budget = DefaultBudget
 	}
-	all := describe(cat.Tables)
-	whole := llm.EstimateTokens(all)
-	order, relevant, scored, links := rank(cat, r)
+	facts := factsOf(cat)
+	all, whole := facts.description(cat.Tables, describe)
+	order, relevant, scored, links := rank(cat, facts, r)
 	if whole <= budget {
 		// Shown whole, in catalog order; the scores still tell people
 		// which tables the question touches.
@@ -305,17 +307,16 @@ const (
 // referred to by a scored one) best first, then the rest in catalog order;
 // relevant counts the first. It also returns every table with its score
 // and reasons, and the columns that join tables ("schema.table.column").
-func rank(cat *warehouse.Catalog, r Request) (order []int, relevant int, scored []Table, links map[string]bool) {
+func rank(cat *warehouse.Catalog, facts *catalogFacts, r Request) (order []int, relevant int, scored []Table, links map[string]bool) {
 	scored = make([]Table, len(cat.Tables))
-	facts := factsOf(cat)
 	bags, df := facts.bags, facts.df
 	for i, t := range cat.Tables {
 		scored[i] = Table{Table: t}
 	}
 	n := float64(len(cat.Tables))
 	qterms := terms(r.Question)
-	compounds := newCompounds(cat, qterms, bags)
-	forms := newForms(cat, r, qterms, bags)
+	compounds := newCompounds(facts, qterms)
+	forms := newForms(facts, r, qterms)
 	spread := phraseSpread(r.Matches)
 	earlier, examples := identifiers(r.Earlier), identifiers(r.Examples)
 	for i := range scored {
@@ -363,8 +364,8 @@ func rank(cat *warehouse.Catalog, r Request) (order []int, relevant int, scored 
 		if own[i] == 0 {
 			continue
 		}
-		for _, j := range ps {
-			scored[j].Reasons = append(scored[j].Reasons, "joins "+cat.Tables[i].QualifiedName()+" ("+js.via[[2]int{i, j}]+")")
+		for k, j := range ps {
+			scored[j].Reasons = append(scored[j].Reasons, facts.joinsReason[i][k])
 			scored[j].Score = max(scored[j].Score, own[i]*partnerShare)
 		}
 	}
@@ -378,9 +379,9 @@ func rank(cat *warehouse.Catalog, r Request) (order []int, relevant int, scored 
 		if hop[i] <= own[i] {
 			continue
 		}
-		for _, j := range ps {
+		for k, j := range ps {
 			if hop[i]*partnerShare > scored[j].Score {
-				scored[j].Reasons = append(scored[j].Reasons, "joins "+cat.Tables[i].QualifiedName()+" ("+js.via[[2]int{i, j}]+")")
+				scored[j].Reasons = append(scored[j].Reasons, facts.joinsReason[i][k])
 				scored[j].Score = hop[i] * partnerShare
 			}
 		}
@@ -397,13 +398,13 @@ func rank(cat *warehouse.Catalog, r Request) (order []int, relevant int, scored 
 			continue
 		}
 		bridge := bridges(ps, own)
-		for _, j := range ps {
+		for k, j := range ps {
 			if own[j] == 0 || own[j]*referrerShare <= scored[i].Score {
 				continue
 			}
 			scored[i].Score = own[j] * referrerShare
 			if !bridge {
-				scored[i].Reasons = append(scored[i].Reasons, "refers to "+cat.Tables[j].QualifiedName()+" ("+js.via[[2]int{i, j}]+")")
+				scored[i].Reasons = append(scored[i].Reasons, facts.refersReason[i][k])
 			}
 		}
 	}
@@ -555,14 +556,31 @@ func phraseSpread(matches []store.ValueMatch) map[string]int {
 func identifiers(texts []string) map[string]bool {
 	out := map[string]bool{}
 	for _, t := range texts {
-		for _, id := range identifier.FindAllString(t, -1) {
-			out[strings.ToLower(id)] = true
+		start := -1 // where the current identifier starts, -1 between them
+		for i, r := range t {
+			if isIdentifierRune(r) {
+				if start < 0 {
+					start = i
+				}
+				continue
+			}
+			if start >= 0 {
+				out[strings.ToLower(t[start:i])] = true
+				start = -1
+			}
+		}
+		if start >= 0 {
+			out[strings.ToLower(t[start:])] = true
 		}
 	}
 	return out
 }
 
-var identifier = regexp.MustCompile(`[\pL\pN_$]+`)
+// isIdentifierRune reports whether r is part of an identifier: a letter, a
+// number, _ or $ (`[\pL\pN_$]`).
+func isIdentifierRune(r rune) bool {
+	return unicode.IsLetter(r) || unicode.IsNumber(r) || r == '_' || r == '$'
+}
 
 // joinPartners lists, per table, the tables it refers to: its declared
 // foreign keys, and by name, a column x_id joining a table named x (or its

@@ -88,6 +88,9 @@ var quotedRe = regexp.MustCompile(`"([^"]+)"|“([^”]+)”|(?:^|\s)['‘]((?:[
 
 // quotedWords are the stems (Stem) of the words of what question quotes.
 func quotedWords(question string) map[string]bool {
+	if !strings.ContainsAny(question, `"“'‘`) {
+		return nil // every quote quotedRe finds opens with one of these
+	}
 	var out map[string]bool
 	for _, m := range quotedRe.FindAllStringSubmatch(question, -1) {
 		for _, part := range m[1:] {
