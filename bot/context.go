@@ -24,6 +24,9 @@ type GeneratorContext struct {
 	PromptTokens, WholePromptTokens int
 	// Examples are the questions of the examples the prompt shows.
 	Examples []string
+	// Queries are the SQL the prompt shows: the examples' and the earlier
+	// query a follow-up builds on.
+	Queries []string
 	// Ambiguous are the question's words that match several stored values
 	// about equally well: the prompt lets the generator ask back about
 	// them.
@@ -78,7 +81,10 @@ func (b *Bot) ContextOf(ctx context.Context, m Message, history []store.Turn, te
 	out := GeneratorContext{State: s, Prompt: prompt, PromptTokens: llm.EstimateTokens(prompt), Ambiguous: data.Ambiguous}
 	out.WholePromptTokens = out.PromptTokens - s.Grounding.Tokens + s.Grounding.WholeTokens
 	for _, e := range data.Examples {
-		out.Examples = append(out.Examples, e.Question)
+		out.Examples, out.Queries = append(out.Examples, e.Question), append(out.Queries, e.SQL)
+	}
+	if data.EarlierQuery != "" {
+		out.Queries = append(out.Queries, data.EarlierQuery)
 	}
 	return out, nil
 }

@@ -88,6 +88,10 @@ type ContextColumn struct {
 type ContextListed struct {
 	Column string   `json:"column"`
 	Values []string `json:"values"`
+	// Why says why: a code of a top table, for which lower tables' columns
+	// gave way, or the room the tables left (grounding.ListedTop,
+	// grounding.ListedRoom).
+	Why string `json:"why"`
 }
 
 // Report is the report of what the generator would be given, for thread
@@ -109,7 +113,7 @@ func (gc GeneratorContext) Report(thread, backend string) ContextReport {
 	}
 	c.Listed = []ContextListed{}
 	for _, l := range g.Listed {
-		c.Listed = append(c.Listed, ContextListed{Column: qualifiedColumn(l.Schema, l.Table, l.Column), Values: l.Values})
+		c.Listed = append(c.Listed, ContextListed{Column: qualifiedColumn(l.Schema, l.Table, l.Column), Values: l.Values, Why: l.Why})
 	}
 	if c.Others == nil {
 		c.Others = []string{}

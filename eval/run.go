@@ -266,8 +266,7 @@ func (r *Runner) recallTables(res *Result, refs Refs, shown []grounding.Table, c
 
 // recallValues counts the gold query's string literals that are stored
 // values of the column they are compared with, and how many the generator
-// is shown: matched by the value lookup, or quoted in the prompt already
-// (by an earlier turn's query).
+// is shown as values of that column (shownAsValue).
 func (r *Runner) recallValues(ctx context.Context, res *Result, refs Refs, gc bot.GeneratorContext, cat *warehouse.Catalog) {
 	backend := r.Bot.Backend().Name()
 	for _, l := range refs.Literals {
@@ -281,8 +280,7 @@ func (r *Runner) recallValues(ctx context.Context, res *Result, refs Refs, gc bo
 			continue // not a stored value (or not indexed): nothing to find
 		}
 		res.Values++
-		found := slices.ContainsFunc(gc.State.Matches, func(m store.ValueMatch) bool { return m.ValueColumn == col && m.Value == l.Value })
-		if found || strings.Contains(gc.Prompt, "'"+strings.ReplaceAll(l.Value, "'", "''")+"'") {
+		if shownAsValue(gc, col, l.Value, cat) {
 			res.ValuesFound++
 		} else {
 			res.Missing = append(res.Missing, fmt.Sprintf("value %s.%s = %q", t.Name, l.Column, l.Value))

@@ -40,10 +40,10 @@ const (
 type partial struct {
 	table warehouse.Table
 	// order lists column indexes best first, why says why each is kept;
-	// kept is how many of order are described.
-	order []int
-	why   []string
-	kept  int
+	// kept is how many of order are described, core how many at least.
+	order      []int
+	why        []string
+	kept, core int
 	// base is the description's size in characters with no column and
 	// leftOut the line that says how many are left out; cols the size of
 	// each column's line.
@@ -94,7 +94,7 @@ func newPartial(t warehouse.Table, describe func([]warehouse.Table) string, r co
 			p.why[i] = "room left"
 		}
 	}
-	p.kept = len(core)
+	p.kept, p.core = len(core), len(core)
 	return p
 }
 

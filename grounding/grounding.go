@@ -117,6 +117,7 @@ func Build(cat *warehouse.Catalog, describe func([]warehouse.Table) string, r Re
 		if len(r.Listed) > 0 {
 			tables := slices.Clone(cat.Tables)
 			c.Listed = listValues(tables, order, r.Listed, describe, budget*4-3-utf8.RuneCountInString(all))
+			because(ListedRoom, c.Listed)
 			c.Catalog = describe(tables)
 			c.Tokens = llm.EstimateTokens(c.Catalog)
 			c.WholeTokens = c.Tokens
@@ -132,11 +133,26 @@ func Build(cat *warehouse.Catalog, describe func([]warehouse.Table) string, r Re
 	}
 	cr := columnRequest{terms: terms(r.Question), matches: r.Matches, earlier: identifiers(r.Earlier),
 		examples: identifiers(r.Examples), links: links}
-	chosen, parts := fillBudget(cat, describe, fill, relevant > 0, cr, budget)
+	// The codes of the top tables have a claim on the budget: the lower
+	// tables' columns of least worth give way to them.
+	var top []int
+	var codes map[warehouse.ColumnRef][]string
+	reserve := 0
+	if relevant > 0 {
+		top, codes, reserve = topCodes(cat, describe, fill, scored, r.Listed, budget)
+	}
+	chosen, parts, used := fillBudget(cat, describe, fill, relevant > 0, cr, budget)
+	if reserve > budget-used {
+		giveWay(cat, describe, fill[len(top):], chosen, parts, cr, reserve-(budget-used))
+	}
 	var described []warehouse.Table
-	for _, i := range fill {
+	topDescribed := 0 // the top tables lead described
+	for k, i := range fill {
 		if !chosen[i] {
 			continue
+		}
+		if k < len(top) {
+			topDescribed++
 		}
 		t := scored[i]
 		if parts[i] != nil {
@@ -145,12 +161,16 @@ func Build(cat *warehouse.Catalog, describe func([]warehouse.Table) string, r Re
 		c.Tables = append(c.Tables, t)
 		described = append(described, t.Table)
 	}
-	// The values of columns with few, while room remains.
+	// The top tables' codes, in the room given way for them; then the
+	// values of columns with few, best table first, while room remains.
 	priority := make([]int, len(described))
 	for k := range priority {
 		priority[k] = k
 	}
-	c.Listed = listValues(described, priority, r.Listed, describe, budget*4-3-utf8.RuneCountInString(describe(described)))
+	c.Listed = because(ListedTop, listValues(described[:topDescribed], priority[:topDescribed], codes, describe,
+		budget*4-3-utf8.RuneCountInString(describe(described))))
+	c.Listed = append(c.Listed, because(ListedRoom, listValues(described, priority, r.Listed, describe,
+		budget*4-3-utf8.RuneCountInString(describe(described))))...)
 	for k := range described {
 		c.Tables[k].Table = described[k]
 	}
@@ -184,11 +204,10 @@ func Build(cat *warehouse.Catalog, describe func([]warehouse.Table) string, r Re
 // columns the question needs, if they fit, and always when the question
 // names the table (named); those then take the room left, best table
 // first. It returns which tables are chosen and, of those, the ones
-// described in part.
+// described in part, and the tokens they take.
 func fillBudget(cat *warehouse.Catalog, describe func([]warehouse.Table) string, fill []int, partly bool,
-	cr columnRequest, budget int) (chosen []bool, parts []*partial) {
+	cr columnRequest, budget int) (chosen []bool, parts []*partial, used int) {
 	forced := named(cat, fill, cr.terms)
-	used := 0
 	chosen = make([]bool, len(cat.Tables))
 	parts = make([]*partial, len(cat.Tables))
 	for _, i := range fill {
@@ -211,7 +230,7 @@ func fillBudget(cat *warehouse.Catalog, describe func([]warehouse.Table) string,
 			used = parts[i].grow(budget, used)
 		}
 	}
-	return chosen, parts
+	return chosen, parts, used
 }
 
 // shownValues keeps the matches of at most ValueColumns columns, spent by
@@ -849,7 +868,7 @@ func (c Context) String() string {
 		fmt.Fprintf(&b, "  left out: %d tables\n", c.Omitted)
 	}
 	for _, l := range c.Listed {
-		fmt.Fprintf(&b, "  all values listed (low cardinality, at most %d): %s: %s\n", LowCardinality, l.ColumnRef, warehouse.DescribeValues(l.Values))
+		fmt.Fprintf(&b, "  all values listed (low cardinality, at most %d; %s): %s: %s\n", LowCardinality, l.Why, l.ColumnRef, warehouse.DescribeValues(l.Values))
 	}
 	return b.String()
 }

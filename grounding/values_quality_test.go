@@ -8,6 +8,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/analyticsbot/analyticsbot/llm"
 	"github.com/analyticsbot/analyticsbot/store"
 	"github.com/analyticsbot/analyticsbot/warehouse"
 )
@@ -60,9 +61,29 @@ func TestPlaceNames(t *testing.T) {
 	}
 }
 
+// describeListed lists tables as the SQL dialect does, with the values of
+// the columns that list them.
+func describeListed(tables []warehouse.Table) string {
+	var b strings.Builder
+	for _, t := range tables {
+		b.WriteString("\nTABLE " + t.QualifiedName() + "\n")
+		for _, c := range t.Columns {
+			b.WriteString("  " + c.Name + " " + c.Type)
+			if len(c.Values) > 0 {
+				b.WriteString(" -- values: " + warehouse.DescribeValues(c.Values))
+			}
+			b.WriteByte('\n')
+		}
+		if t.LeftOut > 0 {
+			b.WriteString("  " + warehouse.DescribeLeftOut(t.LeftOut) + "\n")
+		}
+	}
+	return b.String()
+}
+
 // The values of a column with few are listed in the description of the
 // tables shown, best table first, while the budget allows; never at the
-// cost of a table.
+// cost of a table the question is about.
 func TestListedValuesWithinTheBudget(t *testing.T) {
 	t.Parallel()
 	cat := &warehouse.Catalog{Tables: []warehouse.Table{
@@ -77,33 +98,19 @@ func TestListedValuesWithinTheBudget(t *testing.T) {
 		{Schema: "world", Table: "country", Column: "continent"}:           {"Africa", "Asia", "Europe", "North America", "Oceania", "South America"},
 		{Schema: "ops", Table: "audit_log_000", Column: "host"}:            {"a", "b"},
 	}
-	describeValues := func(tables []warehouse.Table) string {
-		var b strings.Builder
-		for _, t := range tables {
-			b.WriteString("\nTABLE " + t.QualifiedName() + "\n")
-			for _, c := range t.Columns {
-				b.WriteString("  " + c.Name + " " + c.Type)
-				if len(c.Values) > 0 {
-					b.WriteString(" -- values: " + warehouse.DescribeValues(c.Values))
-				}
-				b.WriteByte('\n')
-			}
-		}
-		return b.String()
-	}
 	r := Request{Question: "Which languages are official in each country?", Budget: 100, Listed: listed}
-	c := Build(cat, describeValues, r)
+	c := Build(cat, describeListed, r)
 	require.Equal(t, []string{"world.countrylanguage", "world.country"}, names(c))
 	assert.Contains(t, c.Catalog, "  is_official integer -- values: 'F', 'T'\n")
 	assert.Contains(t, c.Catalog, "'South America'")
 	assert.NotContains(t, c.Catalog, "audit_log_000 ", "a table not shown lists nothing")
 	assert.LessOrEqual(t, c.Tokens, 100)
-	assert.Contains(t, c.String(), "all values listed (low cardinality, at most 20): world.countrylanguage.is_official: 'F', 'T'")
+	assert.Contains(t, c.String(), "all values listed (low cardinality, at most 20; top table, room kept): world.countrylanguage.is_official: 'F', 'T'")
 
 	// Too little room for the continents: the flags, of the better table,
 	// are listed; the tables are still both described.
 	r.Budget = 50
-	c = Build(cat, describeValues, r)
+	c = Build(cat, describeListed, r)
 	require.Equal(t, []string{"world.countrylanguage", "world.country"}, names(c))
 	assert.Contains(t, c.Catalog, "'F', 'T'")
 	assert.NotContains(t, c.Catalog, "'South America'")
@@ -129,4 +136,64 @@ func TestFuzzyMatchesLiftLess(t *testing.T) {
 	got := byName(c)
 	assert.Greater(t, got["s.genres"].Score, got["s.publishers"].Score)
 	assert.Positive(t, got["s.publishers"].Score)
+}
+
+// The top table's codes have a claim on the budget: when lower tables
+// fill it, the values of the table the question is most about ('Saturday'
+// of its day column) are listed and the lowest tables give way, by their
+// columns of least worth. Before, the codes were listed only in the room
+// the tables left, which was none.
+func TestTopTableValuesBeforeLowerTables(t *testing.T) {
+	t.Parallel()
+	cat := &warehouse.Catalog{Tables: []warehouse.Table{table("yelp", "checkins", "", "cid", "business_id", "count", "day")}}
+	for i := range 12 {
+		cat.Tables = append(cat.Tables, table("ops", fmt.Sprintf("kiosk_%02d", i), "Kiosk events, not checkins.",
+			"event_id", "created_at", "host", "status", "payload"))
+	}
+	days := []string{"Friday", "Monday", "Saturday", "Sunday", "Thursday", "Tuesday", "Wednesday"}
+	listed := map[warehouse.ColumnRef][]string{
+		{Schema: "yelp", Table: "checkins", Column: "day"}:   days,
+		{Schema: "ops", Table: "kiosk_07", Column: "status"}: {"failed", "ok"},
+	}
+	size := func(tables ...warehouse.Table) int { return llm.EstimateTokens(describeListed(tables)) }
+	// Room for the top table and eight lower ones, whole: nothing left.
+	budget := size(cat.Tables[0]) + 8*size(cat.Tables[1])
+	c := Build(cat, describeListed, Request{Question: "How many checkins were there on weekend days?", Budget: budget, Listed: listed})
+
+	require.NotEmpty(t, c.Tables)
+	assert.Equal(t, "yelp.checkins", c.Tables[0].QualifiedName(), "the top table: %v", names(c))
+	assert.Contains(t, c.Catalog, "  day integer -- values: "+warehouse.DescribeValues(days)+"\n", "its codes are listed")
+	require.NotEmpty(t, c.Listed)
+	assert.Equal(t, ListedColumn{ColumnRef: warehouse.ColumnRef{Schema: "yelp", Table: "checkins", Column: "day"}, Values: days, Why: ListedTop}, c.Listed[0])
+	assert.Contains(t, c.String(), "all values listed (low cardinality, at most 20; top table, room kept): yelp.checkins.day: 'Friday'")
+	assert.LessOrEqual(t, c.Tokens, budget)
+
+	// The lower tables gave way, the lowest first, by their columns of
+	// least worth: none is dropped, the best of them is still whole.
+	require.Equal(t, []string{"yelp.checkins", "ops.kiosk_00", "ops.kiosk_01", "ops.kiosk_02", "ops.kiosk_03",
+		"ops.kiosk_04", "ops.kiosk_05", "ops.kiosk_06", "ops.kiosk_07"}, names(c))
+	assert.Nil(t, c.Tables[1].Kept, "the best lower table is described whole")
+	lowest := c.Tables[len(c.Tables)-1]
+	require.NotNil(t, lowest.Kept, "the lowest is described in part")
+	assert.Equal(t, []Column{{Name: "event_id", Why: "key"}}, lowest.Kept)
+	assert.Contains(t, c.Catalog, "\nTABLE ops.kiosk_07\n  event_id integer\n  … 4 more columns, not shown\n")
+	for _, l := range c.Listed[1:] {
+		assert.Equal(t, ListedRoom, l.Why, "a lower table's values only take the room left: %v", l)
+	}
+}
+
+// Only codes claim room: not a key, nor a column whose values, few in a
+// small table, are long (names, addresses).
+func TestCodesOf(t *testing.T) {
+	t.Parallel()
+	tb := table("yelp", "business", "", "bid", "business_id", "name", "state")
+	names := []string{"Anna’s Diner", "Izza’s Pizza", "Joe’s Pizza", "Lily’s Bakery", "Mark’s Bistro", "Peter’s Cafe",
+		"Sashays Cafe", "Tom’s Tavern", "Uma’s Udon"}
+	ref := func(column string) warehouse.ColumnRef {
+		return warehouse.ColumnRef{Schema: "yelp", Table: "business", Column: column}
+	}
+	listed := map[warehouse.ColumnRef][]string{
+		ref("bid"): {"1", "2"}, ref("business_id"): {"abc123", "def456"}, ref("name"): names, ref("state"): {"CA", "NY"},
+	}
+	assert.Equal(t, map[warehouse.ColumnRef][]string{ref("state"): {"CA", "NY"}}, codesOf([]warehouse.Table{tb}, listed))
 }

@@ -71,12 +71,13 @@ func TestCLIContext(t *testing.T) {
 	require.NoError(t, got.err)
 	assert.NotContains(t, got.stdout, "may ask back", "one value is the name itself")
 
-	// The columns with few values are listed whole: the demo's platforms.
+	// The columns with few values are listed whole: the demo's platforms,
+	// the top table's codes, before lower tables' columns.
 	got = runCLI(t, "", "context", "--json", "--prompt", "How many games run on Linux?")
 	require.NoError(t, got.err, "stderr: %s", got.stderr)
 	var listed contextJSON
 	require.NoError(t, json.Unmarshal([]byte(got.stdout), &listed))
-	assert.Contains(t, listed.Listed, contextListedJSON{Column: "analytics.platforms.name", Values: []string{"linux", "mac", "windows"}})
+	assert.Contains(t, listed.Listed, contextListedJSON{Column: "analytics.platforms.name", Values: []string{"linux", "mac", "windows"}, Why: "top table, room kept"})
 	assert.Contains(t, listed.Prompt, "values: 'linux', 'mac', 'windows'")
 	require.NotEmpty(t, listed.Values)
 	assert.Equal(t, contextValueJSON{Column: "analytics.platforms.name", Value: "linux", Phrase: "Linux", Similarity: 1, Why: "exact"},
