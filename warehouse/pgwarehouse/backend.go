@@ -221,7 +221,7 @@ func (b *Backend) Check(ctx context.Context, text string, limit int) (warehouse.
 		return warehouse.Runnable{}, b.qualify(ctx, err)
 	}
 	r := warehouse.Runnable{Query: warehouse.Query{Backend: Name, Text: text}, Statement: g.Run, Limit: limit}
-	fp, err := fingerprintTree(text, g.Tree)
+	fp, err := fingerprintEncoded(g.Encoded)
 	if err != nil {
 		// The guard read it, so this is not expected; the id of the
 		// text as written (DatasetOf's fallback) still names it.
