@@ -33,13 +33,26 @@ func fingerprint(sql string) (string, error) {
 // fingerprint, a dash and a hash of the deparsed query), which
 // store.DB.Refingerprint replaces in stored examples.
 func fingerprintEncoded(encoded []byte) (string, error) {
-	shape, err := appendShape(make([]byte, 0, len(encoded)), encoded, parseResult, 0)
+	buf := shapeBuffers.Get().(*[]byte)
+	defer func() {
+		if cap(*buf) <= maxPooledShape {
+			shapeBuffers.Put(buf)
+		}
+	}()
+	shape, err := appendShape((*buf)[:0], encoded, parseResult, 0)
 	if err != nil {
 		return "", fmt.Errorf("fingerprint the query: %w", err)
 	}
+	*buf = shape
 	sum := sha256.Sum256(shape)
 	return hex.EncodeToString(sum[:16]), nil
 }
+
+// shapeBuffers keeps the buffers fingerprints build shapes in, up to
+// maxPooledShape bytes each: every question's check makes one.
+var shapeBuffers = sync.Pool{New: func() any { return new([]byte) }}
+
+const maxPooledShape = 64 << 10
 
 var parseResult = (&pg_query.ParseResult{}).ProtoReflect().Descriptor()
 
