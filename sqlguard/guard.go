@@ -5,6 +5,8 @@ import (
 	"unicode/utf8"
 
 	pg_query "github.com/pganalyze/pg_query_go/v5"
+	"github.com/pganalyze/pg_query_go/v5/parser"
+	"google.golang.org/protobuf/proto"
 )
 
 // Defaults for the zero values of Policy's limits.
@@ -91,7 +93,7 @@ func Check(sql string, p Policy) error {
 // check parses and checks sql, returning the single statement on success so
 // that Guard need not parse twice.
 func check(sql string, p Policy) (*pg_query.RawStmt, *Rejection) {
-	tree, rej := checkTree(sql, p)
+	tree, _, rej := checkTree(sql, p)
 	if rej != nil {
 		return nil, rej
 	}
@@ -99,37 +101,42 @@ func check(sql string, p Policy) (*pg_query.RawStmt, *Rejection) {
 }
 
 // checkTree parses and checks sql, returning its parse tree, of one
-// statement, on success.
-func checkTree(sql string, p Policy) (*pg_query.ParseResult, *Rejection) {
+// statement, on success, with the parser's protobuf encoding of the tree.
+func checkTree(sql string, p Policy) (*pg_query.ParseResult, []byte, *Rejection) {
 	if strings.TrimSpace(sql) == "" {
-		return nil, reject(ClassEmpty, "the statement is empty; write one SELECT")
+		return nil, nil, reject(ClassEmpty, "the statement is empty; write one SELECT")
 	}
 	if len(sql) > p.maxLength() {
-		return nil, reject(ClassTooLong, "the statement is %d bytes long; the limit is %d, so write a shorter query", len(sql), p.maxLength())
+		return nil, nil, reject(ClassTooLong, "the statement is %d bytes long; the limit is %d, so write a shorter query", len(sql), p.maxLength())
 	}
 	// The parser stops at a NUL byte and may read invalid UTF-8 differently
 	// from the server, so what it checks could differ from what would run.
 	if strings.IndexByte(sql, 0) >= 0 {
-		return nil, reject(ClassSyntax, "the statement contains a NUL byte; remove it")
+		return nil, nil, reject(ClassSyntax, "the statement contains a NUL byte; remove it")
 	}
 	if !utf8.ValidString(sql) {
-		return nil, reject(ClassSyntax, "the statement is not valid UTF-8; remove the invalid bytes")
+		return nil, nil, reject(ClassSyntax, "the statement is not valid UTF-8; remove the invalid bytes")
 	}
-	tree, err := pg_query.Parse(sql)
+	// pg_query.Parse, keeping the encoding its tree is decoded from.
+	encoded, err := parser.ParseToProtobuf(sql)
 	if err != nil {
-		return nil, parseRejection(err)
+		return nil, nil, parseRejection(err)
+	}
+	tree := &pg_query.ParseResult{}
+	if err := proto.Unmarshal(encoded, tree); err != nil {
+		return nil, nil, parseRejection(err)
 	}
 	switch n := len(tree.GetStmts()); {
 	case n == 0:
-		return nil, reject(ClassEmpty, "the statement has only comments; write one SELECT")
+		return nil, nil, reject(ClassEmpty, "the statement has only comments; write one SELECT")
 	case n > 1:
-		return nil, reject(ClassStacked, "write exactly one statement; found %d", n)
+		return nil, nil, reject(ClassStacked, "write exactly one statement; found %d", n)
 	}
 	raw := tree.GetStmts()[0]
 	if rej := checkStatement(raw.GetStmt(), sql, p); rej != nil {
-		return nil, rej
+		return nil, nil, rej
 	}
-	return tree, nil
+	return tree, encoded, nil
 }
 
 // parseRejection tells a nesting too deep for the parser or the protobuf

@@ -36,28 +36,32 @@ type Guarded struct {
 	// fingerprint, its deparsed form) without parsing it again. It is
 	// shared: read it, never change it.
 	Tree *pg_query.ParseResult
+	// Encoded is the parser's protobuf encoding of Tree, which Tree was
+	// decoded from: what a hash of the statement's structure reads
+	// without encoding Tree again. Shared as Tree is.
+	Encoded []byte
 }
 
 // GuardTree is Guard, returning the parse tree it checked with the text
 // to run.
 func GuardTree(sql string, p Policy) (Guarded, error) {
-	tree, rej := checkTree(sql, p)
+	tree, encoded, rej := checkTree(sql, p)
 	if rej != nil {
 		return Guarded{}, rej
 	}
 	if p.RowLimit <= 0 {
-		return Guarded{Run: sql, Tree: tree}, nil
+		return Guarded{Run: sql, Tree: tree, Encoded: encoded}, nil
 	}
 	candidates := limitRows(sql, tree.GetStmts()[0], p.RowLimit)
 	for _, out := range candidates {
 		if out == sql && limitedTo(sql, tree.GetStmts()[0], p.RowLimit) {
 			// Already limited: the statement checked above, not parsed
 			// again.
-			return Guarded{Run: out, Tree: tree}, nil
+			return Guarded{Run: out, Tree: tree, Encoded: encoded}, nil
 		}
 		var outRaw *pg_query.RawStmt
 		if outRaw, rej = check(out, p); rej == nil && limitedTo(out, outRaw, p.RowLimit) {
-			return Guarded{Run: out, Tree: tree}, nil
+			return Guarded{Run: out, Tree: tree, Encoded: encoded}, nil
 		}
 	}
 	if rej == nil {

@@ -34,6 +34,11 @@ type checker struct {
 	// whole row) in places it may not reach (masked.go).
 	path    []frame
 	misused []misuse
+
+	// at is the message children is walking the fields of; field, bound
+	// once, is what it hands Range.
+	at    parent
+	field func(protoreflect.FieldDescriptor, protoreflect.Value) bool
 }
 
 func newChecker(sql string, p Policy) *checker {
@@ -41,7 +46,9 @@ func newChecker(sql string, p Policy) *checker {
 	for _, f := range p.Functions {
 		extra[f] = true
 	}
-	return &checker{sql: sql, p: p, extra: extra}
+	c := &checker{sql: sql, p: p, extra: extra}
+	c.field = c.walkField
+	return c
 }
 
 // run checks the statement rooted at sel (depth 1).
@@ -122,30 +129,47 @@ func (c *checker) walk(m protoreflect.Message, depth int) {
 }
 
 // children walks the message fields of m, except the one named skip.
+// Range calls one function bound once per checker (walkField) rather than a
+// closure made for each message: the walk then allocates nothing per node.
 func (c *checker) children(m protoreflect.Message, depth int, skip protoreflect.Name) {
 	_, isSelect := m.Interface().(*pg_query.SelectStmt)
-	m.Range(func(fd protoreflect.FieldDescriptor, v protoreflect.Value) bool {
-		if fd.Name() == skip || fd.Message() == nil || fd.IsMap() {
-			return true
-		}
-		if isSelect && fd.Name() == "target_list" {
-			c.inTarget++
-			defer func() { c.inTarget-- }()
-		}
-		if fd.IsList() {
-			l := v.List()
-			for i := 0; i < l.Len() && c.unsafe == nil; i++ {
-				c.enter(m, fd.Name(), i)
-				c.walk(l.Get(i).Message(), depth+1)
-				c.leave()
-			}
-		} else {
-			c.enter(m, fd.Name(), 0)
-			c.walk(v.Message(), depth+1)
+	outer := c.at
+	c.at = parent{m: m, depth: depth, skip: skip, isSelect: isSelect}
+	m.Range(c.field)
+	c.at = outer
+}
+
+// parent is the message whose fields children walks.
+type parent struct {
+	m        protoreflect.Message
+	depth    int
+	skip     protoreflect.Name
+	isSelect bool
+}
+
+// walkField walks one field of c.at, the message children ranges over.
+func (c *checker) walkField(fd protoreflect.FieldDescriptor, v protoreflect.Value) bool {
+	at := c.at // the walks below change c.at, and restore it
+	if fd.Name() == at.skip || fd.Message() == nil || fd.IsMap() {
+		return true
+	}
+	if at.isSelect && fd.Name() == "target_list" {
+		c.inTarget++
+		defer func() { c.inTarget-- }()
+	}
+	if fd.IsList() {
+		l := v.List()
+		for i := 0; i < l.Len() && c.unsafe == nil; i++ {
+			c.enter(at.m, fd.Name(), i)
+			c.walk(l.Get(i).Message(), at.depth+1)
 			c.leave()
 		}
-		return c.unsafe == nil
-	})
+	} else {
+		c.enter(at.m, fd.Name(), 0)
+		c.walk(v.Message(), at.depth+1)
+		c.leave()
+	}
+	return c.unsafe == nil
 }
 
 // selectStmt checks one SELECT (or set operation, or VALUES) and walks it

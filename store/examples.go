@@ -416,3 +416,56 @@ func (d *DB) ExamplesByID(ctx context.Context, ids []int64) ([]Example, error) {
 	}
 	return out, nil
 }
+
+// Refingerprint gives every stored example of backend the fingerprint
+// fingerprint gives its query now, where it differs, and returns how many
+// changed: when the backend's fingerprint changes form, the examples
+// stored before are still found by their queries (the verified badge,
+// the file's and feedback's examples not stored twice). An example whose
+// query no longer fingerprints, or whose new fingerprint another example
+// of the same question has already, is left as it is.
+func (d *DB) Refingerprint(ctx context.Context, backend string, fingerprint func(query string) (string, error)) (int, error) {
+	rows, err := d.pool.Query(ctx, `SELECT id, question, query, fingerprint FROM examples WHERE backend = $1 ORDER BY id`, backend)
+	if err != nil {
+		return 0, fmt.Errorf("refingerprint examples: %w", classify(err))
+	}
+	type change struct {
+		id int64
+		fp string
+	}
+	var changes []change
+	taken := map[[2]string]bool{} // fingerprint and question of a change
+	for rows.Next() {
+		var c change
+		var question, query, stored string
+		if err := rows.Scan(&c.id, &question, &query, &stored); err != nil {
+			rows.Close()
+			return 0, fmt.Errorf("refingerprint examples: %w", classify(err))
+		}
+		fp, err := fingerprint(query)
+		if key := [2]string{fp, strings.ToLower(question)}; err == nil && fp != stored && !taken[key] {
+			taken[key] = true
+			changes = append(changes, change{c.id, fp})
+		}
+	}
+	rows.Close()
+	if err := rows.Err(); err != nil {
+		return 0, fmt.Errorf("refingerprint examples: %w", classify(err))
+	}
+	if len(changes) == 0 {
+		return 0, nil
+	}
+	ids, fps := make([]int64, len(changes)), make([]string, len(changes))
+	for i, c := range changes {
+		ids[i], fps[i] = c.id, c.fp
+	}
+	tag, err := d.pool.Exec(ctx, `UPDATE examples e SET fingerprint = u.fp
+		FROM unnest($1::bigint[], $2::text[]) AS u(id, fp)
+		WHERE e.id = u.id AND NOT EXISTS (SELECT 1 FROM examples o
+			WHERE o.backend = e.backend AND o.fingerprint = u.fp AND md5(lower(o.question)) = md5(lower(e.question)))`,
+		ids, fps)
+	if err != nil {
+		return 0, fmt.Errorf("refingerprint examples: %w", classify(err))
+	}
+	return int(tag.RowsAffected()), nil
+}

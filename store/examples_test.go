@@ -219,3 +219,56 @@ func (p *pgxBatch) load(ctx context.Context, db *store.DB) error {
 	}
 	return err
 }
+
+// When the backend's fingerprint changes form, the stored examples take
+// the new one and are found by it; an example of another backend, one
+// whose query no longer fingerprints and one whose new fingerprint the
+// same question has already are left as they are.
+func TestRefingerprint(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	db := storetest.New(t)
+	add := func(e store.Example) store.Example {
+		t.Helper()
+		out, added, err := db.AddExample(ctx, e)
+		require.NoError(t, err)
+		require.True(t, added)
+		return out
+	}
+	games := add(example("How many games?", "SELECT count(*) FROM games", store.StatusVerified))
+	broken := add(example("Broken?", "SELECT broken", store.StatusVerified))
+	kept := add(example("How many games?", "SELECT count(*) FROM games -- again", store.StatusVerified))
+	cube := example("How many games?", "SELECT count(*) FROM games", store.StatusVerified)
+	cube.Backend = "cube"
+	cube = add(cube)
+	newForm := func(query string) (string, error) {
+		switch query {
+		case "SELECT broken":
+			return "", fmt.Errorf("does not parse")
+		case "SELECT count(*) FROM games -- again":
+			return "v2-SELECT count(*) FROM games", nil
+		}
+		return "v2-" + query, nil
+	}
+
+	n, err := db.Refingerprint(ctx, "postgres", newForm)
+	require.NoError(t, err)
+	assert.Equal(t, 1, n)
+	got, ok, err := db.VerifiedExample(ctx, "postgres", "v2-SELECT count(*) FROM games")
+	require.NoError(t, err)
+	require.True(t, ok, "found by the new fingerprint")
+	assert.Equal(t, games.ID, got.ID)
+	for _, e := range []store.Example{broken, kept, cube} {
+		again, err := db.Example(ctx, e.ID)
+		require.NoError(t, err)
+		assert.Equal(t, e.Fingerprint, again.Fingerprint, "%s %s", e.Backend, e.Query)
+	}
+	_, added, err := db.AddExample(ctx, store.Example{Backend: "postgres", Question: "how many games?", Query: "select count(*) from games",
+		Fingerprint: "v2-SELECT count(*) FROM games", Source: store.SourceFile, Status: store.StatusVerified, ProposedBy: "file"})
+	require.NoError(t, err)
+	assert.False(t, added, "the same example is not stored again under its new fingerprint")
+
+	n, err = db.Refingerprint(ctx, "postgres", newForm)
+	require.NoError(t, err)
+	assert.Zero(t, n, "nothing left to change")
+}

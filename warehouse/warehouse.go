@@ -61,7 +61,7 @@ func (q Query) IsZero() bool { return q.Text == "" }
 
 // IDOf names q's result in a thread, what buttons carry and the cache
 // keys results by: 8 hex characters of a hash of q as b's dialect
-// fingerprints it (for SQL pg_query's fingerprint with the deparsed query,
+// fingerprints it (for SQL a hash of its parse tree less locations,
 // for Cube the normalised query), so one query written another way (its
 // layout, letter case, comments, the order of a Cube query's keys) is one
 // dataset with one id. A query b cannot fingerprint (another backend's, or

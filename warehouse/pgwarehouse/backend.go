@@ -54,6 +54,7 @@ type Backend struct {
 	byRole  map[string]*Executor
 	roleErr map[string]error
 	views   map[string]*policyView // by policy name
+	all     *policyView            // the catalog's guard policy for a caller without access rules
 }
 
 // policyView is a catalog as one policy sees it, and the guard's rules for
@@ -79,6 +80,18 @@ func (b *Backend) view(cat *warehouse.Catalog, access warehouse.Access) *policyV
 	v := &policyView{from: cat, catalog: filtered, guard: p}
 	b.views[access.Policy()] = v
 	return v
+}
+
+// whole returns the guard's policy over all of cat, made once per catalog:
+// every question's check asked for the same list of its table names.
+func (b *Backend) whole(cat *warehouse.Catalog) *policyView {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if v := b.all; v != nil && v.from == cat {
+		return v
+	}
+	b.all = &policyView{from: cat, catalog: cat, guard: GuardPolicy(b.cfg.Schemas, tableNames(cat), 0)}
+	return b.all
 }
 
 // New returns a Backend reading cfg.Schemas of the database; it connects
@@ -221,7 +234,7 @@ func (b *Backend) Check(ctx context.Context, text string, limit int) (warehouse.
 		return warehouse.Runnable{}, b.qualify(ctx, err)
 	}
 	r := warehouse.Runnable{Query: warehouse.Query{Backend: Name, Text: text}, Statement: g.Run, Limit: limit}
-	fp, err := fingerprintTree(text, g.Tree)
+	fp, err := fingerprintEncoded(g.Encoded)
 	if err != nil {
 		// The guard read it, so this is not expected; the id of the
 		// text as written (DatasetOf's fallback) still names it.
@@ -257,10 +270,12 @@ func (b *Backend) guard(ctx context.Context, text string, limit int) (sqlguard.G
 // guardPolicy is the guard's policy over cat for a caller with access: the
 // tables they may read, and what exists but is not theirs.
 func (b *Backend) guardPolicy(cat *warehouse.Catalog, access warehouse.Access, limit int) sqlguard.Policy {
+	var p sqlguard.Policy
 	if access == nil {
-		return GuardPolicy(b.cfg.Schemas, tableNames(cat), limit)
+		p = b.whole(cat).guard
+	} else {
+		p = b.view(cat, access).guard
 	}
-	p := b.view(cat, access).guard
 	p.RowLimit = GuardPolicy(nil, nil, limit).RowLimit
 	return p
 }

@@ -59,7 +59,7 @@ func TestQueryID(t *testing.T) {
 	assert.Equal(t, warehouse.QueryID(other.Text), warehouse.IDOf(b, other))
 }
 
-// The fingerprint Check takes from the guard's parse tree is the one the
+// The fingerprint Check takes from the guard's encoded parse tree is the one the
 // dialect gives the query as written, whether the guard lowers, adds or
 // wraps a LIMIT or leaves the text alone: stored examples keep matching.
 func TestFingerprintOfTheGuardsTree(t *testing.T) {
@@ -80,44 +80,10 @@ func TestFingerprintOfTheGuardsTree(t *testing.T) {
 		assert.Equal(t, run, g.Run, "GuardTree runs what Guard runs: %s", q)
 		want, err := fingerprint(q)
 		require.NoError(t, err, q)
-		got, err := fingerprintTree(q, g.Tree)
+		got, err := fingerprintEncoded(g.Encoded)
 		require.NoError(t, err, q)
 		assert.Equal(t, want, got, "%s", q)
 	}
-}
-
-// BenchmarkTurnFingerprints is the fingerprinting a new question's query
-// costs after the guard has read it: before parse-once, three fingerprints
-// of the text (the cache's id, the recent-result key, the verified badge),
-// each parsing it; now one, from the guard's tree.
-func BenchmarkTurnFingerprints(b *testing.B) {
-	const sql = `SELECT g.name AS genre, round(avg(a.price), 2) AS avg_price, count(*) AS games
-FROM analytics.apps a JOIN analytics.app_genres ag ON ag.app_id = a.app_id
-JOIN analytics.genres g ON g.genre_id = ag.genre_id
-WHERE a.release_year BETWEEN 2015 AND 2018 AND NOT a.is_free
-GROUP BY g.name ORDER BY avg_price DESC LIMIT 10`
-	g, err := sqlguard.GuardTree(sql, GuardPolicy([]string{"analytics"}, nil, 1000))
-	if err != nil {
-		b.Fatal(err)
-	}
-	b.Run("before/three-parses", func(b *testing.B) {
-		b.ReportAllocs()
-		for b.Loop() {
-			for range 3 {
-				if _, err := fingerprint(sql); err != nil {
-					b.Fatal(err)
-				}
-			}
-		}
-	})
-	b.Run("after/guard-tree", func(b *testing.B) {
-		b.ReportAllocs()
-		for b.Loop() {
-			if _, err := fingerprintTree(sql, g.Tree); err != nil {
-				b.Fatal(err)
-			}
-		}
-	})
 }
 
 // A query's tables are read once and remembered: asked again, the same

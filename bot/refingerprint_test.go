@@ -1,0 +1,69 @@
+package bot_test
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"testing"
+
+	pg_query "github.com/pganalyze/pg_query_go/v5"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/analyticsbot/analyticsbot/bot"
+	"github.com/analyticsbot/analyticsbot/store"
+)
+
+// earlierFingerprint is a SQL fingerprint as versions before the parse
+// tree's hash stored it: pg_query's fingerprint, a dash, a hash of the
+// deparsed query.
+func earlierFingerprint(t *testing.T, sql string) string {
+	t.Helper()
+	fp, err := pg_query.Fingerprint(sql)
+	require.NoError(t, err, sql)
+	tree, err := pg_query.Parse(sql)
+	require.NoError(t, err, sql)
+	canonical, err := pg_query.Deparse(tree)
+	require.NoError(t, err, sql)
+	sum := sha256.Sum256([]byte(canonical))
+	return fp + "-" + hex.EncodeToString(sum[:8])
+}
+
+// Examples stored by an earlier version, under fingerprints of the earlier
+// form, still work after an upgrade: a verified one gives its badge to the
+// same query however it is written, and the examples file's are not
+// stored again, so a rejected one stays rejected.
+func TestExamplesStoredBeforeTheUpgrade(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	e := newEnv(t)
+	newBot(t, e, script(valveRules)) // stores the examples file's
+	stored, err := e.admin.ListExamples(ctx, store.ExampleFilter{Backend: "postgres"})
+	require.NoError(t, err)
+	require.NotEmpty(t, stored, "the examples file is stored")
+	for _, ex := range stored {
+		_, err := e.admin.Pool().Exec(ctx, `UPDATE examples SET fingerprint = $2 WHERE id = $1`, ex.ID, earlierFingerprint(t, ex.Query))
+		require.NoError(t, err)
+	}
+	rejected, err := e.admin.SetExampleStatus(ctx, stored[0].ID, store.StatusRejected, "UADMIN")
+	require.NoError(t, err)
+	valve, added, err := e.admin.AddExample(ctx, store.Example{Backend: "postgres", Question: valveQuestion, Query: valveSQL,
+		Fingerprint: earlierFingerprint(t, valveSQL), Source: store.SourceAdmin, Status: store.StatusVerified,
+		ProposedBy: "UADMIN", VerifiedBy: "UADMIN"})
+	require.NoError(t, err)
+	require.True(t, added)
+
+	b := newBot(t, e, script(valveRules)) // the upgraded version starts
+	after, err := e.admin.ListExamples(ctx, store.ExampleFilter{Backend: "postgres"})
+	require.NoError(t, err)
+	assert.Equal(t, len(stored)+1, len(after), "the examples file's are not stored again")
+	again, err := e.admin.Example(ctx, rejected.ID)
+	require.NoError(t, err)
+	assert.Equal(t, store.StatusRejected, again.Status)
+
+	badge := askAs(t, b, "UASKER", bot.NewThreadID(), "Count the games Valve published")
+	require.Empty(t, badge.ErrorKind, badge.ErrorDetail)
+	require.NotNil(t, badge.Verified, "the example verified before the upgrade")
+	assert.Equal(t, valve.ID, badge.Verified.ID)
+	assert.Contains(t, blocksJSON(t, badge), "✓ Verified query")
+}
