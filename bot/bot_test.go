@@ -45,6 +45,7 @@ func TestBot(t *testing.T) {
 		{"ThreadOwners", testThreadOwners},
 		{"Reply", testReply},
 		{"ReplyAccess", testReplyAccess},
+		{"WordNetAtStart", testWordNetAtStart},
 	}
 	for _, g := range groups {
 		t.Run(g.name, func(t *testing.T) {
