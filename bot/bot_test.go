@@ -46,6 +46,7 @@ func TestBot(t *testing.T) {
 		{"StartedThread", testStartedThread},
 		{"Reply", testReply},
 		{"ReplyAccess", testReplyAccess},
+		{"WordNetAtStart", testWordNetAtStart},
 	}
 	for _, g := range groups {
 		t.Run(g.name, func(t *testing.T) {

@@ -336,8 +336,9 @@ func (c Config) links(backend string) (answer.Links, error) {
 // WordNetOff is the WORDNET_DIR that turns WordNet off.
 const WordNetOff = "off"
 
-// lexicon opens WORDNET_DIR (empty: the embedded WordNet, decompressed on
-// first use) and GLOSSARY_FILE; nil with neither.
+// lexicon opens WORDNET_DIR (empty: the embedded WordNet, decompressed
+// now, at start, rather than by the first question) and GLOSSARY_FILE;
+// nil with neither.
 func (c Config) lexicon(log *slog.Logger) (*lexicon.Lexicon, error) {
 	if c.WordNetDir == WordNetOff && c.GlossaryFile == "" {
 		log.Info("WordNet is off (WORDNET_DIR=off)")
@@ -357,6 +358,9 @@ func (c Config) lexicon(log *slog.Logger) (*lexicon.Lexicon, error) {
 		return lex, nil
 	case "":
 		lex.WordNet = lexicon.EmbeddedWordNet()
+		if err := lex.WordNet.Load(); err != nil {
+			return nil, fmt.Errorf("WORDNET_DIR is empty: %w (WORDNET_DIR=%s starts without WordNet)", err, WordNetOff)
+		}
 	default:
 		if lex.WordNet, err = lexicon.OpenWordNet(c.WordNetDir); err != nil {
 			return nil, fmt.Errorf("WORDNET_DIR: %w", err)

@@ -32,6 +32,7 @@ func TestConfigWordNet(t *testing.T) {
 	require.NoError(t, err)
 	require.NotNil(t, lex.WordNet)
 	assert.Equal(t, "embedded", lex.WordNet.Source)
+	assert.True(t, lex.WordNet.Loaded(), "the embedded WordNet is decompressed at start, not by the first question")
 	assert.Contains(t, words(lex, "clients"), "customer")
 	assert.Contains(t, words(lex, "heaviest"), "weight")
 	assert.Contains(t, logs.String(), "msg=WordNet source=embedded")

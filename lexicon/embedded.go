@@ -77,9 +77,10 @@ func decodeArchive(archive []byte) (*dict, error) {
 }
 
 // Load opens the database now, where its first use would: the embedded
-// copy decompresses once for the process. It returns why the database
-// cannot be read.
+// copy decompresses once for the process. A bot calls it at start, so its
+// first question does not pay for it. It returns why the database cannot
+// be read.
 func (w *WordNet) Load() error {
-	_, err := w.dict()
+	_, err := w.open()
 	return err
 }

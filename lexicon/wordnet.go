@@ -12,6 +12,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 )
 
 // WordNet is Princeton's lexical database of English, read from the files
@@ -31,7 +32,23 @@ type WordNet struct {
 	// related remembers Related's answers: the database never changes and
 	// a catalog's words come back in question after question.
 	related *relatedCache
+	// loaded is set once w has read its database (Loaded).
+	loaded atomic.Bool
 }
+
+// open returns w's database, read once for the process.
+func (w *WordNet) open() (*dict, error) {
+	d, err := w.dict()
+	if err == nil {
+		w.loaded.Store(true)
+	}
+	return d, err
+}
+
+// Loaded reports whether w has read its database: at once for a
+// directory (OpenWordNet), after Load or a first Related for the embedded
+// copy. Once it has, Related decompresses nothing.
+func (w *WordNet) Loaded() bool { return w.loaded.Load() }
 
 // maxCachedRelated bounds the words a WordNet remembers Related for; the
 // cache starts over when full.
@@ -131,7 +148,9 @@ func OpenWordNet(dir string) (_ *WordNet, err error) {
 	if err != nil {
 		return nil, err
 	}
-	return &WordNet{Source: dir, dict: func() (*dict, error) { return d, nil }, related: &relatedCache{}}, nil
+	w := &WordNet{Source: dir, dict: func() (*dict, error) { return d, nil }, related: &relatedCache{}}
+	w.loaded.Store(true)
+	return w, nil
 }
 
 // openDict reads the index and exception files with read and opens the
@@ -288,7 +307,7 @@ func (w *WordNet) Related(word string) []Related {
 	if r, ok := w.related.get(word); ok {
 		return slices.Clone(r) // the caller may change its copy
 	}
-	wn, err := w.dict()
+	wn, err := w.open()
 	if err != nil {
 		return nil
 	}

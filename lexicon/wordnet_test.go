@@ -16,6 +16,7 @@ func TestWordNetRelated(t *testing.T) {
 	t.Parallel()
 	wn, err := OpenWordNet("testdata/wordnet")
 	require.NoError(t, err)
+	assert.True(t, wn.Loaded(), "a directory is read when opened")
 	for _, tc := range []struct {
 		name, word string
 		want       []Related
@@ -158,7 +159,9 @@ func BenchmarkWordNet(b *testing.B) {
 func TestEmbeddedWordNet(t *testing.T) {
 	t.Parallel()
 	wn := EmbeddedWordNet()
+	assert.False(t, wn.Loaded(), "nothing is read before Load or Related")
 	require.NoError(t, wn.Load())
+	assert.True(t, wn.Loaded(), "after Load, Related decompresses nothing")
 	assert.Equal(t, "embedded", wn.Source)
 	for word, want := range map[string]Related{
 		"clients": {"customer", "synonym"}, "shop": {"store", "synonym"}, "heaviest": {"weight", "attribute"},

@@ -60,9 +60,16 @@ func oneLine(r *syntax.Regexp) bool {
 	return false // \A, \z, any character with (?s), what this does not know
 }
 
-// find runs re, whose scope s is, over prompt as re.FindStringSubmatchIndex
-// does (with groups) or re.MatchString (without: a match is then []int{}).
-func (s lineScope) find(re *regexp.Regexp, prompt string, groups bool) []int {
+// line is a line of a prompt, from start to end (its newline left out),
+// and its foldCanon once a prefilter needs it.
+type line struct {
+	start, end int
+	canon      string
+}
+
+// lines returns the lines of prompt that start with s's literal, in order.
+func (s lineScope) lines(prompt string) []line {
+	var out []line
 	for start := 0; start <= len(prompt); {
 		end := strings.IndexByte(prompt[start:], '\n')
 		if end < 0 {
@@ -70,23 +77,42 @@ func (s lineScope) find(re *regexp.Regexp, prompt string, groups bool) []int {
 		} else {
 			end += start
 		}
-		if line := prompt[start:end]; s.startsLine(line) {
-			if !groups {
-				if re.MatchString(line) {
-					return []int{}
-				}
-			} else if m := re.FindStringSubmatchIndex(line); m != nil {
-				for i := range m {
-					if m[i] >= 0 {
-						m[i] += start
-					}
-				}
-				return m
-			}
+		if s.startsLine(prompt[start:end]) {
+			out = append(out, line{start: start, end: end})
 		}
 		start = end + 1
 	}
+	return out
+}
+
+// find runs re, whose scope s is, over prompt as re.FindStringSubmatchIndex
+// does (with groups) or re.MatchString (without: a match is then []int{}).
+func (s lineScope) find(re *regexp.Regexp, prompt string, groups bool) []int {
+	for _, l := range s.lines(prompt) {
+		if m := l.find(re, prompt, groups); m != nil {
+			return m
+		}
+	}
 	return nil
+}
+
+// find runs re over the line l of prompt: the indexes of its groups in
+// prompt ([]int{} without groups), or nil.
+func (l line) find(re *regexp.Regexp, prompt string, groups bool) []int {
+	text := prompt[l.start:l.end]
+	if !groups {
+		if re.MatchString(text) {
+			return []int{}
+		}
+		return nil
+	}
+	m := re.FindStringSubmatchIndex(text)
+	for i := range m {
+		if m[i] >= 0 {
+			m[i] += l.start
+		}
+	}
+	return m
 }
 
 // startsLine reports whether line starts with the literal, as the regexp

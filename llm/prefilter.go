@@ -82,9 +82,42 @@ func (p prefilter) may(prompt string, canon *string) bool {
 // regexp package folds): 'k', 'K' and the Kelvin sign are all 'K'. Two
 // texts equal under (?i) have the same foldCanon. An invalid byte becomes
 // U+FFFD.
+//
+// It is strings.Map(canonRune, s) without a call per rune: the scripted
+// model folds a prompt of 10 KB, mostly ASCII, for every call. Runes are
+// folded into a buffer on the stack, ASCII bytes by a table, and the
+// buffer copied into the result, allocated once.
 func foldCanon(s string) string {
-	return strings.Map(canonRune, s)
+	var out strings.Builder
+	out.Grow(len(s))
+	var buf [1024]byte
+	n := 0
+	for i := 0; i < len(s); {
+		if n > len(buf)-utf8.UTFMax {
+			out.Write(buf[:n])
+			n = 0
+		}
+		if c := s[i]; c < utf8.RuneSelf {
+			buf[n] = asciiCanon[c]
+			n++
+			i++
+			continue
+		}
+		r, size := utf8.DecodeRuneInString(s[i:])
+		n += utf8.EncodeRune(buf[n:], canonRune(r))
+		i += size
+	}
+	out.Write(buf[:n])
+	return out.String()
 }
+
+// asciiCanon is canonRune of each ASCII byte: a-z in upper case.
+var asciiCanon = func() (t [utf8.RuneSelf]byte) {
+	for c := range t {
+		t[c] = byte(canonRune(rune(c)))
+	}
+	return t
+}()
 
 // canonRune is the least rune of r's simple case-folding orbit.
 func canonRune(r rune) rune {

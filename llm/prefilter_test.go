@@ -99,3 +99,22 @@ func changed(rng *rand.Rand, prompt string, edits, oneIn int, newlines bool) str
 	}
 	return strings.ReplaceAll(string(rs), "\uFFFD", "\xff")
 }
+
+// foldCanon spells a text as strings.Map(canonRune, …) does, rune by rune:
+// ASCII, letters of other scripts, the Kelvin sign and the long s, invalid
+// bytes, in texts long enough to cross its buffer anywhere in a rune.
+func TestFoldCanonIsCanonRuneMapped(t *testing.T) {
+	t.Parallel()
+	pieces := []string{"a", "Z", "k", "s", "\u212a", "ſ", "é", "Σσς", "ǅ", "中", "😀", "\xff", "\xe2\x84", " ", "\n", "Question: "}
+	rng := rand.New(rand.NewPCG(31, 4))
+	for range 300 {
+		var b strings.Builder
+		for n := rng.IntN(3000); b.Len() < n; {
+			b.WriteString(pieces[rng.IntN(len(pieces))])
+		}
+		s := b.String()
+		if got, want := foldCanon(s), strings.Map(canonRune, s); got != want {
+			t.Fatalf("foldCanon(%q) = %q, want %q", s, got, want)
+		}
+	}
+}

@@ -55,8 +55,13 @@ type Scripted struct {
 	matches []*regexp.Regexp
 	// filters rule out, before matches, the prompts a rule cannot match.
 	filters []prefilter
-	// scopes are the lines a one-line match is searched in.
-	scopes []lineScope
+	// scopes are the lines a one-line match is searched in; scopeIDs
+	// number each rule's by its literal, so that rules sharing one
+	// ("Question: ") share the lines a call finds for it (-1: none).
+	scopes   []lineScope
+	scopeIDs []int
+	// numScopes counts the distinct literals of scopes.
+	numScopes int
 
 	mu    sync.Mutex
 	used  []int
@@ -68,14 +73,17 @@ var _ llms.Model = (*Scripted)(nil)
 // NewScripted checks the rules and returns a model that plays them.
 func NewScripted(rules []Rule) (*Scripted, error) {
 	s := &Scripted{
-		rules:   append([]Rule(nil), rules...),
-		matches: make([]*regexp.Regexp, len(rules)),
-		filters: make([]prefilter, len(rules)),
-		scopes:  make([]lineScope, len(rules)),
-		used:    make([]int, len(rules)),
+		rules:    append([]Rule(nil), rules...),
+		matches:  make([]*regexp.Regexp, len(rules)),
+		filters:  make([]prefilter, len(rules)),
+		scopes:   make([]lineScope, len(rules)),
+		scopeIDs: make([]int, len(rules)),
+		used:     make([]int, len(rules)),
 	}
 	var errs []error
+	ids := map[string]int{} // by a scope's literal and (?i)
 	for i, r := range s.rules {
+		s.scopeIDs[i] = -1
 		re, err := checkRule(r)
 		if err != nil {
 			errs = append(errs, fmt.Errorf("rules[%d]: %w", i, err))
@@ -84,7 +92,17 @@ func NewScripted(rules []Rule) (*Scripted, error) {
 		s.matches[i] = re
 		s.filters[i] = newPrefilter(r.Match)
 		s.scopes[i] = newLineScope(r.Match)
+		if sc := s.scopes[i]; sc.ok {
+			key := fmt.Sprintf("%t %s", sc.fold, string(sc.lit))
+			id, ok := ids[key]
+			if !ok {
+				id = len(ids)
+				ids[key] = id
+			}
+			s.scopeIDs[i] = id
+		}
 	}
+	s.numScopes = len(ids)
 	if err := errors.Join(errs...); err != nil {
 		return nil, fmt.Errorf("scripted model: %w", err)
 	}
@@ -208,7 +226,7 @@ func (s *Scripted) pick(step Step, prompt string) (int, []int, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	forStep, usedUp := 0, 0
-	canon := "" // foldCanon(prompt), once a filter needs it
+	scan := newPromptScan(prompt, s.numScopes)
 	for i, r := range s.rules {
 		if Step(r.Step) != step {
 			continue
@@ -218,32 +236,12 @@ func (s *Scripted) pick(step Step, prompt string) (int, []int, error) {
 			usedUp++
 			continue
 		}
-		if !s.filters[i].may(prompt, &canon) {
-			continue
-		}
-		if m := s.find(i, prompt); m != nil {
+		if m := s.find(i, scan); m != nil {
 			s.used[i]++
 			return i, m, nil
 		}
 	}
 	return -1, nil, noRuleError(step, prompt, forStep, usedUp)
-}
-
-// find searches rule i's match in prompt: the indexes of its groups in
-// the leftmost match, as regexp.FindStringSubmatchIndex gives them (an
-// empty slice for a match without groups), or nil.
-func (s *Scripted) find(i int, prompt string) []int {
-	re := s.matches[i]
-	groups := re.NumSubexp() > 0
-	switch {
-	case s.scopes[i].ok:
-		return s.scopes[i].find(re, prompt, groups)
-	case groups:
-		return re.FindStringSubmatchIndex(prompt)
-	case re.MatchString(prompt):
-		return []int{}
-	}
-	return nil
 }
 
 func noRuleError(step Step, prompt string, forStep, usedUp int) error {
