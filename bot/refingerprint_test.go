@@ -2,16 +2,14 @@ package bot_test
 
 import (
 	"context"
-	"crypto/sha256"
-	"encoding/hex"
 	"testing"
 
-	pg_query "github.com/pganalyze/pg_query_go/v5"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
 	"github.com/analyticsbot/analyticsbot/bot"
 	"github.com/analyticsbot/analyticsbot/store"
+	"github.com/analyticsbot/analyticsbot/warehouse/warehousetest"
 )
 
 // earlierFingerprint is a SQL fingerprint as versions before the parse
@@ -19,14 +17,9 @@ import (
 // deparsed query.
 func earlierFingerprint(t *testing.T, sql string) string {
 	t.Helper()
-	fp, err := pg_query.Fingerprint(sql)
-	require.NoError(t, err, sql)
-	tree, err := pg_query.Parse(sql)
-	require.NoError(t, err, sql)
-	canonical, err := pg_query.Deparse(tree)
-	require.NoError(t, err, sql)
-	sum := sha256.Sum256([]byte(canonical))
-	return fp + "-" + hex.EncodeToString(sum[:8])
+	fp, err := warehousetest.EarlierFingerprint(sql)
+	require.NoError(t, err)
+	return fp
 }
 
 // Examples stored by an earlier version, under fingerprints of the earlier

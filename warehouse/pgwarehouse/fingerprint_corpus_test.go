@@ -2,7 +2,6 @@ package pgwarehouse
 
 import (
 	"crypto/sha256"
-	"encoding/hex"
 	"os"
 	"strings"
 	"testing"
@@ -14,6 +13,7 @@ import (
 	"gopkg.in/yaml.v3"
 
 	"github.com/analyticsbot/analyticsbot/sqlguard"
+	"github.com/analyticsbot/analyticsbot/warehouse/warehousetest"
 )
 
 // corpusQueries are realistic queries: the demo's (the scripted model's
@@ -69,14 +69,10 @@ func relaid(t *testing.T, sql string) string {
 // fingerprintBefore is the fingerprint before it hashed the parse tree:
 // pg_query's fingerprint, then a hash of the deparsed query.
 func fingerprintBefore(t testing.TB, sql string) string {
-	fp, err := pg_query.Fingerprint(sql)
-	require.NoError(t, err, sql)
-	tree, err := pg_query.Parse(sql)
-	require.NoError(t, err, sql)
-	canonical, err := pg_query.Deparse(tree)
-	require.NoError(t, err, sql)
-	sum := sha256.Sum256([]byte(canonical))
-	return fp + "-" + hex.EncodeToString(sum[:8])
+	t.Helper()
+	fp, err := warehousetest.EarlierFingerprint(sql)
+	require.NoError(t, err)
+	return fp
 }
 
 // Over realistic queries, each written another way keeps its fingerprint,
