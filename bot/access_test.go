@@ -19,6 +19,7 @@ import (
 	"github.com/analyticsbot/analyticsbot/llm"
 	"github.com/analyticsbot/analyticsbot/nodes"
 	"github.com/analyticsbot/analyticsbot/store"
+	"github.com/analyticsbot/analyticsbot/store/storetest"
 	"github.com/analyticsbot/analyticsbot/warehouse/pgwarehouse"
 )
 
@@ -205,9 +206,8 @@ func testPolicyRoles(t *testing.T, e *testEnv) {
 	_, _ = rand.Read(suffix[:])
 	reader := "abt_bot_reader_" + hex.EncodeToString(suffix[:])
 	id := pgx.Identifier{reader}.Sanitize()
-	_, err := e.admin.Pool().Exec(ctx, "CREATE ROLE "+id+" LOGIN NOINHERIT; GRANT USAGE ON SCHEMA analytics TO "+id+
+	storetest.SetupRoles(t, e.admin, "CREATE ROLE "+id+" LOGIN NOINHERIT; GRANT USAGE ON SCHEMA analytics TO "+id+
 		"; GRANT SELECT ON ALL TABLES IN SCHEMA analytics TO "+id)
-	require.NoError(t, err)
 	path := filepath.Join(t.TempDir(), "access.yaml")
 	require.NoError(t, os.WriteFile(path, []byte(bottest.AccessFile("everyone")), 0o600))
 	rules, err := access.Load(path)

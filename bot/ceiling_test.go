@@ -18,6 +18,7 @@ import (
 	"github.com/analyticsbot/analyticsbot/bot"
 	"github.com/analyticsbot/analyticsbot/bot/bottest"
 	"github.com/analyticsbot/analyticsbot/nodes"
+	"github.com/analyticsbot/analyticsbot/store/storetest"
 	"github.com/analyticsbot/analyticsbot/warehouse/pgwarehouse"
 )
 
@@ -123,9 +124,8 @@ func testCeilingRoles(t *testing.T, e *testEnv) {
 	_, _ = rand.Read(suffix[:])
 	reader := "abt_ceil_reader_" + hex.EncodeToString(suffix[:])
 	id := pgx.Identifier{reader}.Sanitize()
-	_, err := e.admin.Pool().Exec(ctx, "CREATE ROLE "+id+" LOGIN NOINHERIT; GRANT USAGE ON SCHEMA analytics TO "+id+
+	storetest.SetupRoles(t, e.admin, "CREATE ROLE "+id+" LOGIN NOINHERIT; GRANT USAGE ON SCHEMA analytics TO "+id+
 		"; GRANT SELECT ON ALL TABLES IN SCHEMA analytics TO "+id)
-	require.NoError(t, err)
 	path, ch := ceilingFile(t)
 	rules, err := access.Load(path)
 	require.NoError(t, err)

@@ -104,9 +104,8 @@ func TestPolicyRolesCallOnlyWhatTheirReadsCall(t *testing.T) {
 	_, err := db.Pool().Exec(ctx, routinesSetup)
 	require.NoError(t, err)
 	reader := testRoles(t, db, "abt_rt_")
-	_, err = db.Pool().Exec(ctx, "CREATE ROLE "+reader+" LOGIN NOINHERIT; GRANT USAGE ON SCHEMA acc TO "+reader+
+	storetest.SetupRoles(t, db, "CREATE ROLE "+reader+" LOGIN NOINHERIT; GRANT USAGE ON SCHEMA acc TO "+reader+
 		"; GRANT SELECT ON acc.v_shouted, acc.people TO "+reader)
-	require.NoError(t, err)
 	var before bool
 	require.NoError(t, db.Pool().QueryRow(ctx, `SELECT has_function_privilege($1, 'acc.salary_of(int)', 'EXECUTE')`, reader).Scan(&before))
 	require.True(t, before, "PostgreSQL's default: every role may call it")
@@ -187,10 +186,9 @@ func TestRoutinesAddedLater(t *testing.T) {
 	ctx := context.Background()
 	db := storetest.New(t)
 	owner := testRoles(t, db, "abt_rt_owner_")
-	_, err := db.Pool().Exec(ctx, "CREATE ROLE "+owner+" NOLOGIN; CREATE SCHEMA acc AUTHORIZATION "+owner+
+	storetest.SetupRoles(t, db, "CREATE ROLE "+owner+" NOLOGIN; CREATE SCHEMA acc AUTHORIZATION "+owner+
 		"; SET ROLE "+owner+"; CREATE FUNCTION acc.f() RETURNS int LANGUAGE sql AS 'SELECT 1'; RESET ROLE"+
 		"; CREATE SCHEMA su; CREATE FUNCTION su.g() RETURNS int LANGUAGE sql AS 'SELECT 2'")
-	require.NoError(t, err)
 
 	changes, err := pgwarehouse.RestrictRoutines(ctx, db.Pool(), []string{"acc", "su"})
 	require.NoError(t, err)
