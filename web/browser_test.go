@@ -165,6 +165,11 @@ func TestBrowserChat(t *testing.T) {
 
 	t.Run("feedback", func(t *testing.T) {
 		first := `document.querySelector("#log .msg.bot")`
+		// The first answer is far above the last: bring its 👎 into view
+		// and let the page settle, or a click while the page still moves
+		// (the last answer's scroll) lands where the button was.
+		eval[chromedp.Void](t, tb, first+`.querySelector('.feedback[aria-label="This answer is wrong"]').scrollIntoView({ block: "center" })`)
+		tb.stopsScrolling(t)
 		tb.do(t, "click 👎", chromedp.Click(chromedp.CSS(`#log .msg.bot .feedback[aria-label="This answer is wrong"]`)),
 			chromedp.WaitVisible(chromedp.CSS("#log .msg.bot .feedback-note textarea")))
 		assert.Equal(t, "true", eval[string](t, tb, first+`.querySelector('.feedback[aria-label="This answer is wrong"]').getAttribute("aria-pressed")`),
