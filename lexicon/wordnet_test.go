@@ -66,17 +66,27 @@ func TestOpenWordNetErrors(t *testing.T) {
 	assert.Contains(t, err.Error(), "index.noun holds no lemma")
 }
 
+// installedDir is where Debian's wordnet-base installs WordNet's files.
+const installedDir = "/usr/share/wordnet"
+
+// installedWordNet returns installedDir, skipping the test where WordNet
+// is not installed, or failing it in CI, which installs it.
+func installedWordNet(t *testing.T) string {
+	t.Helper()
+	if _, err := os.Stat(filepath.Join(installedDir, "index.noun")); err != nil {
+		if os.Getenv("CI") == "true" {
+			t.Fatalf("WordNet is not installed in %s (apt-get install wordnet-base)", installedDir)
+		}
+		t.Skip("WordNet is not installed in " + installedDir)
+	}
+	return installedDir
+}
+
 // The real database, where it is installed (Debian's wordnet-base; CI
 // installs it): the issue's own examples.
 func TestWordNetInstalled(t *testing.T) {
 	t.Parallel()
-	const dir = "/usr/share/wordnet"
-	if _, err := os.Stat(filepath.Join(dir, "index.noun")); err != nil {
-		if os.Getenv("CI") == "true" {
-			t.Fatalf("WordNet is not installed in %s (apt-get install wordnet-base)", dir)
-		}
-		t.Skip("WordNet is not installed in " + dir)
-	}
+	dir := installedWordNet(t)
 	wn, err := OpenWordNet(dir)
 	require.NoError(t, err)
 	for word, want := range map[string]string{"clients": "customer", "shop": "store", "heaviest": "weight", "voters": "vote", "biggest": "size"} {
@@ -136,7 +146,7 @@ func BenchmarkWordNet(b *testing.B) {
 	}
 	b.Run("embedded/related", related(embedded))
 
-	const dir = "/usr/share/wordnet"
+	dir := installedDir
 	if _, err := os.Stat(filepath.Join(dir, "index.noun")); err != nil {
 		b.Skip("WordNet is not installed in " + dir)
 	}
@@ -178,13 +188,7 @@ func TestEmbeddedWordNet(t *testing.T) {
 // sample of every part of speech's lemmas and inflected forms.
 func TestEmbeddedWordNetMatchesInstalled(t *testing.T) {
 	t.Parallel()
-	const dir = "/usr/share/wordnet"
-	if _, err := os.Stat(filepath.Join(dir, "index.noun")); err != nil {
-		if os.Getenv("CI") == "true" {
-			t.Fatalf("WordNet is not installed in %s (apt-get install wordnet-base)", dir)
-		}
-		t.Skip("WordNet is not installed in " + dir)
-	}
+	dir := installedWordNet(t)
 	installed, err := OpenWordNet(dir)
 	require.NoError(t, err)
 	embedded := EmbeddedWordNet()
