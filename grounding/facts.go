@@ -98,7 +98,10 @@ func newCatalogFacts(cat *warehouse.Catalog) *catalogFacts {
 		for w, weight := range f.bags[i] {
 			f.df[w]++
 			s := lexicon.Stem(w)
-			if h, ok := f.stemBags[i][s]; !ok || h.weight < weight {
+			// Of two words with one stem and weight ("voted", "voting"),
+			// the first in alphabetical order: the bag's order is a
+			// map's, and the word is shown in reasons.
+			if h, ok := f.stemBags[i][s]; !ok || h.weight < weight || (h.weight == weight && w < h.word) {
 				f.stemBags[i][s] = stemHit{weight, w}
 			}
 		}
