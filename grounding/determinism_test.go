@@ -20,7 +20,7 @@ func TestWordFormReasonIsStable(t *testing.T) {
 		cat := &warehouse.Catalog{Tables: []warehouse.Table{
 			table("polls", "ballots", "", "ballot_id", "voting", "voted"),
 		}}
-		c := Build(cat, describe, r)
+		c := Build(cat, sqlLike, r)
 		require.Len(t, c.Tables, 1)
 		if !assert.Equal(t, []string{"word form: voter → voted"}, c.Tables[0].Reasons) {
 			return
