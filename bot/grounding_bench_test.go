@@ -44,7 +44,7 @@ func BenchmarkBuildDemo(b *testing.B) {
 		}
 		reqs = append(reqs, grounding.Request{Question: q, Matches: matches, Listed: listed, Lexicon: lex})
 	}
-	describe := backend.Dialect().Describe
+	describe := grounding.Describer{Name: backend.Name(), Describe: backend.Dialect().Describe}
 	b.Run("values", func(b *testing.B) { benchBuild(b, cat, describe, reqs, true) })
 	// Without the value index (never refreshed, as in the web load
 	// benchmark's bot): no matches, no listed values.
@@ -54,7 +54,7 @@ func BenchmarkBuildDemo(b *testing.B) {
 	b.Run("no-values", func(b *testing.B) { benchBuild(b, cat, describe, reqs, false) })
 }
 
-func benchBuild(b *testing.B, cat *warehouse.Catalog, describe func([]warehouse.Table) string, reqs []grounding.Request, listed bool) {
+func benchBuild(b *testing.B, cat *warehouse.Catalog, describe grounding.Describer, reqs []grounding.Request, listed bool) {
 	var c grounding.Context
 	b.ReportAllocs()
 	i := 0

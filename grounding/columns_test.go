@@ -30,7 +30,7 @@ func wide() *warehouse.Catalog {
 func TestWideTableDescribedInPart(t *testing.T) {
 	t.Parallel()
 	cat := wide()
-	c := Build(cat, describe, Request{Question: "How many games were released each release year per publisher?", Budget: 400})
+	c := Build(cat, sqlLike, Request{Question: "How many games were released each release year per publisher?", Budget: 400})
 	assert.LessOrEqual(t, c.Tokens, 400)
 	got := byName(c)
 	require.Contains(t, got, "analytics.apps", "chosen: %v", names(c))
@@ -62,7 +62,7 @@ func TestWideTableDescribedInPart(t *testing.T) {
 func TestNamedTableNeverDropped(t *testing.T) {
 	t.Parallel()
 	cat := wide()
-	c := Build(cat, describe, Request{Question: "What is the average price of apps?", Budget: 20})
+	c := Build(cat, sqlLike, Request{Question: "What is the average price of apps?", Budget: 20})
 	got := byName(c)
 	require.Contains(t, got, "analytics.apps", "chosen: %v", names(c))
 	var kept []string
@@ -80,7 +80,7 @@ func TestKeptColumnsFollowValuesAndTheThread(t *testing.T) {
 	cat := wide()
 	m := store.ValueMatch{Value: "Ubisoft", Phrase: "Ubisoft", Similarity: 1, Exact: true}
 	m.Schema, m.Table, m.Column = "analytics", "apps", "metric_70"
-	c := Build(cat, describe, Request{Question: "And for Ubisoft?", Budget: 60, Matches: []store.ValueMatch{m},
+	c := Build(cat, sqlLike, Request{Question: "And for Ubisoft?", Budget: 60, Matches: []store.ValueMatch{m},
 		Earlier: []string{"SELECT metric_71 FROM analytics.apps"}})
 	got := byName(c)
 	require.Contains(t, got, "analytics.apps", "chosen: %v", names(c))
@@ -119,13 +119,13 @@ func TestJoinsBySameNamedKeys(t *testing.T) {
 	assert.ElementsMatch(t, []string{"stores", "products"}, refersTo(4))
 	assert.Empty(t, refersTo(1), "region is its own key")
 
-	c := Build(cat, describe, Request{Question: "Which product titles are bought in each city?", Budget: 80})
+	c := Build(cat, sqlLike, Request{Question: "Which product titles are bought in each city?", Budget: 80})
 	got := byName(c)
 	require.Contains(t, got, "shop.sales", "the bridge, chosen: %v", names(c))
 	assert.Contains(t, got["shop.sales"].Reasons,
 		"links shop.products and shop.stores (sales.product_sku ↔ products.product_sku, sales.store_code ↔ stores.store_code)")
 
-	c = Build(cat, describe, Request{Question: "What is the order amount per region?", Budget: 80})
+	c = Build(cat, sqlLike, Request{Question: "What is the order amount per region?", Budget: 80})
 	got = byName(c)
 	require.Contains(t, got, "shop.region_targets", "chosen: %v", names(c))
 	assert.True(t, strings.Contains(strings.Join(got["shop.region_targets"].Reasons, "; "), "joins shop.orders (orders.region ↔ region_targets.region)"),
@@ -138,7 +138,7 @@ func TestKeptColumnsByWordForm(t *testing.T) {
 	t.Parallel()
 	cat := wide()
 	cat.Tables[0].Columns = append(cat.Tables[0].Columns, warehouse.TableColumn{Name: "required_age", Type: "integer"})
-	c := Build(cat, describe, Request{Question: "How many apps are for players aged 18 or over?", Budget: 60})
+	c := Build(cat, sqlLike, Request{Question: "How many apps are for players aged 18 or over?", Budget: 60})
 	got := byName(c)
 	require.Contains(t, got, "analytics.apps", "chosen: %v", names(c))
 	why := map[string]string{}

@@ -143,7 +143,9 @@ func (x *Examples) similar(ctx context.Context, backend, question string, k int)
 		}
 		out = append(out, scoredID{id: v.ID, score: sim})
 	}
-	slices.SortFunc(out, func(a, b scoredID) int { return cmp.Compare(b.score, a.score) })
+	// Of equal scores (questions that mean the same), the earliest stored
+	// first: the vectors come in whatever order the table gives them.
+	slices.SortFunc(out, func(a, b scoredID) int { return cmp.Or(cmp.Compare(b.score, a.score), cmp.Compare(a.id, b.id)) })
 	return out[:min(k, len(out))], nil
 }
 

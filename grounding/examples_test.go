@@ -125,6 +125,38 @@ func TestExamplesByMeaning(t *testing.T) {
 	assert.Equal(t, "Average price of a game", got[0].Question, "still found by its words")
 }
 
+// Examples whose questions mean the same (one embedding) are found
+// earliest stored first, whatever order the database reads their vectors
+// in: here the first one's row is written again after the others, and is
+// read last.
+func TestExamplesOfEqualMeaningInStoredOrder(t *testing.T) {
+	ctx := context.Background()
+	db := testDB.Need(t)
+	const backend, model = "ties-test", "fake:v1"
+	var ids []int64
+	for _, q := range []string{"Revenue", "Income", "Earnings"} { // one concept, one vector
+		e, _, err := db.AddExample(ctx, store.Example{Backend: backend, Question: q, Query: "SELECT '" + q + "'",
+			Fingerprint: "fp " + q, Source: store.SourceAdmin, Status: store.StatusVerified})
+		require.NoError(t, err)
+		ids = append(ids, e.ID)
+	}
+	emb := &fakeEmbedder{}
+	search := func() []int64 {
+		t.Helper()
+		x := &grounding.Examples{DB: db, Embedder: emb, Model: model} // its vectors read anew
+		got, err := x.SearchExamples(ctx, backend, "sales", 2)
+		require.NoError(t, err)
+		var out []int64
+		for _, e := range got {
+			out = append(out, e.ID)
+		}
+		return out
+	}
+	assert.Equal(t, ids[:2], search())
+	require.NoError(t, db.SetExampleEmbedding(ctx, ids[0], model, emb.embed("Revenue")))
+	assert.Equal(t, ids[:2], search(), "the first example's row written again")
+}
+
 // BenchmarkExamplesByMeaning10000 finds examples among 10,000 stored ones
 // (BENCHMARKS.md): by words; by letters (a misspelt question sharing no
 // word); and by words and meaning with 384-dimension vectors once they

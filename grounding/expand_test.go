@@ -60,7 +60,7 @@ func TestWordFormsAndRelatedWords(t *testing.T) {
 			if tc.lexicon {
 				r.Lexicon = testLexicon(t)
 			}
-			c := Build(shop(), describe, r)
+			c := Build(shop(), sqlLike, r)
 			require.False(t, c.Whole)
 			got := byName(c)
 			require.Contains(t, got, tc.want, "chosen: %v", names(c))
@@ -69,7 +69,7 @@ func TestWordFormsAndRelatedWords(t *testing.T) {
 
 			// Without the related word, nothing reaches it.
 			if tc.lexicon || tc.terms != nil {
-				c = Build(shop(), describe, Request{Question: tc.question, Budget: 90})
+				c = Build(shop(), sqlLike, Request{Question: tc.question, Budget: 90})
 				assert.Zero(t, byName(c)[tc.want].Score, "%v", byName(c)[tc.want].Reasons)
 			}
 		})
@@ -85,14 +85,14 @@ func TestRelatedWordsScoreBelowDirectMatches(t *testing.T) {
 		table("a", "regions", "", "region_id", "name"),
 	}}
 	lex := testLexicon(t)
-	synonym := byName(Build(cat, describe, Request{Question: "which shop has most regions?", Lexicon: lex}))["a.stores"]
-	direct := byName(Build(cat, describe, Request{Question: "which store has most regions?", Lexicon: lex}))["a.stores"]
+	synonym := byName(Build(cat, sqlLike, Request{Question: "which shop has most regions?", Lexicon: lex}))["a.stores"]
+	direct := byName(Build(cat, sqlLike, Request{Question: "which store has most regions?", Lexicon: lex}))["a.stores"]
 	assert.Contains(t, synonym.Reasons, "wordnet synonym: shop → store")
 	assert.Positive(t, synonym.Score)
 	assert.Less(t, synonym.Score, direct.Score)
 
 	cat.Tables = append(cat.Tables, table("a", "shops", "", "shop_id"))
-	got := byName(Build(cat, describe, Request{Question: "which shop has most regions?", Lexicon: lex}))
+	got := byName(Build(cat, sqlLike, Request{Question: "which shop has most regions?", Lexicon: lex}))
 	assert.Zero(t, got["a.stores"].Score, "shop names a table: %v", got["a.stores"].Reasons)
 }
 
@@ -104,7 +104,7 @@ func TestRelatedWordsInsideNames(t *testing.T) {
 		table("broker", "sbcustomer", "", "sbcustid", "sbcustname"),
 		table("broker", "sbticker", "", "sbtickerid", "sbtickersymbol"),
 	}}
-	c := Build(cat, describe, Request{Question: "list our clients", Lexicon: testLexicon(t)})
+	c := Build(cat, sqlLike, Request{Question: "list our clients", Lexicon: testLexicon(t)})
 	got := byName(c)
 	assert.Positive(t, got["broker.sbcustomer"].Score)
 	assert.Equal(t, []string{"wordnet synonym: client → customer"}, got["broker.sbcustomer"].Reasons)
@@ -120,7 +120,7 @@ func TestRelatedWordInCommentAndInsideName(t *testing.T) {
 		table("broker", "sbcustomer", "Customer master data.", "sbcustid", "sbcustname"),
 		table("broker", "sbnote", "Notes about a customer.", "sbnoteid", "body"),
 	}}
-	c := Build(cat, describe, Request{Question: "list our clients", Lexicon: testLexicon(t)})
+	c := Build(cat, sqlLike, Request{Question: "list our clients", Lexicon: testLexicon(t)})
 	got := byName(c)
 	assert.Equal(t, []string{"wordnet synonym: client → customer"}, got["broker.sbcustomer"].Reasons)
 	assert.Greater(t, got["broker.sbcustomer"].Score, got["broker.sbnote"].Score)

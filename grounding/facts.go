@@ -1,7 +1,6 @@
 package grounding
 
 import (
-	"reflect"
 	"slices"
 	"strings"
 	"sync"
@@ -40,11 +39,11 @@ type catalogFacts struct {
 		sync.Mutex
 		m map[string][]place
 	}
-	// described keeps the whole catalog's description by the describe
-	// function that wrote it (description).
+	// described keeps the whole catalog's description by the name of
+	// the describer that wrote it (description).
 	described struct {
 		sync.Mutex
-		m map[uintptr]wholeDescription
+		m map[string]wholeDescription
 	}
 }
 
@@ -55,29 +54,31 @@ type wholeDescription struct {
 	tokens int
 }
 
-// description is describe(tables) and its size in prompt tokens
+// description is d's description of tables and its size in prompt tokens
 // (llm.EstimateTokens), for tables the facts were made from: written once
-// per describe function, as every question's Build measures the whole
-// catalog, and on the demo shows it. describe is a dialect's Describe, a
-// function of the tables it is given alone, so the text is the same each
-// time.
-func (f *catalogFacts) description(tables []warehouse.Table, describe func([]warehouse.Table) string) (string, int) {
-	key := reflect.ValueOf(describe).Pointer()
+// per describer, by its Name, as every question's Build measures the
+// whole catalog, and on the demo shows it. A describer with no name is
+// asked every time.
+func (f *catalogFacts) description(tables []warehouse.Table, d Describer) (string, int) {
+	if d.Name == "" {
+		text := d.Describe(tables)
+		return text, llm.EstimateTokens(text)
+	}
 	f.described.Lock()
-	d, ok := f.described.m[key]
+	w, ok := f.described.m[d.Name]
 	f.described.Unlock()
 	if ok {
-		return d.text, d.tokens
+		return w.text, w.tokens
 	}
-	text := describe(tables)
-	d = wholeDescription{text: text, tokens: llm.EstimateTokens(text)}
+	text := d.Describe(tables)
+	w = wholeDescription{text: text, tokens: llm.EstimateTokens(text)}
 	f.described.Lock()
 	if f.described.m == nil {
-		f.described.m = map[uintptr]wholeDescription{}
+		f.described.m = map[string]wholeDescription{}
 	}
-	f.described.m[key] = d
+	f.described.m[d.Name] = w
 	f.described.Unlock()
-	return d.text, d.tokens
+	return w.text, w.tokens
 }
 
 func newCatalogFacts(cat *warehouse.Catalog) *catalogFacts {
@@ -98,7 +99,10 @@ func newCatalogFacts(cat *warehouse.Catalog) *catalogFacts {
 		for w, weight := range f.bags[i] {
 			f.df[w]++
 			s := lexicon.Stem(w)
-			if h, ok := f.stemBags[i][s]; !ok || h.weight < weight {
+			// Of two words with one stem and weight ("voted", "voting"),
+			// the first in alphabetical order: the bag's order is a
+			// map's, and the word is shown in reasons.
+			if h, ok := f.stemBags[i][s]; !ok || h.weight < weight || (h.weight == weight && w < h.word) {
 				f.stemBags[i][s] = stemHit{weight, w}
 			}
 		}

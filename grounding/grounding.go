@@ -97,17 +97,26 @@ type Context struct {
 // ValueColumns is the most columns whose matched values the prompt shows.
 const ValueColumns = 6
 
-// Build chooses the tables of cat to show for r, described with describe
-// (the backend dialect's Describe): a function of the tables it is given
-// alone, as the whole catalog's description is kept, per catalog and
-// describe function, from one question to the next.
-func Build(cat *warehouse.Catalog, describe func([]warehouse.Table) string, r Request) Context {
+// Describer describes tables for the prompt: a backend dialect's
+// Describe, and a name for it. Describe must be a function of the tables
+// it is given alone: the whole catalog's description is kept, per catalog
+// and Name, from one question to the next, so two describers that write
+// differently need different names (nodes names a dialect's by its
+// backend); one with no name is never kept.
+type Describer struct {
+	Name     string
+	Describe func([]warehouse.Table) string
+}
+
+// Build chooses the tables of cat to show for r, described by d.
+func Build(cat *warehouse.Catalog, d Describer, r Request) Context {
 	budget := r.Budget
 	if budget <= 0 {
 		budget = DefaultBudget
 	}
+	describe := d.Describe
 	facts := factsOf(cat)
-	all, whole := facts.description(cat.Tables, describe)
+	all, whole := facts.description(cat.Tables, d)
 	order, relevant, scored, links := rank(cat, facts, r)
 	if whole <= budget {
 		// Shown whole, in catalog order; the scores still tell people

@@ -14,6 +14,9 @@ import (
 	"github.com/analyticsbot/analyticsbot/warehouse"
 )
 
+// sqlLike describes tables as the SQL dialect does (describe).
+var sqlLike = Describer{Name: "sql-like", Describe: describe}
+
 // describe lists tables as the SQL dialect does.
 func describe(tables []warehouse.Table) string {
 	var b strings.Builder
@@ -71,7 +74,7 @@ func names(c Context) []string {
 func TestWholeCatalogWhenItFits(t *testing.T) {
 	t.Parallel()
 	cat := steam(0)
-	c := Build(cat, describe, Request{Question: "How many games were released in 2018?"})
+	c := Build(cat, sqlLike, Request{Question: "How many games were released in 2018?"})
 	assert.True(t, c.Whole, "a small catalog is shown whole")
 	assert.Equal(t, describe(cat.Tables), c.Catalog, "exactly as the dialect describes it, in catalog order")
 	assert.Equal(t, c.WholeTokens, c.Tokens)
@@ -100,7 +103,7 @@ func TestRankingWithinTheBudget(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
-			c := Build(cat, describe, tt.req)
+			c := Build(cat, sqlLike, tt.req)
 			require.False(t, c.Whole)
 			got := names(c)
 			if len(tt.wantFirst) > 0 {
@@ -127,7 +130,7 @@ func TestReasonsAndJoins(t *testing.T) {
 	// A declared key joins too.
 	cat.Tables = append(cat.Tables, table("analytics", "reviews", "User reviews.", "review_id", "game", "stars"))
 	cat.Tables[len(cat.Tables)-1].ForeignKeys = []warehouse.ForeignKey{{Columns: []string{"game"}, RefSchema: "analytics", RefTable: "apps", RefColumns: []string{"app_id"}}}
-	c := Build(cat, describe, Request{Question: "Show stars of reviews", Budget: 500})
+	c := Build(cat, sqlLike, Request{Question: "Show stars of reviews", Budget: 500})
 	byName := map[string]Table{}
 	for _, tb := range c.Tables {
 		byName[tb.QualifiedName()] = tb
@@ -141,7 +144,7 @@ func TestReasonsAndJoins(t *testing.T) {
 func TestOthersAreNamedWhileRoomRemains(t *testing.T) {
 	t.Parallel()
 	cat := steam(40)
-	c := Build(cat, describe, Request{Question: "Which publishers released the most games?", Budget: 450})
+	c := Build(cat, sqlLike, Request{Question: "Which publishers released the most games?", Budget: 450})
 	require.NotEmpty(t, c.Others, "room left names other tables")
 	assert.Contains(t, c.Catalog, "\nOther tables, not described here: "+c.Others[0])
 	for _, o := range c.Others {
@@ -163,7 +166,7 @@ func TestCubeMembers(t *testing.T) {
 	for i := range 100 {
 		cat.Tables = append(cat.Tables, cube(fmt.Sprintf("Filler%d", i), "jobCount", "hostName", "durationMs", "attemptNumber"))
 	}
-	c := Build(cat, describe, Request{Question: "What is the average price of games released in 2018?", Budget: 100})
+	c := Build(cat, sqlLike, Request{Question: "What is the average price of games released in 2018?", Budget: 100})
 	require.NotEmpty(t, c.Tables)
 	assert.Equal(t, "Apps", c.Tables[0].Name, "members' own words rank their cube")
 }
@@ -202,7 +205,7 @@ func TestBridgeTables(t *testing.T) {
 		{Columns: []string{"right_key"}, RefSchema: "analytics", RefTable: "publishers", RefColumns: []string{"publisher_id"}},
 	}
 	cat.Tables = append(cat.Tables, bridge)
-	c := Build(cat, describe, Request{Question: "Which publishers released games priced over 10?", Budget: 400})
+	c := Build(cat, sqlLike, Request{Question: "Which publishers released games priced over 10?", Budget: 400})
 	byName := map[string]Table{}
 	for _, tb := range c.Tables {
 		byName[tb.QualifiedName()] = tb
@@ -213,7 +216,7 @@ func TestBridgeTables(t *testing.T) {
 
 	// Referring to one relevant table, it holds facts about it: it ranks
 	// well below it, and says so.
-	c = Build(cat, describe, Request{Question: "What is the average price?", Budget: 400})
+	c = Build(cat, sqlLike, Request{Question: "What is the average price?", Budget: 400})
 	byName = map[string]Table{}
 	for _, tb := range c.Tables {
 		byName[tb.QualifiedName()] = tb
@@ -275,13 +278,13 @@ func byName(c Context) map[string]Table {
 func TestKeyNameLinks(t *testing.T) {
 	t.Parallel()
 	cat := defogLike()
-	c := Build(cat, describe, Request{Question: "What is the total number of citations received by each author?", Budget: 150})
+	c := Build(cat, sqlLike, Request{Question: "What is the total number of citations received by each author?", Budget: 150})
 	got := byName(c)
 	require.Contains(t, got, "academic.writes", "chosen: %v", names(c))
 	assert.Contains(t, got["academic.writes"].Reasons, "links academic.author and academic.publication (writes.aid ↔ author.aid, writes.pid ↔ publication.pid)")
 	assert.NotContains(t, got, "advising.student", "total and number are the question's arithmetic, not its data")
 
-	c = Build(cat, describe, Request{Question: "Return the customer ID and name of customers who have not made any transactions.", Budget: 150})
+	c = Build(cat, sqlLike, Request{Question: "Return the customer ID and name of customers who have not made any transactions.", Budget: 150})
 	got = byName(c)
 	require.Contains(t, got, "broker.sbtransaction", "chosen: %v", names(c))
 	require.Contains(t, got, "broker.sbcustomer", "chosen: %v", names(c))
@@ -310,7 +313,7 @@ func TestKeyNameLinks(t *testing.T) {
 func TestWordsInsideNames(t *testing.T) {
 	t.Parallel()
 	cat := defogLike()
-	c := Build(cat, describe, Request{Question: "How many transactions did each customer make?", Budget: 150})
+	c := Build(cat, sqlLike, Request{Question: "How many transactions did each customer make?", Budget: 150})
 	got := byName(c)
 	require.Contains(t, got, "broker.sbtransaction", "chosen: %v", names(c))
 	assert.Contains(t, got["broker.sbtransaction"].Reasons, "question: transaction")
@@ -325,7 +328,7 @@ func TestWordsInsideNames(t *testing.T) {
 func TestSchemaCoherence(t *testing.T) {
 	t.Parallel()
 	cat := defogLike()
-	c := Build(cat, describe, Request{Question: "Which airlines offer flights with a stopover at an airport?", Budget: 400})
+	c := Build(cat, sqlLike, Request{Question: "Which airlines offer flights with a stopover at an airport?", Budget: 400})
 	got := byName(c)
 	require.Contains(t, got, "advising.offering_instructor", "chosen: %v", names(c))
 	for _, name := range []string{"atis.airline", "atis.flight", "atis.flight_stop", "atis.airport"} {
@@ -387,13 +390,13 @@ func TestShownValues(t *testing.T) {
 func TestReferrersAndForms(t *testing.T) {
 	t.Parallel()
 	cat := defogLike()
-	c := Build(cat, describe, Request{Question: "Which authors were most productive?", Budget: 400})
+	c := Build(cat, sqlLike, Request{Question: "Which authors were most productive?", Budget: 400})
 	got := byName(c)
 	require.Contains(t, got, "academic.writes", "chosen: %v", names(c))
 	assert.Equal(t, []string{"refers to academic.author (writes.aid ↔ author.aid)"}, got["academic.writes"].Reasons)
 	assert.InDelta(t, got["academic.author"].Score*referrerShare, got["academic.writes"].Score, 1e-9, "well below the table the question names")
 
-	c = Build(cat, describe, Request{Question: "How many people joined in 2023?", Budget: 400})
+	c = Build(cat, sqlLike, Request{Question: "How many people joined in 2023?", Budget: 400})
 	got = byName(c)
 	require.Contains(t, got, "broker.sbcustomer", "chosen: %v", names(c))
 	assert.Contains(t, got["broker.sbcustomer"].Reasons, "word form: joined → join… in a name")
@@ -405,7 +408,7 @@ func TestReferrersAndForms(t *testing.T) {
 func TestPartnersOfPartners(t *testing.T) {
 	t.Parallel()
 	cat := defogLike()
-	c := Build(cat, describe, Request{Question: "Which writes rows are there?", Budget: 400})
+	c := Build(cat, sqlLike, Request{Question: "Which writes rows are there?", Budget: 400})
 	got := byName(c)
 	require.Contains(t, got, "academic.writes", "chosen: %v", names(c))
 	require.Contains(t, got, "academic.publication", "chosen: %v", names(c))

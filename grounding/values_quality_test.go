@@ -61,6 +61,9 @@ func TestPlaceNames(t *testing.T) {
 	}
 }
 
+// listing describes tables with their listed values (describeListed).
+var listing = Describer{Name: "listing", Describe: describeListed}
+
 // describeListed lists tables as the SQL dialect does, with the values of
 // the columns that list them.
 func describeListed(tables []warehouse.Table) string {
@@ -99,7 +102,7 @@ func TestListedValuesWithinTheBudget(t *testing.T) {
 		{Schema: "ops", Table: "audit_log_000", Column: "host"}:            {"a", "b"},
 	}
 	r := Request{Question: "Which languages are official in each country?", Budget: 100, Listed: listed}
-	c := Build(cat, describeListed, r)
+	c := Build(cat, listing, r)
 	require.Equal(t, []string{"world.countrylanguage", "world.country"}, names(c))
 	assert.Contains(t, c.Catalog, "  is_official integer -- values: 'F', 'T'\n")
 	assert.Contains(t, c.Catalog, "'South America'")
@@ -110,7 +113,7 @@ func TestListedValuesWithinTheBudget(t *testing.T) {
 	// Too little room for the continents: the flags, of the better table,
 	// are listed; the tables are still both described.
 	r.Budget = 50
-	c = Build(cat, describeListed, r)
+	c = Build(cat, listing, r)
 	require.Equal(t, []string{"world.countrylanguage", "world.country"}, names(c))
 	assert.Contains(t, c.Catalog, "'F', 'T'")
 	assert.NotContains(t, c.Catalog, "'South America'")
@@ -131,7 +134,7 @@ func TestFuzzyMatchesLiftLess(t *testing.T) {
 		return store.ValueMatch{ValueColumn: store.ValueColumn{Schema: "s", Table: table, Column: "label"}, Value: value,
 			Phrase: "Strategy", Similarity: 1, Exact: why == store.MatchExact, Why: why}
 	}
-	c := Build(cat, describe, Request{Question: "Average playtime of Strategy titles", Budget: 10_000, Matches: []store.ValueMatch{
+	c := Build(cat, sqlLike, Request{Question: "Average playtime of Strategy titles", Budget: 10_000, Matches: []store.ValueMatch{
 		match("publishers", "Pro Strategy Games", store.MatchFuzzy), match("genres", "Strategy", store.MatchExact)}})
 	got := byName(c)
 	assert.Greater(t, got["s.genres"].Score, got["s.publishers"].Score)
@@ -158,7 +161,7 @@ func TestTopTableValuesBeforeLowerTables(t *testing.T) {
 	size := func(tables ...warehouse.Table) int { return llm.EstimateTokens(describeListed(tables)) }
 	// Room for the top table and eight lower ones, whole: nothing left.
 	budget := size(cat.Tables[0]) + 8*size(cat.Tables[1])
-	c := Build(cat, describeListed, Request{Question: "How many checkins were there on weekend days?", Budget: budget, Listed: listed})
+	c := Build(cat, listing, Request{Question: "How many checkins were there on weekend days?", Budget: budget, Listed: listed})
 
 	require.NotEmpty(t, c.Tables)
 	assert.Equal(t, "yelp.checkins", c.Tables[0].QualifiedName(), "the top table: %v", names(c))

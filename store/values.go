@@ -418,7 +418,10 @@ func (d *DB) matchValues(ctx context.Context, backend string, phrases []ValuePhr
 }
 
 // rankMatches keeps, per column, the perColumn best distinct values of at
-// least minSimilarity, and the limit columns with the best of them.
+// least minSimilarity, and the limit columns with the best of them. Ties
+// are broken by the values' length and text, and the columns' table,
+// column and schema: the columns are gathered in a map, and which of two
+// equal ones is shown (or cut at limit) is never left to its order.
 func rankMatches(all []ValueMatch, minSimilarity float64, perColumn, limit int) []ValueMatch {
 	byColumn := map[ValueColumn][]ValueMatch{}
 	for _, m := range all {
@@ -443,7 +446,7 @@ func rankMatches(all []ValueMatch, minSimilarity float64, perColumn, limit int) 
 	}
 	slices.SortFunc(cols, func(a, b []ValueMatch) int {
 		return cmp.Or(cmp.Compare(b[0].rank(), a[0].rank()), cmp.Compare(len(b), len(a)),
-			strings.Compare(a[0].Table+"."+a[0].Column, b[0].Table+"."+b[0].Column))
+			strings.Compare(a[0].Table+"."+a[0].Column, b[0].Table+"."+b[0].Column), strings.Compare(a[0].Schema, b[0].Schema))
 	})
 	var out []ValueMatch
 	for _, ms := range cols[:min(len(cols), limit)] {

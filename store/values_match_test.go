@@ -72,6 +72,32 @@ func TestMatchValuesWhy(t *testing.T) {
 	assert.Equal(t, "checkins.label: weekends (exact)", matchesOf(ms)[0])
 }
 
+// Columns whose best values match equally well come back in one order,
+// by table, column and schema: the same table and column in two schemas
+// (atis.city and geography.city, both with 'Dallas') are not ordered by
+// chance, lookup after lookup.
+func TestMatchValuesTiesInColumnOrder(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	db := storetest.New(t)
+	require.NoError(t, db.PrepareValueIndex(ctx))
+	for _, schema := range []string{"geography", "atis"} {
+		col := store.ValueColumn{Backend: "postgres", Schema: schema, Table: "city", Column: "city_name"}
+		require.NoError(t, db.ReplaceValues(ctx, col, 2, []string{"Dallas", "Austin"}))
+	}
+	for range 20 {
+		ms, err := db.MatchValues(ctx, "postgres", []store.ValuePhrase{{Text: "Dallas"}}, 0.5, 5, 40)
+		require.NoError(t, err)
+		var got []string
+		for _, m := range ms {
+			got = append(got, m.Schema+"."+m.Table+"."+m.Column+": "+m.Value)
+		}
+		if !assert.Equal(t, []string{"atis.city.city_name: Dallas", "geography.city.city_name: Dallas"}, got) {
+			return
+		}
+	}
+}
+
 // ListedValues returns the whole of the columns with few, short values.
 func TestListedValues(t *testing.T) {
 	t.Parallel()
