@@ -21,8 +21,8 @@ import (
 // so a read that another's failure skipped is sent again on its own (one
 // more round trip, only then); a lost connection or an ended context
 // fails every read not read yet. A read's settings (set_config, local to
-// the transaction) are undone at its end, so they never hold for the
-// reads after it.
+// the transaction) are undone before the next read of the batch, so they
+// never hold for the reads after it.
 type Reads struct {
 	reads []*read
 	// bound is the shortest wait a read asked for (Bound); 0 none.
@@ -35,6 +35,10 @@ type Reads struct {
 type read struct {
 	db    *DB
 	batch pgx.Batch
+	// undo is a statement that sets back what its statements set for
+	// the rest of the transaction; queued after them when another read
+	// follows in the same batch.
+	undo string
 	// done says its last statement's callback ran: its result is whole.
 	done bool
 	err  error
@@ -90,9 +94,13 @@ func (d *DB) sendReads(ctx context.Context, reads []*read) {
 		return
 	}
 	all := &pgx.Batch{}
-	for _, rd := range reads {
-		for i, q := range rd.batch.QueuedQueries {
-			fn, last := q.Fn, i == len(rd.batch.QueuedQueries)-1
+	for n, rd := range reads {
+		queued := rd.batch.QueuedQueries
+		if rd.undo != "" && n < len(reads)-1 {
+			queued = append(queued[:len(queued):len(queued)], &pgx.QueuedQuery{SQL: rd.undo})
+		}
+		for i, q := range queued {
+			fn, last := q.Fn, i == len(queued)-1
 			all.Queue(q.SQL, q.Arguments...).Fn = func(br pgx.BatchResults) error {
 				var err error
 				if fn != nil {

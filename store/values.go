@@ -330,8 +330,8 @@ func (d *DB) valueSetup(ctx context.Context) (trigram string, stems bool, err er
 // that is known, no round trip of its own: its statements go in r's
 // batch, which PostgreSQL runs as one implicit transaction (a Sync ends
 // it), so the settings below, local to it, hold for every statement
-// after them; the last statement sets them back, so they hold for the
-// match's statements and for none after. The operators' own thresholds cut what the index
+// after them; a read queued after the match has them set back first, so
+// they hold for the match's statements and for none after. The operators' own thresholds cut what the index
 // returns, so a common word costs little; the scores are checked again
 // below. The planner costs a trigram comparison like an equality, so on a
 // small index (a few thousand values) it compares every value instead of
@@ -349,6 +349,10 @@ func (d *DB) queueMatchValues(ctx context.Context, r *Reads, backend string, phr
 	}
 	var all []ValueMatch
 	rd := r.queue(d, func(b *pgx.Batch) { queueMatchStatements(b, &all, trigram, stems, backend, phrases, minSimilarity) })
+	// The session's own values again (as the connection started: the bot
+	// never sets these for a session), for a read after it in the batch.
+	// Only then: reading pg_settings takes 0.7 ms.
+	rd.undo = `SELECT set_config(name, reset_val, true) FROM pg_catalog.pg_settings WHERE name IN (` + matchSettings + `)`
 	return func() ([]ValueMatch, error) {
 		if err := rd.outcome(); err != nil {
 			return nil, err
@@ -362,8 +366,7 @@ func (d *DB) queueMatchValues(ctx context.Context, r *Reads, backend string, phr
 const matchSettings = `'pg_trgm.similarity_threshold', 'pg_trgm.word_similarity_threshold', 'enable_seqscan', 'plan_cache_mode'`
 
 // queueMatchStatements queues the statements of a match on b: its
-// settings, one statement per phrase (whose rows it adds to all) and the
-// settings set back.
+// settings, then one statement per phrase, whose rows it adds to all.
 func queueMatchStatements(b *pgx.Batch, all *[]ValueMatch, trigram string, stems bool, backend string, phrases []ValuePhrase, minSimilarity float64) {
 	b.Queue(`SELECT set_config('pg_trgm.similarity_threshold', $1, true),
 		set_config('pg_trgm.word_similarity_threshold', $1, true),
@@ -445,9 +448,6 @@ func queueMatchStatements(b *pgx.Batch, all *[]ValueMatch, trigram string, stems
 			return err
 		})
 	}
-	// The session's own values again (as the connection started: the
-	// bot never sets these for a session), for what follows in the batch.
-	b.Queue(`SELECT set_config(name, reset_val, true) FROM pg_catalog.pg_settings WHERE name IN (` + matchSettings + `)`)
 }
 
 // rankMatches keeps, per column, the perColumn best distinct values of at
