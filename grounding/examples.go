@@ -65,10 +65,30 @@ const (
 // keeping store.CandidateWeight of it); a failed embedding leaves the
 // words' choice.
 func (x *Examples) SearchExamples(ctx context.Context, backend, question string, k int) ([]store.Example, error) {
-	found, err := x.DB.SearchExamples(ctx, backend, question, k)
-	if err != nil || x.Embedder == nil || k <= 0 {
-		return found, err
+	var r store.Reads
+	search := x.QueueSearchExamples(ctx, &r, backend, question, k)
+	r.Send(ctx)
+	return search(ctx)
+}
+
+// QueueSearchExamples queues SearchExamples' search by words and letters on
+// r, to share its round trip with the other reads of r; the function it
+// returns gives its result once r is sent (the search by meaning, with an
+// Embedder, then reads on its own).
+func (x *Examples) QueueSearchExamples(ctx context.Context, r *store.Reads, backend, question string, k int) func(context.Context) ([]store.Example, error) {
+	byWords := x.DB.QueueSearchExamples(ctx, r, backend, question, k)
+	return func(ctx context.Context) ([]store.Example, error) {
+		found, err := byWords(ctx)
+		if err != nil || x.Embedder == nil || k <= 0 {
+			return found, err
+		}
+		return x.addByMeaning(ctx, found, backend, question, k)
 	}
+}
+
+// addByMeaning adds to found, the examples found by their words, those
+// whose questions' embeddings are closest to question's, best first.
+func (x *Examples) addByMeaning(ctx context.Context, found []store.Example, backend, question string, k int) ([]store.Example, error) {
 	byMeaning, err := x.similar(ctx, backend, question, k)
 	if err != nil {
 		x.logger().WarnContext(ctx, "examples are found by their words only", "err", err)

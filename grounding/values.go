@@ -174,6 +174,18 @@ func (ix *ValueIndex) Run(ctx context.Context, interval time.Duration) {
 func (ix *ValueIndex) Lookup(ctx context.Context, question string) ([]store.ValueMatch, error) {
 	ctx, cancel := context.WithTimeout(ctx, lookupTimeout)
 	defer cancel()
+	var r store.Reads
+	matches := ix.QueueLookup(ctx, &r, question)
+	r.Send(ctx)
+	return matches(ctx)
+}
+
+// QueueLookup queues Lookup's read of the stored values on r, to share its
+// round trip with the other reads of r, which it bounds by its own short
+// deadline; the function it returns gives its result once r is sent.
+func (ix *ValueIndex) QueueLookup(ctx context.Context, r *store.Reads, question string) func(context.Context) ([]store.ValueMatch, error) {
+	ctx, cancel := context.WithTimeout(ctx, lookupTimeout)
+	defer cancel()
 	domain := map[string]bool{}
 	for _, w := range words(ix.Domain) {
 		domain[w] = true
@@ -218,15 +230,21 @@ func (ix *ValueIndex) Lookup(ctx context.Context, question string) ([]store.Valu
 	access := warehouse.CallerOf(ctx).Access
 	if cat == nil && access != nil {
 		// Without the caller's catalog nothing says which values are theirs.
-		return nil, err
+		return func(context.Context) ([]store.ValueMatch, error) { return nil, err }
 	}
-	matches, err := ix.DB.MatchValues(ctx, ix.Backend.Name(), phrases, minSimilarity, valuesPerColumn, lookupColumns)
-	if err != nil || cat == nil {
-		return matches, err
+	if len(phrases) > 0 {
+		r.Bound(lookupTimeout)
 	}
-	return slices.DeleteFunc(matches, func(m store.ValueMatch) bool {
-		return !visible(cat, access, m.Schema, m.Table, m.Column)
-	}), nil
+	matched := ix.DB.QueueMatchValues(ctx, r, ix.Backend.Name(), phrases, minSimilarity, valuesPerColumn, lookupColumns)
+	return func(ctx context.Context) ([]store.ValueMatch, error) {
+		matches, err := matched(ctx)
+		if err != nil || cat == nil {
+			return matches, err
+		}
+		return slices.DeleteFunc(matches, func(m store.ValueMatch) bool {
+			return !visible(cat, access, m.Schema, m.Table, m.Column)
+		}), nil
+	}
 }
 
 // visible reports whether a column of the caller's catalog is theirs to

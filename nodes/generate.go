@@ -89,9 +89,23 @@ func (n *Nodes) GeneratorPrompt(ctx context.Context, s *State) (prompts.Generate
 		if err != nil {
 			return data, err
 		}
+		// The examples' search and the value lookup read the bot's
+		// database in one round trip; each keeps its own error. The
+		// search goes first: a lookup past its short deadline is then
+		// cut without the examples.
+		var reads store.Reads
+		var searched func(context.Context) ([]store.Example, error)
+		if n.ExampleStore != nil && n.ExamplesK > 0 {
+			searched = n.ExampleStore.QueueSearchExamples(ctx, &reads, n.Warehouse.Name(), s.Question(), n.ExamplesK*examplePool)
+		}
+		var looked func(context.Context) ([]store.ValueMatch, error)
+		if n.Values != nil {
+			looked = n.Values.QueueLookup(ctx, &reads, s.Question())
+		}
+		reads.Send(ctx)
 		var listed map[warehouse.ColumnRef][]string
 		if n.Values != nil {
-			matches, err := n.Values.Lookup(ctx, s.Question())
+			matches, err := looked(ctx)
 			if err != nil {
 				// The lookup helps; it never stops an answer.
 				s.note("value lookup failed: " + err.Error())
@@ -112,7 +126,7 @@ func (n *Nodes) GeneratorPrompt(ctx context.Context, s *State) (prompts.Generate
 			}
 		}
 		if n.ExampleStore != nil {
-			s.Examples = n.retrieveExamples(ctx, s, cat)
+			s.Examples = n.retrieveExamples(ctx, s, cat, searched)
 			for _, e := range s.Examples {
 				req.Examples = append(req.Examples, e.Query)
 			}
@@ -146,14 +160,15 @@ func (n *Nodes) GeneratorPrompt(ctx context.Context, s *State) (prompts.Generate
 const examplePool = 4
 
 // retrieveExamples returns the ExamplesK stored examples most like the
-// question whose tables are all in cat: an example about tables the
-// bot cannot read (another schema, a dropped table) would mislead the
-// model. Examples help; a failed search leaves them out.
-func (n *Nodes) retrieveExamples(ctx context.Context, s *State, cat *warehouse.Catalog) []store.Example {
-	if n.ExamplesK <= 0 {
+// question whose tables are all in cat, of those searched found (nil:
+// none searched): an example about tables the bot cannot read (another
+// schema, a dropped table) would mislead the model. Examples help; a
+// failed search leaves them out.
+func (n *Nodes) retrieveExamples(ctx context.Context, s *State, cat *warehouse.Catalog, searched func(context.Context) ([]store.Example, error)) []store.Example {
+	if searched == nil {
 		return nil
 	}
-	found, err := n.ExampleStore.SearchExamples(ctx, n.Warehouse.Name(), s.Question(), n.ExamplesK*examplePool)
+	found, err := searched(ctx)
 	if err != nil {
 		s.note("example search failed: " + err.Error())
 		n.Logger.WarnContext(ctx, "example search", "err", err)

@@ -70,7 +70,9 @@ func TestGeneratorKeepsTheThreadsTables(t *testing.T) {
 // question.
 type fakeValues []store.ValueMatch
 
-func (f fakeValues) Lookup(context.Context, string) ([]store.ValueMatch, error) { return f, nil }
+func (f fakeValues) QueueLookup(context.Context, *store.Reads, string) func(context.Context) ([]store.ValueMatch, error) {
+	return func(context.Context) ([]store.ValueMatch, error) { return f, nil }
+}
 
 func (f fakeValues) Listed(context.Context) (map[warehouse.ColumnRef][]string, error) {
 	return nil, nil

@@ -28,18 +28,25 @@ type Database interface {
 	TurnByQueryID(ctx context.Context, threadID, queryID string) (store.Turn, error)
 }
 
-// ValueLookup finds the stored values that resemble words of a question.
+// ValueLookup finds the stored values that resemble words of a question;
+// *grounding.ValueIndex implements it.
 type ValueLookup interface {
-	Lookup(ctx context.Context, question string) ([]store.ValueMatch, error)
+	// QueueLookup queues the lookup of the question's values on r, whose
+	// round trip the examples' search shares; the function it returns
+	// gives them once r is sent.
+	QueueLookup(ctx context.Context, r *store.Reads, question string) func(context.Context) ([]store.ValueMatch, error)
 	// Listed returns every value of the columns that have few, which the
 	// schema's description lists.
 	Listed(ctx context.Context) (map[warehouse.ColumnRef][]string, error)
 }
 
 // ExampleStore finds stored examples whose questions resemble a question,
-// best first, and counts their uses; *store.DB implements it.
+// best first, and counts their uses; *grounding.Examples implements it.
 type ExampleStore interface {
-	SearchExamples(ctx context.Context, backend, question string, k int) ([]store.Example, error)
+	// QueueSearchExamples queues the search for the k examples of backend
+	// most like question on r, whose round trip the value lookup shares;
+	// the function it returns gives them once r is sent.
+	QueueSearchExamples(ctx context.Context, r *store.Reads, backend, question string, k int) func(context.Context) ([]store.Example, error)
 	MarkExamplesUsed(ctx context.Context, ids []int64) error
 	// VerifiedExample returns the verified example whose query has
 	// fingerprint, if any: the answer then says it is verified.

@@ -197,21 +197,41 @@ const CandidateWeight = 0.7
 // keeps CandidateWeight of its score, so of two examples that match alike
 // the verified one comes first.
 func (d *DB) SearchExamples(ctx context.Context, backend, question string, k int) ([]Example, error) {
-	question = strings.TrimSpace(cleanText(question))
-	if k <= 0 || question == "" {
-		return nil, nil
-	}
-	out, err := d.searchExamples(ctx, backend, question, k)
-	if err != nil && d.staleTrigram(err) {
-		// pg_trgm moved or went away since it was found: once more, with
-		// what the database says now.
-		out, err = d.searchExamples(ctx, backend, question, k)
-	}
-	return out, err
+	var r Reads
+	search := d.QueueSearchExamples(ctx, &r, backend, question, k)
+	r.Send(ctx)
+	return search(ctx)
 }
 
-// searchExamples is SearchExamples with where pg_trgm is as remembered.
-func (d *DB) searchExamples(ctx context.Context, backend, question string, k int) ([]Example, error) {
+// QueueSearchExamples queues SearchExamples on r, to share its round trip
+// with the other reads of r; the function it returns gives its result
+// once r is sent.
+func (d *DB) QueueSearchExamples(ctx context.Context, r *Reads, backend, question string, k int) func(context.Context) ([]Example, error) {
+	question = strings.TrimSpace(cleanText(question))
+	if k <= 0 || question == "" {
+		return func(context.Context) ([]Example, error) { return nil, nil }
+	}
+	found := d.queueSearchExamples(ctx, r, backend, question, k)
+	return func(ctx context.Context) ([]Example, error) {
+		out, err := found()
+		if err != nil && d.staleTrigram(err) {
+			// pg_trgm moved or went away since it was found: once more,
+			// alone, with what the database says now.
+			var again Reads
+			found = d.queueSearchExamples(ctx, &again, backend, question, k)
+			again.Send(ctx)
+			out, err = found()
+		}
+		if err != nil {
+			return nil, fmt.Errorf("search examples: %w", classify(err))
+		}
+		return out, nil
+	}
+}
+
+// queueSearchExamples queues SearchExamples on r with where pg_trgm is as
+// remembered, and returns its result once r is sent.
+func (d *DB) queueSearchExamples(ctx context.Context, r *Reads, backend, question string, k int) func() ([]Example, error) {
 	// Candidates: the examples sharing most words with the question, and,
 	// with pg_trgm when those are fewer than k, the most alike letter by
 	// letter (misspellings); then scored.
@@ -227,7 +247,9 @@ func (d *DB) searchExamples(ctx context.Context, backend, question string, k int
 		         AND (SELECT count(*) FROM by_words) < $3
 		     ORDER BY ` + similarity + ` DESC LIMIT $5)`
 	}
-	rows, err := d.pool.Query(ctx, `
+	var out []Example
+	rd := r.queue(d, func(b *pgx.Batch) {
+		b.Queue(`
 		WITH q AS (
 		    SELECT nullif(replace(plainto_tsquery('english', $2)::text, ' & ', ' | '), '')::tsquery AS any_word,
 		           tsvector_to_array(to_tsvector('english', $2)) AS words
@@ -248,23 +270,23 @@ func (d *DB) searchExamples(ctx context.Context, backend, question string, k int
 		) ranked
 		WHERE score >= $6
 		ORDER BY score DESC, status = 'verified' DESC, id
-		LIMIT $3`, backend, question, k, CandidateWeight, exampleCandidates, MinExampleScore)
-	if err != nil {
-		return nil, fmt.Errorf("search examples: %w", classify(err))
-	}
-	defer rows.Close()
-	var out []Example
-	for rows.Next() {
-		var e Example
-		if err := scanExample(rows, &e, &e.Score); err != nil {
-			return nil, fmt.Errorf("search examples: %w", classify(err))
+		LIMIT $3`, backend, question, k, CandidateWeight, exampleCandidates, MinExampleScore).Query(func(rows pgx.Rows) error {
+			for rows.Next() {
+				var e Example
+				if err := scanExample(rows, &e, &e.Score); err != nil {
+					return err
+				}
+				out = append(out, e)
+			}
+			return rows.Err()
+		})
+	})
+	return func() ([]Example, error) {
+		if err := rd.outcome(); err != nil {
+			return nil, err
 		}
-		out = append(out, e)
+		return out, nil
 	}
-	if err := rows.Err(); err != nil {
-		return nil, fmt.Errorf("search examples: %w", classify(err))
-	}
-	return out, nil
 }
 
 // exampleCandidates is how many examples each way of matching proposes

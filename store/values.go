@@ -267,22 +267,38 @@ func normalValue(s string) string {
 // the same word stems, at most perColumn values for each of the best
 // limit columns, best first.
 func (d *DB) MatchValues(ctx context.Context, backend string, phrases []ValuePhrase, minSimilarity float64, perColumn, limit int) ([]ValueMatch, error) {
+	var r Reads
+	match := d.QueueMatchValues(ctx, &r, backend, phrases, minSimilarity, perColumn, limit)
+	r.Send(ctx)
+	return match(ctx)
+}
+
+// QueueMatchValues queues MatchValues on r, to share its round trip with
+// the other reads of r; the function it returns gives its result once r
+// is sent.
+func (d *DB) QueueMatchValues(ctx context.Context, r *Reads, backend string, phrases []ValuePhrase, minSimilarity float64, perColumn, limit int) func(context.Context) ([]ValueMatch, error) {
 	if len(phrases) == 0 {
-		return nil, nil
+		return func(context.Context) ([]ValueMatch, error) { return nil, nil }
 	}
-	all, err := d.matchValues(ctx, backend, phrases, minSimilarity)
-	if err != nil && d.staleTrigram(err) {
-		// pg_trgm moved or went away since it was found: once more, with
-		// what the database says now.
-		all, err = d.matchValues(ctx, backend, phrases, minSimilarity)
+	matched := d.queueMatchValues(ctx, r, backend, phrases, minSimilarity)
+	return func(ctx context.Context) ([]ValueMatch, error) {
+		all, err := matched()
+		if err != nil && d.staleTrigram(err) {
+			// pg_trgm moved or went away since it was found: once more,
+			// alone, with what the database says now.
+			var again Reads
+			matched = d.queueMatchValues(ctx, &again, backend, phrases, minSimilarity)
+			again.Send(ctx)
+			all, err = matched()
+		}
+		if errors.Is(err, ErrNoTrigram) {
+			return nil, ErrNoTrigram
+		}
+		if err != nil {
+			return nil, fmt.Errorf("match values: %w", classify(err))
+		}
+		return rankMatches(all, minSimilarity, perColumn, limit), nil
 	}
-	if errors.Is(err, ErrNoTrigram) {
-		return nil, ErrNoTrigram
-	}
-	if err != nil {
-		return nil, fmt.Errorf("match values: %w", classify(err))
-	}
-	return rankMatches(all, minSimilarity, perColumn, limit), nil
 }
 
 // valueSetup returns the schema pg_trgm is in and whether the stem index
@@ -309,11 +325,13 @@ func (d *DB) valueSetup(ctx context.Context) (trigram string, stems bool, err er
 	return *schema, stems, nil
 }
 
-// matchValues is MatchValues before the ranking, with where pg_trgm is
-// as remembered. Once that is known, one round trip: one batch, which
-// PostgreSQL runs as one implicit transaction (a Sync ends it), so the
-// settings below, local to it, hold for every statement of the batch and
-// for none after. The operators' own thresholds cut what the index
+// queueMatchValues queues MatchValues before the ranking on r, with where
+// pg_trgm is as remembered, and returns its result once r is sent. Once
+// that is known, no round trip of its own: its statements go in r's
+// batch, which PostgreSQL runs as one implicit transaction (a Sync ends
+// it), so the settings below, local to it, hold for every statement
+// after them; a read queued after the match has them set back first, so
+// they hold for the match's statements and for none after. The operators' own thresholds cut what the index
 // returns, so a common word costs little; the scores are checked again
 // below. The planner costs a trigram comparison like an equality, so on a
 // small index (a few thousand values) it compares every value instead of
@@ -324,13 +342,32 @@ func (d *DB) valueSetup(ctx context.Context) (trigram string, stems bool, err er
 // with the phrase known when the statement is planned, PostgreSQL
 // reaches for the trigram index; a generic plan, or one statement over
 // all phrases at once, scans the table.
-func (d *DB) matchValues(ctx context.Context, backend string, phrases []ValuePhrase, minSimilarity float64) ([]ValueMatch, error) {
+func (d *DB) queueMatchValues(ctx context.Context, r *Reads, backend string, phrases []ValuePhrase, minSimilarity float64) func() ([]ValueMatch, error) {
 	trigram, stems, err := d.valueSetup(ctx)
 	if err != nil {
-		return nil, err
+		return func() ([]ValueMatch, error) { return nil, err }
 	}
 	var all []ValueMatch
-	b := &pgx.Batch{}
+	rd := r.queue(d, func(b *pgx.Batch) { queueMatchStatements(b, &all, trigram, stems, backend, phrases, minSimilarity) })
+	// The session's own values again (as the connection started: the bot
+	// never sets these for a session), for a read after it in the batch.
+	// Only then: reading pg_settings takes 0.7 ms.
+	rd.undo = `SELECT set_config(name, reset_val, true) FROM pg_catalog.pg_settings WHERE name IN (` + matchSettings + `)`
+	return func() ([]ValueMatch, error) {
+		if err := rd.outcome(); err != nil {
+			return nil, err
+		}
+		return all, nil
+	}
+}
+
+// matchSettings are the settings the match's statements are planned and
+// run with (queueMatchStatements).
+const matchSettings = `'pg_trgm.similarity_threshold', 'pg_trgm.word_similarity_threshold', 'enable_seqscan', 'plan_cache_mode'`
+
+// queueMatchStatements queues the statements of a match on b: its
+// settings, then one statement per phrase, whose rows it adds to all.
+func queueMatchStatements(b *pgx.Batch, all *[]ValueMatch, trigram string, stems bool, backend string, phrases []ValuePhrase, minSimilarity float64) {
 	b.Queue(`SELECT set_config('pg_trgm.similarity_threshold', $1, true),
 		set_config('pg_trgm.word_similarity_threshold', $1, true),
 		set_config('enable_seqscan', 'off', true),
@@ -405,16 +442,12 @@ func (d *DB) matchValues(ctx context.Context, backend string, phrases []ValuePhr
 				case n >= commonInColumn && m.Similarity < strongMatch:
 					return nil // a phrase this common in the column keeps only its strong matches
 				}
-				all = append(all, m)
+				*all = append(*all, m)
 				return nil
 			})
 			return err
 		})
 	}
-	if err := d.pool.SendBatch(ctx, b).Close(); err != nil {
-		return nil, err
-	}
-	return all, nil
 }
 
 // rankMatches keeps, per column, the perColumn best distinct values of at

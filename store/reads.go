@@ -1,0 +1,152 @@
+package store
+
+import (
+	"context"
+	"errors"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgconn"
+)
+
+// Reads are reads of the bot's database queued to be sent together: the
+// reads of one DB go in one batch, one round trip (a question's value
+// match and example search, which need nothing of each other, each cost a
+// round trip of their own before: issue 31). The zero value is ready;
+// queue reads with QueueMatchValues and QueueSearchExamples, call Send
+// once, then ask each read for its result.
+//
+// Each read keeps its own outcome. PostgreSQL runs a batch as one
+// implicit transaction and skips the rest of it after a statement fails,
+// so a read that another's failure skipped is sent again on its own (one
+// more round trip, only then); a lost connection or an ended context
+// fails every read not read yet. A read's settings (set_config, local to
+// the transaction) are undone before the next read of the batch, so they
+// never hold for the reads after it.
+type Reads struct {
+	reads []*read
+	// bound is the shortest wait a read asked for (Bound); 0 none.
+	bound time.Duration
+	sent  bool
+}
+
+// read is one read of a Reads: its statements on a batch of its own, with
+// the callbacks that keep its result, and its outcome once sent.
+type read struct {
+	db    *DB
+	batch pgx.Batch
+	// undo is a statement that sets back what its statements set for
+	// the rest of the transaction; queued after them when another read
+	// follows in the same batch.
+	undo string
+	// done says its last statement's callback ran: its result is whole.
+	done bool
+	err  error
+}
+
+// queue adds a read of d whose statements queue puts on its batch.
+func (r *Reads) queue(d *DB, queue func(b *pgx.Batch)) *read {
+	if r.sent {
+		panic("store: a read queued on Reads already sent")
+	}
+	rd := &read{db: d}
+	queue(&rd.batch)
+	r.reads = append(r.reads, rd)
+	return rd
+}
+
+// Bound bounds the round trip the reads share to d at most, when that is
+// shorter than what another read asked: a read that must not wait long
+// (the value lookup) bounds the reads it shares its round trip with.
+func (r *Reads) Bound(d time.Duration) {
+	if d > 0 && (r.bound == 0 || d < r.bound) {
+		r.bound = d
+	}
+}
+
+// Send sends the queued reads, those of each DB in one batch, and waits
+// for their results; each read's result tells its own error.
+func (r *Reads) Send(ctx context.Context) {
+	r.sent = true
+	if r.bound > 0 {
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithTimeout(ctx, r.bound)
+		defer cancel()
+	}
+	var dbs []*DB
+	byDB := map[*DB][]*read{}
+	for _, rd := range r.reads {
+		if byDB[rd.db] == nil {
+			dbs = append(dbs, rd.db)
+		}
+		byDB[rd.db] = append(byDB[rd.db], rd)
+	}
+	for _, d := range dbs {
+		d.sendReads(ctx, byDB[d])
+	}
+}
+
+// sendReads sends reads in one batch; a read that a statement of another
+// left unread is sent again alone.
+func (d *DB) sendReads(ctx context.Context, reads []*read) {
+	if len(reads) == 1 {
+		reads[0].send(ctx)
+		return
+	}
+	all := &pgx.Batch{}
+	for n, rd := range reads {
+		queued := rd.batch.QueuedQueries
+		if rd.undo != "" && n < len(reads)-1 {
+			queued = append(queued[:len(queued):len(queued)], &pgx.QueuedQuery{SQL: rd.undo})
+		}
+		for i, q := range queued {
+			fn, last := q.Fn, i == len(queued)-1
+			all.Queue(q.SQL, q.Arguments...).Fn = func(br pgx.BatchResults) error {
+				var err error
+				if fn != nil {
+					err = fn(br)
+				} else {
+					_, err = br.Exec()
+				}
+				switch {
+				case err != nil:
+					rd.err = err
+				case last:
+					rd.done = true
+				}
+				return err
+			}
+		}
+	}
+	err := d.pool.SendBatch(ctx, all).Close()
+	if err == nil {
+		return
+	}
+	_, statement := errors.AsType[*pgconn.PgError](err)
+	for _, rd := range reads {
+		switch {
+		case rd.done || rd.err != nil:
+		case statement && ctx.Err() == nil:
+			// Another read's statement failed, and PostgreSQL skipped
+			// this one (or none of them ran: a statement failed to
+			// prepare).
+			rd.send(ctx)
+		default:
+			rd.err = err
+		}
+	}
+}
+
+// send sends rd alone.
+func (rd *read) send(ctx context.Context) {
+	rd.err = rd.db.pool.SendBatch(ctx, &rd.batch).Close()
+	rd.done = rd.err == nil
+}
+
+// outcome is rd's error once sent.
+func (rd *read) outcome() error {
+	if !rd.done && rd.err == nil {
+		panic("store: a read's result asked before its Reads were sent")
+	}
+	return rd.err
+}

@@ -1,0 +1,169 @@
+package store_test
+
+import (
+	"context"
+	"errors"
+	"testing"
+
+	"github.com/jackc/pgx/v5/pgconn"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/analyticsbot/analyticsbot/pgpool"
+	"github.com/analyticsbot/analyticsbot/store"
+	"github.com/analyticsbot/analyticsbot/store/storetest"
+)
+
+// readsDB returns a database with one stored value and two examples for
+// the question readsQuestion, and the value match and example search
+// that question makes, with where pg_trgm is already asked.
+func readsDB(t *testing.T) *store.DB {
+	t.Helper()
+	ctx := context.Background()
+	db := storetest.New(t)
+	require.NoError(t, db.PrepareValueIndex(ctx))
+	col := store.ValueColumn{Backend: "postgres", Schema: "analytics", Table: "publishers", Column: "name"}
+	require.NoError(t, db.ReplaceValues(ctx, col, 2, []string{"Ubisoft", "Valve"}))
+	for _, e := range []store.Example{
+		example("How many games did Valve publish?", "SELECT count(*) FROM games", store.StatusVerified),
+		example("Which publishers have the most games?", "SELECT publisher, count(*) FROM games GROUP BY 1", store.StatusVerified),
+	} {
+		_, _, err := db.AddExample(ctx, e)
+		require.NoError(t, err)
+	}
+	_, err := db.MatchValues(ctx, "postgres", []store.ValuePhrase{{Text: "ubisoft"}}, 0.5, 5, 40)
+	require.NoError(t, err)
+	return db
+}
+
+const readsQuestion = "How many games did Ubisoft publish?"
+
+// queueBoth queues readsQuestion's example search, then its value match,
+// on r.
+func queueBoth(ctx context.Context, db *store.DB, r *store.Reads) (func(context.Context) ([]store.Example, error), func(context.Context) ([]store.ValueMatch, error)) {
+	examples := db.QueueSearchExamples(ctx, r, "postgres", readsQuestion, 3)
+	values := db.QueueMatchValues(ctx, r, "postgres", []store.ValuePhrase{{Text: "Ubisoft"}}, 0.5, 5, 40)
+	return examples, values
+}
+
+// A question's example search and value match share one round trip, and
+// each keeps its own result when the other fails. A failure costs round
+// trips, never the other's result: a statement that fails as it is
+// prepared (a missing table, on a connection that has not prepared it
+// yet) stops the whole batch before anything runs, and each read is sent
+// again alone.
+func TestReadsShareARoundTrip(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name string
+		// drop is the table the database loses.
+		drop                     string
+		wantExamples, wantValues bool
+	}{
+		{name: "both found", wantExamples: true, wantValues: true},
+		{name: "the examples fail", drop: "examples", wantValues: true},
+		{name: "the values fail", drop: "value_index", wantExamples: true},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			ctx := context.Background()
+			db := readsDB(t)
+			if tt.drop != "" {
+				_, err := db.Pool().Exec(ctx, "DROP TABLE "+tt.drop+" CASCADE")
+				require.NoError(t, err)
+			}
+			var rt pgpool.RoundTrips
+			counted := pgpool.CountRoundTrips(ctx, &rt)
+			var r store.Reads
+			examples, values := queueBoth(counted, db, &r)
+			r.Send(counted)
+			es, errExamples := examples(ctx)
+			ms, errValues := values(ctx)
+			if tt.drop == "" {
+				assert.Equal(t, 1, rt.Len(), "round trips:\n%s", &rt)
+			} else {
+				assert.LessOrEqual(t, rt.Len(), 3, "the batch, then each read alone:\n%s", &rt)
+			}
+
+			if tt.wantExamples {
+				require.NoError(t, errExamples)
+				assert.Equal(t, []string{"How many games did Valve publish?", "Which publishers have the most games?"}, questions(es))
+			} else {
+				assert.ErrorContains(t, errExamples, `relation "examples" does not exist`)
+				assert.Empty(t, es)
+			}
+			if tt.wantValues {
+				require.NoError(t, errValues)
+				assert.Equal(t, []string{"publishers.name: Ubisoft (exact)"}, matchesOf(ms))
+			} else {
+				assert.ErrorContains(t, errValues, `relation "value_index" does not exist`)
+				assert.Empty(t, ms)
+			}
+		})
+	}
+}
+
+// A statement that fails as it runs makes PostgreSQL skip the rest of the
+// batch: a read queued after it is sent again alone and gets its result;
+// one queued before it has it already, in the one round trip.
+func TestReadsAfterAFailedStatement(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	db := storetest.New(t)
+	for _, failFirst := range []bool{true, false} {
+		var rt pgpool.RoundTrips
+		counted := pgpool.CountRoundTrips(ctx, &rt)
+		var r store.Reads
+		var fails, works func() (string, error)
+		if failFirst {
+			fails = store.QueueStatement(&r, db, `SELECT (1 / $1::int)::text`, 0)
+			works = store.QueueStatement(&r, db, `SELECT 'works'`)
+		} else {
+			works = store.QueueStatement(&r, db, `SELECT 'works'`)
+			fails = store.QueueStatement(&r, db, `SELECT (1 / $1::int)::text`, 0)
+		}
+		r.Send(counted)
+		got, err := works()
+		require.NoError(t, err, "failFirst=%v", failFirst)
+		assert.Equal(t, "works", got)
+		_, err = fails()
+		pgErr, ok := errors.AsType[*pgconn.PgError](err)
+		require.True(t, ok, "failFirst=%v: %v", failFirst, err)
+		assert.Equal(t, "22012", pgErr.Code, "division by zero")
+		want := 1
+		if failFirst {
+			want = 2
+		}
+		assert.Equal(t, want, rt.Len(), "failFirst=%v: round trips:\n%s", failFirst, &rt)
+	}
+}
+
+// The value match's settings (its similarity threshold, no sequential
+// scans) hold for its own statements only: a read queued after it in the
+// same round trip sees the session's, as the example search's trigram
+// operator must.
+func TestMatchSettingsEndWithTheMatch(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	db := readsDB(t)
+	before := func() (string, error) {
+		var s string
+		err := db.Pool().QueryRow(ctx, `SELECT current_setting('pg_trgm.similarity_threshold') || ' ' || current_setting('enable_seqscan')`).Scan(&s)
+		return s, err
+	}
+	want, err := before()
+	require.NoError(t, err)
+	require.Equal(t, "0.3 on", want, "PostgreSQL's defaults")
+
+	var r store.Reads
+	values := db.QueueMatchValues(ctx, &r, "postgres", []store.ValuePhrase{{Text: "Ubisoft"}}, 0.5, 5, 40)
+	after := store.QueueStatement(&r, db, `SELECT current_setting('pg_trgm.similarity_threshold') || ' ' || current_setting('enable_seqscan')`)
+	r.Send(ctx)
+	ms, err := values(ctx)
+	require.NoError(t, err)
+	assert.Equal(t, []string{"publishers.name: Ubisoft (exact)"}, matchesOf(ms))
+	got, err := after()
+	require.NoError(t, err)
+	assert.Equal(t, want, got)
+}
