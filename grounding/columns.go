@@ -183,11 +183,23 @@ func (r columnRequest) score(t warehouse.Table, i int, c warehouse.TableColumn) 
 			// their Snowball stems, as tables are matched (forms).
 			stem := lexicon.Stem(w)
 			i := slices.IndexFunc(nameWords, func(n string) bool { return lexicon.Stem(n) == stem })
-			if i < 0 || slices.Contains(r.terms, nameWords[i]) {
-				continue // none, or the question has the word itself too
+			if i >= 0 {
+				if slices.Contains(r.terms, nameWords[i]) {
+					continue // the question has the word itself too
+				}
+				score += columnName * shareForm
+				w = w + " → " + nameWords[i]
+				break
 			}
-			score += columnName * shareForm
-			w = w + " → " + nameWords[i]
+			// Or inside a name that does not split, as a table is
+			// reached by it: "joining" and sbcustjoindate (the column
+			// that ranked the table, kept with it).
+			inside := formInside(w, name)
+			if inside == "" {
+				continue
+			}
+			score += columnCompound * shareForm
+			w = w + " → " + inside + "…"
 		}
 		hits = append(hits, w)
 	}
@@ -200,6 +212,18 @@ func (r columnRequest) score(t warehouse.Table, i int, c warehouse.TableColumn) 
 		why = append(why, "used by an example")
 	}
 	return score, strings.Join(why, "; ")
+}
+
+// formInside is another form of w (its stem, or the word an agent noun
+// is made from) of at least minCompoundWord letters found inside name,
+// or "".
+func formInside(w, name string) string {
+	for _, f := range lexicon.Forms(w) {
+		if f != w && len(f) >= minCompoundWord && strings.Contains(name, f) {
+			return f
+		}
+	}
+	return ""
 }
 
 // isKey reports whether column i of t, named name (lower case), is one of
