@@ -21,6 +21,17 @@ type Column struct {
 	Why string
 }
 
+// Why a column is kept, besides the question's words, values, the
+// thread and the examples.
+const (
+	whyKey = "key"
+	// whyRoom: a column kept only because room remained.
+	whyRoom = "room left"
+	// whyNamedBest: the best column besides the keys of a table the
+	// question names, kept when lower tables give way (giveWay).
+	whyNamedBest = "named table, its best column besides keys"
+)
+
 // Why a column is kept, best first: the more a column is worth, the
 // sooner a table described in part keeps it.
 const (
@@ -91,7 +102,7 @@ func newPartial(t warehouse.Table, describe func([]warehouse.Table) string, r co
 	slices.SortStableFunc(p.order, func(a, b int) int { return cmp.Compare(scores[b], scores[a]) })
 	for _, i := range p.order[len(core):] {
 		if p.why[i] == "" {
-			p.why[i] = "room left"
+			p.why[i] = whyRoom
 		}
 	}
 	p.kept, p.core = len(core), len(core)
@@ -122,6 +133,16 @@ func (p *partial) grow(budget, used int) int {
 		}
 	}
 	return used + p.cost()
+}
+
+// keysOnly reports whether the core is the table's keys alone.
+func (p *partial) keysOnly() bool {
+	for _, i := range p.order[:p.core] {
+		if p.why[i] != whyKey {
+			return false
+		}
+	}
+	return true
 }
 
 // described is the table with only the kept columns, in catalog order,
@@ -157,7 +178,7 @@ func (r columnRequest) score(t warehouse.Table, i int, c warehouse.TableColumn) 
 		name = member
 	}
 	if isKey(t, i, name) || r.links[strings.ToLower(t.QualifiedName())+"."+name] {
-		return columnEarlier + 1, "key"
+		return columnEarlier + 1, whyKey
 	}
 	if r.earlier[name] {
 		return columnEarlier, "used earlier in the thread"

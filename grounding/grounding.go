@@ -141,9 +141,10 @@ func Build(cat *warehouse.Catalog, describe func([]warehouse.Table) string, r Re
 	if relevant > 0 {
 		top, codes, reserve = topCodes(cat, describe, fill, scored, r.Listed, budget)
 	}
-	chosen, parts, used := fillBudget(cat, describe, fill, relevant > 0, cr, budget)
+	forced := named(cat, fill, cr.terms)
+	chosen, parts, used := fillBudget(cat, describe, fill, relevant > 0, cr, forced, budget)
 	if reserve > budget-used {
-		giveWay(cat, describe, fill[len(top):], chosen, parts, cr, reserve-(budget-used))
+		giveWay(cat, describe, fill[len(top):], chosen, parts, cr, forced, reserve-(budget-used))
 	}
 	var described []warehouse.Table
 	topDescribed := 0 // the top tables lead described
@@ -202,12 +203,11 @@ func Build(cat *warehouse.Catalog, describe func([]warehouse.Table) string, r Re
 // budget: whole while they fit. When they are relevant (partly is true), a
 // table that does not fit whole is described in part: its keys and the
 // columns the question needs, if they fit, and always when the question
-// names the table (named); those then take the room left, best table
-// first. It returns which tables are chosen and, of those, the ones
+// names the table (forced, of named); those then take the room left, best
+// table first. It returns which tables are chosen and, of those, the ones
 // described in part, and the tokens they take.
 func fillBudget(cat *warehouse.Catalog, describe func([]warehouse.Table) string, fill []int, partly bool,
-	cr columnRequest, budget int) (chosen []bool, parts []*partial, used int) {
-	forced := named(cat, fill, cr.terms)
+	cr columnRequest, forced map[int]bool, budget int) (chosen []bool, parts []*partial, used int) {
 	chosen = make([]bool, len(cat.Tables))
 	parts = make([]*partial, len(cat.Tables))
 	for _, i := range fill {

@@ -197,3 +197,40 @@ func TestCodesOf(t *testing.T) {
 	}
 	assert.Equal(t, map[warehouse.ColumnRef][]string{ref("state"): {"CA", "NY"}}, codesOf([]warehouse.Table{tb}, listed))
 }
+
+// A table the question names keeps its best column besides its keys when
+// the lower tables give way to the top table's codes: "each program"
+// needs the program's name, and program(program_id) alone gave the
+// generator nothing to show (Defog at 700 tokens, gen-advising-49).
+func TestNamedTableKeepsMoreThanKeys(t *testing.T) {
+	t.Parallel()
+	student := table("school", "student", "", "student_id", "program_id", "total_credit", "credits_earned", "declare_major", "degree")
+	for i := range 24 {
+		student.Columns = append(student.Columns, warehouse.TableColumn{Name: fmt.Sprintf("student_note_%02d", i), Type: "text"})
+	}
+	cat := &warehouse.Catalog{Tables: []warehouse.Table{student,
+		table("school", "student_record", "", "student_id", "course_id", "semester", "earn_credit"),
+		table("school", "program", "", "program_id", "name", "college", "introduction", "director", "founded")}}
+	for i := range 10 {
+		cat.Tables = append(cat.Tables, table("ops", fmt.Sprintf("audit_log_%02d", i), "", "entry_id", "created_at", "host"))
+	}
+	ref := func(column string) warehouse.ColumnRef {
+		return warehouse.ColumnRef{Schema: "school", Table: "student", Column: column}
+	}
+	listed := map[warehouse.ColumnRef][]string{
+		ref("declare_major"): {"Computer Science", "Mathematics", "Physics"},
+		ref("degree"):        {"BA", "BS"},
+	}
+	size := func(tables ...warehouse.Table) int { return llm.EstimateTokens(describeListed(tables)) }
+	budget := size(cat.Tables[0]) + size(cat.Tables[1]) + size(cat.Tables[2]) // all whole, no room for the codes
+	c := Build(cat, describeListed, Request{Question: "What is the total number of credits earned by students in each program?",
+		Budget: budget, Listed: listed})
+
+	require.Equal(t, []string{"school.student", "school.student_record", "school.program"}, names(c))
+	assert.LessOrEqual(t, c.Tokens, budget)
+	assert.Contains(t, c.Catalog, "  degree integer -- values: 'BA', 'BS'\n", "the top table's codes are listed")
+	assert.Contains(t, c.Catalog, "\nTABLE school.program\n  program_id integer\n  name integer\n  … 4 more columns, not shown\n")
+	assert.Equal(t, []Column{{Name: "program_id", Why: "key"}, {Name: "name", Why: "named table, its best column besides keys"}},
+		c.Tables[2].Kept)
+	assert.Contains(t, c.String(), "2 of 6 columns: program_id (key), name (named table, its best column besides keys); 4 left out")
+}
