@@ -234,3 +234,41 @@ func TestNamedTableKeepsMoreThanKeys(t *testing.T) {
 		c.Tables[2].Kept)
 	assert.Contains(t, c.String(), "2 of 6 columns: program_id (key), name (named table, its best column besides keys); 4 left out")
 }
+
+// A catalog that fits the budget whole but leaves too little room for the
+// codes of the table the question is most about lists them all the same:
+// the lowest tables give way, by their columns of least worth, as they do
+// when the catalog does not fit. Before, it was shown whole and 'Saturday'
+// was not listed, while a catalog a few tokens bigger listed it.
+func TestWholeCatalogMakesRoomForTopCodes(t *testing.T) {
+	t.Parallel()
+	cat := &warehouse.Catalog{Tables: []warehouse.Table{table("yelp", "checkins", "", "cid", "business_id", "count", "day")}}
+	for i := range 6 {
+		cat.Tables = append(cat.Tables, table("ops", fmt.Sprintf("kiosk_%02d", i), "Kiosk events, not checkins.",
+			"event_id", "created_at", "host", "status", "payload"))
+	}
+	days := []string{"Friday", "Monday", "Saturday", "Sunday", "Thursday", "Tuesday", "Wednesday"}
+	day := warehouse.ColumnRef{Schema: "yelp", Table: "checkins", Column: "day"}
+	listed := map[warehouse.ColumnRef][]string{day: days}
+	whole := llm.EstimateTokens(describeListed(cat.Tables))
+	r := Request{Question: "How many checkins were there on weekend days?", Listed: listed}
+
+	// Room for the codes: the catalog is shown whole, the codes first.
+	r.Budget = whole + 40
+	c := Build(cat, describeListed, r)
+	assert.True(t, c.Whole)
+	assert.Equal(t, []ListedColumn{{ColumnRef: day, Values: days, Why: ListedTop}}, c.Listed)
+
+	// Room for the catalog alone: the lowest table gives way.
+	r.Budget = whole + 2
+	c = Build(cat, describeListed, r)
+	assert.False(t, c.Whole, "a table is described in part")
+	assert.LessOrEqual(t, c.Tokens, r.Budget)
+	assert.Len(t, c.Tables, len(cat.Tables), "every table is still described")
+	assert.Contains(t, c.Catalog, "  day integer -- values: "+warehouse.DescribeValues(days)+"\n")
+	assert.Contains(t, c.String(), "all values listed (low cardinality, at most 20; top table, room kept): yelp.checkins.day: 'Friday'")
+	lowest := c.Tables[len(c.Tables)-1]
+	assert.Equal(t, "ops.kiosk_05", lowest.QualifiedName())
+	require.NotNil(t, lowest.Kept, "the lowest is described in part")
+	assert.Contains(t, c.Catalog, "\nTABLE ops.kiosk_05\n  event_id integer\n")
+}
