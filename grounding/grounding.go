@@ -133,7 +133,14 @@ func Build(cat *warehouse.Catalog, describe func([]warehouse.Table) string, r Re
 	cr := columnRequest{terms: terms(r.Question), matches: r.Matches, earlier: identifiers(r.Earlier),
 		examples: identifiers(r.Examples), links: links}
 	forced := named(cat, fill, cr.terms)
-	chosen, parts, used := fillBudget(cat, describe, fill, relevant > 0, cr, forced, budget)
+	var chosen []bool
+	var parts []*partial
+	var used int
+	if whole <= budget {
+		chosen, parts, used = everyTable(cat, describe)
+	} else {
+		chosen, parts, used = fillBudget(cat, describe, fill, relevant > 0, cr, forced, budget)
+	}
 	if reserve > budget-used {
 		giveWay(cat, describe, fill[len(top):], chosen, parts, cr, forced, reserve-(budget-used))
 	}
@@ -210,6 +217,17 @@ func wholeCatalog(cat *warehouse.Catalog, describe func([]warehouse.Table) strin
 	c.Tokens = llm.EstimateTokens(c.Catalog)
 	c.WholeTokens = c.Tokens
 	return c
+}
+
+// everyTable chooses every table of cat, described whole, and returns
+// the tokens they take, as fillBudget does: for a catalog that fits whole.
+func everyTable(cat *warehouse.Catalog, describe func([]warehouse.Table) string) (chosen []bool, parts []*partial, used int) {
+	chosen = make([]bool, len(cat.Tables))
+	for i, t := range cat.Tables {
+		chosen[i] = true
+		used += llm.EstimateTokens(describe([]warehouse.Table{t}))
+	}
+	return chosen, make([]*partial, len(cat.Tables)), used
 }
 
 // fillBudget chooses the tables of fill (best first) to describe within

@@ -272,3 +272,32 @@ func TestWholeCatalogMakesRoomForTopCodes(t *testing.T) {
 	require.NotNil(t, lowest.Kept, "the lowest is described in part")
 	assert.Contains(t, c.Catalog, "\nTABLE ops.kiosk_05\n  event_id integer\n")
 }
+
+// However little room a catalog that fits whole leaves, the codes of its
+// top table drop no table: each budget from the whole catalog's size up
+// keeps every table described, whole or in part.
+func TestWholeCatalogDropsNoTableForCodes(t *testing.T) {
+	t.Parallel()
+	cat := &warehouse.Catalog{Tables: []warehouse.Table{table("yelp", "checkins", "", "cid", "business_id", "count", "day")}}
+	for i := range 12 {
+		cat.Tables = append(cat.Tables, table("ops", fmt.Sprintf("kiosk_%02d", i),
+			"Kiosk events, not checkins: one row per event a kiosk sent, kept for a year"+strings.Repeat(".", i),
+			"event_id", "host"))
+	}
+	days := []string{"Friday", "Monday", "Saturday", "Sunday", "Thursday", "Tuesday", "Wednesday"}
+	listed := map[warehouse.ColumnRef][]string{{Schema: "yelp", Table: "checkins", Column: "day"}: days}
+	// As the dialect describes them: comments and values.
+	describe := func(tables []warehouse.Table) string {
+		var b strings.Builder
+		for _, t := range tables {
+			b.WriteString(strings.Replace(describeListed([]warehouse.Table{t}), "\n", " -- "+t.Comment+"\n", 2))
+		}
+		return b.String()
+	}
+	whole := llm.EstimateTokens(describe(cat.Tables))
+	for budget := whole; budget <= whole+30; budget++ {
+		c := Build(cat, describe, Request{Question: "How many checkins were there on weekend days?", Budget: budget, Listed: listed})
+		assert.Equal(t, len(cat.Tables), len(c.Tables), "budget %d: every table is described: %v", budget, names(c))
+		assert.LessOrEqual(t, c.Tokens, budget)
+	}
+}
