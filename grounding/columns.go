@@ -21,6 +21,17 @@ type Column struct {
 	Why string
 }
 
+// Why a column is kept, besides the question's words, values, the
+// thread and the examples.
+const (
+	whyKey = "key"
+	// whyRoom: a column kept only because room remained.
+	whyRoom = "room left"
+	// whyNamedBest: the best column besides the keys of a table the
+	// question names, kept when lower tables give way (giveWay).
+	whyNamedBest = "named table, its best column besides keys"
+)
+
 // Why a column is kept, best first: the more a column is worth, the
 // sooner a table described in part keeps it.
 const (
@@ -91,7 +102,7 @@ func newPartial(t warehouse.Table, describe func([]warehouse.Table) string, r co
 	slices.SortStableFunc(p.order, func(a, b int) int { return cmp.Compare(scores[b], scores[a]) })
 	for _, i := range p.order[len(core):] {
 		if p.why[i] == "" {
-			p.why[i] = "room left"
+			p.why[i] = whyRoom
 		}
 	}
 	p.kept, p.core = len(core), len(core)
@@ -122,6 +133,16 @@ func (p *partial) grow(budget, used int) int {
 		}
 	}
 	return used + p.cost()
+}
+
+// keysOnly reports whether the core is the table's keys alone.
+func (p *partial) keysOnly() bool {
+	for _, i := range p.order[:p.core] {
+		if p.why[i] != whyKey {
+			return false
+		}
+	}
+	return true
 }
 
 // described is the table with only the kept columns, in catalog order,
@@ -157,7 +178,7 @@ func (r columnRequest) score(t warehouse.Table, i int, c warehouse.TableColumn) 
 		name = member
 	}
 	if isKey(t, i, name) || r.links[strings.ToLower(t.QualifiedName())+"."+name] {
-		return columnEarlier + 1, "key"
+		return columnEarlier + 1, whyKey
 	}
 	if r.earlier[name] {
 		return columnEarlier, "used earlier in the thread"
@@ -183,11 +204,23 @@ func (r columnRequest) score(t warehouse.Table, i int, c warehouse.TableColumn) 
 			// their Snowball stems, as tables are matched (forms).
 			stem := lexicon.Stem(w)
 			i := slices.IndexFunc(nameWords, func(n string) bool { return lexicon.Stem(n) == stem })
-			if i < 0 || slices.Contains(r.terms, nameWords[i]) {
-				continue // none, or the question has the word itself too
+			if i >= 0 {
+				if slices.Contains(r.terms, nameWords[i]) {
+					continue // the question has the word itself too
+				}
+				score += columnName * shareForm
+				w = w + " → " + nameWords[i]
+				break
 			}
-			score += columnName * shareForm
-			w = w + " → " + nameWords[i]
+			// Or inside a name that does not split, as a table is
+			// reached by it: "joining" and sbcustjoindate (the column
+			// that ranked the table, kept with it).
+			inside := formInside(w, name)
+			if inside == "" {
+				continue
+			}
+			score += columnCompound * shareForm
+			w = w + " → " + inside + "…"
 		}
 		hits = append(hits, w)
 	}
@@ -200,6 +233,18 @@ func (r columnRequest) score(t warehouse.Table, i int, c warehouse.TableColumn) 
 		why = append(why, "used by an example")
 	}
 	return score, strings.Join(why, "; ")
+}
+
+// formInside is another form of w (its stem, or the word an agent noun
+// is made from) of at least minCompoundWord letters found inside name,
+// or "".
+func formInside(w, name string) string {
+	for _, f := range lexicon.Forms(w) {
+		if f != w && len(f) >= minCompoundWord && strings.Contains(name, f) {
+			return f
+		}
+	}
+	return ""
 }
 
 // isKey reports whether column i of t, named name (lower case), is one of

@@ -147,3 +147,31 @@ func TestKeptColumnsByWordForm(t *testing.T) {
 	}
 	assert.Equal(t, "question: aged → age", why["required_age"])
 }
+
+// A column the question names by another form of a word inside its name
+// is kept, as its table was reached by it: "joined" is inside
+// sbcustjoindate, which ranked sbcustomer, the second table of the join.
+// Before, the table kept only its key and columns that filled room (on the
+// Defog benchmark at 700 tokens, its key alone): the generator had no
+// join date to filter on.
+func TestKeptColumnsByWordFormInsideName(t *testing.T) {
+	t.Parallel()
+	cat := &warehouse.Catalog{Tables: []warehouse.Table{
+		table("broker", "sbtransaction", "", "sbtxid", "sbtxcustid", "sbtxdatetime", "sbtxtype", "sbtxshares", "sbtxprice",
+			"sbtxamount", "sbtxstatus"),
+		table("broker", "sbcustomer", "", "sbcustid", "sbcustname", "sbcustemail", "sbcustphone", "sbcustaddress1",
+			"sbcustcity", "sbcuststate", "sbcustcountry", "sbcustpostalcode", "sbcustjoindate", "sbcuststatus"),
+	}}
+	for i := range 20 {
+		cat.Tables = append(cat.Tables, table("ops", fmt.Sprintf("audit_log_%02d", i), "", "entry_id", "created_at", "host"))
+	}
+	c := Build(cat, describe, Request{Question: "number of transactions by users who joined in the past 70 days", Budget: 80})
+	assert.LessOrEqual(t, c.Tokens, 80)
+	require.Equal(t, []string{"broker.sbtransaction", "broker.sbcustomer"}, names(c))
+	customer := c.Tables[1]
+	require.NotNil(t, customer.Kept, "described in part")
+	assert.Contains(t, customer.Kept, Column{Name: "sbcustjoindate", Why: "question: joined → join…"})
+	assert.Contains(t, c.Catalog, "\nTABLE broker.sbcustomer\n  sbcustid integer\n")
+	assert.Contains(t, c.Catalog, "  sbcustjoindate integer\n")
+	assert.Contains(t, c.String(), "sbcustjoindate (question: joined → join…)")
+}

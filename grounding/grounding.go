@@ -1,6 +1,7 @@
 // Package grounding decides what the query generator is shown of the
 // catalog for one question, within a budget of prompt tokens: the whole
-// catalog when it fits (nothing is lost on a small schema), otherwise the
+// catalog when it fits with the codes of the tables the question is most
+// about (nothing is lost on a small schema), otherwise the
 // tables the question needs, ranked by the words it shares with their
 // names, columns and comments and by the thread's earlier queries, with
 // the tables they join to, while they fit the budget; the names of the
@@ -118,41 +119,39 @@ func Build(cat *warehouse.Catalog, d Describer, r Request) Context {
 	facts := factsOf(cat)
 	all, whole := facts.description(cat.Tables, d)
 	order, relevant, scored, links := rank(cat, facts, r)
-	if whole <= budget {
-		// Shown whole, in catalog order; the scores still tell people
-		// which tables the question touches.
-		c := Context{Whole: true, WholeTokens: whole, Catalog: all, Tokens: whole, Tables: scored,
-			Values: shownValues(r.Matches, cat.Tables)}
-		if len(r.Listed) > 0 {
-			tables := slices.Clone(cat.Tables)
-			c.Listed = listValues(tables, order, r.Listed, describe, budget*4-3-utf8.RuneCountInString(all))
-			because(ListedRoom, c.Listed)
-			c.Catalog = describe(tables)
-			c.Tokens = llm.EstimateTokens(c.Catalog)
-			c.WholeTokens = c.Tokens
-		}
-		return c
-	}
-	c := Context{WholeTokens: whole}
-	// The relevant tables (the question's, the thread's and their join
-	// partners); with none, the catalog's first.
-	fill := order[:relevant]
-	if relevant == 0 {
-		fill = order
-	}
-	cr := columnRequest{terms: terms(r.Question), matches: r.Matches, earlier: identifiers(r.Earlier),
-		examples: identifiers(r.Examples), links: links}
 	// The codes of the top tables have a claim on the budget: the lower
 	// tables' columns of least worth give way to them.
 	var top []int
 	var codes map[warehouse.ColumnRef][]string
 	reserve := 0
 	if relevant > 0 {
-		top, codes, reserve = topCodes(cat, describe, fill, scored, r.Listed, budget)
+		top, codes, reserve = topCodes(cat, describe, order[:relevant], scored, r.Listed, budget)
 	}
-	chosen, parts, used := fillBudget(cat, describe, fill, relevant > 0, cr, budget)
+	if whole+reserve <= budget {
+		return wholeCatalog(cat, describe, r, all, whole, budget, order, scored, top, codes)
+	}
+	c := Context{WholeTokens: whole}
+	// The relevant tables (the question's, the thread's and their join
+	// partners); with none, the catalog's first. A catalog that fits
+	// whole but not with its top tables' codes keeps every table, and
+	// the lowest give way to the codes.
+	fill := order[:relevant]
+	if relevant == 0 || whole <= budget {
+		fill = order
+	}
+	cr := columnRequest{terms: terms(r.Question), matches: r.Matches, earlier: identifiers(r.Earlier),
+		examples: identifiers(r.Examples), links: links}
+	forced := named(cat, fill, cr.terms)
+	var chosen []bool
+	var parts []*partial
+	var used int
+	if whole <= budget {
+		chosen, parts, used = everyTable(cat, describe)
+	} else {
+		chosen, parts, used = fillBudget(cat, describe, fill, relevant > 0, cr, forced, budget)
+	}
 	if reserve > budget-used {
-		giveWay(cat, describe, fill[len(top):], chosen, parts, cr, reserve-(budget-used))
+		giveWay(cat, describe, fill[len(top):], chosen, parts, cr, forced, reserve-(budget-used))
 	}
 	var described []warehouse.Table
 	topDescribed := 0 // the top tables lead described
@@ -207,16 +206,48 @@ func Build(cat *warehouse.Catalog, d Describer, r Request) Context {
 	return c
 }
 
+// wholeCatalog is the context of a catalog that fits the budget whole
+// with its top tables' codes (top, codes): shown whole, in catalog order;
+// the scores still tell people which tables the question touches. The
+// codes are listed first, then the values of the other columns with few,
+// best table first, while the budget allows.
+func wholeCatalog(cat *warehouse.Catalog, describe func([]warehouse.Table) string, r Request, all string, whole, budget int,
+	order []int, scored []Table, top []int, codes map[warehouse.ColumnRef][]string) Context {
+	c := Context{Whole: true, WholeTokens: whole, Catalog: all, Tokens: whole, Tables: scored,
+		Values: shownValues(r.Matches, cat.Tables)}
+	if len(r.Listed) == 0 {
+		return c
+	}
+	tables := slices.Clone(cat.Tables)
+	c.Listed = because(ListedTop, listValues(tables, top, codes, describe, budget*4-3-utf8.RuneCountInString(all)))
+	c.Listed = append(c.Listed, because(ListedRoom, listValues(tables, order, r.Listed, describe,
+		budget*4-3-utf8.RuneCountInString(describe(tables))))...)
+	c.Catalog = describe(tables)
+	c.Tokens = llm.EstimateTokens(c.Catalog)
+	c.WholeTokens = c.Tokens
+	return c
+}
+
+// everyTable chooses every table of cat, described whole, and returns
+// the tokens they take, as fillBudget does: for a catalog that fits whole.
+func everyTable(cat *warehouse.Catalog, describe func([]warehouse.Table) string) (chosen []bool, parts []*partial, used int) {
+	chosen = make([]bool, len(cat.Tables))
+	for i, t := range cat.Tables {
+		chosen[i] = true
+		used += llm.EstimateTokens(describe([]warehouse.Table{t}))
+	}
+	return chosen, make([]*partial, len(cat.Tables)), used
+}
+
 // fillBudget chooses the tables of fill (best first) to describe within
 // budget: whole while they fit. When they are relevant (partly is true), a
 // table that does not fit whole is described in part: its keys and the
 // columns the question needs, if they fit, and always when the question
-// names the table (named); those then take the room left, best table
-// first. It returns which tables are chosen and, of those, the ones
+// names the table (forced, of named); those then take the room left, best
+// table first. It returns which tables are chosen and, of those, the ones
 // described in part, and the tokens they take.
 func fillBudget(cat *warehouse.Catalog, describe func([]warehouse.Table) string, fill []int, partly bool,
-	cr columnRequest, budget int) (chosen []bool, parts []*partial, used int) {
-	forced := named(cat, fill, cr.terms)
+	cr columnRequest, forced map[int]bool, budget int) (chosen []bool, parts []*partial, used int) {
 	chosen = make([]bool, len(cat.Tables))
 	parts = make([]*partial, len(cat.Tables))
 	for _, i := range fill {

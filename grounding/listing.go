@@ -175,9 +175,12 @@ func listingReserve(tables []warehouse.Table, listed map[warehouse.ColumnRef][]s
 // lower (the described tables below the top ones, best first): the
 // lowest first leaves out its columns of least worth, down to its core
 // (its keys and the columns the question needs); a table described whole
-// becomes described in part. No table is dropped.
+// becomes described in part. No table is dropped. A table the question
+// names (forced) whose core is its keys alone keeps its best other column
+// too: program(program_id) tells the generator nothing to show for "each
+// program", program(program_id, name) does.
 func giveWay(cat *warehouse.Catalog, describe func([]warehouse.Table) string, lower []int, chosen []bool,
-	parts []*partial, cr columnRequest, free int) {
+	parts []*partial, cr columnRequest, forced map[int]bool, free int) {
 	for _, i := range slices.Backward(lower) {
 		if free <= 0 {
 			return
@@ -194,13 +197,19 @@ func giveWay(cat *warehouse.Catalog, describe func([]warehouse.Table) string, lo
 		if parts[i] == nil {
 			before = llm.EstimateTokens(describe([]warehouse.Table{cat.Tables[i]}))
 		}
-		kept := p.kept
-		for p.kept > p.core && before-p.cost() < free {
+		kept, floor := p.kept, p.core
+		if forced[i] && p.keysOnly() && p.core < p.kept {
+			floor++
+		}
+		for p.kept > floor && before-p.cost() < free {
 			p.kept--
 		}
 		if before-p.cost() <= 0 {
 			p.kept = kept // leaving columns out saves nothing
 			continue
+		}
+		if best := p.order[p.core]; floor > p.core && p.kept == floor && p.why[best] == whyRoom {
+			p.why[best] = whyNamedBest
 		}
 		free -= before - p.cost()
 		parts[i] = p

@@ -200,3 +200,107 @@ func TestCodesOf(t *testing.T) {
 	}
 	assert.Equal(t, map[warehouse.ColumnRef][]string{ref("state"): {"CA", "NY"}}, codesOf([]warehouse.Table{tb}, listed))
 }
+
+// A table the question names keeps its best column besides its keys when
+// the lower tables give way to the top table's codes: "each program"
+// needs the program's name, and program(program_id) alone gave the
+// generator nothing to show (Defog at 700 tokens, gen-advising-49).
+func TestNamedTableKeepsMoreThanKeys(t *testing.T) {
+	t.Parallel()
+	student := table("school", "student", "", "student_id", "program_id", "total_credit", "credits_earned", "declare_major", "degree")
+	for i := range 24 {
+		student.Columns = append(student.Columns, warehouse.TableColumn{Name: fmt.Sprintf("student_note_%02d", i), Type: "text"})
+	}
+	cat := &warehouse.Catalog{Tables: []warehouse.Table{student,
+		table("school", "student_record", "", "student_id", "course_id", "semester", "earn_credit"),
+		table("school", "program", "", "program_id", "name", "college", "introduction", "director", "founded")}}
+	for i := range 10 {
+		cat.Tables = append(cat.Tables, table("ops", fmt.Sprintf("audit_log_%02d", i), "", "entry_id", "created_at", "host"))
+	}
+	ref := func(column string) warehouse.ColumnRef {
+		return warehouse.ColumnRef{Schema: "school", Table: "student", Column: column}
+	}
+	listed := map[warehouse.ColumnRef][]string{
+		ref("declare_major"): {"Computer Science", "Mathematics", "Physics"},
+		ref("degree"):        {"BA", "BS"},
+	}
+	size := func(tables ...warehouse.Table) int { return llm.EstimateTokens(describeListed(tables)) }
+	budget := size(cat.Tables[0]) + size(cat.Tables[1]) + size(cat.Tables[2]) // all whole, no room for the codes
+	c := Build(cat, describeListed, Request{Question: "What is the total number of credits earned by students in each program?",
+		Budget: budget, Listed: listed})
+
+	require.Equal(t, []string{"school.student", "school.student_record", "school.program"}, names(c))
+	assert.LessOrEqual(t, c.Tokens, budget)
+	assert.Contains(t, c.Catalog, "  degree integer -- values: 'BA', 'BS'\n", "the top table's codes are listed")
+	assert.Contains(t, c.Catalog, "\nTABLE school.program\n  program_id integer\n  name integer\n  … 4 more columns, not shown\n")
+	assert.Equal(t, []Column{{Name: "program_id", Why: "key"}, {Name: "name", Why: "named table, its best column besides keys"}},
+		c.Tables[2].Kept)
+	assert.Contains(t, c.String(), "2 of 6 columns: program_id (key), name (named table, its best column besides keys); 4 left out")
+}
+
+// A catalog that fits the budget whole but leaves too little room for the
+// codes of the table the question is most about lists them all the same:
+// the lowest tables give way, by their columns of least worth, as they do
+// when the catalog does not fit. Before, it was shown whole and 'Saturday'
+// was not listed, while a catalog a few tokens bigger listed it.
+func TestWholeCatalogMakesRoomForTopCodes(t *testing.T) {
+	t.Parallel()
+	cat := &warehouse.Catalog{Tables: []warehouse.Table{table("yelp", "checkins", "", "cid", "business_id", "count", "day")}}
+	for i := range 6 {
+		cat.Tables = append(cat.Tables, table("ops", fmt.Sprintf("kiosk_%02d", i), "Kiosk events, not checkins.",
+			"event_id", "created_at", "host", "status", "payload"))
+	}
+	days := []string{"Friday", "Monday", "Saturday", "Sunday", "Thursday", "Tuesday", "Wednesday"}
+	day := warehouse.ColumnRef{Schema: "yelp", Table: "checkins", Column: "day"}
+	listed := map[warehouse.ColumnRef][]string{day: days}
+	whole := llm.EstimateTokens(describeListed(cat.Tables))
+	r := Request{Question: "How many checkins were there on weekend days?", Listed: listed}
+
+	// Room for the codes: the catalog is shown whole, the codes first.
+	r.Budget = whole + 40
+	c := Build(cat, describeListed, r)
+	assert.True(t, c.Whole)
+	assert.Equal(t, []ListedColumn{{ColumnRef: day, Values: days, Why: ListedTop}}, c.Listed)
+
+	// Room for the catalog alone: the lowest table gives way.
+	r.Budget = whole + 2
+	c = Build(cat, describeListed, r)
+	assert.False(t, c.Whole, "a table is described in part")
+	assert.LessOrEqual(t, c.Tokens, r.Budget)
+	assert.Len(t, c.Tables, len(cat.Tables), "every table is still described")
+	assert.Contains(t, c.Catalog, "  day integer -- values: "+warehouse.DescribeValues(days)+"\n")
+	assert.Contains(t, c.String(), "all values listed (low cardinality, at most 20; top table, room kept): yelp.checkins.day: 'Friday'")
+	lowest := c.Tables[len(c.Tables)-1]
+	assert.Equal(t, "ops.kiosk_05", lowest.QualifiedName())
+	require.NotNil(t, lowest.Kept, "the lowest is described in part")
+	assert.Contains(t, c.Catalog, "\nTABLE ops.kiosk_05\n  event_id integer\n")
+}
+
+// However little room a catalog that fits whole leaves, the codes of its
+// top table drop no table: each budget from the whole catalog's size up
+// keeps every table described, whole or in part.
+func TestWholeCatalogDropsNoTableForCodes(t *testing.T) {
+	t.Parallel()
+	cat := &warehouse.Catalog{Tables: []warehouse.Table{table("yelp", "checkins", "", "cid", "business_id", "count", "day")}}
+	for i := range 12 {
+		cat.Tables = append(cat.Tables, table("ops", fmt.Sprintf("kiosk_%02d", i),
+			"Kiosk events, not checkins: one row per event a kiosk sent, kept for a year"+strings.Repeat(".", i),
+			"event_id", "host"))
+	}
+	days := []string{"Friday", "Monday", "Saturday", "Sunday", "Thursday", "Tuesday", "Wednesday"}
+	listed := map[warehouse.ColumnRef][]string{{Schema: "yelp", Table: "checkins", Column: "day"}: days}
+	// As the dialect describes them: comments and values.
+	describe := func(tables []warehouse.Table) string {
+		var b strings.Builder
+		for _, t := range tables {
+			b.WriteString(strings.Replace(describeListed([]warehouse.Table{t}), "\n", " -- "+t.Comment+"\n", 2))
+		}
+		return b.String()
+	}
+	whole := llm.EstimateTokens(describe(cat.Tables))
+	for budget := whole; budget <= whole+30; budget++ {
+		c := Build(cat, describe, Request{Question: "How many checkins were there on weekend days?", Budget: budget, Listed: listed})
+		assert.Equal(t, len(cat.Tables), len(c.Tables), "budget %d: every table is described: %v", budget, names(c))
+		assert.LessOrEqual(t, c.Tokens, budget)
+	}
+}
