@@ -165,7 +165,7 @@ func TestKeptColumnsByWordFormInsideName(t *testing.T) {
 	for i := range 20 {
 		cat.Tables = append(cat.Tables, table("ops", fmt.Sprintf("audit_log_%02d", i), "", "entry_id", "created_at", "host"))
 	}
-	c := Build(cat, describe, Request{Question: "number of transactions by users who joined in the past 70 days", Budget: 80})
+	c := Build(cat, sqlLike, Request{Question: "number of transactions by users who joined in the past 70 days", Budget: 80})
 	assert.LessOrEqual(t, c.Tokens, 80)
 	require.Equal(t, []string{"broker.sbtransaction", "broker.sbcustomer"}, names(c))
 	customer := c.Tables[1]

@@ -226,7 +226,7 @@ func TestNamedTableKeepsMoreThanKeys(t *testing.T) {
 	}
 	size := func(tables ...warehouse.Table) int { return llm.EstimateTokens(describeListed(tables)) }
 	budget := size(cat.Tables[0]) + size(cat.Tables[1]) + size(cat.Tables[2]) // all whole, no room for the codes
-	c := Build(cat, describeListed, Request{Question: "What is the total number of credits earned by students in each program?",
+	c := Build(cat, listing, Request{Question: "What is the total number of credits earned by students in each program?",
 		Budget: budget, Listed: listed})
 
 	require.Equal(t, []string{"school.student", "school.student_record", "school.program"}, names(c))
@@ -258,13 +258,13 @@ func TestWholeCatalogMakesRoomForTopCodes(t *testing.T) {
 
 	// Room for the codes: the catalog is shown whole, the codes first.
 	r.Budget = whole + 40
-	c := Build(cat, describeListed, r)
+	c := Build(cat, listing, r)
 	assert.True(t, c.Whole)
 	assert.Equal(t, []ListedColumn{{ColumnRef: day, Values: days, Why: ListedTop}}, c.Listed)
 
 	// Room for the catalog alone: the lowest table gives way.
 	r.Budget = whole + 2
-	c = Build(cat, describeListed, r)
+	c = Build(cat, listing, r)
 	assert.False(t, c.Whole, "a table is described in part")
 	assert.LessOrEqual(t, c.Tokens, r.Budget)
 	assert.Len(t, c.Tables, len(cat.Tables), "every table is still described")
@@ -299,7 +299,7 @@ func TestWholeCatalogDropsNoTableForCodes(t *testing.T) {
 	}
 	whole := llm.EstimateTokens(describe(cat.Tables))
 	for budget := whole; budget <= whole+30; budget++ {
-		c := Build(cat, describe, Request{Question: "How many checkins were there on weekend days?", Budget: budget, Listed: listed})
+		c := Build(cat, Describer{Describe: describe}, Request{Question: "How many checkins were there on weekend days?", Budget: budget, Listed: listed})
 		assert.Equal(t, len(cat.Tables), len(c.Tables), "budget %d: every table is described: %v", budget, names(c))
 		assert.LessOrEqual(t, c.Tokens, budget)
 	}
