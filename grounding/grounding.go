@@ -108,7 +108,7 @@ func Build(cat *warehouse.Catalog, describe func([]warehouse.Table) string, r Re
 	}
 	facts := factsOf(cat)
 	all, whole := facts.description(cat.Tables, describe)
-	order, relevant, scored, links := rank(cat, facts, r)
+	order, relevant, scored, links, roots := rank(cat, facts, r)
 	if whole <= budget {
 		// Shown whole, in catalog order; the scores still tell people
 		// which tables the question touches.
@@ -131,7 +131,7 @@ func Build(cat *warehouse.Catalog, describe func([]warehouse.Table) string, r Re
 	if relevant == 0 {
 		fill = order
 	}
-	cr := columnRequest{terms: terms(r.Question), matches: r.Matches, earlier: identifiers(r.Earlier),
+	cr := columnRequest{terms: terms(r.Question), roots: roots, matches: r.Matches, earlier: identifiers(r.Earlier),
 		examples: identifiers(r.Examples), links: links}
 	// The codes of the top tables have a claim on the budget: the lower
 	// tables' columns of least worth give way to them.
@@ -325,8 +325,9 @@ const (
 // rank orders the catalog's tables for r: the relevant ones (scored, or
 // referred to by a scored one) best first, then the rest in catalog order;
 // relevant counts the first. It also returns every table with its score
-// and reasons, and the columns that join tables ("schema.table.column").
-func rank(cat *warehouse.Catalog, facts *catalogFacts, r Request) (order []int, relevant int, scored []Table, links map[string]bool) {
+// and reasons, the columns that join tables ("schema.table.column") and
+// the related words of the same root as the question's (columns).
+func rank(cat *warehouse.Catalog, facts *catalogFacts, r Request) (order []int, relevant int, scored []Table, links map[string]bool, roots []related) {
 	scored = make([]Table, len(cat.Tables))
 	bags, df := facts.bags, facts.df
 	for i, t := range cat.Tables {
@@ -457,7 +458,12 @@ func rank(cat *warehouse.Catalog, facts *catalogFacts, r Request) (order []int, 
 			order = append(order, i)
 		}
 	}
-	return order, relevant, scored, js.columns
+	for _, x := range forms.related {
+		if x.root {
+			roots = append(roots, x)
+		}
+	}
+	return order, relevant, scored, js.columns, roots
 }
 
 // bridges reports whether a table referring to partners links two
