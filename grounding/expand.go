@@ -53,7 +53,7 @@ type related struct {
 // (lexicon.SameRoot) are kept: "cited" reaches the table cite and, by
 // its derived word, a column citation_num; "stopover", a column
 // stopovers and, by its synonym stop, a table flight_stop.
-func relatedWords(r Request, qterms []string, known func(string) bool) []related {
+func relatedWords(r Request, qterms []string, known, catalogWord func(string) bool) []related {
 	var out []related
 	own := map[string]bool{}
 	for _, w := range qterms {
@@ -65,7 +65,8 @@ func relatedWords(r Request, qterms []string, known func(string) bool) []related
 			if len(w) < 2 || stopWords[w] || own[w] {
 				return
 			}
-			x := related{w, from, label, share, label != "glossary" && label != "model term" && lexicon.SameRoot(from, w)}
+			root := label == "compound" || label != "glossary" && label != "model term" && lexicon.SameRoot(from, w)
+			x := related{w, from, label, share, root}
 			if i, ok := seen[w]; ok {
 				if out[i].share < share {
 					out[i] = x
@@ -109,6 +110,22 @@ func relatedWords(r Request, qterms []string, known func(string) bool) []related
 			add(e.Word, e.From, "wordnet "+e.Via, shareWordNetFar)
 		default:
 			add(e.Word, e.From, "wordnet "+e.Via, shareWordNet)
+		}
+	}
+	// A word no table has that joins two of the catalog's words
+	// ("timezone") counts as them, as a word of the question (forms);
+	// not an English word of its own, which WordNet tells ("weekends" is
+	// no week and end): without WordNet, none.
+	for _, w := range qterms {
+		if r.Lexicon == nil || r.Lexicon.WordNet == nil || knownOnce(w) {
+			continue
+		}
+		parts := splitCompound(w, catalogWord)
+		if parts == nil || r.Lexicon.WordNet.Has(w) {
+			continue
+		}
+		for _, part := range parts {
+			add(part, w, "compound", shareForm)
 		}
 	}
 	for i, t := range r.Terms {
@@ -183,7 +200,7 @@ func newForms(facts *catalogFacts, r Request, qterms []string) *forms {
 			}
 		}
 		return false
-	})
+	}, func(w string) bool { return facts.df[w] > 0 })
 	var rel []string
 	for _, x := range f.related {
 		rel = append(rel, x.word)

@@ -1,6 +1,7 @@
 package grounding
 
 import (
+	"slices"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -216,4 +217,34 @@ func TestKnownWordKeepsNoAgentNorBaseForm(t *testing.T) {
 	assert.Zero(t, got["med.users"].Score, "%v", got["med.users"].Reasons)
 	assert.Zero(t, got["geo.high_schools"].Score, "%v", got["geo.high_schools"].Reasons)
 	assert.Positive(t, got["geo.highlow"].Score)
+}
+
+// A question's word the catalog does not have, written as one word of two
+// of its words, counts as them: "timezone" as time and zone. Not a word
+// of English (WordNet's "weekend", no week and end); and without WordNet
+// to tell, none.
+func TestClosedCompoundSplitsIntoCatalogWords(t *testing.T) {
+	t.Parallel()
+	cat := flights()
+	cat.Tables = append(cat.Tables, table("atis", "time_zone", "", "time_zone_code", "time_zone_name", "hours_from_gmt"),
+		table("atis", "days", "", "day_name", "week_number", "end_of_month"))
+	q := "Which airports are in each timezone on weekends?"
+	c := Build(cat, describe, Request{Question: q, Lexicon: embeddedLexicon()})
+	require.True(t, c.Whole)
+	got := byName(c)
+	assert.Contains(t, got["atis.time_zone"].Reasons, "compound: timezone → time, timezone → zone")
+	assert.Greater(t, got["atis.time_zone"].Score, got["atis.flight_stop"].Score, "time alone is in flight_stop's stop_time")
+	assert.Zero(t, got["atis.days"].Score, "%v", got["atis.days"].Reasons)
+
+	got = byName(Build(cat, describe, Request{Question: q}))
+	assert.Zero(t, got["atis.time_zone"].Score, "%v", got["atis.time_zone"].Reasons)
+
+	catalog := func(words ...string) func(string) bool {
+		return func(w string) bool { return slices.Contains(words, w) }
+	}
+	assert.Equal(t, []string{"user", "name"}, splitCompound("username", catalog("user", "name")))
+	assert.Equal(t, []string{"stop"}, splitCompound("stopover", catalog("stop")), "a catalog word and a stop word")
+	assert.Nil(t, splitCompound("payload", catalog("pay")), "load is no word of the catalog")
+	assert.Nil(t, splitCompound("within", catalog("with", "in")), "parts of three letters or more")
+	assert.Nil(t, splitCompound("thereof", catalog()), "two stop words")
 }
