@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"testing"
 
+	"github.com/analyticsbot/analyticsbot/lexicon"
 	"github.com/analyticsbot/analyticsbot/warehouse"
 )
 
@@ -37,8 +38,23 @@ func synthetic(n int) *warehouse.Catalog {
 // BenchmarkBuild1000Tables chooses the context of a question in a
 // 1,000-table warehouse (20 columns each, about 400,000 tokens whole).
 func BenchmarkBuild1000Tables(b *testing.B) {
+	benchmarkBuild(b, Request{Question: "What was the refund amount per region for subscriptions created last month?"})
+}
+
+// BenchmarkBuild1000TablesWordNet is the same with the embedded WordNet
+// (loaded before timing) and a question whose words it relates: a word the
+// catalog has ("ordered"), one it has not ("clients") and a compound
+// ("storeowner").
+func BenchmarkBuild1000TablesWordNet(b *testing.B) {
+	lex := &lexicon.Lexicon{WordNet: lexicon.EmbeddedWordNet()}
+	if err := lex.WordNet.Load(); err != nil {
+		b.Fatal(err)
+	}
+	benchmarkBuild(b, Request{Question: "Which storeowner ordered the most refunds for clients per region?", Lexicon: lex})
+}
+
+func benchmarkBuild(b *testing.B, r Request) {
 	cat := synthetic(1000)
-	r := Request{Question: "What was the refund amount per region for subscriptions created last month?"}
 	var c Context
 	b.ReportAllocs()
 	for b.Loop() {

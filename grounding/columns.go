@@ -163,7 +163,11 @@ func (p *partial) described() (warehouse.Table, []Column) {
 
 // columnRequest is what a column's worth depends on.
 type columnRequest struct {
-	terms             []string
+	terms []string
+	// roots are the related words of the same root as a word of the
+	// question ("stopover" → stop): a column named by one is needed as
+	// one named by another form of the word.
+	roots             []related
 	matches           []store.ValueMatch
 	earlier, examples map[string]bool
 	// links are the columns, per table, that join it to another
@@ -227,6 +231,15 @@ func (r columnRequest) score(t warehouse.Table, i int, c warehouse.TableColumn) 
 	var why []string
 	if len(hits) > 0 {
 		why = append(why, "question: "+strings.Join(hits, ", "))
+	}
+	for _, x := range r.roots {
+		stem := lexicon.Stem(x.word)
+		if slices.Contains(hits, x.from) || !slices.ContainsFunc(nameWords, func(n string) bool { return lexicon.Stem(n) == stem }) {
+			continue // the question's own word already counted, or not a word of the name
+		}
+		score += columnName * shareForm
+		why = append(why, x.label+": "+arrow(x.from, x.word))
+		hits = append(hits, x.from)
 	}
 	if r.examples[name] {
 		score += columnExample

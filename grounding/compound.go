@@ -85,3 +85,30 @@ func (c *compounds) weight(i int, w string, bag map[string]float64) (float64, bo
 	}
 	return weight * c.idf[w], true
 }
+
+// minCompoundPart is the shortest part a closed compound of the question
+// is split into (splitCompound): "time" and "zone" of "timezone".
+const minCompoundPart = 3
+
+// splitCompound splits w, a question's word the catalog does not have,
+// written as one word of two ("timezone", "datetime", "username"), into
+// its parts, when it is a first part and a rest of at least three letters
+// each that are both words of the catalog's names (catalogWord), or one
+// such word and a stop word ("stopover": stop and over); the longest
+// first part wins. It returns the parts the catalog has, none when w does
+// not split so.
+func splitCompound(w string, catalogWord func(string) bool) []string {
+	for i := len(w) - minCompoundPart; i >= minCompoundPart; i-- {
+		a, b := w[:i], w[i:]
+		ca, cb := !stopWords[a] && catalogWord(a), !stopWords[b] && catalogWord(b)
+		switch {
+		case ca && cb:
+			return []string{a, b}
+		case ca && stopWords[b]:
+			return []string{a}
+		case cb && stopWords[a]:
+			return []string{b}
+		}
+	}
+	return nil
+}

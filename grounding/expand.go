@@ -39,14 +39,21 @@ type related struct {
 	// "model term".
 	label string
 	share float64
+	// root says the word is of the same root as the question's word it
+	// came from (lexicon.SameRoot: "cited" → citation, "stopover" →
+	// stop): another form of it, which also keeps a column (columns).
+	root bool
 }
 
 // relatedWords are the lexicon's expansions of the question and the
 // model's search terms, as words of their own, each once with its best
 // share. WordNet's are only of words that reach no table themselves
 // (known): a word the catalog has needs no synonym, and its synonyms
-// would only bring noise.
-func relatedWords(r Request, qterms []string, known func(string) bool) []related {
+// would only bring noise; but its related words of the same root
+// (lexicon.SameRoot) are kept: "cited" reaches the table cite and, by
+// its derived word, a column citation_num; "stopover", a column
+// stopovers and, by its synonym stop, a table flight_stop.
+func relatedWords(r Request, qterms []string, known, catalogWord func(string) bool) []related {
 	var out []related
 	own := map[string]bool{}
 	for _, w := range qterms {
@@ -58,14 +65,16 @@ func relatedWords(r Request, qterms []string, known func(string) bool) []related
 			if len(w) < 2 || stopWords[w] || own[w] {
 				return
 			}
+			root := label == "compound" || label != "glossary" && label != "model term" && lexicon.SameRoot(from, w)
+			x := related{w, from, label, share, root}
 			if i, ok := seen[w]; ok {
 				if out[i].share < share {
-					out[i] = related{w, from, label, share}
+					out[i] = x
 				}
 				return
 			}
 			seen[w] = len(out)
-			out = append(out, related{w, from, label, share})
+			out = append(out, x)
 		})
 	}
 	// The words WordNet expands are the question's: whether each reaches
@@ -79,17 +88,44 @@ func relatedWords(r Request, qterms []string, known func(string) bool) []related
 		}
 		return k
 	}
-	for _, e := range r.Lexicon.Expand(r.Question, qterms) {
+	expansions := r.Lexicon.Expand(r.Question, qterms)
+	// The stems of each word's base forms ("highest" → high).
+	var bases map[string][]string
+	for _, e := range expansions {
+		if e.Via == "base form" {
+			if bases == nil {
+				bases = map[string][]string{}
+			}
+			bases[e.From] = append(bases[e.From], lexicon.Stem(e.Word))
+		}
+	}
+	for _, e := range expansions {
 		switch {
 		case e.Source == lexicon.SourceGlossary:
 			add(e.Word, e.From, "glossary", shareGlossary)
-		case knownOnce(e.From):
+		case knownOnce(e.From) && !ofRoot(e, bases[e.From]):
 		case e.Via == "base form":
 			add(e.Word, e.From, "word form", shareForm)
 		case e.Via == "broader" || e.Via == "rarer sense":
 			add(e.Word, e.From, "wordnet "+e.Via, shareWordNetFar)
 		default:
 			add(e.Word, e.From, "wordnet "+e.Via, shareWordNet)
+		}
+	}
+	// A word no table has that joins two of the catalog's words
+	// ("timezone") counts as them, as a word of the question (forms);
+	// not an English word of its own, which WordNet tells ("weekends" is
+	// no week and end): without WordNet, none.
+	for _, w := range qterms {
+		if r.Lexicon == nil || r.Lexicon.WordNet == nil || knownOnce(w) {
+			continue
+		}
+		parts := splitCompound(w, catalogWord)
+		if parts == nil || r.Lexicon.WordNet.Has(w) {
+			continue
+		}
+		for _, part := range parts {
+			add(part, w, "compound", shareForm)
 		}
 	}
 	for i, t := range r.Terms {
@@ -99,6 +135,30 @@ func relatedWords(r Request, qterms []string, known func(string) bool) []related
 		add(t, t, "model term", shareModel)
 	}
 	return out
+}
+
+// ofRoot says whether e, a WordNet expansion of a word the catalog has,
+// is still looked for: a word of its root (lexicon.SameRoot) the catalog
+// may spell otherwise ("cited" → citation, "stopover" → stop). Not its
+// base form, nor a word whose stem is a base form's (baseStems): a word
+// the catalog spells as the question does is meant as spelled, and
+// "highest" → high, or highness, would reach high_schools; nor an agent
+// noun ("used" → user), which names another thing.
+func ofRoot(e lexicon.Expansion, baseStems []string) bool {
+	return e.Via != "base form" && lexicon.SameRoot(e.From, e.Word) && !agentOf(e.Word, e.From) &&
+		!slices.Contains(baseStems, lexicon.Stem(e.Word))
+}
+
+// agentOf reports whether word is an agent noun of from ("user" of
+// "used", "timer" of "time"): it names who or what does what from names,
+// another thing.
+func agentOf(word, from string) bool {
+	for _, suffix := range []string{"r", "er", "or"} {
+		if base, ok := strings.CutSuffix(word, suffix); ok && len(base) >= 3 && lexicon.Stem(base) == lexicon.Stem(from) {
+			return true
+		}
+	}
+	return false
 }
 
 // stemHit is where a stem is found in a table: the best weight and the
@@ -120,7 +180,11 @@ type forms struct {
 	qstems         []string
 	bags           []map[string]stemHit
 	df             map[string]int
-	n              float64
+	// wbags and wdf are the tables' words as written and how many tables
+	// have each (catalogFacts.bags, df).
+	wbags []map[string]float64
+	wdf   map[string]int
+	n     float64
 	// compounds finds the related words inside names (sbcustomer), and
 	// stemmed the question's words' stems there (join of "joined" in
 	// sbcustjoindate).
@@ -128,7 +192,7 @@ type forms struct {
 }
 
 func newForms(facts *catalogFacts, r Request, qterms []string) *forms {
-	f := &forms{qterms: qterms, bags: facts.stemBags, df: facts.stemDF, n: float64(len(facts.bags))}
+	f := &forms{qterms: qterms, bags: facts.stemBags, df: facts.stemDF, wbags: facts.bags, wdf: facts.df, n: float64(len(facts.bags))}
 	f.related = relatedWords(r, qterms, func(w string) bool {
 		for _, s := range lexicon.Forms(w) {
 			if f.df[s] > 0 {
@@ -136,7 +200,7 @@ func newForms(facts *catalogFacts, r Request, qterms []string) *forms {
 			}
 		}
 		return false
-	})
+	}, func(w string) bool { return facts.df[w] > 0 })
 	var rel []string
 	for _, x := range f.related {
 		rel = append(rel, x.word)
@@ -166,6 +230,7 @@ func (f *forms) hits(i int, bag map[string]float64, exact []string, score *float
 	// The stems taken, and the reasons by label in the order first noted:
 	// a few a table, so slices rather than maps.
 	taken := make([]string, 0, len(exact)+4)
+	var formGain []wordGain
 	for _, w := range exact {
 		taken = append(taken, f.stem(w))
 	}
@@ -198,8 +263,10 @@ func (f *forms) hits(i int, bag map[string]float64, exact []string, score *float
 			continue
 		}
 		if h, s, ok := reach(f.qforms[k]); ok {
-			*score += h.weight * shareForm * math.Log(1+f.n/float64(f.df[s]))
+			gain := h.weight * shareForm * math.Log(1+f.n/float64(f.df[s]))
+			*score += gain
 			note("word form", w+" → "+h.word)
+			formGain = append(formGain, wordGain{w, gain})
 			continue
 		}
 		// Another form inside a name: "joined" in sbcustjoindate. Not
@@ -212,11 +279,20 @@ func (f *forms) hits(i int, bag map[string]float64, exact []string, score *float
 				taken = append(taken, s)
 				*score += weight * shareForm
 				note("word form", w+" → "+s+"… in a name")
+				formGain = append(formGain, wordGain{w, weight * shareForm})
 				break
 			}
 		}
 	}
 	for k, x := range f.related {
+		// A word of the same root as a question's word that counted for
+		// the table itself counts only for what it adds: "highest" and
+		// high in geography.highlow are one word, "cited" in a comment
+		// and citation_num a column's word.
+		var own float64
+		if x.root {
+			own = f.own(i, x.from, bag, exact, formGain)
+		}
 		// A word found both among the table's words (in a comment) and
 		// inside its name (sbtransaction) counts as the better of the two.
 		compound, inName := f.compounds.weight(i, x.word, bag)
@@ -224,13 +300,15 @@ func (f *forms) hits(i int, bag map[string]float64, exact []string, score *float
 			compound, inName = 0, false
 		}
 		if h, s, ok := reach(f.rforms[k]); ok {
-			*score += max(h.weight*math.Log(1+f.n/float64(f.df[s])), compound) * x.share
-			note(x.label, arrow(x.from, x.word))
+			if gain := max(h.weight*math.Log(1+f.n/float64(f.df[s])), compound)*x.share - own; gain > 0 {
+				*score += gain
+				note(x.label, arrow(x.from, x.word))
+			}
 			continue
 		}
-		if inName && !isTaken(f.rforms[k][0]) {
+		if gain := compound*x.share - own; inName && gain > 0 && !isTaken(f.rforms[k][0]) {
 			taken = append(taken, f.rforms[k][0])
-			*score += compound * x.share
+			*score += gain
 			note(x.label, arrow(x.from, x.word))
 		}
 	}
@@ -239,6 +317,34 @@ func (f *forms) hits(i int, bag map[string]float64, exact []string, score *float
 		out = append(out, n.label+": "+strings.Join(n.texts, ", "))
 	}
 	return out
+}
+
+// wordGain is what a word of the question added to a table's score.
+type wordGain struct {
+	word string
+	gain float64
+}
+
+// own is what question word w added to table i's score as itself (exact:
+// among the table's words or inside its names, as rank counts them) or by
+// another form (formGain).
+func (f *forms) own(i int, w string, bag map[string]float64, exact []string, formGain []wordGain) float64 {
+	for _, g := range formGain {
+		if g.word == w {
+			return g.gain
+		}
+	}
+	if !slices.Contains(exact, w) {
+		return 0
+	}
+	var own float64
+	if weight, ok := f.wbags[i][w]; ok {
+		own += weight * math.Log(1+f.n/float64(f.wdf[w]))
+	}
+	if weight, ok := f.stemmed.weight(i, w, bag); ok {
+		own += weight
+	}
+	return own
 }
 
 // stem is lexicon.Stem(w), for a word of the question without asking.

@@ -118,7 +118,7 @@ func Build(cat *warehouse.Catalog, d Describer, r Request) Context {
 	describe := d.Describe
 	facts := factsOf(cat)
 	all, whole := facts.description(cat.Tables, d)
-	order, relevant, scored, links := rank(cat, facts, r)
+	order, relevant, scored, links, roots := rank(cat, facts, r)
 	// The codes of the top tables have a claim on the budget: the lower
 	// tables' columns of least worth give way to them.
 	var top []int
@@ -139,7 +139,7 @@ func Build(cat *warehouse.Catalog, d Describer, r Request) Context {
 	if relevant == 0 || whole <= budget {
 		fill = order
 	}
-	cr := columnRequest{terms: terms(r.Question), matches: r.Matches, earlier: identifiers(r.Earlier),
+	cr := columnRequest{terms: terms(r.Question), roots: roots, matches: r.Matches, earlier: identifiers(r.Earlier),
 		examples: identifiers(r.Examples), links: links}
 	forced := named(cat, fill, cr.terms)
 	var chosen []bool
@@ -365,8 +365,9 @@ const (
 // rank orders the catalog's tables for r: the relevant ones (scored, or
 // referred to by a scored one) best first, then the rest in catalog order;
 // relevant counts the first. It also returns every table with its score
-// and reasons, and the columns that join tables ("schema.table.column").
-func rank(cat *warehouse.Catalog, facts *catalogFacts, r Request) (order []int, relevant int, scored []Table, links map[string]bool) {
+// and reasons, the columns that join tables ("schema.table.column") and
+// the related words of the same root as the question's (columns).
+func rank(cat *warehouse.Catalog, facts *catalogFacts, r Request) (order []int, relevant int, scored []Table, links map[string]bool, roots []related) {
 	scored = make([]Table, len(cat.Tables))
 	bags, df := facts.bags, facts.df
 	for i, t := range cat.Tables {
@@ -497,7 +498,12 @@ func rank(cat *warehouse.Catalog, facts *catalogFacts, r Request) (order []int, 
 			order = append(order, i)
 		}
 	}
-	return order, relevant, scored, js.columns
+	for _, x := range forms.related {
+		if x.root {
+			roots = append(roots, x)
+		}
+	}
+	return order, relevant, scored, js.columns, roots
 }
 
 // bridges reports whether a table referring to partners links two

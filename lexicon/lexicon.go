@@ -165,3 +165,19 @@ func Forms(word string) []string {
 	}
 	return out
 }
+
+// SameRoot reports whether related, a word a lexicon relates to word, is
+// of the same root as word rather than a word of another root: the
+// shorter of their Snowball stems, but for its last letter and at least
+// three letters, opens the other ("cited" and "citation": cite and
+// citat; "stopover" and "stop"; "time" and "timing"; not "trade" and
+// "transaction", nor "clients" and "customer", nor "company" and
+// "accompany"). Such a word is another form of the word, as a stem is.
+func SameRoot(word, related string) bool {
+	a, b := Stem(word), Stem(related)
+	if len(a) > len(b) {
+		a, b = b, a
+	}
+	n := len(a) - 1
+	return n >= 3 && strings.HasPrefix(b, a[:n])
+}

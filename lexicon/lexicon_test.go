@@ -30,3 +30,22 @@ func TestExpandSkipsQuotedNames(t *testing.T) {
 	assert.True(t, related("the highest mark of each student", "mark")["mark"], "an unquoted word is expanded")
 	assert.True(t, related("Mark’s and Joe’s marks", "mark")["mark"], "apostrophes are not quotes")
 }
+
+func TestSameRoot(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		word, related string
+		want          bool
+	}{
+		{"cited", "citation", true},
+		{"stopover", "stop", true},
+		{"time", "timing", true},
+		{"vendor", "vend", true},
+		{"trade", "transaction", false},
+		{"clients", "customer", false},
+		{"company", "accompany", false},
+		{"at", "atom", false},
+	} {
+		assert.Equal(t, tc.want, SameRoot(tc.word, tc.related), "%s, %s", tc.word, tc.related)
+	}
+}

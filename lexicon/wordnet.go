@@ -316,6 +316,26 @@ func (w *WordNet) Related(word string) []Related {
 	return slices.Clone(out)
 }
 
+// Has reports whether word (lower case) is a word of WordNet, of any part
+// of speech, as written or as an inflection of one ("weekends" of
+// weekend); not a run of words written as one ("timezone", "username").
+// A database that cannot be read has none.
+func (w *WordNet) Has(word string) bool {
+	if w == nil {
+		return false
+	}
+	wn, err := w.open()
+	if err != nil {
+		return false
+	}
+	for p := range numPOS {
+		if len(wn.baseForms(p, strings.ToLower(word))) > 0 {
+			return true
+		}
+	}
+	return false
+}
+
 // related is Related for a lower-case word that is not a collocation.
 func (wn *dict) related(word string) []Related {
 	var out []Related

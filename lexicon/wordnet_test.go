@@ -182,6 +182,12 @@ func TestEmbeddedWordNet(t *testing.T) {
 	}
 	assert.Empty(t, wn.Related("ice_cream"), "a collocation is not looked up")
 	assert.Empty(t, wn.Related("zzzz"))
+	for word, want := range map[string]bool{"weekends": true, "stopover": true, "cited": true, "heaviest": true,
+		"timezone": false, "username": false, "datetime": false, "zzzz": false} {
+		assert.Equal(t, want, wn.Has(word), "%s", word)
+	}
+	var none *WordNet
+	assert.False(t, none.Has("weekend"))
 }
 
 // The embedded copy relates every word as the installed files do: a
