@@ -354,3 +354,28 @@ default: none
 	assert.Equal(t, http.StatusOK, status, "with the named token's 16-character secret: %s", body)
 	s.shutdown(t)
 }
+
+// docs/slack.md's troubleshooting: serve stops at start with the Slack
+// setting to fix, in the words the doc quotes.
+func TestCLIServeNamesTheSlackSettingToFix(t *testing.T) {
+	serveEnv(t)
+	slack := fakeslack.New(t)
+	t.Setenv("SLACK_API_URL", slack.APIURL())
+	tests := []struct {
+		name, botToken, appToken, want string
+	}{
+		{"a revoked bot token", "xoxb-revoked", fakeslack.AppToken, "slack auth.test with SLACK_BOT_TOKEN: invalid_auth"},
+		{"an app token Slack refuses", fakeslack.BotToken, "xapp-revoked", "socket mode: Slack refused SLACK_APP_TOKEN (invalid_auth)"},
+		{"the bot token as the app token", fakeslack.BotToken, fakeslack.BotToken, "SLACK_APP_TOKEN must be an app-level token (xapp-…) with connections:write"},
+		{"an app token without a bot token", "", fakeslack.AppToken, "SLACK_BOT_TOKEN (xoxb-…) is required to answer in Slack"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Setenv("SLACK_BOT_TOKEN", tt.botToken)
+			t.Setenv("SLACK_APP_TOKEN", tt.appToken)
+			got := runCLI(t, "", "serve")
+			require.Error(t, got.err)
+			assert.Contains(t, got.err.Error(), tt.want)
+		})
+	}
+}
