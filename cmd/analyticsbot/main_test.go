@@ -392,6 +392,19 @@ func TestCLI(t *testing.T) {
 		assert.Contains(t, got.stdout, "Games on Steam published by Bethesda (Bethesda Softworks): 35.")
 	})
 
+	t.Run("chat :new and :help", func(t *testing.T) {
+		t.Chdir(t.TempDir())
+		got := runCLI(t, q2018+"\n:new\n:sql\n1\nAnd in 2017?\n:help\n:quit\n", "chat")
+		require.NoError(t, got.err, "stderr: %s", got.stderr)
+		assert.Contains(t, got.stdout, "8,160", "the first thread's answer")
+		assert.Regexp(t, `\n> new thread local-[0-9a-f]+\n`, got.stdout)
+		assert.Contains(t, got.stdout, "> No answer with a result yet: ask a question first.", ":sql has no answer in the new thread")
+		assert.NotContains(t, got.stdout, "> How many games were released per year?", "a number is not a question listed in the old thread")
+		assert.Equal(t, 2, strings.Count(got.stdout, "This is the offline demo"), "neither \"1\" nor a follow-up finds the old thread: %s", got.stdout)
+		assert.NotContains(t, got.stdout, "6,357", "no follow-up of the old thread's question")
+		assert.Equal(t, 2, strings.Count(got.stdout, "  :new   start a new thread\n"), "the help at start and on :help")
+	})
+
 	t.Run("chat buttons before any answer", func(t *testing.T) {
 		t.Chdir(t.TempDir())
 		got := runCLI(t, ":csv\n:sql\n:good\n:bad\n", "chat")
