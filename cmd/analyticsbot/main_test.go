@@ -228,6 +228,9 @@ func TestCLI(t *testing.T) {
 		var keys map[string]json.RawMessage
 		decodeOne(t, got.stdout, &keys)
 		assert.ElementsMatch(t, readmeAskJSONKeys(t), slices.Collect(maps.Keys(keys)), "the keys README lists for ask --json")
+		assert.Contains(t, got.stderr, `level=WARN msg="ACCESS_FILE is not set: everyone who can reach the bot reads everything the reader role can`,
+			"docs/access.md: without an access file the bot logs a warning at start")
+		assert.NotContains(t, got.stderr, "level=INFO", "LOG_LEVEL is WARN by default outside serve")
 
 		first = decodeTurn(t, got.stdout)
 		assert.Equal(t, string(nodes.IntentAnalytics), first.Intent)
@@ -397,6 +400,13 @@ func TestCLI(t *testing.T) {
 			"(type a number to choose)\n  1. Bethesda Softworks\n  2. Bethesda-Softworks\n  3. Bethesda-Soft\n  4. All three\n")
 		assert.Contains(t, got.stdout, "> "+demo.AskBackQuestion+" (Bethesda Softworks)\n", "the number asks the question with the choice")
 		assert.Contains(t, got.stdout, "Games on Steam published by Bethesda (Bethesda Softworks): 35.")
+	})
+
+	t.Run("LOG_LEVEL", func(t *testing.T) {
+		t.Setenv("LOG_LEVEL", "info")
+		got := runCLI(t, "", "ask", q2018)
+		require.NoError(t, got.err, "stderr: %s", got.stderr)
+		assert.Contains(t, got.stderr, "level=INFO", "LOG_LEVEL=info shows what the default hides")
 	})
 
 	t.Run("chat :new and :help", func(t *testing.T) {
