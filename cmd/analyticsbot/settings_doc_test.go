@@ -16,8 +16,8 @@ import (
 	"github.com/analyticsbot/analyticsbot/slackapp"
 )
 
-// settingsDocs are the files whose "| variable | default | meaning |"
-// tables document the settings.
+// settingsDocs are the files whose "| variable | default | …" (or
+// "| setting | default | …") tables document the settings.
 var settingsDocs = []string{"../../README.md", "../../docs/slack.md", "../../docs/cube.md", "../../docs/mcp.md", "../../docs/schedules.md"}
 
 // docDefault is what one settings table says of one variable: the first
@@ -42,7 +42,7 @@ func documentedDefaults(t *testing.T) map[string][]docDefault {
 		require.NoError(t, err)
 		inTable := false
 		for _, line := range strings.Split(string(body), "\n") {
-			if strings.HasPrefix(line, "| variable | default |") {
+			if strings.HasPrefix(line, "| variable | default |") || strings.HasPrefix(line, "| setting | default |") {
 				inTable = true
 				continue
 			}
