@@ -409,6 +409,38 @@ func TestCLI(t *testing.T) {
 		assert.Contains(t, got.stderr, "level=INFO", "LOG_LEVEL=info shows what the default hides")
 	})
 
+	t.Run("the command line under an access file", func(t *testing.T) {
+		// docs/access.md: the operator's command line is not subject to the
+		// file's lists of users and channels; it gets a policy like anyone
+		// else, as the user cli (ask) or terminal (chat).
+		path := filepath.Join(t.TempDir(), "access.yaml")
+		require.NoError(t, os.WriteFile(path, []byte(`
+access:
+  users: [UANA]
+  channels: [C0DATA]
+  direct_messages: false
+policies:
+  - name: games_only
+    users: [cli]
+    tables: ["analytics.apps"]
+default: none
+`), 0o600))
+		t.Setenv("ACCESS_FILE", path)
+		t.Chdir(t.TempDir())
+
+		got := runCLI(t, "", "ask", q2018)
+		require.NoError(t, got.err, "stderr: %s", got.stderr)
+		assert.Contains(t, got.stdout, "8,160", "cli is named by no list, and its policy reads apps")
+		got = runCLI(t, "", "ask", "Which publishers released the most games?")
+		require.NoError(t, got.err, "stderr: %s", got.stderr)
+		assert.Contains(t, got.stdout, "I can't answer that: you may not read analytics.", "the policy of cli holds")
+
+		got = runCLI(t, q2018+"\n:quit\n", "chat")
+		require.NoError(t, got.err, "stderr: %s", got.stderr)
+		assert.Contains(t, got.stdout, "You don't have access to any data here", "the terminal's user is terminal: the default, none")
+		assert.NotContains(t, got.stdout, "8,160")
+	})
+
 	t.Run("chat :new and :help", func(t *testing.T) {
 		t.Chdir(t.TempDir())
 		got := runCLI(t, q2018+"\n:new\n:sql\n1\nAnd in 2017?\n:help\n:quit\n", "chat")
