@@ -214,3 +214,42 @@ default: p
 		assert.Equal(t, tt.want, p.Match(tt.schema, tt.table, tt.column), "%s.%s.%s", tt.schema, tt.table, tt.column)
 	}
 }
+
+// docs/access.md: a person named directly wins over their group, which
+// wins over the channel they ask in, whatever order the file lists the
+// policies in.
+func TestAdmitPrecedence(t *testing.T) {
+	t.Parallel()
+	r, err := Parse([]byte(`groups:
+  analysts: [UANA, UBEN]
+policies:
+  - name: by_channel
+    channels: [C0FINANCE]
+    tables: ["finance.*"]
+  - name: by_group
+    groups: [analysts]
+    tables: ["analytics.*"]
+  - name: by_user
+    users: [UANA]
+    tables: ["analytics.orders"]
+default: none
+`))
+	require.NoError(t, err)
+	tests := []struct {
+		name string
+		who  Who
+		want string
+	}{
+		{"named directly, in a group, in the policy's channel", Who{UserID: "UANA", ChannelID: "C0FINANCE"}, "by_user"},
+		{"a group member in the policy's channel", Who{UserID: "UBEN", ChannelID: "C0FINANCE"}, "by_group"},
+		{"a group member elsewhere", Who{UserID: "UBEN", ChannelID: "C0DATA"}, "by_group"},
+		{"no one named, in the channel", Who{UserID: "UZED", ChannelID: "C0FINANCE"}, "by_channel"},
+	}
+	for _, tt := range tests {
+		p, err := r.Admit(tt.who)
+		require.NoError(t, err, tt.name)
+		assert.Equal(t, tt.want, p.Policy(), tt.name)
+	}
+	_, err = r.Admit(Who{UserID: "UZED", ChannelID: "C0DATA"})
+	assert.ErrorContains(t, err, "You don't have access to any data here", "no policy names them and the default is none")
+}

@@ -13,6 +13,7 @@ func TestBot(t *testing.T) {
 	}{
 		{"NewQuestion", testNewQuestion},
 		{"FollowUp", testFollowUp},
+		{"HistoryTurns", testHistoryTurns},
 		{"AnswerGolden", testAnswerGolden},
 		{"ActionsWithoutModel", testActionsWithoutModel},
 		{"ShowSQLByKeyword", testShowSQLByKeyword},

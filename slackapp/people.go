@@ -58,7 +58,12 @@ func (p *people) members(group string) []string {
 	c, ok := p.groups[group]
 	off := p.noGroups
 	p.mu.Unlock()
-	if off || ok && p.now().Sub(c.at) < groupTTL {
+	if off {
+		// Without the scope a group has no members, the ones read before
+		// it went included: they could never be taken away.
+		return nil
+	}
+	if ok && p.now().Sub(c.at) < groupTTL {
 		return c.members
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), emailTimeout)

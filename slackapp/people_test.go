@@ -2,10 +2,12 @@ package slackapp
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -186,4 +188,62 @@ func TestEmailLookedUpOncePerBurst(t *testing.T) {
 	for _, e := range got {
 		assert.Equal(t, "uburst@example.com", e)
 	}
+}
+
+// groupsAPI answers usergroups.users.list with members, or err, counting
+// calls.
+type groupsAPI struct {
+	mu      sync.Mutex
+	members []string
+	err     error
+	calls   int
+}
+
+func (g *groupsAPI) GetUserInfoContext(context.Context, string, ...slack.GetUserInfoOption) (*slack.User, error) {
+	return nil, errors.New("not asked here")
+}
+
+func (g *groupsAPI) GetUserGroupMembersContext(context.Context, string, ...slack.GetUserGroupMembersOption) ([]string, error) {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	g.calls++
+	return slices.Clone(g.members), g.err
+}
+
+func (g *groupsAPI) set(members []string, err error) {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	g.members, g.err = members, err
+}
+
+// docs/access.md: a Slack user group's members are asked at most every ten
+// minutes per group (a new member is admitted within ten minutes); without
+// the usergroups:read scope a group has no members, and the bot logs that
+// once.
+func TestUserGroupMembersAskedEveryTenMinutes(t *testing.T) {
+	t.Parallel()
+	api := &groupsAPI{members: []string{"UANA"}}
+	now := time.Date(2026, 11, 27, 9, 0, 0, 0, time.UTC)
+	var logged []string
+	p := &people{api: api, now: func() time.Time { return now }, log: func(msg string, _ ...any) { logged = append(logged, msg) },
+		emails: map[string]cachedEmail{}, groups: map[string]cachedGroup{}}
+
+	assert.Equal(t, []string{"UANA"}, p.members("S0DATA"))
+	api.set([]string{"UANA", "UBEN"}, nil)
+	now = now.Add(10*time.Minute - time.Second)
+	assert.Equal(t, []string{"UANA"}, p.members("S0DATA"), "within ten minutes: the members asked before")
+	assert.Equal(t, 1, api.calls)
+	now = now.Add(time.Second)
+	assert.Equal(t, []string{"UANA", "UBEN"}, p.members("S0DATA"), "after ten minutes: asked again")
+	assert.Equal(t, 2, api.calls)
+
+	api.set(nil, errors.New("missing_scope"))
+	now = now.Add(10 * time.Minute)
+	assert.Empty(t, p.members("S0DATA"), "without the scope: no members")
+	now = now.Add(time.Hour)
+	assert.Empty(t, p.members("S0OTHER"))
+	assert.Empty(t, p.members("S0DATA"), "nor the members it had before the scope went: they would stay admitted for good")
+	assert.Equal(t, 3, api.calls, "refused once, not asked again")
+	require.Len(t, logged, 1, "logged once: %q", logged)
+	assert.Contains(t, logged[0], "usergroups.users.list refused")
 }

@@ -274,3 +274,33 @@ func TestSchedulesNameTheSlashCommand(t *testing.T) {
 	id := h.slack.Send(t, fakeslack.Envelope{Type: "slash_commands", Payload: mustJSON(t, h.slack.SlashCommand("/data", "schedules", user, ch))})
 	assert.Contains(t, string(h.slack.WaitAck(t, id).Payload), "every day at 09:00 (UTC)")
 }
+
+// SCHEDULE_ADMINS defaults to EXAMPLE_ADMINS (README, docs/schedules.md):
+// with only EXAMPLE_ADMINS set, its users see the channel's schedules and
+// may delete anyone's.
+func TestScheduleAdminsDefaultToExampleAdmins(t *testing.T) {
+	t.Parallel()
+	due := time.Date(2026, 11, 30, 9, 0, 0, 0, time.UTC)
+	clk := bottest.NewClock(due.Add(-time.Hour))
+	h, _ := scheduled(t, clk, "replica-1", ownState(t), withBotConfig(func(c *bot.Config) {
+		c.ExampleAdmins, c.ScheduleAdmins = []string{"UEXAMPLE01"}, nil
+	}))
+	ch := channelID("CADMINDEF")
+	answered(t, h, ch, "1700001601.000100")
+	list := storedSchedules(t, h, threadID(ch, "1700001601.000100"), ch, due, 1)
+
+	slash := func(who, text string) string {
+		id := h.slack.Send(t, fakeslack.Envelope{Type: "slash_commands", Payload: mustJSON(t, h.slack.SlashCommand("/ask", text, who, ch))})
+		return string(h.slack.WaitAck(t, id).Payload)
+	}
+	assert.Contains(t, slash("UOTHER01", "schedules here"), "Only schedule admins")
+	assert.Contains(t, slash("UEXAMPLE01", "schedules here"), `made by \u003c@`+user+`\u003e`)
+
+	h.send(fakeslack.Envelope{Type: "interactive", Payload: h.slack.BlockAction("UEXAMPLE01", ch, "1700001601.000100", "", nodes.ActionScheduleDelete, list[0].ID)})
+	reply := h.slack.WaitMessage(t, "the admin's delete answered", func(m fakeslack.Message) bool {
+		return m.Ephemeral && m.User == "UEXAMPLE01" && strings.Contains(says(m), "Deleted")
+	})
+	assert.Contains(t, says(reply), "Deleted “"+list[0].Question+"”")
+	_, err := h.bot.DB().ScheduleByID(context.Background(), list[0].ID)
+	assert.ErrorIs(t, err, store.ErrNotFound)
+}

@@ -32,6 +32,9 @@ func (a *App) runSocketMode(ctx context.Context) error {
 			if ctx.Err() != nil {
 				return nil
 			}
+			if refusedAppToken(err) {
+				return appTokenRefused(err)
+			}
 			return fmt.Errorf("socket mode: %w", err)
 		case evt := <-client.Events:
 			if err := a.onSocketEvent(ctx, client, evt); err != nil {
@@ -43,11 +46,31 @@ func (a *App) runSocketMode(ctx context.Context) error {
 	}
 }
 
+// refusedAppToken reports whether err is Slack refusing SLACK_APP_TOKEN
+// itself: the apps.connections.open errors slack-go gives up on rather
+// than retries.
+func refusedAppToken(err error) bool {
+	if err == nil {
+		return false
+	}
+	switch err.Error() {
+	case "invalid_auth", "not_authed", "account_inactive", "token_revoked":
+		return true
+	}
+	return false
+}
+
+// appTokenRefused is the error serve stops with when Slack refuses
+// SLACK_APP_TOKEN, in the words docs/slack.md's troubleshooting quotes.
+func appTokenRefused(err error) error {
+	return fmt.Errorf("socket mode: Slack refused SLACK_APP_TOKEN (%w): it must be the app-level token (xapp-…) with the connections:write scope", err)
+}
+
 func (a *App) onSocketEvent(ctx context.Context, client *socketmode.Client, evt socketmode.Event) error {
 	received := time.Now()
 	switch evt.Type {
 	case socketmode.EventTypeInvalidAuth:
-		return errors.New("socket mode: Slack refused SLACK_APP_TOKEN (it needs the connections:write scope)")
+		return appTokenRefused(errors.New("not found"))
 	case socketmode.EventTypeConnected:
 		a.log.InfoContext(ctx, "socket mode connected")
 	case socketmode.EventTypeConnectionError:

@@ -130,3 +130,25 @@ func TestAccessMatrixOnTheWeb(t *testing.T) {
 		}
 	}
 }
+
+// docs/access.md: the web chat's channel is web, so an access.channels
+// list that leaves it out leaves the web chat out, before any model call.
+func TestAccessChannelsWithoutWeb(t *testing.T) {
+	t.Parallel()
+	path := filepath.Join(t.TempDir(), "access.yaml")
+	require.NoError(t, os.WriteFile(path, []byte(`
+access:
+  channels: [C0DATA]
+policies:
+  - name: everyone
+    tables: ["analytics.*"]
+default: everyone
+`), 0o600))
+	b := newTestBot(t, "", func(c *bot.Config) { c.AccessFile = path })
+	srv := newTestServer(t, b, Config{})
+
+	end := lastMessageEnd(t, chat(t, srv, "", q2018, nil).all(t))
+	require.NotNil(t, end.Reply)
+	assert.Contains(t, end.Reply.Text.Plain(), "I don't answer in this channel")
+	assert.Empty(t, b.Scripted.Calls(), "no model call for a channel the file leaves out")
+}

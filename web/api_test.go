@@ -232,3 +232,23 @@ func TestPageAndHealth(t *testing.T) {
 		})
 	}
 }
+
+// README's limits of the web API: a request body of up to 64 KiB is read,
+// a larger one refused (413); the stream tells nginx not to buffer it.
+func TestDocumentedRequestLimits(t *testing.T) {
+	t.Parallel()
+	b := newTestBot(t, "")
+	srv := newTestServer(t, b, Config{})
+	overhead, err := json.Marshal(question(""))
+	require.NoError(t, err)
+	fits := strings.Repeat("x", 64<<10-len(overhead))
+
+	s := chat(t, srv, "", fits, nil) // fails the test unless 200
+	assert.Equal(t, "no", s.resp.Header.Get("X-Accel-Buffering"), "behind nginx, nothing special is needed")
+	end := lastMessageEnd(t, s.all(t))
+	assert.Contains(t, end.Text, "I read questions of up to 4000 characters", "a body of exactly 64 KiB is read")
+
+	resp, data := doJSON(t, srv, http.MethodPost, "/api/chat/stream", question(fits+"x"), nil)
+	assert.Equal(t, http.StatusRequestEntityTooLarge, resp.StatusCode, "one byte more: %s", data)
+	assert.Contains(t, errorBody(t, data), "larger than 65536 bytes")
+}

@@ -103,7 +103,8 @@ func (r *repl) handle(ctx context.Context, line string) error {
 		fmt.Fprintln(r.out, chatHelp)
 		return nil
 	case ":new":
-		r.thread, r.queryID = bot.NewThreadID(), ""
+		// A new thread has no last reply: no buttons, no numbered questions.
+		r.thread, r.queryID, r.listed = bot.NewThreadID(), "", nil
 		fmt.Fprintln(r.out, "new thread", r.thread)
 		return nil
 	case ":good":

@@ -32,7 +32,7 @@ Usage:
   analyticsbot serve                   serve the web chat on HTTP_ADDR (MCP on /mcp), and Slack too when SLACK_* is set
   analyticsbot mcp [--as IDENTITY]     serve the bot's tools over MCP on stdin/stdout, for desktop and IDE
                                        assistants (docs/mcp.md); --as is required with ACCESS_FILE
-  analyticsbot logs [--since 24h] [--slow] [--errors] [--feedback] [--json] [--limit N]
+  analyticsbot logs [--since 24h] [--slow] [--errors] [--feedback] [--user ID] [--ref e-…] [--json] [--limit N]
                                        summarise the query logs: volume, outcomes, latency per node, model use,
                                        feedback (👍/👎 per day, the most 👎'd questions with their notes)
   analyticsbot validate-sql [--schema NAME]... < query.sql
@@ -40,7 +40,7 @@ Usage:
                                        exits 0 accepted, 1 rejected, 2 usage
   analyticsbot ask [--thread ID] [--json] QUESTION
                                        answer one question
-  analyticsbot context [--thread ID] [--user ID] [--json] [--prompt] QUESTION
+  analyticsbot context [--thread ID] [--user ID] [--terms T1,T2] [--json] [--prompt] QUESTION
                                        what the query generator would be given (no model call)
   analyticsbot eval [--json] [--jobs N] [--retrieval-only | --oracle] [--min-accuracy X]
                     [--min-recall X] [--min-table|column|value-recall X] [--max-prompt-share X]

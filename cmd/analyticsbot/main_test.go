@@ -7,10 +7,12 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"net/url"
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -70,6 +72,16 @@ func setDemoEnv(t *testing.T, dbURL string) {
 		"READER_ROLE", "READER_DATABASE_URL", "GLOSSARY_FILE", "WORDNET_DIR"} {
 		t.Setenv(k, "")
 	}
+}
+
+// readmeAskJSONKeys are the keys README says `ask --json` prints.
+func readmeAskJSONKeys(t *testing.T) []string {
+	t.Helper()
+	readme, err := os.ReadFile("../../README.md")
+	require.NoError(t, err)
+	m := regexp.MustCompile("`ask --json` prints one object with `([^`]+)`").FindSubmatch(readme)
+	require.NotNil(t, m, "README lists the keys of ask --json")
+	return strings.Split(strings.Join(strings.Fields(string(m[1])), " "), ", ")
 }
 
 // decodeOne decodes the only JSON value of out into v, failing when out
@@ -215,12 +227,10 @@ func TestCLI(t *testing.T) {
 
 		var keys map[string]json.RawMessage
 		decodeOne(t, got.stdout, &keys)
-		for _, k := range []string{
-			"intent", "confidence", "question", "resolved_question", "sql", "assumptions", "columns", "rows",
-			"row_count", "truncated", "query_id", "answer", "text", "blocks", "csv", "error", "llm_calls", "timing_ms",
-		} {
-			assert.Contains(t, keys, k, "JSON keys")
-		}
+		assert.ElementsMatch(t, readmeAskJSONKeys(t), slices.Collect(maps.Keys(keys)), "the keys README lists for ask --json")
+		assert.Contains(t, got.stderr, `level=WARN msg="ACCESS_FILE is not set: everyone who can reach the bot reads everything the reader role can`,
+			"docs/access.md: without an access file the bot logs a warning at start")
+		assert.NotContains(t, got.stderr, "level=INFO", "LOG_LEVEL is WARN by default outside serve")
 
 		first = decodeTurn(t, got.stdout)
 		assert.Equal(t, string(nodes.IntentAnalytics), first.Intent)
@@ -390,6 +400,58 @@ func TestCLI(t *testing.T) {
 			"(type a number to choose)\n  1. Bethesda Softworks\n  2. Bethesda-Softworks\n  3. Bethesda-Soft\n  4. All three\n")
 		assert.Contains(t, got.stdout, "> "+demo.AskBackQuestion+" (Bethesda Softworks)\n", "the number asks the question with the choice")
 		assert.Contains(t, got.stdout, "Games on Steam published by Bethesda (Bethesda Softworks): 35.")
+	})
+
+	t.Run("LOG_LEVEL", func(t *testing.T) {
+		t.Setenv("LOG_LEVEL", "info")
+		got := runCLI(t, "", "ask", q2018)
+		require.NoError(t, got.err, "stderr: %s", got.stderr)
+		assert.Contains(t, got.stderr, "level=INFO", "LOG_LEVEL=info shows what the default hides")
+	})
+
+	t.Run("the command line under an access file", func(t *testing.T) {
+		// docs/access.md: the operator's command line is not subject to the
+		// file's lists of users and channels; it gets a policy like anyone
+		// else, as the user cli (ask) or terminal (chat).
+		path := filepath.Join(t.TempDir(), "access.yaml")
+		require.NoError(t, os.WriteFile(path, []byte(`
+access:
+  users: [UANA]
+  channels: [C0DATA]
+  direct_messages: false
+policies:
+  - name: games_only
+    users: [cli]
+    tables: ["analytics.apps"]
+default: none
+`), 0o600))
+		t.Setenv("ACCESS_FILE", path)
+		t.Chdir(t.TempDir())
+
+		got := runCLI(t, "", "ask", q2018)
+		require.NoError(t, got.err, "stderr: %s", got.stderr)
+		assert.Contains(t, got.stdout, "8,160", "cli is named by no list, and its policy reads apps")
+		got = runCLI(t, "", "ask", "Which publishers released the most games?")
+		require.NoError(t, got.err, "stderr: %s", got.stderr)
+		assert.Contains(t, got.stdout, "I can't answer that: you may not read analytics.", "the policy of cli holds")
+
+		got = runCLI(t, q2018+"\n:quit\n", "chat")
+		require.NoError(t, got.err, "stderr: %s", got.stderr)
+		assert.Contains(t, got.stdout, "You don't have access to any data here", "the terminal's user is terminal: the default, none")
+		assert.NotContains(t, got.stdout, "8,160")
+	})
+
+	t.Run("chat :new and :help", func(t *testing.T) {
+		t.Chdir(t.TempDir())
+		got := runCLI(t, q2018+"\n:new\n:sql\n1\nAnd in 2017?\n:help\n:quit\n", "chat")
+		require.NoError(t, got.err, "stderr: %s", got.stderr)
+		assert.Contains(t, got.stdout, "8,160", "the first thread's answer")
+		assert.Regexp(t, `\n> new thread local-[0-9a-f]+\n`, got.stdout)
+		assert.Contains(t, got.stdout, "> No answer with a result yet: ask a question first.", ":sql has no answer in the new thread")
+		assert.NotContains(t, got.stdout, "> How many games were released per year?", "a number is not a question listed in the old thread")
+		assert.Equal(t, 2, strings.Count(got.stdout, "This is the offline demo"), "neither \"1\" nor a follow-up finds the old thread: %s", got.stdout)
+		assert.NotContains(t, got.stdout, "6,357", "no follow-up of the old thread's question")
+		assert.Equal(t, 2, strings.Count(got.stdout, "  :new   start a new thread\n"), "the help at start and on :help")
 	})
 
 	t.Run("chat buttons before any answer", func(t *testing.T) {

@@ -7,6 +7,8 @@ import (
 	"io"
 	"net"
 	"net/http"
+	"os"
+	"path/filepath"
 	"regexp"
 	"strings"
 	"sync"
@@ -309,4 +311,71 @@ func TestCLIServeSlackHTTPModeSharesTheWebServer(t *testing.T) {
 	assert.Equal(t, http.StatusOK, status, "the web chat on the same port: %s", examples)
 
 	s.shutdown(t)
+}
+
+// docs/access.md: a named token's secret has at least 16 characters and no
+// two tokens share one, or the bot refuses to start; with named tokens the
+// API needs a token, so serve listens beyond loopback without HTTP_TOKEN.
+func TestCLIServeNamedTokens(t *testing.T) {
+	serveEnv(t)
+	path := filepath.Join(t.TempDir(), "access.yaml")
+	require.NoError(t, os.WriteFile(path, []byte(`
+tokens:
+  - name: dashboards
+    env: ABT_SERVE_TOKEN_DASHBOARDS
+  - name: reports
+    env: ABT_SERVE_TOKEN_REPORTS
+policies:
+  - name: readers
+    users: ["token:dashboards", "token:reports"]
+    tables: ["analytics.*"]
+default: none
+`), 0o600))
+	t.Setenv("ACCESS_FILE", path)
+	t.Setenv("HTTP_ADDR", "0.0.0.0:0")
+
+	t.Setenv("ABT_SERVE_TOKEN_DASHBOARDS", "fifteen-chars-x")
+	t.Setenv("ABT_SERVE_TOKEN_REPORTS", "reports-secret-0123456789")
+	got := runCLI(t, "", "serve")
+	require.Error(t, got.err, "a 15-character secret")
+	assert.Contains(t, got.err.Error(), `the token "dashboards" needs a secret of at least 16 characters in ABT_SERVE_TOKEN_DASHBOARDS`)
+
+	t.Setenv("ABT_SERVE_TOKEN_DASHBOARDS", "reports-secret-0123456789")
+	got = runCLI(t, "", "serve")
+	require.Error(t, got.err, "two tokens with one secret")
+	assert.Contains(t, got.err.Error(), "has the same secret as another")
+
+	const secret = "sixteen-chars-ok"
+	t.Setenv("ABT_SERVE_TOKEN_DASHBOARDS", secret)
+	s := startServe(t)
+	status, body := get(t, s.url+"/api/examples", "")
+	assert.Equal(t, http.StatusUnauthorized, status, "without a token: %s", body)
+	status, body = get(t, s.url+"/api/examples", secret)
+	assert.Equal(t, http.StatusOK, status, "with the named token's 16-character secret: %s", body)
+	s.shutdown(t)
+}
+
+// docs/slack.md's troubleshooting: serve stops at start with the Slack
+// setting to fix, in the words the doc quotes.
+func TestCLIServeNamesTheSlackSettingToFix(t *testing.T) {
+	serveEnv(t)
+	slack := fakeslack.New(t)
+	t.Setenv("SLACK_API_URL", slack.APIURL())
+	tests := []struct {
+		name, botToken, appToken, want string
+	}{
+		{"a revoked bot token", "xoxb-revoked", fakeslack.AppToken, "slack auth.test with SLACK_BOT_TOKEN: invalid_auth"},
+		{"an app token Slack refuses", fakeslack.BotToken, "xapp-revoked", "socket mode: Slack refused SLACK_APP_TOKEN (invalid_auth)"},
+		{"the bot token as the app token", fakeslack.BotToken, fakeslack.BotToken, "SLACK_APP_TOKEN must be an app-level token (xapp-…) with connections:write"},
+		{"an app token without a bot token", "", fakeslack.AppToken, "SLACK_BOT_TOKEN (xoxb-…) is required to answer in Slack"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Setenv("SLACK_BOT_TOKEN", tt.botToken)
+			t.Setenv("SLACK_APP_TOKEN", tt.appToken)
+			got := runCLI(t, "", "serve")
+			require.Error(t, got.err)
+			assert.Contains(t, got.err.Error(), tt.want)
+		})
+	}
 }
