@@ -20,8 +20,7 @@ import (
 // applies; a question reaching outside it gets the reason as its reply.
 func TestAccessFileOnTheWeb(t *testing.T) {
 	t.Parallel()
-	path := filepath.Join(t.TempDir(), "access.yaml")
-	require.NoError(t, os.WriteFile(path, []byte(`
+	path := accessFile(t, `
 access:
   channels: [web]
 policies:
@@ -30,7 +29,7 @@ policies:
     tables: ["analytics.apps"]
     deny_columns: ["analytics.apps.price"]
 default: none
-`), 0o600))
+`)
 	b := newTestBot(t, "", func(c *bot.Config) { c.AccessFile = path })
 	srv := newTestServer(t, b, Config{})
 
@@ -50,8 +49,7 @@ default: none
 // policy applies and whom the query log records; a request without one of
 // them is refused.
 func TestNamedTokens(t *testing.T) {
-	path := filepath.Join(t.TempDir(), "access.yaml")
-	require.NoError(t, os.WriteFile(path, []byte(`
+	path := accessFile(t, `
 tokens:
   - name: dashboards
     env: ABT_TEST_TOKEN_DASHBOARDS
@@ -60,7 +58,7 @@ policies:
     users: ["token:dashboards"]
     tables: ["analytics.apps"]
 default: none
-`), 0o600))
+`)
 	const secret = "dashboards-secret-0123456789"
 	t.Setenv("ABT_TEST_TOKEN_DASHBOARDS", secret) // read once, when the bot starts
 	b := newTestBot(t, "", func(c *bot.Config) { c.AccessFile = path })
@@ -98,8 +96,7 @@ func TestAccessMatrixOnTheWeb(t *testing.T) {
 			}
 			t.Run(name, func(t *testing.T) {
 				t.Parallel()
-				path := filepath.Join(t.TempDir(), "access.yaml")
-				require.NoError(t, os.WriteFile(path, []byte(bottest.AccessFile(policy)), 0o600))
+				path := accessFile(t, bottest.AccessFile(policy))
 				var b *bot.Bot
 				if guard {
 					b = newTestBot(t, bottest.DemoScript(bottest.AccessRules()), func(c *bot.Config) { c.AccessFile, c.Postgres.Schemas = path, bottest.AccessSchemas })
@@ -135,15 +132,14 @@ func TestAccessMatrixOnTheWeb(t *testing.T) {
 // list that leaves it out leaves the web chat out, before any model call.
 func TestAccessChannelsWithoutWeb(t *testing.T) {
 	t.Parallel()
-	path := filepath.Join(t.TempDir(), "access.yaml")
-	require.NoError(t, os.WriteFile(path, []byte(`
+	path := accessFile(t, `
 access:
   channels: [C0DATA]
 policies:
   - name: everyone
     tables: ["analytics.*"]
 default: everyone
-`), 0o600))
+`)
 	b := newTestBot(t, "", func(c *bot.Config) { c.AccessFile = path })
 	srv := newTestServer(t, b, Config{})
 
@@ -151,4 +147,13 @@ default: everyone
 	require.NotNil(t, end.Reply)
 	assert.Contains(t, end.Reply.Text.Plain(), "I don't answer in this channel")
 	assert.Empty(t, b.Scripted.Calls(), "no model call for a channel the file leaves out")
+}
+
+// accessFile writes text as an access file of the test's own and returns
+// its path.
+func accessFile(t *testing.T, text string) string {
+	t.Helper()
+	path := filepath.Join(t.TempDir(), "access.yaml")
+	require.NoError(t, os.WriteFile(path, []byte(text), 0o600))
+	return path
 }

@@ -5,8 +5,6 @@ import (
 	"encoding/json"
 	"net/http"
 	"net/http/httptest"
-	"os"
-	"path/filepath"
 	"testing"
 	"time"
 
@@ -86,8 +84,7 @@ func factsOf(t *testing.T, b *bot.Bot, thread, schedule string) threadFacts {
 // scheduled runs included.
 func TestThreadsBelongToTheirAskers(t *testing.T) {
 	t.Parallel()
-	path := filepath.Join(t.TempDir(), "access.yaml")
-	require.NoError(t, os.WriteFile(path, []byte(threadsAccess), 0o600))
+	path := accessFile(t, threadsAccess)
 	b := newTestBot(t, "", func(c *bot.Config) {
 		c.AccessFile = path
 		c.ExampleAdmins = []string{"web", "token:zed", "token:nobody"} // Verify is refused for the thread, not the admin list
@@ -198,8 +195,7 @@ func TestThreadsBelongToTheirAskers(t *testing.T) {
 // threads are its own.
 func TestNewThreadsAreTheirAskers(t *testing.T) {
 	t.Parallel()
-	path := filepath.Join(t.TempDir(), "access.yaml")
-	require.NoError(t, os.WriteFile(path, []byte(threadsAccess), 0o600))
+	path := accessFile(t, threadsAccess)
 	b := newTestBot(t, "", func(c *bot.Config) { c.AccessFile = path })
 	srv := newTestServer(t, b, Config{Token: httpSecret, Tokens: map[string]string{zedSecret: "token:zed"}})
 
