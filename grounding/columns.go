@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+	"unicode"
 	"unicode/utf8"
 
 	"github.com/analyticsbot/analyticsbot/lexicon"
@@ -173,6 +174,13 @@ type columnRequest struct {
 	// links are the columns, per table, that join it to another
 	// (joinPartners): keys, whatever their names.
 	links map[string]bool
+	// date is the calendar date the question names ("December 2017",
+	// calendarDate), and dated the top tables (topTables, "schema.table"
+	// in lower case): their date and time columns are needed to filter on
+	// it, whatever their names ("came out in December 2017" and
+	// apps.release_date).
+	date  string
+	dated map[string]bool
 }
 
 // score is what column i (c) of t is worth to the question, and why.
@@ -191,6 +199,9 @@ func (r columnRequest) score(t warehouse.Table, i int, c warehouse.TableColumn) 
 		if m.Column == c.Name && m.Table == t.Name && m.Schema == t.Schema {
 			return columnValue, fmt.Sprintf("value %q", m.Value)
 		}
+	}
+	if c.Kind == warehouse.KindTime && r.dated[strings.ToLower(t.QualifiedName())] {
+		return columnName, "question: " + r.date + " → a date"
 	}
 	var score float64
 	var hits []string
@@ -300,4 +311,36 @@ func named(cat *warehouse.Catalog, order []int, terms []string) map[int]bool {
 		}
 	}
 	return out
+}
+
+// months are the names of the months, which with a year make a calendar
+// date.
+var months = set("january", "february", "march", "april", "may", "june", "july", "august", "september",
+	"october", "november", "december")
+
+// calendarDate is the calendar date a question names, as it says it: a
+// month with the year after it ("December 2017"), a month alone, or a
+// year (1900 to 2099); "" when it names none. "May" counts only before a
+// number ("May 2019", "May 3"): alone it is more often the verb.
+func calendarDate(question string) string {
+	fields := strings.FieldsFunc(question, func(r rune) bool { return !unicode.IsLetter(r) && !unicode.IsDigit(r) })
+	year := func(w string) bool {
+		return len(w) == 4 && (strings.HasPrefix(w, "19") || strings.HasPrefix(w, "20")) && isNumber(w)
+	}
+	for i, w := range fields {
+		next := ""
+		if i+1 < len(fields) {
+			next = fields[i+1]
+		}
+		lower := strings.ToLower(w)
+		switch {
+		case months[lower] && year(next):
+			return w + " " + next
+		case months[lower] && (lower != "may" || isNumber(next) && next != ""):
+			return w
+		case year(w):
+			return w
+		}
+	}
+	return ""
 }

@@ -2,6 +2,7 @@ package grounding
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 	"testing"
 
@@ -174,4 +175,58 @@ func TestKeptColumnsByWordFormInsideName(t *testing.T) {
 	assert.Contains(t, c.Catalog, "\nTABLE broker.sbcustomer\n  sbcustid integer\n")
 	assert.Contains(t, c.Catalog, "  sbcustjoindate integer\n")
 	assert.Contains(t, c.String(), "sbcustjoindate (question: joined → join…)")
+}
+
+// A question that names a calendar date needs a date column of the table
+// it is most about to filter on, whatever the column is called: "came
+// out in December 2017" shares no word with release_date. Before, the
+// wide table kept its keys and the other tables were described whole
+// before it could grow: the query had no date to filter on.
+func TestDateColumnKeptForACalendarDate(t *testing.T) {
+	t.Parallel()
+	cat := wide()
+	apps := &cat.Tables[0]
+	apps.Columns = slices.DeleteFunc(apps.Columns, func(c warehouse.TableColumn) bool { return c.Name == "release_date" })
+	apps.Columns = append(apps.Columns, warehouse.TableColumn{Name: "release_date", Type: "date", Kind: warehouse.KindTime})
+	for _, tt := range []struct {
+		name, question string
+		want           string // why release_date is kept; "" when it is not
+	}{
+		{"month and year", "How many games came out in December 2017?", "question: December 2017 → a date"},
+		{"a year", "How many games came out in 2017?", "question: 2017 → a date"},
+		{"no date", "How many games came out?", ""},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			c := Build(cat, sqlLike, Request{Question: tt.question, Budget: 250})
+			got := byName(c)
+			require.Contains(t, got, "analytics.apps", "chosen: %v", names(c))
+			why := map[string]string{}
+			for _, k := range got["analytics.apps"].Kept {
+				why[k.Name] = k.Why
+			}
+			assert.Equal(t, tt.want, why["release_date"], "kept: %v", got["analytics.apps"].Kept)
+			if tt.want == "" {
+				assert.NotContains(t, c.Catalog, "release_date")
+				return
+			}
+			assert.Contains(t, c.Catalog, "  release_date date\n", "the generator sees the date column")
+			assert.Contains(t, c.String(), "release_date ("+tt.want+")", "context says why")
+		})
+	}
+}
+
+func TestCalendarDate(t *testing.T) {
+	t.Parallel()
+	for _, tt := range []struct{ question, want string }{
+		{"How many games came out in December 2017?", "December 2017"},
+		{"Sales in march?", "march"},
+		{"Orders on May 3", "May"},
+		{"May I see the orders?", ""},
+		{"Revenue in 2019", "2019"},
+		{"Orders in the past 30 days", ""},
+		{"Products with price above 5000", ""},
+	} {
+		assert.Equal(t, tt.want, calendarDate(tt.question), tt.question)
+	}
 }

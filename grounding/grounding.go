@@ -141,6 +141,12 @@ func Build(cat *warehouse.Catalog, d Describer, r Request) Context {
 	}
 	cr := columnRequest{terms: terms(r.Question), roots: roots, matches: r.Matches, earlier: identifiers(r.Earlier),
 		examples: identifiers(r.Examples), links: links}
+	if date := calendarDate(r.Question); date != "" && relevant > 0 {
+		cr.date, cr.dated = date, map[string]bool{}
+		for _, i := range order[:topTables(order[:relevant], scored)] {
+			cr.dated[strings.ToLower(cat.Tables[i].QualifiedName())] = true
+		}
+	}
 	forced := named(cat, fill, cr.terms)
 	var chosen []bool
 	var parts []*partial
