@@ -132,9 +132,10 @@ func (b *Bot) storeExamples(ctx context.Context) error {
 		b.log.WarnContext(ctx, "examples are found by their words only", "err", err)
 	}
 	// Examples stored under a fingerprint of another form (an earlier
-	// version's) take today's first, so they are found and not stored
-	// again. Not migrated yet: the loop below says so.
-	if changed, err := b.db.Refingerprint(ctx, b.backend.Name(), d.Fingerprint); err != nil {
+	// version's, or unknown) take today's first, so they are found and not
+	// stored again; when all are of today's form, none is read. Not
+	// migrated yet: the loop below says so.
+	if changed, err := b.db.Refingerprint(ctx, b.backend.Name(), d.FingerprintForm, d.Fingerprint); err != nil {
 		b.log.WarnContext(ctx, "stored examples keep their fingerprints", "err", err)
 	} else if changed > 0 {
 		b.log.InfoContext(ctx, "stored examples refingerprinted", "changed", changed)
@@ -147,7 +148,7 @@ func (b *Bot) storeExamples(ctx context.Context) error {
 			continue
 		}
 		_, isNew, err := b.db.AddExample(ctx, store.Example{Backend: b.backend.Name(), Question: e.Question, Query: e.SQL,
-			Fingerprint: fp, Assumptions: slices.Clone(e.Assumptions), Explanation: e.Explanation,
+			Fingerprint: fp, FingerprintForm: d.FingerprintForm, Assumptions: slices.Clone(e.Assumptions), Explanation: e.Explanation,
 			Source: store.SourceFile, Status: store.StatusVerified, ProposedBy: store.SourceFile, VerifiedBy: store.SourceFile})
 		if err != nil {
 			b.log.WarnContext(ctx, "examples are shown whole, not retrieved: cannot store them (run analyticsbot migrate)", "err", err)
@@ -233,7 +234,7 @@ func newBot(cfg Config, db *store.DB, backend warehouse.Backend, log *slog.Logge
 		ResultFreshness: cfg.ResultFreshness, TimeZone: cfg.Location(), Lexicon: lex,
 	}).Defaults()
 	n.Ratings = &feedback.Book{DB: db, Backend: backend.Name(), Fingerprint: backend.Dialect().Fingerprint,
-		AutoVerify: cfg.ExamplesAutoVerify, Admins: cfg.ExampleAdmins}
+		FingerprintForm: backend.Dialect().FingerprintForm, AutoVerify: cfg.ExamplesAutoVerify, Admins: cfg.ExampleAdmins}
 	if cfg.Schedules {
 		n.Schedules, n.ScheduleKeeper = db, db
 	}

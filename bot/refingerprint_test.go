@@ -9,6 +9,7 @@ import (
 
 	"github.com/analyticsbot/analyticsbot/bot"
 	"github.com/analyticsbot/analyticsbot/store"
+	"github.com/analyticsbot/analyticsbot/warehouse/pgwarehouse"
 	"github.com/analyticsbot/analyticsbot/warehouse/warehousetest"
 )
 
@@ -35,7 +36,11 @@ func TestExamplesStoredBeforeTheUpgrade(t *testing.T) {
 	require.NoError(t, err)
 	require.NotEmpty(t, stored, "the examples file is stored")
 	for _, ex := range stored {
-		_, err := e.admin.Pool().Exec(ctx, `UPDATE examples SET fingerprint = $2 WHERE id = $1`, ex.ID, earlierFingerprint(t, ex.Query))
+		assert.Equal(t, pgwarehouse.FingerprintForm, ex.FingerprintForm, "stored with its fingerprint's form")
+		// As the earlier version left them: their fingerprints of the
+		// earlier form, no form recorded.
+		_, err := e.admin.Pool().Exec(ctx, `UPDATE examples SET fingerprint = $2, fingerprint_form = NULL WHERE id = $1`,
+			ex.ID, earlierFingerprint(t, ex.Query))
 		require.NoError(t, err)
 	}
 	rejected, err := e.admin.SetExampleStatus(ctx, stored[0].ID, store.StatusRejected, "UADMIN")
@@ -50,6 +55,9 @@ func TestExamplesStoredBeforeTheUpgrade(t *testing.T) {
 	after, err := e.admin.ListExamples(ctx, store.ExampleFilter{Backend: "postgres"})
 	require.NoError(t, err)
 	assert.Equal(t, len(stored)+1, len(after), "the examples file's are not stored again")
+	for _, ex := range after {
+		assert.Equal(t, pgwarehouse.FingerprintForm, ex.FingerprintForm, "brought to today's form: %s", ex.Question)
+	}
 	again, err := e.admin.Example(ctx, rejected.ID)
 	require.NoError(t, err)
 	assert.Equal(t, store.StatusRejected, again.Status)

@@ -35,6 +35,9 @@ type Book struct {
 	// (warehouse.Dialect.Fingerprint); nil: its queries never become
 	// examples.
 	Fingerprint func(query string) (string, error)
+	// FingerprintForm names Fingerprint's form
+	// (warehouse.Dialect.FingerprintForm), stored with each example.
+	FingerprintForm string
 	// AutoVerify verifies a candidate example after this many different
 	// users' 👍 (EXAMPLES_AUTO_VERIFY); 0: never.
 	AutoVerify int
@@ -111,7 +114,7 @@ func (b *Book) promote(ctx context.Context, f store.Feedback, turn store.Turn) (
 		return store.Example{}, fmt.Errorf("fingerprint: %w", err)
 	}
 	e, _, err := b.DB.AddExample(ctx, store.Example{Backend: b.Backend, Question: f.Question, Query: turn.Query.Text,
-		Fingerprint: fp, Source: store.SourceFeedback, Status: store.StatusCandidate, ProposedBy: f.UserID})
+		Fingerprint: fp, FingerprintForm: b.FingerprintForm, Source: store.SourceFeedback, Status: store.StatusCandidate, ProposedBy: f.UserID})
 	if err != nil {
 		return store.Example{}, err
 	}
@@ -159,7 +162,7 @@ func (b *Book) Verify(ctx context.Context, threadID, queryID, userID string) (st
 		return turn, fmt.Errorf("%w: %v", ErrOtherBackend, err)
 	}
 	e, added, err := b.DB.AddExample(ctx, store.Example{Backend: b.Backend, Question: questionOf(turn), Query: turn.Query.Text,
-		Fingerprint: fp, Source: store.SourceAdmin, Status: store.StatusVerified, ProposedBy: userID, VerifiedBy: userID})
+		Fingerprint: fp, FingerprintForm: b.FingerprintForm, Source: store.SourceAdmin, Status: store.StatusVerified, ProposedBy: userID, VerifiedBy: userID})
 	if err == nil && !added && e.Status != store.StatusVerified {
 		_, err = b.DB.SetExampleStatus(ctx, e.ID, store.StatusVerified, userID)
 	}

@@ -30,8 +30,12 @@ type Example struct {
 	Query    string
 	// Fingerprint is the same for the same query however it is written.
 	Fingerprint string
-	Assumptions []string
-	Explanation string
+	// FingerprintForm is the form of Fingerprint
+	// (warehouse.Dialect.FingerprintForm); empty: unknown, so
+	// Refingerprint takes it again.
+	FingerprintForm string
+	Assumptions     []string
+	Explanation     string
 	// Source says where it came from (SourceFile, SourceFeedback,
 	// SourceAdmin); Status whether it may be used and how much it counts.
 	Source, Status string
@@ -47,12 +51,12 @@ type Example struct {
 // ErrExampleStatus is returned for a status other than the three known.
 var ErrExampleStatus = errors.New("unknown example status")
 
-const exampleColumns = `id, backend, question, query, fingerprint, assumptions, explanation, source, status,
+const exampleColumns = `id, backend, question, query, fingerprint, coalesce(fingerprint_form, ''), assumptions, explanation, source, status,
 	proposed_by, verified_by, coalesce(verified_at, 'epoch'), created_at, updated_at, times_used,
 	coalesce(last_used_at, 'epoch')`
 
 func scanExample(row pgx.Row, e *Example, extra ...any) error {
-	dest := []any{&e.ID, &e.Backend, &e.Question, &e.Query, &e.Fingerprint, &e.Assumptions, &e.Explanation,
+	dest := []any{&e.ID, &e.Backend, &e.Question, &e.Query, &e.Fingerprint, &e.FingerprintForm, &e.Assumptions, &e.Explanation,
 		&e.Source, &e.Status, &e.ProposedBy, &e.VerifiedBy, &e.VerifiedAt, &e.CreatedAt, &e.UpdatedAt, &e.TimesUsed, &e.LastUsedAt}
 	if err := row.Scan(append(dest, extra...)...); err != nil {
 		return err
@@ -88,12 +92,12 @@ func (d *DB) AddExample(ctx context.Context, e Example) (Example, bool, error) {
 	var out Example
 	err := scanExample(d.pool.QueryRow(ctx, `
 		INSERT INTO examples (backend, question, query, fingerprint, assumptions, explanation, source, status,
-		                      proposed_by, verified_by, verified_at)
-		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, CASE WHEN $8 = 'verified' THEN now() END)
+		                      proposed_by, verified_by, verified_at, fingerprint_form)
+		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, CASE WHEN $8 = 'verified' THEN now() END, nullif($11, ''))
 		ON CONFLICT (backend, fingerprint, md5(lower(question))) DO NOTHING
 		RETURNING `+exampleColumns,
 		cleanText(e.Backend), e.Question, e.Query, e.Fingerprint, e.Assumptions, cleanText(e.Explanation),
-		e.Source, e.Status, cleanText(e.ProposedBy), cleanText(e.VerifiedBy)), &out)
+		e.Source, e.Status, cleanText(e.ProposedBy), cleanText(e.VerifiedBy), e.FingerprintForm), &out)
 	if errors.Is(err, pgx.ErrNoRows) {
 		err = scanExample(d.pool.QueryRow(ctx, `SELECT `+exampleColumns+` FROM examples
 			WHERE backend = $1 AND fingerprint = $2 AND md5(lower(question)) = md5(lower($3))`,
@@ -439,55 +443,78 @@ func (d *DB) ExamplesByID(ctx context.Context, ids []int64) ([]Example, error) {
 	return out, nil
 }
 
-// Refingerprint gives every stored example of backend the fingerprint
-// fingerprint gives its query now, where it differs, and returns how many
-// changed: when the backend's fingerprint changes form, the examples
-// stored before are still found by their queries (the verified badge,
-// the file's and feedback's examples not stored twice). An example whose
-// query no longer fingerprints, or whose new fingerprint another example
-// of the same question has already, is left as it is.
-func (d *DB) Refingerprint(ctx context.Context, backend string, fingerprint func(query string) (string, error)) (int, error) {
-	rows, err := d.pool.Query(ctx, `SELECT id, question, query, fingerprint FROM examples WHERE backend = $1 ORDER BY id`, backend)
+// Refingerprint brings the stored examples of backend whose fingerprint
+// is not of form (an earlier version's form, or unknown) to form: each
+// takes the fingerprint fingerprint gives its query now, and form. It
+// returns how many fingerprints changed. When the backend's fingerprint
+// changes form (and its form's name with it), the examples stored before
+// are still found by their queries (the verified badge, the file's and
+// feedback's examples not stored twice); when it has not, nothing is read.
+// An example whose query no longer fingerprints, or whose new fingerprint
+// another example of the same question has already, is left as it is,
+// form included: the next start tries it again.
+func (d *DB) Refingerprint(ctx context.Context, backend, form string, fingerprint func(query string) (string, error)) (int, error) {
+	if form == "" {
+		return 0, errors.New("refingerprint examples: the backend names no fingerprint form")
+	}
+	rows, err := d.pool.Query(ctx, `SELECT id, question, query, fingerprint FROM examples
+		WHERE backend = $1 AND fingerprint_form IS DISTINCT FROM $2 ORDER BY id`, backend, form)
 	if err != nil {
 		return 0, fmt.Errorf("refingerprint examples: %w", classify(err))
 	}
-	type change struct {
-		id int64
-		fp string
-	}
-	var changes []change
+	var ids []int64
+	var fps []string
+	var changed []bool
 	taken := map[[2]string]bool{} // fingerprint and question of a change
 	for rows.Next() {
-		var c change
+		var id int64
 		var question, query, stored string
-		if err := rows.Scan(&c.id, &question, &query, &stored); err != nil {
+		if err := rows.Scan(&id, &question, &query, &stored); err != nil {
 			rows.Close()
 			return 0, fmt.Errorf("refingerprint examples: %w", classify(err))
 		}
 		fp, err := fingerprint(query)
-		if key := [2]string{fp, strings.ToLower(question)}; err == nil && fp != stored && !taken[key] {
+		if err != nil {
+			continue
+		}
+		if key := [2]string{fp, strings.ToLower(question)}; fp == stored || !taken[key] {
 			taken[key] = true
-			changes = append(changes, change{c.id, fp})
+			ids, fps, changed = append(ids, id), append(fps, fp), append(changed, fp != stored)
 		}
 	}
 	rows.Close()
 	if err := rows.Err(); err != nil {
 		return 0, fmt.Errorf("refingerprint examples: %w", classify(err))
 	}
-	if len(changes) == 0 {
+	if len(ids) == 0 {
 		return 0, nil
 	}
-	ids, fps := make([]int64, len(changes)), make([]string, len(changes))
-	for i, c := range changes {
-		ids[i], fps[i] = c.id, c.fp
-	}
-	tag, err := d.pool.Exec(ctx, `UPDATE examples e SET fingerprint = u.fp
-		FROM unnest($1::bigint[], $2::text[]) AS u(id, fp)
-		WHERE e.id = u.id AND NOT EXISTS (SELECT 1 FROM examples o
-			WHERE o.backend = e.backend AND o.fingerprint = u.fp AND md5(lower(o.question)) = md5(lower(e.question)))`,
-		ids, fps)
+	// Fingerprint and form in one statement: no example is seen with one
+	// and not the other. An example whose fingerprint another of its
+	// question has (already, or as this statement found it) keeps its own.
+	rows, err = d.pool.Query(ctx, `UPDATE examples e SET fingerprint = u.fp, fingerprint_form = $4
+		FROM unnest($1::bigint[], $2::text[], $3::bool[]) AS u(id, fp, changed)
+		WHERE e.id = u.id AND (NOT u.changed OR NOT EXISTS (SELECT 1 FROM examples o
+			WHERE o.backend = e.backend AND o.fingerprint = u.fp AND md5(lower(o.question)) = md5(lower(e.question))
+			  AND o.id <> e.id))
+		RETURNING u.changed`, ids, fps, changed, form)
 	if err != nil {
 		return 0, fmt.Errorf("refingerprint examples: %w", classify(err))
 	}
-	return int(tag.RowsAffected()), nil
+	n := 0
+	for rows.Next() {
+		var c bool
+		if err := rows.Scan(&c); err != nil {
+			rows.Close()
+			return 0, fmt.Errorf("refingerprint examples: %w", classify(err))
+		}
+		if c {
+			n++
+		}
+	}
+	rows.Close()
+	if err := rows.Err(); err != nil {
+		return 0, fmt.Errorf("refingerprint examples: %w", classify(err))
+	}
+	return n, nil
 }

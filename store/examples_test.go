@@ -251,24 +251,110 @@ func TestRefingerprint(t *testing.T) {
 		return "v2-" + query, nil
 	}
 
-	n, err := db.Refingerprint(ctx, "postgres", newForm)
+	n, err := db.Refingerprint(ctx, "postgres", "v2", newForm)
 	require.NoError(t, err)
 	assert.Equal(t, 1, n)
 	got, ok, err := db.VerifiedExample(ctx, "postgres", "v2-SELECT count(*) FROM games")
 	require.NoError(t, err)
 	require.True(t, ok, "found by the new fingerprint")
 	assert.Equal(t, games.ID, got.ID)
+	assert.Equal(t, "v2", got.FingerprintForm)
 	for _, e := range []store.Example{broken, kept, cube} {
 		again, err := db.Example(ctx, e.ID)
 		require.NoError(t, err)
 		assert.Equal(t, e.Fingerprint, again.Fingerprint, "%s %s", e.Backend, e.Query)
+		assert.Empty(t, again.FingerprintForm, "%s %s: still to be brought to the new form", e.Backend, e.Query)
 	}
 	_, added, err := db.AddExample(ctx, store.Example{Backend: "postgres", Question: "how many games?", Query: "select count(*) from games",
 		Fingerprint: "v2-SELECT count(*) FROM games", Source: store.SourceFile, Status: store.StatusVerified, ProposedBy: "file"})
 	require.NoError(t, err)
 	assert.False(t, added, "the same example is not stored again under its new fingerprint")
 
-	n, err = db.Refingerprint(ctx, "postgres", newForm)
+	n, err = db.Refingerprint(ctx, "postgres", "v2", newForm)
 	require.NoError(t, err)
 	assert.Zero(t, n, "nothing left to change")
+
+	_, err = db.Refingerprint(ctx, "postgres", "", newForm)
+	assert.Error(t, err, "a backend that names no form")
+}
+
+// Stored examples carry their fingerprint's form: a start whose backend
+// has the same form reads none of them; one with a new form brings every
+// example to it; an example added without a form (by a replica of a
+// version before forms, during a rolling upgrade) or of another form is
+// brought to the form at the next start, alone.
+func TestRefingerprintByForm(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	db := storetest.New(t)
+	calls := 0
+	form := func(prefix string) func(string) (string, error) {
+		return func(query string) (string, error) {
+			calls++
+			return prefix + query, nil
+		}
+	}
+	add := func(question, query, fp, form string) store.Example {
+		t.Helper()
+		e := example(question, query, store.StatusVerified)
+		e.Fingerprint, e.FingerprintForm = fp, form
+		out, added, err := db.AddExample(ctx, e)
+		require.NoError(t, err)
+		require.True(t, added)
+		return out
+	}
+	games := add("How many games?", "SELECT count(*) FROM games", "v1-SELECT count(*) FROM games", "pg-1")
+	apps := add("How many apps?", "SELECT count(*) FROM apps", "v1-SELECT count(*) FROM apps", "pg-1")
+	assert.Equal(t, "pg-1", games.FingerprintForm)
+	fingerprints := func() map[int64][2]string {
+		t.Helper()
+		es, err := db.ListExamples(ctx, store.ExampleFilter{Backend: "postgres"})
+		require.NoError(t, err)
+		out := map[int64][2]string{}
+		for _, e := range es {
+			out[e.ID] = [2]string{e.Fingerprint, e.FingerprintForm}
+		}
+		return out
+	}
+
+	before := fingerprints()
+	n, err := db.Refingerprint(ctx, "postgres", "pg-1", form("v1-"))
+	require.NoError(t, err)
+	assert.Zero(t, n)
+	assert.Zero(t, calls, "no example of the backend's form is fingerprinted again")
+	assert.Equal(t, before, fingerprints())
+
+	// A replica of a version before forms adds an example (no form), one
+	// of an earlier form another.
+	unknown := add("How many users?", "SELECT count(*) FROM users", "v1-SELECT count(*) FROM users", "")
+	assert.Empty(t, unknown.FingerprintForm)
+	earlier := add("How many sales?", "SELECT count(*) FROM sales", "v0-SELECT count(*) FROM sales", "pg-0")
+	n, err = db.Refingerprint(ctx, "postgres", "pg-1", form("v1-"))
+	require.NoError(t, err)
+	assert.Equal(t, 1, n, "the earlier form's fingerprint changed; the unknown one was right")
+	assert.Equal(t, 2, calls, "only the two examples not of the form")
+	after := fingerprints()
+	assert.Equal(t, [2]string{"v1-SELECT count(*) FROM users", "pg-1"}, after[unknown.ID])
+	assert.Equal(t, [2]string{"v1-SELECT count(*) FROM sales", "pg-1"}, after[earlier.ID])
+	assert.Equal(t, before[games.ID], after[games.ID])
+	assert.Equal(t, before[apps.ID], after[apps.ID])
+
+	calls = 0
+	n, err = db.Refingerprint(ctx, "postgres", "pg-2", form("v2-"))
+	require.NoError(t, err)
+	assert.Equal(t, 4, n, "a new form: every example")
+	assert.Equal(t, 4, calls)
+	for id, fp := range fingerprints() {
+		assert.Equal(t, "pg-2", fp[1], "example %d", id)
+	}
+	got, ok, err := db.VerifiedExample(ctx, "postgres", "v2-SELECT count(*) FROM games")
+	require.NoError(t, err)
+	require.True(t, ok, "found by the new form's fingerprint")
+	assert.Equal(t, games.ID, got.ID)
+
+	calls = 0
+	n, err = db.Refingerprint(ctx, "postgres", "pg-2", form("v2-"))
+	require.NoError(t, err)
+	assert.Zero(t, n)
+	assert.Zero(t, calls, "the next start reads none")
 }

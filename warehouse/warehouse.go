@@ -202,6 +202,12 @@ type Dialect struct {
 	// same query (PostgreSQL's parse tree for SQL, the normalised JSON of
 	// a Cube query), so a stored example is recognised in an answer.
 	Fingerprint func(query string) (string, error)
+	// FingerprintForm names the form of Fingerprint's fingerprints
+	// ("pg-1"): stored examples carry it, and at start the bot
+	// re-fingerprints those of another form (store.DB.Refingerprint).
+	// Whoever changes what Fingerprint returns for some query names a new
+	// form, or stored examples keep fingerprints it no longer gives.
+	FingerprintForm string
 	// Tables names the tables (cubes) a query reads, as Table.QualifiedName
 	// names them, lower case, so that an example whose tables the catalog
 	// lacks is not shown.

@@ -99,11 +99,12 @@ func examplesCommand(ctx context.Context, args []string, stdin io.Reader, out io
 		if _, err := b.Backend().Check(ctx, text, b.Config().MaxRows); err != nil {
 			return fmt.Errorf("the query was not accepted: %w", err)
 		}
-		fp, err := b.Backend().Dialect().Fingerprint(text)
+		d := b.Backend().Dialect()
+		fp, err := d.Fingerprint(text)
 		if err != nil {
 			return fmt.Errorf("the query was not accepted: %w", err)
 		}
-		e := store.Example{Backend: backend, Question: *question, Query: text, Fingerprint: fp, Assumptions: assumptions,
+		e := store.Example{Backend: backend, Question: *question, Query: text, Fingerprint: fp, FingerprintForm: d.FingerprintForm, Assumptions: assumptions,
 			Explanation: *explanation, Source: store.SourceAdmin, Status: store.StatusVerified, ProposedBy: *by, VerifiedBy: *by}
 		if *candidate {
 			e.Status, e.VerifiedBy = store.StatusCandidate, ""

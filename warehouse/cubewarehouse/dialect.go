@@ -17,20 +17,21 @@ var prompt string
 // Dialect implements warehouse.Backend.
 func (b *Backend) Dialect() warehouse.Dialect {
 	return warehouse.Dialect{
-		Language:    "Cube query",
-		Step:        string(llm.StepGenerateCube),
-		Prompt:      prompt,
-		Describe:    describe,
-		Parse:       parseReply,
-		MaxRows:     cube.MaxLimit,
-		Writing:     "Writing the Cube query…",
-		Checking:    "Checking the Cube query…",
-		Source:      "the semantic layer (Cube)",
-		Scope:       "the Cube data model",
-		EmptyHint:   "Whoever runs this bot should check that the Cube model has public cubes for the bot's security context (CUBE_SECURITY_CONTEXT).",
-		AuthHint:    "Whoever runs this bot should check that CUBE_API_SECRET matches the Cube server's.",
-		Fingerprint: fingerprint,
-		Tables:      tables,
+		Language:        "Cube query",
+		Step:            string(llm.StepGenerateCube),
+		Prompt:          prompt,
+		Describe:        describe,
+		Parse:           parseReply,
+		MaxRows:         cube.MaxLimit,
+		Writing:         "Writing the Cube query…",
+		Checking:        "Checking the Cube query…",
+		Source:          "the semantic layer (Cube)",
+		Scope:           "the Cube data model",
+		EmptyHint:       "Whoever runs this bot should check that the Cube model has public cubes for the bot's security context (CUBE_SECURITY_CONTEXT).",
+		AuthHint:        "Whoever runs this bot should check that CUBE_API_SECRET matches the Cube server's.",
+		Fingerprint:     fingerprint,
+		FingerprintForm: FingerprintForm,
+		Tables:          tables,
 	}
 }
 

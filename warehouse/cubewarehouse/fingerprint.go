@@ -11,6 +11,12 @@ import (
 	"github.com/analyticsbot/analyticsbot/cube"
 )
 
+// FingerprintForm names the form of fingerprint's fingerprints
+// (warehouse.Dialect.FingerprintForm). A change to what fingerprint
+// returns for any query names a new one ("cube-2"): TestFingerprintForm
+// fails until it does.
+const FingerprintForm = "cube-1"
+
 // fingerprint identifies a Cube query by its normalised form: decoded into
 // cube.Query and encoded again, so spacing, key order and the three ways
 // of writing the order make no difference.

@@ -30,8 +30,9 @@ func (b *Backend) dialect() warehouse.Dialect {
 		EmptyHint: "Whoever runs this bot should check ANALYTICS_SCHEMA and the reader role's access.",
 		AuthHint: fmt.Sprintf("Whoever runs this bot should check that the reader role %s can log in (`analyticsbot migrate`, READER_DATABASE_URL).",
 			b.cfg.Role),
-		Fingerprint: fingerprint,
-		Tables:      tables,
+		Fingerprint:     fingerprint,
+		FingerprintForm: FingerprintForm,
+		Tables:          tables,
 	}
 }
 

@@ -15,6 +15,12 @@ import (
 	"google.golang.org/protobuf/reflect/protoreflect"
 )
 
+// FingerprintForm names the form of fingerprint's fingerprints
+// (warehouse.Dialect.FingerprintForm). A change to what fingerprint
+// returns for any query names a new one ("pg-2"): TestFingerprintForm
+// fails until it does.
+const FingerprintForm = "pg-1"
+
 // fingerprint identifies sql whatever its layout, letter case and
 // comments: a hash of its parse tree, constants included (year = 2017 is
 // not year = 2018), without where in the text each part was written. The

@@ -237,6 +237,7 @@ func testFingerprint(t *testing.T, h Harness) {
 	d := b.Dialect()
 	require.NotNil(t, d.Fingerprint, "Dialect.Fingerprint")
 	require.NotNil(t, d.Tables, "Dialect.Tables")
+	assert.NotEmpty(t, d.FingerprintForm, "Dialect.FingerprintForm: stored examples are re-fingerprinted by it")
 	fp, err := d.Fingerprint(h.All)
 	require.NoError(t, err)
 	assert.NotEmpty(t, fp)

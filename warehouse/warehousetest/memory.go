@@ -327,6 +327,7 @@ func (m *Memory) Dialect() warehouse.Dialect {
 			b, err := json.Marshal(q)
 			return string(b), err
 		},
+		FingerprintForm: "memory-1",
 		Tables: func(query string) ([]string, error) {
 			q, err := decodeMemQuery(query)
 			if err != nil {
