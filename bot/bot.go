@@ -519,6 +519,18 @@ func (b *Bot) Admit(m Message) error {
 	return err
 }
 
+// LogRefusal records in the query log a question of m's that a front end
+// refused itself after Admit (Slack's /ask refuses before the question is
+// posted, so it never reaches Ask): docs/access.md says refusals are
+// logged, with their reason.
+func (b *Bot) LogRefusal(ctx context.Context, m Message, ref *access.Refusal) {
+	s := b.stateOf(m)
+	if s.ThreadTS == "" {
+		s.ThreadTS = NewThreadID()
+	}
+	b.refuse(ctx, s, ref)
+}
+
 // SetDirectory lets the access file's groups list Slack user groups,
 // whose members d returns (Slack's usergroups.users.list).
 func (b *Bot) SetDirectory(d access.Directory) {

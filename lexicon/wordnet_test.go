@@ -3,6 +3,7 @@ package lexicon
 import (
 	"os"
 	"path/filepath"
+	"runtime"
 	"slices"
 	"strings"
 	"testing"
@@ -139,6 +140,8 @@ func BenchmarkWordNet(b *testing.B) {
 				b.Fatal(err)
 			}
 		}
+		// After the loop: b.Loop resets the metrics reported before it.
+		b.ReportMetric(retainedBy(b, func() (any, error) { return decodeArchive(embeddedArchive) }), "retained-B")
 	})
 	embedded := EmbeddedWordNet()
 	if err := embedded.Load(); err != nil {
@@ -157,12 +160,31 @@ func BenchmarkWordNet(b *testing.B) {
 				b.Fatal(err)
 			}
 		}
+		// After the loop: b.Loop resets the metrics reported before it.
+		b.ReportMetric(retainedBy(b, func() (any, error) { return OpenWordNet(dir) }), "retained-B")
 	})
 	wn, err := OpenWordNet(dir)
 	if err != nil {
 		b.Fatal(err)
 	}
 	b.Run("related", related(wn))
+}
+
+// retainedBy is how many bytes of heap what open returns keeps, after a
+// collection: the memory a bot holds for it (README's WORDNET_DIR figures).
+func retainedBy(b *testing.B, open func() (any, error)) float64 {
+	b.Helper()
+	var before, after runtime.MemStats
+	runtime.GC()
+	runtime.ReadMemStats(&before)
+	v, err := open()
+	if err != nil {
+		b.Fatal(err)
+	}
+	runtime.GC()
+	runtime.ReadMemStats(&after)
+	runtime.KeepAlive(v)
+	return float64(after.HeapAlloc) - float64(before.HeapAlloc)
 }
 
 // The embedded copy relates the examples, with nothing installed.

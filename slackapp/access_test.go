@@ -14,6 +14,7 @@ import (
 	"github.com/analyticsbot/analyticsbot/bot/bottest"
 	"github.com/analyticsbot/analyticsbot/nodes"
 	"github.com/analyticsbot/analyticsbot/slackapp/fakeslack"
+	"github.com/analyticsbot/analyticsbot/store"
 )
 
 // withAccess starts the bot with an access file that admits user in the
@@ -54,6 +55,44 @@ func TestAccessFile(t *testing.T) {
 		assert.NotEqual(t, private, m.Channel, "nothing posted in the private channel: %q", m.Text)
 	}
 	assert.Equal(t, calls, h.modelCalls(), "no model call for a refusal")
+}
+
+// docs/access.md: refusals are logged too (not_admitted), in Slack both
+// ways a question is refused: a mention in a channel the file leaves out,
+// and a slash command from someone it does not admit, which is refused
+// before the question is posted and so never reaches the workflow.
+func TestAccessRefusalsAreLogged(t *testing.T) {
+	t.Parallel()
+	data, other := channelID("CLOGGED"), channelID("COUTSID")
+	stranger := fmt.Sprintf("UREFUSED%04d", channelSeq.Add(1)) // this run's own: the database outlives -count
+	h := start(t, withAccess(t, data))
+
+	h.mention(other, "1700000511.000100", "", q2018)
+	h.answerIn(other, "1700000511.000100", "I don't answer in this channel")
+	id := h.slack.Send(t, fakeslack.Envelope{Type: "slash_commands", Payload: mustJSON(t, h.slack.SlashCommand("/ask", q2018, stranger, data))})
+	assert.Contains(t, string(h.slack.WaitAck(t, id).Payload), "You don't have access to this bot")
+
+	logs, err := h.bot.DB().QueryLogs(t.Context(), store.QueryLogFilter{UserID: user})
+	require.NoError(t, err)
+	var inOther []store.QueryLog
+	for _, l := range logs {
+		if l.ChannelID == other {
+			inOther = append(inOther, l)
+		}
+	}
+	require.NotEmpty(t, inOther, "the refused mention is in the query log")
+	for _, l := range inOther {
+		assert.Equal(t, "not_admitted", l.ErrorKind)
+		assert.Equal(t, q2018, l.Question)
+	}
+
+	logs, err = h.bot.DB().QueryLogs(t.Context(), store.QueryLogFilter{UserID: stranger})
+	require.NoError(t, err)
+	require.Len(t, logs, 1, "the refused /ask is in the query log")
+	assert.Equal(t, "not_admitted", logs[0].ErrorKind)
+	assert.Equal(t, data, logs[0].ChannelID)
+	assert.Equal(t, q2018, logs[0].Question)
+	assert.Contains(t, logs[0].ErrorDetail, "You don't have access to this bot")
 }
 
 // A group of the access file may name a Slack user group: its members are

@@ -48,6 +48,7 @@ func (a *App) onCommand(cmd slack.SlashCommand, received time.Time) commandReply
 	// Refused before the question is posted for the channel to see.
 	var ref *access.Refusal
 	if err := a.bot.Admit(bot.Message{UserID: cmd.UserID, ChannelID: cmd.ChannelID}); errors.As(err, &ref) {
+		a.bot.LogRefusal(a.disp.workCtx, bot.Message{UserID: cmd.UserID, ChannelID: cmd.ChannelID, Text: text}, ref)
 		return ephemeralReply(blockkit.Error(ref.Reason, nil))
 	}
 	q := question{channel: cmd.ChannelID, user: cmd.UserID, text: text, received: received}

@@ -129,7 +129,8 @@ func TestAccessMatrixOnTheWeb(t *testing.T) {
 }
 
 // docs/access.md: the web chat's channel is web, so an access.channels
-// list that leaves it out leaves the web chat out, before any model call.
+// list that leaves it out leaves the web chat out, before any model call;
+// the refusal is in the query log.
 func TestAccessChannelsWithoutWeb(t *testing.T) {
 	t.Parallel()
 	path := accessFile(t, `
@@ -147,6 +148,14 @@ default: everyone
 	require.NotNil(t, end.Reply)
 	assert.Contains(t, end.Reply.Text.Plain(), "I don't answer in this channel")
 	assert.Empty(t, b.Scripted.Calls(), "no model call for a channel the file leaves out")
+
+	// Refusals are logged too (not_admitted).
+	logs, err := b.DB().QueryLogs(t.Context(), store.QueryLogFilter{ThreadID: end.ThreadID})
+	require.NoError(t, err)
+	require.Len(t, logs, 1, "the refusal is in the query log")
+	assert.Equal(t, "not_admitted", logs[0].ErrorKind)
+	assert.Equal(t, "web", logs[0].ChannelID)
+	assert.Equal(t, q2018, logs[0].Question)
 }
 
 // accessFile writes text as an access file of the test's own and returns

@@ -2,6 +2,8 @@ package main
 
 import (
 	"context"
+	"os"
+	"path/filepath"
 	"testing"
 
 	"github.com/jackc/pgx/v5"
@@ -94,4 +96,47 @@ func dbName(t *testing.T, db *store.DB) string {
 	var name string
 	require.NoError(t, db.Pool().QueryRow(context.Background(), `SELECT current_database()`).Scan(&name))
 	return name
+}
+
+// docs/access.md: a named token's secret must be at least 16 characters;
+// doctor says which token's is shorter, and where it is read from.
+func TestCLIDoctorTokenSecrets(t *testing.T) {
+	_, dbURL := storetest.NewWithURL(t)
+	setUp(t, dbURL)
+	clearSlackEnv(t)
+	path := filepath.Join(t.TempDir(), "access.yaml")
+	require.NoError(t, os.WriteFile(path, []byte(`
+tokens:
+  - name: dashboards
+    env: ABT_DOCTOR_TOKEN_DASHBOARDS
+policies:
+  - name: dashboards
+    users: ["token:dashboards"]
+    tables: ["analytics.*"]
+default: none
+`), 0o600))
+	t.Setenv("ACCESS_FILE", path)
+	const short = "✗ the token \"dashboards\" needs a secret of at least 16 characters in ABT_DOCTOR_TOKEN_DASHBOARDS"
+	for _, tt := range []struct {
+		name, secret string
+		refused      bool
+	}{
+		{"unset", "", true},
+		{"15 characters", "0123456789abcde", true},
+		{"16 characters", "0123456789abcdef", false},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Setenv("ABT_DOCTOR_TOKEN_DASHBOARDS", tt.secret)
+			got := runCLI(t, "", "doctor")
+			if tt.refused {
+				assert.Contains(t, got.stdout, short)
+				assert.ErrorIs(t, got.err, errProblems)
+			} else {
+				assert.NotContains(t, got.stdout, "needs a secret")
+			}
+			if tt.secret != "" {
+				assert.NotContains(t, got.stdout, tt.secret, "doctor never prints the secret")
+			}
+		})
+	}
 }

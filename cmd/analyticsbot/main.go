@@ -28,7 +28,8 @@ Usage:
   analyticsbot doctor                  check the setup (database, migrations, grants, access file, Slack scopes,
                                        model) and say what to fix
   analyticsbot graph                   print the workflow as a Mermaid flowchart
-  analyticsbot chat                    chat in the terminal (:csv, :sql, :new, :help, :quit)
+  analyticsbot chat                    chat in the terminal (:csv, :sql, :refresh, :explain, :schedule, :press,
+                                       :good, :bad [note], a listed question's or choice's number, :new, :help, :quit)
   analyticsbot serve                   serve the web chat on HTTP_ADDR (MCP on /mcp), and Slack too when SLACK_* is set
   analyticsbot mcp [--as IDENTITY]     serve the bot's tools over MCP on stdin/stdout, for desktop and IDE
                                        assistants (docs/mcp.md); --as is required with ACCESS_FILE

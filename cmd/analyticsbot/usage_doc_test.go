@@ -77,3 +77,38 @@ func TestReadmeFlagsAreDefined(t *testing.T) {
 		assert.ElementsMatch(t, fs, helpFlags[cmd], "the flags of %s in README and in analyticsbot help", cmd)
 	}
 }
+
+// chatCommandsOf reads the chat commands (":csv") that a list of command
+// lines gives `analyticsbot chat`, its continuation lines included.
+func chatCommandsOf(block string) []string {
+	var line []string
+	in := false
+	for _, l := range strings.Split(block, "\n") {
+		if rest, ok := strings.CutPrefix(strings.TrimSpace(l), "analyticsbot "); ok {
+			in = strings.Fields(rest)[0] == "chat"
+		}
+		if in {
+			line = append(line, l)
+		}
+	}
+	return regexp.MustCompile(`:[a-z]+`).FindAllString(strings.Join(line, "\n"), -1)
+}
+
+// README's "Using it", `analyticsbot help` and the chat's own :help name
+// the same chat commands.
+func TestReadmeChatCommands(t *testing.T) {
+	readme, err := os.ReadFile("../../README.md")
+	require.NoError(t, err)
+	_, block, ok := strings.Cut(string(readme), "## Using it\n\n```\n")
+	require.True(t, ok, "README has a Using it block")
+	block, _, _ = strings.Cut(block, "```")
+	inReadme := chatCommandsOf(block)
+	_, help, _ := strings.Cut(usage, "Usage:\n")
+	var inChat []string
+	for _, m := range regexp.MustCompile(`(?m)^  (:[a-z]+)`).FindAllStringSubmatch(chatHelp, -1) {
+		inChat = append(inChat, m[1])
+	}
+	require.Contains(t, inChat, ":csv", "the chat's :help lists its commands")
+	assert.ElementsMatch(t, inChat, inReadme, "the chat commands in README and in the chat's :help")
+	assert.ElementsMatch(t, inChat, chatCommandsOf(help), "the chat commands in analyticsbot help and in the chat's :help")
+}

@@ -1,0 +1,85 @@
+package slackapp
+
+import (
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/analyticsbot/analyticsbot/bot"
+	"github.com/analyticsbot/analyticsbot/slackapp/fakeslack"
+)
+
+// underLoad holds n places of the app's turns, as n answers under way
+// would, until the test ends.
+func underLoad(t *testing.T, h *harness, n int) {
+	t.Helper()
+	turns := h.app.disp.turns
+	for turns.Running() < n {
+		release, err := turns.Admit(t.Context(), nil)
+		require.NoError(t, err)
+		t.Cleanup(release)
+	}
+}
+
+// docs/slack.md, SLACK_PROGRESS_INTERVAL: with more than 16 answers under
+// way the least time between two progress updates of one answer
+// stretches (×2 up to 32), through the fake Slack's chat.update calls;
+// the first "Working on it…" and the answer are never held back.
+func TestProgressIntervalUnderLoad(t *testing.T) {
+	t.Parallel()
+	t.Run("updates are spaced twice the interval with 17 answers under way", func(t *testing.T) {
+		t.Parallel()
+		const interval = 250 * time.Millisecond
+		h := start(t, withConfig(func(c *Config) { c.ProgressInterval = interval }))
+		underLoad(t, h, 17)
+		ch := channelID("CPROGLOAD")
+		q := question{channel: ch, user: user, ts: "1700000701.000100", threadTS: "1700000701.000100", received: time.Now()}
+		p := h.app.startProgress(t.Context(), q)
+		require.NotEmpty(t, p.workingTS, "the first \"Working on it…\" is posted at once")
+		p.watch(t.Context())
+		defer p.stop()
+
+		for _, label := range []string{"Reading the tables…", "Writing SQL…"} {
+			p.Started(t.Context(), bot.Step{Label: label})
+			h.slack.WaitMessage(t, label, func(m fakeslack.Message) bool {
+				return m.Channel == ch && m.TS == p.workingTS && strings.Contains(m.Text, label)
+			})
+		}
+		var updates []fakeslack.Call
+		for _, c := range h.slack.Calls("chat.update") {
+			if c.Args.Get("channel") == ch {
+				updates = append(updates, c)
+			}
+		}
+		require.Len(t, updates, 2)
+		assert.GreaterOrEqual(t, updates[1].At.Sub(updates[0].At), 2*interval,
+			"17 answers under way: twice SLACK_PROGRESS_INTERVAL between two updates")
+	})
+
+	t.Run("the answer does not wait for the stretched interval", func(t *testing.T) {
+		t.Parallel()
+		h := start(t, withConfig(func(c *Config) { c.ProgressInterval = time.Hour }))
+		underLoad(t, h, 17)
+		ch := channelID("CPROGSTOP")
+		q := question{channel: ch, user: user, ts: "1700000702.000100", threadTS: "1700000702.000100", received: time.Now()}
+		p := h.app.startProgress(t.Context(), q)
+		require.NotEmpty(t, p.workingTS, "the first \"Working on it…\" is posted at once")
+		p.watch(t.Context())
+		p.Started(t.Context(), bot.Step{Label: "Writing SQL…"})
+		h.slack.WaitMessage(t, "the first update", func(m fakeslack.Message) bool {
+			return m.Channel == ch && m.TS == p.workingTS && strings.Contains(m.Text, "Writing SQL…")
+		})
+		// The loop now waits two hours before the next update; the answer
+		// stops it and goes out at once.
+		stopped := make(chan struct{})
+		go func() { p.stop(); close(stopped) }()
+		select {
+		case <-stopped:
+		case <-time.After(30 * time.Second):
+			t.Fatal("stopping the progress waited for the progress interval")
+		}
+	})
+}
