@@ -482,8 +482,9 @@ func (b *Bot) runFrom(ctx context.Context, s *nodes.State, empty bool, opts ...w
 	return s, res, nil
 }
 
-// minTokenLength is the shortest secret a named API token may have.
-const minTokenLength = 16
+// MinTokenLength is the shortest secret a named API token may have (the
+// bot refuses to start with a shorter one; doctor says so first).
+const MinTokenLength = 16
 
 // APITokens are the web API's named tokens of the access file: each
 // secret (from its environment variable) and the user id its requests ask
@@ -495,8 +496,8 @@ func (b *Bot) APITokens() (map[string]string, error) {
 	out := map[string]string{}
 	for _, tk := range b.access.Tokens() {
 		secret := os.Getenv(tk.Env)
-		if len(secret) < minTokenLength {
-			return nil, fmt.Errorf("ACCESS_FILE: the token %q needs a secret of at least %d characters in %s", tk.Name, minTokenLength, tk.Env)
+		if len(secret) < MinTokenLength {
+			return nil, fmt.Errorf("ACCESS_FILE: the token %q needs a secret of at least %d characters in %s", tk.Name, MinTokenLength, tk.Env)
 		}
 		if _, dup := out[secret]; dup {
 			return nil, fmt.Errorf("ACCESS_FILE: the token %q has the same secret as another", tk.Name)

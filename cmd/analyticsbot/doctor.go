@@ -209,8 +209,8 @@ func checkAccess(ctx context.Context, c *checkup, cfg bot.Config, db *store.DB) 
 	}
 	c.ok("access file: policies %s", strings.Join(rules.Policies(), ", "))
 	for _, tk := range rules.Tokens() {
-		if len(os.Getenv(tk.Env)) < 16 {
-			c.fail("the token %q needs a secret of at least 16 characters in %s", tk.Name, tk.Env)
+		if len(os.Getenv(tk.Env)) < bot.MinTokenLength {
+			c.fail("the token %q needs a secret of at least %d characters in %s", tk.Name, bot.MinTokenLength, tk.Env)
 		}
 	}
 	if cfg.Backend != "" && cfg.Backend != pgwarehouse.Name && cfg.Backend != "sql" {
