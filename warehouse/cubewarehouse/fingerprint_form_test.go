@@ -3,8 +3,7 @@ package cubewarehouse
 import (
 	"testing"
 
-	"github.com/stretchr/testify/assert"
-	"github.com/stretchr/testify/require"
+	"github.com/analyticsbot/analyticsbot/warehouse/warehousetest"
 )
 
 // fingerprintsOfForm pins a few queries' fingerprints under the form that
@@ -26,12 +25,5 @@ var fingerprintsOfForm = map[string][][2]string{
 // The fingerprints of FingerprintForm are the ones pinned for it.
 func TestFingerprintForm(t *testing.T) {
 	t.Parallel()
-	pinned, ok := fingerprintsOfForm[FingerprintForm]
-	require.True(t, ok, "FingerprintForm %q has no pinned fingerprints: add its list to fingerprintsOfForm", FingerprintForm)
-	for _, p := range pinned {
-		got, err := fingerprint(p[0])
-		require.NoError(t, err, p[0])
-		assert.Equal(t, p[1], got, "the fingerprint of %s changed while FingerprintForm stayed %q: name a new form "+
-			"(FingerprintForm, fingerprint.go) and pin its fingerprints here, so the bot re-fingerprints stored examples at start", p[0], FingerprintForm)
-	}
+	warehousetest.CheckFingerprintForm(t, FingerprintForm, fingerprintsOfForm, fingerprint)
 }

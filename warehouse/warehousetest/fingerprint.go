@@ -4,8 +4,11 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"fmt"
+	"testing"
 
 	pg_query "github.com/pganalyze/pg_query_go/v5"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 )
 
 // EarlierFingerprint is a SQL query's fingerprint as versions before the
@@ -27,4 +30,24 @@ func EarlierFingerprint(sql string) (string, error) {
 	}
 	sum := sha256.Sum256([]byte(canonical))
 	return fp + "-" + hex.EncodeToString(sum[:8]), nil
+}
+
+// CheckFingerprintForm checks that fingerprint gives the queries pinned
+// for form the fingerprints pinned with them (query, fingerprint pairs).
+// Stored examples carry their fingerprint's form, and the bot
+// re-fingerprints at start only those of another form, so a fingerprint
+// that changes while its form keeps its name would leave every stored
+// example under a fingerprint no query gives any more (no verified badge,
+// the examples file stored twice). A backend's test pins a few queries per
+// form it has named.
+func CheckFingerprintForm(t *testing.T, form string, pinned map[string][][2]string, fingerprint func(string) (string, error)) {
+	t.Helper()
+	queries, ok := pinned[form]
+	require.True(t, ok, "FingerprintForm %q has no pinned fingerprints: pin a few queries' fingerprints for it", form)
+	for _, p := range queries {
+		got, err := fingerprint(p[0])
+		require.NoError(t, err, p[0])
+		assert.Equal(t, p[1], got, "the fingerprint of %s changed while FingerprintForm stayed %q: name a new form "+
+			"(FingerprintForm) and pin its fingerprints, so the bot re-fingerprints stored examples at start", p[0], form)
+	}
 }
