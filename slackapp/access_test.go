@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -86,9 +87,12 @@ func TestAccessRefusalsAreLogged(t *testing.T) {
 		assert.Equal(t, q2018, l.Question)
 	}
 
-	logs, err = h.bot.DB().QueryLogs(t.Context(), store.QueryLogFilter{UserID: stranger})
-	require.NoError(t, err)
-	require.Len(t, logs, 1, "the refused /ask is in the query log")
+	// Written after the acknowledgement, so it may be a moment behind it.
+	require.EventuallyWithT(t, func(c *assert.CollectT) {
+		logs, err = h.bot.DB().QueryLogs(t.Context(), store.QueryLogFilter{UserID: stranger})
+		require.NoError(c, err)
+		require.Len(c, logs, 1, "the refused /ask is in the query log")
+	}, 30*time.Second, 20*time.Millisecond)
 	assert.Equal(t, "not_admitted", logs[0].ErrorKind)
 	assert.Equal(t, data, logs[0].ChannelID)
 	assert.Equal(t, q2018, logs[0].Question)

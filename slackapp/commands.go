@@ -48,7 +48,7 @@ func (a *App) onCommand(cmd slack.SlashCommand, received time.Time) commandReply
 	// Refused before the question is posted for the channel to see.
 	var ref *access.Refusal
 	if err := a.bot.Admit(bot.Message{UserID: cmd.UserID, ChannelID: cmd.ChannelID}); errors.As(err, &ref) {
-		a.bot.LogRefusal(a.disp.workCtx, bot.Message{UserID: cmd.UserID, ChannelID: cmd.ChannelID, Text: text}, ref)
+		a.logRefusal(bot.Message{UserID: cmd.UserID, ChannelID: cmd.ChannelID, Text: text}, ref)
 		return ephemeralReply(blockkit.Error(ref.Reason, nil))
 	}
 	q := question{channel: cmd.ChannelID, user: cmd.UserID, text: text, received: received}
@@ -128,4 +128,22 @@ func (a *App) botName() string {
 		return a.botUser
 	}
 	return "analyticsbot"
+}
+
+// logRefusal writes a refused command's question to the query log after
+// the command is acknowledged, as a job of its own: the write may wait on
+// the database, and Slack waits only 3 seconds for the refusal, with the
+// other events of the connection behind it.
+func (a *App) logRefusal(m bot.Message, ref *access.Refusal) {
+	err := a.disp.submit(job{
+		thread: "refusal:" + m.ChannelID + ":" + m.UserID,
+		kind:   "refusal",
+		run:    func(ctx context.Context) { a.bot.LogRefusal(ctx, m, ref) },
+		report: func(ctx context.Context, why error) {
+			a.log.WarnContext(ctx, "refusal not logged", "user", m.UserID, "channel", m.ChannelID, "err", why)
+		},
+	})
+	if err != nil {
+		a.log.Warn("refusal not logged", "user", m.UserID, "channel", m.ChannelID, "err", err)
+	}
 }
