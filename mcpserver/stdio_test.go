@@ -18,8 +18,10 @@ import (
 // docs/mcp.md's limits over stdio: a message within 16 MiB is read, and
 // one with an argument longer than its schema allows is a tool error;
 // a message past 16 MiB ends the session.
+//
+// Not parallel: its messages take hundreds of MiB under -race, which the
+// package's other tests should not have to share.
 func TestStdioMessageLimit(t *testing.T) {
-	t.Parallel()
 	b := newTestBot(t, "")
 	inR, inW := io.Pipe()   // the client's messages to the server
 	outR, outW := io.Pipe() // the server's replies
