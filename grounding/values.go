@@ -232,11 +232,13 @@ func (ix *ValueIndex) QueueLookup(ctx context.Context, r *store.Reads, question 
 		// Without the caller's catalog nothing says which values are theirs.
 		return func(context.Context) ([]store.ValueMatch, error) { return nil, err }
 	}
-	if len(phrases) > 0 {
-		r.Bound(lookupTimeout)
-	}
+	// Queued with the lookup's deadline, which bounds the round trip it
+	// shares (store.Reads).
 	matched := ix.DB.QueueMatchValues(ctx, r, ix.Backend.Name(), phrases, minSimilarity, valuesPerColumn, lookupColumns)
 	return func(ctx context.Context) ([]store.ValueMatch, error) {
+		// A retry (pg_trgm moved) is held to the lookup's deadline too.
+		ctx, cancel := context.WithTimeout(ctx, lookupTimeout)
+		defer cancel()
 		matches, err := matched(ctx)
 		if err != nil || cat == nil {
 			return matches, err

@@ -252,7 +252,7 @@ func (d *DB) queueSearchExamples(ctx context.Context, r *Reads, backend, questio
 		     ORDER BY ` + similarity + ` DESC LIMIT $5)`
 	}
 	var out []Example
-	rd := r.queue(d, func(b *pgx.Batch) {
+	rd := r.queue(ctx, d, func(b *pgx.Batch) {
 		b.Queue(`
 		WITH q AS (
 		    SELECT nullif(replace(plainto_tsquery('english', $2)::text, ' & ', ' | '), '')::tsquery AS any_word,

@@ -1,13 +1,18 @@
 package store
 
-import "github.com/jackc/pgx/v5"
+import (
+	"context"
 
-// QueueStatement queues sql on r as a read of d of its own, for the tests
+	"github.com/jackc/pgx/v5"
+)
+
+// QueueStatement queues sql on r as a read of d of its own, with ctx's
+// deadline, for the tests
 // of Reads; the function it returns gives the first column of its one
 // row, as text, once r is sent.
-func QueueStatement(r *Reads, d *DB, sql string, args ...any) func() (string, error) {
+func QueueStatement(ctx context.Context, r *Reads, d *DB, sql string, args ...any) func() (string, error) {
 	var out string
-	rd := r.queue(d, func(b *pgx.Batch) {
+	rd := r.queue(ctx, d, func(b *pgx.Batch) {
 		b.Queue(sql, args...).QueryRow(func(row pgx.Row) error { return row.Scan(&out) })
 	})
 	return func() (string, error) {

@@ -23,10 +23,13 @@ import (
 // fails every read not read yet. A read's settings (set_config, local to
 // the transaction) are undone before the next read of the batch, so they
 // never hold for the reads after it.
+//
+// Each read also keeps the deadline of the context it was queued with
+// (the value lookup's 2 seconds): the shared round trip is bounded by the
+// earliest, and a read that deadline cut before the read began (a wait
+// for a free connection) is sent again on its own, within its own.
 type Reads struct {
 	reads []*read
-	// bound is the shortest wait a read asked for (Bound); 0 none.
-	bound time.Duration
 	sent  bool
 }
 
@@ -35,44 +38,48 @@ type Reads struct {
 type read struct {
 	db    *DB
 	batch pgx.Batch
+	// deadline is that of the context it was queued with; zero none.
+	deadline time.Time
 	// undo is a statement that sets back what its statements set for
 	// the rest of the transaction; queued after them when another read
 	// follows in the same batch.
 	undo string
+	// started says a callback of its statements ran in a shared batch:
+	// part of its result may be kept, so it is never sent again.
+	started bool
 	// done says its last statement's callback ran: its result is whole.
 	done bool
 	err  error
 }
 
-// queue adds a read of d whose statements queue puts on its batch.
-func (r *Reads) queue(d *DB, queue func(b *pgx.Batch)) *read {
+// queue adds a read of d, queued with ctx, whose statements queue puts on
+// its batch.
+func (r *Reads) queue(ctx context.Context, d *DB, queue func(b *pgx.Batch)) *read {
 	if r.sent {
 		panic("store: a read queued on Reads already sent")
 	}
 	rd := &read{db: d}
+	rd.deadline, _ = ctx.Deadline()
 	queue(&rd.batch)
 	r.reads = append(r.reads, rd)
 	return rd
-}
-
-// Bound bounds the round trip the reads share to d at most, when that is
-// shorter than what another read asked: a read that must not wait long
-// (the value lookup) bounds the reads it shares its round trip with.
-func (r *Reads) Bound(d time.Duration) {
-	if d > 0 && (r.bound == 0 || d < r.bound) {
-		r.bound = d
-	}
 }
 
 // Send sends the queued reads, those of each DB in one batch, and waits
 // for their results; each read's result tells its own error.
 func (r *Reads) Send(ctx context.Context) {
 	r.sent = true
-	if r.bound > 0 {
-		var cancel context.CancelFunc
-		ctx, cancel = context.WithTimeout(ctx, r.bound)
-		defer cancel()
+	shared, cancel := ctx, context.CancelFunc(func() {})
+	var earliest time.Time
+	for _, rd := range r.reads {
+		if !rd.deadline.IsZero() && (earliest.IsZero() || rd.deadline.Before(earliest)) {
+			earliest = rd.deadline
+		}
 	}
+	if !earliest.IsZero() {
+		shared, cancel = context.WithDeadline(ctx, earliest)
+	}
+	defer cancel()
 	var dbs []*DB
 	byDB := map[*DB][]*read{}
 	for _, rd := range r.reads {
@@ -82,7 +89,24 @@ func (r *Reads) Send(ctx context.Context) {
 		byDB[rd.db] = append(byDB[rd.db], rd)
 	}
 	for _, d := range dbs {
-		d.sendReads(ctx, byDB[d])
+		d.sendReads(shared, byDB[d])
+	}
+	if shared.Err() == nil || ctx.Err() != nil {
+		return
+	}
+	// The earliest deadline passed before some reads began (a wait for a
+	// free connection longer than the value lookup's 2 seconds): those
+	// whose own deadline has not passed are sent again, alone, within it.
+	for _, rd := range r.reads {
+		if rd.done || rd.started || !rd.deadline.IsZero() && !time.Now().Before(rd.deadline) {
+			continue
+		}
+		own, cancel := ctx, context.CancelFunc(func() {})
+		if !rd.deadline.IsZero() {
+			own, cancel = context.WithDeadline(ctx, rd.deadline)
+		}
+		rd.send(own)
+		cancel()
 	}
 }
 
@@ -102,6 +126,7 @@ func (d *DB) sendReads(ctx context.Context, reads []*read) {
 		for i, q := range queued {
 			fn, last := q.Fn, i == len(queued)-1
 			all.Queue(q.SQL, q.Arguments...).Fn = func(br pgx.BatchResults) error {
+				rd.started = true
 				var err error
 				if fn != nil {
 					err = fn(br)

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"testing"
+	"time"
 
 	"github.com/jackc/pgx/v5/pgconn"
 	"github.com/stretchr/testify/assert"
@@ -117,11 +118,11 @@ func TestReadsAfterAFailedStatement(t *testing.T) {
 		var r store.Reads
 		var fails, works func() (string, error)
 		if failFirst {
-			fails = store.QueueStatement(&r, db, `SELECT (1 / $1::int)::text`, 0)
-			works = store.QueueStatement(&r, db, `SELECT 'works'`)
+			fails = store.QueueStatement(t.Context(), &r, db, `SELECT (1 / $1::int)::text`, 0)
+			works = store.QueueStatement(t.Context(), &r, db, `SELECT 'works'`)
 		} else {
-			works = store.QueueStatement(&r, db, `SELECT 'works'`)
-			fails = store.QueueStatement(&r, db, `SELECT (1 / $1::int)::text`, 0)
+			works = store.QueueStatement(t.Context(), &r, db, `SELECT 'works'`)
+			fails = store.QueueStatement(t.Context(), &r, db, `SELECT (1 / $1::int)::text`, 0)
 		}
 		r.Send(counted)
 		got, err := works()
@@ -158,7 +159,7 @@ func TestMatchSettingsEndWithTheMatch(t *testing.T) {
 
 	var r store.Reads
 	values := db.QueueMatchValues(ctx, &r, "postgres", []store.ValuePhrase{{Text: "Ubisoft"}}, 0.5, 5, 40)
-	after := store.QueueStatement(&r, db, `SELECT current_setting('pg_trgm.similarity_threshold') || ' ' || current_setting('enable_seqscan')`)
+	after := store.QueueStatement(t.Context(), &r, db, `SELECT current_setting('pg_trgm.similarity_threshold') || ' ' || current_setting('enable_seqscan')`)
 	r.Send(ctx)
 	ms, err := values(ctx)
 	require.NoError(t, err)
@@ -166,4 +167,24 @@ func TestMatchSettingsEndWithTheMatch(t *testing.T) {
 	got, err := after()
 	require.NoError(t, err)
 	assert.Equal(t, want, got)
+}
+
+// A read queued with a short deadline (the value lookup's) bounds the
+// round trip it shares; a read without one that the deadline cut before
+// it began is sent again alone and gets its result, as it would have
+// alone; the slow read gets its deadline's error.
+func TestReadsOutliveAnotherReadsDeadline(t *testing.T) {
+	t.Parallel()
+	db := storetest.New(t)
+	short, cancel := context.WithTimeout(t.Context(), 200*time.Millisecond)
+	defer cancel()
+	var r store.Reads
+	slow := store.QueueStatement(short, &r, db, `SELECT pg_sleep(5)::text`)
+	works := store.QueueStatement(t.Context(), &r, db, `SELECT 'works'`)
+	r.Send(t.Context())
+	got, err := works()
+	require.NoError(t, err, "the read without a deadline of its own")
+	assert.Equal(t, "works", got)
+	_, err = slow()
+	require.Error(t, err, "the slow read is cut at its deadline")
 }

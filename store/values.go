@@ -348,7 +348,7 @@ func (d *DB) queueMatchValues(ctx context.Context, r *Reads, backend string, phr
 		return func() ([]ValueMatch, error) { return nil, err }
 	}
 	var all []ValueMatch
-	rd := r.queue(d, func(b *pgx.Batch) { queueMatchStatements(b, &all, trigram, stems, backend, phrases, minSimilarity) })
+	rd := r.queue(ctx, d, func(b *pgx.Batch) { queueMatchStatements(b, &all, trigram, stems, backend, phrases, minSimilarity) })
 	// The session's own values again (as the connection started: the bot
 	// never sets these for a session), for a read after it in the batch.
 	// Only then: reading pg_settings takes 0.7 ms.
