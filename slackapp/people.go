@@ -50,6 +50,12 @@ type cachedGroup struct {
 // groupTTL is how long a Slack user group's members are kept.
 const groupTTL = 10 * time.Minute
 
+// groupStale is how long members read before still count while Slack
+// cannot be asked again (an error, a timeout): long enough to ride out an
+// outage of Slack's, short enough that someone taken out of the group is
+// not admitted for ever.
+const groupStale = time.Hour
+
 // members returns the members of the Slack user group group
 // (usergroups.users.list, scope usergroups:read), cached for groupTTL: the
 // access file's groups may list them. nil when Slack does not say.
@@ -77,9 +83,12 @@ func (p *people) members(group string) []string {
 		p.noGroups = true
 		p.mu.Unlock()
 		return nil
-	default:
-		p.log("slack: list a user group's members", "group", group, "err", err)
+	case ok && p.now().Sub(c.at) < groupStale:
+		p.log("slack: list a user group's members; the members read before still count", "group", group, "err", err)
 		return c.members
+	default:
+		p.log("slack: list a user group's members; the group has none until Slack answers", "group", group, "err", err)
+		return nil
 	}
 	p.mu.Lock()
 	p.groups[group] = cachedGroup{members: users, at: p.now()}

@@ -247,3 +247,23 @@ func TestUserGroupMembersAskedEveryTenMinutes(t *testing.T) {
 	require.Len(t, logged, 1, "logged once: %q", logged)
 	assert.Contains(t, logged[0], "usergroups.users.list refused")
 }
+
+// docs/access.md: when Slack cannot be asked, a user group's members read
+// before count for up to an hour after they were read; then the group has
+// none until Slack answers again.
+func TestUserGroupMembersThroughAnOutage(t *testing.T) {
+	t.Parallel()
+	api := &groupsAPI{members: []string{"UANA"}}
+	now := time.Date(2026, 11, 27, 9, 0, 0, 0, time.UTC)
+	p := &people{api: api, now: func() time.Time { return now }, log: func(string, ...any) {},
+		emails: map[string]cachedEmail{}, groups: map[string]cachedGroup{}}
+
+	require.Equal(t, []string{"UANA"}, p.members("S0DATA"))
+	api.set(nil, errors.New("slack: service unavailable"))
+	now = now.Add(59 * time.Minute)
+	assert.Equal(t, []string{"UANA"}, p.members("S0DATA"), "within the hour: the members read before")
+	now = now.Add(time.Minute)
+	assert.Empty(t, p.members("S0DATA"), "an hour after they were read: no members")
+	api.set([]string{"UBEN"}, nil)
+	assert.Equal(t, []string{"UBEN"}, p.members("S0DATA"), "Slack answers again")
+}
