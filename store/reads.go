@@ -124,7 +124,10 @@ func (d *DB) sendReads(ctx context.Context, reads []*read) {
 			queued = append(queued[:len(queued):len(queued)], &pgx.QueuedQuery{SQL: rd.undo})
 		}
 		for i, q := range queued {
-			fn, last := q.Fn, i == len(queued)-1
+			// The read is whole after its own last statement; its undo
+			// failing spoils none of it (the reads after it are sent
+			// again, as after any failed statement).
+			fn, last, undo := q.Fn, i == len(rd.batch.QueuedQueries)-1, i >= len(rd.batch.QueuedQueries)
 			all.Queue(q.SQL, q.Arguments...).Fn = func(br pgx.BatchResults) error {
 				rd.started = true
 				var err error
@@ -134,9 +137,9 @@ func (d *DB) sendReads(ctx context.Context, reads []*read) {
 					_, err = br.Exec()
 				}
 				switch {
-				case err != nil:
+				case err != nil && !undo:
 					rd.err = err
-				case last:
+				case err == nil && last:
 					rd.done = true
 				}
 				return err
