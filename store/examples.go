@@ -492,28 +492,15 @@ func (d *DB) Refingerprint(ctx context.Context, backend, form string, fingerprin
 	// Fingerprint and form in one statement: no example is seen with one
 	// and not the other. An example whose fingerprint another of its
 	// question has (already, or as this statement found it) keeps its own.
-	rows, err = d.pool.Query(ctx, `UPDATE examples e SET fingerprint = u.fp, fingerprint_form = $4
+	var n int
+	err = d.pool.QueryRow(ctx, `WITH updated AS (UPDATE examples e SET fingerprint = u.fp, fingerprint_form = $4
 		FROM unnest($1::bigint[], $2::text[], $3::bool[]) AS u(id, fp, changed)
 		WHERE e.id = u.id AND (NOT u.changed OR NOT EXISTS (SELECT 1 FROM examples o
 			WHERE o.backend = e.backend AND o.fingerprint = u.fp AND md5(lower(o.question)) = md5(lower(e.question))
 			  AND o.id <> e.id))
-		RETURNING u.changed`, ids, fps, changed, form)
+		RETURNING u.changed)
+		SELECT count(*) FILTER (WHERE changed) FROM updated`, ids, fps, changed, form).Scan(&n)
 	if err != nil {
-		return 0, fmt.Errorf("refingerprint examples: %w", classify(err))
-	}
-	n := 0
-	for rows.Next() {
-		var c bool
-		if err := rows.Scan(&c); err != nil {
-			rows.Close()
-			return 0, fmt.Errorf("refingerprint examples: %w", classify(err))
-		}
-		if c {
-			n++
-		}
-	}
-	rows.Close()
-	if err := rows.Err(); err != nil {
 		return 0, fmt.Errorf("refingerprint examples: %w", classify(err))
 	}
 	return n, nil
