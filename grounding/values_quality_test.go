@@ -148,26 +148,21 @@ func TestFuzzyMatchesLiftLess(t *testing.T) {
 // the tables left, which was none.
 func TestTopTableValuesBeforeLowerTables(t *testing.T) {
 	t.Parallel()
-	cat := &warehouse.Catalog{Tables: []warehouse.Table{table("yelp", "checkins", "", "cid", "business_id", "count", "day")}}
-	for i := range 12 {
-		cat.Tables = append(cat.Tables, table("ops", fmt.Sprintf("kiosk_%02d", i), "Kiosk events, not checkins.",
-			"event_id", "created_at", "host", "status", "payload"))
-	}
-	days := []string{"Friday", "Monday", "Saturday", "Sunday", "Thursday", "Tuesday", "Wednesday"}
+	cat := checkinsAmongKiosks(12)
 	listed := map[warehouse.ColumnRef][]string{
-		{Schema: "yelp", Table: "checkins", Column: "day"}:   days,
+		{Schema: "yelp", Table: "checkins", Column: "day"}:   weekdays,
 		{Schema: "ops", Table: "kiosk_07", Column: "status"}: {"failed", "ok"},
 	}
 	size := func(tables ...warehouse.Table) int { return llm.EstimateTokens(describeListed(tables)) }
 	// Room for the top table and eight lower ones, whole: nothing left.
 	budget := size(cat.Tables[0]) + 8*size(cat.Tables[1])
-	c := Build(cat, listing, Request{Question: "How many checkins were there on weekend days?", Budget: budget, Listed: listed})
+	c := Build(cat, listing, Request{Question: "How many checkins were there on weekend weekdays?", Budget: budget, Listed: listed})
 
 	require.NotEmpty(t, c.Tables)
 	assert.Equal(t, "yelp.checkins", c.Tables[0].QualifiedName(), "the top table: %v", names(c))
-	assert.Contains(t, c.Catalog, "  day integer -- values: "+warehouse.DescribeValues(days)+"\n", "its codes are listed")
+	assert.Contains(t, c.Catalog, "  day integer -- values: "+warehouse.DescribeValues(weekdays)+"\n", "its codes are listed")
 	require.NotEmpty(t, c.Listed)
-	assert.Equal(t, ListedColumn{ColumnRef: warehouse.ColumnRef{Schema: "yelp", Table: "checkins", Column: "day"}, Values: days, Why: ListedTop}, c.Listed[0])
+	assert.Equal(t, ListedColumn{ColumnRef: warehouse.ColumnRef{Schema: "yelp", Table: "checkins", Column: "day"}, Values: weekdays, Why: ListedTop}, c.Listed[0])
 	assert.Contains(t, c.String(), "all values listed (low cardinality, at most 20; top table, room kept): yelp.checkins.day: 'Friday'")
 	assert.LessOrEqual(t, c.Tokens, budget)
 
@@ -245,22 +240,17 @@ func TestNamedTableKeepsMoreThanKeys(t *testing.T) {
 // was not listed, while a catalog a few tokens bigger listed it.
 func TestWholeCatalogMakesRoomForTopCodes(t *testing.T) {
 	t.Parallel()
-	cat := &warehouse.Catalog{Tables: []warehouse.Table{table("yelp", "checkins", "", "cid", "business_id", "count", "day")}}
-	for i := range 6 {
-		cat.Tables = append(cat.Tables, table("ops", fmt.Sprintf("kiosk_%02d", i), "Kiosk events, not checkins.",
-			"event_id", "created_at", "host", "status", "payload"))
-	}
-	days := []string{"Friday", "Monday", "Saturday", "Sunday", "Thursday", "Tuesday", "Wednesday"}
+	cat := checkinsAmongKiosks(6)
 	day := warehouse.ColumnRef{Schema: "yelp", Table: "checkins", Column: "day"}
-	listed := map[warehouse.ColumnRef][]string{day: days}
+	listed := map[warehouse.ColumnRef][]string{day: weekdays}
 	whole := llm.EstimateTokens(describeListed(cat.Tables))
-	r := Request{Question: "How many checkins were there on weekend days?", Listed: listed}
+	r := Request{Question: "How many checkins were there on weekend weekdays?", Listed: listed}
 
 	// Room for the codes: the catalog is shown whole, the codes first.
 	r.Budget = whole + 40
 	c := Build(cat, listing, r)
 	assert.True(t, c.Whole)
-	assert.Equal(t, []ListedColumn{{ColumnRef: day, Values: days, Why: ListedTop}}, c.Listed)
+	assert.Equal(t, []ListedColumn{{ColumnRef: day, Values: weekdays, Why: ListedTop}}, c.Listed)
 
 	// Room for the catalog alone: the lowest table gives way.
 	r.Budget = whole + 2
@@ -268,7 +258,7 @@ func TestWholeCatalogMakesRoomForTopCodes(t *testing.T) {
 	assert.False(t, c.Whole, "a table is described in part")
 	assert.LessOrEqual(t, c.Tokens, r.Budget)
 	assert.Len(t, c.Tables, len(cat.Tables), "every table is still described")
-	assert.Contains(t, c.Catalog, "  day integer -- values: "+warehouse.DescribeValues(days)+"\n")
+	assert.Contains(t, c.Catalog, "  day integer -- values: "+warehouse.DescribeValues(weekdays)+"\n")
 	assert.Contains(t, c.String(), "all values listed (low cardinality, at most 20; top table, room kept): yelp.checkins.day: 'Friday'")
 	lowest := c.Tables[len(c.Tables)-1]
 	assert.Equal(t, "ops.kiosk_05", lowest.QualifiedName())
@@ -287,8 +277,7 @@ func TestWholeCatalogDropsNoTableForCodes(t *testing.T) {
 			"Kiosk events, not checkins: one row per event a kiosk sent, kept for a year"+strings.Repeat(".", i),
 			"event_id", "host"))
 	}
-	days := []string{"Friday", "Monday", "Saturday", "Sunday", "Thursday", "Tuesday", "Wednesday"}
-	listed := map[warehouse.ColumnRef][]string{{Schema: "yelp", Table: "checkins", Column: "day"}: days}
+	listed := map[warehouse.ColumnRef][]string{{Schema: "yelp", Table: "checkins", Column: "day"}: weekdays}
 	// As the dialect describes them: comments and values.
 	describe := func(tables []warehouse.Table) string {
 		var b strings.Builder
@@ -303,4 +292,19 @@ func TestWholeCatalogDropsNoTableForCodes(t *testing.T) {
 		assert.Equal(t, len(cat.Tables), len(c.Tables), "budget %d: every table is described: %v", budget, names(c))
 		assert.LessOrEqual(t, c.Tokens, budget)
 	}
+}
+
+// weekdays are the values of checkins.day, a code of few values.
+var weekdays = []string{"Friday", "Monday", "Saturday", "Sunday", "Thursday", "Tuesday", "Wednesday"}
+
+// checkinsAmongKiosks is yelp.checkins (its day a code) and n tables of
+// kiosk events after it, which fill a budget while the question is about
+// checkins.
+func checkinsAmongKiosks(n int) *warehouse.Catalog {
+	cat := &warehouse.Catalog{Tables: []warehouse.Table{table("yelp", "checkins", "", "cid", "business_id", "count", "day")}}
+	for i := range n {
+		cat.Tables = append(cat.Tables, table("ops", fmt.Sprintf("kiosk_%02d", i), "Kiosk events, not checkins.",
+			"event_id", "created_at", "host", "status", "payload"))
+	}
+	return cat
 }
