@@ -83,3 +83,40 @@ func TestProgressIntervalUnderLoad(t *testing.T) {
 		}
 	})
 }
+
+// docs/slack.md, SLACK_PROGRESS_INTERVAL: the answer's streamed text
+// stretches with the progress updates (chat.appendStream is rate-limited
+// per app as chat.update is): with 17 answers under way, two appends of
+// one answer's text are twice the interval apart, however fast the model
+// writes.
+func TestStreamedTextStretchesUnderLoad(t *testing.T) {
+	t.Parallel()
+	const interval = 100 * time.Millisecond
+	h := start(t, streaming(), withConfig(func(c *Config) { c.ProgressInterval = interval }))
+	underLoad(t, h, 17)
+	ch := channelID("CSTREAMLOAD")
+	q := question{channel: ch, user: user, ts: "1700000703.000100", threadTS: "1700000703.000100", received: time.Now()}
+	st := h.app.newStreamer(q)
+	require.NotNil(t, st)
+	require.True(t, st.begin(t.Context()))
+	st.attach(t.Context())
+
+	// The model writes a word every 10 ms for a second.
+	st.chunk(`{"answer": "`)
+	deadline := time.Now().Add(time.Second)
+	for time.Now().Before(deadline) {
+		st.chunk("word ")
+		time.Sleep(10 * time.Millisecond)
+	}
+	var appends []fakeslack.Call
+	for _, c := range h.slack.Calls("chat.appendStream") {
+		if c.Args.Get("channel") == ch {
+			appends = append(appends, c)
+		}
+	}
+	require.GreaterOrEqual(t, len(appends), 2, "the text streamed")
+	for i := 1; i < len(appends); i++ {
+		assert.GreaterOrEqual(t, appends[i].At.Sub(appends[i-1].At), 2*interval,
+			"17 answers under way: twice SLACK_PROGRESS_INTERVAL between two appends")
+	}
+}

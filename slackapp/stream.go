@@ -115,7 +115,9 @@ func (st *streamer) unsentTasks() []slack.StreamChunk {
 }
 
 // chunk streams the answer's text as the model writes it under the
-// cards, at most one call per Config.ProgressInterval.
+// cards, at most one call per progress interval, which stretches under
+// load as the progress updates' does: chat.appendStream is rate-limited
+// per app too, and a burst of streamed answers must not spend it.
 func (st *streamer) chunk(chunk string) {
 	st.mu.Lock()
 	defer st.mu.Unlock()
@@ -126,7 +128,7 @@ func (st *streamer) chunk(chunk string) {
 	if strings.TrimSpace(st.pending.String()) == "" {
 		return
 	}
-	if time.Since(st.last) >= st.a.cfg.ProgressInterval {
+	if time.Since(st.last) >= st.a.progressInterval() {
 		st.flush(st.ctx)
 	}
 }
