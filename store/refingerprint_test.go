@@ -2,6 +2,7 @@ package store_test
 
 import (
 	"context"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -96,6 +97,31 @@ func TestRefingerprintEarlier(t *testing.T) {
 	assert.Zero(t, n)
 	assert.Zero(t, calls, "no query fingerprinted again")
 	assert.Equal(t, before, rowVersions(t, db), "no row written")
+
+	// An example of an earlier form, and the same question and query added
+	// under today's fingerprint before a pass (a 👍 on a new replica):
+	// both are kept, the question stored twice; the earlier one keeps its
+	// fingerprint and form, and each pass reads it again, writing nothing.
+	twice := formExamples(t, db,
+		[4]string{"How many genres?", "SELECT count(*) FROM genres", "v1-SELECT count(*) FROM genres", "pg-1"},
+		[4]string{"How many genres?", "select count(*) from genres", "v2-SELECT count(*) FROM genres", "pg-2"},
+	)
+	v2same := func(query string) (string, error) {
+		calls++
+		return "v2-" + strings.ToUpper(query[:6]) + query[6:], nil
+	}
+	for range 2 {
+		calls = 0
+		before = rowVersions(t, db)
+		n, err = db.RefingerprintEarlier(ctx, "postgres", "pg-2", v2same)
+		require.NoError(t, err)
+		assert.Zero(t, n)
+		assert.Equal(t, 1, calls, "the earlier one is read again")
+		assert.Equal(t, before, rowVersions(t, db), "and not written")
+	}
+	got, err := db.Example(ctx, twice[0].ID)
+	require.NoError(t, err)
+	assert.Equal(t, [2]string{"v1-SELECT count(*) FROM genres", "pg-1"}, [2]string{got.Fingerprint, got.FingerprintForm})
 
 	// A form not numbered has no earlier one: only unknown forms are
 	// taken.
