@@ -489,13 +489,17 @@ func (d *DB) RefingerprintEarlier(ctx context.Context, backend, form string, fin
 	if ok {
 		name = &named
 	}
-	// The regular expressions only run on rows not of form: none, when
-	// every example is of today's form.
+	// A form's number is read only after its name and digits are checked
+	// (CASE keeps that order), and with string functions, not regular
+	// expressions: examples of a later form are read at every pass, until
+	// this version's replicas stop.
 	rows, err := d.pool.Query(ctx, `SELECT id, question, query, fingerprint FROM examples
 		WHERE backend = $1 AND fingerprint_form IS DISTINCT FROM $2
 		  AND (fingerprint_form IS NULL
-		       OR (substring(fingerprint_form FROM '^(.+)-[0-9]{1,9}$') = $3
-		           AND substring(fingerprint_form FROM '-([0-9]{1,9})$')::int < $4))
+		       OR CASE WHEN left(fingerprint_form, length($3) + 1) = $3 || '-'
+		                AND length(fingerprint_form) BETWEEN length($3) + 2 AND length($3) + 10
+		                AND ltrim(substr(fingerprint_form, length($3) + 2), '0123456789') = ''
+		               THEN substr(fingerprint_form, length($3) + 2)::int < $4 END)
 		ORDER BY id`, backend, form, name, number)
 	if err != nil {
 		return 0, fmt.Errorf("refingerprint examples: %w", classify(err))
