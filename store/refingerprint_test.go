@@ -52,7 +52,7 @@ func rowVersions(t *testing.T, db *store.DB) map[int64]string {
 // examples of no form or of an earlier one (pg-1, pg-0), as a replica of
 // an earlier version adds them during a rolling upgrade; it leaves those of
 // a later form (a newer replica's: taking them back would undo its work at
-// each pass) and of a form not numbered. When every example is of today's
+// each pass), of another name (pgx-1) and of a form not numbered. When every example is of today's
 // form, it writes no row and fingerprints no query.
 func TestRefingerprintEarlier(t *testing.T) {
 	t.Parallel()
@@ -65,6 +65,7 @@ func TestRefingerprintEarlier(t *testing.T) {
 		[4]string{"How many sales?", "SELECT count(*) FROM sales", "v0-SELECT count(*) FROM sales", "pg-0"},
 		[4]string{"How many tags?", "SELECT count(*) FROM tags", "v3-SELECT count(*) FROM tags", "pg-3"},
 		[4]string{"How many devs?", "SELECT count(*) FROM devs", "x-SELECT count(*) FROM devs", "custom"},
+		[4]string{"How many bundles?", "SELECT count(*) FROM bundles", "o-SELECT count(*) FROM bundles", "pgx-1"},
 	)
 	calls := 0
 	v2 := func(query string) (string, error) {
@@ -83,6 +84,7 @@ func TestRefingerprintEarlier(t *testing.T) {
 		es[3].ID: {"v2-SELECT count(*) FROM sales", "pg-2"},
 		es[4].ID: {"v3-SELECT count(*) FROM tags", "pg-3"},
 		es[5].ID: {"x-SELECT count(*) FROM devs", "custom"},
+		es[6].ID: {"o-SELECT count(*) FROM bundles", "pgx-1"},
 	}
 	for id, w := range want {
 		got, err := db.Example(ctx, id)
