@@ -66,7 +66,7 @@ func TestRefingerprintWhileServing(t *testing.T) {
 		defer close(done)
 		bot.RefingerprintEvery(b, loopCtx, tick)
 	}()
-	wait := func(what string) {
+	tickLoop := func(what string) {
 		t.Helper()
 		select {
 		case tick <- time.Now():
@@ -90,7 +90,8 @@ func TestRefingerprintWhileServing(t *testing.T) {
 	today, err := fingerprint(valveSQL)
 	require.NoError(t, err)
 
-	// A replica of a version before forms, still serving, adds an example.
+	// A replica of an earlier version, still serving, adds an example under
+	// its fingerprint, with no form.
 	valve, added, err := e.admin.AddExample(ctx, store.Example{Backend: "postgres", Question: valveQuestion, Query: valveSQL,
 		Fingerprint: earlierFingerprint(t, valveSQL), Source: store.SourceAdmin, Status: store.StatusVerified,
 		ProposedBy: "UADMIN", VerifiedBy: "UADMIN"})
@@ -98,7 +99,7 @@ func TestRefingerprintWhileServing(t *testing.T) {
 	require.True(t, added)
 	assert.Zero(t, valveBadge(t, b), "not recognised before a pass")
 
-	wait("the first pass")
+	tickLoop("the first pass")
 	r := logged("the first pass")
 	assert.Equal(t, "stored examples refingerprinted", r.Message)
 	assert.Equal(t, "1", attr(r, "changed"))
@@ -117,14 +118,14 @@ func TestRefingerprintWhileServing(t *testing.T) {
 		AS $$BEGIN RAISE EXCEPTION 'updates refused by the test'; END$$;
 		CREATE TRIGGER refuse_updates BEFORE UPDATE ON examples FOR EACH ROW EXECUTE FUNCTION refuse_updates()`)
 	require.NoError(t, err)
-	wait("the failing pass")
+	tickLoop("the failing pass")
 	r = logged("the failing pass")
 	assert.Equal(t, slog.LevelWarn, r.Level)
 	assert.Equal(t, "stored examples keep their fingerprints", r.Message)
 	assert.Contains(t, attr(r, "err"), "updates refused by the test")
 	_, err = e.admin.Pool().Exec(ctx, `DROP TRIGGER refuse_updates ON examples`)
 	require.NoError(t, err)
-	wait("the pass after the failure")
+	tickLoop("the pass after the failure")
 	r = logged("the pass after the failure")
 	assert.Equal(t, "stored examples refingerprinted", r.Message, "the loop went on")
 	got, err = e.admin.Example(ctx, valve.ID)
@@ -134,8 +135,8 @@ func TestRefingerprintWhileServing(t *testing.T) {
 	// Every example of today's form: two passes (the second tick is
 	// taken once the first pass is over) write nothing and log nothing.
 	before := botRowVersions(t, e.admin)
-	wait("a pass with nothing to do")
-	wait("another pass with nothing to do")
+	tickLoop("a pass with nothing to do")
+	tickLoop("another pass with nothing to do")
 	stopLoop()
 	select {
 	case <-done:
