@@ -134,12 +134,10 @@ func (b *Bot) storeExamples(ctx context.Context) error {
 	// Examples stored under a fingerprint of another form (an earlier
 	// version's, or unknown) take today's first, so they are found and not
 	// stored again; when all are of today's form, none is read. Not
-	// migrated yet: the loop below says so.
-	if changed, err := b.db.Refingerprint(ctx, b.backend.Name(), d.FingerprintForm, d.Fingerprint); err != nil {
-		b.log.WarnContext(ctx, "stored examples keep their fingerprints", "err", err)
-	} else if changed > 0 {
-		b.log.InfoContext(ctx, "stored examples refingerprinted", "changed", changed)
-	}
+	// migrated yet: the loop below says so. A serving bot does it again
+	// now and then (StartRefingerprint).
+	changed, err := b.db.Refingerprint(ctx, b.backend.Name(), d.FingerprintForm, d.Fingerprint)
+	b.logRefingerprint(ctx, changed, err)
 	added := 0
 	for _, e := range n.Examples {
 		fp, err := d.Fingerprint(e.SQL)

@@ -57,6 +57,12 @@ type Config struct {
 	// EmbeddingModel (empty: the provider's default).
 	ExamplesEmbeddings bool   `env:"EXAMPLES_EMBEDDINGS" envDefault:"false"`
 	EmbeddingModel     string `env:"EMBEDDING_MODEL"`
+	// ExamplesRefingerprint is how often `serve` brings the stored
+	// examples of an earlier fingerprint form (or none) to today's, as
+	// every start does: those a replica of an earlier version adds during
+	// a rolling upgrade are then recognised without a restart. 0: only at
+	// start.
+	ExamplesRefingerprint time.Duration `env:"EXAMPLES_REFINGERPRINT" envDefault:"1m"`
 
 	// LinksFile is a YAML file of link rules (docs/links.md): result
 	// columns whose values link to a page, in tables and answers. Empty:
@@ -261,6 +267,9 @@ func (c *Config) Check() error {
 	}
 	if c.ExamplesEmbeddings && !llm.HasEmbeddings(c.Provider()) {
 		errs = append(errs, fmt.Errorf("EXAMPLES_EMBEDDINGS needs a model provider with embeddings (openai or ollama); %q has none", c.Provider()))
+	}
+	if c.ExamplesRefingerprint < 0 {
+		errs = append(errs, fmt.Errorf("EXAMPLES_REFINGERPRINT must be 0 (only at start) or a duration such as 1m, got %s", c.ExamplesRefingerprint))
 	}
 	if c.ExamplesAutoVerify < 0 {
 		errs = append(errs, fmt.Errorf("EXAMPLES_AUTO_VERIFY must be 0 (off) or a number of users, got %d", c.ExamplesAutoVerify))

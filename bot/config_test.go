@@ -33,6 +33,7 @@ func TestConfigExamples(t *testing.T) {
 	}{
 		"negative k":                         {func(c *bot.Config) { c.ExamplesK = -1 }, "EXAMPLES_K"},
 		"negative auto-verify":               {func(c *bot.Config) { c.ExamplesAutoVerify = -2 }, "EXAMPLES_AUTO_VERIFY"},
+		"negative refingerprint interval":    {func(c *bot.Config) { c.ExamplesRefingerprint = -time.Minute }, "EXAMPLES_REFINGERPRINT"},
 		"embeddings from the scripted model": {func(c *bot.Config) { c.ExamplesEmbeddings = true }, `EXAMPLES_EMBEDDINGS needs a model provider with embeddings (openai or ollama); "script" has none`},
 		"embeddings from anthropic":          {func(c *bot.Config) { c.ExamplesEmbeddings, c.LLMProvider = true, "anthropic" }, `"anthropic" has none`},
 	} {

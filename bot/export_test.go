@@ -7,3 +7,7 @@ var LogTurn = (*Bot).logTurn
 
 // LexiconOf is the lexicon b's nodes ground questions with.
 func LexiconOf(b *Bot) *lexicon.Lexicon { return b.nodes.Lexicon }
+
+// RefingerprintEvery runs b's passes over the stored examples at each tick
+// of tick until ctx ends, as StartRefingerprint does with a ticker.
+var RefingerprintEvery = (*Bot).refingerprintEvery

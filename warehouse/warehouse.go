@@ -203,10 +203,12 @@ type Dialect struct {
 	// a Cube query), so a stored example is recognised in an answer.
 	Fingerprint func(query string) (string, error)
 	// FingerprintForm names the form of Fingerprint's fingerprints
-	// ("pg-1"): stored examples carry it, and at start the bot
-	// re-fingerprints those of another form (store.DB.Refingerprint).
+	// ("pg-1"): stored examples carry it, at start the bot re-fingerprints
+	// those of another form (store.DB.Refingerprint), and while it serves
+	// those of an earlier form or none (store.DB.RefingerprintEarlier).
 	// Whoever changes what Fingerprint returns for some query names a new
-	// form, or stored examples keep fingerprints it no longer gives.
+	// form, the next number of the same name ("pg-2"), or stored examples
+	// keep fingerprints it no longer gives.
 	FingerprintForm string
 	// Tables names the tables (cubes) a query reads, as Table.QualifiedName
 	// names them, lower case, so that an example whose tables the catalog

@@ -57,6 +57,7 @@ func serve(ctx context.Context, out io.Writer, tel *telemetry.Telemetry) error {
 		QueryLogs: cfg.QueryLogRetention, Turns: cfg.TurnRetention, Results: cfg.ResultRetention,
 	}, slog.Default())()
 	defer b.StartValueIndex(ctx)()
+	defer b.StartRefingerprint(ctx)()
 	var app *slackapp.App
 	if scfg.Configured() {
 		if app, err = slackapp.New(ctx, scfg, b, slog.Default(), slackapp.WithMountedHandler()); err != nil {

@@ -9,6 +9,8 @@ import (
 	pg_query "github.com/pganalyze/pg_query_go/v5"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/analyticsbot/analyticsbot/store"
 )
 
 // EarlierFingerprint is a SQL query's fingerprint as versions before the
@@ -40,8 +42,15 @@ func EarlierFingerprint(sql string) (string, error) {
 // example under a fingerprint no query gives any more (no verified badge,
 // the examples file stored twice). A backend's test pins a few queries per
 // form it has named.
+//
+// A form is a name and a number ("pg-1"), and a new one is the next number
+// of the same name ("pg-2"): a serving bot brings forward only the
+// examples of a lower number (store.DB.RefingerprintEarlier), so two
+// versions serving at once never take examples back and forth.
 func CheckFingerprintForm(t *testing.T, form string, pinned map[string][][2]string, fingerprint func(string) (string, error)) {
 	t.Helper()
+	_, _, numbered := store.FormNumber(form)
+	assert.True(t, numbered, "FingerprintForm %q is not a name and a number (pg-1): a serving bot would bring no earlier form's examples to it", form)
 	queries, ok := pinned[form]
 	require.True(t, ok, "FingerprintForm %q has no pinned fingerprints: pin a few queries' fingerprints for it", form)
 	for _, p := range queries {
