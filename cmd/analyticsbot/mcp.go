@@ -42,6 +42,10 @@ func mcpCommand(ctx context.Context, args []string, stdin io.Reader, stdout io.W
 		slog.WarnContext(ctx, "the access file does not admit the MCP server's identity: every call will be refused", "as", user, "reason", err)
 	}
 	defer b.StartValueIndex(ctx)()
+	// A desktop assistant keeps this process for its whole session, as
+	// long as a replica serves: the examples of an earlier form are
+	// brought forward as serve brings them.
+	defer b.StartRefingerprint(ctx)()
 	return mcpserver.New(b, cfg, user, slog.Default()).Run(ctx, io.NopCloser(stdin), nopWriteCloser{stdout})
 }
 

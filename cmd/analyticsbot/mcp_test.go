@@ -11,6 +11,7 @@ import (
 	"regexp"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/stretchr/testify/assert"
@@ -189,4 +190,30 @@ func (b bearer) RoundTrip(r *http.Request) (*http.Response, error) {
 	r = r.Clone(r.Context())
 	r.Header.Set("Authorization", "Bearer "+b.token)
 	return http.DefaultTransport.RoundTrip(r)
+}
+
+// README, EXAMPLES_REFINGERPRINT: `analyticsbot mcp`, a process an AI
+// client keeps for its whole session, brings an example of an earlier
+// fingerprint form (one an older replica added meanwhile) to today's form
+// without a restart, as serve does.
+func TestCLIMCPRefingerprints(t *testing.T) {
+	db, dbURL := storetest.NewWithURL(t)
+	setUp(t, dbURL)
+	load := runCLI(t, "", "demo", "load")
+	require.NoError(t, load.err, "stderr: %s", load.stderr)
+	t.Setenv("EXAMPLES_REFINGERPRINT", "100ms")
+
+	cs, stderr := mcpSession(t)
+	mcpCall(t, cs, "list_tables", map[string]any{}, nil) // the start has stored the examples
+	var form string
+	require.NoError(t, db.Pool().QueryRow(t.Context(), `SELECT fingerprint_form FROM analyticsbot.examples ORDER BY id LIMIT 1`).Scan(&form))
+	// An older replica's row: its form unknown.
+	tag, err := db.Pool().Exec(t.Context(), `UPDATE analyticsbot.examples SET fingerprint_form = NULL WHERE id = (SELECT min(id) FROM analyticsbot.examples)`)
+	require.NoError(t, err)
+	require.EqualValues(t, 1, tag.RowsAffected())
+	require.Eventually(t, func() bool {
+		var got *string
+		err := db.Pool().QueryRow(t.Context(), `SELECT fingerprint_form FROM analyticsbot.examples ORDER BY id LIMIT 1`).Scan(&got)
+		return err == nil && got != nil && *got == form
+	}, cliTimeo, 50*time.Millisecond, "the example is brought to %s while mcp runs; stderr: %s", form, stderr)
 }
