@@ -108,18 +108,19 @@ func (ix *ValueIndex) Refresh(ctx context.Context) (RefreshStats, error) {
 				ix.log().WarnContext(ctx, "value index: read a column", "column", col.Schema+"."+col.Table+"."+col.Column, "err", err)
 				continue
 			}
-			distinct := len(values)
+			indexed, distinct, rows := values.Distinct, len(values.Distinct), values.Rows
 			if distinct > max {
+				// The rows of the values read are not the column's.
 				st.Skipped++
-				values = nil
+				indexed, rows = nil, warehouse.RowsUnknown
 			} else {
 				st.Indexed++
 				st.Values += distinct
-				if values == nil {
-					values = []string{}
+				if indexed == nil {
+					indexed = []string{}
 				}
 			}
-			if err := ix.DB.ReplaceValues(ctx, col, distinct, values); err != nil {
+			if err := ix.DB.ReplaceValues(ctx, col, distinct, rows, indexed); err != nil {
 				return st, fmt.Errorf("refresh the value index: %w", err)
 			}
 		}
@@ -267,10 +268,17 @@ func visible(cat *warehouse.Catalog, access warehouse.Access, schema, table, col
 // prompt to list them all in the schema's description, so that codes and
 // flags (is_official = 'T', 'F' for female) are visible to the generator;
 // a column with a value longer than maxListedLength holds text, not
-// codes, and is not listed.
+// codes, and is not listed. Nor is one with fewer than minRowsPerValue
+// rows per value on average, when the backend counts its rows
+// (warehouse.ColumnValues.Rows): a code is a value that repeats across
+// rows, and the unique names, emails and phone numbers of a 20-row table
+// are not codes, only few (store.DB.ListedValues). Two, the least that
+// repeats, keeps the codes of small tables: a state in 20 customers'
+// rows is listed with up to 10 states, a status with up to 10 statuses.
 const (
 	LowCardinality  = 20
 	maxListedLength = 40
+	minRowsPerValue = 2
 )
 
 // Listed returns every value of the caller's columns that have few
@@ -306,7 +314,7 @@ func (ix *ValueIndex) Listed(ctx context.Context) (map[warehouse.ColumnRef][]str
 // readListed reads the values of the columns with few from the index
 // and keeps them for Listed.
 func (ix *ValueIndex) readListed(ctx context.Context) (map[store.ValueColumn][]string, error) {
-	listed, err := ix.DB.ListedValues(ctx, ix.Backend.Name(), LowCardinality, maxListedLength)
+	listed, err := ix.DB.ListedValues(ctx, ix.Backend.Name(), LowCardinality, maxListedLength, minRowsPerValue)
 	if err != nil {
 		return nil, err
 	}
