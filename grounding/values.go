@@ -57,7 +57,7 @@ type ValueIndex struct {
 	// costs no query for them.
 	listed struct {
 		sync.Mutex
-		values map[store.ValueColumn][]string
+		values map[store.ValueColumn]store.ListedColumn
 	}
 }
 
@@ -268,18 +268,29 @@ func visible(cat *warehouse.Catalog, access warehouse.Access, schema, table, col
 // prompt to list them all in the schema's description, so that codes and
 // flags (is_official = 'T', 'F' for female) are visible to the generator;
 // a column with a value longer than maxListedLength holds text, not
-// codes, and is not listed. Nor is one with fewer than minRowsPerValue
-// rows per value on average, when the backend counts its rows
-// (warehouse.ColumnValues.Rows): a code is a value that repeats across
-// rows, and the unique names, emails and phone numbers of a 20-row table
-// are not codes, only few (store.DB.ListedValues). Two, the least that
-// repeats, keeps the codes of small tables: a state in 20 customers'
-// rows is listed with up to 10 states, a status with up to 10 statuses.
+// codes, and is not listed.
+//
+// In a small table every column has few values, and only some are codes.
+// A code repeats across rows: a column is listed when its values are held
+// by at least minRowsPerValue rows each on average (a state in 20
+// customers' rows with up to 10 states, a status with up to 10 statuses),
+// not the unique names, emails and phone numbers of a 20-row customers
+// table. A table of at most lookupWidth columns is a list of codes itself
+// (platforms, statuses, days: a key and a name or two), and its values are
+// listed though each is one row. When the backend does not count rows
+// (warehouse.RowsUnknown), every column with few values is listed.
 const (
 	LowCardinality  = 20
 	maxListedLength = 40
 	minRowsPerValue = 2
+	lookupWidth     = 3
 )
+
+// isCodes reports whether the few values of a column of t are codes, to
+// list whole (LowCardinality).
+func isCodes(t warehouse.Table, c store.ListedColumn) bool {
+	return c.Rows < 0 || c.Rows >= minRowsPerValue*int64(len(c.Values)) || len(t.Columns) <= lookupWidth
+}
 
 // Listed returns every value of the caller's columns that have few
 // (LowCardinality), by column, as the index last read them: Build lists
@@ -303,9 +314,10 @@ func (ix *ValueIndex) Listed(ctx context.Context) (map[warehouse.ColumnRef][]str
 	}
 	access := warehouse.CallerOf(ctx).Access
 	out := make(map[warehouse.ColumnRef][]string, len(listed))
-	for col, values := range listed {
-		if visible(cat, access, col.Schema, col.Table, col.Column) {
-			out[warehouse.ColumnRef{Schema: col.Schema, Table: col.Table, Column: col.Column}] = values
+	for col, c := range listed {
+		t, ok := cat.Table(col.Schema, col.Table)
+		if ok && visible(cat, access, col.Schema, col.Table, col.Column) && isCodes(t, c) {
+			out[warehouse.ColumnRef{Schema: col.Schema, Table: col.Table, Column: col.Column}] = c.Values
 		}
 	}
 	return out, nil
@@ -313,8 +325,8 @@ func (ix *ValueIndex) Listed(ctx context.Context) (map[warehouse.ColumnRef][]str
 
 // readListed reads the values of the columns with few from the index
 // and keeps them for Listed.
-func (ix *ValueIndex) readListed(ctx context.Context) (map[store.ValueColumn][]string, error) {
-	listed, err := ix.DB.ListedValues(ctx, ix.Backend.Name(), LowCardinality, maxListedLength, minRowsPerValue)
+func (ix *ValueIndex) readListed(ctx context.Context) (map[store.ValueColumn]store.ListedColumn, error) {
+	listed, err := ix.DB.ListedValues(ctx, ix.Backend.Name(), LowCardinality, maxListedLength)
 	if err != nil {
 		return nil, err
 	}

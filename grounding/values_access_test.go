@@ -79,8 +79,8 @@ default: denied
 	require.NoError(t, err)
 	want := map[string]map[warehouse.ColumnRef][]string{
 		"full":   shopCodes,
-		"masked": {gender: shopCodes[gender], state: shopCodes[state], country: shopCodes[country]},
-		"denied": {country: shopCodes[country]},
+		"masked": {gender: shopCodes[gender], state: shopCodes[state], country: shopCodes[country], region: shopCodes[region]},
+		"denied": {country: shopCodes[country], region: shopCodes[region]},
 	}
 	for _, p := range rules.List() {
 		ctx := warehouse.WithCaller(ctx, warehouse.Caller{UserID: "U1", Access: p})

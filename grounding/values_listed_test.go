@@ -16,7 +16,8 @@ import (
 // shopSQL is a small shop, where every column has at most 20 values: 20
 // customers, each with their own name, email and phone, a status (3
 // values), a gender (2) and a state (10, two customers each); three
-// regions, one row each; four offices in two countries.
+// regions, one row each, in a table of a key and a code; four offices in
+// two countries.
 const shopSQL = `
 CREATE SCHEMA shop;
 CREATE TABLE shop.customers (id int PRIMARY KEY, name text, email text, phone text, status text, gender text, state text);
@@ -39,12 +40,14 @@ var (
 	gender  = warehouse.ColumnRef{Schema: "shop", Table: "customers", Column: "gender"}
 	state   = warehouse.ColumnRef{Schema: "shop", Table: "customers", Column: "state"}
 	country = warehouse.ColumnRef{Schema: "shop", Table: "offices", Column: "country"}
+	region  = warehouse.ColumnRef{Schema: "shop", Table: "regions", Column: "code"}
 	// shopCodes is what the shop's prompt lists.
 	shopCodes = map[warehouse.ColumnRef][]string{
 		status:  {"active", "churned", "trial"},
 		gender:  {"F", "M"},
 		state:   {"CA", "FL", "GA", "IL", "MI", "NC", "NY", "OH", "TX", "WA"},
 		country: {"FR", "US"},
+		region:  {"APAC", "EMEA", "NA"},
 	}
 )
 
@@ -61,10 +64,10 @@ func shopIndex(t testing.TB) *grounding.ValueIndex {
 
 // The prompt lists the codes of a small table, whose values repeat across
 // its rows, and not its people's names, emails and phone numbers, one a
-// row, though they are as few; nor the codes of a table with one row for
-// each, which the lookup still finds when a question names one. Values
-// indexed before their rows were counted are listed as they were until
-// the next refresh counts them.
+// row, though they are as few; and the codes of a lookup table (a key and
+// a code), one row each, which a question may mean without naming them.
+// Values indexed before their rows were counted are listed as they were
+// until the next refresh counts them.
 func TestListedAreCodesNotUniqueValues(t *testing.T) {
 	t.Parallel()
 	ix := shopIndex(t)
@@ -74,7 +77,7 @@ func TestListedAreCodesNotUniqueValues(t *testing.T) {
 	listed, err := ix.Listed(ctx)
 	require.NoError(t, err)
 	assert.Equal(t, shopCodes, listed,
-		"status, gender, the 10 states of 20 customers, the offices' 2 countries: not names, emails, phones, nor 3 regions in 3 rows")
+		"status, gender, the 10 states of 20 customers, the offices' 2 countries, the 3 regions of their lookup table: not names, emails, phones")
 
 	matches, err := ix.Lookup(ctx, "Sales in EMEA")
 	require.NoError(t, err)

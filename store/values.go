@@ -495,33 +495,38 @@ func rankMatches(all []ValueMatch, minSimilarity float64, perColumn, limit int) 
 	return out
 }
 
+// ListedColumn is a column with few values, whole (ListedValues).
+type ListedColumn struct {
+	// Values are its distinct values, sorted.
+	Values []string
+	// Rows is how many rows hold them, or -1 when that is not known: the
+	// column was indexed before the count was kept, or by a backend that
+	// does not count (warehouse.RowsUnknown).
+	Rows int64
+}
+
 // ListedValues returns every value of each indexed column of backend that
 // has between one and maxDistinct values, none longer than maxLength
-// characters, held by at least minRowsPerValue rows per value on average,
-// sorted: codes and flags ('T'/'F', 'usa') that the prompt can list whole.
-// The average is what tells a code from a name when a table is small: every
-// column of a 20-row customers table has at most 20 values, but its status
-// has 3 in 20 rows and its names, emails and phone numbers 20 in 20, one a
-// row, which are no codes. A column whose rows are not known (NULL
-// row_count: indexed before the count was kept, or by a backend that does
-// not count) is listed by its distinct values alone.
-func (d *DB) ListedValues(ctx context.Context, backend string, maxDistinct, maxLength, minRowsPerValue int) (map[ValueColumn][]string, error) {
+// characters, sorted, with how many rows hold them: the codes and flags
+// ('T'/'F', 'usa') that the prompt may list whole. Which of them are codes,
+// not a small table's names, the caller tells by their rows and their
+// table (grounding.ValueIndex.Listed).
+func (d *DB) ListedValues(ctx context.Context, backend string, maxDistinct, maxLength int) (map[ValueColumn]ListedColumn, error) {
 	rows, err := d.pool.Query(ctx, `
-		SELECT c.schema_name, c.table_name, c.column_name, array_agg(v.value ORDER BY v.value)
+		SELECT c.schema_name, c.table_name, c.column_name, array_agg(v.value ORDER BY v.value), coalesce(c.row_count, -1)
 		FROM value_index_columns c
 		JOIN value_index v USING (backend, schema_name, table_name, column_name)
 		WHERE c.backend = $1 AND c.indexed AND c.distinct_values BETWEEN 1 AND $2
-		  AND (c.row_count IS NULL OR c.row_count >= $4::bigint * c.distinct_values)
-		GROUP BY c.schema_name, c.table_name, c.column_name
-		HAVING max(length(v.value)) <= $3`, backend, maxDistinct, maxLength, minRowsPerValue)
+		GROUP BY c.schema_name, c.table_name, c.column_name, c.row_count
+		HAVING max(length(v.value)) <= $3`, backend, maxDistinct, maxLength)
 	if err != nil {
 		return nil, fmt.Errorf("list values: %w", classify(err))
 	}
-	out := map[ValueColumn][]string{}
+	out := map[ValueColumn]ListedColumn{}
 	col := ValueColumn{Backend: backend}
-	var values []string
-	_, err = pgx.ForEachRow(rows, []any{&col.Schema, &col.Table, &col.Column, &values}, func() error {
-		out[col] = slices.Clone(values)
+	var listed ListedColumn
+	_, err = pgx.ForEachRow(rows, []any{&col.Schema, &col.Table, &col.Column, &listed.Values, &listed.Rows}, func() error {
+		out[col] = ListedColumn{Values: slices.Clone(listed.Values), Rows: listed.Rows}
 		return nil
 	})
 	if err != nil {

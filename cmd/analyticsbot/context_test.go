@@ -71,16 +71,14 @@ func TestCLIContext(t *testing.T) {
 	require.NoError(t, got.err)
 	assert.NotContains(t, got.stdout, "may ask back", "one value is the name itself")
 
-	// Only codes, values that repeat across rows, are listed whole: the
-	// demo has none (its three platforms are a row each, like its genres
-	// and tags), so the platform the question names is found by the
-	// lookup and no column is listed.
+	// The codes are listed whole: the demo's platforms, a lookup table of
+	// a key and a name, the top table's codes before lower tables' columns.
 	got = runCLI(t, "", "context", "--json", "--prompt", "How many games run on Linux?")
 	require.NoError(t, got.err, "stderr: %s", got.stderr)
 	var listed contextJSON
 	require.NoError(t, json.Unmarshal([]byte(got.stdout), &listed))
-	assert.Empty(t, listed.Listed)
-	assert.NotContains(t, listed.Prompt, "values: 'linux', 'mac', 'windows'")
+	assert.Contains(t, listed.Listed, contextListedJSON{Column: "analytics.platforms.name", Values: []string{"linux", "mac", "windows"}, Why: "top table, room kept"})
+	assert.Contains(t, listed.Prompt, "values: 'linux', 'mac', 'windows'")
 	require.NotEmpty(t, listed.Values)
 	assert.Equal(t, contextValueJSON{Column: "analytics.platforms.name", Value: "linux", Phrase: "Linux", Similarity: 1, Why: "exact"},
 		listed.Values[0], "an exact match first, saying why")
