@@ -57,7 +57,7 @@ type ValueIndex struct {
 	// costs no query for them.
 	listed struct {
 		sync.Mutex
-		values map[store.ValueColumn][]string
+		values map[store.ValueColumn]store.ListedColumn
 	}
 }
 
@@ -108,18 +108,19 @@ func (ix *ValueIndex) Refresh(ctx context.Context) (RefreshStats, error) {
 				ix.log().WarnContext(ctx, "value index: read a column", "column", col.Schema+"."+col.Table+"."+col.Column, "err", err)
 				continue
 			}
-			distinct := len(values)
+			indexed, distinct, rows := values.Distinct, len(values.Distinct), values.Rows
 			if distinct > max {
+				// The rows of the values read are not the column's.
 				st.Skipped++
-				values = nil
+				indexed, rows = nil, warehouse.RowsUnknown
 			} else {
 				st.Indexed++
 				st.Values += distinct
-				if values == nil {
-					values = []string{}
+				if indexed == nil {
+					indexed = []string{}
 				}
 			}
-			if err := ix.DB.ReplaceValues(ctx, col, distinct, values); err != nil {
+			if err := ix.DB.ReplaceValues(ctx, col, distinct, rows, indexed); err != nil {
 				return st, fmt.Errorf("refresh the value index: %w", err)
 			}
 		}
@@ -268,10 +269,28 @@ func visible(cat *warehouse.Catalog, access warehouse.Access, schema, table, col
 // flags (is_official = 'T', 'F' for female) are visible to the generator;
 // a column with a value longer than maxListedLength holds text, not
 // codes, and is not listed.
+//
+// In a small table every column has few values, and only some are codes.
+// A code repeats across rows: a column is listed when its values are held
+// by at least minRowsPerValue rows each on average (a state in 20
+// customers' rows with up to 10 states, a status with up to 10 statuses),
+// not the unique names, emails and phone numbers of a 20-row customers
+// table. A table of at most lookupWidth columns is a list of codes itself
+// (platforms, statuses, days: a key and a name or two), and its values are
+// listed though each is one row. When the backend does not count rows
+// (warehouse.RowsUnknown), every column with few values is listed.
 const (
 	LowCardinality  = 20
 	maxListedLength = 40
+	minRowsPerValue = 2
+	lookupWidth     = 3
 )
+
+// isCodes reports whether the few values of a column of t are codes, to
+// list whole (LowCardinality).
+func isCodes(t warehouse.Table, c store.ListedColumn) bool {
+	return c.Rows < 0 || c.Rows >= minRowsPerValue*int64(len(c.Values)) || len(t.Columns) <= lookupWidth
+}
 
 // Listed returns every value of the caller's columns that have few
 // (LowCardinality), by column, as the index last read them: Build lists
@@ -295,9 +314,10 @@ func (ix *ValueIndex) Listed(ctx context.Context) (map[warehouse.ColumnRef][]str
 	}
 	access := warehouse.CallerOf(ctx).Access
 	out := make(map[warehouse.ColumnRef][]string, len(listed))
-	for col, values := range listed {
-		if visible(cat, access, col.Schema, col.Table, col.Column) {
-			out[warehouse.ColumnRef{Schema: col.Schema, Table: col.Table, Column: col.Column}] = values
+	for col, c := range listed {
+		t, ok := cat.Table(col.Schema, col.Table)
+		if ok && visible(cat, access, col.Schema, col.Table, col.Column) && isCodes(t, c) {
+			out[warehouse.ColumnRef{Schema: col.Schema, Table: col.Table, Column: col.Column}] = c.Values
 		}
 	}
 	return out, nil
@@ -305,7 +325,7 @@ func (ix *ValueIndex) Listed(ctx context.Context) (map[warehouse.ColumnRef][]str
 
 // readListed reads the values of the columns with few from the index
 // and keeps them for Listed.
-func (ix *ValueIndex) readListed(ctx context.Context) (map[store.ValueColumn][]string, error) {
+func (ix *ValueIndex) readListed(ctx context.Context) (map[store.ValueColumn]store.ListedColumn, error) {
 	listed, err := ix.DB.ListedValues(ctx, ix.Backend.Name(), LowCardinality, maxListedLength)
 	if err != nil {
 		return nil, err

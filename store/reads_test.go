@@ -24,7 +24,7 @@ func readsDB(t *testing.T) *store.DB {
 	db := storetest.New(t)
 	require.NoError(t, db.PrepareValueIndex(ctx))
 	col := store.ValueColumn{Backend: "postgres", Schema: "analytics", Table: "publishers", Column: "name"}
-	require.NoError(t, db.ReplaceValues(ctx, col, 2, []string{"Ubisoft", "Valve"}))
+	require.NoError(t, db.ReplaceValues(ctx, col, 2, -1, []string{"Ubisoft", "Valve"}))
 	for _, e := range []store.Example{
 		example("How many games did Valve publish?", "SELECT count(*) FROM games", store.StatusVerified),
 		example("Which publishers have the most games?", "SELECT publisher, count(*) FROM games GROUP BY 1", store.StatusVerified),

@@ -124,19 +124,26 @@ func stemsOf(expr string) string {
 }
 
 // ReplaceValues replaces what the index keeps for col, in one transaction:
-// values when indexed, else only the count of distinct values it had. Only
+// values when indexed, else only the count of distinct values it had, and
+// how many rows hold them (warehouse.ColumnValues.Rows; negative when
+// unknown, kept as NULL). Only
 // what changed is written: rewriting every value at each refresh left the
 // table and its trigram index scattered, and lookups twice as slow every
 // other refresh (BENCHMARKS.md).
-func (d *DB) ReplaceValues(ctx context.Context, col ValueColumn, distinct int, values []string) error {
+func (d *DB) ReplaceValues(ctx context.Context, col ValueColumn, distinct int, rows int64, values []string) error {
 	ctx = d.maintenance(ctx)
+	var rowCount *int64
+	if rows >= 0 {
+		rowCount = &rows
+	}
 	err := pgx.BeginFunc(ctx, d.pool, func(tx pgx.Tx) error {
 		_, err := tx.Exec(ctx, `
-			INSERT INTO value_index_columns (backend, schema_name, table_name, column_name, distinct_values, indexed)
-			VALUES ($1, $2, $3, $4, $5, $6)
+			INSERT INTO value_index_columns (backend, schema_name, table_name, column_name, distinct_values, indexed, row_count)
+			VALUES ($1, $2, $3, $4, $5, $6, $7)
 			ON CONFLICT (backend, schema_name, table_name, column_name) DO UPDATE SET
-				distinct_values = EXCLUDED.distinct_values, indexed = EXCLUDED.indexed, refreshed_at = now()`,
-			col.Backend, col.Schema, col.Table, col.Column, distinct, values != nil)
+				distinct_values = EXCLUDED.distinct_values, indexed = EXCLUDED.indexed,
+				row_count = EXCLUDED.row_count, refreshed_at = now()`,
+			col.Backend, col.Schema, col.Table, col.Column, distinct, values != nil, rowCount)
 		if err != nil {
 			return err
 		}
@@ -488,26 +495,38 @@ func rankMatches(all []ValueMatch, minSimilarity float64, perColumn, limit int) 
 	return out
 }
 
+// ListedColumn is a column with few values, whole (ListedValues).
+type ListedColumn struct {
+	// Values are its distinct values, sorted.
+	Values []string
+	// Rows is how many rows hold them, or -1 when that is not known: the
+	// column was indexed before the count was kept, or by a backend that
+	// does not count (warehouse.RowsUnknown).
+	Rows int64
+}
+
 // ListedValues returns every value of each indexed column of backend that
 // has between one and maxDistinct values, none longer than maxLength
-// characters, sorted: codes and flags ('T'/'F', 'usa') that the prompt can
-// list whole.
-func (d *DB) ListedValues(ctx context.Context, backend string, maxDistinct, maxLength int) (map[ValueColumn][]string, error) {
+// characters, sorted, with how many rows hold them: the codes and flags
+// ('T'/'F', 'usa') that the prompt may list whole. Which of them are codes,
+// not a small table's names, the caller tells by their rows and their
+// table (grounding.ValueIndex.Listed).
+func (d *DB) ListedValues(ctx context.Context, backend string, maxDistinct, maxLength int) (map[ValueColumn]ListedColumn, error) {
 	rows, err := d.pool.Query(ctx, `
-		SELECT c.schema_name, c.table_name, c.column_name, array_agg(v.value ORDER BY v.value)
+		SELECT c.schema_name, c.table_name, c.column_name, array_agg(v.value ORDER BY v.value), coalesce(c.row_count, -1)
 		FROM value_index_columns c
 		JOIN value_index v USING (backend, schema_name, table_name, column_name)
 		WHERE c.backend = $1 AND c.indexed AND c.distinct_values BETWEEN 1 AND $2
-		GROUP BY c.schema_name, c.table_name, c.column_name
+		GROUP BY c.schema_name, c.table_name, c.column_name, c.row_count
 		HAVING max(length(v.value)) <= $3`, backend, maxDistinct, maxLength)
 	if err != nil {
 		return nil, fmt.Errorf("list values: %w", classify(err))
 	}
-	out := map[ValueColumn][]string{}
+	out := map[ValueColumn]ListedColumn{}
 	col := ValueColumn{Backend: backend}
-	var values []string
-	_, err = pgx.ForEachRow(rows, []any{&col.Schema, &col.Table, &col.Column, &values}, func() error {
-		out[col] = slices.Clone(values)
+	var listed ListedColumn
+	_, err = pgx.ForEachRow(rows, []any{&col.Schema, &col.Table, &col.Column, &listed.Values, &listed.Rows}, func() error {
+		out[col] = ListedColumn{Values: slices.Clone(listed.Values), Rows: listed.Rows}
 		return nil
 	})
 	if err != nil {

@@ -3,6 +3,7 @@ package store_test
 import (
 	"context"
 	"fmt"
+	"slices"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -35,15 +36,15 @@ func TestMatchValuesWhy(t *testing.T) {
 	col := func(table, column string) store.ValueColumn {
 		return store.ValueColumn{Backend: "postgres", Schema: "pay", Table: table, Column: column}
 	}
-	require.NoError(t, db.ReplaceValues(ctx, col("transactions", "status"), 3, []string{"success", "failed", "pending"}))
-	require.NoError(t, db.ReplaceValues(ctx, col("checkins", "day"), 2, []string{"Weekend", "Weekday"}))
-	require.NoError(t, db.ReplaceValues(ctx, col("notifications", "type"), 2, []string{"transaction", "promotion"}))
-	require.NoError(t, db.ReplaceValues(ctx, col("users", "country"), 3, []string{"FR", "US", "France Télécom"}))
+	require.NoError(t, db.ReplaceValues(ctx, col("transactions", "status"), 3, -1, []string{"success", "failed", "pending"}))
+	require.NoError(t, db.ReplaceValues(ctx, col("checkins", "day"), 2, -1, []string{"Weekend", "Weekday"}))
+	require.NoError(t, db.ReplaceValues(ctx, col("notifications", "type"), 2, -1, []string{"transaction", "promotion"}))
+	require.NoError(t, db.ReplaceValues(ctx, col("users", "country"), 3, -1, []string{"FR", "US", "France Télécom"}))
 	titles := []string{"Transaction"}
 	for i := range 1200 {
 		titles = append(titles, fmt.Sprintf("Game number %d", i))
 	}
-	require.NoError(t, db.ReplaceValues(ctx, col("games", "title"), len(titles), titles))
+	require.NoError(t, db.ReplaceValues(ctx, col("games", "title"), len(titles), -1, titles))
 
 	match := func(phrases ...store.ValuePhrase) []string {
 		t.Helper()
@@ -65,7 +66,7 @@ func TestMatchValuesWhy(t *testing.T) {
 	assert.Empty(t, matchesOf(ms), "a place's name matches only exactly or by stems: not 'France Télécom'")
 
 	// An exact match ranks above a stemmed one.
-	require.NoError(t, db.ReplaceValues(ctx, col("checkins", "label"), 2, []string{"weekends", "weekend"}))
+	require.NoError(t, db.ReplaceValues(ctx, col("checkins", "label"), 2, -1, []string{"weekends", "weekend"}))
 	ms, err = db.MatchValues(ctx, "postgres", []store.ValuePhrase{{Text: "weekends"}}, 0.5, 5, 40)
 	require.NoError(t, err)
 	require.NotEmpty(t, ms)
@@ -83,7 +84,7 @@ func TestMatchValuesTiesInColumnOrder(t *testing.T) {
 	require.NoError(t, db.PrepareValueIndex(ctx))
 	for _, schema := range []string{"geography", "atis"} {
 		col := store.ValueColumn{Backend: "postgres", Schema: schema, Table: "city", Column: "city_name"}
-		require.NoError(t, db.ReplaceValues(ctx, col, 2, []string{"Dallas", "Austin"}))
+		require.NoError(t, db.ReplaceValues(ctx, col, 2, -1, []string{"Dallas", "Austin"}))
 	}
 	for range 20 {
 		ms, err := db.MatchValues(ctx, "postgres", []store.ValuePhrase{{Text: "Dallas"}}, 0.5, 5, 40)
@@ -98,7 +99,10 @@ func TestMatchValuesTiesInColumnOrder(t *testing.T) {
 	}
 }
 
-// ListedValues returns the whole of the columns with few, short values.
+// ListedValues returns the whole of the columns with few, short values,
+// with the rows that hold them (-1 when not known), for the caller to tell
+// codes from names: not a column of 21 values, one with a long value, an
+// empty column or one not indexed.
 func TestListedValues(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
@@ -107,20 +111,39 @@ func TestListedValues(t *testing.T) {
 	col := func(table, column string) store.ValueColumn {
 		return store.ValueColumn{Backend: "postgres", Schema: "hr", Table: table, Column: column}
 	}
-	require.NoError(t, db.ReplaceValues(ctx, col("people", "sex"), 2, []string{"M", "F"}))
-	require.NoError(t, db.ReplaceValues(ctx, col("people", "note"), 2, []string{"ok", "a very long note that says a good deal about a person"}))
-	var many []string
-	for i := range 21 {
-		many = append(many, fmt.Sprintf("dept %d", i))
+	numbered := func(format string, n int) []string {
+		var out []string
+		for i := range n {
+			out = append(out, fmt.Sprintf(format, i))
+		}
+		return out
 	}
-	require.NoError(t, db.ReplaceValues(ctx, col("people", "department"), len(many), many))
-	require.NoError(t, db.ReplaceValues(ctx, col("people", "empty"), 0, []string{}))
-	require.NoError(t, db.ReplaceValues(ctx, col("people", "name"), 60_000, nil))
+	require.NoError(t, db.ReplaceValues(ctx, col("people", "sex"), 2, 20, []string{"M", "F"}))
+	require.NoError(t, db.ReplaceValues(ctx, col("people", "note"), 2, 20, []string{"ok", "a very long note that says a good deal about a person"}))
+	require.NoError(t, db.ReplaceValues(ctx, col("people", "department"), 21, 400, numbered("dept %d", 21)))
+	require.NoError(t, db.ReplaceValues(ctx, col("people", "empty"), 0, 0, []string{}))
+	require.NoError(t, db.ReplaceValues(ctx, col("people", "name"), 60_000, -1, nil))
+	require.NoError(t, db.ReplaceValues(ctx, col("people", "email"), 20, 20, numbered("p%d@example.com", 20)))
+	require.NoError(t, db.ReplaceValues(ctx, col("offices", "code"), 3, -1, []string{"LYS", "CDG", "NCE"}))
 
+	emails := numbered("p%d@example.com", 20)
+	slices.Sort(emails)
 	got, err := db.ListedValues(ctx, "postgres", 20, 40)
 	require.NoError(t, err)
-	assert.Equal(t, map[store.ValueColumn][]string{col("people", "sex"): {"F", "M"}}, got,
-		"not 21 values, not a long one, not an empty or unindexed column")
+	assert.Equal(t, map[store.ValueColumn]store.ListedColumn{
+		col("people", "sex"):   {Values: []string{"F", "M"}, Rows: 20},
+		col("people", "email"): {Values: emails, Rows: 20},
+		col("offices", "code"): {Values: []string{"CDG", "LYS", "NCE"}, Rows: -1},
+	}, got, "not 21 values, not a long one, not an empty or unindexed column")
+
+	// The next refresh counts the offices' rows; a backend that stops
+	// counting leaves the emails' unknown.
+	require.NoError(t, db.ReplaceValues(ctx, col("offices", "code"), 3, 3, []string{"LYS", "CDG", "NCE"}))
+	require.NoError(t, db.ReplaceValues(ctx, col("people", "email"), 20, -1, numbered("p%d@example.com", 20)))
+	got, err = db.ListedValues(ctx, "postgres", 20, 40)
+	require.NoError(t, err)
+	assert.EqualValues(t, 3, got[col("offices", "code")].Rows)
+	assert.EqualValues(t, -1, got[col("people", "email")].Rows)
 }
 
 // The lookup finds pg_trgm wherever it is installed, also after it moved
@@ -131,7 +154,7 @@ func TestMatchValuesFindsTrigram(t *testing.T) {
 	ctx := context.Background()
 	db := storetest.New(t)
 	city := store.ValueColumn{Backend: "postgres", Schema: "shop", Table: "stores", Column: "city"}
-	require.NoError(t, db.ReplaceValues(ctx, city, 3, []string{"Lyon", "Paris", "Nice"}))
+	require.NoError(t, db.ReplaceValues(ctx, city, 3, -1, []string{"Lyon", "Paris", "Nice"}))
 	match := func(text string) ([]string, error) {
 		t.Helper()
 		ms, err := db.MatchValues(ctx, "postgres", []store.ValuePhrase{{Text: text}}, 0.5, 5, 40)

@@ -42,12 +42,12 @@ func TestReplaceValuesWritesOnlyChanges(t *testing.T) {
 	require.NoError(t, db.PrepareValueIndex(ctx), "migrate installs pg_trgm")
 	col := store.ValueColumn{Backend: "postgres", Schema: "shop", Table: "stores", Column: "city"}
 	other := store.ValueColumn{Backend: "postgres", Schema: "shop", Table: "customers", Column: "city"}
-	require.NoError(t, db.ReplaceValues(ctx, other, 1, []string{"Lyon"}))
-	require.NoError(t, db.ReplaceValues(ctx, col, 3, []string{"Lyon", "Paris", "Nice"}))
+	require.NoError(t, db.ReplaceValues(ctx, other, 1, -1, []string{"Lyon"}))
+	require.NoError(t, db.ReplaceValues(ctx, col, 3, -1, []string{"Lyon", "Paris", "Nice"}))
 	first := storedValues(t, db, col)
 	assert.Len(t, first, 3)
 
-	require.NoError(t, db.ReplaceValues(ctx, col, 4, []string{"Paris", "Nice", "Lille", "Lille\x00"}))
+	require.NoError(t, db.ReplaceValues(ctx, col, 4, -1, []string{"Paris", "Nice", "Lille", "Lille\x00"}))
 	second := storedValues(t, db, col)
 	assert.ElementsMatch(t, []string{"Paris", "Nice", "Lille"}, keys(second), "the text cleaned, each value once")
 	assert.Equal(t, first["Paris"], second["Paris"], "an unchanged value is not rewritten")
@@ -55,7 +55,7 @@ func TestReplaceValuesWritesOnlyChanges(t *testing.T) {
 	assert.Equal(t, []string{"Lyon"}, keys(storedValues(t, db, other)), "another column keeps its values")
 
 	// Too many values: the column is counted, its values dropped.
-	require.NoError(t, db.ReplaceValues(ctx, col, 60_000, nil))
+	require.NoError(t, db.ReplaceValues(ctx, col, 60_000, -1, nil))
 	assert.Empty(t, storedValues(t, db, col))
 	st, err := db.ValueIndexStats(ctx, "postgres")
 	require.NoError(t, err)

@@ -42,12 +42,30 @@ type Backend interface {
 	// whose result was cut.
 	Export(ctx context.Context, q Query, w io.Writer, limit int) (ExportStats, error)
 	// Values lists up to limit distinct non-null values of a column of the
-	// catalog as text, in order; for a caller (CallerOf) with an access
-	// policy, never of a column it denies or masks.
-	Values(ctx context.Context, col ColumnRef, limit int) ([]string, error)
+	// catalog as text, in order, with how many rows hold them when the
+	// backend can say in the same read; for a caller (CallerOf) with an
+	// access policy, never of a column it denies or masks.
+	Values(ctx context.Context, col ColumnRef, limit int) (ColumnValues, error)
 	// Show returns what Show SQL shows for a query of this backend.
 	Show(ctx context.Context, q Query) Shown
 }
+
+// ColumnValues is what Backend.Values reads of a column.
+type ColumnValues struct {
+	// Distinct are the column's distinct non-null values as text, in
+	// order, up to the limit asked.
+	Distinct []string
+	// Rows is how many rows hold one of Distinct (all the column's
+	// non-null rows when the limit was not reached), or RowsUnknown when
+	// the backend cannot count them in the read that finds the values
+	// (Cube: a dimension need not have a measure that counts its rows).
+	// The value index tells a code, whose values repeat across rows,
+	// from the names of a small table, each in one row.
+	Rows int64
+}
+
+// RowsUnknown is ColumnValues.Rows of a backend that does not count rows.
+const RowsUnknown = -1
 
 // Query is a query in the language of the backend named by Backend: SQL for
 // "postgres", a Cube query (JSON) for "cube".

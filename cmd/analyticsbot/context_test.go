@@ -71,8 +71,8 @@ func TestCLIContext(t *testing.T) {
 	require.NoError(t, got.err)
 	assert.NotContains(t, got.stdout, "may ask back", "one value is the name itself")
 
-	// The columns with few values are listed whole: the demo's platforms,
-	// the top table's codes, before lower tables' columns.
+	// The codes are listed whole: the demo's platforms, a lookup table of
+	// a key and a name, the top table's codes before lower tables' columns.
 	got = runCLI(t, "", "context", "--json", "--prompt", "How many games run on Linux?")
 	require.NoError(t, got.err, "stderr: %s", got.stderr)
 	var listed contextJSON

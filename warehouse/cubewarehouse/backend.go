@@ -298,14 +298,15 @@ func (b *Backend) Export(ctx context.Context, q warehouse.Query, w io.Writer, li
 
 // Values implements warehouse.Backend: the dimension grouped by itself,
 // which Cube answers with its distinct values; refused for a caller whose
-// policy denies or masks it.
-func (b *Backend) Values(ctx context.Context, col warehouse.ColumnRef, limit int) ([]string, error) {
+// policy denies or masks it. Its rows are not counted (RowsUnknown): a
+// cube need not have a measure that counts them.
+func (b *Backend) Values(ctx context.Context, col warehouse.ColumnRef, limit int) (warehouse.ColumnValues, error) {
 	meta, err := b.meta.Get(ctx, false)
 	if err != nil {
-		return nil, err
+		return warehouse.ColumnValues{}, err
 	}
 	if _, kind, ok := meta.Lookup(col.Column); !ok || kind != cube.KindDimension {
-		return nil, warehouse.Errorf(warehouse.Invalid, "%s is not a dimension of the Cube model", col.Column)
+		return warehouse.ColumnValues{}, warehouse.Errorf(warehouse.Invalid, "%s is not a dimension of the Cube model", col.Column)
 	}
 	if limit <= 0 || limit > ExportLimit {
 		limit = ExportLimit
@@ -318,15 +319,15 @@ func (b *Backend) Values(ctx context.Context, col warehouse.ColumnRef, limit int
 	}
 	// A caller's values are what their policy lets them see returned.
 	if err := permitted(ctx, catalogOf(meta), q); err != nil {
-		return nil, err
+		return warehouse.ColumnValues{}, err
 	}
 	res, err := b.client.Load(ctx, q)
 	if err != nil {
-		return nil, fmt.Errorf("values of %s: %w", col.Column, classify(err))
+		return warehouse.ColumnValues{}, fmt.Errorf("values of %s: %w", col.Column, classify(err))
 	}
-	values := make([]string, 0, len(res.Rows))
+	values := warehouse.ColumnValues{Distinct: make([]string, 0, len(res.Rows)), Rows: warehouse.RowsUnknown}
 	for _, row := range res.Rows {
-		values = append(values, warehouse.Text(row[0]))
+		values.Distinct = append(values.Distinct, warehouse.Text(row[0]))
 	}
 	return values, nil
 }

@@ -65,8 +65,9 @@ func TestConformance(t *testing.T) {
 			"order": {"Items.id": "asc"}}`,
 		AllRewritten: `{"order": [["Items.id", "asc"]],
 		    "dimensions": ["Items.id", "Items.name", "Items.price", "Items.active"]}`,
-		Invalid:     `{"dimensions": ["Items.colour"]}`,
-		Reply:       `{"query": {"measures": ["Items.count"]}, "assumptions": [], "reasoning": "Counts items."}`,
-		Unreachable: cubewarehouse.New(down, cubewarehouse.Config{}),
+		Invalid:       `{"dimensions": ["Items.colour"]}`,
+		Reply:         `{"query": {"measures": ["Items.count"]}, "assumptions": [], "reasoning": "Counts items."}`,
+		Unreachable:   cubewarehouse.New(down, cubewarehouse.Config{}),
+		UncountedRows: true,
 	})
 }

@@ -342,39 +342,42 @@ func (b *Backend) Export(ctx context.Context, q warehouse.Query, w io.Writer, li
 	return st, b.qualify(ctx, err)
 }
 
-// Values implements warehouse.Backend: SELECT DISTINCT of the column, as
-// text, as the reader; for a caller, only of a column of their catalog
-// that their policy does not mask.
-func (b *Backend) Values(ctx context.Context, col warehouse.ColumnRef, limit int) ([]string, error) {
+// Values implements warehouse.Backend: the column grouped by its text,
+// with each value's count of rows (the plan of a SELECT DISTINCT, which
+// counts at no extra cost), as the reader; for a caller, only of a column
+// of their catalog that their policy does not mask.
+func (b *Backend) Values(ctx context.Context, col warehouse.ColumnRef, limit int) (warehouse.ColumnValues, error) {
 	cat, err := b.Catalog(ctx)
 	if err != nil {
-		return nil, err
+		return warehouse.ColumnValues{}, err
 	}
 	t, ok := cat.Table(col.Schema, col.Table)
 	if !ok {
-		return nil, warehouse.Errorf(warehouse.Invalid, "no table %s.%s in the catalog", col.Schema, col.Table)
+		return warehouse.ColumnValues{}, warehouse.Errorf(warehouse.Invalid, "no table %s.%s in the catalog", col.Schema, col.Table)
 	}
 	if _, ok := t.Column(col.Column); !ok {
-		return nil, warehouse.Errorf(warehouse.Invalid, "no column %s in the catalog", col)
+		return warehouse.ColumnValues{}, warehouse.Errorf(warehouse.Invalid, "no column %s in the catalog", col)
 	}
 	if a := warehouse.CallerOf(ctx).Access; a != nil && a.MasksColumn(t.Schema, t.Name, col.Column) {
-		return nil, &warehouse.Error{Kind: warehouse.Forbidden, Class: "access_denied", Reason: "you may not read the values of " + col.String()}
+		return warehouse.ColumnValues{}, &warehouse.Error{Kind: warehouse.Forbidden, Class: "access_denied", Reason: "you may not read the values of " + col.String()}
 	}
 	if limit <= 0 {
 		limit = b.cfg.MaxRows
 	}
 	c := pgx.Identifier{col.Column}.Sanitize()
-	sql := fmt.Sprintf("SELECT DISTINCT %[1]s::text FROM %[2]s WHERE %[1]s IS NOT NULL ORDER BY 1 LIMIT %[3]d",
+	sql := fmt.Sprintf("SELECT %[1]s::text, count(*) FROM %[2]s WHERE %[1]s IS NOT NULL GROUP BY 1 ORDER BY 1 LIMIT %[3]d",
 		c, pgx.Identifier{t.Schema, t.Name}.Sanitize(), limit)
 	res, err := b.exec.QueryRows(ctx, sql, limit)
 	if err != nil {
-		return nil, fmt.Errorf("values of %s: %w", col, err)
+		return warehouse.ColumnValues{}, fmt.Errorf("values of %s: %w", col, err)
 	}
-	values := make([]string, len(res.Rows))
+	out := warehouse.ColumnValues{Distinct: make([]string, len(res.Rows))}
 	for i, row := range res.Rows {
-		values[i], _ = row[0].(string)
+		out.Distinct[i], _ = row[0].(string)
+		n, _ := row[1].(int64)
+		out.Rows += n
 	}
-	return values, nil
+	return out, nil
 }
 
 // Show implements warehouse.Backend: the SQL as written.

@@ -34,7 +34,7 @@ default: narrow
 
 	got, err := b.Values(ctx, customer, 10)
 	require.NoError(t, err)
-	assert.Equal(t, []string{"acme", "globex"}, got)
+	assert.Equal(t, warehouse.ColumnValues{Distinct: []string{"acme", "globex"}, Rows: 2}, got)
 
 	got, err = b.Values(narrow, customer, 10)
 	assertKind(t, warehouse.Forbidden, err)

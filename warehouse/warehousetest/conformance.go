@@ -40,6 +40,9 @@ type Harness struct {
 	// Unreachable is the same backend pointed at a server that does not
 	// answer; nil when there is no server.
 	Unreachable warehouse.Backend
+	// UncountedRows says the backend's Values does not count rows
+	// (warehouse.RowsUnknown), as Cube's does not.
+	UncountedRows bool
 }
 
 func (h Harness) column(name string) string {
@@ -155,17 +158,25 @@ func testExport(t *testing.T, h Harness) {
 }
 
 // testValues checks that the distinct values of a column are listed in
-// order, up to the cap; a missing column is Invalid.
+// order, up to the cap, with the rows that hold them counted (the five
+// named items: 'Widget' is two) unless the backend does not count; a
+// missing column is Invalid.
 func testValues(t *testing.T, h Harness) {
 	b := h.Backend
 	ctx := context.Background()
 	col := warehouse.ColumnRef{Schema: h.Schema, Table: h.Table, Column: h.column("name")}
+	rows := func(n int64) int64 {
+		if h.UncountedRows {
+			return warehouse.RowsUnknown
+		}
+		return n
+	}
 	got, err := b.Values(ctx, col, 10)
 	require.NoError(t, err)
-	assert.Equal(t, FixtureNames, got, "distinct, not null, in order")
+	assert.Equal(t, warehouse.ColumnValues{Distinct: FixtureNames, Rows: rows(5)}, got, "distinct, not null, in order")
 	got, err = b.Values(ctx, col, 2)
 	require.NoError(t, err)
-	assert.Equal(t, FixtureNames[:2], got, "up to the cap")
+	assert.Equal(t, warehouse.ColumnValues{Distinct: FixtureNames[:2], Rows: rows(2)}, got, "up to the cap, and the rows of those")
 	_, err = b.Values(ctx, warehouse.ColumnRef{Schema: h.Schema, Table: h.Table, Column: h.column("nope")}, 10)
 	assert.Equal(t, warehouse.Invalid, warehouse.KindOf(err), "a column the catalog lacks: %v", err)
 }

@@ -8,6 +8,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"maps"
 	"slices"
 	"strings"
 
@@ -273,24 +274,29 @@ func (m *Memory) Export(ctx context.Context, q warehouse.Query, w io.Writer, lim
 	return warehouse.ExportStats{Rows: res.RowCount, Truncated: res.Truncated}, nil
 }
 
-// Values implements warehouse.Backend.
-func (m *Memory) Values(ctx context.Context, col warehouse.ColumnRef, limit int) ([]string, error) {
+// Values implements warehouse.Backend, counting the rows that hold the
+// values it returns.
+func (m *Memory) Values(ctx context.Context, col warehouse.ColumnRef, limit int) (warehouse.ColumnValues, error) {
 	if err := ctx.Err(); err != nil {
-		return nil, err
+		return warehouse.ColumnValues{}, err
 	}
 	i := slices.IndexFunc(m.tables, func(t Table) bool { return t.Name == col.Table })
 	if i < 0 || columnIndex(m.tables[i], col.Column) < 0 {
-		return nil, warehouse.Errorf(warehouse.Invalid, "no column %s in memory", col)
+		return warehouse.ColumnValues{}, warehouse.Errorf(warehouse.Invalid, "no column %s in memory", col)
 	}
 	t, c := m.tables[i], columnIndex(m.tables[i], col.Column)
-	var values []string
+	rows := map[string]int64{}
 	for _, row := range t.Rows {
-		if v := row[c]; v != nil && !slices.Contains(values, warehouse.Text(v)) {
-			values = append(values, warehouse.Text(v))
+		if v := row[c]; v != nil {
+			rows[warehouse.Text(v)]++
 		}
 	}
-	slices.Sort(values)
-	return values[:min(len(values), limit)], nil
+	values := slices.Sorted(maps.Keys(rows))
+	out := warehouse.ColumnValues{Distinct: values[:min(len(values), limit)]}
+	for _, v := range out.Distinct {
+		out.Rows += rows[v]
+	}
+	return out, nil
 }
 
 // Show implements warehouse.Backend.
