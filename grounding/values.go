@@ -57,7 +57,7 @@ type ValueIndex struct {
 	// costs no query for them.
 	listed struct {
 		sync.Mutex
-		values map[store.ValueColumn]store.ListedColumn
+		values map[store.ValueColumn][]string
 	}
 }
 
@@ -288,15 +288,15 @@ const (
 
 // isCodes reports whether the few values of a column of t are codes, to
 // list whole (LowCardinality).
-func isCodes(t warehouse.Table, c store.ListedColumn) bool {
+func isCodes(t warehouse.Table, c store.FewValues) bool {
 	return c.Rows < 0 || c.Rows >= minRowsPerValue*int64(len(c.Values)) || len(t.Columns) <= lookupWidth
 }
 
-// Listed returns every value of the caller's columns that have few
-// (LowCardinality), by column, as the index last read them: Build lists
-// them in the description of the tables it shows while the budget allows.
-// They are read from the index once, then kept until the next Refresh
-// (which a serving bot runs every VALUE_INDEX_REFRESH).
+// Listed returns every value of the caller's columns that hold codes
+// (LowCardinality, isCodes), by column, as the index last read them: Build
+// lists them in the description of the tables it shows while the budget
+// allows. They are read from the index once, then kept until the next
+// Refresh (which a serving bot runs every VALUE_INDEX_REFRESH).
 func (ix *ValueIndex) Listed(ctx context.Context) (map[warehouse.ColumnRef][]string, error) {
 	ctx, cancel := context.WithTimeout(ctx, lookupTimeout)
 	defer cancel()
@@ -314,21 +314,33 @@ func (ix *ValueIndex) Listed(ctx context.Context) (map[warehouse.ColumnRef][]str
 	}
 	access := warehouse.CallerOf(ctx).Access
 	out := make(map[warehouse.ColumnRef][]string, len(listed))
-	for col, c := range listed {
-		t, ok := cat.Table(col.Schema, col.Table)
-		if ok && visible(cat, access, col.Schema, col.Table, col.Column) && isCodes(t, c) {
-			out[warehouse.ColumnRef{Schema: col.Schema, Table: col.Table, Column: col.Column}] = c.Values
+	for col, values := range listed {
+		if visible(cat, access, col.Schema, col.Table, col.Column) {
+			out[warehouse.ColumnRef{Schema: col.Schema, Table: col.Table, Column: col.Column}] = values
 		}
 	}
 	return out, nil
 }
 
-// readListed reads the values of the columns with few from the index
-// and keeps them for Listed.
-func (ix *ValueIndex) readListed(ctx context.Context) (map[store.ValueColumn]store.ListedColumn, error) {
-	listed, err := ix.DB.ListedValues(ctx, ix.Backend.Name(), LowCardinality, maxListedLength)
+// readListed reads the values of the columns with few from the index,
+// keeps those that are codes for Listed, and returns them. Which are codes
+// is a fact of the data, told by the whole catalog, not the caller's: a
+// policy that denies most of a customers table's columns must not make it
+// look like a lookup table and list its people's names and emails.
+func (ix *ValueIndex) readListed(ctx context.Context) (map[store.ValueColumn][]string, error) {
+	few, err := ix.DB.ListedValues(ctx, ix.Backend.Name(), LowCardinality, maxListedLength)
 	if err != nil {
 		return nil, err
+	}
+	cat, err := ix.Backend.Catalog(warehouse.WithCaller(ctx, warehouse.Caller{}))
+	if err != nil {
+		return nil, fmt.Errorf("list values: %w", err)
+	}
+	listed := make(map[store.ValueColumn][]string, len(few))
+	for col, c := range few {
+		if t, ok := cat.Table(col.Schema, col.Table); ok && isCodes(t, c) {
+			listed[col] = c.Values
+		}
 	}
 	ix.listed.Lock()
 	ix.listed.values = listed

@@ -16,8 +16,9 @@ import (
 // shopSQL is a small shop, where every column has at most 20 values: 20
 // customers, each with their own name, email and phone, a status (3
 // values), a gender (2) and a state (10, two customers each); three
-// regions, one row each, in a table of a key and a code; four offices in
-// two countries.
+// regions, one row each, in a table of a key and a code; two currencies,
+// one row each, in a table of a key, a code and a name; four offices, each
+// in its own city, in two countries, in a table of four columns.
 const shopSQL = `
 CREATE SCHEMA shop;
 CREATE TABLE shop.customers (id int PRIMARY KEY, name text, email text, phone text, status text, gender text, state text);
@@ -29,8 +30,11 @@ SELECT i, 'Customer ' || i, 'customer' || i || '@example.com', '555-01' || lpad(
 FROM generate_series(1, 20) AS i;
 CREATE TABLE shop.regions (id int PRIMARY KEY, code text);
 INSERT INTO shop.regions VALUES (1, 'APAC'), (2, 'EMEA'), (3, 'NA');
-CREATE TABLE shop.offices (id int PRIMARY KEY, country text);
-INSERT INTO shop.offices VALUES (1, 'FR'), (2, 'FR'), (3, 'US'), (4, 'US');
+CREATE TABLE shop.currencies (id int PRIMARY KEY, code text, name text);
+INSERT INTO shop.currencies VALUES (1, 'EUR', 'Euro'), (2, 'USD', 'US dollar');
+CREATE TABLE shop.offices (id int PRIMARY KEY, city text, country text, opened date);
+INSERT INTO shop.offices VALUES (1, 'Paris', 'FR', '2020-01-01'), (2, 'Lyon', 'FR', '2021-01-01'),
+	(3, 'New York', 'US', '2022-01-01'), (4, 'Austin', 'US', '2023-01-01');
 GRANT USAGE ON SCHEMA shop TO analyticsbot_reader;
 GRANT SELECT ON ALL TABLES IN SCHEMA shop TO analyticsbot_reader;`
 
@@ -41,13 +45,18 @@ var (
 	state   = warehouse.ColumnRef{Schema: "shop", Table: "customers", Column: "state"}
 	country = warehouse.ColumnRef{Schema: "shop", Table: "offices", Column: "country"}
 	region  = warehouse.ColumnRef{Schema: "shop", Table: "regions", Column: "code"}
+	// A lookup table of three columns: its code and its name.
+	currency     = warehouse.ColumnRef{Schema: "shop", Table: "currencies", Column: "code"}
+	currencyName = warehouse.ColumnRef{Schema: "shop", Table: "currencies", Column: "name"}
 	// shopCodes is what the shop's prompt lists.
 	shopCodes = map[warehouse.ColumnRef][]string{
-		status:  {"active", "churned", "trial"},
-		gender:  {"F", "M"},
-		state:   {"CA", "FL", "GA", "IL", "MI", "NC", "NY", "OH", "TX", "WA"},
-		country: {"FR", "US"},
-		region:  {"APAC", "EMEA", "NA"},
+		status:       {"active", "churned", "trial"},
+		gender:       {"F", "M"},
+		state:        {"CA", "FL", "GA", "IL", "MI", "NC", "NY", "OH", "TX", "WA"},
+		country:      {"FR", "US"},
+		region:       {"APAC", "EMEA", "NA"},
+		currency:     {"EUR", "USD"},
+		currencyName: {"Euro", "US dollar"},
 	}
 )
 
@@ -64,8 +73,10 @@ func shopIndex(t testing.TB) *grounding.ValueIndex {
 
 // The prompt lists the codes of a small table, whose values repeat across
 // its rows, and not its people's names, emails and phone numbers, one a
-// row, though they are as few; and the codes of a lookup table (a key and
-// a code), one row each, which a question may mean without naming them.
+// row, though they are as few; and the codes and names of a lookup table
+// (at most three columns: a key and a code or two), one row each, which a
+// question may mean without naming them; not the cities of four offices,
+// one each, in a table of four columns, where their countries repeat.
 // Values indexed before their rows were counted are listed as they were
 // until the next refresh counts them.
 func TestListedAreCodesNotUniqueValues(t *testing.T) {
@@ -77,7 +88,7 @@ func TestListedAreCodesNotUniqueValues(t *testing.T) {
 	listed, err := ix.Listed(ctx)
 	require.NoError(t, err)
 	assert.Equal(t, shopCodes, listed,
-		"status, gender, the 10 states of 20 customers, the offices' 2 countries, the 3 regions of their lookup table: not names, emails, phones")
+		"status, gender, the 10 states of 20 customers, the offices' 2 countries, the regions' and currencies' lookup tables: not names, emails, phones, nor the offices' cities")
 
 	matches, err := ix.Lookup(ctx, "Sales in EMEA")
 	require.NoError(t, err)
@@ -93,7 +104,7 @@ func TestListedAreCodesNotUniqueValues(t *testing.T) {
 	before := &grounding.ValueIndex{DB: ix.DB, Backend: ix.Backend}
 	listed, err = before.Listed(ctx)
 	require.NoError(t, err)
-	assert.Len(t, listed, 8, "every column of at most 20 short values, as before")
+	assert.Len(t, listed, 11, "every text column of at most 20 short values, as before")
 	email := warehouse.ColumnRef{Schema: "shop", Table: "customers", Column: "email"}
 	assert.Contains(t, listed[email], "customer7@example.com")
 

@@ -7,8 +7,9 @@
 -- not. NULL: unknown, so listed by the count of distinct values alone, as
 -- before; that covers the rows of the refreshes before this column, of a
 -- backend that does not count rows (Cube), and those a replica of an
--- earlier version, which does not know the column, still adds during a
--- rolling upgrade.
+-- earlier version, which does not know the column, adds during a rolling
+-- upgrade. A row such a replica refreshes keeps the count a new one wrote,
+-- which may then be out of date until a new replica refreshes it again.
 ALTER TABLE value_index_columns ADD COLUMN row_count bigint;
 
 -- +goose Down

@@ -115,8 +115,11 @@ func TestStreamedTextStretchesUnderLoad(t *testing.T) {
 		}
 	}
 	require.GreaterOrEqual(t, len(appends), 2, "the text streamed")
+	// The interval is measured by the app before each call, the gaps
+	// where the fake Slack received them: a call's jitter may take a few
+	// milliseconds off a gap, never the 100 ms an unstretched one lacks.
 	for i := 1; i < len(appends); i++ {
-		assert.GreaterOrEqual(t, appends[i].At.Sub(appends[i-1].At), 2*interval,
+		assert.GreaterOrEqual(t, appends[i].At.Sub(appends[i-1].At), 3*interval/2,
 			"17 answers under way: twice SLACK_PROGRESS_INTERVAL between two appends")
 	}
 }

@@ -495,8 +495,8 @@ func rankMatches(all []ValueMatch, minSimilarity float64, perColumn, limit int) 
 	return out
 }
 
-// ListedColumn is a column with few values, whole (ListedValues).
-type ListedColumn struct {
+// FewValues are the values of a column with few, whole (ListedValues).
+type FewValues struct {
 	// Values are its distinct values, sorted.
 	Values []string
 	// Rows is how many rows hold them, or -1 when that is not known: the
@@ -511,7 +511,7 @@ type ListedColumn struct {
 // ('T'/'F', 'usa') that the prompt may list whole. Which of them are codes,
 // not a small table's names, the caller tells by their rows and their
 // table (grounding.ValueIndex.Listed).
-func (d *DB) ListedValues(ctx context.Context, backend string, maxDistinct, maxLength int) (map[ValueColumn]ListedColumn, error) {
+func (d *DB) ListedValues(ctx context.Context, backend string, maxDistinct, maxLength int) (map[ValueColumn]FewValues, error) {
 	rows, err := d.pool.Query(ctx, `
 		SELECT c.schema_name, c.table_name, c.column_name, array_agg(v.value ORDER BY v.value), coalesce(c.row_count, -1)
 		FROM value_index_columns c
@@ -522,11 +522,11 @@ func (d *DB) ListedValues(ctx context.Context, backend string, maxDistinct, maxL
 	if err != nil {
 		return nil, fmt.Errorf("list values: %w", classify(err))
 	}
-	out := map[ValueColumn]ListedColumn{}
+	out := map[ValueColumn]FewValues{}
 	col := ValueColumn{Backend: backend}
-	var listed ListedColumn
+	var listed FewValues
 	_, err = pgx.ForEachRow(rows, []any{&col.Schema, &col.Table, &col.Column, &listed.Values, &listed.Rows}, func() error {
-		out[col] = ListedColumn{Values: slices.Clone(listed.Values), Rows: listed.Rows}
+		out[col] = FewValues{Values: slices.Clone(listed.Values), Rows: listed.Rows}
 		return nil
 	})
 	if err != nil {

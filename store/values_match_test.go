@@ -130,7 +130,7 @@ func TestListedValues(t *testing.T) {
 	slices.Sort(emails)
 	got, err := db.ListedValues(ctx, "postgres", 20, 40)
 	require.NoError(t, err)
-	assert.Equal(t, map[store.ValueColumn]store.ListedColumn{
+	assert.Equal(t, map[store.ValueColumn]store.FewValues{
 		col("people", "sex"):   {Values: []string{"F", "M"}, Rows: 20},
 		col("people", "email"): {Values: emails, Rows: 20},
 		col("offices", "code"): {Values: []string{"CDG", "LYS", "NCE"}, Rows: -1},
