@@ -82,7 +82,7 @@ func TestExamplesStoredBeforeTheUpgrade(t *testing.T) {
 // recognise an example whose fingerprint the later form changed: no badge,
 // and a 👍 stores the question again under its own fingerprint; so does
 // its start for an examples file's example whose fingerprint changed.
-func TestStartLeavesLaterForm(t *testing.T) {
+func TestRefingerprintAtStartLeavesLaterForm(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
 	e := newEnv(t)
