@@ -131,12 +131,13 @@ func (b *Bot) storeExamples(ctx context.Context) error {
 	if err := b.db.PrepareExamples(ctx); err != nil && !errors.Is(err, store.ErrNoTrigram) {
 		b.log.WarnContext(ctx, "examples are found by their words only", "err", err)
 	}
-	// Examples stored under a fingerprint of another form (an earlier
-	// version's, or unknown) take today's first, so they are found and not
-	// stored again; when all are of today's form, none is read. Not
-	// migrated yet: the loop below says so. A serving bot does it again
-	// now and then (StartRefingerprint).
-	changed, err := b.db.Refingerprint(ctx, b.backend.Name(), d.FingerprintForm, d.Fingerprint)
+	// Examples stored under a fingerprint of an earlier form (or unknown)
+	// take today's first, so they are found and not stored again. Those of
+	// a later form are left alone, as a serving bot's passes leave them
+	// (StartRefingerprint): an earlier version started against the same
+	// database (a desktop mcp, a CLI ask) does not take them back. Not
+	// migrated yet: the loop below says so.
+	changed, err := b.db.RefingerprintEarlier(ctx, b.backend.Name(), d.FingerprintForm, d.Fingerprint)
 	b.logRefingerprint(ctx, changed, err)
 	added := 0
 	for _, e := range n.Examples {

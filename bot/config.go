@@ -57,11 +57,11 @@ type Config struct {
 	// EmbeddingModel (empty: the provider's default).
 	ExamplesEmbeddings bool   `env:"EXAMPLES_EMBEDDINGS" envDefault:"false"`
 	EmbeddingModel     string `env:"EMBEDDING_MODEL"`
-	// ExamplesRefingerprint is how often `serve` brings the stored
-	// examples of an earlier fingerprint form (or none) to today's, as
-	// every start does: those a replica of an earlier version adds during
-	// a rolling upgrade are then recognised without a restart. 0: only at
-	// start.
+	// ExamplesRefingerprint is how often `serve` and `mcp` (which an AI
+	// client keeps for its whole session) bring the stored examples of an
+	// earlier fingerprint form (or none) to today's, as every start does:
+	// those a replica of an earlier version adds during a rolling upgrade
+	// are then recognised without a restart. 0: only at start.
 	ExamplesRefingerprint time.Duration `env:"EXAMPLES_REFINGERPRINT" envDefault:"1m"`
 
 	// LinksFile is a YAML file of link rules (docs/links.md): result

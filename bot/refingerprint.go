@@ -12,8 +12,8 @@ import (
 // earlier version goes on adding examples of its own form after the new
 // ones started: without the passes, the new ones would not recognise them
 // (no badge; a 👍 storing the question again) until one of them started
-// again. A pass that finds no such example costs one query that reads no
-// row. It is off (stop does nothing) when EXAMPLES_REFINGERPRINT is 0, or
+// again. A pass that finds no such example costs one scan of the
+// examples (about 3 ms per 10,000) and writes no row. It is off (stop does nothing) when EXAMPLES_REFINGERPRINT is 0, or
 // when no example is stored (the backend has no fingerprints, or the
 // database is not migrated).
 func (b *Bot) StartRefingerprint(ctx context.Context) (stop func()) {
@@ -52,8 +52,8 @@ func (b *Bot) refingerprintEvery(ctx context.Context, tick <-chan time.Time) {
 	}
 }
 
-// logRefingerprint says what a pass of store.DB.Refingerprint or
-// RefingerprintEarlier did: nothing, when no fingerprint changed.
+// logRefingerprint says what store.DB.RefingerprintEarlier did at start or
+// in a pass: nothing, when no fingerprint changed.
 func (b *Bot) logRefingerprint(ctx context.Context, changed int, err error) {
 	if err != nil {
 		b.log.WarnContext(ctx, "stored examples keep their fingerprints", "err", err)

@@ -13,6 +13,7 @@ import (
 	"github.com/analyticsbot/analyticsbot/bot"
 	"github.com/analyticsbot/analyticsbot/bot/bottest"
 	"github.com/analyticsbot/analyticsbot/store"
+	"github.com/analyticsbot/analyticsbot/store/storetest"
 	"github.com/analyticsbot/analyticsbot/warehouse/pgwarehouse"
 )
 
@@ -134,7 +135,7 @@ func TestRefingerprintWhileServing(t *testing.T) {
 
 	// Every example of today's form: two passes (the second tick is
 	// taken once the first pass is over) write nothing and log nothing.
-	before := botRowVersions(t, e.admin)
+	before := storetest.ExampleRowVersions(t, e.admin)
 	tickLoop("a pass with nothing to do")
 	tickLoop("another pass with nothing to do")
 	stopLoop()
@@ -143,26 +144,8 @@ func TestRefingerprintWhileServing(t *testing.T) {
 	case <-time.After(time.Minute):
 		t.Fatal("the loop did not stop when its context ended")
 	}
-	assert.Equal(t, before, botRowVersions(t, e.admin), "no row written")
+	assert.Equal(t, before, storetest.ExampleRowVersions(t, e.admin), "no row written")
 	assert.Empty(t, log.recs, "nothing logged")
-}
-
-// botRowVersions are the examples' row versions (xmin, ctid): an UPDATE
-// of a row, even one writing the same values, gives it a new one.
-func botRowVersions(t *testing.T, db *store.DB) map[int64]string {
-	t.Helper()
-	rows, err := db.Pool().Query(context.Background(), `SELECT id, xmin::text || ctid::text FROM examples`)
-	require.NoError(t, err)
-	defer rows.Close()
-	out := map[int64]string{}
-	for rows.Next() {
-		var id int64
-		var v string
-		require.NoError(t, rows.Scan(&id, &v))
-		out[id] = v
-	}
-	require.NoError(t, rows.Err())
-	return out
 }
 
 // StartRefingerprint's stop returns, the passes stopped, whether they run

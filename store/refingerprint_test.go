@@ -2,6 +2,7 @@ package store_test
 
 import (
 	"context"
+	"fmt"
 	"strings"
 	"sync"
 	"testing"
@@ -30,30 +31,164 @@ func formExamples(t *testing.T, db *store.DB, rows ...[4]string) []store.Example
 	return out
 }
 
-// rowVersions are the examples' row versions (xmin, ctid): an UPDATE of a
-// row, even one writing the same values, gives it a new one.
-func rowVersions(t *testing.T, db *store.DB) map[int64]string {
-	t.Helper()
-	rows, err := db.Pool().Query(context.Background(), `SELECT id, xmin::text || ctid::text FROM examples`)
-	require.NoError(t, err)
-	defer rows.Close()
-	out := map[int64]string{}
-	for rows.Next() {
-		var id int64
-		var v string
-		require.NoError(t, rows.Scan(&id, &v))
-		out[id] = v
+// When the backend's fingerprint changes form, the stored examples take
+// the new one and are found by it; an example of another backend, one
+// whose query no longer fingerprints and one whose new fingerprint the
+// same question has already are left as they are.
+func TestRefingerprint(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	db := storetest.New(t)
+	add := func(e store.Example) store.Example {
+		t.Helper()
+		out, added, err := db.AddExample(ctx, e)
+		require.NoError(t, err)
+		require.True(t, added)
+		return out
 	}
-	require.NoError(t, rows.Err())
-	return out
+	games := add(example("How many games?", "SELECT count(*) FROM games", store.StatusVerified))
+	broken := add(example("Broken?", "SELECT broken", store.StatusVerified))
+	kept := add(example("How many games?", "SELECT count(*) FROM games -- again", store.StatusVerified))
+	cube := example("How many games?", "SELECT count(*) FROM games", store.StatusVerified)
+	cube.Backend = "cube"
+	cube = add(cube)
+	newForm := func(query string) (string, error) {
+		switch query {
+		case "SELECT broken":
+			return "", fmt.Errorf("does not parse")
+		case "SELECT count(*) FROM games -- again":
+			return "v2-SELECT count(*) FROM games", nil
+		}
+		return "v2-" + query, nil
+	}
+
+	n, err := db.RefingerprintEarlier(ctx, "postgres", "pg-2", newForm)
+	require.NoError(t, err)
+	assert.Equal(t, 1, n)
+	got, ok, err := db.VerifiedExample(ctx, "postgres", "v2-SELECT count(*) FROM games")
+	require.NoError(t, err)
+	require.True(t, ok, "found by the new fingerprint")
+	assert.Equal(t, games.ID, got.ID)
+	assert.Equal(t, "pg-2", got.FingerprintForm)
+	for _, e := range []store.Example{broken, kept, cube} {
+		again, err := db.Example(ctx, e.ID)
+		require.NoError(t, err)
+		assert.Equal(t, e.Fingerprint, again.Fingerprint, "%s %s", e.Backend, e.Query)
+		assert.Empty(t, again.FingerprintForm, "%s %s: still to be brought to the new form", e.Backend, e.Query)
+	}
+	_, added, err := db.AddExample(ctx, store.Example{Backend: "postgres", Question: "how many games?", Query: "select count(*) from games",
+		Fingerprint: "v2-SELECT count(*) FROM games", Source: store.SourceFile, Status: store.StatusVerified, ProposedBy: "file"})
+	require.NoError(t, err)
+	assert.False(t, added, "the same example is not stored again under its new fingerprint")
+
+	n, err = db.RefingerprintEarlier(ctx, "postgres", "pg-2", newForm)
+	require.NoError(t, err)
+	assert.Zero(t, n, "nothing left to change")
+
+	_, err = db.RefingerprintEarlier(ctx, "postgres", "", newForm)
+	assert.Error(t, err, "a backend that names no form")
 }
 
-// A serving bot's pass (RefingerprintEarlier, at pg-2) brings forward the
-// examples of no form or of an earlier one (pg-1, pg-0), as a replica of
-// an earlier version adds them during a rolling upgrade; it leaves those of
-// a later form (a newer replica's: taking them back would undo its work at
-// each pass), of another name (pgx-1) and of a form not numbered. When every example is of today's
-// form, it writes no row and fingerprints no query.
+// Stored examples carry their fingerprint's form: a start whose backend
+// has the same form reads none of them; one with a new form brings every
+// example to it; an example added without a form (by a replica of a
+// version before forms, during a rolling upgrade) or of an earlier form is
+// brought to the form at the next start, alone. A start of the earlier
+// version again (a desktop mcp lagging the servers) reads none of the
+// later form's examples and writes none: they never go back.
+func TestRefingerprintByForm(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	db := storetest.New(t)
+	calls := 0
+	form := func(prefix string) func(string) (string, error) {
+		return func(query string) (string, error) {
+			calls++
+			return prefix + query, nil
+		}
+	}
+	add := func(question, query, fp, form string) store.Example {
+		t.Helper()
+		e := example(question, query, store.StatusVerified)
+		e.Fingerprint, e.FingerprintForm = fp, form
+		out, added, err := db.AddExample(ctx, e)
+		require.NoError(t, err)
+		require.True(t, added)
+		return out
+	}
+	games := add("How many games?", "SELECT count(*) FROM games", "v1-SELECT count(*) FROM games", "pg-1")
+	apps := add("How many apps?", "SELECT count(*) FROM apps", "v1-SELECT count(*) FROM apps", "pg-1")
+	assert.Equal(t, "pg-1", games.FingerprintForm)
+	fingerprints := func() map[int64][2]string {
+		t.Helper()
+		es, err := db.ListExamples(ctx, store.ExampleFilter{Backend: "postgres"})
+		require.NoError(t, err)
+		out := map[int64][2]string{}
+		for _, e := range es {
+			out[e.ID] = [2]string{e.Fingerprint, e.FingerprintForm}
+		}
+		return out
+	}
+
+	before := fingerprints()
+	n, err := db.RefingerprintEarlier(ctx, "postgres", "pg-1", form("v1-"))
+	require.NoError(t, err)
+	assert.Zero(t, n)
+	assert.Zero(t, calls, "no example of the backend's form is fingerprinted again")
+	assert.Equal(t, before, fingerprints())
+
+	// A replica of a version before forms adds an example (no form), one
+	// of an earlier form another.
+	unknown := add("How many users?", "SELECT count(*) FROM users", "v1-SELECT count(*) FROM users", "")
+	assert.Empty(t, unknown.FingerprintForm)
+	earlier := add("How many sales?", "SELECT count(*) FROM sales", "v0-SELECT count(*) FROM sales", "pg-0")
+	n, err = db.RefingerprintEarlier(ctx, "postgres", "pg-1", form("v1-"))
+	require.NoError(t, err)
+	assert.Equal(t, 1, n, "the earlier form's fingerprint changed; the unknown one was right")
+	assert.Equal(t, 2, calls, "only the two examples not of the form")
+	after := fingerprints()
+	assert.Equal(t, [2]string{"v1-SELECT count(*) FROM users", "pg-1"}, after[unknown.ID])
+	assert.Equal(t, [2]string{"v1-SELECT count(*) FROM sales", "pg-1"}, after[earlier.ID])
+	assert.Equal(t, before[games.ID], after[games.ID])
+	assert.Equal(t, before[apps.ID], after[apps.ID])
+
+	calls = 0
+	n, err = db.RefingerprintEarlier(ctx, "postgres", "pg-2", form("v2-"))
+	require.NoError(t, err)
+	assert.Equal(t, 4, n, "a new form: every example")
+	assert.Equal(t, 4, calls)
+	for id, fp := range fingerprints() {
+		assert.Equal(t, "pg-2", fp[1], "example %d", id)
+	}
+	got, ok, err := db.VerifiedExample(ctx, "postgres", "v2-SELECT count(*) FROM games")
+	require.NoError(t, err)
+	require.True(t, ok, "found by the new form's fingerprint")
+	assert.Equal(t, games.ID, got.ID)
+
+	calls = 0
+	n, err = db.RefingerprintEarlier(ctx, "postgres", "pg-2", form("v2-"))
+	require.NoError(t, err)
+	assert.Zero(t, n)
+	assert.Zero(t, calls, "the next start reads none")
+
+	rows := storetest.ExampleRowVersions(t, db)
+	n, err = db.RefingerprintEarlier(ctx, "postgres", "pg-1", form("v1-"))
+	require.NoError(t, err)
+	assert.Zero(t, n)
+	assert.Zero(t, calls, "a start of the earlier version reads none")
+	assert.Equal(t, rows, storetest.ExampleRowVersions(t, db), "and writes none")
+	for id, fp := range fingerprints() {
+		assert.Equal(t, "pg-2", fp[1], "example %d", id)
+	}
+}
+
+// A start or a serving bot's pass (RefingerprintEarlier, at pg-2) brings
+// forward the examples of no form or of an earlier one (pg-1, pg-0), as a
+// replica of an earlier version adds them during a rolling upgrade; it
+// leaves those of a later form (a newer version's: taking them back would
+// undo its work each time), of another name (pgx-1) and of a form not
+// numbered. When every example is of today's form, it writes no row and
+// fingerprints no query.
 func TestRefingerprintEarlier(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
@@ -93,12 +228,12 @@ func TestRefingerprintEarlier(t *testing.T) {
 	}
 
 	calls = 0
-	before := rowVersions(t, db)
+	before := storetest.ExampleRowVersions(t, db)
 	n, err = db.RefingerprintEarlier(ctx, "postgres", "pg-2", v2)
 	require.NoError(t, err)
 	assert.Zero(t, n)
 	assert.Zero(t, calls, "no query fingerprinted again")
-	assert.Equal(t, before, rowVersions(t, db), "no row written")
+	assert.Equal(t, before, storetest.ExampleRowVersions(t, db), "no row written")
 
 	// An example of an earlier form, and the same question and query added
 	// under today's fingerprint before a pass (a 👍 on a new replica):
@@ -114,12 +249,12 @@ func TestRefingerprintEarlier(t *testing.T) {
 	}
 	for range 2 {
 		calls = 0
-		before = rowVersions(t, db)
+		before = storetest.ExampleRowVersions(t, db)
 		n, err = db.RefingerprintEarlier(ctx, "postgres", "pg-2", v2same)
 		require.NoError(t, err)
 		assert.Zero(t, n)
 		assert.Equal(t, 1, calls, "the earlier one is read again")
-		assert.Equal(t, before, rowVersions(t, db), "and not written")
+		assert.Equal(t, before, storetest.ExampleRowVersions(t, db), "and not written")
 	}
 	got, err := db.Example(ctx, twice[0].ID)
 	require.NoError(t, err)
@@ -133,32 +268,11 @@ func TestRefingerprintEarlier(t *testing.T) {
 	assert.Equal(t, 1, n, "the unknown form's example alone")
 }
 
-func TestFormNumber(t *testing.T) {
-	t.Parallel()
-	for _, tc := range []struct {
-		form, name string
-		number     int
-		ok         bool
-	}{
-		{form: "pg-1", name: "pg", number: 1, ok: true},
-		{form: "cube-12", name: "cube", number: 12, ok: true},
-		{form: "my-pg-3", name: "my-pg", number: 3, ok: true},
-		{form: "v2"},
-		{form: "pg-"},
-		{form: "-1"},
-		{form: "pg-1234567890"},
-	} {
-		name, number, ok := store.FormNumber(tc.form)
-		assert.Equal(t, tc.ok, ok, tc.form)
-		assert.Equal(t, tc.name, name, tc.form)
-		assert.Equal(t, tc.number, number, tc.form)
-	}
-}
-
-// Two replicas' passes at once (their reads done, their UPDATEs waiting on
-// the same rows) bring each example to the form once: neither fails, the
-// second writes none of the rows the first wrote, and their counts add up
-// to the fingerprints that changed, so the log says what happened.
+// Two replicas' passes (or starts) at once (their reads done, their
+// UPDATEs waiting on the same rows) bring each example to the form once:
+// neither fails, the second writes none of the rows the first wrote, and
+// their counts add up to the fingerprints that changed, so the log says
+// what happened.
 func TestRefingerprintConcurrent(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
@@ -169,50 +283,36 @@ func TestRefingerprintConcurrent(t *testing.T) {
 		[4]string{"How many users?", "SELECT count(*) FROM users", "v2-SELECT count(*) FROM users", ""},
 	)
 	v2 := func(query string) (string, error) { return "v2-" + query, nil }
-	for _, pass := range []struct {
-		name string
-		run  func(context.Context, string, string, func(string) (string, error)) (int, error)
-	}{
-		{"at start", db.Refingerprint},
-		{"while serving", db.RefingerprintEarlier},
-	} {
-		_, err := db.Pool().Exec(ctx, `UPDATE examples SET fingerprint = 'v1-' || query,
-			fingerprint_form = CASE WHEN id = $1 THEN 'pg-1' END WHERE id <> $2`, es[0].ID, es[2].ID)
-		require.NoError(t, err)
-		_, err = db.Pool().Exec(ctx, `UPDATE examples SET fingerprint_form = NULL WHERE id = $1`, es[2].ID)
-		require.NoError(t, err)
+	// A third transaction holds the rows, so both passes read them and
+	// then wait on them with their UPDATEs.
+	tx, err := db.Pool().Begin(ctx)
+	require.NoError(t, err)
+	_, err = tx.Exec(ctx, `SELECT 1 FROM examples FOR UPDATE`)
+	require.NoError(t, err)
+	var wg sync.WaitGroup
+	counts, errs := make([]int, 2), make([]error, 2)
+	for i := range 2 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			counts[i], errs[i] = db.RefingerprintEarlier(ctx, "postgres", "pg-2", v2)
+		}()
+	}
+	require.Eventually(t, func() bool {
+		var waiting int
+		err := db.Pool().QueryRow(ctx, `SELECT count(*) FROM pg_stat_activity
+			WHERE datname = current_database() AND wait_event_type = 'Lock' AND query LIKE 'WITH updated AS (UPDATE examples%'`).Scan(&waiting)
+		return err == nil && waiting == 2
+	}, time.Minute, 10*time.Millisecond, "both passes wait on the rows")
+	require.NoError(t, tx.Rollback(ctx))
+	wg.Wait()
 
-		// A third transaction holds the rows, so both passes read them
-		// and then wait on them with their UPDATEs.
-		tx, err := db.Pool().Begin(ctx)
+	require.NoError(t, errs[0])
+	require.NoError(t, errs[1])
+	assert.Equal(t, 2, counts[0]+counts[1], "the fingerprints of games and apps changed, once")
+	for _, e := range es {
+		got, err := db.Example(ctx, e.ID)
 		require.NoError(t, err)
-		_, err = tx.Exec(ctx, `SELECT 1 FROM examples FOR UPDATE`)
-		require.NoError(t, err)
-		var wg sync.WaitGroup
-		counts, errs := make([]int, 2), make([]error, 2)
-		for i := range 2 {
-			wg.Add(1)
-			go func() {
-				defer wg.Done()
-				counts[i], errs[i] = pass.run(ctx, "postgres", "pg-2", v2)
-			}()
-		}
-		require.Eventually(t, func() bool {
-			var waiting int
-			err := db.Pool().QueryRow(ctx, `SELECT count(*) FROM pg_stat_activity
-				WHERE datname = current_database() AND wait_event_type = 'Lock' AND query LIKE 'WITH updated AS (UPDATE examples%'`).Scan(&waiting)
-			return err == nil && waiting == 2
-		}, time.Minute, 10*time.Millisecond, "%s: both passes wait on the rows", pass.name)
-		require.NoError(t, tx.Rollback(ctx))
-		wg.Wait()
-
-		require.NoError(t, errs[0], pass.name)
-		require.NoError(t, errs[1], pass.name)
-		assert.Equal(t, 2, counts[0]+counts[1], "%s: the fingerprints of games and apps changed, once", pass.name)
-		for _, e := range es {
-			got, err := db.Example(ctx, e.ID)
-			require.NoError(t, err)
-			assert.Equal(t, [2]string{"v2-" + e.Query, "pg-2"}, [2]string{got.Fingerprint, got.FingerprintForm}, "%s: %s", pass.name, e.Question)
-		}
+		assert.Equal(t, [2]string{"v2-" + e.Query, "pg-2"}, [2]string{got.Fingerprint, got.FingerprintForm}, e.Question)
 	}
 }

@@ -221,9 +221,9 @@ type Dialect struct {
 	// a Cube query), so a stored example is recognised in an answer.
 	Fingerprint func(query string) (string, error)
 	// FingerprintForm names the form of Fingerprint's fingerprints
-	// ("pg-1"): stored examples carry it, at start the bot re-fingerprints
-	// those of another form (store.DB.Refingerprint), and while it serves
-	// those of an earlier form or none (store.DB.RefingerprintEarlier).
+	// ("pg-1", FormNumber): stored examples carry it, and at start and
+	// while it serves the bot re-fingerprints those of an earlier form or
+	// none (store.DB.RefingerprintEarlier), never those of a later one.
 	// Whoever changes what Fingerprint returns for some query names a new
 	// form, the next number of the same name ("pg-2"), or stored examples
 	// keep fingerprints it no longer gives.

@@ -37,7 +37,7 @@ func fingerprint(sql string) (string, error) {
 // parser encoded as encoded (sqlguard.Guarded.Encoded): nothing parses it
 // again. Its 32 hex characters tell it from the ids before it (pg_query's
 // fingerprint, a dash and a hash of the deparsed query), which
-// store.DB.Refingerprint replaces in stored examples.
+// store.DB.RefingerprintEarlier replaces in stored examples.
 func fingerprintEncoded(encoded []byte) (string, error) {
 	buf := shapeBuffers.Get().(*[]byte)
 	defer func() {

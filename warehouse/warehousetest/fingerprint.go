@@ -10,7 +10,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/analyticsbot/analyticsbot/store"
+	"github.com/analyticsbot/analyticsbot/warehouse"
 )
 
 // EarlierFingerprint is a SQL query's fingerprint as versions before the
@@ -37,20 +37,21 @@ func EarlierFingerprint(sql string) (string, error) {
 // CheckFingerprintForm checks that fingerprint gives the queries pinned
 // for form the fingerprints pinned with them (query, fingerprint pairs).
 // Stored examples carry their fingerprint's form, and the bot
-// re-fingerprints at start only those of another form, so a fingerprint
-// that changes while its form keeps its name would leave every stored
-// example under a fingerprint no query gives any more (no verified badge,
-// the examples file stored twice). A backend's test pins a few queries per
-// form it has named.
+// re-fingerprints only those of no form or an earlier one, so a
+// fingerprint that changes while its form keeps its name would leave every
+// stored example under a fingerprint no query gives any more (no verified
+// badge, the examples file stored twice). A backend's test pins a few
+// queries per form it has named.
 //
-// A form is a name and a number ("pg-1"), and a new one is the next number
-// of the same name ("pg-2"): a serving bot brings forward only the
-// examples of a lower number (store.DB.RefingerprintEarlier), so two
-// versions serving at once never take examples back and forth.
+// A form is a name and a number ("pg-1", warehouse.FormNumber), and a new
+// one is the next number of the same name ("pg-2"): a bot, at start and
+// while it serves, brings forward only the examples of a lower number
+// (store.DB.RefingerprintEarlier), so two versions running at once never
+// take examples back and forth.
 func CheckFingerprintForm(t *testing.T, form string, pinned map[string][][2]string, fingerprint func(string) (string, error)) {
 	t.Helper()
-	_, _, numbered := store.FormNumber(form)
-	assert.True(t, numbered, "FingerprintForm %q is not a name and a number (pg-1): a serving bot would bring no earlier form's examples to it", form)
+	_, _, numbered := warehouse.FormNumber(form)
+	assert.True(t, numbered, "FingerprintForm %q is not a name and a number (pg-1): no bot would bring an earlier form's examples to it", form)
 	queries, ok := pinned[form]
 	require.True(t, ok, "FingerprintForm %q has no pinned fingerprints: pin a few queries' fingerprints for it", form)
 	for _, p := range queries {
