@@ -88,6 +88,12 @@ func New(ctx context.Context, cfg Config, log *slog.Logger) (*Bot, error) {
 	if err != nil {
 		return nil, err
 	}
+	// A version started before its migrations ran (a deploy that skipped
+	// `migrate`) works in part: say so once, by name, rather than leave the
+	// operator the failures of each feature that needs a new column.
+	if n, err := db.PendingMigrations(ctx); err == nil && n > 0 {
+		log.WarnContext(ctx, "the bot's database lacks migrations this version needs: run `analyticsbot migrate`; until then some features fail (value listing, stored examples)", "pending", n)
+	}
 	switch key, err := db.IdentityKey(ctx); {
 	case err == nil:
 		cfg.identityKey = key

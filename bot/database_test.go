@@ -3,6 +3,7 @@ package bot_test
 import (
 	"context"
 	"errors"
+	"log/slog"
 	"strings"
 	"testing"
 	"time"
@@ -11,6 +12,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/analyticsbot/analyticsbot/bot"
+	"github.com/analyticsbot/analyticsbot/bot/bottest"
 	"github.com/analyticsbot/analyticsbot/nodes"
 	"github.com/analyticsbot/analyticsbot/store"
 	"github.com/analyticsbot/analyticsbot/store/storetest"
@@ -91,4 +93,29 @@ func testDatabaseDown(t *testing.T, e *testEnv) {
 		}, res.Path(), "path")
 		assert.Contains(t, strings.Join(s.Notes, "\n"), "saving the turn failed", "notes")
 	})
+}
+
+// A bot started on a database a migration behind (a deploy that skipped
+// `analyticsbot migrate`) says so at start, naming the command; on a
+// database migrated whole it says nothing of it.
+func TestNewWarnsOfPendingMigrations(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t)
+	start := func() string {
+		t.Helper()
+		var logs syncBuffer
+		ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+		defer cancel()
+		b, err := bot.New(ctx, bottest.Config(t, e.url, script()), slog.New(slog.NewTextHandler(&logs, nil)))
+		require.NoError(t, err, "a bot starts all the same")
+		b.Close()
+		return logs.String()
+	}
+	assert.NotContains(t, start(), "lacks migrations", "migrated whole")
+
+	_, err := e.admin.Pool().Exec(t.Context(), `DELETE FROM goose_db_version WHERE version_id = (SELECT max(version_id) FROM goose_db_version)`)
+	require.NoError(t, err)
+	logs := start()
+	assert.Contains(t, logs, "run `analyticsbot migrate`")
+	assert.Contains(t, logs, "pending=1")
 }
