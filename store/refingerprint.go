@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strconv"
 	"strings"
 
 	"github.com/jackc/pgx/v5"
@@ -36,29 +37,28 @@ func (d *DB) RefingerprintEarlier(ctx context.Context, backend, form string, fin
 		return 0, errors.New("refingerprint examples: the backend names no fingerprint form")
 	}
 	ctx = d.maintenance(ctx)
-	// Without a name (a form not numbered), no form is earlier: only
-	// unknown ones are taken.
-	var name *string
-	named, number, ok := warehouse.FormNumber(form)
-	if ok {
-		name = &named
-	}
-	// A form's number is read only after its name and digits are checked
-	// (CASE keeps that order), and with string functions, not regular
-	// expressions: examples of a later form are read at every call, until
-	// this version's bots stop.
 	rows, err := d.pool.Query(ctx, `SELECT id, question, query, fingerprint FROM examples
-		WHERE backend = $1 AND fingerprint_form IS DISTINCT FROM $2
-		  AND (fingerprint_form IS NULL
-		       OR CASE WHEN left(fingerprint_form, length($3) + 1) = $3 || '-'
-		                AND length(fingerprint_form) BETWEEN length($3) + 2 AND length($3) + 10
-		                AND ltrim(substr(fingerprint_form, length($3) + 2), '0123456789') = ''
-		               THEN substr(fingerprint_form, length($3) + 2)::int < $4 END)
-		ORDER BY id`, backend, form, name, number)
+		WHERE backend = $1 AND (fingerprint_form IS NULL OR fingerprint_form = ANY($2))
+		ORDER BY id`, backend, earlierForms(form))
 	if err != nil {
 		return 0, fmt.Errorf("refingerprint examples: %w", classify(err))
 	}
 	return d.refingerprint(ctx, rows, form, fingerprint)
+}
+
+// earlierForms lists the forms earlier than form, of its name with a lower
+// number (pg-0 and pg-1 before pg-2; forms are numbered one after the
+// other, warehouse.FormNumber): none for a form not named so.
+func earlierForms(form string) []string {
+	name, number, ok := warehouse.FormNumber(form)
+	if !ok {
+		return []string{}
+	}
+	forms := make([]string, number)
+	for i := range forms {
+		forms[i] = name + "-" + strconv.Itoa(i)
+	}
+	return forms
 }
 
 // refingerprint brings the examples rows gives (id, question, query,

@@ -6,7 +6,8 @@ import (
 )
 
 // FormNumber splits a fingerprint form (Dialect.FingerprintForm) into its
-// name and number ("pg-2": "pg", 2); ok is false for a form not named so.
+// name and number ("pg-2": "pg", 2), of at most four digits; ok is false
+// for a form not named so.
 // A form is earlier than another of its name with a higher number, and
 // stored examples only move to a later form
 // (store.DB.RefingerprintEarlier), so a backend whose fingerprints change
@@ -23,6 +24,6 @@ func FormNumber(form string) (name string, number int, ok bool) {
 	return m[1], n, true
 }
 
-// formNumbered is a form's name and number, as
-// store.DB.RefingerprintEarlier's query reads them.
-var formNumbered = regexp.MustCompile(`^(.+)-([0-9]{1,9})$`)
+// formNumbered is a form's name and number: the forms earlier than one
+// are listed (store.DB.RefingerprintEarlier), so the number stays small.
+var formNumbered = regexp.MustCompile(`^(.+)-([0-9]{1,4})$`)

@@ -24,7 +24,7 @@ func TestFormNumber(t *testing.T) {
 		{name: "no dash", form: "v2"},
 		{name: "no number", form: "pg-"},
 		{name: "no name", form: "-1"},
-		{name: "number too long", form: "pg-1234567890"},
+		{name: "number too long", form: "pg-12345"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
