@@ -7,15 +7,15 @@ import (
 
 // StartRefingerprint brings the stored examples of an earlier fingerprint
 // form, or of none, to the backend's form every EXAMPLES_REFINGERPRINT in
-// the background, until stop is called or ctx ends. Every start does it
-// too (storeExamples), but during a rolling upgrade a replica of the
-// earlier version goes on adding examples of its own form after the new
-// ones started: without the passes, the new ones would not recognise them
-// (no badge; a 👍 storing the question again) until one of them started
-// again. A pass that finds no such example costs one scan of the
-// examples (about 3 ms per 10,000) and writes no row. It is off (stop does nothing) when EXAMPLES_REFINGERPRINT is 0, or
-// when no example is stored (the backend has no fingerprints, or the
-// database is not migrated).
+// the background, until stop is called or ctx ends. Every start does it too
+// (storeExamples), but during a rolling upgrade a replica of the earlier
+// version goes on adding examples of its own form after the new ones
+// started: without the passes, the new ones would not recognise them (no
+// badge; a 👍 storing the question again) until one of them started again. A
+// pass that finds no such example costs one scan of the examples (about 3
+// ms per 10,000) and writes no row. It is off (stop does nothing) when
+// EXAMPLES_REFINGERPRINT is 0, or when no example is stored (the backend
+// has no fingerprints, or the database is not migrated).
 func (b *Bot) StartRefingerprint(ctx context.Context) (stop func()) {
 	if b.cfg.ExamplesRefingerprint <= 0 || b.nodes.ExampleStore == nil || b.backend.Dialect().Fingerprint == nil {
 		return func() {}

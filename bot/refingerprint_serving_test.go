@@ -12,7 +12,6 @@ import (
 
 	"github.com/analyticsbot/analyticsbot/bot"
 	"github.com/analyticsbot/analyticsbot/bot/bottest"
-	"github.com/analyticsbot/analyticsbot/store"
 	"github.com/analyticsbot/analyticsbot/store/storetest"
 	"github.com/analyticsbot/analyticsbot/warehouse/pgwarehouse"
 )
@@ -93,11 +92,7 @@ func TestRefingerprintWhileServing(t *testing.T) {
 
 	// A replica of an earlier version, still serving, adds an example under
 	// its fingerprint, with no form.
-	valve, added, err := e.admin.AddExample(ctx, store.Example{Backend: "postgres", Question: valveQuestion, Query: valveSQL,
-		Fingerprint: earlierFingerprint(t, valveSQL), Source: store.SourceAdmin, Status: store.StatusVerified,
-		ProposedBy: "UADMIN", VerifiedBy: "UADMIN"})
-	require.NoError(t, err)
-	require.True(t, added)
+	valve := addEarlierValve(t, e)
 	assert.Zero(t, valveBadge(t, b), "not recognised before a pass")
 
 	tickLoop("the first pass")

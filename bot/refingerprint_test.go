@@ -28,6 +28,18 @@ func earlierFingerprint(t *testing.T, sql string) string {
 	return fp
 }
 
+// addEarlierValve stores the Valve question's verified example as a
+// version of the earlier form adds it: under its fingerprint, with no form.
+func addEarlierValve(t *testing.T, e *testEnv) store.Example {
+	t.Helper()
+	valve, added, err := e.admin.AddExample(context.Background(), store.Example{Backend: "postgres", Question: valveQuestion,
+		Query: valveSQL, Fingerprint: earlierFingerprint(t, valveSQL), Source: store.SourceAdmin, Status: store.StatusVerified,
+		ProposedBy: "UADMIN", VerifiedBy: "UADMIN"})
+	require.NoError(t, err)
+	require.True(t, added)
+	return valve
+}
+
 // Examples stored by an earlier version, under fingerprints of the earlier
 // form, still work after an upgrade: a verified one gives its badge to the
 // same query however it is written, and the examples file's are not
@@ -50,11 +62,7 @@ func TestExamplesStoredBeforeTheUpgrade(t *testing.T) {
 	}
 	rejected, err := e.admin.SetExampleStatus(ctx, stored[0].ID, store.StatusRejected, "UADMIN")
 	require.NoError(t, err)
-	valve, added, err := e.admin.AddExample(ctx, store.Example{Backend: "postgres", Question: valveQuestion, Query: valveSQL,
-		Fingerprint: earlierFingerprint(t, valveSQL), Source: store.SourceAdmin, Status: store.StatusVerified,
-		ProposedBy: "UADMIN", VerifiedBy: "UADMIN"})
-	require.NoError(t, err)
-	require.True(t, added)
+	valve := addEarlierValve(t, e)
 
 	b := newBot(t, e, script(valveRules)) // the upgraded version starts
 	after, err := e.admin.ListExamples(ctx, store.ExampleFilter{Backend: "postgres"})
