@@ -187,6 +187,7 @@ func (ix *ValueIndex) Lookup(ctx context.Context, question string) ([]store.Valu
 func (ix *ValueIndex) QueueLookup(ctx context.Context, r *store.Reads, question string) func(context.Context) ([]store.ValueMatch, error) {
 	ctx, cancel := context.WithTimeout(ctx, lookupTimeout)
 	defer cancel()
+	deadline, _ := ctx.Deadline()
 	domain := map[string]bool{}
 	for _, w := range words(ix.Domain) {
 		domain[w] = true
@@ -237,8 +238,9 @@ func (ix *ValueIndex) QueueLookup(ctx context.Context, r *store.Reads, question 
 	// shares (store.Reads).
 	matched := ix.DB.QueueMatchValues(ctx, r, ix.Backend.Name(), phrases, minSimilarity, valuesPerColumn, lookupColumns)
 	return func(ctx context.Context) ([]store.ValueMatch, error) {
-		// A retry (pg_trgm moved) is held to the lookup's deadline too.
-		ctx, cancel := context.WithTimeout(ctx, lookupTimeout)
+		// A retry (pg_trgm moved) is held to the lookup's deadline too, not
+		// given a time of its own.
+		ctx, cancel := context.WithDeadline(ctx, deadline)
 		defer cancel()
 		matches, err := matched(ctx)
 		if err != nil || cat == nil {
