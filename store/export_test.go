@@ -11,10 +11,19 @@ import (
 // of Reads; the function it returns gives the first column of its one
 // row, as text, once r is sent.
 func QueueStatement(ctx context.Context, r *Reads, d *DB, sql string, args ...any) func() (string, error) {
+	return QueueStatementUndo(ctx, r, d, sql, "", args...)
+}
+
+// QueueStatementUndo is QueueStatement for a read whose settings undo
+// sets back, as the value match's does: undo is sent after sql when
+// another read follows it in the batch, so the tests of Reads can make it
+// fail.
+func QueueStatementUndo(ctx context.Context, r *Reads, d *DB, sql, undo string, args ...any) func() (string, error) {
 	var out string
 	rd := r.queue(ctx, d, func(b *pgx.Batch) {
 		b.Queue(sql, args...).QueryRow(func(row pgx.Row) error { return row.Scan(&out) })
 	})
+	rd.undo = undo
 	return func() (string, error) {
 		if err := rd.outcome(); err != nil {
 			return "", err

@@ -169,6 +169,66 @@ func TestMatchSettingsEndWithTheMatch(t *testing.T) {
 	assert.Equal(t, want, got)
 }
 
+// A read's undo (the statement that sets its settings back before the
+// next read of the batch) is no part of its result: the read is whole
+// after its own last statement, so an undo that fails costs the read
+// nothing, and the read after it, which PostgreSQL skipped, is sent again
+// alone and sees the session's settings (the failed undo ended the
+// batch's transaction, and the read's settings with it). A read whose own
+// statement fails gets that statement's error.
+func TestReadsUndo(t *testing.T) {
+	t.Parallel()
+	db := storetest.New(t)
+	const (
+		setOff  = `SELECT set_config('enable_seqscan', 'off', true)`
+		setBack = `SELECT set_config('enable_seqscan', 'on', true)`
+		// undoFails fails as it runs, with an error of its own (42704).
+		undoFails = `SELECT current_setting('no_such_setting')`
+		setting   = `SELECT current_setting('enable_seqscan')`
+	)
+	tests := []struct {
+		name      string
+		sql, undo string
+		args      []any
+		// want is the read's result; wantCode, if set, the code of its
+		// error instead.
+		want, wantCode string
+		wantTrips      int
+	}{
+		{name: "the undo works", sql: setOff, undo: setBack, want: "off", wantTrips: 1},
+		{name: "the undo fails", sql: setOff, undo: undoFails, want: "off", wantTrips: 2},
+		{
+			name: "the read fails", sql: setOff + ` || (1 / $1::int)::text`, undo: undoFails, args: []any{0},
+			wantCode: "22012", wantTrips: 2,
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			var rt pgpool.RoundTrips
+			counted := pgpool.CountRoundTrips(t.Context(), &rt)
+			var r store.Reads
+			read := store.QueueStatementUndo(t.Context(), &r, db, tt.sql, tt.undo, tt.args...)
+			after := store.QueueStatement(t.Context(), &r, db, setting)
+			r.Send(counted)
+
+			got, err := read()
+			if tt.wantCode == "" {
+				require.NoError(t, err, "the read's own statement succeeded")
+				assert.Equal(t, tt.want, got)
+			} else {
+				pgErr, ok := errors.AsType[*pgconn.PgError](err)
+				require.True(t, ok, "got %v, want the read's own statement's error", err)
+				assert.Equal(t, tt.wantCode, pgErr.Code, "the read's own statement's error: %v", err)
+			}
+			got, err = after()
+			require.NoError(t, err, "the read after it")
+			assert.Equal(t, "on", got, "the read after it sees the session's setting")
+			assert.Equal(t, tt.wantTrips, rt.Len(), "round trips:\n%s", &rt)
+		})
+	}
+}
+
 // A read queued with a short deadline (the value lookup's) bounds the
 // round trip it shares; a read without one that the deadline cut before
 // it began is sent again alone and gets its result, as it would have
