@@ -119,14 +119,11 @@ func Build(cat *warehouse.Catalog, d Describer, r Request) Context {
 	facts := factsOf(cat)
 	all, whole := facts.description(cat.Tables, d)
 	order, relevant, scored, links, roots := rank(cat, facts, r)
-	// The codes of the top tables have a claim on the budget: the lower
-	// tables' columns of least worth give way to them.
-	var top []int
-	var codes map[warehouse.ColumnRef][]string
-	reserve := 0
-	if relevant > 0 {
-		top, codes, reserve = topCodes(cat, describe, order[:relevant], scored, r.Listed, budget)
-	}
+	// The question's top tables: the codes of theirs have a claim on the
+	// budget (the lower tables' columns of least worth give way to them),
+	// and a calendar date in the question dates their date columns.
+	top := order[:topTables(order[:relevant], scored)]
+	codes, reserve := topCodes(cat, describe, top, r.Listed, budget)
 	if whole+reserve <= budget {
 		return wholeCatalog(cat, describe, r, all, whole, budget, order, scored, top, codes)
 	}
@@ -143,7 +140,7 @@ func Build(cat *warehouse.Catalog, d Describer, r Request) Context {
 		examples: identifiers(r.Examples), links: links}
 	if date := calendarDate(r.Question); date != "" && relevant > 0 {
 		cr.date, cr.dated = date, map[string]bool{}
-		for _, i := range order[:topTables(order[:relevant], scored)] {
+		for _, i := range top {
 			cr.dated[strings.ToLower(cat.Tables[i].QualifiedName())] = true
 		}
 	}
@@ -157,7 +154,13 @@ func Build(cat *warehouse.Catalog, d Describer, r Request) Context {
 		chosen, parts, used = fillBudget(cat, describe, fill, relevant > 0, cr, forced, budget)
 	}
 	if reserve > budget-used {
-		giveWay(cat, describe, fill[len(top):], chosen, parts, cr, forced, reserve-(budget-used))
+		// The lower tables give way: for the top tables' codes, which
+		// keep the top tables whole; for an overflow alone, every table.
+		lower := fill
+		if reserve > 0 {
+			lower = fill[len(top):]
+		}
+		giveWay(cat, describe, lower, chosen, parts, cr, forced, reserve-(budget-used))
 	}
 	var described []warehouse.Table
 	topDescribed := 0 // the top tables lead described

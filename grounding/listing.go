@@ -49,20 +49,19 @@ const (
 	codeChars = 120
 )
 
-// topCodes are the question's top tables (the first of fill, best first),
-// their codes, and the tokens listing them takes (listingReserve).
-func topCodes(cat *warehouse.Catalog, describe func([]warehouse.Table) string, fill []int, scored []Table,
-	listed map[warehouse.ColumnRef][]string, budget int) (top []int, codes map[warehouse.ColumnRef][]string, reserve int) {
-	if len(listed) == 0 {
-		return nil, nil, 0
+// topCodes are the codes of the question's top tables (topTables) and the
+// tokens listing them takes (listingReserve).
+func topCodes(cat *warehouse.Catalog, describe func([]warehouse.Table) string, top []int,
+	listed map[warehouse.ColumnRef][]string, budget int) (codes map[warehouse.ColumnRef][]string, reserve int) {
+	if len(listed) == 0 || len(top) == 0 {
+		return nil, 0
 	}
-	top = fill[:topTables(fill, scored)]
 	tables := make([]warehouse.Table, len(top))
 	for k, i := range top {
 		tables[k] = cat.Tables[i]
 	}
 	codes = codesOf(tables, listed)
-	return top, codes, listingReserve(tables, codes, describe, budget)
+	return codes, listingReserve(tables, codes, describe, budget)
 }
 
 // codesOf are the listed columns of tables that hold codes: not keys,
