@@ -115,7 +115,7 @@ func New(ctx context.Context, cfg Config, b *bot.Bot, log *slog.Logger, opts ...
 	a.disp = newDispatcher(turns, cfg.QueueLimit, a.log)
 	a.dedupe = newDeduper(b.FirstDelivery)
 	a.people = &people{api: a.api, now: time.Now, log: a.log.Warn, emails: map[string]cachedEmail{}, groups: map[string]cachedGroup{}}
-	b.SetDirectory(func(group string) []string { return a.people.members(context.Background(), group) })
+	b.SetDirectory(a.people.members)
 	b.SetMembership(a.isMember)
 	b.SetSlashCommand(cfg.SlashCommand)
 	return a, nil

@@ -382,3 +382,24 @@ func TestUserGroupWithoutMembersWhileSlackIsNotAsked(t *testing.T) {
 	assert.Empty(t, p.members(t.Context(), "S0NEW"), "an hour after they were read, though Slack is not asked: no members")
 	assert.Equal(t, 4, api.calls)
 }
+
+// A question whose context ends while Slack lists its user group waits no
+// longer: it gets what counts without the listing (here none). The
+// listing goes on and is kept for the next question.
+func TestUserGroupListingOutlivesAnEndedQuestion(t *testing.T) {
+	t.Parallel()
+	api := &blockingGroups{release: make(chan struct{})}
+	p := &people{api: api, now: time.Now, log: func(string, ...any) {}, emails: map[string]cachedEmail{}, groups: map[string]cachedGroup{}}
+	ctx, cancel := context.WithCancel(t.Context())
+	got := make(chan []string)
+	go func() { got <- p.members(ctx, "S0DATA") }()
+	for api.calls.Load() < 1 {
+		runtime.Gosched()
+	}
+	cancel()
+	assert.Empty(t, <-got, "the question ended before Slack answered: no members")
+	close(api.release)
+	// Still under way, the listing is joined; done, it is kept.
+	assert.Equal(t, []string{"UANA"}, p.members(t.Context(), "S0DATA"), "the listing went on")
+	assert.EqualValues(t, 1, api.calls.Load(), "asked once")
+}
