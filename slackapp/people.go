@@ -85,35 +85,52 @@ func (c cachedGroup) counting(now time.Time) []string {
 // a failed listing Slack is not asked about group for groupRetry; members
 // waits for Slack no longer than ctx and emailTimeout allow.
 func (p *people) members(ctx context.Context, group string) []string {
-	p.mu.Lock()
-	c := p.groups[group]
-	off := p.noGroups
-	p.mu.Unlock()
-	if off {
-		// Without the scope a group has no members, the ones read before
-		// it went included: they could never be taken away.
-		return nil
-	}
-	now := p.now()
-	switch {
-	case !c.at.IsZero() && now.Sub(c.at) < groupTTL:
-		return c.members
-	case !c.failed.IsZero() && now.Sub(c.failed) < groupRetry:
-		return c.counting(now)
+	if m, ok := p.groupCached(group); ok {
+		return m
 	}
 	// Users are asked about by their ids (U…, W…), groups under "group:":
 	// the two kinds of lookup share lookups without sharing a key.
-	ch := p.lookups.DoChan("group:"+group, func() (any, error) { return p.listGroup(ctx, group), nil })
+	ch := p.lookups.DoChan("group:"+group, func() (any, error) {
+		// A listing that ended since the look above has been kept.
+		if m, ok := p.groupCached(group); ok {
+			return m, nil
+		}
+		return p.listGroup(ctx, group), nil
+	})
 	select {
 	case r := <-ch:
 		return r.Val.([]string)
 	case <-ctx.Done():
-		// The listing goes on for whoever else waits, and is cached.
-		return c.counting(now)
+		// The listing goes on for whoever else waits, and is kept.
+		p.mu.Lock()
+		defer p.mu.Unlock()
+		return p.groups[group].counting(p.now())
 	}
 }
 
-// listGroup asks Slack for group's members and caches them, or the
+// groupCached returns group's members when Slack is not to be asked about
+// them: without the scope (none), within groupTTL of their reading, or
+// within groupRetry of a failure (what counts then).
+func (p *people) groupCached(group string) ([]string, bool) {
+	p.mu.Lock()
+	c := p.groups[group]
+	off := p.noGroups
+	p.mu.Unlock()
+	now := p.now()
+	switch {
+	case off:
+		// Without the scope a group has no members, the ones read before
+		// it went included: they could never be taken away.
+		return nil, true
+	case !c.at.IsZero() && now.Sub(c.at) < groupTTL:
+		return c.members, true
+	case !c.failed.IsZero() && now.Sub(c.failed) < groupRetry:
+		return c.counting(now), true
+	}
+	return nil, false
+}
+
+// listGroup asks Slack for group's members and keeps them, or the
 // failure; it returns what counts.
 func (p *people) listGroup(ctx context.Context, group string) []string {
 	// Whoever waits on this listing shares it: one caller's end must not
