@@ -9,6 +9,7 @@ package access
 
 import (
 	"bytes"
+	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -45,8 +46,8 @@ type Rules struct {
 }
 
 // Directory returns the members of a Slack user group (S0123ABC); nil
-// when it cannot tell.
-type Directory func(group string) []string
+// when it cannot tell. It may ask Slack: ctx bounds the wait.
+type Directory func(ctx context.Context, group string) []string
 
 // slackGroup matches a Slack user group's id in a group's members.
 var slackGroup = regexp.MustCompile(`^S[A-Z0-9]{2,}$`)
@@ -192,10 +193,11 @@ func (r *Refusal) Error() string { return r.Reason }
 
 // Admit returns the policy of w, or a *Refusal: not an allowed user, not
 // an allowed channel, a direct message where they are off, or no policy
-// for them.
-func (r *Rules) Admit(w Who) (*Policy, error) {
+// for them. ctx bounds the wait for the members of Slack user groups
+// (SetDirectory).
+func (r *Rules) Admit(ctx context.Context, w Who) (*Policy, error) {
 	if !w.Local {
-		if (len(r.users) > 0 || len(r.admitGroups) > 0) && !slices.Contains(r.users, w.UserID) && !r.inAny(r.admitGroups, w.UserID) {
+		if (len(r.users) > 0 || len(r.admitGroups) > 0) && !slices.Contains(r.users, w.UserID) && !r.inAny(ctx, r.admitGroups, w.UserID) {
 			return nil, &Refusal{"You don't have access to this bot. Ask whoever runs it to add you."}
 		}
 		switch {
@@ -205,7 +207,7 @@ func (r *Rules) Admit(w Who) (*Policy, error) {
 			return nil, &Refusal{"I don't answer in this channel. Ask whoever runs this bot which channels I work in."}
 		}
 	}
-	if p := r.policyOf(w); p != nil {
+	if p := r.policyOf(ctx, w); p != nil {
 		return p, nil
 	}
 	return nil, &Refusal{"You don't have access to any data here. Ask whoever runs this bot for access."}
@@ -213,14 +215,14 @@ func (r *Rules) Admit(w Who) (*Policy, error) {
 
 // policyOf is the first policy naming the user, else the first naming one
 // of their groups, else the first naming the channel, else the default.
-func (r *Rules) policyOf(w Who) *Policy {
+func (r *Rules) policyOf(ctx context.Context, w Who) *Policy {
 	for _, p := range r.policies {
 		if slices.Contains(p.users, w.UserID) {
 			return p
 		}
 	}
 	for _, p := range r.policies {
-		if r.inAny(p.groups, w.UserID) {
+		if r.inAny(ctx, p.groups, w.UserID) {
 			return p
 		}
 	}
@@ -232,14 +234,14 @@ func (r *Rules) policyOf(w Who) *Policy {
 	return r.def
 }
 
-func (r *Rules) inAny(groups []string, user string) bool {
+func (r *Rules) inAny(ctx context.Context, groups []string, user string) bool {
 	var dir Directory
 	if d := r.directory.Load(); d != nil {
 		dir = *d
 	}
 	for _, g := range groups {
 		for _, m := range r.groups[g] {
-			if m == user || dir != nil && slackGroup.MatchString(m) && slices.Contains(dir(m), user) {
+			if m == user || dir != nil && slackGroup.MatchString(m) && slices.Contains(dir(ctx, m), user) {
 				return true
 			}
 		}

@@ -1,6 +1,7 @@
 package access
 
 import (
+	"context"
 	"os"
 	"strings"
 	"testing"
@@ -37,7 +38,7 @@ func TestAdmit(t *testing.T) {
 		{"the operator's command line", Who{UserID: "cli", ChannelID: "cli", Local: true}, "everyone", ""},
 	}
 	for _, tt := range tests {
-		p, err := r.Admit(tt.who)
+		p, err := r.Admit(t.Context(), tt.who)
 		if tt.wantRefuse != "" {
 			var ref *Refusal
 			require.ErrorAs(t, err, &ref, tt.name)
@@ -50,14 +51,14 @@ func TestAdmit(t *testing.T) {
 
 	strict, err := Parse([]byte("access:\n  users: [UANA]\n  direct_messages: false\npolicies:\n  - name: p\n    users: [UANA]\n    tables: [\"a.*\"]\ndefault: none\n"))
 	require.NoError(t, err)
-	_, err = strict.Admit(Who{UserID: "UBOB", ChannelID: "C1"})
+	_, err = strict.Admit(t.Context(), Who{UserID: "UBOB", ChannelID: "C1"})
 	assert.ErrorContains(t, err, "You don't have access to this bot")
-	_, err = strict.Admit(Who{UserID: "UANA", ChannelID: "D1", DM: true})
+	_, err = strict.Admit(t.Context(), Who{UserID: "UANA", ChannelID: "D1", DM: true})
 	assert.ErrorContains(t, err, "I don't answer direct messages here")
-	p, err := strict.Admit(Who{UserID: "UANA", ChannelID: "C1"})
+	p, err := strict.Admit(t.Context(), Who{UserID: "UANA", ChannelID: "C1"})
 	require.NoError(t, err)
 	assert.Equal(t, "p", p.Policy())
-	_, err = strict.Admit(Who{UserID: "cli", Local: true})
+	_, err = strict.Admit(t.Context(), Who{UserID: "cli", Local: true})
 	assert.ErrorContains(t, err, "You don't have access to any data here", "default none: no policy, no data")
 }
 
@@ -65,8 +66,8 @@ func TestAdmit(t *testing.T) {
 func TestPolicyAllows(t *testing.T) {
 	t.Parallel()
 	r := load(t)
-	everyone, _ := r.Admit(Who{UserID: "UZED", ChannelID: "C0DATA"})
-	analysts, _ := r.Admit(Who{UserID: "UANA", ChannelID: "C0DATA"})
+	everyone, _ := r.Admit(t.Context(), Who{UserID: "UZED", ChannelID: "C0DATA"})
+	analysts, _ := r.Admit(t.Context(), Who{UserID: "UANA", ChannelID: "C0DATA"})
 	assert.True(t, everyone.AllowsTable("analytics", "orders"))
 	assert.False(t, everyone.AllowsTable("analytics", "customers"))
 	assert.False(t, everyone.AllowsTable("analytics", "salaries"))
@@ -137,7 +138,7 @@ func FuzzParse(f *testing.F) {
 			p.MasksColumn("analytics", "orders", "id")
 		}
 		for _, who := range []Who{{UserID: "U1", ChannelID: "C1"}, {UserID: "U1", ChannelID: "C0GENERAL"}, {UserID: "U1", ChannelID: "D1", DM: true}, {UserID: "cli", Local: true}} {
-			p, err := r.Admit(who)
+			p, err := r.Admit(t.Context(), who)
 			if err != nil {
 				var ref *Refusal
 				assert.ErrorAs(t, err, &ref)
@@ -165,18 +166,23 @@ policies:
 default: none
 `))
 	require.NoError(t, err)
-	_, err = r.Admit(Who{UserID: "UBOB", ChannelID: "C1"})
+	_, err = r.Admit(t.Context(), Who{UserID: "UBOB", ChannelID: "C1"})
 	assert.Error(t, err, "no directory: a Slack user group has no members")
-	r.SetDirectory(func(group string) []string {
+	var asked []context.Context
+	r.SetDirectory(func(ctx context.Context, group string) []string {
+		asked = append(asked, ctx)
 		if group == "S0DATATEAM" {
 			return []string{"UBOB"}
 		}
 		return nil
 	})
-	p, err := r.Admit(Who{UserID: "UBOB", ChannelID: "C1"})
+	ctx := t.Context()
+	p, err := r.Admit(ctx, Who{UserID: "UBOB", ChannelID: "C1"})
 	require.NoError(t, err)
 	assert.Equal(t, "data", p.Policy())
-	_, err = r.Admit(Who{UserID: "UZED", ChannelID: "C1"})
+	require.NotEmpty(t, asked)
+	assert.Same(t, ctx, asked[0], "the directory waits on the asker's context")
+	_, err = r.Admit(t.Context(), Who{UserID: "UZED", ChannelID: "C1"})
 	assert.Error(t, err)
 }
 
@@ -246,10 +252,10 @@ default: none
 		{"no one named, in the channel", Who{UserID: "UZED", ChannelID: "C0FINANCE"}, "by_channel"},
 	}
 	for _, tt := range tests {
-		p, err := r.Admit(tt.who)
+		p, err := r.Admit(t.Context(), tt.who)
 		require.NoError(t, err, tt.name)
 		assert.Equal(t, tt.want, p.Policy(), tt.name)
 	}
-	_, err = r.Admit(Who{UserID: "UZED", ChannelID: "C0DATA"})
+	_, err = r.Admit(t.Context(), Who{UserID: "UZED", ChannelID: "C0DATA"})
 	assert.ErrorContains(t, err, "You don't have access to any data here", "no policy names them and the default is none")
 }

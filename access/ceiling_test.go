@@ -37,7 +37,7 @@ func TestShared(t *testing.T) {
 		{"the web chat", Who{UserID: "web", ChannelID: "web"}, "", ""},
 	}
 	for _, tt := range tests {
-		p, err := r.Admit(Who{UserID: tt.who.UserID, ChannelID: "C0DATA"})
+		p, err := r.Admit(t.Context(), Who{UserID: tt.who.UserID, ChannelID: "C0DATA"})
 		require.NoError(t, err, tt.name)
 		gotCeiling, gotShared := "", ""
 		if c := r.Ceiling(tt.who); c != nil {
@@ -63,7 +63,7 @@ func TestShared(t *testing.T) {
 func TestWithin(t *testing.T) {
 	t.Parallel()
 	r := loadCeiling(t)
-	analysts, _ := r.Admit(Who{UserID: "UANA", ChannelID: "C0DATA"})
+	analysts, _ := r.Admit(t.Context(), Who{UserID: "UANA", ChannelID: "C0DATA"})
 	shared := r.Shared(Who{UserID: "UANA", ChannelID: "C0GENERAL"}, analysts)
 	require.NotNil(t, shared)
 	type verdict struct{ table, column, masked bool }

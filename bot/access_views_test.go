@@ -69,7 +69,7 @@ func testAccessViews(t *testing.T, e *testEnv) {
 		t.Run(bottest.AccessPolicies[p], func(t *testing.T) {
 			// What the value lookup finds for the question, and what the
 			// generator's prompt shows.
-			policy, err := accessRules.Admit(access.Who{UserID: user, ChannelID: "CDATA"})
+			policy, err := accessRules.Admit(t.Context(), access.Who{UserID: user, ChannelID: "CDATA"})
 			require.NoError(t, err)
 			ix := &grounding.ValueIndex{DB: b.DB(), Backend: b.Backend()}
 			matches, err := ix.Lookup(warehouse.WithCaller(ctx, warehouse.Caller{UserID: user, Access: policy}), viewsQuestion)

@@ -517,11 +517,11 @@ func (b *Bot) APITokens() (map[string]string, error) {
 // Without an access file everyone may. Surfaces that would show a question
 // to others before answering it (Slack's /ask posts it in the channel)
 // check first; Ask and Press check anyway.
-func (b *Bot) Admit(m Message) error {
+func (b *Bot) Admit(ctx context.Context, m Message) error {
 	if b.access == nil {
 		return nil
 	}
-	_, err := b.access.Admit(whoOf(&nodes.State{UserID: m.UserID, ChannelID: m.ChannelID}))
+	_, err := b.access.Admit(ctx, whoOf(&nodes.State{UserID: m.UserID, ChannelID: m.ChannelID}))
 	return err
 }
 
@@ -584,7 +584,7 @@ func (b *Bot) SuggestedQuestions(ctx context.Context, m Message, n int) []string
 	}
 	var policed *access.Policy
 	if b.access != nil {
-		p, err := b.access.Admit(whoOf(&nodes.State{UserID: m.UserID, ChannelID: m.ChannelID}))
+		p, err := b.access.Admit(ctx, whoOf(&nodes.State{UserID: m.UserID, ChannelID: m.ChannelID}))
 		if err != nil {
 			return nil // no suggestions for someone the bot will not answer
 		}

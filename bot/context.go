@@ -43,7 +43,7 @@ func (b *Bot) Context(ctx context.Context, m Message, terms ...string) (Generato
 	// The generator is shown what the asker's access policy lets them see
 	// (tables, columns, matched values): so is this.
 	if b.access != nil {
-		p, err := b.access.Admit(whoOf(&nodes.State{UserID: m.UserID, ChannelID: m.ChannelID}))
+		p, err := b.access.Admit(ctx, whoOf(&nodes.State{UserID: m.UserID, ChannelID: m.ChannelID}))
 		if err != nil {
 			return GeneratorContext{}, fmt.Errorf("context: %w", err)
 		}

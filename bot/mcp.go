@@ -44,7 +44,7 @@ var ErrNoTable = errors.New("no such table")
 func (b *Bot) asCaller(ctx context.Context, s *nodes.State) (context.Context, error) {
 	caller := warehouse.Caller{UserID: s.UserID, Email: s.UserEmail, ChannelID: s.ChannelID}
 	if b.access != nil {
-		p, err := b.access.Admit(whoOf(s))
+		p, err := b.access.Admit(ctx, whoOf(s))
 		if err != nil {
 			return ctx, err
 		}

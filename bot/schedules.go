@@ -95,7 +95,7 @@ func (b *Bot) destinationRefusal(ctx context.Context, sch store.Schedule) (nodes
 	if b.access == nil {
 		return "", ""
 	}
-	p, err := b.access.Admit(access.Who{UserID: sch.OwnerID, ChannelID: channel, DM: strings.HasPrefix(channel, "D"),
+	p, err := b.access.Admit(ctx, access.Who{UserID: sch.OwnerID, ChannelID: channel, DM: strings.HasPrefix(channel, "D"),
 		Local: slices.Contains(localChannels, channel)})
 	var ref *access.Refusal
 	if errors.As(err, &ref) {

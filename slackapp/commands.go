@@ -32,7 +32,7 @@ func ephemeralReply(m blockkit.Message) commandReply {
 
 // onCommand answers a slash command at once and queues the question: it
 // is posted in the channel and answered in the thread that starts.
-func (a *App) onCommand(cmd slack.SlashCommand, received time.Time) commandReply {
+func (a *App) onCommand(ctx context.Context, cmd slack.SlashCommand, received time.Time) commandReply {
 	text := strings.TrimSpace(cmd.Text)
 	switch {
 	case cmd.Command != a.cfg.SlashCommand:
@@ -47,7 +47,7 @@ func (a *App) onCommand(cmd slack.SlashCommand, received time.Time) commandReply
 	}
 	// Refused before the question is posted for the channel to see.
 	var ref *access.Refusal
-	if err := a.bot.Admit(bot.Message{UserID: cmd.UserID, ChannelID: cmd.ChannelID}); errors.As(err, &ref) {
+	if err := a.bot.Admit(ctx, bot.Message{UserID: cmd.UserID, ChannelID: cmd.ChannelID}); errors.As(err, &ref) {
 		a.logRefusal(bot.Message{UserID: cmd.UserID, ChannelID: cmd.ChannelID, Text: text}, ref)
 		return ephemeralReply(blockkit.Error(ref.Reason, nil))
 	}

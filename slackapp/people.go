@@ -31,8 +31,9 @@ type people struct {
 	now func() time.Time
 	log func(msg string, args ...any)
 
-	// lookups runs one users.info per user at a time: a burst of one
-	// person's messages asks Slack once, not once each.
+	// lookups runs one users.info per user, and one
+	// usergroups.users.list per user group, at a time: a burst of
+	// messages asks Slack once, not once each.
 	lookups singleflight.Group
 
 	mu       sync.Mutex
@@ -42,9 +43,14 @@ type people struct {
 	noGroups bool
 }
 
+// cachedGroup is what usergroups.users.list told of a user group.
 type cachedGroup struct {
 	members []string
-	at      time.Time
+	// at is when members were read; zero when they never were.
+	at time.Time
+	// failed is when Slack last failed to list them, zero after an
+	// answer: Slack is not asked again before groupRetry has passed.
+	failed time.Time
 }
 
 // groupTTL is how long a Slack user group's members are kept.
@@ -56,44 +62,102 @@ const groupTTL = 10 * time.Minute
 // not admitted for ever.
 const groupStale = time.Hour
 
+// groupRetry is how long a user group whose listing failed is not asked
+// about again. Through an outage of Slack's, every question whose group
+// expired would otherwise wait up to emailTimeout for a call that fails,
+// which can miss Slack's three seconds to acknowledge a command, and a
+// burst of questions would send a burst of calls; a minute is short next
+// to groupTTL, so Slack is asked again soon after it is back.
+const groupRetry = time.Minute
+
+// counting is what counts of c's members at now while Slack is not asked:
+// the members read before, within groupStale of their reading; else none.
+func (c cachedGroup) counting(now time.Time) []string {
+	if c.at.IsZero() || now.Sub(c.at) >= groupStale {
+		return nil
+	}
+	return c.members
+}
+
 // members returns the members of the Slack user group group
 // (usergroups.users.list, scope usergroups:read), cached for groupTTL: the
-// access file's groups may list them. nil when Slack does not say.
-func (p *people) members(group string) []string {
+// access file's groups may list them. nil when Slack does not say. After
+// a failed listing Slack is not asked about group for groupRetry; members
+// waits for Slack no longer than ctx and emailTimeout allow.
+func (p *people) members(ctx context.Context, group string) []string {
+	if m, ok := p.groupCached(group); ok {
+		return m
+	}
+	// Users are asked about by their ids (U…, W…), groups under "group:":
+	// the two kinds of lookup share lookups without sharing a key.
+	ch := p.lookups.DoChan("group:"+group, func() (any, error) {
+		// A listing that ended since the look above has been kept.
+		if m, ok := p.groupCached(group); ok {
+			return m, nil
+		}
+		return p.listGroup(ctx, group), nil
+	})
+	select {
+	case r := <-ch:
+		return r.Val.([]string)
+	case <-ctx.Done():
+		// The listing goes on for whoever else waits, and is kept.
+		p.mu.Lock()
+		defer p.mu.Unlock()
+		return p.groups[group].counting(p.now())
+	}
+}
+
+// groupCached returns group's members when Slack is not to be asked about
+// them: without the scope (none), within groupTTL of their reading, or
+// within groupRetry of a failure (what counts then).
+func (p *people) groupCached(group string) ([]string, bool) {
 	p.mu.Lock()
-	c, ok := p.groups[group]
+	c := p.groups[group]
 	off := p.noGroups
 	p.mu.Unlock()
-	if off {
+	now := p.now()
+	switch {
+	case off:
 		// Without the scope a group has no members, the ones read before
 		// it went included: they could never be taken away.
-		return nil
+		return nil, true
+	case !c.at.IsZero() && now.Sub(c.at) < groupTTL:
+		return c.members, true
+	case !c.failed.IsZero() && now.Sub(c.failed) < groupRetry:
+		return c.counting(now), true
 	}
-	if ok && p.now().Sub(c.at) < groupTTL {
-		return c.members
-	}
-	ctx, cancel := context.WithTimeout(context.Background(), emailTimeout)
+	return nil, false
+}
+
+// listGroup asks Slack for group's members and keeps them, or the
+// failure; it returns what counts.
+func (p *people) listGroup(ctx context.Context, group string) []string {
+	// Whoever waits on this listing shares it: one caller's end must not
+	// fail the others'.
+	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), emailTimeout)
 	defer cancel()
 	users, err := p.api.GetUserGroupMembersContext(ctx, group)
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	c, now := p.groups[group], p.now()
 	switch {
 	case err == nil:
+		p.groups[group] = cachedGroup{members: users, at: now}
+		return users
 	case isScopeError(err):
 		p.log("slack: usergroups.users.list refused; Slack user groups in ACCESS_FILE have no members (add the usergroups:read scope and reinstall)", "err", err)
-		p.mu.Lock()
 		p.noGroups = true
-		p.mu.Unlock()
-		return nil
-	case ok && p.now().Sub(c.at) < groupStale:
-		p.log("slack: list a user group's members; the members read before still count", "group", group, "err", err)
-		return c.members
-	default:
-		p.log("slack: list a user group's members; the group has none until Slack answers", "group", group, "err", err)
 		return nil
 	}
-	p.mu.Lock()
-	p.groups[group] = cachedGroup{members: users, at: p.now()}
-	p.mu.Unlock()
-	return users
+	c.failed = now
+	p.groups[group] = c
+	if m := c.counting(now); m != nil {
+		p.log("slack: list a user group's members; the members read before still count", "group", group, "retry_in", groupRetry, "err", err)
+		return m
+	}
+	p.log("slack: list a user group's members; the group has none until Slack answers", "group", group, "retry_in", groupRetry, "err", err)
+	return nil
 }
 
 // cachedEmail is what users.info told of a user: their address and their

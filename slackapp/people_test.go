@@ -228,21 +228,21 @@ func TestUserGroupMembersAskedEveryTenMinutes(t *testing.T) {
 	p := &people{api: api, now: func() time.Time { return now }, log: func(msg string, _ ...any) { logged = append(logged, msg) },
 		emails: map[string]cachedEmail{}, groups: map[string]cachedGroup{}}
 
-	assert.Equal(t, []string{"UANA"}, p.members("S0DATA"))
+	assert.Equal(t, []string{"UANA"}, p.members(t.Context(), "S0DATA"))
 	api.set([]string{"UANA", "UBEN"}, nil)
 	now = now.Add(10*time.Minute - time.Second)
-	assert.Equal(t, []string{"UANA"}, p.members("S0DATA"), "within ten minutes: the members asked before")
+	assert.Equal(t, []string{"UANA"}, p.members(t.Context(), "S0DATA"), "within ten minutes: the members asked before")
 	assert.Equal(t, 1, api.calls)
 	now = now.Add(time.Second)
-	assert.Equal(t, []string{"UANA", "UBEN"}, p.members("S0DATA"), "after ten minutes: asked again")
+	assert.Equal(t, []string{"UANA", "UBEN"}, p.members(t.Context(), "S0DATA"), "after ten minutes: asked again")
 	assert.Equal(t, 2, api.calls)
 
 	api.set(nil, errors.New("missing_scope"))
 	now = now.Add(10 * time.Minute)
-	assert.Empty(t, p.members("S0DATA"), "without the scope: no members")
+	assert.Empty(t, p.members(t.Context(), "S0DATA"), "without the scope: no members")
 	now = now.Add(time.Hour)
-	assert.Empty(t, p.members("S0OTHER"))
-	assert.Empty(t, p.members("S0DATA"), "nor the members it had before the scope went: they would stay admitted for good")
+	assert.Empty(t, p.members(t.Context(), "S0OTHER"))
+	assert.Empty(t, p.members(t.Context(), "S0DATA"), "nor the members it had before the scope went: they would stay admitted for good")
 	assert.Equal(t, 3, api.calls, "refused once, not asked again")
 	require.Len(t, logged, 1, "logged once: %q", logged)
 	assert.Contains(t, logged[0], "usergroups.users.list refused")
@@ -258,12 +258,148 @@ func TestUserGroupMembersThroughAnOutage(t *testing.T) {
 	p := &people{api: api, now: func() time.Time { return now }, log: func(string, ...any) {},
 		emails: map[string]cachedEmail{}, groups: map[string]cachedGroup{}}
 
-	require.Equal(t, []string{"UANA"}, p.members("S0DATA"))
+	require.Equal(t, []string{"UANA"}, p.members(t.Context(), "S0DATA"))
 	api.set(nil, errors.New("slack: service unavailable"))
 	now = now.Add(59 * time.Minute)
-	assert.Equal(t, []string{"UANA"}, p.members("S0DATA"), "within the hour: the members read before")
+	assert.Equal(t, []string{"UANA"}, p.members(t.Context(), "S0DATA"), "within the hour: the members read before")
 	now = now.Add(time.Minute)
-	assert.Empty(t, p.members("S0DATA"), "an hour after they were read: no members")
+	assert.Empty(t, p.members(t.Context(), "S0DATA"), "an hour after they were read: no members")
 	api.set([]string{"UBEN"}, nil)
-	assert.Equal(t, []string{"UBEN"}, p.members("S0DATA"), "Slack answers again")
+	now = now.Add(time.Minute)
+	assert.Equal(t, []string{"UBEN"}, p.members(t.Context(), "S0DATA"), "Slack answers again, asked a minute after it failed")
+}
+
+// blockingGroups answers usergroups.users.list with members once release
+// is closed, counting calls.
+type blockingGroups struct {
+	calls   atomic.Int32
+	release chan struct{}
+}
+
+func (b *blockingGroups) GetUserInfoContext(context.Context, string, ...slack.GetUserInfoOption) (*slack.User, error) {
+	return nil, errors.New("not asked here")
+}
+
+func (b *blockingGroups) GetUserGroupMembersContext(context.Context, string, ...slack.GetUserGroupMembersOption) ([]string, error) {
+	b.calls.Add(1)
+	<-b.release
+	return []string{"UANA"}, nil
+}
+
+// A burst of questions whose user group's members have expired asks Slack
+// for them once, not once each; every question gets them.
+func TestUserGroupListedOncePerBurst(t *testing.T) {
+	t.Parallel()
+	api := &blockingGroups{release: make(chan struct{})}
+	p := &people{api: api, now: time.Now, log: func(string, ...any) {}, emails: map[string]cachedEmail{}, groups: map[string]cachedGroup{}}
+	var wg sync.WaitGroup
+	got := make([][]string, 20)
+	for i := range got {
+		wg.Go(func() { got[i] = p.members(t.Context(), "S0DATA") })
+	}
+	for api.calls.Load() < 1 {
+		runtime.Gosched()
+	}
+	for range 1000 { // every caller reaches the listing before it ends
+		runtime.Gosched()
+	}
+	close(api.release)
+	wg.Wait()
+	assert.EqualValues(t, 1, api.calls.Load(), "one usergroups.users.list for the burst")
+	for _, m := range got {
+		assert.Equal(t, []string{"UANA"}, m)
+	}
+}
+
+// docs/access.md: after Slack fails to list a user group's members, it is
+// not asked about that group again for a minute; meanwhile the members
+// read before count (within the hour), else none, and the failure is
+// logged once. An answer ends the wait.
+func TestUserGroupNotAskedForAMinuteAfterAFailure(t *testing.T) {
+	t.Parallel()
+	api := &groupsAPI{members: []string{"UANA"}}
+	now := time.Date(2026, 11, 27, 9, 0, 0, 0, time.UTC)
+	var logged []string
+	p := &people{api: api, now: func() time.Time { return now }, log: func(msg string, _ ...any) { logged = append(logged, msg) },
+		emails: map[string]cachedEmail{}, groups: map[string]cachedGroup{}}
+	down := errors.New("slack: service unavailable")
+
+	require.Equal(t, []string{"UANA"}, p.members(t.Context(), "S0DATA"))
+	api.set(nil, down)
+	now = now.Add(10 * time.Minute)
+	assert.Equal(t, []string{"UANA"}, p.members(t.Context(), "S0DATA"), "Slack fails: the members read before")
+	assert.Equal(t, 2, api.calls)
+	for range 5 {
+		now = now.Add(10 * time.Second)
+		assert.Equal(t, []string{"UANA"}, p.members(t.Context(), "S0DATA"), "within the minute: the members read before")
+	}
+	assert.Equal(t, 2, api.calls, "within the minute: Slack not asked")
+	assert.Len(t, logged, 1, "one failure, logged once: %q", logged)
+
+	now = now.Add(10 * time.Second)
+	assert.Equal(t, []string{"UANA"}, p.members(t.Context(), "S0DATA"), "a minute on: asked, fails again")
+	assert.Equal(t, 3, api.calls, "a minute on: Slack asked again")
+	assert.Len(t, logged, 2, "the second failure logged")
+
+	api.set([]string{"UANA", "UBEN"}, nil)
+	now = now.Add(time.Minute)
+	assert.Equal(t, []string{"UANA", "UBEN"}, p.members(t.Context(), "S0DATA"), "Slack answers again")
+	assert.Equal(t, 4, api.calls)
+	now = now.Add(10*time.Minute - time.Second)
+	assert.Equal(t, []string{"UANA", "UBEN"}, p.members(t.Context(), "S0DATA"), "an answer is kept ten minutes again")
+	assert.Equal(t, 4, api.calls)
+	api.set(nil, down)
+	now = now.Add(time.Second)
+	assert.Equal(t, []string{"UANA", "UBEN"}, p.members(t.Context(), "S0DATA"), "fails after the answer: the new members count")
+	assert.Equal(t, 5, api.calls, "the answer ended the wait: asked as soon as the members expire")
+}
+
+// A user group never listed whose listing fails has no members, and
+// Slack is not asked about it again for a minute; nor is an hour-old
+// listing's membership served while it waits.
+func TestUserGroupWithoutMembersWhileSlackIsNotAsked(t *testing.T) {
+	t.Parallel()
+	api := &groupsAPI{err: errors.New("context deadline exceeded")}
+	now := time.Date(2026, 11, 27, 9, 0, 0, 0, time.UTC)
+	p := &people{api: api, now: func() time.Time { return now }, log: func(string, ...any) {},
+		emails: map[string]cachedEmail{}, groups: map[string]cachedGroup{}}
+
+	assert.Empty(t, p.members(t.Context(), "S0NEW"), "never listed, Slack fails: no members")
+	now = now.Add(time.Minute - time.Second)
+	assert.Empty(t, p.members(t.Context(), "S0NEW"))
+	assert.Equal(t, 1, api.calls, "within the minute: Slack not asked")
+	assert.Empty(t, p.members(t.Context(), "S0OTHER"), "another group is asked about on its own")
+	assert.Equal(t, 2, api.calls)
+	api.set([]string{"UANA"}, nil)
+	now = now.Add(time.Second)
+	assert.Equal(t, []string{"UANA"}, p.members(t.Context(), "S0NEW"), "a minute on: asked again")
+	assert.Equal(t, 3, api.calls)
+
+	api.set(nil, errors.New("context deadline exceeded"))
+	now = now.Add(time.Hour - 30*time.Second)
+	assert.Equal(t, []string{"UANA"}, p.members(t.Context(), "S0NEW"), "fails within the hour: the members read before")
+	now = now.Add(30 * time.Second)
+	assert.Empty(t, p.members(t.Context(), "S0NEW"), "an hour after they were read, though Slack is not asked: no members")
+	assert.Equal(t, 4, api.calls)
+}
+
+// A question whose context ends while Slack lists its user group waits no
+// longer: it gets what counts without the listing (here none). The
+// listing goes on and is kept for the next question.
+func TestUserGroupListingOutlivesAnEndedQuestion(t *testing.T) {
+	t.Parallel()
+	api := &blockingGroups{release: make(chan struct{})}
+	p := &people{api: api, now: time.Now, log: func(string, ...any) {}, emails: map[string]cachedEmail{}, groups: map[string]cachedGroup{}}
+	ctx, cancel := context.WithCancel(t.Context())
+	got := make(chan []string)
+	go func() { got <- p.members(ctx, "S0DATA") }()
+	for api.calls.Load() < 1 {
+		runtime.Gosched()
+	}
+	cancel()
+	assert.Empty(t, <-got, "the question ended before Slack answered: no members")
+	close(api.release)
+	// Still under way, the listing is joined; done, it is kept.
+	assert.Equal(t, []string{"UANA"}, p.members(t.Context(), "S0DATA"), "the listing went on")
+	assert.EqualValues(t, 1, api.calls.Load(), "asked once")
 }

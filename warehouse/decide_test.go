@@ -236,7 +236,7 @@ channel_ceilings:
 default: everyone
 `))
 	require.NoError(t, err)
-	analysts, _ := rules.Admit(access.Who{UserID: "UANA", ChannelID: "C0DATA"})
+	analysts, _ := rules.Admit(t.Context(), access.Who{UserID: "UANA", ChannelID: "C0DATA"})
 	within := rules.Shared(access.Who{UserID: "UANA", ChannelID: "C0GENERAL"}, analysts)
 	require.NotNil(t, within)
 	d := warehouse.Decide(hrCatalog(), within)

@@ -37,7 +37,7 @@ func mcpCommand(ctx context.Context, args []string, stdin io.Reader, stdout io.W
 		return err
 	}
 	defer b.Close()
-	if err := b.Admit(bot.Message{UserID: user, ChannelID: mcpserver.Channel}); err != nil {
+	if err := b.Admit(ctx, bot.Message{UserID: user, ChannelID: mcpserver.Channel}); err != nil {
 		// Every call will say so too; the operator reads it here first.
 		slog.WarnContext(ctx, "the access file does not admit the MCP server's identity: every call will be refused", "as", user, "reason", err)
 	}

@@ -26,7 +26,7 @@ policies:
 default: p
 `))
 	require.NoError(t, err)
-	p, err := rules.Admit(access.Who{UserID: "U1", ChannelID: "C1"})
+	p, err := rules.Admit(t.Context(), access.Who{UserID: "U1", ChannelID: "C1"})
 	require.NoError(t, err)
 	ctx := warehouse.WithCaller(context.Background(), warehouse.Caller{UserID: "U1", Access: p})
 
@@ -152,7 +152,7 @@ default: masked
 	b := New(fc, Config{})
 	col := warehouse.ColumnRef{Table: "Apps", Column: "Apps.name"}
 	as := func(user string) context.Context {
-		p, err := rules.Admit(access.Who{UserID: user, ChannelID: "C1"})
+		p, err := rules.Admit(t.Context(), access.Who{UserID: user, ChannelID: "C1"})
 		require.NoError(t, err)
 		return warehouse.WithCaller(context.Background(), warehouse.Caller{UserID: user, Access: p})
 	}

@@ -115,7 +115,7 @@ func TestPolicyRolesViewsAndPartitions(t *testing.T) {
 	b := pgwarehouse.New(pgwarehouse.Config{ExecConfig: pgwarehouse.ExecConfig{DatabaseURL: url, Schemas: []string{"hr"}},
 		PolicyRoles: roles})
 	t.Cleanup(b.Close)
-	analysts, err := rules.Admit(access.Who{UserID: "UANA", ChannelID: "CDATA"})
+	analysts, err := rules.Admit(t.Context(), access.Who{UserID: "UANA", ChannelID: "CDATA"})
 	require.NoError(t, err)
 	asAnalyst := warehouse.WithCaller(ctx, warehouse.Caller{UserID: "UANA", Access: analysts})
 	for _, c := range []struct{ sql, want string }{
