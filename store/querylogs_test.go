@@ -71,14 +71,25 @@ func TestAddQueryLogCleansInput(t *testing.T) {
 	ctx := context.Background()
 	db := storetest.New(t)
 	long := strings.Repeat("é", 4100)
+	// Four characters of one, two, three and four bytes: a cut by bytes
+	// would split one.
+	mixed := strings.Repeat("aé€😀", 600)
 	tests := []struct {
-		name         string
-		in           store.QueryLog
-		wantQuestion string
+		name                     string
+		in                       store.QueryLog
+		wantQuestion, wantDetail string
 	}{
 		{name: "zero log", in: store.QueryLog{}, wantQuestion: ""},
 		{name: "long question truncated to 4000 characters", in: store.QueryLog{Question: long}, wantQuestion: long[:2*4000]},
 		{name: "NUL and invalid UTF-8", in: store.QueryLog{Question: "a\x00b\xffc"}, wantQuestion: "ab\uFFFDc"},
+		{name: "long error detail cut to 2000 characters", in: store.QueryLog{ErrorDetail: mixed},
+			wantDetail: strings.Repeat("aé€😀", 500)},
+		{name: "error detail of 2000 characters kept whole", in: store.QueryLog{ErrorDetail: strings.Repeat("aé€😀", 500)},
+			wantDetail: strings.Repeat("aé€😀", 500)},
+		// Masked before the cut: cut first, the key's start would be kept
+		// too short to look like a key.
+		{name: "a key at the cut is masked", in: store.QueryLog{ErrorDetail: strings.Repeat("é", 1995) + " sk-abcdefghij"},
+			wantDetail: strings.Repeat("é", 1995) + " [mas"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -89,6 +100,7 @@ func TestAddQueryLogCleansInput(t *testing.T) {
 			require.NoError(t, err)
 			require.Len(t, got, 1)
 			assert.Equal(t, tt.wantQuestion, got[0].Question, "question")
+			assert.Equal(t, tt.wantDetail, got[0].ErrorDetail, "error detail")
 			assert.Equal(t, []string{}, got[0].Path, "a missing path reads back empty, not nil")
 			assert.Equal(t, map[string]time.Duration{}, got[0].NodeTime, "node times")
 		})

@@ -77,3 +77,53 @@ func TestEventStreamCoalescesABurst(t *testing.T) {
 	t.Logf("the burst of %d events arrived in %v, in %d flushes", burst, time.Since(start), flushes.Load())
 	assert.LessOrEqual(t, flushes.Load(), int32(burst/10), "flushes for a burst of %d events", burst)
 }
+
+// A lone event (a step's status before a long model call) reaches the
+// client without another event to push it out: the run sends one and
+// then waits, sending nothing more, until the client has it. The
+// response's headers go out with it: before, the client has nothing.
+func TestEventStreamSendsALoneEvent(t *testing.T) {
+	t.Parallel()
+	received := make(chan struct{})
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		ctx, cancel := context.WithCancelCause(r.Context())
+		defer cancel(nil)
+		out := startEvents(w, cancel)
+		defer out.close()
+		out.send(statusEvent{Type: "status", Node: "generate_query"})
+		select { // the model is still thinking
+		case <-received:
+		case <-ctx.Done():
+		}
+	}))
+	t.Cleanup(srv.Close)
+
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel() // a client that gave up ends the run
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, srv.URL, nil)
+	require.NoError(t, err)
+	lines := make(chan string, 1)
+	go func() {
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			lines <- err.Error()
+			return
+		}
+		defer resp.Body.Close()
+		sc := bufio.NewScanner(resp.Body)
+		for sc.Scan() {
+			if strings.HasPrefix(sc.Text(), "data: ") {
+				lines <- sc.Text()
+				return
+			}
+		}
+	}()
+	select {
+	case l := <-lines:
+		assert.Contains(t, l, `"type":"status"`)
+		assert.Contains(t, l, `"node":"generate_query"`)
+	case <-time.After(5 * time.Second): // a hang guard, not a target: it comes in milliseconds
+		t.Error("the lone event did not arrive while the run waits")
+	}
+	close(received)
+}
