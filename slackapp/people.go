@@ -15,9 +15,11 @@ import (
 // question a Web API call.
 const emailTTL = time.Hour
 
-// emailTimeout bounds one users.info call: an answer does not wait long
-// for it (the query then runs with no address, and scoped rows match none).
-const emailTimeout = 3 * time.Second
+// slackLookupTimeout bounds one call to Slack's Web API for people:
+// users.info (an answer does not wait long for an address; the query then
+// runs with none, and scoped rows match none) and usergroups.users.list
+// (a question waits no longer for a user group's members).
+const slackLookupTimeout = 3 * time.Second
 
 // people looks up the email addresses of Slack users (users.info, scopes
 // users:read and users:read.email), for the database's row-level security
@@ -64,8 +66,8 @@ const groupStale = time.Hour
 
 // groupRetry is how long a user group whose listing failed is not asked
 // about again. Through an outage of Slack's, every question whose group
-// expired would otherwise wait up to emailTimeout for a call that fails,
-// which can miss Slack's three seconds to acknowledge a command, and a
+// expired would otherwise wait up to slackLookupTimeout for a call that
+// fails, which can miss Slack's three seconds to acknowledge a command, and a
 // burst of questions would send a burst of calls; a minute is short next
 // to groupTTL, so Slack is asked again soon after it is back.
 const groupRetry = time.Minute
@@ -83,7 +85,7 @@ func (c cachedGroup) counting(now time.Time) []string {
 // (usergroups.users.list, scope usergroups:read), cached for groupTTL: the
 // access file's groups may list them. nil when Slack does not say. After
 // a failed listing Slack is not asked about group for groupRetry; members
-// waits for Slack no longer than ctx and emailTimeout allow.
+// waits for Slack no longer than ctx and slackLookupTimeout allow.
 func (p *people) members(ctx context.Context, group string) []string {
 	if m, ok := p.groupCached(group); ok {
 		return m
@@ -135,7 +137,7 @@ func (p *people) groupCached(group string) ([]string, bool) {
 func (p *people) listGroup(ctx context.Context, group string) []string {
 	// Whoever waits on this listing shares it: one caller's end must not
 	// fail the others'.
-	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), emailTimeout)
+	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), slackLookupTimeout)
 	defer cancel()
 	users, err := p.api.GetUserGroupMembersContext(ctx, group)
 	p.mu.Lock()
@@ -193,7 +195,7 @@ func (p *people) person(ctx context.Context, user string) cachedEmail {
 func (p *people) lookUp(ctx context.Context, user string, c cachedEmail) cachedEmail {
 	// Whoever waits on this lookup shares it: one caller's end must not
 	// fail the others'.
-	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), emailTimeout)
+	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), slackLookupTimeout)
 	defer cancel()
 	u, err := p.api.GetUserInfoContext(ctx, user)
 	switch {
