@@ -500,3 +500,54 @@ func TestUserGroupListedAgainInTheBackground(t *testing.T) {
 		assert.True(t, g > 0 && g <= slackLookupTimeout, "call %d given %v, want at most %v", i+1, g, slackLookupTimeout)
 	}
 }
+
+// usersAPI answers users.info with an address and a time zone, counting
+// calls.
+type usersAPI struct {
+	mu        sync.Mutex
+	email, tz string
+	calls     int
+}
+
+func (u *usersAPI) GetUserInfoContext(_ context.Context, user string, _ ...slack.GetUserInfoOption) (*slack.User, error) {
+	u.mu.Lock()
+	defer u.mu.Unlock()
+	u.calls++
+	r := &slack.User{ID: user, TZ: u.tz}
+	r.Profile.Email = u.email
+	return r, nil
+}
+
+func (u *usersAPI) GetUserGroupMembersContext(context.Context, string, ...slack.GetUserGroupMembersOption) ([]string, error) {
+	return nil, errors.New("not asked here")
+}
+
+func (u *usersAPI) set(email, tz string) {
+	u.mu.Lock()
+	defer u.mu.Unlock()
+	u.email, u.tz = email, tz
+}
+
+// docs/security.md, docs/slack.md: a person's address and time zone
+// (users.info) are kept an hour; the first question an hour or more after
+// they were read waits for Slack and gets the new ones.
+func TestUserAddressCachedForAnHour(t *testing.T) {
+	t.Parallel()
+	api := &usersAPI{email: "Ana@Example.com", tz: "Europe/Paris"}
+	now := time.Date(2026, 11, 27, 9, 0, 0, 0, time.UTC)
+	p := &people{api: api, now: func() time.Time { return now }, log: func(string, ...any) {},
+		emails: map[string]cachedEmail{}, groups: map[string]cachedGroup{}}
+
+	assert.Equal(t, "ana@example.com", p.email(t.Context(), "UANA"), "lower case")
+	assert.Equal(t, "Europe/Paris", p.timeZone(t.Context(), "UANA"))
+	assert.Equal(t, 1, api.calls, "address and time zone from one call")
+	api.set("ana.new@example.com", "America/New_York")
+	now = now.Add(time.Hour - time.Second)
+	assert.Equal(t, "ana@example.com", p.email(t.Context(), "UANA"), "within the hour: the address read before")
+	assert.Equal(t, "Europe/Paris", p.timeZone(t.Context(), "UANA"))
+	assert.Equal(t, 1, api.calls, "within the hour: Slack not asked")
+	now = now.Add(time.Second)
+	assert.Equal(t, "ana.new@example.com", p.email(t.Context(), "UANA"), "an hour on: the new address")
+	assert.Equal(t, "America/New_York", p.timeZone(t.Context(), "UANA"))
+	assert.Equal(t, 2, api.calls, "an hour on: asked again, once")
+}
