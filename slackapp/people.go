@@ -230,6 +230,12 @@ func (p *people) email(ctx context.Context, user string) string { return p.perso
 // timeZone returns user's time zone, "" when Slack does not say.
 func (p *people) timeZone(ctx context.Context, user string) string { return p.person(ctx, user).tz }
 
+// person returns what users.info says of user, asked again once emailTTL
+// has passed, and waited for then. Unlike a user group's members it is
+// not served past its time while read again in the background: nothing
+// looks it up before a slash command is acknowledged (answers and button
+// presses run after), and row-level security is to see a changed address
+// within emailTTL, not one question later.
 func (p *people) person(ctx context.Context, user string) cachedEmail {
 	if user == "" {
 		return cachedEmail{}
