@@ -15,9 +15,12 @@ import (
 // question a Web API call.
 const emailTTL = time.Hour
 
-// emailTimeout bounds one users.info call: an answer does not wait long
-// for it (the query then runs with no address, and scoped rows match none).
-const emailTimeout = 3 * time.Second
+// slackLookupTimeout bounds one call to Slack's Web API for people:
+// users.info (an answer does not wait long for an address; the query then
+// runs with none, and scoped rows match none) and usergroups.users.list
+// (a question whose user group has no members that count waits no longer,
+// nor does a listing in the background outlive it).
+const slackLookupTimeout = 3 * time.Second
 
 // people looks up the email addresses of Slack users (users.info, scopes
 // users:read and users:read.email), for the database's row-level security
@@ -35,6 +38,11 @@ type people struct {
 	// usergroups.users.list per user group, at a time: a burst of
 	// messages asks Slack once, not once each.
 	lookups singleflight.Group
+
+	// refreshes counts the listings of user groups under way in the
+	// background, which nobody waits on; Run waits for them at a clean
+	// stop.
+	refreshes sync.WaitGroup
 
 	mu       sync.Mutex
 	emails   map[string]cachedEmail
@@ -56,18 +64,20 @@ type cachedGroup struct {
 // groupTTL is how long a Slack user group's members are kept.
 const groupTTL = 10 * time.Minute
 
-// groupStale is how long members read before still count while Slack
-// cannot be asked again (an error, a timeout): long enough to ride out an
-// outage of Slack's, short enough that someone taken out of the group is
-// not admitted for ever.
+// groupStale is how long members read before still count: past groupTTL
+// while they are listed again in the background, and while Slack cannot
+// be asked (an error, a timeout): long enough to ride out an outage of
+// Slack's, short enough that someone taken out of the group is not
+// admitted for ever.
 const groupStale = time.Hour
 
 // groupRetry is how long a user group whose listing failed is not asked
 // about again. Through an outage of Slack's, every question whose group
-// expired would otherwise wait up to emailTimeout for a call that fails,
-// which can miss Slack's three seconds to acknowledge a command, and a
-// burst of questions would send a burst of calls; a minute is short next
-// to groupTTL, so Slack is asked again soon after it is back.
+// has no members that count would otherwise wait up to slackLookupTimeout
+// for a call that fails, which can miss Slack's three seconds to
+// acknowledge a command, and every question whose group expired would
+// send a call of its own; a minute is short next to groupTTL, so Slack is
+// asked again soon after it is back.
 const groupRetry = time.Minute
 
 // counting is what counts of c's members at now while Slack is not asked:
@@ -81,24 +91,24 @@ func (c cachedGroup) counting(now time.Time) []string {
 
 // members returns the members of the Slack user group group
 // (usergroups.users.list, scope usergroups:read), cached for groupTTL: the
-// access file's groups may list them. nil when Slack does not say. After
-// a failed listing Slack is not asked about group for groupRetry; members
-// waits for Slack no longer than ctx and emailTimeout allow.
+// access file's groups may list them. nil when Slack does not say.
+// Members past groupTTL but within groupStale are returned at once while
+// one listing in the background reads them again: a question, and the
+// acknowledgement of a slash command that waits on it, waits for Slack
+// only for a group with no members that count. After a failed listing
+// Slack is not asked about group for groupRetry; members waits for Slack
+// no longer than ctx and slackLookupTimeout allow.
 func (p *people) members(ctx context.Context, group string) []string {
-	if m, ok := p.groupCached(group); ok {
+	m, state := p.groupCached(group)
+	switch state {
+	case serveCached:
+		return m
+	case serveAndRefresh:
+		p.refreshGroup(ctx, group)
 		return m
 	}
-	// Users are asked about by their ids (U…, W…), groups under "group:":
-	// the two kinds of lookup share lookups without sharing a key.
-	ch := p.lookups.DoChan("group:"+group, func() (any, error) {
-		// A listing that ended since the look above has been kept.
-		if m, ok := p.groupCached(group); ok {
-			return m, nil
-		}
-		return p.listGroup(ctx, group), nil
-	})
 	select {
-	case r := <-ch:
+	case r := <-p.listing(ctx, group):
 		return r.Val.([]string)
 	case <-ctx.Done():
 		// The listing goes on for whoever else waits, and is kept.
@@ -108,10 +118,55 @@ func (p *people) members(ctx context.Context, group string) []string {
 	}
 }
 
-// groupCached returns group's members when Slack is not to be asked about
-// them: without the scope (none), within groupTTL of their reading, or
-// within groupRetry of a failure (what counts then).
-func (p *people) groupCached(group string) ([]string, bool) {
+// listing starts a listing of group's members, or joins the one under
+// way, and returns the channel its result comes on.
+func (p *people) listing(ctx context.Context, group string) <-chan singleflight.Result {
+	// Users are asked about by their ids (U…, W…), groups under "group:":
+	// the two kinds of lookup share lookups without sharing a key.
+	return p.lookups.DoChan("group:"+group, func() (any, error) {
+		// A listing that ended since the look above has been kept.
+		if m, state := p.groupCached(group); state == serveCached {
+			return m, nil
+		}
+		return p.listGroup(ctx, group), nil
+	})
+}
+
+// refreshGroup lists group's members again in the background; whoever
+// asked for them does not wait. The listing ends within
+// slackLookupTimeout, and Run waits for it at a clean stop.
+func (p *people) refreshGroup(ctx context.Context, group string) {
+	p.refreshes.Add(1)
+	ch := p.listing(ctx, group)
+	go func() {
+		defer p.refreshes.Done()
+		<-ch
+	}()
+}
+
+// wait returns once the listings in the background have ended.
+func (p *people) wait() { p.refreshes.Wait() }
+
+// groupState says whether a user group's cached members may be used, and
+// whether Slack is to be asked for them.
+type groupState int
+
+const (
+	// serveCached: use what is cached, Slack is not asked.
+	serveCached groupState = iota
+	// serveAndRefresh: use what is cached and list the members again in the
+	// background.
+	serveAndRefresh
+	// waitForListing: nothing cached counts; wait for Slack.
+	waitForListing
+)
+
+// groupCached returns group's members and what to do about them. Slack
+// is not asked without the scope (no members), within groupTTL of their
+// reading, or within groupRetry of a failure (what counts then). Up to
+// groupStale after their reading the members count while they are listed
+// again; after that, or when they never were read, there are none to use.
+func (p *people) groupCached(group string) ([]string, groupState) {
 	p.mu.Lock()
 	c := p.groups[group]
 	off := p.noGroups
@@ -121,13 +176,15 @@ func (p *people) groupCached(group string) ([]string, bool) {
 	case off:
 		// Without the scope a group has no members, the ones read before
 		// it went included: they could never be taken away.
-		return nil, true
+		return nil, serveCached
 	case !c.at.IsZero() && now.Sub(c.at) < groupTTL:
-		return c.members, true
+		return c.members, serveCached
 	case !c.failed.IsZero() && now.Sub(c.failed) < groupRetry:
-		return c.counting(now), true
+		return c.counting(now), serveCached
+	case !c.at.IsZero() && now.Sub(c.at) < groupStale:
+		return c.members, serveAndRefresh
 	}
-	return nil, false
+	return nil, waitForListing
 }
 
 // listGroup asks Slack for group's members and keeps them, or the
@@ -135,7 +192,7 @@ func (p *people) groupCached(group string) ([]string, bool) {
 func (p *people) listGroup(ctx context.Context, group string) []string {
 	// Whoever waits on this listing shares it: one caller's end must not
 	// fail the others'.
-	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), emailTimeout)
+	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), slackLookupTimeout)
 	defer cancel()
 	users, err := p.api.GetUserGroupMembersContext(ctx, group)
 	p.mu.Lock()
@@ -173,6 +230,12 @@ func (p *people) email(ctx context.Context, user string) string { return p.perso
 // timeZone returns user's time zone, "" when Slack does not say.
 func (p *people) timeZone(ctx context.Context, user string) string { return p.person(ctx, user).tz }
 
+// person returns what users.info says of user, asked again once emailTTL
+// has passed, and waited for then. Unlike a user group's members it is
+// not served past its time while read again in the background: nothing
+// looks it up before a slash command is acknowledged (answers and button
+// presses run after), and row-level security is to see a changed address
+// within emailTTL, not one question later.
 func (p *people) person(ctx context.Context, user string) cachedEmail {
 	if user == "" {
 		return cachedEmail{}
@@ -193,7 +256,7 @@ func (p *people) person(ctx context.Context, user string) cachedEmail {
 func (p *people) lookUp(ctx context.Context, user string, c cachedEmail) cachedEmail {
 	// Whoever waits on this lookup shares it: one caller's end must not
 	// fail the others'.
-	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), emailTimeout)
+	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), slackLookupTimeout)
 	defer cancel()
 	u, err := p.api.GetUserInfoContext(ctx, user)
 	switch {

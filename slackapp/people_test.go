@@ -217,9 +217,10 @@ func (g *groupsAPI) set(members []string, err error) {
 }
 
 // docs/access.md: a Slack user group's members are asked at most every ten
-// minutes per group (a new member is admitted within ten minutes); without
-// the usergroups:read scope a group has no members, and the bot logs that
-// once.
+// minutes per group; past ten minutes the question gets the members read
+// before while Slack is asked again, and the next one the new members.
+// Without the usergroups:read scope a group has no members, and the bot
+// logs that once.
 func TestUserGroupMembersAskedEveryTenMinutes(t *testing.T) {
 	t.Parallel()
 	api := &groupsAPI{members: []string{"UANA"}}
@@ -234,12 +235,16 @@ func TestUserGroupMembersAskedEveryTenMinutes(t *testing.T) {
 	assert.Equal(t, []string{"UANA"}, p.members(t.Context(), "S0DATA"), "within ten minutes: the members asked before")
 	assert.Equal(t, 1, api.calls)
 	now = now.Add(time.Second)
-	assert.Equal(t, []string{"UANA", "UBEN"}, p.members(t.Context(), "S0DATA"), "after ten minutes: asked again")
+	assert.Equal(t, []string{"UANA"}, p.members(t.Context(), "S0DATA"), "after ten minutes: the members asked before, while Slack is asked again")
+	p.wait()
 	assert.Equal(t, 2, api.calls)
+	assert.Equal(t, []string{"UANA", "UBEN"}, p.members(t.Context(), "S0DATA"), "then the new members")
 
 	api.set(nil, errors.New("missing_scope"))
 	now = now.Add(10 * time.Minute)
-	assert.Empty(t, p.members(t.Context(), "S0DATA"), "without the scope: no members")
+	assert.Equal(t, []string{"UANA", "UBEN"}, p.members(t.Context(), "S0DATA"), "asked again: the members asked before")
+	p.wait()
+	assert.Empty(t, p.members(t.Context(), "S0DATA"), "the scope is gone: no members")
 	now = now.Add(time.Hour)
 	assert.Empty(t, p.members(t.Context(), "S0OTHER"))
 	assert.Empty(t, p.members(t.Context(), "S0DATA"), "nor the members it had before the scope went: they would stay admitted for good")
@@ -262,8 +267,11 @@ func TestUserGroupMembersThroughAnOutage(t *testing.T) {
 	api.set(nil, errors.New("slack: service unavailable"))
 	now = now.Add(59 * time.Minute)
 	assert.Equal(t, []string{"UANA"}, p.members(t.Context(), "S0DATA"), "within the hour: the members read before")
+	p.wait()
+	assert.Equal(t, 2, api.calls, "asked in the background, failed")
 	now = now.Add(time.Minute)
 	assert.Empty(t, p.members(t.Context(), "S0DATA"), "an hour after they were read: no members")
+	assert.Equal(t, 3, api.calls, "asked a minute after it failed, waited for, failed")
 	api.set([]string{"UBEN"}, nil)
 	now = now.Add(time.Minute)
 	assert.Equal(t, []string{"UBEN"}, p.members(t.Context(), "S0DATA"), "Slack answers again, asked a minute after it failed")
@@ -327,8 +335,9 @@ func TestUserGroupNotAskedForAMinuteAfterAFailure(t *testing.T) {
 	require.Equal(t, []string{"UANA"}, p.members(t.Context(), "S0DATA"))
 	api.set(nil, down)
 	now = now.Add(10 * time.Minute)
-	assert.Equal(t, []string{"UANA"}, p.members(t.Context(), "S0DATA"), "Slack fails: the members read before")
-	assert.Equal(t, 2, api.calls)
+	assert.Equal(t, []string{"UANA"}, p.members(t.Context(), "S0DATA"), "past ten minutes: the members read before")
+	p.wait()
+	assert.Equal(t, 2, api.calls, "Slack asked in the background, fails")
 	for range 5 {
 		now = now.Add(10 * time.Second)
 		assert.Equal(t, []string{"UANA"}, p.members(t.Context(), "S0DATA"), "within the minute: the members read before")
@@ -337,21 +346,26 @@ func TestUserGroupNotAskedForAMinuteAfterAFailure(t *testing.T) {
 	assert.Len(t, logged, 1, "one failure, logged once: %q", logged)
 
 	now = now.Add(10 * time.Second)
-	assert.Equal(t, []string{"UANA"}, p.members(t.Context(), "S0DATA"), "a minute on: asked, fails again")
-	assert.Equal(t, 3, api.calls, "a minute on: Slack asked again")
+	assert.Equal(t, []string{"UANA"}, p.members(t.Context(), "S0DATA"), "a minute on: the members read before")
+	p.wait()
+	assert.Equal(t, 3, api.calls, "a minute on: Slack asked again, fails again")
 	assert.Len(t, logged, 2, "the second failure logged")
 
 	api.set([]string{"UANA", "UBEN"}, nil)
 	now = now.Add(time.Minute)
-	assert.Equal(t, []string{"UANA", "UBEN"}, p.members(t.Context(), "S0DATA"), "Slack answers again")
-	assert.Equal(t, 4, api.calls)
+	assert.Equal(t, []string{"UANA"}, p.members(t.Context(), "S0DATA"), "a minute on: the members read before")
+	p.wait()
+	assert.Equal(t, 4, api.calls, "a minute on: Slack asked again")
+	assert.Equal(t, []string{"UANA", "UBEN"}, p.members(t.Context(), "S0DATA"), "Slack answered: the new members")
 	now = now.Add(10*time.Minute - time.Second)
 	assert.Equal(t, []string{"UANA", "UBEN"}, p.members(t.Context(), "S0DATA"), "an answer is kept ten minutes again")
 	assert.Equal(t, 4, api.calls)
 	api.set(nil, down)
 	now = now.Add(time.Second)
 	assert.Equal(t, []string{"UANA", "UBEN"}, p.members(t.Context(), "S0DATA"), "fails after the answer: the new members count")
+	p.wait()
 	assert.Equal(t, 5, api.calls, "the answer ended the wait: asked as soon as the members expire")
+	assert.Len(t, logged, 3, "the third failure logged")
 }
 
 // A user group never listed whose listing fails has no members, and
@@ -378,6 +392,7 @@ func TestUserGroupWithoutMembersWhileSlackIsNotAsked(t *testing.T) {
 	api.set(nil, errors.New("context deadline exceeded"))
 	now = now.Add(time.Hour - 30*time.Second)
 	assert.Equal(t, []string{"UANA"}, p.members(t.Context(), "S0NEW"), "fails within the hour: the members read before")
+	p.wait()
 	now = now.Add(30 * time.Second)
 	assert.Empty(t, p.members(t.Context(), "S0NEW"), "an hour after they were read, though Slack is not asked: no members")
 	assert.Equal(t, 4, api.calls)
@@ -402,4 +417,137 @@ func TestUserGroupListingOutlivesAnEndedQuestion(t *testing.T) {
 	// Still under way, the listing is joined; done, it is kept.
 	assert.Equal(t, []string{"UANA"}, p.members(t.Context(), "S0DATA"), "the listing went on")
 	assert.EqualValues(t, 1, api.calls.Load(), "asked once")
+}
+
+// heldGroups answers usergroups.users.list with members, one call for
+// each token sent on release, counting calls and recording how long each
+// call was given.
+type heldGroups struct {
+	release chan struct{}
+
+	mu      sync.Mutex
+	members []string
+	calls   int
+	given   []time.Duration // -1 for a call without a deadline
+}
+
+func (h *heldGroups) GetUserInfoContext(context.Context, string, ...slack.GetUserInfoOption) (*slack.User, error) {
+	return nil, errors.New("not asked here")
+}
+
+func (h *heldGroups) GetUserGroupMembersContext(ctx context.Context, _ string, _ ...slack.GetUserGroupMembersOption) ([]string, error) {
+	given := time.Duration(-1)
+	if d, ok := ctx.Deadline(); ok {
+		given = time.Until(d)
+	}
+	h.mu.Lock()
+	h.calls++
+	h.given = append(h.given, given)
+	h.mu.Unlock()
+	<-h.release
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	return slices.Clone(h.members), nil
+}
+
+func (h *heldGroups) set(members []string) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	h.members = members
+}
+
+func (h *heldGroups) count() (int, []time.Duration) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	return h.calls, slices.Clone(h.given)
+}
+
+// docs/access.md: past ten minutes a user group's members read before are
+// returned while Slack has not answered (a slash command's
+// acknowledgement waits on no call), and one listing in the background,
+// not ended by the questions' own end, reads them again for the next
+// question. A group never read waits for its listing. Each call to Slack
+// is given slackLookupTimeout at most.
+func TestUserGroupListedAgainInTheBackground(t *testing.T) {
+	t.Parallel()
+	api := &heldGroups{release: make(chan struct{}, 1), members: []string{"UANA"}}
+	now := time.Date(2026, 11, 27, 9, 0, 0, 0, time.UTC)
+	p := &people{api: api, now: func() time.Time { return now }, log: func(string, ...any) {},
+		emails: map[string]cachedEmail{}, groups: map[string]cachedGroup{}}
+
+	api.release <- struct{}{}
+	require.Equal(t, []string{"UANA"}, p.members(t.Context(), "S0DATA"), "never read: waits for Slack's answer")
+	api.set([]string{"UANA", "UBEN"})
+	now = now.Add(10 * time.Minute)
+	ctx, cancel := context.WithCancel(t.Context())
+	for i := range 5 {
+		// Slack holds the listing: a question that waited on it would
+		// never return.
+		assert.Equal(t, []string{"UANA"}, p.members(ctx, "S0DATA"), "question %d past ten minutes, Slack not yet answering: the members read before", i+1)
+	}
+	cancel() // the questions have their members and end
+	api.release <- struct{}{}
+	p.wait()
+	calls, given := api.count()
+	assert.Equal(t, 2, calls, "one listing in the background for the five questions")
+	assert.Equal(t, []string{"UANA", "UBEN"}, p.members(t.Context(), "S0DATA"), "the listing outlived the questions: the new members")
+	calls, _ = api.count()
+	assert.Equal(t, 2, calls, "the new members are kept ten minutes")
+	for i, g := range given {
+		assert.True(t, g > 0 && g <= slackLookupTimeout, "call %d given %v, want at most %v", i+1, g, slackLookupTimeout)
+	}
+}
+
+// usersAPI answers users.info with an address and a time zone, counting
+// calls.
+type usersAPI struct {
+	mu        sync.Mutex
+	email, tz string
+	calls     int
+}
+
+func (u *usersAPI) GetUserInfoContext(_ context.Context, user string, _ ...slack.GetUserInfoOption) (*slack.User, error) {
+	u.mu.Lock()
+	defer u.mu.Unlock()
+	u.calls++
+	r := &slack.User{ID: user, TZ: u.tz}
+	r.Profile.Email = u.email
+	return r, nil
+}
+
+func (u *usersAPI) GetUserGroupMembersContext(context.Context, string, ...slack.GetUserGroupMembersOption) ([]string, error) {
+	return nil, errors.New("not asked here")
+}
+
+func (u *usersAPI) set(email, tz string) {
+	u.mu.Lock()
+	defer u.mu.Unlock()
+	u.email, u.tz = email, tz
+}
+
+// docs/security.md, docs/slack.md: a person's address and time zone
+// (users.info) are kept an hour; the first question an hour or more after
+// they were read waits for Slack and gets the new ones.
+func TestUserAddressCachedForAnHour(t *testing.T) {
+	t.Parallel()
+	api := &usersAPI{email: "Ana@Example.com", tz: "Europe/Paris"}
+	now := time.Date(2026, 11, 27, 9, 0, 0, 0, time.UTC)
+	p := &people{api: api, now: func() time.Time { return now }, log: func(string, ...any) {},
+		emails: map[string]cachedEmail{}, groups: map[string]cachedGroup{}}
+
+	assert.Equal(t, "ana@example.com", p.email(t.Context(), "UANA"), "lower case")
+	assert.Equal(t, "Europe/Paris", p.timeZone(t.Context(), "UANA"))
+	assert.Equal(t, 1, api.calls, "address and time zone from one call")
+	api.set("ana.new@example.com", "America/New_York")
+	now = now.Add(time.Hour - time.Second)
+	assert.Equal(t, "ana@example.com", p.email(t.Context(), "UANA"), "within the hour: the address read before")
+	assert.Equal(t, "Europe/Paris", p.timeZone(t.Context(), "UANA"))
+	assert.Equal(t, 1, api.calls, "within the hour: Slack not asked")
+	now = now.Add(time.Second)
+	assert.Equal(t, "ana.new@example.com", p.email(t.Context(), "UANA"), "an hour on: the new address")
+	assert.Equal(t, "America/New_York", p.timeZone(t.Context(), "UANA"))
+	assert.Equal(t, 2, api.calls, "an hour on: asked again, once")
 }
