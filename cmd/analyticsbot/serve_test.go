@@ -298,8 +298,24 @@ func TestCLIServeAnswersInSlack(t *testing.T) {
 	assert.Contains(t, stream, "8160", "the web answer")
 
 	s.shutdown(t)
+	assert.Regexp(t, slackStartLine(t), s.out.String(), "the start line docs/slack.md quotes")
 	assert.Contains(t, s.out.String(), "in Slack over Socket Mode as <@"+fakeslack.BotUserID+"> (model script:demo, the offline demo:")
 	assert.Contains(t, s.errOut.String(), "slack app running", "serve logs at info level")
+}
+
+// slackStartLine is the line docs/slack.md's install steps say serve
+// prints once it answers in Slack over Socket Mode, as a regexp matching
+// one whole line: the bot's user id (U…) and the model (…) may be any.
+func slackStartLine(t *testing.T) *regexp.Regexp {
+	t.Helper()
+	doc, err := os.ReadFile("../../docs/slack.md")
+	require.NoError(t, err)
+	quote := regexp.MustCompile("`(analyticsbot is answering [^`]*)`").FindSubmatch(doc)
+	require.NotNil(t, quote, "docs/slack.md quotes the start line")
+	re := regexp.QuoteMeta(string(quote[1]))
+	re = strings.Replace(re, "<@U…>", "<@U[A-Z0-9]+>", 1)
+	re = strings.Replace(re, `\(model …\)`, `\(model .+\)`, 1)
+	return regexp.MustCompile("(?m)^" + re + "$")
 }
 
 func TestCLIServeSlackHTTPModeSharesTheWebServer(t *testing.T) {
