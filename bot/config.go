@@ -121,7 +121,8 @@ type Config struct {
 
 	// MaxRetries is how many times invalid SQL is regenerated.
 	MaxRetries int `env:"SQL_MAX_RETRIES" envDefault:"2"`
-	MaxRows    int `env:"MAX_ROWS" envDefault:"1000"`
+	// MaxRows caps the rows of a result; above 0 (Check).
+	MaxRows int `env:"MAX_ROWS" envDefault:"1000"`
 	// ResultFreshness, when above 0, answers a question whose query the
 	// same person ran in the same channel less than this long ago from
 	// that result, without running it again; the answer says when the data
@@ -218,7 +219,7 @@ func ConfigFromEnv() (Config, error) {
 // checked by their packages (pgwarehouse.Settings.Check; Cube's when the
 // backend opens).
 func (c *Config) Check() error {
-	errs := []error{c.Postgres.Check()}
+	errs := append([]error{c.Postgres.Check()}, c.checkNumbers()...)
 	schemas := c.Postgres.Schemas
 	if c.BotSchema = strings.TrimSpace(c.BotSchema); c.BotSchema == "" {
 		c.BotSchema = store.DefaultSchema
