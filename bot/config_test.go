@@ -150,6 +150,13 @@ func TestConfigNumbers(t *testing.T) {
 		{name: "RESULT_CACHE_BYTES 0", env: map[string]string{"RESULT_CACHE_BYTES": "0"}, want: "RESULT_CACHE_BYTES must be a number of bytes above 0, such as 67108864, got 0"},
 		{name: "LLM_TIMEOUT 0", env: map[string]string{"LLM_TIMEOUT": "0"}, want: "LLM_TIMEOUT must be a duration above 0, such as 60s, got 0s"},
 		{name: "TURN_WAIT negative", env: map[string]string{"TURN_WAIT": "-1m"}, want: "TURN_WAIT must be a duration above 0, such as 2m, got -1m0s"},
+		{name: "MAX_TURNS 0", env: map[string]string{"MAX_TURNS": "0"}, want: "MAX_TURNS must be a number of turns above 0, such as 256, got 0"},
+		{name: "TURN_QUEUE negative", env: map[string]string{"TURN_QUEUE": "-1"}, want: "TURN_QUEUE must be a number of turns above 0, such as 1000, got -1"},
+		{name: "DATABASE_TIMEOUT 0", env: map[string]string{"DATABASE_TIMEOUT": "0"}, want: "DATABASE_TIMEOUT must be a duration above 0, such as 10s, got 0s"},
+		{name: "STATEMENT_TIMEOUT 0", env: map[string]string{"STATEMENT_TIMEOUT": "0"}, want: "STATEMENT_TIMEOUT must be a duration above 0, such as 30s, got 0s"},
+		{name: "MAX_RESULT_BYTES 0", env: map[string]string{"MAX_RESULT_BYTES": "0"}, want: "MAX_RESULT_BYTES must be a number of bytes above 0, such as 8388608, got 0"},
+		{name: "MODEL_CONCURRENCY 0", env: map[string]string{"MODEL_CONCURRENCY": "0"}},
+		{name: "MODEL_CONCURRENCY negative", env: map[string]string{"MODEL_CONCURRENCY": "-1"}, want: "MODEL_CONCURRENCY must be 0 (no bound) or more, got -1"},
 		{name: "SQL_MAX_RETRIES 0", env: map[string]string{"SQL_MAX_RETRIES": "0"}},
 		{name: "SQL_MAX_RETRIES negative", env: map[string]string{"SQL_MAX_RETRIES": "-1"}, want: "SQL_MAX_RETRIES must be 0 (no regeneration) or more, got -1"},
 		{name: "LLM_RETRIES negative", env: map[string]string{"LLM_RETRIES": "-1"}, want: "LLM_RETRIES must be 0 (no retry) or more, got -1"},
@@ -173,4 +180,16 @@ func TestConfigNumbers(t *testing.T) {
 			assert.ErrorContains(t, err, tt.want)
 		})
 	}
+}
+
+// A value that does not parse stops the bot with the variable to fix, even
+// inside a backend's settings, not with the Go field that holds it.
+func TestConfigFromEnvNamesTheVariable(t *testing.T) {
+	t.Setenv("MAX_ROWS", "abc")
+	t.Setenv("STATEMENT_TIMEOUT", "soon")
+	_, err := bot.ConfigFromEnv()
+	require.Error(t, err)
+	assert.Contains(t, err.Error(), `MAX_ROWS: strconv.ParseInt: parsing "abc": invalid syntax`)
+	assert.Contains(t, err.Error(), `STATEMENT_TIMEOUT: unable to parse duration: time: invalid duration "soon"`)
+	assert.NotContains(t, err.Error(), "MaxRows", "the Go field is no name the operator knows")
 }
