@@ -2,6 +2,7 @@ package bot_test
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"path/filepath"
 	"slices"
@@ -293,14 +294,24 @@ func BenchmarkAskOffTopic(b *testing.B) {
 }
 
 // TestModelCallsPerIntent holds each intent to its model call budget: a new
-// question or a follow-up at most 3 (classify, generate, interpret), buttons
-// and typed action phrases none, an off-topic message exactly 1. Calls are
-// counted both as the workflow reports them and as the model received them.
+// question or a follow-up at most 3 (classify, generate, interpret) when the
+// first query works, and one more for each regeneration after a query that
+// fails (up to SQL_MAX_RETRIES, 2 by default), buttons and typed action
+// phrases none, an off-topic message exactly 1. Calls are counted both as
+// the workflow reports them and as the model received them.
 func TestModelCallsPerIntent(t *testing.T) {
 	t.Parallel()
 	e := newEnv(t)
+	// invalidSQL is a generator reply whose query fails validation: the
+	// column does not exist.
+	invalidSQL := func(times int) string {
+		return fmt.Sprintf("  - step: generate_sql\n    times: %d\n    reply: '{\"sql\": \"%s\", \"assumptions\": [], \"explanation\": \"Counts games.\"}'\n", times, badSQL)
+	}
 	tests := []struct {
 		name string
+		// rules, when set, are played before the tests' base rules instead
+		// of the demo's script.
+		rules string
 		// setup is asked first in the same thread; its answer's query id is
 		// what press presses.
 		setup      string
@@ -319,6 +330,8 @@ func TestModelCallsPerIntent(t *testing.T) {
 		{name: "new per year", ask: demo.Questions()[4], wantIntent: nodes.IntentAnalytics, minCalls: 1, maxCalls: 3},
 		{name: "new free", ask: demo.Questions()[5], wantIntent: nodes.IntentAnalytics, minCalls: 1, maxCalls: 3},
 		{name: "new linux", ask: demo.Questions()[6], wantIntent: nodes.IntentAnalytics, minCalls: 1, maxCalls: 3},
+		{name: "new, first query invalid", rules: invalidSQL(1), ask: benchQuestion, wantIntent: nodes.IntentAnalytics, minCalls: 4, maxCalls: 4, wantRows: [][]any{{int64(8160)}}},
+		{name: "new, two queries invalid", rules: invalidSQL(2), ask: benchQuestion, wantIntent: nodes.IntentAnalytics, minCalls: 5, maxCalls: 5, wantRows: [][]any{{int64(8160)}}},
 		{name: "follow-up and in", setup: benchQuestion, ask: benchFollowUp, wantIntent: nodes.IntentFollowUp, minCalls: 1, maxCalls: 3, wantRows: [][]any{{int64(6357)}}},
 		{name: "follow-up what about", setup: benchQuestion, ask: "What about 2017?", wantIntent: nodes.IntentFollowUp, minCalls: 1, maxCalls: 3, wantRows: [][]any{{int64(6357)}}},
 		{name: "follow-up how about", setup: benchQuestion, ask: "How about 2016?", wantIntent: nodes.IntentFollowUp, minCalls: 1, maxCalls: 3},
@@ -334,7 +347,13 @@ func TestModelCallsPerIntent(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
 			ctx := context.Background()
-			bt := benchBot(t, e) // its own scripted model, so counts are this case's
+			// Each case has its own scripted model, so counts are this case's.
+			var bt *bot.Bot
+			if tt.rules != "" {
+				bt = newBot(t, e, script(tt.rules))
+			} else {
+				bt = benchBot(t, e)
+			}
 			m := bot.Message{ThreadID: bot.NewThreadID(), UserID: "test", ChannelID: "test", Text: tt.ask}
 			var qid string
 			if tt.setup != "" {

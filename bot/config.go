@@ -10,15 +10,12 @@ import (
 	"strings"
 	"time"
 
-	"github.com/caarlos0/env/v11"
-
 	"github.com/analyticsbot/analyticsbot/access"
 	"github.com/analyticsbot/analyticsbot/answer"
 	"github.com/analyticsbot/analyticsbot/demo"
 	"github.com/analyticsbot/analyticsbot/lexicon"
 	"github.com/analyticsbot/analyticsbot/llm"
 	"github.com/analyticsbot/analyticsbot/nodes"
-	"github.com/analyticsbot/analyticsbot/pgpool"
 	"github.com/analyticsbot/analyticsbot/store"
 	"github.com/analyticsbot/analyticsbot/warehouse/cubewarehouse"
 	"github.com/analyticsbot/analyticsbot/warehouse/pgwarehouse"
@@ -121,7 +118,8 @@ type Config struct {
 
 	// MaxRetries is how many times invalid SQL is regenerated.
 	MaxRetries int `env:"SQL_MAX_RETRIES" envDefault:"2"`
-	MaxRows    int `env:"MAX_ROWS" envDefault:"1000"`
+	// MaxRows caps the rows of a result; above 0 (Check).
+	MaxRows int `env:"MAX_ROWS" envDefault:"1000"`
 	// ResultFreshness, when above 0, answers a question whose query the
 	// same person ran in the same channel less than this long ago from
 	// that result, without running it again; the answer says when the data
@@ -133,7 +131,7 @@ type Config struct {
 	// side, its own and the reader's (pgpool.Tracer): waiting for a
 	// connection, a statement (the question's query, its EXPLAIN, an
 	// export and a value lookup get STATEMENT_TIMEOUT more), and the TCP
-	// user timeout of their sockets. 0 means pgpool.DefaultTimeout.
+	// user timeout of their sockets; above 0 (Check).
 	DatabaseTimeout time.Duration `env:"DATABASE_TIMEOUT" envDefault:"10s"`
 	HistoryTurns    int           `env:"HISTORY_TURNS" envDefault:"5"`
 	// identityKey signs who each query runs for (New reads it from the
@@ -197,7 +195,7 @@ func (c Config) Location() *time.Location {
 // ConfigFromEnv reads Config from the environment and checks it.
 func ConfigFromEnv() (Config, error) {
 	var c Config
-	if err := env.Parse(&c); err != nil {
+	if err := ParseEnv(&c); err != nil {
 		return c, fmt.Errorf("read configuration: %w", err)
 	}
 	if c.DatabaseURL == "" {
@@ -218,7 +216,7 @@ func ConfigFromEnv() (Config, error) {
 // checked by their packages (pgwarehouse.Settings.Check; Cube's when the
 // backend opens).
 func (c *Config) Check() error {
-	errs := []error{c.Postgres.Check()}
+	errs := append([]error{c.Postgres.Check()}, c.checkNumbers()...)
 	schemas := c.Postgres.Schemas
 	if c.BotSchema = strings.TrimSpace(c.BotSchema); c.BotSchema == "" {
 		c.BotSchema = store.DefaultSchema
@@ -230,14 +228,6 @@ func (c *Config) Check() error {
 		}
 	}
 	c.ExampleAdmins = admins
-	for _, n := range []struct {
-		name  string
-		value int
-	}{{"MODEL_CONCURRENCY", c.ModelConcurrency}, {"MAX_TURNS", c.MaxTurns}, {"TURN_QUEUE", c.TurnQueue}} {
-		if n.value < 0 {
-			errs = append(errs, fmt.Errorf("%s must be 0 (the default) or more, got %d", n.name, n.value))
-		}
-	}
 	if c.TimeZone != "" {
 		if _, err := time.LoadLocation(strings.TrimPrefix(c.TimeZone, ":")); err != nil {
 			errs = append(errs, fmt.Errorf("TZ must be a time zone such as Europe/London, got %q", c.TimeZone))
@@ -247,11 +237,6 @@ func (c *Config) Check() error {
 		errs = append(errs, fmt.Errorf("SCHEDULE_POLL and SCHEDULE_RETRY_DELAY must be positive, SCHEDULE_RETRIES 0 or more, "+
 			"and SCHEDULE_LEASE at least twice SCHEDULE_POLL; got %s, %s, %d and %s",
 			c.SchedulePoll, c.ScheduleRetryDelay, c.ScheduleRetries, c.ScheduleLease))
-	}
-	if c.DatabaseTimeout < 0 {
-		errs = append(errs, fmt.Errorf("DATABASE_TIMEOUT must be a duration such as 10s, got %s", c.DatabaseTimeout))
-	} else if c.DatabaseTimeout == 0 {
-		c.DatabaseTimeout = pgpool.DefaultTimeout
 	}
 	if c.AskBack == "" {
 		c.AskBack = string(nodes.AskBackValues)

@@ -11,6 +11,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/analyticsbot/analyticsbot/bot"
+	"github.com/analyticsbot/analyticsbot/bot/bottest"
 	"github.com/analyticsbot/analyticsbot/warehouse/cubewarehouse"
 	"github.com/analyticsbot/analyticsbot/warehouse/pgwarehouse"
 )
@@ -20,7 +21,7 @@ import (
 func TestConfigExamples(t *testing.T) {
 	t.Parallel()
 	base := func() bot.Config {
-		return bot.Config{Backend: "postgres", LLMProvider: "script", ExamplesK: 3}
+		return bottest.Config(t, "", "")
 	}
 	c := base()
 	c.ExampleAdmins = []string{" U1 ", "", "U2", "U1"}
@@ -55,7 +56,8 @@ func TestConfigLinks(t *testing.T) {
 	dir := t.TempDir()
 	bad := filepath.Join(dir, "links.yaml")
 	require.NoError(t, os.WriteFile(bad, []byte("links:\n  - column: name\n    url: ftp://x.test/{name}\n"), 0o600))
-	c := bot.Config{Backend: "postgres", LLMProvider: "script", LinksFile: bad}
+	c := bottest.Config(t, "", "")
+	c.LinksFile = bad
 	err := c.Check()
 	require.Error(t, err)
 	assert.Contains(t, err.Error(), "LINKS_FILE: "+bad+": links file line 2: url \"ftp://x.test/{name}\" is not an http(s) address")
@@ -72,7 +74,8 @@ func TestConfigBotSchemas(t *testing.T) {
 		"analyticsbot":          `BOT_SCHEMA "analyticsbot" holds the bot's own tables`,
 		"analyticsbot_identity": `"analyticsbot_identity" holds the functions that tell row-level security who a query runs for`,
 	} {
-		c := bot.Config{Backend: "postgres", LLMProvider: "script", Postgres: pgwarehouse.Settings{Schemas: []string{"analytics", schema}}}
+		c := bottest.Config(t, "", "")
+		c.Postgres.Schemas = []string{"analytics", schema}
 		err := c.Check()
 		require.Error(t, err, schema)
 		assert.Contains(t, err.Error(), want)
@@ -87,17 +90,20 @@ func TestConfigLexicon(t *testing.T) {
 	dir := t.TempDir()
 	bad := filepath.Join(dir, "glossary.yaml")
 	require.NoError(t, os.WriteFile(bad, []byte("terms:\n  - term: customer\n    synonyms: [client]\n  - term: user\n    synonyms: [clients]\n  - means: x\n"), 0o600))
-	c := bot.Config{Backend: "postgres", LLMProvider: "script", GlossaryFile: bad}
+	c := bottest.Config(t, "", "")
+	c.GlossaryFile = bad
 	err := c.Check()
 	require.Error(t, err)
 	assert.Contains(t, err.Error(), "GLOSSARY_FILE: glossary "+bad+`: line 4: "clients" is already a term or synonym of "customer"; line 6: a term is missing`)
 
-	c = bot.Config{Backend: "postgres", LLMProvider: "script", WordNetDir: dir}
+	c = bottest.Config(t, "", "")
+	c.WordNetDir = dir
 	err = c.Check()
 	require.Error(t, err)
 	assert.Contains(t, err.Error(), "WORDNET_DIR: \""+dir+"\" is no WordNet dict directory")
 
-	c = bot.Config{Backend: "postgres", LLMProvider: "script", GlossaryFile: "../evals/defog-glossary.yaml"}
+	c = bottest.Config(t, "", "")
+	c.GlossaryFile = "../evals/defog-glossary.yaml"
 	assert.NoError(t, c.Check())
 }
 
@@ -114,10 +120,76 @@ func TestConfigBackendSettings(t *testing.T) {
 		ReaderRole: "bi", MaxResultBytes: 1024}, c.Postgres)
 	assert.Equal(t, cubewarehouse.Settings{APIURL: "https://cube.internal", APISecret: "s3cret", Timeout: 5 * time.Second}, c.Cube)
 
-	c = bot.Config{Backend: "postgres", LLMProvider: "script", ExamplesK: -1,
-		Postgres: pgwarehouse.Settings{StatementTimeout: -time.Second}}
+	c = bottest.Config(t, "", "")
+	c.ExamplesK, c.Postgres.StatementTimeout = -1, -time.Second
 	err := c.Check()
 	require.Error(t, err)
 	assert.Contains(t, err.Error(), "STATEMENT_TIMEOUT must be a duration such as 30s, got -1s")
 	assert.Contains(t, err.Error(), "EXAMPLES_K", "the bot's own problems too")
+}
+
+// A number the bot cannot use stops it with the variable and what it
+// accepts, rather than turning silently into a default: MAX_ROWS=0 is not
+// a cap of 1,000 rows. 0 stays valid where it has a meaning of its own.
+func TestConfigNumbers(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name string
+		env  map[string]string
+		want string // empty: Check passes
+	}{
+		{name: "defaults", env: map[string]string{}},
+		{name: "MAX_ROWS empty is the default", env: map[string]string{"MAX_ROWS": ""}},
+		{name: "MAX_ROWS 1", env: map[string]string{"MAX_ROWS": "1"}},
+		{name: "MAX_ROWS 0", env: map[string]string{"MAX_ROWS": "0"}, want: "MAX_ROWS must be a number of rows above 0, such as 1000, got 0"},
+		{name: "MAX_ROWS negative", env: map[string]string{"MAX_ROWS": "-5"}, want: "MAX_ROWS must be a number of rows above 0, such as 1000, got -5"},
+		{name: "EXPORT_MAX_ROWS 0", env: map[string]string{"EXPORT_MAX_ROWS": "0"}, want: "EXPORT_MAX_ROWS must be a number of rows above 0, such as 1000000, got 0"},
+		{name: "SCHEMA_BUDGET_TOKENS 0", env: map[string]string{"SCHEMA_BUDGET_TOKENS": "0"}, want: "SCHEMA_BUDGET_TOKENS must be a number of tokens above 0, such as 3000, got 0"},
+		{name: "CACHE_PER_THREAD 0", env: map[string]string{"CACHE_PER_THREAD": "0"}, want: "CACHE_PER_THREAD must be a number of results above 0, such as 10, got 0"},
+		{name: "CACHE_LRU_SIZE negative", env: map[string]string{"CACHE_LRU_SIZE": "-1"}, want: "CACHE_LRU_SIZE must be a number of results above 0, such as 256, got -1"},
+		{name: "RESULT_CACHE_BYTES 0", env: map[string]string{"RESULT_CACHE_BYTES": "0"}, want: "RESULT_CACHE_BYTES must be a number of bytes above 0, such as 67108864, got 0"},
+		{name: "LLM_TIMEOUT 0", env: map[string]string{"LLM_TIMEOUT": "0"}, want: "LLM_TIMEOUT must be a duration above 0, such as 60s, got 0s"},
+		{name: "TURN_WAIT negative", env: map[string]string{"TURN_WAIT": "-1m"}, want: "TURN_WAIT must be a duration above 0, such as 2m, got -1m0s"},
+		{name: "MAX_TURNS 0", env: map[string]string{"MAX_TURNS": "0"}, want: "MAX_TURNS must be a number of turns above 0, such as 256, got 0"},
+		{name: "TURN_QUEUE negative", env: map[string]string{"TURN_QUEUE": "-1"}, want: "TURN_QUEUE must be a number of turns above 0, such as 1000, got -1"},
+		{name: "DATABASE_TIMEOUT 0", env: map[string]string{"DATABASE_TIMEOUT": "0"}, want: "DATABASE_TIMEOUT must be a duration above 0, such as 10s, got 0s"},
+		{name: "STATEMENT_TIMEOUT 0", env: map[string]string{"STATEMENT_TIMEOUT": "0"}, want: "STATEMENT_TIMEOUT must be a duration above 0, such as 30s, got 0s"},
+		{name: "MAX_RESULT_BYTES 0", env: map[string]string{"MAX_RESULT_BYTES": "0"}, want: "MAX_RESULT_BYTES must be a number of bytes above 0, such as 8388608, got 0"},
+		{name: "MODEL_CONCURRENCY 0", env: map[string]string{"MODEL_CONCURRENCY": "0"}},
+		{name: "MODEL_CONCURRENCY negative", env: map[string]string{"MODEL_CONCURRENCY": "-1"}, want: "MODEL_CONCURRENCY must be 0 (no bound) or more, got -1"},
+		{name: "SQL_MAX_RETRIES 0", env: map[string]string{"SQL_MAX_RETRIES": "0"}},
+		{name: "SQL_MAX_RETRIES negative", env: map[string]string{"SQL_MAX_RETRIES": "-1"}, want: "SQL_MAX_RETRIES must be 0 (no regeneration) or more, got -1"},
+		{name: "LLM_RETRIES negative", env: map[string]string{"LLM_RETRIES": "-1"}, want: "LLM_RETRIES must be 0 (no retry) or more, got -1"},
+		{name: "HISTORY_TURNS 0", env: map[string]string{"HISTORY_TURNS": "0"}},
+		{name: "HISTORY_TURNS negative", env: map[string]string{"HISTORY_TURNS": "-2"}, want: "HISTORY_TURNS must be 0 (no history) or more, got -2"},
+		{name: "VALUE_INDEX_MAX_DISTINCT 0", env: map[string]string{"VALUE_INDEX_MAX_DISTINCT": "0"}},
+		{name: "VALUE_INDEX_MAX_DISTINCT negative", env: map[string]string{"VALUE_INDEX_MAX_DISTINCT": "-1"}, want: "VALUE_INDEX_MAX_DISTINCT must be 0 (no value lookup) or more, got -1"},
+		{name: "VALUE_INDEX_REFRESH 0", env: map[string]string{"VALUE_INDEX_REFRESH": "0"}},
+		{name: "VALUE_INDEX_REFRESH negative", env: map[string]string{"VALUE_INDEX_REFRESH": "-1h"}, want: "VALUE_INDEX_REFRESH must be 0 (once, at start) or a duration such as 24h, got -1h0m0s"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			var c bot.Config
+			require.NoError(t, env.ParseWithOptions(&c, env.Options{Environment: tt.env}))
+			err := c.Check()
+			if tt.want == "" {
+				assert.NoError(t, err)
+				return
+			}
+			assert.ErrorContains(t, err, tt.want)
+		})
+	}
+}
+
+// A value that does not parse stops the bot with the variable to fix, even
+// inside a backend's settings, not with the Go field that holds it.
+func TestConfigFromEnvNamesTheVariable(t *testing.T) {
+	t.Setenv("MAX_ROWS", "abc")
+	t.Setenv("STATEMENT_TIMEOUT", "soon")
+	_, err := bot.ConfigFromEnv()
+	require.Error(t, err)
+	assert.Contains(t, err.Error(), `MAX_ROWS: strconv.ParseInt: parsing "abc": invalid syntax`)
+	assert.Contains(t, err.Error(), `STATEMENT_TIMEOUT: unable to parse duration: time: invalid duration "soon"`)
+	assert.NotContains(t, err.Error(), "MaxRows", "the Go field is no name the operator knows")
 }

@@ -21,10 +21,7 @@ import (
 // TestNewDatabaseUnreachable starts a bot on a port nothing listens on.
 func TestNewDatabaseUnreachable(t *testing.T) {
 	t.Parallel()
-	cfg := bot.Config{
-		DatabaseURL: "postgres://postgres@127.0.0.1:1/analyticsbot?sslmode=disable&connect_timeout=5",
-		LLMProvider: "script",
-	}
+	cfg := bottest.Config(t, "postgres://postgres@127.0.0.1:1/analyticsbot?sslmode=disable&connect_timeout=5", "")
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
 	b, err := bot.New(ctx, cfg, discardLogger())

@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"testing"
 
+	"github.com/caarlos0/env/v11"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
@@ -52,7 +53,8 @@ func TestConfigWordNet(t *testing.T) {
 	assert.Nil(t, lex.WordNet)
 	assert.NotContains(t, words(lex, "heaviest"), "weight", "the glossary, not WordNet")
 	check := func(dir string) error {
-		c := Config{Backend: "postgres", LLMProvider: "script", WordNetDir: dir}
+		var c Config
+		require.NoError(t, env.ParseWithOptions(&c, env.Options{Environment: map[string]string{"LLM_PROVIDER": "script", "WORDNET_DIR": dir}}))
 		return c.Check()
 	}
 	assert.NoError(t, check(WordNetOff))

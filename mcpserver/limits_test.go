@@ -54,3 +54,37 @@ rules:
 	_, a := askAnswer(t, cs, "run_query", map[string]any{"query": sql2018})
 	require.Len(t, a.Rows, 1, "still answering")
 }
+
+// The MCP_* bounds are read from the environment; one that is not above 0
+// stops the server at start with the variable and what it accepts, rather
+// than turning silently into its default.
+func TestConfigFromEnv(t *testing.T) {
+	tests := []struct {
+		name    string
+		env     map[string]string
+		want    Config
+		wantErr string
+	}{
+		{name: "defaults", want: Config{MaxRows: 100, MaxBytes: 262144, Timeout: 2 * time.Minute}},
+		{name: "set", env: map[string]string{"MCP_MAX_ROWS": "5", "MCP_MAX_BYTES": "1024", "MCP_TIMEOUT": "10s"},
+			want: Config{MaxRows: 5, MaxBytes: 1024, Timeout: 10 * time.Second}},
+		{name: "no rows", env: map[string]string{"MCP_MAX_ROWS": "0"}, wantErr: "MCP_MAX_ROWS must be a number of rows above 0, such as 100, got 0"},
+		{name: "negative bytes", env: map[string]string{"MCP_MAX_BYTES": "-1"}, wantErr: "MCP_MAX_BYTES must be a number of bytes above 0, such as 262144, got -1"},
+		{name: "no time", env: map[string]string{"MCP_TIMEOUT": "0s"}, wantErr: "MCP_TIMEOUT must be a duration above 0, such as 2m, got 0s"},
+		{name: "not a duration", env: map[string]string{"MCP_TIMEOUT": "soon"}, wantErr: `MCP configuration: MCP_TIMEOUT: unable to parse duration: time: invalid duration "soon"`},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			for _, k := range []string{"MCP_MAX_ROWS", "MCP_MAX_BYTES", "MCP_TIMEOUT"} {
+				t.Setenv(k, tt.env[k])
+			}
+			got, err := ConfigFromEnv()
+			if tt.wantErr != "" {
+				assert.EqualError(t, err, tt.wantErr)
+				return
+			}
+			require.NoError(t, err)
+			assert.Equal(t, tt.want, got)
+		})
+	}
+}

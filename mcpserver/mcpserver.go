@@ -15,7 +15,6 @@ import (
 	"runtime/debug"
 	"time"
 
-	"github.com/caarlos0/env/v11"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/analyticsbot/analyticsbot/access"
@@ -43,15 +42,30 @@ type Config struct {
 	Timeout time.Duration `env:"MCP_TIMEOUT" envDefault:"2m"`
 }
 
-// ConfigFromEnv reads the MCP_* settings.
+// ConfigFromEnv reads the MCP_* settings and refuses a bound that is not
+// above 0, which withDefaults would otherwise replace without a word.
 func ConfigFromEnv() (Config, error) {
 	var c Config
-	if err := env.Parse(&c); err != nil {
+	if err := bot.ParseEnv(&c); err != nil {
 		return Config{}, fmt.Errorf("MCP configuration: %w", err)
 	}
-	return c.withDefaults(), nil
+	var errs []error
+	if c.MaxRows <= 0 {
+		errs = append(errs, fmt.Errorf("MCP_MAX_ROWS must be a number of rows above 0, such as 100, got %d", c.MaxRows))
+	}
+	if c.MaxBytes <= 0 {
+		errs = append(errs, fmt.Errorf("MCP_MAX_BYTES must be a number of bytes above 0, such as 262144, got %d", c.MaxBytes))
+	}
+	if c.Timeout <= 0 {
+		errs = append(errs, fmt.Errorf("MCP_TIMEOUT must be a duration above 0, such as 2m, got %s", c.Timeout))
+	}
+	if err := errors.Join(errs...); err != nil {
+		return Config{}, err
+	}
+	return c, nil
 }
 
+// withDefaults fills the bounds a Config built in code left at 0.
 func (c Config) withDefaults() Config {
 	if c.MaxRows <= 0 {
 		c.MaxRows = 100

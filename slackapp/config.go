@@ -6,7 +6,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/caarlos0/env/v11"
+	"github.com/analyticsbot/analyticsbot/bot"
 )
 
 // Config is the Slack side of the bot, read from the environment.
@@ -65,7 +65,7 @@ var ErrNotConfigured = errors.New("slack is not configured: set SLACK_BOT_TOKEN 
 // ConfigFromEnv reads Config from the environment.
 func ConfigFromEnv() (Config, error) {
 	var c Config
-	if err := env.Parse(&c); err != nil {
+	if err := bot.ParseEnv(&c); err != nil {
 		return c, fmt.Errorf("read slack configuration: %w", err)
 	}
 	return c, nil

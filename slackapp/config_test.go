@@ -48,6 +48,14 @@ func TestConfigCheck(t *testing.T) {
 	}
 }
 
+// A value that does not parse is reported by its variable, not by the Go
+// field that holds it.
+func TestConfigFromEnvNamesTheVariable(t *testing.T) {
+	t.Setenv("SLACK_WORKERS", "many")
+	_, err := ConfigFromEnv()
+	assert.EqualError(t, err, `read slack configuration: SLACK_WORKERS: strconv.ParseInt: parsing "many": invalid syntax`)
+}
+
 func TestStripMentions(t *testing.T) {
 	t.Parallel()
 	a := &App{botUserID: "UBOT"}

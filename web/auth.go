@@ -24,8 +24,8 @@ func CheckAddr(addr string, protected bool) error {
 	if protected || loopbackHost(host) {
 		return nil
 	}
-	return fmt.Errorf("HTTP_ADDR %s is not a loopback address and HTTP_TOKEN is not set: "+
-		"set HTTP_TOKEN to a secret (the web chat asks for it once) or listen on 127.0.0.1", addr)
+	return fmt.Errorf("HTTP_ADDR %s is not a loopback address and neither HTTP_TOKEN nor a named token in ACCESS_FILE is set: "+
+		"set HTTP_TOKEN to a secret (the web chat asks for it once), name tokens in ACCESS_FILE, or listen on 127.0.0.1", addr)
 }
 
 // loopbackHost reports whether host names this machine only: "localhost"

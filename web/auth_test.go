@@ -19,7 +19,7 @@ func TestCheckAddr(t *testing.T) {
 		{name: "loopback IPv6", addr: "[::1]:8080"},
 		{name: "localhost", addr: "localhost:8080"},
 		{name: "a localhost subdomain", addr: "chat.localhost:8080"},
-		{name: "every interface", addr: ":8080", wantErr: "HTTP_ADDR :8080 is not a loopback address and HTTP_TOKEN is not set"},
+		{name: "every interface", addr: ":8080", wantErr: "HTTP_ADDR :8080 is not a loopback address and neither HTTP_TOKEN nor a named token in ACCESS_FILE is set"},
 		{name: "every IPv4 interface", addr: "0.0.0.0:8080", wantErr: "set HTTP_TOKEN"},
 		{name: "every IPv6 interface", addr: "[::]:8080", wantErr: "set HTTP_TOKEN"},
 		{name: "a LAN address", addr: "192.168.1.5:80", wantErr: "set HTTP_TOKEN"},

@@ -87,7 +87,11 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 		// A server's log is its only window; interactive commands stay quiet.
 		level = slog.LevelInfo
 	}
-	slog.SetDefault(slog.New(telemetry.LogHandler(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: logLevel(level)}))))
+	level, err := logLevel(level)
+	if err != nil {
+		return err
+	}
+	slog.SetDefault(slog.New(telemetry.LogHandler(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: level}))))
 	if len(args) == 0 {
 		fmt.Fprint(stderr, usage)
 		return fmt.Errorf("%w: no command", errUsage)
@@ -162,14 +166,20 @@ func stopTelemetry(ctx context.Context, tel *telemetry.Telemetry) {
 	}
 }
 
-// logLevel returns LOG_LEVEL (debug, info, warn, error), or def when it is
-// unset or not a level.
-func logLevel(def slog.Level) slog.Level {
-	var l slog.Level
-	if err := l.UnmarshalText([]byte(os.Getenv("LOG_LEVEL"))); err != nil {
-		return def
+// logLevel returns LOG_LEVEL (debug, info, warn, error, in any case), or
+// def when it is unset. Any other value is an error rather than def: a
+// LOG_LEVEL=verbose that quietly logged less than asked would hide the
+// very lines it was set to show.
+func logLevel(def slog.Level) (slog.Level, error) {
+	v := os.Getenv("LOG_LEVEL")
+	if v == "" {
+		return def, nil
 	}
-	return l
+	var l slog.Level
+	if err := l.UnmarshalText([]byte(v)); err != nil {
+		return def, fmt.Errorf("LOG_LEVEL must be DEBUG, INFO, WARN or ERROR, got %q", v)
+	}
+	return l, nil
 }
 
 // newFlagSet returns a flag set whose errors come back as usage errors.

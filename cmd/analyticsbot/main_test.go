@@ -186,6 +186,36 @@ func TestCLIHelp(t *testing.T) {
 	}
 }
 
+// README: LOG_LEVEL is DEBUG, INFO, WARN or ERROR. Any other value stops
+// every command at start, naming the variable, rather than logging at the
+// default level.
+func TestCLILogLevel(t *testing.T) {
+	tests := []struct {
+		name, level, cmd string
+		wantErr          string // "" when the command runs
+	}{
+		{name: "verbose", level: "verbose", cmd: "ask", wantErr: `LOG_LEVEL must be DEBUG, INFO, WARN or ERROR, got "verbose"`},
+		{name: "a number", level: "3", cmd: "serve", wantErr: `LOG_LEVEL must be DEBUG, INFO, WARN or ERROR, got "3"`},
+		{name: "lower case", level: "debug", cmd: "help"},
+		{name: "upper case", level: "ERROR", cmd: "help"},
+		{name: "unset", level: "", cmd: "help"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Setenv("LOG_LEVEL", tt.level)
+			got := runCLI(t, "", tt.cmd, "How many games are free?")
+			if tt.wantErr == "" {
+				assert.NoError(t, got.err)
+				return
+			}
+			require.Error(t, got.err)
+			assert.Equal(t, tt.wantErr, got.err.Error())
+			assert.NotErrorIs(t, got.err, errUsage, "a setting to fix exits 1, not 2")
+			assert.Empty(t, got.stdout, "stdout")
+		})
+	}
+}
+
 func TestCLIGraph(t *testing.T) {
 	t.Parallel()
 	got := runCLI(t, "", "graph")

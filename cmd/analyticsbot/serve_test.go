@@ -218,12 +218,31 @@ func TestCLIServeRefusesAnOpenAddressWithoutToken(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			clearSlackEnv(t)
+			t.Setenv("ACCESS_FILE", "")
 			t.Setenv("HTTP_ADDR", tt.addr)
 			got := runCLI(t, "", "serve")
 			require.Error(t, got.err, "serve on %s without HTTP_TOKEN", tt.addr)
-			assert.Contains(t, got.err.Error(), "is not a loopback address and HTTP_TOKEN is not set")
+			assert.Contains(t, got.err.Error(), "is not a loopback address and neither HTTP_TOKEN nor a named token in ACCESS_FILE is set")
 		})
 	}
+}
+
+// An access file lets serve listen beyond loopback only when it names a
+// token: one without tokens leaves the API as open as no file at all.
+func TestCLIServeRefusesAnOpenAddressWithAnAccessFileWithoutTokens(t *testing.T) {
+	serveEnv(t)
+	path := filepath.Join(t.TempDir(), "access.yaml")
+	require.NoError(t, os.WriteFile(path, []byte(`
+policies:
+  - name: readers
+    tables: ["analytics.*"]
+default: readers
+`), 0o600))
+	t.Setenv("ACCESS_FILE", path)
+	t.Setenv("HTTP_ADDR", "0.0.0.0:0")
+	got := runCLI(t, "", "serve")
+	require.Error(t, got.err, "serve on 0.0.0.0 with an access file that names no token")
+	assert.Contains(t, got.err.Error(), "HTTP_ADDR 0.0.0.0:0 is not a loopback address and neither HTTP_TOKEN nor a named token in ACCESS_FILE is set")
 }
 
 func TestCLIServeWithTokenOnEveryInterface(t *testing.T) {
@@ -279,8 +298,24 @@ func TestCLIServeAnswersInSlack(t *testing.T) {
 	assert.Contains(t, stream, "8160", "the web answer")
 
 	s.shutdown(t)
+	assert.Regexp(t, slackStartLine(t), s.out.String(), "the start line docs/slack.md quotes")
 	assert.Contains(t, s.out.String(), "in Slack over Socket Mode as <@"+fakeslack.BotUserID+"> (model script:demo, the offline demo:")
 	assert.Contains(t, s.errOut.String(), "slack app running", "serve logs at info level")
+}
+
+// slackStartLine is the line docs/slack.md's install steps say serve
+// prints once it answers in Slack over Socket Mode, as a regexp matching
+// one whole line: the bot's user id (U…) and the model (…) may be any.
+func slackStartLine(t *testing.T) *regexp.Regexp {
+	t.Helper()
+	doc, err := os.ReadFile("../../docs/slack.md")
+	require.NoError(t, err)
+	quote := regexp.MustCompile("`(analyticsbot is answering [^`]*)`").FindSubmatch(doc)
+	require.NotNil(t, quote, "docs/slack.md quotes the start line")
+	re := regexp.QuoteMeta(string(quote[1]))
+	re = strings.Replace(re, "<@U…>", "<@U[A-Z0-9]+>", 1)
+	re = strings.Replace(re, `\(model …\)`, `\(model .+\)`, 1)
+	return regexp.MustCompile("(?m)^" + re + "$")
 }
 
 func TestCLIServeSlackHTTPModeSharesTheWebServer(t *testing.T) {
