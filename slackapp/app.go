@@ -189,7 +189,7 @@ func (a *App) Run(ctx context.Context) error {
 	a.disp.shutdown(a.cfg.ShutdownGrace)
 	// A user group listed again in the background ends within
 	// slackLookupTimeout: a clean stop leaves no call to Slack behind.
-	a.people.wait()
+	a.people.stop()
 	if ctx.Err() != nil {
 		return nil
 	}

@@ -15,9 +15,22 @@ import (
 // question a Web API call.
 const emailTTL = time.Hour
 
+// emailStale is how long an address read before still counts while
+// users.info fails: long enough to ride out an outage of Slack's without
+// every scoped question matching no rows, short enough that a changed
+// address does not stand for ever. (Someone removed from the workspace
+// asks nothing: Slack sends no more of their messages.)
+const emailStale = 24 * time.Hour
+
+// emailRetry is how long users.info is not asked about a user after it
+// failed for them: through an outage every question would otherwise wait
+// up to slackLookupTimeout for a call that fails.
+const emailRetry = time.Minute
+
 // slackLookupTimeout bounds one call to Slack's Web API for people:
 // users.info (an answer does not wait long for an address; the query then
-// runs with none, and scoped rows match none) and usergroups.users.list
+// runs with the one read before, within emailStale, or none, and scoped
+// rows match none) and usergroups.users.list
 // (a question whose user group has no members that count waits no longer,
 // nor does a listing in the background outlive it).
 const slackLookupTimeout = 3 * time.Second
@@ -43,6 +56,9 @@ type people struct {
 	// background, which nobody waits on; Run waits for them at a clean
 	// stop.
 	refreshes sync.WaitGroup
+	// stopped: no more listings start in the background (stop), so none
+	// is added to refreshes while it is waited on.
+	stopped bool
 
 	mu       sync.Mutex
 	emails   map[string]cachedEmail
@@ -136,7 +152,14 @@ func (p *people) listing(ctx context.Context, group string) <-chan singleflight.
 // asked for them does not wait. The listing ends within
 // slackLookupTimeout, and Run waits for it at a clean stop.
 func (p *people) refreshGroup(ctx context.Context, group string) {
+	p.mu.Lock()
+	if p.stopped {
+		// Stopping: the members read before serve until the end.
+		p.mu.Unlock()
+		return
+	}
 	p.refreshes.Add(1)
+	p.mu.Unlock()
 	ch := p.listing(ctx, group)
 	go func() {
 		defer p.refreshes.Done()
@@ -146,6 +169,16 @@ func (p *people) refreshGroup(ctx context.Context, group string) {
 
 // wait returns once the listings in the background have ended.
 func (p *people) wait() { p.refreshes.Wait() }
+
+// stop starts no more listings in the background and waits for those
+// under way: a clean stop leaves no call to Slack behind, and a question
+// still coming in (over HTTP, say) cannot add one while it waits.
+func (p *people) stop() {
+	p.mu.Lock()
+	p.stopped = true
+	p.mu.Unlock()
+	p.wait()
+}
 
 // groupState says whether a user group's cached members may be used, and
 // whether Slack is to be asked for them.
@@ -221,7 +254,20 @@ func (p *people) listGroup(ctx context.Context, group string) []string {
 // time zone (an IANA name, for the schedules they make).
 type cachedEmail struct {
 	email, tz string
-	at        time.Time
+	// at is when users.info told them; zero when it never did.
+	at time.Time
+	// failed is when users.info last failed for the user; zero since it
+	// last answered.
+	failed time.Time
+}
+
+// counting is what counts of c at now while Slack is not asked: what was
+// read before, within emailStale of its reading, else nothing.
+func (c cachedEmail) counting(now time.Time) cachedEmail {
+	if c.at.IsZero() || now.Sub(c.at) >= emailStale {
+		return cachedEmail{}
+	}
+	return cachedEmail{email: c.email, tz: c.tz, at: c.at}
 }
 
 // email returns user's address, "" when Slack does not say.
@@ -235,25 +281,34 @@ func (p *people) timeZone(ctx context.Context, user string) string { return p.pe
 // not served past its time while read again in the background: nothing
 // looks it up before a slash command is acknowledged (answers and button
 // presses run after), and row-level security is to see a changed address
-// within emailTTL, not one question later.
+// within emailTTL, not one question later. After a failed lookup Slack is
+// not asked about user for emailRetry, and what was read before counts
+// for up to emailStale.
 func (p *people) person(ctx context.Context, user string) cachedEmail {
 	if user == "" {
 		return cachedEmail{}
 	}
 	p.mu.Lock()
-	c, ok := p.emails[user]
+	c := p.emails[user]
 	disabled := p.disabled
 	p.mu.Unlock()
-	if disabled || ok && p.now().Sub(c.at) < emailTTL {
+	now := p.now()
+	switch {
+	case disabled:
+		// Without the scope nobody has an address, the ones read before
+		// it went included.
+		return cachedEmail{}
+	case !c.at.IsZero() && now.Sub(c.at) < emailTTL:
 		return c
+	case !c.failed.IsZero() && now.Sub(c.failed) < emailRetry:
+		return c.counting(now)
 	}
-	v, _, _ := p.lookups.Do(user, func() (any, error) { return p.lookUp(ctx, user, c), nil })
+	v, _, _ := p.lookups.Do(user, func() (any, error) { return p.lookUp(ctx, user), nil })
 	return v.(cachedEmail)
 }
 
-// lookUp asks Slack for user's address and time zone and caches them; c
-// is what the cache held.
-func (p *people) lookUp(ctx context.Context, user string, c cachedEmail) cachedEmail {
+// lookUp asks Slack for user's address and time zone and caches them.
+func (p *people) lookUp(ctx context.Context, user string) cachedEmail {
 	// Whoever waits on this lookup shares it: one caller's end must not
 	// fail the others'.
 	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), slackLookupTimeout)
@@ -268,11 +323,17 @@ func (p *people) lookUp(ctx context.Context, user string, c cachedEmail) cachedE
 		p.mu.Unlock()
 		return cachedEmail{}
 	default:
-		// A passing failure: answer without the address, ask next time.
-		p.log("slack: look up a user's email", "user", user, "err", err)
-		return c
+		// A passing failure: what was read before counts (counting), and
+		// Slack is asked again after emailRetry.
+		p.log("slack: look up a user's email; the address read before counts for up to a day", "user", user, "err", err, "retry_in", emailRetry)
+		p.mu.Lock()
+		c := p.emails[user]
+		c.failed = p.now()
+		p.emails[user] = c
+		p.mu.Unlock()
+		return c.counting(p.now())
 	}
-	c = cachedEmail{email: strings.ToLower(strings.TrimSpace(u.Profile.Email)), tz: strings.TrimSpace(u.TZ), at: p.now()}
+	c := cachedEmail{email: strings.ToLower(strings.TrimSpace(u.Profile.Email)), tz: strings.TrimSpace(u.TZ), at: p.now()}
 	p.mu.Lock()
 	p.emails[user] = c
 	p.mu.Unlock()

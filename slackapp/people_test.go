@@ -506,6 +506,7 @@ func TestUserGroupListedAgainInTheBackground(t *testing.T) {
 type usersAPI struct {
 	mu        sync.Mutex
 	email, tz string
+	err       error
 	calls     int
 }
 
@@ -513,6 +514,9 @@ func (u *usersAPI) GetUserInfoContext(_ context.Context, user string, _ ...slack
 	u.mu.Lock()
 	defer u.mu.Unlock()
 	u.calls++
+	if u.err != nil {
+		return nil, u.err
+	}
 	r := &slack.User{ID: user, TZ: u.tz}
 	r.Profile.Email = u.email
 	return r, nil
@@ -526,6 +530,18 @@ func (u *usersAPI) set(email, tz string) {
 	u.mu.Lock()
 	defer u.mu.Unlock()
 	u.email, u.tz = email, tz
+}
+
+func (u *usersAPI) fail(err error) {
+	u.mu.Lock()
+	defer u.mu.Unlock()
+	u.err = err
+}
+
+func (u *usersAPI) count() int {
+	u.mu.Lock()
+	defer u.mu.Unlock()
+	return u.calls
 }
 
 // docs/security.md, docs/slack.md: a person's address and time zone
@@ -550,4 +566,91 @@ func TestUserAddressCachedForAnHour(t *testing.T) {
 	assert.Equal(t, "ana.new@example.com", p.email(t.Context(), "UANA"), "an hour on: the new address")
 	assert.Equal(t, "America/New_York", p.timeZone(t.Context(), "UANA"))
 	assert.Equal(t, 2, api.calls, "an hour on: asked again, once")
+}
+
+// docs/security.md, docs/slack.md: through an outage of Slack's, the
+// address read before counts for up to a day, Slack is asked at most once
+// a minute, and the failure is logged each time it is asked.
+func TestUserAddressThroughAnOutage(t *testing.T) {
+	t.Parallel()
+	api := &usersAPI{email: "ana@example.com", tz: "Europe/Paris"}
+	now := time.Date(2026, 11, 27, 9, 0, 0, 0, time.UTC)
+	var logged []string
+	var mu sync.Mutex
+	p := &people{api: api, now: func() time.Time { return now }, emails: map[string]cachedEmail{}, groups: map[string]cachedGroup{},
+		log: func(msg string, _ ...any) { mu.Lock(); logged = append(logged, msg); mu.Unlock() }}
+
+	require.Equal(t, "ana@example.com", p.email(t.Context(), "UANA"))
+	api.fail(errors.New("service_unavailable"))
+	now = now.Add(time.Hour)
+	assert.Equal(t, "ana@example.com", p.email(t.Context(), "UANA"), "Slack failing: the address read before")
+	assert.Equal(t, "Europe/Paris", p.timeZone(t.Context(), "UANA"))
+	assert.Equal(t, 2, api.count(), "asked once; the time zone comes from the same failure")
+	now = now.Add(time.Minute - time.Second)
+	assert.Equal(t, "ana@example.com", p.email(t.Context(), "UANA"))
+	assert.Equal(t, 2, api.count(), "within a minute of the failure: Slack not asked")
+	now = now.Add(time.Second)
+	assert.Equal(t, "ana@example.com", p.email(t.Context(), "UANA"))
+	assert.Equal(t, 3, api.count(), "a minute on: asked again")
+	mu.Lock()
+	assert.Len(t, logged, 2, "each failed call logged once")
+	mu.Unlock()
+
+	// A day after it was read, the address no longer counts.
+	now = time.Date(2026, 11, 28, 9, 0, 0, 0, time.UTC).Add(-time.Second)
+	assert.Equal(t, "ana@example.com", p.email(t.Context(), "UANA"), "just under a day: the address read before")
+	now = now.Add(time.Second)
+	assert.Empty(t, p.email(t.Context(), "UANA"), "a day after it was read: no address")
+	assert.Empty(t, p.timeZone(t.Context(), "UANA"))
+	calls := api.count()
+	assert.Empty(t, p.email(t.Context(), "UANA"))
+	assert.Equal(t, calls, api.count(), "still not asked within a minute of the last failure")
+
+	api.fail(nil)
+	api.set("ana.new@example.com", "America/New_York")
+	now = now.Add(time.Minute)
+	assert.Equal(t, "ana.new@example.com", p.email(t.Context(), "UANA"), "Slack back: the new address")
+	assert.Equal(t, "America/New_York", p.timeZone(t.Context(), "UANA"))
+	assert.Equal(t, calls+1, api.count(), "and kept an hour")
+
+	// A user never read has none while Slack fails.
+	api.fail(errors.New("service_unavailable"))
+	assert.Empty(t, p.email(t.Context(), "UBEN"), "never read, Slack failing: no address")
+}
+
+// The scope taken away: nobody has an address, the ones read before
+// included, and Slack is not asked again.
+func TestUserAddressWithoutTheScope(t *testing.T) {
+	t.Parallel()
+	api := &usersAPI{email: "ana@example.com", tz: "Europe/Paris"}
+	now := time.Date(2026, 11, 27, 9, 0, 0, 0, time.UTC)
+	p := &people{api: api, now: func() time.Time { return now }, log: func(string, ...any) {},
+		emails: map[string]cachedEmail{}, groups: map[string]cachedGroup{}}
+
+	require.Equal(t, "ana@example.com", p.email(t.Context(), "UANA"))
+	require.Equal(t, "ana@example.com", p.email(t.Context(), "UBEN"))
+	api.fail(errors.New("missing_scope"))
+	now = now.Add(time.Hour)
+	assert.Empty(t, p.email(t.Context(), "UANA"), "refused: no address")
+	assert.Empty(t, p.email(t.Context(), "UBEN"), "nor the one read before the scope went, though within its hour")
+	assert.Equal(t, 3, api.count(), "not asked again")
+}
+
+// Stopping, no listing starts in the background: the members read before
+// serve until the end, and none can be added while stop waits.
+func TestUserGroupNotListedAgainWhileStopping(t *testing.T) {
+	t.Parallel()
+	api := &groupsAPI{members: []string{"UANA"}}
+	now := time.Date(2026, 11, 27, 9, 0, 0, 0, time.UTC)
+	p := &people{api: api, now: func() time.Time { return now }, log: func(string, ...any) {},
+		emails: map[string]cachedEmail{}, groups: map[string]cachedGroup{}}
+
+	require.Equal(t, []string{"UANA"}, p.members(t.Context(), "S0DATA"))
+	p.stop()
+	now = now.Add(10 * time.Minute)
+	assert.Equal(t, []string{"UANA"}, p.members(t.Context(), "S0DATA"), "past ten minutes while stopping: the members read before")
+	p.wait()
+	api.mu.Lock()
+	defer api.mu.Unlock()
+	assert.Equal(t, 1, api.calls, "no listing in the background once stopping")
 }
