@@ -4,6 +4,8 @@ import (
 	"errors"
 	"fmt"
 	"time"
+
+	"github.com/analyticsbot/analyticsbot/warehouse/cubewarehouse"
 )
 
 // checkNumbers reports the numeric settings whose value cannot work, each
@@ -66,6 +68,11 @@ func (c *Config) checkNumbers() []error {
 	}
 	if c.Postgres.MaxResultBytes == 0 {
 		errs = append(errs, errors.New("MAX_RESULT_BYTES must be a number of bytes above 0, such as 8388608, got 0"))
+	}
+	// So does Cube's, when BACKEND=cube opens, for CUBE_TIMEOUT; its
+	// settings mean nothing to another backend, which they do not stop.
+	if c.backendName() == cubewarehouse.Name && c.Cube.Timeout == 0 {
+		errs = append(errs, errors.New("CUBE_TIMEOUT must be a duration above 0, such as 30s, got 0s"))
 	}
 	if c.ValueIndexRefresh < 0 {
 		errs = append(errs, fmt.Errorf("VALUE_INDEX_REFRESH must be 0 (once, at start) or a duration such as 24h, got %s", c.ValueIndexRefresh))

@@ -65,4 +65,10 @@ func TestSettingsOpen(t *testing.T) {
 	b, err := Open(good, nil)
 	require.NoError(t, err, "Open does not call Cube")
 	assert.Equal(t, Name, b.Name())
+
+	// Settings built in code may leave the timeout 0 for cube's default;
+	// from the environment, bot.Config refuses CUBE_TIMEOUT=0.
+	good.Timeout = 0
+	_, err = Open(good, nil)
+	assert.NoError(t, err, "a timeout of 0 is cube.DefaultTimeout")
 }
