@@ -545,6 +545,15 @@ func (b *Bot) SetDirectory(d access.Directory) {
 	}
 }
 
+// SlackGroups are the Slack user groups the access file's groups name,
+// for a surface to list ahead of the first question that needs them.
+func (b *Bot) SlackGroups() []string {
+	if b.access == nil {
+		return nil
+	}
+	return b.access.SlackGroups()
+}
+
 // localChannels are the channels of the operator's own command line,
 // which the access file's user and channel lists do not apply to.
 var localChannels = []string{"terminal", "cli", "eval"}

@@ -116,7 +116,8 @@ func TestAccessRefusalsAreLogged(t *testing.T) {
 }
 
 // A group of the access file may name a Slack user group: its members are
-// admitted under the group's policy (usergroups.users.list, cached).
+// admitted under the group's policy (usergroups.users.list, listed when
+// the app starts, then cached).
 func TestAccessBySlackUserGroup(t *testing.T) {
 	t.Parallel()
 	path := filepath.Join(t.TempDir(), "access.yaml")
@@ -129,8 +130,10 @@ policies:
     tables: ["analytics.*"]
 default: none
 `), 0o600))
-	h := start(t, withBotConfig(func(c *bot.Config) { c.AccessFile = path }))
-	h.slack.SetUserGroup("S0DATATEAM", user)
+	fake := fakeslack.New(t)
+	fake.SetUserGroup("S0DATATEAM", user)
+	h := start(t, sharing(fake), withBotConfig(func(c *bot.Config) { c.AccessFile = path }))
+	h.slack.WaitCalls(t, "usergroups.users.list", 1) // listed at start, before any question
 	ch := channelID("CGROUPS")
 	h.mention(ch, "1700000601.000100", "", q2018)
 	h.answerIn(ch, "1700000601.000100", answer18)
@@ -220,8 +223,9 @@ func TestSlackUserGroupWithoutTheScope(t *testing.T) {
 	t.Parallel()
 	path := filepath.Join(t.TempDir(), "access.yaml")
 	require.NoError(t, os.WriteFile(path, []byte(slackGroupsFile), 0o600))
-	h := start(t, withBotConfig(func(c *bot.Config) { c.AccessFile = path }))
-	h.slack.SetError("usergroups.users.list", "missing_scope")
+	fake := fakeslack.New(t)
+	fake.SetError("usergroups.users.list", "missing_scope")
+	h := start(t, sharing(fake), withBotConfig(func(c *bot.Config) { c.AccessFile = path }))
 	ch := channelID("CNOSCOPE")
 	id := h.slack.Send(t, fakeslack.Envelope{Type: "slash_commands", Payload: mustJSON(t, h.slack.SlashCommand("/ask", q2018, user, ch))})
 	assert.Contains(t, string(h.slack.WaitAck(t, id).Payload), textWorking)
