@@ -185,6 +185,21 @@ func TestSlashCommandAccessUnknownAfterTheAck(t *testing.T) {
 		assert.False(t, m.Channel == ch && !m.Ephemeral, "nothing posted in the channel: %q", m.Text)
 	}
 	assert.Equal(t, calls, h.modelCalls(), "no model call for a refusal")
+	// Written after the refusal is sent, so it may be a moment behind it.
+	var here []store.QueryLog
+	require.EventuallyWithT(t, func(c *assert.CollectT) {
+		logs, err := h.bot.DB().QueryLogs(t.Context(), store.QueryLogFilter{UserID: user})
+		require.NoError(c, err)
+		here = nil
+		for _, l := range logs {
+			if l.ChannelID == ch {
+				here = append(here, l)
+			}
+		}
+		require.Len(c, here, 1, "the refusal is in the query log")
+	}, 30*time.Second, 20*time.Millisecond)
+	assert.Equal(t, "access_unknown", here[0].ErrorKind, "a failure to check, not a refusal of the file's: a schedule is not stopped for it")
+	assert.Contains(t, here[0].ErrorDetail, "S0CONTRACT", "the log says which group")
 }
 
 // The acknowledgement of /ask asks nothing of the access file's user
