@@ -91,8 +91,7 @@ const groupStale = time.Hour
 // groupRetry is how long a user group whose listing failed is not asked
 // about again. Through an outage of Slack's, every question whose group
 // has no members that count would otherwise wait up to slackLookupTimeout
-// for a call that fails, which can miss Slack's three seconds to
-// acknowledge a command, and every question whose group expired would
+// for a call that fails, and every question whose group expired would
 // send a call of its own; a minute is short next to groupTTL, so Slack is
 // asked again soon after it is back.
 const groupRetry = time.Minute
