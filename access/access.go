@@ -45,9 +45,11 @@ type Rules struct {
 	shared   map[[2]string]*Policy
 }
 
-// Directory returns the members of a Slack user group (S0123ABC); nil
-// when it cannot tell. It may ask Slack: ctx bounds the wait.
-type Directory func(ctx context.Context, group string) []string
+// Directory returns the members of a Slack user group (S0123ABC), or an
+// error when it cannot tell (Slack did not answer, and nothing read before
+// still counts): unknown, which is not the same as no members. It may ask
+// Slack: ctx bounds the wait.
+type Directory func(ctx context.Context, group string) ([]string, error)
 
 // slackGroup matches a Slack user group's id in a group's members.
 var slackGroup = regexp.MustCompile(`^S[A-Z0-9]{2,}$`)
@@ -187,66 +189,151 @@ type Who struct {
 }
 
 // Refusal says why someone may not ask: the sentence they are told.
-type Refusal struct{ Reason string }
+type Refusal struct {
+	Reason string
+	// Unknown, when set, is why the membership of a Slack user group that
+	// decides the outcome could not be read: the refusal stands for now,
+	// and asking again later may be admitted. It is for logs, not for the
+	// person refused.
+	Unknown error
+}
 
 func (r *Refusal) Error() string { return r.Reason }
+
+// textUnknown is the refusal of someone whose access hangs on a Slack user
+// group whose members Slack did not give.
+const textUnknown = "I can't check your access right now: Slack didn't answer. Try again in a minute."
 
 // Admit returns the policy of w, or a *Refusal: not an allowed user, not
 // an allowed channel, a direct message where they are off, or no policy
 // for them. ctx bounds the wait for the members of Slack user groups
-// (SetDirectory).
+// (SetDirectory). When a Slack user group whose members could change the
+// outcome cannot be read, w is refused (Refusal.Unknown) rather than
+// placed under a policy that group's members might not have: a
+// contractors' group denied columns everyone else reads must not read
+// them through an outage of Slack's.
 func (r *Rules) Admit(ctx context.Context, w Who) (*Policy, error) {
 	if !w.Local {
-		if (len(r.users) > 0 || len(r.admitGroups) > 0) && !slices.Contains(r.users, w.UserID) && !r.inAny(ctx, r.admitGroups, w.UserID) {
-			return nil, &Refusal{"You don't have access to this bot. Ask whoever runs it to add you."}
+		if ref := r.admitted(ctx, w.UserID); ref != nil {
+			return nil, ref
 		}
 		switch {
 		case w.DM && !r.dms:
-			return nil, &Refusal{"I don't answer direct messages here; ask me in a channel I'm in."}
+			return nil, &Refusal{Reason: "I don't answer direct messages here; ask me in a channel I'm in."}
 		case !w.DM && len(r.channels) > 0 && !slices.Contains(r.channels, w.ChannelID):
-			return nil, &Refusal{"I don't answer in this channel. Ask whoever runs this bot which channels I work in."}
+			return nil, &Refusal{Reason: "I don't answer in this channel. Ask whoever runs this bot which channels I work in."}
 		}
 	}
-	if p := r.policyOf(ctx, w); p != nil {
-		return p, nil
+	p, err := r.policyOf(ctx, w)
+	switch {
+	case err != nil:
+		return nil, &Refusal{Reason: textUnknown, Unknown: err}
+	case p == nil:
+		return nil, &Refusal{Reason: "You don't have access to any data here. Ask whoever runs this bot for access."}
 	}
-	return nil, &Refusal{"You don't have access to any data here. Ask whoever runs this bot for access."}
+	return p, nil
+}
+
+// admitted refuses user when the file lists who may use the bot (users,
+// access.groups) and user is not among them, or may be but Slack did not
+// say.
+func (r *Rules) admitted(ctx context.Context, user string) *Refusal {
+	if len(r.users) == 0 && len(r.admitGroups) == 0 || slices.Contains(r.users, user) {
+		return nil
+	}
+	in, err := r.inAny(ctx, r.admitGroups, user)
+	switch {
+	case in:
+		return nil
+	case err != nil:
+		return &Refusal{Reason: textUnknown, Unknown: err}
+	}
+	return &Refusal{Reason: "You don't have access to this bot. Ask whoever runs it to add you."}
 }
 
 // policyOf is the first policy naming the user, else the first naming one
-// of their groups, else the first naming the channel, else the default.
-func (r *Rules) policyOf(ctx context.Context, w Who) *Policy {
+// of their groups, else the first naming the channel, else the default
+// (nil: none). It fails when a Slack user group that could change which
+// that is cannot be read: one of a policy before the one the user's groups
+// place them under, or of any policy when they place them under none and
+// the channel's or the default policy is another.
+func (r *Rules) policyOf(ctx context.Context, w Who) (*Policy, error) {
 	for _, p := range r.policies {
 		if slices.Contains(p.users, w.UserID) {
-			return p
+			return p, nil
 		}
 	}
+	var unknown []*Policy
+	var why error
 	for _, p := range r.policies {
-		if r.inAny(ctx, p.groups, w.UserID) {
-			return p
+		in, err := r.inAny(ctx, p.groups, w.UserID)
+		switch {
+		case in && unknown == nil:
+			return p, nil
+		case in:
+			return nil, why
+		case err != nil:
+			unknown, why = append(unknown, p), err
 		}
 	}
+	fallback := r.def
 	for _, p := range r.policies {
 		if w.ChannelID != "" && slices.Contains(p.channels, w.ChannelID) {
-			return p
+			fallback = p
+			break
 		}
 	}
-	return r.def
+	for _, p := range unknown {
+		if p != fallback {
+			return nil, why
+		}
+	}
+	return fallback, nil
 }
 
-func (r *Rules) inAny(ctx context.Context, groups []string, user string) bool {
+// inAny reports whether user is a member of one of groups. Its error says
+// that a Slack user group among them could not be read and user is in
+// none of the others: whether they are in groups is unknown.
+func (r *Rules) inAny(ctx context.Context, groups []string, user string) (bool, error) {
 	var dir Directory
 	if d := r.directory.Load(); d != nil {
 		dir = *d
 	}
+	var unknown error
 	for _, g := range groups {
 		for _, m := range r.groups[g] {
-			if m == user || dir != nil && slackGroup.MatchString(m) && slices.Contains(dir(ctx, m), user) {
-				return true
+			if m == user {
+				return true, nil
+			}
+			if dir == nil || !slackGroup.MatchString(m) {
+				continue
+			}
+			members, err := dir(ctx, m)
+			if err != nil {
+				unknown = fmt.Errorf("members of %s: %w", m, err)
+				continue
+			}
+			if slices.Contains(members, user) {
+				return true, nil
 			}
 		}
 	}
-	return false
+	return false, unknown
+}
+
+// SlackGroups are the Slack user groups the file's groups name, sorted:
+// what a directory may be asked about.
+func (r *Rules) SlackGroups() []string {
+	var out []string
+	for _, members := range r.groups {
+		for _, m := range members {
+			if slackGroup.MatchString(m) && !slices.Contains(out, m) {
+				out = append(out, m)
+			}
+		}
+	}
+	slices.Sort(out)
+	return out
 }
 
 // List returns the file's policies, in order.

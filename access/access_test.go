@@ -2,6 +2,7 @@ package access
 
 import (
 	"context"
+	"errors"
 	"os"
 	"strings"
 	"testing"
@@ -169,12 +170,12 @@ default: none
 	_, err = r.Admit(t.Context(), Who{UserID: "UBOB", ChannelID: "C1"})
 	assert.Error(t, err, "no directory: a Slack user group has no members")
 	var asked []context.Context
-	r.SetDirectory(func(ctx context.Context, group string) []string {
+	r.SetDirectory(func(ctx context.Context, group string) ([]string, error) {
 		asked = append(asked, ctx)
 		if group == "S0DATATEAM" {
-			return []string{"UBOB"}
+			return []string{"UBOB"}, nil
 		}
-		return nil
+		return nil, nil
 	})
 	ctx := t.Context()
 	p, err := r.Admit(ctx, Who{UserID: "UBOB", ChannelID: "C1"})
@@ -184,6 +185,135 @@ default: none
 	assert.Same(t, ctx, asked[0], "the directory waits on the asker's context")
 	_, err = r.Admit(t.Context(), Who{UserID: "UZED", ChannelID: "C1"})
 	assert.Error(t, err)
+}
+
+// When Slack cannot say who is in a user group whose members decide a
+// policy, the asker is refused rather than placed under a broader one;
+// only a group that could change the outcome counts.
+func TestSlackUserGroupUnknown(t *testing.T) {
+	t.Parallel()
+	r, err := Parse([]byte(`
+groups:
+  contractors: [S0CONTRACT]
+  data: [S0DATA]
+  everyone: [S0ALL]
+policies:
+  - name: alice
+    users: [UALICE]
+    tables: ["analytics.*"]
+  - name: contractors
+    groups: [contractors]
+    tables: ["analytics.*"]
+    deny_columns: ["analytics.customers.email"]
+  - name: data
+    groups: [data]
+    tables: ["analytics.*", "finance.*"]
+  - name: sales
+    channels: [CSALES]
+    tables: ["analytics.*"]
+  - name: all
+    tables: ["analytics.*"]
+default: all
+`))
+	require.NoError(t, err)
+	down := errors.New("usergroups.users.list: timeout")
+	// directory answers from known; a group not in it is unknown.
+	directory := func(known map[string][]string) Directory {
+		return func(_ context.Context, group string) ([]string, error) {
+			m, ok := known[group]
+			if !ok {
+				return nil, down
+			}
+			return m, nil
+		}
+	}
+	for _, tc := range []struct {
+		name       string
+		known      map[string][]string
+		who        Who
+		wantPolicy string // "" for the unknown refusal
+	}{
+		{"contractors unknown: refused, not the default", map[string][]string{"S0DATA": nil},
+			Who{UserID: "UBOB", ChannelID: "C1"}, ""},
+		{"contractors unknown: refused, not the channel's", map[string][]string{"S0DATA": nil},
+			Who{UserID: "UBOB", ChannelID: "CSALES"}, ""},
+		{"named by user id before any group", nil, Who{UserID: "UALICE", ChannelID: "C1"}, "alice"},
+		{"in the first group's policy: a later unknown group changes nothing", map[string][]string{"S0CONTRACT": {"UBOB"}},
+			Who{UserID: "UBOB", ChannelID: "C1"}, "contractors"},
+		{"in a later group's policy behind an unknown one", map[string][]string{"S0DATA": {"UBOB"}},
+			Who{UserID: "UBOB", ChannelID: "C1"}, ""},
+		{"every group known, in none: the default", map[string][]string{"S0CONTRACT": nil, "S0DATA": nil},
+			Who{UserID: "UBOB", ChannelID: "C1"}, "all"},
+		{"known empty (no scope) is no members", map[string][]string{"S0CONTRACT": {}, "S0DATA": {}},
+			Who{UserID: "UBOB", ChannelID: "CSALES"}, "sales"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			r.SetDirectory(directory(tc.known))
+			p, err := r.Admit(t.Context(), tc.who)
+			if tc.wantPolicy != "" {
+				require.NoError(t, err)
+				assert.Equal(t, tc.wantPolicy, p.Policy())
+				return
+			}
+			var ref *Refusal
+			require.ErrorAs(t, err, &ref, "got policy %v", p)
+			assert.Equal(t, "I can't check your access right now: Slack didn't answer. Try again in a minute.", ref.Reason)
+			assert.ErrorIs(t, ref.Unknown, down, "the cause is kept for the log")
+			assert.NotContains(t, ref.Reason, "timeout", "no internal error text for the user")
+		})
+	}
+}
+
+// A group whose policy is the one the asker gets anyway changes nothing:
+// its members need not be known.
+func TestSlackUserGroupUnknownSamePolicy(t *testing.T) {
+	t.Parallel()
+	r, err := Parse([]byte(`
+groups:
+  data: [S0DATA]
+policies:
+  - name: data
+    groups: [data]
+    tables: ["analytics.*"]
+default: data
+`))
+	require.NoError(t, err)
+	r.SetDirectory(func(context.Context, string) ([]string, error) { return nil, errors.New("down") })
+	p, err := r.Admit(t.Context(), Who{UserID: "UBOB", ChannelID: "C1"})
+	require.NoError(t, err)
+	assert.Equal(t, "data", p.Policy())
+}
+
+// access.groups decide who may use the bot at all: an unknown group
+// refuses whoever it might admit, and not whoever users names.
+func TestAdmitGroupUnknown(t *testing.T) {
+	t.Parallel()
+	r, err := Parse([]byte(`
+access:
+  users: [UALICE]
+  groups: [staff]
+groups:
+  staff: [S0STAFF]
+policies:
+  - name: all
+    tables: ["analytics.*"]
+default: all
+`))
+	require.NoError(t, err)
+	r.SetDirectory(func(context.Context, string) ([]string, error) { return nil, errors.New("down") })
+	_, err = r.Admit(t.Context(), Who{UserID: "UBOB", ChannelID: "C1"})
+	var ref *Refusal
+	require.ErrorAs(t, err, &ref)
+	assert.Equal(t, "I can't check your access right now: Slack didn't answer. Try again in a minute.", ref.Reason)
+	p, err := r.Admit(t.Context(), Who{UserID: "UALICE", ChannelID: "C1"})
+	require.NoError(t, err)
+	assert.Equal(t, "all", p.Policy())
+
+	r.SetDirectory(func(context.Context, string) ([]string, error) { return nil, nil })
+	_, err = r.Admit(t.Context(), Who{UserID: "UBOB", ChannelID: "C1"})
+	require.ErrorAs(t, err, &ref)
+	assert.Equal(t, "You don't have access to this bot. Ask whoever runs it to add you.", ref.Reason, "known empty: not a member")
+	assert.Equal(t, []string{"S0STAFF"}, r.SlackGroups())
 }
 
 // Match says what each list of a policy says of a table or column on its

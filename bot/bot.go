@@ -545,6 +545,15 @@ func (b *Bot) SetDirectory(d access.Directory) {
 	}
 }
 
+// SlackGroups are the Slack user groups the access file's groups name,
+// for a surface to list ahead of the first question that needs them.
+func (b *Bot) SlackGroups() []string {
+	if b.access == nil {
+		return nil
+	}
+	return b.access.SlackGroups()
+}
+
 // localChannels are the channels of the operator's own command line,
 // which the access file's user and channel lists do not apply to.
 var localChannels = []string{"terminal", "cli", "eval"}
@@ -560,6 +569,12 @@ func whoOf(s *nodes.State) access.Who {
 // model call, no query; the query log records the refusal.
 func (b *Bot) refuse(ctx context.Context, s *nodes.State, ref *access.Refusal) *nodes.State {
 	s.ErrorKind, s.ErrorDetail = nodes.ErrNotAdmitted, "not admitted: "+ref.Reason
+	if ref.Unknown != nil {
+		// Slack did not say who is in a user group: not a refusal of the
+		// file's, and the log keeps why.
+		s.ErrorKind, s.ErrorDetail = nodes.ErrAccessUnknown, "access unknown: "+ref.Unknown.Error()
+		b.log.WarnContext(ctx, "refused: a Slack user group's members are unknown", "user", s.UserID, "channel", s.ChannelID, "err", ref.Unknown)
+	}
 	s.SetReply(nodes.FormatError, &answer.Answer{Kind: answer.KindError, Text: answer.Plain(ref.Reason)})
 	b.logTurn(ctx, s, workflow.Result{})
 	return s

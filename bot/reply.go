@@ -153,6 +153,7 @@ var causes = map[nodes.ErrorKind]Cause{
 	nodes.ErrForbidden:         CauseForbidden,
 	nodes.ErrAccessDenied:      CauseForbidden,
 	nodes.ErrNotAdmitted:       CauseForbidden,
+	nodes.ErrAccessUnknown:     CauseUnavailable,
 	nodes.ErrUnsafeQuery:       CauseUnsafe,
 	nodes.ErrQueryTimeout:      CauseTimeout,
 	nodes.ErrDatabaseDown:      CauseUnavailable,

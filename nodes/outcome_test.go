@@ -71,6 +71,7 @@ func TestErrorKindOutcome(t *testing.T) {
 		{ErrNotAdmitted, workflow.OutcomeRejected},
 		{ErrForbidden, workflow.OutcomeRejected},
 		{ErrNoPreviousQuery, workflow.OutcomeRejected},
+		{ErrAccessUnknown, workflow.OutcomeFailed},
 		{ErrQueryTimeout, workflow.OutcomeFailed},
 		{ErrWarehouseDown, workflow.OutcomeFailed},
 		{ErrWarehouseNoAnswer, workflow.OutcomeFailed},

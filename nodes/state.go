@@ -125,6 +125,10 @@ const (
 	// ErrNotAdmitted: the access file does not let the user ask here (not
 	// an allowed user or channel, or no policy for them).
 	ErrNotAdmitted ErrorKind = "not_admitted"
+	// ErrAccessUnknown: whether the access file lets the user ask hangs on
+	// a Slack user group Slack did not list (access.Refusal.Unknown): a
+	// failure, not a refusal, so a schedule is tried again, not stopped.
+	ErrAccessUnknown ErrorKind = "access_unknown"
 	// ErrForbidden: the user may not do what they asked (verify a query
 	// without being in EXAMPLE_ADMINS).
 	ErrForbidden ErrorKind = "forbidden"

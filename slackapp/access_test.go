@@ -1,6 +1,7 @@
 package slackapp
 
 import (
+	"context"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -8,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/slack-go/slack"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
@@ -45,17 +47,30 @@ func TestAccessFile(t *testing.T) {
 
 	id := h.slack.Send(t, fakeslack.Envelope{Type: "slash_commands", Payload: mustJSON(t, h.slack.SlashCommand("/ask", q2018, "UMALLORY", private))})
 	ack := string(h.slack.WaitAck(t, id).Payload)
-	assert.Contains(t, ack, `"response_type":"ephemeral"`, "only the one who asked sees the refusal")
-	assert.Contains(t, ack, "You don't have access to this bot")
+	assert.Contains(t, ack, `"response_type":"ephemeral"`)
+	assert.Contains(t, ack, textWorking, "acknowledged at once; the access check follows")
+	h.waitRefusal(t, "UMALLORY", private, "You don't have access to this bot")
 
 	h.mention(other, "1700000502.000100", "", q2018)
 	refusal := h.answerIn(other, "1700000502.000100", "I don't answer in this channel")
 	assert.NotContains(t, says(refusal), answer18)
 
 	for _, m := range h.slack.Messages() {
-		assert.NotEqual(t, private, m.Channel, "nothing posted in the private channel: %q", m.Text)
+		assert.False(t, m.Channel == private && !m.Ephemeral, "nothing posted in the private channel: %q", m.Text)
 	}
 	assert.Equal(t, calls, h.modelCalls(), "no model call for a refusal")
+}
+
+// waitRefusal waits for the refusal of a slash command, shown to who alone
+// in channel (through the command's response URL), and returns it.
+func (h *harness) waitRefusal(t *testing.T, who, channel, want string) fakeslack.Message {
+	t.Helper()
+	m := h.slack.WaitMessage(t, "the refusal of "+who, func(m fakeslack.Message) bool {
+		return m.Channel == channel && strings.Contains(says(m), want)
+	})
+	assert.True(t, m.Ephemeral, "only the one who asked sees the refusal")
+	assert.Equal(t, who, m.User)
+	return m
 }
 
 // docs/access.md: refusals are logged too (not_admitted), in Slack both
@@ -71,7 +86,8 @@ func TestAccessRefusalsAreLogged(t *testing.T) {
 	h.mention(other, "1700000511.000100", "", q2018)
 	h.answerIn(other, "1700000511.000100", "I don't answer in this channel")
 	id := h.slack.Send(t, fakeslack.Envelope{Type: "slash_commands", Payload: mustJSON(t, h.slack.SlashCommand("/ask", q2018, stranger, data))})
-	assert.Contains(t, string(h.slack.WaitAck(t, id).Payload), "You don't have access to this bot")
+	h.slack.WaitAck(t, id)
+	h.waitRefusal(t, stranger, data, "You don't have access to this bot")
 
 	logs, err := h.bot.DB().QueryLogs(t.Context(), store.QueryLogFilter{UserID: user})
 	require.NoError(t, err)
@@ -100,7 +116,8 @@ func TestAccessRefusalsAreLogged(t *testing.T) {
 }
 
 // A group of the access file may name a Slack user group: its members are
-// admitted under the group's policy (usergroups.users.list, cached).
+// admitted under the group's policy (usergroups.users.list, listed when
+// the app starts, then cached).
 func TestAccessBySlackUserGroup(t *testing.T) {
 	t.Parallel()
 	path := filepath.Join(t.TempDir(), "access.yaml")
@@ -113,8 +130,10 @@ policies:
     tables: ["analytics.*"]
 default: none
 `), 0o600))
-	h := start(t, withBotConfig(func(c *bot.Config) { c.AccessFile = path }))
-	h.slack.SetUserGroup("S0DATATEAM", user)
+	fake := fakeslack.New(t)
+	fake.SetUserGroup("S0DATATEAM", user)
+	h := start(t, sharing(fake), withBotConfig(func(c *bot.Config) { c.AccessFile = path }))
+	h.slack.WaitCalls(t, "usergroups.users.list", 1) // listed at start, before any question
 	ch := channelID("CGROUPS")
 	h.mention(ch, "1700000601.000100", "", q2018)
 	h.answerIn(ch, "1700000601.000100", answer18)
@@ -126,6 +145,109 @@ default: none
 	ev := fakeslack.EventCallback("EvGroupOther", fakeslack.AppMention(ch, "UOUTSIDER", "<@"+fakeslack.BotUserID+"> "+q2018, "1700000603.000100", ""))
 	h.slack.WaitAck(t, h.slack.Send(t, fakeslack.Envelope{Type: "events_api", Payload: ev}))
 	h.answerIn(ch, "1700000603.000100", "You don't have access to any data here")
+}
+
+// slackGroupsFile is an access file whose contractors (a Slack user
+// group) may not read what everyone else may.
+const slackGroupsFile = `
+groups:
+  contractors: [S0CONTRACT]
+policies:
+  - name: contractors
+    groups: [contractors]
+    tables: ["analytics.none"]
+  - name: everyone
+    tables: ["analytics.*"]
+default: everyone
+`
+
+// /ask is acknowledged without asking Slack who is in the user groups of
+// the access file: when Slack cannot list a group never read whose policy
+// is narrower than the default, the asker is refused afterwards, through
+// the command's response URL, rather than answered under the default; and
+// nothing is posted for the channel to see.
+func TestSlashCommandAccessUnknownAfterTheAck(t *testing.T) {
+	t.Parallel()
+	path := filepath.Join(t.TempDir(), "access.yaml")
+	require.NoError(t, os.WriteFile(path, []byte(slackGroupsFile), 0o600))
+	h := start(t, withBotConfig(func(c *bot.Config) { c.AccessFile = path }))
+	h.slack.SetError("usergroups.users.list", "fatal_error")
+	ch := channelID("CUNKNOWN")
+	calls := h.modelCalls()
+
+	id := h.slack.Send(t, fakeslack.Envelope{Type: "slash_commands", Payload: mustJSON(t, h.slack.SlashCommand("/ask", q2018, user, ch))})
+	ack := string(h.slack.WaitAck(t, id).Payload)
+	assert.Contains(t, ack, textWorking, "acknowledged before the access check")
+	refusal := h.waitRefusal(t, user, ch, "I can't check your access right now: Slack didn't answer. Try again in a minute.")
+	assert.NotContains(t, says(refusal), "fatal_error", "no internal error text")
+	assert.NotEmpty(t, h.slack.Calls("usergroups.users.list"), "the group was asked about, after the ack")
+	for _, m := range h.slack.Messages() {
+		assert.False(t, m.Channel == ch && !m.Ephemeral, "nothing posted in the channel: %q", m.Text)
+	}
+	assert.Equal(t, calls, h.modelCalls(), "no model call for a refusal")
+	// Written after the refusal is sent, so it may be a moment behind it.
+	var here []store.QueryLog
+	require.EventuallyWithT(t, func(c *assert.CollectT) {
+		logs, err := h.bot.DB().QueryLogs(t.Context(), store.QueryLogFilter{UserID: user})
+		require.NoError(c, err)
+		here = nil
+		for _, l := range logs {
+			if l.ChannelID == ch {
+				here = append(here, l)
+			}
+		}
+		require.Len(c, here, 1, "the refusal is in the query log")
+	}, 30*time.Second, 20*time.Millisecond)
+	assert.Equal(t, "access_unknown", here[0].ErrorKind, "a failure to check, not a refusal of the file's: a schedule is not stopped for it")
+	assert.Contains(t, here[0].ErrorDetail, "S0CONTRACT", "the log says which group")
+}
+
+// The acknowledgement of /ask asks nothing of the access file's user
+// groups: a directory that never answers holds the job, not the ack.
+func TestSlashCommandAckDoesNotWaitOnUserGroups(t *testing.T) {
+	t.Parallel()
+	path := filepath.Join(t.TempDir(), "access.yaml")
+	require.NoError(t, os.WriteFile(path, []byte(slackGroupsFile), 0o600))
+	h := start(t, withBotConfig(func(c *bot.Config) { c.AccessFile = path }))
+	release := make(chan struct{})
+	h.app.bot.SetDirectory(func(context.Context, string) ([]string, error) {
+		<-release // Slack never answers, whatever the asker's deadline
+		return nil, nil
+	})
+	ch := channelID("CSLOWGRP")
+	cmd := slack.SlashCommand{Command: "/ask", Text: q2018, UserID: user, ChannelID: ch, TriggerID: "TSLOW1",
+		ResponseURL: h.slack.ResponseURL()}
+	replied := make(chan commandReply, 1)
+	go func() { replied <- h.app.onCommand(t.Context(), cmd, time.Now()) }()
+	select {
+	case r := <-replied:
+		assert.Equal(t, textWorking, r.Text)
+	case <-time.After(30 * time.Second):
+		t.Fatal("the acknowledgement waits on the members of a user group")
+	}
+	close(release)
+	h.answerIn(ch, h.slack.WaitMessage(t, "the question posted", func(m fakeslack.Message) bool {
+		return m.Channel == ch && !m.Ephemeral && m.ThreadTS == ""
+	}).TS, answer18)
+}
+
+// docs/access.md: without the usergroups:read scope a Slack user group has
+// no members, which is known: whoever it would name is answered under the
+// policy that applies without it.
+func TestSlackUserGroupWithoutTheScope(t *testing.T) {
+	t.Parallel()
+	path := filepath.Join(t.TempDir(), "access.yaml")
+	require.NoError(t, os.WriteFile(path, []byte(slackGroupsFile), 0o600))
+	fake := fakeslack.New(t)
+	fake.SetError("usergroups.users.list", "missing_scope")
+	h := start(t, sharing(fake), withBotConfig(func(c *bot.Config) { c.AccessFile = path }))
+	ch := channelID("CNOSCOPE")
+	id := h.slack.Send(t, fakeslack.Envelope{Type: "slash_commands", Payload: mustJSON(t, h.slack.SlashCommand("/ask", q2018, user, ch))})
+	assert.Contains(t, string(h.slack.WaitAck(t, id).Payload), textWorking)
+	m := h.slack.WaitMessage(t, "the question posted", func(m fakeslack.Message) bool {
+		return m.Channel == ch && !m.Ephemeral && m.ThreadTS == ""
+	})
+	h.answerIn(ch, m.TS, answer18)
 }
 
 // The access matrix through the fake Slack: a user of each policy

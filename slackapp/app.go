@@ -175,6 +175,9 @@ func (a *App) BotUserID() string { return a.botUserID }
 // finish is reported in its thread.
 func (a *App) Run(ctx context.Context) error {
 	a.log.InfoContext(ctx, "slack app running", "mode", a.mode, "bot_user", a.botUserID, "turns", a.disp.turns.Limit())
+	// Listed now, in the background, the access file's user groups are
+	// cached by the first question that hangs on one.
+	a.people.warm(ctx, a.bot.SlackGroups())
 	var err error
 	switch a.mode {
 	case ModeSocket:

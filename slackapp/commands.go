@@ -31,7 +31,10 @@ func ephemeralReply(m blockkit.Message) commandReply {
 }
 
 // onCommand answers a slash command at once and queues the question: it
-// is posted in the channel and answered in the thread that starts.
+// is posted in the channel and answered in the thread that starts. It asks
+// Slack nothing: the access check, which may wait on Slack for the
+// members of a user group, runs in the job, before the question is posted
+// (postCommandQuestion).
 func (a *App) onCommand(ctx context.Context, cmd slack.SlashCommand, received time.Time) commandReply {
 	text := strings.TrimSpace(cmd.Text)
 	switch {
@@ -44,12 +47,6 @@ func (a *App) onCommand(ctx context.Context, cmd slack.SlashCommand, received ti
 	}
 	if r, ok := a.schedulesCommand(cmd, text); ok {
 		return r
-	}
-	// Refused before the question is posted for the channel to see.
-	var ref *access.Refusal
-	if err := a.bot.Admit(ctx, bot.Message{UserID: cmd.UserID, ChannelID: cmd.ChannelID}); errors.As(err, &ref) {
-		a.logRefusal(bot.Message{UserID: cmd.UserID, ChannelID: cmd.ChannelID, Text: text}, ref)
-		return ephemeralReply(blockkit.Error(ref.Reason, nil))
 	}
 	q := question{channel: cmd.ChannelID, user: cmd.UserID, text: text, received: received}
 	key := ""
@@ -76,12 +73,24 @@ func (a *App) onCommand(ctx context.Context, cmd slack.SlashCommand, received ti
 }
 
 // postCommandQuestion posts the slash command's question in the channel,
-// so that the answer has a thread to go to.
+// so that the answer has a thread to go to. Someone the access file
+// refuses is told why through the command's response URL, and nothing is
+// posted for the channel to see.
 func (a *App) postCommandQuestion(ctx context.Context, w *answer, key, responseURL string) bool {
 	if !a.dedupe.claim(ctx, key) {
 		return false
 	}
 	q := w.q
+	m := bot.Message{UserID: q.user, ChannelID: q.channel, Text: q.text}
+	var ref *access.Refusal
+	if err := a.bot.Admit(ctx, bot.Message{UserID: q.user, ChannelID: q.channel}); errors.As(err, &ref) {
+		if ref.Unknown != nil {
+			a.log.WarnContext(ctx, "slash command refused: a user group's members are unknown", "user", q.user, "channel", q.channel, "err", ref.Unknown)
+		}
+		a.respond(ctx, responseURL, blockkit.Error(ref.Reason, nil))
+		a.bot.LogRefusal(ctx, m, ref)
+		return false
+	}
 	ts, err := a.post(ctx, q.channel, "", blockkit.Asked(q.user, q.text))
 	if err != nil {
 		a.log.WarnContext(ctx, "slash command: cannot post the question", "channel", q.channel, "err", err)
@@ -128,22 +137,4 @@ func (a *App) botName() string {
 		return a.botUser
 	}
 	return "analyticsbot"
-}
-
-// logRefusal writes a refused command's question to the query log after
-// the command is acknowledged, as a job of its own: the write may wait on
-// the database, and Slack waits only 3 seconds for the refusal, with the
-// other events of the connection behind it.
-func (a *App) logRefusal(m bot.Message, ref *access.Refusal) {
-	err := a.disp.submit(job{
-		thread: "refusal:" + m.ChannelID + ":" + m.UserID,
-		kind:   "refusal",
-		run:    func(ctx context.Context) { a.bot.LogRefusal(ctx, m, ref) },
-		report: func(ctx context.Context, why error) {
-			a.log.WarnContext(ctx, "refusal not logged", "user", m.UserID, "channel", m.ChannelID, "err", why)
-		},
-	})
-	if err != nil {
-		a.log.Warn("refusal not logged", "user", m.UserID, "channel", m.ChannelID, "err", err)
-	}
 }

@@ -2,6 +2,8 @@ package slackapp
 
 import (
 	"context"
+	"errors"
+	"fmt"
 	"strings"
 	"sync"
 	"time"
@@ -52,12 +54,11 @@ type people struct {
 	// messages asks Slack once, not once each.
 	lookups singleflight.Group
 
-	// refreshes counts the listings of user groups under way in the
-	// background, which nobody waits on; Run waits for them at a clean
-	// stop.
+	// refreshes counts the listings of user groups under way, waited on
+	// or not; Run waits for them at a clean stop.
 	refreshes sync.WaitGroup
-	// stopped: no more listings start in the background (stop), so none
-	// is added to refreshes while it is waited on.
+	// stopped: no more listings start in the background (stop), and
+	// none is added to refreshes while it is waited on.
 	stopped bool
 
 	mu       sync.Mutex
@@ -90,47 +91,69 @@ const groupStale = time.Hour
 // groupRetry is how long a user group whose listing failed is not asked
 // about again. Through an outage of Slack's, every question whose group
 // has no members that count would otherwise wait up to slackLookupTimeout
-// for a call that fails, which can miss Slack's three seconds to
-// acknowledge a command, and every question whose group expired would
+// for a call that fails, and every question whose group expired would
 // send a call of its own; a minute is short next to groupTTL, so Slack is
 // asked again soon after it is back.
 const groupRetry = time.Minute
 
+// errNoMembers is a user group's membership unknown: Slack did not list
+// it, and nothing read before counts.
+var errNoMembers = errors.New("slack did not list the user group's members, and none read before count")
+
 // counting is what counts of c's members at now while Slack is not asked:
-// the members read before, within groupStale of their reading; else none.
-func (c cachedGroup) counting(now time.Time) []string {
+// the members read before, within groupStale of their reading; else
+// errNoMembers.
+func (c cachedGroup) counting(now time.Time) ([]string, error) {
 	if c.at.IsZero() || now.Sub(c.at) >= groupStale {
-		return nil
+		return nil, errNoMembers
 	}
-	return c.members
+	return c.members, nil
 }
 
 // members returns the members of the Slack user group group
 // (usergroups.users.list, scope usergroups:read), cached for groupTTL: the
-// access file's groups may list them. nil when Slack does not say.
+// access file's groups may list them. It fails (errNoMembers) when Slack
+// does not say and nothing read before counts: unknown, which the access
+// file refuses on, unlike no members. Without the scope a group has none.
 // Members past groupTTL but within groupStale are returned at once while
-// one listing in the background reads them again: a question, and the
-// acknowledgement of a slash command that waits on it, waits for Slack
-// only for a group with no members that count. After a failed listing
+// one listing in the background reads them again: a question waits for
+// Slack only for a group with no members that count, and it does so in
+// its job, never before Slack is acknowledged. After a failed listing
 // Slack is not asked about group for groupRetry; members waits for Slack
 // no longer than ctx and slackLookupTimeout allow.
-func (p *people) members(ctx context.Context, group string) []string {
-	m, state := p.groupCached(group)
+func (p *people) members(ctx context.Context, group string) ([]string, error) {
+	m, state, err := p.groupCached(group)
 	switch state {
 	case serveCached:
-		return m
+		return m, err
 	case serveAndRefresh:
 		p.refreshGroup(ctx, group)
-		return m
+		return m, nil
 	}
 	select {
-	case r := <-p.listing(ctx, group):
-		return r.Val.([]string)
+	case r := <-p.counted(p.listing(ctx, group)):
+		return r.Val.(listed).members, r.Val.(listed).err
 	case <-ctx.Done():
 		// The listing goes on for whoever else waits, and is kept.
 		p.mu.Lock()
 		defer p.mu.Unlock()
 		return p.groups[group].counting(p.now())
+	}
+}
+
+// listed is a listing's result: members, or why there are none to use.
+type listed struct {
+	members []string
+	err     error
+}
+
+// warm lists groups in the background, so that the first question whose
+// access hangs on one does not wait for Slack.
+func (p *people) warm(ctx context.Context, groups []string) {
+	for _, g := range groups {
+		if _, state, _ := p.groupCached(g); state != serveCached {
+			p.refreshGroup(ctx, g)
+		}
 	}
 }
 
@@ -141,11 +164,30 @@ func (p *people) listing(ctx context.Context, group string) <-chan singleflight.
 	// the two kinds of lookup share lookups without sharing a key.
 	return p.lookups.DoChan("group:"+group, func() (any, error) {
 		// A listing that ended since the look above has been kept.
-		if m, state := p.groupCached(group); state == serveCached {
-			return m, nil
+		if m, state, err := p.groupCached(group); state == serveCached {
+			return listed{m, err}, nil
 		}
-		return p.listGroup(ctx, group), nil
+		m, err := p.listGroup(ctx, group)
+		return listed{m, err}, nil
 	})
+}
+
+// counted returns the result of ch on a channel of its own, counted in
+// refreshes until it comes, whether or not anyone still reads it (a caller
+// whose ctx ended does not): stop waits for it. Once stopping it is ch.
+func (p *people) counted(ch <-chan singleflight.Result) <-chan singleflight.Result {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.stopped {
+		return ch
+	}
+	p.refreshes.Add(1)
+	out := make(chan singleflight.Result, 1)
+	go func() {
+		defer p.refreshes.Done()
+		out <- <-ch
+	}()
+	return out
 }
 
 // refreshGroup lists group's members again in the background; whoever
@@ -167,12 +209,14 @@ func (p *people) refreshGroup(ctx context.Context, group string) {
 	}()
 }
 
-// wait returns once the listings in the background have ended.
+// wait returns once the listings under way have ended.
 func (p *people) wait() { p.refreshes.Wait() }
 
-// stop starts no more listings in the background and waits for those
-// under way: a clean stop leaves no call to Slack behind, and a question
-// still coming in (over HTTP, say) cannot add one while it waits.
+// stop starts no more listings in the background and waits for every
+// listing under way, waited on or not: a clean stop leaves none behind
+// that started before it. A question still coming in (over HTTP, say)
+// may start one after, which is not waited for; it ends within
+// slackLookupTimeout.
 func (p *people) stop() {
 	p.mu.Lock()
 	p.stopped = true
@@ -199,7 +243,7 @@ const (
 // reading, or within groupRetry of a failure (what counts then). Up to
 // groupStale after their reading the members count while they are listed
 // again; after that, or when they never were read, there are none to use.
-func (p *people) groupCached(group string) ([]string, groupState) {
+func (p *people) groupCached(group string) ([]string, groupState, error) {
 	p.mu.Lock()
 	c := p.groups[group]
 	off := p.noGroups
@@ -209,20 +253,21 @@ func (p *people) groupCached(group string) ([]string, groupState) {
 	case off:
 		// Without the scope a group has no members, the ones read before
 		// it went included: they could never be taken away.
-		return nil, serveCached
+		return nil, serveCached, nil
 	case !c.at.IsZero() && now.Sub(c.at) < groupTTL:
-		return c.members, serveCached
+		return c.members, serveCached, nil
 	case !c.failed.IsZero() && now.Sub(c.failed) < groupRetry:
-		return c.counting(now), serveCached
+		m, err := c.counting(now)
+		return m, serveCached, err
 	case !c.at.IsZero() && now.Sub(c.at) < groupStale:
-		return c.members, serveAndRefresh
+		return c.members, serveAndRefresh, nil
 	}
-	return nil, waitForListing
+	return nil, waitForListing, nil
 }
 
 // listGroup asks Slack for group's members and keeps them, or the
-// failure; it returns what counts.
-func (p *people) listGroup(ctx context.Context, group string) []string {
+// failure; it returns what counts, errNoMembers when nothing does.
+func (p *people) listGroup(ctx context.Context, group string) ([]string, error) {
 	// Whoever waits on this listing shares it: one caller's end must not
 	// fail the others'.
 	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), slackLookupTimeout)
@@ -234,20 +279,21 @@ func (p *people) listGroup(ctx context.Context, group string) []string {
 	switch {
 	case err == nil:
 		p.groups[group] = cachedGroup{members: users, at: now}
-		return users
+		return users, nil
 	case isScopeError(err):
 		p.log("slack: usergroups.users.list refused; Slack user groups in ACCESS_FILE have no members (add the usergroups:read scope and reinstall)", "err", err)
 		p.noGroups = true
-		return nil
+		return nil, nil
 	}
 	c.failed = now
 	p.groups[group] = c
-	if m := c.counting(now); m != nil {
+	m, known := c.counting(now)
+	if known == nil {
 		p.log("slack: list a user group's members; the members read before still count", "group", group, "retry_in", groupRetry, "err", err)
-		return m
+		return m, nil
 	}
-	p.log("slack: list a user group's members; the group has none until Slack answers", "group", group, "retry_in", groupRetry, "err", err)
-	return nil
+	p.log("slack: list a user group's members; whoever's access hangs on the group is refused until Slack answers", "group", group, "retry_in", groupRetry, "err", err)
+	return nil, fmt.Errorf("%w: %w", known, err)
 }
 
 // cachedEmail is what users.info told of a user: their address and their

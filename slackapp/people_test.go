@@ -229,33 +229,33 @@ func TestUserGroupMembersAskedEveryTenMinutes(t *testing.T) {
 	p := &people{api: api, now: func() time.Time { return now }, log: func(msg string, _ ...any) { logged = append(logged, msg) },
 		emails: map[string]cachedEmail{}, groups: map[string]cachedGroup{}}
 
-	assert.Equal(t, []string{"UANA"}, p.members(t.Context(), "S0DATA"))
+	assert.Equal(t, []string{"UANA"}, known(t, p, "S0DATA"))
 	api.set([]string{"UANA", "UBEN"}, nil)
 	now = now.Add(10*time.Minute - time.Second)
-	assert.Equal(t, []string{"UANA"}, p.members(t.Context(), "S0DATA"), "within ten minutes: the members asked before")
+	assert.Equal(t, []string{"UANA"}, known(t, p, "S0DATA"), "within ten minutes: the members asked before")
 	assert.Equal(t, 1, api.calls)
 	now = now.Add(time.Second)
-	assert.Equal(t, []string{"UANA"}, p.members(t.Context(), "S0DATA"), "after ten minutes: the members asked before, while Slack is asked again")
+	assert.Equal(t, []string{"UANA"}, known(t, p, "S0DATA"), "after ten minutes: the members asked before, while Slack is asked again")
 	p.wait()
 	assert.Equal(t, 2, api.calls)
-	assert.Equal(t, []string{"UANA", "UBEN"}, p.members(t.Context(), "S0DATA"), "then the new members")
+	assert.Equal(t, []string{"UANA", "UBEN"}, known(t, p, "S0DATA"), "then the new members")
 
 	api.set(nil, errors.New("missing_scope"))
 	now = now.Add(10 * time.Minute)
-	assert.Equal(t, []string{"UANA", "UBEN"}, p.members(t.Context(), "S0DATA"), "asked again: the members asked before")
+	assert.Equal(t, []string{"UANA", "UBEN"}, known(t, p, "S0DATA"), "asked again: the members asked before")
 	p.wait()
-	assert.Empty(t, p.members(t.Context(), "S0DATA"), "the scope is gone: no members")
+	assert.Empty(t, known(t, p, "S0DATA"), "the scope is gone: no members")
 	now = now.Add(time.Hour)
-	assert.Empty(t, p.members(t.Context(), "S0OTHER"))
-	assert.Empty(t, p.members(t.Context(), "S0DATA"), "nor the members it had before the scope went: they would stay admitted for good")
+	assert.Empty(t, known(t, p, "S0OTHER"))
+	assert.Empty(t, known(t, p, "S0DATA"), "nor the members it had before the scope went: they would stay admitted for good")
 	assert.Equal(t, 3, api.calls, "refused once, not asked again")
 	require.Len(t, logged, 1, "logged once: %q", logged)
 	assert.Contains(t, logged[0], "usergroups.users.list refused")
 }
 
 // docs/access.md: when Slack cannot be asked, a user group's members read
-// before count for up to an hour after they were read; then the group has
-// none until Slack answers again.
+// before count for up to an hour after they were read; then who is in the
+// group is unknown until Slack answers again.
 func TestUserGroupMembersThroughAnOutage(t *testing.T) {
 	t.Parallel()
 	api := &groupsAPI{members: []string{"UANA"}}
@@ -263,18 +263,32 @@ func TestUserGroupMembersThroughAnOutage(t *testing.T) {
 	p := &people{api: api, now: func() time.Time { return now }, log: func(string, ...any) {},
 		emails: map[string]cachedEmail{}, groups: map[string]cachedGroup{}}
 
-	require.Equal(t, []string{"UANA"}, p.members(t.Context(), "S0DATA"))
+	require.Equal(t, []string{"UANA"}, known(t, p, "S0DATA"))
 	api.set(nil, errors.New("slack: service unavailable"))
 	now = now.Add(59 * time.Minute)
-	assert.Equal(t, []string{"UANA"}, p.members(t.Context(), "S0DATA"), "within the hour: the members read before")
+	assert.Equal(t, []string{"UANA"}, known(t, p, "S0DATA"), "within the hour: the members read before")
 	p.wait()
 	assert.Equal(t, 2, api.calls, "asked in the background, failed")
 	now = now.Add(time.Minute)
-	assert.Empty(t, p.members(t.Context(), "S0DATA"), "an hour after they were read: no members")
+	assert.ErrorIs(t, unknown(p, "S0DATA"), errNoMembers, "an hour after they were read: no members")
 	assert.Equal(t, 3, api.calls, "asked a minute after it failed, waited for, failed")
 	api.set([]string{"UBEN"}, nil)
 	now = now.Add(time.Minute)
-	assert.Equal(t, []string{"UBEN"}, p.members(t.Context(), "S0DATA"), "Slack answers again, asked a minute after it failed")
+	assert.Equal(t, []string{"UBEN"}, known(t, p, "S0DATA"), "Slack answers again, asked a minute after it failed")
+}
+
+// known is what p says of group's members, which must be known.
+func known(t *testing.T, p *people, group string) []string {
+	t.Helper()
+	m, err := p.members(t.Context(), group)
+	assert.NoError(t, err, "members of %s", group)
+	return m
+}
+
+// unknown is why p cannot say who is in group.
+func unknown(p *people, group string) error {
+	_, err := p.members(context.Background(), group)
+	return err
 }
 
 // blockingGroups answers usergroups.users.list with members once release
@@ -303,7 +317,7 @@ func TestUserGroupListedOncePerBurst(t *testing.T) {
 	var wg sync.WaitGroup
 	got := make([][]string, 20)
 	for i := range got {
-		wg.Go(func() { got[i] = p.members(t.Context(), "S0DATA") })
+		wg.Go(func() { got[i] = known(t, p, "S0DATA") })
 	}
 	for api.calls.Load() < 1 {
 		runtime.Gosched()
@@ -332,43 +346,43 @@ func TestUserGroupNotAskedForAMinuteAfterAFailure(t *testing.T) {
 		emails: map[string]cachedEmail{}, groups: map[string]cachedGroup{}}
 	down := errors.New("slack: service unavailable")
 
-	require.Equal(t, []string{"UANA"}, p.members(t.Context(), "S0DATA"))
+	require.Equal(t, []string{"UANA"}, known(t, p, "S0DATA"))
 	api.set(nil, down)
 	now = now.Add(10 * time.Minute)
-	assert.Equal(t, []string{"UANA"}, p.members(t.Context(), "S0DATA"), "past ten minutes: the members read before")
+	assert.Equal(t, []string{"UANA"}, known(t, p, "S0DATA"), "past ten minutes: the members read before")
 	p.wait()
 	assert.Equal(t, 2, api.calls, "Slack asked in the background, fails")
 	for range 5 {
 		now = now.Add(10 * time.Second)
-		assert.Equal(t, []string{"UANA"}, p.members(t.Context(), "S0DATA"), "within the minute: the members read before")
+		assert.Equal(t, []string{"UANA"}, known(t, p, "S0DATA"), "within the minute: the members read before")
 	}
 	assert.Equal(t, 2, api.calls, "within the minute: Slack not asked")
 	assert.Len(t, logged, 1, "one failure, logged once: %q", logged)
 
 	now = now.Add(10 * time.Second)
-	assert.Equal(t, []string{"UANA"}, p.members(t.Context(), "S0DATA"), "a minute on: the members read before")
+	assert.Equal(t, []string{"UANA"}, known(t, p, "S0DATA"), "a minute on: the members read before")
 	p.wait()
 	assert.Equal(t, 3, api.calls, "a minute on: Slack asked again, fails again")
 	assert.Len(t, logged, 2, "the second failure logged")
 
 	api.set([]string{"UANA", "UBEN"}, nil)
 	now = now.Add(time.Minute)
-	assert.Equal(t, []string{"UANA"}, p.members(t.Context(), "S0DATA"), "a minute on: the members read before")
+	assert.Equal(t, []string{"UANA"}, known(t, p, "S0DATA"), "a minute on: the members read before")
 	p.wait()
 	assert.Equal(t, 4, api.calls, "a minute on: Slack asked again")
-	assert.Equal(t, []string{"UANA", "UBEN"}, p.members(t.Context(), "S0DATA"), "Slack answered: the new members")
+	assert.Equal(t, []string{"UANA", "UBEN"}, known(t, p, "S0DATA"), "Slack answered: the new members")
 	now = now.Add(10*time.Minute - time.Second)
-	assert.Equal(t, []string{"UANA", "UBEN"}, p.members(t.Context(), "S0DATA"), "an answer is kept ten minutes again")
+	assert.Equal(t, []string{"UANA", "UBEN"}, known(t, p, "S0DATA"), "an answer is kept ten minutes again")
 	assert.Equal(t, 4, api.calls)
 	api.set(nil, down)
 	now = now.Add(time.Second)
-	assert.Equal(t, []string{"UANA", "UBEN"}, p.members(t.Context(), "S0DATA"), "fails after the answer: the new members count")
+	assert.Equal(t, []string{"UANA", "UBEN"}, known(t, p, "S0DATA"), "fails after the answer: the new members count")
 	p.wait()
 	assert.Equal(t, 5, api.calls, "the answer ended the wait: asked as soon as the members expire")
 	assert.Len(t, logged, 3, "the third failure logged")
 }
 
-// A user group never listed whose listing fails has no members, and
+// A user group never listed whose listing fails has unknown members, and
 // Slack is not asked about it again for a minute; nor is an hour-old
 // listing's membership served while it waits.
 func TestUserGroupWithoutMembersWhileSlackIsNotAsked(t *testing.T) {
@@ -378,44 +392,47 @@ func TestUserGroupWithoutMembersWhileSlackIsNotAsked(t *testing.T) {
 	p := &people{api: api, now: func() time.Time { return now }, log: func(string, ...any) {},
 		emails: map[string]cachedEmail{}, groups: map[string]cachedGroup{}}
 
-	assert.Empty(t, p.members(t.Context(), "S0NEW"), "never listed, Slack fails: no members")
+	assert.ErrorIs(t, unknown(p, "S0NEW"), errNoMembers, "never listed, Slack fails: no members")
 	now = now.Add(time.Minute - time.Second)
-	assert.Empty(t, p.members(t.Context(), "S0NEW"))
+	assert.ErrorIs(t, unknown(p, "S0NEW"), errNoMembers)
 	assert.Equal(t, 1, api.calls, "within the minute: Slack not asked")
-	assert.Empty(t, p.members(t.Context(), "S0OTHER"), "another group is asked about on its own")
+	assert.ErrorIs(t, unknown(p, "S0OTHER"), errNoMembers, "another group is asked about on its own")
 	assert.Equal(t, 2, api.calls)
 	api.set([]string{"UANA"}, nil)
 	now = now.Add(time.Second)
-	assert.Equal(t, []string{"UANA"}, p.members(t.Context(), "S0NEW"), "a minute on: asked again")
+	assert.Equal(t, []string{"UANA"}, known(t, p, "S0NEW"), "a minute on: asked again")
 	assert.Equal(t, 3, api.calls)
 
 	api.set(nil, errors.New("context deadline exceeded"))
 	now = now.Add(time.Hour - 30*time.Second)
-	assert.Equal(t, []string{"UANA"}, p.members(t.Context(), "S0NEW"), "fails within the hour: the members read before")
+	assert.Equal(t, []string{"UANA"}, known(t, p, "S0NEW"), "fails within the hour: the members read before")
 	p.wait()
 	now = now.Add(30 * time.Second)
-	assert.Empty(t, p.members(t.Context(), "S0NEW"), "an hour after they were read, though Slack is not asked: no members")
+	assert.ErrorIs(t, unknown(p, "S0NEW"), errNoMembers, "an hour after they were read, though Slack is not asked: no members")
 	assert.Equal(t, 4, api.calls)
 }
 
 // A question whose context ends while Slack lists its user group waits no
-// longer: it gets what counts without the listing (here none). The
+// longer: it gets what counts without the listing (here nothing: unknown). The
 // listing goes on and is kept for the next question.
 func TestUserGroupListingOutlivesAnEndedQuestion(t *testing.T) {
 	t.Parallel()
 	api := &blockingGroups{release: make(chan struct{})}
 	p := &people{api: api, now: time.Now, log: func(string, ...any) {}, emails: map[string]cachedEmail{}, groups: map[string]cachedGroup{}}
 	ctx, cancel := context.WithCancel(t.Context())
-	got := make(chan []string)
-	go func() { got <- p.members(ctx, "S0DATA") }()
+	got := make(chan error)
+	go func() {
+		_, err := p.members(ctx, "S0DATA")
+		got <- err
+	}()
 	for api.calls.Load() < 1 {
 		runtime.Gosched()
 	}
 	cancel()
-	assert.Empty(t, <-got, "the question ended before Slack answered: no members")
+	assert.ErrorIs(t, <-got, errNoMembers, "the question ended before Slack answered: unknown")
 	close(api.release)
 	// Still under way, the listing is joined; done, it is kept.
-	assert.Equal(t, []string{"UANA"}, p.members(t.Context(), "S0DATA"), "the listing went on")
+	assert.Equal(t, []string{"UANA"}, known(t, p, "S0DATA"), "the listing went on")
 	assert.EqualValues(t, 1, api.calls.Load(), "asked once")
 }
 
@@ -479,21 +496,23 @@ func TestUserGroupListedAgainInTheBackground(t *testing.T) {
 		emails: map[string]cachedEmail{}, groups: map[string]cachedGroup{}}
 
 	api.release <- struct{}{}
-	require.Equal(t, []string{"UANA"}, p.members(t.Context(), "S0DATA"), "never read: waits for Slack's answer")
+	require.Equal(t, []string{"UANA"}, known(t, p, "S0DATA"), "never read: waits for Slack's answer")
 	api.set([]string{"UANA", "UBEN"})
 	now = now.Add(10 * time.Minute)
 	ctx, cancel := context.WithCancel(t.Context())
 	for i := range 5 {
 		// Slack holds the listing: a question that waited on it would
 		// never return.
-		assert.Equal(t, []string{"UANA"}, p.members(ctx, "S0DATA"), "question %d past ten minutes, Slack not yet answering: the members read before", i+1)
+		m, err := p.members(ctx, "S0DATA")
+		assert.NoError(t, err)
+		assert.Equal(t, []string{"UANA"}, m, "question %d past ten minutes, Slack not yet answering: the members read before", i+1)
 	}
 	cancel() // the questions have their members and end
 	api.release <- struct{}{}
 	p.wait()
 	calls, given := api.count()
 	assert.Equal(t, 2, calls, "one listing in the background for the five questions")
-	assert.Equal(t, []string{"UANA", "UBEN"}, p.members(t.Context(), "S0DATA"), "the listing outlived the questions: the new members")
+	assert.Equal(t, []string{"UANA", "UBEN"}, known(t, p, "S0DATA"), "the listing outlived the questions: the new members")
 	calls, _ = api.count()
 	assert.Equal(t, 2, calls, "the new members are kept ten minutes")
 	for i, g := range given {
@@ -645,10 +664,10 @@ func TestUserGroupNotListedAgainWhileStopping(t *testing.T) {
 	p := &people{api: api, now: func() time.Time { return now }, log: func(string, ...any) {},
 		emails: map[string]cachedEmail{}, groups: map[string]cachedGroup{}}
 
-	require.Equal(t, []string{"UANA"}, p.members(t.Context(), "S0DATA"))
+	require.Equal(t, []string{"UANA"}, known(t, p, "S0DATA"))
 	p.stop()
 	now = now.Add(10 * time.Minute)
-	assert.Equal(t, []string{"UANA"}, p.members(t.Context(), "S0DATA"), "past ten minutes while stopping: the members read before")
+	assert.Equal(t, []string{"UANA"}, known(t, p, "S0DATA"), "past ten minutes while stopping: the members read before")
 	p.wait()
 	api.mu.Lock()
 	defer api.mu.Unlock()
