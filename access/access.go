@@ -54,6 +54,12 @@ type Directory func(ctx context.Context, group string) ([]string, error)
 // slackGroup matches a Slack user group's id in a group's members.
 var slackGroup = regexp.MustCompile(`^S[A-Z0-9]{2,}$`)
 
+// slackUser matches a Slack user's id (U…, W… in Enterprise Grid): only
+// such a user can be in a Slack user group. Anyone else (a named token's
+// token:…, the web chat's, the command line's) is in none, whether Slack
+// answers or not.
+var slackUser = regexp.MustCompile(`^[UW][A-Z0-9]{2,}$`)
+
 // SetDirectory lets groups list Slack user groups among their members
 // ("analysts: [U0123ABC, S0DATATEAM]"): their members belong to the group
 // too. Without one, Slack user groups have no members.
@@ -305,7 +311,7 @@ func (r *Rules) inAny(ctx context.Context, groups []string, user string) (bool, 
 			if m == user {
 				return true, nil
 			}
-			if dir == nil || !slackGroup.MatchString(m) {
+			if dir == nil || !slackGroup.MatchString(m) || !slackUser.MatchString(user) {
 				continue
 			}
 			members, err := dir(ctx, m)

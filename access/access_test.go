@@ -246,6 +246,10 @@ default: all
 			Who{UserID: "UBOB", ChannelID: "C1"}, "all"},
 		{"known empty (no scope) is no members", map[string][]string{"S0CONTRACT": {}, "S0DATA": {}},
 			Who{UserID: "UBOB", ChannelID: "CSALES"}, "sales"},
+		{"a named token is in no Slack group, Slack answering or not", nil,
+			Who{UserID: TokenUser("ana"), ChannelID: "web"}, "all"},
+		{"the web chat's user likewise", nil, Who{UserID: "web", ChannelID: "web"}, "all"},
+		{"an Enterprise Grid user id is a Slack user's", nil, Who{UserID: "WBOB", ChannelID: "C1"}, ""},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			r.SetDirectory(directory(tc.known))
