@@ -169,6 +169,10 @@ func TestConfigNumbers(t *testing.T) {
 		{name: "VALUE_INDEX_MAX_DISTINCT negative", env: map[string]string{"VALUE_INDEX_MAX_DISTINCT": "-1"}, want: "VALUE_INDEX_MAX_DISTINCT must be 0 (no value lookup) or more, got -1"},
 		{name: "VALUE_INDEX_REFRESH 0", env: map[string]string{"VALUE_INDEX_REFRESH": "0"}},
 		{name: "VALUE_INDEX_REFRESH negative", env: map[string]string{"VALUE_INDEX_REFRESH": "-1h"}, want: "VALUE_INDEX_REFRESH must be 0 (once, at start) or a duration such as 24h, got -1h0m0s"},
+		// docs/observability.md: 0 is the retention's default and a negative
+		// value keeps the table forever, so neither is refused.
+		{name: "retentions 0", env: map[string]string{"QUERY_LOG_RETENTION": "0", "TURN_RETENTION": "0", "RESULT_RETENTION": "0"}},
+		{name: "retentions negative", env: map[string]string{"QUERY_LOG_RETENTION": "-1h", "TURN_RETENTION": "-1h", "RESULT_RETENTION": "-1h"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -36,7 +36,8 @@ type Config struct {
 	// a 5xx or a lost connection.
 	APIRetries int `env:"SLACK_API_RETRIES" envDefault:"3"`
 	// ProgressInterval is the least time between two progress updates of
-	// one answer; chat.update is rate limited per channel.
+	// one answer; chat.update is rate limited per channel. 0 or less
+	// spaces them not at all.
 	ProgressInterval time.Duration `env:"SLACK_PROGRESS_INTERVAL" envDefault:"1s"`
 	// AssistantStatus tries assistant.threads.setStatus before falling back
 	// to a "working…" message.
@@ -47,6 +48,7 @@ type Config struct {
 	Streaming bool `env:"SLACK_STREAMING" envDefault:"true"`
 	// ShutdownGrace is how long work in flight may run after a shutdown
 	// signal; what has not finished by then is reported in its thread.
+	// 0 or less stops it at once.
 	ShutdownGrace time.Duration `env:"SLACK_SHUTDOWN_GRACE" envDefault:"25s"`
 }
 

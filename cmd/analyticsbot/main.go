@@ -11,6 +11,7 @@ import (
 	"log/slog"
 	"os"
 	"os/signal"
+	"strings"
 	"syscall"
 	"time"
 
@@ -38,7 +39,7 @@ Usage:
                                        feedback (👍/👎 per day, the most 👎'd questions with their notes)
   analyticsbot validate-sql [--schema NAME]... < query.sql
                                        check SQL with the bot's guard; prints {"ok","class","reason"},
-                                       exits 0 accepted, 1 rejected, 2 usage
+                                       exits 0 accepted, 1 rejected, 2 not checked (usage or setting to fix)
   analyticsbot ask [--thread ID] [--json] QUESTION
                                        answer one question
   analyticsbot context [--thread ID] [--user ID] [--terms T1,T2] [--json] [--prompt] QUESTION
@@ -75,6 +76,9 @@ func main() {
 	case errors.Is(err, errUsage):
 		fmt.Fprintln(os.Stderr, err)
 		os.Exit(2)
+	case errors.Is(err, errNotChecked):
+		fmt.Fprintln(os.Stderr, "analyticsbot:", err)
+		os.Exit(2)
 	default:
 		fmt.Fprintln(os.Stderr, "analyticsbot:", err)
 		os.Exit(1)
@@ -87,16 +91,20 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 		// A server's log is its only window; interactive commands stay quiet.
 		level = slog.LevelInfo
 	}
-	level, err := logLevel(level)
-	if err != nil {
-		return err
-	}
+	level, levelErr := logLevel(level)
 	slog.SetDefault(slog.New(telemetry.LogHandler(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: level}))))
 	if len(args) == 0 {
 		fmt.Fprint(stderr, usage)
 		return fmt.Errorf("%w: no command", errUsage)
 	}
 	cmd, rest := args[0], args[1:]
+	if levelErr != nil && commands[cmd] {
+		// Help and a mistyped command still print the usage.
+		if cmd == "validate-sql" {
+			return fmt.Errorf("%w: %w", errNotChecked, levelErr)
+		}
+		return levelErr
+	}
 	var tel *telemetry.Telemetry
 	switch cmd {
 	case "serve", "chat", "ask", "press", "context", "mcp":
@@ -156,6 +164,14 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 	}
 }
 
+// commands are the names run runs; LOG_LEVEL is checked for these only,
+// so that help and usage errors print the usage whatever it holds.
+var commands = map[string]bool{
+	"migrate": true, "demo": true, "grant": true, "access": true, "doctor": true, "graph": true, "chat": true,
+	"serve": true, "logs": true, "validate-sql": true, "ask": true, "context": true, "mcp": true, "eval": true,
+	"press": true, "schedules": true, "examples": true,
+}
+
 // stopTelemetry flushes spans and metrics, for a few seconds at most even
 // when ctx was canceled by a signal.
 func stopTelemetry(ctx context.Context, tel *telemetry.Telemetry) {
@@ -166,8 +182,9 @@ func stopTelemetry(ctx context.Context, tel *telemetry.Telemetry) {
 	}
 }
 
-// logLevel returns LOG_LEVEL (debug, info, warn, error, in any case), or
-// def when it is unset. Any other value is an error rather than def: a
+// logLevel returns LOG_LEVEL (debug, info, warn or warning, error, in
+// any case), or def when it is unset. WARNING is the name many platforms
+// set for every service. Any other value is an error rather than def: a
 // LOG_LEVEL=verbose that quietly logged less than asked would hide the
 // very lines it was set to show.
 func logLevel(def slog.Level) (slog.Level, error) {
@@ -175,9 +192,12 @@ func logLevel(def slog.Level) (slog.Level, error) {
 	if v == "" {
 		return def, nil
 	}
+	if strings.EqualFold(v, "warning") {
+		return slog.LevelWarn, nil
+	}
 	var l slog.Level
 	if err := l.UnmarshalText([]byte(v)); err != nil {
-		return def, fmt.Errorf("LOG_LEVEL must be DEBUG, INFO, WARN or ERROR, got %q", v)
+		return def, fmt.Errorf("LOG_LEVEL must be DEBUG, INFO, WARN (or WARNING) or ERROR, got %q", v)
 	}
 	return l, nil
 }

@@ -186,33 +186,58 @@ func TestCLIHelp(t *testing.T) {
 	}
 }
 
-// README: LOG_LEVEL is DEBUG, INFO, WARN or ERROR. Any other value stops
-// every command at start, naming the variable, rather than logging at the
-// default level.
+// README: LOG_LEVEL is DEBUG, INFO, WARN (or WARNING) or ERROR, in any
+// case. Any other value stops every command at start, naming the variable,
+// rather than logging at the default level; help and a mistyped command
+// still print the usage.
 func TestCLILogLevel(t *testing.T) {
+	const want = `LOG_LEVEL must be DEBUG, INFO, WARN (or WARNING) or ERROR, got "verbose"`
 	tests := []struct {
-		name, level, cmd string
-		wantErr          string // "" when the command runs
+		name, level string
+		args        []string
+		wantErr     string // "" when the command runs
+		wantUsage   bool   // a usage error that prints the usage
 	}{
-		{name: "verbose", level: "verbose", cmd: "ask", wantErr: `LOG_LEVEL must be DEBUG, INFO, WARN or ERROR, got "verbose"`},
-		{name: "a number", level: "3", cmd: "serve", wantErr: `LOG_LEVEL must be DEBUG, INFO, WARN or ERROR, got "3"`},
-		{name: "lower case", level: "debug", cmd: "help"},
-		{name: "upper case", level: "ERROR", cmd: "help"},
-		{name: "unset", level: "", cmd: "help"},
+		{name: "verbose", level: "verbose", args: []string{"ask", "How many games are free?"}, wantErr: want},
+		{name: "a number", level: "3", args: []string{"serve"}, wantErr: `LOG_LEVEL must be DEBUG, INFO, WARN (or WARNING) or ERROR, got "3"`},
+		{name: "validate-sql cannot check", level: "verbose", args: []string{"validate-sql"}, wantErr: "validate-sql could not check the SQL: " + want},
+		{name: "help", level: "verbose", args: []string{"help"}},
+		{name: "unknown command", level: "verbose", args: []string{"frobnicate"}, wantUsage: true},
+		{name: "no command", level: "verbose", wantUsage: true},
+		{name: "lower case", level: "debug", args: []string{"help"}},
+		{name: "upper case", level: "ERROR", args: []string{"help"}},
+		{name: "warning", level: "warning", args: []string{"graph"}},
+		{name: "WARNING", level: "WARNING", args: []string{"graph"}},
+		{name: "unset", level: "", args: []string{"help"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Setenv("LOG_LEVEL", tt.level)
-			got := runCLI(t, "", tt.cmd, "How many games are free?")
-			if tt.wantErr == "" {
+			got := runCLI(t, "SELECT 1", tt.args...)
+			switch {
+			case tt.wantUsage:
+				assert.ErrorIs(t, got.err, errUsage, "exit 2")
+				assert.Contains(t, got.stderr, "Usage:", "the usage is printed")
+			case tt.wantErr == "":
 				assert.NoError(t, got.err)
-				return
+				assert.NotEmpty(t, got.stdout, "the command's output")
+			default:
+				require.Error(t, got.err)
+				assert.Equal(t, tt.wantErr, got.err.Error())
+				assert.NotErrorIs(t, got.err, errUsage, "a setting to fix is not a usage error")
+				assert.Empty(t, got.stdout, "stdout")
 			}
-			require.Error(t, got.err)
-			assert.Equal(t, tt.wantErr, got.err.Error())
-			assert.NotErrorIs(t, got.err, errUsage, "a setting to fix exits 1, not 2")
-			assert.Empty(t, got.stdout, "stdout")
 		})
+	}
+}
+
+// Every command listed in the usage checks LOG_LEVEL before it does
+// anything.
+func TestCLILogLevelEveryCommand(t *testing.T) {
+	t.Setenv("LOG_LEVEL", "verbose")
+	for _, m := range regexp.MustCompile(`(?m)^  analyticsbot ([a-z-]+)`).FindAllStringSubmatch(usage, -1) {
+		got := runCLI(t, "", m[1])
+		assert.ErrorContains(t, got.err, "LOG_LEVEL must be", "analyticsbot %s", m[1])
 	}
 }
 

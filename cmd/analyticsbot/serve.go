@@ -25,7 +25,13 @@ import (
 // serve answers in the web chat on HTTP_ADDR, and in Slack too when Slack
 // is configured, until a signal stops it.
 func serve(ctx context.Context, out io.Writer, tel *telemetry.Telemetry) error {
+	// Every setting is read before anything opens or listens, so a value
+	// to fix stops serve with nothing left running.
 	scfg, err := slackapp.ConfigFromEnv()
+	if err != nil {
+		return err
+	}
+	mcfg, err := mcpserver.ConfigFromEnv()
 	if err != nil {
 		return err
 	}
@@ -74,10 +80,6 @@ func serve(ctx context.Context, out io.Writer, tel *telemetry.Telemetry) error {
 	}
 	mux := http.NewServeMux()
 	mux.Handle("/", web.New(b, web.Config{Token: token, Tokens: tokens}, slog.Default()))
-	mcfg, err := mcpserver.ConfigFromEnv()
-	if err != nil {
-		return err
-	}
 	mux.Handle("/mcp", mcpserver.Handler(b, mcfg, mcpTokens(token, tokens), slog.Default()))
 	if app != nil && app.Mode() == slackapp.ModeHTTP {
 		mux.Handle("/slack/", app.Handler())

@@ -414,3 +414,25 @@ func TestCLIServeNamesTheSlackSettingToFix(t *testing.T) {
 		})
 	}
 }
+
+// README: a setting that cannot work stops the program at start. Serve
+// reads MCP_* with its other settings, before it opens the bot or listens,
+// so it stops with nothing left listening on HTTP_ADDR or METRICS_ADDR.
+func TestCLIServeRefusesMCPSettingsBeforeListening(t *testing.T) {
+	serveEnv(t)
+	httpAddr, metricsAddr := freeAddr(t), freeAddr(t)
+	t.Setenv("HTTP_ADDR", httpAddr)
+	t.Setenv("METRICS_ADDR", metricsAddr)
+	t.Setenv("MCP_MAX_ROWS", "0")
+	got := runCLI(t, "", "serve")
+	require.Error(t, got.err)
+	assert.Equal(t, "MCP_MAX_ROWS must be a number of rows above 0, such as 100, got 0", got.err.Error())
+	assert.Empty(t, got.stdout, "no web chat address: nothing was served")
+	assert.NotContains(t, got.stderr, "serving", "no server started")
+	assert.NotContains(t, got.stderr, "scheduler running", "no scheduler started")
+	for _, addr := range []string{httpAddr, metricsAddr} {
+		ln, err := net.Listen("tcp", addr)
+		require.NoError(t, err, "%s is free: serve left nothing listening on it", addr)
+		require.NoError(t, ln.Close())
+	}
+}

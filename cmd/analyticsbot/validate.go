@@ -18,6 +18,11 @@ import (
 // JSON on stdout says why.
 var errRejected = errors.New("rejected")
 
+// errNotChecked makes the program exit 2, as a usage error does: the SQL
+// was not checked (a setting to fix, stdin unreadable), so there is no
+// verdict, and a CI job must not read the exit as "rejected".
+var errNotChecked = errors.New("validate-sql could not check the SQL")
+
 // maxValidateInput bounds what validate-sql reads; longer texts are
 // rejected as too long all the same.
 const maxValidateInput = 4 << 20
@@ -49,11 +54,11 @@ func validateSQL(ctx context.Context, args []string, stdin io.Reader, stdout, st
 	}
 	sql, err := io.ReadAll(io.LimitReader(stdin, maxValidateInput))
 	if err != nil {
-		return fmt.Errorf("read stdin: %w", err)
+		return fmt.Errorf("%w: read stdin: %w", errNotChecked, err)
 	}
 	cfg, err := bot.ConfigFromEnv()
 	if err != nil {
-		return err
+		return fmt.Errorf("%w: %w", errNotChecked, err)
 	}
 	if len(schemas) == 0 {
 		schemas = schemaFlags(cfg.Postgres.Schemas)
@@ -72,7 +77,7 @@ func validateSQL(ctx context.Context, args []string, stdin io.Reader, stdout, st
 	if err := sqlguard.Check(string(sql), pgwarehouse.GuardPolicy(schemas, tables, 0)); errors.As(err, &rej) {
 		verdict.OK, verdict.Class, verdict.Reason = false, string(rej.Class), rej.Reason
 	} else if err != nil {
-		return err
+		return fmt.Errorf("%w: %w", errNotChecked, err)
 	}
 	if err := json.NewEncoder(stdout).Encode(verdict); err != nil {
 		return err

@@ -80,3 +80,25 @@ func TestCLIValidateSQLWithoutDatabase(t *testing.T) {
 	decodeOne(t, got.stdout, &v)
 	assert.True(t, v.OK)
 }
+
+// docs/security.md: validate-sql exits 2 when it could not check the SQL,
+// never 1, which says the SQL was rejected: a setting to fix is named on
+// stderr and no verdict is printed.
+func TestCLIValidateSQLSettingToFix(t *testing.T) {
+	tests := []struct{ name, key, value, want string }{
+		{name: "MAX_TURNS", key: "MAX_TURNS", value: "0", want: "MAX_TURNS must be a number of turns above 0"},
+		{name: "LLM_TIMEOUT", key: "LLM_TIMEOUT", value: "0", want: "LLM_TIMEOUT must be a duration above 0"},
+		{name: "does not parse", key: "MAX_ROWS", value: "abc", want: "MAX_ROWS"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Setenv(tt.key, tt.value)
+			got := runCLI(t, "SELECT 1", "validate-sql")
+			assert.ErrorIs(t, got.err, errNotChecked, "exit 2")
+			assert.NotErrorIs(t, got.err, errRejected, "not exit 1")
+			assert.ErrorContains(t, got.err, "validate-sql could not check the SQL: ")
+			assert.ErrorContains(t, got.err, tt.want)
+			assert.Empty(t, got.stdout, "no verdict")
+		})
+	}
+}
