@@ -148,6 +148,26 @@ func TestMissingScopes(t *testing.T) {
 }
 
 // countingUsers answers users.info once release is closed, counting calls.
+// burst calls call from n goroutines at once while Slack holds the first
+// call (calls counts the calls Slack gets; closing release lets them
+// answer), and returns what each got.
+func burst[T any](n int, calls *atomic.Int32, release chan struct{}, call func() T) []T {
+	var wg sync.WaitGroup
+	got := make([]T, n)
+	for i := range got {
+		wg.Go(func() { got[i] = call() })
+	}
+	for calls.Load() < 1 {
+		runtime.Gosched()
+	}
+	for range 1000 { // every caller reaches the call before it ends
+		runtime.Gosched()
+	}
+	close(release)
+	wg.Wait()
+	return got
+}
+
 type countingUsers struct {
 	calls   atomic.Int32
 	release chan struct{}
@@ -171,19 +191,7 @@ func TestEmailLookedUpOncePerBurst(t *testing.T) {
 	t.Parallel()
 	api := &countingUsers{release: make(chan struct{})}
 	p := &people{api: api, now: time.Now, log: func(string, ...any) {}, emails: map[string]cachedEmail{}, groups: map[string]cachedGroup{}}
-	var wg sync.WaitGroup
-	got := make([]string, 20)
-	for i := range got {
-		wg.Go(func() { got[i] = p.email(context.Background(), "UBURST") })
-	}
-	for api.calls.Load() < 1 {
-		runtime.Gosched()
-	}
-	for range 1000 { // every caller reaches the lookup before it ends
-		runtime.Gosched()
-	}
-	close(api.release)
-	wg.Wait()
+	got := burst(20, &api.calls, api.release, func() string { return p.email(context.Background(), "UBURST") })
 	assert.EqualValues(t, 1, api.calls.Load(), "one users.info for the burst")
 	for _, e := range got {
 		assert.Equal(t, "uburst@example.com", e)
@@ -314,19 +322,7 @@ func TestUserGroupListedOncePerBurst(t *testing.T) {
 	t.Parallel()
 	api := &blockingGroups{release: make(chan struct{})}
 	p := &people{api: api, now: time.Now, log: func(string, ...any) {}, emails: map[string]cachedEmail{}, groups: map[string]cachedGroup{}}
-	var wg sync.WaitGroup
-	got := make([][]string, 20)
-	for i := range got {
-		wg.Go(func() { got[i] = known(t, p, "S0DATA") })
-	}
-	for api.calls.Load() < 1 {
-		runtime.Gosched()
-	}
-	for range 1000 { // every caller reaches the listing before it ends
-		runtime.Gosched()
-	}
-	close(api.release)
-	wg.Wait()
+	got := burst(20, &api.calls, api.release, func() []string { return known(t, p, "S0DATA") })
 	assert.EqualValues(t, 1, api.calls.Load(), "one usergroups.users.list for the burst")
 	for _, m := range got {
 		assert.Equal(t, []string{"UANA"}, m)
