@@ -218,7 +218,7 @@ func TestSlashCommandAckDoesNotWaitOnUserGroups(t *testing.T) {
 	cmd := slack.SlashCommand{Command: "/ask", Text: q2018, UserID: user, ChannelID: ch, TriggerID: "TSLOW1",
 		ResponseURL: h.slack.ResponseURL()}
 	replied := make(chan commandReply, 1)
-	go func() { replied <- h.app.onCommand(t.Context(), cmd, time.Now()) }()
+	go func() { replied <- h.app.onCommand(cmd, time.Now()) }()
 	select {
 	case r := <-replied:
 		assert.Equal(t, textWorking, r.Text)

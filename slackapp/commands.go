@@ -35,7 +35,7 @@ func ephemeralReply(m blockkit.Message) commandReply {
 // Slack nothing: the access check, which may wait on Slack for the
 // members of a user group, runs in the job, before the question is posted
 // (postCommandQuestion).
-func (a *App) onCommand(ctx context.Context, cmd slack.SlashCommand, received time.Time) commandReply {
+func (a *App) onCommand(cmd slack.SlashCommand, received time.Time) commandReply {
 	text := strings.TrimSpace(cmd.Text)
 	switch {
 	case cmd.Command != a.cfg.SlashCommand:
@@ -83,12 +83,9 @@ func (a *App) postCommandQuestion(ctx context.Context, w *answer, key, responseU
 	q := w.q
 	m := bot.Message{UserID: q.user, ChannelID: q.channel, Text: q.text}
 	var ref *access.Refusal
-	if err := a.bot.Admit(ctx, bot.Message{UserID: q.user, ChannelID: q.channel}); errors.As(err, &ref) {
-		if ref.Unknown != nil {
-			a.log.WarnContext(ctx, "slash command refused: a user group's members are unknown", "user", q.user, "channel", q.channel, "err", ref.Unknown)
-		}
+	if err := a.bot.Admit(ctx, m); errors.As(err, &ref) {
 		a.respond(ctx, responseURL, blockkit.Error(ref.Reason, nil))
-		a.bot.LogRefusal(ctx, m, ref)
+		a.bot.LogRefusal(ctx, m, ref) // logs why, when Slack did not list a user group
 		return false
 	}
 	ts, err := a.post(ctx, q.channel, "", blockkit.Asked(q.user, q.text))

@@ -167,7 +167,7 @@ func (a *App) serveCommands(w http.ResponseWriter, r *http.Request, body []byte,
 		http.Error(w, "cannot parse command", http.StatusBadRequest)
 		return
 	}
-	reply := a.onCommand(r.Context(), cmd, received)
+	reply := a.onCommand(cmd, received)
 	w.Header().Set("Content-Type", "application/json")
 	_ = json.NewEncoder(w).Encode(reply)
 }

@@ -195,18 +195,11 @@ func (p *people) counted(ch <-chan singleflight.Result) <-chan singleflight.Resu
 // slackLookupTimeout, and Run waits for it at a clean stop.
 func (p *people) refreshGroup(ctx context.Context, group string) {
 	p.mu.Lock()
-	if p.stopped {
-		// Stopping: the members read before serve until the end.
-		p.mu.Unlock()
-		return
-	}
-	p.refreshes.Add(1)
+	stopped := p.stopped
 	p.mu.Unlock()
-	ch := p.listing(ctx, group)
-	go func() {
-		defer p.refreshes.Done()
-		<-ch
-	}()
+	if !stopped { // stopping, the members read before serve until the end
+		p.counted(p.listing(ctx, group))
+	}
 }
 
 // wait returns once the listings under way have ended.

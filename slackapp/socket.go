@@ -91,7 +91,7 @@ func (a *App) onSocketEvent(ctx context.Context, client *socketmode.Client, evt 
 			a.ack(ctx, client, evt, nil, "slash_commands", received)
 			return nil
 		}
-		reply := a.onCommand(ctx, cmd, received)
+		reply := a.onCommand(cmd, received)
 		a.ack(ctx, client, evt, reply, "slash_commands", received)
 	case socketmode.EventTypeErrorBadMessage:
 		// An envelope slack-go could not parse, such as an event type it
