@@ -170,8 +170,9 @@ func TestSlashCommandAccessUnknownAfterTheAck(t *testing.T) {
 	t.Parallel()
 	path := filepath.Join(t.TempDir(), "access.yaml")
 	require.NoError(t, os.WriteFile(path, []byte(slackGroupsFile), 0o600))
-	h := start(t, withBotConfig(func(c *bot.Config) { c.AccessFile = path }))
-	h.slack.SetError("usergroups.users.list", "fatal_error")
+	fake := fakeslack.New(t)
+	fake.SetError("usergroups.users.list", "fatal_error") // from the listing at start on
+	h := start(t, sharing(fake), withBotConfig(func(c *bot.Config) { c.AccessFile = path }))
 	ch := channelID("CUNKNOWN")
 	calls := h.modelCalls()
 
@@ -248,6 +249,27 @@ func TestSlackUserGroupWithoutTheScope(t *testing.T) {
 		return m.Channel == ch && !m.Ephemeral && m.ThreadTS == ""
 	})
 	h.answerIn(ch, m.TS, answer18)
+}
+
+// docs/access.md: a user group id Slack does not know (no_such_subteam)
+// has no members, which is known: someone in no other group is answered
+// under the policy that applies without it, not refused as though Slack
+// had not answered.
+func TestSlackUserGroupThatDoesNotExist(t *testing.T) {
+	t.Parallel()
+	path := filepath.Join(t.TempDir(), "access.yaml")
+	require.NoError(t, os.WriteFile(path, []byte(slackGroupsFile), 0o600)) // S0CONTRACT: no such group in the fake
+	h := start(t, withBotConfig(func(c *bot.Config) { c.AccessFile = path }))
+	ch := channelID("CNOGROUP")
+	id := h.slack.SendSlashCommand(t, "/ask", q2018, user, ch)
+	assert.Contains(t, string(h.slack.WaitAck(t, id).Payload), textWorking)
+	m := h.slack.WaitMessage(t, "the question posted", func(m fakeslack.Message) bool {
+		return m.Channel == ch && !m.Ephemeral && m.ThreadTS == ""
+	})
+	h.answerIn(ch, m.TS, answer18)
+	for _, m := range h.slack.Messages() {
+		assert.NotContains(t, says(m), "Slack didn't answer", "not refused")
+	}
 }
 
 // The access matrix through the fake Slack: a user of each policy

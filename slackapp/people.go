@@ -74,8 +74,26 @@ type cachedGroup struct {
 	// at is when members were read; zero when they never were.
 	at time.Time
 	// failed is when Slack last failed to list them, zero after an
-	// answer: Slack is not asked again before groupRetry has passed.
+	// answer: Slack is not asked again before retry() has passed.
 	failed time.Time
+	// failures counts the listings failed in a row, 0 after an answer.
+	failures int
+}
+
+// retry is how long Slack is not asked about the group after its last
+// failed listing: groupRetry for a group listed before, whose members
+// still count through the first hour; for one never listed, whose
+// askers are refused meanwhile, groupRetryFirst, doubled after each
+// failure in a row up to groupRetry.
+func (c cachedGroup) retry() time.Duration {
+	if !c.at.IsZero() {
+		return groupRetry
+	}
+	d := groupRetryFirst
+	for i := 1; i < c.failures && d < groupRetry; i++ {
+		d *= 2
+	}
+	return min(d, groupRetry)
 }
 
 // groupTTL is how long a Slack user group's members are kept.
@@ -95,6 +113,13 @@ const groupStale = time.Hour
 // send a call of its own; a minute is short next to groupTTL, so Slack is
 // asked again soon after it is back.
 const groupRetry = time.Minute
+
+// groupRetryFirst is how long a user group never listed is not asked
+// about after its first failed listing (at start, say): its members are
+// unknown meanwhile, and whoever's access hangs on it is refused, so it
+// is asked again sooner than groupRetry; the wait doubles after each
+// failure in a row (5 s, 10 s, 20 s, 40 s), up to groupRetry.
+const groupRetryFirst = 5 * time.Second
 
 // errNoMembers is a user group's membership unknown: Slack did not list
 // it, and nothing read before counts.
@@ -233,7 +258,7 @@ const (
 
 // groupCached returns group's members and what to do about them. Slack
 // is not asked without the scope (no members), within groupTTL of their
-// reading, or within groupRetry of a failure (what counts then). Up to
+// reading, or within retry() of a failure (what counts then). Up to
 // groupStale after their reading the members count while they are listed
 // again; after that, or when they never were read, there are none to use.
 func (p *people) groupCached(group string) ([]string, groupState, error) {
@@ -249,7 +274,7 @@ func (p *people) groupCached(group string) ([]string, groupState, error) {
 		return nil, serveCached, nil
 	case !c.at.IsZero() && now.Sub(c.at) < groupTTL:
 		return c.members, serveCached, nil
-	case !c.failed.IsZero() && now.Sub(c.failed) < groupRetry:
+	case !c.failed.IsZero() && now.Sub(c.failed) < c.retry():
 		m, err := c.counting(now)
 		return m, serveCached, err
 	case !c.at.IsZero() && now.Sub(c.at) < groupStale:
@@ -277,16 +302,30 @@ func (p *people) listGroup(ctx context.Context, group string) ([]string, error) 
 		p.log("slack: usergroups.users.list refused; Slack user groups in ACCESS_FILE have no members (add the usergroups:read scope and reinstall)", "err", err)
 		p.noGroups = true
 		return nil, nil
+	case isNoSuchGroup(err):
+		// Not an outage: the group does not exist (a mistyped id, a group
+		// deleted), so it has no members; kept, like an answer, groupTTL.
+		p.log("slack: no user group has this id; it has no members (check the id in ACCESS_FILE)", "group", group, "err", err)
+		p.groups[group] = cachedGroup{at: now}
+		return nil, nil
 	}
 	c.failed = now
+	c.failures++
 	p.groups[group] = c
 	m, known := c.counting(now)
 	if known == nil {
-		p.log("slack: list a user group's members; the members read before still count", "group", group, "retry_in", groupRetry, "err", err)
+		p.log("slack: list a user group's members; the members read before still count", "group", group, "retry_in", c.retry(), "err", err)
 		return m, nil
 	}
-	p.log("slack: list a user group's members; whoever's access hangs on the group is refused until Slack answers", "group", group, "retry_in", groupRetry, "err", err)
+	p.log("slack: list a user group's members; whoever's access hangs on the group is refused until Slack answers", "group", group, "retry_in", c.retry(), "err", err)
 	return nil, fmt.Errorf("%w: %w", known, err)
+}
+
+// isNoSuchGroup reports Slack saying no user group has the id asked about
+// (usergroups.users.list: no_such_subteam).
+func isNoSuchGroup(err error) bool {
+	var se slack.SlackErrorResponse
+	return errors.As(err, &se) && se.Err == "no_such_subteam"
 }
 
 // cachedEmail is what users.info told of a user: their address and their
