@@ -1,7 +1,6 @@
 package slackapp
 
 import (
-	"context"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -9,7 +8,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/slack-go/slack"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
@@ -170,8 +168,9 @@ func TestSlashCommandAccessUnknownAfterTheAck(t *testing.T) {
 	t.Parallel()
 	path := filepath.Join(t.TempDir(), "access.yaml")
 	require.NoError(t, os.WriteFile(path, []byte(slackGroupsFile), 0o600))
-	h := start(t, withBotConfig(func(c *bot.Config) { c.AccessFile = path }))
-	h.slack.SetError("usergroups.users.list", "fatal_error")
+	fake := fakeslack.New(t)
+	fake.SetError("usergroups.users.list", "fatal_error") // from the listing at start on
+	h := start(t, sharing(fake), withBotConfig(func(c *bot.Config) { c.AccessFile = path }))
 	ch := channelID("CUNKNOWN")
 	calls := h.modelCalls()
 
@@ -203,32 +202,37 @@ func TestSlashCommandAccessUnknownAfterTheAck(t *testing.T) {
 }
 
 // The acknowledgement of /ask asks nothing of the access file's user
-// groups: a directory that never answers holds the job, not the ack.
+// groups: while Slack holds usergroups.users.list (the listing at start,
+// which the command's check joins), the command is acknowledged, and
+// the question is posted once Slack answers. An ack that waited on the
+// listing would come only once the listing's 3 seconds ran out, the
+// listing no longer held.
 func TestSlashCommandAckDoesNotWaitOnUserGroups(t *testing.T) {
 	t.Parallel()
 	path := filepath.Join(t.TempDir(), "access.yaml")
 	require.NoError(t, os.WriteFile(path, []byte(slackGroupsFile), 0o600))
-	h := start(t, withBotConfig(func(c *bot.Config) { c.AccessFile = path }))
-	release := make(chan struct{})
-	h.app.bot.SetDirectory(func(context.Context, string) ([]string, error) {
-		<-release // Slack never answers, whatever the asker's deadline
-		return nil, nil
-	})
+	fake := fakeslack.New(t)
+	release := fake.HoldMethod("usergroups.users.list")
+	defer release()
+	h := start(t, sharing(fake), withBotConfig(func(c *bot.Config) { c.AccessFile = path }))
+	fake.WaitHolding(t, "usergroups.users.list", 1) // the listing at start
+
 	ch := channelID("CSLOWGRP")
-	cmd := slack.SlashCommand{Command: "/ask", Text: q2018, UserID: user, ChannelID: ch, TriggerID: "TSLOW1",
-		ResponseURL: h.slack.ResponseURL()}
-	replied := make(chan commandReply, 1)
-	go func() { replied <- h.app.onCommand(cmd, time.Now()) }()
-	select {
-	case r := <-replied:
-		assert.Equal(t, textWorking, r.Text)
-	case <-time.After(30 * time.Second):
-		t.Fatal("the acknowledgement waits on the members of a user group")
-	}
-	close(release)
-	h.answerIn(ch, h.slack.WaitMessage(t, "the question posted", func(m fakeslack.Message) bool {
-		return m.Channel == ch && !m.Ephemeral && m.ThreadTS == ""
-	}).TS, answer18)
+	id := h.slack.SendSlashCommand(t, "/ask", q2018, user, ch)
+	ack := h.slack.WaitAck(t, id)
+	assert.Contains(t, string(ack.Payload), textWorking)
+	assert.Equal(t, 1, fake.Holding("usergroups.users.list"), "the ack came while Slack held the listing")
+	assert.Empty(t, fake.Calls("usergroups.users.list"), "no listing answered before the ack")
+
+	// Once Slack answers, the question is posted. Had the ack waited, the
+	// listing would have run out of time first, and the asker been refused
+	// (Slack didn't answer): the first thing the channel shows says which.
+	release()
+	first := h.slack.WaitMessage(t, "the question posted, or the asker refused", func(m fakeslack.Message) bool {
+		return m.Channel == ch && m.ThreadTS == ""
+	})
+	require.False(t, first.Ephemeral, "refused, the listing having run out of time before the ack: %q", says(first))
+	h.answerIn(ch, first.TS, answer18)
 }
 
 // docs/access.md: without the usergroups:read scope a Slack user group has
@@ -248,6 +252,27 @@ func TestSlackUserGroupWithoutTheScope(t *testing.T) {
 		return m.Channel == ch && !m.Ephemeral && m.ThreadTS == ""
 	})
 	h.answerIn(ch, m.TS, answer18)
+}
+
+// docs/access.md: a user group id Slack does not know (no_such_subteam)
+// has no members, which is known: someone in no other group is answered
+// under the policy that applies without it, not refused as though Slack
+// had not answered.
+func TestSlackUserGroupThatDoesNotExist(t *testing.T) {
+	t.Parallel()
+	path := filepath.Join(t.TempDir(), "access.yaml")
+	require.NoError(t, os.WriteFile(path, []byte(slackGroupsFile), 0o600)) // S0CONTRACT: no such group in the fake
+	h := start(t, withBotConfig(func(c *bot.Config) { c.AccessFile = path }))
+	ch := channelID("CNOGROUP")
+	id := h.slack.SendSlashCommand(t, "/ask", q2018, user, ch)
+	assert.Contains(t, string(h.slack.WaitAck(t, id).Payload), textWorking)
+	m := h.slack.WaitMessage(t, "the question posted", func(m fakeslack.Message) bool {
+		return m.Channel == ch && !m.Ephemeral && m.ThreadTS == ""
+	})
+	h.answerIn(ch, m.TS, answer18)
+	for _, m := range h.slack.Messages() {
+		assert.NotContains(t, says(m), "Slack didn't answer", "not refused")
+	}
 }
 
 // The access matrix through the fake Slack: a user of each policy

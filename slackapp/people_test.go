@@ -379,7 +379,7 @@ func TestUserGroupNotAskedForAMinuteAfterAFailure(t *testing.T) {
 }
 
 // A user group never listed whose listing fails has unknown members, and
-// Slack is not asked about it again for a minute; nor is an hour-old
+// Slack is not asked about it again for five seconds; nor is an hour-old
 // listing's membership served while it waits.
 func TestUserGroupWithoutMembersWhileSlackIsNotAsked(t *testing.T) {
 	t.Parallel()
@@ -389,14 +389,14 @@ func TestUserGroupWithoutMembersWhileSlackIsNotAsked(t *testing.T) {
 		emails: map[string]cachedEmail{}, groups: map[string]cachedGroup{}}
 
 	assert.ErrorIs(t, unknown(p, "S0NEW"), errNoMembers, "never listed, Slack fails: no members")
-	now = now.Add(time.Minute - time.Second)
+	now = now.Add(5*time.Second - time.Millisecond)
 	assert.ErrorIs(t, unknown(p, "S0NEW"), errNoMembers)
-	assert.Equal(t, 1, api.calls, "within the minute: Slack not asked")
+	assert.Equal(t, 1, api.calls, "within five seconds: Slack not asked")
 	assert.ErrorIs(t, unknown(p, "S0OTHER"), errNoMembers, "another group is asked about on its own")
 	assert.Equal(t, 2, api.calls)
 	api.set([]string{"UANA"}, nil)
-	now = now.Add(time.Second)
-	assert.Equal(t, []string{"UANA"}, known(t, p, "S0NEW"), "a minute on: asked again")
+	now = now.Add(time.Millisecond)
+	assert.Equal(t, []string{"UANA"}, known(t, p, "S0NEW"), "five seconds on: asked again")
 	assert.Equal(t, 3, api.calls)
 
 	api.set(nil, errors.New("context deadline exceeded"))
@@ -668,4 +668,79 @@ func TestUserGroupNotListedAgainWhileStopping(t *testing.T) {
 	api.mu.Lock()
 	defer api.mu.Unlock()
 	assert.Equal(t, 1, api.calls, "no listing in the background once stopping")
+}
+
+// docs/access.md: a user group never listed whose listing fails (at
+// start, say) is asked about again after 5 seconds, then 10, 20 and 40,
+// then every minute (groupRetryFirst doubled up to groupRetry): whoever's
+// access hangs on it is refused meanwhile. Once listed, a failure waits
+// the minute, the members read before counting.
+func TestUserGroupNeverListedAskedAgainSooner(t *testing.T) {
+	t.Parallel()
+	api := &groupsAPI{err: errors.New("slack: service unavailable")}
+	now := time.Date(2026, 11, 27, 9, 0, 0, 0, time.UTC)
+	var retries []any
+	p := &people{api: api, now: func() time.Time { return now }, log: func(_ string, args ...any) {
+		for i := 0; i+1 < len(args); i += 2 {
+			if args[i] == "retry_in" {
+				retries = append(retries, args[i+1])
+			}
+		}
+	}, emails: map[string]cachedEmail{}, groups: map[string]cachedGroup{}}
+
+	assert.ErrorIs(t, unknown(p, "S0NEW"), errNoMembers, "the first listing fails")
+	for i, wait := range []time.Duration{5 * time.Second, 10 * time.Second, 20 * time.Second, 40 * time.Second, time.Minute, time.Minute} {
+		calls := api.calls
+		now = now.Add(wait - time.Millisecond)
+		assert.ErrorIs(t, unknown(p, "S0NEW"), errNoMembers)
+		assert.Equal(t, calls, api.calls, "failure %d: not asked within %v", i+1, wait)
+		now = now.Add(time.Millisecond)
+		assert.ErrorIs(t, unknown(p, "S0NEW"), errNoMembers)
+		assert.Equal(t, calls+1, api.calls, "failure %d: asked again after %v", i+1, wait)
+	}
+	assert.Equal(t, []any{5 * time.Second, 10 * time.Second, 20 * time.Second, 40 * time.Second, time.Minute, time.Minute, time.Minute}, retries,
+		"each failure logs when Slack is asked again")
+
+	api.set([]string{"UANA"}, nil)
+	now = now.Add(time.Minute)
+	require.Equal(t, []string{"UANA"}, known(t, p, "S0NEW"), "Slack answers")
+	api.set(nil, errors.New("slack: service unavailable"))
+	now = now.Add(10 * time.Minute)
+	assert.Equal(t, []string{"UANA"}, known(t, p, "S0NEW"), "listed before: the members read before")
+	p.wait()
+	calls := api.calls
+	now = now.Add(time.Minute - time.Millisecond)
+	assert.Equal(t, []string{"UANA"}, known(t, p, "S0NEW"))
+	assert.Equal(t, calls, api.calls, "listed before: not asked for a minute after a failure, five seconds or not")
+	now = now.Add(time.Millisecond)
+	known(t, p, "S0NEW")
+	p.wait()
+	assert.Equal(t, calls+1, api.calls, "a minute on: asked again")
+}
+
+// docs/access.md: a user group id Slack does not know (no_such_subteam:
+// mistyped, or the group deleted) is not an outage: the group has no
+// members, which is known, and the bot logs a warning naming it once per
+// listing; it is listed again after ten minutes, like any answer.
+func TestUserGroupThatDoesNotExist(t *testing.T) {
+	t.Parallel()
+	api := &groupsAPI{err: slack.SlackErrorResponse{Err: "no_such_subteam"}}
+	now := time.Date(2026, 11, 27, 9, 0, 0, 0, time.UTC)
+	var logged []string
+	p := &people{api: api, now: func() time.Time { return now }, log: func(msg string, args ...any) { logged = append(logged, fmt.Sprint(append([]any{msg}, args...)...)) },
+		emails: map[string]cachedEmail{}, groups: map[string]cachedGroup{}}
+
+	for range 3 {
+		assert.Empty(t, known(t, p, "S0TYPO"), "no such group: no members, and no error")
+	}
+	assert.Equal(t, 1, api.calls, "listed once")
+	require.Len(t, logged, 1, "one warning for the listing: %q", logged)
+	assert.Contains(t, logged[0], "S0TYPO", "the warning names the group")
+	assert.Contains(t, logged[0], "no user group has this id")
+
+	api.set([]string{"UANA"}, nil) // the group is made
+	now = now.Add(10 * time.Minute)
+	known(t, p, "S0TYPO")
+	p.wait()
+	assert.Equal(t, []string{"UANA"}, known(t, p, "S0TYPO"), "ten minutes on: listed again")
 }

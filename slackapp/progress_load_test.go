@@ -123,3 +123,44 @@ func TestStreamedTextStretchesUnderLoad(t *testing.T) {
 			"17 answers under way: twice SLACK_PROGRESS_INTERVAL between two appends")
 	}
 }
+
+// docs/slack.md, SLACK_PROGRESS_INTERVAL: 0 (or less) spaces no updates:
+// each step the workflow starts is shown as soon as the one before it
+// is, in the "working…" message, however many answers are under way.
+func TestProgressIntervalZeroSendsEachUpdate(t *testing.T) {
+	t.Parallel()
+	for _, tt := range []struct {
+		name     string
+		interval time.Duration
+	}{
+		{"zero", 0},
+		{"less than zero", -time.Second},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			h := start(t, withConfig(func(c *Config) { c.ProgressInterval = tt.interval }))
+			underLoad(t, h, 17) // would double any interval above zero
+			ch := channelID("CPROGZERO")
+			q := question{channel: ch, user: user, ts: "1700000704.000100", threadTS: "1700000704.000100", received: time.Now()}
+			p := h.app.startProgress(t.Context(), q)
+			require.NotEmpty(t, p.workingTS, "the first \"Working on it…\" is posted at once")
+			p.watch(t.Context())
+			defer p.stop()
+
+			labels := []string{"Reading the tables…", "Writing SQL…", "Running the query…", "Explaining the result…"}
+			for _, label := range labels {
+				p.Started(t.Context(), bot.Step{Label: label})
+				h.slack.WaitMessage(t, label, func(m fakeslack.Message) bool {
+					return m.Channel == ch && m.TS == p.workingTS && strings.Contains(m.Text, label)
+				})
+			}
+			var shown []string
+			for _, c := range h.slack.Calls("chat.update") {
+				if c.Args.Get("channel") == ch {
+					shown = append(shown, strings.TrimPrefix(c.Args.Get("text"), "⏳ "))
+				}
+			}
+			assert.Equal(t, labels, shown, "one update per step, in order")
+		})
+	}
+}

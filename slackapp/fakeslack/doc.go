@@ -27,6 +27,10 @@
 // app_context_changed, block_actions and slash commands, with unique trigger ids
 // and envelope ids as Slack's are (apps deduplicate by them), and
 // SignedRequest signs a request the way Slack signs HTTP deliveries.
+// usergroups.users.list lists the groups SetUserGroup made and answers
+// no_such_subteam for any other id, as Slack does. To act while a call is
+// under way, HoldMethod holds a method's calls (and HoldUploads the uploads)
+// until the test releases them.
 //
 // What is simplified: there is one workspace, one bot and one app, and any
 // channel id exists unless SetNotInChannel says the bot is not in it. Only

@@ -47,3 +47,21 @@ func TestEphemeralMessages(t *testing.T) {
 	assert.False(t, cb.Container.IsEphemeral, "a message everyone sees")
 	assert.Equal(t, root, cb.Message.Timestamp)
 }
+
+// A slash command's response URL cannot replace the command's
+// acknowledgement: replace_original acts on a clicked message, and a
+// command has none, so the reply is a new ephemeral message and the
+// acknowledgement stays (it is the ack's payload, not a message the fake
+// holds).
+func TestCommandResponseURLDoesNotReplaceTheAck(t *testing.T) {
+	t.Parallel()
+	fake := fakeslack.New(t)
+	url := fake.SlashCommand("/ask", "top regions", "U2", "C2")["response_url"]
+	require.NoError(t, slack.PostWebhookContext(context.Background(), url, &slack.WebhookMessage{Text: "refused", ResponseType: slack.ResponseTypeEphemeral, ReplaceOriginal: true}))
+	require.NoError(t, slack.PostWebhookContext(context.Background(), url, &slack.WebhookMessage{Text: "refused again", ResponseType: slack.ResponseTypeEphemeral, ReplaceOriginal: true}))
+	msgs := fake.Messages()
+	require.Len(t, msgs, 2, "each reply is a message of its own")
+	assert.Equal(t, fakeslack.Message{Channel: "C2", TS: msgs[0].TS, Text: "refused", Ephemeral: true, User: "U2"}, msgs[0])
+	assert.Equal(t, "refused again", msgs[1].Text)
+	assert.Equal(t, "true", fake.Calls("response_url")[0].Args.Get("replace_original"), "the fake records what was asked")
+}

@@ -417,3 +417,45 @@ func TestStreamMethods(t *testing.T) {
 	_, _, err = api.DeleteMessageContext(ctx, "C1", ts)
 	assert.ErrorContains(t, err, "message_not_found")
 }
+
+// HoldMethod holds a method's calls until released, answering them as
+// usual then; a caller that gives up is held no longer; other methods are
+// not held.
+func TestHoldMethod(t *testing.T) {
+	t.Parallel()
+	fake := fakeslack.New(t)
+	fake.SetUserGroup("S0DATA", "UANA")
+	api := newClient(fake, fakeslack.BotToken)
+	release := fake.HoldMethod("usergroups.users.list")
+
+	got := make(chan []string, 1)
+	go func() {
+		users, _ := api.GetUserGroupMembersContext(context.Background(), "S0DATA")
+		got <- users
+	}()
+	fake.WaitHolding(t, "usergroups.users.list", 1)
+	_, err := api.AuthTest()
+	require.NoError(t, err, "another method is not held")
+	select {
+	case users := <-got:
+		t.Fatalf("answered while held: %v", users)
+	default:
+	}
+	assert.Empty(t, fake.Calls("usergroups.users.list"), "not answered while held")
+
+	ctx, cancel := context.WithCancel(context.Background())
+	gaveUp := make(chan error, 1)
+	go func() {
+		_, err := api.GetUserGroupMembersContext(ctx, "S0DATA")
+		gaveUp <- err
+	}()
+	fake.WaitHolding(t, "usergroups.users.list", 2)
+	cancel()
+	assert.Error(t, <-gaveUp)
+	fake.WaitHolding(t, "usergroups.users.list", 1) // the call given up is held no longer
+
+	release()
+	assert.Equal(t, []string{"UANA"}, <-got, "answered once released")
+	assert.Zero(t, fake.Holding("usergroups.users.list"))
+	assert.Len(t, fake.Calls("usergroups.users.list"), 1, "the call given up is not answered")
+}

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"net/http"
 	"sync"
+	"testing"
 )
 
 // RateLimitNext makes the next n calls of method answer HTTP 429 with a
@@ -107,4 +108,95 @@ func (s *Server) HoldUploads() (release func()) {
 	s.uploadHold, s.releaseHold = held, release
 	s.mu.Unlock()
 	return release
+}
+
+// methodHold is a HoldMethod: the calls of one Web API method wait on
+// released until it is closed.
+type methodHold struct {
+	released chan struct{}
+	release  func()
+	// waiting counts the calls held now.
+	waiting int
+}
+
+// HoldMethod makes the calls of the Web API method that arrive from now
+// on wait, read but unanswered, until release is called, their caller
+// gives up (its deadline, say) or the fake closes; a released call is
+// answered as usual. A test can then act while a call is under way: see
+// that an acknowledgement does not wait on usergroups.users.list. Holding
+// and WaitHolding say how many wait.
+func (s *Server) HoldMethod(method string) (release func()) {
+	h := &methodHold{released: make(chan struct{})}
+	var once sync.Once
+	h.release = func() {
+		once.Do(func() {
+			s.mu.Lock()
+			if s.holds[method] == h {
+				delete(s.holds, method)
+			}
+			s.mu.Unlock()
+			close(h.released)
+		})
+	}
+	s.mu.Lock()
+	s.holds[method] = h
+	s.mu.Unlock()
+	return h.release
+}
+
+// Holding returns how many calls of method HoldMethod holds now.
+func (s *Server) Holding(method string) int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if h := s.holds[method]; h != nil {
+		return h.waiting
+	}
+	return 0
+}
+
+// WaitHolding waits until HoldMethod holds exactly n calls of method. It
+// fails t after WaitTimeout.
+func (s *Server) WaitHolding(t testing.TB, method string, n int) {
+	t.Helper()
+	s.waitFor(t, fmt.Sprintf("%d held %s calls", n, method), func() bool { return s.Holding(method) == n },
+		func() string { return fmt.Sprintf("%d held; %s", s.Holding(method), s.callSummary()) })
+}
+
+// hold waits while HoldMethod holds method, and reports whether the call
+// is still to be answered: false when its caller is gone.
+func (s *Server) hold(r *http.Request, method string) bool {
+	s.mu.Lock()
+	h := s.holds[method]
+	if h == nil {
+		s.mu.Unlock()
+		return true
+	}
+	h.waiting++
+	s.notify()
+	s.mu.Unlock()
+	defer func() {
+		s.mu.Lock()
+		h.waiting--
+		s.notify()
+		s.mu.Unlock()
+	}()
+	select {
+	case <-h.released:
+		return true
+	case <-r.Context().Done():
+		return false
+	}
+}
+
+// releaseHolds releases every HoldMethod, for Close. Callers do not hold s.mu.
+func (s *Server) releaseHolds() {
+	s.mu.Lock()
+	var releases []func()
+	for _, h := range s.holds {
+		releases = append(releases, h.release)
+	}
+	s.mu.Unlock()
+	for _, release := range releases {
+		release()
+	}
 }

@@ -35,7 +35,10 @@ func (s *Server) newResponseURL(target responseTarget) string {
 // serveResponseURL answers POST /response/<id> the way Slack's response
 // URLs do: replace_original and delete_original act on the clicked message,
 // response_type "in_channel" posts a message, anything else posts an
-// ephemeral message for the user. Success is {"ok":true}; errors are
+// ephemeral message for the user. A slash command's response URL has no
+// clicked message: replace_original there posts a new message, and the
+// command's acknowledgement stays, as Slack documents replace_original for
+// responses to a button press only. Success is {"ok":true}; errors are
 // webhook-style (see webhookStyle). Each post is recorded as a
 // "response_url" Call.
 func (s *Server) serveResponseURL(w http.ResponseWriter, r *http.Request) {

@@ -59,10 +59,11 @@ type Server struct {
 	statuses     []Status
 	prompts      []Prompts
 	titles       []Title
-	experience   Experience         // SetExperience
-	faults       map[string][]reply // injected failures, used first to last
-	uploadHold   chan struct{}      // HoldUploads: uploads wait until it is closed
-	releaseHold  func()             // closes uploadHold, once
+	experience   Experience             // SetExperience
+	faults       map[string][]reply     // injected failures, used first to last
+	uploadHold   chan struct{}          // HoldUploads: uploads wait until it is closed
+	releaseHold  func()                 // closes uploadHold, once
+	holds        map[string]*methodHold // HoldMethod, by method
 	stickyErrors map[string]string
 	notInChannel map[string]bool
 	emails       map[string]string   // users.info addresses set by SetUserEmail
@@ -93,6 +94,7 @@ func New(t testing.TB) *Server {
 		emails:       map[string]string{},
 		userGroups:   map[string][]string{},
 		responses:    map[string]responseTarget{},
+		holds:        map[string]*methodHold{},
 	}
 	mux := http.NewServeMux()
 	mux.HandleFunc("/api/", s.serveAPI)
@@ -125,6 +127,7 @@ func (s *Server) Close() {
 		if release != nil {
 			release()
 		}
+		s.releaseHolds()
 		for _, c := range conns {
 			c.close(websocket.CloseGoingAway, "server closing")
 		}

@@ -93,6 +93,9 @@ func (s *Server) serveAPI(w http.ResponseWriter, r *http.Request) {
 	name := strings.TrimPrefix(r.URL.Path, "/api/")
 	args, token, err := parseRequest(r)
 	at := time.Now()
+	if !s.hold(r, name) {
+		return // the caller is gone
+	}
 
 	s.mu.Lock()
 	var rep reply
