@@ -346,7 +346,7 @@ func (r *Rules) inAny(ctx context.Context, groups []string, user string) (bool, 
 	}
 	wg.Wait()
 	if found.Load() {
-		return true, nil // the others' errors are only their cancelled waits
+		return true, nil // a member: what the others said (or their cancelled waits) no longer counts
 	}
 	for i, err := range errs {
 		if err != nil {

@@ -51,7 +51,7 @@ func testAccessUnknown(t *testing.T, e *testEnv) {
 	require.NoError(t, os.WriteFile(path, []byte(contractorsFile), 0o600))
 	b := newBot(t, e, script(), func(c *bot.Config) { c.AccessFile = path })
 	var down atomic.Bool
-	b.SetDirectory(func(_ context.Context, group string) ([]string, error) {
+	b.SetDirectory(func(context.Context, string) ([]string, error) {
 		if down.Load() {
 			return nil, errors.New("usergroups.users.list: timeout")
 		}
