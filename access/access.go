@@ -18,6 +18,7 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+	"sync"
 	"sync/atomic"
 
 	"gopkg.in/yaml.v3"
@@ -299,32 +300,60 @@ func (r *Rules) policyOf(ctx context.Context, w Who) (*Policy, error) {
 
 // inAny reports whether user is a member of one of groups. Its error says
 // that a Slack user group among them could not be read and user is in
-// none of the others: whether they are in groups is unknown.
+// none of the others: whether they are in groups is unknown. The Slack
+// user groups are asked about side by side, so someone whose groups Slack
+// does not list waits for one call rather than one per group; the first
+// that lists user ends the others' waits (their ctx is cancelled). Of
+// several groups that could not be read, the error names the first the
+// file lists, whichever failed first.
 func (r *Rules) inAny(ctx context.Context, groups []string, user string) (bool, error) {
-	var dir Directory
-	if d := r.directory.Load(); d != nil {
-		dir = *d
-	}
-	var unknown error
+	var ask []string // the Slack user groups among the members, once each, in order
 	for _, g := range groups {
 		for _, m := range r.groups[g] {
 			if m == user {
 				return true, nil
 			}
-			if dir == nil || !slackGroup.MatchString(m) || !slackUser.MatchString(user) {
-				continue
-			}
-			members, err := dir(ctx, m)
-			if err != nil {
-				unknown = fmt.Errorf("members of %s: %w", m, err)
-				continue
-			}
-			if slices.Contains(members, user) {
-				return true, nil
+			if slackGroup.MatchString(m) && !slices.Contains(ask, m) {
+				ask = append(ask, m)
 			}
 		}
 	}
-	return false, unknown
+	var dir Directory
+	if d := r.directory.Load(); d != nil {
+		dir = *d
+	}
+	if dir == nil || len(ask) == 0 || !slackUser.MatchString(user) {
+		return false, nil
+	}
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	var (
+		wg    sync.WaitGroup
+		found atomic.Bool
+		errs  = make([]error, len(ask))
+	)
+	for i, g := range ask {
+		wg.Go(func() {
+			members, err := dir(ctx, g)
+			switch {
+			case err != nil:
+				errs[i] = err
+			case slices.Contains(members, user):
+				found.Store(true)
+				cancel()
+			}
+		})
+	}
+	wg.Wait()
+	if found.Load() {
+		return true, nil // a member: what the others said (or their cancelled waits) no longer counts
+	}
+	for i, err := range errs {
+		if err != nil {
+			return false, fmt.Errorf("members of %s: %w", ask[i], err)
+		}
+	}
+	return false, nil
 }
 
 // SlackGroups are the Slack user groups the file's groups name, sorted:

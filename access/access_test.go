@@ -6,6 +6,7 @@ import (
 	"os"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -177,12 +178,15 @@ default: none
 		}
 		return nil, nil
 	})
-	ctx := t.Context()
+	deadline := time.Date(2100, 1, 1, 0, 0, 0, 0, time.UTC) // the asker's, never reached
+	ctx, cancel := context.WithDeadline(t.Context(), deadline)
+	defer cancel()
 	p, err := r.Admit(ctx, Who{UserID: "UBOB", ChannelID: "C1"})
 	require.NoError(t, err)
 	assert.Equal(t, "data", p.Policy())
 	require.NotEmpty(t, asked)
-	assert.Same(t, ctx, asked[0], "the directory waits on the asker's context")
+	got, ok := asked[0].Deadline()
+	assert.True(t, ok && got.Equal(deadline), "the directory waits on the asker's context: deadline %v", got)
 	_, err = r.Admit(t.Context(), Who{UserID: "UZED", ChannelID: "C1"})
 	assert.Error(t, err)
 }
@@ -392,4 +396,99 @@ default: none
 	}
 	_, err = r.Admit(t.Context(), Who{UserID: "UZED", ChannelID: "C0DATA"})
 	assert.ErrorContains(t, err, "You don't have access to any data here", "no policy names them and the default is none")
+}
+
+// twoGroups admits the members of two Slack user groups, S0FIRST listed
+// before S0SECOND, under the default.
+const twoGroups = `
+access:
+  groups: [staff]
+groups:
+  staff: [S0FIRST, S0SECOND]
+policies:
+  - name: all
+    tables: ["analytics.*"]
+default: all
+`
+
+// admitIn is r.Admit of who, failing the test if it has not returned by
+// the time a directory that never answers would have stopped it: a guard
+// against hanging, not a measure of speed.
+func admitIn(t *testing.T, r *Rules, who Who) (*Policy, error) {
+	t.Helper()
+	type admitted struct {
+		p   *Policy
+		err error
+	}
+	done := make(chan admitted, 1)
+	go func() {
+		p, err := r.Admit(t.Context(), who)
+		done <- admitted{p, err}
+	}()
+	select {
+	case a := <-done:
+		return a.p, a.err
+	case <-time.After(30 * time.Second):
+		t.Fatal("Admit has not returned: it waits on a Slack user group before asking about the next, or after one listed the asker")
+		return nil, nil
+	}
+}
+
+// The Slack user groups are asked about side by side: a group that lists
+// the asker admits them while Slack has not answered about another one
+// listed before it, whose wait is then given up.
+func TestSlackUserGroupsAskedTogether(t *testing.T) {
+	t.Parallel()
+	r, err := Parse([]byte(twoGroups))
+	require.NoError(t, err)
+	release := make(chan struct{}) // never closed: Slack never answers about S0FIRST
+	gaveUp := make(chan error, 1)
+	r.SetDirectory(func(ctx context.Context, group string) ([]string, error) {
+		if group == "S0SECOND" {
+			return []string{"UBOB"}, nil
+		}
+		select {
+		case <-release:
+			return nil, nil
+		case <-ctx.Done():
+			gaveUp <- ctx.Err()
+			return nil, ctx.Err()
+		}
+	})
+	p, err := admitIn(t, r, Who{UserID: "UBOB", ChannelID: "C1"})
+	require.NoError(t, err, "S0SECOND lists UBOB")
+	assert.Equal(t, "all", p.Policy())
+	select {
+	case err := <-gaveUp:
+		assert.ErrorIs(t, err, context.Canceled, "the wait on S0FIRST is cancelled")
+	default:
+		t.Fatal("the wait on S0FIRST goes on after Admit returned")
+	}
+}
+
+// When no Slack user group lists the asker and several cannot be read,
+// the refusal names the first the file lists, neither the first nor the
+// last Slack failed on.
+func TestSlackUserGroupsUnknownNamesTheFirst(t *testing.T) {
+	t.Parallel()
+	r, err := Parse([]byte(strings.Replace(twoGroups, "[S0FIRST, S0SECOND]", "[S0FIRST, S0SECOND, S0THIRD]", 1)))
+	require.NoError(t, err)
+	// Slack fails on S0SECOND, then S0FIRST, then S0THIRD.
+	failed := map[string]chan struct{}{"S0SECOND": make(chan struct{}), "S0FIRST": make(chan struct{}), "S0THIRD": make(chan struct{})}
+	after := map[string]string{"S0FIRST": "S0SECOND", "S0THIRD": "S0FIRST"}
+	r.SetDirectory(func(ctx context.Context, group string) ([]string, error) {
+		defer close(failed[group])
+		if before, ok := after[group]; ok {
+			select {
+			case <-failed[before]:
+			case <-ctx.Done():
+			}
+		}
+		return nil, errors.New("timeout")
+	})
+	_, err = admitIn(t, r, Who{UserID: "UBOB", ChannelID: "C1"})
+	var ref *Refusal
+	require.ErrorAs(t, err, &ref)
+	assert.Equal(t, "I can't check your access right now: Slack didn't answer. Try again in a minute.", ref.Reason)
+	assert.EqualError(t, ref.Unknown, "members of S0FIRST: timeout", "the log names the first group in the file's order")
 }

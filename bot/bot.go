@@ -568,16 +568,25 @@ func whoOf(s *nodes.State) access.Who {
 // refuse answers someone the access file does not admit: the reason, no
 // model call, no query; the query log records the refusal.
 func (b *Bot) refuse(ctx context.Context, s *nodes.State, ref *access.Refusal) *nodes.State {
-	s.ErrorKind, s.ErrorDetail = nodes.ErrNotAdmitted, "not admitted: "+ref.Reason
-	if ref.Unknown != nil {
-		// Slack did not say who is in a user group: not a refusal of the
-		// file's, and the log keeps why.
-		s.ErrorKind, s.ErrorDetail = nodes.ErrAccessUnknown, "access unknown: "+ref.Unknown.Error()
-		b.log.WarnContext(ctx, "refused: a Slack user group's members are unknown", "user", s.UserID, "channel", s.ChannelID, "err", ref.Unknown)
-	}
+	s.ErrorKind, s.ErrorDetail = b.refusalKind(ctx, s.UserID, s.ChannelID, ref)
 	s.SetReply(nodes.FormatError, &answer.Answer{Kind: answer.KindError, Text: answer.Plain(ref.Reason)})
 	b.logTurn(ctx, s, workflow.Result{})
 	return s
+}
+
+// refusalKind is the query log's error kind and detail of ref, the access
+// file's answer to user in channel: not_admitted with the reason, or, when
+// Slack did not say who is in a user group that decides (ref.Unknown),
+// access_unknown with why, also logged as a warning. The latter is a
+// failure to check, not a refusal of the file's: a schedule is tried
+// again for it, not stopped (scheduler's refusedKinds), and the metrics
+// count it as failed, not rejected.
+func (b *Bot) refusalKind(ctx context.Context, user, channel string, ref *access.Refusal) (nodes.ErrorKind, string) {
+	if ref.Unknown == nil {
+		return nodes.ErrNotAdmitted, "not admitted: " + ref.Reason
+	}
+	b.log.WarnContext(ctx, "refused: a Slack user group's members are unknown", "user", user, "channel", channel, "err", ref.Unknown)
+	return nodes.ErrAccessUnknown, "access unknown: " + ref.Unknown.Error()
 }
 
 // NewThreadID returns a fresh thread id for conversations that start

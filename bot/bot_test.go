@@ -31,6 +31,7 @@ func TestBot(t *testing.T) {
 		{"AccessPolicies", testAccessPolicies},
 		{"AccessPoliciesAlone", testAccessPoliciesAlone},
 		{"AccessViews", testAccessViews},
+		{"AccessUnknown", testAccessUnknown},
 		{"ErrorTextsHoldNoData", testErrorTextsHoldNoData},
 		{"MaskedValuesNotShown", testMaskedValuesNotShown},
 		{"PolicyRoles", testPolicyRoles},

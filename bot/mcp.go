@@ -69,7 +69,7 @@ func (b *Bot) call(ctx context.Context, m Message, intent, what string, fn func(
 	var ref *access.Refusal
 	switch {
 	case errors.As(err, &ref):
-		s.ErrorKind, s.ErrorDetail = nodes.ErrNotAdmitted, "not admitted: "+ref.Reason
+		s.ErrorKind, s.ErrorDetail = b.refusalKind(ctx, s.UserID, s.ChannelID, ref)
 	case err != nil:
 		s.ErrorKind, s.ErrorDetail = nodes.ErrInternal, err.Error()
 	default:

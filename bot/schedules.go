@@ -99,7 +99,11 @@ func (b *Bot) destinationRefusal(ctx context.Context, sch store.Schedule) (nodes
 		Local: slices.Contains(localChannels, channel)})
 	var ref *access.Refusal
 	if errors.As(err, &ref) {
-		return nodes.ErrNotAdmitted, ref.Reason
+		// The reason is the owner's to read: for a Slack user group
+		// Slack did not list, "try again in a minute", and the schedule
+		// stays pending for them to press Save again.
+		kind, _ := b.refusalKind(ctx, sch.OwnerID, channel, ref)
+		return kind, ref.Reason
 	}
 	a, capped := b.scheduleAccess(sch, p)
 	ctx = warehouse.WithCaller(ctx, warehouse.Caller{UserID: sch.OwnerID, Email: sch.OwnerEmail, ChannelID: channel, Access: a})
