@@ -128,5 +128,20 @@ func testAccessUnknown(t *testing.T, e *testEnv) {
 		sch, err = b.DB().ScheduleByID(ctx, confirm.ScheduleID)
 		require.NoError(t, err)
 		assert.Equal(t, store.ScheduleActive, sch.State, "tried again, not stopped: %s", sch.StopReason)
+		assert.Empty(t, slack.tells, "a run to be tried again is not told")
+
+		// Its retries spent, the owner is told why in words of their own.
+		spent := scheduler.New(b, scheduler.Options{Now: func() time.Time { return sch.NextRunAt.Add(time.Second) }, Only: sch.ID, Retries: -1})
+		spent.Handle(nodes.SurfaceSlack, slack)
+		down.Store(true)
+		n, err = spent.Tick(ctx)
+		down.Store(false)
+		require.NoError(t, err)
+		require.Equal(t, 1, n)
+		require.Len(t, slack.tells, 1)
+		assert.Contains(t, slack.tells[0], "Slack didn't say whether you may still read what it reads", "not “something went wrong”")
+		sch, err = b.DB().ScheduleByID(ctx, confirm.ScheduleID)
+		require.NoError(t, err)
+		assert.Equal(t, store.ScheduleActive, sch.State, "one failed run does not stop it: %s", sch.StopReason)
 	})
 }

@@ -20,6 +20,7 @@ import (
 type recordingDeliverer struct {
 	mu    sync.Mutex
 	posts []bot.Reply
+	tells []string // what the schedules' owners were told
 }
 
 func (r *recordingDeliverer) Deliver(_ context.Context, sch store.Schedule, s bot.Reply) (bot.Delivered, error) {
@@ -29,7 +30,12 @@ func (r *recordingDeliverer) Deliver(_ context.Context, sch store.Schedule, s bo
 	return bot.Delivered{ThreadID: sch.DestThread, Channel: sch.DestChannel, TS: "1700000000.000900"}, nil
 }
 
-func (r *recordingDeliverer) Tell(context.Context, store.Schedule, string) error { return nil }
+func (r *recordingDeliverer) Tell(_ context.Context, _ store.Schedule, text string) error {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.tells = append(r.tells, text)
+	return nil
+}
 
 // testCubeSchedule schedules an answer of the Cube backend in words and
 // runs it: the stored Cube query runs again, without the model, and the

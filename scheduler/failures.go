@@ -40,6 +40,8 @@ func failureWords(kind string, attempts int) string {
 		why = "the query no longer runs on the data as it is now"
 	case nodes.ErrWarehouseDenied:
 		why = "the bot's database account may not read what it needs"
+	case nodes.ErrAccessUnknown:
+		why = "Slack didn't say whether you may still read what it reads"
 	case "delivery_failed":
 		why = "I couldn't post the message"
 	}
