@@ -40,6 +40,9 @@ func serve(ctx context.Context, out io.Writer, tel *telemetry.Telemetry) error {
 		if _, err := scfg.Mode(); err != nil {
 			return fmt.Errorf("%w (see README.md, \"Add it to Slack\")", err)
 		}
+		if err := scfg.Check(); err != nil {
+			return err
+		}
 	}
 	token := os.Getenv("HTTP_TOKEN")
 	if err := web.CheckAddr(scfg.HTTPAddr, token != "" || os.Getenv("ACCESS_FILE") != ""); err != nil {
