@@ -82,16 +82,6 @@ func clearSlackEnv(t *testing.T) {
 	}
 }
 
-// freeAddr returns a loopback address nothing listens on right now.
-func freeAddr(t *testing.T) string {
-	t.Helper()
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	require.NoError(t, err)
-	addr := ln.Addr().String()
-	require.NoError(t, ln.Close())
-	return addr
-}
-
 // server is a running `analyticsbot serve`.
 type server struct {
 	url         string // the web chat, as printed
@@ -100,7 +90,11 @@ type server struct {
 	done        chan error
 }
 
-var webChatLine = regexp.MustCompile(`Web chat: (http://\S+)\n`)
+var (
+	webChatLine = regexp.MustCompile(`Web chat: (http://\S+)\n`)
+	// metricsLine is the log line of the address METRICS_ADDR bound.
+	metricsLine = regexp.MustCompile(`msg="serving Prometheus metrics" url=(http://\S+/metrics)\n`)
+)
 
 // startServe runs `analyticsbot serve` with the environment set so far and
 // waits for it to print the web chat's address.
@@ -269,10 +263,10 @@ func TestCLIServeAnswersInSlack(t *testing.T) {
 	t.Setenv("SLACK_BOT_TOKEN", fakeslack.BotToken)
 	t.Setenv("SLACK_APP_TOKEN", fakeslack.AppToken)
 	t.Setenv("SLACK_API_URL", slack.APIURL())
-	metricsAddr := freeAddr(t)
-	t.Setenv("METRICS_ADDR", metricsAddr)
+	t.Setenv("METRICS_ADDR", "127.0.0.1:0")
 
 	s := startServe(t)
+	metricsURL := s.errOut.waitFor(t, metricsLine, s.done)[1]
 	slack.WaitConnected(t)
 	const ch, ts = "CSERVE001", "1700000100.000100"
 	id := slack.Send(t, fakeslack.Envelope{Type: "events_api", Payload: fakeslack.EventCallback("EvServe1",
@@ -284,7 +278,7 @@ func TestCLIServeAnswersInSlack(t *testing.T) {
 			strings.Contains(string(m.Blocks), "export_csv")
 	})
 
-	status, body := get(t, "http://"+metricsAddr+"/metrics", "")
+	status, body := get(t, metricsURL, "")
 	assert.Equal(t, http.StatusOK, status, "GET /metrics")
 	assert.Regexp(t, `analyticsbot_turns_total\{[^}]*intent="analytics_query"[^}]*\} 1`, body, "the answered turn is counted")
 	assert.Contains(t, body, "analyticsbot_node_duration_seconds_bucket", "node latency histogram")
