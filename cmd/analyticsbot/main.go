@@ -87,8 +87,7 @@ func main() {
 
 func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) error {
 	level := slog.LevelWarn
-	if len(args) > 0 && args[0] == "serve" {
-		// A server's log is its only window; interactive commands stay quiet.
+	if len(args) > 0 && commands[args[0]].server {
 		level = slog.LevelInfo
 	}
 	level, levelErr := logLevel(level)
@@ -97,79 +96,117 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 		fmt.Fprint(stderr, usage)
 		return fmt.Errorf("%w: no command", errUsage)
 	}
-	cmd, rest := args[0], args[1:]
-	if levelErr != nil && commands[cmd] {
-		// Help and a mistyped command still print the usage.
-		if cmd == "validate-sql" {
+	name := args[0]
+	switch name {
+	case "help", "-h", "--help":
+		// Help prints the usage whatever LOG_LEVEL holds.
+		fmt.Fprint(stdout, usage)
+		return nil
+	}
+	cmd, ok := commands[name]
+	if !ok {
+		fmt.Fprint(stderr, usage)
+		return fmt.Errorf("%w: unknown command %q", errUsage, name)
+	}
+	if levelErr != nil {
+		if cmd.notChecked {
 			return fmt.Errorf("%w: %w", errNotChecked, levelErr)
 		}
 		return levelErr
 	}
-	var tel *telemetry.Telemetry
-	switch cmd {
-	case "serve", "chat", "ask", "press", "context", "mcp":
+	in := invocation{args: args[1:], stdin: stdin, stdout: stdout, stderr: stderr}
+	if cmd.telemetry {
 		var err error
-		if tel, err = telemetry.Setup(ctx, "analyticsbot"); err != nil {
+		if in.tel, err = telemetry.Setup(ctx, "analyticsbot"); err != nil {
 			return err
 		}
-		defer stopTelemetry(ctx, tel)
+		defer stopTelemetry(ctx, in.tel)
 	}
-	switch cmd {
-	case "migrate":
-		return migrate(ctx, stdout)
-	case "demo":
-		switch {
-		case len(rest) == 1 && rest[0] == "load", len(rest) == 2 && rest[0] == "load" && rest[1] == "steam":
-			return demoLoad(ctx, stdout)
-		case len(rest) == 2 && rest[0] == "load" && rest[1] == "defog":
-			return defogLoad(ctx, stdout)
-		}
-		return fmt.Errorf("%w: analyticsbot demo load [steam|defog]", errUsage)
-	case "grant":
-		return grant(ctx, stdout)
-	case "access":
-		return accessCommand(ctx, rest, stdout)
-	case "doctor":
-		return doctor(ctx, stdout)
-	case "graph":
-		return graph(ctx, stdout)
-	case "chat":
-		return chat(ctx, stdin, stdout)
-	case "serve":
-		return serve(ctx, stdout, tel)
-	case "logs":
-		return logsCommand(ctx, rest, stdout)
-	case "validate-sql":
-		return validateSQL(ctx, rest, stdin, stdout, stderr)
-	case "ask":
-		return ask(ctx, rest, stdout)
-	case "context":
-		return contextCommand(ctx, rest, stdout)
-	case "mcp":
-		return mcpCommand(ctx, rest, stdin, stdout)
-	case "eval":
-		return evalCommand(ctx, rest, stdout)
-	case "press":
-		return press(ctx, rest, stdout)
-	case "schedules":
-		return schedulesCommand(ctx, rest, stdout)
-	case "examples":
-		return examplesCommand(ctx, rest, stdin, stdout)
-	case "help", "-h", "--help":
-		fmt.Fprint(stdout, usage)
-		return nil
-	default:
-		fmt.Fprint(stderr, usage)
-		return fmt.Errorf("%w: unknown command %q", errUsage, cmd)
-	}
+	return cmd.run(ctx, in)
 }
 
-// commands are the names run runs; LOG_LEVEL is checked for these only,
-// so that help and usage errors print the usage whatever it holds.
-var commands = map[string]bool{
-	"migrate": true, "demo": true, "grant": true, "access": true, "doctor": true, "graph": true, "chat": true,
-	"serve": true, "logs": true, "validate-sql": true, "ask": true, "context": true, "mcp": true, "eval": true,
-	"press": true, "schedules": true, "examples": true,
+// invocation is what a command is run with.
+type invocation struct {
+	// args are the arguments after the command's name.
+	args           []string
+	stdin          io.Reader
+	stdout, stderr io.Writer
+	// tel is set for the commands that set up telemetry.
+	tel *telemetry.Telemetry
+}
+
+// command is one of the program's commands.
+type command struct {
+	run func(ctx context.Context, in invocation) error
+	// server logs at info level by default, not warn: a server's log is
+	// its only window, while interactive commands stay quiet.
+	server bool
+	// telemetry sets up traces, metrics and logs export before run.
+	telemetry bool
+	// notChecked marks a LOG_LEVEL to fix with errNotChecked, which exits
+	// 2 as validate-sql's usage says, rather than 1.
+	notChecked bool
+}
+
+// commands are the commands run runs, by name; the usage lists the same
+// names. LOG_LEVEL is checked for these only, so that help and a mistyped
+// command print the usage whatever it holds.
+var commands = map[string]command{
+	"migrate": {run: func(ctx context.Context, in invocation) error { return migrate(ctx, in.stdout) }},
+	"demo":    {run: func(ctx context.Context, in invocation) error { return demoCommand(ctx, in.args, in.stdout) }},
+	"grant":   {run: func(ctx context.Context, in invocation) error { return grant(ctx, in.stdout) }},
+	"access":  {run: func(ctx context.Context, in invocation) error { return accessCommand(ctx, in.args, in.stdout) }},
+	"doctor":  {run: func(ctx context.Context, in invocation) error { return doctor(ctx, in.stdout) }},
+	"graph":   {run: func(ctx context.Context, in invocation) error { return graph(ctx, in.stdout) }},
+	"chat": {
+		telemetry: true,
+		run:       func(ctx context.Context, in invocation) error { return chat(ctx, in.stdin, in.stdout) },
+	},
+	"serve": {
+		server:    true,
+		telemetry: true,
+		run:       func(ctx context.Context, in invocation) error { return serve(ctx, in.stdout, in.tel) },
+	},
+	"mcp": {
+		telemetry: true,
+		run:       func(ctx context.Context, in invocation) error { return mcpCommand(ctx, in.args, in.stdin, in.stdout) },
+	},
+	"logs": {run: func(ctx context.Context, in invocation) error { return logsCommand(ctx, in.args, in.stdout) }},
+	"validate-sql": {
+		notChecked: true,
+		run: func(ctx context.Context, in invocation) error {
+			return validateSQL(ctx, in.args, in.stdin, in.stdout, in.stderr)
+		},
+	},
+	"ask": {
+		telemetry: true,
+		run:       func(ctx context.Context, in invocation) error { return ask(ctx, in.args, in.stdout) },
+	},
+	"context": {
+		telemetry: true,
+		run:       func(ctx context.Context, in invocation) error { return contextCommand(ctx, in.args, in.stdout) },
+	},
+	"eval": {run: func(ctx context.Context, in invocation) error { return evalCommand(ctx, in.args, in.stdout) }},
+	"press": {
+		telemetry: true,
+		run:       func(ctx context.Context, in invocation) error { return press(ctx, in.args, in.stdout) },
+	},
+	"schedules": {run: func(ctx context.Context, in invocation) error { return schedulesCommand(ctx, in.args, in.stdout) }},
+	"examples": {run: func(ctx context.Context, in invocation) error {
+		return examplesCommand(ctx, in.args, in.stdin, in.stdout)
+	}},
+}
+
+// demoCommand loads a demo data set: Steam's, or Defog's benchmark
+// databases.
+func demoCommand(ctx context.Context, args []string, stdout io.Writer) error {
+	switch {
+	case len(args) == 1 && args[0] == "load", len(args) == 2 && args[0] == "load" && args[1] == "steam":
+		return demoLoad(ctx, stdout)
+	case len(args) == 2 && args[0] == "load" && args[1] == "defog":
+		return defogLoad(ctx, stdout)
+	}
+	return fmt.Errorf("%w: analyticsbot demo load [steam|defog]", errUsage)
 }
 
 // stopTelemetry flushes spans and metrics, for a few seconds at most even

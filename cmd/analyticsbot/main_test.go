@@ -231,14 +231,18 @@ func TestCLILogLevel(t *testing.T) {
 	}
 }
 
-// Every command listed in the usage checks LOG_LEVEL before it does
-// anything.
+// The usage lists exactly the commands run runs, and every one checks
+// LOG_LEVEL before it does anything.
 func TestCLILogLevelEveryCommand(t *testing.T) {
 	t.Setenv("LOG_LEVEL", "verbose")
+	var listed []string
 	for _, m := range regexp.MustCompile(`(?m)^  analyticsbot ([a-z-]+)`).FindAllStringSubmatch(usage, -1) {
+		listed = append(listed, m[1])
 		got := runCLI(t, "", m[1])
 		assert.ErrorContains(t, got.err, "LOG_LEVEL must be", "analyticsbot %s", m[1])
 	}
+	slices.Sort(listed)
+	assert.Equal(t, slices.Sorted(maps.Keys(commands)), slices.Compact(listed), "the commands run runs, and the usage's")
 }
 
 func TestCLIGraph(t *testing.T) {

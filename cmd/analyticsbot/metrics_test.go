@@ -27,14 +27,16 @@ func TestServeMetricsAddr(t *testing.T) {
 		t.Cleanup(func() { ln.Close() })
 	}
 	t.Setenv("METRICS_ADDR", "")
-	assert.ErrorContains(t, serveMetrics(ctx, tel), "listen on METRICS_ADDR "+defaultMetricsAddr,
-		"unset, serve listens at the default address")
+	_, err = serveMetrics(ctx, tel)
+	assert.ErrorContains(t, err, "listen on METRICS_ADDR "+defaultMetricsAddr, "unset, serve listens at the default address")
 	t.Setenv("METRICS_ADDR", "off")
-	assert.NoError(t, serveMetrics(ctx, tel), "off: serve does not listen for metrics at all")
+	addr, err := serveMetrics(ctx, tel)
+	assert.NoError(t, err)
+	assert.Nil(t, addr, "off: serve does not listen for metrics at all")
 
-	addr := freeAddr(t)
-	t.Setenv("METRICS_ADDR", addr)
-	require.NoError(t, serveMetrics(ctx, tel))
-	status, body := get(t, "http://"+addr+"/metrics", "")
+	t.Setenv("METRICS_ADDR", "127.0.0.1:0")
+	addr, err = serveMetrics(ctx, tel)
+	require.NoError(t, err)
+	status, body := get(t, "http://"+addr.String()+"/metrics", "")
 	assert.Equal(t, http.StatusOK, status, "GET /metrics at METRICS_ADDR: %s", body)
 }

@@ -40,6 +40,9 @@ func serve(ctx context.Context, out io.Writer, tel *telemetry.Telemetry) error {
 		if _, err := scfg.Mode(); err != nil {
 			return fmt.Errorf("%w (see README.md, \"Add it to Slack\")", err)
 		}
+		if err := scfg.Check(); err != nil {
+			return err
+		}
 	}
 	token := os.Getenv("HTTP_TOKEN")
 	if err := web.CheckAddr(scfg.HTTPAddr, token != "" || os.Getenv("ACCESS_FILE") != ""); err != nil {
@@ -71,7 +74,7 @@ func serve(ctx context.Context, out io.Writer, tel *telemetry.Telemetry) error {
 		}
 	}
 	defer startScheduler(ctx, b, app)()
-	if err := serveMetrics(ctx, tel); err != nil {
+	if _, err := serveMetrics(ctx, tel); err != nil {
 		return err
 	}
 	ln, err := net.Listen("tcp", scfg.HTTPAddr)
@@ -224,15 +227,15 @@ func webURL(addr net.Addr) string {
 const defaultMetricsAddr = "127.0.0.1:9464"
 
 // serveMetrics serves Prometheus metrics at METRICS_ADDR/metrics until ctx
-// ends.
-func serveMetrics(ctx context.Context, tel *telemetry.Telemetry) error {
+// ends, and returns the address it listens on (nil when it does not).
+func serveMetrics(ctx context.Context, tel *telemetry.Telemetry) (net.Addr, error) {
 	addr := cmp.Or(os.Getenv("METRICS_ADDR"), defaultMetricsAddr)
 	if addr == "off" || tel == nil {
-		return nil
+		return nil, nil
 	}
 	ln, err := net.Listen("tcp", addr)
 	if err != nil {
-		return fmt.Errorf("listen on METRICS_ADDR %s (set METRICS_ADDR=off to disable): %w", addr, err)
+		return nil, fmt.Errorf("listen on METRICS_ADDR %s (set METRICS_ADDR=off to disable): %w", addr, err)
 	}
 	go func() {
 		if err := tel.ServeMetrics(ctx, ln); err != nil {
@@ -240,5 +243,5 @@ func serveMetrics(ctx context.Context, tel *telemetry.Telemetry) error {
 		}
 	}()
 	slog.InfoContext(ctx, "serving Prometheus metrics", "url", "http://"+ln.Addr().String()+"/metrics")
-	return nil
+	return ln.Addr(), nil
 }

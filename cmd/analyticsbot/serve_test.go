@@ -82,16 +82,6 @@ func clearSlackEnv(t *testing.T) {
 	}
 }
 
-// freeAddr returns a loopback address nothing listens on right now.
-func freeAddr(t *testing.T) string {
-	t.Helper()
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	require.NoError(t, err)
-	addr := ln.Addr().String()
-	require.NoError(t, ln.Close())
-	return addr
-}
-
 // server is a running `analyticsbot serve`.
 type server struct {
 	url         string // the web chat, as printed
@@ -100,7 +90,11 @@ type server struct {
 	done        chan error
 }
 
-var webChatLine = regexp.MustCompile(`Web chat: (http://\S+)\n`)
+var (
+	webChatLine = regexp.MustCompile(`Web chat: (http://\S+)\n`)
+	// metricsLine is the log line of the address METRICS_ADDR bound.
+	metricsLine = regexp.MustCompile(`msg="serving Prometheus metrics" url=(http://\S+/metrics)\n`)
+)
 
 // startServe runs `analyticsbot serve` with the environment set so far and
 // waits for it to print the web chat's address.
@@ -269,10 +263,10 @@ func TestCLIServeAnswersInSlack(t *testing.T) {
 	t.Setenv("SLACK_BOT_TOKEN", fakeslack.BotToken)
 	t.Setenv("SLACK_APP_TOKEN", fakeslack.AppToken)
 	t.Setenv("SLACK_API_URL", slack.APIURL())
-	metricsAddr := freeAddr(t)
-	t.Setenv("METRICS_ADDR", metricsAddr)
+	t.Setenv("METRICS_ADDR", "127.0.0.1:0")
 
 	s := startServe(t)
+	metricsURL := s.errOut.waitFor(t, metricsLine, s.done)[1]
 	slack.WaitConnected(t)
 	const ch, ts = "CSERVE001", "1700000100.000100"
 	id := slack.Send(t, fakeslack.Envelope{Type: "events_api", Payload: fakeslack.EventCallback("EvServe1",
@@ -284,7 +278,7 @@ func TestCLIServeAnswersInSlack(t *testing.T) {
 			strings.Contains(string(m.Blocks), "export_csv")
 	})
 
-	status, body := get(t, "http://"+metricsAddr+"/metrics", "")
+	status, body := get(t, metricsURL, "")
 	assert.Equal(t, http.StatusOK, status, "GET /metrics")
 	assert.Regexp(t, `analyticsbot_turns_total\{[^}]*intent="analytics_query"[^}]*\} 1`, body, "the answered turn is counted")
 	assert.Contains(t, body, "analyticsbot_node_duration_seconds_bucket", "node latency histogram")
@@ -416,23 +410,62 @@ func TestCLIServeNamesTheSlackSettingToFix(t *testing.T) {
 }
 
 // README: a setting that cannot work stops the program at start. Serve
-// reads MCP_* with its other settings, before it opens the bot or listens,
-// so it stops with nothing left listening on HTTP_ADDR or METRICS_ADDR.
-func TestCLIServeRefusesMCPSettingsBeforeListening(t *testing.T) {
-	serveEnv(t)
-	httpAddr, metricsAddr := freeAddr(t), freeAddr(t)
-	t.Setenv("HTTP_ADDR", httpAddr)
-	t.Setenv("METRICS_ADDR", metricsAddr)
-	t.Setenv("MCP_MAX_ROWS", "0")
-	got := runCLI(t, "", "serve")
-	require.Error(t, got.err)
-	assert.Equal(t, "MCP_MAX_ROWS must be a number of rows above 0, such as 100, got 0", got.err.Error())
-	assert.Empty(t, got.stdout, "no web chat address: nothing was served")
-	assert.NotContains(t, got.stderr, "serving", "no server started")
-	assert.NotContains(t, got.stderr, "scheduler running", "no scheduler started")
-	for _, addr := range []string{httpAddr, metricsAddr} {
-		ln, err := net.Listen("tcp", addr)
-		require.NoError(t, err, "%s is free: serve left nothing listening on it", addr)
-		require.NoError(t, ln.Close())
+// reads MCP_* and, with a Slack token, SLACK_* before it opens the bot or
+// listens: it stops with the setting to fix, not with the error of the
+// database it would have opened or of the addresses it would have bound,
+// which the test holds.
+func TestCLIServeRefusesSettingsBeforeOpening(t *testing.T) {
+	tests := []struct {
+		name string
+		env  map[string]string
+		want string
+	}{
+		{
+			name: "MCP_MAX_ROWS",
+			env:  map[string]string{"MCP_MAX_ROWS": "0"},
+			want: "MCP_MAX_ROWS must be a number of rows above 0, such as 100, got 0",
+		},
+		{
+			name: "SLACK_QUEUE_LIMIT",
+			env:  map[string]string{"SLACK_BOT_TOKEN": fakeslack.BotToken, "SLACK_APP_TOKEN": fakeslack.AppToken, "SLACK_QUEUE_LIMIT": "0"},
+			want: "SLACK_QUEUE_LIMIT must be at least 1, got 0",
+		},
+		{
+			name: "SLACK_WORKERS, SLACK_SLASH_COMMAND and SLACK_API_RETRIES in HTTP mode",
+			env: map[string]string{"SLACK_BOT_TOKEN": fakeslack.BotToken, "SLACK_SIGNING_SECRET": "serve-test-signing-secret",
+				"SLACK_WORKERS": "-1", "SLACK_SLASH_COMMAND": "ask", "SLACK_API_RETRIES": "-1"},
+			want: "SLACK_WORKERS must be 0 (share MAX_TURNS) or more, got -1\n" +
+				`SLACK_SLASH_COMMAND must start with /, got "ask"` + "\n" +
+				"SLACK_API_RETRIES must not be negative, got -1",
+		},
+		{
+			name: "SLACK_APP_TOKEN",
+			env:  map[string]string{"SLACK_BOT_TOKEN": fakeslack.BotToken, "SLACK_APP_TOKEN": fakeslack.BotToken},
+			want: `SLACK_APP_TOKEN must be an app-level token (xapp-…) with connections:write (see README.md, "Add it to Slack")`,
+		},
 	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			setDemoEnv(t, "postgres://postgres@127.0.0.1:1/none?sslmode=disable&connect_timeout=1")
+			clearSlackEnv(t)
+			t.Setenv("HTTP_ADDR", heldAddr(t))
+			t.Setenv("METRICS_ADDR", heldAddr(t))
+			for k, v := range tt.env {
+				t.Setenv(k, v)
+			}
+			got := runCLI(t, "", "serve")
+			require.Error(t, got.err)
+			assert.Equal(t, tt.want, got.err.Error())
+			assert.Empty(t, got.stdout, "no web chat address: nothing was served")
+		})
+	}
+}
+
+// heldAddr returns a loopback address the test listens on until it ends.
+func heldAddr(t *testing.T) string {
+	t.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	require.NoError(t, err)
+	t.Cleanup(func() { ln.Close() })
+	return ln.Addr().String()
 }
