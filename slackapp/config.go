@@ -106,10 +106,7 @@ func (c Config) Mode() (Mode, error) {
 // Check rejects values the app cannot run with, as New does. A caller
 // that opens other things before New (serve opens the bot) calls it
 // first, so that a value to fix stops it with nothing opened.
-func (c Config) Check() error { return c.check() }
-
-// check rejects values the app cannot run with.
-func (c Config) check() error {
+func (c Config) Check() error {
 	var errs []error
 	if c.Workers < 0 {
 		errs = append(errs, fmt.Errorf("SLACK_WORKERS must be 0 (share MAX_TURNS) or more, got %d", c.Workers))

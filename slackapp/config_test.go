@@ -40,9 +40,9 @@ func TestConfigMode(t *testing.T) {
 func TestConfigCheck(t *testing.T) {
 	t.Parallel()
 	good := Config{Workers: 8, QueueLimit: 10, SlashCommand: "/ask"}
-	assert.NoError(t, good.check())
+	assert.NoError(t, good.Check())
 	bad := Config{Workers: -1, QueueLimit: 0, SlashCommand: "ask", APIRetries: -1}
-	err := bad.check()
+	err := bad.Check()
 	for _, want := range []string{"SLACK_WORKERS", "SLACK_QUEUE_LIMIT", "SLACK_SLASH_COMMAND", "SLACK_API_RETRIES"} {
 		assert.ErrorContains(t, err, want)
 	}
