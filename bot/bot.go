@@ -416,6 +416,13 @@ func (b *Bot) stateOf(m Message) *nodes.State {
 // malformed value. Button payloads are untrusted input.
 var ErrBadAction = errors.New("bad action")
 
+// BadActionReason is what was wrong with a press err (ErrBadAction), for
+// whoever sent it: the reason, without the sentinel's words.
+func BadActionReason(err error) string {
+	reason, _ := strings.CutPrefix(err.Error(), ErrBadAction.Error()+": ")
+	return reason
+}
+
 var queryIDPattern = regexp.MustCompile(`^[0-9a-f]{8}$`)
 
 // PressState answers a button press as Press does and returns the

@@ -254,6 +254,9 @@ func TestFeedbackBadInput(t *testing.T) {
 	}
 	_, _, err := b.PressState(context.Background(), bot.Message{ThreadID: thread, UserID: "U1"}, bot.ActionFeedbackDown, "xyz")
 	assert.ErrorIs(t, err, bot.ErrBadAction)
+	_, err = b.Rate(context.Background(), bot.Message{ThreadID: thread, UserID: "U1"}, 3, warehouse.QueryID("DROP TABLE analytics.apps"), "")
+	require.ErrorIs(t, err, bot.ErrBadAction)
+	assert.Equal(t, "a rating is 1 (good) or -1 (bad), not 3", bot.BadActionReason(err), "what the presser reads")
 	assert.Empty(t, feedbackRows(t, e, thread))
 }
 

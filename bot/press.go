@@ -99,7 +99,7 @@ func (b *Bot) Rate(ctx context.Context, m Message, rating int, queryID, note str
 		return nil, err
 	}
 	if rating != store.RatingUp && rating != store.RatingDown {
-		return nil, fmt.Errorf("%w: rating %d", ErrBadAction, rating)
+		return nil, fmt.Errorf("%w: a rating is %d (good) or %d (bad), not %d", ErrBadAction, store.RatingUp, store.RatingDown, rating)
 	}
 	s, err := b.pressState(m, nodes.IntentFeedback, queryID)
 	if err != nil {

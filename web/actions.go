@@ -71,7 +71,7 @@ func (s *server) serveAction(w http.ResponseWriter, r *http.Request) {
 		writeNoThread(w)
 		return
 	case errors.Is(err, bot.ErrBadAction):
-		writeError(w, http.StatusBadRequest, err.Error())
+		writeError(w, http.StatusBadRequest, bot.BadActionReason(err))
 		return
 	case err != nil || reply.Answer == nil:
 		if ctx.Err() == nil {

@@ -31,7 +31,12 @@ func TestRequestErrors(t *testing.T) {
 		wantError  string
 	}{
 		{name: "malformed JSON", method: http.MethodPost, path: "/api/chat/stream", body: []byte(`{"messages": [`),
-			wantStatus: http.StatusBadRequest, wantError: "not valid JSON"},
+			wantStatus: http.StatusBadRequest, wantError: "the request body is not valid JSON (at byte 14)"},
+		{name: "a field of the wrong type", method: http.MethodPost, path: "/api/chat/stream",
+			body:       []byte(`{"messages":[{"role":"user","content":5}]}`),
+			wantStatus: http.StatusBadRequest, wantError: "the request body is not valid JSON for this request: messages.content must be a string, not number"},
+		{name: "an array for an object", method: http.MethodPost, path: "/api/chat/stream", body: []byte(`[1]`),
+			wantStatus: http.StatusBadRequest, wantError: "the request body is not valid JSON for this request: it must be an object, not array"},
 		{name: "no messages", method: http.MethodPost, path: "/api/chat/stream", body: map[string]any{"messages": []any{}},
 			wantStatus: http.StatusBadRequest, wantError: "messages is empty"},
 		{name: "messages missing", method: http.MethodPost, path: "/api/chat/stream", body: map[string]any{},
@@ -66,6 +71,9 @@ func TestRequestErrors(t *testing.T) {
 			require.Equal(t, tt.wantStatus, resp.StatusCode, "status; body %s", data)
 			assert.Equal(t, "application/json; charset=utf-8", resp.Header.Get("Content-Type"), "errors are JSON")
 			assert.Contains(t, errorBody(t, data), tt.wantError, "error message")
+			for _, internal := range []string{"json:", "Go struct", "chatRequest", "chatMessage", "unmarshal"} {
+				assert.NotContains(t, errorBody(t, data), internal, "the server's own types and errors are not for the client")
+			}
 		})
 	}
 	assert.Equal(t, calls, len(b.Scripted.Calls()), "a refused request never reaches the model")

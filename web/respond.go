@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"reflect"
 	"regexp"
 	"time"
 )
@@ -71,12 +72,51 @@ func decodeBody(w http.ResponseWriter, r *http.Request, maxBody int, v any) erro
 		if errors.As(err, &tooBig) {
 			return &statusError{status: http.StatusRequestEntityTooLarge, msg: fmt.Sprintf("the request is larger than %d bytes", maxBody)}
 		}
-		return badRequest("cannot read the request body: %v", err)
+		// A client that hung up or stalled past readTimeout: what the
+		// network said is for the log, not for the client.
+		return badRequest("the request body could not be read in time")
 	}
 	if err := json.Unmarshal(body, v); err != nil {
-		return badRequest("the request body is not valid JSON: %v", err)
+		return badRequest("%s", jsonProblem(err))
 	}
 	return nil
+}
+
+// jsonProblem says what is wrong with a request body that does not decode,
+// in the request's own terms: where its JSON breaks, or which field has
+// the wrong type; never the Go types it decodes into.
+func jsonProblem(err error) string {
+	var syntax *json.SyntaxError
+	var wrongType *json.UnmarshalTypeError
+	switch {
+	case errors.As(err, &syntax):
+		return fmt.Sprintf("the request body is not valid JSON (at byte %d)", syntax.Offset)
+	case errors.As(err, &wrongType) && wrongType.Field != "":
+		return fmt.Sprintf("the request body is not valid JSON for this request: %s must be %s, not %s",
+			wrongType.Field, jsonKind(wrongType.Type), wrongType.Value)
+	case errors.As(err, &wrongType):
+		return fmt.Sprintf("the request body is not valid JSON for this request: it must be %s, not %s",
+			jsonKind(wrongType.Type), wrongType.Value)
+	}
+	return "the request body is not valid JSON"
+}
+
+// jsonKind names the JSON kind a Go type decodes from.
+func jsonKind(t reflect.Type) string {
+	switch t.Kind() {
+	case reflect.String:
+		return "a string"
+	case reflect.Bool:
+		return "true or false"
+	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64,
+		reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64, reflect.Float32, reflect.Float64:
+		return "a number"
+	case reflect.Slice, reflect.Array:
+		return "an array"
+	case reflect.Pointer:
+		return jsonKind(t.Elem())
+	}
+	return "an object"
 }
 
 // threadIDPattern is what web thread ids look like (bot.StartThread issues
