@@ -70,6 +70,11 @@ func TestAccessMatrixThroughMCP(t *testing.T) {
 			assert.Equal(t, policy == "full", slices.Contains(names, "analytics.developers"), "developers listed to %s", policy)
 			res := call(t, cs, "describe_table", map[string]any{"table": "analytics.developers"})
 			assert.Equal(t, policy != "full", res.IsError, "developers described to %s", policy)
+			if policy != "full" {
+				missing := call(t, cs, "describe_table", map[string]any{"table": "analytics.no_such_table"})
+				require.True(t, missing.IsError)
+				assert.Equal(t, text(missing), text(res), "a table outside %s is answered like one that does not exist", policy)
+			}
 			var apps TableDescription
 			decode(t, call(t, cs, "describe_table", map[string]any{"table": "analytics.apps"}), &apps)
 			hasPrice := slices.ContainsFunc(apps.Columns, func(c ColumnInfo) bool { return c.Name == "price" })
