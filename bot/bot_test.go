@@ -32,6 +32,7 @@ func TestBot(t *testing.T) {
 		{"AccessPoliciesAlone", testAccessPoliciesAlone},
 		{"AccessViews", testAccessViews},
 		{"AccessUnknown", testAccessUnknown},
+		{"ScheduleStopsAfterFailures", testScheduleStopsAfterFailures},
 		{"ErrorTextsHoldNoData", testErrorTextsHoldNoData},
 		{"MaskedValuesNotShown", testMaskedValuesNotShown},
 		{"PolicyRoles", testPolicyRoles},

@@ -70,6 +70,11 @@ func TestAccessMatrixThroughMCP(t *testing.T) {
 			assert.Equal(t, policy == "full", slices.Contains(names, "analytics.developers"), "developers listed to %s", policy)
 			res := call(t, cs, "describe_table", map[string]any{"table": "analytics.developers"})
 			assert.Equal(t, policy != "full", res.IsError, "developers described to %s", policy)
+			if policy != "full" {
+				missing := call(t, cs, "describe_table", map[string]any{"table": "analytics.no_such_table"})
+				require.True(t, missing.IsError)
+				assert.Equal(t, text(missing), text(res), "a table outside %s is answered like one that does not exist", policy)
+			}
 			var apps TableDescription
 			decode(t, call(t, cs, "describe_table", map[string]any{"table": "analytics.apps"}), &apps)
 			hasPrice := slices.ContainsFunc(apps.Columns, func(c ColumnInfo) bool { return c.Name == "price" })
@@ -85,6 +90,19 @@ func TestAccessMatrixThroughMCP(t *testing.T) {
 			assert.Equal(t, Channel, logs[0].ChannelID)
 			assert.Equal(t, policy, logs[0].Policy)
 			assert.Equal(t, fmt.Sprint(who.Rows[0][0]), logs[0].Role, "the query log names the role the query ran as")
+			assert.Equal(t, "run_query", logs[0].Intent, "docs/mcp.md: run_query rows have intent run_query")
+			assert.Equal(t, "[run_query] SELECT current_user AS who", logs[0].Question)
+			assert.Equal(t, []string{"route_intent", "validate_query", "execute_query", "format_answer", "save_turn"}, logs[0].Path,
+				"docs/mcp.md: the run_query path")
+
+			// A refused query goes to handle_error instead of being run.
+			_, refused := askAnswer(t, cs, "run_query", map[string]any{"query": "DELETE FROM analytics.apps"})
+			require.Equal(t, "unsafe_query", refused.ErrorKind, refused.Text)
+			logs, err = b.DB().QueryLogs(t.Context(), store.QueryLogFilter{ThreadID: refused.ThreadID})
+			require.NoError(t, err)
+			require.Len(t, logs, 1)
+			assert.Equal(t, "run_query", logs[0].Intent)
+			assert.Equal(t, []string{"route_intent", "validate_query", "handle_error", "save_turn"}, logs[0].Path, "a refused run_query's path")
 		})
 	}
 }

@@ -3,14 +3,20 @@ package mcpserver
 import (
 	"context"
 	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
 	"testing"
 
+	"github.com/jackc/pgx/v5"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/analyticsbot/analyticsbot/bot"
 	"github.com/analyticsbot/analyticsbot/bot/bottest"
 	"github.com/analyticsbot/analyticsbot/store"
 	"github.com/analyticsbot/analyticsbot/store/storetest"
+	"github.com/analyticsbot/analyticsbot/warehouse/pgwarehouse"
 )
 
 // list_verified_queries without a limit lists 20 (docs/mcp.md), the most
@@ -52,4 +58,62 @@ func TestListVerifiedQueriesDefaultLimit(t *testing.T) {
 		got = append(got, q.Question)
 	}
 	assert.Equal(t, want, got, "the 20 most used verified queries, most used first")
+}
+
+// list_verified_queries lists only the verified queries the identity may
+// run (docs/mcp.md): an example over a table one policy denies is listed
+// to the identity whose policy reads that table, not to the other.
+func TestListVerifiedQueriesUnderPolicy(t *testing.T) {
+	t.Parallel()
+	// A database of its own, as above.
+	db, url := storetest.NewWithURL(t)
+	ctx := context.Background()
+	_, err := db.Pool().Exec(ctx, `CREATE SCHEMA analytics;
+		CREATE TABLE analytics.apps (id int); CREATE TABLE analytics.secrets (id int)`)
+	require.NoError(t, err)
+	reader := pgx.Identifier{pgwarehouse.DefaultReaderRole}.Sanitize()
+	_, err = db.Pool().Exec(ctx, "GRANT USAGE ON SCHEMA analytics TO "+reader+"; GRANT SELECT ON ALL TABLES IN SCHEMA analytics TO "+reader)
+	require.NoError(t, err)
+	path := filepath.Join(t.TempDir(), "access.yaml")
+	require.NoError(t, os.WriteFile(path, []byte(`
+access:
+  channels: [mcp]
+policies:
+  - name: all
+    users: [UALL]
+    tables: ["analytics.apps", "analytics.secrets"]
+  - name: apps
+    users: [UAPPS]
+    tables: ["analytics.apps"]
+default: none
+`), 0o600))
+	b := bottest.New(t, url, "", func(c *bot.Config) { c.AccessFile = path })
+	// The bot's own seeded examples are listed too; the two added here
+	// tell the policies apart.
+	apps, secrets := "SELECT count(*) AS n FROM analytics.apps", "SELECT count(*) AS n FROM analytics.secrets"
+	for i, q := range []string{apps, secrets} {
+		_, added, err := db.AddExample(ctx, store.Example{Backend: "postgres", Question: q, Query: q,
+			Fingerprint: fmt.Sprintf("fp-%d", i), Source: store.SourceAdmin, Status: store.StatusVerified, VerifiedBy: "UADMIN"})
+		require.NoError(t, err)
+		require.True(t, added)
+	}
+
+	for _, tc := range []struct {
+		name, user  string
+		wantSecrets bool
+	}{
+		{"a policy that reads both tables", "UALL", true},
+		{"a policy that reads apps only", "UAPPS", false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			var verified VerifiedList
+			decode(t, call(t, connect(t, b, Config{}, tc.user), "list_verified_queries", map[string]any{}), &verified)
+			var got []string
+			for _, q := range verified.Queries {
+				got = append(got, q.Query)
+			}
+			assert.Contains(t, got, apps, "the apps query listed to %s", tc.user)
+			assert.Equal(t, tc.wantSecrets, slices.Contains(got, secrets), "the secrets query listed to %s: %q", tc.user, got)
+		})
+	}
 }

@@ -2,11 +2,13 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"log/slog"
 	"os"
 
+	"github.com/analyticsbot/analyticsbot/access"
 	"github.com/analyticsbot/analyticsbot/bot"
 	"github.com/analyticsbot/analyticsbot/mcpserver"
 )
@@ -37,9 +39,15 @@ func mcpCommand(ctx context.Context, args []string, stdin io.Reader, stdout io.W
 		return err
 	}
 	defer b.Close()
-	if err := b.Admit(ctx, bot.Message{UserID: user, ChannelID: mcpserver.Channel}); err != nil {
-		// Every call will say so too; the operator reads it here first.
-		slog.WarnContext(ctx, "the access file does not admit the MCP server's identity: every call will be refused", "as", user, "reason", err)
+	// Every call checks again and says so too; the operator reads it here
+	// first. Only a refusal means the file does not admit the identity:
+	// another error (the database's) says nothing of the calls to come.
+	var ref *access.Refusal
+	switch err := b.Admit(ctx, bot.Message{UserID: user, ChannelID: mcpserver.Channel}); {
+	case errors.As(err, &ref):
+		slog.WarnContext(ctx, "the access file does not admit the MCP server's identity: every call will be refused", "as", user, "reason", ref.Reason)
+	case err != nil:
+		slog.WarnContext(ctx, "could not check whether the access file admits the MCP server's identity: each call will check again", "as", user, "err", err)
 	}
 	defer b.StartValueIndex(ctx)()
 	// A desktop assistant keeps this process for its whole session, as

@@ -122,7 +122,8 @@ default: none
 	require.ErrorIs(t, got.err, errUsage)
 	assert.Contains(t, got.err.Error(), "--as is required")
 
-	cs, _ = mcpSession(t, "--as", "UAPPS")
+	cs, stderr = mcpSession(t, "--as", "UAPPS")
+	assert.NotContains(t, stderr.String(), "does not admit", "an identity the file admits")
 	var tables struct {
 		Tables []struct {
 			Name string `json:"name"`
@@ -135,7 +136,9 @@ default: none
 	assert.True(t, res.IsError)
 	assert.Equal(t, "access_denied", a.ErrorKind)
 
-	cs, _ = mcpSession(t, "--as", "USTRANGER")
+	cs, stderr = mcpSession(t, "--as", "USTRANGER")
+	assert.Contains(t, stderr.String(), "the access file does not admit the MCP server's identity: every call will be refused",
+		"docs/mcp.md: the server says so on stderr at start")
 	res = mcpCall(t, cs, "list_tables", map[string]any{}, nil)
 	assert.True(t, res.IsError)
 	assert.True(t, strings.Contains(textOf(res), "You don't have access"), textOf(res))
