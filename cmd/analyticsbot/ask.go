@@ -91,7 +91,7 @@ func press(ctx context.Context, args []string, out io.Writer) error {
 			s, res, err = b.PressState(ctx, m, *action, *value)
 		}
 		if errors.Is(err, bot.ErrBadAction) {
-			return fmt.Errorf("%w: %v", errUsage, err)
+			return fmt.Errorf("%w: %s", errUsage, bot.BadActionReason(err))
 		}
 		return reportJSON(out, b, s, res, err)
 	}
@@ -102,7 +102,7 @@ func press(ctx context.Context, args []string, out io.Writer) error {
 		r, err = b.Press(ctx, m, *action, *value)
 	}
 	if errors.Is(err, bot.ErrBadAction) {
-		return fmt.Errorf("%w: %v", errUsage, err)
+		return fmt.Errorf("%w: %s", errUsage, bot.BadActionReason(err))
 	}
 	return report(out, b, r, err)
 }

@@ -370,9 +370,12 @@ func TestCLI(t *testing.T) {
 		tests := []struct {
 			name          string
 			action, value string
+			wantPrefix    string // what the user reads: the reason, not the sentinel's words
 		}{
-			{name: "unknown action", action: "delete_everything", value: first.QueryID},
-			{name: "value not a query id", action: "export_csv", value: "'; DROP TABLE x; --"},
+			{name: "unknown action", action: "delete_everything", value: first.QueryID,
+				wantPrefix: `usage: unknown action "delete_everything" (want `},
+			{name: "value not a query id", action: "export_csv", value: "'; DROP TABLE x; --",
+				wantPrefix: `usage: "'; DROP TABLE x; --" is not a query id (8 hex characters)`},
 		}
 		for _, tt := range tests {
 			t.Run(tt.name, func(t *testing.T) {
@@ -380,6 +383,7 @@ func TestCLI(t *testing.T) {
 				if !errors.Is(got.err, errUsage) {
 					t.Fatalf("got error %v, want a usage error (exit 2)", got.err)
 				}
+				assert.True(t, strings.HasPrefix(got.err.Error(), tt.wantPrefix), "got %q, want it to begin %q", got.err, tt.wantPrefix)
 				assert.Empty(t, got.stdout, "stdout")
 			})
 		}
