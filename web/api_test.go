@@ -32,6 +32,8 @@ func TestRequestErrors(t *testing.T) {
 	}{
 		{name: "malformed JSON", method: http.MethodPost, path: "/api/chat/stream", body: []byte(`{"messages": [`),
 			wantStatus: http.StatusBadRequest, wantError: "the request body is not valid JSON (at byte 14)"},
+		{name: "an empty body", method: http.MethodPost, path: "/api/chat/stream", body: []byte(" \n"),
+			wantStatus: http.StatusBadRequest, wantError: "the request body is empty: send a JSON object"},
 		{name: "a field of the wrong type", method: http.MethodPost, path: "/api/chat/stream",
 			body:       []byte(`{"messages":[{"role":"user","content":5}]}`),
 			wantStatus: http.StatusBadRequest, wantError: "the request body is not valid JSON for this request: messages.content must be a string, not number"},

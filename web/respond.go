@@ -1,6 +1,7 @@
 package web
 
 import (
+	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -75,6 +76,9 @@ func decodeBody(w http.ResponseWriter, r *http.Request, maxBody int, v any) erro
 		// A client that hung up or stalled past readTimeout: what the
 		// network said is for the log, not for the client.
 		return badRequest("the request body could not be read in time")
+	}
+	if len(bytes.TrimSpace(body)) == 0 {
+		return badRequest("the request body is empty: send a JSON object")
 	}
 	if err := json.Unmarshal(body, v); err != nil {
 		return badRequest("%s", jsonProblem(err))
