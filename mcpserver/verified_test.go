@@ -72,8 +72,7 @@ func TestListVerifiedQueriesUnderPolicy(t *testing.T) {
 		CREATE TABLE analytics.apps (id int); CREATE TABLE analytics.secrets (id int)`)
 	require.NoError(t, err)
 	reader := pgx.Identifier{pgwarehouse.DefaultReaderRole}.Sanitize()
-	_, err = db.Pool().Exec(ctx, "GRANT USAGE ON SCHEMA analytics TO "+reader+"; GRANT SELECT ON ALL TABLES IN SCHEMA analytics TO "+reader)
-	require.NoError(t, err)
+	storetest.SetupRoles(t, db, "GRANT USAGE ON SCHEMA analytics TO "+reader+"; GRANT SELECT ON ALL TABLES IN SCHEMA analytics TO "+reader)
 	path := filepath.Join(t.TempDir(), "access.yaml")
 	require.NoError(t, os.WriteFile(path, []byte(`
 access:
