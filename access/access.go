@@ -18,7 +18,6 @@ import (
 	"regexp"
 	"slices"
 	"strings"
-	"sync"
 	"sync/atomic"
 
 	"gopkg.in/yaml.v3"
@@ -263,24 +262,14 @@ func (r *Rules) admitted(ctx context.Context, user string) *Refusal {
 // (nil: none). It fails when a Slack user group that could change which
 // that is cannot be read: one of a policy before the one the user's groups
 // place them under, or of any policy when they place them under none and
-// the channel's or the default policy is another.
+// the channel's or the default policy is another. The Slack user groups of
+// every policy are asked about at once, so that in an outage of Slack's
+// the asker waits about one lookup, not one per policy; the lookups still
+// waiting are given up once the outcome cannot change.
 func (r *Rules) policyOf(ctx context.Context, w Who) (*Policy, error) {
 	for _, p := range r.policies {
 		if slices.Contains(p.users, w.UserID) {
 			return p, nil
-		}
-	}
-	var unknown []*Policy
-	var why error
-	for _, p := range r.policies {
-		in, err := r.inAny(ctx, p.groups, w.UserID)
-		switch {
-		case in && unknown == nil:
-			return p, nil
-		case in:
-			return nil, why
-		case err != nil:
-			unknown, why = append(unknown, p), err
 		}
 	}
 	fallback := r.def
@@ -288,6 +277,40 @@ func (r *Rules) policyOf(ctx context.Context, w Who) (*Policy, error) {
 		if w.ChannelID != "" && slices.Contains(p.channels, w.ChannelID) {
 			fallback = p
 			break
+		}
+	}
+	lists := make([][]string, len(r.policies))
+	for i, p := range r.policies {
+		lists[i] = p.groups
+	}
+	// Settled once the policies before the first that has the user have
+	// answered, or before the first that cannot be read and is not the
+	// fallback: the asker is refused whatever the rest say.
+	known := r.memberships(ctx, lists, w.UserID, func(ms []membership) bool {
+		for i, m := range ms {
+			switch {
+			case m.standing == pending:
+				return false
+			case m.standing == member, m.standing == unreadable && r.policies[i] != fallback:
+				return true
+			}
+		}
+		return true
+	})
+	var unknown []*Policy
+	var why error // the first unknown policy's reason
+	for i, p := range r.policies {
+		switch m := known[i]; m.standing {
+		case member:
+			if why != nil {
+				return nil, why
+			}
+			return p, nil
+		case unreadable:
+			unknown = append(unknown, p)
+			if why == nil {
+				why = m.err
+			}
 		}
 	}
 	for _, p := range unknown {
@@ -301,59 +324,14 @@ func (r *Rules) policyOf(ctx context.Context, w Who) (*Policy, error) {
 // inAny reports whether user is a member of one of groups. Its error says
 // that a Slack user group among them could not be read and user is in
 // none of the others: whether they are in groups is unknown. The Slack
-// user groups are asked about side by side, so someone whose groups Slack
-// does not list waits for one call rather than one per group; the first
-// that lists user ends the others' waits (their ctx is cancelled). Of
-// several groups that could not be read, the error names the first the
-// file lists, whichever failed first.
+// user groups are asked about side by side (memberships): the first that
+// lists user ends the others' waits. Of several groups that could not be
+// read, the error names the first the file lists, whichever failed first.
 func (r *Rules) inAny(ctx context.Context, groups []string, user string) (bool, error) {
-	var ask []string // the Slack user groups among the members, once each, in order
-	for _, g := range groups {
-		for _, m := range r.groups[g] {
-			if m == user {
-				return true, nil
-			}
-			if slackGroup.MatchString(m) && !slices.Contains(ask, m) {
-				ask = append(ask, m)
-			}
-		}
-	}
-	var dir Directory
-	if d := r.directory.Load(); d != nil {
-		dir = *d
-	}
-	if dir == nil || len(ask) == 0 || !slackUser.MatchString(user) {
-		return false, nil
-	}
-	ctx, cancel := context.WithCancel(ctx)
-	defer cancel()
-	var (
-		wg    sync.WaitGroup
-		found atomic.Bool
-		errs  = make([]error, len(ask))
-	)
-	for i, g := range ask {
-		wg.Go(func() {
-			members, err := dir(ctx, g)
-			switch {
-			case err != nil:
-				errs[i] = err
-			case slices.Contains(members, user):
-				found.Store(true)
-				cancel()
-			}
-		})
-	}
-	wg.Wait()
-	if found.Load() {
-		return true, nil // a member: what the others said (or their cancelled waits) no longer counts
-	}
-	for i, err := range errs {
-		if err != nil {
-			return false, fmt.Errorf("members of %s: %w", ask[i], err)
-		}
-	}
-	return false, nil
+	m := r.memberships(ctx, [][]string{groups}, user, func(ms []membership) bool {
+		return ms[0].standing != pending
+	})[0]
+	return m.standing == member, m.err
 }
 
 // SlackGroups are the Slack user groups the file's groups name, sorted:
