@@ -62,8 +62,20 @@ var slackUser = regexp.MustCompile(`^[UW][A-Z0-9]{2,}$`)
 
 // SetDirectory lets groups list Slack user groups among their members
 // ("analysts: [U0123ABC, S0DATATEAM]"): their members belong to the group
-// too. Without one, Slack user groups have no members.
+// too. Without one, whether a Slack user is in a Slack user group is
+// unknown (ErrNoDirectory): a process that asks as a Slack user without
+// reading Slack (the MCP server over stdio, `context --user`) refuses
+// one whose policy hangs on a user group rather than place them under
+// another policy. Anyone else is in none, as always.
 func (r *Rules) SetDirectory(d Directory) { r.directory.Store(&d) }
+
+// ErrNoDirectory is why the members of a Slack user group are unknown in
+// a process that has no directory (SetDirectory): it has no Slack bot
+// token to read them with.
+var ErrNoDirectory = errors.New("no Slack connection to read its members (SLACK_BOT_TOKEN)")
+
+// noDirectory is the directory of a process that has none.
+func noDirectory(context.Context, string) ([]string, error) { return nil, ErrNoDirectory }
 
 // Token is a named identity of the web API: requests bearing the secret
 // held in the environment variable Env ask as the user "token:<Name>".
@@ -207,8 +219,21 @@ type Refusal struct {
 func (r *Refusal) Error() string { return r.Reason }
 
 // textUnknown is the refusal of someone whose access hangs on a Slack user
-// group whose members Slack did not give.
-const textUnknown = "I can't check your access right now: Slack didn't answer. Try again in a minute."
+// group whose members Slack did not give; textNoDirectory when the process
+// has no Slack connection to ask with, where trying again will not help.
+const (
+	textUnknown     = "I can't check your access right now: Slack didn't answer. Try again in a minute."
+	textNoDirectory = "I can't check your access here: it depends on a Slack user group, and this server has no Slack connection to read who is in it. Ask whoever runs this bot."
+)
+
+// unknownRefusal refuses someone whose access hangs on a Slack user group
+// whose members are unknown, for why.
+func unknownRefusal(why error) *Refusal {
+	if errors.Is(why, ErrNoDirectory) {
+		return &Refusal{Reason: textNoDirectory, Unknown: why}
+	}
+	return &Refusal{Reason: textUnknown, Unknown: why}
+}
 
 // Admit returns the policy of w, or a *Refusal: not an allowed user, not
 // an allowed channel, a direct message where they are off, or no policy
@@ -233,7 +258,7 @@ func (r *Rules) Admit(ctx context.Context, w Who) (*Policy, error) {
 	p, err := r.policyOf(ctx, w)
 	switch {
 	case err != nil:
-		return nil, &Refusal{Reason: textUnknown, Unknown: err}
+		return nil, unknownRefusal(err)
 	case p == nil:
 		return nil, &Refusal{Reason: "You don't have access to any data here. Ask whoever runs this bot for access."}
 	}
@@ -252,7 +277,7 @@ func (r *Rules) admitted(ctx context.Context, user string) *Refusal {
 	case in:
 		return nil
 	case err != nil:
-		return &Refusal{Reason: textUnknown, Unknown: err}
+		return unknownRefusal(err)
 	}
 	return &Refusal{Reason: "You don't have access to this bot. Ask whoever runs it to add you."}
 }

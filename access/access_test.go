@@ -597,3 +597,39 @@ func TestPolicyGroupsSettle(t *testing.T) {
 	require.ErrorAs(t, err, &ref, "contractors, before sales, could not be read: it may have denied a column")
 	assert.EqualError(t, ref.Unknown, "members of S0CONTRACT: timeout")
 }
+
+// A process with no directory (no Slack connection: the MCP server over
+// stdio, `context --user`) cannot tell who is in a Slack user group: a
+// Slack user whose policy hangs on one is refused, saying why, rather than
+// placed under the broader default; whoever else is decided as before.
+func TestNoDirectory(t *testing.T) {
+	t.Parallel()
+	r, err := Parse([]byte(`
+groups:
+  contractors: [S0CONTRACT]
+policies:
+  - name: alice
+    users: [UALICE]
+    tables: ["analytics.*"]
+  - name: contractors
+    groups: [contractors]
+    tables: ["analytics.*"]
+    deny_columns: ["analytics.customers.email"]
+  - name: all
+    tables: ["analytics.*"]
+default: all
+`))
+	require.NoError(t, err)
+	_, err = r.Admit(t.Context(), Who{UserID: "UCONTRACTOR", ChannelID: "mcp"})
+	var ref *Refusal
+	require.ErrorAs(t, err, &ref, "not the default's columns")
+	assert.Equal(t, "I can't check your access here: it depends on a Slack user group, and this server has no Slack connection to read who is in it. Ask whoever runs this bot.", ref.Reason)
+	assert.ErrorIs(t, ref.Unknown, ErrNoDirectory)
+	assert.EqualError(t, ref.Unknown, "members of S0CONTRACT: no Slack connection to read its members (SLACK_BOT_TOKEN)")
+
+	for who, want := range map[string]string{"UALICE": "alice", TokenUser("ana"): "all", "cli": "all"} {
+		p, err := r.Admit(t.Context(), Who{UserID: who, ChannelID: "mcp"})
+		require.NoError(t, err, who)
+		assert.Equal(t, want, p.Policy(), who)
+	}
+}

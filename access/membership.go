@@ -36,11 +36,11 @@ type membership struct {
 // pending when settled is first asked if it names user outright or has no
 // Slack user group to ask about.
 func (r *Rules) memberships(ctx context.Context, lists [][]string, user string, settled func([]membership) bool) []membership {
-	var dir Directory
+	dir := noDirectory
 	if d := r.directory.Load(); d != nil {
 		dir = *d
 	}
-	canAsk := dir != nil && slackUser.MatchString(user)
+	canAsk := slackUser.MatchString(user)
 	out := make([]membership, len(lists))
 	asks := make([][]string, len(lists)) // each list's Slack user groups, once each, in the file's order
 	var all []string                     // every list's, once each
