@@ -18,7 +18,6 @@ import (
 	"regexp"
 	"slices"
 	"strings"
-	"sync"
 	"sync/atomic"
 
 	"gopkg.in/yaml.v3"
@@ -63,8 +62,20 @@ var slackUser = regexp.MustCompile(`^[UW][A-Z0-9]{2,}$`)
 
 // SetDirectory lets groups list Slack user groups among their members
 // ("analysts: [U0123ABC, S0DATATEAM]"): their members belong to the group
-// too. Without one, Slack user groups have no members.
+// too. Without one, whether a Slack user is in a Slack user group is
+// unknown (ErrNoDirectory): a process that asks as a Slack user without
+// reading Slack (the MCP server over stdio, `context --user`) refuses
+// one whose policy hangs on a user group rather than place them under
+// another policy. Anyone else is in none, as always.
 func (r *Rules) SetDirectory(d Directory) { r.directory.Store(&d) }
+
+// ErrNoDirectory is why the members of a Slack user group are unknown in
+// a process that has no directory (SetDirectory): it has no Slack bot
+// token to read them with.
+var ErrNoDirectory = errors.New("no Slack connection to read its members (SLACK_BOT_TOKEN)")
+
+// noDirectory is the directory of a process that has none.
+func noDirectory(context.Context, string) ([]string, error) { return nil, ErrNoDirectory }
 
 // Token is a named identity of the web API: requests bearing the secret
 // held in the environment variable Env ask as the user "token:<Name>".
@@ -208,8 +219,21 @@ type Refusal struct {
 func (r *Refusal) Error() string { return r.Reason }
 
 // textUnknown is the refusal of someone whose access hangs on a Slack user
-// group whose members Slack did not give.
-const textUnknown = "I can't check your access right now: Slack didn't answer. Try again in a minute."
+// group whose members Slack did not give; textNoDirectory when the process
+// has no Slack connection to ask with, where trying again will not help.
+const (
+	textUnknown     = "I can't check your access right now: Slack didn't answer. Try again in a minute."
+	textNoDirectory = "I can't check your access here: it depends on a Slack user group, and this server has no Slack connection to read who is in it. Ask whoever runs this bot."
+)
+
+// unknownRefusal refuses someone whose access hangs on a Slack user group
+// whose members are unknown, for why.
+func unknownRefusal(why error) *Refusal {
+	if errors.Is(why, ErrNoDirectory) {
+		return &Refusal{Reason: textNoDirectory, Unknown: why}
+	}
+	return &Refusal{Reason: textUnknown, Unknown: why}
+}
 
 // Admit returns the policy of w, or a *Refusal: not an allowed user, not
 // an allowed channel, a direct message where they are off, or no policy
@@ -234,7 +258,7 @@ func (r *Rules) Admit(ctx context.Context, w Who) (*Policy, error) {
 	p, err := r.policyOf(ctx, w)
 	switch {
 	case err != nil:
-		return nil, &Refusal{Reason: textUnknown, Unknown: err}
+		return nil, unknownRefusal(err)
 	case p == nil:
 		return nil, &Refusal{Reason: "You don't have access to any data here. Ask whoever runs this bot for access."}
 	}
@@ -253,7 +277,7 @@ func (r *Rules) admitted(ctx context.Context, user string) *Refusal {
 	case in:
 		return nil
 	case err != nil:
-		return &Refusal{Reason: textUnknown, Unknown: err}
+		return unknownRefusal(err)
 	}
 	return &Refusal{Reason: "You don't have access to this bot. Ask whoever runs it to add you."}
 }
@@ -263,24 +287,14 @@ func (r *Rules) admitted(ctx context.Context, user string) *Refusal {
 // (nil: none). It fails when a Slack user group that could change which
 // that is cannot be read: one of a policy before the one the user's groups
 // place them under, or of any policy when they place them under none and
-// the channel's or the default policy is another.
+// the channel's or the default policy is another. The Slack user groups of
+// every policy are asked about at once, so that in an outage of Slack's
+// the asker waits about one lookup, not one per policy; the lookups still
+// waiting are given up once the outcome cannot change.
 func (r *Rules) policyOf(ctx context.Context, w Who) (*Policy, error) {
 	for _, p := range r.policies {
 		if slices.Contains(p.users, w.UserID) {
 			return p, nil
-		}
-	}
-	var unknown []*Policy
-	var why error
-	for _, p := range r.policies {
-		in, err := r.inAny(ctx, p.groups, w.UserID)
-		switch {
-		case in && unknown == nil:
-			return p, nil
-		case in:
-			return nil, why
-		case err != nil:
-			unknown, why = append(unknown, p), err
 		}
 	}
 	fallback := r.def
@@ -288,6 +302,40 @@ func (r *Rules) policyOf(ctx context.Context, w Who) (*Policy, error) {
 		if w.ChannelID != "" && slices.Contains(p.channels, w.ChannelID) {
 			fallback = p
 			break
+		}
+	}
+	lists := make([][]string, len(r.policies))
+	for i, p := range r.policies {
+		lists[i] = p.groups
+	}
+	// Settled once the policies before the first that has the user have
+	// answered, or before the first that cannot be read and is not the
+	// fallback: the asker is refused whatever the rest say.
+	known := r.memberships(ctx, lists, w.UserID, func(ms []membership) bool {
+		for i, m := range ms {
+			switch {
+			case m.standing == pending:
+				return false
+			case m.standing == member, m.standing == unreadable && r.policies[i] != fallback:
+				return true
+			}
+		}
+		return true
+	})
+	var unknown []*Policy
+	var why error // the first unknown policy's reason
+	for i, p := range r.policies {
+		switch m := known[i]; m.standing {
+		case member:
+			if why != nil {
+				return nil, why
+			}
+			return p, nil
+		case unreadable:
+			unknown = append(unknown, p)
+			if why == nil {
+				why = m.err
+			}
 		}
 	}
 	for _, p := range unknown {
@@ -301,59 +349,14 @@ func (r *Rules) policyOf(ctx context.Context, w Who) (*Policy, error) {
 // inAny reports whether user is a member of one of groups. Its error says
 // that a Slack user group among them could not be read and user is in
 // none of the others: whether they are in groups is unknown. The Slack
-// user groups are asked about side by side, so someone whose groups Slack
-// does not list waits for one call rather than one per group; the first
-// that lists user ends the others' waits (their ctx is cancelled). Of
-// several groups that could not be read, the error names the first the
-// file lists, whichever failed first.
+// user groups are asked about side by side (memberships): the first that
+// lists user ends the others' waits. Of several groups that could not be
+// read, the error names the first the file lists, whichever failed first.
 func (r *Rules) inAny(ctx context.Context, groups []string, user string) (bool, error) {
-	var ask []string // the Slack user groups among the members, once each, in order
-	for _, g := range groups {
-		for _, m := range r.groups[g] {
-			if m == user {
-				return true, nil
-			}
-			if slackGroup.MatchString(m) && !slices.Contains(ask, m) {
-				ask = append(ask, m)
-			}
-		}
-	}
-	var dir Directory
-	if d := r.directory.Load(); d != nil {
-		dir = *d
-	}
-	if dir == nil || len(ask) == 0 || !slackUser.MatchString(user) {
-		return false, nil
-	}
-	ctx, cancel := context.WithCancel(ctx)
-	defer cancel()
-	var (
-		wg    sync.WaitGroup
-		found atomic.Bool
-		errs  = make([]error, len(ask))
-	)
-	for i, g := range ask {
-		wg.Go(func() {
-			members, err := dir(ctx, g)
-			switch {
-			case err != nil:
-				errs[i] = err
-			case slices.Contains(members, user):
-				found.Store(true)
-				cancel()
-			}
-		})
-	}
-	wg.Wait()
-	if found.Load() {
-		return true, nil // a member: what the others said (or their cancelled waits) no longer counts
-	}
-	for i, err := range errs {
-		if err != nil {
-			return false, fmt.Errorf("members of %s: %w", ask[i], err)
-		}
-	}
-	return false, nil
+	m := r.memberships(ctx, [][]string{groups}, user, func(ms []membership) bool {
+		return ms[0].standing != pending
+	})[0]
+	return m.standing == member, m.err
 }
 
 // SlackGroups are the Slack user groups the file's groups name, sorted:

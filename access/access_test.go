@@ -5,6 +5,7 @@ import (
 	"errors"
 	"os"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -491,4 +492,144 @@ func TestSlackUserGroupsUnknownNamesTheFirst(t *testing.T) {
 	require.ErrorAs(t, err, &ref)
 	assert.Equal(t, "I can't check your access right now: Slack didn't answer. Try again in a minute.", ref.Reason)
 	assert.EqualError(t, ref.Unknown, "members of S0FIRST: timeout", "the log names the first group in the file's order")
+}
+
+// threePolicies places the members of three Slack user groups under three
+// policies, in this order; S0SHARED is named by two of them.
+const threePolicies = `
+groups:
+  contractors: [S0CONTRACT]
+  data: [S0DATA, S0SHARED]
+  sales: [S0SHARED, S0SALES]
+policies:
+  - name: contractors
+    groups: [contractors]
+    tables: ["analytics.*"]
+    deny_columns: ["analytics.customers.email"]
+  - name: data
+    groups: [data]
+    tables: ["analytics.*", "finance.*"]
+  - name: sales
+    groups: [sales]
+    tables: ["analytics.*"]
+default: none
+`
+
+// The Slack user groups of every policy are asked about at once: Slack
+// answers here only once all three have been asked, which a lookup of one
+// policy's groups after another's would never reach. Each group is asked
+// once, though two policies name S0SHARED.
+func TestPolicyGroupsAskedTogether(t *testing.T) {
+	t.Parallel()
+	r, err := Parse([]byte(threePolicies))
+	require.NoError(t, err)
+	var mu sync.Mutex
+	asked := map[string]int{}
+	allAsked := make(chan struct{})
+	r.SetDirectory(func(ctx context.Context, group string) ([]string, error) {
+		mu.Lock()
+		asked[group]++
+		if len(asked) == 4 && asked[group] == 1 {
+			close(allAsked)
+		}
+		mu.Unlock()
+		select {
+		case <-allAsked:
+		case <-ctx.Done():
+			return nil, ctx.Err()
+		}
+		if group == "S0SALES" {
+			return []string{"UBOB"}, nil
+		}
+		return []string{"UOTHER"}, nil
+	})
+	p, err := admitIn(t, r, Who{UserID: "UBOB", ChannelID: "C1"})
+	require.NoError(t, err)
+	assert.Equal(t, "sales", p.Policy(), "in no group of the policies before sales")
+	assert.Equal(t, map[string]int{"S0CONTRACT": 1, "S0DATA": 1, "S0SHARED": 1, "S0SALES": 1}, asked)
+}
+
+// Once the policies before the one that has the asker have answered, the
+// lookups still waiting (of later policies) are given up; while one before
+// it cannot be read, the asker is refused, and the log names that group.
+func TestPolicyGroupsSettle(t *testing.T) {
+	t.Parallel()
+	r, err := Parse([]byte(threePolicies))
+	require.NoError(t, err)
+	gaveUp := make(chan string, 4)
+	never := func(ctx context.Context, group string) ([]string, error) {
+		<-ctx.Done()
+		gaveUp <- group
+		return nil, ctx.Err()
+	}
+	r.SetDirectory(func(ctx context.Context, group string) ([]string, error) {
+		switch group {
+		case "S0CONTRACT":
+			return nil, nil
+		case "S0DATA":
+			return []string{"UBOB"}, nil
+		}
+		return never(ctx, group) // S0SHARED and S0SALES: Slack never answers
+	})
+	p, err := admitIn(t, r, Who{UserID: "UBOB", ChannelID: "C1"})
+	require.NoError(t, err)
+	assert.Equal(t, "data", p.Policy())
+	close(gaveUp)
+	var given []string
+	for g := range gaveUp {
+		given = append(given, g)
+	}
+	assert.ElementsMatch(t, []string{"S0SHARED", "S0SALES"}, given, "the waits of groups that no longer count end before Admit returns")
+
+	down := errors.New("timeout")
+	r.SetDirectory(func(ctx context.Context, group string) ([]string, error) {
+		switch group {
+		case "S0CONTRACT":
+			return nil, down
+		case "S0SALES":
+			return []string{"UBOB"}, nil
+		}
+		return never(ctx, group)
+	})
+	gaveUp = make(chan string, 4)
+	_, err = admitIn(t, r, Who{UserID: "UBOB", ChannelID: "C1"})
+	var ref *Refusal
+	require.ErrorAs(t, err, &ref, "contractors, before sales, could not be read: it may have denied a column")
+	assert.EqualError(t, ref.Unknown, "members of S0CONTRACT: timeout")
+}
+
+// A process with no directory (no Slack connection: the MCP server over
+// stdio, `context --user`) cannot tell who is in a Slack user group: a
+// Slack user whose policy hangs on one is refused, saying why, rather than
+// placed under the broader default; whoever else is decided as before.
+func TestNoDirectory(t *testing.T) {
+	t.Parallel()
+	r, err := Parse([]byte(`
+groups:
+  contractors: [S0CONTRACT]
+policies:
+  - name: alice
+    users: [UALICE]
+    tables: ["analytics.*"]
+  - name: contractors
+    groups: [contractors]
+    tables: ["analytics.*"]
+    deny_columns: ["analytics.customers.email"]
+  - name: all
+    tables: ["analytics.*"]
+default: all
+`))
+	require.NoError(t, err)
+	_, err = r.Admit(t.Context(), Who{UserID: "UCONTRACTOR", ChannelID: "mcp"})
+	var ref *Refusal
+	require.ErrorAs(t, err, &ref, "not the default's columns")
+	assert.Equal(t, "I can't check your access here: it depends on a Slack user group, and this server has no Slack connection to read who is in it. Ask whoever runs this bot.", ref.Reason)
+	assert.ErrorIs(t, ref.Unknown, ErrNoDirectory)
+	assert.EqualError(t, ref.Unknown, "members of S0CONTRACT: no Slack connection to read its members (SLACK_BOT_TOKEN)")
+
+	for who, want := range map[string]string{"UALICE": "alice", TokenUser("ana"): "all", "cli": "all"} {
+		p, err := r.Admit(t.Context(), Who{UserID: who, ChannelID: "mcp"})
+		require.NoError(t, err, who)
+		assert.Equal(t, want, p.Policy(), who)
+	}
 }

@@ -114,15 +114,18 @@ func New(ctx context.Context, cfg Config, b *bot.Bot, log *slog.Logger, opts ...
 	}
 	a.disp = newDispatcher(turns, cfg.QueueLimit, a.log)
 	a.dedupe = newDeduper(b.FirstDelivery)
-	a.people = &people{api: a.api, now: time.Now, log: a.log.Warn, emails: map[string]cachedEmail{}, groups: map[string]cachedGroup{}}
+	a.people = newPeople(a.api, a.log)
 	b.SetDirectory(a.people.members)
 	b.SetMembership(a.isMember)
 	b.SetSlashCommand(cfg.SlashCommand)
 	return a, nil
 }
 
-func (a *App) apiOptions() []slack.Option {
-	tp := a.tracers
+func (a *App) apiOptions() []slack.Option { return apiOptions(a.cfg, a.log, a.tracers) }
+
+// apiOptions are the options of a Web API client for cfg: traced (tp, or
+// the global provider when nil), logged to log, retried.
+func apiOptions(cfg Config, log *slog.Logger, tp trace.TracerProvider) []slack.Option {
 	if tp == nil {
 		tp = otel.GetTracerProvider()
 	}
@@ -131,20 +134,20 @@ func (a *App) apiOptions() []slack.Option {
 	// span, so retries and rate limits show in the trace.
 	httpc := &http.Client{Transport: otelhttp.NewTransport(http.DefaultTransport,
 		otelhttp.WithTracerProvider(tp), otelhttp.WithSpanNameFormatter(slackSpanName))}
-	opts := []slack.Option{slack.OptionLog(slogAdapter{a.log}), slack.OptionHTTPClient(httpc)}
-	if a.cfg.APIURL != "" {
-		u := a.cfg.APIURL
+	opts := []slack.Option{slack.OptionLog(slogAdapter{log}), slack.OptionHTTPClient(httpc)}
+	if cfg.APIURL != "" {
+		u := cfg.APIURL
 		if !strings.HasSuffix(u, "/") {
 			u += "/"
 		}
 		opts = append(opts, slack.OptionAPIURL(u))
 	}
-	if a.cfg.AppToken != "" {
-		opts = append(opts, slack.OptionAppLevelToken(a.cfg.AppToken))
+	if cfg.AppToken != "" {
+		opts = append(opts, slack.OptionAppLevelToken(cfg.AppToken))
 	}
-	if a.cfg.APIRetries > 0 {
+	if cfg.APIRetries > 0 {
 		rc := slack.DefaultRetryConfig()
-		rc.MaxRetries = a.cfg.APIRetries
+		rc.MaxRetries = cfg.APIRetries
 		rc.RetryAfterJitter = 250 * time.Millisecond
 		rc.BackoffInitial = 200 * time.Millisecond
 		rc.BackoffMax = 5 * time.Second

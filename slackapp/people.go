@@ -2,6 +2,7 @@ package slackapp
 
 import (
 	"context"
+	"log/slog"
 	"strings"
 	"sync"
 	"time"
@@ -166,4 +167,10 @@ func isScopeError(err error) bool {
 		}
 	}
 	return false
+}
+
+// newPeople looks people and user groups up through api, logging what
+// fails to log.
+func newPeople(api *slack.Client, log *slog.Logger) *people {
+	return &people{api: api, now: time.Now, log: log.Warn, emails: map[string]cachedEmail{}, groups: map[string]cachedGroup{}}
 }

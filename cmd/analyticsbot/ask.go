@@ -75,6 +75,11 @@ func press(ctx context.Context, args []string, out io.Writer) error {
 		return err
 	}
 	defer b.Close()
+	stop, err := readSlackGroups(ctx, b)
+	if err != nil {
+		return err
+	}
+	defer stop()
 	if *note != "" && *action != bot.ActionFeedbackDown {
 		return fmt.Errorf("%w: --note goes with --action %s", errUsage, bot.ActionFeedbackDown)
 	}

@@ -45,6 +45,11 @@ func contextCommand(ctx context.Context, args []string, out io.Writer) error {
 		return err
 	}
 	defer b.Close()
+	stop, err := readSlackGroups(ctx, b)
+	if err != nil {
+		return err
+	}
+	defer stop()
 	var terms []string
 	for _, t := range strings.Split(*termList, ",") {
 		if t = strings.TrimSpace(t); t != "" {

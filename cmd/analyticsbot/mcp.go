@@ -39,11 +39,22 @@ func mcpCommand(ctx context.Context, args []string, stdin io.Reader, stdout io.W
 		return err
 	}
 	defer b.Close()
+	stop, err := readSlackGroups(ctx, b)
+	if err != nil {
+		return err
+	}
+	defer stop()
 	// Every call checks again and says so too; the operator reads it here
-	// first. Only a refusal means the file does not admit the identity:
-	// another error (the database's) says nothing of the calls to come.
+	// first. Only a refusal of the file's means it does not admit the
+	// identity: a Slack user group that could not be read, or another error
+	// (the database's), says nothing of the calls to come, but for a user
+	// group with no bot token to read it.
 	var ref *access.Refusal
 	switch err := b.Admit(ctx, bot.Message{UserID: user, ChannelID: mcpserver.Channel}); {
+	case errors.As(err, &ref) && errors.Is(ref.Unknown, access.ErrNoDirectory):
+		slog.WarnContext(ctx, "the MCP server's identity's access depends on a Slack user group, and SLACK_BOT_TOKEN is not set to read it: every call will be refused", "as", user, "err", ref.Unknown)
+	case errors.As(err, &ref) && ref.Unknown != nil:
+		slog.WarnContext(ctx, "could not check whether the access file admits the MCP server's identity: each call will check again", "as", user, "err", ref.Unknown)
 	case errors.As(err, &ref):
 		slog.WarnContext(ctx, "the access file does not admit the MCP server's identity: every call will be refused", "as", user, "reason", ref.Reason)
 	case err != nil:

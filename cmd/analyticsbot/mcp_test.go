@@ -17,6 +17,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/analyticsbot/analyticsbot/slackapp/fakeslack"
 	"github.com/analyticsbot/analyticsbot/store/storetest"
 )
 
@@ -137,11 +138,73 @@ default: none
 	assert.Equal(t, "access_denied", a.ErrorKind)
 
 	cs, stderr = mcpSession(t, "--as", "USTRANGER")
-	assert.Contains(t, stderr.String(), "the access file does not admit the MCP server's identity: every call will be refused",
-		"docs/mcp.md: the server says so on stderr at start")
+	stderr.waitFor(t, regexp.MustCompile(`the access file does not admit the MCP server's identity: every call will be refused`), nil)
 	res = mcpCall(t, cs, "list_tables", map[string]any{}, nil)
 	assert.True(t, res.IsError)
 	assert.True(t, strings.Contains(textOf(res), "You don't have access"), textOf(res))
+
+	// A policy that hangs on a Slack user group. Without SLACK_BOT_TOKEN
+	// nobody can tell who is in the group: a Slack user is refused, not
+	// read under the default's wider tables. With it, the group's members
+	// are read from Slack, as serve reads them, and decide the policy.
+	require.NoError(t, os.WriteFile(path, []byte(`
+access:
+  channels: [mcp]
+groups:
+  apps_team: [S0APPS]
+policies:
+  - name: apps
+    groups: [apps_team]
+    tables: ["analytics.apps"]
+  - name: everything
+    tables: ["analytics.*"]
+default: everything
+`), 0o600))
+	listTables := func(cs *mcp.ClientSession) []string {
+		t.Helper()
+		var got struct {
+			Tables []struct {
+				Name string `json:"name"`
+			} `json:"tables"`
+		}
+		res := mcpCall(t, cs, "list_tables", map[string]any{}, &got)
+		require.False(t, res.IsError, textOf(res))
+		var names []string
+		for _, tb := range got.Tables {
+			names = append(names, tb.Name)
+		}
+		return names
+	}
+	cs, stderr = mcpSession(t, "--as", "UAPPSMEMBER")
+	stderr.waitFor(t, regexp.MustCompile(`depends on a Slack user group, and SLACK_BOT_TOKEN is not set to read it: every call will be refused`), nil)
+	res = mcpCall(t, cs, "list_tables", map[string]any{}, nil)
+	assert.True(t, res.IsError, "not the default's tables")
+	assert.Contains(t, textOf(res), "I can't check your access here: it depends on a Slack user group, and this server has no Slack connection to read who is in it.")
+
+	got = runCLI(t, "", "context", "--user", "UAPPSMEMBER", "which app has the most reviews")
+	require.Error(t, got.err, "context --user: the same refusal")
+	assert.Contains(t, got.err.Error()+got.stderr, "this server has no Slack connection to read who is in it")
+
+	slack := fakeslack.New(t)
+	slack.SetUserGroup("S0APPS", "UAPPSMEMBER")
+	t.Setenv("SLACK_API_URL", slack.APIURL())
+	t.Setenv("SLACK_BOT_TOKEN", "xoxb-not-this-workspace")
+	got = runCLI(t, "", "mcp", "--as", "UAPPSMEMBER")
+	require.Error(t, got.err, "a token Slack refuses would read as one without the scope: no members")
+	assert.Contains(t, got.err.Error(), "slack auth.test with SLACK_BOT_TOKEN, to read the access file's Slack user groups: invalid_auth")
+	t.Setenv("SLACK_BOT_TOKEN", fakeslack.BotToken)
+	got = runCLI(t, "", "context", "--json", "--user", "UOTHER", "which developer has the most apps")
+	require.NoError(t, got.err, got.stderr)
+	assert.Contains(t, got.stdout, `"analytics.developers"`, "in no group: the default's tables")
+	got = runCLI(t, "", "context", "--json", "--user", "UAPPSMEMBER", "which developer has the most apps")
+	require.NoError(t, got.err, got.stderr)
+	assert.Contains(t, got.stdout, `"analytics.apps"`)
+	assert.NotContains(t, got.stdout, `"analytics.developers"`, "the group's policy: apps alone")
+	cs, stderr = mcpSession(t, "--as", "UAPPSMEMBER")
+	assert.Equal(t, []string{"analytics.apps"}, listTables(cs), "the group's policy, its members read from Slack; stderr: %s", stderr)
+	cs, _ = mcpSession(t, "--as", "UOTHER")
+	assert.Greater(t, len(listTables(cs)), 1, "in no group: the default")
+	assert.NotEmpty(t, slack.Calls("usergroups.users.list"))
 }
 
 // textOf is a tool result's text.
