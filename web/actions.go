@@ -46,7 +46,7 @@ type actionResponse struct {
 // thread's query id finds nothing.
 func (s *server) serveAction(w http.ResponseWriter, r *http.Request) {
 	var req actionRequest
-	if err := decodeBody(w, r, s.cfg.MaxBody, &req); err != nil {
+	if err := s.decodeBody(w, r, s.cfg.MaxBody, &req); err != nil {
 		writeStatusError(w, err)
 		return
 	}

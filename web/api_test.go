@@ -1,7 +1,10 @@
 package web
 
 import (
+	"bufio"
 	"encoding/json"
+	"io"
+	"net"
 	"net/http"
 	"strings"
 	"testing"
@@ -261,4 +264,25 @@ func TestDocumentedRequestLimits(t *testing.T) {
 	resp, data := doJSON(t, srv, http.MethodPost, "/api/chat/stream", question(fits+"x"), nil)
 	assert.Equal(t, http.StatusRequestEntityTooLarge, resp.StatusCode, "one byte more: %s", data)
 	assert.Contains(t, errorBody(t, data), "larger than 65536 bytes")
+}
+
+// A body its own framing breaks (a chunk size that is not hex) is one
+// that could not be read, not one that took too long: the client is told
+// so at once, in the request's terms, without the network's error text.
+func TestRequestBodyUnreadable(t *testing.T) {
+	t.Parallel()
+	srv := newTestServer(t, newTestBot(t, ""), Config{})
+	conn, err := net.Dial("tcp", srv.Listener.Addr().String())
+	require.NoError(t, err)
+	defer conn.Close()
+	_, err = io.WriteString(conn, "POST /api/chat/stream HTTP/1.1\r\nHost: "+srv.Listener.Addr().String()+"\r\nContent-Type: application/json\r\n"+
+		"Transfer-Encoding: chunked\r\n\r\nzz\r\n{}\r\n0\r\n\r\n")
+	require.NoError(t, err)
+	resp, err := http.ReadResponse(bufio.NewReader(conn), nil)
+	require.NoError(t, err)
+	defer resp.Body.Close()
+	data, err := io.ReadAll(resp.Body)
+	require.NoError(t, err)
+	assert.Equal(t, http.StatusBadRequest, resp.StatusCode, "%s", data)
+	assert.Equal(t, "the request body could not be read", errorBody(t, data))
 }

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"os"
 	"reflect"
 	"regexp"
 	"time"
@@ -61,7 +62,7 @@ func writeStatusError(w http.ResponseWriter, err error) {
 // decodeBody reads the JSON body into v: at most maxBody bytes (413
 // beyond), within readTimeout, then clears the read deadline so that a
 // long answer is not cut by it.
-func decodeBody(w http.ResponseWriter, r *http.Request, maxBody int, v any) error {
+func (s *server) decodeBody(w http.ResponseWriter, r *http.Request, maxBody int, v any) error {
 	rc := http.NewResponseController(w)
 	// Not every ResponseWriter supports deadlines (httptest's recorder):
 	// the body size still bounds the read.
@@ -73,9 +74,14 @@ func decodeBody(w http.ResponseWriter, r *http.Request, maxBody int, v any) erro
 		if errors.As(err, &tooBig) {
 			return &statusError{status: http.StatusRequestEntityTooLarge, msg: fmt.Sprintf("the request is larger than %d bytes", maxBody)}
 		}
-		// A client that hung up or stalled past readTimeout: what the
-		// network said is for the log, not for the client.
-		return badRequest("the request body could not be read in time")
+		// A client that stalled past readTimeout, hung up, or sent a body
+		// its own framing breaks (a bad chunk): what the network said is
+		// for the log, not for the client.
+		s.log.InfoContext(r.Context(), "read a request body", "path", r.URL.Path, "err", err)
+		if errors.Is(err, os.ErrDeadlineExceeded) {
+			return badRequest("the request body could not be read in time")
+		}
+		return badRequest("the request body could not be read")
 	}
 	if len(bytes.TrimSpace(body)) == 0 {
 		return badRequest("the request body is empty: send a JSON object")

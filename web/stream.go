@@ -45,7 +45,7 @@ func (c chatRequest) question() (string, error) {
 // writes it, then the whole reply. A client that goes away cancels the run.
 func (s *server) serveStream(w http.ResponseWriter, r *http.Request) {
 	var req chatRequest
-	if err := decodeBody(w, r, s.cfg.MaxBody, &req); err != nil {
+	if err := s.decodeBody(w, r, s.cfg.MaxBody, &req); err != nil {
 		writeStatusError(w, err)
 		return
 	}
