@@ -703,6 +703,7 @@ func TestUserGroupNeverListedAskedAgainSooner(t *testing.T) {
 
 	api.set([]string{"UANA"}, nil)
 	now = now.Add(time.Minute)
+	readAt := now
 	require.Equal(t, []string{"UANA"}, known(t, p, "S0NEW"), "Slack answers")
 	api.set(nil, errors.New("slack: service unavailable"))
 	now = now.Add(10 * time.Minute)
@@ -716,6 +717,21 @@ func TestUserGroupNeverListedAskedAgainSooner(t *testing.T) {
 	known(t, p, "S0NEW")
 	p.wait()
 	assert.Equal(t, calls+1, api.calls, "a minute on: asked again")
+
+	// The outage goes on past the hour the members read before count:
+	// the group's askers are refused now, so it is asked about sooner
+	// again, as one never listed is.
+	now = readAt.Add(groupStale)
+	assert.ErrorIs(t, unknown(p, "S0NEW"), errNoMembers, "read an hour ago: unknown, and Slack still fails")
+	for i, wait := range []time.Duration{5 * time.Second, 10 * time.Second} {
+		calls := api.calls
+		now = now.Add(wait - time.Millisecond)
+		assert.ErrorIs(t, unknown(p, "S0NEW"), errNoMembers)
+		assert.Equal(t, calls, api.calls, "past the hour, failure %d: not asked within %v", i+1, wait)
+		now = now.Add(time.Millisecond)
+		assert.ErrorIs(t, unknown(p, "S0NEW"), errNoMembers)
+		assert.Equal(t, calls+1, api.calls, "past the hour, failure %d: asked again after %v, not a minute", i+1, wait)
+	}
 }
 
 // docs/access.md: a user group id Slack does not know (no_such_subteam:

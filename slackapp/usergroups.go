@@ -18,17 +18,20 @@ type cachedGroup struct {
 	// failed is when Slack last failed to list them, zero after an
 	// answer: Slack is not asked again before retry() has passed.
 	failed time.Time
-	// failures counts the listings failed in a row, 0 after an answer.
+	// failures counts the listings failed in a row while no members
+	// counted (never listed, or listed groupStale ago or more), 0 after
+	// an answer.
 	failures int
 }
 
 // retry is how long Slack is not asked about the group after its last
-// failed listing: groupRetry for a group listed before, whose members
-// still count through the first hour; for one never listed, whose
+// failed listing: groupRetry while the members read before still count
+// (through the first hour after their reading); once none count (never
+// listed, or listed an hour ago or more through a long outage), whose
 // askers are refused meanwhile, groupRetryFirst, doubled after each
 // failure in a row up to groupRetry.
 func (c cachedGroup) retry() time.Duration {
-	if !c.at.IsZero() {
+	if _, err := c.counting(c.failed); err == nil {
 		return groupRetry
 	}
 	d := groupRetryFirst
@@ -57,9 +60,9 @@ const groupStale = time.Hour
 // asked again soon after it is back.
 const groupRetry = time.Minute
 
-// groupRetryFirst is how long a user group never listed is not asked
-// about after its first failed listing (at start, say): its members are
-// unknown meanwhile, and whoever's access hangs on it is refused, so it
+// groupRetryFirst is how long a user group never listed (or whose members
+// were read an hour ago or more) is not asked about after its first failed
+// listing (at start, say): its members are unknown meanwhile, and whoever's access hangs on it is refused, so it
 // is asked again sooner than groupRetry; the wait doubles after each
 // failure in a row (5 s, 10 s, 20 s, 40 s), up to groupRetry.
 const groupRetryFirst = 5 * time.Second
@@ -254,7 +257,9 @@ func (p *people) listGroup(ctx context.Context, group string) ([]string, error) 
 		return nil, nil
 	}
 	c.failed = now
-	c.failures++
+	if _, err := c.counting(now); err != nil {
+		c.failures++
+	}
 	p.groups[group] = c
 	m, known := c.counting(now)
 	if known == nil {
