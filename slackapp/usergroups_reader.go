@@ -50,3 +50,25 @@ func (u *UserGroups) Members(ctx context.Context, group string) ([]string, error
 // Stop waits for the listings under way, which end within
 // slackLookupTimeout, and starts no more.
 func (u *UserGroups) Stop() { u.people.stop() }
+
+// UnknownUserGroups lists each of groups with cfg's bot token and returns
+// those Slack knows no user group for (no_such_subteam: a mistyped id, a
+// group deleted), which the app reads as having no members: for doctor.
+// It fails on any other refusal (a missing scope, a token Slack refuses)
+// or an outage, naming the group.
+func UnknownUserGroups(ctx context.Context, cfg Config, groups []string) ([]string, error) {
+	api := slack.New(cfg.BotToken, apiOptions(cfg, slog.New(slog.DiscardHandler), nil)...)
+	var unknown []string
+	for _, g := range groups {
+		lctx, cancel := context.WithTimeout(ctx, slackLookupTimeout)
+		_, err := api.GetUserGroupMembersContext(lctx, g)
+		cancel()
+		switch {
+		case isNoSuchGroup(err):
+			unknown = append(unknown, g)
+		case err != nil:
+			return unknown, fmt.Errorf("usergroups.users.list %s: %w", g, err)
+		}
+	}
+	return unknown, nil
+}

@@ -208,6 +208,7 @@ func checkAccess(ctx context.Context, c *checkup, cfg bot.Config, db *store.DB) 
 		return
 	}
 	c.ok("access file: policies %s", strings.Join(rules.Policies(), ", "))
+	checkUserGroups(ctx, c, rules.SlackGroups())
 	for _, tk := range rules.Tokens() {
 		if len(os.Getenv(tk.Env)) < bot.MinTokenLength {
 			c.fail("the token %q needs a secret of at least %d characters in %s", tk.Name, bot.MinTokenLength, tk.Env)
@@ -231,6 +232,33 @@ func checkAccess(ctx context.Context, c *checkup, cfg bot.Config, db *store.DB) 
 		for _, r := range roles {
 			checkSessions(ctx, c, db, r, "`analyticsbot access apply`")
 		}
+	}
+}
+
+// checkUserGroups checks that Slack lists the Slack user groups the access
+// file names: a mistyped id is a group with no members, whose people get
+// another policy (or none), and without a bot token nobody can tell who is
+// in one.
+func checkUserGroups(ctx context.Context, c *checkup, groups []string) {
+	if len(groups) == 0 {
+		return
+	}
+	scfg, err := slackapp.ConfigFromEnv()
+	if err != nil || scfg.BotToken == "" {
+		c.warn("the access file names Slack user groups (%s), and SLACK_BOT_TOKEN is not set: nobody can tell who is in them, and a Slack user whose policy hangs on one is refused (docs/access.md)",
+			someOf(groups, 5))
+		return
+	}
+	unknown, err := slackapp.UnknownUserGroups(ctx, scfg, groups)
+	if len(unknown) > 0 {
+		c.fail("Slack has no user group %s, which the access file names: it has no members, so its people get another policy or none; check the id (the group's page in Slack shows it)",
+			strings.Join(unknown, ", "))
+	}
+	if err != nil {
+		c.fail("Slack user groups: %v", err)
+	}
+	if len(unknown) == 0 && err == nil {
+		c.ok("Slack lists the access file's user groups (%s)", someOf(groups, 5))
 	}
 }
 

@@ -140,3 +140,43 @@ default: none
 		})
 	}
 }
+
+// docs/access.md: doctor checks the access file's Slack user groups. A
+// mistyped id is a group with no members, whose people get another
+// policy; without a bot token nobody can tell who is in one.
+func TestCLIDoctorUserGroups(t *testing.T) {
+	_, dbURL := storetest.NewWithURL(t)
+	setUp(t, dbURL)
+	clearSlackEnv(t)
+	path := filepath.Join(t.TempDir(), "access.yaml")
+	write := func(members string) {
+		require.NoError(t, os.WriteFile(path, []byte(`
+groups:
+  data: [UALICE, `+members+`]
+policies:
+  - name: data
+    groups: [data]
+    tables: ["analytics.*"]
+default: none
+`), 0o600))
+	}
+	write("S0DATA, S0TYPO")
+	t.Setenv("ACCESS_FILE", path)
+	got := runCLI(t, "", "doctor")
+	assert.Contains(t, got.stdout, "! the access file names Slack user groups (S0DATA, S0TYPO), and SLACK_BOT_TOKEN is not set: nobody can tell who is in them")
+
+	slack := fakeslack.New(t)
+	slack.SetUserGroup("S0DATA", "UBOB")
+	t.Setenv("SLACK_BOT_TOKEN", fakeslack.BotToken)
+	t.Setenv("SLACK_APP_TOKEN", fakeslack.AppToken)
+	t.Setenv("SLACK_API_URL", slack.APIURL())
+	got = runCLI(t, "", "doctor")
+	assert.ErrorIs(t, got.err, errProblems)
+	assert.Contains(t, got.stdout, "✗ Slack has no user group S0TYPO, which the access file names: it has no members, so its people get another policy or none")
+	assert.NotContains(t, got.stdout, "S0DATA, S0TYPO")
+
+	write("S0DATA")
+	got = runCLI(t, "", "doctor")
+	assert.Contains(t, got.stdout, "✓ Slack lists the access file's user groups (S0DATA)\n")
+	assert.NotContains(t, got.stdout, "no user group")
+}
