@@ -5,6 +5,7 @@ import (
 	"crypto/rand"
 	"encoding/hex"
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 	"unicode"
@@ -202,6 +203,14 @@ func newErrorRef() string {
 	return "e-" + hex.EncodeToString(b[:])
 }
 
+// beyondDataClasses are the guard's classes (sqlguard.Class) of a
+// statement refused for reaching past the data without changing it: the
+// server's files, its time, its settings, other databases, SQL run from
+// text. Every other refusal of the guard's or the database's (a write in
+// a read-only transaction) is a change.
+var beyondDataClasses = []string{"sleep", "file_access", "code_execution", "dynamic_sql", "foreign_data", "side_effect",
+	"session_change", "setting_change", "system_catalog", "explain", "name_resolution", "unbounded_work"}
+
 // errorText is the reply's text for the failure on s, and the questions to
 // try instead. The text is whole alone: it never introduces the questions
 // ("for example:"), which each surface shows under its own heading, because
@@ -218,6 +227,11 @@ func (n *Nodes) errorText(ctx context.Context, s *State) (string, []string) {
 	case ErrMessageTooLong:
 		return fmt.Sprintf("Your message is too long (%s); I read questions of up to %d characters. Please shorten it.", s.ErrorDetail, n.MaxMessageLen), nil
 	case ErrUnsafeQuery:
+		if class, _, _ := strings.Cut(s.ErrorDetail, ":"); slices.Contains(beyondDataClasses, class) {
+			// pg_sleep, pg_read_file, dblink, set_config…: not a change of
+			// data, and not for the asker to be told it was one.
+			return "I only run queries that read data, and that one would do more, so I didn't run it. Ask a question about the data instead.", examples
+		}
 		return "I can only read data, never change it, so I can't run that. Ask a question about the data instead.", examples
 	case ErrInvalidQuery:
 		if s.Intent == IntentExportCSV || s.Intent == IntentShowSQL {

@@ -180,6 +180,10 @@ func TestHandleError(t *testing.T) {
 		{ErrMessageTooLong, "4001 characters", 0, []string{"too long (4001 characters)", "up to 4000 characters"}, false},
 		{ErrInvalidQuery, `run query: ERROR: column "nme" does not exist (SQLSTATE 42703)`, 2, []string{"even after 3 attempts"}, true},
 		{ErrUnsafeQuery, "not_select: only SELECT statements (optionally WITH …) may run", 0, []string{"I can only read data"}, true},
+		{ErrUnsafeQuery, "write: INSERT, UPDATE, DELETE and MERGE may not run", 0, []string{"I can only read data, never change it"}, true},
+		{ErrUnsafeQuery, "run query: ERROR: cannot execute INSERT in a read-only transaction (SQLSTATE 25006)", 0, []string{"I can only read data, never change it"}, true},
+		{ErrUnsafeQuery, "sleep: pg_sleep may not be called", 0, []string{"I only run queries that read data, and that one would do more, so I didn't run it."}, true},
+		{ErrUnsafeQuery, "file_access: pg_read_file reads the server's files", 0, []string{"I only run queries that read data, and that one would do more"}, true},
 		{ErrQueryTimeout, "run query: query timed out: ERROR: canceling statement due to statement timeout (SQLSTATE 57014)", 0, []string{"took too long"}, false},
 		{ErrDatabaseDown, "recent turns: database unavailable: dial tcp 127.0.0.1:5432: connect: connection refused", 0, []string{"can't reach the database"}, false},
 		{ErrWarehouseDown, "describe schemas analytics: database unavailable: dial tcp 127.0.0.1:5432: connect: connection refused", 0, []string{"can't reach the database right now"}, false},
@@ -226,7 +230,7 @@ func TestHandleError(t *testing.T) {
 		}
 		// With Postgres as the backend, its database being down reads as
 		// the bot's own being down: they are the same server for most.
-		if other, dup := seen[s.ResponseText]; dup && !(tt.kind == ErrWarehouseDown && other == ErrDatabaseDown) {
+		if other, dup := seen[s.ResponseText]; dup && other != tt.kind && !(tt.kind == ErrWarehouseDown && other == ErrDatabaseDown) {
 			t.Errorf("%s: got the same text as %s (%q), want a distinct one", tt.kind, other, s.ResponseText)
 		}
 		seen[s.ResponseText] = tt.kind

@@ -165,7 +165,9 @@ func (n *Nodes) unclear(ctx context.Context, s *State, turn store.Turn, req sche
 		return fmt.Sprintf("I couldn't tell which channel “#%s” is: type # and pick it from Slack's list, so that it becomes a link.", req.To.Name)
 	}
 	if col := req.Condition.Column; col != "" {
-		if c, err := n.Cache.Get(ctx, s.ThreadTS, turn.QueryID); err == nil && valueOf(c.Result, col) == nil {
+		// The column is what counts, not today's value: an empty result
+		// or a NULL (a sum of no rows) may well change by the next check.
+		if c, err := n.Cache.Get(ctx, s.ThreadTS, turn.QueryID); err == nil && numberColumn(c.Result.Columns, col) < 0 {
 			return fmt.Sprintf("The answer has no number column “%s”: its columns are %s.", col, strings.Join(c.Result.ColumnNames(), ", "))
 		}
 	}

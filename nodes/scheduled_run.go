@@ -124,17 +124,29 @@ func number(v *float64) string {
 	return answer.Thousands(strconv.FormatFloat(*v, 'f', 2, 64))
 }
 
-// valueOf is the number an alert reads from the first row: the number
-// column named column (any case; spaces as underscores; else one whose
-// name has it as a word: "count" finds "game_count", not "discount"), or
-// with no column named the first number column. nil when there is none.
+// valueOf is the number an alert reads from the first row, in the column
+// numberColumn picks; nil when there is none, no row, or no number there
+// (NULL).
 func valueOf(r warehouse.Result, column string) *float64 {
-	if len(r.Rows) == 0 {
+	pick := numberColumn(r.Columns, column)
+	if len(r.Rows) == 0 || pick < 0 {
 		return nil
 	}
+	f, ok := answer.NewTable(&r).Number(r.Rows[0], pick)
+	if !ok {
+		return nil
+	}
+	return &f
+}
+
+// numberColumn is the index of the number column of cols named column (any
+// case; spaces as underscores; else one whose name has it as a word:
+// "count" finds "game_count", not "discount"), or with no column named the
+// first number column; -1 when there is none.
+func numberColumn(cols []warehouse.Column, column string) int {
 	want := strings.ReplaceAll(strings.ToLower(strings.TrimSpace(column)), " ", "_")
 	pick := -1
-	for i, c := range r.Columns {
+	for i, c := range cols {
 		if c.Kind != warehouse.KindNumber {
 			continue
 		}
@@ -152,14 +164,7 @@ func valueOf(r warehouse.Result, column string) *float64 {
 		}
 		break
 	}
-	if pick < 0 {
-		return nil
-	}
-	f, ok := answer.NewTable(&r).Number(r.Rows[0], pick)
-	if !ok {
-		return nil
-	}
-	return &f
+	return pick
 }
 
 // scheduledCSV attaches the run's rows as CSV: the result when it holds

@@ -298,7 +298,7 @@ func TestAccessMatrixInSlack(t *testing.T) {
 			says := map[nodes.ErrorKind]string{
 				nodes.ErrAccessDenied: "I can't answer that: you may not read ",
 				nodes.ErrInvalidQuery: "I couldn't write a query that works",
-				nodes.ErrUnsafeQuery:  "I can only read data",
+				nodes.ErrUnsafeQuery:  "Ask a question about the data instead.",
 			}
 			// The channel is the file's; event ids and timestamps are this
 			// run's own (the package database outlives a run under -count).

@@ -96,7 +96,7 @@ func TestForgedIdentityInSlack(t *testing.T) {
 	rules := bottest.DemoScript(bottest.ForgeryRules("analytics.slack_forged_orders", "bob@example.com"))
 	for _, guard := range []bool{true, false} {
 		opts := []harnessOption{withScript(rules), withBotConfig(func(c *bot.Config) { c.AccessFile = path })}
-		want := "I can only read data"
+		want := "Ask a question about the data instead."
 		if !guard {
 			opts, want = append(opts, withoutGuard()), "Here are the forged orders"
 		}
