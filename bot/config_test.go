@@ -173,6 +173,12 @@ func TestConfigNumbers(t *testing.T) {
 		// value keeps the table forever, so neither is refused.
 		{name: "retentions 0", env: map[string]string{"QUERY_LOG_RETENTION": "0", "TURN_RETENTION": "0", "RESULT_RETENTION": "0"}},
 		{name: "retentions negative", env: map[string]string{"QUERY_LOG_RETENTION": "-1h", "TURN_RETENTION": "-1h", "RESULT_RETENTION": "-1h"}},
+		// docs/schedules.md: the lease at least twice the poll, so that a
+		// live runner renews its claim before another may take it.
+		{name: "SCHEDULE_LEASE twice SCHEDULE_POLL", env: map[string]string{"SCHEDULE_POLL": "2m", "SCHEDULE_LEASE": "4m"}},
+		{name: "SCHEDULE_LEASE under twice SCHEDULE_POLL", env: map[string]string{"SCHEDULE_POLL": "2m", "SCHEDULE_LEASE": "3m"},
+			want: "SCHEDULE_LEASE at least twice SCHEDULE_POLL; got 2m0s"},
+		{name: "SCHEDULE_LEASE short while schedules are off", env: map[string]string{"SCHEDULES": "false", "SCHEDULE_POLL": "2m", "SCHEDULE_LEASE": "3m"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -199,4 +205,14 @@ func TestConfigFromEnvNamesTheVariable(t *testing.T) {
 	assert.Contains(t, err.Error(), `MAX_ROWS: strconv.ParseInt: parsing "abc": invalid syntax`)
 	assert.Contains(t, err.Error(), `STATEMENT_TIMEOUT: unable to parse duration: time: invalid duration "soon"`)
 	assert.NotContains(t, err.Error(), "MaxRows", "the Go field is no name the operator knows")
+}
+
+// docs/scaling.md: with the defaults a question waits at most 82 s past
+// its model calls on a silent database (Config.SilentWait).
+func TestSilentWaitDefault(t *testing.T) {
+	t.Parallel()
+	var c bot.Config
+	require.NoError(t, env.ParseWithOptions(&c, env.Options{Environment: map[string]string{}}))
+	require.NoError(t, c.Check())
+	assert.Equal(t, 82*time.Second, c.SilentWait())
 }
