@@ -45,6 +45,11 @@ type App struct {
 	noStream atomic.Bool
 	// teamID is the workspace's, for streams in channels.
 	teamID string
+	// clock spaces an answer's progress updates and streamed text
+	// (progressInterval): the wall clock, which New sets. Tests set one
+	// that moves only when they move it, to tell a wait of one interval
+	// from two without timing anything.
+	clock clock
 
 	// hooks observe the app for tests and benchmarks; nil fields are skipped.
 	hooks Hooks
@@ -98,7 +103,7 @@ func New(ctx context.Context, cfg Config, b *bot.Bot, log *slog.Logger, opts ...
 	if log == nil {
 		log = slog.Default()
 	}
-	a := &App{cfg: cfg, mode: mode, bot: b, log: log.With("component", "slack")}
+	a := &App{cfg: cfg, mode: mode, bot: b, log: log.With("component", "slack"), clock: wallClock{}}
 	for _, o := range opts {
 		o(a)
 	}

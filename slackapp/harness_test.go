@@ -66,6 +66,8 @@ type harnessOptions struct {
 	botCfg    func(*bot.Config)
 	streaming bool
 	noGuard   bool
+	// app adjusts the app after New, before it runs.
+	app func(*App)
 }
 
 type harnessOption func(*harnessOptions)
@@ -85,6 +87,10 @@ func streaming() harnessOption { return func(o *harnessOptions) { o.streaming = 
 // withoutGuard takes the static guard out and answers each access policy
 // as its own database role (bottest.StartWithoutGuard).
 func withoutGuard() harnessOption { return func(o *harnessOptions) { o.noGuard = true } }
+
+// withApp adjusts the app after New and before it runs: a test's clock
+// (fakeClock), a longer bound on the calls to Slack that it holds.
+func withApp(f func(*App)) harnessOption { return func(o *harnessOptions) { o.app = f } }
 
 func withConfig(f func(*Config)) harnessOption { return func(o *harnessOptions) { o.adjust = f } }
 
@@ -166,6 +172,9 @@ func start(t testing.TB, opts ...harnessOption) *harness {
 		},
 	}))
 	require.NoError(t, err, "new app")
+	if o.app != nil {
+		o.app(app)
+	}
 	h.app = app
 
 	runCtx, stop := context.WithCancel(context.Background())

@@ -47,6 +47,11 @@ type people struct {
 	}
 	now func() time.Time
 	log func(msg string, args ...any)
+	// lookupTimeout, when set, replaces slackLookupTimeout: a test that
+	// holds a call in the fake Slack sets it past the test's own end, so
+	// that the call ends when the test releases it, however slow the
+	// machine, never because the real bound ran out first.
+	lookupTimeout time.Duration
 
 	// lookups runs one users.info per user, and one
 	// usergroups.users.list per user group, at a time: a burst of
@@ -128,7 +133,7 @@ func (p *people) person(ctx context.Context, user string) cachedEmail {
 func (p *people) lookUp(ctx context.Context, user string) cachedEmail {
 	// Whoever waits on this lookup shares it: one caller's end must not
 	// fail the others'.
-	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), slackLookupTimeout)
+	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), p.callTimeout())
 	defer cancel()
 	u, err := p.api.GetUserInfoContext(ctx, user)
 	switch {
@@ -167,6 +172,15 @@ func isScopeError(err error) bool {
 		}
 	}
 	return false
+}
+
+// callTimeout bounds one call of p's to Slack: slackLookupTimeout, unless
+// a test set lookupTimeout.
+func (p *people) callTimeout() time.Duration {
+	if p.lookupTimeout > 0 {
+		return p.lookupTimeout
+	}
+	return slackLookupTimeout
 }
 
 // newPeople looks people and user groups up through api, logging what

@@ -143,16 +143,27 @@ func (p *progress) loop(ctx context.Context) {
 			if wait <= 0 {
 				continue
 			}
-			t := time.NewTimer(wait)
 			select {
 			case <-p.stopped:
-				t.Stop()
 				return
-			case <-t.C:
+			case <-p.a.clock.After(wait):
 			}
 		}
 	}
 }
+
+// clock is the time an answer's updates are spaced by.
+type clock interface {
+	Now() time.Time
+	// After is time.After: the channel gets the time once d has passed.
+	After(d time.Duration) <-chan time.Time
+}
+
+// wallClock is the real time.
+type wallClock struct{}
+
+func (wallClock) Now() time.Time                         { return time.Now() }
+func (wallClock) After(d time.Duration) <-chan time.Time { return time.After(d) }
 
 // progressShare is how many running turns share one progress interval:
 // beyond it, each turn's updates are spaced out further.

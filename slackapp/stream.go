@@ -79,7 +79,7 @@ func (st *streamer) begin(ctx context.Context) bool {
 		st.a.log.DebugContext(ctx, "streaming unavailable: progress goes as before", "channel", st.q.channel, "err", err)
 		return false
 	}
-	st.ts, st.last = ts, time.Now()
+	st.ts, st.last = ts, st.a.clock.Now()
 	return true
 }
 
@@ -128,7 +128,7 @@ func (st *streamer) chunk(chunk string) {
 	if strings.TrimSpace(st.pending.String()) == "" {
 		return
 	}
-	if time.Since(st.last) >= st.a.progressInterval() {
+	if st.a.clock.Now().Sub(st.last) >= st.a.progressInterval() {
 		st.flush(st.ctx)
 	}
 }
@@ -151,7 +151,7 @@ func (st *streamer) appendChunks(ctx context.Context, chunks []slack.StreamChunk
 	if len(chunks) == 0 || ctx.Err() != nil {
 		return
 	}
-	st.last = time.Now()
+	st.last = st.a.clock.Now()
 	if _, _, err := st.a.api.AppendStreamContext(ctx, st.q.channel, st.ts, slack.MsgOptionChunks(chunks...)); err != nil {
 		if ctx.Err() == nil {
 			st.off = true

@@ -235,7 +235,7 @@ func (p *people) groupCached(group string) ([]string, groupState, error) {
 func (p *people) listGroup(ctx context.Context, group string) ([]string, error) {
 	// Whoever waits on this listing shares it: one caller's end must not
 	// fail the others'.
-	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), slackLookupTimeout)
+	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), p.callTimeout())
 	defer cancel()
 	users, err := p.api.GetUserGroupMembersContext(ctx, group)
 	p.mu.Lock()
