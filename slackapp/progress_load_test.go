@@ -172,7 +172,10 @@ func TestProgressIntervalZeroSendsEachUpdate(t *testing.T) {
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
-			h := start(t, withConfig(func(c *Config) { c.ProgressInterval = tt.interval }))
+			// The app's clock never moves: an update that waited for any
+			// interval at all would never be sent.
+			clock := newFakeClock()
+			h := start(t, withConfig(func(c *Config) { c.ProgressInterval = tt.interval }), withApp(func(a *App) { a.clock = clock }))
 			underLoad(t, h, 17) // would double any interval above zero
 			ch := channelID("CPROGZERO")
 			q := question{channel: ch, user: user, ts: "1700000704.000100", threadTS: "1700000704.000100", received: time.Now()}
