@@ -162,25 +162,68 @@ func testPressBadInput(t *testing.T, e *testEnv) {
 	require.Empty(t, answer.ErrorKind, "question: %s", answer.ErrorDetail)
 	callsBefore := len(b.Scripted.Calls())
 
+	// The reasons are what the web API, the terminal and MCP show: plain
+	// sentences that quote at most 40 characters of what was sent.
+	const actions = "the actions are export_csv, show_sql, refresh, explain, schedule, schedule_preset, feedback_up, feedback_down, " +
+		"verify_example, schedule_save, schedule_cancel, schedule_pause, schedule_resume, schedule_delete"
+	huge := strings.Repeat("a", 10<<10)
+	clipped := `"` + strings.Repeat("a", 39) + `…"`
+	everyMinute := strings.Repeat("1,", 59) + "0 * * * *" // valid, and too often
 	tests := []struct {
 		name   string
 		action string
 		value  string
+		want   string
 	}{
-		{name: "unknown action", action: "delete_everything", value: answer.QueryID},
-		{name: "empty action", action: "", value: answer.QueryID},
-		{name: "sql injection", action: string(nodes.IntentExportCSV), value: "'; DROP TABLE x"},
-		{name: "not hex", action: string(nodes.IntentShowSQL), value: "zzzz"},
-		{name: "too long", action: string(nodes.IntentExportCSV), value: answer.QueryID + "00"},
-		{name: "upper case hex", action: string(nodes.IntentExportCSV), value: "ABCDEF12"},
+		{name: "unknown action", action: "delete_everything", value: answer.QueryID,
+			want: `unknown action "delete_everything"; ` + actions},
+		{name: "empty action", action: "", value: answer.QueryID, want: `unknown action ""; ` + actions},
+		{name: "long action", action: huge, value: answer.QueryID, want: "unknown action " + clipped + "; " + actions},
+		{name: "sql injection", action: string(nodes.IntentExportCSV), value: "'; DROP TABLE x",
+			want: `"'; DROP TABLE x" is not a query id (8 hex characters)`},
+		{name: "not hex", action: string(nodes.IntentShowSQL), value: "zzzz", want: `"zzzz" is not a query id (8 hex characters)`},
+		{name: "too long", action: string(nodes.IntentExportCSV), value: answer.QueryID + "00",
+			want: `"` + answer.QueryID + `00" is not a query id (8 hex characters)`},
+		{name: "upper case hex", action: string(nodes.IntentExportCSV), value: "ABCDEF12",
+			want: `"ABCDEF12" is not a query id (8 hex characters)`},
+		{name: "long value", action: string(nodes.IntentExportCSV), value: huge, want: clipped + " is not a query id (8 hex characters)"},
+		{name: "long value cut between characters", action: string(nodes.IntentShowSQL), value: strings.Repeat("é", 100),
+			want: `"` + strings.Repeat("é", 39) + `…" is not a query id (8 hex characters)`},
+		{name: "control characters escaped", action: string(nodes.IntentShowSQL), value: "\x1b[2J",
+			want: `"\x1b[2J" is not a query id (8 hex characters)`},
+		{name: "long schedule id", action: nodes.ActionSchedulePause, value: huge, want: clipped + " is not a schedule id (8 hex characters)"},
+		{name: "preset without a schedule", action: nodes.ActionSchedulePreset, value: answer.QueryID,
+			want: `"` + answer.QueryID + `" is not a query id followed by a schedule`},
+		{name: "long preset", action: nodes.ActionSchedulePreset, value: huge, want: clipped + " is not a query id followed by a schedule"},
+		{name: "preset not cron", action: nodes.ActionSchedulePreset, value: answer.QueryID + " every 5m",
+			want: "“every 5m” has 2 fields, but a cron schedule has 5: minute, hour, day of the month, month and day of the week, e.g. “0 9 * * 1”"},
+		{name: "preset bad field", action: nodes.ActionSchedulePreset, value: answer.QueryID + " 0 9 * * 8",
+			want: "“8” is not a valid day of the week in “0 9 * * 8”: days of the week run from 0 (Sunday) to 6 (Saturday), or sun to sat"},
+		{name: "preset long spec", action: nodes.ActionSchedulePreset, value: answer.QueryID + " " + strings.Repeat("0 ", 5000),
+			want: `"` + strings.Repeat("0 ", 19) + `0…" is not a cron schedule: give five cron fields (minute, hour, day of the month, month, day of the week), e.g. “0 9 * * 1”`},
+		{name: "preset too often", action: nodes.ActionSchedulePreset, value: answer.QueryID + "  * *  * * *",
+			want: `schedules run at most once every 5 minutes; "* * * * *" runs more often`},
+		{name: "preset long and too often", action: nodes.ActionSchedulePreset, value: answer.QueryID + " " + everyMinute,
+			want: `schedules run at most once every 5 minutes; "` + strings.Repeat("1,", 19) + `1…" runs more often`},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			s, _, err := b.PressState(context.Background(), bot.Message{ThreadID: thread, UserID: "U1"}, tt.action, tt.value)
-			assert.True(t, errors.Is(err, bot.ErrBadAction), "got error %v, want bot.ErrBadAction", err)
+			require.True(t, errors.Is(err, bot.ErrBadAction), "got error %v, want bot.ErrBadAction", err)
 			assert.Nil(t, s, "state")
+			assert.Equal(t, tt.want, bot.BadActionReason(err), "reason")
 		})
 	}
+	t.Run("note on a long value", func(t *testing.T) {
+		_, err := b.Note(context.Background(), bot.Message{ThreadID: thread, UserID: "U1"}, huge, "wrong year")
+		require.True(t, errors.Is(err, bot.ErrBadAction), "got error %v, want bot.ErrBadAction", err)
+		assert.Equal(t, clipped+" is not a query id (8 hex characters)", bot.BadActionReason(err), "reason")
+	})
+	t.Run("long schedule action", func(t *testing.T) {
+		_, err := b.ManageSchedule(context.Background(), bot.Message{ThreadID: thread, UserID: "U1"}, huge, "0123abcd")
+		require.True(t, errors.Is(err, bot.ErrBadAction), "got error %v, want bot.ErrBadAction", err)
+		assert.Equal(t, "unknown schedule action "+clipped, bot.BadActionReason(err), "reason")
+	})
 	assert.Equal(t, callsBefore, len(b.Scripted.Calls()), "model calls")
 	assert.Len(t, recentTurns(t, e, thread), 1, "refused presses must not be saved as turns")
 	var n int

@@ -8,6 +8,8 @@ import (
 	"slices"
 	"strings"
 	"time"
+	"unicode"
+	"unicode/utf8"
 
 	"github.com/analyticsbot/analyticsbot/access"
 	"github.com/analyticsbot/analyticsbot/nodes"
@@ -22,16 +24,44 @@ var scheduleIDPattern = regexp.MustCompile(`^[0-9a-f]{8}$`)
 func presetPress(value string) (queryID, spec string, err error) {
 	queryID, spec, _ = strings.Cut(strings.TrimSpace(value), " ")
 	if !queryIDPattern.MatchString(queryID) || strings.TrimSpace(spec) == "" {
-		return "", "", fmt.Errorf("%w: %q is not a query id and a schedule", ErrBadAction, value)
+		return "", "", fmt.Errorf("%w: %s is not a query id followed by a schedule", ErrBadAction, shown(value))
 	}
+	written := strings.Join(strings.Fields(spec), " ")
 	w, err := schedule.ParseSpec(spec, time.UTC)
 	if err != nil {
-		return "", "", fmt.Errorf("%w: %q: %v", ErrBadAction, spec, err)
+		return "", "", fmt.Errorf("%w: %s", ErrBadAction, specProblem(written, err))
 	}
 	if w.TooOften() {
-		return "", "", fmt.Errorf("%w: %q runs more often than every %s", ErrBadAction, spec, schedule.MinInterval)
+		return "", "", fmt.Errorf("%w: schedules run at most once %s; %s runs more often", ErrBadAction,
+			everyWords(schedule.MinInterval), shown(written))
 	}
 	return queryID, strings.TrimSpace(spec), nil
+}
+
+// specProblem is why the spec written (its fields, one space apart) is not
+// a schedule, given its parse error err. The parser's sentences are for
+// people but quote the whole spec, so they are said only for a short,
+// printable one; a longer spec is quoted cut short, with the rule it
+// breaks.
+func specProblem(written string, err error) string {
+	printable := strings.IndexFunc(written, func(r rune) bool { return !unicode.IsPrint(r) }) < 0
+	if printable && utf8.RuneCountInString(written) <= maxShown {
+		return err.Error()
+	}
+	return shown(written) + " is not a cron schedule: give five cron fields (minute, hour, day of the month, month, day of the week), e.g. “0 9 * * 1”"
+}
+
+// everyWords says how often runs d apart come, as people say it: "every 5
+// minutes", "every hour" (not time.Duration's "5m0s").
+func everyWords(d time.Duration) string {
+	n, unit := int(d/time.Minute), "minute"
+	if d%time.Hour == 0 {
+		n, unit = int(d/time.Hour), "hour"
+	}
+	if n == 1 {
+		return "every " + unit
+	}
+	return fmt.Sprintf("every %d %ss", n, unit)
 }
 
 // ManageSchedule answers a press on a schedule: save or cancel a pending
@@ -54,10 +84,10 @@ func (b *Bot) ManageSchedule(ctx context.Context, m Message, action, id string) 
 // scheduleState is the state of a press of action on the schedule id.
 func (b *Bot) scheduleState(m Message, action, id string) (*nodes.State, error) {
 	if !scheduleIDPattern.MatchString(id) {
-		return nil, fmt.Errorf("%w: %q is not a schedule id (8 hex characters)", ErrBadAction, id)
+		return nil, fmt.Errorf("%w: %s is not a schedule id (8 hex characters)", ErrBadAction, shown(id))
 	}
 	if !nodes.IsScheduleAction(action) {
-		return nil, fmt.Errorf("%w: unknown schedule action %q", ErrBadAction, action)
+		return nil, fmt.Errorf("%w: unknown schedule action %s", ErrBadAction, shown(action))
 	}
 	s := b.stateOf(m)
 	s.Intent, s.ScheduleAction, s.ScheduleID = nodes.IntentManageSchedule, action, id

@@ -198,7 +198,8 @@ func (s *Server) exportCSV(ctx context.Context, req *mcp.CallToolRequest, in exp
 		case errors.Is(err, bot.ErrNoThread):
 			return tell("no thread %q of yours: give the thread_id of an answer you were given", in.ThreadID)
 		case errors.Is(err, bot.ErrBadAction):
-			return tell("%q is not a query id: give the query_id of an answer you were given", in.QueryID)
+			// The bot's reason quotes at most the start of a long value.
+			return tell("%s: give the query_id of an answer you were given", bot.BadActionReason(err))
 		case err != nil:
 			return err
 		}

@@ -282,6 +282,13 @@ func TestBadInput(t *testing.T) {
 	}
 	_, a := askAnswer(t, cs, "ask", map[string]any{"question": q2018})
 	assert.Equal(t, "answer", a.Kind, "still answering")
+
+	// The longest query_id the tool's schema lets through (a longer one
+	// is the SDK's refusal, before any tool runs).
+	res := call(t, cs, "export_csv", map[string]any{"thread_id": a.ThreadID, "query_id": strings.Repeat("a", 200)})
+	assert.True(t, res.IsError, "a 200-character query id: %s", text(res))
+	assert.Equal(t, `"`+strings.Repeat("a", 39)+`…" is not a query id (8 hex characters): give the query_id of an answer you were given`, text(res),
+		"the error quotes the start of the value, not all of it")
 }
 
 // A server without an identity has no tools to run.

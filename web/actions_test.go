@@ -61,11 +61,19 @@ func TestActions(t *testing.T) {
 		},
 		{
 			name: "unknown action", thread: end.ThreadID, action: "drop_table", value: end.QueryID, wantStatus: http.StatusBadRequest,
-			check: wantErrorPrefix(`unknown action "drop_table" (want `),
+			check: wantErrorPrefix(`unknown action "drop_table"; the actions are export_csv, show_sql, `),
 		},
 		{
 			name: "malformed query id", thread: end.ThreadID, action: string(nodes.IntentShowSQL), value: "1; DROP TABLE x", wantStatus: http.StatusBadRequest,
 			check: wantErrorPrefix(`"1; DROP TABLE x" is not a query id (8 hex characters)`),
+		},
+		{
+			name: "a 10 KB value", thread: end.ThreadID, action: string(nodes.IntentShowSQL), value: strings.Repeat("a", 10<<10),
+			wantStatus: http.StatusBadRequest,
+			check: func(t *testing.T, resp *http.Response, body []byte) {
+				assert.Equal(t, `"`+strings.Repeat("a", 39)+`…" is not a query id (8 hex characters)`, errorBody(t, body),
+					"the error quotes the value's first 40 characters, not all of it")
+			},
 		},
 		{
 			name: "another thread's query", thread: other, action: string(nodes.IntentExportCSV), value: end.QueryID, wantStatus: http.StatusNotFound,

@@ -370,12 +370,18 @@ func TestCLI(t *testing.T) {
 		tests := []struct {
 			name          string
 			action, value string
-			wantPrefix    string // what the user reads: the reason, not the sentinel's words
+			want          string // what the user reads: the reason, not the sentinel's words
 		}{
 			{name: "unknown action", action: "delete_everything", value: first.QueryID,
-				wantPrefix: `usage: unknown action "delete_everything" (want `},
+				want: `usage: unknown action "delete_everything"; the actions are export_csv, show_sql, refresh, explain, schedule, ` +
+					"schedule_preset, feedback_up, feedback_down, verify_example, schedule_save, schedule_cancel, schedule_pause, " +
+					"schedule_resume, schedule_delete"},
+			{name: "a 10 KB value", action: "export_csv", value: strings.Repeat("7", 10<<10),
+				want: `usage: "` + strings.Repeat("7", 39) + `…" is not a query id (8 hex characters)`},
+			{name: "a preset too often", action: "schedule_preset", value: first.QueryID + " */2 * * * *",
+				want: `usage: schedules run at most once every 5 minutes; "*/2 * * * *" runs more often`},
 			{name: "value not a query id", action: "export_csv", value: "'; DROP TABLE x; --",
-				wantPrefix: `usage: "'; DROP TABLE x; --" is not a query id (8 hex characters)`},
+				want: `usage: "'; DROP TABLE x; --" is not a query id (8 hex characters)`},
 		}
 		for _, tt := range tests {
 			t.Run(tt.name, func(t *testing.T) {
@@ -383,7 +389,7 @@ func TestCLI(t *testing.T) {
 				if !errors.Is(got.err, errUsage) {
 					t.Fatalf("got error %v, want a usage error (exit 2)", got.err)
 				}
-				assert.True(t, strings.HasPrefix(got.err.Error(), tt.wantPrefix), "got %q, want it to begin %q", got.err, tt.wantPrefix)
+				assert.Equal(t, tt.want, got.err.Error(), "error")
 				assert.Empty(t, got.stdout, "stdout")
 			})
 		}
