@@ -33,6 +33,7 @@ func TestBot(t *testing.T) {
 		{"AccessViews", testAccessViews},
 		{"AccessUnknown", testAccessUnknown},
 		{"ScheduleStopsAfterFailures", testScheduleStopsAfterFailures},
+		{"SchedulesOff", testSchedulesOff},
 		{"ErrorTextsHoldNoData", testErrorTextsHoldNoData},
 		{"MaskedValuesNotShown", testMaskedValuesNotShown},
 		{"PolicyRoles", testPolicyRoles},
