@@ -203,8 +203,9 @@ func newErrorRef() string {
 	return "e-" + hex.EncodeToString(b[:])
 }
 
-// beyondDataClasses are the guard's classes (sqlguard.Class) of a
-// statement refused for reaching past the data without changing it: the
+// beyondDataClasses are the guard's classes (sqlguard.Class, the state's
+// ErrorClass) of a statement refused for reaching past the data without
+// changing it: the
 // server's files, its time, its settings, other databases, SQL run from
 // text. Every other refusal of the guard's or the database's (a write in
 // a read-only transaction) is a change.
@@ -227,7 +228,7 @@ func (n *Nodes) errorText(ctx context.Context, s *State) (string, []string) {
 	case ErrMessageTooLong:
 		return fmt.Sprintf("Your message is too long (%s); I read questions of up to %d characters. Please shorten it.", s.ErrorDetail, n.MaxMessageLen), nil
 	case ErrUnsafeQuery:
-		if class, _, _ := strings.Cut(s.ErrorDetail, ":"); slices.Contains(beyondDataClasses, class) {
+		if slices.Contains(beyondDataClasses, s.ErrorClass) {
 			// pg_sleep, pg_read_file, dblink, set_config…: not a change of
 			// data, and not for the asker to be told it was one.
 			return "I only run queries that read data, and that one would do more, so I didn't run it. Ask a question about the data instead.", examples
