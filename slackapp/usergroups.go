@@ -62,9 +62,10 @@ const groupRetry = time.Minute
 
 // groupRetryFirst is how long a user group never listed (or whose members
 // were read an hour ago or more) is not asked about after its first failed
-// listing (at start, say): its members are unknown meanwhile, and whoever's access hangs on it is refused, so it
-// is asked again sooner than groupRetry; the wait doubles after each
-// failure in a row (5 s, 10 s, 20 s, 40 s), up to groupRetry.
+// listing (at start, say): its members are unknown meanwhile, and whoever's
+// access hangs on it is refused, so it is asked again sooner than
+// groupRetry; the wait doubles after each failure in a row (5 s, 10 s,
+// 20 s, 40 s), up to groupRetry.
 const groupRetryFirst = 5 * time.Second
 
 // errNoMembers is a user group's membership unknown: Slack did not list
@@ -257,11 +258,11 @@ func (p *people) listGroup(ctx context.Context, group string) ([]string, error) 
 		return nil, nil
 	}
 	c.failed = now
-	if _, err := c.counting(now); err != nil {
+	m, known := c.counting(now)
+	if known != nil {
 		c.failures++
 	}
 	p.groups[group] = c
-	m, known := c.counting(now)
 	if known == nil {
 		p.log("slack: list a user group's members; the members read before still count", "group", group, "retry_in", c.retry(), "err", err)
 		return m, nil
