@@ -60,6 +60,10 @@ var slackGroup = regexp.MustCompile(`^S[A-Z0-9]{2,}$`)
 // answers or not.
 var slackUser = regexp.MustCompile(`^[UW][A-Z0-9]{2,}$`)
 
+// IsSlackUser reports whether user is a Slack user's id (U…, W…): the only
+// kind of user a Slack user group can hold.
+func IsSlackUser(user string) bool { return slackUser.MatchString(user) }
+
 // SetDirectory lets groups list Slack user groups among their members
 // ("analysts: [U0123ABC, S0DATATEAM]"): their members belong to the group
 // too. Without one, whether a Slack user is in a Slack user group is

@@ -40,7 +40,7 @@ func (r *Rules) memberships(ctx context.Context, lists [][]string, user string, 
 	if d := r.directory.Load(); d != nil {
 		dir = *d
 	}
-	canAsk := slackUser.MatchString(user)
+	canAsk := IsSlackUser(user)
 	out := make([]membership, len(lists))
 	asks := make([][]string, len(lists)) // each list's Slack user groups, once each, in the file's order
 	var all []string                     // every list's, once each

@@ -75,7 +75,7 @@ func press(ctx context.Context, args []string, out io.Writer) error {
 		return err
 	}
 	defer b.Close()
-	stop, err := readSlackGroups(ctx, b)
+	stop, err := readSlackGroups(ctx, b, *user)
 	if err != nil {
 		return err
 	}

@@ -45,7 +45,7 @@ func contextCommand(ctx context.Context, args []string, out io.Writer) error {
 		return err
 	}
 	defer b.Close()
-	stop, err := readSlackGroups(ctx, b)
+	stop, err := readSlackGroups(ctx, b, *user)
 	if err != nil {
 		return err
 	}

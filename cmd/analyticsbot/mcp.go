@@ -39,7 +39,7 @@ func mcpCommand(ctx context.Context, args []string, stdin io.Reader, stdout io.W
 		return err
 	}
 	defer b.Close()
-	stop, err := readSlackGroups(ctx, b)
+	stop, err := readSlackGroups(ctx, b, user)
 	if err != nil {
 		return err
 	}
