@@ -20,6 +20,9 @@ const scheduleWordsRules = `
   - step: classify
     match: '(?m)^Question: keep me posted'
     reply: '{"intent": "schedule", "confidence": 0.8}'
+  - step: classify
+    match: '(?m)^Question: on this cron'
+    reply: '{"intent": "schedule", "confidence": 0.8}'
   - step: schedule
     match: '(?m)^Message: post this to <#C0123ABC\|growth> at the end of each week$'
     reply: '{"request": "every Friday at 17:00 to <#C0123ABC|growth>"}'
@@ -148,6 +151,39 @@ func testScheduleWords(t *testing.T, e *testEnv) {
 				require.NoError(t, err)
 				assert.Equal(t, tt.zone, sch.TimeZone, "the zone saved")
 				assert.Equal(t, tt.threshold, sch.CondThreshold, "the threshold saved")
+			})
+		}
+	})
+
+	// A cron spec the parser refuses is quoted in the reply cut short, as a
+	// refused press quotes what it sent: a message of thousands of
+	// characters does not come back whole. A short spec is quoted whole.
+	t.Run("a long cron spec quoted cut", func(t *testing.T) {
+		// A thread of its own: the model is offered the schedule intent
+		// only while an answer is among the thread's recent turns.
+		thread := bot.NewThreadID()
+		first, _ := ask(t, b, thread, "How many games were released in 2018?")
+		require.Empty(t, first.ErrorKind, "question: %s", first.ErrorDetail)
+		badDays := "8," + strings.Repeat("1,", 200) + "1"
+		tests := []struct {
+			name, words, spec, want string
+		}{
+			{name: "read by keyword", words: "send me this `0 9 * * " + badDays + "`", spec: badDays,
+				want: "“8,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1…” is not a valid day of the week in “0 9 * * 8,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1…”: days of the week run from 0 (Sunday) to 6 (Saturday), or sun to sat."},
+			{name: "classified by the model", words: "on this cron, send me this `@" + strings.Repeat("a", 3500) + "`", spec: strings.Repeat("a", 3500),
+				want: "“@aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa…” is not a schedule name I know: use @hourly, @daily, @weekly, @monthly or @yearly, or five cron fields."},
+			{name: "short spec whole", words: "send me this `0 25 * * *`", spec: "0 25 * * *",
+				want: "“25” is not a valid hour in “0 25 * * *”: hours run from 0 to 23."},
+		}
+		for _, tt := range tests {
+			t.Run(tt.name, func(t *testing.T) {
+				s, _ := ask(t, b, thread, tt.words)
+				assert.Empty(t, s.ScheduleID, "nothing offered for Save: %s", s.ResponseText)
+				assert.True(t, strings.HasPrefix(s.ResponseText, tt.want+" "+"Or say it in this thread"), "got reply %.300q, want it to open with %q", s.ResponseText, tt.want)
+				assert.Less(t, len(s.ResponseText), 600, "reply length")
+				if len(tt.spec) > 40 {
+					assert.NotContains(t, s.ResponseText+blocksJSON(t, s), tt.spec, "the whole spec came back")
+				}
 			})
 		}
 	})

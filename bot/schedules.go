@@ -40,9 +40,10 @@ func presetPress(value string) (queryID, spec string, err error) {
 
 // specProblem is why the spec written (its fields, one space apart) is not
 // a schedule, given its parse error err. The parser's sentences are for
-// people but quote the whole spec, so they are said only for a short,
-// printable one; a longer spec is quoted cut short, with the rule it
-// breaks.
+// people and cut a long spec short, but they do not escape what a terminal
+// would act on, so they are said only for a short, printable one; any
+// other spec is quoted as presses quote what they send (shown), with the
+// rule it breaks.
 func specProblem(written string, err error) string {
 	printable := strings.IndexFunc(written, func(r rune) bool { return !unicode.IsPrint(r) }) < 0
 	if printable && utf8.RuneCountInString(written) <= maxShown {

@@ -15,6 +15,7 @@ import (
 	"runtime/debug"
 	"time"
 
+	"github.com/google/jsonschema-go/jsonschema"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/analyticsbot/analyticsbot/access"
@@ -89,6 +90,9 @@ type Server struct {
 	// request's bearer token says (TokenInfo.UserID).
 	user string
 	mcp  *mcp.Server
+	// inputs are the tools' input schemas by name, which checkArguments
+	// checks each call's arguments against.
+	inputs map[string]*jsonschema.Schema
 }
 
 // version is the server's version as clients see it.
@@ -101,10 +105,12 @@ func New(b *bot.Bot, cfg Config, user string, log *slog.Logger) *Server {
 	if log == nil {
 		log = slog.Default()
 	}
-	s := &Server{bot: b, cfg: cfg.withDefaults(), log: log.With("component", "mcp"), user: user}
+	s := &Server{bot: b, cfg: cfg.withDefaults(), log: log.With("component", "mcp"), user: user,
+		inputs: map[string]*jsonschema.Schema{}}
 	s.mcp = mcp.NewServer(&mcp.Implementation{Name: "analyticsbot", Title: "analyticsbot", Version: version},
 		&mcp.ServerOptions{Instructions: s.instructions(), Logger: s.log})
 	s.addTools()
+	s.mcp.AddReceivingMiddleware(s.checkArguments)
 	return s
 }
 

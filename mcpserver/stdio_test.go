@@ -40,6 +40,7 @@ func TestStdioMessageLimit(t *testing.T) {
 	res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "ask", Arguments: map[string]any{"question": long}})
 	require.NoError(t, err, "a 15 MiB message is within the bound")
 	assert.True(t, res.IsError, "a question longer than the schema allows is a tool error")
+	assert.Less(t, len(text(res)), 300, "the error quotes the start of the question, not 15 MiB of it")
 	res = call(t, cs, "run_query", map[string]any{"query": sql2018})
 	require.False(t, res.IsError, "the session goes on: %s", text(res))
 

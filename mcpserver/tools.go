@@ -12,8 +12,8 @@ import (
 	"github.com/analyticsbot/analyticsbot/bot"
 )
 
-// Bounds of the tools' arguments, in their JSON schemas: the SDK refuses
-// a longer one before any tool runs.
+// Bounds of the tools' arguments, in their JSON schemas: a longer one is
+// refused before any tool runs (checkArguments).
 const (
 	maxQuestion = 4000
 	maxQuery    = 64 << 10
@@ -75,42 +75,42 @@ var readOnly = &mcp.ToolAnnotations{ReadOnlyHint: true, OpenWorldHint: jsonschem
 // addTools registers the tools.
 func (s *Server) addTools() {
 	d := s.bot.Backend().Dialect()
-	mcp.AddTool(s.mcp, &mcp.Tool{Name: "ask", Title: "Ask a question about the data",
+	addTool(s, &mcp.Tool{Name: "ask", Title: "Ask a question about the data",
 		Description: fmt.Sprintf("Answer a question about %s in plain words: the bot chooses the tables, writes the %s "+
 			"under your access policy, runs it read-only and explains the result. Returns the answer's text, its columns "+
 			"and up to %d rows, the query it ran, its assumptions, its thread_id and query_id (for export_csv), and "+
 			"verified_by when the query is one the data team verified. Each call is a new conversation: say everything "+
 			"the question needs. When kind is clarify, ask one of choices instead.", s.bot.Config().Domain, d.Language, s.cfg.MaxRows),
 		InputSchema: schema[askInput](map[string]int{"question": maxQuestion}, nil), Annotations: readOnly}, s.ask)
-	mcp.AddTool(s.mcp, &mcp.Tool{Name: "get_context", Title: "What a query for a question would be written from",
+	addTool(s, &mcp.Tool{Name: "get_context", Title: "What a query for a question would be written from",
 		Description: "Show what the bot's query writer would be given for a question, without answering it: the tables " +
 			"chosen (with why), their columns, stored values matching the question's words, low-cardinality columns' " +
 			"values, and the verified examples retrieved. Use it before writing a query for run_query.",
 		InputSchema: schema[contextInput](map[string]int{"question": maxQuestion}, nil), Annotations: readOnly}, s.getContext)
-	mcp.AddTool(s.mcp, &mcp.Tool{Name: "run_query", Title: "Run a query you wrote",
+	addTool(s, &mcp.Tool{Name: "run_query", Title: "Run a query you wrote",
 		Description: fmt.Sprintf("Run one read-only %s you wrote against %s, as yourself: the bot's guard, your access "+
 			"policy and your database role apply, as to the bot's own queries. A query that writes, changes the schema, "+
 			"reads what you may not or does not run is refused as a tool error whose reason names the rule it broke, "+
 			"so you can fix it. Returns the columns and up to %d rows, with thread_id and query_id for export_csv.",
 			d.Language, d.Source, s.cfg.MaxRows),
 		InputSchema: schema[queryInput](map[string]int{"query": maxQuery}, nil), Annotations: readOnly}, s.runQuery)
-	mcp.AddTool(s.mcp, &mcp.Tool{Name: "list_tables", Title: "List the tables you may read",
+	addTool(s, &mcp.Tool{Name: "list_tables", Title: "List the tables you may read",
 		Description: "List the tables (views, cubes) you may read, with their descriptions and how many of their columns " +
 			"you may read. describe_table gives a table's columns.",
 		Annotations: readOnly}, s.listTables)
-	mcp.AddTool(s.mcp, &mcp.Tool{Name: "describe_table", Title: "Describe a table",
+	addTool(s, &mcp.Tool{Name: "describe_table", Title: "Describe a table",
 		Description: "Describe one table you may read: its columns you may read (name, type, kind, description) and " +
 			"its foreign keys. A table you may not read is answered as one that does not exist.",
 		InputSchema: schema[tableInput](map[string]int{"table": maxName}, nil), Annotations: readOnly}, s.describeTable)
-	mcp.AddTool(s.mcp, &mcp.Tool{Name: "search_values", Title: "Find stored values",
+	addTool(s, &mcp.Tool{Name: "search_values", Title: "Find stored values",
 		Description: "Find values stored in text columns you may read that match words (names, places, categories), " +
 			"with the column, how well and how each matched: to filter on a value exactly as it is stored.",
 		InputSchema: schema[searchInput](map[string]int{"text": maxSearch}, nil), Annotations: readOnly}, s.searchValues)
-	mcp.AddTool(s.mcp, &mcp.Tool{Name: "list_verified_queries", Title: "List verified queries",
+	addTool(s, &mcp.Tool{Name: "list_verified_queries", Title: "List verified queries",
 		Description: "List questions whose query the data team verified, most used first, with the query: only those " +
 			"you may run. Their queries are good models for run_query.",
 		InputSchema: schema[verifiedInput](nil, map[string]float64{"limit": maxListed}), Annotations: readOnly}, s.listVerified)
-	mcp.AddTool(s.mcp, &mcp.Tool{Name: "export_csv", Title: "Export an answer's result as CSV",
+	addTool(s, &mcp.Tool{Name: "export_csv", Title: "Export an answer's result as CSV",
 		Description: fmt.Sprintf("Export the whole result of an earlier answer (its thread_id and query_id from ask or "+
 			"run_query) as CSV, its query run again under your policy: a text/csv resource in the result rather than "+
 			"rows in the message, of at most %d bytes.", s.cfg.MaxBytes),

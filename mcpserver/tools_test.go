@@ -284,7 +284,7 @@ func TestBadInput(t *testing.T) {
 	assert.Equal(t, "answer", a.Kind, "still answering")
 
 	// The longest query_id the tool's schema lets through (a longer one
-	// is the SDK's refusal, before any tool runs).
+	// is refused before any tool runs: TestArgumentsRefusedPlainly).
 	res := call(t, cs, "export_csv", map[string]any{"thread_id": a.ThreadID, "query_id": strings.Repeat("a", 200)})
 	assert.True(t, res.IsError, "a 200-character query id: %s", text(res))
 	assert.Equal(t, `"`+strings.Repeat("a", 39)+`…" is not a query id (8 hex characters): give the query_id of an answer you were given`, text(res),

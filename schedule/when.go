@@ -44,7 +44,9 @@ var specFields = [5]struct{ name, rule string }{
 // ParseSpec checks a cron spec ("0 9 * * 1", or one of the descriptors
 // "@hourly", "@daily", "@midnight", "@weekly", "@monthly", "@yearly") and
 // returns the When in loc (UTC when loc is nil). Its errors say what is wrong
-// in a sentence a person can read.
+// in a sentence a person can read, and quote at most maxQuoted characters
+// of the spec (see excerpt): they reach people as written, and a spec typed
+// in a message may be thousands of characters long.
 func ParseSpec(spec string, loc *time.Location) (When, error) {
 	if loc == nil {
 		loc = time.UTC
@@ -55,26 +57,26 @@ func ParseSpec(spec string, loc *time.Location) (When, error) {
 	case s == "":
 		return When{}, errors.New("the schedule is empty: give five cron fields (minute, hour, day of the month, month, day of the week), e.g. “0 9 * * 1”")
 	case strings.HasPrefix(s, "tz=") || strings.HasPrefix(s, "cron_tz="):
-		return When{}, fmt.Errorf("“%s” names a time zone inside the schedule: give the five cron fields alone, the time zone is set separately", written)
+		return When{}, fmt.Errorf("“%s” names a time zone inside the schedule: give the five cron fields alone, the time zone is set separately", excerpt(written))
 	case strings.HasPrefix(s, "@every"):
-		return When{}, fmt.Errorf("“%s” is an interval, not a cron schedule: write it as five cron fields, e.g. “*/15 * * * *” for every 15 minutes", written)
+		return When{}, fmt.Errorf("“%s” is an interval, not a cron schedule: write it as five cron fields, e.g. “*/15 * * * *” for every 15 minutes", excerpt(written))
 	case strings.HasPrefix(s, "@"):
 		d, ok := descriptors[s]
 		if !ok {
-			return When{}, fmt.Errorf("“%s” is not a schedule name I know: use @hourly, @daily, @weekly, @monthly or @yearly, or five cron fields", written)
+			return When{}, fmt.Errorf("“%s” is not a schedule name I know: use @hourly, @daily, @weekly, @monthly or @yearly, or five cron fields", excerpt(written))
 		}
 		s = d
 	}
 	fields := strings.Fields(s)
 	if len(fields) != 5 {
-		return When{}, fmt.Errorf("“%s” has %d fields, but a cron schedule has 5: minute, hour, day of the month, month and day of the week, e.g. “0 9 * * 1”", written, len(fields))
+		return When{}, fmt.Errorf("“%s” has %d fields, but a cron schedule has 5: minute, hour, day of the month, month and day of the week, e.g. “0 9 * * 1”", excerpt(written), len(fields))
 	}
 	if _, err := cron.ParseStandard(s); err != nil {
 		return When{}, fieldError(written, fields)
 	}
 	w := When{Spec: s, Location: loc}
 	if w.Next(time.Date(2000, time.January, 1, 0, 0, 0, 0, loc)).IsZero() {
-		return When{}, fmt.Errorf("“%s” never runs: no month has that day", written)
+		return When{}, fmt.Errorf("“%s” never runs: no month has that day", excerpt(written))
 	}
 	return w, nil
 }
@@ -86,10 +88,25 @@ func fieldError(written string, fields []string) error {
 		probe := []string{"*", "*", "*", "*", "*"}
 		probe[i] = f
 		if _, err := cron.ParseStandard(strings.Join(probe, " ")); err != nil {
-			return fmt.Errorf("“%s” is not a valid %s in “%s”: %s", f, specFields[i].name, written, specFields[i].rule)
+			return fmt.Errorf("“%s” is not a valid %s in “%s”: %s", excerpt(f), specFields[i].name, excerpt(written), specFields[i].rule)
 		}
 	}
-	return fmt.Errorf("“%s” is not a valid cron schedule", written)
+	return fmt.Errorf("“%s” is not a valid cron schedule", excerpt(written))
+}
+
+// maxQuoted is how many characters of a spec ParseSpec's errors quote: as
+// many as a refused button press quotes of what it sent, enough to
+// recognise the spec, while a spec of thousands of characters does not
+// come back whole.
+const maxQuoted = 40
+
+// excerpt is s cut to maxQuoted characters (never inside one), the cut
+// marked "…".
+func excerpt(s string) string {
+	if r := []rune(s); len(r) > maxQuoted {
+		return string(r[:maxQuoted-1]) + "…"
+	}
+	return s
 }
 
 // Next is the first time after t at which the schedule runs, as a time in

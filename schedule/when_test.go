@@ -4,6 +4,9 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 )
 
 // mustLoad loads a time zone from the system's database.
@@ -64,6 +67,44 @@ func TestParseSpec(t *testing.T) {
 			if got.Location != time.UTC {
 				t.Errorf("ParseSpec(%q, nil).Location: got %v, want UTC", tt.spec, got.Location)
 			}
+		})
+	}
+}
+
+// ParseSpec's errors reach people as written (a spec typed in a message, a
+// preset pressed), so a long spec is quoted cut short, whatever is wrong
+// with it; a short one is quoted whole.
+func TestParseSpecQuotesLongSpecsCut(t *testing.T) {
+	t.Parallel()
+	long := func(s string) string { return s + strings.Repeat("1,", 2000) + "1" }
+	tests := []struct {
+		name string
+		spec string
+		want string
+	}{
+		{name: "bad field", spec: "0 9 * * " + long("8,"),
+			want: "“8,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1…” is not a valid day of the week in “0 9 * * 8,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1…”: days of the week run from 0 (Sunday) to 6 (Saturday), or sun to sat"},
+		{name: "too many fields", spec: strings.Repeat("0 ", 3000),
+			want: "“0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0…” has 3000 fields, but a cron schedule has 5: minute, hour, day of the month, month and day of the week, e.g. “0 9 * * 1”"},
+		{name: "unknown descriptor", spec: "@" + strings.Repeat("a", 3000),
+			want: "“@aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa…” is not a schedule name I know: use @hourly, @daily, @weekly, @monthly or @yearly, or five cron fields"},
+		{name: "interval", spec: "@every " + strings.Repeat("5", 3000) + "m",
+			want: "“@every 55555555555555555555555555555555…” is an interval, not a cron schedule: write it as five cron fields, e.g. “*/15 * * * *” for every 15 minutes"},
+		{name: "time zone inside", spec: "TZ=" + strings.Repeat("x", 3000),
+			want: "“TZ=xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx…” names a time zone inside the schedule: give the five cron fields alone, the time zone is set separately"},
+		{name: "never runs", spec: "0 9 " + strings.Repeat("30,", 2000) + "31 2 *",
+			want: "“0 9 30,30,30,30,30,30,30,30,30,30,30,30…” never runs: no month has that day"},
+		{name: "cut between characters", spec: strings.Repeat("é ", 100),
+			want: "“" + strings.Repeat("é ", 19) + "é…” has 100 fields, but a cron schedule has 5: minute, hour, day of the month, month and day of the week, e.g. “0 9 * * 1”"},
+		{name: "short spec whole", spec: "0 25 * * *",
+			want: "“25” is not a valid hour in “0 25 * * *”: hours run from 0 to 23"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			_, err := ParseSpec(tt.spec, nil)
+			require.Error(t, err)
+			assert.Equal(t, tt.want, err.Error())
 		})
 	}
 }

@@ -1,6 +1,7 @@
 package slackapp
 
 import (
+	"encoding/json"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -44,10 +45,13 @@ func TestAccessFile(t *testing.T) {
 	calls := h.modelCalls()
 
 	id := h.slack.Send(t, fakeslack.Envelope{Type: "slash_commands", Payload: mustJSON(t, h.slack.SlashCommand("/ask", q2018, "UMALLORY", private))})
-	ack := string(h.slack.WaitAck(t, id).Payload)
-	assert.Contains(t, ack, `"response_type":"ephemeral"`)
-	assert.Contains(t, ack, textWorking, "acknowledged at once; the access check follows")
-	h.waitRefusal(t, "UMALLORY", private, "You don't have access to this bot")
+	ack := h.slack.WaitAck(t, id)
+	refused := h.waitRefusal(t, "UMALLORY", private, "You don't have access to this bot")
+	h.waitJobs(2) // the mention's and the command's
+	shown := shownTo(h, ack, private, "UMALLORY")
+	assert.Equal(t, []string{"You don't have access to this bot. Ask whoever runs it to add you."}, shown,
+		"one message, the refusal, reaches the one refused: no acknowledgement promising an answer beside it")
+	assert.Equal(t, "You don't have access to this bot. Ask whoever runs it to add you.", refused.Text)
 
 	h.mention(other, "1700000502.000100", "", q2018)
 	refusal := h.answerIn(other, "1700000502.000100", "I don't answer in this channel")
@@ -57,6 +61,27 @@ func TestAccessFile(t *testing.T) {
 		assert.False(t, m.Channel == private && !m.Ephemeral, "nothing posted in the private channel: %q", m.Text)
 	}
 	assert.Equal(t, calls, h.modelCalls(), "no model call for a refusal")
+}
+
+// shownTo is what the user read in channel after a slash command acked
+// with ack: the acknowledgement's text, when it carried one, then every
+// ephemeral message the user was sent there, as Slack shows them.
+func shownTo(h *harness, ack fakeslack.Ack, channel, user string) []string {
+	var shown []string
+	if len(ack.Payload) > 0 {
+		var reply struct {
+			Text string `json:"text"`
+		}
+		if json.Unmarshal(ack.Payload, &reply) == nil && reply.Text != "" {
+			shown = append(shown, reply.Text)
+		}
+	}
+	for _, m := range h.slack.Messages() {
+		if m.Channel == channel && m.User == user && m.Ephemeral {
+			shown = append(shown, m.Text)
+		}
+	}
+	return shown
 }
 
 // waitRefusal waits for the refusal of a slash command, shown to who alone
@@ -176,8 +201,8 @@ func TestSlashCommandAccessUnknownAfterTheAck(t *testing.T) {
 	calls := h.modelCalls()
 
 	id := h.slack.Send(t, fakeslack.Envelope{Type: "slash_commands", Payload: mustJSON(t, h.slack.SlashCommand("/ask", q2018, user, ch))})
-	ack := string(h.slack.WaitAck(t, id).Payload)
-	assert.Contains(t, ack, textWorking, "acknowledged before the access check")
+	ack := h.slack.WaitAck(t, id)
+	assert.Empty(t, ack.Payload, "acknowledged before the access check, with nothing shown")
 	refusal := h.waitRefusal(t, user, ch, "I can't check your access right now: Slack didn't answer. Try again in a minute.")
 	assert.NotContains(t, says(refusal), "fatal_error", "no internal error text")
 	assert.NotEmpty(t, h.slack.Calls("usergroups.users.list"), "the group was asked about, after the ack")
@@ -223,7 +248,7 @@ func TestSlashCommandAckDoesNotWaitOnUserGroups(t *testing.T) {
 	ch := channelID("CSLOWGRP")
 	id := h.slack.SendSlashCommand(t, "/ask", q2018, user, ch)
 	ack := h.slack.WaitAck(t, id)
-	assert.Contains(t, string(ack.Payload), textWorking)
+	assert.Empty(t, ack.Payload, "acknowledged, with nothing shown")
 	assert.Equal(t, 1, fake.Holding("usergroups.users.list"), "the ack came while Slack held the listing")
 	assert.Empty(t, fake.Calls("usergroups.users.list"), "no listing answered before the ack")
 
@@ -250,7 +275,7 @@ func TestSlackUserGroupWithoutTheScope(t *testing.T) {
 	h := start(t, sharing(fake), withBotConfig(func(c *bot.Config) { c.AccessFile = path }))
 	ch := channelID("CNOSCOPE")
 	id := h.slack.Send(t, fakeslack.Envelope{Type: "slash_commands", Payload: mustJSON(t, h.slack.SlashCommand("/ask", q2018, user, ch))})
-	assert.Contains(t, string(h.slack.WaitAck(t, id).Payload), textWorking)
+	assert.Empty(t, h.slack.WaitAck(t, id).Payload, "acknowledged, with nothing shown")
 	m := h.slack.WaitMessage(t, "the question posted", func(m fakeslack.Message) bool {
 		return m.Channel == ch && !m.Ephemeral && m.ThreadTS == ""
 	})
@@ -268,7 +293,7 @@ func TestSlackUserGroupThatDoesNotExist(t *testing.T) {
 	h := start(t, withBotConfig(func(c *bot.Config) { c.AccessFile = path }))
 	ch := channelID("CNOGROUP")
 	id := h.slack.SendSlashCommand(t, "/ask", q2018, user, ch)
-	assert.Contains(t, string(h.slack.WaitAck(t, id).Payload), textWorking)
+	assert.Empty(t, h.slack.WaitAck(t, id).Payload, "acknowledged, with nothing shown")
 	m := h.slack.WaitMessage(t, "the question posted", func(m fakeslack.Message) bool {
 		return m.Channel == ch && !m.Ephemeral && m.ThreadTS == ""
 	})

@@ -13,10 +13,7 @@ import (
 	"github.com/analyticsbot/analyticsbot/bot"
 )
 
-const (
-	textCannotPost = "I can't post in this conversation. Invite me with `/invite @%s`, or ask me in a direct message."
-	textWorking    = "Looking into it: I'll post your question here and answer in its thread."
-)
+const textCannotPost = "I can't post in this conversation. Invite me with `/invite @%s`, or ask me in a direct message."
 
 // commandReply is the immediate answer to a slash command, shown only to
 // the user who typed it.
@@ -30,11 +27,20 @@ func ephemeralReply(m blockkit.Message) commandReply {
 	return commandReply{ResponseType: slack.ResponseTypeEphemeral, Text: m.Text, Blocks: m.Blocks}
 }
 
+// shows reports whether the reply holds a message; one that does not
+// acknowledges the command with nothing shown (an empty body over HTTP, no
+// payload over Socket Mode).
+func (r commandReply) shows() bool { return r.Text != "" || len(r.Blocks) > 0 }
+
 // onCommand answers a slash command at once and queues the question: it
 // is posted in the channel and answered in the thread that starts. It asks
 // Slack nothing: the access check, which may wait on Slack for the
 // members of a user group, runs in the job, before the question is posted
-// (postCommandQuestion).
+// (postCommandQuestion). So a question is acknowledged with no message:
+// whatever the check decides, the asker then reads one thing, the question
+// posted or why it was not, and never a promise of an answer beside a
+// refusal (Slack keeps an acknowledgement's message; a response URL cannot
+// replace it).
 func (a *App) onCommand(cmd slack.SlashCommand, received time.Time) commandReply {
 	text := strings.TrimSpace(cmd.Text)
 	switch {
@@ -69,7 +75,7 @@ func (a *App) onCommand(cmd slack.SlashCommand, received time.Time) commandReply
 		a.done(j.kind)
 		return ephemeralReply(blockkit.Error(whyText(err), nil))
 	}
-	return ephemeralReply(blockkit.Message{Text: textWorking})
+	return commandReply{}
 }
 
 // postCommandQuestion posts the slash command's question in the channel,

@@ -168,6 +168,10 @@ func (a *App) serveCommands(w http.ResponseWriter, r *http.Request, body []byte,
 		return
 	}
 	reply := a.onCommand(cmd, received)
+	if !reply.shows() {
+		w.WriteHeader(http.StatusOK) // acknowledged, nothing shown
+		return
+	}
 	w.Header().Set("Content-Type", "application/json")
 	_ = json.NewEncoder(w).Encode(reply)
 }

@@ -91,8 +91,11 @@ func (a *App) onSocketEvent(ctx context.Context, client *socketmode.Client, evt 
 			a.ack(ctx, client, evt, nil, "slash_commands", received)
 			return nil
 		}
-		reply := a.onCommand(cmd, received)
-		a.ack(ctx, client, evt, reply, "slash_commands", received)
+		var payload any // acknowledged, nothing shown
+		if reply := a.onCommand(cmd, received); reply.shows() {
+			payload = reply
+		}
+		a.ack(ctx, client, evt, payload, "slash_commands", received)
 	case socketmode.EventTypeErrorBadMessage:
 		// An envelope slack-go could not parse, such as an event type it
 		// does not know: acknowledged all the same, or Slack delivers it
