@@ -188,6 +188,22 @@ func testScheduleWords(t *testing.T, e *testEnv) {
 		}
 	})
 
+	// Words no reader took are quoted cut too: "I didn't read “…”" does not
+	// bring back a message of thousands of characters.
+	t.Run("many unread words quoted cut", func(t *testing.T) {
+		thread := bot.NewThreadID()
+		first, _ := ask(t, b, thread, "How many games were released in 2018?")
+		require.Empty(t, first.ErrorKind, "question: %s", first.ErrorDetail)
+		unread := strings.Repeat("lorem ", 600)
+		// Classified by the model (a long message is not routed by its
+		// keywords); no restatement, so the first reading stands.
+		s, _ := ask(t, b, thread, "on this cron, send me this every Monday at 9 "+unread)
+		require.NotEmpty(t, s.ScheduleID, s.ResponseText)
+		assert.True(t, strings.HasPrefix(s.ResponseText, "I didn't read “lorem lorem lorem lorem lorem lorem lor…”, so check this: I'll send you"),
+			"got reply %.300q", s.ResponseText)
+		assert.Less(t, len(s.ResponseText), 600, "reply length")
+	})
+
 	t.Run("the model fails", func(t *testing.T) {
 		before := calls()
 		s, _ := ask(t, b, thread, "ping me at lunchtime each day")

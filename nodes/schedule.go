@@ -139,7 +139,7 @@ func (n *Nodes) Schedule(ctx context.Context, s *State) error {
 	case restated != "":
 		text = fmt.Sprintf("I read that as “%s”: %s", quoted(restated), text)
 	case req.Ignored != "":
-		text = fmt.Sprintf("I didn't read “%s”, so check this: %s", answer.Defuse(req.Ignored), text)
+		text = fmt.Sprintf("I didn't read “%s”, so check this: %s", answer.Defuse(schedule.Excerpt(req.Ignored)), text)
 	}
 	s.SetReply(FormatSimple, &answer.Answer{Kind: answer.KindNotice, Text: answer.Mentions(answer.ParseText(text)),
 		Actions: []answer.Action{

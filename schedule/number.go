@@ -39,7 +39,7 @@ const numberHelp = "write it like 1000, 1,000, 2.5k, 1.5 million, 1e9 or 20%"
 
 // unclearNumber is the sentence for a number not read whole.
 func unclearNumber(written string) string {
-	return fmt.Sprintf("I couldn't read “%s” as a number: %s.", written, numberHelp)
+	return fmt.Sprintf("I couldn't read “%s” as a number: %s.", Excerpt(written), numberHelp)
 }
 
 // readNumber reads numberPattern's number and suffix; percent is true for

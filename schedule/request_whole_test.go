@@ -199,3 +199,31 @@ func TestZoneNames(t *testing.T) {
 		t.Errorf("zoneNames has %d names, this Go's tz database %d: run go generate ./schedule", len(zoneNames), len(names))
 	}
 }
+
+// Words of the message a reply quotes back are cut to 40 characters, the
+// cut marked "…": a message of thousands of characters does not come back
+// whole in "I couldn't read …" or "I don't know the time zone …". (A zone
+// said in words quotes only the few words before "time".)
+func TestParseRequestQuotesLongWordsCut(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name, text, unclear, long string
+	}{
+		{name: "a number", text: "alert me when games is above 1" + strings.Repeat(" 000", 500),
+			unclear: "I couldn't read “1 000 000 000 000 000 000 000 000 000 0…” as a number", long: strings.Repeat(" 000", 20)},
+		{name: "a tz name", text: "every day at 9 in Europe/" + strings.Repeat("x", 500),
+			unclear: "I don't know the time zone “europe/xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx…”", long: strings.Repeat("x", 60)},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			got := ParseRequest(tt.text, time.UTC)
+			if !strings.HasPrefix(got.Unclear, tt.unclear) {
+				t.Errorf("ParseRequest(%.60q…).Unclear: got %.300q, want it to open with %q", tt.text, got.Unclear, tt.unclear)
+			}
+			if strings.Contains(got.Unclear, tt.long) || len(got.Unclear) > 400 {
+				t.Errorf("ParseRequest(%.60q…).Unclear quotes the message whole: %d bytes", tt.text, len(got.Unclear))
+			}
+		})
+	}
+}

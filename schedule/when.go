@@ -57,26 +57,26 @@ func ParseSpec(spec string, loc *time.Location) (When, error) {
 	case s == "":
 		return When{}, errors.New("the schedule is empty: give five cron fields (minute, hour, day of the month, month, day of the week), e.g. “0 9 * * 1”")
 	case strings.HasPrefix(s, "tz=") || strings.HasPrefix(s, "cron_tz="):
-		return When{}, fmt.Errorf("“%s” names a time zone inside the schedule: give the five cron fields alone, the time zone is set separately", excerpt(written))
+		return When{}, fmt.Errorf("“%s” names a time zone inside the schedule: give the five cron fields alone, the time zone is set separately", Excerpt(written))
 	case strings.HasPrefix(s, "@every"):
-		return When{}, fmt.Errorf("“%s” is an interval, not a cron schedule: write it as five cron fields, e.g. “*/15 * * * *” for every 15 minutes", excerpt(written))
+		return When{}, fmt.Errorf("“%s” is an interval, not a cron schedule: write it as five cron fields, e.g. “*/15 * * * *” for every 15 minutes", Excerpt(written))
 	case strings.HasPrefix(s, "@"):
 		d, ok := descriptors[s]
 		if !ok {
-			return When{}, fmt.Errorf("“%s” is not a schedule name I know: use @hourly, @daily, @weekly, @monthly or @yearly, or five cron fields", excerpt(written))
+			return When{}, fmt.Errorf("“%s” is not a schedule name I know: use @hourly, @daily, @weekly, @monthly or @yearly, or five cron fields", Excerpt(written))
 		}
 		s = d
 	}
 	fields := strings.Fields(s)
 	if len(fields) != 5 {
-		return When{}, fmt.Errorf("“%s” has %d fields, but a cron schedule has 5: minute, hour, day of the month, month and day of the week, e.g. “0 9 * * 1”", excerpt(written), len(fields))
+		return When{}, fmt.Errorf("“%s” has %d fields, but a cron schedule has 5: minute, hour, day of the month, month and day of the week, e.g. “0 9 * * 1”", Excerpt(written), len(fields))
 	}
 	if _, err := cron.ParseStandard(s); err != nil {
 		return When{}, fieldError(written, fields)
 	}
 	w := When{Spec: s, Location: loc}
 	if w.Next(time.Date(2000, time.January, 1, 0, 0, 0, 0, loc)).IsZero() {
-		return When{}, fmt.Errorf("“%s” never runs: no month has that day", excerpt(written))
+		return When{}, fmt.Errorf("“%s” never runs: no month has that day", Excerpt(written))
 	}
 	return w, nil
 }
@@ -88,10 +88,10 @@ func fieldError(written string, fields []string) error {
 		probe := []string{"*", "*", "*", "*", "*"}
 		probe[i] = f
 		if _, err := cron.ParseStandard(strings.Join(probe, " ")); err != nil {
-			return fmt.Errorf("“%s” is not a valid %s in “%s”: %s", excerpt(f), specFields[i].name, excerpt(written), specFields[i].rule)
+			return fmt.Errorf("“%s” is not a valid %s in “%s”: %s", Excerpt(f), specFields[i].name, Excerpt(written), specFields[i].rule)
 		}
 	}
-	return fmt.Errorf("“%s” is not a valid cron schedule", excerpt(written))
+	return fmt.Errorf("“%s” is not a valid cron schedule", Excerpt(written))
 }
 
 // maxQuoted is how many characters of a spec ParseSpec's errors quote: as
@@ -100,9 +100,10 @@ func fieldError(written string, fields []string) error {
 // come back whole.
 const maxQuoted = 40
 
-// excerpt is s cut to maxQuoted characters (never inside one), the cut
-// marked "…".
-func excerpt(s string) string {
+// Excerpt is s cut to maxQuoted characters (never inside one), the cut
+// marked "…": how a schedule's reply quotes words of the asker's message,
+// which may run to thousands of characters.
+func Excerpt(s string) string {
 	if r := []rune(s); len(r) > maxQuoted {
 		return string(r[:maxQuoted-1]) + "…"
 	}

@@ -136,7 +136,7 @@ func readZone(m *message) (loc *time.Location, unclear string) {
 		if l, err := time.LoadLocation(name); err == nil {
 			found = append(found, zoneRead{l, written})
 		} else {
-			unclear = first(unclear, fmt.Sprintf(unclearZoneUnknown, written))
+			unclear = first(unclear, fmt.Sprintf(unclearZoneUnknown, Excerpt(written)))
 		}
 	}
 	// The router reads every message: each reader runs only when its
@@ -170,7 +170,7 @@ func readZone(m *message) (loc *time.Location, unclear string) {
 				}
 			}
 			if zoneAreas[strings.SplitN(name, "/", 2)[0]] {
-				unclear = first(unclear, fmt.Sprintf(unclearZoneUnknown, name))
+				unclear = first(unclear, fmt.Sprintf(unclearZoneUnknown, Excerpt(name)))
 				return gap + sub[2] + sub[3], true
 			}
 			return "", false
@@ -183,7 +183,7 @@ func readZone(m *message) (loc *time.Location, unclear string) {
 		})
 	}
 	m.takeIf(abbreviationRe, func(sub []string) (string, bool) {
-		unclear = first(unclear, fmt.Sprintf(unclearZoneAbbr, strings.ToUpper(sub[1])))
+		unclear = first(unclear, fmt.Sprintf(unclearZoneAbbr, Excerpt(strings.ToUpper(sub[1]))))
 		return gap, true
 	})
 	if has("time", "tz") {
@@ -210,7 +210,7 @@ func readZone(m *message) (loc *time.Location, unclear string) {
 			for i > 0 && !everydayTimes[words[i-1]] && !fillerRe.MatchString(words[i-1]) {
 				i--
 			}
-			unclear = first(unclear, fmt.Sprintf(unclearZoneUnknown, strings.Join(words[i:], " ")+" time"))
+			unclear = first(unclear, fmt.Sprintf(unclearZoneUnknown, Excerpt(strings.Join(words[i:], " ")+" time")))
 			return strings.Join(words[:i], " ") + gap, true
 		})
 	}
