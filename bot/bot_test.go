@@ -46,6 +46,7 @@ func TestBot(t *testing.T) {
 		{"ResultFreshness", testResultFreshness},
 		{"ScheduleWords", testScheduleWords},
 		{"TurnRecords", testTurnRecords},
+		{"Readiness", testReadiness},
 		{"ThreadOwners", testThreadOwners},
 		{"StartedThread", testStartedThread},
 		{"Reply", testReply},

@@ -5,6 +5,7 @@ import (
 	"log/slog"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -66,7 +67,10 @@ func testTurnRecords(t *testing.T, e *testEnv) {
 		t.Parallel()
 		ctx := context.Background()
 		p := storetest.NewProxy(t, e.url)
-		b := newBot(t, e, script(), func(c *bot.Config) { c.DatabaseURL = p.URL() })
+		watch := bottest.NewLogWatch(recordedLater)
+		cfg := testConfig(t, e, script())
+		cfg.DatabaseURL = p.URL()
+		b := bottest.Start(t, cfg, slog.New(watch))
 		thread := bot.NewThreadID()
 		first, _ := ask(t, b, thread, "How many games were released in 2018?")
 		require.Empty(t, first.ErrorKind, "first question through the proxy: %s", first.ErrorDetail)
@@ -80,6 +84,7 @@ func testTurnRecords(t *testing.T, e *testEnv) {
 		p.Restart(t)
 		reconnect(t, b)
 		ask(t, b, thread, "How many games were released in 2016?")
+		assert.Equal(t, []string{down.ErrorRef}, recordedRefs(watch), "the log says the record was written, with its reference")
 
 		// `analyticsbot logs --ref` reads this.
 		logs, err := e.admin.QueryLogs(ctx, store.QueryLogFilter{ErrorRef: down.ErrorRef, Limit: 10})
@@ -95,6 +100,43 @@ func testTurnRecords(t *testing.T, e *testEnv) {
 		}
 		assert.Equal(t, []string{"How many games were released in 2018?", "How many games were released in 2017?",
 			"How many games were released in 2016?"}, asked, "its turn too, in its place in the thread")
+	})
+
+	t.Run("no turn follows", func(t *testing.T) {
+		t.Parallel()
+		ctx := context.Background()
+		p := storetest.NewProxy(t, e.url)
+		watch := bottest.NewLogWatch(recordedLater)
+		cfg := testConfig(t, e, script())
+		cfg.DatabaseURL = p.URL()
+		b := bottest.Start(t, cfg, slog.New(watch))
+		thread := bot.NewThreadID()
+		first, _ := ask(t, b, thread, "How many games were released in 2018?")
+		require.Empty(t, first.ErrorKind, "first question through the proxy: %s", first.ErrorDetail)
+
+		p.Stop()
+		down, _ := ask(t, b, thread, "How many games were released in 2017?")
+		require.NotEmpty(t, down.ErrorRef, "the user is given a reference")
+		p.Restart(t)
+		reconnect(t, b)
+		// No one asks anything more: the retry in the background writes it.
+		select {
+		case <-watch.Seen():
+		case <-time.After(time.Minute):
+			t.Fatalf("the record was not written once the database was back: the log said %q", watch.Messages())
+		}
+		assert.Equal(t, []string{down.ErrorRef}, recordedRefs(watch), "with the reference the user was given")
+		logs, err := e.admin.QueryLogs(ctx, store.QueryLogFilter{ErrorRef: down.ErrorRef, Limit: 10})
+		require.NoError(t, err)
+		require.Len(t, logs, 1, "the failure's reference is in the query log")
+		turns, err := e.admin.RecentTurns(ctx, thread, 10)
+		require.NoError(t, err)
+		var asked []string
+		for _, turn := range turns {
+			asked = append(asked, turn.UserMessage)
+		}
+		assert.Equal(t, []string{"How many games were released in 2018?", "How many games were released in 2017?"}, asked,
+			"and its turn")
 	})
 
 	t.Run("the bot stops before the database is back", func(t *testing.T) {
@@ -123,6 +165,22 @@ func testTurnRecords(t *testing.T, e *testEnv) {
 		assert.Equal(t, "turn record lost: the database was still away when the bot stopped", lost[0].Message)
 		assert.Equal(t, down.ErrorRef, attr(lost[0], "ref"), "with the reference the user was given")
 	})
+}
+
+// recordedLater is what the log says of a turn record written once the
+// bot's database was back (docs/observability.md).
+const recordedLater = "turn recorded once the database was back"
+
+// recordedRefs are the references of the records w saw written once the
+// database was back.
+func recordedRefs(w *bottest.LogWatch) []string {
+	var refs []string
+	for _, r := range w.Records() {
+		if r.Message == recordedLater {
+			refs = append(refs, attr(r, "ref"))
+		}
+	}
+	return refs
 }
 
 // attr is the value of r's attribute key, as text.

@@ -124,6 +124,16 @@ func (u *unsaved) flush(ctx context.Context, db *store.DB, limit int, timeout ti
 	return n, nil
 }
 
+// firstUnsavedRetry is the background retry's first wait; each failed
+// try doubles it, up to lastUnsavedRetry.
+const (
+	firstUnsavedRetry = time.Second
+	lastUnsavedRetry  = time.Minute
+)
+
+// nextUnsavedRetry is the wait after a failed try that waited delay.
+func nextUnsavedRetry(delay time.Duration) time.Duration { return min(2*delay, lastUnsavedRetry) }
+
 // run writes kept records in the background, trying again after a delay
 // that doubles up to a minute, until stopped.
 func (u *unsaved) run(db *store.DB, timeout time.Duration) {
@@ -134,7 +144,7 @@ func (u *unsaved) run(db *store.DB, timeout time.Duration) {
 			return
 		case <-u.wake:
 		}
-		for delay := time.Second; u.pending() > 0; {
+		for delay := firstUnsavedRetry; u.pending() > 0; {
 			t := time.NewTimer(delay)
 			select {
 			case <-u.stop:
@@ -143,7 +153,7 @@ func (u *unsaved) run(db *store.DB, timeout time.Duration) {
 			case <-t.C:
 			}
 			if _, err := u.flush(context.Background(), db, 0, timeout); err != nil {
-				delay = min(2*delay, time.Minute)
+				delay = nextUnsavedRetry(delay)
 			}
 		}
 	}

@@ -5,6 +5,9 @@ import (
 	"log/slog"
 	"strings"
 	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
 
 	"github.com/analyticsbot/analyticsbot/store"
 )
@@ -31,4 +34,18 @@ func TestUnsavedKeepsAtMost(t *testing.T) {
 	if !strings.Contains(buf.String(), "ref=e-0000001f") {
 		t.Errorf("the lost record's reference is not in the log:\n%s", buf.String())
 	}
+}
+
+// docs/observability.md: kept records are written by a retry in the
+// background "after 1 s, doubling up to a minute". The waits are read off
+// the functions run uses, not timed.
+func TestUnsavedRetryWaits(t *testing.T) {
+	t.Parallel()
+	s := time.Second
+	got := []time.Duration{firstUnsavedRetry}
+	for len(got) < 8 {
+		got = append(got, nextUnsavedRetry(got[len(got)-1]))
+	}
+	assert.Equal(t, []time.Duration{s, 2 * s, 4 * s, 8 * s, 16 * s, 32 * s, time.Minute, time.Minute}, got,
+		"the waits between tries while the database stays away")
 }

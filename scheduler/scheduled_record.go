@@ -40,7 +40,7 @@ func (sc *Scheduler) keepClaim(ctx context.Context, log *slog.Logger, id string)
 // the database was away; the log says which.
 func (sc *Scheduler) end(ctx context.Context, log *slog.Logger, end store.RunEnd) {
 	end.Runner, end.At = sc.o.Runner, sc.o.Now()
-	delay := sc.o.RecordDelay
+	wait := newRecordBackoff(sc.o.RecordDelay, sc.o.Lease)
 	for tries := 1; ; tries++ {
 		err := sc.finishRun(ctx, end)
 		switch {
@@ -56,6 +56,7 @@ func (sc *Scheduler) end(ctx context.Context, log *slog.Logger, end store.RunEnd
 				"outcome", end.Outcome, "record_tries", tries, "err", err)
 			return
 		}
+		delay := wait.next()
 		log.WarnContext(ctx, "record the scheduled run: trying again", "outcome", end.Outcome, "record_tries", tries,
 			"retry_in", delay, "err", err)
 		t := time.NewTimer(delay)
@@ -64,8 +65,35 @@ func (sc *Scheduler) end(ctx context.Context, log *slog.Logger, end store.RunEnd
 		case <-t.C:
 		}
 		t.Stop()
-		delay = min(2*delay, max(sc.o.Lease/3, sc.o.RecordDelay))
 	}
+}
+
+// firstRecordDelay is the first wait before recording a run's end again
+// (Options.RecordDelay unset).
+const firstRecordDelay = time.Second
+
+// recordBackoff spaces the tries at recording a run's end: first, then
+// doubling up to a third of the lease, so that once the database is back
+// the end is recorded within about a third of a lease, as keepClaim renews
+// the claim. A lease shorter than three firsts keeps the first.
+type recordBackoff struct {
+	delay, limit time.Duration
+}
+
+// newRecordBackoff starts the waits at first (firstRecordDelay when not
+// positive) for a claim of lease.
+func newRecordBackoff(first, lease time.Duration) *recordBackoff {
+	if first <= 0 {
+		first = firstRecordDelay
+	}
+	return &recordBackoff{delay: first, limit: max(lease/3, first)}
+}
+
+// next is the wait before the next try.
+func (b *recordBackoff) next() time.Duration {
+	d := b.delay
+	b.delay = min(2*b.delay, b.limit)
+	return d
 }
 
 // finishRun is one bounded attempt at recording a run's end, made even

@@ -3,6 +3,7 @@ package scheduler_test
 import (
 	"context"
 	"errors"
+	"fmt"
 	"log/slog"
 	"net/url"
 	"sync"
@@ -63,8 +64,12 @@ func (d *cuttingDeliverer) Tell(context.Context, store.Schedule, string) error {
 // stops and starts). The runner records it once the database is back,
 // keeping the run its own, so the retry it planned a minute later happens
 // then, as its second attempt; no attempt is recorded as abandoned, and
-// the log never says the runner stopped. A runner stopped before the
-// database is back says it did not record the run.
+// the log never says the runner stopped. A runner that loses the database
+// for a whole lease has the run taken over: the taker logs that it takes
+// over a lapsed claim, and the runner, once the database is back, that
+// another took the run over, recording nothing over the taker's attempt. A
+// runner stopped before the database is back says it did not record the
+// run.
 func TestScheduleRecordRetried(t *testing.T) {
 	dbURL := testDB(t)
 	t.Run("the database comes back", func(t *testing.T) {
@@ -101,6 +106,55 @@ func TestScheduleRecordRetried(t *testing.T) {
 		}
 	})
 
+	t.Run("another replica takes the run over meanwhile", func(t *testing.T) {
+		t.Parallel()
+		ctx := context.Background()
+		// A lease of 300ms on the test's clock; the tries at recording,
+		// 10ms doubling to 100ms, are real time.
+		f := failRecording(t, dbURL, ctx, func(o *scheduler.Options) { o.Lease = 300 * time.Millisecond })
+
+		// The runner cannot renew its claim: once its lease has passed on
+		// the clock, a replica that reaches the database takes the run over.
+		watch := bottest.NewLogWatch("taking over")
+		taker := bottest.Start(t, bottest.Config(t, dbURL, ""), slog.New(watch))
+		taker.SetClock(f.clk.Now)
+		tsc := scheduler.New(taker, scheduler.Options{Now: f.clk.Now, Runner: "taker", Lease: 2 * time.Minute,
+			RetryDelay: time.Minute, Only: f.sch.ID})
+		slack := &slackStandIn{}
+		tsc.Handle(nodes.SurfaceSlack, slack)
+		f.clk.Set(f.sch.NextRunAt.Add(time.Minute))
+		n, err := tsc.Tick(ctx)
+		require.NoError(t, err)
+		require.Equal(t, 1, n, "the lapsed claim is taken over")
+		assert.Len(t, slack.posts, 1, "and the run posted")
+		assert.Contains(t, watch.Messages(),
+			"taking over a run whose claim lapsed: its runner stopped or lost the database for longer than the lease",
+			"the taker cannot tell a runner that stopped from one that lost the database, and says so")
+
+		// The database is back: the runner that lost it says another took
+		// the run over, and records nothing over the taker's attempt.
+		f.p.Restart(t)
+		r := <-f.done
+		require.NoError(t, r.err)
+		assert.Contains(t, f.watch.Messages(),
+			"scheduled run not recorded: another runner took it over while its end could not be recorded")
+		runs, err := taker.DB().ScheduleRuns(ctx, f.sch.ID, 10)
+		require.NoError(t, err)
+		var outcomes []string
+		for _, r := range runs {
+			outcomes = append(outcomes, fmt.Sprintf("%d %s by %s", r.Attempt, r.Outcome, r.Runner))
+		}
+		assert.Equal(t, []string{"2 " + store.RunPosted + " by taker", "1 " + store.RunAbandoned + " by alive"}, outcomes,
+			"the taker's attempt as it recorded it; the lost runner's, abandoned, not failed")
+		got, err := taker.DB().ScheduleByID(ctx, f.sch.ID)
+		require.NoError(t, err)
+		assert.Empty(t, got.ClaimedBy, "no claim left")
+		assert.Equal(t, store.RunPosted, got.LastOutcome, "the schedule's last outcome is the taker's")
+		require.NotNil(t, got.NextRunAt)
+		assert.Equal(t, f.sch.NextRunAt.UTC().Add(24*time.Hour), got.NextRunAt.UTC(),
+			"the next regular run, not the retry the lost runner planned")
+	})
+
 	t.Run("the process stops first", func(t *testing.T) {
 		t.Parallel()
 		ctx, stop := context.WithCancel(context.Background())
@@ -134,7 +188,8 @@ type tickResult struct {
 // failRecording runs a schedule of a bot whose database, behind a proxy,
 // goes away as the run's post fails, and returns once the scheduler has
 // tried to record the run's end and failed; the Tick runs on under ctx.
-func failRecording(t *testing.T, dbURL string, ctx context.Context) *recording {
+// adjust changes the scheduler's options.
+func failRecording(t *testing.T, dbURL string, ctx context.Context, adjust ...func(*scheduler.Options)) *recording {
 	t.Helper()
 	p := storetest.NewProxy(t, dbURL)
 	watch := bottest.NewLogWatch("record the scheduled run: trying again")
@@ -159,8 +214,12 @@ func failRecording(t *testing.T, dbURL string, ctx context.Context) *recording {
 	f := &recording{b: b, p: p, watch: watch, sch: sch, clk: bottest.NewClock(due.Add(time.Second)),
 		slack: &cuttingDeliverer{cut: p.Stop}, done: make(chan tickResult, 1)}
 	b.SetClock(f.clk.Now)
-	f.sc = scheduler.New(b, scheduler.Options{Now: f.clk.Now, Runner: "alive", Lease: 2 * time.Minute, RetryDelay: time.Minute,
-		RecordDelay: 10 * time.Millisecond, Only: sch.ID})
+	o := scheduler.Options{Now: f.clk.Now, Runner: "alive", Lease: 2 * time.Minute, RetryDelay: time.Minute,
+		RecordDelay: 10 * time.Millisecond, Only: sch.ID}
+	for _, f := range adjust {
+		f(&o)
+	}
+	f.sc = scheduler.New(b, o)
 	f.sc.Handle(nodes.SurfaceSlack, f.slack)
 	go func() {
 		n, err := f.sc.Tick(ctx)

@@ -115,9 +115,6 @@ func New(b *bot.Bot, o Options) *Scheduler {
 	if o.Batch <= 0 {
 		o.Batch = 8
 	}
-	if o.RecordDelay <= 0 {
-		o.RecordDelay = time.Second
-	}
 	local := b.LocalDeliverer()
 	return &Scheduler{b: b, db: b.DB(), o: o, log: b.Logger().With("component", "scheduler", "runner", o.Runner), places: make(chan struct{}, o.Batch),
 		deliverers: map[string]Deliverer{nodes.SurfaceWeb: local, nodes.SurfaceCLI: local, nodes.SurfaceMCP: local}, under: map[string]bool{}}

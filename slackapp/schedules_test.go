@@ -419,3 +419,90 @@ func TestTakeoverFindsAPostItsRunnerMadeBeforeDying(t *testing.T) {
 		})
 	}
 }
+
+// A replica that dies between Slack taking a DM schedule's post and
+// recording it (docs/schedules.md): the replica taking the run over looks
+// for the post in the DM. For the schedule's very first run it learns the
+// DM's channel from conversations.open (scope im:write) and finds the post
+// there; without the scope it cannot tell, and posts the run again (twice
+// rather than never). A later run's DM is the one its earlier runs went
+// to: Slack is not asked, scope or none.
+func TestTakeoverFindsADirectMessagePost(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name    string
+		imWrite bool
+		// earlier has a first run posted before the one the runner dies in.
+		earlier bool
+		// wantPosts are the DM's posts of the run that was taken over.
+		wantPosts int
+		wantOpen  int
+	}{
+		{name: "the first run, with im:write", imWrite: true, wantPosts: 1, wantOpen: 1},
+		{name: "the first run, without im:write", imWrite: false, wantPosts: 2, wantOpen: 1},
+		{name: "a later run, without im:write", imWrite: false, earlier: true, wantPosts: 1, wantOpen: 0},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			due := time.Date(2026, 11, 30, 9, 0, 0, 0, time.UTC)
+			clk := bottest.NewClock(due)
+			state := ownState(t)
+			h1, _ := scheduled(t, clk, "replica-1", state)
+			scopes := append([]string{}, fakeslack.Scopes...)
+			if tt.imWrite {
+				scopes = append(scopes, "im:write")
+			}
+			h1.slack.SetScopes(scopes...)
+			dying := scheduler.New(h1.bot, scheduler.Options{Now: clk.Now, Runner: "dying", Lease: time.Minute})
+			d := dyingAfterPost{App: h1.app, posted: make(chan struct{})}
+			dying.Handle(nodes.SurfaceSlack, d)
+			_, survivor := scheduled(t, clk, "survivor", sharing(h1.slack), state)
+			ch, root := channelID("CDMPOST"), "1700002001.000100"
+			answered(t, h1, ch, root)
+			s := storedSchedules(t, h1, threadID(ch, root), ch, due, 1, func(s *store.Schedule) {
+				s.DestKind, s.DestChannel = "dm", user
+			})[0]
+			dm := "D" + user // the fake's id of the app's DM with user
+			if tt.earlier {
+				require.Equal(t, 1, tick(t, survivor), "the first run")
+				require.Len(t, h1.posts(dm, s.Question), 1, "posted in the DM")
+				due = due.Add(24 * time.Hour)
+				clk.Set(due)
+			}
+			before := len(h1.posts(dm, s.Question))
+
+			ctx, kill := context.WithCancel(context.Background())
+			done := make(chan struct{})
+			go func() {
+				defer close(done)
+				_, _ = dying.Tick(ctx)
+			}()
+			<-d.posted
+			kill()
+			<-done
+
+			clk.Set(due.Add(90 * time.Second))
+			require.Equal(t, 1, tick(t, survivor), "the survivor takes the run over")
+			posts := h1.posts(dm, s.Question)
+			assert.Len(t, posts, before+tt.wantPosts, "the run's posts in the DM")
+			opens := h1.slack.Calls("conversations.open")
+			assert.Len(t, opens, tt.wantOpen, "conversations.open asked")
+			for _, c := range opens {
+				assert.Equal(t, user, c.Args.Get("users"), "for the DM with the schedule's owner")
+			}
+			if tt.wantPosts == 1 {
+				var asked []string
+				for _, c := range h1.slack.Calls("conversations.history") {
+					asked = append(asked, c.Args.Get("channel"))
+				}
+				assert.Contains(t, asked, dm, "the DM's history is read")
+			}
+			runs, err := h1.bot.DB().ScheduleRuns(context.Background(), s.ID, 10)
+			require.NoError(t, err)
+			require.NotEmpty(t, runs)
+			assert.Equal(t, store.RunPosted, runs[0].Outcome, "the taken-over run is recorded as posted")
+			assert.Equal(t, posts[len(posts)-1].TS, runs[0].PostedTS, "with the post in the DM")
+		})
+	}
+}
