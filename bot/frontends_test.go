@@ -9,7 +9,8 @@ import (
 // Front ends see bot.Reply and bot's facade only: none of them imports the
 // workflow's state, the engine or the store, so none can read an
 // internal the facade does not give it. The test reads what their code
-// (tests aside) imports.
+// (tests aside) imports. cmd/analyticsbot is not one of them: it wires the
+// bot and reports whole runs (docs/architecture.md, "Packages").
 func TestFrontEndsImportNoInternals(t *testing.T) {
 	t.Parallel()
 	const module = "github.com/analyticsbot/analyticsbot/"
