@@ -34,6 +34,11 @@ func (n *Nodes) ExportCSV(ctx context.Context, s *State) error {
 		s.CSVTitle = "Query " + cached.QueryID
 	}
 	s.CSVFilename = slug(cached.Question) + "-" + cached.QueryID + ".csv"
+	// Cached rows are handed over only while the presser's policy lets
+	// them read the query: the access file may have changed since it ran.
+	if !n.mayRead(ctx, s, cached.Query) {
+		return nil
+	}
 
 	rows, limited := cached.Result.RowCount, ""
 	if cached.Result.Truncated || !n.askedBy(ctx, s, cached.QueryID) {
