@@ -186,6 +186,13 @@ func (n *Nodes) findResult(ctx context.Context, s *State) (store.CachedResult, b
 	if !ok {
 		return cached, false
 	}
+	if turn.UserID != s.UserID {
+		// Not the presser's answer: ExportCSV runs it for them, and their
+		// rows are not cached under it, where a later press of its asker
+		// would take them for the asker's own (askedBy).
+		return store.CachedResult{ThreadID: s.ThreadTS, QueryID: cmp.Or(turn.QueryID, warehouse.IDOf(n.Warehouse, turn.Query)),
+			Query: turn.Query, Question: cmp.Or(turn.Question, turn.UserMessage)}, true
+	}
 	return n.rerun(ctx, s, turn)
 }
 
