@@ -6,6 +6,7 @@ import (
 	"encoding/hex"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
@@ -174,6 +175,27 @@ func testAccessPolicies(t *testing.T, e *testEnv) {
 		assert.Empty(t, s.ErrorKind, "the asker's own export")
 		assert.True(t, s.HasCSV())
 		s.RemoveCSVFile()
+	})
+
+	t.Run("the asker's own export once the file no longer lets them read it", func(t *testing.T) {
+		thread := bot.NewThreadID()
+		admin := askAs("UADMIN", "CDATA", thread, "case 2")
+		require.Empty(t, admin.ErrorKind)
+		// The bot restarts with a file that no longer names them: the
+		// default policy, which may not read the developers.
+		narrower := filepath.Join(t.TempDir(), "access.yaml")
+		file := strings.Replace(bottest.AccessFile("everyone"), "users: [UADMIN]", "users: [UNOBODY]", 1)
+		require.NoError(t, os.WriteFile(narrower, []byte(file), 0o600))
+		after := newBot(t, e, script(bottest.AccessRules()), func(c *bot.Config) { c.AccessFile, c.Postgres.Schemas = narrower, bottest.AccessSchemas })
+		ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+		defer cancel()
+		s, _, err := after.PressState(ctx, bot.Message{ThreadID: thread, UserID: "UADMIN", ChannelID: "CDATA"}, string(nodes.IntentExportCSV), admin.QueryID)
+		require.NoError(t, err)
+		defer s.RemoveCSVFile()
+		assert.Equal(t, nodes.ErrAccessDenied, s.ErrorKind, "detail %s", s.ErrorDetail)
+		assert.Contains(t, s.ResponseText, "you may not read analytics.developers")
+		assert.False(t, s.HasCSV(), "no file of the rows cached under the policy they had")
+		assert.Empty(t, s.Result.Rows, "no rows")
 	})
 
 	t.Run("not admitted", func(t *testing.T) {

@@ -5,6 +5,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -92,6 +93,25 @@ func testRowScoping(t *testing.T, e *testEnv) {
 	require.NoError(t, err)
 	csv = exportedCSV(t, s)
 	assert.Equal(t, 2, strings.Count(csv, "ana@example.com"), "Ana's export has her two orders:\n%s", csv)
+
+	// Bob asks the same in Ana's thread (the same SQL: the database scopes
+	// it), then ten more questions, which push both results out of the
+	// thread's cache. Ana exports her answer: it is run again for her and
+	// cached. Bob exports his.
+	bobs := ask(b, thread, "UBOB", "bob@example.com", "Show my orders")
+	require.Equal(t, ana.QueryID, bobs.QueryID, "one query, one id")
+	for year := 2008; year < 2018; year++ {
+		ask(b, thread, "UBOB", "bob@example.com", "How many games were released in "+strconv.Itoa(year)+"?")
+	}
+	s, _, err = b.PressState(pctx, bot.Message{ThreadID: thread, UserID: "UANA", Email: "ana@example.com", ChannelID: "C1"},
+		string(nodes.IntentExportCSV), ana.QueryID)
+	require.NoError(t, err)
+	assert.Equal(t, 2, strings.Count(exportedCSV(t, s), "ana@example.com"), "Ana's export has her two orders")
+	s, _, err = b.PressState(pctx, bot.Message{ThreadID: thread, UserID: "UBOB", Email: "bob@example.com", ChannelID: "C1"},
+		string(nodes.IntentExportCSV), bobs.QueryID)
+	require.NoError(t, err)
+	csv = exportedCSV(t, s)
+	assert.NotContains(t, csv, "ana@example.com", "Bob's export of his own answer never holds Ana's rows:\n%s", csv)
 
 	// Ana's queries claim to be Bob.
 	for i := range bottest.Forgeries() {

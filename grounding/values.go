@@ -198,7 +198,7 @@ func (ix *ValueIndex) QueueLookup(ctx context.Context, r *store.Reads, question 
 	var schemaWords, schemaStems map[string]bool
 	// The catalog as the caller may see it: matches in what their access
 	// policy leaves out are dropped below.
-	cat, err := ix.Backend.Catalog(ctx)
+	cat, access, err := ix.callerView(ctx)
 	if err == nil {
 		facts := factsOf(cat)
 		schemaWords, schemaStems = facts.schemaWords, facts.schemaStems
@@ -229,8 +229,7 @@ func (ix *ValueIndex) QueueLookup(ctx context.Context, r *store.Reads, question 
 			phrases = append(phrases, store.ValuePhrase{Text: name, Phrase: p, Why: store.MatchPlace})
 		}
 	}
-	access := warehouse.CallerOf(ctx).Access
-	if cat == nil && access != nil {
+	if cat == nil && warehouse.CallerOf(ctx).Access != nil {
 		// Without the caller's catalog nothing says which values are theirs.
 		return func(context.Context) ([]store.ValueMatch, error) { return nil, err }
 	}
@@ -252,9 +251,32 @@ func (ix *ValueIndex) QueueLookup(ctx context.Context, r *store.Reads, question 
 	}
 }
 
+// callerView is the catalog as the caller may see it, and their access
+// policy as it applies to the whole catalog (warehouse.Decide, nil without
+// a policy): a column masked on a table is masked on its inheritance
+// children too, and one masked on a partition or child is masked on its
+// parent, whose values are the descendant's rows. The policy's own lists
+// say neither.
+func (ix *ValueIndex) callerView(ctx context.Context) (*warehouse.Catalog, warehouse.Access, error) {
+	cat, err := ix.Backend.Catalog(ctx)
+	if err != nil {
+		return nil, nil, err
+	}
+	access := warehouse.CallerOf(ctx).Access
+	if access == nil {
+		return cat, nil, nil
+	}
+	whole, err := ix.Backend.Catalog(warehouse.WithCaller(ctx, warehouse.Caller{}))
+	if err != nil {
+		return nil, nil, err
+	}
+	return cat, warehouse.Decide(whole, access), nil
+}
+
 // visible reports whether a column of the caller's catalog is theirs to
-// see values of: in the catalog, and not masked by their access policy
-// (a masked column stays in the catalog, but its values are not theirs).
+// see values of: in the catalog, and not masked by their access policy as
+// decided over the whole catalog (callerView; a masked column stays in the
+// catalog, but its values are not theirs).
 func visible(cat *warehouse.Catalog, access warehouse.Access, schema, table, column string) bool {
 	t, ok := cat.Table(schema, table)
 	if !ok {
@@ -302,7 +324,7 @@ func isCodes(t warehouse.Table, c store.FewValues) bool {
 func (ix *ValueIndex) Listed(ctx context.Context) (map[warehouse.ColumnRef][]string, error) {
 	ctx, cancel := context.WithTimeout(ctx, lookupTimeout)
 	defer cancel()
-	cat, err := ix.Backend.Catalog(ctx)
+	cat, access, err := ix.callerView(ctx)
 	if err != nil {
 		return nil, fmt.Errorf("list values: %w", err)
 	}
@@ -314,7 +336,6 @@ func (ix *ValueIndex) Listed(ctx context.Context) (map[warehouse.ColumnRef][]str
 			return nil, err
 		}
 	}
-	access := warehouse.CallerOf(ctx).Access
 	out := make(map[warehouse.ColumnRef][]string, len(listed))
 	for col, values := range listed {
 		if visible(cat, access, col.Schema, col.Table, col.Column) {

@@ -9,7 +9,9 @@ import (
 
 	"github.com/analyticsbot/analyticsbot/access"
 	"github.com/analyticsbot/analyticsbot/grounding"
+	"github.com/analyticsbot/analyticsbot/store/storetest"
 	"github.com/analyticsbot/analyticsbot/warehouse"
+	"github.com/analyticsbot/analyticsbot/warehouse/pgwarehouse"
 )
 
 // A caller's lookup finds values only of the columns they may see: none
@@ -135,4 +137,61 @@ func TestListedKeptUntilRefresh(t *testing.T) {
 	listed, err = fresh.Listed(ctx)
 	require.NoError(t, err)
 	assert.Equal(t, codes, listed[status], "read again at the refresh")
+}
+
+// staffSQL is a table with an inheritance child and a partitioned table:
+// reading the parent reads the child's and the partitions' rows.
+const staffSQL = `
+CREATE SCHEMA staffing;
+CREATE TABLE staffing.staff (id int, name text);
+CREATE TABLE staffing.contractors (agency text) INHERITS (staffing.staff);
+INSERT INTO staffing.staff VALUES (1, 'Ann Archer'), (2, 'Ben Brook');
+INSERT INTO staffing.contractors VALUES (3, 'Cat Cole', 'Acme'), (4, 'Dan Dale', 'Acme');
+CREATE TABLE staffing.payroll (id int, region text, amount int) PARTITION BY LIST (region);
+CREATE TABLE staffing.payroll_eu PARTITION OF staffing.payroll FOR VALUES IN ('eu-secret');
+CREATE TABLE staffing.payroll_us PARTITION OF staffing.payroll FOR VALUES IN ('us-secret');
+INSERT INTO staffing.payroll SELECT i, (ARRAY['eu-secret', 'us-secret'])[i % 2 + 1], 1000 * i FROM generate_series(1, 20) i;
+GRANT USAGE ON SCHEMA staffing TO analyticsbot_reader;
+GRANT SELECT ON ALL TABLES IN SCHEMA staffing TO analyticsbot_reader;
+`
+
+// A column masked on a table is masked on its inheritance children, and
+// one masked on a partition is masked on its parent (warehouse.Decide):
+// the guard refuses returning them, and the values the lookup matches and
+// the listing shows hold none of them either, though the parent's values
+// are its children's rows.
+func TestValuesOfColumnsMaskedThroughInheritance(t *testing.T) {
+	t.Parallel()
+	db, url := storetest.NewWithURL(t)
+	ctx := context.Background()
+	_, err := db.Pool().Exec(ctx, staffSQL)
+	require.NoError(t, err, "load the staff")
+	b := pgwarehouse.New(pgwarehouse.Config{ExecConfig: pgwarehouse.ExecConfig{DatabaseURL: url, Schemas: []string{"staffing"}}})
+	t.Cleanup(b.Close)
+	ix := &grounding.ValueIndex{DB: db, Backend: b}
+	_, err = ix.Refresh(ctx)
+	require.NoError(t, err)
+	rules, err := access.Parse([]byte(`
+policies:
+  - name: masked
+    tables: ["staffing.*"]
+    mask_columns: ["staffing.staff.name", "staffing.payroll_eu.region"]
+default: masked
+`))
+	require.NoError(t, err)
+	ctx = warehouse.WithCaller(ctx, warehouse.Caller{UserID: "U1", Access: rules.List()[0]})
+
+	require.Error(t, warehouse.Permits(ctx, b, "SELECT name FROM staffing.contractors"), "the guard holds the child's name masked")
+	require.Error(t, warehouse.Permits(ctx, b, "SELECT region FROM staffing.payroll"), "and the parent's region")
+
+	matches, err := ix.Lookup(ctx, `Where does "Dan Dale" work?`)
+	require.NoError(t, err)
+	for _, m := range matches {
+		assert.NotEqual(t, "Dan Dale", m.Value, "a masked name matched in %s.%s", m.Table, m.Column)
+	}
+	listed, err := ix.Listed(ctx)
+	require.NoError(t, err)
+	for col, values := range listed {
+		assert.NotContains(t, values, "eu-secret", "a masked region listed in %s", col)
+	}
 }

@@ -34,6 +34,11 @@ func (n *Nodes) ExportCSV(ctx context.Context, s *State) error {
 		s.CSVTitle = "Query " + cached.QueryID
 	}
 	s.CSVFilename = slug(cached.Question) + "-" + cached.QueryID + ".csv"
+	// Cached rows are handed over only while the presser's policy lets
+	// them read the query: the access file may have changed since it ran.
+	if !n.mayRead(ctx, s, cached.Query) {
+		return nil
+	}
 
 	rows, limited := cached.Result.RowCount, ""
 	if cached.Result.Truncated || !n.askedBy(ctx, s, cached.QueryID) {
@@ -180,6 +185,13 @@ func (n *Nodes) findResult(ctx context.Context, s *State) (store.CachedResult, b
 	turn, ok := n.referredAnswer(ctx, s, lookup{none: "no result"})
 	if !ok {
 		return cached, false
+	}
+	if turn.UserID != s.UserID {
+		// Not the presser's answer: ExportCSV runs it for them, and their
+		// rows are not cached under it, where a later press of its asker
+		// would take them for the asker's own (askedBy).
+		return store.CachedResult{ThreadID: s.ThreadTS, QueryID: cmp.Or(turn.QueryID, warehouse.IDOf(n.Warehouse, turn.Query)),
+			Query: turn.Query, Question: cmp.Or(turn.Question, turn.UserMessage)}, true
 	}
 	return n.rerun(ctx, s, turn)
 }

@@ -57,15 +57,8 @@ func (a *App) Deliver(ctx context.Context, sch bot.Schedule, r bot.Reply) (bot.D
 		}
 		channel, root = c, ts
 	}
-	if sch.DestKind == "channel" && sch.DestChannel != sch.SourceChannel {
-		// Each run: the owner may have left the channel since.
-		member, err := a.isMember(ctx, sch.DestChannel, sch.OwnerID)
-		if err != nil {
-			return bot.Delivered{}, err
-		}
-		if !member {
-			return bot.Delivered{}, &bot.Refusal{Reason: "you are no longer a member of the channel it posts to."}
-		}
+	if err := a.ownerStillIn(ctx, sch); err != nil {
+		return bot.Delivered{}, err
 	}
 	m := a.reply(r)
 	in, ts, err := a.postIn(ctx, channel, root, m, slack.MsgOptionMetadata(runMetadata(sch.ID, r.Due)))
@@ -86,6 +79,32 @@ func (a *App) Deliver(ctx context.Context, sch bot.Schedule, r bot.Reply) (bot.D
 		}
 	}
 	return bot.Delivered{ThreadID: threadID(in, thread), Channel: in, TS: ts}, nil
+}
+
+// ownerStillIn refuses a run whose owner has left a channel it depends
+// on, checked at each run: the channel it posts to (but the one it was
+// made in, where the run's thread is), and for a direct message the
+// channel it was made in, whose access policy the run reads with
+// (bot.policyChannel): a policy the access file gives that channel is its
+// members', and must not outlive the owner's place there.
+func (a *App) ownerStillIn(ctx context.Context, sch bot.Schedule) error {
+	channel, reason := "", ""
+	switch {
+	case sch.DestKind == "channel" && sch.DestChannel != sch.SourceChannel:
+		channel, reason = sch.DestChannel, "you are no longer a member of the channel it posts to."
+	case sch.DestKind == "dm" && sch.SourceChannel != "" && !strings.HasPrefix(sch.SourceChannel, "D"):
+		channel, reason = sch.SourceChannel, "you are no longer a member of the channel it was made in, whose access it reads with."
+	default:
+		return nil
+	}
+	member, err := a.isMember(ctx, channel, sch.OwnerID)
+	if err != nil {
+		return err
+	}
+	if !member {
+		return &bot.Refusal{Reason: reason}
+	}
+	return nil
 }
 
 // maxReplyPages bounds the pages of a thread Find reads (200 replies each).

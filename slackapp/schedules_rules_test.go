@@ -304,3 +304,45 @@ func TestScheduleAdminsDefaultToExampleAdmins(t *testing.T) {
 	_, err := h.bot.DB().ScheduleByID(context.Background(), list[0].ID)
 	assert.ErrorIs(t, err, store.ErrNotFound)
 }
+
+// A schedule sent to its owner's direct messages reads as their policy for
+// the channel it was made in (docs/schedules.md): where the access file
+// gives that channel a policy of its own, it is theirs while they are in
+// the channel. Once they leave it, a run posts nothing to them, the
+// schedule stops and they are told why.
+func TestDirectMessageScheduleStopsOnceItsOwnerLeftItsChannel(t *testing.T) {
+	t.Parallel()
+	due := time.Date(2026, 11, 30, 9, 0, 0, 0, time.UTC)
+	clk := bottest.NewClock(due.Add(-time.Hour))
+	finance := channelID("CFINANCE")
+	path := filepath.Join(t.TempDir(), "access.yaml")
+	require.NoError(t, os.WriteFile(path, []byte(`
+policies:
+  - name: finance
+    channels: [`+finance+`]
+    tables: ["analytics.*"]
+  - name: everyone
+    tables: ["analytics.genres"]
+default: everyone
+`), 0o600))
+	h, sc := scheduled(t, clk, "replica-1", ownState(t), withBotConfig(func(c *bot.Config) { c.AccessFile = path }))
+	h.slack.SetMembers(finance, "UBOB0001", user)
+	root := "1700002201.000100"
+	answered(t, h, finance, root)
+	s := storedSchedules(t, h, threadID(finance, root), finance, due, 1, func(s *store.Schedule) {
+		s.DestKind, s.DestChannel = "dm", user
+	})[0]
+
+	h.slack.SetMembers(finance, "UBOB0001") // the owner leaves #finance
+	clk.Set(due)
+	require.Equal(t, 1, tick(t, sc))
+	assert.Empty(t, h.posts("D"+user, "📅"), "no run in their direct messages")
+	assert.Empty(t, h.posts("D"+user, "8,160"), "nor the finance policy's figure")
+	h.slack.WaitMessage(t, "a DM to the owner", func(m fakeslack.Message) bool {
+		return m.Channel == "D"+user && strings.Contains(says(m), "I stopped your schedule") &&
+			strings.Contains(says(m), "you are no longer a member of the channel it was made in")
+	})
+	got, err := h.bot.DB().ScheduleByID(context.Background(), s.ID)
+	require.NoError(t, err)
+	assert.Equal(t, store.ScheduleStopped, got.State)
+}

@@ -116,6 +116,7 @@ func TestSchedulesPostAtLocalTimesAcrossDST(t *testing.T) {
 	h.slack.SetUserTimeZone(user, "America/New_York")
 	ch, growth := channelID("CSCHED"), channelID("CGROWTH")
 	h.slack.SetMembers(growth, "UBOB0001", user)
+	h.slack.SetMembers(ch, "UBOB0001", user) // the DM schedule's runs check they are still in it
 	root := "1700001001.000100"
 	ans := answered(t, h, ch, root)
 	qid := queryID(t, ans)
