@@ -1,8 +1,10 @@
 package fakeslack
 
 import (
+	"encoding/json"
 	"fmt"
 	"net/http"
+	"net/url"
 	"sync"
 	"testing"
 )
@@ -47,6 +49,36 @@ func (s *Server) SetError(method, slackErr string) {
 		return
 	}
 	s.stickyErrors[method] = slackErr
+}
+
+// RefuseBlockType makes chat.postMessage and chat.update refuse every
+// message carrying a block of type typ with invalid_blocks, as Slack does in
+// a workspace where that block is not available. Messages without one go
+// through.
+func (s *Server) RefuseBlockType(typ string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.refusedTypes[typ] = true
+}
+
+// refuseBlocks answers invalid_blocks to a post or update carrying a block
+// of a type RefuseBlockType refuses. Callers hold s.mu.
+func (s *Server) refuseBlocks(method string, args url.Values) (reply, bool) {
+	if method != "chat.postMessage" && method != "chat.update" || len(s.refusedTypes) == 0 {
+		return reply{}, false
+	}
+	var blocks []struct {
+		Type string `json:"type"`
+	}
+	if json.Unmarshal([]byte(args.Get("blocks")), &blocks) != nil {
+		return reply{}, false // content's checks answer blocks that are not JSON
+	}
+	for i, b := range blocks {
+		if s.refusedTypes[b.Type] {
+			return invalid("invalid_blocks", []string{fmt.Sprintf("unsupported type %q [json-pointer:/blocks/%d/type]", b.Type, i)}), true
+		}
+	}
+	return reply{}, false
 }
 
 // SetNotInChannel makes posts to channel fail with not_in_channel, as for a

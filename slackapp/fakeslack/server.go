@@ -65,6 +65,7 @@ type Server struct {
 	releaseHold  func()                 // closes uploadHold, once
 	holds        map[string]*methodHold // HoldMethod, by method
 	stickyErrors map[string]string
+	refusedTypes map[string]bool // RefuseBlockType
 	notInChannel map[string]bool
 	emails       map[string]string   // users.info addresses set by SetUserEmail
 	timeZones    map[string]string   // users.info time zones set by SetUserTimeZone
@@ -90,6 +91,7 @@ func New(t testing.TB) *Server {
 		uploads:      map[string]*upload{},
 		faults:       map[string][]reply{},
 		stickyErrors: map[string]string{},
+		refusedTypes: map[string]bool{},
 		notInChannel: map[string]bool{},
 		emails:       map[string]string{},
 		userGroups:   map[string][]string{},

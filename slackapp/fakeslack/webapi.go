@@ -123,6 +123,9 @@ func (s *Server) answer(name string, args url.Values, token string) reply {
 	if rep, injected := s.takeFault(name); injected {
 		return rep
 	}
+	if rep, refused := s.refuseBlocks(name, args); refused {
+		return rep
+	}
 	m, known := methods[name]
 	if !known {
 		return slackError("unknown_method")
