@@ -33,3 +33,32 @@ func TestSearchExamplesNeedsAScoreOf02(t *testing.T) {
 	require.Equal(t, []string{nine}, questions(got), "only the example scoring 0.2")
 	assert.InDelta(t, 0.2, got[0].Score, 1e-6, "score")
 }
+
+// Suggested prompts are the verified examples used most (docs/slack.md,
+// the Messages tab; bot.SuggestedQuestions lists them with MostUsed): the
+// list puts the most used first, whatever their age, where it otherwise
+// puts the newest first.
+func TestListExamplesMostUsed(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	db := storetest.New(t)
+	add := func(q string) int64 {
+		t.Helper()
+		e, _, err := db.AddExample(ctx, example(q, "Q "+q, store.StatusVerified))
+		require.NoError(t, err)
+		return e.ID
+	}
+	once, thrice, never := add("Used once"), add("Used three times"), add("Never used, the newest")
+	require.NoError(t, db.MarkExamplesUsed(ctx, []int64{once, thrice}))
+	require.NoError(t, db.MarkExamplesUsed(ctx, []int64{thrice}))
+	require.NoError(t, db.MarkExamplesUsed(ctx, []int64{thrice}))
+
+	most, err := db.ListExamples(ctx, store.ExampleFilter{Backend: "postgres", Status: store.StatusVerified, MostUsed: true, Limit: 2})
+	require.NoError(t, err)
+	assert.Equal(t, []string{"Used three times", "Used once"}, questions(most), "the most used first")
+
+	newest, err := db.ListExamples(ctx, store.ExampleFilter{Backend: "postgres", Status: store.StatusVerified, Limit: 1})
+	require.NoError(t, err)
+	require.Len(t, newest, 1)
+	assert.Equal(t, never, newest[0].ID, "without MostUsed, the newest first")
+}
