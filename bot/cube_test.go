@@ -36,6 +36,7 @@ func TestCube(t *testing.T) {
 		{"Actions", testCubeActions},
 		{"FollowUp", testCubeFollowUp},
 		{"Schedule", testCubeSchedule},
+		{"QueryLog", testCubeQueryLog},
 	}
 	for _, g := range groups {
 		t.Run(g.name, func(t *testing.T) {
@@ -393,4 +394,16 @@ func testCubeFollowUp(t *testing.T, ce *cubeEnv) {
 	require.Len(t, generate, 1, "generate_cube calls")
 	assert.Contains(t, generate[0].Prompt, "which used this query:\n"+first.Query.Text, "the prompt must hold the earlier Cube query")
 	assert.Equal(t, "*"+strconv.Itoa(games2017)+"* games were released on Steam in 2017.", s.Answer, "answer")
+}
+
+// testCubeQueryLog holds that query logs record the backend as cube
+// (docs/cube.md): the row an answered turn leaves names it.
+func testCubeQueryLog(t *testing.T, ce *cubeEnv) {
+	b := cubeBot(t, ce, script(cubeRule("", 0, `{"measures": ["Apps.count"], "filters": [{"member": "Apps.release_year", "operator": "equals", "values": ["2018"]}]}`)))
+	s, res := ask(t, b, bot.NewThreadID(), "How many games were released in 2018?")
+	require.Empty(t, s.ErrorKind, "got error %s (%s), want an answer", s.ErrorKind, s.ErrorDetail)
+
+	got := loggedTurn(t, context.Background(), ce.testEnv, b, s, res)
+	assert.Equal(t, "cube", got.Backend, "backend")
+	assert.Equal(t, 1, got.RowCount, "row count")
 }

@@ -22,6 +22,9 @@ func TestSameRows(t *testing.T) {
 		{name: "a number off", got: [][]any{{"Action", int64(11)}, {"RPG", int64(4)}}, want: false},
 		{name: "within tolerance", got: [][]any{{"Action", 10.04}, {"RPG", 4.001}}, m: Match{Tolerance: 0.01}, want: true},
 		{name: "outside tolerance", got: [][]any{{"Action", 10.5}, {"RPG", int64(4)}}, m: Match{Tolerance: 0.01}, want: false},
+		// docs/eval.md: match.tolerance defaults to 1e-6, relative.
+		{name: "within the default tolerance", got: [][]any{{"Action", 10.0000001}, {"RPG", int64(4)}}, want: true},
+		{name: "beyond the default tolerance", got: [][]any{{"Action", 10.001}, {"RPG", int64(4)}}, want: false},
 		{name: "a row missing", got: [][]any{{"Action", int64(10)}}, want: false},
 		{name: "an extra column refused", got: [][]any{{"Action", int64(10), 1.5}, {"RPG", int64(4), 2.5}}, want: false},
 		{name: "an extra column allowed", got: [][]any{{"Action", int64(10), 1.5}, {"RPG", int64(4), 2.5}}, m: Match{ExtraColumns: true}, want: true},

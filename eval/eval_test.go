@@ -208,3 +208,38 @@ items:
 	assert.Equal(t, `asked back without the option "free to play tag" (offered ["price 0" "no ads"])`, rep.Items[3].Why)
 	assert.Equal(t, 0.5, rep.Categories["ask_back"])
 }
+
+// An answer cut at MAX_ROWS fails (docs/eval.md), even when the rows it
+// shows are the gold rows: the eval cannot tell what the cut took away.
+// Here the gold query has 2 rows, the model's query 3, and the answer
+// shows the first 2 of them, the gold's; an answer of 2 rows, not cut,
+// passes.
+func TestCutAnswerFails(t *testing.T) {
+	f, err := eval.Parse([]byte(`
+name: cut
+items:
+  - id: not-cut
+    question: Which are the first 2 genres by name?
+    sql: SELECT name FROM analytics.genres ORDER BY name LIMIT 2
+  - id: cut
+    question: Which 2 genres lead the alphabet?
+    sql: SELECT name FROM analytics.genres ORDER BY name LIMIT 2
+    match: {ordered: true}
+`))
+	require.NoError(t, err)
+	oracle, err := eval.Oracle(f, string(llm.StepGenerateSQL))
+	require.NoError(t, err)
+	var script struct{ Rules []llm.Rule }
+	require.NoError(t, yaml.Unmarshal(oracle, &script))
+	script.Rules = append([]llm.Rule{{Step: "generate_sql", Match: "lead the alphabet",
+		Reply: `{"sql": "SELECT name FROM analytics.genres ORDER BY name LIMIT 3"}`}}, script.Rules...)
+	text, err := yaml.Marshal(script)
+	require.NoError(t, err)
+	testDB.Need(t)
+	b := bottest.New(t, testDB.URL, string(text), func(c *bot.Config) { c.MaxRows = 2 })
+	rep := (&eval.Runner{Bot: b, Jobs: 1}).Full(context.Background(), f)
+	require.Len(t, rep.Items, 2)
+	assert.True(t, rep.Items[0].Pass, "two rows under a cap of 2: %s (%s)", rep.Items[0].Why, rep.Items[0].SQL)
+	assert.False(t, rep.Items[1].Pass, "three rows cut to the gold's two")
+	assert.Equal(t, "the answer was cut at the row cap", rep.Items[1].Why)
+}

@@ -2,6 +2,7 @@ package nodes
 
 import (
 	"context"
+	"fmt"
 	"strings"
 	"testing"
 
@@ -157,6 +158,13 @@ func TestInterpretPrompt(t *testing.T) {
 			},
 		},
 		{
+			// docs/workflow.md: interpret writes from the first 20 rows.
+			name:        "only the first 20 of 25 rows",
+			result:      numberedRows(25),
+			wantInclude: []string{"Rows returned: 25\n", "\nrow 1\t1\n", "\nrow 20\t20\n… 5 more rows"},
+			wantExclude: []string{"row 21\t"},
+		},
+		{
 			name:        "no rows",
 			result:      warehouse.Result{Columns: []warehouse.Column{{Name: "games"}}, Rows: [][]any{}},
 			wantInclude: []string{"Rows returned: 0\n", "The query returned no rows."},
@@ -179,4 +187,13 @@ func TestInterpretPrompt(t *testing.T) {
 			}
 		})
 	}
+}
+
+// numberedRows is a result of n rows, "row 1" to "row n", each with its number.
+func numberedRows(n int) warehouse.Result {
+	r := warehouse.Result{Columns: []warehouse.Column{{Name: "label", Type: "text"}, {Name: "n", Type: "int4"}}, RowCount: n}
+	for i := 1; i <= n; i++ {
+		r.Rows = append(r.Rows, []any{fmt.Sprintf("row %d", i), i})
+	}
+	return r
 }

@@ -159,3 +159,33 @@ func TestRefreshInSlack(t *testing.T) {
 	assert.NotContains(t, strings.Join(fresh.BlockTexts(), "\n"), "data as of", "it ran now")
 	assert.Equal(t, calls, h.modelCalls(), "Refresh makes no model call")
 }
+
+// An upload whose middle step fails is run again as a whole (docs/slack.md,
+// Reliability): the file cannot be sent twice to one upload URL, so the
+// retry asks for a new one, and the thread gets one file.
+func TestExportCSVRetriesTheWholeUpload(t *testing.T) {
+	t.Parallel()
+	h := start(t)
+	ch, ts := channelID("CEXPRETRY"), "1700000015.000100"
+	m := answered(t, h, ch, ts)
+	h.slack.FailNext("upload", 1, 503)
+
+	h.press(m, "export_csv", queryID(t, m))
+	f := h.slack.WaitFile(t, func(f fakeslack.File) bool { return f.Channel == ch })
+	h.waitJobs(2) // the mention and the press
+
+	assert.Equal(t, csv2018, string(f.Content), "the file holds the result")
+	assert.Len(t, h.slack.Calls("files.getUploadURLExternal"), 2, "a new upload URL for the second attempt")
+	uploads := h.slack.Calls("upload")
+	require.Len(t, uploads, 2, "the failed upload and the new one")
+	assert.Equal(t, []int{503, 200}, []int{uploads[0].Status, uploads[1].Status})
+	assert.NotEqual(t, uploads[0].Args.Get("file_id"), uploads[1].Args.Get("file_id"), "each attempt uploads to its own URL")
+	assert.Len(t, h.slack.Calls("files.completeUploadExternal"), 1)
+	var files int
+	for _, f := range h.slack.Files() {
+		if f.Channel == ch {
+			files++
+		}
+	}
+	assert.Equal(t, 1, files, "one file in the thread")
+}

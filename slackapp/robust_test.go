@@ -2,6 +2,7 @@ package slackapp
 
 import (
 	"fmt"
+	"net/url"
 	"slices"
 	"strings"
 	"sync/atomic"
@@ -233,4 +234,31 @@ func TestFullQueueTellsUsersTheBotIsBusy(t *testing.T) {
 	}
 	assert.GreaterOrEqual(t, answered, 1, "the first question always fits")
 	assert.GreaterOrEqual(t, busy, 1, "one worker and one waiting place cannot take five slow questions")
+}
+
+// Web API calls that get a 5xx are retried SLACK_API_RETRIES times, and
+// then given up (docs/slack.md, Reliability): with one retry, the answer's
+// chat.update refused with 503 is sent twice, not a third time, and the
+// answer is posted as a new message in the thread instead.
+func TestAPIRetriesStopAtTheSetting(t *testing.T) {
+	t.Parallel()
+	h := start(t, withConfig(func(c *Config) { c.APIRetries = 1 }))
+	ch, ts := channelID("CRETRIES"), "1700000402.000100"
+	// The progress updates before it say "⏳ …"; the answer does not.
+	isAnswer := func(args url.Values) bool { return !strings.HasPrefix(args.Get("text"), "⏳") }
+	h.slack.FailNextMatching("chat.update", 3, 503, isAnswer)
+
+	h.mention(ch, ts, "", q2018)
+	m := h.answerIn(ch, ts, answer18)
+	h.waitJobs(1)
+
+	var statuses []int
+	for _, c := range h.slack.Calls("chat.update") {
+		if isAnswer(c.Args) {
+			statuses = append(statuses, c.Status)
+		}
+	}
+	assert.Equal(t, []int{503, 503}, statuses, "the answer's chat.update: the call and one retry")
+	assert.Zero(t, m.Updates, "the answer was posted as a new message")
+	assert.Len(t, h.threadMessages(ch, ts), 2, "the progress message and the answer")
 }

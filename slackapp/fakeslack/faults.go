@@ -1,8 +1,10 @@
 package fakeslack
 
 import (
+	"encoding/json"
 	"fmt"
 	"net/http"
+	"net/url"
 	"sync"
 	"testing"
 )
@@ -22,12 +24,28 @@ func (s *Server) RateLimitNext(method string, n, retryAfterSeconds int) {
 // FailNext makes the next n calls of method answer httpStatus (e.g. 503)
 // with an HTML body, as Slack's edge does when the API is down.
 func (s *Server) FailNext(method string, n, httpStatus int) {
+	s.inject(method, n, edgeFailure(httpStatus))
+}
+
+// FailNextMatching is FailNext for the calls of method whose arguments
+// match: the next n of them answer httpStatus, and the others go through.
+// A test can fail the answer's chat.update and not the progress updates
+// before it.
+func (s *Server) FailNextMatching(method string, n, httpStatus int, match func(args url.Values) bool) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for range n {
+		s.faults[method] = append(s.faults[method], fault{rep: edgeFailure(httpStatus), match: match})
+	}
+}
+
+// edgeFailure is the HTML page Slack's edge answers httpStatus with.
+func edgeFailure(httpStatus int) reply {
 	text := http.StatusText(httpStatus)
-	rep := reply{
+	return reply{
 		status: httpStatus,
 		html:   fmt.Sprintf("<html><head><title>%d %s</title></head><body><h1>%s</h1></body></html>\n", httpStatus, text, text),
 	}
-	s.inject(method, n, rep)
 }
 
 // ErrorNext makes the next n calls of method answer HTTP 200
@@ -47,6 +65,36 @@ func (s *Server) SetError(method, slackErr string) {
 		return
 	}
 	s.stickyErrors[method] = slackErr
+}
+
+// RefuseBlockType makes chat.postMessage and chat.update refuse every
+// message carrying a block of type typ with invalid_blocks, as Slack does in
+// a workspace where that block is not available. Messages without one go
+// through.
+func (s *Server) RefuseBlockType(typ string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.refusedTypes[typ] = true
+}
+
+// refuseBlocks answers invalid_blocks to a post or update carrying a block
+// of a type RefuseBlockType refuses. Callers hold s.mu.
+func (s *Server) refuseBlocks(method string, args url.Values) (reply, bool) {
+	if method != "chat.postMessage" && method != "chat.update" || len(s.refusedTypes) == 0 {
+		return reply{}, false
+	}
+	var blocks []struct {
+		Type string `json:"type"`
+	}
+	if json.Unmarshal([]byte(args.Get("blocks")), &blocks) != nil {
+		return reply{}, false // content's checks answer blocks that are not JSON
+	}
+	for i, b := range blocks {
+		if s.refusedTypes[b.Type] {
+			return invalid("invalid_blocks", []string{fmt.Sprintf("unsupported type %q [json-pointer:/blocks/%d/type]", b.Type, i)}), true
+		}
+	}
+	return reply{}, false
 }
 
 // SetNotInChannel makes posts to channel fail with not_in_channel, as for a
@@ -70,16 +118,26 @@ func (s *Server) inject(method string, n int, rep reply) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	for range n {
-		s.faults[method] = append(s.faults[method], rep)
+		s.faults[method] = append(s.faults[method], fault{rep: rep})
 	}
 }
 
-// takeFault uses up the next injected failure of method, if any. Callers
-// hold s.mu.
-func (s *Server) takeFault(method string) (reply, bool) {
-	if q := s.faults[method]; len(q) > 0 {
-		s.faults[method] = q[1:]
-		return q[0], true
+// fault is an injected failure: rep answers the next call of its method
+// that match lets through (every call, when match is nil).
+type fault struct {
+	rep   reply
+	match func(args url.Values) bool
+}
+
+// takeFault uses up the next injected failure of method that applies to a
+// call with args, if any. Callers hold s.mu.
+func (s *Server) takeFault(method string, args url.Values) (reply, bool) {
+	q := s.faults[method]
+	for i, f := range q {
+		if f.match == nil || f.match(args) {
+			s.faults[method] = append(q[:i:i], q[i+1:]...)
+			return f.rep, true
+		}
 	}
 	if code, ok := s.stickyErrors[method]; ok {
 		return slackError(code), true

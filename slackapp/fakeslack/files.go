@@ -104,7 +104,7 @@ func (s *Server) serveUpload(w http.ResponseWriter, r *http.Request) {
 	}
 
 	s.mu.Lock()
-	rep, injected := s.takeFault("upload")
+	rep, injected := s.takeFault("upload", nil)
 	up := s.uploads[id]
 	switch {
 	case injected:

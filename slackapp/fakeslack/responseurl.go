@@ -55,7 +55,7 @@ func (s *Server) serveResponseURL(w http.ResponseWriter, r *http.Request) {
 	s.mu.Lock()
 	var rep reply
 	target, known := s.responses[r.PathValue("id")]
-	switch injected, isInjected := s.takeFault("response_url"); {
+	switch injected, isInjected := s.takeFault("response_url", nil); {
 	case isInjected:
 		rep = injected
 	case !known:

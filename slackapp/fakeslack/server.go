@@ -60,11 +60,12 @@ type Server struct {
 	prompts      []Prompts
 	titles       []Title
 	experience   Experience             // SetExperience
-	faults       map[string][]reply     // injected failures, used first to last
+	faults       map[string][]fault     // injected failures, used first to last
 	uploadHold   chan struct{}          // HoldUploads: uploads wait until it is closed
 	releaseHold  func()                 // closes uploadHold, once
 	holds        map[string]*methodHold // HoldMethod, by method
 	stickyErrors map[string]string
+	refusedTypes map[string]bool // RefuseBlockType
 	notInChannel map[string]bool
 	emails       map[string]string   // users.info addresses set by SetUserEmail
 	timeZones    map[string]string   // users.info time zones set by SetUserTimeZone
@@ -88,8 +89,9 @@ func New(t testing.TB) *Server {
 		waitTimeout:  WaitTimeout,
 		changed:      make(chan struct{}),
 		uploads:      map[string]*upload{},
-		faults:       map[string][]reply{},
+		faults:       map[string][]fault{},
 		stickyErrors: map[string]string{},
+		refusedTypes: map[string]bool{},
 		notInChannel: map[string]bool{},
 		emails:       map[string]string{},
 		userGroups:   map[string][]string{},

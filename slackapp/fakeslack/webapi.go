@@ -120,7 +120,10 @@ func (s *Server) serveAPI(w http.ResponseWriter, r *http.Request) {
 
 // answer runs injected faults, the token check and the method. Callers hold s.mu.
 func (s *Server) answer(name string, args url.Values, token string) reply {
-	if rep, injected := s.takeFault(name); injected {
+	if rep, injected := s.takeFault(name, args); injected {
+		return rep
+	}
+	if rep, refused := s.refuseBlocks(name, args); refused {
 		return rep
 	}
 	m, known := methods[name]

@@ -2,6 +2,7 @@ package cubewarehouse
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"encoding/json"
 	"flag"
@@ -21,19 +22,37 @@ import (
 var update = flag.Bool("update", false, "rewrite testdata/*.golden from the current output")
 
 // fakeCube serves a one-cube model whose names dimension has 60 values.
-type fakeCube struct{ loaded []cube.Query }
+type fakeCube struct {
+	loaded []cube.Query
+	// models are the data models Meta serves, one a call, the last one
+	// again once they run out; none: the one-cube model.
+	models []string
+	// metaCalls counts the calls of Meta.
+	metaCalls int
+	// names is how many values the names dimension has; 0 means 60.
+	names int
+}
+
+// oneCube is the fake's data model: Apps, with a count and names.
+const oneCube = `{"cubes": [{"name": "Apps", "title": "Games", "public": true,
+	"measures": [{"name": "Apps.count", "title": "Count", "type": "number", "aggType": "count", "isVisible": true}],
+	"dimensions": [{"name": "Apps.name", "title": "Name", "type": "string", "isVisible": true}],
+	"segments": []}]}`
 
 func (f *fakeCube) Meta(context.Context) (*cube.Meta, error) {
-	return cube.ParseMeta([]byte(`{"cubes": [{"name": "Apps", "title": "Games", "public": true,
-		"measures": [{"name": "Apps.count", "title": "Count", "type": "number", "aggType": "count", "isVisible": true}],
-		"dimensions": [{"name": "Apps.name", "title": "Name", "type": "string", "isVisible": true}],
-		"segments": []}]}`))
+	model := oneCube
+	if len(f.models) > 0 {
+		model = f.models[min(f.metaCalls, len(f.models)-1)]
+	}
+	f.metaCalls++
+	return cube.ParseMeta([]byte(model))
 }
 
 func (f *fakeCube) Load(_ context.Context, q cube.Query) (*cube.Result, error) {
 	f.loaded = append(f.loaded, q)
+	names := cmp.Or(f.names, 60)
 	r := &cube.Result{Columns: []cube.Column{{Name: "name", Member: "Apps.name", Type: "string"}}}
-	for i := range min(q.Limit, 60) {
+	for i := range min(q.Limit, names) {
 		r.Rows = append(r.Rows, []any{string(rune('A'+i%26)) + string(rune('a'+i/26))})
 	}
 	return r, nil

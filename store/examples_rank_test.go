@@ -1,0 +1,64 @@
+package store_test
+
+import (
+	"context"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/analyticsbot/analyticsbot/store"
+	"github.com/analyticsbot/analyticsbot/store/storetest"
+)
+
+// An example must score 0.2 to be shown (docs/examples.md): asked "games",
+// a verified example sharing that one word among 9 words scores 2·1/(1+9)
+// = 0.2 and is shown; one of 10 words scores 2/11, about 0.18, and is not.
+func TestSearchExamplesNeedsAScoreOf02(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	db := storetest.New(t)
+	require.NoError(t, db.PrepareExamples(ctx))
+	const (
+		nine = "game publisher developer studio genre price review rating platform"
+		ten  = nine + " language"
+	)
+	for _, q := range []string{nine, ten} {
+		_, _, err := db.AddExample(ctx, example(q, "Q "+q, store.StatusVerified))
+		require.NoError(t, err)
+	}
+
+	got, err := db.SearchExamples(ctx, "postgres", "games", 5)
+	require.NoError(t, err)
+	require.Equal(t, []string{nine}, questions(got), "only the example scoring 0.2")
+	assert.InDelta(t, 0.2, got[0].Score, 1e-6, "score")
+}
+
+// Suggested prompts are the verified examples used most (docs/slack.md,
+// the Messages tab; bot.SuggestedQuestions lists them with MostUsed): the
+// list puts the most used first, whatever their age, where it otherwise
+// puts the newest first.
+func TestListExamplesMostUsed(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	db := storetest.New(t)
+	add := func(q string) int64 {
+		t.Helper()
+		e, _, err := db.AddExample(ctx, example(q, "Q "+q, store.StatusVerified))
+		require.NoError(t, err)
+		return e.ID
+	}
+	once, thrice, never := add("Used once"), add("Used three times"), add("Never used, the newest")
+	require.NoError(t, db.MarkExamplesUsed(ctx, []int64{once, thrice}))
+	require.NoError(t, db.MarkExamplesUsed(ctx, []int64{thrice}))
+	require.NoError(t, db.MarkExamplesUsed(ctx, []int64{thrice}))
+
+	most, err := db.ListExamples(ctx, store.ExampleFilter{Backend: "postgres", Status: store.StatusVerified, MostUsed: true, Limit: 2})
+	require.NoError(t, err)
+	assert.Equal(t, []string{"Used three times", "Used once"}, questions(most), "the most used first")
+
+	newest, err := db.ListExamples(ctx, store.ExampleFilter{Backend: "postgres", Status: store.StatusVerified, Limit: 1})
+	require.NoError(t, err)
+	require.Len(t, newest, 1)
+	assert.Equal(t, never, newest[0].ID, "without MostUsed, the newest first")
+}

@@ -1,0 +1,43 @@
+package cubewarehouse
+
+import (
+	"bytes"
+	"context"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/analyticsbot/analyticsbot/warehouse"
+)
+
+// An export asks Cube for every row up to 10,000, Cube's own default cap
+// (docs/cube.md): however large EXPORT_MAX_ROWS is, the query Cube gets
+// asks for 10,001 rows, the last only telling a cut; a query of more rows
+// exports 10,000 and says it was cut. A smaller limit is kept.
+func TestExportAsksForAtMost10000Rows(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name          string
+		limit         int
+		wantLoadLimit int
+		wantRows      int
+	}{
+		{name: "a limit beyond Cube's cap", limit: 1_000_000, wantLoadLimit: 10_001, wantRows: 10_000},
+		{name: "no limit", limit: 0, wantLoadLimit: 10_001, wantRows: 10_000},
+		{name: "a smaller limit", limit: 500, wantLoadLimit: 501, wantRows: 500},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			fc := &fakeCube{names: 20_000}
+			var csv bytes.Buffer
+			st, err := New(fc, Config{}).Export(context.Background(), warehouse.Query{Backend: Name, Text: `{"dimensions": ["Apps.name"]}`}, &csv, tt.limit)
+			require.NoError(t, err)
+			require.Len(t, fc.loaded, 1, "one query to Cube")
+			assert.Equal(t, tt.wantLoadLimit, fc.loaded[0].Limit, "the rows asked of Cube")
+			assert.Equal(t, warehouse.ExportStats{Rows: tt.wantRows, Truncated: true}, st, "rows exported, and cut")
+			assert.Equal(t, tt.wantRows+1, bytes.Count(csv.Bytes(), []byte("\n")), "header and rows")
+		})
+	}
+}
