@@ -13,6 +13,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/analyticsbot/analyticsbot/bot"
+	"github.com/analyticsbot/analyticsbot/demo"
 	"github.com/analyticsbot/analyticsbot/store"
 )
 
@@ -87,6 +88,35 @@ func TestAskOffScript(t *testing.T) {
 	assert.Equal(t, "notice", a.Kind)
 	assert.NotEmpty(t, a.Text)
 	assert.Empty(t, a.Rows)
+}
+
+// A question the data reads several ways is asked back (docs/mcp.md):
+// kind clarify, no query run, and choices that are questions to ask
+// instead; asking one answers it.
+func TestAskClarify(t *testing.T) {
+	t.Parallel()
+	b := newTestBot(t, "")
+	_, err := b.RefreshValueIndex(t.Context())
+	require.NoError(t, err, "the value lookup finds the three spellings")
+	cs := connect(t, b, Config{}, DefaultUser)
+	res, a := askAnswer(t, cs, "ask", map[string]any{"question": demo.AskBackQuestion})
+	require.False(t, res.IsError, text(res))
+	assert.Equal(t, "clarify", a.Kind)
+	assert.Equal(t, "Which Bethesda do you mean? The data spells the publisher three ways.", a.Text)
+	assert.Equal(t, []string{
+		demo.AskBackQuestion + " (Bethesda Softworks)",
+		demo.AskBackQuestion + " (Bethesda-Softworks)",
+		demo.AskBackQuestion + " (Bethesda-Soft)",
+		demo.AskBackQuestion + " (All three)",
+	}, a.Choices)
+	assert.Empty(t, a.Query, "no query ran")
+	assert.Empty(t, a.Rows)
+
+	res, all := askAnswer(t, cs, "ask", map[string]any{"question": a.Choices[3]})
+	require.False(t, res.IsError, text(res))
+	assert.Equal(t, "answer", all.Kind, all.Text)
+	assert.Contains(t, all.Query, "IN ('Bethesda Softworks', 'Bethesda-Softworks', 'Bethesda-Soft')")
+	assert.Empty(t, all.Choices, "an answer has no choices")
 }
 
 // run_query runs the client's query through the guard, and export_csv
