@@ -151,6 +151,12 @@ func TestRunQueryAndExport(t *testing.T) {
 	assert.Equal(t, "text/csv", csv.MIMEType)
 	assert.Equal(t, "games\n8160\n", csv.Text)
 	assert.Contains(t, csv.URI, a.ThreadID)
+	// The export's query-log row is the Export button's (docs/mcp.md).
+	logs, err = b.DB().QueryLogs(t.Context(), store.QueryLogFilter{ThreadID: a.ThreadID})
+	require.NoError(t, err)
+	assert.True(t, slices.ContainsFunc(logs, func(l store.QueryLog) bool {
+		return l.Question == "[button] export_csv "+a.QueryID && l.Intent == "export_csv"
+	}), "a row [button] export_csv %s among %+v", a.QueryID, logs)
 
 	// Another identity may not export it: the thread is the asker's.
 	other := connect(t, b, Config{}, "someone-else")
