@@ -318,6 +318,39 @@ func TestBadInput(t *testing.T) {
 	}
 	_, a := askAnswer(t, cs, "ask", map[string]any{"question": q2018})
 	assert.Equal(t, "answer", a.Kind, "still answering")
+	// One past docs/mcp.md's bounds, the SDK refuses the argument before
+	// any tool runs.
+	for _, c := range []struct {
+		name, tool string
+		args       any
+		want       string
+	}{
+		{"a question of 4,001 characters", "ask", map[string]any{"question": atLength(q2018, 4000+1)}, "more than 4000"},
+		{"a query of 64 KiB and a byte", "run_query", map[string]any{"query": atLength(sql2018, 64<<10+1)}, "more than 65536"},
+		{"a search of 501 characters", "search_values", map[string]any{"text": atLength("Linux", 500+1)}, "more than 500"},
+	} {
+		res := call(t, cs, c.tool, c.args)
+		assert.True(t, res.IsError, c.name)
+		assert.Contains(t, text(res), "maxLength", c.name)
+		assert.Contains(t, text(res), c.want, c.name)
+	}
+	// At the bounds the arguments reach the tools: the demo's model does
+	// not know the padded question, and the guard refuses a SQL query past
+	// its 20,000 bytes, each with a sentence of its own.
+	for _, c := range []struct {
+		name, tool string
+		args       any
+		want       string
+	}{
+		{"a question of 4,000 characters", "ask", map[string]any{"question": atLength(q2018, 4000)}, "This is the offline demo"},
+		{"a query of 64 KiB", "run_query", map[string]any{"query": atLength(sql2018, 64<<10)}, "too_long: the statement is 65536 bytes long; the limit is 20000"},
+		{"a search of 500 characters", "search_values", map[string]any{"text": atLength("Linux", 500)}, ""},
+	} {
+		res := call(t, cs, c.tool, c.args)
+		assert.NotContains(t, text(res), "maxLength", c.name)
+		assert.Contains(t, text(res), c.want, c.name)
+		assert.Equal(t, c.want != "", res.IsError, "%s: %s", c.name, text(res))
+	}
 
 	// The longest query_id the tool's schema lets through (a longer one
 	// is the SDK's refusal, before any tool runs).
@@ -326,6 +359,9 @@ func TestBadInput(t *testing.T) {
 	assert.Equal(t, `"`+strings.Repeat("a", 39)+`…" is not a query id (8 hex characters): give the query_id of an answer you were given`, text(res),
 		"the error quotes the start of the value, not all of it")
 }
+
+// atLength is s padded with spaces to n characters.
+func atLength(s string, n int) string { return s + strings.Repeat(" ", n-len(s)) }
 
 // A server without an identity has no tools to run.
 func TestNoIdentity(t *testing.T) {
