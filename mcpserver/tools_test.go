@@ -2,6 +2,7 @@ package mcpserver
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"regexp"
 	"slices"
@@ -210,12 +211,17 @@ func TestRowLimits(t *testing.T) {
 	assert.Equal(t, 50, a.RowCount)
 	assert.True(t, a.Truncated)
 
-	_, a = askAnswer(t, connect(t, b, Config{MaxBytes: 800}, DefaultUser), "run_query", map[string]any{"query": q})
+	res, a := askAnswer(t, connect(t, b, Config{MaxBytes: 800}, DefaultUser), "run_query", map[string]any{"query": q})
 	assert.NotEmpty(t, a.Rows)
 	assert.Less(t, len(a.Rows), 50)
 	assert.True(t, a.Truncated)
+	// The result's JSON, as the client gets it, stays within MCP_MAX_BYTES
+	// (docs/mcp.md).
+	structured, err := json.Marshal(res.StructuredContent)
+	require.NoError(t, err)
+	assert.LessOrEqual(t, len(structured), 800, "%s", structured)
 
-	res := call(t, connect(t, b, Config{MaxBytes: 100}, DefaultUser), "run_query",
+	res = call(t, connect(t, b, Config{MaxBytes: 100}, DefaultUser), "run_query",
 		map[string]any{"query": "SELECT app_id, name FROM analytics.apps ORDER BY app_id LIMIT 500"})
 	decode(t, res, &a)
 	ex := call(t, connect(t, b, Config{MaxBytes: 100}, DefaultUser), "export_csv", map[string]any{"thread_id": a.ThreadID, "query_id": a.QueryID})
