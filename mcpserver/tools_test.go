@@ -251,6 +251,11 @@ func TestCatalogTools(t *testing.T) {
 	decode(t, call(t, cs, "describe_table", map[string]any{"table": "analytics.apps"}), &apps)
 	assert.Equal(t, "analytics.apps", apps.Name)
 	assert.True(t, slices.ContainsFunc(apps.Columns, func(c ColumnInfo) bool { return c.Name == "release_year" && c.Kind == "number" }), "%+v", apps.Columns)
+	// Its foreign keys too (docs/mcp.md).
+	var links TableDescription
+	decode(t, call(t, cs, "describe_table", map[string]any{"table": "analytics.app_publishers"}), &links)
+	assert.Contains(t, links.ForeignKeys, ForeignKey{Columns: []string{"publisher_id"}, References: "analytics.publishers", RefColumns: []string{"publisher_id"}})
+	assert.Contains(t, links.ForeignKeys, ForeignKey{Columns: []string{"app_id"}, References: "analytics.apps", RefColumns: []string{"app_id"}})
 	res := call(t, cs, "describe_table", map[string]any{"table": "analytics.nope"})
 	assert.True(t, res.IsError)
 	assert.Contains(t, text(res), "no such table")
