@@ -113,3 +113,35 @@ func TestDemoButtonRequestsInWords(t *testing.T) {
 		})
 	}
 }
+
+// The demo's answers lead on to the questions the welcome does not show
+// (README): from the welcome's four, following the answers' suggested
+// questions reaches all seven, and every suggestion is one the demo
+// answers.
+func TestDemoFollowUpsReachEveryQuestion(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t)
+	b := newBot(t, e, "") // no script: the demo's
+	welcome := demo.Questions()[:4]
+	asked := map[string]bool{}
+	next := append([]string(nil), welcome...)
+	for len(next) > 0 {
+		q := next[0]
+		next = next[1:]
+		if asked[q] {
+			continue
+		}
+		asked[q] = true
+		s := askAs(t, b, "U1", bot.NewThreadID(), q)
+		require.Empty(t, s.ErrorKind, "%q: %s", q, s.ResponseText)
+		require.NotNil(t, s.Reply, q)
+		for _, f := range s.Reply.FollowUps {
+			assert.Contains(t, demo.Questions(), f, "%q suggests a question the demo answers", q)
+			next = append(next, f)
+		}
+	}
+	for _, q := range demo.Questions()[4:] {
+		assert.True(t, asked[q], "%q is suggested by an answer", q)
+	}
+	assert.Len(t, asked, len(demo.Questions()))
+}

@@ -69,6 +69,25 @@ func TestExplain(t *testing.T) {
 	}
 }
 
+// TestExplainOnlyWhenAssumed: an answer that assumed nothing has no
+// Explain button (README), only the buttons of every answer.
+func TestExplainOnlyWhenAssumed(t *testing.T) {
+	e := newEnv(t)
+	b := newBot(t, e, script(`
+  - step: generate_sql
+    match: '(?im)^Question: how many games are there'
+    reply: '{"sql": "SELECT count(*) AS games FROM analytics.apps", "assumptions": [], "explanation": "Counts every app."}'
+`))
+	a, _ := ask(t, b, bot.NewThreadID(), "How many games are there?")
+	require.Empty(t, a.ErrorKind, "question: %s", a.ErrorDetail)
+	require.Empty(t, a.Reply.Assumptions, "the answer assumed nothing")
+	var labels []string
+	for _, act := range a.Reply.Actions {
+		labels = append(labels, act.Label)
+	}
+	assert.Equal(t, []string{"Export CSV", "Show SQL", "Schedule"}, labels, "buttons under an answer that assumed nothing")
+}
+
 // TestExplainNothing: with no answer in the thread, Explain says there is
 // none to explain.
 func TestExplainNothing(t *testing.T) {

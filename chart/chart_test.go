@@ -188,3 +188,72 @@ func TestChooseHint(t *testing.T) {
 	require.True(t, ok)
 	assert.Equal(t, Line, s.Type, "no pie of a negative value")
 }
+
+// The README's bounds, held at the bound and one past it: a pie of up to
+// 6 parts (asked for or hinted), up to 6 series, whether from measures
+// or from a second category. The numbers are README's, not the constants,
+// so that a change to either is seen.
+func TestChooseBounds(t *testing.T) {
+	t.Parallel()
+	parts := func(n int) warehouse.Result {
+		var rows [][]any
+		for i := range n {
+			rows = append(rows, []any{fmt.Sprintf("genre %d", i), int64(10 + i)})
+		}
+		return result(cols("genre:text", "games:number"), rows...)
+	}
+	const share = "What share of games does each genre have?"
+	tests := []struct {
+		name string
+		r    warehouse.Result
+		hint Hint
+		want Type
+	}{
+		{name: "6 parts asked as a share", r: parts(6), want: Pie},
+		{name: "7 parts asked as a share", r: parts(7), want: Bar},
+		{name: "6 parts hinted as a pie", r: parts(6), hint: Hint{Type: "pie"}, want: Pie},
+		{name: "7 parts hinted as a pie", r: parts(7), hint: Hint{Type: "pie"}, want: Bar},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			question := share
+			if tt.hint.Type != "" {
+				question = "Games per genre"
+			}
+			s, ok := Choose(tt.r, question, tt.hint)
+			require.True(t, ok)
+			assert.Equal(t, tt.want, s.Type)
+		})
+	}
+
+	measures := func(n int) warehouse.Result {
+		spec := []string{"genre:text"}
+		row := []any{"Action"}
+		for i := range n {
+			spec = append(spec, fmt.Sprintf("measure_%d:number", i))
+			row = append(row, int64(10+i))
+		}
+		other := append([]any{"Indie"}, row[1:]...)
+		return result(cols(spec...), row, other)
+	}
+	s, ok := Choose(measures(6), "q", Hint{})
+	require.True(t, ok, "6 measures")
+	assert.Len(t, s.Series, 6)
+	_, ok = Choose(measures(7), "q", Hint{})
+	assert.False(t, ok, "no chart of 7 measures")
+
+	pivoted := func(n int) warehouse.Result {
+		var rows [][]any
+		for _, year := range []string{"2017", "2018"} {
+			for i := range n {
+				rows = append(rows, []any{year, fmt.Sprintf("platform %d", i), int64(i + 1)})
+			}
+		}
+		return result(cols("year:text", "platform:text", "games:number"), rows...)
+	}
+	s, ok = Choose(pivoted(6), "q", Hint{})
+	require.True(t, ok, "a second category of 6 values")
+	assert.Len(t, s.Series, 6)
+	_, ok = Choose(pivoted(7), "q", Hint{})
+	assert.False(t, ok, "no chart of 7 series")
+}

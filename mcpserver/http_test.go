@@ -2,7 +2,9 @@ package mcpserver
 
 import (
 	"context"
+	"encoding/json"
 	"io"
+	"mime"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -68,6 +70,24 @@ func post(t testing.TB, url, authorization string, body ...string) (int, string)
 	return resp.StatusCode, string(b)
 }
 
+// postReply sends one JSON-RPC message to url with the given
+// Authorization header, as curl does, and returns the status, the
+// response's Content-Type and its body.
+func postReply(t testing.TB, url, authorization, msg string) (code int, contentType, body string) {
+	t.Helper()
+	req, err := http.NewRequestWithContext(t.Context(), http.MethodPost, url, strings.NewReader(msg))
+	require.NoError(t, err)
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("Accept", "application/json, text/event-stream")
+	req.Header.Set("Authorization", authorization)
+	resp, err := http.DefaultClient.Do(req)
+	require.NoError(t, err)
+	defer resp.Body.Close()
+	b, err := io.ReadAll(resp.Body)
+	require.NoError(t, err)
+	return resp.StatusCode, resp.Header.Get("Content-Type"), string(b)
+}
+
 // Over HTTP each request asks as its bearer token's identity, under its
 // policy, and the query log says who; no token, a wrong one, or a server
 // with none configured gets 401 and no tool.
@@ -114,9 +134,20 @@ default: none
 	assert.Equal(t, http.StatusRequestEntityTooLarge, code, "a body beyond 1 MiB")
 	// The server is stateless: one request calls a tool, as curl does
 	// (docs/mcp.md).
-	code, body = post(t, srv.URL, "Bearer "+secret, `{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"list_tables","arguments":{}}}`)
+	code, ctype, body := postReply(t, srv.URL, "Bearer "+secret, `{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"list_tables","arguments":{}}}`)
 	assert.Equal(t, http.StatusOK, code, body)
 	assert.Contains(t, body, `analytics.apps`)
+	// It answers with one JSON object, not an event stream, though the
+	// client accepts both (docs/mcp.md).
+	mediaType, _, err := mime.ParseMediaType(ctype)
+	require.NoError(t, err, "Content-Type %q", ctype)
+	assert.Equal(t, "application/json", mediaType)
+	var reply struct {
+		ID     int             `json:"id"`
+		Result json.RawMessage `json:"result"`
+	}
+	require.NoError(t, json.Unmarshal([]byte(body), &reply), "one JSON object: %s", body)
+	assert.Equal(t, 2, reply.ID)
 	assert.NotContains(t, body, `analytics.developers`, "the dashboards policy's tables only")
 
 	// Through a reverse proxy on the same machine, which passes the Host on.

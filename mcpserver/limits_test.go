@@ -28,6 +28,24 @@ func TestCallsInFlight(t *testing.T) {
 	require.Len(t, a.Rows, 1, "answered once the place is free")
 }
 
+// MCP_TIMEOUT covers the wait for a place (docs/mcp.md): with every
+// place taken and TURN_WAIT far longer, a call is told at MCP_TIMEOUT that
+// it found no place, and the bot is busy.
+func TestCallTimeoutWaitingForPlace(t *testing.T) {
+	t.Parallel()
+	b := newTestBot(t, "", func(c *bot.Config) { c.MaxTurns, c.TurnQueue, c.TurnWait = 1, 1, time.Hour })
+	cs := connect(t, b, Config{Timeout: 300 * time.Millisecond}, DefaultUser)
+	release, err := b.Turns().Admit(t.Context(), nil) // the one place, as a turn of another surface
+	require.NoError(t, err)
+	res := call(t, cs, "run_query", map[string]any{"query": sql2018})
+	assert.True(t, res.IsError)
+	assert.Equal(t, "no place to answer within MCP_TIMEOUT (300ms): the bot is answering as many questions as it may at once: try again in a minute", text(res))
+	release()
+	// The call that gave up holds no place: the next is answered.
+	_, a := askAnswer(t, connect(t, b, Config{}, DefaultUser), "run_query", map[string]any{"query": sql2018})
+	require.Len(t, a.Rows, 1, "answered once the place is free")
+}
+
 // A call that runs past MCP_TIMEOUT is stopped and says so; the server
 // answers the next one.
 func TestCallTimeout(t *testing.T) {

@@ -2,6 +2,7 @@ package mcpserver
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"regexp"
 	"slices"
@@ -13,6 +14,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/analyticsbot/analyticsbot/bot"
+	"github.com/analyticsbot/analyticsbot/demo"
 	"github.com/analyticsbot/analyticsbot/store"
 )
 
@@ -89,6 +91,35 @@ func TestAskOffScript(t *testing.T) {
 	assert.Empty(t, a.Rows)
 }
 
+// A question the data reads several ways is asked back (docs/mcp.md):
+// kind clarify, no query run, and choices that are questions to ask
+// instead; asking one answers it.
+func TestAskClarify(t *testing.T) {
+	t.Parallel()
+	b := newTestBot(t, "")
+	_, err := b.RefreshValueIndex(t.Context())
+	require.NoError(t, err, "the value lookup finds the three spellings")
+	cs := connect(t, b, Config{}, DefaultUser)
+	res, a := askAnswer(t, cs, "ask", map[string]any{"question": demo.AskBackQuestion})
+	require.False(t, res.IsError, text(res))
+	assert.Equal(t, "clarify", a.Kind)
+	assert.Equal(t, "Which Bethesda do you mean? The data spells the publisher three ways.", a.Text)
+	assert.Equal(t, []string{
+		demo.AskBackQuestion + " (Bethesda Softworks)",
+		demo.AskBackQuestion + " (Bethesda-Softworks)",
+		demo.AskBackQuestion + " (Bethesda-Soft)",
+		demo.AskBackQuestion + " (All three)",
+	}, a.Choices)
+	assert.Empty(t, a.Query, "no query ran")
+	assert.Empty(t, a.Rows)
+
+	res, all := askAnswer(t, cs, "ask", map[string]any{"question": a.Choices[3]})
+	require.False(t, res.IsError, text(res))
+	assert.Equal(t, "answer", all.Kind, all.Text)
+	assert.Contains(t, all.Query, "IN ('Bethesda Softworks', 'Bethesda-Softworks', 'Bethesda-Soft')")
+	assert.Empty(t, all.Choices, "an answer has no choices")
+}
+
 // run_query runs the client's query through the guard, and export_csv
 // returns its whole result as a text/csv resource.
 func TestRunQueryAndExport(t *testing.T) {
@@ -121,6 +152,12 @@ func TestRunQueryAndExport(t *testing.T) {
 	assert.Equal(t, "text/csv", csv.MIMEType)
 	assert.Equal(t, "games\n8160\n", csv.Text)
 	assert.Contains(t, csv.URI, a.ThreadID)
+	// The export's query-log row is the Export button's (docs/mcp.md).
+	logs, err = b.DB().QueryLogs(t.Context(), store.QueryLogFilter{ThreadID: a.ThreadID})
+	require.NoError(t, err)
+	assert.True(t, slices.ContainsFunc(logs, func(l store.QueryLog) bool {
+		return l.Question == "[button] export_csv "+a.QueryID && l.Intent == "export_csv"
+	}), "a row [button] export_csv %s among %+v", a.QueryID, logs)
 
 	// Another identity may not export it: the thread is the asker's.
 	other := connect(t, b, Config{}, "someone-else")
@@ -174,12 +211,17 @@ func TestRowLimits(t *testing.T) {
 	assert.Equal(t, 50, a.RowCount)
 	assert.True(t, a.Truncated)
 
-	_, a = askAnswer(t, connect(t, b, Config{MaxBytes: 800}, DefaultUser), "run_query", map[string]any{"query": q})
+	res, a := askAnswer(t, connect(t, b, Config{MaxBytes: 800}, DefaultUser), "run_query", map[string]any{"query": q})
 	assert.NotEmpty(t, a.Rows)
 	assert.Less(t, len(a.Rows), 50)
 	assert.True(t, a.Truncated)
+	// The result's JSON, as the client gets it, stays within MCP_MAX_BYTES
+	// (docs/mcp.md).
+	structured, err := json.Marshal(res.StructuredContent)
+	require.NoError(t, err)
+	assert.LessOrEqual(t, len(structured), 800, "%s", structured)
 
-	res := call(t, connect(t, b, Config{MaxBytes: 100}, DefaultUser), "run_query",
+	res = call(t, connect(t, b, Config{MaxBytes: 100}, DefaultUser), "run_query",
 		map[string]any{"query": "SELECT app_id, name FROM analytics.apps ORDER BY app_id LIMIT 500"})
 	decode(t, res, &a)
 	ex := call(t, connect(t, b, Config{MaxBytes: 100}, DefaultUser), "export_csv", map[string]any{"thread_id": a.ThreadID, "query_id": a.QueryID})
@@ -209,6 +251,11 @@ func TestCatalogTools(t *testing.T) {
 	decode(t, call(t, cs, "describe_table", map[string]any{"table": "analytics.apps"}), &apps)
 	assert.Equal(t, "analytics.apps", apps.Name)
 	assert.True(t, slices.ContainsFunc(apps.Columns, func(c ColumnInfo) bool { return c.Name == "release_year" && c.Kind == "number" }), "%+v", apps.Columns)
+	// Its foreign keys too (docs/mcp.md).
+	var links TableDescription
+	decode(t, call(t, cs, "describe_table", map[string]any{"table": "analytics.app_publishers"}), &links)
+	assert.Contains(t, links.ForeignKeys, ForeignKey{Columns: []string{"publisher_id"}, References: "analytics.publishers", RefColumns: []string{"publisher_id"}})
+	assert.Contains(t, links.ForeignKeys, ForeignKey{Columns: []string{"app_id"}, References: "analytics.apps", RefColumns: []string{"app_id"}})
 	res := call(t, cs, "describe_table", map[string]any{"table": "analytics.nope"})
 	assert.True(t, res.IsError)
 	assert.Contains(t, text(res), "no such table")
@@ -282,6 +329,39 @@ func TestBadInput(t *testing.T) {
 	}
 	_, a := askAnswer(t, cs, "ask", map[string]any{"question": q2018})
 	assert.Equal(t, "answer", a.Kind, "still answering")
+	// One past docs/mcp.md's bounds, the SDK refuses the argument before
+	// any tool runs.
+	for _, c := range []struct {
+		name, tool string
+		args       any
+		want       string
+	}{
+		{"a question of 4,001 characters", "ask", map[string]any{"question": atLength(q2018, 4000+1)}, "more than 4000"},
+		{"a query of 64 KiB and a byte", "run_query", map[string]any{"query": atLength(sql2018, 64<<10+1)}, "more than 65536"},
+		{"a search of 501 characters", "search_values", map[string]any{"text": atLength("Linux", 500+1)}, "more than 500"},
+	} {
+		res := call(t, cs, c.tool, c.args)
+		assert.True(t, res.IsError, c.name)
+		assert.Contains(t, text(res), "maxLength", c.name)
+		assert.Contains(t, text(res), c.want, c.name)
+	}
+	// At the bounds the arguments reach the tools: the demo's model does
+	// not know the padded question, and the guard refuses a SQL query past
+	// its 20,000 bytes, each with a sentence of its own.
+	for _, c := range []struct {
+		name, tool string
+		args       any
+		want       string
+	}{
+		{"a question of 4,000 characters", "ask", map[string]any{"question": atLength(q2018, 4000)}, "This is the offline demo"},
+		{"a query of 64 KiB", "run_query", map[string]any{"query": atLength(sql2018, 64<<10)}, "too_long: the statement is 65536 bytes long; the limit is 20000"},
+		{"a search of 500 characters", "search_values", map[string]any{"text": atLength("Linux", 500)}, ""},
+	} {
+		res := call(t, cs, c.tool, c.args)
+		assert.NotContains(t, text(res), "maxLength", c.name)
+		assert.Contains(t, text(res), c.want, c.name)
+		assert.Equal(t, c.want != "", res.IsError, "%s: %s", c.name, text(res))
+	}
 
 	// The longest query_id the tool's schema lets through (a longer one
 	// is refused before any tool runs: TestArgumentsRefusedPlainly).
@@ -290,6 +370,9 @@ func TestBadInput(t *testing.T) {
 	assert.Equal(t, `"`+strings.Repeat("a", 39)+`…" is not a query id (8 hex characters): give the query_id of an answer you were given`, text(res),
 		"the error quotes the start of the value, not all of it")
 }
+
+// atLength is s padded with spaces to n characters.
+func atLength(s string, n int) string { return s + strings.Repeat(" ", n-len(s)) }
 
 // A server without an identity has no tools to run.
 func TestNoIdentity(t *testing.T) {

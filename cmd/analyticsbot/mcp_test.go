@@ -184,6 +184,10 @@ default: everything
 	got = runCLI(t, "", "context", "--user", "UAPPSMEMBER", "which app has the most reviews")
 	require.Error(t, got.err, "context --user: the same refusal")
 	assert.Contains(t, got.err.Error()+got.stderr, "this server has no Slack connection to read who is in it")
+	got = runCLI(t, "", "press", "--user", "UAPPSMEMBER", "--thread", "local-00", "--action", "show_sql", "--value", "0badc0de")
+	require.NoError(t, got.err, "press --user: answered with the refusal; stderr: %s", got.stderr)
+	assert.Contains(t, got.stdout, "I can't check your access here: it depends on a Slack user group, and this server has no Slack connection to read who is in it.",
+		"press --user: the same refusal (docs/access.md)")
 
 	slack := fakeslack.New(t)
 	slack.SetUserGroup("S0APPS", "UAPPSMEMBER")
@@ -204,6 +208,14 @@ default: everything
 	require.NoError(t, got.err, got.stderr)
 	assert.Contains(t, got.stdout, `"analytics.apps"`)
 	assert.NotContains(t, got.stdout, `"analytics.developers"`, "the group's policy: apps alone")
+	// press --user reads the groups too: past the access check, to the
+	// thread, which has no answer to press.
+	calls = len(slack.Calls("auth.test"))
+	got = runCLI(t, "", "press", "--user", "UAPPSMEMBER", "--thread", "local-00", "--action", "show_sql", "--value", "0badc0de")
+	require.NoError(t, got.err, got.stderr)
+	assert.NotContains(t, got.stdout, "I can't check your access here")
+	assert.Contains(t, got.stdout, "I couldn't find an earlier result in this thread for that.")
+	assert.Len(t, slack.Calls("auth.test"), calls+1, "press --user checks SLACK_BOT_TOKEN with auth.test")
 	cs, stderr = mcpSession(t, "--as", "UAPPSMEMBER")
 	assert.Equal(t, []string{"analytics.apps"}, listTables(cs), "the group's policy, its members read from Slack; stderr: %s", stderr)
 	cs, _ = mcpSession(t, "--as", "UOTHER")
