@@ -15,19 +15,21 @@ func Asked(userID, question string) Message {
 }
 
 // Help explains how to use the bot in Slack: the slash command, mentions,
-// follow-ups and buttons, with example questions when there are any.
+// follow-ups and buttons, with example questions when there are any. The
+// usage line shows the first example; without one it names no data, as
+// the bot may serve any.
 func Help(command, domain string, examples []string) Message {
 	if domain = strings.TrimSpace(domain); domain == "" {
 		domain = "the analytics data"
 	}
-	example := "How many games were released in 2018?"
-	if len(examples) > 0 {
-		example = examples[0]
-	}
 	cmd := escape(command)
+	usage := "• `" + cmd + " your question` posts it in this channel and answers in its thread."
+	if len(examples) > 0 {
+		usage = "• `" + cmd + " " + escape(examples[0]) + "` posts your question in this channel and answers in its thread."
+	}
 	lines := []string{
 		"*Ask me about " + escape(domain) + ".*",
-		"• `" + cmd + " " + escape(example) + "` posts your question in this channel and answers in its thread.",
+		usage,
 		"• Or mention me with a question in a channel I'm in, or send me a direct message.",
 		"• In a thread I answered, just reply to ask a follow-up (“And in 2017?”): no mention needed.",
 		"• Under each answer, *Export CSV* uploads the result as a file and *Show SQL* shows the query.",

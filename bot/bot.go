@@ -647,6 +647,18 @@ func (b *Bot) SuggestedQuestions(ctx context.Context, m Message, n int) []string
 	return out
 }
 
+// HelpQuestions are up to n example questions for the help shown to
+// someone asking in m's channel: SuggestedQuestions, except under access
+// rules, where knowing what a person may ask can take Slack's listing of a
+// user group, and the help is the slash command's immediate reply, which
+// must not wait on Slack: none there.
+func (b *Bot) HelpQuestions(ctx context.Context, m Message, n int) []string {
+	if b.access != nil && !b.Demo {
+		return nil
+	}
+	return b.SuggestedQuestions(ctx, m, n)
+}
+
 // Suggestions are the example questions offered to users: in the demo, the
 // ones the demo script knows; none otherwise.
 func (b *Bot) Suggestions() []string {

@@ -140,6 +140,12 @@ func apiOptions(cfg Config, log *slog.Logger, tp trace.TracerProvider) []slack.O
 	httpc := &http.Client{Transport: otelhttp.NewTransport(http.DefaultTransport,
 		otelhttp.WithTracerProvider(tp), otelhttp.WithSpanNameFormatter(slackSpanName))}
 	opts := []slack.Option{slack.OptionLog(slogAdapter{log}), slack.OptionHTTPClient(httpc)}
+	// slack-go logs its Web API retries, the requests it posts (message
+	// text, tokens redacted) and failed responses only in debug mode: on at
+	// LOG_LEVEL=debug, at an operator's request.
+	if debugLogged(log) {
+		opts = append(opts, slack.OptionDebug(true))
+	}
 	if cfg.APIURL != "" {
 		u := cfg.APIURL
 		if !strings.HasSuffix(u, "/") {
@@ -207,8 +213,13 @@ func (a *App) Run(ctx context.Context) error {
 	return err
 }
 
+// debugLogged reports whether log writes debug lines, which turns on
+// slack-go's and socketmode's debug output.
+func debugLogged(log *slog.Logger) bool { return log.Enabled(context.Background(), slog.LevelDebug) }
+
 // slogAdapter gives slack-go's logger interface to slog, at debug level:
-// slack-go logs every reconnect and retry.
+// in debug mode (debugLogged) slack-go logs every Web API retry, and
+// socketmode every reconnect and envelope.
 type slogAdapter struct{ log *slog.Logger }
 
 func (l slogAdapter) Output(_ int, s string) error {

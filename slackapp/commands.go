@@ -32,6 +32,15 @@ func ephemeralReply(m blockkit.Message) commandReply {
 // payload over Socket Mode).
 func (r commandReply) shows() bool { return r.Text != "" || len(r.Blocks) > 0 }
 
+// helpReply is the help of the slash command, with the questions the bot
+// can suggest to cmd's user (the demo's, or verified examples).
+func (a *App) helpReply(cmd slack.SlashCommand) commandReply {
+	ctx, cancel := context.WithTimeout(context.Background(), listTimeout)
+	defer cancel()
+	questions := a.bot.HelpQuestions(ctx, bot.Message{UserID: cmd.UserID, ChannelID: cmd.ChannelID}, 4)
+	return ephemeralReply(blockkit.Help(a.cfg.SlashCommand, a.bot.Config().Domain, questions))
+}
+
 // onCommand answers a slash command at once and queues the question: it
 // is posted in the channel and answered in the thread that starts. It asks
 // Slack nothing: the access check, which may wait on Slack for the
@@ -47,7 +56,7 @@ func (a *App) onCommand(cmd slack.SlashCommand, received time.Time) commandReply
 	case cmd.Command != a.cfg.SlashCommand:
 		return ephemeralReply(blockkit.Error("I don't know the command "+cmd.Command+". Try "+a.cfg.SlashCommand+" help.", nil))
 	case text == "" || strings.EqualFold(text, "help") || text == "?":
-		return ephemeralReply(blockkit.Help(a.cfg.SlashCommand, a.bot.Config().Domain, a.bot.Suggestions()))
+		return a.helpReply(cmd)
 	case cmd.ChannelID == "" || cmd.UserID == "":
 		return ephemeralReply(blockkit.Error(textInternal, nil))
 	}

@@ -68,9 +68,14 @@ type harnessOptions struct {
 	noGuard   bool
 	// app adjusts the app after New, before it runs.
 	app func(*App)
+	// log is the app's logger; testLogger's when nil.
+	log *slog.Logger
 }
 
 type harnessOption func(*harnessOptions)
+
+// withLog gives the app log instead of the test's logger.
+func withLog(log *slog.Logger) harnessOption { return func(o *harnessOptions) { o.log = log } }
 
 // overHTTP runs the app in HTTP mode instead of Socket Mode.
 func overHTTP() harnessOption { return func(o *harnessOptions) { o.http = true } }
@@ -149,7 +154,11 @@ func start(t testing.TB, opts ...harnessOption) *harness {
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
-	app, err := New(ctx, cfg, b, testLogger(t), WithHooks(Hooks{
+	log := o.log
+	if log == nil {
+		log = testLogger(t)
+	}
+	app, err := New(ctx, cfg, b, log, WithHooks(Hooks{
 		Acked: func(_ string, d time.Duration) {
 			h.mu.Lock()
 			h.acks = append(h.acks, d)

@@ -18,7 +18,7 @@ import (
 // and so loses the arrival order of a thread's messages. Each envelope is
 // acknowledged first, then queued.
 func (a *App) runSocketMode(ctx context.Context) error {
-	client := socketmode.New(a.api, socketmode.OptionLog(slogAdapter{a.log}))
+	client := socketmode.New(a.api, socketmode.OptionLog(slogAdapter{a.log}), socketmode.OptionDebug(debugLogged(a.log)))
 	runCtx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	errc := make(chan error, 1)

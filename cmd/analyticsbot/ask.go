@@ -55,11 +55,18 @@ func ask(ctx context.Context, args []string, out io.Writer) error {
 	return report(out, b, r, err)
 }
 
+// pressActions are the buttons `press` is documented to press (README);
+// the bot knows more (the schedule form's), which only Slack sends.
+var pressActions = []string{
+	string(nodes.IntentExportCSV), string(nodes.IntentShowSQL), string(nodes.IntentRefresh), nodes.ActionSchedule,
+	bot.ActionFeedbackUp, bot.ActionFeedbackDown, bot.ActionVerify,
+}
+
 func press(ctx context.Context, args []string, out io.Writer) error {
-	const form = "press --thread ID --action export_csv|show_sql|refresh|feedback_up|feedback_down|verify_example --value QUERY_ID [--user ID] [--note TEXT] [--json]"
+	form := "press --thread ID --action " + strings.Join(pressActions, "|") + " --value QUERY_ID [--user ID] [--note TEXT] [--json]"
 	fs := newFlagSet("press")
 	thread := fs.String("thread", "", "the thread of the answer")
-	action := fs.String("action", "", "export_csv, show_sql, feedback_up, feedback_down or verify_example")
+	action := fs.String("action", "", strings.Join(pressActions, ", "))
 	value := fs.String("value", "", "the query id on the button")
 	user := fs.String("user", "cli", "who presses (a Slack user ID, for feedback and verify_example)")
 	note := fs.String("note", "", "with feedback_down: what was wrong")

@@ -112,3 +112,24 @@ func TestReadmeChatCommands(t *testing.T) {
 	assert.ElementsMatch(t, inChat, inReadme, "the chat commands in README and in the chat's :help")
 	assert.ElementsMatch(t, inChat, chatCommandsOf(help), "the chat commands in analyticsbot help and in the chat's :help")
 }
+
+// docs/eval.md's synopsis gives `eval` the flags README gives it.
+func TestEvalDocSynopsis(t *testing.T) {
+	doc, err := os.ReadFile("../../docs/eval.md")
+	require.NoError(t, err)
+	_, block, ok := strings.Cut(string(doc), "```\nanalyticsbot eval ")
+	require.True(t, ok, "docs/eval.md opens with the synopsis")
+	block, _, _ = strings.Cut(block, "```")
+	assert.ElementsMatch(t, readmeFlags(t)["eval"], flagsOf("analyticsbot eval " + block)["eval"])
+}
+
+// `press` without its flags names the actions README's "Using it" gives it.
+func TestPressUsageNamesReadmeActions(t *testing.T) {
+	readme, err := os.ReadFile("../../README.md")
+	require.NoError(t, err)
+	actions := regexp.MustCompile(`analyticsbot press .*--action ([a-z_|]+)`).FindSubmatch(readme)
+	require.NotNil(t, actions, "README gives press's actions")
+	got := runCLI(t, "", "press")
+	require.ErrorIs(t, got.err, errUsage)
+	assert.Contains(t, got.err.Error(), "--action "+string(actions[1])+" ", "the usage line")
+}

@@ -39,7 +39,7 @@ func (s Settings) Check() (claims map[string]any, err error) {
 		}
 	}
 	if s.Timeout < 0 {
-		errs = append(errs, fmt.Errorf("CUBE_TIMEOUT must be a duration such as 30s, got %s", s.Timeout))
+		errs = append(errs, fmt.Errorf("CUBE_TIMEOUT must be a duration above 0, such as 30s, got %s", s.Timeout))
 	}
 	return claims, errors.Join(errs...)
 }
@@ -53,7 +53,9 @@ func Open(s Settings, log *slog.Logger) (*Backend, error) {
 	}
 	c, err := cube.New(cube.Config{APIURL: s.APIURL, Secret: s.APISecret, SecurityContext: claims, Timeout: s.Timeout})
 	if err != nil {
-		return nil, err
+		// Check has passed the secret, so what cube refuses is the URL:
+		// name the variable that holds it, as Check names the others.
+		return nil, fmt.Errorf("CUBE_API_URL: %w", err)
 	}
 	return New(c, Config{Logger: log}), nil
 }
