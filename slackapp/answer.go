@@ -166,16 +166,23 @@ func (a *App) reply(r bot.Reply) blockkit.Message {
 // Slack refuses blocks it finds invalid; the plain-text rendering then
 // goes instead, so the user always gets the content.
 func (a *App) send(ctx context.Context, channel, threadTS, updateTS string, m blockkit.Message) error {
-	if updateTS != "" {
-		err := a.update(ctx, channel, updateTS, m)
-		if err == nil {
-			return nil
-		}
-		// The progress message may have been deleted: post a new one.
-		a.log.WarnContext(ctx, "replace the progress message", "channel", channel, "ts", updateTS, "err", err)
+	if updateTS == "" {
+		_, err := a.post(ctx, channel, threadTS, m)
+		return err
 	}
-	_, err := a.post(ctx, channel, threadTS, m)
-	return err
+	err := a.update(ctx, channel, updateTS, m)
+	if err == nil {
+		return nil
+	}
+	// The progress message may have been deleted, or Slack would not
+	// update it: post a new one, then delete the progress message, so the
+	// thread does not keep a "⏳ …" beside the answer.
+	a.log.WarnContext(ctx, "replace the progress message", "channel", channel, "ts", updateTS, "err", err)
+	if _, err := a.post(ctx, channel, threadTS, m); err != nil {
+		return err
+	}
+	a.deleteMessage(ctx, channel, updateTS)
+	return nil
 }
 
 // post sends m as a new message in the thread and returns its timestamp.

@@ -239,7 +239,8 @@ func TestFullQueueTellsUsersTheBotIsBusy(t *testing.T) {
 // Web API calls that get a 5xx are retried SLACK_API_RETRIES times, and
 // then given up (docs/slack.md, Reliability): with one retry, the answer's
 // chat.update refused with 503 is sent twice, not a third time, and the
-// answer is posted as a new message in the thread instead.
+// answer is posted as a new message in the thread instead, and the
+// progress message it could not replace is deleted.
 func TestAPIRetriesStopAtTheSetting(t *testing.T) {
 	t.Parallel()
 	h := start(t, withConfig(func(c *Config) { c.APIRetries = 1 }))
@@ -260,5 +261,5 @@ func TestAPIRetriesStopAtTheSetting(t *testing.T) {
 	}
 	assert.Equal(t, []int{503, 503}, statuses, "the answer's chat.update: the call and one retry")
 	assert.Zero(t, m.Updates, "the answer was posted as a new message")
-	assert.Len(t, h.threadMessages(ch, ts), 2, "the progress message and the answer")
+	assert.Len(t, h.threadMessages(ch, ts), 1, "the answer alone: the progress message is deleted once the answer is posted")
 }
