@@ -400,7 +400,11 @@ func TestTakeoverFindsAPostItsRunnerMadeBeforeDying(t *testing.T) {
 				defer close(done)
 				_, _ = dying.Tick(ctx)
 			}()
-			<-d.posted
+			select {
+			case <-d.posted:
+			case <-time.After(fakeslack.WaitTimeout):
+				t.Fatal("the dying runner never posted the run")
+			}
 			kill()
 			<-done
 
@@ -464,6 +468,9 @@ func TestTakeoverFindsADirectMessagePost(t *testing.T) {
 			s := storedSchedules(t, h1, threadID(ch, root), ch, due, 1, func(s *store.Schedule) {
 				s.DestKind, s.DestChannel = "dm", user
 			})[0]
+			// A DM schedule made in a channel posts only while its owner is
+			// still in that channel (Deliver checks at each run).
+			h1.slack.SetMembers(ch, user)
 			dm := "D" + user // the fake's id of the app's DM with user
 			if tt.earlier {
 				require.Equal(t, 1, tick(t, survivor), "the first run")
@@ -479,7 +486,11 @@ func TestTakeoverFindsADirectMessagePost(t *testing.T) {
 				defer close(done)
 				_, _ = dying.Tick(ctx)
 			}()
-			<-d.posted
+			select {
+			case <-d.posted:
+			case <-time.After(fakeslack.WaitTimeout):
+				t.Fatal("the dying runner never posted the run")
+			}
 			kill()
 			<-done
 
