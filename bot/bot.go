@@ -608,24 +608,23 @@ func NewThreadID() string {
 func (b *Bot) Config() Config { return b.cfg }
 
 // SuggestedQuestions are up to n questions to offer someone starting a
-// conversation: the demo's, or the verified examples used most.
+// conversation: the demo's, or the verified examples used most whose
+// queries run on this data for them.
 func (b *Bot) SuggestedQuestions(ctx context.Context, m Message, n int) []string {
 	if b.Demo {
 		return demo.Questions()[:min(n, len(demo.Questions()))]
 	}
-	var policed *access.Policy
 	if b.access != nil {
 		p, err := b.access.Admit(ctx, whoOf(&nodes.State{UserID: m.UserID, ChannelID: m.ChannelID}))
 		if err != nil {
 			return nil // no suggestions for someone the bot will not answer
 		}
-		policed = p
 		ctx = warehouse.WithCaller(ctx, warehouse.Caller{UserID: m.UserID, ChannelID: m.ChannelID, Access: p})
 	}
-	limit := n
-	if policed != nil {
-		limit = n * 4 // some will be left out
-	}
+	// Some will be left out: those about tables this data lacks (the
+	// demo's examples, stored wherever SQL_EXAMPLES is not set) and, under
+	// a policy, those this person may not run.
+	limit := n * 4
 	list, err := b.db.ListExamples(ctx, store.ExampleFilter{Backend: b.backend.Name(), Status: store.StatusVerified, Limit: limit, MostUsed: true})
 	if err != nil {
 		b.log.WarnContext(ctx, "suggested questions", "err", err)
@@ -636,11 +635,11 @@ func (b *Bot) SuggestedQuestions(ctx context.Context, m Message, n int) []string
 		if len(out) == n {
 			break
 		}
-		if policed != nil {
-			// Only questions whose query this person may run.
-			if err := warehouse.Permits(ctx, b.backend, e.Query); err != nil {
-				continue
-			}
+		// Only questions whose query runs on this data, for this person:
+		// the guard refuses a table the catalog lacks, and under a policy
+		// what the policy does not allow.
+		if err := warehouse.Permits(ctx, b.backend, e.Query); err != nil {
+			continue
 		}
 		out = append(out, e.Question)
 	}

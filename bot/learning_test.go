@@ -293,8 +293,11 @@ func TestExamplesOnlyForTheCatalogsTables(t *testing.T) {
 	question := "How many games were released in 2017?"
 
 	e := newEnv(t)
-	steam := contextExamples(t, newBot(t, e, script()), question)
+	steamBot := newBot(t, e, script())
+	steam := contextExamples(t, steamBot, question)
 	assert.NotEmpty(t, steam, "the demo's examples for the demo data")
+	asker := bot.Message{UserID: "U0ASKER", ChannelID: "C0DATA"}
+	assert.NotEmpty(t, steamBot.SuggestedQuestions(ctx, asker, 4), "the demo's examples suggested on the demo data")
 	assert.LessOrEqual(t, len(steam), nodes.DefaultExamplesK)
 	none := contextExamples(t, newBot(t, e, script(), func(c *bot.Config) { c.ExamplesK = 0 }), question)
 	assert.Empty(t, none, "EXAMPLES_K=0 shows none")
@@ -308,4 +311,7 @@ func TestExamplesOnlyForTheCatalogsTables(t *testing.T) {
 	require.NoError(t, err)
 	require.NotEmpty(t, stored, "the examples file is stored")
 	assert.Empty(t, contextExamples(t, b, question), "no example reads sales' tables")
+	// Nor are they suggested (Messages tab, /ask help): a Steam question
+	// offered on sales data would not run.
+	assert.Empty(t, b.SuggestedQuestions(ctx, asker, 4), "no Steam question suggested on sales data")
 }
