@@ -57,12 +57,14 @@ type Backend struct {
 	all     *policyView            // the catalog's guard policy for a caller without access rules
 }
 
-// policyView is a catalog as one policy sees it, and the guard's rules for
-// it, kept while the catalog it was made from is current.
+// policyView is a catalog as one policy sees it, the policy as decided
+// over the whole catalog, and the guard's rules for it, kept while the
+// catalog it was made from is current.
 type policyView struct {
 	from    *warehouse.Catalog
 	catalog *warehouse.Catalog
-	guard   sqlguard.Policy // without RowLimit
+	access  warehouse.Access // warehouse.Decide's
+	guard   sqlguard.Policy  // without RowLimit
 }
 
 // view returns cat as access sees it, made once per catalog and policy.
@@ -77,7 +79,7 @@ func (b *Backend) view(cat *warehouse.Catalog, access warehouse.Access) *policyV
 	filtered := warehouse.Filter(cat, access)
 	p := GuardPolicy(b.cfg.Schemas, tableNames(filtered), 0)
 	p.Forbidden, p.DeniedColumns, p.MaskedColumns = warehouse.Outside(cat, access)
-	v := &policyView{from: cat, catalog: filtered, guard: p}
+	v := &policyView{from: cat, catalog: filtered, access: access, guard: p}
 	b.views[access.Policy()] = v
 	return v
 }
@@ -346,11 +348,18 @@ func (b *Backend) Export(ctx context.Context, q warehouse.Query, w io.Writer, li
 // with each value's count of rows (over the sort a SELECT DISTINCT makes,
 // about a fifth slower on the demo's largest column: BENCHMARKS.md), as
 // the reader; for a caller, only of a column of their catalog that their
-// policy does not mask.
+// policy does not mask, as decided over the whole catalog (warehouse.Decide:
+// a column masked on a table is masked on its inheritance children, and
+// one masked on a child or partition on its parent), as the guard decides.
 func (b *Backend) Values(ctx context.Context, col warehouse.ColumnRef, limit int) (warehouse.ColumnValues, error) {
-	cat, err := b.Catalog(ctx)
+	cat, err := b.catalog.Get(ctx, false)
 	if err != nil {
 		return warehouse.ColumnValues{}, err
+	}
+	a := warehouse.CallerOf(ctx).Access
+	if a != nil {
+		v := b.view(cat, a)
+		cat, a = v.catalog, v.access
 	}
 	t, ok := cat.Table(col.Schema, col.Table)
 	if !ok {
@@ -359,7 +368,7 @@ func (b *Backend) Values(ctx context.Context, col warehouse.ColumnRef, limit int
 	if _, ok := t.Column(col.Column); !ok {
 		return warehouse.ColumnValues{}, warehouse.Errorf(warehouse.Invalid, "no column %s in the catalog", col)
 	}
-	if a := warehouse.CallerOf(ctx).Access; a != nil && a.MasksColumn(t.Schema, t.Name, col.Column) {
+	if a != nil && a.MasksColumn(t.Schema, t.Name, col.Column) {
 		return warehouse.ColumnValues{}, &warehouse.Error{Kind: warehouse.Forbidden, Class: "access_denied", Reason: "you may not read the values of " + col.String()}
 	}
 	if limit <= 0 {
