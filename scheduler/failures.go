@@ -42,6 +42,8 @@ func failureWords(kind string, attempts int) string {
 		why = "the bot's database account may not read what it needs"
 	case nodes.ErrAccessUnknown:
 		why = "Slack didn't say whether you may still read what it reads"
+	case ownerUnknown:
+		why = "Slack didn't confirm who you are now, so I read nothing as you"
 	case "delivery_failed":
 		why = "I couldn't post the message"
 	}

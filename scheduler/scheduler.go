@@ -224,6 +224,19 @@ func (sc *Scheduler) runClaim(ctx context.Context, c store.Claim) {
 		sc.finish(ctx, log, store.RunEnd{Claim: c, Outcome: store.RunPosted}, w)
 		return
 	}
+	c, err = sc.asOwnerNow(runCtx, c)
+	var refusal *bot.Refusal
+	switch {
+	case ctx.Err() != nil:
+		return // stopping: the claim lapses and is taken over
+	case errors.As(err, &refusal):
+		sc.refused(ctx, log, store.RunEnd{Claim: c}, w, refusal, err)
+		return
+	case err != nil:
+		sc.failed(ctx, log, c, w, ownerUnknown, err.Error(), true)
+		return
+	}
+	sch = c.Schedule
 	s, err := sc.b.RunScheduled(runCtx, c, sc.lateAfter())
 	if ctx.Err() != nil {
 		return // stopping: the claim lapses and is taken over
@@ -264,14 +277,11 @@ func (sc *Scheduler) runClaim(ctx context.Context, c store.Claim) {
 		return
 	}
 	where, err := sc.deliverers[sch.Surface].Deliver(ctx, sch, bot.ScheduledReply(s))
-	var refusal *bot.Refusal
 	switch {
 	case err != nil && ctx.Err() != nil:
 		return // stopping mid-post: the claim lapses and is taken over
 	case errors.As(err, &refusal):
-		end.Outcome, end.ErrorKind, end.ErrorDetail, end.Stop = store.RunRefused, "not_allowed", err.Error(), refusal.Reason
-		sc.tell(ctx, log, sch, fmt.Sprintf("I stopped your schedule “%s”: %s", sch.Question, refusal.Reason))
-		sc.finish(ctx, log, end, w)
+		sc.refused(ctx, log, end, w, refusal, err)
 		return
 	case err != nil:
 		sc.failed(ctx, log, c, w, "delivery_failed", err.Error(), true)
@@ -284,6 +294,15 @@ func (sc *Scheduler) runClaim(ctx context.Context, c store.Claim) {
 	}
 	sc.b.KeepScheduled(kept, s, where.ThreadID)
 	end.Outcome = store.RunPosted
+	sc.finish(ctx, log, end, w)
+}
+
+// refused ends a run its surface will not make for the schedule's owner
+// (refusal, err): the schedule stops, and its owner is told why.
+func (sc *Scheduler) refused(ctx context.Context, log *slog.Logger, end store.RunEnd, w schedule.When, refusal *bot.Refusal, err error) {
+	sch := end.Claim.Schedule
+	end.Outcome, end.ErrorKind, end.ErrorDetail, end.Stop = store.RunRefused, "not_allowed", err.Error(), refusal.Reason
+	sc.tell(ctx, log, sch, fmt.Sprintf("I stopped your schedule “%s”: %s", sch.Question, refusal.Reason))
 	sc.finish(ctx, log, end, w)
 }
 
@@ -310,7 +329,13 @@ func (sc *Scheduler) postedBefore(ctx context.Context, log *slog.Logger, c store
 		log.WarnContext(ctx, "record the post", "err", err)
 	}
 	// The stopped runner kept no turn behind its message: run the query
-	// again (no post) so that the message's buttons work.
+	// again (no post), as its owner is now, so that the message's buttons
+	// work; when the surface cannot say who that is, they do not.
+	c, err = sc.asOwnerNow(ctx, c)
+	if err != nil {
+		log.WarnContext(ctx, "the run's message is kept without its result: its owner could not be confirmed", "err", err)
+		return true
+	}
 	if s, err := sc.b.RunScheduled(ctx, c, sc.lateAfter()); err == nil && s.ErrorKind == "" && !s.Quiet {
 		s.RemoveCSVFile()
 		sc.b.KeepScheduled(ctx, s, where.ThreadID)

@@ -2,6 +2,7 @@ package slackapp
 
 import (
 	"context"
+	"errors"
 	"log/slog"
 	"strings"
 	"sync"
@@ -76,6 +77,8 @@ type people struct {
 // time zone (an IANA name, for the schedules they make).
 type cachedEmail struct {
 	email, tz string
+	// deactivated: Slack says the account is deactivated ("deleted").
+	deactivated bool
 	// at is when users.info told them; zero when it never did.
 	at time.Time
 	// failed is when users.info last failed for the user; zero since it
@@ -89,7 +92,7 @@ func (c cachedEmail) counting(now time.Time) cachedEmail {
 	if c.at.IsZero() || now.Sub(c.at) >= emailStale {
 		return cachedEmail{}
 	}
-	return cachedEmail{email: c.email, tz: c.tz, at: c.at}
+	return cachedEmail{email: c.email, tz: c.tz, deactivated: c.deactivated, at: c.at}
 }
 
 // email returns user's address, "" when Slack does not say.
@@ -129,6 +132,26 @@ func (p *people) person(ctx context.Context, user string) cachedEmail {
 	return v.(cachedEmail)
 }
 
+// errNotCurrent: users.info did not answer for a user, and nothing it
+// said of them within emailTTL is at hand.
+var errNotCurrent = errors.New("users.info did not answer, and the address read before is over an hour old")
+
+// current is what users.info says of user now, for a run no one is there
+// to ask: as a question's (person), read within emailTTL, but never the
+// reading before a failed lookup, which a question would take for up to
+// emailStale. A workspace that refuses users.info tells no one's
+// address, and a run then reads as a question does, without one.
+func (p *people) current(ctx context.Context, user string) (cachedEmail, error) {
+	c := p.person(ctx, user)
+	p.mu.Lock()
+	disabled := p.disabled
+	p.mu.Unlock()
+	if disabled || !c.at.IsZero() && p.now().Sub(c.at) < emailTTL {
+		return c, nil
+	}
+	return cachedEmail{}, errNotCurrent
+}
+
 // lookUp asks Slack for user's address and time zone and caches them.
 func (p *people) lookUp(ctx context.Context, user string) cachedEmail {
 	// Whoever waits on this lookup shares it: one caller's end must not
@@ -155,7 +178,8 @@ func (p *people) lookUp(ctx context.Context, user string) cachedEmail {
 		p.mu.Unlock()
 		return c.counting(p.now())
 	}
-	c := cachedEmail{email: strings.ToLower(strings.TrimSpace(u.Profile.Email)), tz: strings.TrimSpace(u.TZ), at: p.now()}
+	c := cachedEmail{email: strings.ToLower(strings.TrimSpace(u.Profile.Email)), tz: strings.TrimSpace(u.TZ),
+		deactivated: u.Deleted, at: p.now()}
 	p.mu.Lock()
 	p.emails[user] = c
 	p.mu.Unlock()

@@ -760,3 +760,40 @@ func TestUserGroupThatDoesNotExist(t *testing.T) {
 	p.wait()
 	assert.Equal(t, []string{"UANA"}, known(t, p, "S0TYPO"), "ten minutes on: listed again")
 }
+
+// A scheduled run's owner (current): the address read within the hour,
+// as a question's; once it is an hour old and Slack fails, none, where a
+// question would take the old one for up to a day; without the scope, no
+// address and no error, as a question.
+func TestScheduledOwnerAddress(t *testing.T) {
+	t.Parallel()
+	api := &usersAPI{email: "ana@example.com"}
+	now := time.Date(2026, 11, 27, 9, 0, 0, 0, time.UTC)
+	p := &people{api: api, now: func() time.Time { return now }, log: func(string, ...any) {},
+		emails: map[string]cachedEmail{}, groups: map[string]cachedGroup{}}
+
+	c, err := p.current(t.Context(), "UANA")
+	require.NoError(t, err)
+	assert.Equal(t, "ana@example.com", c.email)
+	api.set("ana.new@example.com", "")
+	now = now.Add(time.Hour - time.Second)
+	c, err = p.current(t.Context(), "UANA")
+	require.NoError(t, err)
+	assert.Equal(t, "ana@example.com", c.email, "within the hour: the address read, as a question's")
+	now = now.Add(time.Second)
+	c, err = p.current(t.Context(), "UANA")
+	require.NoError(t, err)
+	assert.Equal(t, "ana.new@example.com", c.email, "an hour on: Slack's new address")
+
+	api.fail(errors.New("service_unavailable"))
+	now = now.Add(time.Hour)
+	assert.Equal(t, "ana.new@example.com", p.email(t.Context(), "UANA"), "a question takes the address read before")
+	_, err = p.current(t.Context(), "UANA")
+	assert.ErrorIs(t, err, errNotCurrent, "a scheduled run does not")
+
+	api.fail(errors.New("missing_scope"))
+	now = now.Add(time.Minute)
+	c, err = p.current(t.Context(), "UANA")
+	require.NoError(t, err, "without the scope: as a question")
+	assert.Empty(t, c.email)
+}

@@ -47,7 +47,7 @@ func (a *App) schedulesCommand(cmd slack.SlashCommand, text string) (commandRepl
 // Deliver posts a scheduled run in Slack: in its thread, as a new message
 // of its channel, or in a DM with its owner (a post to a user id), with the
 // CSV uploaded under it for a CSV schedule. It is the Slack surface of
-// the scheduler (package scheduler).
+// the scheduler (package scheduler), which asks Owner first.
 func (a *App) Deliver(ctx context.Context, sch bot.Schedule, r bot.Reply) (bot.Delivered, error) {
 	channel, root := sch.DestChannel, ""
 	if sch.DestKind == "thread" {
@@ -56,9 +56,6 @@ func (a *App) Deliver(ctx context.Context, sch bot.Schedule, r bot.Reply) (bot.D
 			return bot.Delivered{}, fmt.Errorf("schedule %s: %q is not a Slack thread", sch.ID, sch.DestThread)
 		}
 		channel, root = c, ts
-	}
-	if err := a.ownerStillIn(ctx, sch); err != nil {
-		return bot.Delivered{}, err
 	}
 	m := a.reply(r)
 	in, ts, err := a.postIn(ctx, channel, root, m, slack.MsgOptionMetadata(runMetadata(sch.ID, r.Due)))
@@ -81,20 +78,48 @@ func (a *App) Deliver(ctx context.Context, sch bot.Schedule, r bot.Reply) (bot.D
 	return bot.Delivered{ThreadID: threadID(in, thread), Channel: in, TS: ts}, nil
 }
 
-// ownerStillIn refuses a run whose owner has left a channel it depends
-// on, checked at each run: the channel it posts to (but the one it was
-// made in, where the run's thread is), and for a direct message the
-// channel it was made in, whose access policy the run reads with
-// (bot.policyChannel): a policy the access file gives that channel is its
-// members', and must not outlive the owner's place there.
-func (a *App) ownerStillIn(ctx context.Context, sch bot.Schedule) error {
-	channel, reason := "", ""
+// Owner says who sch's owner is now, before a run reads as them: their
+// address as users.info gives it today (the one row-level security
+// scopes rows by, read as a question's is, within emailTTL), never the one
+// saved with the schedule. It refuses the run (*bot.Refusal: the schedule
+// stops and its owner is told) once their account is deactivated or they
+// have left a channel it depends on (ownerStillIn), and fails it (tried
+// again, then its owner told) when Slack cannot say: a run never reads
+// as an identity Slack did not just vouch for.
+func (a *App) Owner(ctx context.Context, sch bot.Schedule) (string, error) {
+	p, err := a.people.current(ctx, sch.OwnerID)
 	switch {
-	case sch.DestKind == "channel" && sch.DestChannel != sch.SourceChannel:
-		channel, reason = sch.DestChannel, "you are no longer a member of the channel it posts to."
-	case sch.DestKind == "dm" && sch.SourceChannel != "" && !strings.HasPrefix(sch.SourceChannel, "D"):
+	case err != nil:
+		return "", fmt.Errorf("who is %s now: %w", sch.OwnerID, err)
+	case p.deactivated:
+		return "", &bot.Refusal{Reason: "your Slack account is deactivated."}
+	}
+	if err := a.ownerStillIn(ctx, sch); err != nil {
+		return "", err
+	}
+	return p.email, nil
+}
+
+// ownerStillIn refuses a run whose owner has left a channel it depends
+// on, checked at each run: the channel it posts to, or whose thread it
+// posts in, even the one they made it in (a direct message with the bot
+// aside), and for a direct message the channel it was made in, whose
+// access policy the run reads with (bot.policyChannel): a policy the
+// access file gives a channel is its members', and what is posted there
+// is for its members; neither outlives the owner's place there.
+func (a *App) ownerStillIn(ctx context.Context, sch bot.Schedule) error {
+	const left = "you are no longer a member of the channel it posts to."
+	channel, reason := "", ""
+	switch sch.DestKind {
+	case "channel":
+		channel, reason = sch.DestChannel, left
+	case "thread":
+		channel, _, _ = strings.Cut(sch.DestThread, ":")
+		reason = left
+	case "dm":
 		channel, reason = sch.SourceChannel, "you are no longer a member of the channel it was made in, whose access it reads with."
-	default:
+	}
+	if channel == "" || strings.HasPrefix(channel, "D") {
 		return nil
 	}
 	member, err := a.isMember(ctx, channel, sch.OwnerID)

@@ -119,9 +119,9 @@ func TestPolicyChangeStopsASchedule(t *testing.T) {
 }
 
 // "/ask schedules" lists the asker's schedules, to them alone, with
-// buttons that pause, resume and delete; someone else's cannot be changed
-// by them; "/ask schedules here" is the channel's view, for schedule
-// admins only.
+// buttons that pause, resume and delete; someone else's cannot be listed,
+// paused, resumed or deleted by them; "/ask schedules here" is the
+// channel's view, for schedule admins only, who may change anyone's.
 func TestManageSchedulesInSlack(t *testing.T) {
 	t.Parallel()
 	due := time.Date(2026, 11, 30, 9, 0, 0, 0, time.UTC)
@@ -155,6 +155,8 @@ func TestManageSchedulesInSlack(t *testing.T) {
 	}
 	assert.Contains(t, says(press("UOTHER01", nodes.ActionSchedulePause, list[0].ID)), "Only the person who made this schedule")
 	assert.Contains(t, says(press(user, nodes.ActionSchedulePause+"~2", list[0].ID)), "Paused “"+list[0].Question+"”")
+	assert.Contains(t, says(press("UOTHER01", nodes.ActionScheduleResume, list[0].ID)), "Only the person who made this schedule")
+	assert.Contains(t, says(press("UOTHER01", nodes.ActionScheduleDelete, list[1].ID)), "Only the person who made this schedule")
 	clk.Set(due)
 	assert.Equal(t, 1, tick(t, sc), "the paused one does not run; the other does")
 	assert.Empty(t, h.posts(ch, list[0].Question))

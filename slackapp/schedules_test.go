@@ -209,6 +209,15 @@ func storedSchedules(t *testing.T, h *harness, thread, channel string, due time.
 		for _, f := range adjust {
 			f(&s)
 		}
+		// Its owner is a member of where it posts, as Save checks and
+		// every run checks again.
+		switch s.DestKind {
+		case "channel":
+			h.slack.Join(s.DestChannel, s.OwnerID)
+		case "thread":
+			in, _, _ := strings.Cut(s.DestThread, ":")
+			h.slack.Join(in, s.OwnerID)
+		}
 		s, err := h.bot.DB().AddSchedule(ctx, s)
 		require.NoError(t, err)
 		out = append(out, s)
@@ -317,6 +326,7 @@ func TestAlertPostsOnlyWhenItsConditionHolds(t *testing.T) {
 	clk := bottest.NewClock(time.Date(2026, 11, 30, 8, 30, 0, 0, time.UTC))
 	h, sc := scheduled(t, clk, "replica-1", ownState(t))
 	ch, root := channelID("CALERT"), "1700001301.000100"
+	h.slack.SetMembers(ch, user)
 	answered(t, h, ch, root)
 	calls := h.modelCalls()
 	h.mention(ch, "1700001302.000100", root, "alert me here when the count is above 9,000, checked every hour")

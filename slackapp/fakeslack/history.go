@@ -104,6 +104,20 @@ func (s *Server) SetMembers(channel string, users ...string) {
 	s.members[channel] = append([]string{}, users...)
 }
 
+// Join adds users to the members of channel, keeping those it has.
+func (s *Server) Join(channel string, users ...string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.members == nil {
+		s.members = map[string][]string{}
+	}
+	for _, u := range users {
+		if !slices.Contains(s.members[channel], u) {
+			s.members[channel] = append(s.members[channel], u)
+		}
+	}
+}
+
 // conversationsMembers serves conversations.members (scopes channels:read
 // or groups:read), one page: the members SetMembers gave the channel.
 func (s *Server) conversationsMembers(args url.Values) reply {

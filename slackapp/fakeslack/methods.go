@@ -132,8 +132,9 @@ func (s *Server) SetUserTimeZone(user, tz string) {
 }
 
 // usersInfo serves users.info: every user exists, with the address
-// SetUserEmail gave them or <id in lower case>@example.test, and the time
-// zone SetUserTimeZone gave them, if any.
+// SetUserEmail gave them or <id in lower case>@example.test, the time
+// zone SetUserTimeZone gave them, if any, and deactivated once
+// SetUserDeactivated was called for them.
 func (s *Server) usersInfo(args url.Values) reply {
 	id := args.Get("user")
 	if id == "" {
@@ -146,6 +147,9 @@ func (s *Server) usersInfo(args url.Values) reply {
 	user := map[string]any{
 		"id": id, "team_id": TeamID, "name": strings.ToLower(id),
 		"profile": map[string]any{"email": email, "real_name": id},
+	}
+	if s.deleted[id] {
+		user["deleted"] = true // deactivated
 	}
 	if tz, set := s.timeZones[id]; set {
 		// Slack gives the IANA name and the offset now, in seconds.
@@ -189,6 +193,17 @@ func (s *Server) SetUserEmail(user, email string) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.emails[user] = email
+}
+
+// SetUserDeactivated makes users.info say user is deactivated ("deleted":
+// true), as Slack does for an account an admin deactivated.
+func (s *Server) SetUserDeactivated(user string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.deleted == nil {
+		s.deleted = map[string]bool{}
+	}
+	s.deleted[user] = true
 }
 
 // authTest serves auth.test.

@@ -69,6 +69,7 @@ type Server struct {
 	notInChannel map[string]bool
 	emails       map[string]string   // users.info addresses set by SetUserEmail
 	timeZones    map[string]string   // users.info time zones set by SetUserTimeZone
+	deleted      map[string]bool     // users.info deactivated users, set by SetUserDeactivated
 	members      map[string][]string // conversations.members set by SetMembers
 	scopes       []string            // SetScopes; nil: Scopes
 	userGroups   map[string][]string // SetUserGroup

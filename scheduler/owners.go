@@ -1,0 +1,39 @@
+package scheduler
+
+import (
+	"context"
+
+	"github.com/analyticsbot/analyticsbot/store"
+)
+
+// Owners is a Deliverer that can say who a schedule's owner is now.
+// Before each run reads, the scheduler asks it, and the run reads as the
+// address it gives (for row-level security), not the one saved with the
+// schedule; without Owners (the web chat, the command line) the saved one
+// stands.
+type Owners interface {
+	// Owner returns the address of sch's owner now. A *bot.Refusal says
+	// they may no longer run it (the schedule stops and they are told);
+	// any other error, that the surface cannot tell now (the run reads
+	// nothing, fails and is tried again).
+	Owner(ctx context.Context, sch store.Schedule) (email string, err error)
+}
+
+// ownerUnknown is the error kind of a run whose owner's surface could not
+// say who they are now: nothing is read or posted.
+const ownerUnknown = "owner_unknown"
+
+// asOwnerNow is c with its owner's address as their surface gives it now
+// (Owners); c as it is for a surface that does not say.
+func (sc *Scheduler) asOwnerNow(ctx context.Context, c store.Claim) (store.Claim, error) {
+	o, ok := sc.deliverers[c.Schedule.Surface].(Owners)
+	if !ok {
+		return c, nil
+	}
+	email, err := o.Owner(ctx, c.Schedule)
+	if err != nil {
+		return c, err
+	}
+	c.Schedule.OwnerEmail = email
+	return c, nil
+}
