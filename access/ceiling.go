@@ -124,7 +124,7 @@ func (r *Rules) readCeilings(nodes []yaml.Node, other yaml.Node) error {
 		}
 	}
 	if err := r.readOtherCeiling(other); err != nil {
-		return fmt.Errorf("access file line %d: default_ceiling%w", other.Line, err)
+		return fmt.Errorf("access file line %d: %w", other.Line, err)
 	}
 	for _, c := range r.ceilingOrder() {
 		for _, p := range r.policies {
@@ -175,21 +175,21 @@ func (r *Rules) ceiling(n yaml.Node) error {
 }
 
 // readOtherCeiling reads default_ceiling: a policy's name, or none (as
-// when it is missing). Its errors follow the key's name.
+// when it is missing).
 func (r *Rules) readOtherCeiling(n yaml.Node) error {
 	switch {
 	case n.Kind == 0:
 		return nil
 	case n.Kind != yaml.ScalarNode:
-		return fmt.Errorf(` must name one policy (or %q), not a list or a mapping`, None)
+		return fmt.Errorf(`default_ceiling must name one policy (or %q), not a list or a mapping`, None)
 	case n.Value == "":
-		return fmt.Errorf(` is empty: name the policy that caps what is posted in shared conversations channel_ceilings does not list, or %q`, None)
+		return fmt.Errorf(`default_ceiling is empty: name the policy that caps what is posted in shared conversations channel_ceilings does not list, or %q`, None)
 	case n.Value == None:
 		return nil
 	}
 	i := slices.IndexFunc(r.policies, func(p *Policy) bool { return p.name == n.Value })
 	if i < 0 {
-		return fmt.Errorf(" names %q, which is not a policy (policies: %s)", n.Value, strings.Join(r.Policies(), ", "))
+		return fmt.Errorf("default_ceiling names %q, which is not a policy (policies: %s)", n.Value, strings.Join(r.Policies(), ", "))
 	}
 	r.otherCeiling = r.policies[i]
 	return nil
