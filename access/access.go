@@ -40,9 +40,12 @@ type Rules struct {
 	tokens          []Token
 	directory       atomic.Pointer[Directory]
 	// ceilings are the channels' ceilings (channel_ceilings) by channel
-	// id; shared the policies within them, by asker's and ceiling's policy.
-	ceilings map[string]*Policy
-	shared   map[[2]string]*Policy
+	// id; otherCeiling that of every other shared conversation
+	// (default_ceiling), nil for none; shared the policies within them,
+	// by asker's and ceiling's policy.
+	ceilings     map[string]*Policy
+	otherCeiling *Policy
+	shared       map[[2]string]*Policy
 }
 
 // Directory returns the members of a Slack user group (S0123ABC), or an
@@ -402,8 +405,10 @@ type file struct {
 	Tokens   []Token             `yaml:"tokens"`
 	Policies []yaml.Node         `yaml:"policies"`
 	Default  string              `yaml:"default"`
-	// ChannelCeilings are read by ceilings (ceiling.go).
+	// ChannelCeilings and DefaultCeiling are read by readCeilings
+	// (ceiling.go).
 	ChannelCeilings []yaml.Node `yaml:"channel_ceilings"`
+	DefaultCeiling  yaml.Node   `yaml:"default_ceiling"`
 }
 
 type policyFile struct {
@@ -477,7 +482,7 @@ func Parse(data []byte) (*Rules, error) {
 		}
 		r.def = r.policies[i]
 	}
-	if err := r.readCeilings(f.ChannelCeilings); err != nil {
+	if err := r.readCeilings(f.ChannelCeilings, f.DefaultCeiling); err != nil {
 		return nil, err
 	}
 	return r, nil

@@ -11,8 +11,11 @@ import (
 
 // A shared channel's ceiling. Everyone in a channel sees what is posted
 // there, so the file may give a channel a policy that caps what is posted
-// in it (channel_ceilings): an answer posted there holds only what both
-// its asker's policy and the channel's ceiling allow. That intersection is
+// in it (channel_ceilings), and one that caps every other shared
+// conversation (default_ceiling): channels it does not list and group DMs,
+// which are made on the spot and whose ids no one knows ahead. An answer
+// posted there holds only what both its asker's policy and the
+// conversation's ceiling allow. That intersection is
 // an access policy of its own (Within), with a name of its own, so the
 // guard, the catalog, the query log and the database (a login role per
 // intersection, `access apply`) all hold it like any other.
@@ -32,15 +35,23 @@ func (p *Policy) Within(ceiling *Policy) *Policy {
 	return &Policy{name: p.name + withinMark + ceiling.name, within: []*Policy{p, ceiling}}
 }
 
-// Ceiling returns the policy that caps what is posted where w asks
-// (channel_ceilings), or nil: a channel without one, a direct message, the
-// operator's command line. The web chat has none either: its channel,
-// "web", is no Slack channel id, which a ceiling needs.
+// Ceiling returns the policy that caps what is posted where w asks: the
+// channel's own (channel_ceilings), else, in any other Slack channel or
+// group DM, default_ceiling. It is nil in a direct message, on the
+// operator's command line, and where neither gives one. The web chat and
+// the MCP server have none either: their channels ("web", "mcp") are no
+// Slack channel ids, which a ceiling needs.
 func (r *Rules) Ceiling(w Who) *Policy {
 	if r == nil || w.DM || w.Local {
 		return nil
 	}
-	return r.ceilings[w.ChannelID]
+	if c, ok := r.ceilings[w.ChannelID]; ok {
+		return c
+	}
+	if slackChannel.MatchString(w.ChannelID) {
+		return r.otherCeiling
+	}
+	return nil
 }
 
 // Shared returns what of p may be posted where w asks when that is less
@@ -55,8 +66,9 @@ func (r *Rules) Shared(w Who, p *Policy) *Policy {
 }
 
 // AllPolicies are every policy a query may run under: the file's, in
-// order, then each of them within each ceiling of channel_ceilings (but
-// the ceiling itself), so that each has a database role (`access apply`).
+// order, then each of them within each ceiling of channel_ceilings and
+// default_ceiling (but the ceiling itself), so that each has a database
+// role (`access apply`).
 func (r *Rules) AllPolicies() []*Policy {
 	out := slices.Clone(r.policies)
 	for _, c := range r.ceilingOrder() {
@@ -74,6 +86,10 @@ func (r *Rules) AllPolicies() []*Policy {
 func (r *Rules) ceilingOrder() []*Policy {
 	var out []*Policy
 	for _, p := range r.policies {
+		if p == r.otherCeiling {
+			out = append(out, p)
+			continue
+		}
 		for _, c := range r.ceilings {
 			if c == p {
 				out = append(out, p)
@@ -94,17 +110,21 @@ type ceilingFile struct {
 var ceilingKeys = []string{"channels", "policy"}
 
 // slackChannel matches a Slack channel's id: public (C…) or private
-// (G…). A direct message (D…) shows an answer to its asker alone.
+// (G…), which a group DM's (mpim) is too. A direct message (D…) shows an
+// answer to its asker alone.
 var slackChannel = regexp.MustCompile(`^[CG][A-Z0-9]{2,}$`)
 
-// readCeilings reads and checks channel_ceilings, after the policies, and
-// makes the policies within each ceiling.
-func (r *Rules) readCeilings(nodes []yaml.Node) error {
+// readCeilings reads and checks channel_ceilings and default_ceiling
+// (other), after the policies, and makes the policies within each ceiling.
+func (r *Rules) readCeilings(nodes []yaml.Node, other yaml.Node) error {
 	r.ceilings, r.shared = map[string]*Policy{}, map[[2]string]*Policy{}
 	for _, n := range nodes {
 		if err := r.ceiling(n); err != nil {
 			return fmt.Errorf("access file line %d: channel_ceilings: %w", n.Line, err)
 		}
+	}
+	if err := r.readOtherCeiling(other); err != nil {
+		return fmt.Errorf("access file line %d: %w", other.Line, err)
 	}
 	for _, c := range r.ceilingOrder() {
 		for _, p := range r.policies {
@@ -151,5 +171,26 @@ func (r *Rules) ceiling(n yaml.Node) error {
 		}
 		r.ceilings[ch] = r.policies[i]
 	}
+	return nil
+}
+
+// readOtherCeiling reads default_ceiling: a policy's name, or none (as
+// when it is missing).
+func (r *Rules) readOtherCeiling(n yaml.Node) error {
+	switch {
+	case n.Kind == 0:
+		return nil
+	case n.Kind != yaml.ScalarNode:
+		return fmt.Errorf(`default_ceiling must name one policy (or %q), not a list or a mapping`, None)
+	case n.Value == "":
+		return fmt.Errorf(`default_ceiling is empty: name the policy that caps what is posted in shared conversations channel_ceilings does not list, or %q`, None)
+	case n.Value == None:
+		return nil
+	}
+	i := slices.IndexFunc(r.policies, func(p *Policy) bool { return p.name == n.Value })
+	if i < 0 {
+		return fmt.Errorf("default_ceiling names %q, which is not a policy (policies: %s)", n.Value, strings.Join(r.Policies(), ", "))
+	}
+	r.otherCeiling = r.policies[i]
 	return nil
 }

@@ -128,3 +128,107 @@ func TestDocumentedCeilingExample(t *testing.T) {
 	body := strings.SplitN(string(example), "\n", 2)[1] // without the comment line
 	assert.Contains(t, string(doc), body, "docs/access.md shows testdata/ceiling.yaml")
 }
+
+// default_ceiling caps every shared conversation channel_ceilings does not
+// list: a public or private channel, a group DM (mpim, G… or C…). A
+// listed channel keeps its own; a direct message, the web chat, the MCP
+// server and the command line have none.
+func TestDefaultCeiling(t *testing.T) {
+	t.Parallel()
+	r, err := Load("testdata/default_ceiling.yaml")
+	require.NoError(t, err)
+	tests := []struct {
+		name        string
+		who         Who
+		wantCeiling string
+		wantShared  string
+	}{
+		{"an analyst in a channel not listed", Who{UserID: "UANA", ChannelID: "C0RANDOM"}, "everyone", "analysts∩everyone"},
+		{"an analyst in a private channel not listed", Who{UserID: "UANA", ChannelID: "G0PRIVATE"}, "everyone", "analysts∩everyone"},
+		{"an analyst in a group DM", Who{UserID: "UANA", ChannelID: "G0MPIM"}, "everyone", "analysts∩everyone"},
+		{"finance in a group DM", Who{UserID: "UFAY", ChannelID: "C0MPIM"}, "everyone", "finance∩everyone"},
+		{"the catch-all's own policy: nothing to cap", Who{UserID: "UZED", ChannelID: "G0MPIM"}, "everyone", ""},
+		{"a listed channel keeps its ceiling", Who{UserID: "UANA", ChannelID: "C0FINANCE"}, "finance", "analysts∩finance"},
+		{"finance in its own listed channel", Who{UserID: "UFAY", ChannelID: "C0FINANCE"}, "finance", ""},
+		{"a direct message", Who{UserID: "UANA", ChannelID: "D0DM", DM: true}, "", ""},
+		{"a direct message's id alone", Who{UserID: "UANA", ChannelID: "D0DM"}, "", ""},
+		{"the command line", Who{UserID: "terminal", ChannelID: "terminal", Local: true}, "", ""},
+		{"the web chat", Who{UserID: "web", ChannelID: "web"}, "", ""},
+		{"the MCP server", Who{UserID: "UANA", ChannelID: "mcp"}, "", ""},
+	}
+	for _, tt := range tests {
+		p, err := r.Admit(t.Context(), Who{UserID: tt.who.UserID, ChannelID: "D0DM", DM: true})
+		require.NoError(t, err, tt.name)
+		gotCeiling, gotShared := "", ""
+		if c := r.Ceiling(tt.who); c != nil {
+			gotCeiling = c.Policy()
+		}
+		if s := r.Shared(tt.who, p); s != nil {
+			gotShared = s.Policy()
+		}
+		assert.Equal(t, tt.wantCeiling, gotCeiling, "%s: ceiling", tt.name)
+		assert.Equal(t, tt.wantShared, gotShared, "%s: shared policy", tt.name)
+	}
+	var names []string
+	for _, p := range r.AllPolicies() {
+		names = append(names, p.Policy())
+	}
+	assert.Equal(t, []string{"finance", "analysts", "everyone", "analysts∩finance", "everyone∩finance", "finance∩everyone", "analysts∩everyone"}, names,
+		"every policy a query may run under, within the catch-all too, each to have its role")
+
+	none, err := Parse([]byte("policies:\n  - name: a\n    tables: [a.b]\ndefault: a\ndefault_ceiling: none\n"))
+	require.NoError(t, err)
+	assert.Nil(t, none.Ceiling(Who{UserID: "U1", ChannelID: "G0MPIM"}), `default_ceiling: none caps nothing`)
+	assert.Len(t, none.AllPolicies(), 1)
+}
+
+// A broken default_ceiling is refused at start with its line.
+func TestDefaultCeilingErrors(t *testing.T) {
+	t.Parallel()
+	const head = "policies:\n  - name: wide\n    tables: [\"a.*\"]\n  - name: narrow\n    tables: [a.b]\ndefault: narrow\n"
+	tests := map[string]string{
+		"default_ceiling: nobody\n":          `access file line 7: default_ceiling names "nobody", which is not a policy (policies: wide, narrow)`,
+		"default_ceiling: \"\"\n":            `access file line 7: default_ceiling is empty: name the policy that caps what is posted in shared conversations channel_ceilings does not list, or "none"`,
+		"default_ceiling: [narrow]\n":        `access file line 7: default_ceiling`,
+		"default_ceiling:\n  policy: wide\n": `access file line 8: default_ceiling`,
+	}
+	for tail, want := range tests {
+		_, err := Parse([]byte(head + tail))
+		if assert.Error(t, err, tail) {
+			assert.Contains(t, err.Error(), want, tail)
+		}
+	}
+	example, err := os.ReadFile("testdata/default_ceiling.yaml")
+	require.NoError(t, err)
+	_, err = Parse([]byte(strings.Replace(string(example), "default_ceiling: everyone", "default_ceiling: evryone", 1)))
+	assert.EqualError(t, err, `access file line 19: default_ceiling names "evryone", which is not a policy (policies: finance, analysts, everyone)`,
+		"the mistake docs/access.md shows")
+}
+
+// With access.channels set, a group DM, whose id no one lists, is not
+// answered, and default_ceiling caps the listed channels channel_ceilings
+// does not.
+func TestDefaultCeilingWithChannelList(t *testing.T) {
+	t.Parallel()
+	r, err := Parse([]byte("access:\n  channels: [C0DATA, C0GEN]\npolicies:\n  - name: wide\n    tables: [\"a.*\"]\n  - name: narrow\n    tables: [a.b]\n" +
+		"default: wide\nchannel_ceilings:\n  - channels: [C0DATA]\n    policy: wide\ndefault_ceiling: narrow\n"))
+	require.NoError(t, err)
+	_, err = r.Admit(t.Context(), Who{UserID: "UANA", ChannelID: "G0MPIM"})
+	assert.ErrorContains(t, err, "I don't answer in this channel", "a group DM is not in access.channels")
+	for ch, want := range map[string]string{"C0DATA": "wide", "C0GEN": "narrow"} {
+		if c := r.Ceiling(Who{UserID: "UANA", ChannelID: ch}); assert.NotNil(t, c, ch) {
+			assert.Equal(t, want, c.Policy(), ch)
+		}
+	}
+}
+
+// docs/access.md's group-DM example is the one tested here.
+func TestDocumentedDefaultCeilingExample(t *testing.T) {
+	t.Parallel()
+	doc, err := os.ReadFile("../docs/access.md")
+	require.NoError(t, err)
+	example, err := os.ReadFile("testdata/default_ceiling.yaml")
+	require.NoError(t, err)
+	body := strings.SplitN(string(example), "\n", 2)[1]
+	assert.Contains(t, string(doc), body, "docs/access.md shows testdata/default_ceiling.yaml")
+}

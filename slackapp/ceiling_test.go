@@ -23,12 +23,28 @@ import (
 func withCeiling(t *testing.T) (harnessOption, string) {
 	t.Helper()
 	ch := channelID("CGEN")
+	return withAccessFile(t, bottest.CeilingAccessFile("everyone", ch)), ch
+}
+
+// withDefaultCeiling answers with the matrix's policies in every channel
+// and group DM, whose ceiling is the everyone policy (default_ceiling),
+// but CDATA (bottest.DefaultCeilingAccessFile), plus a fresh group DM's id
+// (returned).
+func withDefaultCeiling(t *testing.T) (harnessOption, string) {
+	t.Helper()
+	return withAccessFile(t, bottest.DefaultCeilingAccessFile("everyone")), channelID("GMPIM")
+}
+
+// withAccessFile answers with the access file file, the ceiling's
+// questions and the matrix's schemas.
+func withAccessFile(t *testing.T, file string) harnessOption {
+	t.Helper()
 	path := filepath.Join(t.TempDir(), "access.yaml")
-	require.NoError(t, os.WriteFile(path, []byte(bottest.CeilingAccessFile("everyone", ch)), 0o600))
+	require.NoError(t, os.WriteFile(path, []byte(file), 0o600))
 	return func(o *harnessOptions) {
 		withScript(bottest.DemoScript(bottest.AccessRules() + bottest.CeilingRules()))(o)
 		withBotConfig(func(c *bot.Config) { c.AccessFile, c.Postgres.Schemas = path, bottest.AccessSchemas })(o)
-	}, ch
+	}
 }
 
 // askAs mentions the bot in channel as asker.
@@ -200,12 +216,31 @@ func TestChannelCeilingWithoutGuard(t *testing.T) {
 // anyway (the file changed since) is refused at its run, nothing is
 // posted, the schedule stops and its owner is told in a direct message;
 // the same report sent to the owner's direct messages, which have no
-// ceiling, posts.
+// ceiling, posts. So it goes in a channel channel_ceilings lists and in a
+// group DM under default_ceiling.
 func TestChannelCeilingSchedules(t *testing.T) {
 	t.Parallel()
+	tests := []struct {
+		name    string
+		ceiling func(*testing.T) (harnessOption, string)
+	}{
+		{"a listed channel", withCeiling},
+		{"a group DM under default_ceiling", withDefaultCeiling},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			opt, ch := tt.ceiling(t)
+			testCeilingSchedules(t, opt, ch)
+		})
+	}
+}
+
+// testCeilingSchedules is TestChannelCeilingSchedules with opt's access
+// file, in ch, whose ceiling is the everyone policy; CDATA's caps no one.
+func testCeilingSchedules(t *testing.T, opt harnessOption, ch string) {
 	due := time.Date(2026, 11, 30, 9, 0, 0, 0, time.UTC)
 	clk := bottest.NewClock(due.Add(-time.Hour))
-	opt, ch := withCeiling(t)
 	h, sc := scheduled(t, clk, "ceiling", ownState(t), opt)
 	root := "1700003201.000100"
 	h.askAs("UADMIN", ch, root, "", bottest.CeilingSalaries.Question)
@@ -245,4 +280,53 @@ func TestChannelCeilingSchedules(t *testing.T) {
 	got, err := h.bot.DB().ScheduleByID(context.Background(), toChannel.ID)
 	require.NoError(t, err)
 	assert.Equal(t, store.ScheduleStopped, got.State)
+}
+
+// In a group DM (Slack's mpim), which no file can list ahead, under
+// default_ceiling (the everyone policy), through the fake Slack: an
+// analyst's question within the ceiling is answered for all its members,
+// as the policy within it; one beyond it reaches its asker alone, and the
+// conversation reads a note, whether asked by a mention or by a reply in
+// the thread (a message event of channel_type mpim, never a direct
+// message's); nothing is streamed, and the group DM never reads what is
+// beyond the ceiling.
+func TestGroupDMDefaultCeiling(t *testing.T) {
+	t.Parallel()
+	opt, mpim := withDefaultCeiling(t)
+	h := start(t, opt, streaming())
+	ctx := context.Background()
+
+	within := "1700003301.000100"
+	h.askAs("UANA", mpim, within, "", bottest.CeilingWithin.Question)
+	h.answerIn(mpim, within, bottest.CeilingWithin.Answer)
+
+	beyond := "1700003302.000100"
+	h.askAs("UANA", mpim, beyond, "", bottest.CeilingBeyond.Question)
+	h.answerIn(mpim, beyond, "privately: what they asked reaches beyond what this channel may see")
+	private := h.privateTo("UANA", mpim, beyond, bottest.CeilingBeyond.Answer)
+	h.pressAs("UANA", private, "show_sql", queryID(t, private))
+	h.privateTo("UANA", mpim, beyond, "app_developers")
+
+	// A reply in the thread, without a mention: Slack's message event
+	// says mpim.
+	reply := "1700003303.000100"
+	h.send(fakeslack.Envelope{Type: "events_api", Payload: fakeslack.EventCallback("Ev"+mpim+"reply",
+		fakeslack.MessageEvent(mpim, "mpim", "UANA", bottest.CeilingBeyond.Question, reply, within))})
+	h.answerIn(mpim, within, "privately: what they asked reaches beyond what this channel may see")
+	h.privateTo("UANA", mpim, within, bottest.CeilingBeyond.Answer)
+
+	logs, err := h.bot.DB().QueryLogs(ctx, store.QueryLogFilter{ThreadID: threadID(mpim, within)})
+	require.NoError(t, err)
+	policies := map[string]string{}
+	for _, l := range logs {
+		policies[l.Question] = l.Policy
+	}
+	assert.Equal(t, map[string]string{bottest.CeilingWithin.Question: "analysts∩everyone", bottest.CeilingBeyond.Question: "analysts"}, policies,
+		"posted in the group DM: answered as the policy within the catch-all ceiling; for the asker alone: as their own")
+
+	sees := h.channelSees(mpim)
+	for _, secret := range []string{bottest.CeilingBeyond.Answer, "app_developers", "links"} {
+		assert.NotContains(t, sees, secret, "the group DM never reads what is beyond its ceiling")
+	}
+	assert.Empty(t, h.slack.Calls("chat.startStream"), "nothing streamed into a group DM with a ceiling")
 }

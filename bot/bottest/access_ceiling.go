@@ -22,6 +22,21 @@ func CeilingAccessFile(def, channel string) string {
 		"channel_ceilings:\n  - channels: [" + channel + "]\n    policy: everyone\n"
 }
 
+// DefaultCeilingAccessFile is AccessFile(def) that answers in every
+// channel and group DM, and caps what is posted in each with the everyone
+// policy (default_ceiling), a group DM's id being unknown ahead; but CDATA,
+// listed with the full policy as its ceiling, which caps no one of the
+// matrix's.
+func DefaultCeilingAccessFile(def string) string {
+	const admitted = "  channels: [CDATA, web]\n"
+	f := AccessFile(def)
+	if !strings.Contains(f, admitted) {
+		panic("bottest: AccessFile no longer says " + admitted)
+	}
+	return strings.Replace(f, admitted, "", 1) +
+		"channel_ceilings:\n  - channels: [CDATA]\n    policy: full\ndefault_ceiling: everyone\n"
+}
+
 // CeilingCase is a question of the ceiling's tests, its scripted SQL, the
 // sentence its answer says and the questions it suggests asking next.
 type CeilingCase struct {

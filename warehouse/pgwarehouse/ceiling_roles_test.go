@@ -44,15 +44,12 @@ func TestPolicyRoleNames(t *testing.T) {
 }
 
 // `access apply` makes a role for each policy within a channel's ceiling,
-// with the grants of the intersection alone: the database refuses such a
-// role what either policy does not allow.
+// listed or the catch-all's (default_ceiling), with the grants of the
+// intersection alone: the database refuses such a role what either policy
+// does not allow.
 func TestCeilingRolesAlone(t *testing.T) {
 	t.Parallel()
-	ctx := context.Background()
-	db, url := storetest.NewWithURL(t)
-	_, err := db.Pool().Exec(ctx, rolesSetup)
-	require.NoError(t, err)
-	rules, err := access.Parse([]byte(`
+	const policies = `
 access:
   channels: [C0GENERAL]
 policies:
@@ -63,10 +60,28 @@ policies:
     tables: ["acc.orders", "acc.customers"]
     deny_columns: ["acc.customers.email"]
 default: guests
-channel_ceilings:
-  - channels: [C0GENERAL]
-    policy: guests
-`))
+`
+	tests := []struct{ name, ceilings string }{
+		{"a listed channel's", "channel_ceilings:\n  - channels: [C0GENERAL]\n    policy: guests\n"},
+		{"the catch-all's, for group DMs and channels not listed", "default_ceiling: guests\n"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			rules, err := access.Parse([]byte(policies + tt.ceilings))
+			require.NoError(t, err)
+			checkCeilingRoles(t, rules)
+		})
+	}
+}
+
+// checkCeilingRoles applies rules, whose policies are full and guests and
+// whose ceiling is guests, and runs the reaches as full within guests.
+func checkCeilingRoles(t *testing.T, rules *access.Rules) {
+	t.Helper()
+	ctx := context.Background()
+	db, url := storetest.NewWithURL(t)
+	_, err := db.Pool().Exec(ctx, rolesSetup)
 	require.NoError(t, err)
 	var suffix [3]byte
 	_, _ = rand.Read(suffix[:])
