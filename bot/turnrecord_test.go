@@ -76,7 +76,10 @@ func testTurnRecords(t *testing.T, e *testEnv) {
 		require.Empty(t, first.ErrorKind, "first question through the proxy: %s", first.ErrorDetail)
 
 		p.Stop()
+		// Postgres keeps microseconds.
+		askedAt := time.Now().Truncate(time.Microsecond)
 		down, _ := ask(t, b, thread, "How many games were released in 2017?")
+		answeredAt := time.Now()
 		require.Equal(t, nodes.ErrWarehouseDown, down.ErrorKind, "error kind (detail %s)", down.ErrorDetail)
 		require.NotEmpty(t, down.ErrorRef, "the user is given a reference")
 		assert.Contains(t, down.ResponseText, "(Reference "+down.ErrorRef+".)", "reply")
@@ -92,6 +95,10 @@ func testTurnRecords(t *testing.T, e *testEnv) {
 		require.Len(t, logs, 1, "the failure's reference is in the query log once the database is back")
 		assert.Equal(t, string(nodes.ErrWarehouseDown), logs[0].ErrorKind)
 		assert.Equal(t, "How many games were released in 2017?", logs[0].Question)
+		// docs/observability.md: written once the database is back, "at
+		// their original time", not the time of the write.
+		assert.False(t, logs[0].CreatedAt.Before(askedAt) || logs[0].CreatedAt.After(answeredAt),
+			"the row's time %s is the turn's, between %s and %s", logs[0].CreatedAt, askedAt, answeredAt)
 		turns, err := e.admin.RecentTurns(ctx, thread, 10)
 		require.NoError(t, err)
 		var asked []string

@@ -28,6 +28,9 @@ type Examples struct {
 	Embedder embeddings.Embedder
 	Model    string
 	Logger   *slog.Logger
+	// Now is the clock the vectors are read again by (tests move it by
+	// hand); nil means time.Now.
+	Now func() time.Time
 
 	mu      sync.Mutex
 	vectors map[string]vectorSet // by backend
@@ -174,7 +177,11 @@ func (x *Examples) similar(ctx context.Context, backend, question string, k int)
 func (x *Examples) load(ctx context.Context, backend string) ([]store.ExampleVector, error) {
 	x.mu.Lock()
 	defer x.mu.Unlock()
-	if set, ok := x.vectors[backend]; ok && time.Since(set.loaded) < vectorsTTL {
+	now := time.Now
+	if x.Now != nil {
+		now = x.Now
+	}
+	if set, ok := x.vectors[backend]; ok && now().Sub(set.loaded) < vectorsTTL {
 		return set.vectors, nil
 	}
 	todo, err := x.DB.ExamplesToEmbed(ctx, backend, x.Model, embedBatch)
@@ -209,7 +216,7 @@ func (x *Examples) load(ctx context.Context, backend string) ([]store.ExampleVec
 	if x.vectors == nil {
 		x.vectors = map[string]vectorSet{}
 	}
-	x.vectors[backend] = vectorSet{loaded: time.Now(), vectors: vectors}
+	x.vectors[backend] = vectorSet{loaded: now(), vectors: vectors}
 	return vectors, nil
 }
 

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"sync/atomic"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -123,6 +124,49 @@ func TestExamplesByMeaning(t *testing.T) {
 	require.NoError(t, err)
 	require.NotEmpty(t, got)
 	assert.Equal(t, "Average price of a game", got[0].Question, "still found by its words")
+}
+
+// docs/examples.md: the examples' vectors are kept in memory and read
+// again every 30 seconds, embedding up to 256 new examples each time. Of
+// 257 examples the first read embeds 256; an example added meanwhile is
+// not found by its meaning until 30 seconds have passed, when it is
+// embedded with the one left over.
+func TestExamplesReadAgainEvery30Seconds(t *testing.T) {
+	ctx := context.Background()
+	db := testDB.Need(t)
+	const backend = "reread-test"
+	_, err := db.Pool().Exec(ctx, `INSERT INTO examples (backend, question, query, fingerprint, source, status)
+		SELECT $1, 'Question number ' || i || ' about games', 'SELECT ' || i, 'fp reread ' || i, 'admin', 'verified'
+		FROM generate_series(1, 257) i`, backend)
+	require.NoError(t, err)
+	emb := &fakeEmbedder{}
+	now := time.Date(2026, 1, 5, 9, 0, 0, 0, time.UTC)
+	x := &grounding.Examples{DB: db, Embedder: emb, Model: "fake:v1", Now: func() time.Time { return now }}
+	question := "What were our earnings by period?"
+	search := func() []string {
+		t.Helper()
+		got, err := x.SearchExamples(ctx, backend, question, 1)
+		require.NoError(t, err)
+		var out []string
+		for _, e := range got {
+			out = append(out, e.Question)
+		}
+		return out
+	}
+
+	search()
+	assert.EqualValues(t, 256+1, emb.texts.Load(), "256 examples embedded, and the question")
+	_, _, err = db.AddExample(ctx, store.Example{Backend: backend, Question: "Revenue per month in 2024", Query: "SELECT 1",
+		Fingerprint: "fp reread revenue", Source: store.SourceAdmin, Status: store.StatusVerified})
+	require.NoError(t, err)
+
+	now = now.Add(30*time.Second - time.Millisecond)
+	assert.NotContains(t, search(), "Revenue per month in 2024", "not read again within 30 seconds")
+	assert.EqualValues(t, 256+2, emb.texts.Load(), "only the question embedded")
+
+	now = now.Add(time.Millisecond)
+	assert.Equal(t, []string{"Revenue per month in 2024"}, search(), "read again after 30 seconds, found by its meaning")
+	assert.EqualValues(t, 256+2+2+1, emb.texts.Load(), "the example left over and the new one embedded, and the question")
 }
 
 // Examples whose questions mean the same (one embedding) are found

@@ -59,9 +59,8 @@ func (s *Server) answerOf(t turn) (*mcp.CallToolResult, Answer) {
 		out.Query, out.Language = t.query, s.bot.Backend().Dialect().Language
 	}
 	if r := t.result; r != nil {
-		out.Columns, out.RowCount, out.Truncated = r.ColumnNames(), r.RowCount, r.Truncated
-		out.Rows = s.fit(out, r.Rows[:min(len(r.Rows), s.cfg.MaxRows)])
-		out.Truncated = r.Truncated || len(out.Rows) < len(r.Rows)
+		out.Columns, out.RowCount = r.ColumnNames(), r.RowCount
+		out.Rows, out.Truncated = s.fit(out, r.Rows, r.Truncated)
 	}
 	res := &mcp.CallToolResult{}
 	if t.errorKind != "" {
@@ -75,16 +74,20 @@ func (s *Server) answerOf(t turn) (*mcp.CallToolResult, Answer) {
 	return res, out
 }
 
-// fit returns the most of rows that keep out within MCP_MAX_BYTES, halving
-// them until they do.
-func (s *Server) fit(out Answer, rows [][]any) [][]any {
-	for len(rows) > 0 {
-		out.Rows = rows
+// fit returns the most of rows, up to MCP_MAX_ROWS, that keep out within
+// MCP_MAX_BYTES, halving them until they do, and whether rows are left
+// out (cut: the result already was). Each try is measured with the
+// truncated flag it would carry, so the flag never takes out past the
+// bound.
+func (s *Server) fit(out Answer, rows [][]any, cut bool) ([][]any, bool) {
+	keep := rows[:min(len(rows), s.cfg.MaxRows)]
+	for len(keep) > 0 {
+		out.Rows, out.Truncated = keep, cut || len(keep) < len(rows)
 		b, err := json.Marshal(out)
 		if err == nil && len(b) <= s.cfg.MaxBytes {
-			return rows
+			return keep, out.Truncated
 		}
-		rows = rows[:len(rows)/2]
+		keep = keep[:len(keep)/2]
 	}
-	return nil
+	return nil, cut || len(rows) > 0
 }

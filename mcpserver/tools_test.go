@@ -229,6 +229,32 @@ func TestRowLimits(t *testing.T) {
 	assert.Contains(t, text(ex), "MCP_MAX_BYTES", "an export larger than the bound is refused, saying which")
 }
 
+// At the boundary: MCP_MAX_BYTES is exactly the size of the first 4 of 8
+// rows without "truncated": true. With the flag they no longer fit, so 2
+// rows come back, flagged, and the result the client gets stays within
+// the bound (docs/mcp.md).
+func TestRowsFitWithTheirTruncatedFlag(t *testing.T) {
+	t.Parallel()
+	b := newTestBot(t, "")
+	const q = "SELECT app_id, name FROM analytics.apps ORDER BY app_id LIMIT 8"
+	_, whole := askAnswer(t, connect(t, b, Config{}, DefaultUser), "run_query", map[string]any{"query": q})
+	require.Len(t, whole.Rows, 8)
+	require.False(t, whole.Truncated)
+	four := whole
+	four.Rows = whole.Rows[:4]
+	size, err := json.Marshal(four)
+	require.NoError(t, err)
+
+	bound := len(size)
+	res, a := askAnswer(t, connect(t, b, Config{MaxBytes: bound}, DefaultUser), "run_query", map[string]any{"query": q})
+	structured, err := json.Marshal(res.StructuredContent)
+	require.NoError(t, err)
+	assert.LessOrEqual(t, len(structured), bound, "the result within MCP_MAX_BYTES: %s", structured)
+	assert.Equal(t, whole.Rows[:2], a.Rows, "rows that fit with the flag")
+	assert.True(t, a.Truncated)
+	assert.Equal(t, 8, a.RowCount)
+}
+
 // The catalog tools: the tables, a table's columns, stored values, the
 // verified queries and what the generator would be given.
 func TestCatalogTools(t *testing.T) {

@@ -16,6 +16,7 @@ import (
 	"github.com/analyticsbot/analyticsbot/bot"
 	"github.com/analyticsbot/analyticsbot/bot/bottest"
 	"github.com/analyticsbot/analyticsbot/nodes"
+	"github.com/analyticsbot/analyticsbot/pgpool"
 	"github.com/analyticsbot/analyticsbot/scheduler"
 	"github.com/analyticsbot/analyticsbot/store"
 	"github.com/analyticsbot/analyticsbot/store/storetest"
@@ -155,6 +156,42 @@ func TestScheduleRecordRetried(t *testing.T) {
 			"the next regular run, not the retry the lost runner planned")
 	})
 
+	t.Run("the database hangs", func(t *testing.T) {
+		// docs/schedules.md: each try is given up after 5 s, and a
+		// database that answers nothing holds it the 2 s more its
+		// connection takes to be cut (pgpool.Overrun): 7 s, no sooner (a
+		// deadline never ends early), and well before a round trip's own
+		// deadline (DATABASE_TIMEOUT, 10 s, + 2 s) would end it. The runner
+		// then tries again. The try is timed between the log lines before
+		// and after it.
+		t.Parallel()
+		ctx := context.Background()
+		f := loseRecording(t, dbURL, ctx, (*storetest.Proxy).BlackHole)
+		var began, ended time.Time
+		for _, r := range f.watch.Records() {
+			switch r.Message {
+			case "scheduled run failed: trying again":
+				began = r.Time
+			case "record the scheduled run: trying again":
+				if ended.IsZero() {
+					ended = r.Time
+				}
+			}
+		}
+		require.False(t, began.IsZero(), "the run failed and its end is being recorded: %q", f.watch.Messages())
+		took := ended.Sub(began)
+		assert.GreaterOrEqual(t, took, 5*time.Second+pgpool.Overrun, "the try waited its 5 seconds, and the cut its 2")
+		assert.Less(t, took, f.b.Config().DatabaseTimeout, "ended by its own bound, not a round trip's")
+
+		f.p.Restore()
+		r := <-f.done
+		require.NoError(t, r.err)
+		got, err := f.b.DB().ScheduleByID(ctx, f.sch.ID)
+		require.NoError(t, err)
+		assert.Empty(t, got.ClaimedBy, "recorded once the database answers again")
+		assert.Equal(t, store.RunFailed, got.LastOutcome)
+	})
+
 	t.Run("the process stops first", func(t *testing.T) {
 		t.Parallel()
 		ctx, stop := context.WithCancel(context.Background())
@@ -191,6 +228,13 @@ type tickResult struct {
 // adjust changes the scheduler's options.
 func failRecording(t *testing.T, dbURL string, ctx context.Context, adjust ...func(*scheduler.Options)) *recording {
 	t.Helper()
+	return loseRecording(t, dbURL, ctx, (*storetest.Proxy).Stop, adjust...)
+}
+
+// loseRecording is failRecording with the database lost as cut does it:
+// refused (Stop) or hanging (BlackHole).
+func loseRecording(t *testing.T, dbURL string, ctx context.Context, cut func(*storetest.Proxy), adjust ...func(*scheduler.Options)) *recording {
+	t.Helper()
 	p := storetest.NewProxy(t, dbURL)
 	watch := bottest.NewLogWatch("record the scheduled run: trying again")
 	cfg := bottest.Config(t, dbURL, "")
@@ -212,7 +256,7 @@ func failRecording(t *testing.T, dbURL string, ctx context.Context, adjust ...fu
 		Format: "answer", NextRunAt: &due})
 	require.NoError(t, err)
 	f := &recording{b: b, p: p, watch: watch, sch: sch, clk: bottest.NewClock(due.Add(time.Second)),
-		slack: &cuttingDeliverer{cut: p.Stop}, done: make(chan tickResult, 1)}
+		slack: &cuttingDeliverer{cut: func() { cut(p) }}, done: make(chan tickResult, 1)}
 	b.SetClock(f.clk.Now)
 	o := scheduler.Options{Now: f.clk.Now, Runner: "alive", Lease: 2 * time.Minute, RetryDelay: time.Minute,
 		RecordDelay: 10 * time.Millisecond, Only: sch.ID}

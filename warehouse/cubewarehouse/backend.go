@@ -23,8 +23,10 @@ import (
 // Name is the backend's name in stored queries, logs and metrics.
 const Name = "cube"
 
-// ExportLimit is the most rows an export asks Cube for: Cube's own default
-// cap on a query (CUBEJS_DB_QUERY_LIMIT).
+// ExportLimit is the most rows an export asks Cube for: Cube's default
+// limit of a query that names none (CUBEJS_DB_QUERY_DEFAULT_LIMIT). The
+// export asks for a row more to tell a cut, which the most a query may ask
+// (CUBEJS_DB_QUERY_LIMIT, 50,000 by default) allows.
 const ExportLimit = 10_000
 
 // Client is what the backend needs from Cube; *cube.Client implements it.

@@ -11,7 +11,7 @@ import (
 	"github.com/analyticsbot/analyticsbot/warehouse"
 )
 
-// An export asks Cube for every row up to 10,000, Cube's own default cap
+// An export asks Cube for every row up to 10,000, Cube's default limit
 // (docs/cube.md): however large EXPORT_MAX_ROWS is, the query Cube gets
 // asks for 10,001 rows, the last only telling a cut; a query of more rows
 // exports 10,000 and says it was cut. A smaller limit is kept.

@@ -3,6 +3,7 @@ package pgwarehouse_test
 import (
 	"context"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -152,4 +153,43 @@ func TestProblems(t *testing.T) {
 		`schema "nope" does not exist`,
 		`schema "Analytics" does not exist`,
 	}, got)
+}
+
+// The described catalog is kept 5 minutes (docs/workflow.md,
+// generate_query): a table created within them is not seen until they
+// pass; the first question after them describes the database again.
+func TestCatalogKeptFiveMinutes(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	db, url := storetest.NewWithURL(t)
+	grant := func(table string) {
+		t.Helper()
+		_, err := db.Pool().Exec(ctx, `CREATE TABLE shop.`+table+` (id int);
+			GRANT SELECT ON shop.`+table+` TO analyticsbot_reader`)
+		require.NoError(t, err)
+	}
+	_, err := db.Pool().Exec(ctx, `CREATE SCHEMA shop; GRANT USAGE ON SCHEMA shop TO analyticsbot_reader`)
+	require.NoError(t, err)
+	grant("orders")
+	now := time.Date(2026, 1, 5, 9, 0, 0, 0, time.UTC)
+	b := pgwarehouse.New(pgwarehouse.Config{ExecConfig: pgwarehouse.ExecConfig{DatabaseURL: url, Schemas: []string{"shop"}},
+		Now: func() time.Time { return now }})
+	t.Cleanup(b.Close)
+	tables := func() []string {
+		t.Helper()
+		cat, err := b.Catalog(ctx)
+		require.NoError(t, err)
+		var names []string
+		for _, tb := range cat.Tables {
+			names = append(names, tb.Name)
+		}
+		return names
+	}
+
+	assert.Equal(t, []string{"orders"}, tables())
+	grant("refunds")
+	now = now.Add(5*time.Minute - time.Second)
+	assert.Equal(t, []string{"orders"}, tables(), "the catalog kept within 5 minutes")
+	now = now.Add(time.Second)
+	assert.Equal(t, []string{"orders", "refunds"}, tables(), "described again after 5 minutes")
 }
