@@ -39,6 +39,7 @@ func TestBot(t *testing.T) {
 		{"PolicyRoles", testPolicyRoles},
 		{"ChannelCeiling", testChannelCeiling},
 		{"CeilingRoles", testCeilingRoles},
+		{"ExportAfterPolicyChange", testExportAfterPolicyChange},
 		{"DatabaseDown", testDatabaseDown},
 		{"SilentDatabase", testSilentDatabase},
 		{"ConcurrentThreads", testConcurrentThreads},
