@@ -40,6 +40,7 @@ func TestBot(t *testing.T) {
 		{"ChannelCeiling", testChannelCeiling},
 		{"CeilingRoles", testCeilingRoles},
 		{"ExportAfterPolicyChange", testExportAfterPolicyChange},
+		{"ScheduledRunRows", testScheduledRunRows},
 		{"DatabaseDown", testDatabaseDown},
 		{"SilentDatabase", testSilentDatabase},
 		{"ConcurrentThreads", testConcurrentThreads},

@@ -18,6 +18,7 @@ import (
 	"github.com/analyticsbot/analyticsbot/bot"
 	"github.com/analyticsbot/analyticsbot/bot/bottest"
 	"github.com/analyticsbot/analyticsbot/nodes"
+	"github.com/analyticsbot/analyticsbot/scheduler"
 	"github.com/analyticsbot/analyticsbot/store/storetest"
 	"github.com/analyticsbot/analyticsbot/warehouse/pgwarehouse"
 )
@@ -90,4 +91,41 @@ func testExportAfterPolicyChange(t *testing.T, e *testEnv) {
 	require.Empty(t, p.ErrorKind, "detail %s", p.ErrorDetail)
 	assert.Zero(t, p.DBTime, "her own rows, under the policy they ran for: no query run")
 	assert.Contains(t, exportedCSV(t, p), pgwarehouse.PolicyRole(reader, "analysts"))
+}
+
+// testScheduledRunRows: a scheduled run posted into the thread it was made
+// in is kept there as run for its owner: the owner's Export CSV of it
+// comes from its rows, without a query, and another member's is run for
+// them.
+func testScheduledRunRows(t *testing.T, e *testEnv) {
+	b := newBot(t, e, script(""))
+	thread := bot.NewThreadID()
+	answer, _ := ask(t, b, thread, "How many games were released in 2018?")
+	require.Empty(t, answer.ErrorKind, "question: %s", answer.ErrorDetail)
+	confirm, _ := ask(t, b, thread, "post this here every Monday at 9")
+	require.NotEmpty(t, confirm.ScheduleID, "a pending schedule: %s", confirm.ResponseText)
+	saved, _ := press(t, b, thread, nodes.ActionScheduleSave, confirm.ScheduleID)
+	require.Contains(t, saved.ResponseText, "Saved:")
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	sch, err := b.DB().ScheduleByID(ctx, confirm.ScheduleID)
+	require.NoError(t, err)
+	slack := &recordingDeliverer{}
+	sc := scheduler.New(b, scheduler.Options{Now: func() time.Time { return sch.NextRunAt.Add(time.Second) }, Only: sch.ID})
+	sc.Handle(nodes.SurfaceSlack, slack)
+	n, err := sc.Tick(ctx)
+	require.NoError(t, err)
+	require.Equal(t, 1, n)
+	require.Len(t, slack.posts, 1)
+	run := slack.posts[0]
+
+	own, _ := press(t, b, thread, string(nodes.IntentExportCSV), run.QueryID)
+	require.Empty(t, own.ErrorKind, "detail %s", own.ErrorDetail)
+	assert.Zero(t, own.DBTime, "its owner's export: the run's rows, no query")
+	assert.Equal(t, "games\n8160\n", string(own.CSVContent))
+	other, _, err := b.PressState(ctx, bot.Message{ThreadID: thread, UserID: "U2", ChannelID: "C1"}, string(nodes.IntentExportCSV), run.QueryID)
+	require.NoError(t, err)
+	require.Empty(t, other.ErrorKind, "detail %s", other.ErrorDetail)
+	assert.Positive(t, other.DBTime, "another member's export is run for them")
+	assert.Equal(t, "games\n8160\n", exportedCSV(t, other))
 }
