@@ -9,7 +9,7 @@
 -- remembered: a result stored without a record (a reused result kept for
 -- another thread) replaced the rows of one that had one, under a record
 -- naming someone else. Now Put writes it with the rows, in one statement,
--- and result_datasets keeps the dataset key alone.
+-- and this version keeps only the dataset key in result_datasets.
 --
 -- Results stored before are no one's (empty): the first read of each runs
 -- its query again for the reader. The old records are not copied over:
@@ -18,21 +18,21 @@ ALTER TABLE query_results
     ADD COLUMN run_for_user    text NOT NULL DEFAULT '',
     ADD COLUMN run_for_channel text NOT NULL DEFAULT '',
     ADD COLUMN run_for_policy  text NOT NULL DEFAULT '';
-DROP INDEX result_datasets_asker;
-ALTER TABLE result_datasets DROP COLUMN user_id, DROP COLUMN channel_id, DROP COLUMN policy;
-CREATE INDEX result_datasets_key ON result_datasets (dataset_key);
+-- result_datasets' asker columns stay, with defaults, for a replica of the
+-- previous version still serving during a rolling upgrade (docs/scaling.md:
+-- `migrate` runs before the new version starts): it writes and reads them
+-- as before, while this version writes the dataset key alone and reads the
+-- asker from query_results. A later migration drops them.
+ALTER TABLE result_datasets
+    ALTER COLUMN user_id SET DEFAULT '',
+    ALTER COLUMN channel_id SET DEFAULT '',
+    ALTER COLUMN policy SET DEFAULT '';
 
 -- +goose Down
-DROP INDEX result_datasets_key;
 ALTER TABLE result_datasets
-    ADD COLUMN user_id    text NOT NULL DEFAULT '',
-    ADD COLUMN channel_id text NOT NULL DEFAULT '',
-    ADD COLUMN policy     text NOT NULL DEFAULT '';
+    ALTER COLUMN user_id DROP DEFAULT, ALTER COLUMN channel_id DROP DEFAULT, ALTER COLUMN policy DROP DEFAULT;
 UPDATE result_datasets d
 SET user_id = r.run_for_user, channel_id = r.run_for_channel, policy = r.run_for_policy
 FROM query_results r
-WHERE r.thread_id = d.thread_id AND r.query_id = d.query_id;
-ALTER TABLE result_datasets
-    ALTER COLUMN user_id DROP DEFAULT, ALTER COLUMN channel_id DROP DEFAULT, ALTER COLUMN policy DROP DEFAULT;
-CREATE INDEX result_datasets_asker ON result_datasets (dataset_key, user_id, channel_id, policy);
+WHERE r.thread_id = d.thread_id AND r.query_id = d.query_id AND d.user_id = '';
 ALTER TABLE query_results DROP COLUMN run_for_user, DROP COLUMN run_for_channel, DROP COLUMN run_for_policy;
