@@ -39,6 +39,8 @@ func TestBot(t *testing.T) {
 		{"PolicyRoles", testPolicyRoles},
 		{"ChannelCeiling", testChannelCeiling},
 		{"CeilingRoles", testCeilingRoles},
+		{"ExportAfterPolicyChange", testExportAfterPolicyChange},
+		{"ScheduledRunRows", testScheduledRunRows},
 		{"DatabaseDown", testDatabaseDown},
 		{"SilentDatabase", testSilentDatabase},
 		{"ConcurrentThreads", testConcurrentThreads},

@@ -86,6 +86,32 @@ func testChannelCeiling(t *testing.T, e *testEnv) {
 		})
 	}
 
+	// The asker's own exports, of an answer posted within the ceiling
+	// and of one for them alone, come from the rows cached for them (each
+	// ran as the policy its audience allows), without a query; another
+	// member's export of the posted one is run for them.
+	t.Run("exports of the asker's own answers", func(t *testing.T) {
+		ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+		defer cancel()
+		for _, tt := range []struct {
+			name, question, presser string
+			private, wantRun        bool
+		}{
+			{"posted, by its asker", bottest.CeilingWithin.Question, "UANA", false, false},
+			{"posted, by another member", bottest.CeilingWithin.Question, "UADMIN", false, true},
+			{"for the asker alone, by them", bottest.CeilingBeyond.Question, "UANA", true, false},
+		} {
+			s := askAs("UANA", ch, tt.question)
+			require.Equal(t, tt.private, s.Private(), tt.name)
+			p, _, err := b.PressState(ctx, bot.Message{ThreadID: s.ThreadTS, UserID: tt.presser, ChannelID: ch, Private: tt.private},
+				string(nodes.IntentExportCSV), s.QueryID)
+			require.NoError(t, err)
+			require.Empty(t, p.ErrorKind, "%s: detail %s", tt.name, p.ErrorDetail)
+			assert.Equal(t, tt.wantRun, p.DBTime > 0, "%s: run again (DB time %s)", tt.name, p.DBTime)
+			assert.NotEmpty(t, exportedCSV(t, p), tt.name)
+		}
+	})
+
 	t.Run("presses on a private answer", func(t *testing.T) {
 		s := askAs("UANA", ch, bottest.CeilingBeyond.Question)
 		require.True(t, s.Private())

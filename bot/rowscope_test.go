@@ -113,6 +113,30 @@ func testRowScoping(t *testing.T, e *testEnv) {
 	csv = exportedCSV(t, s)
 	assert.NotContains(t, csv, "ana@example.com", "Bob's export of his own answer never holds Ana's rows:\n%s", csv)
 
+	// Ana's own export of a result run for her comes from her cached
+	// rows, without a query.
+	fresh := askAs(bot.NewThreadID(), "UANA", "ana@example.com")
+	s, _, err = b.PressState(pctx, bot.Message{ThreadID: fresh.ThreadTS, UserID: "UANA", Email: "ana@example.com", ChannelID: "C1"},
+		string(nodes.IntentExportCSV), fresh.QueryID)
+	require.NoError(t, err)
+	assert.Zero(t, s.DBTime, "Ana's own cached rows: no query run")
+	assert.Equal(t, 2, strings.Count(exportedCSV(t, s), "ana@example.com"))
+
+	// With RESULT_FRESHNESS, Bob's recent result answers his question in
+	// Ana's thread, and is kept there under the query id her answer has.
+	// Ana's next question, anywhere, is never answered from those rows.
+	rb := newBot(t, e, rules, func(c *bot.Config) { c.ResultFreshness = 10 * time.Minute })
+	shared := bot.NewThreadID()
+	ask(rb, shared, "UANA", "ana@example.com", "Show my orders")
+	ask(rb, bot.NewThreadID(), "UBOB", "bob@example.com", "Show my orders")
+	reused := ask(rb, shared, "UBOB", "bob@example.com", "Show my orders")
+	require.False(t, reused.DataAsOf.IsZero(), "Bob's question is answered from his recent result")
+	require.Equal(t, []any{int64(3)}, ids(reused))
+	for _, thread := range []string{bot.NewThreadID(), shared} {
+		again := ask(rb, thread, "UANA", "ana@example.com", "Show my orders")
+		assert.Equal(t, []any{int64(1), int64(2)}, ids(again), "Ana's answer holds her orders, never Bob's")
+	}
+
 	// Ana's queries claim to be Bob.
 	for i := range bottest.Forgeries() {
 		s := ask(b, bot.NewThreadID(), "UANA", "ana@example.com", bottest.ForgeryQuestion(i))

@@ -41,12 +41,13 @@ func (n *Nodes) ExportCSV(ctx context.Context, s *State) error {
 	}
 
 	rows, limited := cached.Result.RowCount, ""
-	if cached.Result.Truncated || !n.askedBy(ctx, s, cached.QueryID) {
+	if cached.Result.Truncated || cached.RunFor != runFor(ctx, s) {
 		// The answer showed what fit under its caps; the file gets every
-		// row, streamed. Someone else's answer in a shared thread is run
-		// again for the presser: the database may scope rows by who asks
-		// (row-level security), so their cached rows are not the
-		// presser's to take.
+		// row, streamed. Rows run for anyone else (another person in a
+		// shared thread, or the presser under another policy or in
+		// another channel) are run again for the presser: the database
+		// may scope rows by who asks (row-level security, a policy's
+		// role), so they are not the presser's to take.
 		st, ok := n.exportFull(ctx, s, cached.Query)
 		if !ok {
 			return nil
@@ -80,19 +81,6 @@ func (n *Nodes) mayRead(ctx context.Context, s *State, q warehouse.Query) bool {
 		return false
 	}
 	return true
-}
-
-// askedBy reports whether the question behind queryID was asked by the
-// user pressing the button. When that cannot be told, it is not.
-func (n *Nodes) askedBy(ctx context.Context, s *State, queryID string) bool {
-	turn, err := n.DB.TurnByQueryID(ctx, s.ThreadTS, queryID)
-	if err != nil {
-		if !errors.Is(err, store.ErrNotFound) {
-			n.Logger.WarnContext(ctx, "who asked", "thread", s.ThreadTS, "query_id", queryID, "err", err)
-		}
-		return false
-	}
-	return turn.UserID == s.UserID
 }
 
 // exportFull runs the stored query again, checked as new, and streams up to
@@ -165,7 +153,8 @@ func (n *Nodes) ShowSQL(ctx context.Context, s *State) error {
 }
 
 // findResult loads the result an export refers to, running its stored
-// query again when the cache no longer has it. It records failures on s.
+// query again for the presser when the cache no longer has it. It records
+// failures on s.
 func (n *Nodes) findResult(ctx context.Context, s *State) (store.CachedResult, bool) {
 	var (
 		cached store.CachedResult
@@ -186,13 +175,8 @@ func (n *Nodes) findResult(ctx context.Context, s *State) (store.CachedResult, b
 	if !ok {
 		return cached, false
 	}
-	if turn.UserID != s.UserID {
-		// Not the presser's answer: ExportCSV runs it for them, and their
-		// rows are not cached under it, where a later press of its asker
-		// would take them for the asker's own (askedBy).
-		return store.CachedResult{ThreadID: s.ThreadTS, QueryID: cmp.Or(turn.QueryID, warehouse.IDOf(n.Warehouse, turn.Query)),
-			Query: turn.Query, Question: cmp.Or(turn.Question, turn.UserMessage)}, true
-	}
+	// Run for the presser, whoever asked: the result says so (RunFor), and
+	// its asker's next press runs it again for them.
 	return n.rerun(ctx, s, turn)
 }
 

@@ -43,9 +43,16 @@ func addTurn(t *testing.T, thread, question, sql string) {
 // U1 that asked for it.
 func putResult(t *testing.T, n *Nodes, thread, question, sql string, res warehouse.Result) {
 	t.Helper()
+	putResultFor(t, n, thread, question, sql, res, store.Asker{UserID: "U1"})
+}
+
+// putResultFor is putResult with the rows run for runFor, whoever asked
+// (U1).
+func putResultFor(t *testing.T, n *Nodes, thread, question, sql string, res warehouse.Result, runFor store.Asker) {
+	t.Helper()
 	addTurn(t, thread, question, sql)
 	err := n.Cache.Put(context.Background(), store.CachedResult{
-		ThreadID: thread, QueryID: pgID(sql), Query: pgQuery(sql), Question: question, Result: res})
+		ThreadID: thread, QueryID: pgID(sql), Query: pgQuery(sql), Question: question, Result: res, RunFor: runFor})
 	require.NoError(t, err, "cache result")
 }
 
@@ -64,12 +71,15 @@ func TestExportCSV(t *testing.T) {
 		setup      func(t *testing.T, n *Nodes, thread string)
 		referenced string
 
-		wantKind     ErrorKind
-		wantCSV      string
-		wantTitle    string
-		wantFile     string
-		wantText     string
-		wantRerun    bool
+		wantKind  ErrorKind
+		wantCSV   string
+		wantTitle string
+		wantFile  string
+		wantText  string
+		wantRerun bool
+		// wantStreamed: the file is run for the presser and streamed,
+		// and nothing of it is cached under the query.
+		wantStreamed bool
 		wantQueryID  string
 		wantSQL      string
 		wantDetailed string
@@ -87,6 +97,25 @@ func TestExportCSV(t *testing.T) {
 			wantText:    "Here is the CSV of “" + valveQuestion + "”: 1 row.",
 			wantQueryID: pgID(valveSQL),
 			wantSQL:     valveSQL,
+		},
+		{
+			// The thread's latest turn of the query is the presser's, but
+			// its cached rows ran for someone else (their run of the same
+			// SQL stored its rows, and its turn was never kept, or was
+			// kept before the presser's): they are never the presser's.
+			name: "cache hit run for someone else",
+			setup: func(t *testing.T, n *Nodes, thread string) {
+				putResultFor(t, n, thread, valveQuestion, valveSQL, oneCell("someone else's rows"), store.Asker{UserID: "U2"})
+			},
+			referenced:   pgID(valveSQL),
+			wantCSV:      valveCSV,
+			wantTitle:    valveQuestion,
+			wantFile:     "when-were-valve-s-first-games-released-" + pgID(valveSQL) + ".csv",
+			wantText:     "Here is the CSV of “" + valveQuestion + "”: 2 rows.",
+			wantRerun:    true,
+			wantStreamed: true,
+			wantQueryID:  pgID(valveSQL),
+			wantSQL:      valveSQL,
 		},
 		{
 			name: "cache hit for the latest result",
@@ -181,7 +210,14 @@ func TestExportCSV(t *testing.T) {
 				assert.Nil(t, s.Reply, "blocks of a failed export: handle_error writes the reply")
 				return
 			}
-			assert.Equal(t, tt.wantCSV, string(s.CSVContent), "CSV")
+			csv, _, err := s.OpenCSV()
+			require.NoError(t, err)
+			content, err := io.ReadAll(csv)
+			require.NoError(t, err)
+			_ = csv.Close()
+			s.RemoveCSVFile()
+			assert.Equal(t, tt.wantCSV, string(content), "CSV")
+			assert.Equal(t, tt.wantStreamed, len(s.CSVContent) == 0, "streamed rather than from a result")
 			assert.Equal(t, tt.wantTitle, s.CSVTitle, "CSV title")
 			assert.Equal(t, tt.wantFile, s.CSVFilename, "CSV file name")
 			assert.Equal(t, tt.wantText, s.ResponseText, "notification text")
@@ -190,7 +226,7 @@ func TestExportCSV(t *testing.T) {
 			assert.Equal(t, tt.wantQueryID, s.QueryID, "query id")
 			assert.Equal(t, tt.wantSQL, s.Query.Text, "SQL")
 			assert.Equal(t, tt.wantRerun, s.DBTime > 0, "got database time %s; want a re-run: %v", s.DBTime, tt.wantRerun)
-			if tt.wantRerun { // the re-run result is cached for the next click
+			if tt.wantRerun && !tt.wantStreamed { // the re-run result is cached for the next click
 				other, err := store.NewCache(requireDB(t), store.CacheLimits{})
 				require.NoError(t, err)
 				cached, err := other.Get(ctx, thread, tt.wantQueryID)
@@ -208,7 +244,7 @@ func TestExportCSVQuoting(t *testing.T) {
 	thread := threadID(t)
 	sql := `SELECT 'Half-Life, Episode Two' AS name, 'the "best" one' AS quote, E'line one\nline two' AS notes,` +
 		` NULL::text AS missing, 42 AS n, 1.5::float8 AS f, 19.99::numeric AS price, true AS ok`
-	s := State{UserQuery: "quote, please", ThreadTS: thread, Query: pgQuery(sql), Checked: unchecked(sql)}
+	s := State{UserQuery: "quote, please", UserID: "U1", ThreadTS: thread, Query: pgQuery(sql), Checked: unchecked(sql)}
 	require.NoError(t, n.ExecuteQuery(ctx, &s))
 	require.Empty(t, s.ErrorKind, "execute: error detail %q", s.ErrorDetail)
 

@@ -28,16 +28,24 @@ func (n *Nodes) ExecuteQuery(ctx context.Context, s *State) error {
 	return nil
 }
 
-// asker is who s's results are run for.
-func asker(s *State) store.Asker {
-	return store.Asker{UserID: s.UserID, ChannelID: s.ChannelID, Policy: s.Policy}
+// runFor is who a query run for s with ctx (its audience's: audienceCtx)
+// returns rows for: the asker, where they asked (the database's row
+// scoping reads both) and the policy it runs as, which within a channel's
+// ceiling is the policy within it. The rows of a result are served, and
+// reused, only for the same (ExportCSV, reuse).
+func runFor(ctx context.Context, s *State) store.Asker {
+	a := store.Asker{UserID: s.UserID, ChannelID: s.ChannelID, Policy: s.Policy}
+	if p := warehouse.CallerOf(ctx).Access; p != nil {
+		a.Policy = p.Policy()
+	}
+	return a
 }
 
 // reuse answers s from a recent result of the same dataset and asker, if
 // there is one; a lookup that fails only costs running the query.
 func (n *Nodes) reuse(ctx context.Context, s *State) bool {
 	id, key := s.Checked.Dataset(n.Warehouse)
-	recent, err := n.Cache.Recent(ctx, key, asker(s), n.ResultFreshness)
+	recent, err := n.Cache.Recent(ctx, key, runFor(ctx, s), n.ResultFreshness)
 	if err != nil {
 		if !errors.Is(err, store.ErrNotFound) {
 			n.Logger.WarnContext(ctx, "look for a recent result", "thread", s.ThreadTS, "err", err)
@@ -45,7 +53,7 @@ func (n *Nodes) reuse(ctx context.Context, s *State) bool {
 		return false
 	}
 	c := store.CachedResult{ThreadID: s.KeptIn(), QueryID: id,
-		Query: s.Checked.Query, Question: s.Question(), Result: recent.Result}
+		Query: s.Checked.Query, Question: s.Question(), Result: recent.Result, RunFor: recent.RunFor}
 	// Kept for this thread's buttons, but not remembered as a run: its
 	// age is the first run's.
 	if err := n.Cache.Put(ctx, c); err != nil {
@@ -68,14 +76,15 @@ func (n *Nodes) runAndCache(ctx context.Context, s *State, q warehouse.Runnable,
 		return store.CachedResult{}, err
 	}
 	id, key := q.Dataset(n.Warehouse)
-	c := store.CachedResult{ThreadID: s.KeptIn(), QueryID: id, Query: q.Query, Question: question, Result: res}
+	c := store.CachedResult{ThreadID: s.KeptIn(), QueryID: id, Query: q.Query, Question: question, Result: res,
+		RunFor: runFor(ctx, s)}
 	if err := n.Cache.Put(ctx, c); err != nil {
 		s.note("caching the result failed: " + err.Error())
 		n.Logger.WarnContext(ctx, "cache result", "thread", s.ThreadTS, "query_id", c.QueryID, "err", err)
 		return c, nil
 	}
 	if n.ResultFreshness > 0 {
-		if err := n.Cache.Remember(ctx, s.KeptIn(), c.QueryID, key, asker(s)); err != nil {
+		if err := n.Cache.Remember(ctx, s.KeptIn(), c.QueryID, key); err != nil {
 			n.Logger.WarnContext(ctx, "remember result", "thread", s.ThreadTS, "query_id", c.QueryID, "err", err)
 		}
 	}

@@ -60,7 +60,7 @@ type ResultCache interface {
 	Latest(ctx context.Context, threadID string) (store.CachedResult, error)
 	// Remember and Recent find a result again across threads, for
 	// ResultFreshness.
-	Remember(ctx context.Context, threadID, queryID, key string, asker store.Asker) error
+	Remember(ctx context.Context, threadID, queryID, key string) error
 	Recent(ctx context.Context, key string, asker store.Asker, maxAge time.Duration) (store.CachedResult, error)
 }
 

@@ -22,8 +22,9 @@ func TestCacheRecent(t *testing.T) {
 	cache := newCache(t, db)
 	ann := store.Asker{UserID: "UANN", ChannelID: "C1", Policy: "analysts"}
 	r := cachedResult("T1", 7)
+	r.RunFor = ann
 	require.NoError(t, cache.Put(ctx, r))
-	require.NoError(t, cache.Remember(ctx, r.ThreadID, r.QueryID, "dataset-7", ann))
+	require.NoError(t, cache.Remember(ctx, r.ThreadID, r.QueryID, "dataset-7"))
 
 	got, err := cache.Recent(ctx, "dataset-7", ann, time.Minute)
 	require.NoError(t, err)
@@ -59,4 +60,69 @@ func TestCacheRecent(t *testing.T) {
 	var left int
 	require.NoError(t, db.Pool().QueryRow(ctx, `SELECT count(*) FROM result_datasets`).Scan(&left))
 	assert.Zero(t, left)
+}
+
+// A result stored since under the same thread and query for someone else
+// (a reused result kept for another person's question in that thread,
+// which is not remembered as a run) is theirs: Recent never returns it
+// for the asker the dataset was remembered for.
+func TestCacheRecentReplacedForAnother(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	db := storetest.New(t)
+	cache := newCache(t, db)
+	ann := store.Asker{UserID: "UANN", ChannelID: "C1", Policy: "analysts"}
+	bob := store.Asker{UserID: "UBOB", ChannelID: "C1", Policy: "analysts"}
+	r := cachedResult("T1", 7)
+	r.RunFor = ann
+	require.NoError(t, cache.Put(ctx, r))
+	require.NoError(t, cache.Remember(ctx, r.ThreadID, r.QueryID, "dataset-7"))
+
+	bobs := cachedResult("T1", 7)
+	bobs.Result.Rows = [][]any{{int64(300)}}
+	bobs.RunFor = bob
+	require.NoError(t, cache.Put(ctx, bobs))
+
+	for _, where := range []string{"memory", "postgres"} {
+		if where == "postgres" {
+			cache.Forget()
+		}
+		got, err := cache.Recent(ctx, "dataset-7", ann, time.Hour)
+		assert.ErrorIs(t, err, store.ErrNotFound, "%s: Ann is never given Bob's rows; got %v", where, got.Result.Rows)
+	}
+}
+
+// Every result says who it was run for, from memory and from Postgres,
+// and a result stored again for someone else says them.
+func TestCacheRunFor(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	db := storetest.New(t)
+	cache := newCache(t, db)
+	ann := store.Asker{UserID: "UANN", ChannelID: "C1", Policy: "analysts"}
+	bob := store.Asker{UserID: "UBOB", ChannelID: "C2", Policy: "full"}
+	r := cachedResult("T1", 7)
+	r.RunFor = ann
+	require.NoError(t, cache.Put(ctx, r))
+	got, err := cache.Get(ctx, "T1", r.QueryID)
+	require.NoError(t, err)
+	assert.Equal(t, ann, got.RunFor, "from memory")
+	cache.Forget()
+	got, err = cache.Get(ctx, "T1", r.QueryID)
+	require.NoError(t, err)
+	assert.Equal(t, ann, got.RunFor, "from postgres")
+
+	r.RunFor = bob
+	require.NoError(t, cache.Put(ctx, r))
+	cache.Forget()
+	got, err = cache.Latest(ctx, "T1")
+	require.NoError(t, err)
+	assert.Equal(t, bob, got.RunFor, "stored again for Bob")
+
+	_, err = db.Pool().Exec(ctx, `UPDATE query_results SET run_for_user = '', run_for_channel = '', run_for_policy = ''`)
+	require.NoError(t, err)
+	cache.Forget()
+	got, err = cache.Get(ctx, "T1", r.QueryID)
+	require.NoError(t, err)
+	assert.Equal(t, store.Asker{}, got.RunFor, "a result stored before 00023 is no one's")
 }

@@ -50,5 +50,10 @@ type CachedResult struct {
 	Query    warehouse.Query
 	Question string
 	Result   warehouse.Result
+	// RunFor is who Result's rows were run for: the same query returns
+	// other rows for someone else (row scoping, a policy's role), so the
+	// rows are served only to them. The zero Asker, for results stored
+	// before it was recorded, is no one.
+	RunFor   Asker
 	CachedAt time.Time
 }
