@@ -31,7 +31,7 @@ func Help(command, domain string, examples []string) Message {
 		"*Ask me about " + escape(domain) + ".*",
 		usage,
 		"• Or mention me with a question in a channel I'm in, or send me a direct message.",
-		"• In a thread I answered, just reply to ask a follow-up (“And in 2017?”): no mention needed.",
+		"• In a thread I answered, just reply to ask a follow-up (“And only the top 5?”): no mention needed.",
 		"• Under each answer, *Export CSV* uploads the result as a file and *Show SQL* shows the query.",
 		"• *Schedule* under an answer, or “send me this every Monday at 9” in its thread, sends it again by itself; " +
 			"“alert me when it is above 100” only when that holds. `" + cmd + " schedules` lists yours.",

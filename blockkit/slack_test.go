@@ -41,6 +41,7 @@ func TestHelp(t *testing.T) {
 			if len(tt.examples) == 0 {
 				assert.NotContains(t, got, "Try asking", "no examples, no list")
 				assert.NotContains(t, got, "2018", "no question about data the bot may not serve")
+				assert.NotContains(t, got, "2017", "no follow-up about data the bot may not serve")
 			}
 			assert.NotEmpty(t, m.Text, "fallback text")
 		})

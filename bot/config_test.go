@@ -124,7 +124,7 @@ func TestConfigBackendSettings(t *testing.T) {
 	c.ExamplesK, c.Postgres.StatementTimeout = -1, -time.Second
 	err := c.Check()
 	require.Error(t, err)
-	assert.Contains(t, err.Error(), "STATEMENT_TIMEOUT must be a duration such as 30s, got -1s")
+	assert.Contains(t, err.Error(), "STATEMENT_TIMEOUT must be a duration above 0, such as 30s, got -1s")
 	assert.Contains(t, err.Error(), "EXAMPLES_K", "the bot's own problems too")
 }
 
@@ -154,7 +154,9 @@ func TestConfigNumbers(t *testing.T) {
 		{name: "TURN_QUEUE negative", env: map[string]string{"TURN_QUEUE": "-1"}, want: "TURN_QUEUE must be a number of turns above 0, such as 1000, got -1"},
 		{name: "DATABASE_TIMEOUT 0", env: map[string]string{"DATABASE_TIMEOUT": "0"}, want: "DATABASE_TIMEOUT must be a duration above 0, such as 10s, got 0s"},
 		{name: "STATEMENT_TIMEOUT 0", env: map[string]string{"STATEMENT_TIMEOUT": "0"}, want: "STATEMENT_TIMEOUT must be a duration above 0, such as 30s, got 0s"},
+		{name: "STATEMENT_TIMEOUT negative", env: map[string]string{"STATEMENT_TIMEOUT": "-1s"}, want: "STATEMENT_TIMEOUT must be a duration above 0, such as 30s, got -1s"},
 		{name: "MAX_RESULT_BYTES 0", env: map[string]string{"MAX_RESULT_BYTES": "0"}, want: "MAX_RESULT_BYTES must be a number of bytes above 0, such as 8388608, got 0"},
+		{name: "MAX_RESULT_BYTES negative", env: map[string]string{"MAX_RESULT_BYTES": "-1"}, want: "MAX_RESULT_BYTES must be a number of bytes above 0, such as 8388608, got -1"},
 		{name: "CUBE_TIMEOUT 0", env: map[string]string{"BACKEND": "cube", "CUBE_TIMEOUT": "0"}, want: "CUBE_TIMEOUT must be a duration above 0, such as 30s, got 0s"},
 		{name: "CUBE_TIMEOUT 1s", env: map[string]string{"BACKEND": "cube", "CUBE_TIMEOUT": "1s"}},
 		{name: "CUBE_TIMEOUT 0 for another backend", env: map[string]string{"BACKEND": "postgres", "CUBE_TIMEOUT": "0"}},

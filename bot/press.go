@@ -3,9 +3,9 @@ package bot
 import (
 	"context"
 	"fmt"
-	"strconv"
 	"strings"
 
+	"github.com/analyticsbot/analyticsbot/answer"
 	"github.com/analyticsbot/analyticsbot/blockkit"
 	"github.com/analyticsbot/analyticsbot/nodes"
 	"github.com/analyticsbot/analyticsbot/store"
@@ -37,7 +37,7 @@ func pressOf(action, value string) (string, string) {
 func (b *Bot) pressOn(m Message, action, value string) (*nodes.State, error) {
 	intent, ok := nodes.ButtonIntent(action)
 	if !ok {
-		return nil, fmt.Errorf("%w: unknown action %s; the actions are %s", ErrBadAction, shown(action), strings.Join(pressable(), ", "))
+		return nil, fmt.Errorf("%w: unknown action %s; the actions are %s", ErrBadAction, answer.Quoted(action), strings.Join(pressable(), ", "))
 	}
 	switch {
 	case intent == nodes.IntentManageSchedule:
@@ -118,7 +118,7 @@ func (b *Bot) Note(ctx context.Context, m Message, queryID, note string) (*nodes
 		return nil, err
 	}
 	if queryID != "" && !queryIDPattern.MatchString(queryID) {
-		return nil, fmt.Errorf("%w: %s is not a query id (8 hex characters)", ErrBadAction, shown(queryID))
+		return nil, fmt.Errorf("%w: %s is not a query id (8 hex characters)", ErrBadAction, answer.Quoted(queryID))
 	}
 	s := b.stateOf(m)
 	s.Intent, s.ReferencedQueryID, s.Note = nodes.IntentFeedback, queryID, note
@@ -145,24 +145,9 @@ func (b *Bot) Verify(ctx context.Context, m Message, queryID string) (*nodes.Sta
 // ErrBadAction when queryID is none.
 func (b *Bot) pressState(m Message, intent nodes.Intent, queryID string) (*nodes.State, error) {
 	if !queryIDPattern.MatchString(queryID) {
-		return nil, fmt.Errorf("%w: %s is not a query id (8 hex characters)", ErrBadAction, shown(queryID))
+		return nil, fmt.Errorf("%w: %s is not a query id (8 hex characters)", ErrBadAction, answer.Quoted(queryID))
 	}
 	s := b.stateOf(m)
 	s.Intent, s.ReferencedQueryID = intent, queryID
 	return s, nil
-}
-
-// maxShown is how many characters of a press's action or value its refusal
-// quotes: enough to recognise it, while a forged 10 KB value does not come
-// back whole to the web API, the terminal or the log.
-const maxShown = 40
-
-// shown quotes untrusted press input for a refusal's reason: cut to
-// maxShown characters (never inside one), the cut marked "…", and escaped,
-// so that control characters reach no terminal.
-func shown(s string) string {
-	if r := []rune(s); len(r) > maxShown {
-		s = string(r[:maxShown-1]) + "…"
-	}
-	return strconv.Quote(s)
 }

@@ -12,6 +12,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/analyticsbot/analyticsbot/access"
+	"github.com/analyticsbot/analyticsbot/answer"
 	"github.com/analyticsbot/analyticsbot/nodes"
 	"github.com/analyticsbot/analyticsbot/schedule"
 	"github.com/analyticsbot/analyticsbot/store"
@@ -24,7 +25,7 @@ var scheduleIDPattern = regexp.MustCompile(`^[0-9a-f]{8}$`)
 func presetPress(value string) (queryID, spec string, err error) {
 	queryID, spec, _ = strings.Cut(strings.TrimSpace(value), " ")
 	if !queryIDPattern.MatchString(queryID) || strings.TrimSpace(spec) == "" {
-		return "", "", fmt.Errorf("%w: %s is not a query id followed by a schedule", ErrBadAction, shown(value))
+		return "", "", fmt.Errorf("%w: %s is not a query id followed by a schedule", ErrBadAction, answer.Quoted(value))
 	}
 	written := strings.Join(strings.Fields(spec), " ")
 	w, err := schedule.ParseSpec(spec, time.UTC)
@@ -33,7 +34,7 @@ func presetPress(value string) (queryID, spec string, err error) {
 	}
 	if w.TooOften() {
 		return "", "", fmt.Errorf("%w: schedules run at most once %s; %s runs more often", ErrBadAction,
-			everyWords(schedule.MinInterval), shown(written))
+			everyWords(schedule.MinInterval), answer.Quoted(written))
 	}
 	return queryID, strings.TrimSpace(spec), nil
 }
@@ -42,14 +43,14 @@ func presetPress(value string) (queryID, spec string, err error) {
 // a schedule, given its parse error err. The parser's sentences are for
 // people and cut a long spec short, but they do not escape what a terminal
 // would act on, so they are said only for a short, printable one; any
-// other spec is quoted as presses quote what they send (shown), with the
+// other spec is quoted as presses quote what they send (answer.Quoted), with the
 // rule it breaks.
 func specProblem(written string, err error) string {
 	printable := strings.IndexFunc(written, func(r rune) bool { return !unicode.IsPrint(r) }) < 0
-	if printable && utf8.RuneCountInString(written) <= maxShown {
+	if printable && utf8.RuneCountInString(written) <= answer.MaxQuoted {
 		return err.Error()
 	}
-	return shown(written) + " is not a cron schedule: give five cron fields (minute, hour, day of the month, month, day of the week), e.g. “0 9 * * 1”"
+	return answer.Quoted(written) + " is not a cron schedule: give five cron fields (minute, hour, day of the month, month, day of the week), e.g. “0 9 * * 1”"
 }
 
 // everyWords says how often runs d apart come, as people say it: "every 5
@@ -85,10 +86,10 @@ func (b *Bot) ManageSchedule(ctx context.Context, m Message, action, id string) 
 // scheduleState is the state of a press of action on the schedule id.
 func (b *Bot) scheduleState(m Message, action, id string) (*nodes.State, error) {
 	if !scheduleIDPattern.MatchString(id) {
-		return nil, fmt.Errorf("%w: %s is not a schedule id (8 hex characters)", ErrBadAction, shown(id))
+		return nil, fmt.Errorf("%w: %s is not a schedule id (8 hex characters)", ErrBadAction, answer.Quoted(id))
 	}
 	if !nodes.IsScheduleAction(action) {
-		return nil, fmt.Errorf("%w: unknown schedule action %s", ErrBadAction, shown(action))
+		return nil, fmt.Errorf("%w: unknown schedule action %s", ErrBadAction, answer.Quoted(action))
 	}
 	s := b.stateOf(m)
 	s.Intent, s.ScheduleAction, s.ScheduleID = nodes.IntentManageSchedule, action, id

@@ -12,6 +12,8 @@ import (
 
 	"github.com/google/jsonschema-go/jsonschema"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/analyticsbot/analyticsbot/answer"
 )
 
 // The SDK checks a call's arguments against its tool's input schema before
@@ -20,7 +22,7 @@ import (
 // The schemas keep their bounds, which tell clients the limits, but every
 // call is checked here first, against the same schema, so that an argument
 // the schema does not allow is refused in this server's words, quoting at
-// most maxShown characters of it; the SDK's check then never refuses.
+// most answer.MaxQuoted characters of it; the SDK's check then never refuses.
 
 // addTool registers a tool as mcp.AddTool does, and keeps its input schema
 // (inferred from In when the tool gives none) for checkArguments.
@@ -86,9 +88,9 @@ func argumentsProblem(sc *jsonschema.Schema, raw json.RawMessage) error {
 func unknownArgument(sc *jsonschema.Schema, name string) error {
 	known := slices.Sorted(maps.Keys(sc.Properties))
 	if len(known) == 0 {
-		return tell("this tool takes no argument %s", shown(name))
+		return tell("this tool takes no argument %s", answer.Quoted(name))
 	}
-	return tell("this tool takes no argument %s: its arguments are %s", shown(name), strings.Join(known, ", "))
+	return tell("this tool takes no argument %s: its arguments are %s", answer.Quoted(name), strings.Join(known, ", "))
 }
 
 // valueProblem says what of the argument name's value raw its schema p
@@ -128,9 +130,9 @@ func lengthProblem(name string, p *jsonschema.Schema, s string) error {
 	case p.MinLength != nil && n < *p.MinLength && n == 0:
 		return tell("%s is empty", name)
 	case p.MinLength != nil && n < *p.MinLength:
-		return tell("%s %s has %d characters; it must have at least %d", name, shown(s), n, *p.MinLength)
+		return tell("%s %s has %d characters; it must have at least %d", name, answer.Quoted(s), n, *p.MinLength)
 	case p.MaxLength != nil && n > *p.MaxLength:
-		return tell("%s %s has %d characters; it may have at most %d", name, shown(s), n, *p.MaxLength)
+		return tell("%s %s has %d characters; it may have at most %d", name, answer.Quoted(s), n, *p.MaxLength)
 	}
 	return nil
 }
@@ -158,19 +160,4 @@ func number(f *float64, none string) string {
 		return none
 	}
 	return strconv.FormatFloat(*f, 'g', -1, 64)
-}
-
-// maxShown is how many characters of a refused argument an error quotes,
-// as the bot's refusals of a press quote what it sent: enough to recognise
-// it, while a 10 KB value does not come back whole.
-const maxShown = 40
-
-// shown quotes an argument for an error: cut to maxShown characters (never
-// inside one), the cut marked "…", and escaped, so that control characters
-// reach no terminal.
-func shown(s string) string {
-	if r := []rune(s); len(r) > maxShown {
-		s = string(r[:maxShown-1]) + "…"
-	}
-	return strconv.Quote(s)
 }

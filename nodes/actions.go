@@ -208,10 +208,15 @@ func (n *Nodes) ours(s *State, q warehouse.Query) bool {
 	if q.Backend == n.Warehouse.Name() {
 		return true
 	}
-	s.fail(ErrInvalidQuery, fmt.Sprintf("the stored query was written for the %q backend; this bot answers from %q",
+	s.fail(ErrInvalidQuery, fmt.Sprintf(otherBackendDetail+"%q backend; this bot answers from %q",
 		q.Backend, n.Warehouse.Name()))
 	return false
 }
+
+// otherBackendDetail begins the detail of a stored query refused for being
+// written for another backend, which errorText tells apart from a query
+// the tables no longer fit.
+const otherBackendDetail = "the stored query was written for the "
 
 var nonSlug = regexp.MustCompile(`[^a-z0-9]+`)
 

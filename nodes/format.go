@@ -235,6 +235,9 @@ func (n *Nodes) errorText(ctx context.Context, s *State) (string, []string) {
 		}
 		return "I can only read data, never change it, so I can't run that. Ask a question about the data instead.", examples
 	case ErrInvalidQuery:
+		if strings.HasPrefix(s.ErrorDetail, otherBackendDetail) {
+			return "The query behind that answer was written for another data source than the one I answer from now, so I can't run it. Ask the question again for a fresh result.", nil
+		}
 		if s.Intent == IntentExportCSV || s.Intent == IntentShowSQL {
 			return "The query behind that answer no longer runs against the database (the tables may have changed). Ask the question again for a fresh result.", nil
 		}

@@ -14,8 +14,8 @@ import (
 
 // `/ask help` (docs/slack.md) gives the usage and the questions the bot
 // knows: the demo's in the demo, the verified examples elsewhere; without
-// any it lists none, and its usage line names no data, as the bot may
-// serve any. Under access rules it lists none: what someone may ask can
+// any it lists none, and neither its usage line nor its follow-up hint
+// names the demo's data, as the bot may serve any. Under access rules it lists none: what someone may ask can
 // take Slack's listing of a user group, which the reply must not wait on.
 func TestSlashCommandHelpExamples(t *testing.T) {
 	t.Parallel()
@@ -31,10 +31,10 @@ func TestSlashCommandHelpExamples(t *testing.T) {
 			want: []string{"/ask " + q2018, "Try asking", q2018}},
 		{name: "no verified examples", opts: func(t *testing.T) []harnessOption {
 			return []harnessOption{withScript(bottest.DemoScript("")), ownState(t)}
-		}, want: []string{"/ask your question", "/ask help"}, wantNot: []string{"Try asking", "2018"}},
+		}, want: []string{"/ask your question", "/ask help", "ask a follow-up"}, wantNot: []string{"Try asking", "2018", "2017"}},
 		{name: "a verified example", opts: func(t *testing.T) []harnessOption {
 			return []harnessOption{withScript(bottest.DemoScript("")), ownState(t)}
-		}, examples: []string{verified}, want: []string{"/ask " + verified, "Try asking", "“" + verified + "”"}, wantNot: []string{"2018"}},
+		}, examples: []string{verified}, want: []string{"/ask " + verified, "Try asking", "“" + verified + "”"}, wantNot: []string{"2018", "2017"}},
 		{name: "access rules", opts: func(t *testing.T) []harnessOption {
 			return []harnessOption{withScript(bottest.DemoScript("")), ownState(t), withAccess(t, "CHELP0001")}
 		}, examples: []string{verified}, want: []string{"/ask your question"}, wantNot: []string{"Try asking", verified}},

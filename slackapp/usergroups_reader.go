@@ -54,8 +54,8 @@ func (u *UserGroups) Stop() { u.people.stop() }
 // UnknownUserGroups lists each of groups with cfg's bot token and returns
 // those Slack knows no user group for (no_such_subteam: a mistyped id, a
 // group deleted), which the app reads as having no members: for doctor.
-// It fails on any other refusal (a missing scope, a token Slack refuses)
-// or an outage, naming the group.
+// It fails on any other refusal (a missing scope, marked ErrMissingScope;
+// a token Slack refuses) or an outage, naming the group.
 func UnknownUserGroups(ctx context.Context, cfg Config, groups []string) ([]string, error) {
 	api := slack.New(cfg.BotToken, apiOptions(cfg, slog.New(slog.DiscardHandler), nil)...)
 	var unknown []string
@@ -66,9 +66,22 @@ func UnknownUserGroups(ctx context.Context, cfg Config, groups []string) ([]stri
 		switch {
 		case isNoSuchGroup(err):
 			unknown = append(unknown, g)
+		case isMissingScope(err):
+			return unknown, fmt.Errorf("usergroups.users.list %s: %w: %w", g, ErrMissingScope, err)
 		case err != nil:
 			return unknown, fmt.Errorf("usergroups.users.list %s: %w", g, err)
 		}
 	}
 	return unknown, nil
+}
+
+// ErrMissingScope marks a call Slack refused because the bot token lacks
+// the scope it needs (missing_scope). MissingScopes names the scopes the
+// token lacks, so doctor reports them there, once.
+var ErrMissingScope = errors.New("the bot token lacks a scope")
+
+// isMissingScope reports Slack refusing a call for a scope the token lacks.
+func isMissingScope(err error) bool {
+	var se slack.SlackErrorResponse
+	return errors.As(err, &se) && se.Err == "missing_scope"
 }

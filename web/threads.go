@@ -62,6 +62,9 @@ func (s *server) serveThread(w http.ResponseWriter, r *http.Request) {
 	writeJSON(w, http.StatusOK, out)
 }
 
+// maxExamples is how many questions the welcome offers.
+const maxExamples = 4
+
 type examplesResponse struct {
 	Domain   string   `json:"domain"`
 	Examples []string `json:"examples"`
@@ -70,9 +73,12 @@ type examplesResponse struct {
 	Demo bool `json:"demo"`
 }
 
-// serveExamples returns what the data is about and questions to try.
-func (s *server) serveExamples(w http.ResponseWriter, _ *http.Request) {
-	examples := s.bot.Suggestions()
+// serveExamples returns what the data is about and questions to try: the
+// ones Slack's Messages tab offers, for the web user asking (the demo's,
+// or the verified examples whose queries run on this data and that the
+// user's policy permits).
+func (s *server) serveExamples(w http.ResponseWriter, r *http.Request) {
+	examples := s.bot.SuggestedQuestions(r.Context(), bot.Message{UserID: userOf(r), ChannelID: webChannel}, maxExamples)
 	if examples == nil {
 		examples = []string{}
 	}

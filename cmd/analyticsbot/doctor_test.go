@@ -4,6 +4,8 @@ import (
 	"context"
 	"os"
 	"path/filepath"
+	"slices"
+	"strings"
 	"testing"
 
 	"github.com/jackc/pgx/v5"
@@ -179,4 +181,23 @@ default: none
 	got = runCLI(t, "", "doctor")
 	assert.Contains(t, got.stdout, "✓ Slack lists the access file's user groups (S0DATA)\n")
 	assert.NotContains(t, got.stdout, "no user group")
+
+	// A token without usergroups:read: the missing scope is one problem,
+	// said once, by the scope check, with its fix.
+	scopes := slices.DeleteFunc(slices.Clone(fakeslack.Scopes), func(s string) bool { return s == "usergroups:read" })
+	slack.SetScopes(scopes...)
+	got = runCLI(t, "", "doctor")
+	assert.ErrorIs(t, got.err, errProblems)
+	assert.Contains(t, got.stdout, "✗ Slack: the bot token lacks the scopes usergroups:read: add them under OAuth & Permissions")
+	var problems []string
+	for line := range strings.Lines(got.stdout) {
+		if strings.HasPrefix(line, "✗") && strings.Contains(line, "Slack") {
+			problems = append(problems, line)
+		}
+	}
+	assert.Len(t, problems, 1, "one problem with Slack, reported once: %q", problems)
+	assert.Equal(t, 1, strings.Count(got.stdout, "usergroups:read"), "the scope named once")
+	assert.Contains(t, got.stdout, "! the access file's Slack user groups (S0DATA) are not checked")
+	assert.NotContains(t, got.stdout, "missing_scope", "Slack's error code is not the report")
+	assert.NotContains(t, got.stdout, "✓ Slack lists the access file's user groups", "they were not listed")
 }

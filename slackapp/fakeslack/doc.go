@@ -28,7 +28,8 @@
 // and envelope ids as Slack's are (apps deduplicate by them), and
 // SignedRequest signs a request the way Slack signs HTTP deliveries.
 // usergroups.users.list lists the groups SetUserGroup made and answers
-// no_such_subteam for any other id, as Slack does. To act while a call is
+// no_such_subteam for any other id, and missing_scope to a token without
+// usergroups:read (SetScopes), as Slack does. To act while a call is
 // under way, HoldMethod holds a method's calls (and HoldUploads the uploads)
 // until the test releases them.
 //

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/url"
+	"slices"
 	"strings"
 	"time"
 )
@@ -162,9 +163,14 @@ func (s *Server) usersInfo(args url.Values) reply {
 	return ok(map[string]any{"user": user})
 }
 
-// userGroupMembers serves usergroups.users.list for the groups
-// SetUserGroup made.
+// userGroupMembers serves usergroups.users.list (scope usergroups:read)
+// for the groups SetUserGroup made.
 func (s *Server) userGroupMembers(args url.Values) reply {
+	if !slices.Contains(s.scopesLocked(), "usergroups:read") {
+		r := slackError("missing_scope")
+		r.body["needed"] = "usergroups:read"
+		return r
+	}
 	users, found := s.userGroups[args.Get("usergroup")]
 	if !found {
 		return slackError("no_such_subteam")

@@ -64,10 +64,10 @@ func (s *Settings) Check() error {
 	s.Schemas = schemas
 	var errs []error
 	if s.StatementTimeout < 0 {
-		errs = append(errs, fmt.Errorf("STATEMENT_TIMEOUT must be a duration such as 30s, got %s", s.StatementTimeout))
+		errs = append(errs, fmt.Errorf("STATEMENT_TIMEOUT must be a duration above 0, such as 30s, got %s", s.StatementTimeout))
 	}
 	if s.MaxResultBytes < 0 {
-		errs = append(errs, fmt.Errorf("MAX_RESULT_BYTES must be a number of bytes such as 8388608, got %d", s.MaxResultBytes))
+		errs = append(errs, fmt.Errorf("MAX_RESULT_BYTES must be a number of bytes above 0, such as 8388608, got %d", s.MaxResultBytes))
 	}
 	if s.ReaderURL != "" {
 		if _, err := LoginRole(s.ReaderURL); err != nil {

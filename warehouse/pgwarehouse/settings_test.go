@@ -48,9 +48,9 @@ func TestSettingsCheck(t *testing.T) {
 		want   []string
 	}{
 		{"negative statement timeout", func(s *pgwarehouse.Settings) { s.StatementTimeout = -time.Second },
-			[]string{"STATEMENT_TIMEOUT must be a duration such as 30s, got -1s"}},
+			[]string{"STATEMENT_TIMEOUT must be a duration above 0, such as 30s, got -1s"}},
 		{"negative byte cap", func(s *pgwarehouse.Settings) { s.MaxResultBytes = -1 },
-			[]string{"MAX_RESULT_BYTES must be a number of bytes such as 8388608, got -1"}},
+			[]string{"MAX_RESULT_BYTES must be a number of bytes above 0, such as 8388608, got -1"}},
 		{"reader URL that is no URL", func(s *pgwarehouse.Settings) { s.ReaderURL = "postgres://reader@db:notaport/shop" },
 			[]string{"READER_DATABASE_URL: "}},
 		{"every problem at once", func(s *pgwarehouse.Settings) { s.StatementTimeout, s.MaxResultBytes = -time.Minute, -2 },

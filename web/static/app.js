@@ -495,7 +495,10 @@
         chip.type = "button";
         chip.addEventListener("click", () => ask(q));
       }
-      if (!chips.childNodes.length) box.append(el("p", "hint", "Type a question below and press Enter."));
+      if (!chips.childNodes.length) {
+        chips.remove(); // no empty row where chips would be
+        box.append(el("p", "hint", "Type a question below and press Enter."));
+      }
     } catch (err) {
       box.append(el("p", "hint", err instanceof ApiError ? err.message : "Could not load example questions."));
     }
