@@ -294,19 +294,21 @@ func capitalize(s string) string {
 }
 
 // exampleQuestions are up to three questions to suggest: the demo's, or
-// the examples file's. Under an access policy, only those whose query the
-// user may run: a suggestion must not point at data they may not read.
+// the examples file's whose query runs on this data for the user. The
+// guard refuses a table the catalog lacks (the default examples are the
+// demo's, kept wherever SQL_EXAMPLES is not set) and, under an access
+// policy, what it does not allow: a suggestion must not point at data that
+// is not there or that they may not read.
 func (n *Nodes) exampleQuestions(ctx context.Context) []string {
 	if len(n.Suggestions) > 0 {
 		return n.Suggestions
 	}
-	policed := warehouse.CallerOf(ctx).Access != nil && n.Warehouse != nil
 	var qs []string
 	for _, e := range n.Examples {
 		if len(qs) == 3 {
 			break
 		}
-		if policed {
+		if n.Warehouse != nil {
 			if err := warehouse.Permits(ctx, n.Warehouse, e.SQL); err != nil {
 				continue
 			}

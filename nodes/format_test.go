@@ -11,6 +11,7 @@ import (
 
 	"github.com/analyticsbot/analyticsbot/answer"
 	"github.com/analyticsbot/analyticsbot/blockkit"
+	"github.com/analyticsbot/analyticsbot/prompts"
 	"github.com/analyticsbot/analyticsbot/warehouse"
 	"github.com/analyticsbot/analyticsbot/warehouse/pgwarehouse"
 )
@@ -111,6 +112,25 @@ func TestDecline(t *testing.T) {
 			assert.Empty(t, model.Calls(), "model calls")
 		})
 	}
+}
+
+// Questions to try are only those whose query runs on this data: the
+// default examples are the demo's, kept wherever SQL_EXAMPLES is not set,
+// and an install on other data must not offer questions about Steam games.
+func TestDeclineOffersOnlyQuestionsThatRunHere(t *testing.T) {
+	t.Parallel()
+	n, _ := newNodes(t, nil)
+	n.Examples = []prompts.Example{
+		{Question: "What were the sales by region last quarter?", SQL: "SELECT region, sum(amount) FROM analytics.sales GROUP BY region"},
+		{Question: "How many games are free to play?", SQL: "SELECT count(*) FROM analytics.apps"},
+	}
+	s := State{UserQuery: "tell me a joke", Intent: IntentOffTopic}
+	require.NoError(t, n.Decline(context.Background(), &s))
+	assert.Equal(t, []string{"How many games are free to play?"}, s.Reply.Questions, "the questions to try")
+
+	s = State{UserQuery: "q", ErrorKind: ErrModelRefused}
+	require.NoError(t, n.HandleError(context.Background(), &s))
+	assert.Equal(t, []string{"How many games are free to play?"}, s.Reply.Questions, "the questions to try after an error")
 }
 
 // Without example questions, no reply ends in "for example:" with
