@@ -16,7 +16,17 @@ var (
 	// ErrUnauthorized means Cube rejected the token (HTTP 401 or 403): the
 	// secret the bot signs with is not the one Cube checks.
 	ErrUnauthorized = errors.New("cube rejected the token: check CUBE_API_SECRET")
+	// ErrQueryLimit means Cube refused the rows a query asks for: its
+	// limit is above the most the server allows (CUBEJS_DB_QUERY_LIMIT,
+	// "The query limit has been exceeded."). Asking again with a lower
+	// limit, or none, works; the request itself is fine.
+	ErrQueryLimit = errors.New("cube refused the query's limit: it is above the server's CUBEJS_DB_QUERY_LIMIT")
 )
+
+// queryLimitExceeded is Cube's message for a limit above
+// CUBEJS_DB_QUERY_LIMIT: a plain Error in Cube's API gateway, so an HTTP
+// 500 in 0.33, "Error: " before it.
+const queryLimitExceeded = "The query limit has been exceeded."
 
 // QueryError is Cube refusing a query (HTTP 400): an unknown member, an
 // invalid query shape, or an error of the database running the generated SQL.

@@ -16,6 +16,9 @@ type Query struct {
 	TimeDimensions []TimeDimension `json:"timeDimensions,omitempty"`
 	Order          Order           `json:"order,omitempty"`
 	Limit          int             `json:"limit,omitempty"`
+	// Total asks Cube to count every row of the query as if it named no
+	// limit ([Result.Total]); Cube runs a second query for it.
+	Total bool `json:"total,omitempty"`
 }
 
 // Filter is one condition on a member, or a group of conditions joined by

@@ -16,6 +16,9 @@ import (
 type Result struct {
 	Columns []Column
 	Rows    [][]any // one value per column: nil, int64, float64, bool or string
+	// Total is Cube's count of every row of the query, limit aside, when
+	// the query asked for it ([Query.Total]); 0 otherwise.
+	Total int64
 }
 
 // Column describes one result column. Columns come in the order time
@@ -48,7 +51,15 @@ func (c *Client) Load(ctx context.Context, q Query) (*Result, error) {
 	if raw.Data == nil {
 		return nil, fmt.Errorf("cube load: %w: the answer has no data", ErrUnavailable)
 	}
-	return newResult(q, raw), nil
+	res := newResult(q, raw)
+	if q.Total {
+		n, err := raw.Total.Int64()
+		if err != nil {
+			return nil, fmt.Errorf("cube load: %w: the answer's total %q is no count", ErrUnavailable, raw.Total)
+		}
+		res.Total = n
+	}
+	return res, nil
 }
 
 // queryBody is the request body of /load and /sql.
@@ -59,6 +70,7 @@ type queryBody struct {
 // rawLoad is the part of the /load answer the bot uses.
 type rawLoad struct {
 	Data       *[]map[string]any `json:"data"`
+	Total      json.Number       `json:"total"`
 	Annotation struct {
 		Measures       map[string]annotation `json:"measures"`
 		Dimensions     map[string]annotation `json:"dimensions"`

@@ -9,6 +9,7 @@ import (
 	"io"
 	"log/slog"
 	"net/http"
+	"strings"
 	"time"
 
 	"github.com/cenkalti/backoff/v4"
@@ -197,6 +198,9 @@ func (c *Client) attempt(ctx context.Context, method, path string, payload []byt
 	switch {
 	case hasErr && msg == continueWait:
 		return nil, nil
+	case hasErr && strings.TrimPrefix(msg, "Error: ") == queryLimitExceeded:
+		// Not Cube failing: the query asks for more rows than it allows.
+		return nil, fmt.Errorf("%w (HTTP %d)", ErrQueryLimit, resp.StatusCode)
 	case resp.StatusCode == http.StatusBadRequest || (resp.StatusCode/100 == 2 && hasErr):
 		if msg == "" {
 			msg = snippet(data)
@@ -267,7 +271,7 @@ func (c *Client) callError(parent, cctx context.Context, p *progress, err error)
 		return fmt.Errorf("%w: no answer within %s", ErrUnavailable, c.cfg.Timeout)
 	}
 	var qe *QueryError
-	if errors.As(err, &qe) || errors.Is(err, ErrUnauthorized) || errors.Is(err, ErrUnavailable) {
+	if errors.As(err, &qe) || errors.Is(err, ErrUnauthorized) || errors.Is(err, ErrUnavailable) || errors.Is(err, ErrQueryLimit) {
 		return err
 	}
 	var st *statusError

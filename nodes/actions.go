@@ -53,7 +53,12 @@ func (n *Nodes) ExportCSV(ctx context.Context, s *State) error {
 			return nil
 		}
 		rows = st.Rows
-		if st.Truncated {
+		switch {
+		case st.Truncated && st.Total > st.Rows:
+			// The backend counted the query's rows (Cube asked within
+			// its own query limit): say how many of how many.
+			limited = fmt.Sprintf(" The export was limited to %d of the query's %s.", st.Rows, plural(st.Total, "row"))
+		case st.Truncated:
 			limited = fmt.Sprintf(" The export was limited to %s.", plural(st.Rows, "row"))
 		}
 	} else {

@@ -174,6 +174,10 @@ type ExportStats struct {
 	Rows int
 	// Truncated reports that the query had more rows than the export's limit.
 	Truncated bool
+	// Total is how many rows the query has (up to its own limit) when the
+	// backend counted them, such as Cube asked again within its own query
+	// limit; 0 when it did not.
+	Total int
 }
 
 // Generated is the generator's reply as a dialect reads it.

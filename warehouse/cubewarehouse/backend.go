@@ -26,7 +26,8 @@ const Name = "cube"
 // ExportLimit is the most rows an export asks Cube for: Cube's default
 // limit of a query that names none (CUBEJS_DB_QUERY_DEFAULT_LIMIT). The
 // export asks for a row more to tell a cut, which the most a query may ask
-// (CUBEJS_DB_QUERY_LIMIT, 50,000 by default) allows.
+// (CUBEJS_DB_QUERY_LIMIT, 50,000 by default) allows; a Cube that sets it
+// lower refuses, and is asked again within its own limit (see load).
 const ExportLimit = 10_000
 
 // Client is what the backend needs from Cube; *cube.Client implements it.
@@ -249,11 +250,21 @@ func (b *Backend) Run(ctx context.Context, r warehouse.Runnable) (warehouse.Resu
 	if err := json.Unmarshal([]byte(r.Statement), &q); err != nil {
 		return warehouse.Result{}, warehouse.Reject("", "the query is not a JSON object of a Cube query: "+err.Error(), false)
 	}
-	res, err := b.client.Load(forCaller(ctx), q)
+	res, err := b.load(forCaller(ctx), q, true)
 	if err != nil {
 		return warehouse.Result{}, classify(err)
 	}
-	return resultOf(res, r.Limit), nil
+	if !res.counted {
+		return resultOf(res.Result, r.Limit), nil
+	}
+	// Asked again within Cube's own limit: the rows the query means are
+	// up to its cap, else its own limit.
+	want, capped := q.Limit, r.Limit > 0
+	if capped {
+		want = r.Limit
+	}
+	out, _ := res.within(want, capped)
+	return out, nil
 }
 
 // forCaller makes the requests of ctx say who they are made for, in the
@@ -271,7 +282,9 @@ func forCaller(ctx context.Context) context.Context {
 
 // Export implements warehouse.Backend. Cube answers a query at once, so
 // the rows are loaded, then written. The export asks for the rows the
-// query itself names, else for up to limit (at most ExportLimit).
+// query itself names, else for up to limit (at most ExportLimit); a Cube
+// whose own query limit is lower is asked again within it (load), and the
+// stats then say how many rows the query has (Total), as Cube counted them.
 func (b *Backend) Export(ctx context.Context, q warehouse.Query, w io.Writer, limit int) (warehouse.ExportStats, error) {
 	if limit <= 0 || limit > ExportLimit {
 		limit = ExportLimit
@@ -283,19 +296,25 @@ func (b *Backend) Export(ctx context.Context, q warehouse.Query, w io.Writer, li
 	if err := b.permitted(ctx, norm); err != nil {
 		return warehouse.ExportStats{}, err
 	}
-	cut := 0
-	if norm.Limit = asked; asked <= 0 || asked > limit {
-		norm.Limit, cut = limit+1, limit
+	// The rows the query means: its own limit, else up to the cap, asking
+	// for one more to tell a cut.
+	want, capped := asked, asked <= 0 || asked > limit
+	norm.Limit = asked
+	if capped {
+		want, norm.Limit = limit, limit+1
 	}
-	res, err := b.client.Load(forCaller(ctx), norm)
+	res, err := b.load(forCaller(ctx), norm, true)
 	if err != nil {
 		return warehouse.ExportStats{}, classify(err)
 	}
-	r := resultOf(res, cut)
+	r, total := resultOf(res.Result, want), 0
+	if res.counted {
+		r, total = res.within(want, capped)
+	}
 	if err := warehouse.WriteCSV(w, r); err != nil {
 		return warehouse.ExportStats{}, err
 	}
-	return warehouse.ExportStats{Rows: r.RowCount, Truncated: r.Truncated}, nil
+	return warehouse.ExportStats{Rows: r.RowCount, Truncated: r.Truncated, Total: total}, nil
 }
 
 // Values implements warehouse.Backend: the dimension grouped by itself,
@@ -323,12 +342,13 @@ func (b *Backend) Values(ctx context.Context, col warehouse.ColumnRef, limit int
 	if err := permitted(ctx, catalogOf(meta), q); err != nil {
 		return warehouse.ColumnValues{}, err
 	}
-	res, err := b.client.Load(ctx, q)
+	res, err := b.load(ctx, q, false)
 	if err != nil {
 		return warehouse.ColumnValues{}, fmt.Errorf("values of %s: %w", col.Column, classify(err))
 	}
-	values := warehouse.ColumnValues{Distinct: make([]string, 0, len(res.Rows)), Rows: warehouse.RowsUnknown}
-	for _, row := range res.Rows {
+	rows := res.Rows[:min(len(res.Rows), limit)]
+	values := warehouse.ColumnValues{Distinct: make([]string, 0, len(rows)), Rows: warehouse.RowsUnknown}
+	for _, row := range rows {
 		values.Distinct = append(values.Distinct, warehouse.Text(row[0]))
 	}
 	return values, nil
@@ -349,6 +369,12 @@ func (b *Backend) Show(ctx context.Context, q warehouse.Query) warehouse.Shown {
 		return shown
 	}
 	sql, err := b.client.SQL(ctx, norm)
+	if errors.Is(err, cube.ErrQueryLimit) {
+		// Answers ask such a Cube again naming no limit (load): the SQL
+		// Cube runs is that query's.
+		norm.Limit = 0
+		sql, err = b.client.SQL(ctx, norm)
+	}
 	if err != nil {
 		b.log.WarnContext(ctx, "cube sql", "err", err)
 		return shown
@@ -374,6 +400,11 @@ func classify(err error) error {
 		return &warehouse.Error{Kind: warehouse.Unavailable, Reason: err.Error(), Err: err}
 	case errors.Is(err, cube.ErrUnauthorized):
 		return &warehouse.Error{Kind: warehouse.Unauthorized, Reason: err.Error(), Err: err}
+	case errors.Is(err, cube.ErrQueryLimit):
+		// Queries asked again within Cube's limit name none, which Cube
+		// never refuses; should one still be, a smaller limit is the fix.
+		return &warehouse.Error{Kind: warehouse.Invalid, Class: "query_limit",
+			Reason: "Cube refuses queries asking for this many rows (its CUBEJS_DB_QUERY_LIMIT); ask for fewer with a lower limit", Err: err}
 	case errors.As(err, &qe):
 		return &warehouse.Error{Kind: warehouse.Invalid, Reason: qe.Message, Err: err}
 	}

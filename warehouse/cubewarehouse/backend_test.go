@@ -6,6 +6,7 @@ import (
 	"context"
 	"encoding/json"
 	"flag"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -31,6 +32,11 @@ type fakeCube struct {
 	metaCalls int
 	// names is how many values the names dimension has; 0 means 60.
 	names int
+	// queryLimit, when above 0, is Cube's CUBEJS_DB_QUERY_LIMIT: a query
+	// asking for more is refused, and one naming none gets that many
+	// rows. refuseAll refuses every query so.
+	queryLimit int
+	refuseAll  bool
 }
 
 // oneCube is the fake's data model: Apps, with a count and names.
@@ -50,9 +56,19 @@ func (f *fakeCube) Meta(context.Context) (*cube.Meta, error) {
 
 func (f *fakeCube) Load(_ context.Context, q cube.Query) (*cube.Result, error) {
 	f.loaded = append(f.loaded, q)
+	if f.refuseAll || (f.queryLimit > 0 && q.Limit > f.queryLimit) {
+		return nil, fmt.Errorf("cube load: %w (HTTP 500)", cube.ErrQueryLimit)
+	}
 	names := cmp.Or(f.names, 60)
 	r := &cube.Result{Columns: []cube.Column{{Name: "name", Member: "Apps.name", Type: "string"}}}
-	for i := range min(q.Limit, names) {
+	limit := q.Limit
+	if limit == 0 {
+		limit = f.queryLimit
+	}
+	if q.Total {
+		r.Total = int64(names)
+	}
+	for i := range min(limit, names) {
 		r.Rows = append(r.Rows, []any{string(rune('A'+i%26)) + string(rune('a'+i/26))})
 	}
 	return r, nil

@@ -36,8 +36,38 @@ func TestExportAsksForAtMost10000Rows(t *testing.T) {
 			require.NoError(t, err)
 			require.Len(t, fc.loaded, 1, "one query to Cube")
 			assert.Equal(t, tt.wantLoadLimit, fc.loaded[0].Limit, "the rows asked of Cube")
+			assert.False(t, fc.loaded[0].Total, "no count asked: it is a second query for Cube")
 			assert.Equal(t, warehouse.ExportStats{Rows: tt.wantRows, Truncated: true}, st, "rows exported, and cut")
 			assert.Equal(t, tt.wantRows+1, bytes.Count(csv.Bytes(), []byte("\n")), "header and rows")
 		})
 	}
+}
+
+// Cube's count of every row (total) is a second query for Cube, so it is
+// asked only of a Cube that refused the export's limit, in the one query
+// asked again within Cube's own limit.
+func TestExportCountsOnlyAfterARefusal(t *testing.T) {
+	t.Parallel()
+	fc := &fakeCube{names: 20_000, queryLimit: 5_000}
+	var csv bytes.Buffer
+	st, err := New(fc, Config{}).Export(context.Background(), warehouse.Query{Backend: Name, Text: `{"dimensions": ["Apps.name"]}`}, &csv, 0)
+	require.NoError(t, err)
+	require.Len(t, fc.loaded, 2, "the refused query, then one within Cube's limit")
+	assert.Equal(t, []int{10_001, 0}, []int{fc.loaded[0].Limit, fc.loaded[1].Limit}, "the limits asked")
+	assert.Equal(t, []bool{false, true}, []bool{fc.loaded[0].Total, fc.loaded[1].Total}, "the count asked")
+	assert.Equal(t, warehouse.ExportStats{Rows: 5_000, Truncated: true, Total: 20_000}, st)
+}
+
+// Should Cube refuse even a query naming no limit, the user is not told
+// Cube is unavailable: it is a query Cube refused (its limit), which a
+// smaller limit fixes.
+func TestQueryLimitRefusalIsNoOutage(t *testing.T) {
+	t.Parallel()
+	fc := &fakeCube{refuseAll: true}
+	_, err := New(fc, Config{}).Export(context.Background(), warehouse.Query{Backend: Name, Text: `{"dimensions": ["Apps.name"]}`}, &bytes.Buffer{}, 0)
+	require.Error(t, err)
+	assert.Equal(t, warehouse.Invalid, warehouse.KindOf(err), "got %v", err)
+	var we *warehouse.Error
+	require.ErrorAs(t, err, &we)
+	assert.Equal(t, "query_limit", we.Class)
 }
