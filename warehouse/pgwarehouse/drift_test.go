@@ -2,6 +2,7 @@ package pgwarehouse_test
 
 import (
 	"context"
+	"log/slog"
 	"strings"
 	"testing"
 
@@ -67,4 +68,56 @@ default: drift
 	var secret bool
 	require.NoError(t, pool.QueryRow(ctx, `SELECT has_column_privilege($1, 'fam.pay_ch', 'secret', 'SELECT')`, role).Scan(&secret))
 	assert.False(t, secret, "the new partition's denied column is not granted")
+}
+
+// TestDriftWatch: the running bot's check logs the differences once when
+// they change, not at every check, and once that they are gone after
+// `access apply`.
+func TestDriftWatch(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	_, pool, rules, roles := newFamily(t, `
+policies:
+  - name: watched
+    tables: ["fam.*"]
+    deny_tables: ["fam.archive"]
+default: watched
+`)
+	role := roles["watched"]
+	reader := strings.TrimSuffix(role, "_watched")
+	var logs strings.Builder
+	w := &pgwarehouse.DriftWatch{Pool: pool, Reader: reader, Schemas: []string{"fam"}, Log: slog.New(slog.NewTextHandler(&logs, &slog.HandlerOptions{
+		ReplaceAttr: func(_ []string, a slog.Attr) slog.Attr {
+			if a.Key == slog.TimeKey {
+				return slog.Attr{}
+			}
+			return a
+		},
+	}))}
+	for _, p := range rules.List() {
+		w.Policies = append(w.Policies, p)
+	}
+	check := func() string {
+		t.Helper()
+		logs.Reset()
+		w.Check(ctx)
+		return logs.String()
+	}
+	assert.Empty(t, check(), "just applied")
+
+	_, err := pool.Exec(ctx, `CREATE TABLE fam.new_table (id int)`)
+	require.NoError(t, err)
+	warn := "level=WARN msg=\"the policy roles' grants differ from their policies on the tables as they are now: run `analyticsbot access apply`\" "
+	assert.Equal(t, warn+"beyond=[] beyond_count=0 short=\"["+role+" cannot read fam.new_table, which its policy watched allows]\" short_count=1\n", check())
+	assert.Empty(t, check(), "the same differences, logged before")
+
+	_, err = pool.Exec(ctx, `CREATE TABLE fam.archive () INHERITS (fam.people)`)
+	require.NoError(t, err)
+	assert.Equal(t, warn+"beyond=\"["+role+" may read fam.people, which its policy watched denies]\" beyond_count=1 "+
+		"short=\"["+role+" cannot read fam.new_table, which its policy watched allows]\" short_count=1\n", check())
+
+	_, err = pgwarehouse.ApplyPolicies(ctx, pool, reader, "", []string{"fam"}, rules.List())
+	require.NoError(t, err)
+	assert.Equal(t, "level=INFO msg=\"the policy roles' grants are their policies' again\"\n", check())
+	assert.Empty(t, check())
 }

@@ -5,11 +5,13 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"regexp"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/analyticsbot/analyticsbot/store"
 	"github.com/analyticsbot/analyticsbot/store/storetest"
 )
 
@@ -82,4 +84,34 @@ default: support
 	require.NoError(t, got.err, "stdout: %s", got.stdout)
 	assert.Contains(t, got.stdout, matches)
 	assert.NotContains(t, got.stdout, "which its policy")
+}
+
+// docs/access.md: the running bot checks the same at start and whenever
+// it reads the catalog again, and logs the differences once.
+func TestCLIServeLogsAccessDrift(t *testing.T) {
+	dbURL := serveEnv(t)
+	db, err := store.Open(context.Background(), dbURL)
+	require.NoError(t, err)
+	t.Cleanup(db.Close)
+	path := filepath.Join(t.TempDir(), "access.yaml")
+	require.NoError(t, os.WriteFile(path, []byte(`
+policies:
+  - name: everyone
+    tables: ["analytics.*"]
+default: everyone
+`), 0o600))
+	t.Setenv("ACCESS_FILE", path)
+	role := readerOf(t, dbURL) + "_everyone"
+	t.Cleanup(func() {
+		_, _ = db.Pool().Exec(context.Background(), `DROP OWNED BY "`+role+`"; DROP ROLE "`+role+`"`)
+	})
+	apply := runCLI(t, "", "access", "apply")
+	require.NoError(t, apply.err, "stderr: %s", apply.stderr)
+	_, err = db.Pool().Exec(context.Background(), `CREATE TABLE analytics.drift_new (id int)`)
+	require.NoError(t, err)
+
+	s := startServe(t)
+	s.errOut.waitFor(t, regexp.MustCompile(`level=WARN msg="the policy roles' grants differ from their policies on the tables as they are now: `+
+		"run `analyticsbot access apply`\" beyond=\\[\\] beyond_count=0 short=\"\\["+role+` cannot read analytics.drift_new, which its policy everyone allows\]" short_count=1\n`), s.done)
+	s.shutdown(t)
 }
