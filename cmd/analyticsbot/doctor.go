@@ -232,6 +232,47 @@ func checkAccess(ctx context.Context, c *checkup, cfg bot.Config, db *store.DB) 
 		for _, r := range roles {
 			checkSessions(ctx, c, db, r, "`analyticsbot access apply`")
 		}
+		checkDrift(ctx, c, cfg, db, rules)
+	}
+}
+
+// maxDrifts is how many differences of each kind checkDrift shows.
+const maxDrifts = 5
+
+// checkDrift compares what each policy's role may read with what `access
+// apply` would grant it on the tables as they are now (new tables,
+// partitions and children, grants changed by hand): reading beyond its
+// policy fails, reading less is a warning.
+func checkDrift(ctx context.Context, c *checkup, cfg bot.Config, db *store.DB, rules *access.Rules) {
+	drifts, err := pgwarehouse.AccessDrift(ctx, db.Pool(), cfg.Postgres.ReaderRole, cfg.Postgres.Schemas, rules.AllPolicies())
+	if err != nil {
+		c.fail("%v", err)
+		return
+	}
+	if len(drifts) == 0 {
+		c.ok("every policy's role reads what its policy allows on the tables as they are now")
+		return
+	}
+	const fix = ": run `analyticsbot access apply`"
+	var beyond, short []pgwarehouse.Drift
+	for _, d := range drifts {
+		if d.Beyond {
+			beyond = append(beyond, d)
+		} else {
+			short = append(short, d)
+		}
+	}
+	for _, d := range beyond[:min(len(beyond), maxDrifts)] {
+		c.fail("%s%s", d, fix)
+	}
+	if n := len(beyond) - maxDrifts; n > 0 {
+		c.fail("and %d more their roles may read that the policies deny%s", n, fix)
+	}
+	for _, d := range short[:min(len(short), maxDrifts)] {
+		c.warn("%s%s", d, fix)
+	}
+	if n := len(short) - maxDrifts; n > 0 {
+		c.warn("and %d more the policies allow that their roles cannot read%s", n, fix)
 	}
 }
 

@@ -12,6 +12,7 @@ import (
 	"os"
 	"time"
 
+	"github.com/analyticsbot/analyticsbot/access"
 	"github.com/analyticsbot/analyticsbot/bot"
 	"github.com/analyticsbot/analyticsbot/mcpserver"
 	"github.com/analyticsbot/analyticsbot/nodes"
@@ -19,6 +20,7 @@ import (
 	"github.com/analyticsbot/analyticsbot/slackapp"
 	"github.com/analyticsbot/analyticsbot/store"
 	"github.com/analyticsbot/analyticsbot/telemetry"
+	"github.com/analyticsbot/analyticsbot/warehouse/pgwarehouse"
 	"github.com/analyticsbot/analyticsbot/web"
 )
 
@@ -67,6 +69,7 @@ func serve(ctx context.Context, out io.Writer, tel *telemetry.Telemetry) error {
 	}, slog.Default())()
 	defer b.StartValueIndex(ctx)()
 	defer b.StartRefingerprint(ctx)()
+	defer startDriftWatch(ctx, b)()
 	var app *slackapp.App
 	if scfg.Configured() {
 		if app, err = slackapp.New(ctx, scfg, b, slog.Default(), slackapp.WithMountedHandler()); err != nil {
@@ -244,4 +247,25 @@ func serveMetrics(ctx context.Context, tel *telemetry.Telemetry) (net.Addr, erro
 	}()
 	slog.InfoContext(ctx, "serving Prometheus metrics", "url", "http://"+ln.Addr().String()+"/metrics")
 	return ln.Addr(), nil
+}
+
+// startDriftWatch logs a warning, once per change, when the policies'
+// roles read other than their policies on the tables as they are now (a
+// new table, partition or child, a grant changed by hand), checked at
+// start and as often as the catalog is read again: `access apply` mends it.
+func startDriftWatch(ctx context.Context, b *bot.Bot) (stop func()) {
+	cfg := b.Config()
+	if cfg.AccessFile == "" || (cfg.Backend != "" && cfg.Backend != pgwarehouse.Name && cfg.Backend != "sql") {
+		return func() {}
+	}
+	rules, err := access.Load(cfg.AccessFile)
+	if err != nil {
+		slog.WarnContext(ctx, "cannot compare the policy roles' grants with their policies", "err", err)
+		return func() {}
+	}
+	w := &pgwarehouse.DriftWatch{Pool: b.DB().Pool(), Reader: cfg.Postgres.ReaderRole, Schemas: cfg.Postgres.Schemas, Log: slog.Default()}
+	for _, p := range rules.AllPolicies() {
+		w.Policies = append(w.Policies, p)
+	}
+	return w.Start(ctx, pgwarehouse.DefaultCatalogTTL)
 }

@@ -208,26 +208,18 @@ func applyPolicy(ctx context.Context, tx pgx.Tx, role, password string, schemas 
 		stmts = append(stmts, "REVOKE ALL ON ALL TABLES IN SCHEMA "+q+" FROM "+r, "REVOKE ALL ON SCHEMA "+q+" FROM "+r)
 	}
 	used := map[string]bool{}
-	for _, t := range cat.Tables {
-		if !p.AllowsTable(t.Schema, t.Name) {
-			continue
-		}
-		var cols []string
-		for _, c := range t.Columns {
-			if p.AllowsColumn(t.Schema, t.Name, c.Name) {
-				cols = append(cols, pgx.Identifier{c.Name}.Sanitize())
-			}
-		}
-		if len(cols) == 0 {
-			continue
-		}
-		target := pgx.Identifier{t.Schema, t.Name}.Sanitize()
-		if len(cols) == len(t.Columns) {
+	for _, g := range planGrants(cat, p) {
+		target := pgx.Identifier{g.schema, g.table}.Sanitize()
+		if g.whole {
 			stmts = append(stmts, "GRANT SELECT ON "+target+" TO "+r)
 		} else {
+			cols := make([]string, len(g.columns))
+			for i, c := range g.columns {
+				cols[i] = pgx.Identifier{c}.Sanitize()
+			}
 			stmts = append(stmts, "GRANT SELECT ("+strings.Join(cols, ", ")+") ON "+target+" TO "+r)
 		}
-		used[t.Schema] = true
+		used[g.schema] = true
 	}
 	for _, s := range schemas {
 		if used[s] {
@@ -253,6 +245,38 @@ func applyPolicy(ctx context.Context, tx pgx.Tx, role, password string, schemas 
 		}
 	}
 	return nil
+}
+
+// tableGrant is one SELECT grant applying a policy makes: on a whole
+// table (or view), or on some of its columns.
+type tableGrant struct {
+	schema, table string
+	// columns are the columns granted, all of the table's when whole.
+	columns []string
+	whole   bool
+}
+
+// planGrants is what applying p over cat grants its role, besides USAGE on
+// the schemas of these tables: SELECT on each table p allows, or only on
+// the columns it allows. ApplyAccess makes these grants and AccessDrift
+// compares a role's privileges with them.
+func planGrants(cat *warehouse.Catalog, p warehouse.Access) []tableGrant {
+	var grants []tableGrant
+	for _, t := range cat.Tables {
+		if !p.AllowsTable(t.Schema, t.Name) {
+			continue
+		}
+		var cols []string
+		for _, c := range t.Columns {
+			if p.AllowsColumn(t.Schema, t.Name, c.Name) {
+				cols = append(cols, c.Name)
+			}
+		}
+		if len(cols) > 0 {
+			grants = append(grants, tableGrant{schema: t.Schema, table: t.Name, columns: cols, whole: len(cols) == len(t.Columns)})
+		}
+	}
+	return grants
 }
 
 // quoteLiteral quotes s as an SQL string literal.
