@@ -51,7 +51,7 @@ func (s *syncBuffer) String() string {
 
 // waitFor waits until the text written matches re and returns the match's
 // groups; it fails the test when the program ends first.
-func (s *syncBuffer) waitFor(t *testing.T, re *regexp.Regexp, done <-chan error) []string {
+func (s *syncBuffer) waitFor(t *testing.T, re *regexp.Regexp, done chan error) []string {
 	t.Helper()
 	deadline := time.After(cliTimeo)
 	for {
@@ -67,7 +67,15 @@ func (s *syncBuffer) waitFor(t *testing.T, re *regexp.Regexp, done <-chan error)
 		}
 		select {
 		case <-changed:
-		case err := <-done:
+		case err, open := <-done:
+			if open {
+				// Put back for whoever waits on the program's end next
+				// (startServe's cleanup): taken, it would wait forever.
+				select {
+				case done <- err:
+				default:
+				}
+			}
 			t.Fatalf("the program ended (err %v) before printing %s; it printed %q", err, re, text)
 		case <-deadline:
 			t.Fatalf("nothing matching %s printed within %s; got %q", re, cliTimeo, text)
