@@ -5,6 +5,7 @@ import (
 	"log/slog"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/jackc/pgx/v5"
 	"github.com/stretchr/testify/assert"
@@ -120,4 +121,54 @@ default: watched
 	require.NoError(t, err)
 	assert.Equal(t, "level=INFO msg=\"the policy roles' grants are their policies' again\"\n", check())
 	assert.Empty(t, check())
+}
+
+// lineWriter sends each log line written to it on a channel.
+type lineWriter chan string
+
+func (w lineWriter) Write(p []byte) (int, error) {
+	w <- string(p)
+	return len(p), nil
+}
+
+// Started, the watch checks at once and then again at its interval: a
+// table added after the first check is reported by a later one, with no
+// call of Check (serve starts it with the catalog's interval, 5 minutes).
+func TestDriftWatchChecksAgain(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	_, pool, rules, roles := newFamily(t, `
+policies:
+  - name: watched
+    tables: ["fam.*"]
+default: watched
+`)
+	role := roles["watched"]
+	lines := make(lineWriter, 16)
+	w := &pgwarehouse.DriftWatch{Pool: pool, Reader: strings.TrimSuffix(role, "_watched"), Schemas: []string{"fam"},
+		Log: slog.New(slog.NewTextHandler(lines, nil))}
+	for _, p := range rules.List() {
+		w.Policies = append(w.Policies, p)
+	}
+	next := func() string {
+		t.Helper()
+		select {
+		case line := <-lines:
+			return line
+		case <-time.After(time.Minute):
+			t.Fatal("no check reported the tables' change within a minute")
+			return ""
+		}
+	}
+	_, err := pool.Exec(ctx, `CREATE TABLE fam.first (id int)`)
+	require.NoError(t, err)
+	stop := w.Start(ctx, 10*time.Millisecond)
+	defer stop()
+	line := next()
+	assert.Contains(t, line, role+" cannot read fam.first, which its policy watched allows", "the check at start")
+	assert.NotContains(t, line, "fam.later")
+
+	_, err = pool.Exec(ctx, `CREATE TABLE fam.later (id int)`)
+	require.NoError(t, err)
+	assert.Contains(t, next(), role+" cannot read fam.later, which its policy watched allows", "a later check")
 }
