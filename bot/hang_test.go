@@ -15,6 +15,7 @@ import (
 	"github.com/analyticsbot/analyticsbot/bot"
 	"github.com/analyticsbot/analyticsbot/bot/bottest"
 	"github.com/analyticsbot/analyticsbot/nodes"
+	"github.com/analyticsbot/analyticsbot/store"
 	"github.com/analyticsbot/analyticsbot/store/storetest"
 	"github.com/analyticsbot/analyticsbot/warehouse/pgwarehouse"
 	"github.com/analyticsbot/analyticsbot/workflow"
@@ -169,6 +170,20 @@ func testSilentDatabase(t *testing.T, e *testEnv) {
 		}
 		assert.Equal(t, []string{"How many games were released in 2018?", "How many games were released in 2017?",
 			"How many games were released in 2016?"}, asked, "the turn held back is written once the database answers")
+		// docs/observability.md: its query log's time is when the turn
+		// ended (its total time, kept in milliseconds, after the message
+		// arrived), not when its write gave up, a queryLogTimeout later.
+		logs, err := e.admin.QueryLogs(context.Background(), store.QueryLogFilter{ThreadID: thread, Limit: 10})
+		require.NoError(t, err)
+		var late *store.QueryLog
+		for i := range logs {
+			if logs[i].Question == "How many games were released in 2017?" {
+				late = &logs[i]
+			}
+		}
+		require.NotNil(t, late, "the held-back turn's query log is written")
+		assert.WithinDuration(t, s.Started.Add(late.Total), late.CreatedAt, time.Millisecond,
+			"the late row's time is the turn's end (arrived %s, total %s)", s.Started, late.Total)
 	})
 }
 

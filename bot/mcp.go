@@ -103,7 +103,7 @@ func kindOf(err error) nodes.ErrorKind {
 // logCall writes the query log row of a call: no turn is kept, since
 // nothing follows up on it.
 func (b *Bot) logCall(ctx context.Context, s *nodes.State) {
-	l := queryLogOf(s, workflow.Result{}, b.backend.Name())
+	l := queryLogOf(s, workflow.Result{}, b.backend.Name(), time.Now())
 	l.ErrorKind, l.ErrorDetail = string(s.ErrorKind), s.ErrorDetail
 	wctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), queryLogTimeout)
 	defer cancel()

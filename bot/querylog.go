@@ -26,7 +26,8 @@ const queryLogTimeout = 2 * time.Second
 // reaches `analyticsbot logs --ref` even when the failure was the
 // database's; the log line of the failure says whether it is there yet.
 func (b *Bot) logTurn(ctx context.Context, s *nodes.State, res workflow.Result) {
-	rec := store.TurnRecord{Turns: s.Keep, Log: queryLogOf(s, res, b.backend.Name())}
+	ended := time.Now()
+	rec := store.TurnRecord{Turns: s.Keep, Log: queryLogOf(s, res, b.backend.Name(), ended)}
 	outcome := nodes.Outcome(ctx, s, res)
 	if outcome != nodes.OutcomeOK {
 		rec.Log.ErrorKind = outcome
@@ -47,7 +48,9 @@ func (b *Bot) logTurn(ctx context.Context, s *nodes.State, res workflow.Result) 
 			}
 		}
 	case retryable(err):
-		rec.At = time.Now()
+		// Written late, at the turn's end: by the bot's clock, as the
+		// database's cannot be read while it is away.
+		rec.At = ended
 		b.unsaved.keep(rec)
 		where = "pending: the database is away; written when it is back"
 	default:
@@ -71,13 +74,13 @@ func (b *Bot) logTurn(ctx context.Context, s *nodes.State, res workflow.Result) 
 	}
 }
 
-// queryLogOf builds the log row of a turn from its final state and trace;
-// the error kind is left to nodes.Outcome.
-func queryLogOf(s *nodes.State, res workflow.Result, backend string) store.QueryLog {
+// queryLogOf builds the log row of a turn that ended at ended from its
+// final state and trace; the error kind is left to nodes.Outcome.
+func queryLogOf(s *nodes.State, res workflow.Result, backend string, ended time.Time) store.QueryLog {
 	total := res.Total
 	if !s.Started.IsZero() {
 		// From the message's arrival: loading the history counts too.
-		total = time.Since(s.Started)
+		total = ended.Sub(s.Started)
 	}
 	nodeTime := make(map[string]time.Duration, len(res.Steps))
 	for _, st := range res.Steps {

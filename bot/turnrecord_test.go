@@ -96,9 +96,14 @@ func testTurnRecords(t *testing.T, e *testEnv) {
 		assert.Equal(t, string(nodes.ErrWarehouseDown), logs[0].ErrorKind)
 		assert.Equal(t, "How many games were released in 2017?", logs[0].Question)
 		// docs/observability.md: written once the database is back, "at
-		// their original time", not the time of the write.
+		// their original time", not the time of the write: when the turn
+		// ended, its total time (kept in milliseconds) after the message
+		// arrived, not when its first write failed.
 		assert.False(t, logs[0].CreatedAt.Before(askedAt) || logs[0].CreatedAt.After(answeredAt),
 			"the row's time %s is the turn's, between %s and %s", logs[0].CreatedAt, askedAt, answeredAt)
+		ended := down.Started.Add(logs[0].Total)
+		assert.WithinDuration(t, ended, logs[0].CreatedAt, time.Millisecond,
+			"the row's time is the turn's end (arrived %s, total %s)", down.Started, logs[0].Total)
 		turns, err := e.admin.RecentTurns(ctx, thread, 10)
 		require.NoError(t, err)
 		var asked []string

@@ -2,6 +2,7 @@ package scheduler
 
 import (
 	"context"
+	"log/slog"
 
 	"github.com/analyticsbot/analyticsbot/store"
 )
@@ -24,8 +25,11 @@ type Owners interface {
 const ownerUnknown = "owner_unknown"
 
 // asOwnerNow is c with its owner's address as their surface gives it now
-// (Owners); c as it is for a surface that does not say.
-func (sc *Scheduler) asOwnerNow(ctx context.Context, c store.Claim) (store.Claim, error) {
+// (Owners); c as it is for a surface that does not say. An address that
+// changed is saved with the schedule, so what shows the owner's address
+// (schedules list --json) shows the one runs read as; a failure to save it
+// is logged and the run goes on as the owner is now.
+func (sc *Scheduler) asOwnerNow(ctx context.Context, log *slog.Logger, c store.Claim) (store.Claim, error) {
 	o, ok := sc.deliverers[c.Schedule.Surface].(Owners)
 	if !ok {
 		return c, nil
@@ -33,6 +37,11 @@ func (sc *Scheduler) asOwnerNow(ctx context.Context, c store.Claim) (store.Claim
 	email, err := o.Owner(ctx, c.Schedule)
 	if err != nil {
 		return c, err
+	}
+	if email != "" && email != c.Schedule.OwnerEmail {
+		if _, err := sc.db.SetOwnerEmail(ctx, c.Schedule.ID, email); err != nil {
+			log.WarnContext(ctx, "save the owner's address as it is now", "err", err)
+		}
 	}
 	c.Schedule.OwnerEmail = email
 	return c, nil

@@ -224,7 +224,7 @@ func (sc *Scheduler) runClaim(ctx context.Context, c store.Claim) {
 		sc.finish(ctx, log, store.RunEnd{Claim: c, Outcome: store.RunPosted}, w)
 		return
 	}
-	c, err = sc.asOwnerNow(runCtx, c)
+	c, err = sc.asOwnerNow(runCtx, log, c)
 	var refusal *bot.Refusal
 	switch {
 	case ctx.Err() != nil:
@@ -331,7 +331,7 @@ func (sc *Scheduler) postedBefore(ctx context.Context, log *slog.Logger, c store
 	// The stopped runner kept no turn behind its message: run the query
 	// again (no post), as its owner is now, so that the message's buttons
 	// work; when the surface cannot say who that is, they do not.
-	c, err = sc.asOwnerNow(ctx, c)
+	c, err = sc.asOwnerNow(ctx, log, c)
 	if err != nil {
 		log.WarnContext(ctx, "the run's message is kept without its result: its owner could not be confirmed", "err", err)
 		return true

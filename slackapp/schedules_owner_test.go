@@ -99,6 +99,11 @@ func TestScheduledRunReadsAsItsOwnerIsNow(t *testing.T) {
 	require.Len(t, posts, 1)
 	assert.Contains(t, says(posts[0]), "7102", "the rows of the address Slack gives now")
 	assert.NotContains(t, says(posts[0]), "7101", "never the rows of the address saved with it")
+	// What `analyticsbot schedules list --json` shows is the address the
+	// run read as, not the old one.
+	now, err := h.bot.DB().ScheduleByID(ctx, s.ID)
+	require.NoError(t, err)
+	assert.Equal(t, "ana.new@example.com", now.OwnerEmail, "the stored address is the one Slack gave at the run")
 
 	// Slack does not answer users.info for an owner it was not asked about.
 	unknown := storedSchedules(t, h, threadID(ch, root), ch, due.Add(24*time.Hour), 1, orders("UBEA0001", "Bea's orders "+ch))[0]

@@ -221,6 +221,19 @@ func (d *DB) ChangeSchedule(ctx context.Context, c ScheduleChange) (Schedule, er
 	return cur, fmt.Errorf("schedule %s is %s: %w", c.ID, cur.State, ErrScheduleState)
 }
 
+// SetOwnerEmail saves email as the address of schedule id's owner, the one
+// their surface gave at a run (a Slack address changes), so what shows and
+// checks the owner's address sees the one runs read as. It reports
+// whether the saved one was different.
+func (d *DB) SetOwnerEmail(ctx context.Context, id, email string) (bool, error) {
+	tag, err := d.pool.Exec(ctx, `UPDATE schedules SET owner_email = $2, updated_at = now() WHERE id = $1 AND owner_email <> $2`,
+		id, cleanText(email))
+	if err != nil {
+		return false, fmt.Errorf("set the owner's address of schedule %q: %w", id, classify(err))
+	}
+	return tag.RowsAffected() > 0, nil
+}
+
 // DeleteSchedule deletes a schedule and its runs; ErrNotFound when there
 // is none.
 func (d *DB) DeleteSchedule(ctx context.Context, id string) error {
