@@ -40,7 +40,8 @@ type Rules struct {
 	tokens          []Token
 	directory       atomic.Pointer[Directory]
 	// ceilings are the channels' ceilings (channel_ceilings) by channel
-	// id; otherCeiling that of every other shared conversation
+	// id (nil for a channel listed with policy none, which has none);
+	// otherCeiling that of every other shared conversation
 	// (default_ceiling), nil for none; shared the policies within them,
 	// by asker's and ceiling's policy.
 	ceilings     map[string]*Policy

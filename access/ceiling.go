@@ -38,15 +38,16 @@ func (p *Policy) Within(ceiling *Policy) *Policy {
 // Ceiling returns the policy that caps what is posted where w asks: the
 // channel's own (channel_ceilings), else, in any other Slack channel or
 // group DM, default_ceiling. It is nil in a direct message, on the
-// operator's command line, and where neither gives one. The web chat and
-// the MCP server have none either: their channels ("web", "mcp") are no
-// Slack channel ids, which a ceiling needs.
+// operator's command line, in a channel listed with policy none, and where
+// neither gives one. The web chat and the MCP server have none either:
+// their channels ("web", "mcp") are no Slack channel ids, which a ceiling
+// needs.
 func (r *Rules) Ceiling(w Who) *Policy {
 	if r == nil || w.DM || w.Local {
 		return nil
 	}
 	if c, ok := r.ceilings[w.ChannelID]; ok {
-		return c
+		return c // nil when listed with policy none
 	}
 	if slackChannel.MatchString(w.ChannelID) {
 		return r.otherCeiling
@@ -136,7 +137,9 @@ func (r *Rules) readCeilings(nodes []yaml.Node, other yaml.Node) error {
 	return nil
 }
 
-// ceiling reads one entry of channel_ceilings.
+// ceiling reads one entry of channel_ceilings. Its policy may be none (a
+// name no policy may have): its channels have no ceiling, whatever
+// default_ceiling says, and so no policy within one.
 func (r *Rules) ceiling(n yaml.Node) error {
 	if n.Kind == yaml.MappingNode {
 		for i := 0; i+1 < len(n.Content); i += 2 {
@@ -153,25 +156,39 @@ func (r *Rules) ceiling(n yaml.Node) error {
 	switch {
 	case cf.Policy == "":
 		return fmt.Errorf("an entry needs the policy that caps what is posted in its channels")
-	case i < 0:
+	case i < 0 && cf.Policy != None:
 		return fmt.Errorf("policy names %q, which is not a policy (policies: %s)", cf.Policy, strings.Join(r.Policies(), ", "))
 	case len(cf.Channels) == 0:
 		return fmt.Errorf("the ceiling %q names no channel: list their ids under channels", cf.Policy)
 	}
+	var c *Policy // nil for none
+	if i >= 0 {
+		c = r.policies[i]
+	}
 	for _, ch := range cf.Channels {
+		_, listed := r.ceilings[ch]
 		switch {
 		case strings.HasPrefix(ch, "D"):
 			return fmt.Errorf("%q is a direct message, which only its asker sees: it needs no ceiling", ch)
 		case !slackChannel.MatchString(ch):
 			return fmt.Errorf("%q is not a Slack channel id (C… or G…); the web chat and the command line show answers to their asker alone", ch)
-		case r.ceilings[ch] != nil:
-			return fmt.Errorf("%q has a ceiling already (%q)", ch, r.ceilings[ch].name)
+		case listed:
+			return fmt.Errorf("%q has a ceiling already (%q)", ch, r.ceilingName(ch))
 		case len(r.channels) > 0 && !slices.Contains(r.channels, ch):
 			return fmt.Errorf("%q is not one of access.channels, so the bot never answers there", ch)
 		}
-		r.ceilings[ch] = r.policies[i]
+		r.ceilings[ch] = c
 	}
 	return nil
+}
+
+// ceilingName is the name of the ceiling channel_ceilings gives ch: its
+// policy's, or none.
+func (r *Rules) ceilingName(ch string) string {
+	if c := r.ceilings[ch]; c != nil {
+		return c.name
+	}
+	return None
 }
 
 // readOtherCeiling reads default_ceiling: a policy's name, or none (as

@@ -99,7 +99,12 @@ func TestCeilingErrors(t *testing.T) {
 	const head = "access:\n  channels: [C0GEN, C0DATA]\npolicies:\n  - name: wide\n    tables: [\"a.*\"]\n  - name: narrow\n    tables: [a.b]\ndefault: narrow\n"
 	tests := map[string]string{
 		"channel_ceilings:\n  - channels: [C0GEN]\n":                                                                      `line 10: channel_ceilings: an entry needs the policy`,
-		"channel_ceilings:\n  - channels: [C0GEN]\n    policy: none\n":                                                    `line 10: channel_ceilings: policy names "none", which is not a policy (policies: wide, narrow)`,
+		"channel_ceilings:\n  - channels: [C0GEN]\n    policy: nobody\n":                                                  `line 10: channel_ceilings: policy names "nobody", which is not a policy (policies: wide, narrow)`,
+		"channel_ceilings:\n  - policy: none\n":                                                                           `line 10: channel_ceilings: the ceiling "none" names no channel`,
+		"channel_ceilings:\n  - channels: [D0DM]\n    policy: none\n":                                                     `line 10: channel_ceilings: "D0DM" is a direct message`,
+		"channel_ceilings:\n  - channels: [C0ELSE]\n    policy: none\n":                                                   `"C0ELSE" is not one of access.channels`,
+		"channel_ceilings:\n  - channels: [C0GEN]\n    policy: none\n  - channels: [C0GEN]\n    policy: wide\n":           `line 12: channel_ceilings: "C0GEN" has a ceiling already ("none")`,
+		"channel_ceilings:\n  - channels: [C0GEN]\n    policy: narrow\n  - channels: [C0GEN]\n    policy: none\n":         `line 12: channel_ceilings: "C0GEN" has a ceiling already ("narrow")`,
 		"channel_ceilings:\n  - policy: narrow\n":                                                                         `line 10: channel_ceilings: the ceiling "narrow" names no channel`,
 		"channel_ceilings:\n  - channels: [D0DM]\n    policy: narrow\n":                                                   `"D0DM" is a direct message`,
 		"channel_ceilings:\n  - channels: [web]\n    policy: narrow\n":                                                    `"web" is not a Slack channel id`,
@@ -116,6 +121,8 @@ func TestCeilingErrors(t *testing.T) {
 	}
 	_, err := Parse([]byte("policies:\n  - name: a∩b\n    tables: [a.b]\ndefault: none\n"))
 	assert.ErrorContains(t, err, `line 2: policy "a∩b": a name may not hold "∩"`)
+	_, err = Parse([]byte("policies:\n  - name: none\n    tables: [a.b]\ndefault: none\nchannel_ceilings:\n  - channels: [C0GEN]\n    policy: none\n"))
+	assert.ErrorContains(t, err, `line 2: a policy needs a name (not "none")`, "policy: none never names a policy")
 }
 
 // docs/access.md's shared-channel example is the one tested here.
@@ -131,8 +138,9 @@ func TestDocumentedCeilingExample(t *testing.T) {
 
 // default_ceiling caps every shared conversation channel_ceilings does not
 // list: a public or private channel, a group DM (mpim, G… or C…). A
-// listed channel keeps its own; a direct message, the web chat, the MCP
-// server and the command line have none.
+// listed channel keeps its own, and one listed with policy none has none,
+// nor a role of its own; a direct message, the web chat, the MCP server
+// and the command line have none.
 func TestDefaultCeiling(t *testing.T) {
 	t.Parallel()
 	r, err := Load("testdata/default_ceiling.yaml")
@@ -150,6 +158,8 @@ func TestDefaultCeiling(t *testing.T) {
 		{"the catch-all's own policy: nothing to cap", Who{UserID: "UZED", ChannelID: "G0MPIM"}, "everyone", ""},
 		{"a listed channel keeps its ceiling", Who{UserID: "UANA", ChannelID: "C0FINANCE"}, "finance", "analysts∩finance"},
 		{"finance in its own listed channel", Who{UserID: "UFAY", ChannelID: "C0FINANCE"}, "finance", ""},
+		{"an analyst in a channel listed with none", Who{UserID: "UANA", ChannelID: "C0DATA"}, "", ""},
+		{"finance in a channel listed with none", Who{UserID: "UFAY", ChannelID: "C0DATA"}, "", ""},
 		{"a direct message", Who{UserID: "UANA", ChannelID: "D0DM", DM: true}, "", ""},
 		{"a direct message's id alone", Who{UserID: "UANA", ChannelID: "D0DM"}, "", ""},
 		{"the command line", Who{UserID: "terminal", ChannelID: "terminal", Local: true}, "", ""},
@@ -174,7 +184,7 @@ func TestDefaultCeiling(t *testing.T) {
 		names = append(names, p.Policy())
 	}
 	assert.Equal(t, []string{"finance", "analysts", "everyone", "analysts∩finance", "everyone∩finance", "finance∩everyone", "analysts∩everyone"}, names,
-		"every policy a query may run under, within the catch-all too, each to have its role")
+		"every policy a query may run under, within the catch-all too, each to have its role; none for the channel listed with none")
 
 	none, err := Parse([]byte("policies:\n  - name: a\n    tables: [a.b]\ndefault: a\ndefault_ceiling: none\n"))
 	require.NoError(t, err)
@@ -201,7 +211,7 @@ func TestDefaultCeilingErrors(t *testing.T) {
 	example, err := os.ReadFile("testdata/default_ceiling.yaml")
 	require.NoError(t, err)
 	_, err = Parse([]byte(strings.Replace(string(example), "default_ceiling: everyone", "default_ceiling: evryone", 1)))
-	assert.EqualError(t, err, `access file line 19: default_ceiling names "evryone", which is not a policy (policies: finance, analysts, everyone)`,
+	assert.EqualError(t, err, `access file line 21: default_ceiling names "evryone", which is not a policy (policies: finance, analysts, everyone)`,
 		"the mistake docs/access.md shows")
 }
 

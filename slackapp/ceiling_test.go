@@ -330,3 +330,21 @@ func TestGroupDMDefaultCeiling(t *testing.T) {
 	}
 	assert.Empty(t, h.slack.Calls("chat.startStream"), "nothing streamed into a group DM with a ceiling")
 }
+
+// In a channel listed with policy none under default_ceiling, through the
+// fake Slack: nothing caps an answer, so an analyst's question beyond the
+// catch-all ceiling is posted in the channel, as the analysts' own policy.
+func TestDefaultCeilingLiftedChannel(t *testing.T) {
+	t.Parallel()
+	opt, _ := withDefaultCeiling(t)
+	h := start(t, opt)
+
+	ts := "1700003401.000100"
+	h.askAs("UANA", "CDATA", ts, "", bottest.CeilingBeyond.Question)
+	h.answerIn("CDATA", ts, bottest.CeilingBeyond.Answer)
+
+	logs, err := h.bot.DB().QueryLogs(context.Background(), store.QueryLogFilter{ThreadID: threadID("CDATA", ts)})
+	require.NoError(t, err)
+	require.Len(t, logs, 1)
+	assert.Equal(t, "analysts", logs[0].Policy, "posted in CDATA as the asker's own policy, within no ceiling")
+}

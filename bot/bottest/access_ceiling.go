@@ -25,8 +25,7 @@ func CeilingAccessFile(def, channel string) string {
 // DefaultCeilingAccessFile is AccessFile(def) that answers in every
 // channel and group DM, and caps what is posted in each with the everyone
 // policy (default_ceiling), a group DM's id being unknown ahead; but CDATA,
-// listed with the full policy as its ceiling, which caps no one of the
-// matrix's.
+// listed with policy none: no ceiling there.
 func DefaultCeilingAccessFile(def string) string {
 	const admitted = "  channels: [CDATA, web]\n"
 	f := AccessFile(def)
@@ -34,7 +33,7 @@ func DefaultCeilingAccessFile(def string) string {
 		panic("bottest: AccessFile no longer says " + admitted)
 	}
 	return strings.Replace(f, admitted, "", 1) +
-		"channel_ceilings:\n  - channels: [CDATA]\n    policy: full\ndefault_ceiling: everyone\n"
+		"channel_ceilings:\n  - channels: [CDATA]\n    policy: none\ndefault_ceiling: everyone\n"
 }
 
 // CeilingCase is a question of the ceiling's tests, its scripted SQL, the
