@@ -193,7 +193,9 @@ func TestCLITwoServeProcesses(t *testing.T) {
 	})
 
 	// Schedules due now, which both processes poll for twice a second:
-	// each is posted once.
+	// each is posted once. Their owner is in the channel they post to, as
+	// each run checks.
+	slack.Join("CSCHEDULED", user)
 	schedules := dueSchedules(t, dbURL, "CREPLICAS:"+ts, "CSCHEDULED", 6)
 	for _, q := range schedules {
 		slack.WaitMessage(t, "the run of "+q, func(m fakeslack.Message) bool {
