@@ -53,9 +53,12 @@ func (n *Nodes) reuse(ctx context.Context, s *State) bool {
 		return false
 	}
 	c := store.CachedResult{ThreadID: s.KeptIn(), QueryID: id,
-		Query: s.Checked.Query, Question: s.Question(), Result: recent.Result, RunFor: recent.RunFor}
-	// Kept for this thread's buttons, but not remembered as a run: its
-	// age is the first run's.
+		Query: s.Checked.Query, Question: s.Question(), Result: recent.Result, RunFor: recent.RunFor,
+		CachedAt: recent.CachedAt}
+	// Kept for this thread's buttons, but not remembered as a run, and
+	// dated when it ran (CachedAt): its age is the first run's, should the
+	// thread have run the same dataset before (store's
+	// TestCacheReusedCopyKeepsItsAge).
 	if err := n.Cache.Put(ctx, c); err != nil {
 		n.Logger.WarnContext(ctx, "cache a reused result", "thread", s.ThreadTS, "err", err)
 		return false

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"time"
 
 	"github.com/jackc/pgx/v5"
 )
@@ -64,7 +65,9 @@ func NewCache(db *DB, limits CacheLimits) (*Cache, error) {
 
 // Put stores r (replacing a result of the same thread and query) and, in the
 // same transaction, drops all but the thread's newest perThread results.
-// CachedAt is set by the database.
+// CachedAt is when it ran: the database's clock now, or r's own when set
+// (a result reused in another thread keeps its run's time, so its age and
+// the answer's "data as of" stay true there).
 func (c *Cache) Put(ctx context.Context, r CachedResult) error {
 	columns, err := json.Marshal(nonNil(r.Result.Columns))
 	if err != nil {
@@ -84,8 +87,8 @@ func (c *Cache) Put(ctx context.Context, r CachedResult) error {
 		b.Queue(`
 		INSERT INTO query_results
 			(thread_id, query_id, backend, sql, question, columns, rows, row_count, truncated, limited_by,
-			 run_for_user, run_for_channel, run_for_policy)
-		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13)
+			 run_for_user, run_for_channel, run_for_policy, created_at)
+		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, coalesce($14, now()))
 		ON CONFLICT (thread_id, query_id) DO UPDATE SET
 			backend = EXCLUDED.backend, sql = EXCLUDED.sql, question = EXCLUDED.question,
 			columns = EXCLUDED.columns, rows = EXCLUDED.rows,
@@ -96,7 +99,7 @@ func (c *Cache) Put(ctx context.Context, r CachedResult) error {
 		RETURNING created_at`,
 			r.ThreadID, r.QueryID, cleanText(r.Query.Backend), cleanText(r.Query.Text), cleanText(r.Question),
 			string(columns), rows, len(r.Result.Rows), r.Result.Truncated, r.Result.LimitedBy,
-			cleanText(r.RunFor.UserID), cleanText(r.RunFor.ChannelID), cleanText(r.RunFor.Policy),
+			cleanText(r.RunFor.UserID), cleanText(r.RunFor.ChannelID), cleanText(r.RunFor.Policy), ranAt(r.CachedAt),
 		).QueryRow(func(row pgx.Row) error { return row.Scan(&r.CachedAt) })
 		b.Queue(`
 		DELETE FROM query_results
@@ -191,4 +194,13 @@ func nonNil[T any](s []T) []T {
 		return []T{}
 	}
 	return s
+}
+
+// ranAt is a result's time to store: nil, for the database's now, when it
+// has none.
+func ranAt(t time.Time) *time.Time {
+	if t.IsZero() {
+		return nil
+	}
+	return &t
 }

@@ -126,3 +126,42 @@ func TestCacheRunFor(t *testing.T) {
 	require.NoError(t, err)
 	assert.Equal(t, store.Asker{}, got.RunFor, "a result stored before 00023 is no one's")
 }
+
+// A result reused in another thread is kept there with the time it ran,
+// not the time it was copied: were it dated anew, a thread that had run
+// the same dataset before would find the copy fresh, and reuse would
+// carry a result past RESULT_FRESHNESS and date its data too late.
+func TestCacheReusedCopyKeepsItsAge(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	db := storetest.New(t)
+	cache := newCache(t, db)
+	ann := store.Asker{UserID: "UANN", ChannelID: "C1", Policy: "analysts"}
+	// The dataset ran in T2 before, and in T1 nine minutes ago.
+	for _, thread := range []string{"T2", "T1"} {
+		r := cachedResult(thread, 7)
+		r.RunFor = ann
+		require.NoError(t, cache.Put(ctx, r))
+		require.NoError(t, cache.Remember(ctx, thread, r.QueryID, "dataset-7"))
+	}
+	_, err := db.Pool().Exec(ctx, `UPDATE query_results SET created_at = now() - interval '20 minutes' WHERE thread_id = 'T2'`)
+	require.NoError(t, err)
+	_, err = db.Pool().Exec(ctx, `UPDATE query_results SET created_at = now() - interval '9 minutes' WHERE thread_id = 'T1'`)
+	require.NoError(t, err)
+	cache = newCache(t, db) // one that did not keep the results in memory as they were stored
+
+	recent, err := cache.Recent(ctx, "dataset-7", ann, 10*time.Minute)
+	require.NoError(t, err)
+	require.Equal(t, "T1", recent.ThreadID)
+	// Reused in T2 (as nodes' reuse keeps it for the thread's buttons).
+	reused := recent
+	reused.ThreadID = "T2"
+	require.NoError(t, cache.Put(ctx, reused))
+
+	got, err := cache.Get(ctx, "T2", reused.QueryID)
+	require.NoError(t, err)
+	assert.WithinDuration(t, time.Now().Add(-9*time.Minute), recent.CachedAt, time.Minute, "when it ran")
+	assert.WithinDuration(t, recent.CachedAt, got.CachedAt, time.Millisecond, "the copy is as old as the run")
+	_, err = cache.Recent(ctx, "dataset-7", ann, 5*time.Minute)
+	assert.ErrorIs(t, err, store.ErrNotFound, "nine minutes old, in either thread, is past a 5-minute freshness")
+}
