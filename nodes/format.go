@@ -217,23 +217,25 @@ var beyondDataClasses = []string{"sleep", "file_access", "code_execution", "dyna
 // ("for example:"), which each surface shows under its own heading, because
 // notifications, fallbacks and the API's text show the text alone.
 func (n *Nodes) errorText(ctx context.Context, s *State) (string, []string) {
-	examples := n.exampleQuestions(audienceCtx(ctx, s))
+	// Asked only for the replies that offer them: the check reads the
+	// catalog, which is no use when the failure is the data source's.
+	examples := func() []string { return n.exampleQuestions(audienceCtx(ctx, s)) }
 	var d warehouse.Dialect
 	if n.Warehouse != nil {
 		d = n.Warehouse.Dialect()
 	}
 	switch s.ErrorKind {
 	case ErrEmptyMessage:
-		return "Ask me a question about " + n.Domain + ".", examples
+		return "Ask me a question about " + n.Domain + ".", examples()
 	case ErrMessageTooLong:
 		return fmt.Sprintf("Your message is too long (%s); I read questions of up to %d characters. Please shorten it.", s.ErrorDetail, n.MaxMessageLen), nil
 	case ErrUnsafeQuery:
 		if slices.Contains(beyondDataClasses, s.ErrorClass) {
 			// pg_sleep, pg_read_file, dblink, set_config…: not a change of
 			// data, and not for the asker to be told it was one.
-			return "I only run queries that read data, and that one would do more, so I didn't run it. Ask a question about the data instead.", examples
+			return "I only run queries that read data, and that one would do more, so I didn't run it. Ask a question about the data instead.", examples()
 		}
-		return "I can only read data, never change it, so I can't run that. Ask a question about the data instead.", examples
+		return "I can only read data, never change it, so I can't run that. Ask a question about the data instead.", examples()
 	case ErrInvalidQuery:
 		if strings.HasPrefix(s.ErrorDetail, otherBackendDetail) {
 			return "The query behind that answer was written for another data source than the one I answer from now, so I can't run it. Ask the question again for a fresh result.", nil
@@ -241,7 +243,7 @@ func (n *Nodes) errorText(ctx context.Context, s *State) (string, []string) {
 		if s.Intent == IntentExportCSV || s.Intent == IntentShowSQL {
 			return "The query behind that answer no longer runs against the database (the tables may have changed). Ask the question again for a fresh result.", nil
 		}
-		return fmt.Sprintf("I couldn't write a query that works for this question, even after %s. Try rephrasing it with the exact names of what you're looking for.", plural(s.RetryCount+1, "attempt")), examples
+		return fmt.Sprintf("I couldn't write a query that works for this question, even after %s. Try rephrasing it with the exact names of what you're looking for.", plural(s.RetryCount+1, "attempt")), examples()
 	case ErrQueryTimeout:
 		return "The query took too long and was stopped. Try narrowing the question: a shorter time range, a filter, or fewer groups.", nil
 	case ErrDatabaseDown:
@@ -279,7 +281,7 @@ func (n *Nodes) errorText(ctx context.Context, s *State) (string, []string) {
 		}
 		// The model's error may quote the request or a key: it stays in the log.
 		// The questions to try follow under their own heading.
-		return "The language model could not answer this one. Try again or ask it another way; if it keeps happening, tell whoever runs this bot.", examples
+		return "The language model could not answer this one. Try again or ask it another way; if it keeps happening, tell whoever runs this bot.", examples()
 	case ErrNoPreviousQuery:
 		return "I couldn't find an earlier result in this thread for that. Ask a data question first, then use its buttons.", nil
 	default:
@@ -309,8 +311,14 @@ func (n *Nodes) exampleQuestions(ctx context.Context) []string {
 			break
 		}
 		if n.Warehouse != nil {
-			if err := warehouse.Permits(ctx, n.Warehouse, e.SQL); err != nil {
+			switch err := warehouse.Permits(ctx, n.Warehouse, e.SQL); {
+			case err == nil:
+			case slices.Contains([]warehouse.ErrorKind{warehouse.Invalid, warehouse.Unsafe, warehouse.Forbidden}, warehouse.KindOf(err)):
 				continue
+			default:
+				// The data source cannot say (it is down, or slow): no
+				// more checks that would each wait on it.
+				return qs
 			}
 		}
 		qs = append(qs, e.Question)

@@ -338,3 +338,34 @@ func TestHandleErrorUnsafeQuery(t *testing.T) {
 		assert.Equal(t, tt.want, s.ResponseText, "class %q", tt.class)
 	}
 }
+
+// downPermits stands for a data source that cannot be reached: each check
+// of an example's query fails as unavailable, and is counted.
+type downPermits struct {
+	warehouse.Backend
+	checks int
+}
+
+func (d *downPermits) Permits(context.Context, string) error {
+	d.checks++
+	return warehouse.Errorf(warehouse.Unavailable, "database unavailable")
+}
+
+// With the data source down, questions to try cost at most one check (the
+// first says it cannot tell; the rest would each wait on it too), and a
+// failure whose reply offers none costs no check.
+func TestQuestionsToTryWithTheDataSourceDown(t *testing.T) {
+	t.Parallel()
+	n, _ := newNodes(t, nil)
+	down := &downPermits{Backend: n.Warehouse}
+	n.Warehouse = down
+	s := State{UserQuery: "tell me a joke", Intent: IntentOffTopic}
+	require.NoError(t, n.Decline(context.Background(), &s))
+	assert.Empty(t, s.Reply.Questions, "none it could not check")
+	assert.Equal(t, 1, down.checks, "checks asked of a data source that is down")
+
+	down.checks = 0
+	s = State{UserQuery: "q", ErrorKind: ErrWarehouseDown}
+	require.NoError(t, n.HandleError(context.Background(), &s))
+	assert.Zero(t, down.checks, "a reply without questions to try checks none")
+}
