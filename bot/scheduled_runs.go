@@ -80,7 +80,7 @@ func (b *Bot) KeepScheduled(ctx context.Context, s *nodes.State, threadID string
 	// It ran for its owner, from the channel whose policy it ran under,
 	// as that policy (within a ceiling, the policy within it: s.Policy):
 	// the rows are served to them alone, and run again for anyone else.
-	runFor := store.Asker{UserID: s.UserID, ChannelID: s.ChannelID, Policy: s.Policy}
+	runFor := store.Asker{UserID: s.UserID, Email: s.UserEmail, ChannelID: s.ChannelID, Policy: s.Policy}
 	if err := b.cache.Put(ctx, store.CachedResult{ThreadID: threadID, QueryID: s.QueryID, Query: s.Query,
 		Question: sch.Question, Result: s.Result, RunFor: runFor}); err != nil {
 		b.log.WarnContext(ctx, "keep a scheduled run's result", "thread", threadID, "err", err)

@@ -39,11 +39,14 @@ func addTurn(t *testing.T, thread, question, sql string) {
 	require.NoError(t, err, "add turn")
 }
 
-// putResult stores a cached result of the test's thread, and the turn of
-// U1 that asked for it.
+// u1Email is U1's address, which row-level security reads.
+const u1Email = "ana@example.com"
+
+// putResult stores a cached result of the test's thread, run for U1, and
+// the turn of U1 that asked for it.
 func putResult(t *testing.T, n *Nodes, thread, question, sql string, res warehouse.Result) {
 	t.Helper()
-	putResultFor(t, n, thread, question, sql, res, store.Asker{UserID: "U1"})
+	putResultFor(t, n, thread, question, sql, res, store.Asker{UserID: "U1", Email: u1Email})
 }
 
 // putResultFor is putResult with the rows run for runFor, whoever asked
@@ -106,6 +109,25 @@ func TestExportCSV(t *testing.T) {
 			name: "cache hit run for someone else",
 			setup: func(t *testing.T, n *Nodes, thread string) {
 				putResultFor(t, n, thread, valveQuestion, valveSQL, oneCell("someone else's rows"), store.Asker{UserID: "U2"})
+			},
+			referenced:   pgID(valveSQL),
+			wantCSV:      valveCSV,
+			wantTitle:    valveQuestion,
+			wantFile:     "when-were-valve-s-first-games-released-" + pgID(valveSQL) + ".csv",
+			wantText:     "Here is the CSV of “" + valveQuestion + "”: 2 rows.",
+			wantRerun:    true,
+			wantStreamed: true,
+			wantQueryID:  pgID(valveSQL),
+			wantSQL:      valveSQL,
+		},
+		{
+			// Row-level security reads the signed address: rows run for
+			// the presser under an address they no longer have are
+			// someone else's.
+			name: "cache hit run for the presser under another address",
+			setup: func(t *testing.T, n *Nodes, thread string) {
+				putResultFor(t, n, thread, valveQuestion, valveSQL, oneCell("rows for the old address"),
+					store.Asker{UserID: "U1", Email: "ana@old.example"})
 			},
 			referenced:   pgID(valveSQL),
 			wantCSV:      valveCSV,
@@ -199,7 +221,7 @@ func TestExportCSV(t *testing.T) {
 			if tt.setup != nil {
 				tt.setup(t, n, thread)
 			}
-			s := State{UserQuery: "[button] export_csv", UserID: "U1", ThreadTS: thread, Intent: IntentExportCSV, ReferencedQueryID: tt.referenced}
+			s := State{UserQuery: "[button] export_csv", UserID: "U1", UserEmail: u1Email, ThreadTS: thread, Intent: IntentExportCSV, ReferencedQueryID: tt.referenced}
 			require.NoError(t, n.ExportCSV(ctx, &s))
 			assert.Empty(t, model.Calls(), "model calls")
 

@@ -34,7 +34,7 @@ func (n *Nodes) ExecuteQuery(ctx context.Context, s *State) error {
 // ceiling is the policy within it. The rows of a result are served, and
 // reused, only for the same (ExportCSV, reuse).
 func runFor(ctx context.Context, s *State) store.Asker {
-	a := store.Asker{UserID: s.UserID, ChannelID: s.ChannelID, Policy: s.Policy}
+	a := store.Asker{UserID: s.UserID, Email: s.UserEmail, ChannelID: s.ChannelID, Policy: s.Policy}
 	if p := warehouse.CallerOf(ctx).Access; p != nil {
 		a.Policy = p.Policy()
 	}

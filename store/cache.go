@@ -87,19 +87,21 @@ func (c *Cache) Put(ctx context.Context, r CachedResult) error {
 		b.Queue(`
 		INSERT INTO query_results
 			(thread_id, query_id, backend, sql, question, columns, rows, row_count, truncated, limited_by,
-			 run_for_user, run_for_channel, run_for_policy, created_at)
-		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, coalesce($14, now()))
+			 run_for_user, run_for_email, run_for_channel, run_for_policy, created_at)
+		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, coalesce($15, now()))
 		ON CONFLICT (thread_id, query_id) DO UPDATE SET
 			backend = EXCLUDED.backend, sql = EXCLUDED.sql, question = EXCLUDED.question,
 			columns = EXCLUDED.columns, rows = EXCLUDED.rows,
 			row_count = EXCLUDED.row_count, truncated = EXCLUDED.truncated, limited_by = EXCLUDED.limited_by,
-			run_for_user = EXCLUDED.run_for_user, run_for_channel = EXCLUDED.run_for_channel,
+			run_for_user = EXCLUDED.run_for_user, run_for_email = EXCLUDED.run_for_email,
+			run_for_channel = EXCLUDED.run_for_channel,
 			run_for_policy = EXCLUDED.run_for_policy,
 			created_at = EXCLUDED.created_at, seq = EXCLUDED.seq
 		RETURNING created_at`,
 			r.ThreadID, r.QueryID, cleanText(r.Query.Backend), cleanText(r.Query.Text), cleanText(r.Question),
 			string(columns), rows, len(r.Result.Rows), r.Result.Truncated, r.Result.LimitedBy,
-			cleanText(r.RunFor.UserID), cleanText(r.RunFor.ChannelID), cleanText(r.RunFor.Policy), ranAt(r.CachedAt),
+			cleanText(r.RunFor.UserID), cleanText(r.RunFor.Email), cleanText(r.RunFor.ChannelID), cleanText(r.RunFor.Policy),
+			ranAt(r.CachedAt),
 		).QueryRow(func(row pgx.Row) error { return row.Scan(&r.CachedAt) })
 		b.Queue(`
 		DELETE FROM query_results
@@ -170,10 +172,11 @@ func (c *Cache) load(ctx context.Context, where string, args ...any) (CachedResu
 	)
 	err := c.db.pool.QueryRow(ctx, `
 		SELECT thread_id, query_id, backend, sql, question, columns, rows, truncated, limited_by,
-			run_for_user, run_for_channel, run_for_policy, created_at
+			run_for_user, run_for_email, run_for_channel, run_for_policy, created_at
 		FROM query_results `+where, args...,
 	).Scan(&r.ThreadID, &r.QueryID, &r.Query.Backend, &r.Query.Text, &r.Question, &columns, &rows,
-		&r.Result.Truncated, &r.Result.LimitedBy, &r.RunFor.UserID, &r.RunFor.ChannelID, &r.RunFor.Policy, &r.CachedAt)
+		&r.Result.Truncated, &r.Result.LimitedBy, &r.RunFor.UserID, &r.RunFor.Email, &r.RunFor.ChannelID, &r.RunFor.Policy,
+		&r.CachedAt)
 	if err != nil {
 		return CachedResult{}, classify(notFound(err))
 	}

@@ -7,11 +7,12 @@ import (
 )
 
 // Asker is who a result was run for, as far as what it holds depends on
-// it: the user and channel (the row scoping settings) and the access
-// policy it ran as. Its rows are served and reused only for the same
+// it: the user, their address and the channel (the row scoping settings:
+// row-level security reads the signed address) and the access policy it
+// ran as. Its rows are served and reused only for the same
 // asker (CachedResult.RunFor).
 type Asker struct {
-	UserID, ChannelID, Policy string
+	UserID, Email, ChannelID, Policy string
 }
 
 // Remember records that the result queryID of thread ran as the dataset
@@ -41,10 +42,11 @@ func (c *Cache) Recent(ctx context.Context, key string, asker Asker, maxAge time
 		SELECT r.thread_id, r.query_id
 		FROM result_datasets d JOIN query_results r USING (thread_id, query_id)
 		WHERE d.dataset_key = $1
-		  AND r.run_for_user = $2 AND r.run_for_channel = $3 AND r.run_for_policy = $4
-		  AND r.created_at > now() - make_interval(secs => $5)
+		  AND r.run_for_user = $2 AND r.run_for_email = $3 AND r.run_for_channel = $4 AND r.run_for_policy = $5
+		  AND r.created_at > now() - make_interval(secs => $6)
 		ORDER BY r.created_at DESC
-		LIMIT 1`, key, cleanText(asker.UserID), cleanText(asker.ChannelID), cleanText(asker.Policy), maxAge.Seconds(),
+		LIMIT 1`, key, cleanText(asker.UserID), cleanText(asker.Email), cleanText(asker.ChannelID), cleanText(asker.Policy),
+		maxAge.Seconds(),
 	).Scan(&threadID, &queryID)
 	if err != nil {
 		return CachedResult{}, fmt.Errorf("recent result of dataset %.12s: %w", key, classify(notFound(err)))

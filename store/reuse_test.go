@@ -20,7 +20,7 @@ func TestCacheRecent(t *testing.T) {
 	ctx := context.Background()
 	db := storetest.New(t)
 	cache := newCache(t, db)
-	ann := store.Asker{UserID: "UANN", ChannelID: "C1", Policy: "analysts"}
+	ann := store.Asker{UserID: "UANN", Email: "ann@example.com", ChannelID: "C1", Policy: "analysts"}
 	r := cachedResult("T1", 7)
 	r.RunFor = ann
 	require.NoError(t, cache.Put(ctx, r))
@@ -33,9 +33,11 @@ func TestCacheRecent(t *testing.T) {
 	assert.WithinDuration(t, time.Now(), got.CachedAt, time.Minute, "when it ran")
 
 	for name, asker := range map[string]store.Asker{
-		"another user":    {UserID: "UBOB", ChannelID: "C1", Policy: "analysts"},
-		"another channel": {UserID: "UANN", ChannelID: "C2", Policy: "analysts"},
-		"another policy":  {UserID: "UANN", ChannelID: "C1", Policy: "full"},
+		"another user":    {UserID: "UBOB", Email: "ann@example.com", ChannelID: "C1", Policy: "analysts"},
+		"another address": {UserID: "UANN", Email: "ann@new.example", ChannelID: "C1", Policy: "analysts"},
+		"no address":      {UserID: "UANN", ChannelID: "C1", Policy: "analysts"},
+		"another channel": {UserID: "UANN", Email: "ann@example.com", ChannelID: "C2", Policy: "analysts"},
+		"another policy":  {UserID: "UANN", Email: "ann@example.com", ChannelID: "C1", Policy: "full"},
 	} {
 		_, err := cache.Recent(ctx, "dataset-7", asker, time.Minute)
 		assert.ErrorIs(t, err, store.ErrNotFound, name)
@@ -99,7 +101,7 @@ func TestCacheRunFor(t *testing.T) {
 	ctx := context.Background()
 	db := storetest.New(t)
 	cache := newCache(t, db)
-	ann := store.Asker{UserID: "UANN", ChannelID: "C1", Policy: "analysts"}
+	ann := store.Asker{UserID: "UANN", Email: "ann@example.com", ChannelID: "C1", Policy: "analysts"}
 	bob := store.Asker{UserID: "UBOB", ChannelID: "C2", Policy: "full"}
 	r := cachedResult("T1", 7)
 	r.RunFor = ann
@@ -119,7 +121,7 @@ func TestCacheRunFor(t *testing.T) {
 	require.NoError(t, err)
 	assert.Equal(t, bob, got.RunFor, "stored again for Bob")
 
-	_, err = db.Pool().Exec(ctx, `UPDATE query_results SET run_for_user = '', run_for_channel = '', run_for_policy = ''`)
+	_, err = db.Pool().Exec(ctx, `UPDATE query_results SET run_for_user = '', run_for_email = '', run_for_channel = '', run_for_policy = ''`)
 	require.NoError(t, err)
 	cache.Forget()
 	got, err = cache.Get(ctx, "T1", r.QueryID)
