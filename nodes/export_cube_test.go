@@ -33,7 +33,8 @@ const numbersCube = `cubes:
 
 // docs/cube.md: a Cube whose CUBEJS_DB_QUERY_LIMIT (here 30) is below the
 // rows an export asks for gives the rows it allows, and Export CSV says
-// how many it wrote of how many the query has, as Cube counted them.
+// how many it wrote of how many the query has, as Cube counted them,
+// thousands separated.
 func TestExportCSVWithinCubeQueryLimit(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
@@ -63,6 +64,6 @@ func TestExportCSVWithinCubeQueryLimit(t *testing.T) {
 	require.Empty(t, s.ErrorKind, s.ErrorDetail)
 	t.Cleanup(s.RemoveCSVFile)
 	assert.Equal(t, 30, s.CSVRows, "rows exported")
-	assert.Equal(t, "Here is the CSV of “list the numbers”: 30 rows. The export was limited to 30 of the query's 10001 rows.", s.ResponseText)
+	assert.Equal(t, "Here is the CSV of “list the numbers”: 30 rows. The export was limited to 30 of the query's 10,001 rows.", s.ResponseText)
 	assert.Empty(t, model.Calls(), "no model call")
 }
