@@ -71,7 +71,8 @@ func (n *Nodes) ExportCSV(ctx context.Context, s *State) error {
 
 // exportNote is what a CSV's message says of a file cut short (at
 // EXPORT_MAX_ROWS, or Cube's own query limit): how many rows it kept, of
-// how many when the backend counted them; "" for a whole one.
+// how many when the backend counted them; "" for a whole one. Export CSV
+// and a CSV schedule's run say it in these words.
 func exportNote(st warehouse.ExportStats) string {
 	switch {
 	case st.Truncated && st.Total > st.Rows:
