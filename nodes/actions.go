@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"os"
 	"regexp"
+	"strconv"
 	"strings"
 	"time"
 
@@ -53,13 +54,8 @@ func (n *Nodes) ExportCSV(ctx context.Context, s *State) error {
 			return nil
 		}
 		rows = st.Rows
-		switch {
-		case st.Truncated && st.Total > st.Rows:
-			// The backend counted the query's rows (Cube asked within
-			// its own query limit): say how many of how many.
-			limited = fmt.Sprintf(" The export was limited to %d of the query's %s.", st.Rows, plural(st.Total, "row"))
-		case st.Truncated:
-			limited = fmt.Sprintf(" The export was limited to %s.", plural(st.Rows, "row"))
+		if note := exportNote(st); note != "" {
+			limited = " " + note
 		}
 	} else {
 		s.Result = cached.Result
@@ -68,9 +64,25 @@ func (n *Nodes) ExportCSV(ctx context.Context, s *State) error {
 		s.CSVContent = b.Bytes()
 	}
 	s.CSVRows = rows
-	text := fmt.Sprintf("Here is the CSV of “%s”: %s.", s.CSVTitle, plural(rows, "row")) + limited
+	text := fmt.Sprintf("Here is the CSV of “%s”: %s.", s.CSVTitle, answer.Plural(rows, "row", "rows")) + limited
 	s.SetReply(FormatSimple, &answer.Answer{Kind: answer.KindNotice, Text: answer.Plain(text), QueryID: s.QueryID})
 	return nil
+}
+
+// exportNote is what a CSV's message says of a file cut short (at
+// EXPORT_MAX_ROWS, or Cube's own query limit): how many rows it kept, of
+// how many when the backend counted them; "" for a whole one. Export CSV
+// and a CSV schedule's run say it in these words.
+func exportNote(st warehouse.ExportStats) string {
+	switch {
+	case st.Truncated && st.Total > st.Rows:
+		// The backend counted the query's rows (Cube asked within its own
+		// query limit): say how many of how many.
+		return "The export was limited to " + answer.Thousands(strconv.Itoa(st.Rows)) + " of the query's " + answer.Plural(st.Total, "row", "rows") + "."
+	case st.Truncated:
+		return "The export was limited to " + answer.Plural(st.Rows, "row", "rows") + "."
+	}
+	return ""
 }
 
 // mayRead reports whether the presser's access policy lets them see q
@@ -259,12 +271,4 @@ func sqlKeywords(msg string) []string {
 		}
 	}
 	return kw
-}
-
-// plural writes a count with its noun: "1 row", "2 rows".
-func plural(n int, noun string) string {
-	if n == 1 {
-		return "1 " + noun
-	}
-	return fmt.Sprintf("%d %ss", n, noun)
 }

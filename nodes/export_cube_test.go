@@ -11,6 +11,7 @@ import (
 
 	"github.com/analyticsbot/analyticsbot/cube"
 	"github.com/analyticsbot/analyticsbot/cube/cubetest"
+	"github.com/analyticsbot/analyticsbot/store"
 	"github.com/analyticsbot/analyticsbot/store/storetest"
 	"github.com/analyticsbot/analyticsbot/warehouse"
 	"github.com/analyticsbot/analyticsbot/warehouse/cubewarehouse"
@@ -33,7 +34,9 @@ const numbersCube = `cubes:
 
 // docs/cube.md: a Cube whose CUBEJS_DB_QUERY_LIMIT (here 30) is below the
 // rows an export asks for gives the rows it allows, and Export CSV says
-// how many it wrote of how many the query has, as Cube counted them.
+// how many it wrote of how many the query has, as Cube counted them,
+// thousands separated; a CSV schedule of the query says it in the same
+// words (docs/schedules.md).
 func TestExportCSVWithinCubeQueryLimit(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
@@ -63,6 +66,16 @@ func TestExportCSVWithinCubeQueryLimit(t *testing.T) {
 	require.Empty(t, s.ErrorKind, s.ErrorDetail)
 	t.Cleanup(s.RemoveCSVFile)
 	assert.Equal(t, 30, s.CSVRows, "rows exported")
-	assert.Equal(t, "Here is the CSV of “list the numbers”: 30 rows. The export was limited to 30 of the query's 10001 rows.", s.ResponseText)
+	assert.Equal(t, "Here is the CSV of “list the numbers”: 30 rows. The export was limited to 30 of the query's 10,001 rows.", s.ResponseText)
+
+	sch := store.Schedule{Question: "list the numbers", Query: q, Format: "csv", Spec: "0 9 * * *", TimeZone: "UTC"}
+	run := State{Intent: IntentScheduledRun, ThreadTS: thread, Scheduled: &ScheduledRun{Schedule: sch, Due: fixedNow}}
+	require.NoError(t, n.RunSchedule(ctx, &run))
+	require.Empty(t, run.ErrorKind, run.ErrorDetail)
+	t.Cleanup(run.RemoveCSVFile)
+	require.NoError(t, n.FormatAnswer(ctx, &run))
+	assert.Equal(t, 30, run.CSVRows, "rows the run attached")
+	assert.Equal(t, "📅 list the numbers (every day at 09:00)\nHere are the first 3 rows. The export was limited to 30 of the query's 10,001 rows.",
+		run.ResponseText, "the run's message says how many of how many, as Export CSV does")
 	assert.Empty(t, model.Calls(), "no model call")
 }

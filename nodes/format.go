@@ -243,7 +243,7 @@ func (n *Nodes) errorText(ctx context.Context, s *State) (string, []string) {
 		if s.Intent == IntentExportCSV || s.Intent == IntentShowSQL {
 			return "The query behind that answer no longer runs against the database (the tables may have changed). Ask the question again for a fresh result.", nil
 		}
-		return fmt.Sprintf("I couldn't write a query that works for this question, even after %s. Try rephrasing it with the exact names of what you're looking for.", plural(s.RetryCount+1, "attempt")), examples()
+		return fmt.Sprintf("I couldn't write a query that works for this question, even after %s. Try rephrasing it with the exact names of what you're looking for.", answer.Plural(s.RetryCount+1, "attempt", "attempts")), examples()
 	case ErrQueryTimeout:
 		return "The query took too long and was stopped. Try narrowing the question: a shorter time range, a filter, or fewer groups.", nil
 	case ErrDatabaseDown:

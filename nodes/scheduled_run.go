@@ -168,7 +168,9 @@ func numberColumn(cols []warehouse.Column, column string) int {
 }
 
 // scheduledCSV attaches the run's rows as CSV: the result when it holds
-// every row, else the query streamed again up to ExportMaxRows.
+// every row, else the query streamed again up to ExportMaxRows. A file cut
+// short says so in the run's message, which its upload carries, in Export
+// CSV's words (exportNote).
 func (n *Nodes) scheduledCSV(ctx context.Context, s *State, r warehouse.Runnable, res warehouse.Result) {
 	sch := s.Scheduled.Schedule
 	s.CSVTitle = sch.Question
@@ -180,7 +182,11 @@ func (n *Nodes) scheduledCSV(ctx context.Context, s *State, r warehouse.Runnable
 		return
 	}
 	st, ok := n.exportFull(ctx, s, r.Query)
-	if ok {
-		s.CSVRows = st.Rows
+	if !ok {
+		return
+	}
+	s.CSVRows = st.Rows
+	if note := exportNote(st); note != "" {
+		s.Answer += " " + note
 	}
 }
