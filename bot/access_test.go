@@ -154,6 +154,11 @@ func testAccessPolicies(t *testing.T, e *testEnv) {
 		s := askAs("UZED", "CDATA", bot.NewThreadID(), "tell me a joke")
 		require.Equal(t, nodes.IntentOffTopic, s.Intent)
 		assert.Equal(t, []string{free}, s.Reply.Questions, "a decline suggests only what the user may ask")
+		assert.Equal(t, b.SuggestedQuestions(ctx, bot.Message{UserID: "UZED", ChannelID: "CDATA"}, nodes.QuestionsToTry), s.Reply.Questions,
+			"the welcome's questions")
+		s = askAs("UADMIN", "CDATA", bot.NewThreadID(), "tell me a joke")
+		assert.Equal(t, b.SuggestedQuestions(ctx, bot.Message{UserID: "UADMIN", ChannelID: "CDATA"}, nodes.QuestionsToTry), s.Reply.Questions,
+			"the welcome's questions, for the full policy too")
 	})
 
 	t.Run("a narrower user's presses", func(t *testing.T) {

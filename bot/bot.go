@@ -126,7 +126,8 @@ func New(ctx context.Context, cfg Config, log *slog.Logger) (*Bot, error) {
 // (once: a stored one, even rejected since, is left as it is) and turns on
 // their retrieval (by meaning too with EXAMPLES_EMBEDDINGS); where they
 // cannot be stored (the database is not migrated yet), every prompt shows
-// the file's examples instead. The error is a configuration that cannot
+// the file's examples instead, and the questions to try are theirs
+// (questionsToTry). The error is a configuration that cannot
 // work.
 func (b *Bot) storeExamples(ctx context.Context) error {
 	n := b.nodes
@@ -233,7 +234,7 @@ func newBot(cfg Config, db *store.DB, backend warehouse.Backend, log *slog.Logge
 	}
 	n := (&nodes.Nodes{
 		Model: model, DB: db, Warehouse: backend, Cache: telemetry.InstrumentCache(b.cache), Examples: examples,
-		Domain: cfg.Domain, Suggestions: b.Suggestions(), MaxRetries: retries, MaxRows: cfg.MaxRows,
+		Domain: cfg.Domain, Suggester: suggester{b}, MaxRetries: retries, MaxRows: cfg.MaxRows,
 		ExportMaxRows: cfg.ExportMaxRows, SchemaBudget: cfg.SchemaBudget, Links: links, Logger: log,
 		AskingBack:      nodes.AskBackMode(cfg.AskBack),
 		ResultFreshness: cfg.ResultFreshness, TimeZone: cfg.Location(), Lexicon: lex,
@@ -606,63 +607,3 @@ func NewThreadID() string {
 
 // Config returns the bot's configuration.
 func (b *Bot) Config() Config { return b.cfg }
-
-// SuggestedQuestions are up to n questions to offer someone starting a
-// conversation: the demo's, or the verified examples used most whose
-// queries run on this data for them.
-func (b *Bot) SuggestedQuestions(ctx context.Context, m Message, n int) []string {
-	if b.Demo {
-		return demo.Questions()[:min(n, len(demo.Questions()))]
-	}
-	if b.access != nil {
-		p, err := b.access.Admit(ctx, whoOf(&nodes.State{UserID: m.UserID, ChannelID: m.ChannelID}))
-		if err != nil {
-			return nil // no suggestions for someone the bot will not answer
-		}
-		ctx = warehouse.WithCaller(ctx, warehouse.Caller{UserID: m.UserID, ChannelID: m.ChannelID, Access: p})
-	}
-	// Some will be left out: those about tables this data lacks (the
-	// demo's examples, stored wherever SQL_EXAMPLES is not set) and, under
-	// a policy, those this person may not run.
-	limit := n * 4
-	list, err := b.db.ListExamples(ctx, store.ExampleFilter{Backend: b.backend.Name(), Status: store.StatusVerified, Limit: limit, MostUsed: true})
-	if err != nil {
-		b.log.WarnContext(ctx, "suggested questions", "err", err)
-		return nil
-	}
-	var out []string
-	for _, e := range list {
-		if len(out) == n {
-			break
-		}
-		// Only questions whose query runs on this data, for this person:
-		// the guard refuses a table the catalog lacks, and under a policy
-		// what the policy does not allow.
-		if err := warehouse.Permits(ctx, b.backend, e.Query); err != nil {
-			continue
-		}
-		out = append(out, e.Question)
-	}
-	return out
-}
-
-// HelpQuestions are up to n example questions for the help shown to
-// someone asking in m's channel: SuggestedQuestions, except under access
-// rules, where knowing what a person may ask can take Slack's listing of a
-// user group, and the help is the slash command's immediate reply, which
-// must not wait on Slack: none there.
-func (b *Bot) HelpQuestions(ctx context.Context, m Message, n int) []string {
-	if b.access != nil && !b.Demo {
-		return nil
-	}
-	return b.SuggestedQuestions(ctx, m, n)
-}
-
-// Suggestions are the example questions offered to users: in the demo, the
-// ones the demo script knows; none otherwise.
-func (b *Bot) Suggestions() []string {
-	if b.Demo {
-		return demo.Questions()[:4]
-	}
-	return nil
-}

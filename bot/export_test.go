@@ -11,3 +11,7 @@ func LexiconOf(b *Bot) *lexicon.Lexicon { return b.nodes.Lexicon }
 // RefingerprintEvery runs b's passes over the stored examples at each tick
 // of tick until ctx ends, as StartRefingerprint does with a ticker.
 var RefingerprintEvery = (*Bot).refingerprintEvery
+
+// StoreExamples stores b's examples file as bot.New does at start, for a
+// bot built with NewWithBackend.
+var StoreExamples = (*Bot).storeExamples

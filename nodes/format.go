@@ -156,7 +156,7 @@ func (n *Nodes) buttons(s *State) []answer.Action {
 func (n *Nodes) Decline(ctx context.Context, s *State) error {
 	s.SetReply(FormatSimple, &answer.Answer{Kind: answer.KindNotice,
 		Text:      answer.Plain(fmt.Sprintf("I can only answer questions about %s.", n.Domain)),
-		Questions: n.exampleQuestions(audienceCtx(ctx, s))})
+		Questions: n.questionsToTry(ctx, s)})
 	return nil
 }
 
@@ -217,9 +217,10 @@ var beyondDataClasses = []string{"sleep", "file_access", "code_execution", "dyna
 // ("for example:"), which each surface shows under its own heading, because
 // notifications, fallbacks and the API's text show the text alone.
 func (n *Nodes) errorText(ctx context.Context, s *State) (string, []string) {
-	// Asked only for the replies that offer them: the check reads the
-	// catalog, which is no use when the failure is the data source's.
-	examples := func() []string { return n.exampleQuestions(audienceCtx(ctx, s)) }
+	// Asked only for the replies that offer them: finding them checks
+	// queries against the catalog, no use when the failure is the data
+	// source's.
+	examples := func() []string { return n.questionsToTry(ctx, s) }
 	var d warehouse.Dialect
 	if n.Warehouse != nil {
 		d = n.Warehouse.Dialect()
@@ -295,35 +296,14 @@ func capitalize(s string) string {
 	return string(unicode.ToUpper(r)) + s[size:]
 }
 
-// exampleQuestions are up to three questions to suggest: the demo's, or
-// the examples file's whose query runs on this data for the user. The
-// guard refuses a table the catalog lacks (the default examples are the
-// demo's, kept wherever SQL_EXAMPLES is not set) and, under an access
-// policy, what it does not allow: a suggestion must not point at data that
-// is not there or that they may not read.
-func (n *Nodes) exampleQuestions(ctx context.Context) []string {
-	if len(n.Suggestions) > 0 {
-		return n.Suggestions
+// questionsToTry are the questions a reply on s offers to ask instead: the
+// Suggester's, for whoever will read the reply (a channel's shared policy
+// under its ceiling).
+func (n *Nodes) questionsToTry(ctx context.Context, s *State) []string {
+	if n.Suggester == nil {
+		return nil
 	}
-	var qs []string
-	for _, e := range n.Examples {
-		if len(qs) == 3 {
-			break
-		}
-		if n.Warehouse != nil {
-			switch err := warehouse.Permits(ctx, n.Warehouse, e.SQL); {
-			case err == nil:
-			case slices.Contains([]warehouse.ErrorKind{warehouse.Invalid, warehouse.Unsafe, warehouse.Forbidden}, warehouse.KindOf(err)):
-				continue
-			default:
-				// The data source cannot say (it is down, or slow): no
-				// more checks that would each wait on it.
-				return qs
-			}
-		}
-		qs = append(qs, e.Question)
-	}
-	return qs
+	return n.Suggester.QuestionsToTry(audienceCtx(ctx, s), QuestionsToTry)
 }
 
 func (n *Nodes) elapsed(s *State) (d time.Duration) {

@@ -11,7 +11,6 @@ import (
 
 	"github.com/analyticsbot/analyticsbot/answer"
 	"github.com/analyticsbot/analyticsbot/blockkit"
-	"github.com/analyticsbot/analyticsbot/prompts"
 	"github.com/analyticsbot/analyticsbot/warehouse"
 	"github.com/analyticsbot/analyticsbot/warehouse/pgwarehouse"
 )
@@ -80,57 +79,96 @@ func TestFormatAnswer(t *testing.T) {
 func TestDecline(t *testing.T) {
 	t.Parallel()
 	tests := []struct {
-		name        string
-		suggestions []string
-		wantInclude []string
+		name      string
+		suggester Suggester
+		want      []string
 	}{
-		{
-			name:        "few-shot questions",
-			wantInclude: []string{"[How many games are free to play?]", "[Which 5 publishers released the most games in 2017?]"},
-		},
-		{
-			name:        "configured suggestions",
-			suggestions: []string{"Which genre has the most games?"},
-			wantInclude: []string{"[Which genre has the most games?]"},
-		},
+		{name: "questions to try", suggester: fixedQuestions{"Which genre has the most games?", "How many games are free?"},
+			want: []string{"Which genre has the most games?", "How many games are free?"}},
+		{name: "none to offer", suggester: fixedQuestions{}},
+		{name: "no suggester"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
 			n, model := newNodes(t, nil)
-			n.Suggestions = tt.suggestions
+			n.Suggester = tt.suggester
 			s := State{UserQuery: "tell me a joke", Intent: IntentOffTopic}
 			require.NoError(t, n.Decline(context.Background(), &s))
 
 			assert.Equal(t, FormatSimple, s.ResponseFormat, "response format")
 			assert.Equal(t, "I can only answer questions about Steam games.", s.ResponseText, "notification text")
 			shown := blockkit.PlainText(blockkit.Reply(s.Reply).Blocks)
-			assert.Contains(t, shown, "Try asking:", "what the user sees")
-			for _, want := range tt.wantInclude {
-				assert.Contains(t, shown, want, "what the user sees")
+			assert.Equal(t, len(tt.want) > 0, strings.Contains(shown, "Try asking:"), "a heading over questions to try:\n%s", shown)
+			for _, want := range tt.want {
+				assert.Contains(t, shown, "["+want+"]", "what the user sees")
+			}
+			if len(tt.want) == 0 {
+				assert.Empty(t, s.Reply.Questions, "the questions to try")
+			} else {
+				assert.Equal(t, tt.want, s.Reply.Questions, "the questions to try")
 			}
 			assert.Empty(t, model.Calls(), "model calls")
 		})
 	}
 }
 
-// Questions to try are only those whose query runs on this data: the
-// default examples are the demo's, kept wherever SQL_EXAMPLES is not set,
-// and an install on other data must not offer questions about Steam games.
-func TestDeclineOffersOnlyQuestionsThatRunHere(t *testing.T) {
-	t.Parallel()
-	n, _ := newNodes(t, nil)
-	n.Examples = []prompts.Example{
-		{Question: "What were the sales by region last quarter?", SQL: "SELECT region, sum(amount) FROM analytics.sales GROUP BY region"},
-		{Question: "How many games are free to play?", SQL: "SELECT count(*) FROM analytics.apps"},
-	}
-	s := State{UserQuery: "tell me a joke", Intent: IntentOffTopic}
-	require.NoError(t, n.Decline(context.Background(), &s))
-	assert.Equal(t, []string{"How many games are free to play?"}, s.Reply.Questions, "the questions to try")
+// fixedQuestions is a Suggester that offers the same questions to
+// everyone.
+type fixedQuestions []string
 
-	s = State{UserQuery: "q", ErrorKind: ErrModelRefused}
-	require.NoError(t, n.HandleError(context.Background(), &s))
-	assert.Equal(t, []string{"How many games are free to play?"}, s.Reply.Questions, "the questions to try after an error")
+func (q fixedQuestions) QuestionsToTry(_ context.Context, n int) []string { return q[:min(n, len(q))] }
+
+// countingSuggester is a Suggester that counts the times it is asked and
+// records how many questions and for whom.
+type countingSuggester struct {
+	asked  int
+	n      int
+	caller warehouse.Caller
+}
+
+func (c *countingSuggester) QuestionsToTry(ctx context.Context, n int) []string {
+	c.asked++
+	c.n, c.caller = n, warehouse.CallerOf(ctx)
+	return []string{"How many games are free?"}
+}
+
+// policy is an access policy known by its name alone.
+type policy string
+
+func (p policy) Policy() string                         { return string(p) }
+func (policy) AllowsTable(string, string) bool          { return true }
+func (policy) AllowsColumn(string, string, string) bool { return true }
+func (policy) MasksColumn(string, string, string) bool  { return false }
+
+// Questions to try are asked for whoever reads the reply: in a channel
+// whose ceiling caps the asker's policy, what may be shown there; in a
+// reply to the asker alone, their own policy. They are as many as the
+// welcome shows.
+func TestQuestionsToTryForTheReplysReaders(t *testing.T) {
+	t.Parallel()
+	caller := warehouse.Caller{UserID: "U1", ChannelID: "C1", Access: policy("analysts"), Shared: policy("everyone")}
+	ctx := warehouse.WithCaller(context.Background(), caller)
+	tests := []struct {
+		name     string
+		audience Audience
+		want     string
+	}{
+		{name: "the channel", audience: AudienceAll, want: "everyone"},
+		{name: "the asker alone", audience: AudienceAsker, want: "analysts"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			suggester := &countingSuggester{}
+			n := (&Nodes{Domain: "Steam games", Suggester: suggester}).Defaults()
+			s := State{UserQuery: "tell me a joke", Intent: IntentOffTopic, Audience: tt.audience}
+			require.NoError(t, n.Decline(ctx, &s))
+			require.Equal(t, 1, suggester.asked, "times asked")
+			assert.Equal(t, tt.want, suggester.caller.Access.Policy(), "the policy the questions are for")
+			assert.Equal(t, QuestionsToTry, suggester.n, "how many")
+		})
+	}
 }
 
 // Without example questions, no reply ends in "for example:" with
@@ -155,7 +193,7 @@ func TestHandleErrorWithoutExamples(t *testing.T) {
 func TestReplyTextStandsAlone(t *testing.T) {
 	t.Parallel()
 	suggestions := []string{"How many games are free?", "Which genre has the most games?"}
-	n := (&Nodes{Domain: "Steam games", Suggestions: suggestions, Warehouse: pgwarehouse.New(pgwarehouse.Config{})}).Defaults()
+	n := (&Nodes{Domain: "Steam games", Suggester: fixedQuestions(suggestions), Warehouse: pgwarehouse.New(pgwarehouse.Config{})}).Defaults()
 	demo := (&Nodes{Domain: "Steam games", DemoQuestions: suggestions, Warehouse: pgwarehouse.New(pgwarehouse.Config{})}).Defaults()
 	tests := []struct {
 		name  string
@@ -217,7 +255,7 @@ func TestHandleError(t *testing.T) {
 		{ErrInternal, "context canceled", 0, []string{"Something went wrong on my side"}, false},
 	}
 	// The Postgres backend's dialect words its failures; it never connects here.
-	n := (&Nodes{Domain: "Steam games", Examples: nil, Suggestions: []string{"How many games are free?"},
+	n := (&Nodes{Domain: "Steam games", Suggester: fixedQuestions{"How many games are free?"},
 		Warehouse: pgwarehouse.New(pgwarehouse.Config{})}).Defaults()
 	seen := map[string]ErrorKind{}
 	for _, tt := range tests {
@@ -322,7 +360,7 @@ func TestFormatAnswerUnitsFromComments(t *testing.T) {
 // reaches past the data without changing it.
 func TestHandleErrorUnsafeQuery(t *testing.T) {
 	t.Parallel()
-	n := (&Nodes{Domain: "Steam games", Suggestions: []string{"How many games are free?"}}).Defaults()
+	n := (&Nodes{Domain: "Steam games", Suggester: fixedQuestions{"How many games are free?"}}).Defaults()
 	const change = "I can only read data, never change it, so I can't run that. Ask a question about the data instead."
 	const more = "I only run queries that read data, and that one would do more, so I didn't run it. Ask a question about the data instead."
 	for _, tt := range []struct{ class, detail, want string }{
@@ -339,33 +377,19 @@ func TestHandleErrorUnsafeQuery(t *testing.T) {
 	}
 }
 
-// downPermits stands for a data source that cannot be reached: each check
-// of an example's query fails as unavailable, and is counted.
-type downPermits struct {
-	warehouse.Backend
-	checks int
-}
-
-func (d *downPermits) Permits(context.Context, string) error {
-	d.checks++
-	return warehouse.Errorf(warehouse.Unavailable, "database unavailable")
-}
-
-// With the data source down, questions to try cost at most one check (the
-// first says it cannot tell; the rest would each wait on it too), and a
-// failure whose reply offers none costs no check.
-func TestQuestionsToTryWithTheDataSourceDown(t *testing.T) {
+// Questions to try are asked for only by the replies that offer them:
+// finding them checks queries against the data source, no use when the
+// failure is the data source's (bot's TestQuestionsToTryWithTheDataSourceDown
+// holds what one costs when it is down).
+func TestQuestionsToTryAskedOnlyWhenOffered(t *testing.T) {
 	t.Parallel()
-	n, _ := newNodes(t, nil)
-	down := &downPermits{Backend: n.Warehouse}
-	n.Warehouse = down
-	s := State{UserQuery: "tell me a joke", Intent: IntentOffTopic}
-	require.NoError(t, n.Decline(context.Background(), &s))
-	assert.Empty(t, s.Reply.Questions, "none it could not check")
-	assert.Equal(t, 1, down.checks, "checks asked of a data source that is down")
-
-	down.checks = 0
-	s = State{UserQuery: "q", ErrorKind: ErrWarehouseDown}
-	require.NoError(t, n.HandleError(context.Background(), &s))
-	assert.Zero(t, down.checks, "a reply without questions to try checks none")
+	for _, kind := range []ErrorKind{ErrEmptyMessage, ErrMessageTooLong, ErrUnsafeQuery, ErrInvalidQuery, ErrQueryTimeout,
+		ErrDatabaseDown, ErrWarehouseDown, ErrWarehouseNoAnswer, ErrWarehouseAuth, ErrAccessDenied, ErrWarehouseDenied, ErrNoData,
+		ErrModelTimeout, ErrModelRateLimited, ErrModelUnavailable, ErrModelRefused, ErrNoPreviousQuery, ErrInternal} {
+		suggester := &countingSuggester{}
+		n := (&Nodes{Domain: "Steam games", Suggester: suggester, Warehouse: pgwarehouse.New(pgwarehouse.Config{})}).Defaults()
+		s := State{UserQuery: "q", ErrorKind: kind}
+		require.NoError(t, n.HandleError(context.Background(), &s))
+		assert.Equal(t, len(s.Reply.Questions), suggester.asked, "%s: times asked, for %d questions offered", kind, len(s.Reply.Questions))
+	}
 }

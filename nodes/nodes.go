@@ -53,6 +53,19 @@ type ExampleStore interface {
 	VerifiedExample(ctx context.Context, backend, fingerprint string) (store.Example, bool, error)
 }
 
+// Suggester gives the questions to try that replies offer; bot implements
+// it with the list its welcome and help show, so that a person sees the
+// same questions everywhere.
+type Suggester interface {
+	// QuestionsToTry returns up to n questions the caller on ctx
+	// (warehouse.CallerOf) may ask of this data, none it cannot tell.
+	QuestionsToTry(ctx context.Context, n int) []string
+}
+
+// QuestionsToTry is how many questions to try a reply offers: as many as
+// the welcome and the help show.
+const QuestionsToTry = 4
+
 // ResultCache keeps results per thread; *store.Cache implements it.
 type ResultCache interface {
 	Put(ctx context.Context, r store.CachedResult) error
@@ -93,9 +106,9 @@ type Nodes struct {
 	DemoQuestions []string
 	// Domain describes the data in prompts, e.g. "Steam store games".
 	Domain string
-	// Suggestions are example questions offered to users who ask something
-	// else; empty means the first few-shot examples' questions.
-	Suggestions []string
+	// Suggester gives the questions a reply offers to ask instead (a
+	// decline, most errors); nil: none.
+	Suggester Suggester
 	// Links make result cells (and their mentions in answers) links
 	// (LINKS_FILE); nil: none.
 	Links answer.Links
