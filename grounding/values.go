@@ -288,9 +288,10 @@ func (ix *ValueIndex) callerView(ctx context.Context) (*warehouse.Catalog, wareh
 }
 
 // decide returns access decided over whole, made once per catalog and
-// policy. A policy whose type cannot be a map key is decided every time.
+// policy (*access.Policy, kept by identity). A policy that is no pointer
+// is decided every time: its value could hold one that is no map key.
 func (ix *ValueIndex) decide(whole *warehouse.Catalog, access warehouse.Access) warehouse.Access {
-	if !reflect.TypeOf(access).Comparable() {
+	if reflect.TypeOf(access).Kind() != reflect.Pointer {
 		return warehouse.Decide(whole, access)
 	}
 	ix.decided.Lock()
