@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"reflect"
 	"regexp"
 	"slices"
 	"strings"
@@ -59,7 +60,20 @@ type ValueIndex struct {
 		sync.Mutex
 		values map[store.ValueColumn][]string
 	}
+	// decided keeps each policy's decision over the whole catalog
+	// (warehouse.Decide) while that catalog is the backend's: deciding a
+	// policy over 1,000 tables takes milliseconds, and every question asks
+	// twice (QueueLookup, Listed).
+	decided struct {
+		sync.Mutex
+		whole *warehouse.Catalog
+		by    map[warehouse.Access]warehouse.Access
+	}
 }
+
+// maxDecided bounds the decisions kept for one catalog; when full, they
+// start again empty.
+const maxDecided = 64
 
 // RefreshStats describes one refresh.
 type RefreshStats struct {
@@ -270,7 +284,27 @@ func (ix *ValueIndex) callerView(ctx context.Context) (*warehouse.Catalog, wareh
 	if err != nil {
 		return nil, nil, err
 	}
-	return cat, warehouse.Decide(whole, access), nil
+	return cat, ix.decide(whole, access), nil
+}
+
+// decide returns access decided over whole, made once per catalog and
+// policy (*access.Policy, kept by identity). A policy that is no pointer
+// is decided every time: its value could hold one that is no map key.
+func (ix *ValueIndex) decide(whole *warehouse.Catalog, access warehouse.Access) warehouse.Access {
+	if reflect.TypeOf(access).Kind() != reflect.Pointer {
+		return warehouse.Decide(whole, access)
+	}
+	ix.decided.Lock()
+	defer ix.decided.Unlock()
+	if ix.decided.whole != whole || len(ix.decided.by) >= maxDecided {
+		ix.decided.whole, ix.decided.by = whole, map[warehouse.Access]warehouse.Access{}
+	}
+	d, ok := ix.decided.by[access]
+	if !ok {
+		d = warehouse.Decide(whole, access)
+		ix.decided.by[access] = d
+	}
+	return d
 }
 
 // visible reports whether a column of the caller's catalog is theirs to
