@@ -277,7 +277,7 @@ func answerFallback(a answer.Answer) string {
 		return truncateEscaped(t, maxFallbackText)
 	}
 	if r := a.Result; r != nil && len(r.Columns) > 0 {
-		return "Here is the result: " + plural(a.Rows(), "row", "rows") + "."
+		return "Here is the result: " + answer.Plural(a.Rows(), "row", "rows") + "."
 	}
 	if q := strings.TrimSpace(a.Question); q != "" {
 		return truncateEscaped("Answer to: "+escape(q), maxFallbackText)

@@ -1,6 +1,7 @@
 package blockkit
 
 import (
+	"strconv"
 	"strings"
 
 	"github.com/slack-go/slack"
@@ -70,13 +71,13 @@ func dataTableNote(a *answer.Answer, hasButtons bool) string {
 	if total <= maxDataTableRows {
 		return ""
 	}
-	note := "Showing " + groupInt(maxDataTableRows) + " of " + plural(total, "row", "rows") + "."
+	note := "Showing " + answer.Thousands(strconv.Itoa(maxDataTableRows)) + " of " + answer.Plural(total, "row", "rows") + "."
 	switch {
 	case hasButtons && r.Truncated:
 		// A cut result's export runs the query again for every row.
 		note += " Export CSV for every row of the query."
 	case hasButtons:
-		note += " Export CSV for all " + plural(total, "row", "rows") + "."
+		note += " Export CSV for all " + answer.Plural(total, "row", "rows") + "."
 	}
 	return note
 }

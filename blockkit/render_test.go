@@ -232,13 +232,6 @@ func TestFormatElapsed(t *testing.T) {
 	}
 }
 
-func TestGroupInt(t *testing.T) {
-	t.Parallel()
-	for in, want := range map[int]string{0: "0", 999: "999", 1000: "1,000", 1234567: "1,234,567", -45000: "-45,000"} {
-		assert.Equal(t, want, groupInt(in), "groupInt(%d)", in)
-	}
-}
-
 func TestSplitText(t *testing.T) {
 	t.Parallel()
 	tests := []struct {

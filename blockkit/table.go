@@ -1,6 +1,7 @@
 package blockkit
 
 import (
+	"strconv"
 	"strings"
 
 	"github.com/slack-go/slack"
@@ -177,25 +178,25 @@ func monoRule(widths []int) string {
 func monoNote(r *warehouse.Result, total, shown, cols int, hasButtons bool) string {
 	var parts []string
 	if shown < total {
-		parts = append(parts, "Showing "+groupInt(shown)+" of "+plural(total, "row", "rows")+".")
+		parts = append(parts, "Showing "+answer.Thousands(strconv.Itoa(shown))+" of "+answer.Plural(total, "row", "rows")+".")
 	}
 	if cols < len(r.Columns) {
-		parts = append(parts, "Showing "+groupInt(cols)+" of "+groupInt(len(r.Columns))+" columns.")
+		parts = append(parts, "Showing "+answer.Thousands(strconv.Itoa(cols))+" of "+answer.Thousands(strconv.Itoa(len(r.Columns)))+" columns.")
 	}
 	switch {
 	case r.Truncated && r.LimitedBy == "bytes":
-		parts = append(parts, "Result cut to "+plural(total, "row", "rows")+": it was larger than the size limit.")
+		parts = append(parts, "Result cut to "+answer.Plural(total, "row", "rows")+": it was larger than the size limit.")
 	case r.Truncated:
-		parts = append(parts, "Result limited to "+plural(total, "row", "rows")+".")
+		parts = append(parts, "Result limited to "+answer.Plural(total, "row", "rows")+".")
 	}
 	if hasButtons && len(parts) > 0 {
 		// A cut result's export runs the query again for every row.
-		what := "all " + plural(total, "row", "rows")
+		what := "all " + answer.Plural(total, "row", "rows")
 		if r.Truncated {
 			what = "every row of the query"
 		}
 		if cols < len(r.Columns) {
-			what += " and " + plural(len(r.Columns), "column", "columns")
+			what += " and " + answer.Plural(len(r.Columns), "column", "columns")
 		}
 		parts = append(parts, "Export CSV for "+what+".")
 	}

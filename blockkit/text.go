@@ -1,7 +1,6 @@
 package blockkit
 
 import (
-	"strconv"
 	"strings"
 	"time"
 	"unicode/utf16"
@@ -147,34 +146,6 @@ func bestCut(s string, budget int) (cut, skip int) {
 		cut = size
 	}
 	return cut, 0
-}
-
-// groupInt formats n with comma thousands separators, for prose like "1,234 rows".
-func groupInt(n int) string {
-	s := strconv.Itoa(n)
-	neg := strings.HasPrefix(s, "-")
-	if neg {
-		s = s[1:]
-	}
-	var b strings.Builder
-	for i, c := range s {
-		if i > 0 && (len(s)-i)%3 == 0 {
-			b.WriteByte(',')
-		}
-		b.WriteRune(c)
-	}
-	if neg {
-		return "-" + b.String()
-	}
-	return b.String()
-}
-
-// plural returns "1 row" or "2,345 rows".
-func plural(n int, one, many string) string {
-	if n == 1 {
-		return "1 " + one
-	}
-	return groupInt(n) + " " + many
 }
 
 // formatElapsed renders a duration the way people read it (answer.FormatElapsed).

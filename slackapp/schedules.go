@@ -68,7 +68,12 @@ func (a *App) Deliver(ctx context.Context, sch bot.Schedule, r bot.Reply) (bot.D
 	}
 	if r.File != nil {
 		p := press{channel: in, threadTS: thread, user: sch.OwnerID}
-		if err := a.uploadCSV(ctx, p, r); err != nil {
+		// The file goes under the post, which says everything (a cut
+		// export's note too): its upload carries no comment, or the
+		// thread would show the post's text twice.
+		file := r
+		file.Text = ""
+		if err := a.uploadCSV(ctx, p, file); err != nil {
 			// The answer is posted; the file's failure is the owner's to
 			// know, and the run counts as posted (not posted twice).
 			a.log.ErrorContext(ctx, "scheduled CSV not uploaded", "schedule", sch.ID, "err", err)

@@ -15,7 +15,7 @@ import (
 )
 
 // docs/schedules.md, "What a run posts": a CSV schedule whose rows were cut
-// at EXPORT_MAX_ROWS says so in the message that carries the file, in the
+// at EXPORT_MAX_ROWS says so in the post the file goes under, in the
 // words of Export CSV pressed on the run, its counts thousands separated.
 func TestCSVScheduleSaysItsExportWasCut(t *testing.T) {
 	t.Parallel()
@@ -35,7 +35,8 @@ func TestCSVScheduleSaysItsExportWasCut(t *testing.T) {
 	require.Len(t, posts, 1)
 	run := h.slack.WaitFile(t, func(f fakeslack.File) bool { return f.Channel == ch && f.ThreadTS == posts[0].TS })
 	assert.Len(t, strings.Split(strings.TrimSuffix(string(run.Content), "\n"), "\n"), 1+1500, "the header and EXPORT_MAX_ROWS rows")
-	assert.Contains(t, run.InitialComment, "The export was limited to 1,500 rows.", "the run's file says it was cut")
+	assert.Contains(t, says(posts[0]), "The export was limited to 1,500 rows.", "the run's post says its file was cut")
+	assert.Empty(t, run.InitialComment, "the file under the post does not say it all again")
 
 	// Export CSV on the run says it in the same words.
 	h.press(posts[0], "export_csv", queryID(t, posts[0]))

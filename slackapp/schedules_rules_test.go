@@ -257,6 +257,7 @@ func TestCSVScheduleAndUnclearWords(t *testing.T) {
 	file := h.slack.WaitFile(t, func(f fakeslack.File) bool { return f.Channel == ch && f.ThreadTS == posts[0].TS })
 	assert.Equal(t, "games\n8160\n", string(file.Content))
 	assert.Regexp(t, `^report-a-ccsv\d+-2026-11-30\.csv$`, file.Name)
+	assert.Empty(t, file.InitialComment, "the post says it; the file under it does not say it again")
 }
 
 // What the bot writes about schedules names the slash command as the app

@@ -132,7 +132,9 @@ type ExampleFilter struct {
 	Backend, Status, Source string
 	// Limit caps the list (0: no cap).
 	Limit int
-	// MostUsed lists the most used first, rather than the newest.
+	// MostUsed lists the most used first, rather than the newest; among
+	// those used as often, the examples file's in its order (the team's
+	// choice, offered first on a fresh install), then the newest.
 	MostUsed bool
 }
 
@@ -148,7 +150,9 @@ func (d *DB) ListExamples(ctx context.Context, f ExampleFilter) ([]Example, erro
 	}
 	rows, err := d.pool.Query(ctx, `SELECT `+exampleColumns+` FROM examples
 		WHERE ($1 = '' OR backend = $1) AND ($2 = '' OR status = $2) AND ($3 = '' OR source = $3)
-		ORDER BY CASE WHEN $5 THEN times_used END DESC NULLS LAST, created_at DESC, id DESC LIMIT $4`,
+		ORDER BY CASE WHEN $5 THEN times_used END DESC NULLS LAST,
+			CASE WHEN $5 AND source = 'file' THEN id END ASC NULLS LAST,
+			created_at DESC, id DESC LIMIT $4`,
 		f.Backend, f.Status, f.Source, limit, f.MostUsed)
 	if err != nil {
 		return nil, fmt.Errorf("list examples: %w", classify(err))

@@ -62,3 +62,29 @@ func TestListExamplesMostUsed(t *testing.T) {
 	require.Len(t, newest, 1)
 	assert.Equal(t, never, newest[0].ID, "without MostUsed, the newest first")
 }
+
+// Among examples used as often, the examples file's come first, in the
+// file's order (bot stores them in it at start): a fresh install offers
+// the team's first questions, not its last ones first.
+func TestListExamplesMostUsedKeepsTheFilesOrder(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	db := storetest.New(t)
+	add := func(q, source string) {
+		t.Helper()
+		e := example(q, "Q "+q, store.StatusVerified)
+		e.Source = source
+		_, _, err := db.AddExample(ctx, e)
+		require.NoError(t, err)
+	}
+	add("Learned before the file was read", store.SourceFeedback)
+	for _, q := range []string{"First in the file", "Second in the file", "Third in the file"} {
+		add(q, store.SourceFile)
+	}
+	add("Learned since", store.SourceFeedback)
+
+	got, err := db.ListExamples(ctx, store.ExampleFilter{Backend: "postgres", Status: store.StatusVerified, MostUsed: true})
+	require.NoError(t, err)
+	assert.Equal(t, []string{"First in the file", "Second in the file", "Third in the file", "Learned since",
+		"Learned before the file was read"}, questions(got))
+}
