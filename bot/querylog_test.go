@@ -150,6 +150,9 @@ func testLogTurn(t *testing.T, e *testEnv) {
 		assert.Contains(t, out, `msg="record the turn"`, "log: %s", out)
 		assert.Contains(t, out, "thread="+s.ThreadTS, "log: %s", out)
 		assert.Contains(t, out, "closed pool", "the error is in the log: %s", out)
+		// docs/observability.md: the warning's query_log= says what became
+		// of the row: kept, to be written once the database is back.
+		assert.Contains(t, out, `query_log="pending: the database is away; written when it is back"`, "log: %s", out)
 	})
 }
 

@@ -25,6 +25,9 @@ func TestUnsavedKeepsAtMost(t *testing.T) {
 		}
 		u.keep(store.TurnRecord{Log: store.QueryLog{ThreadID: "T1", ErrorRef: ref}})
 	}
+	if maxUnsaved != 1000 {
+		t.Errorf("maxUnsaved is %d; docs/observability.md says up to 1,000", maxUnsaved)
+	}
 	if got := u.pending(); got != maxUnsaved {
 		t.Errorf("pending: got %d, want %d", got, maxUnsaved)
 	}

@@ -31,6 +31,8 @@ func TestSameRows(t *testing.T) {
 		{name: "a column missing", got: [][]any{{"Action"}, {"RPG"}}, m: Match{ExtraColumns: true}, want: false},
 		{name: "values paired with other rows", got: [][]any{{"Action", int64(4)}, {"RPG", int64(10)}}, want: false},
 		{name: "NULL only equals NULL", got: [][]any{{"Action", nil}, {"RPG", int64(4)}}, want: false},
+		// docs/eval.md: numeric text too, "10.50" equals 10.5.
+		{name: "numeric text with a trailing zero", got: [][]any{{"Action", "10.00"}, {"RPG", "4.0"}}, want: true},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -43,4 +45,16 @@ func TestSameRows(t *testing.T) {
 	}
 	ok, _ := sameRows(nil, nil, Match{})
 	assert.True(t, ok, "no rows answer no rows")
+
+	// docs/eval.md: NULL equals NULL (and only NULL), "10.50" equals 10.5.
+	ok, why := sameRows([][]any{{nil, 10.5}}, [][]any{{nil, "10.50"}}, Match{})
+	assert.True(t, ok, "NULL answers NULL and numeric text answers a number: %s", why)
+	// docs/eval.md: unless ordered, the rows as a whole are the same
+	// multiset; here every column holds the gold column's values, yet the
+	// rows are other ones, each twice.
+	gold4 := [][]any{{"a", 1.0}, {"a", 2.0}, {"b", 1.0}, {"b", 2.0}}
+	ok, _ = sameRows(gold4, [][]any{{"a", 1.0}, {"a", 1.0}, {"b", 2.0}, {"b", 2.0}}, Match{})
+	assert.False(t, ok, "rows are a multiset: (a, 1) twice is not (a, 1) and (a, 2)")
+	ok, why = sameRows(gold4, [][]any{{"b", 2.0}, {"a", 1.0}, {"b", 1.0}, {"a", 2.0}}, Match{})
+	assert.True(t, ok, "the same rows in another order: %s", why)
 }

@@ -59,6 +59,13 @@ func TestGoldenFile(t *testing.T) {
 	for _, c := range []string{"follow_up", "fuzzy_name", "ratio", "time", "decline"} {
 		assert.GreaterOrEqual(t, count[c], 4, "items of category %s", c)
 	}
+	// docs/eval.md: "50 items over the Steam demo data", among them a name
+	// to ask back about.
+	doc, err := os.ReadFile("../docs/eval.md")
+	require.NoError(t, err)
+	assert.Contains(t, string(doc), "the demo's golden file, 50 items over the Steam")
+	assert.Len(t, f.Items, 50, "items of evals/steam.yaml")
+	assert.Positive(t, count["ask_back"], "items asking back")
 }
 
 // The oracle answers each question with its gold query, so every item

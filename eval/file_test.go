@@ -40,6 +40,7 @@ items:
 		{"no answer", "items:\n  - {id: a, question: q}", "no gold sql or rows"},
 		{"a misspelt field", "items:\n  - {id: a, question: q, sql: SELECT 1, ordred: true}", "ordred"},
 		{"ask back with one option", "items:\n  - {id: a, question: q, ask_back: {options: [x]}}", "ask_back needs 2 to 5 options, not 1"},
+		{"ask back with six options", "items:\n  - {id: a, question: q, ask_back: {options: [a, b, c, d, e, f]}}", "ask_back needs 2 to 5 options, not 6"},
 		{"ask back choosing no option", "items:\n  - {id: a, question: q, sql: SELECT 1, ask_back: {options: [x, y], choose: z}}", `chooses "z", which is not one of its options`},
 		{"ask back choosing without gold", "items:\n  - {id: a, question: q, ask_back: {options: [x, y], choose: x}}", "no gold sql or rows"},
 		{"ask back and decline", "items:\n  - {id: a, question: q, decline: true, ask_back: {options: [x, y]}}", "cannot both decline and ask back"},

@@ -32,12 +32,15 @@ func TestNewEmbedder(t *testing.T) {
 
 	e, name, err := NewEmbedder(Config{Provider: "openai", BaseURL: srv.URL + "/v1", APIKey: "sk-test"}, "")
 	require.NoError(t, err)
-	assert.Equal(t, "openai:"+DefaultOpenAIEmbeddingModel, name)
+	assert.Equal(t, "openai:text-embedding-3-small", name, "OpenAI's default model (docs/examples.md)")
 	vecs, err := e.EmbedDocuments(context.Background(), []string{"revenue by month", "games per year"})
 	require.NoError(t, err)
 	assert.Equal(t, [][]float32{{0, 1}, {1, 1}}, vecs)
 	assert.Equal(t, DefaultOpenAIEmbeddingModel, got["model"])
 
+	_, name, err = NewEmbedder(Config{Provider: "ollama"}, "")
+	require.NoError(t, err)
+	assert.Equal(t, "ollama:nomic-embed-text", name, "Ollama's default model (docs/examples.md)")
 	_, name, err = NewEmbedder(Config{Provider: "ollama"}, "mxbai-embed-large")
 	require.NoError(t, err)
 	assert.Equal(t, "ollama:mxbai-embed-large", name)

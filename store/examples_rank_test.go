@@ -34,6 +34,28 @@ func TestSearchExamplesNeedsAScoreOf02(t *testing.T) {
 	assert.InDelta(t, 0.2, got[0].Score, 1e-6, "score")
 }
 
+// A candidate keeps 70 % of its score (docs/examples.md): the same
+// question stored as verified and as a candidate scores 1 and 0.7, the
+// verified one first.
+func TestSearchExamplesCandidateKeeps70Percent(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	db := storetest.New(t)
+	require.NoError(t, db.PrepareExamples(ctx))
+	const q = "Which publisher released the most games?"
+	for _, e := range []store.Example{example(q, "Q candidate", store.StatusCandidate), example(q, "Q verified", store.StatusVerified)} {
+		_, _, err := db.AddExample(ctx, e)
+		require.NoError(t, err)
+	}
+
+	got, err := db.SearchExamples(ctx, "postgres", q, 5)
+	require.NoError(t, err)
+	require.Len(t, got, 2)
+	assert.Equal(t, []string{store.StatusVerified, store.StatusCandidate}, []string{got[0].Status, got[1].Status}, "verified first")
+	assert.InDelta(t, 1, got[0].Score, 1e-6, "the verified example's score")
+	assert.InDelta(t, 0.7, got[1].Score, 1e-6, "the candidate's score")
+}
+
 // Suggested prompts are the verified examples used most (docs/slack.md,
 // the Messages tab; bot.SuggestedQuestions lists them with MostUsed): the
 // list puts the most used first, whatever their age, where it otherwise

@@ -87,8 +87,10 @@ func TestCLIEvalDefog(t *testing.T) {
 	t.Setenv("SQL_EXAMPLES", os.DevNull)
 	load := runCLI(t, "", "demo", "load", "defog")
 	require.NoError(t, load.err, "stderr: %s", load.stderr)
-	assert.Contains(t, load.stdout, "11 schemas, 110 tables")
-	assert.Contains(t, load.stdout, "value index: ")
+	// docs/eval.md: 110 tables, 1,166 rows, 487 comments; the value index
+	// 2,458 values of 332 text columns.
+	assert.Contains(t, load.stdout, "11 schemas, 110 tables, 1166 rows, 487 column comments\n")
+	assert.Contains(t, load.stdout, "value index: 2458 values of 332 text columns in ")
 	const file = "../../evals/defog.yaml"
 
 	t.Setenv("SCHEMA_BUDGET_TOKENS", "700")

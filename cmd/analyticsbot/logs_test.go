@@ -328,3 +328,26 @@ func TestSinceFlag(t *testing.T) {
 		assert.Equal(t, d.want, humanDuration(d.in), "humanDuration(%s)", d.in)
 	}
 }
+
+// docs/observability.md: `--limit N` (default 10) caps the slowest
+// questions and the top errors.
+func TestCLILogsDefaultLimit(t *testing.T) {
+	db, dbURL := storetest.NewWithURL(t)
+	ctx := context.Background()
+	for i := range 12 {
+		_, err := db.AddQueryLog(ctx, store.QueryLog{Question: "q", Intent: "analytics_query",
+			ErrorKind: "kind_" + string(rune('a'+i)), Total: time.Duration(i+1) * time.Millisecond})
+		require.NoError(t, err)
+	}
+	t.Setenv("DATABASE_URL", dbURL)
+
+	got := runLogs(t, "--json")
+	require.NoError(t, got.err)
+	var j logsOut
+	decodeOne(t, got.stdout, &j)
+	assert.Equal(t, 12, j.Turns, "turns")
+	require.NotNil(t, j.Slowest)
+	require.NotNil(t, j.Errors)
+	assert.Len(t, *j.Slowest, 10, "slowest questions under the default limit")
+	assert.Len(t, *j.Errors, 10, "top errors under the default limit")
+}

@@ -116,6 +116,12 @@ func TestLoadCreatesDescribedTables(t *testing.T) {
 	t.Logf("load: %d schemas, %d tables, %d rows, %d comments, %d descriptions of missing columns, %s",
 		len(testStats.Schemas), testStats.Tables, testStats.Rows, testStats.Comments, testStats.Missing, testStats.Elapsed)
 	require.Len(t, testStats.Schemas, 11, "schemas loaded")
+	doc, err := os.ReadFile("../../docs/eval.md")
+	require.NoError(t, err)
+	assert.Contains(t, string(doc), "110 tables, 1,166 rows, 487 comments", "docs/eval.md states the figures below")
+	assert.EqualValues(t, 110, testStats.Tables, "tables")
+	assert.EqualValues(t, 1166, testStats.Rows, "rows")
+	assert.EqualValues(t, 487, testStats.Comments, "comments")
 	for _, ss := range testStats.Schemas {
 		if len(ss.Missing) > 0 {
 			t.Logf("%s: descriptions of columns the dump lacks: %v", ss.Schema, ss.Missing)
@@ -295,6 +301,11 @@ func TestGeneratedFileIsCurrent(t *testing.T) {
 	assert.Equal(t, 314, conv.Total, "rows (SOURCE.txt counts 314)")
 	assert.Equal(t, conv.Total, len(f.Items)+len(conv.Dropped), "every row is an item or dropped")
 	assert.Equal(t, 42, conv.Expanded+countBraced(conv.Dropped), "rows with {a, b} (SOURCE.txt counts 42)")
+	doc, err := os.ReadFile("../../docs/eval.md")
+	require.NoError(t, err)
+	assert.Contains(t, string(doc), "34 rows with several gold\n  queries keep the first; none is dropped", "docs/eval.md states the figures below")
+	assert.Equal(t, 34, conv.FirstOfSeveral, "rows with several gold queries")
+	assert.Empty(t, conv.Dropped, "rows dropped")
 }
 
 // countBraced counts the rows dropped for their alternative columns.
