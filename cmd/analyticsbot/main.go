@@ -108,6 +108,12 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 		fmt.Fprint(stderr, usage)
 		return fmt.Errorf("%w: unknown command %q", errUsage, name)
 	}
+	if len(args) > 1 && isHelpFlag(args[1]) {
+		// `migrate --help` must print help, never migrate: the commands
+		// that take no arguments would otherwise run.
+		fmt.Fprint(stdout, commandUsage(name))
+		return nil
+	}
 	if levelErr != nil {
 		if cmd.notChecked {
 			return fmt.Errorf("%w: %w", errNotChecked, levelErr)
@@ -123,6 +129,36 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 		defer stopTelemetry(ctx, in.tel)
 	}
 	return cmd.run(ctx, in)
+}
+
+// isHelpFlag reports whether arg asks for help.
+func isHelpFlag(arg string) bool {
+	switch arg {
+	case "-h", "-help", "--help":
+		return true
+	}
+	return false
+}
+
+// commandUsage returns the usage's lines of the command name: those that
+// start with it and the lines indented below them.
+func commandUsage(name string) string {
+	var b strings.Builder
+	b.WriteString("Usage:\n")
+	in := false
+	for _, line := range strings.Split(usage, "\n") {
+		switch {
+		case strings.HasPrefix(line, "  analyticsbot "):
+			in = strings.HasPrefix(line, "  analyticsbot "+name+" ") || line == "  analyticsbot "+name
+		case !strings.HasPrefix(line, "   "):
+			in = false
+		}
+		if in {
+			b.WriteString(line + "\n")
+		}
+	}
+	b.WriteString("\nConfiguration comes from the environment; see README.md.\n")
+	return b.String()
 }
 
 // invocation is what a command is run with.

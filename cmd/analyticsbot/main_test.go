@@ -186,6 +186,29 @@ func TestCLIHelp(t *testing.T) {
 	}
 }
 
+// `analyticsbot CMD --help` prints that command's usage and exits 0
+// without running it: `migrate --help`, `grant --help` and `serve --help`
+// used to migrate, grant and serve. The database is down, so a command
+// that ran would fail.
+func TestCLICommandHelp(t *testing.T) {
+	t.Setenv("DATABASE_URL", "postgres://postgres@127.0.0.1:1/none?sslmode=disable&connect_timeout=1")
+	for name := range commands {
+		for _, flag := range []string{"--help", "-h"} {
+			t.Run(name+" "+flag, func(t *testing.T) {
+				got := runCLI(t, "", name, flag)
+				require.NoError(t, got.err, "stderr: %s", got.stderr)
+				assert.Contains(t, got.stdout, "Usage:\n  analyticsbot "+name, "stdout")
+				for other := range commands {
+					if other != name {
+						assert.NotContains(t, got.stdout, "analyticsbot "+other+" ", "stdout shows only %s", name)
+					}
+				}
+				assert.Empty(t, got.stderr, "stderr")
+			})
+		}
+	}
+}
+
 // README: LOG_LEVEL is DEBUG, INFO, WARN (or WARNING) or ERROR, in any
 // case. Any other value stops every command at start, naming the variable,
 // rather than logging at the default level; help and a mistyped command

@@ -59,6 +59,12 @@ func schedulesCommand(ctx context.Context, args []string, out io.Writer) error {
 			return fmt.Errorf("%w: %q is not a schedule id (8 hex characters, as `schedules list` shows)", errUsage, id)
 		}
 	}
+	switch store.ScheduleState(*state) {
+	case "", store.ScheduleActive, store.SchedulePaused, store.ScheduleStopped, store.SchedulePending:
+	default:
+		// An unknown state would list nothing and say "no schedules".
+		return fmt.Errorf("%w: --state must be active, paused, stopped or pending, got %q", errUsage, *state)
+	}
 	b, err := openBot(ctx)
 	if err != nil {
 		return err

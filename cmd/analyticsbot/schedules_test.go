@@ -65,3 +65,13 @@ func errText(err error) string {
 	}
 	return err.Error()
 }
+
+// `schedules list --state` takes the states the usage names; another is a
+// bad command line, not an empty list ("no schedules"). The database is
+// down: the state is refused before anything is opened.
+func TestCLISchedulesUnknownState(t *testing.T) {
+	t.Setenv("DATABASE_URL", "postgres://postgres@127.0.0.1:1/none?sslmode=disable&connect_timeout=1")
+	got := runCLI(t, "", "schedules", "list", "--state", "bogus")
+	require.ErrorIs(t, got.err, errUsage)
+	assert.Contains(t, got.err.Error(), `--state must be active, paused, stopped or pending, got "bogus"`)
+}
