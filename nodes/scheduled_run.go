@@ -169,7 +169,7 @@ func numberColumn(cols []warehouse.Column, column string) int {
 
 // scheduledCSV attaches the run's rows as CSV: the result when it holds
 // every row, else the query streamed again up to ExportMaxRows. A file cut
-// short says so in the run's message, which its upload carries, in Export
+// short says so in the run's message, the post the file goes under, in Export
 // CSV's words (exportNote).
 func (n *Nodes) scheduledCSV(ctx context.Context, s *State, r warehouse.Runnable, res warehouse.Result) {
 	sch := s.Scheduled.Schedule
