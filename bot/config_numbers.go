@@ -8,6 +8,13 @@ import (
 	"github.com/analyticsbot/analyticsbot/warehouse/cubewarehouse"
 )
 
+// MaxRetriesBound is the most SQL_MAX_RETRIES and LLM_RETRIES take: each
+// retry is one more model call, made while the asker waits (and, for the
+// model's own retries, on each of the question's calls), so a value far
+// above the default of 2 only makes a failing question fail later and
+// dearer.
+const MaxRetriesBound = 10
+
 // checkNumbers reports the numeric settings whose value cannot work, each
 // with what it accepts. The code that takes them would otherwise put its
 // default (or nothing) in place of a value it cannot use, without a word:
@@ -49,14 +56,18 @@ func (c *Config) checkNumbers() []error {
 		name  string
 		value int
 		zero  string // what 0 means
+		most  int    // the most it takes, when bounded
 	}{
-		{"MODEL_CONCURRENCY", c.ModelConcurrency, "no bound"},
-		{"SQL_MAX_RETRIES", c.MaxRetries, "no regeneration"},
-		{"LLM_RETRIES", c.LLMRetries, "no retry"},
-		{"HISTORY_TURNS", c.HistoryTurns, "no history"},
-		{"VALUE_INDEX_MAX_DISTINCT", c.ValueIndexMaxDistinct, "no value lookup"},
+		{name: "MODEL_CONCURRENCY", value: c.ModelConcurrency, zero: "no bound"},
+		{name: "SQL_MAX_RETRIES", value: c.MaxRetries, zero: "no regeneration", most: MaxRetriesBound},
+		{name: "LLM_RETRIES", value: c.LLMRetries, zero: "no retry", most: MaxRetriesBound},
+		{name: "HISTORY_TURNS", value: c.HistoryTurns, zero: "no history"},
+		{name: "VALUE_INDEX_MAX_DISTINCT", value: c.ValueIndexMaxDistinct, zero: "no value lookup"},
 	} {
-		if n.value < 0 {
+		switch {
+		case n.most > 0 && (n.value < 0 || n.value > n.most):
+			errs = append(errs, fmt.Errorf("%s must be 0 (%s) to %d, got %d", n.name, n.zero, n.most, n.value))
+		case n.value < 0:
 			errs = append(errs, fmt.Errorf("%s must be 0 (%s) or more, got %d", n.name, n.zero, n.value))
 		}
 	}

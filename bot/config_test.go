@@ -163,8 +163,11 @@ func TestConfigNumbers(t *testing.T) {
 		{name: "MODEL_CONCURRENCY 0", env: map[string]string{"MODEL_CONCURRENCY": "0"}},
 		{name: "MODEL_CONCURRENCY negative", env: map[string]string{"MODEL_CONCURRENCY": "-1"}, want: "MODEL_CONCURRENCY must be 0 (no bound) or more, got -1"},
 		{name: "SQL_MAX_RETRIES 0", env: map[string]string{"SQL_MAX_RETRIES": "0"}},
-		{name: "SQL_MAX_RETRIES negative", env: map[string]string{"SQL_MAX_RETRIES": "-1"}, want: "SQL_MAX_RETRIES must be 0 (no regeneration) or more, got -1"},
-		{name: "LLM_RETRIES negative", env: map[string]string{"LLM_RETRIES": "-1"}, want: "LLM_RETRIES must be 0 (no retry) or more, got -1"},
+		{name: "SQL_MAX_RETRIES negative", env: map[string]string{"SQL_MAX_RETRIES": "-1"}, want: "SQL_MAX_RETRIES must be 0 (no regeneration) to 10, got -1"},
+		{name: "SQL_MAX_RETRIES 10", env: map[string]string{"SQL_MAX_RETRIES": "10"}},
+		{name: "SQL_MAX_RETRIES 1000", env: map[string]string{"SQL_MAX_RETRIES": "1000"}, want: "SQL_MAX_RETRIES must be 0 (no regeneration) to 10, got 1000"},
+		{name: "LLM_RETRIES negative", env: map[string]string{"LLM_RETRIES": "-1"}, want: "LLM_RETRIES must be 0 (no retry) to 10, got -1"},
+		{name: "LLM_RETRIES 11", env: map[string]string{"LLM_RETRIES": "11"}, want: "LLM_RETRIES must be 0 (no retry) to 10, got 11"},
 		{name: "HISTORY_TURNS 0", env: map[string]string{"HISTORY_TURNS": "0"}},
 		{name: "HISTORY_TURNS negative", env: map[string]string{"HISTORY_TURNS": "-2"}, want: "HISTORY_TURNS must be 0 (no history) or more, got -2"},
 		{name: "VALUE_INDEX_MAX_DISTINCT 0", env: map[string]string{"VALUE_INDEX_MAX_DISTINCT": "0"}},
@@ -198,15 +201,18 @@ func TestConfigNumbers(t *testing.T) {
 }
 
 // A value that does not parse stops the bot with the variable to fix, even
-// inside a backend's settings, not with the Go field that holds it.
+// inside a backend's settings, not with the Go field that holds it, and
+// with what it takes, not Go's parse text.
 func TestConfigFromEnvNamesTheVariable(t *testing.T) {
 	t.Setenv("MAX_ROWS", "abc")
 	t.Setenv("STATEMENT_TIMEOUT", "soon")
 	_, err := bot.ConfigFromEnv()
 	require.Error(t, err)
-	assert.Contains(t, err.Error(), `MAX_ROWS: strconv.ParseInt: parsing "abc": invalid syntax`)
-	assert.Contains(t, err.Error(), `STATEMENT_TIMEOUT: unable to parse duration: time: invalid duration "soon"`)
+	assert.Contains(t, err.Error(), `MAX_ROWS must be a whole number (its default is 1000); got "abc"`)
+	assert.Contains(t, err.Error(), `STATEMENT_TIMEOUT must be a duration such as 30s, 10m or 24h (its default is 30s); got "soon"`)
 	assert.NotContains(t, err.Error(), "MaxRows", "the Go field is no name the operator knows")
+	assert.NotContains(t, err.Error(), "strconv", "Go's parse text is no help to the operator")
+	assert.NotContains(t, err.Error(), "time: invalid duration")
 }
 
 // docs/scaling.md: with the defaults a question waits at most 82 s past

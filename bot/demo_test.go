@@ -49,6 +49,13 @@ func TestDemoAnswersOnlyWhatItKnows(t *testing.T) {
 		"What is the average price of paid games by developer?",
 	}
 	require.Len(t, unknown, 20)
+	// A follow-up the demo suggests, after a question with no year to
+	// change: the notice says which follow-ups it knows.
+	noYear := bot.NewThreadID()
+	askAs(t, b, "U1", noYear, "Which publishers released the most games?")
+	s := askAs(t, b, "U1", noYear, "And in 2017?")
+	assert.Equal(t, nodes.ErrModelRefused, s.ErrorKind, s.ResponseText)
+	assert.Contains(t, s.ResponseText, "follow-ups that change the year of one about a year", s.ResponseText)
 	for _, q := range unknown {
 		s := askAs(t, b, "U1", bot.NewThreadID(), q)
 		assert.Equal(t, nodes.ErrModelRefused, s.ErrorKind, "%q must not get a canned answer", q)
@@ -66,7 +73,7 @@ func TestDemoAnswersOnlyWhatItKnows(t *testing.T) {
 	// Follow-ups of a known question still work.
 	thread := bot.NewThreadID()
 	askAs(t, b, "U1", thread, "How many games were released in 2018?")
-	s := askAs(t, b, "U1", thread, "And in 2017?")
+	s = askAs(t, b, "U1", thread, "And in 2017?")
 	require.Empty(t, s.ErrorKind, s.ResponseText)
 	assert.Contains(t, s.Answer, "6357")
 

@@ -10,10 +10,17 @@ import (
 	"time"
 )
 
+// The modes of a run, as its report names them.
+const (
+	ModeFull      = "full"      // through the configured model
+	ModeOracle    = "oracle"    // through the workflow, each gold query the model's reply
+	ModeRetrieval = "retrieval" // what the generator would be given, no model call
+)
+
 // Report sums up a run.
 type Report struct {
 	Name  string   `json:"name"`
-	Mode  string   `json:"mode"`
+	Mode  string   `json:"mode"` // ModeFull, ModeOracle or ModeRetrieval
 	Items []Result `json:"items"`
 	// Full mode.
 	Accuracy   float64            `json:"accuracy"`
@@ -56,7 +63,7 @@ func newReport(name, mode string, items []Result) *Report {
 	for cat, n := range byCat {
 		r.Categories[cat] = float64(passCat[cat]) / float64(n)
 	}
-	if mode == "full" {
+	if mode != ModeRetrieval {
 		for _, n := range tokens {
 			r.PromptTokens += n
 		}
@@ -107,7 +114,7 @@ func (r *Report) Print(w io.Writer) {
 		fmt.Fprintf(w, "FAIL %-28s %s\n     %s\n", it.ID, it.Question, why)
 	}
 	fmt.Fprintf(w, "%s (%s): %d items\n", r.Name, r.Mode, len(r.Items))
-	if r.Mode == "full" {
+	if r.Mode != ModeRetrieval {
 		fmt.Fprintf(w, "execution accuracy %.3f; model calls %d; prompt tokens %d; latency p50 %.0f ms, p95 %.0f ms\n",
 			r.Accuracy, r.ModelCalls, r.PromptTokens, r.LatencyP50, r.LatencyP95)
 	} else {

@@ -65,7 +65,7 @@ func (r *Runner) each(ctx context.Context, f *File, fn func(context.Context, Ite
 // Full asks every item's conversation through the whole workflow and
 // scores the last answer's rows.
 func (r *Runner) Full(ctx context.Context, f *File) *Report {
-	return newReport(f.Name, "full", r.each(ctx, f, r.fullItem))
+	return newReport(f.Name, ModeFull, r.each(ctx, f, r.fullItem))
 }
 
 func (r *Runner) fullItem(ctx context.Context, it Item) Result {
@@ -171,7 +171,7 @@ func (r *Runner) expected(ctx context.Context, it Item) ([][]any, error) {
 // Retrieval builds what the generator would be shown for every item,
 // without a model, and scores the recall of the gold query's references.
 func (r *Runner) Retrieval(ctx context.Context, f *File) *Report {
-	return newReport(f.Name, "retrieval", r.each(ctx, f, r.retrievalItem))
+	return newReport(f.Name, ModeRetrieval, r.each(ctx, f, r.retrievalItem))
 }
 
 func (r *Runner) retrievalItem(ctx context.Context, it Item) Result {

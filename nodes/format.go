@@ -162,8 +162,9 @@ func (n *Nodes) Decline(ctx context.Context, s *State) error {
 
 // textDemoUnknown answers, in the offline demo, a question its script does
 // not know: a canned answer to another question would mislead.
-const textDemoUnknown = "This is the offline demo: no language model is connected, so I can only answer the questions I suggest " +
-	"(and follow-ups such as “And in 2017?”). To ask anything else, connect a model: set LLM_PROVIDER=openai and " +
+const textDemoUnknown = "This is the offline demo: no language model is connected, so I can only answer the questions I suggest, " +
+	"and follow-ups that change the year of one about a year (“And in 2017?” after “How many games were released in 2018?”). " +
+	"To ask anything else, connect a model: set LLM_PROVIDER=openai and " +
 	"OPENAI_API_KEY (or anthropic, or ollama for a local one); the README shows how."
 
 // HandleError turns the recorded error kind into a friendly message. It

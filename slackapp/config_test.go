@@ -53,7 +53,7 @@ func TestConfigCheck(t *testing.T) {
 func TestConfigFromEnvNamesTheVariable(t *testing.T) {
 	t.Setenv("SLACK_WORKERS", "many")
 	_, err := ConfigFromEnv()
-	assert.EqualError(t, err, `read slack configuration: SLACK_WORKERS: strconv.ParseInt: parsing "many": invalid syntax`)
+	assert.EqualError(t, err, `read slack configuration: SLACK_WORKERS must be a whole number (its default is 0); got "many"`)
 }
 
 func TestStripMentions(t *testing.T) {

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"regexp"
 	"strconv"
 	"strings"
 
@@ -145,6 +146,14 @@ func (r *repl) handle(ctx context.Context, line string) error {
 			rep, err = r.b.PressRating(ctx, msg, false, r.queryID, strings.TrimSpace(note))
 			break
 		}
+		if line == ":press" {
+			fmt.Fprintln(r.out, "Type :press ACTION VALUE, as a reply lists it.")
+			return nil
+		}
+		if c := unknownCommand.FindString(line); c != "" {
+			fmt.Fprintf(r.out, "There is no command %s. Type :help for the commands, or ask a question.\n", c)
+			return nil
+		}
 		rep, err = r.b.Ask(ctx, msg)
 	}
 	defer rep.Close()
@@ -173,6 +182,11 @@ func (r *repl) handle(ctx context.Context, line string) error {
 	}
 	return nil
 }
+
+// unknownCommand is a line that starts as a command does (":csvv") but
+// is none of them: it is not asked as
+// a question. A line that starts with another mark (":)") is.
+var unknownCommand = regexp.MustCompile(`^:[A-Za-z][A-Za-z-]*`)
 
 // chatPress is the command that presses an answer's button in the chat.
 func chatPress(action, value string) string {

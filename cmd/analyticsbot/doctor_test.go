@@ -201,3 +201,30 @@ default: none
 	assert.NotContains(t, got.stdout, "missing_scope", "Slack's error code is not the report")
 	assert.NotContains(t, got.stdout, "✓ Slack lists the access file's user groups", "they were not listed")
 }
+
+// A DATABASE_URL that does not parse, or names a server that does not
+// answer, is shown with its password masked, by doctor and by the commands
+// that stop on it: keyword/value and URL forms, and a password that is
+// itself what does not parse.
+func TestCLIDatabaseURLPasswordNeverShown(t *testing.T) {
+	setDemoEnv(t, "")
+	clearSlackEnv(t)
+	const password = "pw-Never-Shown-7"
+	for _, url := range []string{
+		"host=127.0.0.1 user=postgres password=" + password + " dbname=x sslmode=bogus",
+		"host='127.0.0.1 user=postgres password=" + password,
+		"postgres://postgres:" + password + "%zz@127.0.0.1/x",
+		"postgres://postgres:" + password + "@127.0.0.1:notaport/x",
+		"postgres://postgres:" + password + "@127.0.0.1:1/x?connect_timeout=2",
+		"host=127.0.0.1 port=1 user=postgres password=" + password + " dbname=x connect_timeout=2",
+	} {
+		t.Setenv("DATABASE_URL", url)
+		for _, args := range [][]string{{"doctor"}, {"migrate"}, {"ask", "How many games are free?"}, {"schedules", "list"}} {
+			got := runCLI(t, "", args...)
+			require.Error(t, got.err, "%v with %s", args, url)
+			shown := got.stdout + got.stderr + got.err.Error()
+			assert.NotContains(t, shown, password, "%v with %s", args, url)
+			assert.NotEmpty(t, strings.TrimSpace(shown), "%v says what stopped it", args)
+		}
+	}
+}

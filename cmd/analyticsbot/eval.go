@@ -83,6 +83,9 @@ func evalCommand(ctx context.Context, args []string, out io.Writer) error {
 		if err != nil {
 			return err
 		}
+		if *oracle {
+			rep.Mode = eval.ModeOracle
+		}
 		reports[mode] = rep
 	}
 	rep := reports[modes[0]]

@@ -26,7 +26,7 @@ func TestCLIEval(t *testing.T) {
 	require.NoError(t, got.err, "stderr: %s", got.stderr)
 	var full eval.Report
 	require.NoError(t, json.Unmarshal([]byte(got.stdout), &full))
-	assert.Equal(t, "full", full.Mode)
+	assert.Equal(t, "oracle", full.Mode, "the report says the gold queries answered, not a model")
 	assert.Equal(t, 1.0, full.Accuracy)
 	assert.GreaterOrEqual(t, len(full.Items), 40)
 
@@ -106,6 +106,7 @@ func TestCLIEvalDefog(t *testing.T) {
 	t.Setenv("SCHEMA_BUDGET_TOKENS", "")
 	got = runCLI(t, "", "eval", "--oracle", "--min-accuracy", "1", file)
 	require.NoError(t, got.err, "report:\n%s", got.stdout)
+	assert.Contains(t, got.stdout, "defog (oracle): 314 items")
 	assert.Contains(t, got.stdout, "execution accuracy 1.000; model calls 942;")
 
 	// README: at the default budget the generator is shown every table

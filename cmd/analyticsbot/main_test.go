@@ -553,6 +553,18 @@ default: none
 		assert.Equal(t, 4, strings.Count(got.stdout, "No answer with a result yet"), "stdout: %s", got.stdout)
 	})
 
+	t.Run("chat commands it does not know", func(t *testing.T) {
+		got := runCLI(t, ":foo\n:csvv\n:press\n:) How many games are free?\n", "chat")
+		require.NoError(t, got.err, "stderr: %s", got.stderr)
+		for _, c := range []string{":foo", ":csvv"} {
+			assert.Contains(t, got.stdout, "There is no command "+c+". Type :help for the commands, or ask a question.", "stdout: %s", got.stdout)
+		}
+		assert.Contains(t, got.stdout, "Type :press ACTION VALUE, as a reply lists it.")
+		assert.Equal(t, 2, strings.Count(got.stdout, "There is no command"), "a question that starts with a smiley is asked: %s", got.stdout)
+		assert.Equal(t, 1, strings.Count(got.stdout, "This is the offline demo"),
+			"only the line that starts with a smiley is asked (and the demo's script does not know it): %s", got.stdout)
+	})
+
 	t.Run("a failed question's text", func(t *testing.T) {
 		testCLIFailedQuestionText(t)
 	})

@@ -91,6 +91,12 @@ func schedulesCommand(ctx context.Context, args []string, out io.Writer) error {
 		if err != nil {
 			return err
 		}
+		if len(runs) == 0 {
+			// No runs of a schedule that is not there is no "no runs yet".
+			if _, err := db.ScheduleByID(ctx, ids[0]); err != nil {
+				return err
+			}
+		}
 		if *asJSON {
 			return writeJSONTo(out, runs)
 		}

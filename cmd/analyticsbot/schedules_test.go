@@ -53,6 +53,8 @@ func testCLISchedules(t *testing.T, first turnOut) {
 	gone := runCLI(t, "", "schedules", "list")
 	require.NoError(t, gone.err)
 	assert.NotContains(t, gone.stdout, id)
+	noRuns := runCLI(t, "", "schedules", "runs", id)
+	assert.ErrorContains(t, noRuns.err, `schedule "`+id+`": not found`, "a deleted schedule has no runs yet: %s", noRuns.stdout)
 	bad := runCLI(t, "", "schedules", "pause", "nope")
 	assert.ErrorIs(t, bad.err, errUsage)
 }

@@ -472,7 +472,7 @@
     try {
       if (!(await info()).demo || document.querySelector(".demo-banner")) return;
       const p = el("p", "demo-banner",
-        "Offline demo: no language model is connected, so only the suggested questions (and follow-ups such as “And in 2017?”) are answered. Set LLM_PROVIDER and a key to ask anything; the README shows how.");
+        "Offline demo: no language model is connected, so only the suggested questions, and follow-ups that change their year (“And in 2017?”), are answered. Set LLM_PROVIDER and a key to ask anything; the README shows how.");
       p.setAttribute("role", "note");
       document.querySelector("header.top").after(p);
     } catch {
