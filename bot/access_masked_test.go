@@ -2,6 +2,7 @@ package bot_test
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"crypto/rand"
 	"encoding/hex"
@@ -140,10 +141,16 @@ func caseIndex(t *testing.T, name string) int {
 // a failure and the query log.
 func askSeeing(t *testing.T, b *bot.Bot, user, text string) (*nodes.State, map[string]string) {
 	t.Helper()
+	return askSeeingIn(t, b, user, "CDATA", text)
+}
+
+// askSeeingIn is askSeeing in channel.
+func askSeeingIn(t *testing.T, b *bot.Bot, user, channel, text string) (*nodes.State, map[string]string) {
+	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
 	before := len(b.Scripted.Calls())
-	s, _, err := b.AskState(ctx, bot.Message{ThreadID: bot.NewThreadID(), UserID: user, ChannelID: "CDATA", Text: text})
+	s, _, err := b.AskState(ctx, bot.Message{ThreadID: bot.NewThreadID(), UserID: user, ChannelID: channel, Text: text})
 	require.NoError(t, err)
 	seen := map[string]string{"the reply": s.ResponseText, "the error detail": s.ErrorDetail + "\n" + s.ValidationError}
 	for _, call := range b.Scripted.Calls()[before:] {
@@ -172,7 +179,9 @@ func askSeeing(t *testing.T, b *bot.Bot, user, text string) (*nodes.State, map[s
 // empty index) and asks about a stored address and a stored title. The
 // generator's prompt lists each as a matched value for a policy that may
 // see the column, never for one that masks or denies it; nor does
-// `analyticsbot context` (Bot.Context) for that person.
+// `analyticsbot context` (Bot.Context) for that person. In a channel whose
+// ceiling masks the column, the asker's policy may see it but the
+// generator, whose words are posted there, is not shown it.
 func testMaskedValuesNotShown(t *testing.T, e *testEnv) {
 	ctx := context.Background()
 	var suffix [4]byte
@@ -187,8 +196,7 @@ func testMaskedValuesNotShown(t *testing.T, e *testEnv) {
 		assert.NoError(t, err)
 	})
 
-	path := filepath.Join(t.TempDir(), "access.yaml")
-	require.NoError(t, os.WriteFile(path, []byte(bottest.AccessFile("everyone")), 0o600))
+	path, ceiling := ceilingFile(t)
 	cfg := testConfig(t, e, script(`  - step: generate_sql
     reply: '{"sql": "SELECT 1 AS n", "assumptions": [], "explanation": "x"}'
 `))
@@ -209,35 +217,54 @@ func testMaskedValuesNotShown(t *testing.T, e *testEnv) {
 		policy         int // in bottest.AccessPolicies' order
 		question, line string
 		shown          bool
+		channel        string // CDATA when empty: no ceiling
 	}{
-		{0, address, "- hr.employees.email: 'ann@corp.test'", true},
-		{1, address, "- hr.employees.email: 'ann@corp.test'", false}, // masked
-		{2, address, "- hr.employees.email: 'ann@corp.test'", false}, // denied
-		{0, title, "- analytics.apps.name: 'Counter-Strike'", true},
-		{1, title, "- analytics.apps.name: 'Counter-Strike'", true},
-		{2, title, "- analytics.apps.name: 'Counter-Strike'", false}, // masked
+		{policy: 0, question: address, line: "- hr.employees.email: 'ann@corp.test'", shown: true},
+		{policy: 1, question: address, line: "- hr.employees.email: 'ann@corp.test'"}, // masked
+		{policy: 2, question: address, line: "- hr.employees.email: 'ann@corp.test'"}, // denied
+		{policy: 0, question: title, line: "- analytics.apps.name: 'Counter-Strike'", shown: true},
+		{policy: 1, question: title, line: "- analytics.apps.name: 'Counter-Strike'", shown: true},
+		{policy: 2, question: title, line: "- analytics.apps.name: 'Counter-Strike'"}, // masked
+		// The analysts may see the titles, but the channel's ceiling
+		// (everyone) masks them.
+		{policy: 1, question: title, line: "- analytics.apps.name: 'Counter-Strike'", channel: ceiling},
 	}
 	for _, tt := range tests {
 		policy, user := bottest.AccessPolicies[tt.policy], bottest.AccessUsers[tt.policy]
-		t.Run(policy+"/"+tt.question, func(t *testing.T) {
-			s, seen := askSeeing(t, b, user, tt.question)
+		channel := cmp.Or(tt.channel, "CDATA")
+		t.Run(policy+"/"+channel+"/"+tt.question, func(t *testing.T) {
+			s, seen := askSeeingIn(t, b, user, channel, tt.question)
 			require.Empty(t, s.ErrorKind, "detail %s", s.ErrorDetail)
-			gc, err := b.Context(ctx, bot.Message{UserID: user, ChannelID: "CDATA", Text: tt.question})
-			require.NoError(t, err)
 			column := strings.TrimPrefix(strings.SplitN(tt.line, ":", 2)[0], "- ")
 			var matched []string
-			for _, m := range gc.State.Matches {
+			for _, m := range s.Matches {
 				matched = append(matched, m.Schema+"."+m.Table+"."+m.Column)
 			}
 			if tt.shown {
 				assert.Contains(t, seen["a prompt"], tt.line, "the generator's prompt")
+				assert.Contains(t, matched, column, "the matched values")
+			} else {
+				assert.NotContains(t, seen["a prompt"], column+":", "the generator's prompt")
+				assert.NotContains(t, matched, column, "the matched values")
+			}
+			if tt.channel != "" {
+				assert.NotContains(t, seen["a prompt"], "- analytics.publishers.name:",
+					"the publishers' names, which the analysts may read, are beyond the ceiling")
+				return // `analyticsbot context` is the operator's: no channel, no ceiling
+			}
+			gc, err := b.Context(ctx, bot.Message{UserID: user, ChannelID: channel, Text: tt.question})
+			require.NoError(t, err)
+			var listed []string
+			for _, m := range gc.State.Matches {
+				listed = append(listed, m.Schema+"."+m.Table+"."+m.Column)
+			}
+			if tt.shown {
 				assert.Contains(t, gc.Prompt, tt.line, "the context's prompt")
-				assert.Contains(t, matched, column, "the context's matched values")
+				assert.Contains(t, listed, column, "the context's matched values")
 				return
 			}
-			assert.NotContains(t, seen["a prompt"], column+":", "the generator's prompt")
 			assert.NotContains(t, gc.Prompt, column+":", "the context's prompt")
-			assert.NotContains(t, matched, column, "the context's matched values")
+			assert.NotContains(t, listed, column, "the context's matched values")
 		})
 	}
 }

@@ -98,9 +98,14 @@ func (n *Nodes) GeneratorPrompt(ctx context.Context, s *State) (prompts.Generate
 		if n.ExampleStore != nil && n.ExamplesK > 0 {
 			searched = n.ExampleStore.QueueSearchExamples(ctx, &reads, n.Warehouse.Name(), s.Question(), n.ExamplesK*examplePool)
 		}
+		// Stored values are data: in a channel whose ceiling caps the
+		// asker, the generator, whose words (assumptions, explanation)
+		// may be posted there, is shown only the values the channel may
+		// see, whatever the asker may read (docs/access.md).
+		valuesCtx := warehouse.SharedCaller(ctx)
 		var looked func(context.Context) ([]store.ValueMatch, error)
 		if n.Values != nil {
-			looked = n.Values.QueueLookup(ctx, &reads, s.Question())
+			looked = n.Values.QueueLookup(valuesCtx, &reads, s.Question())
 		}
 		reads.Send(ctx)
 		var listed map[warehouse.ColumnRef][]string
@@ -112,7 +117,7 @@ func (n *Nodes) GeneratorPrompt(ctx context.Context, s *State) (prompts.Generate
 				n.Logger.WarnContext(ctx, "value lookup", "err", err)
 			}
 			s.Matches = matches
-			listed, err = n.Values.Listed(ctx)
+			listed, err = n.Values.Listed(valuesCtx)
 			if err != nil {
 				s.note("value listing failed: " + err.Error())
 				n.Logger.WarnContext(ctx, "value listing", "err", err)
