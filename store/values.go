@@ -383,7 +383,13 @@ func queueMatchStatements(b *pgx.Batch, all *[]ValueMatch, trigram string, stems
 	q := pgx.Identifier{trigram}.Sanitize()
 	// The statement for a phrase, written once for each kind of phrase.
 	statement := func(short bool) string {
-		where := `value OPERATOR(` + q + `.%) $2 OR $2 OPERATOR(` + q + `.<%) value`
+		// A value as alike as the threshold as a whole is at least as
+		// alike by word similarity (its best extent is the whole value
+		// or a better one), so the word similarity operator alone finds
+		// both: one scan of the trigram index, not two
+		// (TestMatchValuesFindsEveryAlikeValue; BENCHMARKS.md, "One
+		// trigram scan per phrase").
+		where := `$2 OPERATOR(` + q + `.<%) value`
 		if short {
 			where = `value OPERATOR(` + q + `.%) $2`
 		}

@@ -4,8 +4,10 @@ import (
 	"context"
 	"fmt"
 	"slices"
+	"strings"
 	"testing"
 
+	"github.com/jackc/pgx/v5"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
@@ -188,4 +190,68 @@ func TestMatchValuesFindsTrigram(t *testing.T) {
 	require.NoError(t, err)
 	_, err = match("Paris")
 	assert.Equal(t, store.ErrNoTrigram, err, "without pg_trgm")
+}
+
+// The match finds every value at least minSimilarity alike to a phrase,
+// as a whole (trigram similarity) or by its best extent (word
+// similarity), as pg_trgm computes them on their own: the match looks for
+// them with the word similarity operator alone (queueMatchStatements),
+// since a value as alike as a whole is at least as alike by its best
+// extent. Names, titles, codes and addresses, each in a column of its own
+// (so no column's cap leaves one out), asked with themselves, their words,
+// pairs of their words, misspellings and longer phrases.
+func TestMatchValuesFindsEveryAlikeValue(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	db := storetest.New(t)
+	require.NoError(t, db.PrepareValueIndex(ctx))
+	values := []string{
+		"Bethesda Softworks", "Ubisoft Shanghai", "Valve", "Counter-Strike: Global Offensive",
+		"The Witcher 3: Wild Hunt", "FIFA 19", "Free to Play", "Massively Multiplayer", "Single-player",
+		"Steam Achievements", "linux", "Anytown", "Upper East Side", "123 Main St, Anytown US 12345",
+		"San Francisco", "United States", "success", "mobile_app", "ann@corp.test", "Machine Learning",
+		"Journal of Artificial Intelligence Research", "Midtown", "30% off workout gear",
+	}
+	for i, v := range values {
+		c := store.ValueColumn{Backend: "postgres", Schema: "s", Table: "t", Column: fmt.Sprintf("c%02d", i)}
+		require.NoError(t, db.ReplaceValues(ctx, c, 1, -1, []string{v}))
+	}
+	var phrases []string
+	for i, v := range values {
+		phrases = append(phrases, v, v[1:], v[:len(v)-1]) // the value, and misspelt
+		words := strings.FieldsFunc(v, func(r rune) bool { return r == ' ' || r == '-' || r == ':' || r == ',' })
+		for j, w := range words {
+			if len(w) > 2 {
+				phrases = append(phrases, w)
+			}
+			if j > 0 {
+				phrases = append(phrases, words[j-1]+" "+w)
+			}
+		}
+		phrases = append(phrases, v+" "+values[(i+1)%len(values)])
+	}
+	var schema string
+	require.NoError(t, db.Pool().QueryRow(ctx, `SELECT n.nspname FROM pg_extension e JOIN pg_namespace n ON n.oid = e.extnamespace
+		WHERE e.extname = 'pg_trgm'`).Scan(&schema))
+	q := pgx.Identifier{schema}.Sanitize()
+	const minSimilarity = 0.5
+	found := 0
+	for _, p := range slices.Compact(slices.Sorted(slices.Values(phrases))) {
+		var want []string
+		require.NoError(t, db.Pool().QueryRow(ctx, `
+			SELECT coalesce(array_agg(v ORDER BY v), '{}') FROM unnest($1::text[]) v
+			WHERE greatest(`+q+`.similarity(v, $2), `+q+`.word_similarity($2, v)) >= $3`,
+			values, p, minSimilarity).Scan(&want))
+		ms, err := db.MatchValues(ctx, "postgres", []store.ValuePhrase{{Text: p}}, minSimilarity, 5, len(values))
+		require.NoError(t, err)
+		var got []string
+		for _, m := range ms {
+			got = append(got, m.Value)
+		}
+		for _, v := range want {
+			assert.Contains(t, got, v, "%q is alike to %q", v, p)
+		}
+		found += len(want)
+	}
+	assert.Greater(t, found, len(values), "values found by their words and misspellings too")
 }
