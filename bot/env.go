@@ -15,8 +15,8 @@ import (
 // ParseEnv reads cfg, a pointer to a struct of env tags, from the
 // environment. A value that does not parse is reported by its variable, the
 // name the operator set, with what it takes: `MAX_ROWS must be a whole
-// number, such as 1000; got "abc"`, not the env package's `parse error on
-// field "MaxRows"` or strconv's `parsing "abc": invalid syntax`.
+// number (its default is 1000); got "abc"`, not the env package's `parse
+// error on field "MaxRows"` or strconv's `parsing "abc": invalid syntax`.
 func ParseEnv(cfg any) error {
 	err := env.Parse(cfg)
 	var agg env.AggregateError

@@ -183,9 +183,9 @@ func (r *repl) handle(ctx context.Context, line string) error {
 	return nil
 }
 
-// unknownCommand is a line that starts as a command does (":csvv") but
-// is none of them: it is not asked as
-// a question. A line that starts with another mark (":)") is.
+// unknownCommand is a line that starts as a command does (":csvv") but is
+// none of them: it is not asked as a question. A line that starts with
+// another mark (":)") is.
 var unknownCommand = regexp.MustCompile(`^:[A-Za-z][A-Za-z-]*`)
 
 // chatPress is the command that presses an answer's button in the chat.
