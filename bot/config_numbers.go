@@ -8,11 +8,10 @@ import (
 	"github.com/analyticsbot/analyticsbot/warehouse/cubewarehouse"
 )
 
-// MaxRetriesBound is the most SQL_MAX_RETRIES and LLM_RETRIES take: each
-// retry is one more model call, made while the asker waits (and, for the
-// model's own retries, on each of the question's calls), so a value far
-// above the default of 2 only makes a failing question fail later and
-// dearer.
+// MaxRetriesBound is the most LLM_RETRIES takes: each retry is one more
+// call to the model's provider, made while the asker waits, on each of the
+// question's calls, so a value far above the default of 2 only makes a
+// failing question fail later and dearer.
 const MaxRetriesBound = 10
 
 // checkNumbers reports the numeric settings whose value cannot work, each
@@ -59,7 +58,7 @@ func (c *Config) checkNumbers() []error {
 		most  int    // the most it takes, when bounded
 	}{
 		{name: "MODEL_CONCURRENCY", value: c.ModelConcurrency, zero: "no bound"},
-		{name: "SQL_MAX_RETRIES", value: c.MaxRetries, zero: "no regeneration", most: MaxRetriesBound},
+		{name: "SQL_MAX_RETRIES", value: c.MaxRetries, zero: "no regeneration"},
 		{name: "LLM_RETRIES", value: c.LLMRetries, zero: "no retry", most: MaxRetriesBound},
 		{name: "HISTORY_TURNS", value: c.HistoryTurns, zero: "no history"},
 		{name: "VALUE_INDEX_MAX_DISTINCT", value: c.ValueIndexMaxDistinct, zero: "no value lookup"},

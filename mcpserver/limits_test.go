@@ -92,7 +92,7 @@ func TestConfigFromEnv(t *testing.T) {
 		{name: "no rows", env: map[string]string{"MCP_MAX_ROWS": "0"}, wantErr: "MCP_MAX_ROWS must be a number of rows above 0, such as 100, got 0"},
 		{name: "negative bytes", env: map[string]string{"MCP_MAX_BYTES": "-1"}, wantErr: "MCP_MAX_BYTES must be a number of bytes above 0, such as 262144, got -1"},
 		{name: "no time", env: map[string]string{"MCP_TIMEOUT": "0s"}, wantErr: "MCP_TIMEOUT must be a duration above 0, such as 2m, got 0s"},
-		{name: "not a duration", env: map[string]string{"MCP_TIMEOUT": "soon"}, wantErr: `MCP configuration: MCP_TIMEOUT: unable to parse duration: time: invalid duration "soon"`},
+		{name: "not a duration", env: map[string]string{"MCP_TIMEOUT": "soon"}, wantErr: `MCP configuration: MCP_TIMEOUT must be a duration such as 30s, 10m or 24h (its default is 2m); got "soon"`},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
