@@ -344,11 +344,13 @@ func (d *DB) valueSetup(ctx context.Context) (trigram string, stems bool, err er
 // small index (a few thousand values) it compares every value instead of
 // asking the trigram index: 13 ms a phrase instead of 0.5. The candidates
 // are found by the trigram conditions alone, with scans of the whole
-// table off. One statement per phrase, each planned for its phrase
-// (force_custom_plan: the statements are prepared once per connection):
-// with the phrase known when the statement is planned, PostgreSQL
-// reaches for the trigram index; a generic plan, or one statement over
-// all phrases at once, scans the table.
+// table off. One statement per phrase, each prepared once per connection
+// and run with its generic plan (force_generic_plan): with scans of the
+// whole table off, that plan asks the trigram and stem indexes as a plan
+// made for the phrase does, and planning the statement again for every
+// phrase took about 1 ms of the 2 to 3 each costs (BENCHMARKS.md). Which
+// values a statement returns does not depend on its plan: they are
+// ordered by a key that ties no two values of a column.
 func (d *DB) queueMatchValues(ctx context.Context, r *Reads, backend string, phrases []ValuePhrase, minSimilarity float64) func() ([]ValueMatch, error) {
 	trigram, stems, err := d.valueSetup(ctx)
 	if err != nil {
@@ -378,7 +380,7 @@ func queueMatchStatements(b *pgx.Batch, all *[]ValueMatch, trigram string, stems
 	b.Queue(`SELECT set_config('pg_trgm.similarity_threshold', $1, true),
 		set_config('pg_trgm.word_similarity_threshold', $1, true),
 		set_config('enable_seqscan', 'off', true),
-		set_config('plan_cache_mode', 'force_custom_plan', true)`,
+		set_config('plan_cache_mode', 'force_generic_plan', true)`,
 		strconv.FormatFloat(minSimilarity, 'f', 2, 64))
 	q := pgx.Identifier{trigram}.Sanitize()
 	// The statement for a phrase, written once for each kind of phrase.
