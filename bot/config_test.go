@@ -204,8 +204,16 @@ func TestConfigNumbers(t *testing.T) {
 func TestConfigFromEnvNamesTheVariable(t *testing.T) {
 	t.Setenv("MAX_ROWS", "abc")
 	t.Setenv("STATEMENT_TIMEOUT", "soon")
+	t.Setenv("HISTORY_TURNS", "5.5")
+	t.Setenv("EXAMPLES_EMBEDDINGS", "yes")
+	t.Setenv("SQL_MAX_RETRIES", "99999999999999999999")
 	_, err := bot.ConfigFromEnv()
 	require.Error(t, err)
+	assert.Contains(t, err.Error(), `HISTORY_TURNS must be a whole number (its default is 5); got "5.5"`)
+	assert.Contains(t, err.Error(), `EXAMPLES_EMBEDDINGS must be true or false (its default is false); got "yes"`)
+	assert.NotContains(t, err.Error(), "ParseBool")
+	assert.Contains(t, err.Error(), `SQL_MAX_RETRIES must be a whole number from -9223372036854775808 to 9223372036854775807 (its default is 2); got "99999999999999999999"`,
+		"a number too big for the setting is no \"must be a whole number\"")
 	assert.Contains(t, err.Error(), `MAX_ROWS must be a whole number (its default is 1000); got "abc"`)
 	assert.Contains(t, err.Error(), `STATEMENT_TIMEOUT must be a duration such as 30s, 10m or 24h (its default is 30s); got "soon"`)
 	assert.NotContains(t, err.Error(), "MaxRows", "the Go field is no name the operator knows")

@@ -17,7 +17,10 @@ import (
 	"github.com/analyticsbot/analyticsbot/terminal"
 )
 
-var chatHelp = "Type a question and press Enter. Commands:\n" + commandHelp() + `  :press ACTION VALUE
+var chatHelp = "Type a question and press Enter. Commands:\n" + chatCommands
+
+// chatCommands lists the chat's commands, one or two lines each.
+var chatCommands = commandHelp() + `  :press ACTION VALUE
          press a button a reply lists (saving or cancelling a schedule)
   :good  rate the last answer 👍 (it becomes a candidate example)
   :bad [what was wrong]
@@ -151,7 +154,7 @@ func (r *repl) handle(ctx context.Context, line string) error {
 			return nil
 		}
 		if c := unknownCommand.FindString(line); c != "" {
-			fmt.Fprintf(r.out, "There is no command %s. Type :help for the commands, or ask a question.\n", c)
+			fmt.Fprintf(r.out, "There is no command %s. Ask a question, or type one of these:\n%s\n", c, chatCommands)
 			return nil
 		}
 		rep, err = r.b.Ask(ctx, msg)

@@ -228,3 +228,39 @@ func TestCLIDatabaseURLPasswordNeverShown(t *testing.T) {
 		}
 	}
 }
+
+// So is a password in the URL of the model's server or of Cube when the URL
+// does not parse or is not one the setting takes, whichever command stops
+// on it.
+func TestCLIServiceURLPasswordNeverShown(t *testing.T) {
+	_, dbURL := storetest.NewWithURL(t)
+	setUp(t, dbURL)
+	clearSlackEnv(t)
+	t.Setenv("LLM_RETRIES", "0")
+	const password = "pw-Never-Shown-8"
+	for _, env := range []map[string]string{
+		{"LLM_PROVIDER": "openai", "OPENAI_API_KEY": "sk-test", "LLM_BASE_URL": "http://u:" + password + "%zz@127.0.0.1:1/v1"},
+		{"LLM_PROVIDER": "openai", "OPENAI_API_KEY": "sk-test", "LLM_BASE_URL": "u:" + password + "@127.0.0.1:1/v1"},
+		{"LLM_PROVIDER": "ollama", "LLM_BASE_URL": "http://u:" + password + "%zz@127.0.0.1:1"},
+		{"BACKEND": "cube", "CUBE_API_SECRET": "s", "CUBE_API_URL": "http://u:" + password + "%zz@127.0.0.1:1/cubejs-api/v1"},
+		{"BACKEND": "cube", "CUBE_API_SECRET": "s", "CUBE_API_URL": "ftp://u:" + password + "@127.0.0.1:1/cubejs-api/v1"},
+	} {
+		for k, v := range env {
+			t.Setenv(k, v)
+		}
+		for _, args := range [][]string{{"doctor"}, {"ask", "How many games are free?"}} {
+			got := runCLI(t, "", args...)
+			shown := got.stdout + got.stderr
+			if got.err != nil {
+				shown += got.err.Error()
+			}
+			assert.NotContains(t, shown, password, "%v with %v", args, env)
+			if args[0] == "ask" {
+				assert.Contains(t, shown, "xxxxx", "%v with %v names the URL, masked", args, env)
+			}
+		}
+		for k := range env {
+			t.Setenv(k, "")
+		}
+	}
+}

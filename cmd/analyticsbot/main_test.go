@@ -557,8 +557,9 @@ default: none
 		got := runCLI(t, ":foo\n:csvv\n:press\n:) How many games are free?\n", "chat")
 		require.NoError(t, got.err, "stderr: %s", got.stderr)
 		for _, c := range []string{":foo", ":csvv"} {
-			assert.Contains(t, got.stdout, "There is no command "+c+". Type :help for the commands, or ask a question.", "stdout: %s", got.stdout)
+			assert.Contains(t, got.stdout, "There is no command "+c+". Ask a question, or type one of these:\n  :csv ", "stdout: %s", got.stdout)
 		}
+		assert.Equal(t, 2+1, strings.Count(got.stdout, "  :quit  leave (or Ctrl-D)"), "the start's help, then the commands after each unknown one: %s", got.stdout)
 		assert.Contains(t, got.stdout, "Type :press ACTION VALUE, as a reply lists it.")
 		assert.Equal(t, 2, strings.Count(got.stdout, "There is no command"), "a question that starts with a smiley is asked: %s", got.stdout)
 		assert.Equal(t, 1, strings.Count(got.stdout, "This is the offline demo"),
