@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/analyticsbot/analyticsbot/access"
+	"github.com/analyticsbot/analyticsbot/answer"
 	"github.com/analyticsbot/analyticsbot/bot"
 	"github.com/analyticsbot/analyticsbot/slackapp"
 	"github.com/analyticsbot/analyticsbot/store"
@@ -72,8 +73,15 @@ func doctor(ctx context.Context, out io.Writer) error {
 	} else if b, err := bot.New(ctx, cfg, slog.New(slog.DiscardHandler)); err != nil {
 		c.fail("%s: %v", cfg.Backend, err)
 	} else {
+		// Opening the backend asks it nothing: its catalog is the first
+		// thing a question reads, so doctor reads it too.
+		cat, err := b.Backend().Catalog(ctx)
 		b.Close()
-		c.ok("%s answers", cfg.Backend)
+		if err != nil {
+			c.fail("%s does not answer: %v", cfg.Backend, err)
+		} else {
+			c.ok("%s answers: %s", cfg.Backend, answer.Plural(len(cat.Tables), "table", "tables"))
+		}
 	}
 
 	checkAccess(ctx, c, cfg, db)

@@ -12,6 +12,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/analyticsbot/analyticsbot/cube/cubetest"
 	"github.com/analyticsbot/analyticsbot/slackapp/fakeslack"
 	"github.com/analyticsbot/analyticsbot/store"
 	"github.com/analyticsbot/analyticsbot/store/storetest"
@@ -263,4 +264,30 @@ func TestCLIServiceURLPasswordNeverShown(t *testing.T) {
 			t.Setenv(k, "")
 		}
 	}
+}
+
+// A backend other than PostgreSQL is asked for its catalog, as a question
+// would: a Cube that does not answer is a problem, not "cube answers"; a
+// real Cube on the demo's model answers with its cubes.
+func TestCLIDoctorCube(t *testing.T) {
+	_, dbURL := storetest.NewWithURL(t)
+	setUp(t, dbURL)
+	clearSlackEnv(t)
+	t.Setenv("BACKEND", "cube")
+	t.Setenv("CUBE_API_SECRET", "a-secret-of-thirty-two-characters")
+	t.Setenv("CUBE_API_URL", "http://127.0.0.1:1/cubejs-api/v1")
+	got := runCLI(t, "", "doctor")
+	assert.ErrorIs(t, got.err, errProblems)
+	assert.Contains(t, got.stdout, "✗ cube does not answer: ")
+	assert.NotContains(t, got.stdout, "✓ cube answers")
+
+	t.Setenv("BACKEND", "")
+	require.NoError(t, runCLI(t, "", "demo", "load").err)
+	srv := cubetest.Start(t, dbURL)
+	t.Setenv("BACKEND", "cube")
+	t.Setenv("CUBE_API_SECRET", srv.Secret)
+	t.Setenv("CUBE_API_URL", srv.URL)
+	got = runCLI(t, "", "doctor")
+	assert.Regexp(t, `✓ cube answers: \d+ tables\n`, got.stdout)
+	assert.NotContains(t, got.stdout, "✗ cube")
 }
