@@ -53,8 +53,9 @@ func (f envField) parseError(pe env.ParseError) error {
 	switch t := pe.Type; {
 	case t == reflect.TypeFor[time.Duration]():
 		want = "a duration such as 30s, 10m or 24h"
-	case t.Kind() >= reflect.Int && t.Kind() <= reflect.Int64 && errors.Is(pe.Err, strconv.ErrRange):
-		want = fmt.Sprintf("a whole number from %d to %d", int64(-1)<<(t.Bits()-1), int64(uint64(1)<<(t.Bits()-1)-1))
+	case t.Kind() >= reflect.Int && t.Kind() <= reflect.Uint64 && errors.Is(pe.Err, strconv.ErrRange):
+		// Go's bounds of the field's type say nothing the operator needs.
+		want = "a smaller whole number"
 	case t.Kind() >= reflect.Int && t.Kind() <= reflect.Uint64:
 		want = "a whole number"
 	case t.Kind() == reflect.Float32 || t.Kind() == reflect.Float64:
