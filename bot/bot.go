@@ -274,6 +274,13 @@ func newBot(cfg Config, db *store.DB, backend warehouse.Backend, log *slog.Logge
 	return b, nil
 }
 
+// CheckModel sends the model c names one short prompt, as doctor does,
+// within LLM_TIMEOUT and without retries, and returns the model's display
+// name ("openai:gpt-4o-mini"). Its error names the setting to look at.
+func CheckModel(ctx context.Context, c Config) (string, error) {
+	return llm.Check(ctx, c.llmConfig(), c.LLMTimeout)
+}
+
 // llmConfig is the model provider's part of the configuration.
 func (c Config) llmConfig() llm.Config {
 	lc := llm.Config{Provider: c.Provider(), Model: c.LLMModel, BaseURL: c.LLMBaseURL, ScriptPath: c.LLMScript}

@@ -23,6 +23,7 @@ func TestBot(t *testing.T) {
 		{"PressOtherThreadsQuery", testPressOtherThreadsQuery},
 		{"OffTopic", testOffTopic},
 		{"InvalidSQL", testInvalidSQL},
+		{"RetriesAtTheBound", testRetriesAtTheBound},
 		{"UnsafeSQL", testUnsafeSQL},
 		{"BadMessages", testBadMessages},
 		{"ModelFailures", testModelFailures},

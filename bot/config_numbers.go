@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/analyticsbot/analyticsbot/nodes"
 	"github.com/analyticsbot/analyticsbot/warehouse/cubewarehouse"
 )
 
@@ -58,7 +59,7 @@ func (c *Config) checkNumbers() []error {
 		most  int    // the most it takes, when bounded
 	}{
 		{name: "MODEL_CONCURRENCY", value: c.ModelConcurrency, zero: "no bound"},
-		{name: "SQL_MAX_RETRIES", value: c.MaxRetries, zero: "no regeneration"},
+		{name: "SQL_MAX_RETRIES", value: c.MaxRetries, zero: "no regeneration", most: nodes.MostSQLRetries},
 		{name: "LLM_RETRIES", value: c.LLMRetries, zero: "no retry", most: MaxRetriesBound},
 		{name: "HISTORY_TURNS", value: c.HistoryTurns, zero: "no history"},
 		{name: "VALUE_INDEX_MAX_DISTINCT", value: c.ValueIndexMaxDistinct, zero: "no value lookup"},

@@ -3,6 +3,7 @@ package bot_test
 import (
 	"context"
 	"net/http"
+	"net/http/httptest"
 	"strconv"
 	"strings"
 	"sync/atomic"
@@ -252,6 +253,21 @@ func testCubeUnavailable(t *testing.T, ce *cubeEnv) {
 		assert.Equal(t, [][]any{{int64(games2017)}}, again.Result.Rows, "rows after Cube came back")
 	})
 
+	t.Run("readiness", func(t *testing.T) {
+		t.Parallel()
+		up := cubeBot(t, ce, script())
+		assert.Empty(t, up.Ready(context.Background()).Down, "Cube answers: the bot is ready")
+
+		p := storetest.NewProxy(t, ce.cube.URL)
+		b := cubeBot(t, ce, script(), func(c *bot.Config) { c.Cube.APIURL = p.URL() })
+		p.Stop()
+		r := b.Ready(context.Background())
+		assert.Equal(t, []string{"backend"}, r.Down, "Cube does not answer: the probe names the backend, and only it")
+		w := httptest.NewRecorder()
+		bot.ServeReady(w, r)
+		assert.Equal(t, http.StatusServiceUnavailable, w.Code, "/readyz")
+	})
+
 	t.Run("503 twice, then answers", func(t *testing.T) {
 		t.Parallel()
 		var loads atomic.Int32
@@ -311,6 +327,8 @@ func testCubeWrongSecret(t *testing.T, ce *cubeEnv) {
 	assert.NotContains(t, s.ResponseText, ce.cube.Secret, "the reply must not show the secret")
 	assert.Contains(t, res.Path(), nodes.NodeHandleError, "path")
 	assert.Zero(t, b.Scripted.CallCount(llm.StepGenerateCube), "no model call without Cube's meta")
+	assert.Equal(t, []string{"backend"}, b.Ready(context.Background()).Down,
+		"a Cube that refuses the bot's tokens answers no question: the bot is not ready")
 }
 
 // publishersCSV is the export of the top 5 publishers by game count in the

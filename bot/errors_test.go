@@ -147,6 +147,39 @@ func testInvalidSQL(t *testing.T, e *testEnv) {
 	}
 }
 
+// testRetriesAtTheBound asks with as many regenerations as SQL_MAX_RETRIES
+// allows, of a query that plans but fails every time it runs (the longest
+// path a question takes): the asker is still told, in words, that no query
+// worked, rather than the run stopping at the workflow's step cap.
+func testRetriesAtTheBound(t *testing.T, e *testEnv) {
+	const failsAsItRuns = "SELECT count(*) / (count(*) - count(*)) AS games FROM analytics.apps WHERE release_year = 2018"
+	b := newBot(t, e, script(`
+  - step: generate_sql
+    reply: '{"sql": "`+failsAsItRuns+`", "assumptions": [], "explanation": "Counts games."}'
+`), func(c *bot.Config) { c.MaxRetries = nodes.MostSQLRetries })
+	s, res := ask(t, b, bot.NewThreadID(), "How many games were released in 2018?")
+
+	attempts := nodes.MostSQLRetries + 1
+	assert.Equal(t, nodes.ErrInvalidQuery, s.ErrorKind, "error kind (detail %s)", s.ErrorDetail)
+	assert.Equal(t, attempts, b.Scripted.CallCount(llm.StepGenerateSQL), "generate_sql calls")
+	path := res.Path()
+	assert.Equal(t, attempts, countOf(path, nodes.NodeExecuteQuery), "each attempt ran; path %v", path)
+	assert.Equal(t, []string{nodes.NodeHandleError, nodes.NodeSaveTurn}, path[len(path)-2:], "path %v", path)
+	assert.Contains(t, s.ResponseText, fmt.Sprintf("I couldn't write a query that works for this question, even after %d attempts", attempts), "reply")
+	assert.NotContains(t, s.ResponseText, "division by zero", "the raw error stays out of the reply")
+}
+
+// countOf counts name in path.
+func countOf(path []string, name string) int {
+	n := 0
+	for _, p := range path {
+		if p == name {
+			n++
+		}
+	}
+	return n
+}
+
 // testUnsafeSQL refuses SQL that writes at once: no retry could make it
 // acceptable.
 func testUnsafeSQL(t *testing.T, e *testEnv) {

@@ -29,6 +29,13 @@ const (
 	NodeSaveTurn       = "save_turn"
 )
 
+// MostSQLRetries is the most regenerations SQL_MAX_RETRIES may ask for. A
+// question's longest path (route and resolve, then generate, validate and
+// execute for each attempt, then either interpret, format and save, or the
+// error handler and save) must fit the workflow's step cap: beyond it, the
+// run would stop without telling the asker why.
+const MostSQLRetries = (workflow.DefaultMaxSteps-5)/3 - 1
+
 // Graph declares the analytics workflow. It is the whole product's
 // behaviour in one place: one line per node, one line per edge or branch.
 func Graph(n *Nodes) *workflow.Graph[State] {

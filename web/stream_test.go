@@ -351,8 +351,9 @@ func TestChatStreamKeepsThreadOrder(t *testing.T) {
 
 func TestChatStreamWorkflowFailureIsAnErrorEvent(t *testing.T) {
 	t.Parallel()
-	// SQL that never validates, with retries enough to hit the step cap:
-	// the workflow itself fails.
+	// SQL that never validates, with more retries than SQL_MAX_RETRIES
+	// accepts (nodes.MostSQLRetries), built in code: the run hits the
+	// workflow's step cap and the workflow itself fails.
 	const loop = `
   - step: generate_sql
     match: '(?im)^Question: .*\bnever valid\b'

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -88,8 +89,10 @@ func doctor(ctx context.Context, out io.Writer) error {
 	checkSlack(ctx, c)
 	if cfg.Provider() == "script" {
 		c.warn("no language model: the offline demo answers its own questions only (set LLM_PROVIDER and a key, README \"Plugging in a real model\")")
+	} else if name, err := bot.CheckModel(ctx, cfg); err != nil {
+		c.fail("the model %s does not answer: %v", cmp.Or(name, cfg.Provider()), err)
 	} else {
-		c.ok("model provider: %s", cfg.Provider())
+		c.ok("the model answers: %s (one short call)", name)
 	}
 	if c.problems > 0 {
 		return errProblems

@@ -2,10 +2,14 @@ package main
 
 import (
 	"context"
+	"io"
+	"net/http"
+	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"slices"
 	"strings"
+	"sync/atomic"
 	"testing"
 
 	"github.com/jackc/pgx/v5"
@@ -290,4 +294,46 @@ func TestCLIDoctorCube(t *testing.T) {
 	got = runCLI(t, "", "doctor")
 	assert.Regexp(t, `✓ cube answers: \d+ tables\n`, got.stdout)
 	assert.NotContains(t, got.stdout, "✗ cube")
+}
+
+// TestCLIDoctorModel points doctor at an OpenAI-compatible server that
+// refuses the key, then at one that answers: doctor names the setting to
+// fix, without the key, and then says the model answers.
+func TestCLIDoctorModel(t *testing.T) {
+	_, dbURL := storetest.NewWithURL(t)
+	setUp(t, dbURL)
+	clearSlackEnv(t)
+	const key = "sk-doctor-test-key"
+	var refuse atomic.Bool
+	refuse.Store(true)
+	var calls atomic.Int32
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		calls.Add(1)
+		w.Header().Set("Content-Type", "application/json")
+		if refuse.Load() {
+			w.WriteHeader(http.StatusUnauthorized)
+			_, _ = io.WriteString(w, `{"error":{"message":"Incorrect API key provided","type":"invalid_request_error","code":"invalid_api_key"}}`)
+			return
+		}
+		_, _ = io.WriteString(w, `{"id":"chatcmpl-1","object":"chat.completion","created":1730000000,"model":"local-model",
+"choices":[{"index":0,"message":{"role":"assistant","content":"ready"},"finish_reason":"stop"}],
+"usage":{"prompt_tokens":9,"completion_tokens":1,"total_tokens":10}}`)
+	}))
+	t.Cleanup(srv.Close)
+	t.Setenv("LLM_PROVIDER", "openai")
+	t.Setenv("LLM_MODEL", "local-model")
+	t.Setenv("LLM_BASE_URL", srv.URL+"/v1")
+	t.Setenv("OPENAI_API_KEY", key)
+
+	got := runCLI(t, "", "doctor")
+	assert.ErrorIs(t, got.err, errProblems)
+	assert.Contains(t, got.stdout, "✗ the model openai:local-model does not answer: ")
+	assert.Contains(t, got.stdout, "Incorrect API key provided (the provider refused the key: check OPENAI_API_KEY)\n")
+	assert.NotContains(t, got.stdout+got.stderr, key, "the key is never shown")
+	assert.Equal(t, int32(1), calls.Load(), "one call, not retried")
+
+	refuse.Store(false)
+	got = runCLI(t, "", "doctor")
+	assert.Contains(t, got.stdout, "✓ the model answers: openai:local-model (one short call)\n")
+	assert.NotContains(t, got.stdout, "✗ the model")
 }

@@ -74,6 +74,17 @@ func New(client Client, cfg Config) *Backend {
 	return b
 }
 
+// Ping reports whether Cube answers now: it asks for the data model, as a
+// question's first read does, afresh rather than from the copy kept for
+// MetaTTL, so a Cube that stopped answering, or that no longer takes the
+// bot's tokens, fails it. The bot's readiness probe calls it.
+func (b *Backend) Ping(ctx context.Context) error {
+	if _, err := b.client.Meta(ctx); err != nil {
+		return classify(err)
+	}
+	return nil
+}
+
 // Name implements warehouse.Backend.
 func (b *Backend) Name() string { return Name }
 
