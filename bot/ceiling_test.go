@@ -18,6 +18,7 @@ import (
 	"github.com/analyticsbot/analyticsbot/access"
 	"github.com/analyticsbot/analyticsbot/bot"
 	"github.com/analyticsbot/analyticsbot/bot/bottest"
+	"github.com/analyticsbot/analyticsbot/llm"
 	"github.com/analyticsbot/analyticsbot/nodes"
 	"github.com/analyticsbot/analyticsbot/store/storetest"
 	"github.com/analyticsbot/analyticsbot/warehouse/pgwarehouse"
@@ -111,6 +112,29 @@ func testChannelCeiling(t *testing.T, e *testEnv) {
 			assert.Equal(t, tt.wantRun, p.DBTime > 0, "%s: run again (DB time %s)", tt.name, p.DBTime)
 			assert.NotEmpty(t, exportedCSV(t, p), tt.name)
 		}
+	})
+
+	// Another person's question and its SQL are data too: in the channel,
+	// the generator is shown only the examples the ceiling allows (as it
+	// is only the stored values it allows), whatever the asker may read.
+	t.Run("examples within the ceiling", func(t *testing.T) {
+		const prices = "What is the average price of RPG games by release year since 2015?"
+		prompt := func(channel string) string {
+			ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+			defer cancel()
+			_, _, err := b.AskState(ctx, bot.Message{ThreadID: bot.NewThreadID(), UserID: "UADMIN", ChannelID: channel, Text: prices})
+			require.NoError(t, err)
+			calls := b.Scripted.Calls()
+			for i := len(calls) - 1; i >= 0; i-- {
+				if calls[i].Step == llm.StepGenerateSQL {
+					return calls[i].Prompt
+				}
+			}
+			t.Fatalf("no generate_sql call for %q in %s", prices, channel)
+			return ""
+		}
+		assert.Contains(t, prompt("CDATA"), "avg(a.price)", "without a ceiling, the full policy gets the example about prices")
+		assert.NotContains(t, prompt(ch), "avg(a.price)", "under a ceiling without prices, it does not")
 	})
 
 	t.Run("presses on a private answer", func(t *testing.T) {
