@@ -101,7 +101,7 @@ func (s *server) serveStream(w http.ResponseWriter, r *http.Request) {
 	defer out.close()
 	run := &chatRun{out: out}
 	stopKeepAlive := out.keepAlive(keepAliveInterval)
-	reply, err := s.bot.Ask(ctx, msg, bot.WithProgress(run), bot.WithText(run.Text))
+	reply, err := s.cfg.ask(ctx, msg, bot.WithProgress(run), bot.WithText(run.Text))
 	stopKeepAlive()
 	defer reply.Close()
 	if s.cfg.RunDone != nil {

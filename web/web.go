@@ -7,6 +7,7 @@
 package web
 
 import (
+	"context"
 	"embed"
 	"io/fs"
 	"log/slog"
@@ -49,6 +50,10 @@ type Config struct {
 	// RunDone, when set, is called after each chat run with its thread,
 	// reply and error: tests wait on it instead of on time.
 	RunDone func(thread string, r bot.Reply, err error)
+
+	// ask, when set, answers the chat's questions in place of the bot's
+	// Ask: tests make a run fail as only a defect of the bot would.
+	ask func(context.Context, bot.Message, ...bot.AskOption) (bot.Reply, error)
 }
 
 // server holds the handlers' dependencies.
@@ -75,6 +80,9 @@ func New(b *bot.Bot, cfg Config, log *slog.Logger) http.Handler {
 		turns = bot.NewTurns(cfg.MaxRuns, 0, turns.MaxWait())
 	}
 	s := &server{bot: b, cfg: cfg, log: log.With("component", "web"), turns: turns}
+	if s.cfg.ask == nil {
+		s.cfg.ask = b.Ask
+	}
 
 	api := http.NewServeMux()
 	api.Handle("/api/chat/stream", only(http.MethodPost, s.serveStream))
