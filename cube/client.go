@@ -11,6 +11,8 @@ import (
 
 	"go.opentelemetry.io/otel"
 	"go.opentelemetry.io/otel/trace"
+
+	"github.com/analyticsbot/analyticsbot/internal/redact"
 )
 
 // Defaults of a [Config]; see the matching fields.
@@ -117,7 +119,7 @@ func apiBase(raw string) (string, error) {
 	// which may quote a piece of the password, is left out.
 	u, err := url.Parse(strings.TrimSpace(raw))
 	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
-		return "", fmt.Errorf("API URL %q: %s", maskURL(strings.TrimSpace(raw)), want)
+		return "", fmt.Errorf("API URL %q: %s", redact.URL(strings.TrimSpace(raw)), want)
 	}
 	u.RawQuery, u.Fragment = "", ""
 	u.Path = strings.TrimRight(u.Path, "/")
@@ -126,28 +128,6 @@ func apiBase(raw string) (string, error) {
 		u.Path += apiPath
 	}
 	return u.String(), nil
-}
-
-// maskURL returns raw with the password of its user info masked, as
-// url.URL.Redacted does, also when raw does not parse or names no host,
-// where Redacted cannot be had. The same as llm's maskURL.
-func maskURL(raw string) string {
-	if u, err := url.Parse(raw); err == nil && u.Host != "" {
-		return u.Redacted()
-	}
-	prefix, rest := "", raw
-	if i := strings.Index(raw, "://"); i >= 0 {
-		prefix, rest = raw[:i+3], raw[i+3:]
-	}
-	at := strings.LastIndex(rest, "@")
-	if at < 0 {
-		return raw
-	}
-	user, _, ok := strings.Cut(rest[:at], ":")
-	if !ok {
-		return raw
-	}
-	return prefix + user + ":xxxxx" + rest[at:]
 }
 
 func (c *Client) tracer() trace.Tracer {

@@ -5,6 +5,8 @@ import (
 	"errors"
 	"fmt"
 	"time"
+
+	"github.com/analyticsbot/analyticsbot/internal/redact"
 )
 
 // StepCheck is the one call `analyticsbot doctor` makes to see that the
@@ -35,7 +37,7 @@ func advice(cfg Config, timeout time.Duration, err error) string {
 	keyVar := map[string]string{ProviderOpenAI: "OPENAI_API_KEY", ProviderAnthropic: "ANTHROPIC_API_KEY"}[cfg.Provider]
 	where := "the provider's API"
 	if cfg.BaseURL != "" {
-		where = maskURL(cfg.BaseURL)
+		where = redact.URL(cfg.BaseURL)
 	}
 	code, ok := statusCode(err.Error())
 	switch {

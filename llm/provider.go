@@ -13,6 +13,8 @@ import (
 	"github.com/tmc/langchaingo/llms/anthropic"
 	"github.com/tmc/langchaingo/llms/ollama"
 	"github.com/tmc/langchaingo/llms/openai"
+
+	"github.com/analyticsbot/analyticsbot/internal/redact"
 )
 
 // Providers [NewModel] knows.
@@ -143,31 +145,9 @@ func newOllama(cfg Config) (llms.Model, string, error) {
 func checkURL(raw string) (string, error) {
 	u, err := url.Parse(raw)
 	if err != nil || u.Scheme == "" || u.Host == "" {
-		return "", fmt.Errorf("base URL %q is not an absolute URL like http://host:port", maskURL(raw))
+		return "", fmt.Errorf("base URL %q is not an absolute URL like http://host:port", redact.URL(raw))
 	}
 	return strings.TrimRight(raw, "/"), nil
-}
-
-// maskURL returns raw with the password of its user info masked, as
-// url.URL.Redacted does, also when raw does not parse or names no host,
-// where Redacted cannot be had. The same as cube's maskURL.
-func maskURL(raw string) string {
-	if u, err := url.Parse(raw); err == nil && u.Host != "" {
-		return u.Redacted()
-	}
-	prefix, rest := "", raw
-	if i := strings.Index(raw, "://"); i >= 0 {
-		prefix, rest = raw[:i+3], raw[i+3:]
-	}
-	at := strings.LastIndex(rest, "@")
-	if at < 0 {
-		return raw
-	}
-	user, _, ok := strings.Cut(rest[:at], ":")
-	if !ok {
-		return raw
-	}
-	return prefix + user + ":xxxxx" + rest[at:]
 }
 
 func cmpOr(v, fallback string) string {
