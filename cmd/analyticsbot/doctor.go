@@ -1,7 +1,6 @@
 package main
 
 import (
-	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -89,8 +88,10 @@ func doctor(ctx context.Context, out io.Writer) error {
 	checkSlack(ctx, c)
 	if cfg.Provider() == "script" {
 		c.warn("no language model: the offline demo answers its own questions only (set LLM_PROVIDER and a key, README \"Plugging in a real model\")")
-	} else if name, err := bot.CheckModel(ctx, cfg); err != nil {
-		c.fail("the model %s does not answer: %v", cmp.Or(name, cfg.Provider()), err)
+	} else if name, err := bot.CheckModel(ctx, cfg); name == "" {
+		c.fail("the model: %v", err) // its settings name no model it can call
+	} else if err != nil {
+		c.fail("the model %s does not answer: %v", name, err)
 	} else {
 		c.ok("the model answers: %s (one short call)", name)
 	}

@@ -332,6 +332,15 @@ func TestCLIDoctorModel(t *testing.T) {
 	assert.NotContains(t, got.stdout+got.stderr, key, "the key is never shown")
 	assert.Equal(t, int32(1), calls.Load(), "one call, not retried")
 
+	t.Setenv("OPENAI_API_KEY", "")
+	t.Setenv("LLM_PROVIDER", "anthropic")
+	got = runCLI(t, "", "doctor")
+	assert.Contains(t, got.stdout, "✗ the model: new model: anthropic: missing API key: set ANTHROPIC_API_KEY\n",
+		"settings that name no model it can call are not a model that does not answer")
+	assert.Equal(t, int32(1), calls.Load(), "and no call is made")
+
+	t.Setenv("LLM_PROVIDER", "openai")
+	t.Setenv("OPENAI_API_KEY", key)
 	refuse.Store(false)
 	got = runCLI(t, "", "doctor")
 	assert.Contains(t, got.stdout, "✓ the model answers: openai:local-model (one short call)\n")
