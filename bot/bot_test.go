@@ -50,6 +50,7 @@ func TestBot(t *testing.T) {
 		{"ScheduleWords", testScheduleWords},
 		{"TurnRecords", testTurnRecords},
 		{"Readiness", testReadiness},
+		{"ReadinessBounds", testReadinessBounds},
 		{"ThreadOwners", testThreadOwners},
 		{"StartedThread", testStartedThread},
 		{"Reply", testReply},

@@ -5,12 +5,19 @@ import (
 	"fmt"
 	"time"
 
+	"go.opentelemetry.io/otel"
+	"go.opentelemetry.io/otel/attribute"
+	"go.opentelemetry.io/otel/codes"
+
 	"github.com/analyticsbot/analyticsbot/llm"
 	"github.com/analyticsbot/analyticsbot/nodes"
 	"github.com/analyticsbot/analyticsbot/prompts"
 	"github.com/analyticsbot/analyticsbot/store"
 	"github.com/analyticsbot/analyticsbot/warehouse"
 )
+
+// contextTracer names the tracer of Context's span.
+const contextTracer = "github.com/analyticsbot/analyticsbot/bot"
 
 // GeneratorContext is what the query generator would be given for a
 // question, built without the model: `analyticsbot context` prints it.
@@ -39,7 +46,18 @@ type GeneratorContext struct {
 // is answered under their policy there, as Ask would. A thread that is not
 // m.UserID's gets ErrNoThread (see CheckThread). Terms stand for the
 // search terms the classifier names in Ask (`context --terms`).
-func (b *Bot) Context(ctx context.Context, m Message, terms ...string) (GeneratorContext, error) {
+func (b *Bot) Context(ctx context.Context, m Message, terms ...string) (gc GeneratorContext, err error) {
+	// A span of its own, as a turn has workflow.run: the statements it
+	// makes (the catalog, the value index, the examples) are traced below
+	// it, as they are only within a span.
+	ctx, span := otel.Tracer(contextTracer).Start(ctx, "bot.context")
+	span.SetAttributes(attribute.Bool("bot.follow_up", m.ThreadID != ""), attribute.Int("bot.terms", len(terms)))
+	defer func() {
+		if err != nil {
+			span.SetStatus(codes.Error, err.Error())
+		}
+		span.End()
+	}()
 	// The generator is shown what the asker's access policy lets them see
 	// (tables, columns, matched values): so is this.
 	if b.access != nil {

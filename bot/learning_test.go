@@ -125,7 +125,7 @@ func TestLearnFromFeedback(t *testing.T) {
 
 	// A double click changes nothing.
 	again := pressAs(t, b, "URATER", thread, "feedback", bot.ActionFeedbackUp+":"+qid)
-	assert.Contains(t, again.ResponseText, "already")
+	assert.Contains(t, again.ResponseText, "You already gave this answer a 👍; nothing changed.")
 	assert.Len(t, feedbackRows(t, e, thread), 1)
 
 	// The 👍 proposed a candidate that the next similar question sees.

@@ -154,6 +154,43 @@ func testLogTurn(t *testing.T, e *testEnv) {
 		// of the row: kept, to be written once the database is back.
 		assert.Contains(t, out, `query_log="pending: the database is away; written when it is back"`, "log: %s", out)
 	})
+
+	// docs/workflow.md and observability.md: a failure the user is given a
+	// reference for is logged at WARN as "answer failed" with the same
+	// reference, the detail with key-like text masked, and where the query
+	// log row went; a failure the user can act on alone is logged at INFO.
+	t.Run("a failure's log line", func(t *testing.T) {
+		t.Parallel()
+		var buf syncBuffer
+		b := bottest.Start(t, testConfig(t, e, script(`  - step: generate_sql
+    error: 'model exploded: api_key=sk-live-abc123 in request https://user:hunter2@llm.example/v1'
+`)), slog.New(slog.NewTextHandler(&buf, nil)))
+		s, _ := ask(t, b, bot.NewThreadID(), "How many games were released in 2018?")
+		require.Regexp(t, `^e-[0-9a-f]{8}$`, s.ErrorRef, "reply: %s", s.ResponseText)
+		out := buf.String()
+		line := ""
+		for l := range strings.Lines(out) {
+			if strings.Contains(l, `msg="answer failed"`) {
+				line = l
+			}
+		}
+		require.NotEmpty(t, line, "log: %s", out)
+		assert.Contains(t, line, "level=WARN")
+		assert.Contains(t, line, "kind=model_refused")
+		assert.Contains(t, line, "ref="+s.ErrorRef, "the reference the user was given")
+		assert.Contains(t, line, "thread="+s.ThreadTS)
+		assert.Contains(t, line, "query_log=written")
+		assert.Contains(t, line, "model exploded", "what went wrong")
+		for _, secret := range []string{"sk-live-abc123", "hunter2"} {
+			assert.NotContains(t, out, secret, "keys are masked in the log")
+		}
+
+		buf.Reset()
+		s, _ = ask(t, b, bot.NewThreadID(), "")
+		require.Equal(t, nodes.ErrEmptyMessage, s.ErrorKind)
+		out = buf.String()
+		assert.Contains(t, out, `level=INFO msg="answer failed" kind=empty_message ref=""`, "no reference, not a warning: %s", out)
+	})
 }
 
 // syncBuffer is a bytes.Buffer safe for a logger and a test to share.
@@ -172,4 +209,10 @@ func (s *syncBuffer) String() string {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return strings.Clone(s.buf.String())
+}
+
+func (s *syncBuffer) Reset() {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.buf.Reset()
 }

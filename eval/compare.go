@@ -20,14 +20,14 @@ const defaultTolerance = 1e-6
 // column unless m.ExtraColumns; rows in the same order when m.Ordered.
 func sameRows(want, got [][]any, m Match) (bool, string) {
 	if len(want) != len(got) {
-		return false, fmt.Sprintf("%d rows, want %d", len(got), len(want))
+		return false, fmt.Sprintf("%s, want %d", count(len(got), "row"), len(want))
 	}
 	if len(want) == 0 {
 		return true, ""
 	}
 	wcols, gcols := len(want[0]), len(got[0])
 	if gcols < wcols || (gcols > wcols && !m.ExtraColumns) {
-		return false, fmt.Sprintf("%d columns, want %d", gcols, wcols)
+		return false, fmt.Sprintf("%s, want %d", count(gcols, "column"), wcols)
 	}
 	tol := m.Tolerance
 	if tol <= 0 {
@@ -156,4 +156,12 @@ func sortedRows(rows [][]any) [][]any {
 		return len(a) - len(b)
 	})
 	return out
+}
+
+// count says n things: "1 row", "3 rows".
+func count(n int, thing string) string {
+	if n == 1 {
+		return "1 " + thing
+	}
+	return fmt.Sprintf("%d %ss", n, thing)
 }

@@ -3,6 +3,7 @@ package eval_test
 import (
 	"context"
 	"os"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -105,6 +106,10 @@ items:
     question: How many games were released in 2017?
     sql: SELECT count(*) FROM analytics.apps WHERE release_year = 2017
     rows: [[1]]
+  - id: wrong-count
+    question: How many games were released in 2016?
+    sql: SELECT count(*) FROM analytics.apps WHERE release_year = 2016
+    rows: [[1], [2], [3]]
   - id: answered-instead-of-declined
     category: decline
     question: What is the weather like?
@@ -125,13 +130,47 @@ items:
 	testDB.Need(t)
 	b := bottest.New(t, testDB.URL, string(text))
 	rep := (&eval.Runner{Bot: b, Jobs: 2}).Full(context.Background(), f)
-	require.Len(t, rep.Items, 3)
+	require.Len(t, rep.Items, 4)
 	assert.True(t, rep.Items[0].Pass, rep.Items[0].Why)
 	assert.False(t, rep.Items[1].Pass)
 	assert.Contains(t, rep.Items[1].Why, "no column of the answer holds the values")
 	assert.False(t, rep.Items[2].Pass)
-	assert.Contains(t, rep.Items[2].Why, "should decline")
-	assert.InDelta(t, 1.0/3, rep.Accuracy, 1e-9)
+	assert.False(t, rep.Items[3].Pass)
+	assert.Contains(t, rep.Items[3].Why, "should decline")
+	assert.InDelta(t, 1.0/4, rep.Accuracy, 1e-9)
+
+	// docs/eval.md: the report lists each failed item with why.
+	var out strings.Builder
+	rep.Print(&out)
+	printed := out.String()
+	assert.NotContains(t, printed, "FAIL right ", "a passing item is not listed")
+	assert.Contains(t, printed, "FAIL wrong-rows")
+	assert.Contains(t, printed, "no column of the answer holds the values of column 1")
+	assert.Contains(t, printed, "FAIL wrong-count")
+	assert.Contains(t, printed, "1 row, want 3")
+	assert.Contains(t, printed, "FAIL answered-instead-of-declined")
+}
+
+// docs/eval.md: a retrieval item that misses a table its gold query reads
+// is listed with "missing: table …".
+func TestRetrievalReportNamesWhatIsMissing(t *testing.T) {
+	f, err := eval.Parse([]byte(`
+name: missing
+items:
+  - id: off-target
+    question: How many games were released in 2018?
+    sql: SELECT count(*) FROM analytics.app_tags
+`))
+	require.NoError(t, err)
+	testDB.Need(t)
+	b := bottest.New(t, testDB.URL, "", func(c *bot.Config) { c.SchemaBudget = 400 })
+	rep := (&eval.Runner{Bot: b, Jobs: 1}).Retrieval(context.Background(), f)
+	require.Len(t, rep.Items, 1)
+	require.False(t, rep.Items[0].Pass, "the question does not lead to analytics.app_tags")
+	var out strings.Builder
+	rep.Print(&out)
+	assert.Contains(t, out.String(), "FAIL off-target")
+	assert.Contains(t, out.String(), "missing: table analytics.app_tags")
 }
 
 // Retrieval scores what the generator is shown, with no model call: the

@@ -1,9 +1,11 @@
 package grounding_test
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"hash/fnv"
+	"log/slog"
 	"math"
 	"strings"
 	"sync/atomic"
@@ -119,11 +121,14 @@ func TestExamplesByMeaning(t *testing.T) {
 
 	// An embedder that fails costs the meaning, not the answer.
 	emb.fail.Store(true)
-	broken := &grounding.Examples{DB: db, Embedder: emb, Model: "fake:v3"}
+	var log bytes.Buffer
+	broken := &grounding.Examples{DB: db, Embedder: emb, Model: "fake:v3", Logger: slog.New(slog.NewTextHandler(&log, nil))}
 	got, err = broken.SearchExamples(ctx, backend, "Average price of a game?", 3)
 	require.NoError(t, err)
 	require.NotEmpty(t, got)
 	assert.Equal(t, "Average price of a game", got[0].Question, "still found by its words")
+	// docs/examples.md: "and the log says so".
+	assert.Contains(t, log.String(), `level=WARN msg="examples are found by their words only" err=`)
 }
 
 // docs/examples.md: the examples' vectors are kept in memory and read

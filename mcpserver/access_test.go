@@ -39,6 +39,8 @@ func TestAccessMatrixThroughMCP(t *testing.T) {
 	b := newTestBot(t, bottest.DemoScript(bottest.AccessRules()), func(c *bot.Config) {
 		c.AccessFile, c.Postgres.Schemas = path, bottest.AccessSchemas
 	})
+	_, err := b.RefreshValueIndex(t.Context())
+	require.NoError(t, err, "index the stored values for search_values")
 	for p, policy := range bottest.AccessPolicies {
 		user := bottest.AccessUsers[p]
 		t.Run(policy, func(t *testing.T) {
@@ -79,6 +81,26 @@ func TestAccessMatrixThroughMCP(t *testing.T) {
 			decode(t, call(t, cs, "describe_table", map[string]any{"table": "analytics.apps"}), &apps)
 			hasPrice := slices.ContainsFunc(apps.Columns, func(c ColumnInfo) bool { return c.Name == "price" })
 			assert.Equal(t, policy == "full", hasPrice, "apps.price described to %s", policy)
+
+			// search_values searches only the columns the policy lets the
+			// identity read and does not mask (docs/mcp.md): "Valve" is a
+			// developer (denied to analysts and everyone) and a publisher
+			// (not everyone's); "Dota 2" is a game's name (masked for everyone).
+			columnsOf := func(words string) []string {
+				var values ValueList
+				decode(t, call(t, cs, "search_values", map[string]any{"text": words}), &values)
+				var cols []string
+				for _, v := range values.Values {
+					if !slices.Contains(cols, v.Column) {
+						cols = append(cols, v.Column)
+					}
+				}
+				return cols
+			}
+			valve, dota := columnsOf("Valve"), columnsOf("Dota 2")
+			assert.Equal(t, policy == "full", slices.Contains(valve, "analytics.developers.name"), "developers' names searched for %s: %v", policy, valve)
+			assert.Equal(t, policy != "everyone", slices.Contains(valve, "analytics.publishers.name"), "publishers' names searched for %s: %v", policy, valve)
+			assert.Equal(t, policy != "everyone", slices.Contains(dota, "analytics.apps.name"), "games' names searched for %s: %v", policy, dota)
 
 			// The query log names the role each query ran as.
 			_, who := askAnswer(t, cs, "run_query", map[string]any{"query": "SELECT current_user AS who"})

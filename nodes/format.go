@@ -193,7 +193,7 @@ func (n *Nodes) HandleError(ctx context.Context, s *State) error {
 // operatorKinds are the failures whose cause only the people who run the
 // bot can see or fix: the reply gives a reference to their log.
 var operatorKinds = map[ErrorKind]bool{
-	ErrModelRefused: true, ErrModelUnavailable: true, ErrModelRateLimited: true, ErrInternal: true, ErrDatabaseDown: true,
+	ErrModelRefused: true, ErrModelUnavailable: true, ErrModelTimeout: true, ErrModelRateLimited: true, ErrInternal: true, ErrDatabaseDown: true,
 	ErrWarehouseDown: true, ErrWarehouseNoAnswer: true, ErrWarehouseAuth: true, ErrWarehouseDenied: true,
 }
 

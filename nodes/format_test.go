@@ -257,6 +257,12 @@ func TestHandleError(t *testing.T) {
 	// The Postgres backend's dialect words its failures; it never connects here.
 	n := (&Nodes{Domain: "Steam games", Suggester: fixedQuestions{"How many games are free?"},
 		Warehouse: pgwarehouse.New(pgwarehouse.Config{})}).Defaults()
+	// docs/workflow.md's list of the failures that end with a reference.
+	withRef := map[ErrorKind]bool{
+		ErrModelTimeout: true, ErrModelUnavailable: true, ErrModelRateLimited: true, ErrModelRefused: true,
+		ErrWarehouseDown: true, ErrWarehouseNoAnswer: true, ErrWarehouseAuth: true, ErrWarehouseDenied: true,
+		ErrDatabaseDown: true, ErrInternal: true,
+	}
 	seen := map[string]ErrorKind{}
 	for _, tt := range tests {
 		s := State{UserQuery: "q", ErrorKind: tt.kind, ErrorDetail: tt.detail, RetryCount: tt.retries}
@@ -271,7 +277,7 @@ func TestHandleError(t *testing.T) {
 		}
 		assert.Equal(t, tt.wantHelp, strings.Contains(shown, "How many games are free?"),
 			"%s: got suggestions shown = %v, want %v:\n%s", tt.kind, !tt.wantHelp, tt.wantHelp, shown)
-		if operatorKinds[tt.kind] {
+		if withRef[tt.kind] {
 			assert.Regexp(t, `^e-[0-9a-f]{8}$`, s.ErrorRef, "%s: a reference for the log", tt.kind)
 			assert.Contains(t, shown, "(Reference "+s.ErrorRef+".)", "%s: the user can quote it", tt.kind)
 		} else {

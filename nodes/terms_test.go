@@ -26,6 +26,8 @@ func TestRouteIntentSearchTerms(t *testing.T) {
 		{name: "garbage in the list is dropped", reply: `{"intent":"analytics_query","confidence":0.9,"terms":["apps",42,null,"DROP TABLE x;--","","!!!","apps","` +
 			"a very long term that goes on and on past forty characters" + `"]}`,
 			want: []string{"apps"}, intent: IntentAnalytics},
+		{name: "names with punctuation", reply: `{"intent":"analytics_query","confidence":0.9,"terms":["Dungeons & Dragons","O'Brien","sub-genre","steam_appid","St. Louis","50%","a/b"]}`,
+			want: []string{"Dungeons & Dragons", "O'Brien", "sub-genre", "steam_appid", "St. Louis"}, intent: IntentAnalytics},
 		{name: "not a list", reply: `{"intent":"analytics_query","confidence":0.9,"terms":"publishers"}`, intent: IntentAnalytics},
 		{name: "an object", reply: `{"intent":"analytics_query","confidence":0.9,"terms":{"a":1}}`, intent: IntentAnalytics},
 		{name: "at most eight", reply: `{"intent":"analytics_query","confidence":0.9,"terms":["a1","b","c","d","e","f","g","h","i","j"]}`,

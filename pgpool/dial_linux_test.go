@@ -46,13 +46,20 @@ func TestDialerSocketOptions(t *testing.T) {
 			defer conn.Close()
 			raw, err := conn.(*net.TCPConn).SyscallConn()
 			require.NoError(t, err)
-			var userTimeout, keepAlive int
+			var userTimeout, keepAlive, idle, interval, count int
 			require.NoError(t, raw.Control(func(fd uintptr) {
 				userTimeout, _ = unix.GetsockoptInt(int(fd), unix.IPPROTO_TCP, unix.TCP_USER_TIMEOUT)
 				keepAlive, _ = unix.GetsockoptInt(int(fd), unix.SOL_SOCKET, unix.SO_KEEPALIVE)
+				idle, _ = unix.GetsockoptInt(int(fd), unix.IPPROTO_TCP, unix.TCP_KEEPIDLE)
+				interval, _ = unix.GetsockoptInt(int(fd), unix.IPPROTO_TCP, unix.TCP_KEEPINTVL)
+				count, _ = unix.GetsockoptInt(int(fd), unix.IPPROTO_TCP, unix.TCP_KEEPCNT)
 			}))
 			assert.Equal(t, tt.wantMS, userTimeout, "TCP_USER_TIMEOUT (ms)")
 			assert.Equal(t, 1, keepAlive, "SO_KEEPALIVE")
+			// docs/scaling.md: "TCP keepalives after 15 s idle".
+			assert.Equal(t, 15, idle, "TCP_KEEPIDLE (s)")
+			assert.Equal(t, 5, interval, "TCP_KEEPINTVL (s)")
+			assert.Equal(t, 3, count, "TCP_KEEPCNT")
 		})
 	}
 }

@@ -154,6 +154,20 @@ func TestChannelCeiling(t *testing.T) {
 	file := h.slack.WaitFile(t, func(f fakeslack.File) bool { return f.Channel == "DUADMIN" })
 	assert.Contains(t, string(file.Content), plain, "the whole export, in a direct message")
 	h.privateTo("UADMIN", ch, salaries, "I sent you the CSV in a direct message")
+	// docs/slack.md: after a line saying which channel it comes from, in
+	// that line's thread.
+	heading := h.slack.WaitMessage(t, "the line above the CSV", func(m fakeslack.Message) bool {
+		return m.Channel == "DUADMIN" && strings.Contains(m.Text, "The CSV you asked for in")
+	})
+	assert.Contains(t, heading.Text, "<#"+ch+">", "names the channel it was asked in")
+	assert.Equal(t, heading.TS, file.ThreadTS, "the file is in the line's thread")
+	// When Slack will not take the direct message, the presser is told so
+	// where they pressed, and nothing is posted in the channel.
+	files := len(h.slack.Files())
+	h.slack.ErrorNext("chat.postMessage", 1, "cannot_dm_bot")
+	h.pressAs("UADMIN", private, "export_csv", qid)
+	h.privateTo("UADMIN", ch, salaries, "I couldn't send you the CSV in a direct message. Please try again in a moment.")
+	assert.Len(t, h.slack.Files(), files, "no file shared anywhere")
 	h.pressAs("UADMIN", private, "show_sql", qid)
 	h.privateTo("UADMIN", ch, salaries, "hr.salaries")
 

@@ -6,6 +6,9 @@ import (
 	"testing"
 
 	"github.com/stretchr/testify/assert"
+
+	"github.com/analyticsbot/analyticsbot/bot"
+	"github.com/analyticsbot/analyticsbot/store/storetest"
 )
 
 // docs/scaling.md: each process keeps the last 8,192 delivery keys it
@@ -31,4 +34,21 @@ func TestDeduperKeepsTheLast8192Keys(t *testing.T) {
 	d.claim(ctx, key(8192))
 	assert.True(t, d.claim(ctx, key(0)), "the database says whose it is")
 	assert.Equal(t, key(0), asked[len(asked)-1], "past 8,192 keys, the oldest is asked of the database again")
+}
+
+// docs/scaling.md: without the database a replica answers anyway. It
+// cannot claim the delivery, so it handles it unclaimed, and the asker
+// reads that the database is away rather than nothing at all.
+func TestAnswersWithoutTheDatabase(t *testing.T) {
+	t.Parallel()
+	p := storetest.NewProxy(t, needDB(t))
+	channel := channelID("CNODB")
+	h := start(t, withBotConfig(func(c *bot.Config) { c.DatabaseURL = p.URL() }))
+	h.mention(channel, "1700000901.000100", "", "How many games were released in 2018?")
+	h.answerIn(channel, "1700000901.000100", "8,160")
+
+	p.Stop()
+	h.mention(channel, "1700000902.000100", "", "How many games were released in 2017?")
+	m := h.answerIn(channel, "1700000902.000100", "I can't reach the database right now")
+	assert.Regexp(t, `\(Reference e-[0-9a-f]{8}\.\)`, m.Text, "a reference for whoever runs the bot")
 }

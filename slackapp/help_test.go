@@ -61,6 +61,12 @@ func TestSlashCommandHelpExamples(t *testing.T) {
 			for _, w := range tt.wantNot {
 				assert.NotContains(t, got, w)
 			}
+			// docs/slack.md: "/ask help (or /ask)": nothing, "?" or any
+			// case of help shows the same.
+			for _, text := range []string{"", "  ", "?", "HELP"} {
+				id := h.slack.Send(t, fakeslack.Envelope{Type: "slash_commands", Payload: mustJSON(t, h.slack.SlashCommand("/ask", text, user, "CHELP0001"))})
+				assert.Equal(t, got, string(h.slack.WaitAck(t, id).Payload), "/ask %q", text)
+			}
 		})
 	}
 }

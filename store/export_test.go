@@ -31,3 +31,7 @@ func QueueStatementUndo(ctx context.Context, r *Reads, d *DB, sql, undo string, 
 		return out, nil
 	}
 }
+
+// Maintenance is d.maintenance for the tests: ctx with background
+// maintenance's bound on each round trip.
+func Maintenance(d *DB, ctx context.Context) context.Context { return d.maintenance(ctx) }

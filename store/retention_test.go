@@ -396,3 +396,22 @@ func TestRunRetention(t *testing.T) {
 		t.Fatal("the retention loop did not stop within 30s")
 	}
 }
+
+// docs/scaling.md: a statement of background maintenance (the value
+// index's refresh, retention's batches) may take 10 × DATABASE_TIMEOUT; the
+// bot's other round trips, DATABASE_TIMEOUT.
+func TestMaintenanceRoundTripsTakeTenTimesTheTimeout(t *testing.T) {
+	t.Parallel()
+	_, url := storetest.NewWithURL(t)
+	ctx := context.Background()
+	db, err := store.Open(ctx, url, store.WithTimeout(300*time.Millisecond))
+	require.NoError(t, err)
+	t.Cleanup(db.Close)
+
+	_, err = db.Pool().Exec(ctx, "SELECT pg_sleep(1)")
+	require.Error(t, err, "an ordinary round trip of 1 s, past DATABASE_TIMEOUT (300 ms)")
+	_, err = db.Pool().Exec(store.Maintenance(db, ctx), "SELECT pg_sleep(1)")
+	require.NoError(t, err, "maintenance's round trip may take up to 3 s")
+	_, err = db.Pool().Exec(store.Maintenance(db, ctx), "SELECT pg_sleep(4)")
+	require.Error(t, err, "and no longer")
+}

@@ -123,7 +123,7 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 	in := invocation{args: args[1:], stdin: stdin, stdout: stdout, stderr: stderr}
 	if cmd.telemetry {
 		var err error
-		if in.tel, err = telemetry.Setup(ctx, "analyticsbot"); err != nil {
+		if in.tel, err = telemetry.Setup(ctx, "analyticsbot", telemetry.WithConsoleWriter(stderr)); err != nil {
 			return err
 		}
 		defer stopTelemetry(ctx, in.tel)

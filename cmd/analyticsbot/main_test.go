@@ -303,6 +303,23 @@ func TestCLI(t *testing.T) {
 		`value index: \d+ values of 7 text columns in .*\n$`, load.stdout)
 
 	var first, followUp turnOut
+	// docs/observability.md: OTEL_TRACES_EXPORTER=console writes the spans
+	// as JSON on stderr: a turn's workflow.run, its nodes and statements.
+	t.Run("spans on the console", func(t *testing.T) {
+		t.Setenv("OTEL_TRACES_EXPORTER", "console")
+		got := runCLI(t, "", "ask", q2018)
+		require.NoError(t, got.err, "stderr: %s", got.stderr)
+		for _, span := range []string{`{"Name":"workflow.run analytics"`, `{"Name":"workflow.node execute_query"`, `{"Name":"llm.call"`, `{"Name":"SELECT"`} {
+			assert.Contains(t, got.stderr, span)
+		}
+		got = runCLI(t, "", "context", q2018)
+		require.NoError(t, got.err, "stderr: %s", got.stderr)
+		assert.Contains(t, got.stderr, `{"Name":"bot.context"`, "context has a span of its own")
+		assert.Contains(t, got.stderr, `{"Name":"SELECT"`, "with its statements below it")
+		got = runCLI(t, "", "logs")
+		require.NoError(t, got.err, "stderr: %s", got.stderr)
+		assert.NotContains(t, got.stderr, `{"Name":"`, "logs sets up no tracing")
+	})
 	t.Run("ask json", func(t *testing.T) {
 		got := runCLI(t, "", "ask", "--json", q2018)
 		require.NoError(t, got.err, "stderr: %s", got.stderr)
@@ -647,4 +664,24 @@ func TestCLIMigrate(t *testing.T) {
 	require.NoError(t, conn.QueryRow(ctx, `SELECT s.setconfig FROM pg_db_role_setting s JOIN pg_database d ON d.oid = s.setdatabase
 		WHERE d.datname = current_database() AND s.setrole = to_regrole($1)`, reader).Scan(&readerSettings))
 	assert.Contains(t, readerSettings, "statement_timeout=45s", "STATEMENT_TIMEOUT's")
+}
+
+// docs/observability.md names the commands that set up OpenTelemetry.
+func TestCLITelemetryCommandsAsDocumented(t *testing.T) {
+	t.Parallel()
+	doc, err := os.ReadFile("../../docs/observability.md")
+	require.NoError(t, err)
+	m := regexp.MustCompile("\\n((?:`[a-z-]+`(?:, | and ))+`[a-z-]+`) set up OpenTelemetry").FindSubmatch(doc)
+	require.NotNil(t, m, "docs/observability.md lists the commands that set up OpenTelemetry")
+	var documented []string
+	for _, c := range regexp.MustCompile("`([a-z-]+)`").FindAllSubmatch(m[1], -1) {
+		documented = append(documented, string(c[1]))
+	}
+	var traced []string
+	for name, c := range commands {
+		if c.telemetry {
+			traced = append(traced, name)
+		}
+	}
+	assert.ElementsMatch(t, documented, traced)
 }

@@ -3,6 +3,8 @@ package pgwarehouse_test
 import (
 	"context"
 	"encoding/json"
+	"errors"
+	"strings"
 	"testing"
 	"time"
 
@@ -229,4 +231,35 @@ func TestExecutorDefaults(t *testing.T) {
 	want := pgwarehouse.ExecConfig{Role: "analyticsbot_reader", Schemas: []string{"analytics"}, StatementTimeout: 30 * time.Second, MaxRows: 1000,
 		MaxBytes: 8 << 20, LockTimeout: 2 * time.Second, Timeout: 10 * time.Second}
 	assert.Equal(t, want, got, "defaults")
+}
+
+// SQL the database refuses for what it says is retried with the reason:
+// docs/workflow.md names the SQLSTATE classes (42, 22, 0A, 54, 21). Each
+// case is a real server's error, not a made-up code.
+func TestExecutorFixableErrors(t *testing.T) {
+	t.Parallel()
+	_, url := newAnalyticsDB(t)
+	exec := newExec(t, url, pgwarehouse.ExecConfig{})
+	wide := "SELECT " + strings.TrimSuffix(strings.Repeat("1, ", 1700), ", ")
+	tests := []struct {
+		name, sql, class, reason string
+	}{
+		{"syntax and names (42)", "SELECT nosuch FROM orders", "42", `column "nosuch" does not exist`},
+		{"data (22)", "SELECT amount / 0 FROM orders", "22", "division by zero"},
+		{"a feature PostgreSQL lacks (0A)", "SELECT CASE WHEN true THEN generate_series(1, 2) END", "0A", "set-returning functions are not allowed in CASE"},
+		{"a program limit (54)", wide, "54", "target lists can have at most"},
+		{"cardinality (21)", "SELECT (SELECT id FROM orders)", "21", "more than one row returned by a subquery"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			_, err := exec.Query(context.Background(), tt.sql)
+			if !assertKind(t, warehouse.Invalid, err) {
+				return
+			}
+			pgErr, ok := errors.AsType[*pgconn.PgError](err)
+			require.True(t, ok, "the server's own error underneath: %v", err)
+			assert.Equal(t, tt.class, pgErr.Code[:2], "SQLSTATE class of %s", pgErr.Code)
+			assert.Contains(t, err.Error(), tt.reason, "the reason the generator is given")
+		})
+	}
 }
