@@ -157,3 +157,18 @@ func TestUnitOfComment(t *testing.T) {
 	assert.Equal(t, "£1,234.5", tb.Cell([]any{"1234.5"}, 0), "the description's unit")
 	assert.Equal(t, "2%", tb.Cell([]any{nil, int64(2)}, 1), "the description wins over the name")
 }
+
+// README: numbers get thousands separators, but not ids, years or codes
+// (nor zips, phone numbers and the like, whose digits are read as they are).
+func TestIdentifierNumbersKeepTheirDigits(t *testing.T) {
+	t.Parallel()
+	for name, want := range map[string]string{
+		"customer_id": "123456", "ids": "123456", "fiscal_year": "123456", "year_released": "123456", "yr": "123456",
+		"country_code": "123456", "zip": "123456", "zipcode": "123456", "postcode": "123456", "phone": "123456",
+		"order_number": "123456", "invoice_no": "123456",
+		"orders": "123,456", "idle_seconds": "123,456", "yearly_total": "123,456", "years_active": "123,456", "codes_used": "123,456", "number_of_games": "123,456",
+	} {
+		r := &warehouse.Result{Columns: []warehouse.Column{{Name: name, Kind: warehouse.KindNumber}}, Rows: [][]any{{int64(123456)}}}
+		assert.Equal(t, want, NewTable(r).Cell(r.Rows[0], 0), name)
+	}
+}

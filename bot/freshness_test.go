@@ -16,7 +16,7 @@ import (
 const otherLayout = `
   - step: generate_sql
     match: '(?im)^Question: how many games came out in 2018'
-    reply: '{"sql": "select COUNT(*) as games\n  from analytics.apps\n where release_year = 2018 -- the year"}'
+    reply: '{"sql": "select COUNT(*) as games\n  from analytics.apps\n where release_year = 2018 -- the year", "assumptions": ["Came out means released on Steam."]}'
 `
 
 // testResultFreshness: with RESULT_FRESHNESS, the same person's same query
@@ -65,6 +65,14 @@ func testResultFreshness(t *testing.T, e *testEnv) {
 	assert.Equal(t, "How many games came out in 2018?", fresh.Reply.Question, "the answer says what it answers")
 	assert.Contains(t, fresh.Reply.Text.Plain(), "8,160")
 	assert.NotContains(t, actionIDs(fresh), string(nodes.IntentRefresh))
+	// README: assumptions are always shown. The same query assumes what the
+	// answer it refreshes did, and Explain on it says so.
+	require.Equal(t, []string{"Came out means released on Steam."}, again.Assumptions)
+	assert.Equal(t, again.Assumptions, fresh.Reply.Assumptions, "the refreshed answer shows the assumptions")
+	assert.Contains(t, actionIDs(fresh), string(nodes.IntentExplain), "and has Explain")
+	explained, _, err := b.PressState(ctx, bot.Message{ThreadID: thread, UserID: "UFRESH", ChannelID: "CFRESH"}, string(nodes.IntentExplain), fresh.QueryID)
+	require.NoError(t, err)
+	assert.Contains(t, explained.Reply.Text.Plain(), "It assumed: "+again.Assumptions[0])
 
 	off := newBot(t, e, script())
 	s, _, err := off.AskState(ctx, bot.Message{ThreadID: bot.NewThreadID(), UserID: "UFRESH", ChannelID: "CFRESH", Text: "How many games were released in 2018?"})

@@ -151,3 +151,14 @@ func TestDocDataFacts(t *testing.T) {
 		assert.Equal(t, tt.want, readerRows(t, tt.sql), "%s: %s", tt.says, tt.sql)
 	}
 }
+
+// README says how many questions the offline demo knows.
+func TestReadmeCountsTheDemoQuestions(t *testing.T) {
+	t.Parallel()
+	readme, err := os.ReadFile("../README.md")
+	require.NoError(t, err)
+	m := regexp.MustCompile(`a scripted model that knows (\w+) questions`).FindSubmatch(readme)
+	require.NotNil(t, m, "README says how many questions the demo knows")
+	words := []string{"zero", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten", "eleven", "twelve"}
+	assert.Equal(t, words[len(Questions())], string(m[1]), "README's count of the demo's questions")
+}

@@ -1,9 +1,19 @@
 package demo
 
 import (
+	"bytes"
+	"compress/gzip"
+	"crypto/sha256"
+	"encoding/hex"
+	"io"
+	"os"
+	"regexp"
+	"strconv"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 )
 
 func TestSplitList(t *testing.T) {
@@ -94,4 +104,30 @@ func TestParseEmbeddedCSV(t *testing.T) {
 	apps, err := parseApps(steamCSVGz)
 	assert.NoError(t, err)
 	assert.Len(t, apps, 27075, "rows in the embedded CSV")
+}
+
+// docs/demo-data.md: the CSV is shipped unchanged, as demo/data/SOURCE.txt
+// records: the embedded file and what it decompresses to have the sizes
+// and SHA-256 sums written there.
+func TestEmbeddedCSVMatchesSource(t *testing.T) {
+	t.Parallel()
+	source, err := os.ReadFile("data/SOURCE.txt")
+	require.NoError(t, err)
+	sums := regexp.MustCompile(`(compressed|uncompressed) +([\d,]+) bytes +sha256 ([0-9a-f]{64})`).FindAllStringSubmatch(string(source), -1)
+	require.Len(t, sums, 2, "SOURCE.txt records the compressed and uncompressed file")
+	zr, err := gzip.NewReader(bytes.NewReader(steamCSVGz))
+	require.NoError(t, err)
+	plain, err := io.ReadAll(zr)
+	require.NoError(t, err)
+	for _, m := range sums {
+		data := steamCSVGz
+		if m[1] == "uncompressed" {
+			data = plain
+		}
+		sum := sha256.Sum256(data)
+		assert.Equal(t, m[3], hex.EncodeToString(sum[:]), "%s sha256", m[1])
+		assert.Equal(t, strings.ReplaceAll(m[2], ",", ""), strconv.Itoa(len(data)), "%s size", m[1])
+	}
+	assert.Contains(t, string(source), "Author:   Nik Davis")
+	assert.Contains(t, string(source), "CC BY 4.0")
 }

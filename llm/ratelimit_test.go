@@ -47,6 +47,9 @@ func TestRateLimitedCalls(t *testing.T) {
 		{"a provider's rate-limit error", llms.NewError(llms.ErrCodeRateLimit, "anthropic", "slow down"), ErrRateLimited},
 		{"a scripted 429", &scriptError{rule: 0, msg: "429 Too Many Requests", transient: true}, ErrRateLimited},
 		{"a scripted outage", &scriptError{rule: 0, msg: "upstream busy", transient: true}, ErrUnavailable},
+		{"any text that says rate limit", &scriptError{rule: 0, msg: "Rate limit exceeded, slow down", transient: true}, ErrRateLimited},
+		{"any text that says too many requests", &scriptError{rule: 0, msg: "gateway: too many requests", transient: true}, ErrRateLimited},
+		{"Anthropic's error type", &scriptError{rule: 0, msg: `{"type":"rate_limit_error"}`, transient: true}, ErrRateLimited},
 		{"a 400 that mentions limits stays the model's refusal", errors.New("API returned unexpected status code: 400: max_tokens is over the rate limit"), nil},
 	} {
 		c := NewClient(failing{tt.err}, WithRetries(1), fastRetries)

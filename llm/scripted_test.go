@@ -111,6 +111,12 @@ func TestScriptedNoMatch(t *testing.T) {
 			want:   `scripted model: no rule for step "generate_sql" matches the prompt (1 rule for this step, 1 used up); question: "top customers"`,
 		},
 		{
+			name:   "a long question, clipped",
+			rules:  nil,
+			prompt: "Question: " + strings.Repeat("y", 300) + "\n",
+			want:   `scripted model: no rule for step "generate_sql" matches the prompt (0 rules for this step); question: "` + strings.Repeat("y", 200) + `…"`,
+		},
+		{
 			name:   "no question line: prompt head, clipped",
 			rules:  nil,
 			prompt: long,
@@ -305,6 +311,8 @@ func TestBadScripts(t *testing.T) {
 			want: `line 2: want a duration like "500ms" or "2s"`},
 		{name: "bad delay json", file: "s.json", body: `{"rules":[{"step":"resolve","reply":"x","delay":5}]}`,
 			want: `want a duration string like "500ms" or "2s", got 5`},
+		{name: "negative delay", file: "s.yaml", body: "rules:\n- {step: resolve, reply: x}\n- {step: resolve, reply: x, delay: -1s}\n",
+			want: `line 3: duration "-1s" is negative`},
 		{name: "no rules", file: "s.yaml", body: "# nothing yet\n",
 			want: `no rules (want a top-level "rules:" list)`},
 		{name: "unknown extension", file: "s.txt", body: "rules: []",

@@ -154,6 +154,12 @@ func TestAccessMatrixThroughMCPDatabaseAlone(t *testing.T) {
 					assert.Empty(t, a.Rows, c.Name)
 				}
 			}
+			// docs/security.md: row-level security reads who asks from the
+			// signed identity: the caller's identity and the mcp channel.
+			_, who := askAnswer(t, cs, "run_query", map[string]any{
+				"query": "SELECT analyticsbot_identity.user_id() AS u, analyticsbot_identity.channel_id() AS c"})
+			require.Empty(t, who.ErrorKind, who.Text)
+			assert.Equal(t, [][]any{{user, Channel}}, who.Rows)
 		})
 	}
 }

@@ -83,28 +83,39 @@ func (n *Nodes) tablesOf(q warehouse.Query) answer.Text {
 
 // assumedOf says what the answer assumed, from the reply the thread kept.
 func (n *Nodes) assumedOf(ctx context.Context, s *State, turn store.Turn) string {
-	rr, ok := n.DB.(replyReader)
-	if !ok {
+	assumed, kept := n.assumptionsOf(ctx, s.ThreadTS, turn.QueryID)
+	switch {
+	case !kept:
 		return "What it assumed was not kept."
+	case len(assumed) == 0:
+		return "It assumed nothing the question did not say."
 	}
-	turns, err := rr.ThreadReplies(ctx, s.ThreadTS, repliesKept)
+	return "It assumed: " + answer.Defuse(strings.Join(assumed, " "))
+}
+
+// assumptionsOf reads what the latest answer of queryID in thread
+// assumed, from the reply the thread kept; kept is false when no such
+// reply could be read.
+func (n *Nodes) assumptionsOf(ctx context.Context, thread, queryID string) (assumed []string, kept bool) {
+	rr, ok := n.DB.(replyReader)
+	if !ok || thread == "" || queryID == "" {
+		return nil, false
+	}
+	turns, err := rr.ThreadReplies(ctx, thread, repliesKept)
 	if err != nil {
-		n.Logger.WarnContext(ctx, "read the replies to explain", "thread", s.ThreadTS, "err", err)
-		return "What it assumed was not kept."
+		n.Logger.WarnContext(ctx, "read the replies for their assumptions", "thread", thread, "err", err)
+		return nil, false
 	}
 	for i := len(turns) - 1; i >= 0; i-- {
 		t := turns[i]
-		if t.QueryID != turn.QueryID || len(t.Reply) == 0 {
+		if t.QueryID != queryID || len(t.Reply) == 0 {
 			continue
 		}
 		a, err := answer.Unmarshal(t.Reply)
 		if err != nil || a.Kind != answer.KindAnswer {
 			continue
 		}
-		if len(a.Assumptions) == 0 {
-			return "It assumed nothing the question did not say."
-		}
-		return "It assumed: " + answer.Defuse(strings.Join(a.Assumptions, " "))
+		return a.Assumptions, true
 	}
-	return "What it assumed was not kept."
+	return nil, false
 }

@@ -66,6 +66,8 @@ func (n *Nodes) RunSchedule(ctx context.Context, s *State) error {
 		return nil
 	}
 	s.Answer = n.runHeading(s, run) + "\n" + plainSummary(res)
+	// What the answer it was made from assumed, while its thread keeps it.
+	s.Assumptions, _ = n.assumptionsOf(ctx, sch.SourceThread, sch.QueryID)
 	if sch.Format == string(schedule.FormatCSV) {
 		n.scheduledCSV(ctx, s, r, res)
 	}

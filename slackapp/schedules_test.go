@@ -528,3 +528,23 @@ func TestTakeoverFindsADirectMessagePost(t *testing.T) {
 		})
 	}
 }
+
+// README: assumptions are always shown. A scheduled run answers with the
+// query of the answer it was made from, and says what that answer assumed.
+func TestScheduledRunShowsItsAssumptions(t *testing.T) {
+	t.Parallel()
+	due := time.Date(2026, 11, 30, 9, 0, 0, 0, time.UTC)
+	clk := bottest.NewClock(due.Add(-time.Hour))
+	h, sc := scheduled(t, clk, "replica", ownState(t))
+	ch, root := channelID("CASSUMES"), "1700002101.000100"
+	original := answered(t, h, ch, root)
+	const assumed = "A game counts in the year of its release date on the Steam store."
+	require.Contains(t, strings.Join(original.BlockTexts(), "\n"), assumed, "the answer the schedule is made from")
+	s := storedSchedules(t, h, threadID(ch, root), ch, due, 1)[0]
+
+	clk.Set(due)
+	require.Equal(t, 1, tick(t, sc))
+	posts := h.posts(ch, s.Question)
+	require.Len(t, posts, 1)
+	assert.Contains(t, strings.Join(posts[0].BlockTexts(), "\n"), assumed, "the run says what its query assumes")
+}

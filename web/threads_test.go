@@ -3,6 +3,7 @@ package web
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"net/http"
 	"net/http/httptest"
 	"testing"
@@ -244,4 +245,31 @@ func TestThreadsWithoutTheDatabase(t *testing.T) {
 		assert.Equal(t, http.StatusServiceUnavailable, resp.StatusCode, "%s: %s", r.name, body)
 		assert.Contains(t, errorBody(t, body), r.want, r.name)
 	}
+}
+
+// README: GET /api/threads/{id} gives the thread's last 100 turns, oldest
+// first: a long thread reloads its latest turns, not its first.
+func TestThreadGivesItsLast100Turns(t *testing.T) {
+	t.Parallel()
+	b := newTestBot(t, "")
+	srv := newTestServer(t, b, Config{Token: httpSecret})
+	end := lastMessageEnd(t, chat(t, srv, "", q2018, bearerOf(httpSecret)).all(t))
+	thread := end.ThreadID
+	ctx := context.Background()
+	for i := range 110 {
+		_, err := b.DB().AddTurn(ctx, store.Turn{ThreadID: thread, UserID: "web", ChannelID: "web",
+			UserMessage: fmt.Sprintf("question %d", i), BotResponse: fmt.Sprintf("answer %d", i), Intent: "off_topic"})
+		require.NoError(t, err)
+	}
+	resp, body := doJSON(t, srv, http.MethodGet, "/api/threads/"+thread, nil, bearerOf(httpSecret))
+	require.Equal(t, http.StatusOK, resp.StatusCode, "%s", body)
+	var got struct {
+		Turns []struct {
+			User string `json:"user"`
+		} `json:"turns"`
+	}
+	require.NoError(t, json.Unmarshal(body, &got))
+	require.Len(t, got.Turns, 100)
+	assert.Equal(t, "question 10", got.Turns[0].User, "the oldest of the last 100")
+	assert.Equal(t, "question 109", got.Turns[99].User, "the latest last")
 }

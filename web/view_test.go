@@ -1,8 +1,13 @@
 package web
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
+	"os"
+	"reflect"
+	"regexp"
+	"strings"
 	"testing"
 	"time"
 
@@ -164,4 +169,35 @@ func BenchmarkReplyView(b *testing.B) {
 		size = len(data)
 	}
 	b.ReportMetric(float64(size), "bytes")
+}
+
+// README's "A `reply` is …" paragraph names every field of the reply the
+// page is sent, its parts' fields and its kinds: a field added to the JSON
+// must be documented there.
+func TestReadmeNamesEveryReplyField(t *testing.T) {
+	t.Parallel()
+	readme, err := os.ReadFile("../README.md")
+	require.NoError(t, err)
+	start := bytes.Index(readme, []byte("A `reply` is the answer model"))
+	require.GreaterOrEqual(t, start, 0, "README describes the reply")
+	end := bytes.Index(readme[start:], []byte("\n\n"))
+	require.Positive(t, end)
+	para := string(readme[start : start+end])
+	named := map[string]bool{}
+	for _, m := range regexp.MustCompile("[`\"]([a-z_]+)[`\"]").FindAllStringSubmatch(para, -1) {
+		named[m[1]] = true
+	}
+	for _, v := range []any{replyView{}, chartView{}, seriesValue{}, tableView{}, columnView{}, cellView{}, actionRef{}, queryView{},
+		answer.Span{}, answer.Choice{}} {
+		typ := reflect.TypeOf(v)
+		for i := range typ.NumField() {
+			name, _, _ := strings.Cut(typ.Field(i).Tag.Get("json"), ",")
+			if name != "" && name != "-" {
+				assert.True(t, named[name], "README names %s's field %q", typ.Name(), name)
+			}
+		}
+	}
+	for _, kind := range []answer.Kind{answer.KindAnswer, answer.KindNotice, answer.KindError, answer.KindQuery, answer.KindClarify} {
+		assert.True(t, named[string(kind)], "README names the kind %q", kind)
+	}
 }

@@ -232,6 +232,13 @@ func TestCLIDatabaseURLPasswordNeverShown(t *testing.T) {
 			assert.NotEmpty(t, strings.TrimSpace(shown), "%v says what stopped it", args)
 		}
 	}
+	// docs/security.md: a URL that does not parse is quoted with its
+	// password masked; a server that does not answer is named by its host,
+	// port and database.
+	t.Setenv("DATABASE_URL", "postgres://postgres:"+password+"%zz@127.0.0.1/x")
+	assert.Contains(t, runCLI(t, "", "doctor").stdout, "cannot parse `postgres://postgres:xxxxx@127.0.0.1/x`")
+	t.Setenv("DATABASE_URL", "postgres://postgres:"+password+"@127.0.0.1:1/x?connect_timeout=2")
+	assert.Contains(t, runCLI(t, "", "doctor").stdout, "✗ the bot's database: open database 127.0.0.1:1/x: database unavailable")
 }
 
 // So is a password in the URL of the model's server or of Cube when the URL

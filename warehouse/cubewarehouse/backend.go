@@ -278,6 +278,10 @@ func (b *Backend) Run(ctx context.Context, r warehouse.Runnable) (warehouse.Resu
 	return out, nil
 }
 
+// identityClaim is the key of the security context that says who a
+// query is for; CUBE_SECURITY_CONTEXT may not set it.
+const identityClaim = "analyticsbot"
+
 // forCaller makes the requests of ctx say who they are made for, in the
 // token's security context under "analyticsbot" (user_id, user_email,
 // channel_id), so the Cube deployment's queryRewrite can scope rows.
@@ -286,7 +290,7 @@ func forCaller(ctx context.Context) context.Context {
 	if c == (warehouse.Caller{}) {
 		return ctx
 	}
-	return cube.WithClaims(ctx, map[string]any{"analyticsbot": map[string]any{
+	return cube.WithClaims(ctx, map[string]any{identityClaim: map[string]any{
 		"user_id": c.UserID, "user_email": strings.ToLower(c.Email), "channel_id": c.ChannelID,
 	}})
 }

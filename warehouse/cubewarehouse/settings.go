@@ -34,8 +34,12 @@ func (s Settings) Check() (claims map[string]any, err error) {
 		errs = append(errs, errors.New("BACKEND=cube needs CUBE_API_SECRET, the secret the Cube server checks tokens with"))
 	}
 	if s.SecurityContext != "" {
-		if err := json.Unmarshal([]byte(s.SecurityContext), &claims); err != nil {
+		switch err := json.Unmarshal([]byte(s.SecurityContext), &claims); {
+		case err != nil:
 			errs = append(errs, fmt.Errorf("CUBE_SECURITY_CONTEXT must be a JSON object: %w", err))
+		case claims[identityClaim] != nil:
+			// It would replace who asks, which row scoping reads.
+			errs = append(errs, fmt.Errorf("CUBE_SECURITY_CONTEXT may not set %q: the bot says there who each query is for", identityClaim))
 		}
 	}
 	if s.Timeout < 0 {

@@ -40,6 +40,10 @@ func TestSettingsOpen(t *testing.T) {
 			[]string{"BACKEND=cube needs CUBE_API_SECRET, the secret the Cube server checks tokens with"}},
 		{"security context that is no object", func(s *Settings) { s.SecurityContext = `["eu"]` },
 			[]string{"CUBE_SECURITY_CONTEXT must be a JSON object: "}},
+		{"security context that would replace who asks", func(s *Settings) {
+			s.SecurityContext = `{"tenant": "eu", "analyticsbot": {"user_email": "boss@corp.test"}}`
+		},
+			[]string{`CUBE_SECURITY_CONTEXT may not set "analyticsbot": the bot says there who each query is for`}},
 		{"negative timeout", func(s *Settings) { s.Timeout = -time.Second },
 			[]string{"CUBE_TIMEOUT must be a duration above 0, such as 30s, got -1s"}},
 		{"no URL", func(s *Settings) { s.APIURL = "" },

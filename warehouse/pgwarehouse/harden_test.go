@@ -126,6 +126,14 @@ func TestHandOpenedSessions(t *testing.T) {
 			problems, err = pgwarehouse.SessionProblems(ctx, db.Pool(), role, "`analyticsbot migrate`")
 			require.NoError(t, err)
 			assert.Equal(t, []string{"a session of its own has no statement_timeout here: run `analyticsbot migrate`"}, problems)
+			_, err = conn.Exec(ctx, "ALTER ROLE "+pgx.Identifier{role}.Sanitize()+" IN DATABASE "+
+				pgx.Identifier{dbName(t, db.Pool())}.Sanitize()+" SET default_transaction_read_only = off")
+			require.NoError(t, err)
+			problems, err = pgwarehouse.SessionProblems(ctx, db.Pool(), role, "`analyticsbot migrate`")
+			require.NoError(t, err)
+			assert.Equal(t, []string{"a session of its own has no statement_timeout here: run `analyticsbot migrate`",
+				"a session of its own is not read-only by default (default_transaction_read_only): run `analyticsbot migrate`"}, problems,
+				"docs/security.md: doctor reports the read-only default gone too")
 		})
 	}
 }

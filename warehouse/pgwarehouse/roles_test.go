@@ -240,6 +240,17 @@ func TestReaderRolePerDeployment(t *testing.T) {
 	}
 	assert.NotContains(t, strings.Join(seen(role), "\n"), marker, "its own role hides the other reader's query text")
 	assert.Contains(t, strings.Join(seen(pgwarehouse.DefaultReaderRole), "\n"), marker, "a shared role would have shown it")
+
+	// docs/security.md: nor can it signal the other deployment's sessions
+	// (the guard refuses these calls; here the database does).
+	exec := newExec(t, url, pgwarehouse.ExecConfig{Role: role})
+	for _, signal := range []string{"pg_cancel_backend", "pg_terminate_backend"} {
+		_, err := exec.Query(ctx, "SELECT "+signal+"("+fmt.Sprint(other.PgConn().PID())+")")
+		var pgErr *pgconn.PgError
+		require.ErrorAs(t, err, &pgErr, signal)
+		assert.Equal(t, "42501", pgErr.Code, "%s of another reader's session: %s", signal, pgErr.Message)
+	}
+	require.NoError(t, other.Ping(ctx), "the other reader's session lives on")
 }
 
 // Two applies at once on one database (two operators, two replicas'
