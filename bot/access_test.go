@@ -4,6 +4,7 @@ import (
 	"context"
 	"crypto/rand"
 	"encoding/hex"
+	"log/slog"
 	"os"
 	"path/filepath"
 	"strings"
@@ -279,4 +280,27 @@ func testPolicyRoles(t *testing.T, e *testEnv) {
 	assert.Equal(t, pgwarehouse.PolicyRole(reader, "analysts"), who(after, "UANA"))
 	assert.Equal(t, pgwarehouse.PolicyRole(reader, "full"), who(after, "UADMIN"))
 	assert.Equal(t, pgwarehouse.PolicyRole(reader, "everyone"), who(after, "UZED"))
+
+	// A policy whose role is missing (added to the file since the last
+	// apply) is answered as the reader, with a warning naming its role;
+	// the policies that have roles keep them.
+	missing := pgwarehouse.PolicyRole(reader, "everyone")
+	mid := pgx.Identifier{missing}.Sanitize()
+	_, err = e.admin.Pool().Exec(ctx, "DROP OWNED BY "+mid+"; DROP ROLE "+mid)
+	require.NoError(t, err)
+	watch := bottest.NewLogWatch("have no database role yet")
+	cfg := testConfig(t, e, script(rule))
+	adjust(&cfg)
+	partly := bottest.Start(t, cfg, slog.New(watch))
+	assert.Equal(t, pgwarehouse.PolicyRole(reader, "analysts"), who(partly, "UANA"), "a policy with its role keeps it")
+	assert.Equal(t, reader, who(partly, "UZED"), "a policy without one: the reader, and the guard alone")
+	var warned []string
+	for _, rec := range watch.Records() {
+		if strings.Contains(rec.Message, "have no database role yet") {
+			warned = append(warned, rec.Message+" "+attr(rec, "missing"))
+		}
+	}
+	require.Len(t, warned, 1, "the start says which policies lack a role: %q", watch.Messages())
+	assert.Contains(t, warned[0], missing)
+	assert.NotContains(t, warned[0], pgwarehouse.PolicyRole(reader, "analysts"))
 }

@@ -83,11 +83,11 @@ func openCube(_ context.Context, cfg Config, log *slog.Logger) (warehouse.Backen
 }
 
 // policyRoles are the database roles of ACCESS_FILE's policies (and of
-// each within a channel's ceiling), when `analyticsbot access apply` has
-// created them all: each question then runs as its policy's role, so
-// PostgreSQL enforces the policy too. Until
-// then (or without an access file) none, with a warning: the guard alone
-// enforces the policies.
+// each within a channel's ceiling) that `analyticsbot access apply` has
+// created: each question of such a policy runs as its role, so PostgreSQL
+// enforces the policy too. A policy whose role is missing (none before the
+// first apply, one added to the file since) runs as the reader, with a
+// warning naming it: the guard alone enforces it.
 func policyRoles(ctx context.Context, cfg Config, log *slog.Logger) (map[string]string, error) {
 	if cfg.AccessFile == "" {
 		return nil, nil
@@ -107,9 +107,13 @@ func policyRoles(ctx context.Context, cfg Config, log *slog.Logger) (map[string]
 		return nil, err
 	}
 	if len(missing) > 0 {
-		log.WarnContext(ctx, "the access policies have no database roles yet: run `analyticsbot access apply`; until then the guard alone enforces them",
+		log.WarnContext(ctx, "some access policies have no database role yet: run `analyticsbot access apply`; until then their questions run as the reader and the guard alone enforces them",
 			"missing", missing)
-		return nil, nil
+		for p, role := range roles {
+			if slices.Contains(missing, role) {
+				delete(roles, p)
+			}
+		}
 	}
 	return roles, nil
 }

@@ -162,6 +162,20 @@ func testChannelCeiling(t *testing.T, e *testEnv) {
 				assert.Contains(t, p.Reply.Query.Text, "app_developers")
 			}
 		}
+
+		// docs/access.md: a schedule made from a private answer's button
+		// posts to its asker's direct message, never the channel.
+		p, _, err := b.PressState(ctx, bot.Message{ThreadID: s.ThreadTS, UserID: "UANA", ChannelID: ch, Private: true},
+			nodes.ActionSchedulePreset, s.QueryID+" 0 9 * * 1")
+		require.NoError(t, err)
+		require.Empty(t, p.ErrorKind, "detail %s", p.ErrorDetail)
+		require.NotEmpty(t, p.ScheduleID, p.ResponseText)
+		assert.True(t, p.Private(), "the confirmation is for them alone")
+		sch, err := b.DB().ScheduleByID(ctx, p.ScheduleID)
+		require.NoError(t, err)
+		assert.Equal(t, "dm", sch.DestKind, p.ResponseText)
+		assert.Equal(t, "UANA", sch.DestChannel, "their direct message with the bot")
+		assert.Contains(t, p.ResponseText, "in a direct message")
 	})
 }
 

@@ -66,6 +66,19 @@ func TestConfigLinks(t *testing.T) {
 	require.Error(t, c.Check())
 }
 
+// docs/access.md: ACCESS_FILE is read and checked at start; a mistake
+// stops the bot with the line at fault.
+func TestConfigAccessFile(t *testing.T) {
+	t.Parallel()
+	bad := filepath.Join(t.TempDir(), "access.yaml")
+	require.NoError(t, os.WriteFile(bad, []byte("policies:\n  - name: finance\n    tables: [\"finance\"]\ndefault: finance\n"), 0o600))
+	c := bottest.Config(t, "", "")
+	c.AccessFile = bad
+	err := c.Check()
+	require.Error(t, err)
+	assert.Contains(t, err.Error(), "ACCESS_FILE: "+bad+": access file line 2: policy \"finance\" tables: \"finance\" is not schema.table (a part may be *)")
+}
+
 // The bot's own schema, and the schema of its identity functions, are
 // never analytics schemas.
 func TestConfigBotSchemas(t *testing.T) {

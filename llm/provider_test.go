@@ -216,3 +216,18 @@ func TestAnthropicRoundTrip(t *testing.T) {
 	assert.Equal(t, "ak-test", gotKey)
 	assert.Equal(t, "/v1/messages", gotPath)
 }
+
+// docs/scripted-model.md states the providers' default models and
+// addresses: they are the ones NewModel uses.
+func TestDocumentedProviderDefaults(t *testing.T) {
+	t.Parallel()
+	doc, err := os.ReadFile("../docs/scripted-model.md")
+	require.NoError(t, err)
+	for _, says := range []string{
+		"defaults: `" + DefaultOpenAIModel + "`, `" + DefaultAnthropicModel + "`, `" + DefaultOllamaModel + "`",
+		"(default `" + DefaultOpenAIBaseURL + "`)",
+		"Ollama: the server (default `" + DefaultOllamaBaseURL + "`)",
+	} {
+		assert.Contains(t, string(doc), says)
+	}
+}

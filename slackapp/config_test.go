@@ -2,6 +2,7 @@ package slackapp
 
 import (
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 )
@@ -41,6 +42,8 @@ func TestConfigCheck(t *testing.T) {
 	t.Parallel()
 	good := Config{Workers: 8, QueueLimit: 10, SlashCommand: "/ask"}
 	assert.NoError(t, good.Check())
+	good.ShutdownGrace = -time.Second
+	assert.NoError(t, good.Check(), "a grace below 0 is none, as 0 is")
 	bad := Config{Workers: -1, QueueLimit: 0, SlashCommand: "ask", APIRetries: -1}
 	err := bad.Check()
 	for _, want := range []string{"SLACK_WORKERS", "SLACK_QUEUE_LIMIT", "SLACK_SLASH_COMMAND", "SLACK_API_RETRIES"} {

@@ -75,35 +75,42 @@ func TestDispatcherRefusesBeyondTheQueueLimit(t *testing.T) {
 
 func TestDispatcherShutdownFinishesOrReportsWork(t *testing.T) {
 	t.Parallel()
-	d := newDispatcher(bot.NewTurns(1, 0, 0), 10, quietLog())
-	started := make(chan struct{})
-	var mu sync.Mutex
-	var reported []string
-	var runErr error
-	report := func(name string) func(context.Context, error) {
-		return func(_ context.Context, why error) {
-			mu.Lock()
-			defer mu.Unlock()
-			reported = append(reported, name+": "+why.Error())
-		}
-	}
-	// The running job only ends when its context is canceled, as a stuck
-	// model call would.
-	require.NoError(t, d.submit(job{thread: "a", report: report("running"), run: func(ctx context.Context) {
-		close(started)
-		<-ctx.Done()
-		mu.Lock()
-		runErr = ctx.Err()
-		mu.Unlock()
-	}}))
-	<-started
-	require.NoError(t, d.submit(job{thread: "b", report: report("waiting-b"), run: func(context.Context) { t.Error("a waiting job ran after the grace period") }}))
-	require.NoError(t, d.submit(job{thread: "a", report: report("waiting-a"), run: func(context.Context) { t.Error("a waiting job ran after the grace period") }}))
+	// README: SLACK_SHUTDOWN_GRACE at 0 or below gives work in flight no
+	// grace.
+	for _, grace := range []time.Duration{0, -time.Second} {
+		t.Run(grace.String(), func(t *testing.T) {
+			t.Parallel()
+			d := newDispatcher(bot.NewTurns(1, 0, 0), 10, quietLog())
+			started := make(chan struct{})
+			var mu sync.Mutex
+			var reported []string
+			var runErr error
+			report := func(name string) func(context.Context, error) {
+				return func(_ context.Context, why error) {
+					mu.Lock()
+					defer mu.Unlock()
+					reported = append(reported, name+": "+why.Error())
+				}
+			}
+			// The running job only ends when its context is canceled, as a stuck
+			// model call would.
+			require.NoError(t, d.submit(job{thread: "a", report: report("running"), run: func(ctx context.Context) {
+				close(started)
+				<-ctx.Done()
+				mu.Lock()
+				runErr = ctx.Err()
+				mu.Unlock()
+			}}))
+			<-started
+			require.NoError(t, d.submit(job{thread: "b", report: report("waiting-b"), run: func(context.Context) { t.Error("a waiting job ran after the grace period") }}))
+			require.NoError(t, d.submit(job{thread: "a", report: report("waiting-a"), run: func(context.Context) { t.Error("a waiting job ran after the grace period") }}))
 
-	d.shutdown(0)
-	assert.ErrorIs(t, runErr, context.Canceled, "the running job's context is canceled after the grace period")
-	assert.ElementsMatch(t, []string{"waiting-a: " + errStopping.Error(), "waiting-b: " + errStopping.Error()}, reported,
-		"every job that did not run is reported, none silently dropped")
+			d.shutdown(grace)
+			assert.ErrorIs(t, runErr, context.Canceled, "the running job's context is canceled after the grace period")
+			assert.ElementsMatch(t, []string{"waiting-a: " + errStopping.Error(), "waiting-b: " + errStopping.Error()}, reported,
+				"every job that did not run is reported, none silently dropped")
+		})
+	}
 }
 
 func TestDispatcherSurvivesPanics(t *testing.T) {

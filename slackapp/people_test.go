@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"log/slog"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -116,7 +117,8 @@ func TestForgedIdentityInSlack(t *testing.T) {
 // asked again; questions are answered without an address.
 func TestEmailLookupRefused(t *testing.T) {
 	t.Parallel()
-	h := start(t)
+	var logs lockedBuffer
+	h := start(t, withLog(slog.New(slog.NewTextHandler(&logs, nil))))
 	h.slack.ErrorNext("users.info", 1, "missing_scope")
 	ch := channelID("CNOSCOPE")
 	for _, ts := range []string{"1700000411.000100", "1700000412.000100"} {
@@ -126,6 +128,8 @@ func TestEmailLookupRefused(t *testing.T) {
 	calls := h.slack.Calls("users.info")
 	require.Len(t, calls, 1, "asked once, refused, not asked again")
 	assert.True(t, strings.HasPrefix(calls[0].Args.Get("user"), "U"), "asked about the user")
+	// docs/security.md: the bot logs that once.
+	assert.Equal(t, 1, strings.Count(logs.String(), "users.info refused; row-level security sees no addresses"), "logged once: %s", logs.String())
 }
 
 // MissingScopes reads the token's scopes as Slack lists them.

@@ -80,6 +80,15 @@ default: none
 	require.Len(t, logs, 1)
 	assert.Equal(t, "token:dashboards", logs[0].UserID, "the query log says who asked")
 	assert.Equal(t, "dashboards", logs[0].Policy)
+
+	// So does feedback.
+	resp, body := doJSON(t, srv, http.MethodPost, "/api/actions", map[string]string{"thread_id": end.ThreadID,
+		"action": "feedback_up", "value": end.QueryID}, http.Header{"Authorization": {"Bearer " + secret}})
+	require.Equal(t, http.StatusOK, resp.StatusCode, "%s", body)
+	var rater string
+	require.NoError(t, b.DB().Pool().QueryRow(t.Context(),
+		`SELECT user_id FROM feedback WHERE thread_id = $1 AND query_id = $2`, end.ThreadID, end.QueryID).Scan(&rater))
+	assert.Equal(t, "token:dashboards", rater, "the feedback says who rated")
 }
 
 // The access matrix through the web API: the web chat's user under each

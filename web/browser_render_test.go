@@ -128,12 +128,43 @@ func TestBrowserRendering(t *testing.T) {
 		eval[chromedp.Void](t, tb, last+`.querySelectorAll(".sort")[1].click()`)
 		top := eval[[]string](t, tb, `[...`+last+`.querySelectorAll(".answer-table tbody tr:first-child td")].map((c) => c.textContent)`)
 		assert.Equal(t, []string{"game <32>", "$4,400"}, top, "sorted by price, highest first, as numbers (not as text: $900 > $4,400)")
+		// README: every header sorts, marked ↕, ▲ or ▼.
+		marks := eval[[]string](t, tb, `[...`+last+`.querySelectorAll(".answer-table th .sort")].map((b) => getComputedStyle(b, "::after").content)`)
+		assert.Equal(t, []string{`"↕"`, `"▼"`}, marks, "the sorted column marked, the other sortable")
+		eval[chromedp.Void](t, tb, last+`.querySelectorAll(".sort")[0].click()`)
+		marks = eval[[]string](t, tb, `[...`+last+`.querySelectorAll(".answer-table th .sort")].map((b) => getComputedStyle(b, "::after").content)`)
+		assert.Equal(t, []string{`"▲"`, `"↕"`}, marks, "a text column sorts A to Z first")
+		eval[chromedp.Void](t, tb, last+`.querySelectorAll(".sort")[1].click()`)
+		eval[chromedp.Void](t, tb, last+`.querySelectorAll(".sort")[1].click()`)
 		eval[chromedp.Void](t, tb, `(() => { const next = `+last+`.querySelector(".pager button:last-child");
 		  for (let i = 0; i < 10 && !next.disabled; i++) next.click(); })()`)
 		assert.Equal(t, "41–46 of 46", eval[string](t, tb, last+`.querySelector(".pager-where").textContent`), "the last page")
 		assert.True(t, eval[bool](t, tb, last+`.querySelector(".pager button:last-child").disabled`), "no page after the last")
 		lastRow := eval[[]string](t, tb, `[...`+last+`.querySelectorAll(".answer-table tbody tr:last-child td")].map((c) => c.textContent)`)
 		assert.Equal(t, []string{"no price", answer.NullText}, lastRow, "NULL sorts after every number")
+	})
+
+	// README: results longer than 20 rows come in pages of 10; 20 rows
+	// show whole.
+	t.Run("pages from the 21st row", func(t *testing.T) {
+		for _, tt := range []struct {
+			rows, shown int
+			where       string
+		}{{20, 20, ""}, {21, 10, "1–10 of 21"}} {
+			r := &warehouse.Result{Columns: []warehouse.Column{
+				{Name: "name", Kind: warehouse.KindText}, {Name: "games", Kind: warehouse.KindNumber}}}
+			for i := range tt.rows {
+				r.Rows = append(r.Rows, []any{fmt.Sprintf("studio %02d", i), int64(100 + i)})
+			}
+			r.RowCount = len(r.Rows)
+			v := newView(&answer.Answer{Question: fmt.Sprintf("%d studios?", tt.rows), Text: answer.ParseText("x"), Result: r, QueryID: fmt.Sprintf("q_p%d", tt.rows)})
+			got := renderLast(t, tb, v, `({
+			  rows: m.querySelectorAll(".answer-table tbody tr").length,
+			  where: m.querySelector(".pager-where")?.textContent || "",
+			})`)
+			assert.EqualValues(t, tt.shown, got["rows"], "%d rows: shown at once", tt.rows)
+			assert.Equal(t, tt.where, got["where"], "%d rows: the pager", tt.rows)
+		}
 	})
 
 	t.Run("wide table says it scrolls", func(t *testing.T) {

@@ -7,6 +7,7 @@ import (
 	"io"
 	"log/slog"
 	"os"
+	"slices"
 	"strings"
 
 	"github.com/analyticsbot/analyticsbot/access"
@@ -233,19 +234,26 @@ func checkAccess(ctx context.Context, c *checkup, cfg bot.Config, db *store.DB) 
 	for _, p := range rules.AllPolicies() {
 		roles = append(roles, pgwarehouse.PolicyRole(cfg.Postgres.ReaderRole, p.Policy()))
 	}
-	switch missing, err := pgwarehouse.MissingRoles(ctx, cfg.DatabaseURL, roles); {
-	case err != nil:
+	missing, err := pgwarehouse.MissingRoles(ctx, cfg.DatabaseURL, roles)
+	if err != nil {
 		c.fail("policy roles: %v", err)
-	case len(missing) > 0:
-		c.warn("the policies have no database roles (%s): the guard alone enforces them; run `analyticsbot access apply`",
+		return
+	}
+	if len(missing) > 0 {
+		c.warn("policies without their database role (%s) are answered as the reader, the guard alone enforcing them: run `analyticsbot access apply`",
 			strings.Join(missing, ", "))
-	default:
+	} else {
 		c.ok("every policy has its database role")
-		for _, r := range roles {
+	}
+	if len(missing) == len(roles) {
+		return
+	}
+	for _, r := range roles {
+		if !slices.Contains(missing, r) {
 			checkSessions(ctx, c, db, r, "`analyticsbot access apply`")
 		}
-		checkDrift(ctx, c, cfg, db, rules)
 	}
+	checkDrift(ctx, c, cfg, db, rules)
 }
 
 // maxDrifts is how many differences of each kind checkDrift shows.

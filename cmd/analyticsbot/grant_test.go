@@ -2,8 +2,15 @@ package main
 
 import (
 	"context"
+	"crypto/hmac"
+	"crypto/pbkdf2"
+	"crypto/sha256"
+	"encoding/base64"
+	"net/url"
 	"os"
 	"path/filepath"
+	"regexp"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -199,8 +206,18 @@ default: support
 	t.Cleanup(func() {
 		_, _ = db.Pool().Exec(context.Background(), `DROP OWNED BY "`+role+`"; DROP ROLE "`+role+`"`)
 	})
+	// docs/access.md: with READER_DATABASE_URL set, every policy role gets
+	// its password.
+	const password = "the-readers-own-pw-42"
+	readerURL, err := url.Parse(dbURL)
+	require.NoError(t, err)
+	readerURL.User = url.UserPassword(reader, password)
+	t.Setenv("READER_DATABASE_URL", readerURL.String())
 	got = runCLI(t, "", "access", "apply")
 	require.NoError(t, got.err, "stderr: %s", got.stderr)
+	var verifier string
+	require.NoError(t, db.Pool().QueryRow(ctx, `SELECT coalesce(rolpassword, '') FROM pg_authid WHERE rolname = $1`, role).Scan(&verifier))
+	assert.True(t, scramMatches(t, verifier, password), "the policy role's password is READER_DATABASE_URL's (verifier %q)", verifier)
 	assert.Equal(t, "policy support: role "+role+" may read exactly what the policy allows in marts\n"+
 		"policy support: role "+role+" may execute marts.tidy(text), which what it reads calls\n"+
 		"PUBLIC may no longer execute marts.salary_total(), marts.tidy(text): only the roles whose views or row-level security policies call them may\n"+
@@ -230,4 +247,27 @@ default: support
 	require.NoError(t, db.Pool().QueryRow(ctx, `SELECT has_table_privilege($1, 'marts.salaries', 'SELECT')`, role).Scan(&salaries))
 	assert.False(t, salaries, "nothing the policy does not name")
 	assert.ErrorIs(t, runCLI(t, "", "access", "revoke").err, errUsage, "a usage error")
+}
+
+// scramMatches reports whether a SCRAM-SHA-256 verifier as PostgreSQL
+// stores it ("SCRAM-SHA-256$<iterations>:<salt>$<StoredKey>:<ServerKey>")
+// is password's.
+func scramMatches(t *testing.T, verifier, password string) bool {
+	t.Helper()
+	m := regexp.MustCompile(`^SCRAM-SHA-256\$(\d+):([^$]+)\$([^:]+):`).FindStringSubmatch(verifier)
+	if m == nil {
+		return false
+	}
+	iterations, err := strconv.Atoi(m[1])
+	require.NoError(t, err)
+	salt, err := base64.StdEncoding.DecodeString(m[2])
+	require.NoError(t, err)
+	stored, err := base64.StdEncoding.DecodeString(m[3])
+	require.NoError(t, err)
+	salted, err := pbkdf2.Key(sha256.New, password, salt, iterations, sha256.Size)
+	require.NoError(t, err)
+	mac := hmac.New(sha256.New, salted)
+	mac.Write([]byte("Client Key"))
+	sum := sha256.Sum256(mac.Sum(nil))
+	return hmac.Equal(sum[:], stored)
 }

@@ -47,6 +47,7 @@ func addTestLogs(t *testing.T, db *store.DB) {
 			NodeTime: map[string]time.Duration{"generate_sql": msec(80), "execute_sql": msec(200)}},
 		{Question: "Tell me a joke", Intent: "off_topic", Total: msec(400), ModelCalls: 1, PromptTokens: 300},
 		{Question: "and by tag?", Intent: "follow_up", ErrorKind: "query_timeout", Total: msec(1000), UserID: "U42", ChannelID: "C7",
+			Policy: "analysts", Role: "analyticsbot_reader_x_analysts",
 			ErrorDetail: "query timed out: canceling statement due to statement timeout (SQLSTATE 57014)",
 			ModelCalls:  2, PromptTokens: 800, CompletionTokens: 30,
 			NodeTime: map[string]time.Duration{"generate_sql": msec(160), "execute_sql": msec(800)}},
@@ -232,6 +233,14 @@ func TestCLILogsUserAndRef(t *testing.T) {
 	assert.Equal(t, "e-3f9a1c2b", turns[0].ErrorRef)
 	assert.Equal(t, "and by tag?", turns[1].Question)
 	assert.Equal(t, "C7", turns[1].ChannelID)
+	// docs/access.md: --user shows the policy each turn ran under, and the
+	// role it ran as.
+	assert.Equal(t, "analysts", turns[1].Policy)
+	assert.Equal(t, "analyticsbot_reader_x_analysts", turns[1].Role)
+	assert.Empty(t, turns[0].Policy, "a turn under no policy")
+	got = runLogs(t, "--user", "U42")
+	require.NoError(t, got.err)
+	assert.Len(t, lines(got.stdout, `C7\s+analysts\s+follow_up\s+query_timeout\s+"and by tag\?"$`), 1, got.stdout)
 
 	got = runLogs(t, "--ref", "e-00000000")
 	require.NoError(t, got.err)

@@ -49,6 +49,10 @@ func TestProseDefaults(t *testing.T) {
 		{"examples.md", "the first `EXAMPLES_K` (default 3; `0` shows\nnone)", "EXAMPLES_K", "3"},
 		{"examples.md", "verified once N different users gave\nits answers a 👍 (it is then \"verified by N users' 👍\"). Off by default", "EXAMPLES_AUTO_VERIFY", "0"},
 		{"eval.md", "With `ASK_BACK=values` (the default)", "ASK_BACK", "values"},
+		{"scripted-model.md", "| `LLM_TIMEOUT` | the per-call timeout, such as `30s` (default `60s`) |", "LLM_TIMEOUT", "60s"},
+		{"scripted-model.md", "timeout (60s by default) and up to two retries", "LLM_TIMEOUT", "60s"},
+		{"scripted-model.md", "| `LLM_RETRIES` | retries of transient failures (default `2`) |", "LLM_RETRIES", "2"},
+		{"scripted-model.md", "timeout (60s by default) and up to two retries", "LLM_RETRIES", "2"},
 	}
 	docs := map[string]string{}
 	for _, tt := range tests {
