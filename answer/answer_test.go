@@ -165,7 +165,8 @@ func TestIdentifierNumbersKeepTheirDigits(t *testing.T) {
 	for name, want := range map[string]string{
 		"customer_id": "123456", "ids": "123456", "fiscal_year": "123456", "year_released": "123456", "yr": "123456",
 		"country_code": "123456", "zip": "123456", "zipcode": "123456", "postcode": "123456", "phone": "123456",
-		"order_number": "123456", "invoice_no": "123456",
+		"order_number": "123456", "invoice_no": "123456", "year released": "123456", "yearmonth": "123456", "yearweek": "123456",
+		"year-month": "123456", "year (released)": "123456", "yr_total": "123,456",
 		"orders": "123,456", "idle_seconds": "123,456", "yearly_total": "123,456", "years_active": "123,456", "codes_used": "123,456", "number_of_games": "123,456",
 	} {
 		r := &warehouse.Result{Columns: []warehouse.Column{{Name: name, Kind: warehouse.KindNumber}}, Rows: [][]any{{int64(123456)}}}

@@ -170,9 +170,10 @@ func UnitOfComment(comment string) (Unit, bool) {
 }
 
 // identifierName matches the names of number columns that are not
-// quantities: ids, years, codes, phone numbers, or a name that starts
-// with the year ("year_released"). Their digits are shown as they are.
-var identifierName = regexp.MustCompile(`(^|_)(id|ids|year|yr|code|zip|zipcode|postcode|phone|number|no)$|^(year|yr)_`)
+// quantities: ids, years, codes, phone numbers, or a name whose first
+// word is the year ("year_released", "year released", "yearmonth"; not
+// "yearly_total" or "years_active"). Their digits are shown as they are.
+var identifierName = regexp.MustCompile(`(^|_)(id|ids|year|yr|code|zip|zipcode|postcode|phone|number|no)$|^year($|[^a-z]|month|week)`)
 
 // unitOf returns the unit a column's name announces: a currency code or
 // percent as its last word.

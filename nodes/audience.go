@@ -3,6 +3,7 @@ package nodes
 import (
 	"context"
 	"fmt"
+	"strings"
 
 	"github.com/analyticsbot/analyticsbot/answer"
 	"github.com/analyticsbot/analyticsbot/warehouse"
@@ -34,6 +35,9 @@ func (s *State) Private() bool { return s.Audience == AudienceAsker }
 // in a channel with a ceiling: their turns, results and buttons live there,
 // never in the channel's threads.
 func PrivateThread(channel, user string) string { return channel + ":private:" + user }
+
+// isPrivateThread reports whether thread is one PrivateThread names.
+func isPrivateThread(thread string) bool { return strings.Contains(thread, ":private:") }
 
 // KeptIn is the thread the run's turn and results are kept in: the
 // asker's private thread for an answer beyond the channel's ceiling, else

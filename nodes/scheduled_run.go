@@ -66,8 +66,10 @@ func (n *Nodes) RunSchedule(ctx context.Context, s *State) error {
 		return nil
 	}
 	s.Answer = n.runHeading(s, run) + "\n" + plainSummary(res)
-	// What the answer it was made from assumed, while its thread keeps it.
-	s.Assumptions, _ = n.assumptionsOf(ctx, sch.SourceThread, sch.QueryID)
+	if sawSource(sch) {
+		// What the answer it was made from assumed, read from its thread.
+		s.Assumptions, _ = n.assumptionsOf(ctx, sch.SourceThread, sch.QueryID)
+	}
 	if sch.Format == string(schedule.FormatCSV) {
 		n.scheduledCSV(ctx, s, r, res)
 	}
@@ -191,4 +193,19 @@ func (n *Nodes) scheduledCSV(ctx context.Context, s *State, r warehouse.Runnable
 	if note := exportNote(st); note != "" {
 		s.Answer += " " + note
 	}
+}
+
+// sawSource reports whether the people a run posts to saw the answer its
+// schedule was made from, so that what that answer assumed (the model's
+// words about the data) may be shown with the run: its owner alone (a
+// direct message), the web chat's and the command line's thread, or the
+// channel it was answered in, unless it was answered there for its asker
+// alone. A run into another channel, which may have a ceiling the answer
+// was not held to, shows none.
+func sawSource(sch store.Schedule) bool {
+	switch {
+	case sch.Surface != SurfaceSlack, sch.DestKind == string(schedule.DestDM):
+		return true
+	}
+	return sch.DestChannel == sch.SourceChannel && !isPrivateThread(sch.SourceThread)
 }

@@ -186,8 +186,10 @@ func TestExamples(t *testing.T) {
 			var got struct {
 				Domain   string   `json:"domain"`
 				Examples []string `json:"examples"`
+				Demo     bool     `json:"demo"`
 			}
 			require.NoError(t, json.Unmarshal(data, &got), "body %s", data)
+			assert.True(t, got.Demo, "README: it says the offline demo's scripted model answers")
 			assert.Equal(t, b.Config().Domain, got.Domain, "domain")
 			assert.NotEmpty(t, got.Domain, "domain")
 			assert.Equal(t, tt.want, got.Examples, "examples")

@@ -167,6 +167,45 @@ func TestBrowserRendering(t *testing.T) {
 		}
 	})
 
+	// README: bars turn sideways when their labels need room; a line
+	// labels as many points as fit, always the last.
+	t.Run("charts make room for their labels", func(t *testing.T) {
+		read := `(() => {
+		  const cats = [...m.querySelectorAll(".answer-chart svg .chart-cat")];
+		  return { anchors: [...new Set(cats.map((c) => c.getAttribute("text-anchor")))], labels: cats.length,
+		    last: cats.length ? cats[cats.length - 1].textContent : "" };
+		})()`
+		bars := func(cats []string) *replyView {
+			values := make([]float64, len(cats))
+			for i := range values {
+				values[i] = float64(10 + i)
+			}
+			return &replyView{Kind: answer.KindAnswer, Text: answer.Plain("x"),
+				Chart: &chartView{Type: "bar", Title: "Games", Categories: cats, Series: []seriesValue{{Name: "games", Values: values}}}}
+		}
+		short := renderLast(t, tb, bars([]string{"A", "B", "C", "D"}), read)
+		assert.Equal(t, []any{"middle"}, short["anchors"], "short labels sit under upright bars")
+		var long []string
+		for i := range 12 {
+			long = append(long, fmt.Sprintf("A rather long publisher name %02d", i))
+		}
+		wide := renderLast(t, tb, bars(long), read)
+		assert.Equal(t, []any{"end"}, wide["anchors"], "long labels turn the bars sideways, each label left of its bar")
+		assert.EqualValues(t, 12, wide["labels"], "every bar labelled")
+
+		var days []string
+		var values []float64
+		for i := range 90 {
+			days = append(days, fmt.Sprintf("2019-%02d-%02d", 1+i/28, 1+i%28))
+			values = append(values, float64(i))
+		}
+		line := renderLast(t, tb, &replyView{Kind: answer.KindAnswer, Text: answer.Plain("x"),
+			Chart: &chartView{Type: "line", Title: "Daily", Categories: days, Series: []seriesValue{{Name: "n", Values: values}}}}, read)
+		assert.Less(t, line["labels"], 90.0, "not every one of 90 points labelled")
+		assert.Greater(t, line["labels"], 2.0, "but as many as fit")
+		assert.Equal(t, days[89], line["last"], "the last point always")
+	})
+
 	t.Run("wide table says it scrolls", func(t *testing.T) {
 		r := &warehouse.Result{}
 		row := []any{}

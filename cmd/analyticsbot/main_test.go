@@ -316,9 +316,6 @@ func TestCLI(t *testing.T) {
 		require.NoError(t, got.err, "stderr: %s", got.stderr)
 		assert.Contains(t, got.stderr, `{"Name":"bot.context"`, "context has a span of its own")
 		assert.Contains(t, got.stderr, `{"Name":"SELECT"`, "with its statements below it")
-		got = runCLI(t, "", "logs")
-		require.NoError(t, got.err, "stderr: %s", got.stderr)
-		assert.NotContains(t, got.stderr, `{"Name":"`, "logs sets up no tracing")
 	})
 	t.Run("ask json", func(t *testing.T) {
 		got := runCLI(t, "", "ask", "--json", q2018)

@@ -37,7 +37,7 @@ func (s Settings) Check() (claims map[string]any, err error) {
 		switch err := json.Unmarshal([]byte(s.SecurityContext), &claims); {
 		case err != nil:
 			errs = append(errs, fmt.Errorf("CUBE_SECURITY_CONTEXT must be a JSON object: %w", err))
-		case claims[identityClaim] != nil:
+		case hasKey(claims, identityClaim):
 			// It would replace who asks, which row scoping reads.
 			errs = append(errs, fmt.Errorf("CUBE_SECURITY_CONTEXT may not set %q: the bot says there who each query is for", identityClaim))
 		}
@@ -62,4 +62,10 @@ func Open(s Settings, log *slog.Logger) (*Backend, error) {
 		return nil, fmt.Errorf("CUBE_API_URL: %w", err)
 	}
 	return New(c, Config{Logger: log}), nil
+}
+
+// hasKey reports whether m sets key, to any value, null included.
+func hasKey(m map[string]any, key string) bool {
+	_, ok := m[key]
+	return ok
 }

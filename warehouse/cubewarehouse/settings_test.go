@@ -44,6 +44,8 @@ func TestSettingsOpen(t *testing.T) {
 			s.SecurityContext = `{"tenant": "eu", "analyticsbot": {"user_email": "boss@corp.test"}}`
 		},
 			[]string{`CUBE_SECURITY_CONTEXT may not set "analyticsbot": the bot says there who each query is for`}},
+		{"security context that clears who asks", func(s *Settings) { s.SecurityContext = `{"analyticsbot": null}` },
+			[]string{`CUBE_SECURITY_CONTEXT may not set "analyticsbot"`}},
 		{"negative timeout", func(s *Settings) { s.Timeout = -time.Second },
 			[]string{"CUBE_TIMEOUT must be a duration above 0, such as 30s, got -1s"}},
 		{"no URL", func(s *Settings) { s.APIURL = "" },
