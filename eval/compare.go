@@ -7,6 +7,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/analyticsbot/analyticsbot/answer"
 	"github.com/analyticsbot/analyticsbot/warehouse"
 )
 
@@ -20,14 +21,14 @@ const defaultTolerance = 1e-6
 // column unless m.ExtraColumns; rows in the same order when m.Ordered.
 func sameRows(want, got [][]any, m Match) (bool, string) {
 	if len(want) != len(got) {
-		return false, fmt.Sprintf("%s, want %d", count(len(got), "row"), len(want))
+		return false, fmt.Sprintf("%s, want %d", answer.Plural(len(got), "row", "rows"), len(want))
 	}
 	if len(want) == 0 {
 		return true, ""
 	}
 	wcols, gcols := len(want[0]), len(got[0])
 	if gcols < wcols || (gcols > wcols && !m.ExtraColumns) {
-		return false, fmt.Sprintf("%s, want %d", count(gcols, "column"), wcols)
+		return false, fmt.Sprintf("%s, want %d", answer.Plural(gcols, "column", "columns"), wcols)
 	}
 	tol := m.Tolerance
 	if tol <= 0 {
@@ -156,12 +157,4 @@ func sortedRows(rows [][]any) [][]any {
 		return len(a) - len(b)
 	})
 	return out
-}
-
-// count says n things: "1 row", "3 rows".
-func count(n int, thing string) string {
-	if n == 1 {
-		return "1 " + thing
-	}
-	return fmt.Sprintf("%d %ss", n, thing)
 }
