@@ -263,11 +263,7 @@ func TestThreadGivesItsLast100Turns(t *testing.T) {
 	}
 	resp, body := doJSON(t, srv, http.MethodGet, "/api/threads/"+thread, nil, bearerOf(httpSecret))
 	require.Equal(t, http.StatusOK, resp.StatusCode, "%s", body)
-	var got struct {
-		Turns []struct {
-			User string `json:"user"`
-		} `json:"turns"`
-	}
+	var got threadResponse
 	require.NoError(t, json.Unmarshal(body, &got))
 	require.Len(t, got.Turns, 100)
 	assert.Equal(t, "question 10", got.Turns[0].User, "the oldest of the last 100")
