@@ -37,6 +37,7 @@ func TestBot(t *testing.T) {
 		{"SchedulesOff", testSchedulesOff},
 		{"ErrorTextsHoldNoData", testErrorTextsHoldNoData},
 		{"MaskedValuesNotShown", testMaskedValuesNotShown},
+		{"MaskedValuesNotInExamples", testMaskedValuesNotInExamples},
 		{"PolicyRoles", testPolicyRoles},
 		{"ChannelCeiling", testChannelCeiling},
 		{"CeilingRoles", testCeilingRoles},
