@@ -42,6 +42,7 @@ func TestBot(t *testing.T) {
 		{"ChannelCeiling", testChannelCeiling},
 		{"CeilingRoles", testCeilingRoles},
 		{"ExportAfterPolicyChange", testExportAfterPolicyChange},
+		{"ExportAfterMask", testExportAfterMask},
 		{"ScheduledRunRows", testScheduledRunRows},
 		{"DatabaseDown", testDatabaseDown},
 		{"SilentDatabase", testSilentDatabase},
