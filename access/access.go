@@ -19,6 +19,7 @@ import (
 	"slices"
 	"strings"
 	"sync/atomic"
+	"unicode"
 
 	"gopkg.in/yaml.v3"
 
@@ -509,6 +510,9 @@ func (r *Rules) policy(n yaml.Node) (*Policy, error) {
 	}
 	if strings.Contains(pf.Name, withinMark) {
 		return nil, fmt.Errorf("policy %q: a name may not hold %q, which names a policy within a channel's ceiling", pf.Name, withinMark)
+	}
+	if strings.IndexFunc(pf.Name, unicode.IsControl) >= 0 {
+		return nil, fmt.Errorf("policy %q: a name may not hold control characters", pf.Name)
 	}
 	for _, g := range pf.Groups {
 		if _, ok := r.groups[g]; !ok {

@@ -121,6 +121,10 @@ func TestCeilingErrors(t *testing.T) {
 	}
 	_, err := Parse([]byte("policies:\n  - name: a∩b\n    tables: [a.b]\ndefault: none\n"))
 	assert.ErrorContains(t, err, `line 2: policy "a∩b": a name may not hold "∩"`)
+	// Backends keep a view per policy name; the one for examples shown to
+	// a policy's users (warehouse.PermitsShown) ends in a control character.
+	_, err = Parse([]byte("policies:\n  - name: \"a\\0masks denied\"\n    tables: [a.b]\ndefault: none\n"))
+	assert.ErrorContains(t, err, `line 2: policy "a\x00masks denied": a name may not hold control characters`)
 	_, err = Parse([]byte("policies:\n  - name: none\n    tables: [a.b]\ndefault: none\nchannel_ceilings:\n  - channels: [C0GEN]\n    policy: none\n"))
 	assert.ErrorContains(t, err, `line 2: a policy needs a name (not "none")`, "policy: none never names a policy")
 }

@@ -9,6 +9,7 @@ import (
 	"log/slog"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -265,6 +266,96 @@ func testMaskedValuesNotShown(t *testing.T, e *testEnv) {
 			}
 			assert.NotContains(t, gc.Prompt, column+":", "the context's prompt")
 			assert.NotContains(t, listed, column, "the context's matched values")
+		})
+	}
+}
+
+// testMaskedValuesNotInExamples: another person's verified question and
+// its SQL are data, and a masked column's value compared in them is that
+// column's: an example naming one is shown to no one whose policy (or
+// channel's ceiling) masks or denies the column, not in the generator's
+// prompt, the questions suggested, nor MCP's verified queries.
+func testMaskedValuesNotInExamples(t *testing.T, e *testEnv) {
+	ctx := context.Background()
+	var suffix [4]byte
+	_, _ = rand.Read(suffix[:])
+	schema := "abt_maskedex_" + hex.EncodeToString(suffix[:])
+	own, err := store.Open(ctx, e.url, store.WithSchema(schema))
+	require.NoError(t, err)
+	require.NoError(t, own.Migrate(ctx))
+	own.Close()
+	t.Cleanup(func() {
+		_, err := e.admin.Pool().Exec(context.Background(), "DROP SCHEMA "+schema+" CASCADE")
+		assert.NoError(t, err)
+	})
+	path, ceiling := ceilingFile(t)
+	cfg := testConfig(t, e, script(`  - step: generate_sql
+    reply: '{"sql": "SELECT 1 AS n", "assumptions": [], "explanation": "x"}'
+`))
+	cfg.AccessFile, cfg.Postgres.Schemas, cfg.BotSchema = path, []string{"hr", "analytics"}, schema
+	b := startBot(t, cfg)
+
+	const (
+		address = "Is ann@corp.test one of our employees?"
+		title   = "How many genres does Counter-Strike have?"
+	)
+	examples := []store.Example{
+		{Question: address, Query: "SELECT count(*) AS n FROM hr.employees WHERE email = 'ann@corp.test'"},
+		{Question: title, Query: "SELECT count(*) AS n FROM analytics.app_genres g JOIN analytics.apps a ON a.app_id = g.app_id WHERE a.name = 'Counter-Strike'"},
+	}
+	for i, ex := range examples {
+		ex.Backend, ex.Fingerprint = "postgres", "fp-masked-"+strconv.Itoa(i)
+		ex.Source, ex.Status, ex.ProposedBy, ex.VerifiedBy = store.SourceAdmin, store.StatusVerified, "UADMIN", "UADMIN"
+		added, _, err := b.DB().AddExample(ctx, ex)
+		require.NoError(t, err)
+		// Used the most: first in every list of questions to try.
+		require.NoError(t, b.DB().MarkExamplesUsed(ctx, []int64{added.ID, added.ID}))
+	}
+
+	tests := []struct {
+		policy  int // in bottest.AccessPolicies' order
+		channel string
+		shown   [2]bool // address, title
+	}{
+		{policy: 0, channel: "CDATA", shown: [2]bool{true, true}},
+		{policy: 1, channel: "CDATA", shown: [2]bool{false, true}},  // the addresses masked
+		{policy: 2, channel: "CDATA", shown: [2]bool{false, false}}, // the addresses denied, the titles masked
+		{policy: 1, channel: ceiling, shown: [2]bool{false, false}}, // the ceiling (everyone) masks the titles
+	}
+	for _, tt := range tests {
+		policy, user := bottest.AccessPolicies[tt.policy], bottest.AccessUsers[tt.policy]
+		t.Run(policy+"/"+tt.channel, func(t *testing.T) {
+			// Offered where a conversation starts (the web's welcome,
+			// Slack's suggested prompts: no channel, so no ceiling), under
+			// a decline in the channel, and to MCP clients (no ceiling).
+			offered := map[string][]string{}
+			if tt.channel == "CDATA" {
+				m := bot.Message{UserID: user, ChannelID: tt.channel}
+				offered["the questions suggested"] = b.SuggestedQuestions(ctx, m, 10)
+				verified, err := b.VerifiedQueries(ctx, m, 10)
+				require.NoError(t, err)
+				for _, v := range verified {
+					offered["MCP's verified queries"] = append(offered["MCP's verified queries"], v.Question)
+				}
+			}
+			declined, _ := askSeeingIn(t, b, user, tt.channel, "tell me a joke")
+			require.Equal(t, nodes.IntentOffTopic, declined.Intent)
+			offered["a decline's questions to try"] = declined.Reply.Questions
+			for i, ex := range examples {
+				_, seen := askSeeingIn(t, b, user, tt.channel, ex.Question)
+				if tt.shown[i] {
+					assert.Contains(t, seen["a prompt"], ex.Query, "the generator's prompt")
+				} else {
+					assert.NotContains(t, seen["a prompt"], ex.Query, "the generator's prompt")
+				}
+				for where, questions := range offered {
+					if tt.shown[i] {
+						assert.Contains(t, questions, ex.Question, where)
+					} else {
+						assert.NotContains(t, questions, ex.Question, where)
+					}
+				}
+			}
 		})
 	}
 }

@@ -96,24 +96,35 @@ func policyRoles(ctx context.Context, cfg Config, log *slog.Logger) (map[string]
 	if err != nil {
 		return nil, err
 	}
-	roles := map[string]string{}
-	var names []string
-	for _, p := range rules.AllPolicies() {
-		roles[p.Policy()] = pgwarehouse.PolicyRole(cfg.Postgres.ReaderRole, p.Policy())
-		names = append(names, roles[p.Policy()])
-	}
-	missing, err := pgwarehouse.MissingRoles(ctx, cfg.DatabaseURL, names)
+	roles, missing, err := PolicyRoles(ctx, cfg, rules)
 	if err != nil {
 		return nil, err
 	}
 	if len(missing) > 0 {
 		log.WarnContext(ctx, "some access policies have no database role yet: run `analyticsbot access apply`; until then their questions run as the reader and the guard alone enforces them",
 			"missing", missing)
-		for p, role := range roles {
-			if slices.Contains(missing, role) {
-				delete(roles, p)
-			}
-		}
 	}
 	return roles, nil
+}
+
+// PolicyRoles looks up the database role of each of rules' policies (and
+// of each within a channel's ceiling): roles maps each policy whose role
+// exists to it, and missing names the roles `analyticsbot access apply`
+// has not created yet, in the order of the policies.
+func PolicyRoles(ctx context.Context, cfg Config, rules *access.Rules) (roles map[string]string, missing []string, err error) {
+	roles = map[string]string{}
+	var names []string
+	for _, p := range rules.AllPolicies() {
+		roles[p.Policy()] = pgwarehouse.PolicyRole(cfg.Postgres.ReaderRole, p.Policy())
+		names = append(names, roles[p.Policy()])
+	}
+	if missing, err = pgwarehouse.MissingRoles(ctx, cfg.DatabaseURL, names); err != nil {
+		return nil, nil, err
+	}
+	for p, role := range roles {
+		if slices.Contains(missing, role) {
+			delete(roles, p)
+		}
+	}
+	return roles, missing, nil
 }

@@ -189,7 +189,7 @@ func (b *Bot) VerifiedQueries(ctx context.Context, m Message, limit int) ([]stor
 			if len(out) == limit {
 				break
 			}
-			if s.Policy != "" && warehouse.Permits(ctx, b.backend, e.Query) != nil {
+			if s.Policy != "" && warehouse.PermitsShown(ctx, b.backend, e.Query) != nil {
 				continue
 			}
 			out = append(out, e)

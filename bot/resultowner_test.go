@@ -129,3 +129,45 @@ func testScheduledRunRows(t *testing.T, e *testEnv) {
 	assert.Positive(t, other.DBTime, "another member's export is run for them")
 	assert.Equal(t, "games\n8160\n", exportedCSV(t, other))
 }
+
+// testExportAfterMask: the asker's own Export CSV of an answer whose rows
+// hold a column their policy has masked since (the policy keeps its name)
+// hands over no cached row, and says why; Show SQL still shows the query,
+// whose names the policy may read.
+func testExportAfterMask(t *testing.T, e *testEnv) {
+	before := filepath.Join(t.TempDir(), "access.yaml")
+	require.NoError(t, os.WriteFile(before, []byte(bottest.AccessFile("everyone")), 0o600))
+	after := filepath.Join(t.TempDir(), "access.yaml")
+	masked := strings.Replace(bottest.AccessFile("everyone"), `mask_columns: ["hr.employees.email"]`,
+		`mask_columns: ["hr.employees.email", "analytics.apps.name"]`, 1)
+	require.NotEqual(t, bottest.AccessFile("everyone"), masked)
+	require.NoError(t, os.WriteFile(after, []byte(masked), 0o600))
+	rules := script(bottest.AccessRules())
+	analysts := newBot(t, e, rules, func(c *bot.Config) { c.AccessFile, c.Postgres.Schemas = before, bottest.AccessSchemas })
+	since := newBot(t, e, rules, func(c *bot.Config) { c.AccessFile, c.Postgres.Schemas = after, bottest.AccessSchemas })
+
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	ana := bot.Message{ThreadID: bot.NewThreadID(), UserID: "UANA", ChannelID: "CDATA"}
+	asked := ana
+	asked.Text = bottest.AccessCases[0].Question(caseIndex(t, "masked column returned"))
+	s, _, err := analysts.AskState(ctx, asked)
+	require.NoError(t, err)
+	require.Empty(t, s.ErrorKind, "detail %s", s.ErrorDetail)
+	require.NotEmpty(t, s.Result.Rows, "the titles, which the analysts may read")
+	title := s.Result.Rows[0][0].(string)
+
+	p, _, err := since.PressState(ctx, ana, string(nodes.IntentExportCSV), s.QueryID)
+	require.NoError(t, err)
+	assert.Equal(t, nodes.ErrInvalidQuery, p.ErrorKind, "detail %s", p.ErrorDetail)
+	assert.False(t, p.HasCSV(), "no CSV")
+	assert.Empty(t, p.Result.Rows, "no cached row")
+	assert.Equal(t, "That answer returns a column you may not read in full, so I can't export it. Ask the question again for a fresh result.", p.ResponseText)
+	assert.NotContains(t, p.ResponseText, title)
+
+	p, _, err = since.PressState(ctx, ana, string(nodes.IntentShowSQL), s.QueryID)
+	require.NoError(t, err)
+	require.Empty(t, p.ErrorKind, "detail %s", p.ErrorDetail)
+	require.NotNil(t, p.Reply.Query)
+	assert.Contains(t, p.Reply.Query.Text, "analytics.apps")
+}

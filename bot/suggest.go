@@ -82,7 +82,7 @@ func (b *Bot) questionsToTry(ctx context.Context, n int) []string {
 		if len(out) == n {
 			break
 		}
-		switch err := warehouse.Permits(ctx, b.backend, e.Query); {
+		switch err := warehouse.PermitsShown(ctx, b.backend, e.Query); {
 		case err == nil:
 		case slices.Contains([]warehouse.ErrorKind{warehouse.Invalid, warehouse.Unsafe, warehouse.Forbidden}, warehouse.KindOf(err)):
 			continue

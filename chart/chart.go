@@ -394,7 +394,11 @@ func label(v any) string {
 	default:
 		s = fmt.Sprint(x)
 	}
-	return strings.Join(strings.Fields(s), " ")
+	if s = strings.Join(strings.Fields(s), " "); s == "" {
+		// Empty or blank text: a category or series needs a label.
+		return "(blank)"
+	}
+	return s
 }
 
 // fitLabels cuts labels to MaxLabel characters, keeping them apart: a cut
@@ -427,11 +431,13 @@ func fit(s string, n int) string {
 	return strings.TrimSpace(string(r[:n-1])) + "…"
 }
 
-// humanize turns a column name into words: avg_price_gbp → "Avg price gbp".
+// humanize turns a column name into words: avg_price_gbp → "Avg price gbp";
+// a name of no words ("_", " ") is "Value": a chart's series, axes and
+// title each need one.
 func humanize(name string) string {
-	s := strings.TrimSpace(strings.ReplaceAll(name, "_", " "))
+	s := strings.Join(strings.Fields(strings.ReplaceAll(name, "_", " ")), " ")
 	if s == "" {
-		return s
+		return "Value"
 	}
 	r, size := utf8.DecodeRuneInString(s)
 	return strings.ToUpper(string(r)) + s[size:]

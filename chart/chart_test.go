@@ -257,3 +257,28 @@ func TestChooseBounds(t *testing.T) {
 	_, ok = Choose(pivoted(7), "q", Hint{})
 	assert.False(t, ok, "no chart of 7 series")
 }
+
+// Slack refuses a chart with a series, category or axis label of no
+// characters, and a column named "_" or a blank text value would make
+// one: each is named instead ("Value", "(blank)").
+func TestChooseNamesWhatHasNoName(t *testing.T) {
+	t.Parallel()
+	s, ok := Choose(result(cols("region:text", "_:number"), []any{"north", int64(3)}, []any{"", int64(5)}, []any{"south", int64(4)}), "sales by region", Hint{})
+	require.True(t, ok)
+	s = ForSlack(s)
+	assert.Equal(t, []string{"north", "(blank)", "south"}, s.Categories)
+	require.Len(t, s.Series, 1)
+	assert.Equal(t, "Value", s.Series[0].Name)
+	assert.Equal(t, "Value", s.YLabel)
+	assert.Equal(t, "Value by region", s.Title)
+
+	s, ok = Choose(result(cols("year:number", "kind:text", " :number"),
+		[]any{int64(2020), "", int64(1)}, []any{int64(2020), "b", int64(2)},
+		[]any{int64(2021), "", int64(3)}, []any{int64(2021), "b", int64(4)}), "by year and kind", Hint{})
+	require.True(t, ok)
+	var names []string
+	for _, ser := range ForSlack(s).Series {
+		names = append(names, ser.Name)
+	}
+	assert.Equal(t, []string{"(blank)", "b"}, names, "a blank value names a series too")
+}

@@ -37,7 +37,7 @@ func (n *Nodes) ExportCSV(ctx context.Context, s *State) error {
 	s.CSVFilename = slug(cached.Question) + "-" + cached.QueryID + ".csv"
 	// Cached rows are handed over only while the presser's policy lets
 	// them read the query: the access file may have changed since it ran.
-	if !n.mayRead(ctx, s, cached.Query) {
+	if !n.mayTake(ctx, s, cached.Query) {
 		return nil
 	}
 
@@ -88,12 +88,36 @@ func exportNote(st warehouse.ExportStats) string {
 // mayRead reports whether the presser's access policy lets them see q
 // (Show SQL names tables and columns): with an access file, q is checked
 // as new under their policy, and refused with access_denied when it
-// reaches outside it. Without one, everyone may.
+// reaches outside it; one written for another backend (BACKEND changed
+// since) cannot be checked, and is refused as such. Without an access
+// file, everyone may.
 func (n *Nodes) mayRead(ctx context.Context, s *State, q warehouse.Query) bool {
-	if warehouse.CallerOf(ctx).Access == nil || q.Backend != n.Warehouse.Name() {
+	if warehouse.CallerOf(ctx).Access == nil {
 		return true
 	}
+	if !n.ours(s, q) {
+		return false
+	}
 	if err := warehouse.Permits(ctx, n.Warehouse, q.Text); warehouse.KindOf(err) == warehouse.Forbidden {
+		dataFailure(s, err)
+		return false
+	}
+	return true
+}
+
+// mayTake reports whether the presser may take q's cached rows: with an
+// access file, only while q passes the guard as new under their policy.
+// Stricter than mayRead: a column their policy has masked since the query
+// ran would come back to them in the rows, and a check that cannot be
+// made (the catalog unreadable) hands nothing over.
+func (n *Nodes) mayTake(ctx context.Context, s *State, q warehouse.Query) bool {
+	if warehouse.CallerOf(ctx).Access == nil {
+		return true
+	}
+	if !n.ours(s, q) {
+		return false
+	}
+	if err := warehouse.Permits(ctx, n.Warehouse, q.Text); err != nil {
 		dataFailure(s, err)
 		return false
 	}

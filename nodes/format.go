@@ -213,6 +213,11 @@ func newErrorRef() string {
 var beyondDataClasses = []string{"sleep", "file_access", "code_execution", "dynamic_sql", "foreign_data", "side_effect",
 	"session_change", "setting_change", "system_catalog", "explain", "name_resolution", "unbounded_work"}
 
+// classColumns is the class (sqlguard.ClassColumns; Cube's backend uses it
+// too) of a query refused for returning a column the policy masks or
+// denies, or a whole row holding one.
+const classColumns = "columns_not_allowed"
+
 // errorText is the reply's text for the failure on s, and the questions to
 // try instead. The text is whole alone: it never introduces the questions
 // ("for example:"), which each surface shows under its own heading, because
@@ -239,8 +244,17 @@ func (n *Nodes) errorText(ctx context.Context, s *State) (string, []string) {
 		}
 		return "I can only read data, never change it, so I can't run that. Ask a question about the data instead.", examples()
 	case ErrInvalidQuery:
-		if strings.HasPrefix(s.ErrorDetail, otherBackendDetail) {
+		switch {
+		case strings.HasPrefix(s.ErrorDetail, otherBackendDetail) && (s.Intent == IntentShowSQL || s.Intent == IntentExplain):
+			// Under an access file: nothing can check it against the
+			// presser's policy (mayRead).
+			return "The query behind that answer was written for another data source than the one I answer from now, so I can't check that you may see it. Ask the question again for a fresh result.", nil
+		case strings.HasPrefix(s.ErrorDetail, otherBackendDetail):
 			return "The query behind that answer was written for another data source than the one I answer from now, so I can't run it. Ask the question again for a fresh result.", nil
+		case s.Intent == IntentExportCSV && s.ErrorClass == classColumns:
+			// The presser's policy masks, since the answer, a column it
+			// returns (mayTake).
+			return "That answer returns a column you may not read in full, so I can't export it. Ask the question again for a fresh result.", nil
 		}
 		if s.Intent == IntentExportCSV || s.Intent == IntentShowSQL {
 			return "The query behind that answer no longer runs against the database (the tables may have changed). Ask the question again for a fresh result.", nil

@@ -197,16 +197,17 @@ func (n *Nodes) retrieveExamples(ctx context.Context, s *State, cat *warehouse.C
 			}
 		}
 		// Under an access policy, an example must pass the guard for this
-		// user: its SQL would show the model a column they may not read.
-		// In a channel whose ceiling caps them it must pass the ceiling's
-		// too: another person's question and the values its SQL names are
-		// data, like the stored values (valuesCtx above).
+		// user, their masked columns counted as denied: its SQL would show
+		// the model a column they may not read, or a masked column's value
+		// compared in it. In a channel whose ceiling caps them it must pass
+		// the ceiling's too: another person's question and the values its
+		// SQL names are data, like the stored values (valuesCtx above).
 		if c := warehouse.CallerOf(ctx); c.Access != nil {
-			if err := warehouse.Permits(ctx, n.Warehouse, e.Query); err != nil {
+			if err := warehouse.PermitsShown(ctx, n.Warehouse, e.Query); err != nil {
 				continue
 			}
 			if c.Shared != nil {
-				if err := warehouse.Permits(warehouse.SharedCaller(ctx), n.Warehouse, e.Query); err != nil {
+				if err := warehouse.PermitsShown(warehouse.SharedCaller(ctx), n.Warehouse, e.Query); err != nil {
 					continue
 				}
 			}

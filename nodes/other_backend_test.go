@@ -83,4 +83,27 @@ func TestStoredQueryOfAnotherBackend(t *testing.T) {
 		assert.Contains(t, shown, "*Query for:* "+valveQuestion, "not called SQL: the backend was not asked to lay it out")
 		assert.Contains(t, shown, cubeSQL, "the query as it was stored")
 	})
+
+	// Under an access file nothing can check the stored text against the
+	// presser's policy (the current backend's guard does not read Cube's
+	// queries), so Show SQL and Explain refuse it, saying why.
+	t.Run("show SQL and explain under an access policy", func(t *testing.T) {
+		t.Parallel()
+		n, _ := newNodes(t, nil)
+		thread := threadID(t)
+		addCubeTurn(t, thread)
+		pctx := warehouse.WithCaller(ctx, warehouse.Caller{UserID: "U1", Access: everything{}})
+		for _, tt := range []struct {
+			intent Intent
+			run    func(context.Context, *State) error
+		}{{IntentShowSQL, n.ShowSQL}, {IntentExplain, n.Explain}} {
+			s := State{UserQuery: "[button] " + string(tt.intent), UserID: "U1", ThreadTS: thread, Intent: tt.intent, ReferencedQueryID: cubeID}
+			require.NoError(t, tt.run(pctx, &s))
+			assert.Equal(t, ErrInvalidQuery, s.ErrorKind, "%s: error kind (detail %q)", tt.intent, s.ErrorDetail)
+			require.NoError(t, n.HandleError(pctx, &s))
+			seen := blockkit.PlainText(blockkit.Reply(s.Reply).Blocks)
+			assert.NotContains(t, seen, cubeSQL, "%s: the stored query", tt.intent)
+			assert.Contains(t, seen, "was written for another data source than the one I answer from now, so I can't check that you may see it", "%s: what the user sees", tt.intent)
+		}
+	})
 }

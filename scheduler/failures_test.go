@@ -22,9 +22,11 @@ import (
 // slackStandIn stands for Slack: it keeps what each run posted (and the
 // CSV it carried, read while the file still exists) and what the owners
 // were told; with refuse set, every post fails as Slack being down does,
-// a failure that may pass.
+// a failure that may pass; with panics set, every post panics, as a bug
+// in rendering or posting would.
 type slackStandIn struct {
 	refuse bool
+	panics bool
 	mu     sync.Mutex
 	posts  []bot.Reply
 	csvs   []string
@@ -36,6 +38,10 @@ func (d *slackStandIn) Deliver(_ context.Context, sch store.Schedule, r bot.Repl
 	defer d.mu.Unlock()
 	if d.refuse {
 		return bot.Delivered{}, errors.New("chat.postMessage: service_unavailable")
+	}
+	if d.panics {
+		var blocks map[string]int
+		blocks["section"]++ // assignment to entry in nil map
 	}
 	d.posts = append(d.posts, r)
 	if r.File != nil {
@@ -170,5 +176,24 @@ func TestFailedRunsRetries(t *testing.T) {
 		assert.Equal(t, due.Add(5*time.Minute), got.NextRunAt.UTC(), "the next regular run, not a retry at +6m")
 		r.clk.Set(due.Add(4*time.Minute + 59*time.Second))
 		assert.Zero(t, r.tick(t), "no third attempt before the next run")
+	})
+	// A bug is no failure that may pass: the run that panicked is
+	// recorded as failed, not retried, and its owner told, and the
+	// process (which serves Slack, the web and MCP too) goes on.
+	t.Run("a run that panics", func(t *testing.T) {
+		t.Parallel()
+		b := bottest.New(t, dbURL, "")
+		r := newRuns(t, b, due, scheduler.Options{RetryDelay: time.Minute, Retries: 2}, func(*store.Schedule) {})
+		r.slack.panics = true
+		require.Equal(t, 1, r.tick(t))
+		assert.Equal(t, []string{store.RunFailed + " " + string(nodes.ErrInternal)}, r.runs(t))
+		require.Len(t, r.slack.tells, 1, "the owner is told")
+		assert.Equal(t, "I couldn't run your schedule “Games of 2018” that was due Monday 30 November at 09:00 "+
+			"(something went wrong on my side). I'll try again at the next time, Tuesday 1 December at 09:00.",
+			r.slack.tells[0])
+		got, err := b.DB().ScheduleByID(context.Background(), r.sch.ID)
+		require.NoError(t, err)
+		require.NotNil(t, got.NextRunAt)
+		assert.Equal(t, due.Add(24*time.Hour), got.NextRunAt.UTC(), "no retry planned: the next regular run")
 	})
 }

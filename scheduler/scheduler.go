@@ -14,6 +14,7 @@ import (
 	"fmt"
 	"log/slog"
 	"os"
+	"runtime/debug"
 	"sync"
 	"time"
 
@@ -208,6 +209,12 @@ func (sc *Scheduler) runClaim(ctx context.Context, c store.Claim) {
 		// the claim for a whole lease: from here the two look alike.
 		log.InfoContext(ctx, "taking over a run whose claim lapsed: its runner stopped or lost the database for longer than the lease")
 	}
+	var w schedule.When
+	defer func() {
+		if r := recover(); r != nil {
+			sc.panicked(ctx, log, c, w, r)
+		}
+	}()
 	runCtx, stop := context.WithCancel(ctx)
 	defer stop()
 	go sc.keepClaim(runCtx, log, sch.ID)
@@ -295,6 +302,21 @@ func (sc *Scheduler) runClaim(ctx context.Context, c store.Claim) {
 	sc.b.KeepScheduled(kept, s, where.ThreadID)
 	end.Outcome = store.RunPosted
 	sc.finish(ctx, log, end, w)
+}
+
+// panicked ends a run that panicked (r) rather than take the process
+// down with it, and every surface it serves: logged with its stack,
+// recorded as failed without a retry (it would panic again) and told to
+// its owner, as any failure is. A panic while recording it is logged; the
+// claim then lapses and the run is taken over.
+func (sc *Scheduler) panicked(ctx context.Context, log *slog.Logger, c store.Claim, w schedule.When, r any) {
+	log.ErrorContext(ctx, "scheduled run panicked", "panic", r, "stack", string(debug.Stack()))
+	defer func() {
+		if r := recover(); r != nil {
+			log.ErrorContext(ctx, "recording a panicked scheduled run panicked", "panic", r)
+		}
+	}()
+	sc.failed(context.WithoutCancel(ctx), log, c, w, string(nodes.ErrInternal), fmt.Sprint("panic: ", r), false)
 }
 
 // refused ends a run its surface will not make for the schedule's owner

@@ -41,6 +41,16 @@ func (a *App) helpReply(cmd slack.SlashCommand) commandReply {
 	return ephemeralReply(blockkit.Help(a.cfg.SlashCommand, a.bot.Config().Domain, questions))
 }
 
+// command is onCommand, whose panic (a bug) is answered as one: the
+// command is acknowledged with "something went wrong", or Slack would
+// send it again, to panic again.
+func (a *App) command(cmd slack.SlashCommand, received time.Time) (reply commandReply) {
+	if !a.survive("slash command", func() { reply = a.onCommand(cmd, received) }) {
+		return ephemeralReply(blockkit.Error(textInternal, nil))
+	}
+	return reply
+}
+
 // onCommand answers a slash command at once and queues the question: it
 // is posted in the channel and answered in the thread that starts. It asks
 // Slack nothing: the access check, which may wait on Slack for the

@@ -142,6 +142,21 @@ func (d *dispatcher) started() {
 	d.mu.Unlock()
 }
 
+// survive runs fn, the handling of one envelope of Slack's, and reports
+// whether it returned: a panic (a bug) is logged with its stack instead
+// of taking the process down (Socket Mode reads every envelope in one
+// loop) and the envelope is acknowledged all the same.
+func (a *App) survive(kind string, fn func()) (ok bool) {
+	defer func() {
+		if r := recover(); r != nil {
+			a.log.Error("slack "+kind+" panicked", "panic", r, "stack", string(debug.Stack()))
+			ok = false
+		}
+	}()
+	fn()
+	return true
+}
+
 // prepareJob runs j.prepare; a panic counts as false and is reported.
 func (d *dispatcher) prepareJob(j job) (ok bool) {
 	defer func() {

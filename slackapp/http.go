@@ -141,7 +141,7 @@ func (a *App) serveEvents(w http.ResponseWriter, r *http.Request, body []byte, r
 		_, _ = io.WriteString(w, ch.Challenge)
 		return
 	}
-	a.onEvent(ev, received)
+	a.survive("event", func() { a.onEvent(ev, received) })
 	w.WriteHeader(http.StatusOK)
 }
 
@@ -156,7 +156,7 @@ func (a *App) serveInteractions(w http.ResponseWriter, r *http.Request, body []b
 		http.Error(w, "cannot parse payload", http.StatusBadRequest)
 		return
 	}
-	a.onBlockActions(cb)
+	a.survive("interaction", func() { a.onBlockActions(cb) })
 	w.WriteHeader(http.StatusOK)
 }
 
@@ -167,7 +167,7 @@ func (a *App) serveCommands(w http.ResponseWriter, r *http.Request, body []byte,
 		http.Error(w, "cannot parse command", http.StatusBadRequest)
 		return
 	}
-	reply := a.onCommand(cmd, received)
+	reply := a.command(cmd, received)
 	if !reply.shows() {
 		w.WriteHeader(http.StatusOK) // acknowledged, nothing shown
 		return

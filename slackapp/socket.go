@@ -78,12 +78,12 @@ func (a *App) onSocketEvent(ctx context.Context, client *socketmode.Client, evt 
 	case socketmode.EventTypeEventsAPI:
 		a.ack(ctx, client, evt, nil, "events_api", received)
 		if ev, ok := evt.Data.(slackevents.EventsAPIEvent); ok {
-			a.onEvent(ev, received)
+			a.survive("event", func() { a.onEvent(ev, received) })
 		}
 	case socketmode.EventTypeInteractive:
 		a.ack(ctx, client, evt, nil, "interactive", received)
 		if cb, ok := evt.Data.(slack.InteractionCallback); ok {
-			a.onBlockActions(cb)
+			a.survive("interaction", func() { a.onBlockActions(cb) })
 		}
 	case socketmode.EventTypeSlashCommand:
 		cmd, ok := evt.Data.(slack.SlashCommand)
@@ -92,7 +92,7 @@ func (a *App) onSocketEvent(ctx context.Context, client *socketmode.Client, evt 
 			return nil
 		}
 		var payload any // acknowledged, nothing shown
-		if reply := a.onCommand(cmd, received); reply.shows() {
+		if reply := a.command(cmd, received); reply.shows() {
 			payload = reply
 		}
 		a.ack(ctx, client, evt, payload, "slash_commands", received)

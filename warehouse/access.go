@@ -45,6 +45,36 @@ func Permits(ctx context.Context, b Backend, text string) error {
 	return err
 }
 
+// PermitsShown checks text, another person's query shown to ctx's caller
+// (an example in the generator's prompt, a suggested question, a verified
+// query listed), as Permits does, with every column the caller's policy
+// masks counted as denied: the values such a query names (a masked
+// column compared with a literal) are that column's data, which the
+// caller may narrow their own queries by but never read.
+func PermitsShown(ctx context.Context, b Backend, text string) error {
+	if c := CallerOf(ctx); c.Access != nil {
+		c.Access = masksDenied{c.Access}
+		ctx = WithCaller(ctx, c)
+	}
+	return Permits(ctx, b, text)
+}
+
+// masksDenied is an Access whose masked columns are denied.
+type masksDenied struct{ Access }
+
+// masksDeniedMark ends the name of a masksDenied policy; a control
+// character, which no policy name may hold (package access), so backends
+// that keep a view per policy name keep this one apart.
+const masksDeniedMark = "\x00masks denied"
+
+func (m masksDenied) Policy() string { return m.Access.Policy() + masksDeniedMark }
+
+func (m masksDenied) AllowsColumn(schema, table, column string) bool {
+	return m.Access.AllowsColumn(schema, table, column) && !m.Access.MasksColumn(schema, table, column)
+}
+
+func (m masksDenied) MasksColumn(string, string, string) bool { return false }
+
 // RoleTeller is a backend that says which database role a caller's
 // queries run as, for the audit.
 type RoleTeller interface {

@@ -7,7 +7,6 @@ import (
 	"io"
 	"log/slog"
 	"os"
-	"slices"
 	"strings"
 
 	"github.com/analyticsbot/analyticsbot/access"
@@ -230,11 +229,7 @@ func checkAccess(ctx context.Context, c *checkup, cfg bot.Config, db *store.DB) 
 	if cfg.Backend != "" && cfg.Backend != pgwarehouse.Name && cfg.Backend != "sql" {
 		return
 	}
-	var roles []string
-	for _, p := range rules.AllPolicies() {
-		roles = append(roles, pgwarehouse.PolicyRole(cfg.Postgres.ReaderRole, p.Policy()))
-	}
-	missing, err := pgwarehouse.MissingRoles(ctx, cfg.DatabaseURL, roles)
+	roles, missing, err := bot.PolicyRoles(ctx, cfg, rules)
 	if err != nil {
 		c.fail("policy roles: %v", err)
 		return
@@ -245,11 +240,11 @@ func checkAccess(ctx context.Context, c *checkup, cfg bot.Config, db *store.DB) 
 	} else {
 		c.ok("every policy has its database role")
 	}
-	if len(missing) == len(roles) {
+	if len(roles) == 0 {
 		return
 	}
-	for _, r := range roles {
-		if !slices.Contains(missing, r) {
+	for _, p := range rules.AllPolicies() {
+		if r, ok := roles[p.Policy()]; ok {
 			checkSessions(ctx, c, db, r, "`analyticsbot access apply`")
 		}
 	}

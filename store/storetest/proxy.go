@@ -25,7 +25,9 @@ type Proxy struct {
 	open chan struct{}
 	// quit is closed by Stop, releasing the pipes held by a black hole.
 	quit chan struct{}
-	wg   sync.WaitGroup
+	// tap, when set, sees every chunk before it is forwarded.
+	tap func(toServer bool, b []byte)
+	wg  sync.WaitGroup
 }
 
 // NewProxy listens on a free port of 127.0.0.1 and forwards to the host of
@@ -67,6 +69,17 @@ func (p *Proxy) BlackHole() {
 		p.open = make(chan struct{})
 	default: // already
 	}
+}
+
+// Tap calls fn with every chunk of bytes the proxy reads, before it
+// forwards them: toServer says the client sent it. fn may change the bytes
+// in place (not their number), as a faulty network or middlebox would; it
+// is called from one connection's pipe at a time, each direction in order.
+// Tap(nil) removes it.
+func (p *Proxy) Tap(fn func(toServer bool, b []byte)) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.tap = fn
 }
 
 // Restore forwards again, the bytes held meanwhile first.
@@ -123,8 +136,8 @@ func (p *Proxy) serve(ln net.Listener) {
 				return
 			}
 			p.wg.Add(2)
-			go p.pipe(client, server, quit)
-			go p.pipe(server, client, quit)
+			go p.pipe(server, client, true, quit)
+			go p.pipe(client, server, false, quit)
 		}
 	}()
 }
@@ -147,8 +160,9 @@ func (p *Proxy) track(conns ...net.Conn) bool {
 }
 
 // pipe copies from src to dst, holding what it read while black-holed,
-// until either side ends or the proxy stops; then it closes both.
-func (p *Proxy) pipe(dst, src net.Conn, quit <-chan struct{}) {
+// until either side ends or the proxy stops; then it closes both. toServer
+// says src is the client.
+func (p *Proxy) pipe(dst, src net.Conn, toServer bool, quit <-chan struct{}) {
 	defer p.wg.Done()
 	defer src.Close()
 	defer dst.Close()
@@ -157,7 +171,11 @@ func (p *Proxy) pipe(dst, src net.Conn, quit <-chan struct{}) {
 		n, err := src.Read(buf)
 		if n > 0 {
 			p.mu.Lock()
-			open := p.open
+			open, tap := p.open, p.tap
+			if tap != nil {
+				// Under the lock: the tap sees one chunk at a time.
+				tap(toServer, buf[:n])
+			}
 			p.mu.Unlock()
 			select {
 			case <-open:
