@@ -209,15 +209,20 @@ func (sc *Scheduler) runClaim(ctx context.Context, c store.Claim) {
 		// the claim for a whole lease: from here the two look alike.
 		log.InfoContext(ctx, "taking over a run whose claim lapsed: its runner stopped or lost the database for longer than the lease")
 	}
-	var w schedule.When
-	defer func() {
-		if r := recover(); r != nil {
-			sc.panicked(ctx, log, c, w, r)
-		}
-	}()
 	runCtx, stop := context.WithCancel(ctx)
 	defer stop()
 	go sc.keepClaim(runCtx, log, sch.ID)
+	var (
+		w         schedule.When
+		delivered bool // the post is made: a panic after it ends the run as posted
+	)
+	// Deferred after stop, so it runs first: the claim is still renewed
+	// while a panic's end is recorded.
+	defer func() {
+		if r := recover(); r != nil {
+			sc.panicked(ctx, log, c, w, delivered, r)
+		}
+	}()
 	w, err := schedule.ParseSpec(sch.Spec, sc.b.LocationOf(sch.TimeZone))
 	if err != nil {
 		reason := "its times (“" + sch.Spec + "”) cannot be read"
@@ -294,6 +299,7 @@ func (sc *Scheduler) runClaim(ctx context.Context, c store.Claim) {
 		sc.failed(ctx, log, c, w, "delivery_failed", err.Error(), true)
 		return
 	}
+	delivered = true
 	// Recorded even when the process is stopping: the post happened.
 	kept := context.WithoutCancel(ctx)
 	if err := sc.db.MarkPosted(kept, c.RunID, where.Channel, where.TS); err != nil {
@@ -305,18 +311,26 @@ func (sc *Scheduler) runClaim(ctx context.Context, c store.Claim) {
 }
 
 // panicked ends a run that panicked (r) rather than take the process
-// down with it, and every surface it serves: logged with its stack,
+// down with it, and every surface it serves: logged with its stack, and
 // recorded as failed without a retry (it would panic again) and told to
-// its owner, as any failure is. A panic while recording it is logged; the
-// claim then lapses and the run is taken over.
-func (sc *Scheduler) panicked(ctx context.Context, log *slog.Logger, c store.Claim, w schedule.When, r any) {
+// its owner, as any failure is; or as posted, when the post was made
+// before the panic. When the process is stopping, or a panic comes while
+// recording it (logged), the claim lapses and the run is taken over.
+func (sc *Scheduler) panicked(ctx context.Context, log *slog.Logger, c store.Claim, w schedule.When, delivered bool, r any) {
 	log.ErrorContext(ctx, "scheduled run panicked", "panic", r, "stack", string(debug.Stack()))
+	if ctx.Err() != nil {
+		return
+	}
 	defer func() {
 		if r := recover(); r != nil {
 			log.ErrorContext(ctx, "recording a panicked scheduled run panicked", "panic", r)
 		}
 	}()
-	sc.failed(context.WithoutCancel(ctx), log, c, w, string(nodes.ErrInternal), fmt.Sprint("panic: ", r), false)
+	if delivered {
+		sc.finish(ctx, log, store.RunEnd{Claim: c, Outcome: store.RunPosted}, w)
+		return
+	}
+	sc.failed(ctx, log, c, w, string(nodes.ErrInternal), fmt.Sprint("panic: ", r), false)
 }
 
 // refused ends a run its surface will not make for the schedule's owner

@@ -3,6 +3,9 @@ package slackapp
 import (
 	"context"
 	"log/slog"
+	"net/http"
+	"net/http/httptest"
+	"net/url"
 	"strings"
 	"testing"
 	"time"
@@ -42,4 +45,25 @@ func TestSocketModeSurvivesAPanickingHandler(t *testing.T) {
 	reply := a.command(slack.SlashCommand{Command: "/ask", Text: "help", UserID: "U1", ChannelID: "C1"}, time.Now())
 	assert.Equal(t, slack.ResponseTypeEphemeral, reply.ResponseType)
 	assert.Contains(t, reply.Text, "Something went wrong on my side")
+
+	// Over HTTP too: answered 200 (or Slack sends it again, to panic
+	// again), the command with the same words.
+	for _, tt := range []struct {
+		name, body string
+		serve      func(http.ResponseWriter, *http.Request, []byte, time.Time)
+		want       string
+	}{
+		{"an event", `{"type":"event_callback","event":{"type":"app_mention","user":"U1","channel":"C1","text":"<@UBOT> hi","ts":"1700000000.000300"}}`, a.serveEvents, ""},
+		{"a press", "payload=" + url.QueryEscape(`{"type":"block_actions","user":{"id":"U1"},"container":{"channel_id":"C1","message_ts":"1700000000.000400"},"actions":[{"type":"button","block_id":"actions","action_id":"show_sql","value":"q1"}]}`), a.serveInteractions, ""},
+		{"a command", "command=%2Fask&text=help&user_id=U1&channel_id=C1", a.serveCommands, "Something went wrong on my side"},
+	} {
+		before := strings.Count(logs.String(), "panicked")
+		req := httptest.NewRequest(http.MethodPost, "/slack", strings.NewReader(tt.body))
+		req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
+		rec := httptest.NewRecorder()
+		require.NotPanics(t, func() { tt.serve(rec, req, []byte(tt.body), time.Now()) }, tt.name)
+		assert.Equal(t, http.StatusOK, rec.Code, tt.name)
+		assert.Contains(t, rec.Body.String(), tt.want, tt.name)
+		assert.Equal(t, before+1, strings.Count(logs.String(), "panicked"), "%s: its panic logged", tt.name)
+	}
 }

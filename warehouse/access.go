@@ -52,11 +52,17 @@ func Permits(ctx context.Context, b Backend, text string) error {
 // column compared with a literal) are that column's data, which the
 // caller may narrow their own queries by but never read.
 func PermitsShown(ctx context.Context, b Backend, text string) error {
+	return Permits(ShownCaller(ctx), b, text)
+}
+
+// ShownCaller returns ctx with its caller's policy as PermitsShown checks
+// it: every column it masks denied.
+func ShownCaller(ctx context.Context) context.Context {
 	if c := CallerOf(ctx); c.Access != nil {
 		c.Access = masksDenied{c.Access}
 		ctx = WithCaller(ctx, c)
 	}
-	return Permits(ctx, b, text)
+	return ctx
 }
 
 // masksDenied is an Access whose masked columns are denied.
@@ -74,6 +80,15 @@ func (m masksDenied) AllowsColumn(schema, table, column string) bool {
 }
 
 func (m masksDenied) MasksColumn(string, string, string) bool { return false }
+
+// Match is the inner policy's match with its masked columns denied, so
+// that Decide reads the wrapper as it reads the policy: a view or a
+// partitioned table it names exactly is still its own.
+func (m masksDenied) Match(schema, table, column string) Match {
+	mt := matchOf(m.Access, schema, table, column)
+	mt.Denied, mt.Masked = mt.Denied || mt.Masked, false
+	return mt
+}
 
 // RoleTeller is a backend that says which database role a caller's
 // queries run as, for the audit.

@@ -132,6 +132,18 @@ default: summary
 	ctx = warehouse.WithCaller(context.Background(), warehouse.Caller{UserID: "U2", Access: summary})
 	assert.NoError(t, permitted(ctx, cat, cube.Query{Measures: []string{"Pay.total"}}), "a view named exactly")
 	assert.NoError(t, permitted(ctx, cat, cube.Query{Measures: []string{"Legacy.count"}}))
+
+	// Another person's query shown (warehouse.PermitsShown): the same
+	// views, their masked members denied.
+	shownCtx := warehouse.ShownCaller(ctx)
+	assert.NoError(t, permitted(shownCtx, cat, cube.Query{Measures: []string{"Pay.total"}}), "a view named exactly, shown")
+	assert.NoError(t, permitted(shownCtx, cat, cube.Query{Measures: []string{"Legacy.count"}}), "shown")
+	shownCtx = warehouse.ShownCaller(warehouse.WithCaller(context.Background(), warehouse.Caller{UserID: "U1", Access: limited}))
+	assert.NoError(t, permitted(shownCtx, cat, cube.Query{Measures: []string{"Employees.count"}}), "shown")
+	err = permitted(shownCtx, cat, cube.Query{Measures: []string{"Employees.count"},
+		Filters: []cube.Filter{{Member: "Employees.email", Operator: "equals", Values: []any{"ann@corp.test"}}}})
+	assert.Equal(t, warehouse.Forbidden, warehouse.KindOf(err), "a masked member filtered, shown to one who may not read it")
+	assert.NoError(t, permitted(ctx, cat, cube.Query{Measures: []string{"Pay.total"}}), "their own query")
 }
 
 // A caller's Values are never of a member their policy masks or denies.
