@@ -175,15 +175,15 @@ func askSeeingIn(t *testing.T, b *bot.Bot, user, channel, text string) (*nodes.S
 	return s, seen
 }
 
-// testMaskedValuesNotShown refreshes the value index over the matrix's
-// schemas (in a bot schema of its own: the package's other bots keep an
-// empty index) and asks about a stored address and a stored title. The
-// generator's prompt lists each as a matched value for a policy that may
-// see the column, never for one that masks or denies it; nor does
-// `analyticsbot context` (Bot.Context) for that person. In a channel whose
-// ceiling masks the column, the asker's policy may see it but the
-// generator, whose words are posted there, is not shown it.
-func testMaskedValuesNotShown(t *testing.T, e *testEnv) {
+// matrixBotOfItsOwn starts a bot on the matrix's access file, with a
+// fresh channel (returned) whose ceiling is the everyone policy, answering
+// from hr and then analytics with a model that writes SELECT 1, in a bot
+// schema of its own (its value index, its examples), dropped when the test
+// ends; adjust, if any, changes its configuration. hr comes first: a
+// prompt shows the values of the tables it describes first, and the
+// addresses' words ("corp", "test") match many a game's.
+func matrixBotOfItsOwn(t *testing.T, e *testEnv, adjust func(*bot.Config)) (b *bot.Bot, ceiling string) {
+	t.Helper()
 	ctx := context.Background()
 	var suffix [4]byte
 	_, _ = rand.Read(suffix[:])
@@ -196,16 +196,28 @@ func testMaskedValuesNotShown(t *testing.T, e *testEnv) {
 		_, err := e.admin.Pool().Exec(context.Background(), "DROP SCHEMA "+schema+" CASCADE")
 		assert.NoError(t, err)
 	})
-
 	path, ceiling := ceilingFile(t)
 	cfg := testConfig(t, e, script(`  - step: generate_sql
     reply: '{"sql": "SELECT 1 AS n", "assumptions": [], "explanation": "x"}'
 `))
-	// hr first: the prompt shows the values of six columns, those of the
-	// tables it describes first, and the addresses' words ("corp", "test")
-	// match many a game's.
-	cfg.AccessFile, cfg.Postgres.Schemas, cfg.BotSchema, cfg.ValueIndexMaxDistinct = path, []string{"hr", "analytics"}, schema, 50_000
-	b := startBot(t, cfg)
+	cfg.AccessFile, cfg.Postgres.Schemas, cfg.BotSchema = path, []string{"hr", "analytics"}, schema
+	if adjust != nil {
+		adjust(&cfg)
+	}
+	return startBot(t, cfg), ceiling
+}
+
+// testMaskedValuesNotShown refreshes the value index over the matrix's
+// schemas (in a bot schema of its own: the package's other bots keep an
+// empty index) and asks about a stored address and a stored title. The
+// generator's prompt lists each as a matched value for a policy that may
+// see the column, never for one that masks or denies it; nor does
+// `analyticsbot context` (Bot.Context) for that person. In a channel whose
+// ceiling masks the column, the asker's policy may see it but the
+// generator, whose words are posted there, is not shown it.
+func testMaskedValuesNotShown(t *testing.T, e *testEnv) {
+	ctx := context.Background()
+	b, ceiling := matrixBotOfItsOwn(t, e, func(cfg *bot.Config) { cfg.ValueIndexMaxDistinct = 50_000 })
 	st, err := b.RefreshValueIndex(ctx)
 	require.NoError(t, err)
 	require.Positive(t, st.Values)
@@ -277,23 +289,7 @@ func testMaskedValuesNotShown(t *testing.T, e *testEnv) {
 // prompt, the questions suggested, nor MCP's verified queries.
 func testMaskedValuesNotInExamples(t *testing.T, e *testEnv) {
 	ctx := context.Background()
-	var suffix [4]byte
-	_, _ = rand.Read(suffix[:])
-	schema := "abt_maskedex_" + hex.EncodeToString(suffix[:])
-	own, err := store.Open(ctx, e.url, store.WithSchema(schema))
-	require.NoError(t, err)
-	require.NoError(t, own.Migrate(ctx))
-	own.Close()
-	t.Cleanup(func() {
-		_, err := e.admin.Pool().Exec(context.Background(), "DROP SCHEMA "+schema+" CASCADE")
-		assert.NoError(t, err)
-	})
-	path, ceiling := ceilingFile(t)
-	cfg := testConfig(t, e, script(`  - step: generate_sql
-    reply: '{"sql": "SELECT 1 AS n", "assumptions": [], "explanation": "x"}'
-`))
-	cfg.AccessFile, cfg.Postgres.Schemas, cfg.BotSchema = path, []string{"hr", "analytics"}, schema
-	b := startBot(t, cfg)
+	b, ceiling := matrixBotOfItsOwn(t, e, nil)
 
 	const (
 		address = "Is ann@corp.test one of our employees?"
