@@ -155,25 +155,44 @@ func (a *Answer) Plain() string {
 const maxStoredRows = 100
 
 // Marshal encodes the reply for storage, its result cut to the rows a
-// surface shows.
+// surface shows; Unmarshal reads its values back as they were (an int64,
+// a float64: warehouse.JSONValue), so a reloaded answer shows the numbers
+// the live one did.
 func Marshal(a *Answer) ([]byte, error) {
 	c := *a
-	if r := a.Result; r != nil && len(r.Rows) > maxStoredRows {
-		cut := *r
-		cut.Rows, cut.RowCount = r.Rows[:maxStoredRows], maxStoredRows
-		c.Result, c.TotalRows = &cut, a.Rows()
+	if r := a.Result; r != nil {
+		stored := *r
+		stored.Rows = r.Rows
+		if len(r.Rows) > maxStoredRows {
+			stored.Rows, stored.RowCount = r.Rows[:maxStoredRows], maxStoredRows
+			c.TotalRows = a.Rows()
+		}
+		rows := make([][]any, len(stored.Rows))
+		for i, row := range stored.Rows {
+			rows[i] = make([]any, len(row))
+			for j, v := range row {
+				rows[i][j] = warehouse.JSONValue(v)
+			}
+		}
+		stored.Rows, c.Result = rows, &stored
 	}
 	return json.Marshal(&c)
 }
 
-// Unmarshal decodes a stored reply. Numbers in the result stay exact
-// (json.Number).
+// Unmarshal decodes a stored reply (Marshal).
 func Unmarshal(data []byte) (*Answer, error) {
 	var a Answer
 	dec := json.NewDecoder(strings.NewReader(string(data)))
 	dec.UseNumber()
 	if err := dec.Decode(&a); err != nil {
 		return nil, fmt.Errorf("decode the stored reply: %w", err)
+	}
+	if a.Result != nil {
+		for _, row := range a.Result.Rows {
+			for j, v := range row {
+				row[j] = warehouse.ReadJSONValue(v)
+			}
+		}
 	}
 	return &a, nil
 }

@@ -109,10 +109,12 @@ func TestStatus(t *testing.T) {
 // to the rows a surface shows.
 func TestMarshalRoundTrip(t *testing.T) {
 	t.Parallel()
-	r := &warehouse.Result{Columns: []warehouse.Column{{Name: "day", Kind: warehouse.KindTime}, {Name: "n", Kind: warehouse.KindNumber}}}
+	r := &warehouse.Result{Columns: []warehouse.Column{{Name: "day", Kind: warehouse.KindTime}, {Name: "n", Kind: warehouse.KindNumber},
+		{Name: "avg", Kind: warehouse.KindNumber}, {Name: "total", Kind: warehouse.KindNumber}}}
 	for i := range 150 {
-		r.Rows = append(r.Rows, []any{"2025-01-01", int64(9007199254740993 + i)})
+		r.Rows = append(r.Rows, []any{"2025-01-01", int64(9007199254740993 + i), 12.345678, "12345678901234567890.5"})
 	}
+	r.Rows[1][2] = 2.0
 	r.RowCount = len(r.Rows)
 	a := &Answer{Kind: KindAnswer, Question: "Orders per day?", Text: ParseText("*150* days"), Result: r,
 		Chart:       &chart.Spec{Type: chart.Line, Title: "Orders", Categories: []string{"a"}, Series: []chart.Series{{Name: "n", Values: []float64{1}}}},
@@ -126,7 +128,13 @@ func TestMarshalRoundTrip(t *testing.T) {
 	assert.Equal(t, 150, got.Rows(), "the result's own count")
 	assert.False(t, got.Result.Truncated, "the query's result was not cut: only what was kept")
 	assert.Equal(t, "150 rows · in 1.0 s", got.Status(), "a reloaded answer says what it said")
-	assert.Equal(t, json.Number("9007199254740993"), got.Result.Rows[0][1], "a big integer stays exact")
+	assert.Equal(t, []any{"2025-01-01", int64(9007199254740993), 12.345678, "12345678901234567890.5"}, got.Result.Rows[0],
+		"each value as it was: a big integer exact, a float a float (shown with as many decimals), numeric's digits")
+	assert.Equal(t, 2.0, got.Result.Rows[1][2], "a whole float stays a float")
+	live, reloaded := a.Table(), got.Table()
+	for j := range r.Columns {
+		assert.Equal(t, live.Cell(a.Result.Rows[0], j), reloaded.Cell(got.Result.Rows[0], j), "column %d shows the same", j)
+	}
 	assert.Len(t, a.Result.Rows, 150, "the answer itself is not cut")
 	got.Result, a.Result, got.TotalRows = nil, nil, 0
 	assert.Equal(t, a, got)

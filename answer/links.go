@@ -89,7 +89,34 @@ func (r LinkRule) check() error {
 	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
 		return fmt.Errorf("url %q is not an http(s) address", r.URL)
 	}
+	if i := strings.IndexByte(r.URL, '{'); i >= 0 && i < hostEnd(r.URL) {
+		// A value there ("@evil.example", ".evil.example") would choose
+		// the host.
+		return fmt.Errorf("url %q takes a value before its path: the scheme and host must be written out", r.URL)
+	}
 	return nil
+}
+
+// hostEnd is where the host of an http(s) address ends: at the first /, ?
+// or # after "://", or the end.
+func hostEnd(u string) int {
+	start := strings.Index(u, "://") + len("://")
+	if i := strings.IndexAny(u[start:], "/?#"); i >= 0 {
+		return start + i
+	}
+	return len(u)
+}
+
+// Trusts reports whether host is one the rules link to: the model's prose
+// may link there (Text.Exposed).
+func (l Links) Trusts(host string) bool {
+	for _, rule := range l {
+		u, err := url.Parse(rule.URL[:hostEnd(rule.URL)])
+		if err == nil && strings.EqualFold(u.Host, host) {
+			return true
+		}
+	}
+	return false
 }
 
 // For returns the rules that apply to r.

@@ -27,6 +27,8 @@ func TestParseLinks(t *testing.T) {
 		"misspelled url":    {"links:\n  - column: name\n    href: https://x.test/\n", "line 2: the rule for name has no url"},
 		"not a list":        {"links: 3\n", "links file"},
 		"misspelled header": {"link:\n  - column: name\n", "links file"},
+		"value in the host": {"links:\n  - column: name\n    url: https://shop.example{name}/\n", "line 2: url \"https://shop.example{name}/\" takes a value before its path"},
+		"value as the host": {"links:\n  - column: name\n    url: https://{name}\n", "takes a value before its path"},
 	} {
 		_, err := ParseLinks([]byte(tc.in))
 		require.Error(t, err, name)
@@ -73,4 +75,34 @@ func TestTableLinksAndText(t *testing.T) {
 		{Text: " in code, Valves plural."},
 	}, text)
 	assert.Equal(t, ParseText("no links"), LinkText(ParseText("no links"), NewTable(r)), "a table without rules links nothing")
+}
+
+// The model's prose may link to the hosts the links file links to; a link
+// elsewhere shows where it goes, after its label, and links nothing (its
+// label could hide an address carrying the data it read).
+func TestExposedLinks(t *testing.T) {
+	t.Parallel()
+	l, err := ParseLinks([]byte("links:\n  - column: name\n    url: https://store.steampowered.com/search/?term={name}\n"))
+	require.NoError(t, err)
+	assert.True(t, l.Trusts("store.steampowered.com"))
+	assert.False(t, l.Trusts("evil.example"))
+
+	text := ParseText("See [Portal](https://store.steampowered.com/search/?term=Portal), " +
+		"[the full report](https://evil.example/login?d=Portal%3D4) and <https://evil.example/x>.")
+	assert.Equal(t, Text{
+		{Text: "See "},
+		{Text: "Portal", Link: "https://store.steampowered.com/search/?term=Portal"},
+		{Text: ", "},
+		{Text: "the full report"},
+		{Text: " ("},
+		{Text: "https://evil.example/login?d=Portal%3D4", Code: true},
+		{Text: ")"},
+		{Text: " and "},
+		{Text: "https://evil.example/x", Code: true},
+		{Text: "."},
+	}, text.Exposed(l.Trusts))
+	var none Links
+	for _, sp := range text.Exposed(none.Trusts) {
+		assert.Empty(t, sp.Link, "no links file: no link of the model's stays")
+	}
 }

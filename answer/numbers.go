@@ -99,11 +99,12 @@ func separate(s string, want func(float64) bool) string {
 }
 
 // glued reports whether the number s[start:end] is part of something
-// larger: a word, a number with separators or a version.
+// larger: a word, a number with separators, a version or a date
+// (2024-01-15, 15/01/2024, 2024/01).
 func glued(s string, start, end int) bool {
 	if start > 0 {
 		r, _ := utf8.DecodeLastRuneInString(s[:start])
-		if unicode.IsLetter(r) || r == ',' || r == '.' || r == '_' || (r == '-' && start > 1 && isASCIIDigit(s[start-2])) {
+		if unicode.IsLetter(r) || r == ',' || r == '.' || r == '_' || ((r == '-' || r == '/') && start > 1 && isASCIIDigit(s[start-2])) {
 			return true
 		}
 	}
@@ -112,7 +113,7 @@ func glued(s string, start, end int) bool {
 		if unicode.IsLetter(r) || r == '_' {
 			return true
 		}
-		if (r == ',' || r == '.') && end+1 < len(s) && isASCIIDigit(s[end+1]) {
+		if (r == ',' || r == '.' || r == '-' || r == '/') && end+1 < len(s) && isASCIIDigit(s[end+1]) {
 			return true
 		}
 	}

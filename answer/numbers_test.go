@@ -44,6 +44,11 @@ func TestNumbersAsTable(t *testing.T) {
 			Rows:    [][]any{{int64(2018), int64(2017)}, {int64(2017), int64(5000)}}},
 			in: Text{{Text: "2017 games in 2018, 5000 in 2017"}}, want: Text{{Text: "2017 games in 2018, 5,000 in 2017"}}},
 		{name: "no result", r: &warehouse.Result{}, in: Text{{Text: "8160"}}, want: Text{{Text: "8160"}}},
+		{name: "dates stay as written", r: &warehouse.Result{
+			Columns: []warehouse.Column{{Name: "games", Kind: num}},
+			Rows:    [][]any{{int64(2024)}, {int64(1512)}}},
+			in:   Text{{Text: "Since 2024-01-15 (15/12/2024, 2024/01): 2024 games, 1512 more."}},
+			want: Text{{Text: "Since 2024-01-15 (15/12/2024, 2024/01): 2,024 games, 1,512 more."}}},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

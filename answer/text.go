@@ -2,6 +2,7 @@ package answer
 
 import (
 	"cmp"
+	"net/url"
 	"regexp"
 	"strings"
 	"unicode"
@@ -64,6 +65,32 @@ var markup = regexp.MustCompile(
 		`|(?:^|\b)_([^_\s](?:[^_\n]*?[^_\s])?)_(?:\b|$)` +
 		`|\[([^\]\n]+)\]\((https?://[^\s)]+)\)` +
 		`|<(https?://[^|>\s]+)(?:\|([^>\n]+))?>`)
+
+// Exposed is t with every link to a host trusted does not trust turned
+// into its label followed by its address, as code: the model's
+// words may come from the data it read, and a label that hides where a
+// link goes (and what its address carries) is not theirs to make.
+func (t Text) Exposed(trusted func(host string) bool) Text {
+	var out Text
+	for _, sp := range t {
+		u, err := url.Parse(sp.Link)
+		if sp.Link == "" || err == nil && trusted != nil && trusted(u.Host) {
+			out = append(out, sp)
+			continue
+		}
+		// The address as code: written exactly (no number in it gets a
+		// thousands separator), and linked by no surface.
+		address := Span{Text: sp.Link, Code: true}
+		if strings.TrimSpace(sp.Text) == sp.Link {
+			out = append(out, address)
+			continue
+		}
+		label := sp
+		label.Link = ""
+		out = append(out, label, Span{Text: " ("}, address, Span{Text: ")"})
+	}
+	return out
+}
 
 // ParseText reads the interpreter's prose into spans. Markers that do not
 // pair up stay as characters; links only to http(s) addresses.

@@ -125,7 +125,9 @@ func (t *Table) Number(row []any, col int) (float64, bool) {
 	case string:
 		var err error
 		if f, err = strconv.ParseFloat(v, 64); err != nil {
-			return 0, false
+			if f, err = moneyNumber(t.r.Columns[col].Type, v); err != nil {
+				return 0, false
+			}
 		}
 	default:
 		return 0, false
@@ -134,6 +136,29 @@ func (t *Table) Number(row []any, col int) (float64, bool) {
 		return 0, false
 	}
 	return f, true
+}
+
+// moneyNumber reads a value of PostgreSQL's money type as its server
+// writes it under lc_monetary C or an English locale ("$12,345.00",
+// "-$1.50", "($1.50)" in some): the currency sign and the thousands
+// separators dropped.
+func moneyNumber(typ, v string) (float64, error) {
+	if typ != "money" {
+		return 0, strconv.ErrSyntax
+	}
+	s := strings.TrimSpace(v)
+	neg := strings.HasPrefix(s, "-") || strings.HasPrefix(s, "(") && strings.HasSuffix(s, ")")
+	s = strings.Map(func(r rune) rune {
+		if r >= '0' && r <= '9' || r == '.' {
+			return r
+		}
+		return -1
+	}, s)
+	f, err := strconv.ParseFloat(s, 64)
+	if neg {
+		f = -f
+	}
+	return f, err
 }
 
 // Unit is how a column's numbers are written: after a currency sign, or

@@ -101,7 +101,8 @@ func Choose(r warehouse.Result, question string, hint Hint) (Spec, bool) {
 	ordered := s.Type == Line || s.Type == Area
 	switch Type(strings.ToLower(strings.TrimSpace(hint.Type))) {
 	case Pie:
-		if len(s.Series) == 1 && len(s.Categories) <= MaxSegments && allPositive(s.Series[0].Values) && s.Note == "" {
+		if len(s.Series) == 1 && len(s.Categories) <= MaxSegments && allPositive(s.Series[0].Values) && s.Note == "" &&
+			whole(r, s.Series[0].Name, s.Series[0].Values) {
 			s.Type, s.XLabel, s.YLabel = Pie, "", ""
 		}
 	case Bar:
@@ -218,7 +219,8 @@ func oneDimension(r warehouse.Result, dim int, measures []int, question string) 
 		s.YLabel = axisLabel(r.Columns[measures[0]].Name)
 		s.Title = titleOf(humanize(r.Columns[measures[0]].Name), r, dim)
 	}
-	if !ordered && len(measures) == 1 && len(rows) <= MaxSegments && partsOfWhole(question) && allPositive(s.Series[0].Values) {
+	if !ordered && len(measures) == 1 && len(rows) <= MaxSegments && partsOfWhole(question) && allPositive(s.Series[0].Values) &&
+		whole(r, r.Columns[measures[0]].Name, s.Series[0].Values) {
 		s.Type, s.XLabel, s.YLabel = Pie, "", ""
 	}
 	return s, uniqueLabels(s.Categories) && uniqueSeries(s.Series)
@@ -368,6 +370,29 @@ func sortedBy(rows [][]any, i int) [][]any {
 var partsWords = regexp.MustCompile(`(?i)\b(share|shares|proportion|proportions|percentage|percentages|breakdown|split|distribution|fraction|mix)\b`)
 
 func partsOfWhole(question string) bool { return partsWords.MatchString(question) }
+
+// shareNames mark a measure that is already each row's share of a whole
+// (share_pct, percent_of_games, ratio).
+var shareNames = regexp.MustCompile(`(?i)(^|[^a-z])(pct|percent|percentage|share|ratio|proportion|fraction)`)
+
+// whole reports whether the rows of r can be the parts of a whole, as a
+// pie draws them (each slice its share of their sum): not when r was cut
+// (rows are missing), nor when the measure is a share already and its
+// values do not add up to 100 % (or 1): the top three genres' shares,
+// 30, 20 and 10 %, drawn as 50, 33 and 17 % would be wrong.
+func whole(r warehouse.Result, measure string, vs []float64) bool {
+	if r.Truncated {
+		return false
+	}
+	if !shareNames.MatchString(measure) {
+		return true
+	}
+	var sum float64
+	for _, v := range vs {
+		sum += v
+	}
+	return math.Abs(sum-100) <= 1 || math.Abs(sum-1) <= 0.01
+}
 
 func allPositive(vs []float64) bool {
 	for _, v := range vs {

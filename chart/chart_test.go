@@ -202,6 +202,17 @@ func TestChooseBounds(t *testing.T) {
 		}
 		return result(cols("genre:text", "games:number"), rows...)
 	}
+	topShares := func(vs ...float64) warehouse.Result {
+		var rows [][]any
+		for i, v := range vs {
+			rows = append(rows, []any{fmt.Sprintf("genre %d", i), v})
+		}
+		return result(cols("genre:text", "share_pct:number"), rows...)
+	}
+	cut := func(r warehouse.Result) warehouse.Result {
+		r.Truncated = true
+		return r
+	}
 	const share = "What share of games does each genre have?"
 	tests := []struct {
 		name string
@@ -213,6 +224,13 @@ func TestChooseBounds(t *testing.T) {
 		{name: "7 parts asked as a share", r: parts(7), want: Bar},
 		{name: "6 parts hinted as a pie", r: parts(6), hint: Hint{Type: "pie"}, want: Pie},
 		{name: "7 parts hinted as a pie", r: parts(7), hint: Hint{Type: "pie"}, want: Bar},
+		// A pie draws each slice's share of the slices' sum: right only
+		// when the rows are the whole.
+		{name: "shares that are not the whole", r: topShares(30, 20, 10), want: Bar},
+		{name: "shares that are not the whole, hinted as a pie", r: topShares(30, 20, 10), hint: Hint{Type: "pie"}, want: Bar},
+		{name: "shares of the whole", r: topShares(50, 30, 20), want: Pie},
+		{name: "fractions of the whole", r: topShares(0.5, 0.3, 0.2), want: Pie},
+		{name: "a result cut short", r: cut(parts(6)), want: Bar},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"math"
 	"net/http"
 	"slices"
 	"strconv"
@@ -226,7 +227,10 @@ func number(v any) any {
 			return i
 		}
 	}
-	if f, err := strconv.ParseFloat(s, 64); err == nil {
+	// NaN and ±Infinity stay text, as PostgreSQL's reach the bot: JSON has
+	// no such numbers, and a result must marshal (the cache, the saved
+	// reply).
+	if f, err := strconv.ParseFloat(s, 64); err == nil && !math.IsNaN(f) && !math.IsInf(f, 0) {
 		return f
 	}
 	return s

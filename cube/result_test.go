@@ -105,6 +105,16 @@ func TestResultValues(t *testing.T) {
 		{"2018-01-01", "2018-03-04T13:00:00.000", false, int64(10), "Counter-Strike", int64(44), 6.2197520887549651, 1.2345678901234568e+23},
 		{nil, nil, true, int64(12345678901), "1942", int64(3), float64(0), nil},
 	}, res.Rows)
+
+	// NaN and ±Infinity stay text, as PostgreSQL's do: JSON has no such
+	// numbers, and the result is cached and saved as JSON.
+	raw = decodeLoad(t, `{"data": [{"Apps.count": "NaN", "Apps.avgPrice": "Infinity", "Apps.owners": "-Infinity"}],
+		"annotation": {"measures": {"Apps.count": {"type": "number"}, "Apps.avgPrice": {"type": "number"}, "Apps.owners": {"type": "number"}},
+		"dimensions": {}, "segments": {}, "timeDimensions": {}}}`)
+	res = newResult(Query{Measures: []string{"Apps.count", "Apps.avgPrice", "Apps.owners"}}, raw)
+	assert.Equal(t, [][]any{{"NaN", "Infinity", "-Infinity"}}, res.Rows)
+	_, err := json.Marshal(res)
+	assert.NoError(t, err, "the result marshals")
 }
 
 func TestResultSort(t *testing.T) {

@@ -44,7 +44,21 @@ func Handler(b *bot.Bot, cfg Config, tokens map[string]string, log *slog.Logger)
 				"set HTTP_TOKEN or the access file's named tokens (docs/mcp.md)", http.StatusUnauthorized)
 		})
 	}
-	return auth.RequireBearerToken(verifier(tokens), &auth.RequireBearerTokenOptions{AllowMissingExpiration: true})(h)
+	return sameOrigin(log).Handler(
+		auth.RequireBearerToken(verifier(tokens), &auth.RequireBearerTokenOptions{AllowMissingExpiration: true})(h))
+}
+
+// sameOrigin refuses, with 403, a request a browser sends from another
+// site's page (its Sec-Fetch-Site or Origin says so), as the MCP
+// specification asks of every server against DNS rebinding; MCP clients,
+// which send neither header, and the server's own origin pass.
+func sameOrigin(log *slog.Logger) *http.CrossOriginProtection {
+	p := http.NewCrossOriginProtection()
+	p.SetDenyHandler(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		log.WarnContext(r.Context(), "MCP request refused: from another site's page", "host", r.Host, "origin", r.Header.Get("Origin"))
+		http.Error(w, "requests from another site's page are refused: MCP clients call this endpoint directly", http.StatusForbidden)
+	}))
+	return p
 }
 
 // verifier maps a bearer secret to its user, comparing it with every

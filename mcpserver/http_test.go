@@ -162,6 +162,36 @@ default: none
 	resp.Body.Close()
 	assert.Equal(t, http.StatusOK, resp.StatusCode, "a proxied request with its token")
 
+	// A page of another site (DNS rebinding, or a site the user visits)
+	// is refused, token or not; the server's own origin is not.
+	for _, tt := range []struct {
+		name, host, origin string
+		want               int
+	}{
+		{"another site", "", "https://evil.example", http.StatusForbidden},
+		{"DNS rebinding", "evil.example:8080", "http://evil.example:8080", http.StatusOK}, // same origin as its Host: the token decides
+		{"another site, through the proxy", "bot.example.com", "https://evil.example", http.StatusForbidden},
+		{"the server's own origin", "bot.example.com", "https://bot.example.com", http.StatusOK},
+	} {
+		req, err := http.NewRequestWithContext(t.Context(), http.MethodPost, srv.URL, strings.NewReader(initialize))
+		require.NoError(t, err)
+		if tt.host != "" {
+			req.Host = tt.host
+		}
+		req.Header.Set("Origin", tt.origin)
+		req.Header.Set("Authorization", "Bearer "+secret)
+		req.Header.Set("Content-Type", "application/json")
+		req.Header.Set("Accept", "application/json, text/event-stream")
+		resp, err := http.DefaultClient.Do(req)
+		require.NoError(t, err)
+		body, _ := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		assert.Equal(t, tt.want, resp.StatusCode, "%s: %s", tt.name, body)
+		if tt.want == http.StatusForbidden {
+			assert.Contains(t, string(body), "requests from another site's page are refused", tt.name)
+		}
+	}
+
 	cs, err := httpClient(t, srv.URL, secret)
 	require.NoError(t, err)
 	var tables TableList

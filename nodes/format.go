@@ -27,7 +27,7 @@ func (n *Nodes) FormatAnswer(ctx context.Context, s *State) error {
 		Kind:        answer.KindAnswer,
 		Chart:       s.Chart,
 		Question:    s.Question(),
-		Text:        answer.ParseText(s.Answer),
+		Text:        answer.ParseText(s.Answer).Exposed(n.Links.Trusts),
 		Result:      &res,
 		Assumptions: s.Assumptions,
 		QueryID:     s.QueryID,

@@ -399,3 +399,28 @@ func TestQuestionsToTryAskedOnlyWhenOffered(t *testing.T) {
 		assert.Equal(t, len(s.Reply.Questions), suggester.asked, "%s: times asked, for %d questions offered", kind, len(s.Reply.Questions))
 	}
 }
+
+// The interpreter's words may come from the data, so its links go only to
+// the hosts of the links file: any other shows its address and links
+// nothing, in every surface's reply.
+func TestFormatAnswerExposesTheModelsLinks(t *testing.T) {
+	t.Parallel()
+	links, err := answer.ParseLinks([]byte("links:\n  - column: name\n    url: https://store.steampowered.com/search/?term={name}\n"))
+	require.NoError(t, err)
+	n := (&Nodes{Domain: "Steam games", Links: links, Now: func() time.Time { return fixedNow }}).Defaults()
+	s := State{UserQuery: "How many games were released in 2018?", Result: gamesIn2018(), QueryID: "1a2b3c4d",
+		Answer: "*8,160* games. [Log in to see them all](https://evil.example/login?n=8160); " +
+			"[the store](https://store.steampowered.com/search/?term=2018) has more."}
+	require.NoError(t, n.FormatAnswer(context.Background(), &s))
+	require.NotNil(t, s.Reply)
+	var links2 []string
+	for _, sp := range s.Reply.Text {
+		if sp.Link != "" {
+			links2 = append(links2, sp.Link)
+		}
+	}
+	assert.Equal(t, []string{"https://store.steampowered.com/search/?term=2018"}, links2, "the links kept")
+	assert.Contains(t, s.Reply.Text.Plain(), "Log in to see them all (https://evil.example/login?n=8160)")
+	shown := blockkit.PlainText(blockkit.Reply(s.Reply).Blocks)
+	assert.NotContains(t, shown, "<https://evil.example/login?n=8160|", "no Slack link hides the address")
+}

@@ -117,13 +117,16 @@ func alertFinding(c schedule.Condition, value, previous *float64, rows int) stri
 }
 
 // number writes a value as people read it: thousands separated, no
-// needless decimals.
+// needless decimals, and a small one to its first significant digits
+// (0.0042, not 0.00).
 func number(v *float64) string {
-	if v == nil {
+	switch {
+	case v == nil:
 		return "no number"
-	}
-	if *v == math.Trunc(*v) && math.Abs(*v) < 1e15 {
+	case *v == math.Trunc(*v) && math.Abs(*v) < 1e15:
 		return answer.Thousands(strconv.FormatFloat(*v, 'f', 0, 64))
+	case math.Abs(*v) < 1:
+		return strconv.FormatFloat(*v, 'g', 3, 64)
 	}
 	return answer.Thousands(strconv.FormatFloat(*v, 'f', 2, 64))
 }

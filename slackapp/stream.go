@@ -242,7 +242,8 @@ type markdown struct{ held string }
 func (m *markdown) write(s string) string {
 	s = m.held + s
 	m.held = ""
-	if trimmed := strings.TrimRight(s, "*"); len(trimmed) < len(s) {
+	// A star may pair with the next chunk's, a "]" begin a link with it.
+	if trimmed := strings.TrimRight(s, "*]"); len(trimmed) < len(s) {
 		m.held, s = s[len(trimmed):], trimmed
 	}
 	return toMarkdown(s)
@@ -256,8 +257,12 @@ func (m *markdown) flush() string {
 
 var slackEntities = strings.NewReplacer("&amp;", "&", "&lt;", "<", "&gt;", ">")
 
-// toMarkdown doubles each lone star that hugs a word.
+// toMarkdown doubles each lone star that hugs a word, and keeps the
+// model's [label](address) from becoming a link while it streams: the
+// model's words may come from the data, and the answer that replaces the
+// stream shows where such a link goes (answer.Text.Exposed).
 func toMarkdown(s string) string {
+	s = strings.ReplaceAll(s, "](", "] (")
 	var b strings.Builder
 	for i := 0; i < len(s); i++ {
 		if s[i] != '*' {

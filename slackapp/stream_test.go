@@ -94,6 +94,15 @@ func TestMarkdownOfModelText(t *testing.T) {
 	}
 	got.WriteString(m.flush())
 	assert.Equal(t, "**8160** games, **Valve** **leads** & 5 * 3 *", got.String())
+
+	// A link the model writes is no link while it streams, even split
+	// between chunks.
+	m, got = markdown{}, strings.Builder{}
+	for _, chunk := range []string{"See [the report](https://evil.example/?d=1) and [more]", "(https://evil.example/2)."} {
+		got.WriteString(m.write(chunk))
+	}
+	got.WriteString(m.flush())
+	assert.Equal(t, "See [the report] (https://evil.example/?d=1) and [more] (https://evil.example/2).", got.String())
 }
 
 // Where the stream is in use, progress is the plan's task cards, each shown

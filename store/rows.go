@@ -6,10 +6,10 @@ import (
 	"errors"
 	"fmt"
 	"runtime"
-	"strconv"
-	"strings"
 
 	"github.com/klauspost/compress/zstd"
+
+	"github.com/analyticsbot/analyticsbot/warehouse"
 )
 
 // Result rows are stored (query_results.rows, bytea since migration 00017)
@@ -64,37 +64,17 @@ func decodeRows(data []byte, width int) ([][]any, error) {
 }
 
 // encodeJSON writes result rows as JSON that decodeJSON reads back to the
-// same values: a float64 always has a decimal point or an exponent ("2.0",
-// not "2"), so that an integer read back is an int64 and any other number a
-// float64, whatever the column.
+// same values (warehouse.JSONValue).
 func encodeJSON(rows [][]any) ([]byte, error) {
 	out := make([][]any, len(rows))
 	for i, row := range rows {
 		enc := make([]any, len(row))
 		for j, v := range row {
-			enc[j] = encodeValue(v)
+			enc[j] = warehouse.JSONValue(v)
 		}
 		out[i] = enc
 	}
 	return json.Marshal(out)
-}
-
-func encodeValue(v any) any {
-	switch v := v.(type) {
-	case float64:
-		s := strconv.FormatFloat(v, 'g', -1, 64)
-		if !strings.ContainsAny(s, ".eE") {
-			s += ".0"
-		}
-		return json.Number(s)
-	case []any:
-		out := make([]any, len(v))
-		for i, e := range v {
-			out[i] = encodeValue(e)
-		}
-		return out
-	}
-	return v
 }
 
 // decodeJSON reverses encodeJSON.
@@ -110,34 +90,11 @@ func decodeJSON(data []byte, width int) ([][]any, error) {
 			return nil, errors.New("decode rows: row width differs from the columns")
 		}
 		for i, v := range row {
-			row[i] = restoreNumbers(v)
+			row[i] = warehouse.ReadJSONValue(v)
 		}
 	}
 	if rows == nil {
 		rows = [][]any{}
 	}
 	return rows, nil
-}
-
-// restoreNumbers replaces json.Number inside v by int64 (written without a
-// decimal point or exponent, and in range) or float64.
-func restoreNumbers(v any) any {
-	switch v := v.(type) {
-	case json.Number:
-		if !strings.ContainsAny(v.String(), ".eE") {
-			if n, err := v.Int64(); err == nil {
-				return n
-			}
-		}
-		f, err := v.Float64()
-		if err != nil {
-			return v.String()
-		}
-		return f
-	case []any:
-		for i := range v {
-			v[i] = restoreNumbers(v[i])
-		}
-	}
-	return v
 }

@@ -13,7 +13,9 @@ import (
 // CSV does: a NULL is an empty field, an empty string is a quoted empty
 // field (""), so the two stay apart; fields holding a comma, a quote, a line
 // break or leading white space are quoted. Values are written as Text
-// formats them.
+// formats them. One difference: a text value or column name that a
+// spreadsheet would run as a formula (Formula) is written with a leading
+// apostrophe, so opening an export never runs what the data says.
 type CSVWriter struct {
 	w   *bufio.Writer
 	err error
@@ -27,7 +29,7 @@ func NewCSVWriter(w io.Writer) *CSVWriter {
 // WriteHeader writes the column names.
 func (c *CSVWriter) WriteHeader(names []string) error {
 	for i, n := range names {
-		c.field(i, n, false)
+		c.field(i, defuseFormula(n), false)
 	}
 	return c.end()
 }
@@ -35,9 +37,34 @@ func (c *CSVWriter) WriteHeader(names []string) error {
 // WriteRow writes one row of result values.
 func (c *CSVWriter) WriteRow(row []any) error {
 	for i, v := range row {
-		c.field(i, Text(v), v == nil)
+		text := Text(v)
+		if _, ok := v.(string); ok {
+			text = defuseFormula(text)
+		}
+		c.field(i, text, v == nil)
 	}
 	return c.end()
+}
+
+// Formula reports whether a spreadsheet opening a CSV would read s as a
+// formula (OWASP's "CSV injection"): it begins with =, +, -, @, a tab or
+// a carriage return and is not a plain number ("-2.5" stays a number;
+// "+1-555-0100" and "=HYPERLINK(…)" do not).
+func Formula(s string) bool {
+	if s == "" || !strings.ContainsRune("=+-@\t\r", rune(s[0])) {
+		return false
+	}
+	_, err := strconv.ParseFloat(s, 64)
+	return err != nil
+}
+
+// defuseFormula is s with an apostrophe before it when it is a Formula:
+// spreadsheets show it as text, the apostrophe hidden.
+func defuseFormula(s string) string {
+	if Formula(s) {
+		return "'" + s
+	}
+	return s
 }
 
 // Flush writes what is buffered and returns the first error of any write.

@@ -2,6 +2,7 @@ package web
 
 import (
 	"bufio"
+	"cmp"
 	"encoding/json"
 	"io"
 	"net"
@@ -227,6 +228,7 @@ func TestPageAndHealth(t *testing.T) {
 		wantStatus int
 		wantType   string
 		wantBody   string
+		cache      string // Cache-Control; "no-cache" when empty
 	}{
 		{name: "the page", path: "/", wantStatus: http.StatusOK, wantType: "text/html; charset=utf-8", wantBody: "/static/app.js"},
 		{name: "its script", path: "/static/app.js", wantStatus: http.StatusOK, wantType: "text/javascript; charset=utf-8"},
@@ -234,6 +236,7 @@ func TestPageAndHealth(t *testing.T) {
 		{name: "no directory listing", path: "/static/", wantStatus: http.StatusNotFound},
 		{name: "no other pages", path: "/admin", wantStatus: http.StatusNotFound},
 		{name: "health", path: "/healthz", wantStatus: http.StatusOK, wantType: "text/plain; charset=utf-8", wantBody: "ok"},
+		{name: "the examples, data", path: "/api/examples", wantStatus: http.StatusOK, wantType: "application/json; charset=utf-8", cache: "no-store"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -245,6 +248,9 @@ func TestPageAndHealth(t *testing.T) {
 			assert.Contains(t, string(data), tt.wantBody, "body")
 			assert.Equal(t, pageCSP, resp.Header.Get("Content-Security-Policy"), "CSP")
 			assert.Equal(t, "nosniff", resp.Header.Get("X-Content-Type-Options"), "nosniff")
+			if tt.wantStatus == http.StatusOK {
+				assert.Equal(t, cmp.Or(tt.cache, "no-cache"), resp.Header.Get("Cache-Control"), "cache")
+			}
 		})
 	}
 }

@@ -224,7 +224,7 @@ func nonEmpty(items []string) []string {
 // text read from Slack's mrkdwn.
 func storedView(a *answer.Answer, text string) *replyView {
 	if a == nil {
-		return &replyView{Kind: answer.KindAnswer, Text: answer.ParseText(text)}
+		return &replyView{Kind: answer.KindAnswer, Text: answer.ParseText(text).Exposed(nil)}
 	}
 	return newView(a)
 }

@@ -131,8 +131,13 @@ func headers(next http.Handler) http.Handler {
 		h.Set("Referrer-Policy", "no-referrer")
 		h.Set("Content-Security-Policy", pageCSP)
 		// The embedded files change with the binary and carry no dates:
-		// browsers revalidate rather than keep an old page.
+		// browsers revalidate rather than keep an old page. The API's
+		// answers hold data (rows, CSV files, threads): a browser keeps
+		// none of them, on a shared machine's disk least of all.
 		h.Set("Cache-Control", "no-cache")
+		if strings.HasPrefix(r.URL.Path, "/api/") {
+			h.Set("Cache-Control", "no-store")
+		}
 		next.ServeHTTP(w, r)
 	})
 }

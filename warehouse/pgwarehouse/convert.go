@@ -30,6 +30,9 @@ func typeName(m *pgtype.Map, oid uint32) string {
 	if t, ok := m.TypeForOID(oid); ok {
 		return t.Name
 	}
+	if oid == moneyOID {
+		return "money" // its values' text ("$1,234.50") is read as a number by that name
+	}
 	return "unknown"
 }
 

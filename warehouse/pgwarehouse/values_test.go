@@ -52,7 +52,7 @@ func TestValuesStayExact(t *testing.T) {
 		{"numeric large", "SELECT 12345678901234567890.123456789::numeric", "numeric", n, "12345678901234567890.123456789", "12345678901234567890.123456789"},
 		{"numeric sum", "SELECT sum(amount) FROM orders", "numeric", n, "24.99", "24.99"},
 		{"numeric NaN", "SELECT 'NaN'::numeric", "numeric", n, "NaN", "NaN"},
-		{"money", "SELECT 1234.5::money", "unknown", n, "$1,234.50", `"$1,234.50"`},
+		{"money", "SELECT 1234.5::money", "money", n, "$1,234.50", `"$1,234.50"`},
 		{"oid", "SELECT 42::oid", "oid", n, "42", "42"},
 		{"bool true", "SELECT true", "bool", b, true, "true"},
 		{"bool false", "SELECT 1 > 2", "bool", b, false, "false"},
