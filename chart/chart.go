@@ -564,9 +564,16 @@ func (s Spec) Text() string {
 // decimals: 2644404 → "2,644,404", 86.8 → "86.8".
 func FormatNumber(v float64) string {
 	s := strconv.FormatFloat(math.Round(v*100)/100, 'f', -1, 64)
+	if a := math.Abs(v); a > 0 && a < 0.01 {
+		// Two decimals would show it as 0: its first significant digits.
+		s = strconv.FormatFloat(v, 'g', 2, 64)
+	}
 	sign := ""
 	if strings.HasPrefix(s, "-") {
 		sign, s = "-", s[1:]
+	}
+	if s == "0" {
+		sign = "" // no "-0"
 	}
 	whole, frac, hasFrac := strings.Cut(s, ".")
 	var out []byte

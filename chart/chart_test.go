@@ -2,6 +2,7 @@ package chart
 
 import (
 	"fmt"
+	"math"
 	"strings"
 	"testing"
 
@@ -160,6 +161,10 @@ func TestText(t *testing.T) {
 	assert.Contains(t, s.Text(), "2,130 (67 %)")
 	assert.Equal(t, "-1,234,567.89", FormatNumber(-1234567.891))
 	assert.Equal(t, "86.8", FormatNumber(86.80))
+	assert.Equal(t, "0.0042", FormatNumber(0.0042), "not 0")
+	assert.Equal(t, "-0.0012", FormatNumber(-0.0012))
+	assert.Equal(t, "0", FormatNumber(math.Copysign(0, -1)), "no -0")
+	assert.Equal(t, "0.01", FormatNumber(0.0149))
 }
 
 // The model's proposal is taken where it fits the data, and never where

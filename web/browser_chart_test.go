@@ -23,6 +23,10 @@ func TestBrowserChart(t *testing.T) {
 	srv := newTestServer(t, b, Config{})
 
 	tb.do(t, "open the chat", chromedp.Navigate(srv.URL+"/"), chromedp.WaitVisible(chromedp.CSS(".chip")))
+	// Values and ticks: at most two decimals, but a small value to its
+	// first significant digits rather than 0, and never "-0".
+	assert.Equal(t, []any{"1,234.57", "0.0042", "-0.0012", "0"},
+		eval[[]any](t, tb, `[1234.567, 0.0042, -0.0012, -0].map(Chart.formatNumber)`))
 	tb.do(t, "ask for publishers", chromedp.Click(button("Which publishers released the most games?")),
 		chromedp.WaitVisible(chromedp.CSS("#log .msg.bot .answer-chart svg")))
 	bars := eval[map[string]any](t, tb, `(() => {

@@ -23,9 +23,12 @@
     return n;
   }
 
-  /** formatNumber writes a value with thousands separators, at most two decimals. */
+  /** formatNumber writes a value with thousands separators, at most two decimals; one below
+   * 0.01 to its first two significant digits (0.0042), which two decimals would show as 0. */
   function formatNumber(v) {
-    return Number(v).toLocaleString("en-US", { maximumFractionDigits: 2 });
+    const n = Number(v);
+    if (n !== 0 && Math.abs(n) < 0.01) return n.toLocaleString("en-US", { maximumSignificantDigits: 2 });
+    return (n === 0 ? 0 : n).toLocaleString("en-US", { maximumFractionDigits: 2 });
   }
 
   /** short writes an axis tick compactly: 2,500 · 25K · 1.5M. */
