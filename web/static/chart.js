@@ -74,7 +74,8 @@
     const step = [1, 2, 2.5, 5, 10].map((m) => m * mag).find((st) => st >= raw);
     const lo = Math.floor(rawLo / step) * step, hi = Math.ceil(rawHi / step) * step;
     const out = [];
-    for (let v = lo; v <= hi + step / 2; v += step) out.push(Number(v.toPrecision(12)));
+    // Summing steps leaves float noise where zero is (-2.8e-17): it is 0.
+    for (let v = lo; v <= hi + step / 2; v += step) out.push(Math.abs(v) < step / 1e6 ? 0 : Number(v.toPrecision(12)));
     return { lo, hi, list: out };
   }
 
@@ -261,5 +262,5 @@
     return fig;
   }
 
-  global.Chart = { draw, formatNumber };
+  global.Chart = { draw, formatNumber, ticks };
 })(window);
