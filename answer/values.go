@@ -140,26 +140,24 @@ func (t *Table) Number(row []any, col int) (float64, bool) {
 
 // moneyNumber reads a value of PostgreSQL's money type as its server
 // writes it under lc_monetary C or an English locale ("$12,345.00",
-// "-$1.50", "($1.50)" in some): the currency sign and the thousands
-// separators dropped.
+// "-$1.50", "($1.50)"): a sign or parentheses, a currency sign, digits
+// with comma thousands and a point before the cents. Any other spelling
+// (another locale's "1.234,50 €") is no number rather than a wrong one.
 func moneyNumber(typ, v string) (float64, error) {
-	if typ != "money" {
+	m := moneyText.FindStringSubmatch(strings.TrimSpace(v))
+	if typ != "money" || m == nil || (m[1] == "(") != (m[4] == ")") {
 		return 0, strconv.ErrSyntax
 	}
-	s := strings.TrimSpace(v)
-	neg := strings.HasPrefix(s, "-") || strings.HasPrefix(s, "(") && strings.HasSuffix(s, ")")
-	s = strings.Map(func(r rune) rune {
-		if r >= '0' && r <= '9' || r == '.' {
-			return r
-		}
-		return -1
-	}, s)
-	f, err := strconv.ParseFloat(s, 64)
-	if neg {
+	f, err := strconv.ParseFloat(strings.ReplaceAll(m[3], ",", ""), 64)
+	if m[1] != "" || m[2] != "" {
 		f = -f
 	}
 	return f, err
 }
+
+// moneyText is money as an English locale writes it: an opening
+// parenthesis or a minus (1, 2), the amount (3), a closing parenthesis (4).
+var moneyText = regexp.MustCompile(`^(\()?(-)?[^\d\s.,()-]{0,3}\s?((?:\d{1,3}(?:,\d{3})+|\d+)(?:\.\d+)?)(\))?$`)
 
 // Unit is how a column's numbers are written: after a currency sign, or
 // followed by a percent sign.

@@ -100,7 +100,7 @@ func resultBlock(a *answer.Answer, hasButtons bool) slack.Block {
 	if fitsNativeTable(r) {
 		return nativeTable(r, a.Table())
 	}
-	return monoTable(r, a.Rows(), hasButtons)
+	return monoTable(r, a.Table(), a.Rows(), hasButtons)
 }
 
 // answerContext lists each assumption, then "N rows · in 1.2 s · via sql",

@@ -317,3 +317,14 @@ func TestMrkdwnMentions(t *testing.T) {
 	quoted := answer.Mentions(answer.ParseText("“" + answer.Defuse("ping <@U0456DEF>") + "” in <#C0123ABC|growth>"))
 	assert.Equal(t, "“ping &lt;\u200b@U0456DEF&gt;” in <#C0123ABC>", Mrkdwn(quoted))
 }
+
+// A result too wide for Slack's tables, drawn as monospace text, writes
+// its numbers with the units the catalog states, as the other tables do.
+func TestMonospaceTableKeepsUnits(t *testing.T) {
+	t.Parallel()
+	a := wideAnswer()
+	a.Units = map[string]answer.Unit{"metric_01": {Prefix: "£"}, "metric_02": {Suffix: "%"}}
+	shown := PlainText(Render(a).Blocks)
+	assert.Contains(t, shown, "£11", "the first column's currency")
+	assert.Contains(t, shown, "22%", "the second's percent")
+}

@@ -74,9 +74,9 @@ func linkSection(u, text string) *slack.RichTextSection {
 
 // monoTable renders the result as an aligned ``` block for results Slack's
 // table cannot hold: as many leading rows (and columns) as fit in one
-// section, then a line saying what was left out.
-func monoTable(r *warehouse.Result, total int, hasButtons bool) *slack.SectionBlock {
-	tb := answer.NewTable(r)
+// section, then a line saying what was left out. Cells are written as tb
+// writes them (the answer's units), as in the other tables.
+func monoTable(r *warehouse.Result, tb *answer.Table, total int, hasButtons bool) *slack.SectionBlock {
 	numeric := numericColumns(tb, len(r.Columns))
 	cols, widths := monoColumns(r, tb)
 

@@ -372,8 +372,9 @@ var partsWords = regexp.MustCompile(`(?i)\b(share|shares|proportion|proportions|
 func partsOfWhole(question string) bool { return partsWords.MatchString(question) }
 
 // shareNames mark a measure that is already each row's share of a whole
-// (share_pct, percent_of_games, ratio).
-var shareNames = regexp.MustCompile(`(?i)(^|[^a-z])(pct|percent|percentage|share|ratio|proportion|fraction)`)
+// (share_pct, percent_of_games, ratio; not shares or percentile), by a
+// word of its name (or of its humanized name, "Share pct").
+var shareNames = regexp.MustCompile(`(?i)(^|[_\s])(pct|percent|percentage|share|ratio|proportion|fraction)([_\s]|$)`)
 
 // whole reports whether the rows of r can be the parts of a whole, as a
 // pie draws them (each slice its share of their sum): not when r was cut
@@ -391,7 +392,10 @@ func whole(r warehouse.Result, measure string, vs []float64) bool {
 	for _, v := range vs {
 		sum += v
 	}
-	return math.Abs(sum-100) <= 1 || math.Abs(sum-1) <= 0.01
+	// Each share may be rounded (to a whole percent, or to two decimals
+	// of 1): the sum may be off by half of that per row.
+	slack := float64(len(vs)) / 2
+	return math.Abs(sum-100) <= max(1, slack) || math.Abs(sum-1) <= max(0.01, slack/100)
 }
 
 func allPositive(vs []float64) bool {
@@ -560,13 +564,35 @@ func (s Spec) Text() string {
 	return strings.TrimRight(b.String(), "\n")
 }
 
+// Significant writes v, a number below 1, in plain decimals to its first
+// n significant digits, without an exponent: 0.0042, 0.00005.
+func Significant(v float64, n int) string {
+	if v == 0 || math.IsNaN(v) || math.IsInf(v, 0) {
+		return strconv.FormatFloat(v, 'f', -1, 64)
+	}
+	decimals := max(0, n-1-int(math.Floor(math.Log10(math.Abs(v)))))
+	s := strconv.FormatFloat(v, 'f', decimals, 64)
+	if strings.Contains(s, ".") {
+		s = strings.TrimRight(strings.TrimRight(s, "0"), ".")
+	}
+	return s
+}
+
 // FormatNumber writes v with thousands separators and at most two
-// decimals: 2644404 → "2,644,404", 86.8 → "86.8".
+// decimals: 2644404 → "2,644,404", 86.8 → "86.8"; below 0.01, to its
+// first two significant digits (0.0042).
 func FormatNumber(v float64) string {
 	s := strconv.FormatFloat(math.Round(v*100)/100, 'f', -1, 64)
+	if a := math.Abs(v); a > 0 && a < 0.01 {
+		// Two decimals would show it as 0: its first significant digits.
+		s = Significant(v, 2)
+	}
 	sign := ""
 	if strings.HasPrefix(s, "-") {
 		sign, s = "-", s[1:]
+	}
+	if s == "0" {
+		sign = "" // no "-0"
 	}
 	whole, frac, hasFrac := strings.Cut(s, ".")
 	var out []byte

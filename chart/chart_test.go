@@ -2,6 +2,7 @@ package chart
 
 import (
 	"fmt"
+	"math"
 	"strings"
 	"testing"
 
@@ -160,6 +161,12 @@ func TestText(t *testing.T) {
 	assert.Contains(t, s.Text(), "2,130 (67 %)")
 	assert.Equal(t, "-1,234,567.89", FormatNumber(-1234567.891))
 	assert.Equal(t, "86.8", FormatNumber(86.80))
+	assert.Equal(t, "0.0042", FormatNumber(0.0042), "not 0")
+	assert.Equal(t, "-0.0012", FormatNumber(-0.0012))
+	assert.Equal(t, "0", FormatNumber(math.Copysign(0, -1)), "no -0")
+	assert.Equal(t, "0.01", FormatNumber(0.0149))
+	assert.Equal(t, "0.00005", FormatNumber(0.00005), "no exponent")
+	assert.Equal(t, "0.0000001", FormatNumber(1e-7))
 }
 
 // The model's proposal is taken where it fits the data, and never where
@@ -231,6 +238,10 @@ func TestChooseBounds(t *testing.T) {
 		{name: "shares of the whole", r: topShares(50, 30, 20), want: Pie},
 		{name: "fractions of the whole", r: topShares(0.5, 0.3, 0.2), want: Pie},
 		{name: "a result cut short", r: cut(parts(6)), want: Bar},
+		{name: "rounded shares of the whole", r: topShares(17, 17, 17, 17, 17, 17), want: Pie},
+		{name: "rounded fractions of the whole", r: topShares(0.17, 0.17, 0.17, 0.17, 0.17, 0.17), want: Pie},
+		{name: "a count named shares is no share", r: result(cols("genre:text", "shares:number"),
+			[]any{"a", int64(30)}, []any{"b", int64(20)}, []any{"c", int64(10)}), want: Pie},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -50,8 +50,9 @@ func Handler(b *bot.Bot, cfg Config, tokens map[string]string, log *slog.Logger)
 
 // sameOrigin refuses, with 403, a request a browser sends from another
 // site's page (its Sec-Fetch-Site or Origin says so), as the MCP
-// specification asks of every server against DNS rebinding; MCP clients,
-// which send neither header, and the server's own origin pass.
+// specification asks of servers; MCP clients, which send neither header,
+// and the server's own origin pass. (A DNS-rebinding page is of its own
+// name's origin: the bearer token, which it cannot know, stops it.)
 func sameOrigin(log *slog.Logger) *http.CrossOriginProtection {
 	p := http.NewCrossOriginProtection()
 	p.SetDenyHandler(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {

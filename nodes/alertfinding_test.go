@@ -21,6 +21,8 @@ func TestAlertFinding(t *testing.T) {
 	count := schedule.Condition{Kind: schedule.CondAbove, Threshold: 100, Column: "count"}
 	assert.Equal(t, "count is 1,234.57 (was 95): when count is above 100.", alertFinding(count, f(1234.567), f(95), 1))
 	assert.Equal(t, "count is no number: when count is above 100.", alertFinding(count, nil, nil, 0))
+	assert.Equal(t, "the value is 0.00005: when the value is above 100.",
+		alertFinding(schedule.Condition{Kind: schedule.CondAbove, Threshold: 100}, f(0.00005), nil, 1), "no exponent")
 	assert.Equal(t, "the value is -0.25: when the value is above 100.",
 		alertFinding(schedule.Condition{Kind: schedule.CondAbove, Threshold: 100}, f(-0.25), nil, 1))
 }

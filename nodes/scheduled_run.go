@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/analyticsbot/analyticsbot/answer"
+	"github.com/analyticsbot/analyticsbot/chart"
 	"github.com/analyticsbot/analyticsbot/schedule"
 	"github.com/analyticsbot/analyticsbot/store"
 	"github.com/analyticsbot/analyticsbot/warehouse"
@@ -126,7 +127,7 @@ func number(v *float64) string {
 	case *v == math.Trunc(*v) && math.Abs(*v) < 1e15:
 		return answer.Thousands(strconv.FormatFloat(*v, 'f', 0, 64))
 	case math.Abs(*v) < 1:
-		return strconv.FormatFloat(*v, 'g', 3, 64)
+		return chart.Significant(*v, 3)
 	}
 	return answer.Thousands(strconv.FormatFloat(*v, 'f', 2, 64))
 }

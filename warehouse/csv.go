@@ -13,12 +13,16 @@ import (
 // CSV does: a NULL is an empty field, an empty string is a quoted empty
 // field (""), so the two stay apart; fields holding a comma, a quote, a line
 // break or leading white space are quoted. Values are written as Text
-// formats them. One difference: a text value or column name that a
-// spreadsheet would run as a formula (Formula) is written with a leading
-// apostrophe, so opening an export never runs what the data says.
+// formats them. One difference: a value of a text column, or a column
+// name, that a spreadsheet would run as a formula (Formula) is written
+// with a leading apostrophe, so opening an export never runs what the data
+// says.
 type CSVWriter struct {
 	w   *bufio.Writer
 	err error
+	// text marks the columns of text (KindText), whose values may be
+	// formulas to a spreadsheet; an interval, money or bytea never is.
+	text []bool
 }
 
 // NewCSVWriter returns a CSVWriter writing to w. Call Flush when done.
@@ -26,10 +30,13 @@ func NewCSVWriter(w io.Writer) *CSVWriter {
 	return &CSVWriter{w: bufio.NewWriter(w)}
 }
 
-// WriteHeader writes the column names.
-func (c *CSVWriter) WriteHeader(names []string) error {
-	for i, n := range names {
-		c.field(i, defuseFormula(n), false)
+// WriteHeader writes the columns' names, and keeps which columns hold
+// text for WriteRow.
+func (c *CSVWriter) WriteHeader(cols []Column) error {
+	c.text = make([]bool, len(cols))
+	for i, col := range cols {
+		c.text[i] = col.Kind == KindText
+		c.field(i, defuseFormula(col.Name), false)
 	}
 	return c.end()
 }
@@ -38,7 +45,7 @@ func (c *CSVWriter) WriteHeader(names []string) error {
 func (c *CSVWriter) WriteRow(row []any) error {
 	for i, v := range row {
 		text := Text(v)
-		if _, ok := v.(string); ok {
+		if _, ok := v.(string); ok && i < len(c.text) && c.text[i] {
 			text = defuseFormula(text)
 		}
 		c.field(i, text, v == nil)
@@ -122,7 +129,7 @@ func needsQuotes(s string) bool {
 // WriteCSV writes a whole result as CSV: the header, then every row.
 func WriteCSV(w io.Writer, r Result) error {
 	c := NewCSVWriter(w)
-	if err := c.WriteHeader(r.ColumnNames()); err != nil {
+	if err := c.WriteHeader(r.Columns); err != nil {
 		return err
 	}
 	for _, row := range r.Rows {

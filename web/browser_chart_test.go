@@ -23,6 +23,12 @@ func TestBrowserChart(t *testing.T) {
 	srv := newTestServer(t, b, Config{})
 
 	tb.do(t, "open the chat", chromedp.Navigate(srv.URL+"/"), chromedp.WaitVisible(chromedp.CSS(".chip")))
+	// Values and ticks: at most two decimals, but a small value to its
+	// first significant digits rather than 0, and never "-0".
+	assert.Equal(t, []any{"1,234.57", "0.0042", "-0.0012", "0"},
+		eval[[]any](t, tb, `[1234.567, 0.0042, -0.0012, -0].map(Chart.formatNumber)`))
+	assert.Equal(t, []any{"-0.3", "-0.2", "-0.1", "0", "0.1"},
+		eval[[]any](t, tb, `Chart.ticks([-0.25, 0.1]).list.map(Chart.formatNumber)`), "the zero tick is 0, not float noise")
 	tb.do(t, "ask for publishers", chromedp.Click(button("Which publishers released the most games?")),
 		chromedp.WaitVisible(chromedp.CSS("#log .msg.bot .answer-chart svg")))
 	bars := eval[map[string]any](t, tb, `(() => {

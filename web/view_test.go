@@ -204,3 +204,17 @@ func TestReadmeNamesEveryReplyField(t *testing.T) {
 		assert.True(t, named[string(kind)], "README names the kind %q", kind)
 	}
 }
+
+// A money column's cells carry their number, so the page sorts them by
+// value ($999.00 before $1,234.50), not as text.
+func TestMoneyCellsSortByValue(t *testing.T) {
+	t.Parallel()
+	tv := tableOf(&answer.Answer{Result: &warehouse.Result{
+		Columns: []warehouse.Column{{Name: "revenue", Kind: warehouse.KindNumber, Type: "money"}},
+		Rows:    [][]any{{"$1,234.50"}, {"$999.00"}}}})
+	require.NotNil(t, tv.Rows[0][0].Number)
+	require.NotNil(t, tv.Rows[1][0].Number)
+	assert.Equal(t, 1234.5, *tv.Rows[0][0].Number)
+	assert.Equal(t, 999.0, *tv.Rows[1][0].Number)
+	assert.Equal(t, "$1,234.50", tv.Rows[0][0].Text, "shown as PostgreSQL writes it")
+}

@@ -45,13 +45,13 @@ func (e *Executor) stream(ctx context.Context, tx pgx.Tx, sg signed, sql string,
 
 	fields := rows.FieldDescriptions()
 	typeMap := tx.Conn().TypeMap()
-	names := make([]string, len(fields))
+	cols := make([]warehouse.Column, len(fields))
 	decoders := make([]decoder, len(fields))
 	for i, f := range fields {
-		names[i] = f.Name
+		cols[i] = warehouse.Column{Name: f.Name, Kind: kindOfOID(typeMap, f.DataTypeOID)}
 		decoders[i] = decoderFor(typeMap, f.DataTypeOID)
 	}
-	if err := w.WriteHeader(names); err != nil {
+	if err := w.WriteHeader(cols); err != nil {
 		return st, err
 	}
 	row := make([]any, len(fields))

@@ -23,9 +23,12 @@
     return n;
   }
 
-  /** formatNumber writes a value with thousands separators, at most two decimals. */
+  /** formatNumber writes a value with thousands separators, at most two decimals; one below
+   * 0.01 to its first two significant digits (0.0042), which two decimals would show as 0. */
   function formatNumber(v) {
-    return Number(v).toLocaleString("en-US", { maximumFractionDigits: 2 });
+    const n = Number(v);
+    if (n !== 0 && Math.abs(n) < 0.01) return n.toLocaleString("en-US", { maximumSignificantDigits: 2 });
+    return (n === 0 ? 0 : n).toLocaleString("en-US", { maximumFractionDigits: 2 });
   }
 
   /** short writes an axis tick compactly: 2,500 · 25K · 1.5M. */
@@ -71,7 +74,8 @@
     const step = [1, 2, 2.5, 5, 10].map((m) => m * mag).find((st) => st >= raw);
     const lo = Math.floor(rawLo / step) * step, hi = Math.ceil(rawHi / step) * step;
     const out = [];
-    for (let v = lo; v <= hi + step / 2; v += step) out.push(Number(v.toPrecision(12)));
+    // Summing steps leaves float noise where zero is (-2.8e-17): it is 0.
+    for (let v = lo; v <= hi + step / 2; v += step) out.push(Math.abs(v) < step / 1e6 ? 0 : Number(v.toPrecision(12)));
     return { lo, hi, list: out };
   }
 
@@ -258,5 +262,5 @@
     return fig;
   }
 
-  global.Chart = { draw, formatNumber };
+  global.Chart = { draw, formatNumber, ticks };
 })(window);
