@@ -110,7 +110,7 @@ func (n *Nodes) Refresh(ctx context.Context, s *State) error {
 	}
 	s.ResolvedQuery = c.Question
 	s.Query, s.Result, s.QueryID = c.Query, c.Result, c.QueryID
-	s.Answer = plainSummary(s.Result)
+	s.Answer = n.plainSummary(ctx, s.Result)
 	// The same query assumes what it did: the fresh answer says so too.
 	s.Assumptions, _ = n.assumptionsOf(ctx, s.ThreadTS, turn.QueryID)
 	return nil

@@ -424,3 +424,16 @@ func TestFormatAnswerExposesTheModelsLinks(t *testing.T) {
 	shown := blockkit.PlainText(blockkit.Reply(s.Reply).Blocks)
 	assert.NotContains(t, shown, "<https://evil.example/login?n=8160|", "no Slack link hides the address")
 }
+
+// Without the model (a refresh, a scheduled run, a model that failed), a
+// single value is said with its unit from the catalog, as the table shows
+// it.
+func TestPlainSummaryKeepsTheUnit(t *testing.T) {
+	t.Parallel()
+	n, _ := newNodes(t, nil)
+	r := warehouse.Result{Columns: []warehouse.Column{{Name: "price", Kind: warehouse.KindNumber}}, Rows: [][]any{{"7.19"}}, RowCount: 1}
+	assert.Equal(t, "Price: *£7.19*.", n.plainSummary(context.Background(), r))
+	r.Columns[0].Name = "achievements"
+	r.Rows[0][0] = int64(1051)
+	assert.Equal(t, "Achievements: *1,051*.", n.plainSummary(context.Background(), r))
+}

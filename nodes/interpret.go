@@ -70,7 +70,7 @@ func (n *Nodes) Interpret(ctx context.Context, s *State) error {
 	})
 	if err != nil {
 		s.note("interpreter failed, using a plain summary: " + err.Error())
-		s.Answer = plainSummary(s.Result)
+		s.Answer = n.plainSummary(ctx, s.Result)
 		return nil
 	}
 	answer := strings.TrimSpace(reply)
@@ -82,12 +82,12 @@ func (n *Nodes) Interpret(ctx context.Context, s *State) error {
 	}
 	if answer == "" {
 		s.note("interpreter reply was empty")
-		s.Answer = plainSummary(s.Result)
+		s.Answer = n.plainSummary(ctx, s.Result)
 		return nil
 	}
 	if bad := inventedNumbers(answer, s.Result, s.Question()+"\n"+s.Query.Text); len(bad) > 0 {
 		s.note(fmt.Sprintf("interpreter answer quoted numbers not in the result %v: %.200q", bad, answer))
-		s.Answer = plainSummary(s.Result)
+		s.Answer = n.plainSummary(ctx, s.Result)
 		return nil
 	}
 	s.Answer = answer
@@ -134,13 +134,14 @@ func cellText(v any) string {
 // plainSummary answers without the model, from the result alone: a single
 // value with its column's label ("Avg price (GBP): *£74.90*."),
 // otherwise how many rows there are.
-func plainSummary(r warehouse.Result) string {
+func (n *Nodes) plainSummary(ctx context.Context, r warehouse.Result) string {
 	switch {
 	case r.RowCount == 0:
 		return "The query returned no rows."
 	case r.RowCount == 1 && len(r.Columns) == 1:
 		name := answer.Label(r.Columns[0].Name)
-		value := answer.NewTable(&r).Cell(r.Rows[0], 0)
+		// With its unit, as the answer's table shows it ("£74.90").
+		value := (&answer.Answer{Result: &r, Units: n.units(ctx, r)}).Table().Cell(r.Rows[0], 0)
 		if name == "" || name == "?column?" {
 			return fmt.Sprintf("The answer is *%s*.", value)
 		}

@@ -66,7 +66,7 @@ func (n *Nodes) RunSchedule(ctx context.Context, s *State) error {
 			Text: answer.Plain("The condition did not hold: nothing was sent.")})
 		return nil
 	}
-	s.Answer = n.runHeading(s, run) + "\n" + plainSummary(res)
+	s.Answer = n.runHeading(s, run) + "\n" + n.plainSummary(ctx, res)
 	if sawSource(sch) {
 		// What the answer it was made from assumed, read from its thread.
 		s.Assumptions, _ = n.assumptionsOf(ctx, sch.SourceThread, sch.QueryID)

@@ -55,15 +55,18 @@ func chat(ctx context.Context, in io.Reader, out io.Writer) error {
 	fmt.Fprintln(out, chatHelp)
 
 	r := &repl{b: b, out: out, thread: bot.NewThreadID()}
-	sc := bufio.NewScanner(in)
-	sc.Buffer(make([]byte, 64*1024), 1024*1024)
+	rd := bufio.NewReaderSize(in, 64*1024)
 	for {
 		fmt.Fprint(out, "\n> ")
-		if !sc.Scan() {
+		text, err := readLine(rd, maxChatLine)
+		if err != nil {
 			fmt.Fprintln(out)
-			return sc.Err()
+			if errors.Is(err, io.EOF) {
+				return nil
+			}
+			return err
 		}
-		line := strings.TrimSpace(sc.Text())
+		line := strings.TrimSpace(text)
 		if line == ":quit" || line == ":q" {
 			return nil
 		}
@@ -73,6 +76,32 @@ func chat(ctx context.Context, in io.Reader, out io.Writer) error {
 			}
 			fmt.Fprintln(out, "error:", err)
 		}
+	}
+}
+
+// maxChatLine is how much of a line the chat keeps: far more than the
+// bot reads (MAX_MESSAGE_LENGTH), so a longer paste is still one message,
+// which the bot answers as too long.
+const maxChatLine = 1 << 20
+
+// readLine reads one line of rd without its end, keeping at most limit
+// bytes of it: the rest is read and dropped, so a huge paste neither ends
+// the chat nor fills memory. The last line may lack its end; io.EOF comes
+// after it.
+func readLine(rd *bufio.Reader, limit int) (string, error) {
+	var b []byte
+	for {
+		chunk, err := rd.ReadSlice('\n')
+		if room := limit - len(b); room > 0 {
+			b = append(b, chunk[:min(len(chunk), room)]...)
+		}
+		switch {
+		case errors.Is(err, bufio.ErrBufferFull):
+			continue
+		case err != nil && (len(b) == 0 || !errors.Is(err, io.EOF)):
+			return "", err
+		}
+		return strings.TrimRight(string(b), "\r\n"), nil
 	}
 }
 

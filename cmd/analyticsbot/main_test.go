@@ -481,6 +481,15 @@ func TestCLI(t *testing.T) {
 		assert.Contains(t, got.stdout, fmt.Sprintf("Saved %s (%d bytes).", filepath.Base(files[0]), len(csv2018)))
 	})
 
+	t.Run("chat after a huge paste", func(t *testing.T) {
+		// A line of 2 MiB is one message the bot answers as too long, and
+		// the chat goes on.
+		got := runCLI(t, strings.Repeat("x", 2<<20)+"\n"+q2018+"\n:quit\n", "chat")
+		require.NoError(t, got.err, "stderr: %s", got.stderr)
+		assert.Contains(t, got.stdout, "Your message is too long")
+		assert.Contains(t, got.stdout, "8,160", "the next question is answered")
+	})
+
 	t.Run("chat follow-ups by number", func(t *testing.T) {
 		t.Chdir(t.TempDir())
 		got := runCLI(t, q2018+"\n:sql\n9\n2\n:quit\n", "chat")
