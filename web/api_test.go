@@ -267,6 +267,7 @@ func TestDocumentedRequestLimits(t *testing.T) {
 
 	s := chat(t, srv, "", fits, nil) // fails the test unless 200
 	assert.Equal(t, "no", s.resp.Header.Get("X-Accel-Buffering"), "behind nginx, nothing special is needed")
+	assert.Equal(t, "no-store", s.resp.Header.Get("Cache-Control"), "the stream holds data: no browser keeps it (docs/security.md)")
 	end := lastMessageEnd(t, s.all(t))
 	assert.Contains(t, end.Text, "I read questions of up to 4000 characters", "a body of exactly 64 KiB is read")
 
