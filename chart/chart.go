@@ -202,6 +202,7 @@ func oneDimension(r warehouse.Result, dim int, measures []int, question string) 
 	for _, row := range rows {
 		s.Categories = append(s.Categories, label(row[dim]))
 	}
+	s.Categories = dropMidnight(s.Categories)
 	measures = comparable(r, measures)
 	for _, m := range measures {
 		ser := Series{Name: fitLabel(humanize(r.Columns[m].Name))}
@@ -291,8 +292,30 @@ func pivot(r warehouse.Result, dims []int, measure int) (Spec, bool) {
 		}
 		s.Series = append(s.Series, ser)
 	}
+	s.Categories = dropMidnight(s.Categories)
 	return s, uniqueLabels(s.Categories)
 }
+
+// dropMidnight writes timestamps that are all at midnight (a timestamp
+// column truncated to days, months or years) as their dates:
+// "2024-01-01T00:00:00" → "2024-01-01". When any has a time of day, all
+// keep theirs.
+func dropMidnight(labels []string) []string {
+	const midnight = "T00:00:00"
+	for _, l := range labels {
+		if !strings.HasSuffix(l, midnight) || !dateLike.MatchString(strings.TrimSuffix(l, midnight)) {
+			return labels
+		}
+	}
+	out := make([]string, len(labels))
+	for i, l := range labels {
+		out[i] = strings.TrimSuffix(l, midnight)
+	}
+	return out
+}
+
+// dateLike is a date as the bot writes one, 2024-01-31.
+var dateLike = regexp.MustCompile(`^\d{4}-\d{2}-\d{2}$`)
 
 // yearLike names columns of years, months and the like: numbers read as
 // an ordered axis, not measured.

@@ -311,3 +311,18 @@ func TestChooseNamesWhatHasNoName(t *testing.T) {
 	}
 	assert.Equal(t, []string{"(blank)", "b"}, names, "a blank value names a series too")
 }
+
+// A timestamp column truncated to days (no time zone, so no "Z") labels
+// its points as dates; one with times of day keeps them all.
+func TestChooseMidnightLabels(t *testing.T) {
+	t.Parallel()
+	s, ok := Choose(result(cols("day:time", "orders:number"),
+		[]any{"2024-01-01T00:00:00", int64(3)}, []any{"2024-01-02T00:00:00", int64(5)}), "orders per day", Hint{})
+	require.True(t, ok)
+	assert.Equal(t, []string{"2024-01-01", "2024-01-02"}, s.Categories)
+
+	s, ok = Choose(result(cols("hour:time", "orders:number"),
+		[]any{"2024-01-01T00:00:00", int64(3)}, []any{"2024-01-01T01:00:00", int64(5)}), "orders per hour", Hint{})
+	require.True(t, ok)
+	assert.Equal(t, []string{"2024-01-01T00:00:00", "2024-01-01T01:00:00"}, s.Categories, "hours keep their times")
+}
