@@ -101,8 +101,7 @@ func Choose(r warehouse.Result, question string, hint Hint) (Spec, bool) {
 	ordered := s.Type == Line || s.Type == Area
 	switch Type(strings.ToLower(strings.TrimSpace(hint.Type))) {
 	case Pie:
-		if len(s.Series) == 1 && len(s.Categories) <= MaxSegments && allPositive(s.Series[0].Values) && s.Note == "" &&
-			whole(r, s.Series[0].Name, s.Series[0].Values) {
+		if s.Note == "" && len(s.Series) == 1 && pieFits(r, s, s.Series[0].Name) {
 			s.Type, s.XLabel, s.YLabel = Pie, "", ""
 		}
 	case Bar:
@@ -220,8 +219,7 @@ func oneDimension(r warehouse.Result, dim int, measures []int, question string) 
 		s.YLabel = axisLabel(r.Columns[measures[0]].Name)
 		s.Title = titleOf(humanize(r.Columns[measures[0]].Name), r, dim)
 	}
-	if !ordered && len(measures) == 1 && len(rows) <= MaxSegments && partsOfWhole(question) && allPositive(s.Series[0].Values) &&
-		whole(r, r.Columns[measures[0]].Name, s.Series[0].Values) {
+	if !ordered && partsOfWhole(question) && pieFits(r, s, r.Columns[measures[0]].Name) {
 		s.Type, s.XLabel, s.YLabel = Pie, "", ""
 	}
 	return s, uniqueLabels(s.Categories) && uniqueSeries(s.Series)
@@ -399,18 +397,20 @@ func partsOfWhole(question string) bool { return partsWords.MatchString(question
 // word of its name (or of its humanized name, "Share pct").
 var shareNames = regexp.MustCompile(`(?i)(^|[_\s])(pct|percent|percentage|share|ratio|proportion|fraction)([_\s]|$)`)
 
-// whole reports whether the rows of r can be the parts of a whole, as a
-// pie draws them (each slice its share of their sum): not when r was cut
-// (rows are missing), nor when the measure is a share already and its
-// values do not add up to 100 % (or 1): the top three genres' shares,
+// pieFits reports whether s, drawn from r, can be a pie of measure: one series of up
+// to MaxSegments values above zero that can be the parts of a whole, as a
+// pie draws them (each slice its share of their sum). They cannot when r
+// was cut (rows are missing), nor when the measure is a share already and
+// its values do not add up to 100 % (or 1): the top three genres' shares,
 // 30, 20 and 10 %, drawn as 50, 33 and 17 % would be wrong.
-func whole(r warehouse.Result, measure string, vs []float64) bool {
-	if r.Truncated {
+func pieFits(r warehouse.Result, s Spec, measure string) bool {
+	if len(s.Series) != 1 || len(s.Categories) > MaxSegments || !allPositive(s.Series[0].Values) || r.Truncated {
 		return false
 	}
 	if !shareNames.MatchString(measure) {
 		return true
 	}
+	vs := s.Series[0].Values
 	var sum float64
 	for _, v := range vs {
 		sum += v
