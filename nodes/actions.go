@@ -92,32 +92,27 @@ func exportNote(st warehouse.ExportStats) string {
 // since) cannot be checked, and is refused as such. Without an access
 // file, everyone may.
 func (n *Nodes) mayRead(ctx context.Context, s *State, q warehouse.Query) bool {
-	if warehouse.CallerOf(ctx).Access == nil {
-		return true
-	}
-	if !n.ours(s, q) {
-		return false
-	}
-	if err := warehouse.Permits(ctx, n.Warehouse, q.Text); warehouse.KindOf(err) == warehouse.Forbidden {
-		dataFailure(s, err)
-		return false
-	}
-	return true
+	return n.underPolicy(ctx, s, q, func(err error) bool { return warehouse.KindOf(err) == warehouse.Forbidden })
 }
 
-// mayTake reports whether the presser may take q's cached rows: with an
-// access file, only while q passes the guard as new under their policy.
-// Stricter than mayRead: a column their policy has masked since the query
-// ran would come back to them in the rows, and a check that cannot be
-// made (the catalog unreadable) hands nothing over.
+// mayTake reports whether the presser may take q's cached rows. Stricter
+// than mayRead: any refusal of q as new counts (a column their policy has
+// masked since the query ran would come back to them in the rows), and so
+// does a check that cannot be made (the catalog unreadable).
 func (n *Nodes) mayTake(ctx context.Context, s *State, q warehouse.Query) bool {
+	return n.underPolicy(ctx, s, q, func(err error) bool { return err != nil })
+}
+
+// underPolicy checks q under the presser's policy, when there is one, and
+// records on s the failure refuses says stops them.
+func (n *Nodes) underPolicy(ctx context.Context, s *State, q warehouse.Query, refuses func(error) bool) bool {
 	if warehouse.CallerOf(ctx).Access == nil {
 		return true
 	}
 	if !n.ours(s, q) {
 		return false
 	}
-	if err := warehouse.Permits(ctx, n.Warehouse, q.Text); err != nil {
+	if err := warehouse.Permits(ctx, n.Warehouse, q.Text); refuses(err) {
 		dataFailure(s, err)
 		return false
 	}
