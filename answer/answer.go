@@ -162,7 +162,6 @@ func Marshal(a *Answer) ([]byte, error) {
 	c := *a
 	if r := a.Result; r != nil {
 		stored := *r
-		stored.Rows = r.Rows
 		if len(r.Rows) > maxStoredRows {
 			stored.Rows, stored.RowCount = r.Rows[:maxStoredRows], maxStoredRows
 			c.TotalRows = a.Rows()

@@ -73,8 +73,7 @@ var markup = regexp.MustCompile(
 func (t Text) Exposed(trusted func(host string) bool) Text {
 	var out Text
 	for _, sp := range t {
-		u, err := url.Parse(sp.Link)
-		if sp.Link == "" || err == nil && trusted != nil && trusted(u.Host) {
+		if sp.Link == "" || trusted != nil && trusted(hostOf(sp.Link)) {
 			out = append(out, sp)
 			continue
 		}
@@ -90,6 +89,15 @@ func (t Text) Exposed(trusted func(host string) bool) Text {
 		out = append(out, label, Span{Text: " ("}, address, Span{Text: ")"})
 	}
 	return out
+}
+
+// hostOf is the host of the address u, "" when it has none.
+func hostOf(u string) string {
+	p, err := url.Parse(u)
+	if err != nil {
+		return ""
+	}
+	return p.Host
 }
 
 // ParseText reads the interpreter's prose into spans. Markers that do not

@@ -14,7 +14,7 @@ import (
 // field (""), so the two stay apart; fields holding a comma, a quote, a line
 // break or leading white space are quoted. Values are written as Text
 // formats them. One difference: a value of a text column, or a column
-// name, that a spreadsheet would run as a formula (Formula) is written
+// name, that a spreadsheet would run as a formula (defuseFormula) is written
 // with a leading apostrophe, so opening an export never runs what the data
 // says.
 type CSVWriter struct {
@@ -53,25 +53,19 @@ func (c *CSVWriter) WriteRow(row []any) error {
 	return c.end()
 }
 
-// Formula reports whether a spreadsheet opening a CSV would read s as a
-// formula (OWASP's "CSV injection"): it begins with =, +, -, @, a tab or
-// a carriage return and is not a plain number ("-2.5" stays a number;
-// "+1-555-0100" and "=HYPERLINK(…)" do not).
-func Formula(s string) bool {
-	if s == "" || !strings.ContainsRune("=+-@\t\r", rune(s[0])) {
-		return false
-	}
-	_, err := strconv.ParseFloat(s, 64)
-	return err != nil
-}
-
-// defuseFormula is s with an apostrophe before it when it is a Formula:
-// spreadsheets show it as text, the apostrophe hidden.
+// defuseFormula is s with an apostrophe before it when a spreadsheet
+// opening the CSV would read s as a formula (OWASP's "CSV injection"): it
+// begins with =, +, -, @, a tab or a carriage return and is not a plain
+// number ("-2.5" stays a number; "+1-555-0100" and "=HYPERLINK(…)" do
+// not). Spreadsheets show it as text, the apostrophe hidden.
 func defuseFormula(s string) string {
-	if Formula(s) {
-		return "'" + s
+	if s == "" || !strings.ContainsRune("=+-@\t\r", rune(s[0])) {
+		return s
 	}
-	return s
+	if _, err := strconv.ParseFloat(s, 64); err == nil {
+		return s
+	}
+	return "'" + s
 }
 
 // Flush writes what is buffered and returns the first error of any write.

@@ -45,7 +45,6 @@ type eventWriter struct {
 func startEvents(w http.ResponseWriter, fail context.CancelCauseFunc) *eventWriter {
 	h := w.Header()
 	h.Set("Content-Type", "text/event-stream")
-	h.Set("Cache-Control", "no-store")
 	// nginx buffers responses unless told not to, which would hold the
 	// progress back until the answer is complete.
 	h.Set("X-Accel-Buffering", "no")
