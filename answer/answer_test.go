@@ -103,6 +103,9 @@ func TestStatus(t *testing.T) {
 		Result: &warehouse.Result{Rows: rows(546), Truncated: true, LimitedBy: warehouse.LimitBytes}}).Status(), "no export, no promise")
 	assert.Equal(t, "no rows", (&Answer{Result: &warehouse.Result{}}).Status())
 	assert.Equal(t, "", (&Answer{}).Status())
+	ranAt := time.Date(2024, 3, 5, 23, 58, 0, 0, time.FixedZone("CET", 3600))
+	assert.Equal(t, "2 rows · data as of 2024-03-05 22:58 UTC", (&Answer{Result: &warehouse.Result{Rows: rows(2)},
+		DataAsOf: ranAt}).Status(), "a reused result says the day and time it ran, in UTC")
 }
 
 // A stored reply comes back as it was, its numbers exact and its result cut

@@ -16,8 +16,9 @@ const ExportAction = "export_csv"
 // Status is the answer's one line of facts: how many rows, whether the
 // result was cut and what Export CSV then gives, how long answering took
 // and where the data came from: "10 rows · in 67 ms · via sql"; for a
-// result that did not run now, when it did ("data as of 14:02 UTC"). Empty when
-// there is nothing to say.
+// result that did not run now, when it did ("data as of 2024-03-05 14:02
+// UTC": with its date, since a stored reply is read again days later and
+// RESULT_FRESHNESS may span midnight). Empty when there is nothing to say.
 func (a *Answer) Status() string {
 	var meta []string
 	if r := a.Result; r != nil {
@@ -33,7 +34,7 @@ func (a *Answer) Status() string {
 		}
 	}
 	if !a.DataAsOf.IsZero() {
-		meta = append(meta, "data as of "+a.DataAsOf.UTC().Format("15:04")+" UTC")
+		meta = append(meta, "data as of "+a.DataAsOf.UTC().Format("2006-01-02 15:04")+" UTC")
 	}
 	if e := FormatElapsed(a.Elapsed); e != "" {
 		meta = append(meta, "in "+e)

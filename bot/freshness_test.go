@@ -46,7 +46,7 @@ func testResultFreshness(t *testing.T, e *testEnv) {
 	assert.Equal(t, first.QueryID, again.QueryID, "another layout of the same query: one dataset")
 	assert.Zero(t, again.DBTime, "the query did not run")
 	assert.Equal(t, first.Result.Rows, again.Result.Rows)
-	assert.Contains(t, again.Reply.Status(), "data as of "+again.DataAsOf.UTC().Format("15:04")+" UTC")
+	assert.Contains(t, again.Reply.Status(), "data as of "+again.DataAsOf.UTC().Format("2006-01-02 15:04")+" UTC")
 	assert.Contains(t, actionIDs(again), string(nodes.IntentRefresh), "a Refresh button")
 
 	other := askAs("UOTHER", bot.NewThreadID(), "How many games were released in 2018?")

@@ -149,7 +149,7 @@ func TestRefreshInSlack(t *testing.T) {
 
 	again := answered(t, h, ch, "1700000902.000100")
 	texts := strings.Join(again.BlockTexts(), "\n")
-	assert.Regexp(t, `data as of \d\d:\d\d UTC`, texts, "the answer says when its data is from")
+	assert.Regexp(t, `data as of \d{4}-\d\d-\d\d \d\d:\d\d UTC`, texts, "the answer says when its data is from")
 	assert.Contains(t, string(again.Blocks), `"action_id":"refresh"`, "a Refresh button")
 
 	calls := h.modelCalls()

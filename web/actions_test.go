@@ -143,7 +143,7 @@ func TestRefreshOnTheWeb(t *testing.T) {
 	lastMessageEnd(t, chat(t, srv, "", q2018, nil).all(t))
 	again := lastMessageEnd(t, chat(t, srv, "", q2018, nil).all(t))
 	require.NotNil(t, again.Reply)
-	assert.Regexp(t, `data as of \d\d:\d\d UTC`, again.Reply.Status, "the reply says when its data is from")
+	assert.Regexp(t, `data as of \d{4}-\d\d-\d\d \d\d:\d\d UTC`, again.Reply.Status, "the reply says when its data is from")
 	assert.Contains(t, again.Reply.Actions, actionRef{Action: "refresh", Label: "Refresh"}, "a Refresh button")
 
 	calls := len(b.Scripted.Calls())
