@@ -297,7 +297,8 @@ func (c Config) llmConfig() llm.Config {
 func (b *Bot) model() (*llm.Client, error) {
 	cfg := b.cfg
 	lc := cfg.llmConfig()
-	opts := []llm.ClientOption{llm.WithTimeout(cfg.LLMTimeout), llm.WithRetries(cfg.LLMRetries), llm.WithConcurrency(cfg.ModelConcurrency)}
+	opts := []llm.ClientOption{llm.WithTimeout(cfg.LLMTimeout), llm.WithRetries(cfg.LLMRetries),
+		llm.WithConcurrency(cfg.ModelConcurrency), llm.WithMaxTokens(cfg.LLMMaxTokens)}
 	if lc.Provider == llm.ProviderScript && lc.ScriptPath == "" {
 		s, err := llm.ParseScript(demo.Script())
 		if err != nil {

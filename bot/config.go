@@ -72,14 +72,17 @@ type Config struct {
 	// bot reads everything the reader role can (a warning at start).
 	AccessFile string `env:"ACCESS_FILE"`
 
-	LLMProvider     string        `env:"LLM_PROVIDER"`
-	LLMModel        string        `env:"LLM_MODEL"`
-	LLMBaseURL      string        `env:"LLM_BASE_URL"`
-	LLMScript       string        `env:"LLM_SCRIPT"`
-	LLMTimeout      time.Duration `env:"LLM_TIMEOUT" envDefault:"60s"`
-	LLMRetries      int           `env:"LLM_RETRIES" envDefault:"2"`
-	OpenAIAPIKey    string        `env:"OPENAI_API_KEY"`
-	AnthropicAPIKey string        `env:"ANTHROPIC_API_KEY"`
+	LLMProvider string        `env:"LLM_PROVIDER"`
+	LLMModel    string        `env:"LLM_MODEL"`
+	LLMBaseURL  string        `env:"LLM_BASE_URL"`
+	LLMScript   string        `env:"LLM_SCRIPT"`
+	LLMTimeout  time.Duration `env:"LLM_TIMEOUT" envDefault:"60s"`
+	LLMRetries  int           `env:"LLM_RETRIES" envDefault:"2"`
+	// LLMMaxTokens bounds each reply of the model (llm.WithMaxTokens); 0
+	// leaves it to the provider.
+	LLMMaxTokens    int    `env:"LLM_MAX_TOKENS" envDefault:"8192"`
+	OpenAIAPIKey    string `env:"OPENAI_API_KEY"`
+	AnthropicAPIKey string `env:"ANTHROPIC_API_KEY"`
 
 	// ModelConcurrency bounds the model calls made at once (0: no bound);
 	// calls beyond it wait for one to end.

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/analyticsbot/analyticsbot/llm"
 	"github.com/analyticsbot/analyticsbot/nodes"
 	"github.com/analyticsbot/analyticsbot/warehouse/cubewarehouse"
 )
@@ -14,6 +15,11 @@ import (
 // question's calls, so a value far above the default of 2 only makes a
 // failing question fail later and dearer.
 const MaxRetriesBound = 10
+
+// MinMaxTokens is the least LLM_MAX_TOKENS takes other than 0: a query
+// with its notes can take a few hundred tokens, and a bound below that
+// would cut every reply.
+const MinMaxTokens = 256
 
 // checkNumbers reports the numeric settings whose value cannot work, each
 // with what it accepts. The code that takes them would otherwise put its
@@ -84,6 +90,10 @@ func (c *Config) checkNumbers() []error {
 	// settings mean nothing to another backend, which they do not stop.
 	if c.backendName() == cubewarehouse.Name && c.Cube.Timeout == 0 {
 		errs = append(errs, errors.New("CUBE_TIMEOUT must be a duration above 0, such as 30s, got 0s"))
+	}
+	if c.LLMMaxTokens != 0 && c.LLMMaxTokens < MinMaxTokens {
+		errs = append(errs, fmt.Errorf("LLM_MAX_TOKENS must be 0 (the provider's own bound) or at least %d tokens, such as %d, got %d",
+			MinMaxTokens, llm.DefaultMaxTokens, c.LLMMaxTokens))
 	}
 	if c.ValueIndexRefresh < 0 {
 		errs = append(errs, fmt.Errorf("VALUE_INDEX_REFRESH must be 0 (once, at start) or a duration such as 24h, got %s", c.ValueIndexRefresh))

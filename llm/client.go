@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"log/slog"
 	"math"
+	"strings"
 	"time"
 
 	"github.com/cenkalti/backoff/v4"
@@ -21,6 +22,11 @@ const (
 	DefaultTimeout = 60 * time.Second
 	DefaultRetries = 2
 	DefaultBackoff = 500 * time.Millisecond
+	// DefaultMaxTokens bounds each reply: well above what a query and its
+	// notes or an answer take, so that only a model that runs on (a loop,
+	// a repeated row) meets it, yet enough for a reasoning model, whose
+	// thinking counts against it with some providers.
+	DefaultMaxTokens = 8192
 )
 
 const tracerName = "github.com/analyticsbot/analyticsbot/llm"
@@ -39,6 +45,7 @@ type Client struct {
 	retries     int
 	backoff     time.Duration
 	temperature float64
+	maxTokens   int
 	tracers     trace.TracerProvider
 	// calls, when not nil, holds a place per model call in flight.
 	calls chan struct{}
@@ -87,6 +94,15 @@ func WithConcurrency(n int) ClientOption {
 	}
 }
 
+// WithMaxTokens bounds the tokens of each reply (default
+// [DefaultMaxTokens]); 0 leaves the bound to the provider (Anthropic's
+// client then asks for 2,048, OpenAI's and Ollama's for none). A reply the
+// provider cut at the bound fails with [ErrReplyCut] instead of passing
+// for a whole one. Negative values mean 0.
+func WithMaxTokens(n int) ClientOption {
+	return func(c *Client) { c.maxTokens = max(n, 0) }
+}
+
 // WithModelName sets the name recorded on spans and logs, such as the
 // display name [NewModel] returns ("openai:gpt-4o-mini").
 func WithModelName(name string) ClientOption {
@@ -108,11 +124,12 @@ func WithTracerProvider(tp trace.TracerProvider) ClientOption {
 // NewClient wraps model for the workflow nodes.
 func NewClient(model llms.Model, opts ...ClientOption) *Client {
 	c := &Client{
-		model:   model,
-		name:    "unknown",
-		timeout: DefaultTimeout,
-		retries: DefaultRetries,
-		backoff: DefaultBackoff,
+		model:     model,
+		name:      "unknown",
+		timeout:   DefaultTimeout,
+		retries:   DefaultRetries,
+		backoff:   DefaultBackoff,
+		maxTokens: DefaultMaxTokens,
 	}
 	for _, opt := range opts {
 		opt(c)
@@ -194,6 +211,9 @@ func (c *Client) attempt(ctx context.Context, step Step, prompt string) (*llms.C
 		llms.WithTemperature(c.temperature),
 		llms.WithMetadata(map[string]any{MetadataStep: string(step)}),
 	}
+	if c.maxTokens > 0 {
+		opts = append(opts, llms.WithMaxTokens(c.maxTokens))
+	}
 	streaming := false
 	if f := streamFrom(ctx); f != nil {
 		stream := &attemptStream{f: f, step: step}
@@ -220,7 +240,27 @@ func (c *Client) attempt(ctx context.Context, step Step, prompt string) (*llms.C
 	if resp == nil || len(resp.Choices) == 0 || resp.Choices[0] == nil {
 		return nil, errors.New("empty response from model")
 	}
+	if choice := resp.Choices[0]; c.cut(choice) {
+		return nil, fmt.Errorf("%w (%d tokens)", ErrReplyCut, c.maxTokens)
+	}
 	return resp.Choices[0], nil
+}
+
+// cutReasons are the stop reasons of a reply the provider ended at its
+// token bound: OpenAI's (and compatible servers') and Anthropic's.
+var cutReasons = map[string]bool{"length": true, "max_tokens": true}
+
+// cut reports whether choice ended at the token bound rather than where
+// the model ended it. A provider that gives no stop reason (langchaingo's
+// Ollama client) is judged by its count of the reply's tokens.
+func (c *Client) cut(choice *llms.ContentChoice) bool {
+	if c.maxTokens <= 0 {
+		return false
+	}
+	if choice.StopReason != "" {
+		return cutReasons[strings.ToLower(choice.StopReason)]
+	}
+	return firstCount(choice.GenerationInfo, "CompletionTokens", "OutputTokens") >= c.maxTokens
 }
 
 // policy is the retry policy of one call: exponential backoff, at most

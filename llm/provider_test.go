@@ -3,11 +3,13 @@ package llm
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"io"
 	"net/http"
 	"net/http/httptest"
 	"os"
 	"path/filepath"
+	"strings"
 	"sync/atomic"
 	"testing"
 
@@ -229,5 +231,80 @@ func TestDocumentedProviderDefaults(t *testing.T) {
 		"Ollama: the server (default `" + DefaultOllamaBaseURL + "`)",
 	} {
 		assert.Contains(t, string(doc), says)
+	}
+}
+
+// TestReplyCutAtTheBound checks, against each provider's own client, that
+// every call asks for at most the bound and that a reply the provider ended
+// there fails with ErrReplyCut, once, instead of passing for a whole one.
+func TestReplyCutAtTheBound(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		provider string
+		path     string
+		bound    string // where the request carries the bound
+		reply    func(cut bool) string
+	}{
+		{provider: "openai", path: "/chat/completions", bound: "max_completion_tokens", reply: func(cut bool) string {
+			reason := map[bool]string{true: "length", false: "stop"}[cut]
+			return `{"id":"c1","object":"chat.completion","created":1,"model":"gpt-4o-mini","choices":[{"index":0,` +
+				`"message":{"role":"assistant","content":"SELECT 1"},"finish_reason":"` + reason + `"}],` +
+				`"usage":{"prompt_tokens":5,"completion_tokens":300,"total_tokens":305}}`
+		}},
+		{provider: "anthropic", path: "/v1/messages", bound: "max_tokens", reply: func(cut bool) string {
+			reason := map[bool]string{true: "max_tokens", false: "end_turn"}[cut]
+			return `{"id":"msg_01","type":"message","role":"assistant","model":"claude-3-5-haiku-latest",` +
+				`"content":[{"type":"text","text":"SELECT 1"}],"stop_reason":"` + reason + `",` +
+				`"usage":{"input_tokens":5,"output_tokens":300}}`
+		}},
+		{provider: "ollama", path: "/api/chat", bound: "options.num_predict", reply: func(cut bool) string {
+			count := map[bool]string{true: "300", false: "299"}[cut] // langchaingo passes no done_reason on
+			return `{"model":"llama3.1","created_at":"2024-10-01T00:00:00Z","message":{"role":"assistant","content":"SELECT 1"},` +
+				`"done":true,"prompt_eval_count":5,"eval_count":` + count + `}` + "\n"
+		}},
+	}
+	for _, tt := range tests {
+		for _, cut := range []bool{false, true} {
+			t.Run(fmt.Sprintf("%s cut %v", tt.provider, cut), func(t *testing.T) {
+				t.Parallel()
+				var hits atomic.Int32
+				bodies := make(chan map[string]any, 4)
+				srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+					if r.URL.Path != tt.path {
+						http.NotFound(w, r)
+						return
+					}
+					hits.Add(1)
+					var body map[string]any
+					_ = json.NewDecoder(r.Body).Decode(&body)
+					bodies <- body
+					w.Header().Set("Content-Type", "application/json")
+					_, _ = io.WriteString(w, tt.reply(cut))
+				}))
+				t.Cleanup(srv.Close)
+				base := srv.URL
+				if tt.provider == "anthropic" {
+					base += "/v1"
+				}
+				model, _, err := NewModel(Config{Provider: tt.provider, BaseURL: base, APIKey: "k"})
+				require.NoError(t, err)
+
+				got, _, err := NewClient(model, WithMaxTokens(300), fastRetries).Complete(context.Background(), StepGenerateSQL, "q")
+				body := <-bodies
+				sent := any(body)
+				for _, key := range strings.Split(tt.bound, ".") {
+					sent = sent.(map[string]any)[key]
+				}
+				assert.EqualValues(t, 300, sent, "got request %v, want %s 300", body, tt.bound)
+				if !cut {
+					require.NoError(t, err)
+					assert.Equal(t, "SELECT 1", got)
+					return
+				}
+				require.ErrorIs(t, err, ErrReplyCut, "got reply %q", got)
+				assert.Equal(t, "generate_sql: model call: reply cut at the token bound (LLM_MAX_TOKENS) (300 tokens)", err.Error())
+				assert.Equal(t, int32(1), hits.Load(), "a cut reply is not asked for again")
+			})
+		}
 	}
 }
