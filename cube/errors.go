@@ -39,6 +39,19 @@ func (e *QueryError) Error() string {
 	return "cube rejected the query: " + e.Message
 }
 
+// RefusedError is Cube answering a query with an error of its own code
+// (HTTP 500 with Cube's JSON error): its queryRewrite or its data model
+// threw, as docs/security.md's queryRewrite does for a request that says
+// no user. Cube is up and answered, so it is neither an outage nor retried;
+// nor is it the query's fault, so it does not go back to the generator.
+type RefusedError struct {
+	Message string
+}
+
+func (e *RefusedError) Error() string {
+	return "cube refused the query with an error of its own (HTTP 500): " + e.Message
+}
+
 // ValidationError lists what [Normalize] found wrong with a query before it
 // reached Cube. Each problem says what to change, so the list can be handed
 // back to the model as is.

@@ -78,8 +78,10 @@ func TestLoadErrors(t *testing.T) {
 		secret    string
 		wantIs    error
 		wantQuery string // *QueryError message
-		wantErr   string
-		wantCalls int
+		// wantRefused is the *RefusedError message
+		wantRefused string
+		wantErr     string
+		wantCalls   int
 	}{
 		{name: "503 twice then OK", replies: []reply{status(503, `{"error":"starting"}`), status(503, ""), ok(data)}, wantCalls: 3},
 		{name: "502 and 504 retried", replies: []reply{status(502, "<html>bad gateway</html>"), status(504, ""), ok(data)}, wantCalls: 3},
@@ -96,8 +98,13 @@ func TestLoadErrors(t *testing.T) {
 			wantIs: ErrUnauthorized, wantErr: "cube load: cube rejected the token: check CUBE_API_SECRET (HTTP 401: Authorization header isn't set)", wantCalls: 1},
 		{name: "wrong secret", replies: []reply{ok(data)}, secret: "not-the-secret",
 			wantIs: ErrUnauthorized, wantErr: "cube load: cube rejected the token: check CUBE_API_SECRET (HTTP 403: Invalid token)", wantCalls: 1},
-		{name: "500 not retried", replies: []reply{status(500, `{"error":"Internal error"}`)},
-			wantIs: ErrUnavailable, wantErr: "cube load: cube is unavailable after 1 attempt: HTTP 500: Internal error", wantCalls: 1},
+		{name: "500 with Cube's error is its refusal, not retried", replies: []reply{status(500, `{"error":"Error: no user: refusing to answer from orders"}`)},
+			wantRefused: "Error: no user: refusing to answer from orders",
+			wantErr:     "cube load: cube refused the query with an error of its own (HTTP 500): Error: no user: refusing to answer from orders", wantCalls: 1},
+		{name: "500 of a proxy", replies: []reply{status(500, "<html>Internal Server Error</html>")},
+			wantIs: ErrUnavailable, wantErr: "cube load: cube is unavailable after 1 attempt: HTTP 500: <html>Internal Server Error</html>", wantCalls: 1},
+		{name: "its database unreachable", replies: []reply{status(400, `{"error":"Error: connect ECONNREFUSED 127.0.0.1:5999"}`)},
+			wantIs: ErrUnavailable, wantErr: "cube load: cube is unavailable: Cube could not reach its database: Error: connect ECONNREFUSED 127.0.0.1:5999", wantCalls: 1},
 		{name: "not Cube at that address", replies: []reply{status(404, "<html><body>Not Found</body></html>")},
 			wantIs: ErrUnavailable, wantErr: "cube load: cube is unavailable after 1 attempt: HTTP 404: <html><body>Not Found</body></html>", wantCalls: 1},
 		{name: "unreadable answer", replies: []reply{ok("<html>")},
@@ -119,6 +126,11 @@ func TestLoadErrors(t *testing.T) {
 			res, err := c.Load(t.Context(), Query{Measures: []string{"Apps.count"}})
 			assert.Len(t, f.calls(), tt.wantCalls, "got %d requests, want %d", len(f.calls()), tt.wantCalls)
 			switch {
+			case tt.wantRefused != "":
+				var re *RefusedError
+				require.ErrorAs(t, err, &re, "got %v, want a *RefusedError", err)
+				assert.Equal(t, tt.wantRefused, re.Message)
+				assert.NotErrorIs(t, err, ErrUnavailable)
 			case tt.wantQuery != "":
 				var qe *QueryError
 				require.ErrorAs(t, err, &qe, "got %v, want a *QueryError", err)

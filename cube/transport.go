@@ -201,11 +201,15 @@ func (c *Client) attempt(ctx context.Context, method, path string, payload []byt
 	case hasErr && strings.TrimPrefix(msg, "Error: ") == queryLimitExceeded:
 		// Not Cube failing: the query asks for more rows than it allows.
 		return nil, fmt.Errorf("%w (HTTP %d)", ErrQueryLimit, resp.StatusCode)
+	case resp.StatusCode == http.StatusBadRequest && databaseDown(msg):
+		return nil, fmt.Errorf("%w: Cube could not reach its database: %s", ErrUnavailable, msg)
 	case resp.StatusCode == http.StatusBadRequest || (resp.StatusCode/100 == 2 && hasErr):
 		if msg == "" {
 			msg = snippet(data)
 		}
 		return nil, &QueryError{Message: msg}
+	case resp.StatusCode == http.StatusInternalServerError && hasErr:
+		return nil, &RefusedError{Message: msg}
 	case resp.StatusCode == http.StatusUnauthorized || resp.StatusCode == http.StatusForbidden:
 		return nil, fmt.Errorf("%w (HTTP %d: %s)", ErrUnauthorized, resp.StatusCode, msg)
 	case resp.StatusCode/100 == 2:
@@ -240,6 +244,26 @@ func errorMessage(data []byte) (msg string, hasErr bool) {
 	return string(body.Error), true
 }
 
+// databaseDownTexts mark Cube's answer when the database behind it cannot
+// be reached: Cube 0.33 sends it as HTTP 400, like an error of the query
+// itself ("Error: connect ECONNREFUSED 127.0.0.1:5432"), yet no rewrite of
+// the query helps. They are Node's network error codes and the PostgreSQL
+// driver's words for a connection lost or refused.
+var databaseDownTexts = []string{"ECONNREFUSED", "ECONNRESET", "ETIMEDOUT", "EHOSTUNREACH", "ENETUNREACH", "ENOTFOUND",
+	"EAI_AGAIN", "Connection terminated", "password authentication failed", "the database system is starting up",
+	"the database system is shutting down", "too many clients already"}
+
+// databaseDown reports whether msg, Cube's error, says its database
+// could not be reached.
+func databaseDown(msg string) bool {
+	for _, t := range databaseDownTexts {
+		if strings.Contains(msg, t) {
+			return true
+		}
+	}
+	return false
+}
+
 // snippet is the start of a body that is not Cube's JSON (a proxy's HTML
 // page), enough to recognise it in an error.
 func snippet(data []byte) string {
@@ -271,7 +295,8 @@ func (c *Client) callError(parent, cctx context.Context, p *progress, err error)
 		return fmt.Errorf("%w: no answer within %s", ErrUnavailable, c.cfg.Timeout)
 	}
 	var qe *QueryError
-	if errors.As(err, &qe) || errors.Is(err, ErrUnauthorized) || errors.Is(err, ErrUnavailable) || errors.Is(err, ErrQueryLimit) {
+	var re *RefusedError
+	if errors.As(err, &qe) || errors.As(err, &re) || errors.Is(err, ErrUnauthorized) || errors.Is(err, ErrUnavailable) || errors.Is(err, ErrQueryLimit) {
 		return err
 	}
 	var st *statusError

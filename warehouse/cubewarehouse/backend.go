@@ -383,12 +383,14 @@ func (b *Backend) Show(ctx context.Context, q warehouse.Query) warehouse.Shown {
 		b.log.WarnContext(ctx, "cube sql", "err", err)
 		return shown
 	}
-	sql, err := b.client.SQL(ctx, norm)
+	// As the asker, as answers run it: the deployment's queryRewrite
+	// scopes the SQL by who asks, and may refuse a request for no one.
+	sql, err := b.client.SQL(forCaller(ctx), norm)
 	if errors.Is(err, cube.ErrQueryLimit) {
 		// Answers ask such a Cube again naming no limit (load): the SQL
 		// Cube runs is that query's.
 		norm.Limit = 0
-		sql, err = b.client.SQL(ctx, norm)
+		sql, err = b.client.SQL(forCaller(ctx), norm)
 	}
 	if err != nil {
 		b.log.WarnContext(ctx, "cube sql", "err", err)
@@ -410,6 +412,7 @@ func encode(q cube.Query) (string, error) {
 // Cube refused goes back to the generator with Cube's message.
 func classify(err error) error {
 	var qe *cube.QueryError
+	var re *cube.RefusedError
 	switch {
 	case errors.Is(err, cube.ErrUnavailable):
 		return &warehouse.Error{Kind: warehouse.Unavailable, Reason: err.Error(), Err: err}
@@ -422,6 +425,10 @@ func classify(err error) error {
 			Reason: "Cube refuses queries asking for this many rows (its CUBEJS_DB_QUERY_LIMIT); ask for fewer with a lower limit", Err: err}
 	case errors.As(err, &qe):
 		return &warehouse.Error{Kind: warehouse.Invalid, Reason: qe.Message, Err: err}
+	case errors.As(err, &re):
+		// Its queryRewrite or data model threw: up, and refusing, as a
+		// database refuses a grant; the deployment's words go to the log.
+		return &warehouse.Error{Kind: warehouse.Denied, Reason: err.Error(), Err: err}
 	}
 	return err
 }

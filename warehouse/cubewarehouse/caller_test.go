@@ -1,0 +1,113 @@
+package cubewarehouse
+
+import (
+	"context"
+	"encoding/json"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/golang-jwt/jwt/v5"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/analyticsbot/analyticsbot/cube"
+	"github.com/analyticsbot/analyticsbot/warehouse"
+)
+
+// cubeServer is Cube's REST API as far as these tests need it: the model,
+// a one-row answer and the SQL of a query, or refuse, for every /load and
+// /sql, with Cube 0.33's HTTP 500 of a queryRewrite that throws. It
+// records, by path, who each request's token said it was for.
+type cubeServer struct {
+	refuse string
+	mu     sync.Mutex
+	asker  map[string]any
+}
+
+const testSecret = "a-secret-for-tests-only-0123456789"
+
+func (s *cubeServer) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	claims := jwt.MapClaims{}
+	_, err := jwt.ParseWithClaims(r.Header.Get("Authorization"), claims, func(*jwt.Token) (any, error) { return []byte(testSecret), nil })
+	if err != nil {
+		http.Error(w, `{"error":"Invalid token"}`, http.StatusForbidden)
+		return
+	}
+	path := strings.TrimPrefix(r.URL.Path, "/cubejs-api/v1")
+	s.mu.Lock()
+	s.asker[path] = claims[identityClaim]
+	s.mu.Unlock()
+	w.Header().Set("Content-Type", "application/json")
+	if s.refuse != "" && path != "/meta" {
+		w.WriteHeader(http.StatusInternalServerError)
+		_ = json.NewEncoder(w).Encode(map[string]string{"error": s.refuse})
+		return
+	}
+	switch path {
+	case "/meta":
+		_, _ = io.WriteString(w, oneCube)
+	case "/load":
+		_, _ = io.WriteString(w, `{"data":[{"Apps.count":"7"}],"annotation":{"measures":{"Apps.count":{"title":"Count","type":"number"}},"dimensions":{},"timeDimensions":{}}}`)
+	case "/sql":
+		_, _ = io.WriteString(w, `{"sql":{"sql":["SELECT count(*) FROM apps WHERE owner = $1",["ann@x.test"]]}}`)
+	default:
+		http.NotFound(w, r)
+	}
+}
+
+// backendAt is a Backend answering through a real Cube client from srv.
+func backendAt(t *testing.T, srv *cubeServer) *Backend {
+	t.Helper()
+	srv.asker = map[string]any{}
+	hs := httptest.NewServer(srv)
+	t.Cleanup(hs.Close)
+	c, err := cube.New(cube.Config{APIURL: hs.URL, Secret: testSecret})
+	require.NoError(t, err)
+	return New(c, Config{})
+}
+
+// Every request of a question says who asks, the SQL Show SQL shows too:
+// a deployment's queryRewrite scopes rows by it (docs/security.md), so the
+// SQL shown is the one the answer ran, and a rewrite that refuses a
+// request for no one does not leave Show SQL without its SQL.
+func TestRequestsSayWhoAsks(t *testing.T) {
+	t.Parallel()
+	srv := &cubeServer{}
+	b := backendAt(t, srv)
+	ctx := warehouse.WithCaller(context.Background(), warehouse.Caller{UserID: "U1", Email: "Ann@X.test", ChannelID: "C1"})
+	const text = `{"measures": ["Apps.count"]}`
+
+	r, err := b.Check(ctx, text, 100)
+	require.NoError(t, err)
+	res, err := b.Run(ctx, r)
+	require.NoError(t, err)
+	assert.Equal(t, [][]any{{int64(7)}}, res.Rows)
+	shown := b.Show(ctx, warehouse.Query{Backend: Name, Text: text})
+	assert.Contains(t, shown.SQL, "SELECT count(*) FROM apps", "Show SQL shows Cube's SQL")
+
+	want := map[string]any{"user_id": "U1", "user_email": "ann@x.test", "channel_id": "C1"}
+	for _, path := range []string{"/load", "/sql"} {
+		assert.Equal(t, want, srv.asker[path], "who %s was asked for", path)
+	}
+}
+
+// A deployment's queryRewrite that throws (docs/security.md's, for a
+// request that says no user) makes Cube 0.33 answer HTTP 500 with its
+// error: Cube is up and refused, so the question ends as warehouse_denied
+// with Cube's own words for the user, not "can't reach Cube" and not a
+// query for the generator to rewrite.
+func TestQueryRewriteRefusal(t *testing.T) {
+	t.Parallel()
+	b := backendAt(t, &cubeServer{refuse: "Error: no user: refusing to answer from orders"})
+	r, err := b.Check(context.Background(), `{"measures": ["Apps.count"]}`, 100)
+	require.NoError(t, err)
+	_, err = b.Run(context.Background(), r)
+	require.Error(t, err)
+	assert.Equal(t, warehouse.Denied, warehouse.KindOf(err), "got %v", err)
+	assert.Contains(t, err.Error(), "no user: refusing to answer from orders", "the log keeps the deployment's words")
+	assert.Contains(t, b.Dialect().DeniedHint, "queryRewrite", "the user is told it was the semantic layer's own rules")
+}
