@@ -263,6 +263,11 @@ func (b *Backend) Run(ctx context.Context, r warehouse.Runnable) (warehouse.Resu
 	}
 	res, err := b.load(forCaller(ctx), q, true)
 	if err != nil {
+		if missingMember(err) {
+			// The model kept named a member Cube no longer has: read it
+			// again, so the retry's prompt and check see it as it is.
+			_, _ = b.meta.Get(ctx, true)
+		}
 		return warehouse.Result{}, classify(err)
 	}
 	if !res.counted {
@@ -406,6 +411,14 @@ func encode(q cube.Query) (string, error) {
 		return "", fmt.Errorf("encode cube query: %w", err)
 	}
 	return string(b), nil
+}
+
+// missingMember reports whether Cube refused a query for naming a member
+// or cube its model does not have ("'players' not found for path
+// 'Apps.players'", Cube's UserError).
+func missingMember(err error) bool {
+	var qe *cube.QueryError
+	return errors.As(err, &qe) && strings.Contains(qe.Message, "not found for path")
 }
 
 // classify turns the Cube client's errors into warehouse error kinds: a query

@@ -37,6 +37,8 @@ type fakeCube struct {
 	// rows. refuseAll refuses every query so.
 	queryLimit int
 	refuseAll  bool
+	// refuse, when set, is Cube's answer to every query.
+	refuse error
 }
 
 // oneCube is the fake's data model: Apps, with a count and names.
@@ -56,6 +58,9 @@ func (f *fakeCube) Meta(context.Context) (*cube.Meta, error) {
 
 func (f *fakeCube) Load(_ context.Context, q cube.Query) (*cube.Result, error) {
 	f.loaded = append(f.loaded, q)
+	if f.refuse != nil {
+		return nil, f.refuse
+	}
 	if f.refuseAll || (f.queryLimit > 0 && q.Limit > f.queryLimit) {
 		return nil, fmt.Errorf("cube load: %w (HTTP 500)", cube.ErrQueryLimit)
 	}

@@ -9,6 +9,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/analyticsbot/analyticsbot/cube"
 	"github.com/analyticsbot/analyticsbot/warehouse"
 )
 
@@ -88,4 +89,33 @@ func TestUnknownMemberFetchesTheModelAgain(t *testing.T) {
 	_, err = b.Check(ctx, `{"measures": ["Apps.revenue"]}`, 100)
 	assert.Equal(t, warehouse.Invalid, warehouse.KindOf(err), "a member no model has: %v", err)
 	assert.Equal(t, 3, fc.metaCalls, "checked against a fresh model before it is refused")
+}
+
+// A member the kept model still has but Cube no longer does (renamed or
+// removed within the 5 minutes) is refused by Cube itself, "not found for
+// path": the model is read again at once, so the generator's retry is
+// shown, and checked against, the model as it is now.
+func TestCubeMissingMemberFetchesTheModelAgain(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	withPlayers := strings.Replace(oneCube, `"measures": [`,
+		`"measures": [{"name": "Apps.players", "title": "Players", "type": "number", "aggType": "sum", "isVisible": true}, `, 1)
+	fc := &fakeCube{models: []string{withPlayers, oneCube},
+		refuse: &cube.QueryError{Message: "'players' not found for path 'Apps.players'"}}
+	b := New(fc, Config{})
+
+	r, err := b.Check(ctx, `{"measures": ["Apps.players"]}`, 100)
+	require.NoError(t, err, "the kept model has it")
+	_, err = b.Run(ctx, r)
+	assert.Equal(t, warehouse.Invalid, warehouse.KindOf(err), "for the generator to rewrite: %v", err)
+	assert.Equal(t, 2, fc.metaCalls, "the model read again after Cube's refusal")
+
+	cat, err := b.Catalog(ctx)
+	require.NoError(t, err)
+	require.Len(t, cat.Tables, 1)
+	for _, c := range cat.Tables[0].Columns {
+		assert.NotEqual(t, "Apps.players", c.Name, "the retry's prompt no longer offers the member")
+	}
+	_, err = b.Check(ctx, `{"measures": ["Apps.players"]}`, 100)
+	assert.Equal(t, warehouse.Invalid, warehouse.KindOf(err), "the retry is checked against the model as it is: %v", err)
 }
