@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"math"
+	"math/big"
 	"net/http"
 	"slices"
 	"strconv"
@@ -230,10 +231,29 @@ func number(v any) any {
 	// NaN and ±Infinity stay text, as PostgreSQL's reach the bot: JSON has
 	// no such numbers, and a result must marshal (the cache, the saved
 	// reply).
-	if f, err := strconv.ParseFloat(s, 64); err == nil && !math.IsNaN(f) && !math.IsInf(f, 0) {
+	if f, err := strconv.ParseFloat(s, 64); err == nil && !math.IsNaN(f) && !math.IsInf(f, 0) && holds(f, s) {
 		return f
 	}
+	// A value a float would show wrong in digits people read, its whole
+	// part or its cents ("12345678901234567.99", a sum past 2^53), stays
+	// as Cube wrote it, as PostgreSQL's numeric values do. An average's
+	// seventeenth digit is no such digit.
 	return s
+}
+
+// halfCent is how far from the number written a float may be and still
+// stand for it.
+var halfCent = big.NewRat(1, 200)
+
+// holds reports whether f stands for the number s writes: equal to it
+// within half a cent, so its whole part and its cents are the same.
+func holds(f float64, s string) bool {
+	exact, ok := new(big.Rat).SetString(s)
+	if !ok {
+		return false
+	}
+	diff := new(big.Rat).Sub(exact, new(big.Rat).SetFloat64(f))
+	return diff.Abs(diff).Cmp(halfCent) < 0
 }
 
 // coarse reports whether a granularity is a day or longer, so its values
@@ -297,6 +317,11 @@ func compareValues(a, b any) int {
 			return cmp.Compare(x, y)
 		}
 	}
+	if x, ok := toRat(a); ok {
+		if y, ok := toRat(b); ok {
+			return x.Cmp(y)
+		}
+	}
 	if x, ok := a.(bool); ok {
 		if y, ok := b.(bool); ok {
 			return cmp.Compare(boolRank(x), boolRank(y))
@@ -313,6 +338,20 @@ func toFloat(v any) (float64, bool) {
 		return x, true
 	}
 	return 0, false
+}
+
+// toRat reads a number exactly, a value kept as Cube wrote it (number)
+// too; NaN and ±Infinity, and other text, are no number.
+func toRat(v any) (*big.Rat, bool) {
+	switch x := v.(type) {
+	case int64:
+		return new(big.Rat).SetInt64(x), true
+	case float64:
+		return new(big.Rat).SetFloat64(x), true
+	case string:
+		return new(big.Rat).SetString(x)
+	}
+	return nil, false
 }
 
 func boolRank(b bool) int {

@@ -102,9 +102,23 @@ func TestResultValues(t *testing.T) {
 	assert.Equal(t, []string{"time", "time", "boolean", "number", "string", "number", "number", "number"}, types,
 		"got types %v; Apps.owners has no annotation and falls back to number as a measure", types)
 	assert.Equal(t, [][]any{
-		{"2018-01-01", "2018-03-04T13:00:00.000", false, int64(10), "Counter-Strike", int64(44), 6.2197520887549651, 1.2345678901234568e+23},
+		{"2018-01-01", "2018-03-04T13:00:00.000", false, int64(10), "Counter-Strike", int64(44), 6.2197520887549651, "123456789012345678901234"},
 		{nil, nil, true, int64(12345678901), "1942", int64(3), float64(0), nil},
 	}, res.Rows)
+
+	// Numbers a float stands for to the cent are floats; one a float would
+	// show wrong in its whole part or its cents stays as written, as
+	// PostgreSQL's numeric values do.
+	raw = decodeLoad(t, `{"data": [{"Apps.count": "12.50", "Apps.avgPrice": "12345678901234567.99", "Apps.owners": "0.1"},
+		{"Apps.count": "-9223372036854775809", "Apps.avgPrice": "6172839450617283.9950", "Apps.owners": "1e-7"}],
+		"annotation": {"measures": {"Apps.count": {"type": "number"}, "Apps.avgPrice": {"type": "number"}, "Apps.owners": {"type": "number"}},
+		"dimensions": {}, "segments": {}, "timeDimensions": {}}}`)
+	res = newResult(Query{Measures: []string{"Apps.count", "Apps.avgPrice", "Apps.owners"}}, raw)
+	assert.Equal(t, [][]any{{12.5, "12345678901234567.99", 0.1}, {"-9223372036854775809", "6172839450617283.9950", 1e-7}}, res.Rows)
+	raw = decodeLoad(t, `{"data": [{"Apps.count": "123456789012345.67"}, {"Apps.count": "1234567890123456.78"}, {"Apps.count": "0.12345678901234567891"}],
+		"annotation": {"measures": {"Apps.count": {"type": "number"}}, "dimensions": {}, "segments": {}, "timeDimensions": {}}}`)
+	res = newResult(Query{Measures: []string{"Apps.count"}}, raw)
+	assert.Equal(t, [][]any{{123456789012345.67}, {"1234567890123456.78"}, {0.12345678901234568}}, res.Rows)
 
 	// NaN and ±Infinity stay text, as PostgreSQL's do: JSON has no such
 	// numbers, and the result is cached and saved as JSON.
@@ -127,13 +141,17 @@ func TestResultSort(t *testing.T) {
 			{"Apps.name": "gamma", "Apps.count": "12"},
 			{"Apps.name": null, "Apps.count": "5"},
 			{"Apps.name": "delta", "Apps.count": null},
-			{"Apps.name": "Epsilon", "Apps.count": "9.5"}
+			{"Apps.name": "Epsilon", "Apps.count": "9.5"},
+			{"Apps.name": "zeta", "Apps.count": "12345678901234567.99"},
+			{"Apps.name": "eta", "Apps.count": "12345678901234567.89"}
 		],
 		"annotation": {"measures": {"Apps.count": {"type": "number"}}, "dimensions": {"Apps.name": {"type": "string"}}}}`)
 
 	res := newResult(q, raw)
 	assert.Equal(t, [][]any{
 		{"delta", nil}, // nulls sort last ascending, so first descending, as in PostgreSQL
+		{"zeta", "12345678901234567.99"}, // kept as written, and ordered by value
+		{"eta", "12345678901234567.89"},
 		{"gamma", int64(12)},
 		{"Epsilon", 9.5},
 		{"Alpha", int64(5)}, // names compare case-insensitively
