@@ -107,6 +107,17 @@ const ValueColumns = 6
 type Describer struct {
 	Name     string
 	Describe func([]warehouse.Table) string
+	// TableName writes a table's name in the list of the tables not
+	// described (the dialect's TableName); nil: its QualifiedName.
+	TableName func(warehouse.Table) string
+}
+
+// tableName writes t's name as d's dialect does.
+func (d Describer) tableName(t warehouse.Table) string {
+	if d.TableName != nil {
+		return d.TableName(t)
+	}
+	return t.QualifiedName()
 }
 
 // Build chooses the tables of cat to show for r, described by d.
@@ -195,7 +206,7 @@ func Build(cat *warehouse.Catalog, d Describer, r Request) Context {
 	// The other tables by name, best first, while the budget lasts.
 	room := budget*4 - utf8.RuneCountInString(c.Catalog) - utf8.RuneCountInString(othersPrefix) - 1
 	for _, i := range order {
-		name := cat.Tables[i].QualifiedName()
+		name := d.tableName(cat.Tables[i])
 		if chosen[i] {
 			continue
 		}

@@ -151,6 +151,14 @@ func TestOthersAreNamedWhileRoomRemains(t *testing.T) {
 		assert.False(t, slices.Contains(names(c), o), "%s is described and named", o)
 	}
 	assert.LessOrEqual(t, c.Tokens, 450, "within the budget")
+
+	// Named as the dialect writes names (PostgreSQL's quotes).
+	quoting := sqlLike
+	quoting.Name = "quoting"
+	quoting.TableName = func(t warehouse.Table) string { return `"` + t.Schema + `"."` + t.Name + `"` }
+	c = Build(cat, quoting, Request{Question: "Which publishers released the most games?", Budget: 450})
+	require.NotEmpty(t, c.Others)
+	assert.Contains(t, c.Catalog, "\nOther tables, not described here: \"analytics\".\"")
 }
 
 func TestCubeMembers(t *testing.T) {

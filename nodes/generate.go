@@ -140,7 +140,7 @@ func (n *Nodes) GeneratorPrompt(ctx context.Context, s *State) (prompts.Generate
 				req.Examples = append(req.Examples, e.SQL)
 			}
 		}
-		g := grounding.Build(cat, grounding.Describer{Name: n.Warehouse.Name(), Describe: d.Describe}, req)
+		g := grounding.Build(cat, grounding.Describer{Name: n.Warehouse.Name(), Describe: d.Describe, TableName: d.TableName}, req)
 		s.Grounding, s.Schemas, s.Matches = &g, cat.Schemas(), g.Values
 		if n.Lexicon != nil {
 			s.Glossary = n.Lexicon.Glossary.Match(s.Question())

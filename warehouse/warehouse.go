@@ -203,6 +203,10 @@ type Dialect struct {
 	// Describe lists tables of the catalog for the prompt, in the
 	// dialect's own terms.
 	Describe func(tables []Table) string
+	// TableName writes a table's name as the dialect's queries must, for
+	// the prompt's list of tables it does not describe; nil: its
+	// QualifiedName.
+	TableName func(Table) string
 	// Parse reads the generator's reply; ok is false when it held no query.
 	Parse func(reply string) (g Generated, ok bool)
 	// MaxRows is the most rows the backend returns for an answer, when it

@@ -22,6 +22,7 @@ func (b *Backend) dialect() warehouse.Dialect {
 		Step:      string(llm.StepGenerateSQL),
 		Prompt:    prompt,
 		Describe:  describe,
+		TableName: tableName,
 		Parse:     parseReply,
 		Writing:   "Writing SQL…",
 		Checking:  "Checking the SQL…",
@@ -50,23 +51,25 @@ func schemaScope(schemas []string) string {
 
 // describe lists tables for the prompt: per table a TABLE line with its
 // schema and comment, then its columns with their types, comments and,
+// names written as SQL must write them (ident), comments on one line;
 // for a column with few values, those values; a table described in part
 // ends with how many columns it leaves out.
 func describe(tables []warehouse.Table) string {
 	var b strings.Builder
 	for _, t := range tables {
-		b.WriteString("\nTABLE " + t.QualifiedName())
+		b.WriteString("\nTABLE " + tableName(t))
 		if t.Comment != "" {
-			b.WriteString(" -- " + t.Comment)
+			b.WriteString(" -- " + warehouse.OneLine(t.Comment))
 		}
 		b.WriteByte('\n')
 		for _, c := range t.Columns {
-			b.WriteString("  " + c.Name + " " + c.Type)
+			b.WriteString("  " + ident(c.Name) + " " + c.Type)
+			comment := warehouse.OneLine(c.Comment)
 			switch {
-			case c.Comment != "" && len(c.Values) > 0:
-				b.WriteString(" -- " + c.Comment + "; values: " + warehouse.DescribeValues(c.Values))
-			case c.Comment != "":
-				b.WriteString(" -- " + c.Comment)
+			case comment != "" && len(c.Values) > 0:
+				b.WriteString(" -- " + comment + "; values: " + warehouse.DescribeValues(c.Values))
+			case comment != "":
+				b.WriteString(" -- " + comment)
 			case len(c.Values) > 0:
 				b.WriteString(" -- values: " + warehouse.DescribeValues(c.Values))
 			}
