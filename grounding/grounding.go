@@ -676,17 +676,22 @@ func isIdentifierRune(r rune) bool {
 // table points at) would otherwise pull them all in. The joins say by
 // which columns.
 func joinPartners(cat *warehouse.Catalog) ([][]int, joins) {
-	index := map[string]int{}
+	// Declared keys name their table exactly; a name read from a column
+	// finds it whatever its case ("Customers", an ORM's "Customer"),
+	// unless two tables differ only by case.
+	index, folded := map[string]int{}, map[string]int{}
 	for i, t := range cat.Tables {
 		index[t.QualifiedName()] = i
+		k := strings.ToLower(t.QualifiedName())
+		if _, seen := folded[k]; seen {
+			folded[k] = -1
+			continue
+		}
+		folded[k] = i
 	}
 	lookup := func(schema, name string) (int, bool) {
 		for _, candidate := range []string{name, name + "s", name + "es", strings.TrimSuffix(name, "y") + "ies"} {
-			qualified := candidate
-			if schema != "" {
-				qualified = schema + "." + candidate
-			}
-			if j, ok := index[qualified]; ok {
+			if j, ok := folded[strings.ToLower(qualify(schema, candidate))]; ok && j >= 0 {
 				return j, true
 			}
 		}
@@ -718,7 +723,7 @@ func joinPartners(cat *warehouse.Catalog) ([][]int, joins) {
 		}
 		for ci, c := range t.Columns {
 			name := strings.ToLower(c.Name)
-			if stem, ok := strings.CutSuffix(name, "_id"); ok && stem != "" {
+			if stem, ok := keyStem(c.Name); ok {
 				if j, ok := lookup(t.Schema, stem); ok {
 					link(i, j, c.Name, "")
 					continue
@@ -882,6 +887,24 @@ func (k keyIndex) owner(schema, column string, self int) (int, bool) {
 		}
 	}
 	return 0, false
+}
+
+// keyStem is the table a key column names by its own name: customer of
+// customer_id, and of an ORM's customerId or customerID.
+func keyStem(column string) (string, bool) {
+	if stem, ok := strings.CutSuffix(strings.ToLower(column), "_id"); ok && stem != "" {
+		return stem, true
+	}
+	for _, suffix := range []string{"Id", "ID"} {
+		stem, ok := strings.CutSuffix(column, suffix)
+		if !ok || stem == "" {
+			continue
+		}
+		if r, _ := utf8.DecodeLastRuneInString(stem); unicode.IsLower(r) || unicode.IsDigit(r) {
+			return strings.ToLower(stem), true
+		}
+	}
+	return "", false
 }
 
 // splitQualified undoes qualify.

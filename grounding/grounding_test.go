@@ -316,6 +316,30 @@ func TestKeyNameLinks(t *testing.T) {
 	assert.Empty(t, refersTo("academic.author"), "its own key refers to nothing; oid has no owner")
 }
 
+// A key column names its table whatever the table's case, and an ORM's
+// camelCase key (customerId, productID) names one as customer_id does;
+// declared keys still name theirs exactly, and two tables that differ
+// only by case are named by neither.
+func TestKeyColumnsFindTablesOfAnyCase(t *testing.T) {
+	t.Parallel()
+	cat := &warehouse.Catalog{Tables: []warehouse.Table{
+		table("public", "Orders", "", "id", "customerId", "productID", "region_id", "amount"),
+		table("public", "Customer", "", "id", "name"),
+		table("public", "Products", "", "id", "title"),
+		table("public", "region", "", "id", "label"),
+		table("public", "Region", "", "id", "label"),
+		table("public", "Stories", "", "id", "storyId2", "body"),
+	}}
+	partners, joins := joinPartners(cat)
+	var got []string
+	for _, j := range partners[0] {
+		got = append(got, cat.Tables[j].QualifiedName())
+	}
+	assert.ElementsMatch(t, []string{"public.Customer", "public.Products"}, got, "region and Region are two tables: neither is guessed")
+	assert.Equal(t, "Orders.customerId ↔ Customer.id", joins.via[[2]int{0, 1}])
+	assert.Empty(t, partners[5], "storyId2 is no key of a story table")
+}
+
 // A word found inside a name that does not split into words counts, and
 // more than the same word in a comment.
 func TestWordsInsideNames(t *testing.T) {
