@@ -281,3 +281,26 @@ func newFlagSet(name string) *flag.FlagSet {
 	fs.SetOutput(io.Discard)
 	return fs
 }
+
+// parseInterspersed parses args with fs, flags before, between and after
+// the other arguments (`examples verify 42 43 --by ana` as well as
+// `examples verify --by ana 42 43`: people type both), and returns the
+// other arguments in their order. Go's flag package stops at the first
+// argument that is no flag; here "--" alone does: what follows it is
+// never read as a flag.
+func parseInterspersed(fs *flag.FlagSet, args []string) ([]string, error) {
+	var rest []string
+	for {
+		if err := fs.Parse(args); err != nil {
+			return nil, err
+		}
+		left := fs.Args()
+		if n := len(args) - len(left); n > 0 && args[n-1] == "--" {
+			return append(rest, left...), nil
+		}
+		if len(left) == 0 {
+			return rest, nil
+		}
+		rest, args = append(rest, left[0]), left[1:]
+	}
+}
