@@ -10,6 +10,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/analyticsbot/analyticsbot/answer"
 	"github.com/analyticsbot/analyticsbot/bot"
 	"github.com/analyticsbot/analyticsbot/bot/bottest"
 	"github.com/analyticsbot/analyticsbot/warehouse/cubewarehouse"
@@ -50,7 +51,9 @@ func TestConfigExamples(t *testing.T) {
 }
 
 // LINKS_FILE is read at start: a broken file stops it with the line at
-// fault; without one, the demo data links to the Steam store.
+// fault; without one, the demo data links to the Steam store, and other
+// data (another DATA_DESCRIPTION, or Cube) has no links; LINKS_FILE=/dev/null
+// turns the demo's off (docs/links.md).
 func TestConfigLinks(t *testing.T) {
 	t.Parallel()
 	dir := t.TempDir()
@@ -64,6 +67,34 @@ func TestConfigLinks(t *testing.T) {
 
 	c.LinksFile = filepath.Join(dir, "missing.yaml")
 	require.Error(t, c.Check())
+
+	demo := bottest.Config(t, "", "")
+	links, err := bot.LinksOf(demo, pgwarehouse.Name)
+	require.NoError(t, err)
+	for _, want := range []answer.LinkRule{
+		{Column: "name", URL: "https://store.steampowered.com/search/?term={name}"},
+		{Column: "publisher", URL: "https://store.steampowered.com/search/?publisher={publisher}"},
+		{Column: "developer", URL: "https://store.steampowered.com/search/?developer={developer}"},
+	} {
+		assert.Contains(t, links, want, "the demo data links to the Steam store")
+	}
+
+	links, err = bot.LinksOf(demo, cubewarehouse.Name)
+	require.NoError(t, err)
+	assert.Empty(t, links, "Cube's data is not the demo's, whatever DATA_DESCRIPTION says")
+
+	other := bottest.Config(t, "", "")
+	other.Domain = "Orders of our web shop"
+	links, err = bot.LinksOf(other, pgwarehouse.Name)
+	require.NoError(t, err)
+	assert.Empty(t, links, "other data has no links without LINKS_FILE")
+
+	off := bottest.Config(t, "", "")
+	off.LinksFile = os.DevNull
+	require.NoError(t, off.Check(), "LINKS_FILE=/dev/null is a file without rules")
+	links, err = bot.LinksOf(off, pgwarehouse.Name)
+	require.NoError(t, err)
+	assert.Empty(t, links, "LINKS_FILE=/dev/null turns the demo's links off")
 }
 
 // docs/access.md: ACCESS_FILE is read and checked at start; a mistake

@@ -162,3 +162,21 @@ func TestReadmeCountsTheDemoQuestions(t *testing.T) {
 	words := []string{"zero", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten", "eleven", "twelve"}
 	assert.Equal(t, words[len(Questions())], string(m[1]), "README's count of the demo's questions")
 }
+
+// docs/eval.md's sample of an item's expected rows, games released per
+// year, holds the demo data's counts.
+func TestEvalDocRowsSample(t *testing.T) {
+	t.Parallel()
+	doc, err := os.ReadFile("../docs/eval.md")
+	require.NoError(t, err)
+	sample := regexp.MustCompile("(?m)^\\| `rows` \\|.*`(\\[\\[.*\\]\\])`").FindSubmatch(doc)
+	require.NotNil(t, sample, "docs/eval.md gives a sample of rows")
+	pairs := regexp.MustCompile(`\[(\d{4}), (\d+)\]`).FindAllSubmatch(sample[1], -1)
+	require.NotEmpty(t, pairs, "the sample's rows are [year, games]: %s", sample[1])
+	fc := facts(t)
+	for _, p := range pairs {
+		games, err := strconv.ParseInt(string(p[2]), 10, 64)
+		require.NoError(t, err)
+		assert.Equal(t, fc.byYear[string(p[1])], games, "games released in %s", p[1])
+	}
+}

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"log/slog"
 	"net/http"
+	"net/url"
 
 	"github.com/modelcontextprotocol/go-sdk/auth"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -44,22 +45,51 @@ func Handler(b *bot.Bot, cfg Config, tokens map[string]string, log *slog.Logger)
 				"set HTTP_TOKEN or the access file's named tokens (docs/mcp.md)", http.StatusUnauthorized)
 		})
 	}
-	return sameOrigin(log).Handler(
+	return sameOrigin(log,
 		auth.RequireBearerToken(verifier(tokens), &auth.RequireBearerTokenOptions{AllowMissingExpiration: true})(h))
 }
 
 // sameOrigin refuses, with 403, a request a browser sends from another
-// site's page (its Sec-Fetch-Site or Origin says so), as the MCP
-// specification asks of servers; MCP clients, which send neither header,
-// and the server's own origin pass. (A DNS-rebinding page is of its own
-// name's origin: the bearer token, which it cannot know, stops it.)
-func sameOrigin(log *slog.Logger) *http.CrossOriginProtection {
-	p := http.NewCrossOriginProtection()
-	p.SetDenyHandler(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		log.WarnContext(r.Context(), "MCP request refused: from another site's page", "host", r.Host, "origin", r.Header.Get("Origin"))
-		http.Error(w, "requests from another site's page are refused: MCP clients call this endpoint directly", http.StatusForbidden)
-	}))
-	return p
+// site's page, whatever its method, as the MCP specification asks of
+// servers; MCP clients, which send neither Sec-Fetch-Site nor Origin, and
+// the server's own origin pass. (A DNS-rebinding page is of its own name's
+// origin: the bearer token, which it cannot know, stops it.)
+// http.CrossOriginProtection is not enough: it lets GET, HEAD and OPTIONS
+// through as safe methods, while what a method does here is the SDK's to
+// decide (a stateful server's GET opens a stream, its DELETE ends a
+// session).
+func sameOrigin(log *slog.Logger, next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if fromAnotherSite(r) {
+			log.WarnContext(r.Context(), "MCP request refused: from another site's page", "method", r.Method, "host", r.Host,
+				"origin", r.Header.Get("Origin"), "sec_fetch_site", r.Header.Get("Sec-Fetch-Site"))
+			http.Error(w, "requests from another site's page are refused: MCP clients call this endpoint directly", http.StatusForbidden)
+			return
+		}
+		next.ServeHTTP(w, r)
+	})
+}
+
+// fromAnotherSite reports whether a browser sent r from a page of another
+// origin than the server's: its Sec-Fetch-Site says so (anything but
+// same-origin, or none for what the user typed), or, from a browser that
+// sends no Sec-Fetch-Site, its Origin names another host than the
+// request's (an unreadable Origin, such as a sandboxed page's "null",
+// included). A request with neither header is no browser's page's.
+func fromAnotherSite(r *http.Request) bool {
+	switch site := r.Header.Get("Sec-Fetch-Site"); site {
+	case "same-origin", "none":
+		return false
+	case "":
+	default:
+		return true
+	}
+	origin := r.Header.Get("Origin")
+	if origin == "" {
+		return false
+	}
+	u, err := url.Parse(origin)
+	return err != nil || u.Host != r.Host
 }
 
 // verifier maps a bearer secret to its user, comparing it with every

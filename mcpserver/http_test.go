@@ -163,22 +163,44 @@ default: none
 	assert.Equal(t, http.StatusOK, resp.StatusCode, "a proxied request with its token")
 
 	// A page of another site (DNS rebinding, or a site the user visits)
-	// is refused, token or not; the server's own origin is not.
+	// is refused, token or not, whatever the method; the server's own
+	// origin is not, nor a client that is no browser (no Origin, no
+	// Sec-Fetch-Site). The server is stateless, so it answers a GET or a
+	// DELETE that passes with 405: no method but POST does anything.
 	for _, tt := range []struct {
-		name, host, origin string
-		want               int
+		name, method, host, origin, site string
+		want                             int
 	}{
-		{"another site", "", "https://evil.example", http.StatusForbidden},
-		{"DNS rebinding", "evil.example:8080", "http://evil.example:8080", http.StatusOK}, // same origin as its Host: the token decides
-		{"another site, through the proxy", "bot.example.com", "https://evil.example", http.StatusForbidden},
-		{"the server's own origin", "bot.example.com", "https://bot.example.com", http.StatusOK},
+		{"another site", http.MethodPost, "", "https://evil.example", "", http.StatusForbidden},
+		{"DNS rebinding", http.MethodPost, "evil.example:8080", "http://evil.example:8080", "", http.StatusOK}, // same origin as its Host: the token decides
+		{"another site, through the proxy", http.MethodPost, "bot.example.com", "https://evil.example", "", http.StatusForbidden},
+		{"the server's own origin", http.MethodPost, "bot.example.com", "https://bot.example.com", "", http.StatusOK},
+		{"another site's page says so", http.MethodPost, "", "", "cross-site", http.StatusForbidden},
+		{"a sandboxed page", http.MethodPost, "", "null", "", http.StatusForbidden},
+		{"GET from another site", http.MethodGet, "", "https://evil.example", "", http.StatusForbidden},
+		{"GET from another site's page, by Sec-Fetch-Site", http.MethodGet, "", "", "cross-site", http.StatusForbidden},
+		{"GET from the same site, another origin", http.MethodGet, "", "", "same-site", http.StatusForbidden},
+		{"GET from the server's own origin", http.MethodGet, "bot.example.com", "https://bot.example.com", "same-origin", http.StatusMethodNotAllowed},
+		{"GET from a client that is no browser", http.MethodGet, "", "", "", http.StatusMethodNotAllowed},
+		{"DELETE from another site", http.MethodDelete, "", "https://evil.example", "", http.StatusForbidden},
+		{"DELETE from another site's page, by Sec-Fetch-Site", http.MethodDelete, "bot.example.com", "https://bot.example.com", "cross-site", http.StatusForbidden},
+		{"DELETE from a client that is no browser", http.MethodDelete, "", "", "", http.StatusMethodNotAllowed},
 	} {
-		req, err := http.NewRequestWithContext(t.Context(), http.MethodPost, srv.URL, strings.NewReader(initialize))
+		var reqBody io.Reader
+		if tt.method == http.MethodPost {
+			reqBody = strings.NewReader(initialize)
+		}
+		req, err := http.NewRequestWithContext(t.Context(), tt.method, srv.URL, reqBody)
 		require.NoError(t, err)
 		if tt.host != "" {
 			req.Host = tt.host
 		}
-		req.Header.Set("Origin", tt.origin)
+		if tt.origin != "" {
+			req.Header.Set("Origin", tt.origin)
+		}
+		if tt.site != "" {
+			req.Header.Set("Sec-Fetch-Site", tt.site)
+		}
 		req.Header.Set("Authorization", "Bearer "+secret)
 		req.Header.Set("Content-Type", "application/json")
 		req.Header.Set("Accept", "application/json, text/event-stream")

@@ -3,6 +3,9 @@ package web
 import (
 	"encoding/json"
 	"net/http"
+	"os"
+	"reflect"
+	"regexp"
 	"strings"
 	"testing"
 	"time"
@@ -158,4 +161,54 @@ func TestRefreshOnTheWeb(t *testing.T) {
 	assert.Contains(t, got.Reply.Text.Plain(), "8,160", "the answer, run again")
 	assert.NotContains(t, got.Reply.Status, "data as of", "it ran now")
 	assert.Equal(t, calls, len(b.Scripted.Calls()), "Refresh makes no model call")
+}
+
+// README lists every action POST /api/actions takes, and no other: those
+// the server names when it refuses an unknown one, Slack's feedback element
+// ("feedback", its value "feedback_up:<query_id>") and the web's own
+// feedback_note. None of them is refused as unknown. README's answer to a
+// press names every field of it.
+func TestReadmeNamesEveryAction(t *testing.T) {
+	t.Parallel()
+	readme, err := os.ReadFile("../README.md")
+	require.NoError(t, err)
+	_, list, ok := strings.Cut(string(readme), "\nThe actions `POST /api/actions` takes")
+	require.True(t, ok, "README lists the actions")
+	list, _, _ = strings.Cut(list, "\n\nA `reply` is")
+	var inReadme []string
+	for _, item := range regexp.MustCompile("(?m)^- (.*?): ").FindAllStringSubmatch(list, -1) {
+		for _, m := range regexp.MustCompile("`([a-z_]+)`").FindAllStringSubmatch(item[1], -1) {
+			inReadme = append(inReadme, m[1])
+		}
+	}
+
+	b := newTestBot(t, "")
+	srv := newTestServer(t, b, Config{})
+	end := lastMessageEnd(t, chat(t, srv, "", q2018, nil).all(t))
+	resp, body := doJSON(t, srv, http.MethodPost, "/api/actions",
+		map[string]string{"thread_id": end.ThreadID, "action": "drop_table", "value": end.QueryID}, nil)
+	require.Equal(t, http.StatusBadRequest, resp.StatusCode, "body %s", body)
+	_, named, ok := strings.Cut(errorBody(t, body), "; the actions are ")
+	require.True(t, ok, "an unknown action's error names the actions: %s", body)
+	accepted := append(strings.Split(named, ", "), "feedback", actionFeedbackNote)
+	assert.ElementsMatch(t, accepted, inReadme, "the actions the server takes, and README's")
+
+	for _, action := range inReadme {
+		value := "0badc0de"
+		if action == "feedback" {
+			value = "feedback_up:0badc0de"
+		}
+		_, body := doJSON(t, srv, http.MethodPost, "/api/actions",
+			map[string]string{"thread_id": end.ThreadID, "action": action, "value": value}, nil)
+		assert.NotContains(t, string(body), "unknown action", "%s is an action the server takes", action)
+	}
+
+	_, row, ok := strings.Cut(string(readme), "\n| `POST /api/actions` ")
+	require.True(t, ok, "README's table has POST /api/actions")
+	row, _, _ = strings.Cut(row, "\n")
+	typ := reflect.TypeOf(actionResponse{})
+	for i := range typ.NumField() {
+		name, _, _ := strings.Cut(typ.Field(i).Tag.Get("json"), ",")
+		assert.Contains(t, row, `"`+name+`"`, "README names the field %q of a press's answer", name)
+	}
 }

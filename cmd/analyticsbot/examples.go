@@ -3,7 +3,6 @@ package main
 import (
 	"context"
 	"encoding/json"
-	"flag"
 	"fmt"
 	"io"
 	"os"
@@ -48,10 +47,11 @@ func examplesCommand(ctx context.Context, args []string, stdin io.Reader, out io
 	by := fs.String("by", defaultCurator(), "who verifies, rejects or adds")
 	var assumptions repeated
 	fs.Var(&assumptions, "assumption", "an assumption the query makes (repeatable)")
-	if err := fs.Parse(rest); err != nil {
+	args, err := parseInterspersed(fs, rest)
+	if err != nil {
 		return fmt.Errorf("%w: %s: %v", errUsage, examplesForm, err)
 	}
-	ids, err := exampleIDs(sub, fs)
+	ids, err := exampleIDs(sub, args)
 	if err != nil {
 		return err
 	}
@@ -148,21 +148,22 @@ func examplesCommand(ctx context.Context, args []string, stdin io.Reader, out io
 	}
 }
 
-// exampleIDs reads the positional example ids the subcommand takes.
-func exampleIDs(sub string, fs *flag.FlagSet) ([]int64, error) {
+// exampleIDs reads the example ids the subcommand takes from args, the
+// command line's arguments that are no flags.
+func exampleIDs(sub string, args []string) ([]int64, error) {
 	switch sub {
 	case "show", "verify", "reject":
 	default:
-		if fs.NArg() > 0 {
+		if len(args) > 0 {
 			return nil, fmt.Errorf("%w: examples %s takes no arguments: %s", errUsage, sub, examplesForm)
 		}
 		return nil, nil
 	}
-	if fs.NArg() == 0 || (sub == "show" && fs.NArg() > 1) {
+	if len(args) == 0 || (sub == "show" && len(args) > 1) {
 		return nil, fmt.Errorf("%w: %s", errUsage, examplesForm)
 	}
-	ids := make([]int64, fs.NArg())
-	for i, a := range fs.Args() {
+	ids := make([]int64, len(args))
+	for i, a := range args {
 		id, err := strconv.ParseInt(a, 10, 64)
 		if err != nil || id <= 0 {
 			return nil, fmt.Errorf("%w: %q is not an example id", errUsage, a)

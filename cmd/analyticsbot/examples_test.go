@@ -3,6 +3,7 @@ package main
 import (
 	"encoding/json"
 	"errors"
+	"regexp"
 	"strconv"
 	"strings"
 	"testing"
@@ -91,8 +92,44 @@ func testCLIFeedbackAndExamples(t *testing.T, first turnOut) {
 	after := decodeTurn(t, runCLI(t, "", "ask", "--json", q2018).stdout)
 	assert.NotContains(t, string(after.Blocks), "Verified query", "a rejected example's badge is gone")
 
+	// The flags may come after the ids too, as docs/examples.md writes
+	// `examples verify 42 43 --by ana`.
+	got = runCLI(t, "", "examples", "verify", id, "--by", "bo")
+	require.NoError(t, got.err, "stderr: %s", got.stderr)
+	assert.Equal(t, "example "+id+" is verified: "+q2018+"\n", got.stdout)
+	got = runCLI(t, "", "examples", "show", id, "--json")
+	require.NoError(t, got.err, "stderr: %s", got.stderr)
+	var shownJSON exampleJSON
+	require.NoError(t, json.Unmarshal([]byte(got.stdout), &shownJSON), got.stdout)
+	assert.Equal(t, "bo", shownJSON.VerifiedBy, "--by after the id")
+	got = runCLI(t, "", "examples", "reject", id, "--by", "bo")
+	require.NoError(t, got.err, "stderr: %s", got.stderr)
+	assert.Equal(t, "example "+id+" is rejected: "+q2018+"\n", got.stdout)
+
+	// Without --by, whoever runs the command is named: $USER, else cli
+	// (docs/examples.md).
+	t.Setenv("USER", "carol")
+	got = runCLI(t, "SELECT count(*) AS free_apps FROM analytics.apps WHERE is_free\n", "examples", "add", "--candidate",
+		"--question", "How many free apps are there?")
+	require.NoError(t, got.err, "stderr: %s", got.stderr)
+	m := regexp.MustCompile(`^added example (\d+) \(candidate\)\n$`).FindStringSubmatch(got.stdout)
+	require.NotNil(t, m, got.stdout)
+	freeID := m[1]
+	got = runCLI(t, "", "examples", "show", freeID)
+	require.NoError(t, got.err, "stderr: %s", got.stderr)
+	assert.Contains(t, got.stdout, "Proposed by: carol", "USER names who adds")
+	t.Setenv("USER", "")
+	got = runCLI(t, "", "examples", "verify", freeID)
+	require.NoError(t, got.err, "stderr: %s", got.stderr)
+	got = runCLI(t, "", "examples", "show", freeID)
+	require.NoError(t, got.err, "stderr: %s", got.stderr)
+	assert.Contains(t, got.stdout, "Verified by: cli", "without USER, cli")
+	got = runCLI(t, "", "examples", "reject", freeID)
+	require.NoError(t, got.err, "stderr: %s", got.stderr)
+
 	for _, args := range [][]string{{"examples"}, {"examples", "frobnicate"}, {"examples", "verify"}, {"examples", "verify", "abc"},
-		{"examples", "show", "1", "2"}, {"examples", "list", "extra"}, {"examples", "add", "--question", " "}} {
+		{"examples", "show", "1", "2"}, {"examples", "show", "1", "--json", "2"}, {"examples", "list", "extra"}, {"examples", "list", "--json", "extra"},
+		{"examples", "verify", "1", "--by"}, {"examples", "verify", "1", "--no-such-flag"}, {"examples", "verify", "--", "--by"}, {"examples", "add", "--question", " "}} {
 		got := runCLI(t, "", args...)
 		assert.True(t, errors.Is(got.err, errUsage), "%v: got %v, want a usage error", args, got.err)
 	}

@@ -25,39 +25,46 @@ Usage:
   analyticsbot demo load [steam]       load the Steam demo data into the (first) analytics schema
   analyticsbot demo load defog         load Defog's 11 benchmark databases, each into the schema of its name
   analyticsbot grant                   let the reader role read every schema of ANALYTICS_SCHEMA
-  analyticsbot access apply            one database role per ACCESS_FILE policy, with exactly its grants
+  analyticsbot access apply            one database role per ACCESS_FILE policy, with exactly its grants (docs/access.md)
   analyticsbot doctor                  check the setup (database, migrations, grants, access file, Slack scopes,
                                        model) and say what to fix
   analyticsbot graph                   print the workflow as a Mermaid flowchart
   analyticsbot chat                    chat in the terminal (:csv, :sql, :refresh, :explain, :schedule, :press,
                                        :good, :bad [note], a listed question's or choice's number, :new, :help, :quit)
   analyticsbot serve                   serve the web chat on HTTP_ADDR (MCP on /mcp), and Slack too when SLACK_* is set
-  analyticsbot mcp [--as IDENTITY]     serve the bot's tools over MCP on stdin/stdout, for desktop and IDE
-                                       assistants (docs/mcp.md); --as is required with ACCESS_FILE
+  analyticsbot mcp [--as IDENTITY]     serve the bot's tools over MCP on stdin/stdout, for AI assistants and IDEs
+                                       (docs/mcp.md); --as is required with ACCESS_FILE
   analyticsbot logs [--since 24h] [--slow] [--errors] [--feedback] [--user ID] [--ref e-…] [--json] [--limit N]
-                                       summarise the query logs: volume, outcomes, latency per node, model use,
-                                       feedback (👍/👎 per day, the most 👎'd questions with their notes)
+                                       summary of the query logs: turns, outcomes, p50/p95 per node, slowest, errors
+                                       (with what went wrong last, e.g. the GRANT to run), and feedback (👍/👎 per
+                                       day, the most 👎'd questions with their notes); --user lists one person's
+                                       turns, --ref the failure a user was given that reference for
   analyticsbot validate-sql [--schema NAME]... < query.sql
-                                       check SQL with the bot's guard; prints {"ok","class","reason"},
-                                       exits 0 accepted, 1 rejected, 2 not checked (usage or setting to fix)
+                                       check SQL with the bot's guard: {"ok","class","reason"}; exit 0/1/2
   analyticsbot ask [--thread ID] [--json] QUESTION
                                        answer one question
   analyticsbot context [--thread ID] [--user ID] [--terms T1,T2] [--json] [--prompt] QUESTION
-                                       what the query generator would be given (no model call)
+                                       what the query generator would be given, without a model call:
+                                       the tables chosen (with scores and reasons), the stored values matched,
+                                       token estimates, the examples retrieved, the prompt; under ACCESS_FILE
+                                       as the policy of --user (default cli) sees it
   analyticsbot eval [--json] [--jobs N] [--retrieval-only | --oracle] [--min-accuracy X]
                     [--min-recall X] [--min-table|column|value-recall X] [--max-prompt-share X]
                     [--examples on|off|compare] FILE
-                                       score the bot on an eval file (docs/eval.md): execution accuracy
-                                       through the model, or retrieval recall with no model call
+                                       score the bot on an eval file (docs/eval.md): execution accuracy through
+                                       the model (or the oracle: each gold query as the model's reply), or with
+                                       --retrieval-only and no model call the recall of the gold query's tables,
+                                       columns and values in what the generator is shown; --examples compare
+                                       scores with and without retrieved examples
   analyticsbot press --thread ID --action export_csv|show_sql|refresh|schedule|feedback_up|feedback_down|verify_example
-                    --value QUERY_ID [--user ID] [--note TEXT] [--json]
+                     --value QUERY_ID [--user ID] [--note TEXT] [--json]
                                        press a button of an earlier answer (no model call)
-  analyticsbot schedules list [--user ID] [--channel ID] [--state S] [--json] | runs ID |
-                    pause ID... | resume ID... | delete ID... | run-now ID
-                                       see and manage scheduled questions and alerts (docs/schedules.md)
-  analyticsbot examples list [--status S] [--source S] [--json] | show ID | add --question Q < QUERY |
-                    verify ID... | reject ID... | export [--status verified]
-                                       curate the examples the generator learns from (docs/examples.md)
+  analyticsbot schedules list [--user ID] [--channel ID] [--state S] [--json] | runs ID | pause ID... |
+                     resume ID... | delete ID... | run-now ID
+                                       see and manage the scheduled questions and alerts (docs/schedules.md)
+  analyticsbot examples list [--status S] [--source S] [--json] | show ID | verify ID... | reject ID...
+                     | add --question Q [--assumption A]... < QUERY | export [--status verified|all]
+                                       curate the examples the bot learns from (docs/examples.md)
 
 Configuration comes from the environment; see README.md.
 `
@@ -280,4 +287,27 @@ func newFlagSet(name string) *flag.FlagSet {
 	fs := flag.NewFlagSet(name, flag.ContinueOnError)
 	fs.SetOutput(io.Discard)
 	return fs
+}
+
+// parseInterspersed parses args with fs, flags before, between and after
+// the other arguments (`examples verify 42 43 --by ana` as well as
+// `examples verify --by ana 42 43`: people type both), and returns the
+// other arguments in their order. Go's flag package stops at the first
+// argument that is no flag; here "--" alone does: what follows it is
+// never read as a flag.
+func parseInterspersed(fs *flag.FlagSet, args []string) ([]string, error) {
+	var rest []string
+	for {
+		if err := fs.Parse(args); err != nil {
+			return nil, err
+		}
+		left := fs.Args()
+		if n := len(args) - len(left); n > 0 && args[n-1] == "--" {
+			return append(rest, left...), nil
+		}
+		if len(left) == 0 {
+			return rest, nil
+		}
+		rest, args = append(rest, left[0]), left[1:]
+	}
 }

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"maps"
 	"os"
 	"regexp"
 	"slices"
@@ -11,37 +12,75 @@ import (
 	"github.com/stretchr/testify/require"
 )
 
-// readmeFlags are the flags README's "Using it" gives each command that
-// takes flags directly (not through a subcommand, as schedules and
-// examples do).
-func readmeFlags(t *testing.T) map[string][]string {
+// readmeUsingIt is the list of command lines in README's "Using it".
+func readmeUsingIt(t *testing.T) string {
 	t.Helper()
 	readme, err := os.ReadFile("../../README.md")
 	require.NoError(t, err)
 	_, block, ok := strings.Cut(string(readme), "## Using it\n\n```\n")
 	require.True(t, ok, "README has a Using it block")
 	block, _, _ = strings.Cut(block, "```")
-	return flagsOf(block)
+	return block
 }
 
-// flagsOf reads a list of command lines ("analyticsbot ask [--json] …",
-// continued on indented lines) into the flags of each command.
+// readmeFlags are the flags README's "Using it" gives each command, by its
+// name, or by its name and subcommand ("examples list") for the commands
+// that take flags through a subcommand.
+func readmeFlags(t *testing.T) map[string][]string {
+	t.Helper()
+	return flagsOf(readmeUsingIt(t))
+}
+
+// usageEntry is one command's lines in a list of command lines: the line
+// that names it ("analyticsbot ask [--json] …") and the indented lines
+// below it.
+type usageEntry struct {
+	command string
+	lines   []string
+}
+
+// usageEntries reads a list of command lines into its entries, in order.
+func usageEntries(block string) []usageEntry {
+	var out []usageEntry
+	for _, line := range strings.Split(strings.TrimRight(block, "\n"), "\n") {
+		if rest, ok := strings.CutPrefix(strings.TrimSpace(line), "analyticsbot "); ok {
+			out = append(out, usageEntry{command: strings.Fields(rest)[0]})
+		}
+		if len(out) > 0 {
+			out[len(out)-1].lines = append(out[len(out)-1].lines, line)
+		}
+	}
+	return out
+}
+
+// subcommanded are the commands whose lines name subcommands, each with
+// flags of its own, one " | " apart ("examples list [--status S] | show ID").
+var subcommanded = []string{"schedules", "examples", "demo", "access"}
+
+// flagsOf reads a list of command lines (see usageEntries) into the flags
+// of each command, or of each subcommand ("examples list") of the
+// subcommanded ones.
 func flagsOf(block string) map[string][]string {
-	block = strings.ReplaceAll(block, "--min-table|column|value-recall", "--min-table-recall --min-column-recall --min-value-recall")
 	flagRE := regexp.MustCompile(`--[a-z][a-z-]*`)
 	out := map[string][]string{}
-	cmd := ""
-	for _, line := range strings.Split(block, "\n") {
-		if rest, ok := strings.CutPrefix(strings.TrimSpace(line), "analyticsbot "); ok {
-			cmd = strings.Fields(rest)[0]
+	add := func(key, text string) {
+		text = strings.ReplaceAll(text, "--min-table|column|value-recall", "--min-table-recall --min-column-recall --min-value-recall")
+		for _, f := range flagRE.FindAllString(text, -1) {
+			if !slices.Contains(out[key], f) {
+				out[key] = append(out[key], f)
+			}
 		}
-		switch cmd {
-		case "schedules", "examples", "demo", "access":
+	}
+	for _, e := range usageEntries(block) {
+		text := strings.Join(strings.Fields(strings.Join(e.lines, " ")), " ")
+		if !slices.Contains(subcommanded, e.command) {
+			add(e.command, text)
 			continue
 		}
-		for _, f := range flagRE.FindAllString(line, -1) {
-			if !slices.Contains(out[cmd], f) {
-				out[cmd] = append(out[cmd], f)
+		text = strings.TrimPrefix(text, "analyticsbot "+e.command+" ")
+		for _, part := range regexp.MustCompile(`(^|\s)\|\s`).Split(text, -1) {
+			if fields := strings.Fields(part); len(fields) > 0 {
+				add(e.command+" "+fields[0], part)
 			}
 		}
 	}
@@ -54,17 +93,18 @@ func flagsOf(block string) map[string][]string {
 func TestReadmeFlagsAreDefined(t *testing.T) {
 	t.Setenv("DATABASE_URL", "postgres://postgres@127.0.0.1:1/none?sslmode=disable&connect_timeout=1")
 	flags := readmeFlags(t)
-	for _, cmd := range []string{"ask", "press", "context", "logs", "eval", "mcp", "validate-sql"} {
+	for _, cmd := range []string{"ask", "press", "context", "logs", "eval", "mcp", "validate-sql",
+		"schedules list", "examples list", "examples add", "examples export"} {
 		require.NotEmpty(t, flags[cmd], "README gives flags of %s", cmd)
 	}
-	for _, cmd := range []string{"ask", "logs", "eval"} {
-		got := runCLI(t, "", cmd, "--no-such-flag")
+	for _, cmd := range []string{"ask", "logs", "eval", "schedules list", "examples list", "examples add"} {
+		got := runCLI(t, "", append(strings.Fields(cmd), "--no-such-flag")...)
 		require.Error(t, got.err)
 		require.Contains(t, got.err.Error(), "not defined", "what an unknown flag of %s says", cmd)
 	}
 	for cmd, fs := range flags {
 		for _, f := range fs {
-			got := runCLI(t, "", cmd, f)
+			got := runCLI(t, "", append(strings.Fields(cmd), f)...)
 			if got.err != nil {
 				assert.NotContains(t, got.err.Error(), "not defined", "analyticsbot %s %s", cmd, f)
 			}
@@ -75,6 +115,40 @@ func TestReadmeFlagsAreDefined(t *testing.T) {
 	helpFlags := flagsOf(help)
 	for cmd, fs := range flags {
 		assert.ElementsMatch(t, fs, helpFlags[cmd], "the flags of %s in README and in analyticsbot help", cmd)
+	}
+}
+
+// README: `analyticsbot COMMAND --help` prints that command's lines of the
+// "Using it" list, and `analyticsbot help` the whole list; every command
+// has its lines there.
+func TestCommandHelpIsReadmes(t *testing.T) {
+	block := readmeUsingIt(t)
+	const footer = "\nConfiguration comes from the environment; see README.md.\n"
+	indented := func(lines []string) string {
+		var b strings.Builder
+		for _, l := range lines {
+			if l != "" {
+				l = "  " + l
+			}
+			b.WriteString(l + "\n")
+		}
+		return b.String()
+	}
+	got := runCLI(t, "", "help")
+	require.NoError(t, got.err)
+	assert.Equal(t, "analyticsbot answers data questions from Postgres.\n\nUsage:\n"+
+		indented(strings.Split(strings.TrimRight(block, "\n"), "\n"))+footer, got.stdout, "analyticsbot help")
+
+	byCommand := map[string][]string{}
+	for _, e := range usageEntries(block) {
+		byCommand[e.command] = append(byCommand[e.command], e.lines...)
+	}
+	assert.ElementsMatch(t, slices.Collect(maps.Keys(commands)), slices.Collect(maps.Keys(byCommand)),
+		"the commands README lists and the commands run runs")
+	for name, lines := range byCommand {
+		got := runCLI(t, "", name, "--help")
+		require.NoError(t, got.err, "%s --help", name)
+		assert.Equal(t, "Usage:\n"+indented(lines)+footer, got.stdout, "analyticsbot %s --help", name)
 	}
 }
 
@@ -97,12 +171,7 @@ func chatCommandsOf(block string) []string {
 // README's "Using it", `analyticsbot help` and the chat's own :help name
 // the same chat commands.
 func TestReadmeChatCommands(t *testing.T) {
-	readme, err := os.ReadFile("../../README.md")
-	require.NoError(t, err)
-	_, block, ok := strings.Cut(string(readme), "## Using it\n\n```\n")
-	require.True(t, ok, "README has a Using it block")
-	block, _, _ = strings.Cut(block, "```")
-	inReadme := chatCommandsOf(block)
+	inReadme := chatCommandsOf(readmeUsingIt(t))
 	_, help, _ := strings.Cut(usage, "Usage:\n")
 	var inChat []string
 	for _, m := range regexp.MustCompile(`(?m)^  (:[a-z]+)`).FindAllStringSubmatch(chatHelp, -1) {

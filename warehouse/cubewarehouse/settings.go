@@ -37,6 +37,10 @@ func (s Settings) Check() (claims map[string]any, err error) {
 		switch err := json.Unmarshal([]byte(s.SecurityContext), &claims); {
 		case err != nil:
 			errs = append(errs, fmt.Errorf("CUBE_SECURITY_CONTEXT must be a JSON object: %w", err))
+		case claims == nil:
+			// null decodes without an error, to no claims at all: a
+			// context meant to scope the data would be silently lost.
+			errs = append(errs, errors.New("CUBE_SECURITY_CONTEXT must be a JSON object: got null"))
 		case hasKey(claims, identityClaim):
 			// It would replace who asks, which row scoping reads.
 			errs = append(errs, fmt.Errorf("CUBE_SECURITY_CONTEXT may not set %q: the bot says there who each query is for", identityClaim))

@@ -40,6 +40,8 @@ func TestSettingsOpen(t *testing.T) {
 			[]string{"BACKEND=cube needs CUBE_API_SECRET, the secret the Cube server checks tokens with"}},
 		{"security context that is no object", func(s *Settings) { s.SecurityContext = `["eu"]` },
 			[]string{"CUBE_SECURITY_CONTEXT must be a JSON object: "}},
+		{"security context that is null", func(s *Settings) { s.SecurityContext = ` null ` },
+			[]string{"CUBE_SECURITY_CONTEXT must be a JSON object: "}},
 		{"security context that would replace who asks", func(s *Settings) {
 			s.SecurityContext = `{"tenant": "eu", "analyticsbot": {"user_email": "boss@corp.test"}}`
 		},
