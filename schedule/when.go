@@ -111,36 +111,35 @@ func Excerpt(s string) string {
 }
 
 // Next is the first time after t at which the schedule runs, as a time in
-// w.Location; it is the zero time when the spec is not valid or never runs.
+// w.Location; it is the zero time when the spec is not valid or never runs
+// within searchYears.
 //
-// Clock times are read in w.Location, so "0 9 * * *" in America/New_York is
-// 13:00 UTC in summer and 14:00 UTC in winter. robfig/cron v3.0.1, which
-// does the arithmetic, gets two daylight-saving edges wrong for a schedule at
-// a fixed clock time (minute and hour fields without '*'): a time in the
-// spring-forward gap does not run that day (01:30 daily in Europe/London
-// skips 2026-03-29), and a time in the autumn's repeated hour runs twice
-// (01:30 BST and 01:30 GMT on 2026-10-25). Next corrects both: a run whose
-// clock time falls in the gap happens once, moved later by the length of the
-// gap as time.Date reads such a time (02:30 BST on 2026-03-29), and a
-// repeated clock time runs only at its first occurrence. Schedules with '*'
-// in the minute or hour field (every hour, every 15 minutes) keep robfig's
-// elapsed-time behaviour: they have no runs inside the gap and run in both
-// passes of the repeated hour, as cron does.
+// Clock times are read in w.Location, on its calendar: "0 9 * * 4" in
+// Africa/Cairo runs every Thursday at 09:00 Cairo time, whatever the zone's
+// daylight saving does around midnight, and "0 9 * * *" in America/New_York
+// is 13:00 UTC in summer and 14:00 UTC in winter. robfig/cron v3.0.1 parses
+// the spec but does not do this arithmetic: its Next runs weekly schedules
+// on the wrong day, or skips a week, in zones whose clocks change at midnight
+// (Cairo, Beirut, Santiago, Havana, Asunción, the Azores). A schedule at fixed
+// clock times (minute and hour fields without '*') runs at those times on
+// each day of the local calendar the spec names (nextOnClock): a time the
+// clock skips runs once, as much later as the clock jumped (01:30 in
+// Europe/London on 2026-03-29 runs at 02:30 BST), and a time the clock
+// passes twice runs at the first (01:30 BST, not 01:30 GMT, on 2026-10-25).
+// Schedules with '*' in the minute or hour field (every hour, every 15
+// minutes) run at each moment whose local clock matches the spec
+// (nextElapsed): none inside the gap, and in both passes of the repeated
+// hour, as cron does.
 func (w When) Next(t time.Time) time.Time {
 	sched, err := w.schedule()
 	if err != nil {
 		return time.Time{}
 	}
 	t = t.In(sched.Location)
-	next := sched.Next(t)
-	if next.IsZero() || !fixedClock(w.Spec) {
-		return next
+	if fixedClock(w.Spec) {
+		return nextOnClock(sched, t)
 	}
-	next = skipRepeated(sched, next)
-	if next.IsZero() {
-		return next
-	}
-	return runInGap(sched, t, next)
+	return nextElapsed(sched, t)
 }
 
 // schedule parses the spec into robfig's schedule in w's location.
@@ -176,68 +175,6 @@ func expandDescriptor(spec string) string {
 func fixedClock(spec string) bool {
 	f := strings.Fields(expandDescriptor(spec))
 	return len(f) == 5 && !strings.Contains(f[0], "*") && !strings.Contains(f[1], "*")
-}
-
-// maxRepeats bounds skipRepeated: a repeated hour holds at most 60 runs of a
-// fixed-clock schedule, and no zone repeats more than a few hours.
-const maxRepeats = 1000
-
-// skipRepeated moves next past the second pass of an autumn's repeated
-// hour: the same clock time already ran, one offset change earlier.
-func skipRepeated(sched *cron.SpecSchedule, next time.Time) time.Time {
-	for range maxRepeats {
-		start, _ := next.ZoneBounds()
-		if start.IsZero() {
-			return next
-		}
-		_, before := start.Add(-time.Nanosecond).Zone()
-		_, after := start.Zone()
-		back := time.Duration(before-after) * time.Second
-		if back <= 0 || !next.Before(start.Add(back)) {
-			return next
-		}
-		next = sched.Next(next)
-		if next.IsZero() {
-			return next
-		}
-	}
-	return next
-}
-
-// runInGap returns the earliest run after t and before next whose clock time
-// fell in a spring-forward gap robfig stepped over, or next when there is
-// none. It asks robfig again with the clock of the offset before the
-// transition, so the recurrence arithmetic stays robfig's.
-func runInGap(sched *cron.SpecSchedule, t, next time.Time) time.Time {
-	loc := sched.Location
-	start, end := t.ZoneBounds()
-	transitions := []time.Time{start}
-	for tr := end; !tr.IsZero() && !tr.After(next); _, tr = tr.ZoneBounds() {
-		transitions = append(transitions, tr)
-	}
-	for _, tr := range transitions {
-		if tr.IsZero() {
-			continue
-		}
-		tr = tr.In(loc)
-		_, before := tr.Add(-time.Nanosecond).Zone()
-		_, after := tr.Zone()
-		if after <= before {
-			continue
-		}
-		gapEnd := tr.Add(time.Duration(after-before) * time.Second)
-		from := t
-		if lim := tr.Add(-time.Second); from.Before(lim) {
-			from = lim
-		}
-		old := *sched
-		old.Location = time.FixedZone("", before)
-		c := old.Next(from)
-		if !c.IsZero() && c.Before(gapEnd) && c.After(t) && c.Before(next) {
-			next = c.In(loc)
-		}
-	}
-	return next
 }
 
 // MinInterval is the shortest time a schedule may leave between runs: a
