@@ -181,22 +181,84 @@ func fixedClock(spec string) bool {
 // report more often than that would load the warehouse and flood Slack.
 const MinInterval = 5 * time.Minute
 
-// TooOften reports whether w runs more often than MinInterval anywhere in
-// a week (the runs from a fixed Monday, so that the answer never depends on
-// when it is asked).
+// TooOften reports whether w ever runs less than MinInterval after its
+// previous run. It reads the fields rather than a sample of runs, so no
+// month or day of the month is left out: two clock times of one day, the
+// last of a day and the first of the next on any two days in a row the spec
+// names (cycleYears of them), and the runs around each change of the zone's
+// offset (whose clock may jump between two runs).
 func (w When) TooOften() bool {
+	sched, err := w.schedule()
+	if err != nil {
+		return false
+	}
+	var times []int // the minutes of the day it runs at, ascending
+	for h := range 24 {
+		for m := range 60 {
+			if has(sched.Hour, h) && has(sched.Minute, m) {
+				times = append(times, h*60+m)
+			}
+		}
+	}
+	interval := int(MinInterval / time.Minute)
+	for i := 1; i < len(times); i++ {
+		if times[i]-times[i-1] < interval {
+			return true
+		}
+	}
+	if len(times) > 0 && 24*60-times[len(times)-1]+times[0] < interval && runsTwoDaysInARow(sched) {
+		return true
+	}
+	return runsCloseAtOffsetChanges(w)
+}
+
+// cycleYears is a span of years in which every date of the year, the 29th
+// of February included, falls on every day of the week: 28 years without a
+// century year that is not a leap year.
+const cycleYears = 28
+
+// runsTwoDaysInARow reports whether the schedule runs on two days in a row
+// of some calendar.
+func runsTwoDaysInARow(s *cron.SpecSchedule) bool {
+	day := time.Date(2001, time.January, 1, 0, 0, 0, 0, time.UTC)
+	end := day.AddDate(cycleYears, 0, 1)
+	ranYesterday := false
+	for ; day.Before(end); day = day.AddDate(0, 0, 1) {
+		runs := dayMatches(s, day.Year(), day.Month(), day.Day(), day.Weekday())
+		if runs && ranYesterday {
+			return true
+		}
+		ranYesterday = runs
+	}
+	return false
+}
+
+// offsetChangeYears is how many years of a zone's offset changes
+// runsCloseAtOffsetChanges looks at, from a fixed date so that the answer
+// never depends on when it is asked; zones change on the same rules year
+// after year.
+const offsetChangeYears = 4
+
+// runsCloseAtOffsetChanges reports whether two runs of w fall less than
+// MinInterval apart within a day of a change of its zone's offset: a clock
+// that jumps half an hour (Australia/Lord_Howe) can bring 01:58 and 02:30
+// two minutes apart.
+func runsCloseAtOffsetChanges(w When) bool {
 	loc := w.Location
 	if loc == nil {
 		loc = time.UTC
 	}
-	t := w.Next(time.Date(2026, time.January, 5, 0, 0, 0, 0, loc))
-	end := t.AddDate(0, 0, 7)
-	for !t.IsZero() && t.Before(end) {
-		next := w.Next(t)
-		if !next.IsZero() && next.Sub(t) < MinInterval {
-			return true
+	from := time.Date(2026, time.January, 1, 0, 0, 0, 0, loc)
+	end := from.AddDate(offsetChangeYears, 0, 0)
+	for _, tr := from.ZoneBounds(); !tr.IsZero() && tr.Before(end); _, tr = tr.ZoneBounds() {
+		last := w.Next(tr.Add(-24 * time.Hour))
+		for !last.IsZero() && last.Before(tr.Add(24*time.Hour)) {
+			next := w.Next(last)
+			if !next.IsZero() && next.Sub(last) < MinInterval {
+				return true
+			}
+			last = next
 		}
-		t = next
 	}
 	return false
 }
