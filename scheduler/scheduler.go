@@ -275,7 +275,9 @@ func (sc *Scheduler) runClaim(ctx context.Context, c store.Claim) {
 		return
 	}
 	defer s.RemoveCSVFile()
-	end.Rows, end.Value, end.Previous, end.KeepValue = &s.Result.RowCount, s.AlertValue, sch.LastValue, true
+	// A run that found no number (no rows, a NULL) keeps the last one
+	// found, which the next change alert compares with.
+	end.Rows, end.Value, end.Previous, end.KeepValue = &s.Result.RowCount, s.AlertValue, sch.LastValue, s.AlertValue != nil
 	if s.Quiet {
 		end.Outcome = store.RunQuiet
 		sc.finish(ctx, log, end, w)
