@@ -41,10 +41,11 @@ func TestChangeAlertKeepsTheLastValueFound(t *testing.T) {
 	got := runOn(0, "SELECT 100 AS games FROM analytics.apps LIMIT 1")
 	require.NotNil(t, got.LastValue, "the first run records its value")
 	assert.Equal(t, 100.0, *got.LastValue)
-	for day, query := range map[int]string{
-		1: "SELECT 1 AS games FROM analytics.apps WHERE false",      // no rows
-		2: "SELECT sum(1) AS games FROM analytics.apps WHERE false", // NULL
+	for i, query := range []string{
+		"SELECT 1 AS games FROM analytics.apps WHERE false",      // no rows
+		"SELECT sum(1) AS games FROM analytics.apps WHERE false", // NULL
 	} {
+		day := i + 1
 		got = runOn(day, query)
 		require.NotNil(t, got.LastValue, "day %d found no number: the last value stays", day)
 		assert.Equal(t, 100.0, *got.LastValue, "day %d", day)
