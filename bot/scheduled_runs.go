@@ -32,6 +32,21 @@ type Refusal struct{ Reason string }
 
 func (r *Refusal) Error() string { return "refused: " + r.Reason }
 
+// Undeliverable is a Deliverer's error for a post the surface will not
+// take where the schedule says until someone acts (the channel archived or
+// gone, the bot not in it): trying again within the run cannot pass, so
+// the run fails at once and its owner is told Reason ("the channel is
+// archived").
+type Undeliverable struct {
+	Reason string
+	Err    error
+}
+
+func (u *Undeliverable) Error() string { return "cannot post: " + u.Reason + ": " + u.Err.Error() }
+
+// Unwrap is the surface's own error.
+func (u *Undeliverable) Unwrap() error { return u.Err }
+
 // Logger is the bot's logger.
 func (b *Bot) Logger() *slog.Logger { return b.log }
 

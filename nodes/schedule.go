@@ -127,6 +127,8 @@ func (n *Nodes) Schedule(ctx context.Context, s *State) error {
 		s.SetReply(FormatSimple, &answer.Answer{Kind: answer.KindNotice, Text: answer.Plain(unclear + " " + textScheduleHow)})
 		return nil
 	}
+	var note string
+	req.Condition, note = n.percentUnit(ctx, s, turn, req.Condition)
 	sch, err := n.Schedules.AddSchedule(ctx, n.pending(s, turn, req))
 	if err != nil {
 		dataFailure(s, err)
@@ -134,7 +136,11 @@ func (n *Nodes) Schedule(ctx context.Context, s *State) error {
 	}
 	s.ScheduleID = sch.ID
 	text := "I'll " + DescribeSchedule(sch, req.When) + ", first on " +
-		formatWhen(req.When.Next(n.Now()), req.When.Location) + ". Shall I save it?"
+		formatWhen(req.When.Next(n.Now()), req.When.Location) + "."
+	if note != "" {
+		text += " " + note
+	}
+	text += " Shall I save it?"
 	switch {
 	case restated != "":
 		text = fmt.Sprintf("I read that as “%s”: %s", quoted(restated), text)
@@ -204,6 +210,7 @@ func (n *Nodes) pending(s *State, turn store.Turn, req schedule.Request) store.S
 		Spec:     req.When.Spec, TimeZone: req.When.Location.String(),
 		DestKind: string(req.To.Kind), Format: string(cmp.Or(req.Format, schedule.FormatAnswer)),
 		CondKind: string(req.Condition.Kind), CondThreshold: req.Condition.Threshold, CondColumn: req.Condition.Column,
+		CondUnit: string(req.Condition.Unit),
 	}
 	switch {
 	case surface != SurfaceSlack:
@@ -260,7 +267,7 @@ func DescribeSchedule(s store.Schedule, w schedule.When) string {
 		where = " in " + channelLabel(s)
 	}
 	text := fmt.Sprintf("%s “%s”%s %s (%s)", what, answer.Defuse(s.Question), where, w.Describe(), s.TimeZone)
-	if c := conditionOf(s); c.Kind != "" {
+	if c := ConditionOf(s); c.Kind != "" {
 		text += ", only " + c.Describe()
 	}
 	return text
@@ -280,9 +287,10 @@ func channelLabel(s store.Schedule) string {
 	return s.DestChannel
 }
 
-// conditionOf is a schedule's alert condition.
-func conditionOf(s store.Schedule) schedule.Condition {
-	return schedule.Condition{Kind: schedule.ConditionKind(s.CondKind), Threshold: s.CondThreshold, Column: s.CondColumn}
+// ConditionOf is a schedule's alert condition.
+func ConditionOf(s store.Schedule) schedule.Condition {
+	return schedule.Condition{Kind: schedule.ConditionKind(s.CondKind), Threshold: s.CondThreshold,
+		Column: s.CondColumn, Unit: schedule.ThresholdUnit(s.CondUnit)}
 }
 
 // location is the asker's time zone, else the bot's (TZ).

@@ -58,7 +58,7 @@ func (n *Nodes) RunSchedule(ctx context.Context, s *State) error {
 	}
 	s.Query, s.Result, s.ResolvedQuery = r.Query, res, sch.Question
 	s.QueryID, _ = r.Dataset(n.Warehouse)
-	cond := conditionOf(sch)
+	cond := ConditionOf(sch)
 	s.AlertValue = valueOf(res, sch.CondColumn)
 	s.Quiet = cond.Kind != "" && !cond.Check(s.AlertValue, run.Previous, res.RowCount)
 	if s.Quiet {
@@ -81,7 +81,7 @@ func (n *Nodes) RunSchedule(ctx context.Context, s *State) error {
 // alert what it found against the last run.
 func (n *Nodes) runHeading(s *State, run *ScheduledRun) string {
 	sch := run.Schedule
-	cond := conditionOf(sch)
+	cond := ConditionOf(sch)
 	w, err := schedule.ParseSpec(sch.Spec, n.location(sch.TimeZone))
 	when := "scheduled"
 	if err == nil {

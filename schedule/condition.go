@@ -44,13 +44,44 @@ type Condition struct {
 	Kind ConditionKind
 	// Threshold is the number the value is compared with, or for CondChange
 	// the percentage it must move by. Words such as "1,000", "2.5k", "1.2m"
-	// and "20%" are read as 1000, 2500, 1200000 and 20.
+	// and "20%" are read as 1000, 2500, 1200000 and 20 (a limit's "20%"
+	// with Unit UnitPercent).
 	Threshold float64
 	// Column is the result column the words name, lower case as written
 	// ("when the count is above 100" gives "count"); empty when the words
 	// name none ("when it is above 100"), and callers then use the first
 	// numeric column.
 	Column string
+	// Unit says how a threshold written as a percentage ("above 5%")
+	// reads against the column; "" for one written as a plain number.
+	Unit ThresholdUnit
+}
+
+// ThresholdUnit says how a limit's threshold (above, at least, below, at
+// most) is compared with the column's value.
+type ThresholdUnit string
+
+// The units of a threshold.
+const (
+	// UnitAsWritten compares a plain number as written ("above 100").
+	UnitAsWritten ThresholdUnit = ""
+	// UnitPercent is a percentage ("above 5%") compared as written: the
+	// column holds percentages (5 for 5 %), or nothing said otherwise.
+	// ParseRequest reads every percentage limit so.
+	UnitPercent ThresholdUnit = "percent"
+	// UnitFraction is a percentage compared as the fraction it is (5% as
+	// 0.05): the column holds fractions, as error_rate = 0.0042 does. The
+	// alert's maker decides it from the answer's values.
+	UnitFraction ThresholdUnit = "fraction"
+)
+
+// limit is the number the value is compared with: the threshold, or its
+// hundredth for a percentage compared as a fraction.
+func (c Condition) limit() float64 {
+	if c.Unit == UnitFraction {
+		return c.Threshold / 100
+	}
+	return c.Threshold
 }
 
 // Check says whether the condition holds for a run. value is the run's
@@ -69,16 +100,16 @@ func (c Condition) Check(value, previous *float64, rows int) bool {
 	if value == nil || math.IsNaN(*value) {
 		return false
 	}
-	v := *value
+	v, limit := *value, c.limit()
 	switch c.Kind {
 	case CondAbove:
-		return v > c.Threshold
+		return v > limit
 	case CondAtLeast:
-		return v >= c.Threshold
+		return v >= limit
 	case CondBelow:
-		return v < c.Threshold
+		return v < limit
 	case CondAtMost:
-		return v <= c.Threshold
+		return v <= limit
 	case CondChange:
 		if previous == nil || math.IsNaN(*previous) {
 			return false
@@ -93,14 +124,20 @@ func (c Condition) Check(value, previous *float64, rows int) bool {
 }
 
 // Describe says the condition in words: "when count is above 100", "when
-// the value changes by more than 20 %", "when any row appears". It is "" for
-// the zero Condition.
+// error_rate is above 5% (0.05 in error_rate)", "when the value changes by
+// more than 20 %", "when any row appears". It is "" for the zero Condition.
 func (c Condition) Describe() string {
 	subject := c.Column
 	if subject == "" {
 		subject = "the value"
 	}
 	n := formatNumber(c.Threshold)
+	switch c.Unit {
+	case UnitPercent:
+		n += "%"
+	case UnitFraction:
+		n += "% (" + formatNumber(c.limit()) + " in " + subject + ")"
+	}
 	switch c.Kind {
 	case CondAbove:
 		return "when " + subject + " is above " + n
@@ -114,7 +151,7 @@ func (c Condition) Describe() string {
 		if c.Threshold == 0 {
 			return "when " + subject + " changes"
 		}
-		return "when " + subject + " changes by more than " + n + " %"
+		return "when " + subject + " changes by more than " + formatNumber(c.Threshold) + " %"
 	case CondAnyRows:
 		return "when any row appears"
 	case CondNoRows:

@@ -46,6 +46,10 @@ func TestConditionCheck(t *testing.T) {
 		{name: "any rows with none", cond: Condition{Kind: CondAnyRows}, rows: 0, want: false},
 		{name: "no rows with none", cond: Condition{Kind: CondNoRows}, rows: 0, want: true},
 		{name: "no rows with rows", cond: Condition{Kind: CondNoRows}, value: num(0), rows: 2, want: false},
+		{name: "a percent as written", cond: Condition{Kind: CondAbove, Threshold: 5, Unit: UnitPercent}, value: num(6), rows: 1, want: true},
+		{name: "a percent of a fraction column over", cond: Condition{Kind: CondAbove, Threshold: 5, Unit: UnitFraction}, value: num(0.06), rows: 1, want: true},
+		{name: "a percent of a fraction column under", cond: Condition{Kind: CondAbove, Threshold: 5, Unit: UnitFraction}, value: num(0.0042), rows: 1, want: false},
+		{name: "below a percent of a fraction column", cond: Condition{Kind: CondBelow, Threshold: 2.5, Unit: UnitFraction}, value: num(0.02), rows: 1, want: true},
 		{name: "unknown kind", cond: Condition{Kind: "between"}, value: num(1), rows: 1, want: false},
 	}
 	for _, tt := range tests {
@@ -71,6 +75,9 @@ func TestConditionDescribe(t *testing.T) {
 		{name: "below", cond: Condition{Kind: CondBelow, Threshold: 5000, Column: "revenue"}, want: "when revenue is below 5,000"},
 		{name: "at most, no column", cond: Condition{Kind: CondAtMost, Threshold: 2.5}, want: "when the value is at most 2.5"},
 		{name: "negative", cond: Condition{Kind: CondBelow, Threshold: -1200000}, want: "when the value is below -1,200,000"},
+		{name: "a percent", cond: Condition{Kind: CondAbove, Threshold: 5, Column: "error_pct", Unit: UnitPercent}, want: "when error_pct is above 5%"},
+		{name: "a percent of a fraction column", cond: Condition{Kind: CondAbove, Threshold: 5, Column: "error_rate", Unit: UnitFraction}, want: "when error_rate is above 5% (0.05 in error_rate)"},
+		{name: "a percent of the value as a fraction", cond: Condition{Kind: CondAtMost, Threshold: 2.5, Unit: UnitFraction}, want: "when the value is at most 2.5% (0.025 in the value)"},
 		{name: "change", cond: Condition{Kind: CondChange, Threshold: 20}, want: "when the value changes by more than 20 %"},
 		{name: "any change", cond: Condition{Kind: CondChange, Column: "price"}, want: "when price changes"},
 		{name: "any rows", cond: Condition{Kind: CondAnyRows}, want: "when any row appears"},

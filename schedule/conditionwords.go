@@ -88,16 +88,20 @@ func readCondition(m *message) (c Condition, unclear string, asked bool) {
 		}
 	}
 	for _, sub := range m.take(compareRe) {
-		v, _, ok := readNumber(sub[6], sub[7])
+		v, percent, ok := readNumber(sub[6], sub[7])
 		asked = true
 		if !ok {
 			unclear = first(unclear, unclearNumber(writtenNumber(sub[6], sub[7])))
 			continue
 		}
+		unit := UnitAsWritten
+		if percent {
+			unit = UnitPercent // "above 5%": the alert's maker reads the column
+		}
 		kinds := [4]ConditionKind{CondAtMost, CondAtLeast, CondAbove, CondBelow}
 		for i, k := range kinds {
 			if sub[2+i] != "" {
-				found = append(found, Condition{Kind: k, Threshold: v, Column: column(sub[1])})
+				found = append(found, Condition{Kind: k, Threshold: v, Column: column(sub[1]), Unit: unit})
 			}
 		}
 	}

@@ -111,36 +111,35 @@ func Excerpt(s string) string {
 }
 
 // Next is the first time after t at which the schedule runs, as a time in
-// w.Location; it is the zero time when the spec is not valid or never runs.
+// w.Location; it is the zero time when the spec is not valid or never runs
+// within searchYears.
 //
-// Clock times are read in w.Location, so "0 9 * * *" in America/New_York is
-// 13:00 UTC in summer and 14:00 UTC in winter. robfig/cron v3.0.1, which
-// does the arithmetic, gets two daylight-saving edges wrong for a schedule at
-// a fixed clock time (minute and hour fields without '*'): a time in the
-// spring-forward gap does not run that day (01:30 daily in Europe/London
-// skips 2026-03-29), and a time in the autumn's repeated hour runs twice
-// (01:30 BST and 01:30 GMT on 2026-10-25). Next corrects both: a run whose
-// clock time falls in the gap happens once, moved later by the length of the
-// gap as time.Date reads such a time (02:30 BST on 2026-03-29), and a
-// repeated clock time runs only at its first occurrence. Schedules with '*'
-// in the minute or hour field (every hour, every 15 minutes) keep robfig's
-// elapsed-time behaviour: they have no runs inside the gap and run in both
-// passes of the repeated hour, as cron does.
+// Clock times are read in w.Location, on its calendar: "0 9 * * 4" in
+// Africa/Cairo runs every Thursday at 09:00 Cairo time, whatever the zone's
+// daylight saving does around midnight, and "0 9 * * *" in America/New_York
+// is 13:00 UTC in summer and 14:00 UTC in winter. robfig/cron v3.0.1 parses
+// the spec but does not do this arithmetic: its Next runs weekly schedules
+// on the wrong day, or skips a week, in zones whose clocks change at midnight
+// (Cairo, Beirut, Santiago, Havana, Asunción, the Azores). A schedule at fixed
+// clock times (minute and hour fields without '*') runs at those times on
+// each day of the local calendar the spec names (nextOnClock): a time the
+// clock skips runs once, as much later as the clock jumped (01:30 in
+// Europe/London on 2026-03-29 runs at 02:30 BST), and a time the clock
+// passes twice runs at the first (01:30 BST, not 01:30 GMT, on 2026-10-25).
+// Schedules with '*' in the minute or hour field (every hour, every 15
+// minutes) run at each moment whose local clock matches the spec
+// (nextElapsed): none inside the gap, and in both passes of the repeated
+// hour, as cron does.
 func (w When) Next(t time.Time) time.Time {
 	sched, err := w.schedule()
 	if err != nil {
 		return time.Time{}
 	}
 	t = t.In(sched.Location)
-	next := sched.Next(t)
-	if next.IsZero() || !fixedClock(w.Spec) {
-		return next
+	if fixedClock(w.Spec) {
+		return nextOnClock(sched, t)
 	}
-	next = skipRepeated(sched, next)
-	if next.IsZero() {
-		return next
-	}
-	return runInGap(sched, t, next)
+	return nextElapsed(sched, t)
 }
 
 // schedule parses the spec into robfig's schedule in w's location.
@@ -178,88 +177,88 @@ func fixedClock(spec string) bool {
 	return len(f) == 5 && !strings.Contains(f[0], "*") && !strings.Contains(f[1], "*")
 }
 
-// maxRepeats bounds skipRepeated: a repeated hour holds at most 60 runs of a
-// fixed-clock schedule, and no zone repeats more than a few hours.
-const maxRepeats = 1000
-
-// skipRepeated moves next past the second pass of an autumn's repeated
-// hour: the same clock time already ran, one offset change earlier.
-func skipRepeated(sched *cron.SpecSchedule, next time.Time) time.Time {
-	for range maxRepeats {
-		start, _ := next.ZoneBounds()
-		if start.IsZero() {
-			return next
-		}
-		_, before := start.Add(-time.Nanosecond).Zone()
-		_, after := start.Zone()
-		back := time.Duration(before-after) * time.Second
-		if back <= 0 || !next.Before(start.Add(back)) {
-			return next
-		}
-		next = sched.Next(next)
-		if next.IsZero() {
-			return next
-		}
-	}
-	return next
-}
-
-// runInGap returns the earliest run after t and before next whose clock time
-// fell in a spring-forward gap robfig stepped over, or next when there is
-// none. It asks robfig again with the clock of the offset before the
-// transition, so the recurrence arithmetic stays robfig's.
-func runInGap(sched *cron.SpecSchedule, t, next time.Time) time.Time {
-	loc := sched.Location
-	start, end := t.ZoneBounds()
-	transitions := []time.Time{start}
-	for tr := end; !tr.IsZero() && !tr.After(next); _, tr = tr.ZoneBounds() {
-		transitions = append(transitions, tr)
-	}
-	for _, tr := range transitions {
-		if tr.IsZero() {
-			continue
-		}
-		tr = tr.In(loc)
-		_, before := tr.Add(-time.Nanosecond).Zone()
-		_, after := tr.Zone()
-		if after <= before {
-			continue
-		}
-		gapEnd := tr.Add(time.Duration(after-before) * time.Second)
-		from := t
-		if lim := tr.Add(-time.Second); from.Before(lim) {
-			from = lim
-		}
-		old := *sched
-		old.Location = time.FixedZone("", before)
-		c := old.Next(from)
-		if !c.IsZero() && c.Before(gapEnd) && c.After(t) && c.Before(next) {
-			next = c.In(loc)
-		}
-	}
-	return next
-}
-
 // MinInterval is the shortest time a schedule may leave between runs: a
 // report more often than that would load the warehouse and flood Slack.
 const MinInterval = 5 * time.Minute
 
-// TooOften reports whether w runs more often than MinInterval anywhere in
-// a week (the runs from a fixed Monday, so that the answer never depends on
-// when it is asked).
+// TooOften reports whether w ever runs less than MinInterval after its
+// previous run. It reads the fields rather than a sample of runs, so no
+// month or day of the month is left out: two clock times of one day, the
+// last of a day and the first of the next on any two days in a row the spec
+// names (cycleYears of them), and the runs around each change of the zone's
+// offset (whose clock may jump between two runs).
 func (w When) TooOften() bool {
+	sched, err := w.schedule()
+	if err != nil {
+		return false
+	}
+	var times []int // the minutes of the day it runs at, ascending
+	for h := range 24 {
+		for m := range 60 {
+			if has(sched.Hour, h) && has(sched.Minute, m) {
+				times = append(times, h*60+m)
+			}
+		}
+	}
+	interval := int(MinInterval / time.Minute)
+	for i := 1; i < len(times); i++ {
+		if times[i]-times[i-1] < interval {
+			return true
+		}
+	}
+	if len(times) > 0 && 24*60-times[len(times)-1]+times[0] < interval && runsTwoDaysInARow(sched) {
+		return true
+	}
+	return runsCloseAtOffsetChanges(w)
+}
+
+// cycleYears is a span of years in which every date of the year, the 29th
+// of February included, falls on every day of the week: 28 years without a
+// century year that is not a leap year.
+const cycleYears = 28
+
+// runsTwoDaysInARow reports whether the schedule runs on two days in a row
+// of some calendar.
+func runsTwoDaysInARow(s *cron.SpecSchedule) bool {
+	day := time.Date(2001, time.January, 1, 0, 0, 0, 0, time.UTC)
+	end := day.AddDate(cycleYears, 0, 1)
+	ranYesterday := false
+	for ; day.Before(end); day = day.AddDate(0, 0, 1) {
+		runs := dayMatches(s, day.Year(), day.Month(), day.Day(), day.Weekday())
+		if runs && ranYesterday {
+			return true
+		}
+		ranYesterday = runs
+	}
+	return false
+}
+
+// offsetChangeYears is how many years of a zone's offset changes
+// runsCloseAtOffsetChanges looks at, from a fixed date so that the answer
+// never depends on when it is asked; zones change on the same rules year
+// after year.
+const offsetChangeYears = 4
+
+// runsCloseAtOffsetChanges reports whether two runs of w fall less than
+// MinInterval apart within a day of a change of its zone's offset: a clock
+// that jumps half an hour (Australia/Lord_Howe) can bring 01:58 and 02:30
+// two minutes apart.
+func runsCloseAtOffsetChanges(w When) bool {
 	loc := w.Location
 	if loc == nil {
 		loc = time.UTC
 	}
-	t := w.Next(time.Date(2026, time.January, 5, 0, 0, 0, 0, loc))
-	end := t.AddDate(0, 0, 7)
-	for !t.IsZero() && t.Before(end) {
-		next := w.Next(t)
-		if !next.IsZero() && next.Sub(t) < MinInterval {
-			return true
+	from := time.Date(2026, time.January, 1, 0, 0, 0, 0, loc)
+	end := from.AddDate(offsetChangeYears, 0, 0)
+	for _, tr := from.ZoneBounds(); !tr.IsZero() && tr.Before(end); _, tr = tr.ZoneBounds() {
+		last := w.Next(tr.Add(-24 * time.Hour))
+		for !last.IsZero() && last.Before(tr.Add(24*time.Hour)) {
+			next := w.Next(last)
+			if !next.IsZero() && next.Sub(last) < MinInterval {
+				return true
+			}
+			last = next
 		}
-		t = next
 	}
 	return false
 }

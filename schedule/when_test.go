@@ -255,6 +255,10 @@ func TestTooOften(t *testing.T) {
 		{name: "hourly", spec: "0 * * * *", want: false},
 		{name: "weekdays at 9", spec: "0 9 * * 1-5", want: false},
 		{name: "monthly", spec: "0 9 1 * *", want: false},
+		{name: "23:58 on the 30th, 00:00 on the 31st", spec: "0,58 0,23 6,30,31 * *", want: true},
+		{name: "23:58 on the last day of February, 00:00 on 1 March", spec: "0,58 0,23 1,29 2,3 *", want: true},
+		{name: "23:58 on Sundays, 00:00 on Mondays", spec: "0,58 0,23 * * 0,1", want: true},
+		{name: "23:58 and 00:00 on days never in a row", spec: "0,58 0,23 1,15 * *", want: false},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
@@ -287,5 +291,24 @@ func TestWhenWords(t *testing.T) {
 		if got := (When{Spec: "0 9 * * 1", Location: tc.loc}).Words(at); got != tc.want {
 			t.Errorf("%s: got %q, want %q", tc.name, got, tc.want)
 		}
+	}
+}
+
+// A zone whose clock jumps half an hour can bring two runs of an hourly
+// schedule closer than its clock times are: in Australia/Lord_Howe,
+// 01:58 and 02:30 are two minutes apart on the night the clock jumps.
+func TestTooOftenAcrossAnOffsetChange(t *testing.T) {
+	t.Parallel()
+	for _, tt := range []struct {
+		zone string
+		want bool
+	}{
+		{zone: "UTC", want: false},
+		{zone: "Europe/London", want: false},
+		{zone: "Australia/Lord_Howe", want: true},
+	} {
+		w, err := ParseSpec("30,58 * * * *", mustLoad(t, tt.zone))
+		require.NoError(t, err)
+		assert.Equal(t, tt.want, w.TooOften(), "TooOften(%q) in %s", w.Spec, tt.zone)
 	}
 }

@@ -237,7 +237,10 @@ func (sc *Scheduler) runClaim(ctx context.Context, c store.Claim) {
 		return
 	}
 	c, err = sc.asOwnerNow(runCtx, log, c)
-	var refusal *bot.Refusal
+	var (
+		refusal       *bot.Refusal
+		undeliverable *bot.Undeliverable
+	)
 	switch {
 	case ctx.Err() != nil:
 		return // stopping: the claim lapses and is taken over
@@ -245,7 +248,7 @@ func (sc *Scheduler) runClaim(ctx context.Context, c store.Claim) {
 		sc.refused(ctx, log, store.RunEnd{Claim: c}, w, refusal, err)
 		return
 	case err != nil:
-		sc.failed(ctx, log, c, w, ownerUnknown, err.Error(), true)
+		sc.failed(ctx, log, c, w, ownerUnknown, err.Error(), true, "")
 		return
 	}
 	sch = c.Schedule
@@ -271,11 +274,13 @@ func (sc *Scheduler) runClaim(ctx context.Context, c store.Claim) {
 		if err != nil {
 			detail = err.Error()
 		}
-		sc.failed(ctx, log, c, w, string(kind), detail, !permanentKinds[kind])
+		sc.failed(ctx, log, c, w, string(kind), detail, !permanentKinds[kind], "")
 		return
 	}
 	defer s.RemoveCSVFile()
-	end.Rows, end.Value, end.Previous, end.KeepValue = &s.Result.RowCount, s.AlertValue, sch.LastValue, true
+	// A run that found no number (no rows, a NULL) keeps the last one
+	// found, which the next change alert compares with.
+	end.Rows, end.Value, end.Previous, end.KeepValue = &s.Result.RowCount, s.AlertValue, sch.LastValue, s.AlertValue != nil
 	if s.Quiet {
 		end.Outcome = store.RunQuiet
 		sc.finish(ctx, log, end, w)
@@ -295,8 +300,13 @@ func (sc *Scheduler) runClaim(ctx context.Context, c store.Claim) {
 	case errors.As(err, &refusal):
 		sc.refused(ctx, log, end, w, refusal, err)
 		return
+	case errors.As(err, &undeliverable):
+		// The channel archived, gone, or without the bot: no retry
+		// within the run can pass, and the owner is told why.
+		sc.failed(ctx, log, c, w, "undeliverable", err.Error(), false, "I couldn't post it: "+undeliverable.Reason)
+		return
 	case err != nil:
-		sc.failed(ctx, log, c, w, "delivery_failed", err.Error(), true)
+		sc.failed(ctx, log, c, w, "delivery_failed", err.Error(), true, "")
 		return
 	}
 	delivered = true
@@ -330,7 +340,7 @@ func (sc *Scheduler) panicked(ctx context.Context, log *slog.Logger, c store.Cla
 		sc.finish(ctx, log, store.RunEnd{Claim: c, Outcome: store.RunPosted}, w)
 		return
 	}
-	sc.failed(ctx, log, c, w, string(nodes.ErrInternal), fmt.Sprint("panic: ", r), false)
+	sc.failed(ctx, log, c, w, string(nodes.ErrInternal), fmt.Sprint("panic: ", r), false, "")
 }
 
 // refused ends a run its surface will not make for the schedule's owner
@@ -381,9 +391,12 @@ func (sc *Scheduler) postedBefore(ctx context.Context, log *slog.Logger, c store
 
 // failed ends an attempt that failed: tried again after a doubling delay
 // when the error may pass and there is time before the next regular run;
-// else the run is given up, counted, and its owner told, so that no run is
-// missed silently.
-func (sc *Scheduler) failed(ctx context.Context, log *slog.Logger, c store.Claim, w schedule.When, kind, detail string, transient bool) {
+// else the run is given up, counted, and its owner told why (in why's
+// words, else those of its kind), so that no run is missed silently.
+func (sc *Scheduler) failed(ctx context.Context, log *slog.Logger, c store.Claim, w schedule.When, kind, detail string, transient bool, why string) {
+	if why == "" {
+		why = failureWords(kind, c.Attempt)
+	}
 	now := sc.o.Now()
 	end := store.RunEnd{Claim: c, Outcome: store.RunFailed, ErrorKind: kind, ErrorDetail: detail}
 	retry := now.Add(sc.o.RetryDelay << (c.Attempt - 1))
@@ -397,13 +410,13 @@ func (sc *Scheduler) failed(ctx context.Context, log *slog.Logger, c store.Claim
 	end.Due, end.Next, end.Failures = next, next, c.Schedule.Failures+1
 	log.WarnContext(ctx, "scheduled run failed", "kind", kind, "detail", detail, "failures", end.Failures)
 	text := fmt.Sprintf("I couldn't run your schedule “%s” that was due %s (%s). I'll try again at the next time, %s.",
-		c.Schedule.Question, w.Words(c.Due), failureWords(kind, c.Attempt), w.Words(next))
+		c.Schedule.Question, w.Words(c.Due), why, w.Words(next))
 	if end.Failures >= maxFailedRuns {
 		// A schedule that keeps failing stops, rather than telling its
 		// owner so at every run.
 		end.Stop = fmt.Sprintf("its last %d runs failed", end.Failures)
 		text = fmt.Sprintf("I stopped your schedule “%s”: its last %d runs failed (%s). Resume it from `%s` once it can run.",
-			c.Schedule.Question, end.Failures, failureWords(kind, c.Attempt), sc.b.ScheduleCommand(c.Schedule.Surface))
+			c.Schedule.Question, end.Failures, why, sc.b.ScheduleCommand(c.Schedule.Surface))
 	}
 	sc.tell(ctx, log, c.Schedule, text)
 	sc.end(ctx, log, end)

@@ -154,6 +154,25 @@ func cannotPost(err error) bool {
 	return false
 }
 
+// whyCannotPost says, for a schedule's owner, why Slack will not take a
+// post where it goes until someone acts: the channel archived or gone, or
+// the bot not in it; "" for any other error, which may pass.
+func whyCannotPost(err error, botName string) string {
+	var se slack.SlackErrorResponse
+	if !errors.As(err, &se) {
+		return ""
+	}
+	switch se.Err {
+	case "is_archived":
+		return "the channel is archived"
+	case "not_in_channel":
+		return "I'm not in that channel: invite me with /invite @" + botName
+	case "channel_not_found":
+		return "the channel no longer exists"
+	}
+	return ""
+}
+
 func (a *App) botName() string {
 	if a.botUser != "" {
 		return a.botUser

@@ -59,6 +59,9 @@ func (a *App) Deliver(ctx context.Context, sch bot.Schedule, r bot.Reply) (bot.D
 	}
 	m := a.reply(r)
 	in, ts, err := a.postIn(ctx, channel, root, m, slack.MsgOptionMetadata(runMetadata(sch.ID, r.Due)))
+	if why := whyCannotPost(err, a.botName()); why != "" {
+		return bot.Delivered{}, &bot.Undeliverable{Reason: why, Err: err}
+	}
 	if err != nil {
 		return bot.Delivered{}, err
 	}

@@ -2,6 +2,7 @@ package slackapp
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"path/filepath"
 	"slices"
@@ -9,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/slack-go/slack"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
@@ -189,9 +191,11 @@ func TestMissedRunsRunOnceOnRecovery(t *testing.T) {
 	assert.Equal(t, time.Date(2026, 12, 4, 9, 0, 0, 0, time.UTC), got.NextRunAt.UTC(), "next: the regular time after now")
 }
 
-// A run that fails is tried again with a doubling delay; after its last
-// attempt its owner is told why and when it runs next; the next run
-// posts as usual.
+// A run whose post Slack refuses because the bot is not in the channel
+// is not tried again within the run (no retry can pass until someone
+// invites the bot): its owner is told at once why and what to do, and when
+// it runs next; once the bot is back in the channel the next run posts as
+// usual.
 func TestFailingRunIsRetriedThenTheOwnerIsTold(t *testing.T) {
 	t.Parallel()
 	due := time.Date(2026, 11, 30, 9, 0, 0, 0, time.UTC)
@@ -202,24 +206,21 @@ func TestFailingRunIsRetriedThenTheOwnerIsTold(t *testing.T) {
 	s := storedSchedules(t, h, threadID(ch, "1700001701.000100"), ch, due, 1)[0]
 
 	h.slack.SetNotInChannel(ch)
-	for _, at := range []time.Duration{0, time.Minute, 3 * time.Minute} { // SCHEDULE_RETRIES=2, 1m doubling
-		clk.Set(due.Add(at))
-		require.Equal(t, 1, tick(t, sc), "attempt at +%s", at)
-		clk.Set(due.Add(at + 30*time.Second))
-		assert.Zero(t, tick(t, sc), "nothing between attempts")
+	require.Equal(t, 1, tick(t, sc), "the attempt at 09:00")
+	for _, at := range []time.Duration{time.Minute, 3 * time.Minute} { // where SCHEDULE_RETRIES' retries would be
+		clk.Set(due.Add(at + time.Second))
+		assert.Zero(t, tick(t, sc), "no retry at +%s", at)
 	}
 	note := h.slack.WaitMessage(t, "a DM to the owner", func(m fakeslack.Message) bool {
 		return m.Channel == "D"+user && strings.Contains(says(m), "I couldn't run your schedule “"+s.Question+"”")
 	})
-	assert.Contains(t, says(note), "that was due Monday 30 November at 09:00 (I couldn't post the message, 3 tries). "+
-		"I'll try again at the next time, Tuesday 1 December at 09:00.")
+	assert.Contains(t, says(note), "that was due Monday 30 November at 09:00 (I couldn't post it: I'm not in that channel: "+
+		"invite me with /invite @"+h.app.botName()+"). I'll try again at the next time, Tuesday 1 December at 09:00.")
 	runs, err := h.bot.DB().ScheduleRuns(context.Background(), s.ID, 10)
 	require.NoError(t, err)
-	require.Len(t, runs, 3)
-	for i, r := range runs {
-		assert.Equal(t, store.RunFailed, r.Outcome)
-		assert.Equal(t, 3-i, r.Attempt)
-	}
+	require.Len(t, runs, 1, "one attempt")
+	assert.Equal(t, store.RunFailed, runs[0].Outcome)
+	assert.Equal(t, "undeliverable", runs[0].ErrorKind)
 
 	h.slack.SetInChannel(ch)
 	clk.Set(due.Add(24 * time.Hour))
@@ -348,4 +349,20 @@ default: everyone
 	got, err := h.bot.DB().ScheduleByID(context.Background(), s.ID)
 	require.NoError(t, err)
 	assert.Equal(t, store.ScheduleStopped, got.State)
+}
+
+// The Slack errors that no retry within a run can pass are told to the
+// schedule's owner in words that say what to do; others are not.
+func TestWhyCannotPost(t *testing.T) {
+	t.Parallel()
+	for _, tt := range []struct{ err, want string }{
+		{"is_archived", "the channel is archived"},
+		{"not_in_channel", "I'm not in that channel: invite me with /invite @analyticsbot"},
+		{"channel_not_found", "the channel no longer exists"},
+		{"service_unavailable", ""},
+	} {
+		err := fmt.Errorf("post: %w", slack.SlackErrorResponse{Err: tt.err})
+		assert.Equal(t, tt.want, whyCannotPost(err, "analyticsbot"), tt.err)
+	}
+	assert.Empty(t, whyCannotPost(nil, "analyticsbot"))
 }

@@ -248,7 +248,8 @@ type RunEnd struct {
 	Failures int
 	// Stop stops the schedule with this reason (a refused run).
 	Stop string
-	// KeepValue replaces the schedule's last value with Value.
+	// KeepValue replaces the schedule's last value with Value; a run that
+	// found no number leaves it false, so the last value found stays.
 	KeepValue bool
 }
 

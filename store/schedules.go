@@ -58,6 +58,10 @@ type Schedule struct {
 	CondKind      string
 	CondThreshold float64
 	CondColumn    string
+	// CondUnit says how a percentage threshold reads against the column
+	// (schedule.ThresholdUnit): "" as a plain number, "percent" as
+	// written, "fraction" as its hundredth.
+	CondUnit string
 	// DueAt is the regular run the next attempt belongs to, NextRunAt when
 	// that attempt is due (later than DueAt for a retry); nil unless
 	// active.
@@ -79,14 +83,14 @@ type Schedule struct {
 
 const scheduleColumns = `id, state, owner_id, owner_email, surface, source_thread, source_channel, backend, query,
 	query_id, question, spec, time_zone, dest_kind, dest_channel, dest_thread, dest_name, format, cond_kind,
-	cond_threshold, cond_column, due_at, next_run_at, failures, last_run_at, last_outcome, last_value,
+	cond_threshold, cond_column, cond_unit, due_at, next_run_at, failures, last_run_at, last_outcome, last_value,
 	stop_reason, coalesce(claimed_by, ''), claimed_until, created_at, updated_at`
 
 func scanSchedule(row pgx.Row) (Schedule, error) {
 	var s Schedule
 	err := row.Scan(&s.ID, &s.State, &s.OwnerID, &s.OwnerEmail, &s.Surface, &s.SourceThread, &s.SourceChannel,
 		&s.Query.Backend, &s.Query.Text, &s.QueryID, &s.Question, &s.Spec, &s.TimeZone, &s.DestKind, &s.DestChannel,
-		&s.DestThread, &s.DestName, &s.Format, &s.CondKind, &s.CondThreshold, &s.CondColumn, &s.DueAt, &s.NextRunAt,
+		&s.DestThread, &s.DestName, &s.Format, &s.CondKind, &s.CondThreshold, &s.CondColumn, &s.CondUnit, &s.DueAt, &s.NextRunAt,
 		&s.Failures, &s.LastRunAt, &s.LastOutcome, &s.LastValue, &s.StopReason, &s.ClaimedBy, &s.ClaimedUntil,
 		&s.CreatedAt, &s.UpdatedAt)
 	return s, err
@@ -113,14 +117,14 @@ func (d *DB) AddSchedule(ctx context.Context, s Schedule) (Schedule, error) {
 		out, err := scanSchedule(d.pool.QueryRow(ctx, `
 			INSERT INTO schedules (id, state, owner_id, owner_email, surface, source_thread, source_channel, backend,
 				query, query_id, question, spec, time_zone, dest_kind, dest_channel, dest_thread, dest_name, format,
-				cond_kind, cond_threshold, cond_column, due_at, next_run_at)
-			VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20, $21, $22, $22)
+				cond_kind, cond_threshold, cond_column, cond_unit, due_at, next_run_at)
+			VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20, $21, $23, $22, $22)
 			ON CONFLICT (id) DO NOTHING
 			RETURNING `+scheduleColumns,
 			s.ID, s.State, cleanText(s.OwnerID), cleanText(s.OwnerEmail), s.Surface, cleanText(s.SourceThread),
 			cleanText(s.SourceChannel), s.Query.Backend, cleanText(s.Query.Text), s.QueryID, cleanText(s.Question),
 			s.Spec, s.TimeZone, s.DestKind, cleanText(s.DestChannel), cleanText(s.DestThread), cleanText(s.DestName),
-			s.Format, s.CondKind, s.CondThreshold, cleanText(s.CondColumn), s.NextRunAt))
+			s.Format, s.CondKind, s.CondThreshold, cleanText(s.CondColumn), s.NextRunAt, s.CondUnit))
 		if errors.Is(err, pgx.ErrNoRows) {
 			continue // the id was taken: draw another
 		}

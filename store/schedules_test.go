@@ -341,3 +341,23 @@ func TestALapsedClaimIsStillItsRunners(t *testing.T) {
 	require.NoError(t, err)
 	assert.Equal(t, "a", got.ClaimedBy, "the new attempt keeps its claim")
 }
+
+// An alert's percentage keeps how it reads against its column (package
+// schedule's ThresholdUnit); a schedule saved without one reads as
+// written, as those saved before the column existed do.
+func TestScheduleKeepsItsConditionUnit(t *testing.T) {
+	t.Parallel()
+	db := storetest.New(t)
+	ctx := context.Background()
+	for _, unit := range []string{"", "percent", "fraction"} {
+		s, err := db.AddSchedule(ctx, store.Schedule{OwnerID: "U1", Surface: "web", SourceThread: "local-1", SourceChannel: "web",
+			Query: warehouse.Query{Backend: "postgres", Text: "SELECT 0.06 AS error_rate"}, Question: "Error rate", Spec: "0 * * * *",
+			TimeZone: "UTC", DestKind: "thread", DestChannel: "web", DestThread: "local-1", Format: "answer",
+			CondKind: "above", CondThreshold: 5, CondColumn: "error_rate", CondUnit: unit})
+		require.NoError(t, err)
+		got, err := db.ScheduleByID(ctx, s.ID)
+		require.NoError(t, err)
+		assert.Equal(t, unit, got.CondUnit)
+		assert.Equal(t, 5.0, got.CondThreshold)
+	}
+}

@@ -237,7 +237,7 @@ func printSchedules(out io.Writer, b *bot.Bot, list []store.Schedule) {
 		}
 		cond := "-"
 		if s.CondKind != "" {
-			cond = schedule.Condition{Kind: schedule.ConditionKind(s.CondKind), Threshold: s.CondThreshold, Column: s.CondColumn}.Describe()
+			cond = nodes.ConditionOf(s).Describe()
 		}
 		state := string(s.State)
 		if s.StopReason != "" {

@@ -1,0 +1,12 @@
+-- +goose Up
+-- How an alert's percentage threshold ("above 5%") reads against its
+-- column (package schedule's ThresholdUnit): '' a plain number as written,
+-- 'percent' a percentage compared as written, 'fraction' a percentage
+-- compared as the fraction it is (5% as 0.05), decided when the alert was
+-- made from the answer's values. Schedules saved before read as written,
+-- as they always did.
+ALTER TABLE schedules ADD COLUMN cond_unit text NOT NULL DEFAULT ''
+    CHECK (cond_unit IN ('', 'percent', 'fraction'));
+
+-- +goose Down
+ALTER TABLE schedules DROP COLUMN cond_unit;

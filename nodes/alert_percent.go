@@ -1,0 +1,99 @@
+package nodes
+
+import (
+	"cmp"
+	"context"
+	"fmt"
+	"math"
+	"strconv"
+	"strings"
+
+	"github.com/analyticsbot/analyticsbot/answer"
+	"github.com/analyticsbot/analyticsbot/schedule"
+	"github.com/analyticsbot/analyticsbot/store"
+	"github.com/analyticsbot/analyticsbot/warehouse"
+)
+
+// percentWords are the words of a column name that mark it as holding
+// percentages (share_pct, error_percent): 5 there is 5 %.
+var percentWords = map[string]bool{"pct": true, "percent": true, "percentage": true}
+
+// percentName reports whether a column's name marks it as a percentage.
+func percentName(name string) bool {
+	for _, w := range strings.FieldsFunc(strings.ToLower(name), func(r rune) bool {
+		return !('a' <= r && r <= 'z')
+	}) {
+		if percentWords[w] {
+			return true
+		}
+	}
+	return false
+}
+
+// percentUnit decides, when an alert is made, how its limit written as a
+// percentage ("when error_rate is above 5%") reads against the column the
+// run will read: a column whose name marks a percentage is compared as
+// written (5); one whose values in the answer's result all lie within
+// [-1, 1] holds fractions and is compared with 0.05, which the condition's
+// words then say ("above 5% (0.05 in error_rate)"). note says, for the
+// confirmation, when the result could not tell (not at hand, or no number
+// in it): the limit is then compared as written. Other conditions come
+// back as they are.
+func (n *Nodes) percentUnit(ctx context.Context, s *State, turn store.Turn, c schedule.Condition) (_ schedule.Condition, note string) {
+	if c.Unit != schedule.UnitPercent || percentName(c.Column) {
+		return c, ""
+	}
+	subject := cmp.Or(c.Column, "the value")
+	asWritten := fmt.Sprintf("I couldn't see the answer's values, so I'll compare %s with %s as written; "+
+		"if it holds fractions (0.05 for 5%%), say “above %s” instead.",
+		subject, plainNumber(c.Threshold), plainNumber(c.Threshold/100))
+	cached, err := n.Cache.Get(ctx, s.ThreadTS, turn.QueryID)
+	if err != nil {
+		return c, asWritten
+	}
+	res := cached.Result
+	pick := numberColumn(res.Columns, c.Column)
+	if pick < 0 {
+		return c, asWritten
+	}
+	if percentName(res.Columns[pick].Name) {
+		return c, ""
+	}
+	switch fractions(res, pick) {
+	case fractionsYes:
+		c.Unit = schedule.UnitFraction
+	case fractionsUnknown:
+		return c, asWritten
+	}
+	return c, ""
+}
+
+// plainNumber writes a threshold as people type one: 5, 2.5, 0.025.
+func plainNumber(f float64) string { return strconv.FormatFloat(f, 'f', -1, 64) }
+
+// fractionsVerdict is what a column's values say about whether it holds
+// fractions.
+type fractionsVerdict int
+
+const (
+	fractionsUnknown fractionsVerdict = iota // no number to read
+	fractionsYes                             // every number within [-1, 1]
+	fractionsNo                              // a number beyond
+)
+
+// fractions reads column col of every row of res.
+func fractions(res warehouse.Result, col int) fractionsVerdict {
+	table := answer.NewTable(&res)
+	verdict := fractionsUnknown
+	for _, row := range res.Rows {
+		v, ok := table.Number(row, col)
+		if !ok || math.IsNaN(v) {
+			continue
+		}
+		if math.Abs(v) > 1 {
+			return fractionsNo
+		}
+		verdict = fractionsYes
+	}
+	return verdict
+}
