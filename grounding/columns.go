@@ -110,6 +110,24 @@ func newPartial(t warehouse.Table, describe func([]warehouse.Table) string, r co
 	return p
 }
 
+// fitCore trims the core to its best columns while its description takes
+// more than most tokens, keeping its keys and its best other column: a
+// table the question names is described so even past the budget, but a
+// word inside every column's name (sensor of sensor_001 … sensor_600)
+// must not make all of them its core.
+func (p *partial) fitCore(most int) {
+	floor := 1
+	for _, i := range p.order[:p.core] {
+		if p.why[i] == whyKey {
+			floor++
+		}
+	}
+	for p.kept > min(floor, p.core) && p.cost() > most {
+		p.kept--
+	}
+	p.core = min(p.core, p.kept)
+}
+
 // cost is the description's size in prompt tokens.
 func (p *partial) cost() int {
 	n := p.base

@@ -74,6 +74,27 @@ func TestNamedTableNeverDropped(t *testing.T) {
 	assert.Equal(t, 78, got["analytics.apps"].LeftOut)
 }
 
+// A word inside every column's name (sensor of sensor_001 … sensor_600)
+// does not make every column one the question needs: the table the
+// question names is described within the budget, by its key and its best
+// columns, and says how many it leaves out.
+func TestNamedTableWithinTheBudget(t *testing.T) {
+	t.Parallel()
+	readings := table("iot", "sensor_readings", "One row per reading.", "reading_id", "taken_at")
+	for i := range 600 {
+		readings.Columns = append(readings.Columns, warehouse.TableColumn{Name: fmt.Sprintf("sensor_%03d", i), Type: "double precision"})
+	}
+	cat := &warehouse.Catalog{Tables: []warehouse.Table{readings, table("iot", "sites", "", "site_id", "name")}}
+	c := Build(cat, sqlLike, Request{Question: "average value per sensor reading", Budget: 700})
+	got := byName(c)
+	require.Contains(t, got, "iot.sensor_readings", "chosen: %v", names(c))
+	assert.LessOrEqual(t, c.Tokens, 700, "got %d tokens", c.Tokens)
+	kept := got["iot.sensor_readings"].Columns
+	require.NotEmpty(t, kept)
+	assert.Equal(t, "reading_id", kept[0].Name, "its key")
+	assert.Equal(t, 602, len(kept)+got["iot.sensor_readings"].LeftOut)
+}
+
 // A column holding a value the question names, and one the thread's
 // earlier query used, are kept before the others.
 func TestKeptColumnsFollowValuesAndTheThread(t *testing.T) {

@@ -280,6 +280,9 @@ func fillBudget(cat *warehouse.Catalog, describe func([]warehouse.Table) string,
 			continue
 		}
 		p := newPartial(cat.Tables[i], describe, cr, budget-used, forced[i])
+		if p != nil && forced[i] {
+			p.fitCore(budget)
+		}
 		if p != nil && (used+p.cost() <= budget || forced[i]) {
 			used += p.cost()
 			chosen[i], parts[i] = true, p
