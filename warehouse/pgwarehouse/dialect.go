@@ -22,6 +22,7 @@ func (b *Backend) dialect() warehouse.Dialect {
 		Step:      string(llm.StepGenerateSQL),
 		Prompt:    prompt,
 		Describe:  describe,
+		Quoting:   warehouse.QuoteSQL,
 		Parse:     parseReply,
 		Writing:   "Writing SQL…",
 		Checking:  "Checking the SQL…",
