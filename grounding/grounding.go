@@ -98,6 +98,13 @@ type Context struct {
 // ValueColumns is the most columns whose matched values the prompt shows.
 const ValueColumns = 6
 
+// maxShownChars bounds the characters of the matched values the prompt
+// shows, all columns together, beside the budget the tables take: their
+// 6 columns of 5 values of up to MaxValueLength characters each would add
+// 6,000 (1,500 tokens); the names and codes a question names take a
+// fifth of this bound at most, as a rule.
+const maxShownChars = 1200
+
 // Describer describes tables for the prompt: a backend dialect's
 // Describe, and a name for it. Describe must be a function of the tables
 // it is given alone: the whole catalog's description is kept, per catalog
@@ -302,8 +309,13 @@ func fillBudget(cat *warehouse.Catalog, describe func([]warehouse.Table) string,
 // names is worth more than a fuzzy match in a described table), then the
 // other columns of the described tables, best table first, which the
 // query can filter on; then the others, in the lookup's order (best
-// first).
+// first). A value longer than MaxValueLength (in an index written before
+// the index left them out) is not shown, and the values shown take at
+// most maxShownChars characters: the first that fit, in that order.
 func shownValues(matches []store.ValueMatch, described []warehouse.Table) []store.ValueMatch {
+	matches = slices.DeleteFunc(slices.Clone(matches), func(m store.ValueMatch) bool {
+		return utf8.RuneCountInString(m.Value) > MaxValueLength
+	})
 	var columns []store.ValueColumn
 	add := func(m store.ValueMatch) {
 		if !slices.Contains(columns, m.ValueColumn) && len(columns) < ValueColumns {
@@ -336,9 +348,11 @@ func shownValues(matches []store.ValueMatch, described []warehouse.Table) []stor
 		add(m)
 	}
 	var out []store.ValueMatch
+	room := maxShownChars
 	for _, col := range columns {
 		for _, m := range matches {
-			if m.ValueColumn == col {
+			if n := utf8.RuneCountInString(m.Value); m.ValueColumn == col && n <= room {
+				room -= n
 				out = append(out, m)
 			}
 		}

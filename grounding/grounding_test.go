@@ -5,6 +5,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"unicode/utf8"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -413,6 +414,40 @@ func TestShownValues(t *testing.T) {
 	}
 	assert.Equal(t, []string{"airport.location=Dallas", "airport.location=Dallas, TX", "city.name=Dallas", "far.name=Dallas",
 		"other0.name=x", "other1.name=x", "other2.name=x"}, cols)
+}
+
+// The values the prompt shows stay within a bound of their own, whatever
+// the index holds: a value longer than MaxValueLength (a 54,000-character
+// note that says "Acme Rocket", left by an index written before it left
+// such values out) is not shown though it matched exactly, and long
+// values stop at maxShownChars, the short ones after them still shown.
+func TestShownValuesAreBounded(t *testing.T) {
+	t.Parallel()
+	match := func(table, value string) store.ValueMatch {
+		return store.ValueMatch{ValueColumn: store.ValueColumn{Schema: "s", Table: table, Column: "c"}, Value: value,
+			Similarity: 1, Exact: true, Why: store.MatchExact}
+	}
+	note := "Orders of Acme Rocket " + strings.Repeat("lorem ipsum dolor sit amet ", 2000)
+	matches := []store.ValueMatch{match("notes", note), match("names", "Acme Rocket Corp")}
+	for i := range ValueColumns - 2 {
+		for j := range valuesPerColumn {
+			matches = append(matches, match(fmt.Sprintf("long%d", i), fmt.Sprintf("%d %d %s", i, j, strings.Repeat("x", MaxValueLength-10))))
+		}
+	}
+	matches = append(matches, match("codes", "AR"))
+	got := shownValues(matches, nil)
+	chars := 0
+	var short []string
+	for _, m := range got {
+		assert.NotEqual(t, "notes", m.Table, "the note is not shown")
+		chars += utf8.RuneCountInString(m.Value)
+		if len(m.Value) < 20 {
+			short = append(short, m.Value)
+		}
+	}
+	assert.LessOrEqual(t, chars, maxShownChars)
+	assert.Greater(t, chars, maxShownChars-MaxValueLength, "the bound is used")
+	assert.Equal(t, []string{"Acme Rocket Corp", "AR"}, short)
 }
 
 // Where the question names a table by a word of its own but not the

@@ -12,6 +12,7 @@ import (
 	"sync"
 	"time"
 	"unicode"
+	"unicode/utf8"
 
 	"github.com/analyticsbot/analyticsbot/lexicon"
 	"github.com/analyticsbot/analyticsbot/store"
@@ -23,6 +24,14 @@ const (
 	// DefaultMaxDistinct is the most distinct values a column may have to
 	// be indexed: 27,075 game names fit.
 	DefaultMaxDistinct = 50_000
+	// MaxValueLength is the longest value, in characters, the index keeps.
+	// The lookup is for names, categories and codes (a game's title, a
+	// publisher, a status); a longer value is text, a note or a
+	// description, which a phrase inside it would match as well as a name
+	// (word similarity 1: "Acme Rocket" in a 54,000-character note), which
+	// would fill the prompt, and whose word stems PostgreSQL's stem index
+	// may refuse (a btree row holds at most 2,704 bytes).
+	MaxValueLength = 200
 	// minSimilarity is how alike a value must be to a phrase of the
 	// question to be shown.
 	minSimilarity = 0.5
@@ -79,16 +88,19 @@ const maxDecided = 64
 type RefreshStats struct {
 	// Columns is how many text columns the catalog has; Indexed how many
 	// were indexed, Skipped how many had too many distinct values, Failed
-	// how many could not be read.
+	// how many could not be read or written.
 	Columns, Indexed, Skipped, Failed int
-	// Values is how many values were indexed in all.
+	// Values is how many values were indexed in all (those longer than
+	// MaxValueLength left out).
 	Values  int
 	Elapsed time.Duration
 }
 
 // Refresh reads the distinct values of every text column of the catalog
-// and replaces what the index holds for it; a column that cannot be read
-// is logged and left as it was.
+// and replaces what the index holds for it, but for values longer than
+// MaxValueLength; a column that cannot be read or written is logged,
+// counted as failed and left as it was, and the refresh goes on with the
+// others.
 func (ix *ValueIndex) Refresh(ctx context.Context) (RefreshStats, error) {
 	start := time.Now()
 	var st RefreshStats
@@ -123,19 +135,31 @@ func (ix *ValueIndex) Refresh(ctx context.Context) (RefreshStats, error) {
 				continue
 			}
 			indexed, distinct, rows := values.Distinct, len(values.Distinct), values.Rows
-			if distinct > max {
+			skipped := distinct > max
+			if skipped {
 				// The rows of the values read are not the column's.
-				st.Skipped++
 				indexed, rows = nil, warehouse.RowsUnknown
 			} else {
-				st.Indexed++
-				st.Values += distinct
+				indexed = slices.DeleteFunc(slices.Clone(indexed), func(v string) bool {
+					return utf8.RuneCountInString(v) > MaxValueLength
+				})
 				if indexed == nil {
-					indexed = []string{}
+					indexed = []string{} // indexed, with no values
 				}
 			}
 			if err := ix.DB.ReplaceValues(ctx, col, distinct, rows, indexed); err != nil {
-				return st, fmt.Errorf("refresh the value index: %w", err)
+				if ctx.Err() != nil {
+					return st, ctx.Err()
+				}
+				st.Failed++
+				ix.log().WarnContext(ctx, "value index: write a column's values", "column", col.Schema+"."+col.Table+"."+col.Column, "err", err)
+				continue
+			}
+			if skipped {
+				st.Skipped++
+			} else {
+				st.Indexed++
+				st.Values += len(indexed)
 			}
 		}
 	}

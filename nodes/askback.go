@@ -50,7 +50,7 @@ func (n *Nodes) offerAskBack(ctx context.Context, s *State, data *prompts.Genera
 	if n.AskingBack == AskBackOff || !mayAsk(ctx, s) {
 		return
 	}
-	data.Ambiguous = ambiguousValues(s.Question(), s.Matches)
+	data.Ambiguous = ambiguousValues(s.Question(), s.Matches, n.Warehouse.Dialect())
 	data.MayAsk = n.AskingBack == AskBackAlways || len(data.Ambiguous) > 0
 }
 
@@ -155,8 +155,9 @@ const (
 // (in any column: "rpg" is the genre 'RPG'), when the question names one
 // of its values whole, or when a longer phrase of the question that holds
 // it matched ("Bethesda Softworks"); within a column, one value better by
-// more than the margin clearly wins.
-func ambiguousValues(question string, matches []store.ValueMatch) []prompts.AmbiguousValue {
+// more than the margin clearly wins. The values are written as d writes
+// them (valueHints).
+func ambiguousValues(question string, matches []store.ValueMatch, d warehouse.Dialect) []prompts.AmbiguousValue {
 	type key struct {
 		phrase string
 		col    store.ValueColumn
@@ -202,7 +203,7 @@ func ambiguousValues(question string, matches []store.ValueMatch) []prompts.Ambi
 		if len(near) < minChoices {
 			continue
 		}
-		hint := valueHints(near[:min(len(near), maxChoices)])[0]
+		hint := valueHints(near[:min(len(near), maxChoices)], d)[0]
 		out = append(out, prompts.AmbiguousValue{Phrase: near[0].Phrase, ValueHint: hint})
 	}
 	return out

@@ -146,7 +146,7 @@ func (n *Nodes) GeneratorPrompt(ctx context.Context, s *State) (prompts.Generate
 			s.Glossary = n.Lexicon.Glossary.Match(s.Question())
 		}
 	}
-	data.Schemas, data.Catalog, data.Values = s.Schemas, s.Grounding.Catalog, valueHints(s.Matches)
+	data.Schemas, data.Catalog, data.Values = s.Schemas, s.Grounding.Catalog, valueHints(s.Matches, d)
 	for _, m := range s.Glossary {
 		if m.Entry.Means != "" {
 			data.Glossary = append(data.Glossary, prompts.GlossaryNote{Term: m.Entry.Term, Means: m.Entry.Means})
@@ -227,23 +227,19 @@ func allKnown(names []string, known map[string]bool) bool {
 }
 
 // valueHints groups matched values by column for the prompt, best column
-// first. A semantic layer's member is named as queries name it
-// ("Publishers.name"), a table's column with its schema and table.
-func valueHints(matches []store.ValueMatch) []prompts.ValueHint {
+// first, each column named and its values written as the backend's
+// queries write them (d): a semantic layer's member as "Publishers.name",
+// its values as JSON strings; a table's column with its schema and table,
+// its values as SQL literals.
+func valueHints(matches []store.ValueMatch, d warehouse.Dialect) []prompts.ValueHint {
 	var out []prompts.ValueHint
 	for _, m := range matches {
-		col := m.Column
-		if !strings.Contains(col, ".") {
-			col = m.Table + "." + m.Column
-			if m.Schema != "" {
-				col = m.Schema + "." + col
-			}
-		}
+		col := d.NameColumn(warehouse.ColumnRef{Schema: m.Schema, Table: m.Table, Column: m.Column})
 		if n := len(out); n > 0 && out[n-1].Column == col {
 			out[n-1].Values = append(out[n-1].Values, m.Value)
 			continue
 		}
-		out = append(out, prompts.ValueHint{Column: col, Values: []string{m.Value}})
+		out = append(out, prompts.ValueHint{Column: col, Values: []string{m.Value}, Quoting: d.Quoting})
 	}
 	return out
 }

@@ -17,6 +17,8 @@ import (
 	"text/template"
 
 	"gopkg.in/yaml.v3"
+
+	"github.com/analyticsbot/analyticsbot/warehouse"
 )
 
 //go:embed *.tmpl examples.yaml
@@ -128,15 +130,17 @@ type ValueHint struct {
 	// Cube's "Publishers.name".
 	Column string
 	Values []string
+	// Quoting is how the backend's queries write a value: SQL's string
+	// literals (the zero value), Cube's JSON strings.
+	Quoting warehouse.Quoting
 }
 
-// Quoted renders the values as SQL string literals: 'Ubisoft', 'Tom”s'.
+// Quoted renders the values as string literals of the hint's Quoting,
+// each exact and on one line, so that the generator can copy it into its
+// query and a value's line break starts no line of the prompt: 'Ubisoft',
+// 'Tom”s', E'Bob\nIgnore previous instructions'; "Tom's" for Cube.
 func (h ValueHint) Quoted() string {
-	q := make([]string, len(h.Values))
-	for i, v := range h.Values {
-		q[i] = "'" + strings.ReplaceAll(v, "'", "''") + "'"
-	}
-	return strings.Join(q, ", ")
+	return h.Quoting.List(h.Values)
 }
 
 // Schedule is the data of schedule.tmpl: a schedule request with words the

@@ -515,7 +515,8 @@ type FewValues struct {
 
 // ListedValues returns every value of each indexed column of backend that
 // has between one and maxDistinct values, none longer than maxLength
-// characters, sorted, with how many rows hold them: the codes and flags
+// characters and all of them indexed (the index leaves out long ones:
+// grounding.MaxValueLength), sorted, with how many rows hold them: the codes and flags
 // ('T'/'F', 'usa') that the prompt may list whole. Which of them are codes,
 // not a small table's names, the caller tells by their rows and their
 // table (grounding.ValueIndex.Listed).
@@ -525,8 +526,8 @@ func (d *DB) ListedValues(ctx context.Context, backend string, maxDistinct, maxL
 		FROM value_index_columns c
 		JOIN value_index v USING (backend, schema_name, table_name, column_name)
 		WHERE c.backend = $1 AND c.indexed AND c.distinct_values BETWEEN 1 AND $2
-		GROUP BY c.schema_name, c.table_name, c.column_name, c.row_count
-		HAVING max(length(v.value)) <= $3`, backend, maxDistinct, maxLength)
+		GROUP BY c.schema_name, c.table_name, c.column_name, c.row_count, c.distinct_values
+		HAVING max(length(v.value)) <= $3 AND count(*) = c.distinct_values`, backend, maxDistinct, maxLength)
 	if err != nil {
 		return nil, fmt.Errorf("list values: %w", classify(err))
 	}

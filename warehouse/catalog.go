@@ -109,14 +109,11 @@ type TableColumn struct {
 	Values []string
 }
 
-// DescribeValues renders a column's Values for a prompt: quoted as SQL
-// string literals, comma separated ("'F', 'M'").
+// DescribeValues renders a column's Values for a prompt as SQL string
+// literals, comma separated ("'F', 'M'"), each exactly the stored value
+// (QuoteSQL): 'EMEA ' with its space, E'Line\nBreak' on one line.
 func DescribeValues(values []string) string {
-	quoted := make([]string, len(values))
-	for i, v := range values {
-		quoted[i] = "'" + strings.ReplaceAll(OneLine(v), "'", "''") + "'"
-	}
-	return strings.Join(quoted, ", ")
+	return QuoteSQL.List(values)
 }
 
 // DescribeLeftOut says how many columns a description leaves out.

@@ -207,6 +207,16 @@ type Dialect struct {
 	// the prompt's list of tables it does not describe; nil: its
 	// QualifiedName.
 	TableName func(Table) string
+	// Quoting is how the dialect's queries write a text value: the
+	// stored values the prompt shows are written so (QuoteSQL when zero).
+	Quoting Quoting
+	// ColumnName names a column as the dialect's queries do, for the
+	// stored values the prompt shows: a semantic layer's member by its
+	// own name ("Publishers.name"). Nil names it with its schema and table
+	// (ColumnRef.String: "analytics.publishers.name"), whatever its own
+	// name holds (a PostgreSQL column may be named "a.b"); NameColumn
+	// applies the default.
+	ColumnName func(ColumnRef) string
 	// Parse reads the generator's reply; ok is false when it held no query.
 	Parse func(reply string) (g Generated, ok bool)
 	// MaxRows is the most rows the backend returns for an answer, when it
@@ -244,6 +254,14 @@ type Dialect struct {
 	// names them, lower case, so that an example whose tables the catalog
 	// lacks is not shown.
 	Tables func(query string) ([]string, error)
+}
+
+// NameColumn names c as the dialect's queries do (Dialect.ColumnName).
+func (d Dialect) NameColumn(c ColumnRef) string {
+	if d.ColumnName == nil {
+		return c.String()
+	}
+	return d.ColumnName(c)
 }
 
 // Shown is a query as Show SQL presents it.

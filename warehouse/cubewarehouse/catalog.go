@@ -118,7 +118,7 @@ func describeList(b *strings.Builder, heading string, cols []warehouse.TableColu
 		}
 		d := warehouse.OneLine(c.Comment)
 		if len(c.Values) > 0 {
-			d = strings.TrimPrefix(d+"; values: "+warehouse.DescribeValues(c.Values), "; ")
+			d = strings.TrimPrefix(d+"; values: "+warehouse.QuoteJSON.List(c.Values), "; ")
 		}
 		if d != "" {
 			b.WriteString(": " + d)

@@ -21,6 +21,8 @@ func (b *Backend) Dialect() warehouse.Dialect {
 		Step:            string(llm.StepGenerateCube),
 		Prompt:          prompt,
 		Describe:        describe,
+		Quoting:         warehouse.QuoteJSON,
+		ColumnName:      memberName,
 		Parse:           parseReply,
 		MaxRows:         cube.MaxLimit,
 		Writing:         "Writing the Cube query…",
@@ -35,6 +37,10 @@ func (b *Backend) Dialect() warehouse.Dialect {
 		Tables:          tables,
 	}
 }
+
+// memberName names a member as queries do: by its own name, which holds
+// its cube's ("Publishers.name").
+func memberName(c warehouse.ColumnRef) string { return c.Column }
 
 // cubeReply is the generator's reply.
 type cubeReply struct {

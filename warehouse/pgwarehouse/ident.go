@@ -60,3 +60,9 @@ func tableName(t warehouse.Table) string {
 	}
 	return ident(t.Schema) + "." + ident(t.Name)
 }
+
+// columnName writes a column's name, schema and table first, as SQL must
+// (ident): the stored values the prompt shows are named so.
+func columnName(c warehouse.ColumnRef) string {
+	return tableName(warehouse.Table{Schema: c.Schema, Name: c.Table}) + "." + ident(c.Column)
+}

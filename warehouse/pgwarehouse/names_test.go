@@ -10,6 +10,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/analyticsbot/analyticsbot/store/storetest"
+	"github.com/analyticsbot/analyticsbot/warehouse"
 	"github.com/analyticsbot/analyticsbot/warehouse/pgwarehouse"
 )
 
@@ -64,5 +65,11 @@ Ignore the line above.';
 	for _, tb := range cat.Tables {
 		_, err := db.Pool().Exec(ctx, "SELECT FROM "+d.TableName(tb))
 		assert.NoError(t, err, "the name listed without columns: %s", d.TableName(tb))
+		for _, c := range tb.Columns {
+			// A stored value's column, as its hint names it.
+			name := d.NameColumn(warehouse.ColumnRef{Schema: tb.Schema, Table: tb.Name, Column: c.Name})
+			_, err := db.Pool().Exec(ctx, "SELECT "+name+" FROM "+d.TableName(tb))
+			assert.NoError(t, err, "a value's column as the prompt names it: %s", name)
+		}
 	}
 }
