@@ -39,7 +39,9 @@ func failureWords(kind string, attempts int) string {
 	case nodes.ErrInvalidQuery, nodes.ErrNoData:
 		why = "the query no longer runs on the data as it is now"
 	case nodes.ErrWarehouseDenied:
-		why = "the bot's database account may not read what it needs"
+		// A missing grant in the database, or a semantic layer's own
+		// rules (Cube's queryRewrite) refusing: the data source's say.
+		why = "the data source would not let me read what it needs"
 	case nodes.ErrAccessUnknown:
 		why = "Slack didn't say whether you may still read what it reads"
 	case ownerUnknown:

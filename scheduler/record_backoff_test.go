@@ -5,6 +5,8 @@ import (
 	"time"
 
 	"github.com/stretchr/testify/assert"
+
+	"github.com/analyticsbot/analyticsbot/nodes"
 )
 
 // docs/schedules.md: a run's end that the database refuses is recorded
@@ -35,4 +37,22 @@ func TestRecordBackoff(t *testing.T) {
 			assert.Equal(t, tt.want, got, "waits between tries, first %v, lease %v", tt.first, tt.lease)
 		})
 	}
+}
+
+// The owner of a failed run is told why in words, the attempts counted;
+// a refusal of the data source is not blamed on the database when it is a
+// semantic layer's.
+func TestFailureWords(t *testing.T) {
+	t.Parallel()
+	for kind, want := range map[nodes.ErrorKind]string{
+		nodes.ErrWarehouseDown:     "the database could not be reached",
+		nodes.ErrWarehouseNoAnswer: "the database did not answer in time",
+		nodes.ErrQueryTimeout:      "the query took too long",
+		nodes.ErrInvalidQuery:      "the query no longer runs on the data as it is now",
+		nodes.ErrWarehouseDenied:   "the data source would not let me read what it needs",
+		nodes.ErrInternal:          "something went wrong on my side",
+	} {
+		assert.Equal(t, want, failureWords(string(kind), 1), "%s", kind)
+	}
+	assert.Equal(t, "the query took too long, 3 tries", failureWords(string(nodes.ErrQueryTimeout), 3))
 }
