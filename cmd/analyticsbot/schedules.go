@@ -45,10 +45,11 @@ func schedulesCommand(ctx context.Context, args []string, out io.Writer) error {
 	state := fs.String("state", "", "only schedules in this state")
 	limit := fs.Int("limit", 20, "runs: show at most this many")
 	asJSON := fs.Bool("json", false, "print JSON")
-	if err := fs.Parse(rest); err != nil {
+	// Flags after the ids too: `schedules runs 3f9a1c2b --limit 5`.
+	ids, err := parseInterspersed(fs, rest)
+	if err != nil {
 		return fmt.Errorf("%w: %s: %v", errUsage, schedulesForm, err)
 	}
-	ids := fs.Args()
 	switch {
 	case sub == "list" && len(ids) > 0, sub == "runs" && len(ids) != 1, sub == "run-now" && len(ids) != 1,
 		sub != "list" && len(ids) == 0:

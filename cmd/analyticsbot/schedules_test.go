@@ -32,9 +32,9 @@ func testCLISchedules(t *testing.T, first turnOut) {
 	ran := runCLI(t, "", "schedules", "run-now", id)
 	require.NoError(t, ran.err, "stderr: %s", ran.stderr)
 	assert.Equal(t, "ran "+id+" ("+q2017+"): posted\n", ran.stdout)
-	runs := runCLI(t, "", "schedules", "runs", id)
+	runs := runCLI(t, "", "schedules", "runs", id, "--limit", "5")
 	require.NoError(t, runs.err, "stderr: %s", runs.stderr)
-	assert.Regexp(t, `\s1\s+cli-run-now\s+posted\s+1\s+6357\s`, runs.stdout)
+	assert.Regexp(t, `\s1\s+cli-run-now\s+posted\s+1\s+6357\s`, runs.stdout, "flags after the id too")
 	thread := runCLI(t, "", "ask", "--thread", first.ThreadID, "show the sql")
 	require.NoError(t, thread.err, "stderr: %s", thread.stderr)
 	assert.Contains(t, thread.stdout, "SQL for: "+q2017+"\n\n    SELECT count(*) AS games\n    FROM analytics.apps\n    WHERE release_year = 2017",
