@@ -203,11 +203,11 @@ type columnRequest struct {
 
 // score is what column i (c) of t is worth to the question, and why.
 func (r columnRequest) score(t warehouse.Table, i int, c warehouse.TableColumn) (float64, string) {
-	name := strings.ToLower(c.Name)
-	if _, member, ok := strings.Cut(name, "."); ok {
-		name = member
-	}
-	if isKey(t, i, name) || r.links[strings.ToLower(t.QualifiedName())+"."+name] {
+	// Its words are read before it is lowered, so a camelCase name keeps
+	// them apart (ageRating: age, rating).
+	raw, layer := ownName(t, c)
+	name := strings.ToLower(raw)
+	if isKey(t, i, raw, layer) || r.links[strings.ToLower(t.QualifiedName())+"."+name] {
 		return columnEarlier + 1, whyKey
 	}
 	if r.earlier[name] {
@@ -223,7 +223,7 @@ func (r columnRequest) score(t warehouse.Table, i int, c warehouse.TableColumn) 
 	}
 	var score float64
 	var hits []string
-	nameWords, commentWords := words(name), words(c.Comment)
+	nameWords, commentWords := words(raw), words(c.Comment)
 	for _, w := range r.terms {
 		switch {
 		case slices.Contains(nameWords, w):
@@ -289,11 +289,26 @@ func formInside(w, name string) string {
 	return ""
 }
 
-// isKey reports whether column i of t, named name (lower case), is one of
-// its keys: its first column, a column named id or ending in _id, or one
-// a foreign key of t holds.
-func isKey(t warehouse.Table, i int, name string) bool {
-	if i == 0 || name == "id" || strings.HasSuffix(name, "_id") {
+// ownName is c's own name: a semantic layer's member (layer) is named
+// with its cube, "Apps.ageRating", and its own part is the rest.
+func ownName(t warehouse.Table, c warehouse.TableColumn) (name string, layer bool) {
+	if _, member, ok := strings.Cut(c.Name, "."); ok && t.Schema == "" {
+		return member, true
+	}
+	return c.Name, false
+}
+
+// isKey reports whether column i of t, whose own name is name (ownName),
+// is one of its keys: a column named id or for a table (customer_id,
+// customerId), a table's first column (not a cube's, whose members come
+// in no such order), or one a foreign key of t holds.
+func isKey(t warehouse.Table, i int, name string, layer bool) bool {
+	if _, ok := keyStem(name); ok || strings.EqualFold(name, "id") {
+		return true
+	}
+	// A table's first column is its key by custom; a cube's members come
+	// in no such order (its first is a measure, as often as not).
+	if i == 0 && !layer {
 		return true
 	}
 	for _, fk := range t.ForeignKeys {

@@ -180,6 +180,26 @@ func TestCubeMembers(t *testing.T) {
 	assert.Equal(t, "Apps", c.Tables[0].Name, "members' own words rank their cube")
 }
 
+// A camelCase member's words count as a snake_case column's do
+// (ageRating as age_rating), and a cube's first member is no key: cubes
+// list their members in no such order.
+func TestCamelCaseMemberScores(t *testing.T) {
+	t.Parallel()
+	apps := warehouse.Table{Name: "Apps", Columns: []warehouse.TableColumn{
+		{Name: "Apps.averagePrice", Type: "number"}, {Name: "Apps.ageRating", Type: "string"}, {Name: "Apps.age_rating", Type: "string"},
+		{Name: "Apps.appId", Type: "number"},
+	}}
+	cr := columnRequest{terms: terms("games by age rating")}
+	camel, _ := cr.score(apps, 1, apps.Columns[1])
+	snake, _ := cr.score(apps, 2, apps.Columns[2])
+	assert.Equal(t, snake, camel, "ageRating scores as age_rating")
+	first, why := cr.score(apps, 0, apps.Columns[0])
+	assert.NotEqual(t, whyKey, why, "the cube's first member is no key")
+	assert.Zero(t, first)
+	_, why = cr.score(apps, 3, apps.Columns[3])
+	assert.Equal(t, whyKey, why, "appId is")
+}
+
 func TestWords(t *testing.T) {
 	t.Parallel()
 	assert.Equal(t, []string{"release", "year", "release", "date", "category", "box", "game", "status"},

@@ -2,7 +2,6 @@ package grounding
 
 import (
 	"slices"
-	"strings"
 	"unicode/utf8"
 
 	"github.com/analyticsbot/analyticsbot/llm"
@@ -72,7 +71,8 @@ func codesOf(tables []warehouse.Table, listed map[warehouse.ColumnRef][]string) 
 		for ci, c := range t.Columns {
 			ref := warehouse.ColumnRef{Schema: t.Schema, Table: t.Name, Column: c.Name}
 			values, ok := listed[ref]
-			if ok && !isKey(t, ci, strings.ToLower(memberOf(c.Name))) && utf8.RuneCountInString(warehouse.DescribeValues(values)) <= codeChars {
+			own, layer := ownName(t, c)
+			if ok && !isKey(t, ci, own, layer) && utf8.RuneCountInString(warehouse.DescribeValues(values)) <= codeChars {
 				out[ref] = values
 			}
 		}
