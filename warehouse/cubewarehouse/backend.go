@@ -268,7 +268,7 @@ func (b *Backend) Run(ctx context.Context, r warehouse.Runnable) (warehouse.Resu
 			// again, so the retry's prompt and check see it as it is.
 			_, _ = b.meta.Get(ctx, true)
 		}
-		return warehouse.Result{}, classify(err)
+		return warehouse.Result{}, classify(b.redacted(ctx, err, q))
 	}
 	if !res.counted {
 		return resultOf(res.Result, r.Limit), nil
@@ -325,7 +325,7 @@ func (b *Backend) Export(ctx context.Context, q warehouse.Query, w io.Writer, li
 	}
 	res, err := b.load(forCaller(ctx), norm, true)
 	if err != nil {
-		return warehouse.ExportStats{}, classify(err)
+		return warehouse.ExportStats{}, classify(b.redacted(ctx, err, norm))
 	}
 	r, total := resultOf(res.Result, want), 0
 	if res.counted {
@@ -364,7 +364,7 @@ func (b *Backend) Values(ctx context.Context, col warehouse.ColumnRef, limit int
 	}
 	res, err := b.load(ctx, q, false)
 	if err != nil {
-		return warehouse.ColumnValues{}, fmt.Errorf("values of %s: %w", col.Column, classify(err))
+		return warehouse.ColumnValues{}, fmt.Errorf("values of %s: %w", col.Column, classify(b.redacted(ctx, err, q)))
 	}
 	rows := res.Rows[:min(len(res.Rows), limit)]
 	values := warehouse.ColumnValues{Distinct: make([]string, 0, len(rows)), Rows: warehouse.RowsUnknown}

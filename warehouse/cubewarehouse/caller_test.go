@@ -111,3 +111,31 @@ func TestQueryRewriteRefusal(t *testing.T) {
 	assert.Contains(t, err.Error(), "no user: refusing to answer from orders", "the log keeps the deployment's words")
 	assert.Contains(t, b.Dialect().DeniedHint, "queryRewrite", "the user is told it was the semantic layer's own rules")
 }
+
+// Cube passes its database's errors on as they are; what they quote from
+// the data (a value a cast failed on, of a row the asker may never see)
+// is taken out, as PostgreSQL's are, before the generator's retry, the
+// log or an MCP client read it. What the query wrote stays, so the retry
+// stays useful.
+func TestCubeErrorsLoseTheDataTheyQuote(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	for _, tt := range []struct{ refusal, want string }{
+		{`Error: invalid input syntax for type integer: "ann@corp.test"`, `Error: invalid input syntax for type integer: "…"`},
+		{`Error: invalid input syntax for type integer: "Portal"`, `Error: invalid input syntax for type integer: "Portal"`},
+		{`Error: column "Apps.name" must appear in the GROUP BY clause`, `Error: column "Apps.name" must appear in the GROUP BY clause`},
+		{`Error: value "123456789" is out of range for type integer`, `Error: value "…" is out of range for type integer`},
+	} {
+		fc := &fakeCube{refuse: &cube.QueryError{Message: tt.refusal}}
+		b := New(fc, Config{})
+		r, err := b.Check(ctx, `{"measures": ["Apps.count"], "filters": [{"member": "Apps.name", "operator": "equals", "values": ["Portal"]}]}`, 100)
+		require.NoError(t, err)
+		_, err = b.Run(ctx, r)
+		require.Error(t, err)
+		assert.Equal(t, warehouse.Invalid, warehouse.KindOf(err))
+		assert.Equal(t, tt.want, err.Error())
+		var qe *cube.QueryError
+		require.ErrorAs(t, err, &qe)
+		assert.Equal(t, tt.want, qe.Message, "the error wrapped holds no more")
+	}
+}

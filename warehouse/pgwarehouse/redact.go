@@ -4,11 +4,11 @@ import (
 	"context"
 	"errors"
 	"strings"
-	"unicode"
-	"unicode/utf8"
 
 	"github.com/jackc/pgx/v5/pgconn"
 	pg_query "github.com/pganalyze/pg_query_go/v5"
+
+	"github.com/analyticsbot/analyticsbot/warehouse"
 )
 
 // PostgreSQL quotes data in some of its errors: the value a cast or a
@@ -26,9 +26,6 @@ import (
 // catalog; DETAIL, CONTEXT and the internal query are dropped, and a
 // message a function's own code raised (PL/pgSQL's RAISE, which may say
 // anything) is replaced whole.
-
-// redacted is what stands for a value taken out of an error's text.
-const redacted = "…"
 
 // namesKey carries, in a query's context, the names of the catalog its
 // caller sees, which an error may quote although the query did not write
@@ -71,10 +68,6 @@ func namesOf(ctx context.Context) func(string) bool {
 	return func(string) bool { return false }
 }
 
-// quotes are the quotation marks PostgreSQL's messages use, in English
-// and in the translations lc_messages may pick, by opening mark.
-var quotes = map[rune]rune{'"': '"', '“': '”', '„': '“', '«': '»', '»': '«', '「': '」'}
-
 // redact returns err with every *pgconn.PgError in it replaced by a
 // copy whose texts hold nothing of the data but what sql wrote and the
 // names known reports. Other errors (a lost connection, a canceled
@@ -87,8 +80,8 @@ func redact(err error, sql string, known func(string) bool) error {
 	words := queryWords(sql)
 	keep := func(s string) bool { return written(s, words, known) }
 	r := *pgErr
-	r.Message = redactText(pgErr.Message, keep)
-	r.Hint = redactText(pgErr.Hint, keep)
+	r.Message = warehouse.RedactQuoted(pgErr.Message, keep)
+	r.Hint = warehouse.RedactQuoted(pgErr.Hint, keep)
 	r.Detail, r.Where, r.InternalQuery, r.InternalPosition = "", "", "", 0
 	if raisedByFunction(pgErr) {
 		r.Message, r.Hint = "a function raised an error; its message is not shown", ""
@@ -107,59 +100,6 @@ func raisedByFunction(e *pgconn.PgError) bool {
 		}
 	}
 	return strings.HasPrefix(e.Routine, "exec_stmt_raise") || strings.HasPrefix(e.Routine, "exec_stmt_assert")
-}
-
-// redactText replaces in text each quoted part and each number that keep
-// does not report with "…". A quoted part not in words is
-// redacted up to the last closing mark of its kind, so a value holding the
-// mark itself cannot end the quote early and show its rest.
-func redactText(text string, keep func(string) bool) string {
-	var b strings.Builder
-	for i := 0; i < len(text); {
-		r, size := utf8.DecodeRuneInString(text[i:])
-		if closing, ok := quotes[r]; ok {
-			body := text[i+size:]
-			end := strings.IndexRune(body, closing)
-			if end >= 0 && keep(body[:end]) {
-				b.WriteString(text[i : i+size+end+utf8.RuneLen(closing)])
-				i += size + end + utf8.RuneLen(closing)
-				continue
-			}
-			b.WriteRune(r)
-			b.WriteString(redacted)
-			if last := strings.LastIndex(body, string(closing)); last >= 0 {
-				b.WriteRune(closing)
-				i += size + last + utf8.RuneLen(closing)
-			} else {
-				i = len(text)
-			}
-			continue
-		}
-		if unicode.IsDigit(r) && (i == 0 || !isWordByte(text[i-1])) {
-			end := i
-			for end < len(text) && (isWordByte(text[end]) || strings.IndexByte(".:+-", text[end]) >= 0) {
-				end++
-			}
-			// A sentence's full stop is not part of the number.
-			for end > i+1 && strings.IndexByte(".:+-", text[end-1]) >= 0 {
-				end--
-			}
-			if n := text[i:end]; keep(n) {
-				b.WriteString(n)
-			} else {
-				b.WriteString(redacted)
-			}
-			i = end
-			continue
-		}
-		b.WriteRune(r)
-		i += size
-	}
-	return b.String()
-}
-
-func isWordByte(c byte) bool {
-	return c == '_' || c == '$' || c >= '0' && c <= '9' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= 0x80
 }
 
 // queryWords are what sql wrote, as PostgreSQL's scanner reads it: each

@@ -4,6 +4,8 @@ import (
 	"testing"
 
 	"github.com/stretchr/testify/assert"
+
+	"github.com/analyticsbot/analyticsbot/warehouse"
 )
 
 // A translated message's quotation marks are read as English's are: what
@@ -23,6 +25,6 @@ func TestRedactTranslatedQuotes(t *testing.T) {
 		{`unterminated: "ann@corp`, `unterminated: "…`},
 	}
 	for _, tt := range tests {
-		assert.Equal(t, tt.want, redactText(tt.message, keep), tt.message)
+		assert.Equal(t, tt.want, warehouse.RedactQuoted(tt.message, keep), tt.message)
 	}
 }
