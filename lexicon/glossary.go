@@ -68,10 +68,20 @@ func ParseGlossary(data []byte) (*Glossary, error) {
 	dec := yaml.NewDecoder(bytes.NewReader(data))
 	dec.KnownFields(true)
 	if err := dec.Decode(&typed); err != nil {
-		if errors.Is(err, io.EOF) {
+		var typeErr *yaml.TypeError
+		switch {
+		case errors.Is(err, io.EOF):
 			return nil, errors.New("the file is empty: it needs a list of terms")
+		case errors.As(err, &typeErr) && !strings.Contains(err.Error(), "field "):
+			// Not a mapping with terms: a list, plain text, a flat map.
+			return nil, errors.New(`expected a mapping with a list under "terms:" (each entry a "term:" with "synonyms:" or "means:"), got something else`)
 		}
 		return nil, fmt.Errorf("%s", strings.TrimPrefix(err.Error(), "yaml: "))
+	}
+	// One document: a second, after "---", would be read by no one.
+	var extra yaml.Node
+	if err := dec.Decode(&extra); !errors.Is(err, io.EOF) {
+		return nil, errors.New(`the file holds more than one YAML document ("---"): put every term under the one "terms:"`)
 	}
 	var nodes struct {
 		Terms []yaml.Node `yaml:"terms"`
@@ -113,8 +123,10 @@ func ParseGlossary(data []byte) (*Glossary, error) {
 			}
 			key := strings.Join(phraseStems(phrase), " ")
 			switch {
+			case key == "" && j == 0:
+				bad("term %q has no word in it", e.Term)
 			case key == "":
-				bad("term %q has an empty synonym", e.Term)
+				bad("term %q has a synonym with no word in it", e.Term)
 			case len(phrase) > maxTermLen:
 				bad("synonym %.20q… of %q is longer than %d characters", phrase, e.Term, maxTermLen)
 			case owner[key] != "" && owner[key] != e.Term:

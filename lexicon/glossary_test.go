@@ -20,7 +20,11 @@ func TestParseGlossaryErrors(t *testing.T) {
 		{name: "no effect", file: "terms:\n  - term: customer\n", want: `line 2: term "customer" has neither synonyms nor means`},
 		{name: "claimed twice", file: "terms:\n  - term: customer\n    synonyms: [client]\n  - term: user\n    synonyms: [clients]\n",
 			want: `line 4: "clients" is already a term or synonym of "customer"`},
-		{name: "empty synonym", file: "terms:\n  - term: customer\n    synonyms: [\"\"]\n", want: `line 2: term "customer" has an empty synonym`},
+		{name: "empty synonym", file: "terms:\n  - term: customer\n    synonyms: [\"\"]\n", want: `line 2: term "customer" has a synonym with no word in it`},
+		{name: "a term of no word", file: "terms:\n  - term: \"%%\"\n    synonyms: [percent]\n", want: `line 2: term "%%" has no word in it`},
+		{name: "a list, not a mapping", file: "- term: customer\n  synonyms: [client]\n", want: `expected a mapping with a list under "terms:"`},
+		{name: "plain text", file: "customers are clients\n", want: `expected a mapping with a list under "terms:"`},
+		{name: "a second document", file: "terms:\n  - term: customer\n    synonyms: [client]\n---\nterms: [\n", want: "more than one YAML document"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			_, err := ParseGlossary([]byte(tc.file))
