@@ -126,6 +126,24 @@ func TestCheckReasonNamesTables(t *testing.T) {
 	err := Check("SELECT * FROM games", Policy{Schemas: []string{"analytics"}, Tables: []string{"apps"}})
 	require.Error(t, err)
 	assert.Contains(t, err.Error(), "apps", "the reason should list the real table")
+
+	// Written as a query must write them, for the retry to copy.
+	err = Check("SELECT * FROM orders", Policy{Schemas: []string{"Sales Data"}, Tables: []string{"Sales Data.Order Items", "Sales Data.users", "Sales Data.order"}})
+	require.Error(t, err)
+	assert.Contains(t, err.Error(), `use one of the tables "Sales Data"."Order Items", "Sales Data".users, "Sales Data"."order"`)
+}
+
+// Ident quotes a name as quote_ident does: plain lower-case names and
+// unreserved keywords bare, anything else in double quotes.
+func TestIdent(t *testing.T) {
+	t.Parallel()
+	for name, want := range map[string]string{
+		"apps": "apps", "release_year": "release_year", "year": "year", "name": "name",
+		"order": `"order"`, "select": `"select"`, "time": `"time"`, "user": `"user"`,
+		"CustomerName": `"CustomerName"`, "Full Name": `"Full Name"`, "2fa": `"2fa"`, `say "hi"`: `"say ""hi"""`, "": `""`,
+	} {
+		assert.Equal(t, want, Ident(name), "%q", name)
+	}
 }
 
 func TestCheckReasonSuggestsUnquoted(t *testing.T) {

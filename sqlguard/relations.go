@@ -71,7 +71,11 @@ func (c *checker) knownTable(schema, name string) {
 func (c *checker) tableHint() string {
 	switch {
 	case len(c.p.Tables) > 0:
-		return "one of the tables " + strings.Join(c.p.Tables, ", ")
+		names := make([]string, len(c.p.Tables))
+		for i, t := range c.p.Tables {
+			names[i] = qualifiedIdent(t)
+		}
+		return "one of the tables " + strings.Join(names, ", ")
 	case len(c.p.Schemas) > 0:
 		return "tables of the schema " + strings.Join(c.p.Schemas, ", ")
 	}
