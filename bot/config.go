@@ -80,7 +80,7 @@ type Config struct {
 	LLMRetries  int           `env:"LLM_RETRIES" envDefault:"2"`
 	// LLMMaxTokens bounds each reply of the model (llm.WithMaxTokens); 0
 	// leaves it to the provider.
-	LLMMaxTokens    int    `env:"LLM_MAX_TOKENS" envDefault:"8192"`
+	LLMMaxTokens    int    `env:"LLM_MAX_TOKENS" envDefault:"0"`
 	OpenAIAPIKey    string `env:"OPENAI_API_KEY"`
 	AnthropicAPIKey string `env:"ANTHROPIC_API_KEY"`
 

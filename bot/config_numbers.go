@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"time"
 
-	"github.com/analyticsbot/analyticsbot/llm"
 	"github.com/analyticsbot/analyticsbot/nodes"
 	"github.com/analyticsbot/analyticsbot/warehouse/cubewarehouse"
 )
@@ -92,8 +91,8 @@ func (c *Config) checkNumbers() []error {
 		errs = append(errs, errors.New("CUBE_TIMEOUT must be a duration above 0, such as 30s, got 0s"))
 	}
 	if c.LLMMaxTokens != 0 && c.LLMMaxTokens < MinMaxTokens {
-		errs = append(errs, fmt.Errorf("LLM_MAX_TOKENS must be 0 (the provider's own bound) or at least %d tokens, such as %d, got %d",
-			MinMaxTokens, llm.DefaultMaxTokens, c.LLMMaxTokens))
+		errs = append(errs, fmt.Errorf("LLM_MAX_TOKENS must be 0 (the provider's own bound) or at least %d tokens, such as 4096, got %d",
+			MinMaxTokens, c.LLMMaxTokens))
 	}
 	if c.ValueIndexRefresh < 0 {
 		errs = append(errs, fmt.Errorf("VALUE_INDEX_REFRESH must be 0 (once, at start) or a duration such as 24h, got %s", c.ValueIndexRefresh))

@@ -22,11 +22,6 @@ const (
 	DefaultTimeout = 60 * time.Second
 	DefaultRetries = 2
 	DefaultBackoff = 500 * time.Millisecond
-	// DefaultMaxTokens bounds each reply: well above what a query and its
-	// notes or an answer take, so that only a model that runs on (a loop,
-	// a repeated row) meets it, yet enough for a reasoning model, whose
-	// thinking counts against it with some providers.
-	DefaultMaxTokens = 8192
 )
 
 const tracerName = "github.com/analyticsbot/analyticsbot/llm"
@@ -94,11 +89,13 @@ func WithConcurrency(n int) ClientOption {
 	}
 }
 
-// WithMaxTokens bounds the tokens of each reply (default
-// [DefaultMaxTokens]); 0 leaves the bound to the provider (Anthropic's
-// client then asks for 2,048, OpenAI's and Ollama's for none). A reply the
-// provider cut at the bound fails with [ErrReplyCut] instead of passing
-// for a whole one. Negative values mean 0.
+// WithMaxTokens bounds the tokens of each reply; 0, the default, leaves
+// the bound to the provider (Anthropic's client then asks for 2,048,
+// OpenAI's and Ollama's for none, the model's own), since a bound above
+// what a model or a local server's context allows fails every call. A
+// reply the provider cut at a bound, its own or this one, fails with
+// [ErrReplyCut] instead of passing for a whole one. Negative values mean
+// 0.
 func WithMaxTokens(n int) ClientOption {
 	return func(c *Client) { c.maxTokens = max(n, 0) }
 }
@@ -124,12 +121,11 @@ func WithTracerProvider(tp trace.TracerProvider) ClientOption {
 // NewClient wraps model for the workflow nodes.
 func NewClient(model llms.Model, opts ...ClientOption) *Client {
 	c := &Client{
-		model:     model,
-		name:      "unknown",
-		timeout:   DefaultTimeout,
-		retries:   DefaultRetries,
-		backoff:   DefaultBackoff,
-		maxTokens: DefaultMaxTokens,
+		model:   model,
+		name:    "unknown",
+		timeout: DefaultTimeout,
+		retries: DefaultRetries,
+		backoff: DefaultBackoff,
 	}
 	for _, opt := range opts {
 		opt(c)
@@ -241,7 +237,10 @@ func (c *Client) attempt(ctx context.Context, step Step, prompt string) (*llms.C
 		return nil, errors.New("empty response from model")
 	}
 	if choice := resp.Choices[0]; c.cut(choice) {
-		return nil, fmt.Errorf("%w (%d tokens)", ErrReplyCut, c.maxTokens)
+		if c.maxTokens > 0 {
+			return nil, fmt.Errorf("%w (%d tokens)", ErrReplyCut, c.maxTokens)
+		}
+		return nil, fmt.Errorf("%w (the provider's own bound)", ErrReplyCut)
 	}
 	return resp.Choices[0], nil
 }
@@ -250,17 +249,15 @@ func (c *Client) attempt(ctx context.Context, step Step, prompt string) (*llms.C
 // token bound: OpenAI's (and compatible servers') and Anthropic's.
 var cutReasons = map[string]bool{"length": true, "max_tokens": true}
 
-// cut reports whether choice ended at the token bound rather than where
-// the model ended it. A provider that gives no stop reason (langchaingo's
-// Ollama client) is judged by its count of the reply's tokens.
+// cut reports whether choice ended at a token bound rather than where
+// the model ended it, by the provider's stop reason. A provider that gives
+// none (langchaingo's Ollama client) is judged by its count of the reply's
+// tokens against the bound set, when one is.
 func (c *Client) cut(choice *llms.ContentChoice) bool {
-	if c.maxTokens <= 0 {
-		return false
-	}
 	if choice.StopReason != "" {
 		return cutReasons[strings.ToLower(choice.StopReason)]
 	}
-	return firstCount(choice.GenerationInfo, "CompletionTokens", "OutputTokens") >= c.maxTokens
+	return c.maxTokens > 0 && firstCount(choice.GenerationInfo, "CompletionTokens", "OutputTokens") >= c.maxTokens
 }
 
 // policy is the retry policy of one call: exponential backoff, at most

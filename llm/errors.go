@@ -30,11 +30,11 @@ var (
 	// the per-call timeout, until the retries ran out: the account's
 	// quota, not the model, is what failed.
 	ErrRateLimited = errors.New("rate limited")
-	// ErrReplyCut means the provider ended the reply at the token bound
-	// (see [WithMaxTokens]) before the model did: a query or an answer cut
-	// short is worse than none. It is not retried: the same prompt runs on
-	// as far again.
-	ErrReplyCut = errors.New("reply cut at the token bound (LLM_MAX_TOKENS)")
+	// ErrReplyCut means the provider ended the reply at a token bound
+	// (its own, or LLM_MAX_TOKENS: see [WithMaxTokens]) before the model
+	// did: a query or an answer cut short is worse than none. It is not
+	// retried: the same prompt runs on as far again.
+	ErrReplyCut = errors.New("reply cut at a token bound")
 )
 
 // errAttemptTimeout is the cancel cause of an attempt's own deadline, so a

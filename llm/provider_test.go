@@ -302,9 +302,72 @@ func TestReplyCutAtTheBound(t *testing.T) {
 					return
 				}
 				require.ErrorIs(t, err, ErrReplyCut, "got reply %q", got)
-				assert.Equal(t, "generate_sql: model call: reply cut at the token bound (LLM_MAX_TOKENS) (300 tokens)", err.Error())
+				assert.Equal(t, "generate_sql: model call: reply cut at a token bound (300 tokens)", err.Error())
 				assert.Equal(t, int32(1), hits.Load(), "a cut reply is not asked for again")
 			})
 		}
+	}
+}
+
+// With no bound set (LLM_MAX_TOKENS=0, the default), no bound is sent, and
+// a reply the provider cut at its own bound still fails with ErrReplyCut
+// where the provider says so (OpenAI's "length", Anthropic's
+// "max_tokens"); Ollama's client says nothing, and its reply passes.
+func TestReplyCutAtTheProvidersBound(t *testing.T) {
+	t.Parallel()
+	for _, tt := range []struct {
+		provider, path, reply string
+		sent                  []string // keys that must not be in the request
+		cut                   bool
+	}{
+		{provider: "openai", path: "/chat/completions", sent: []string{"max_tokens", "max_completion_tokens"}, cut: true,
+			reply: `{"id":"c1","object":"chat.completion","created":1,"model":"gpt-4o-mini","choices":[{"index":0,` +
+				`"message":{"role":"assistant","content":"SELECT"},"finish_reason":"length"}],"usage":{"prompt_tokens":5,"completion_tokens":16384,"total_tokens":16389}}`},
+		{provider: "anthropic", path: "/v1/messages", cut: true,
+			reply: `{"id":"msg_01","type":"message","role":"assistant","model":"claude-3-5-haiku-latest",` +
+				`"content":[{"type":"text","text":"SELECT"}],"stop_reason":"max_tokens","usage":{"input_tokens":5,"output_tokens":2048}}`},
+		{provider: "ollama", path: "/api/chat", sent: []string{"options.num_predict"},
+			reply: `{"model":"llama3.1","created_at":"2024-10-01T00:00:00Z","message":{"role":"assistant","content":"SELECT"},` +
+				`"done":true,"prompt_eval_count":5,"eval_count":128}` + "\n"},
+	} {
+		t.Run(tt.provider, func(t *testing.T) {
+			t.Parallel()
+			bodies := make(chan map[string]any, 4)
+			srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+				if r.URL.Path != tt.path {
+					http.NotFound(w, r)
+					return
+				}
+				var body map[string]any
+				_ = json.NewDecoder(r.Body).Decode(&body)
+				bodies <- body
+				w.Header().Set("Content-Type", "application/json")
+				_, _ = io.WriteString(w, tt.reply)
+			}))
+			t.Cleanup(srv.Close)
+			base := srv.URL
+			if tt.provider == "anthropic" {
+				base += "/v1"
+			}
+			model, _, err := NewModel(Config{Provider: tt.provider, BaseURL: base, APIKey: "k"})
+			require.NoError(t, err)
+			got, _, err := NewClient(model, fastRetries).Complete(context.Background(), StepGenerateSQL, "q")
+			body := <-bodies
+			for _, key := range tt.sent {
+				v := any(body)
+				for _, k := range strings.Split(key, ".") {
+					m, _ := v.(map[string]any)
+					v = m[k]
+				}
+				assert.Nil(t, v, "no bound sent: %s in %v", key, body)
+			}
+			if !tt.cut {
+				require.NoError(t, err)
+				assert.Equal(t, "SELECT", got)
+				return
+			}
+			require.ErrorIs(t, err, ErrReplyCut, "got reply %q", got)
+			assert.Equal(t, "generate_sql: model call: reply cut at a token bound (the provider's own bound)", err.Error())
+		})
 	}
 }

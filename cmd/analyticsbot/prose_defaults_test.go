@@ -53,7 +53,7 @@ func TestProseDefaults(t *testing.T) {
 		{"scripted-model.md", "timeout (60s by default) and up to two retries", "LLM_TIMEOUT", "60s"},
 		{"scripted-model.md", "| `LLM_RETRIES` | retries of transient failures (default `2`) |", "LLM_RETRIES", "2"},
 		{"scripted-model.md", "timeout (60s by default) and up to two retries", "LLM_RETRIES", "2"},
-		{"scripted-model.md", "| `LLM_MAX_TOKENS` | the most tokens of each reply (default `8192`;", "LLM_MAX_TOKENS", "8192"},
+		{"scripted-model.md", "| `LLM_MAX_TOKENS` | the most tokens of each reply (default `0`:", "LLM_MAX_TOKENS", "0"},
 	}
 	docs := map[string]string{}
 	for _, tt := range tests {
