@@ -9,6 +9,7 @@ import (
 	"io"
 	"log/slog"
 	"net/http"
+	"regexp"
 	"strings"
 	"time"
 
@@ -244,24 +245,25 @@ func errorMessage(data []byte) (msg string, hasErr bool) {
 	return string(body.Error), true
 }
 
-// databaseDownTexts mark Cube's answer when the database behind it cannot
-// be reached: Cube 0.33 sends it as HTTP 400, like an error of the query
-// itself ("Error: connect ECONNREFUSED 127.0.0.1:5432"), yet no rewrite of
-// the query helps. They are Node's network error codes and the PostgreSQL
-// driver's words for a connection lost or refused.
-var databaseDownTexts = []string{"ECONNREFUSED", "ECONNRESET", "ETIMEDOUT", "EHOSTUNREACH", "ENETUNREACH", "ENOTFOUND",
-	"EAI_AGAIN", "Connection terminated", "password authentication failed", "the database system is starting up",
-	"the database system is shutting down", "too many clients already"}
+// databaseDownText matches Cube's answer when the database behind it
+// cannot be reached: Cube 0.33 sends it as HTTP 400, like an error of the
+// query itself ("Error: connect ECONNREFUSED 127.0.0.1:5432"), yet no
+// rewrite of the query helps. Node's network errors as its socket writes
+// them (the call, the code, the address) and the PostgreSQL driver's words
+// for a connection lost or refused; read outside quoted text, so a value a
+// query's own error quotes ("invalid input syntax for type integer:
+// "ECONNREFUSED"") is not taken for one.
+var databaseDownText = regexp.MustCompile(`\b(?:connect|read|write) (?:ECONNREFUSED|ECONNRESET|ETIMEDOUT|EHOSTUNREACH|ENETUNREACH) \S|` +
+	`\bgetaddrinfo (?:ENOTFOUND|EAI_AGAIN) \S|^(?:Error: )?Connection terminated|password authentication failed for user |` +
+	`the database system is (?:starting up|shutting down)|sorry, too many clients already`)
+
+// quotedText is a double-quoted part of an error's text.
+var quotedText = regexp.MustCompile(`"[^"]*"`)
 
 // databaseDown reports whether msg, Cube's error, says its database
 // could not be reached.
 func databaseDown(msg string) bool {
-	for _, t := range databaseDownTexts {
-		if strings.Contains(msg, t) {
-			return true
-		}
-	}
-	return false
+	return databaseDownText.MatchString(quotedText.ReplaceAllString(msg, `""`))
 }
 
 // snippet is the start of a body that is not Cube's JSON (a proxy's HTML

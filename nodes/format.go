@@ -1,7 +1,6 @@
 package nodes
 
 import (
-	"cmp"
 	"context"
 	"crypto/rand"
 	"encoding/hex"
@@ -282,9 +281,11 @@ func (n *Nodes) errorText(ctx context.Context, s *State) (string, []string) {
 		}
 		return "I can't answer that: " + what + ". If you need it, ask whoever runs this bot for access.", nil
 	case ErrWarehouseDenied:
-		hint := cmp.Or(d.DeniedHint, "the account I use has no grant on it. "+
-			"Whoever runs this bot can grant it; the bot's log says exactly what to grant.")
-		return fmt.Sprintf("%s would not let me read something this question needs: %s", capitalize(d.Source), hint), nil
+		if d.DeniedHint != "" {
+			return capitalize(d.Source) + " " + d.DeniedHint, nil
+		}
+		return fmt.Sprintf("%s would not let me read something this question needs: the account I use has no grant on it. "+
+			"Whoever runs this bot can grant it; the bot's log says exactly what to grant.", capitalize(d.Source)), nil
 	case ErrNoData:
 		return fmt.Sprintf("I can't see any tables in %s, so there is nothing to answer from yet. %s", d.Scope, d.EmptyHint), nil
 	case ErrModelTimeout:

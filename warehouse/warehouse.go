@@ -234,9 +234,9 @@ type Dialect struct {
 	// EmptyHint and AuthHint tell whoever runs the bot what to check when
 	// the catalog is empty or the backend refuses the bot's credentials.
 	EmptyHint, AuthHint string
-	// DeniedHint says why the backend would not let the bot read what a
-	// question needs (a Denied error) and who can mend it; empty: a
-	// database's missing grant.
+	// DeniedHint finishes the sentence, after Source, that tells a user
+	// the backend refused a question (a Denied error) and who can see
+	// why; empty: a database's missing grant.
 	DeniedHint string
 	// Fingerprint identifies a query whatever its layout: the same for the
 	// same query (PostgreSQL's parse tree for SQL, the normalised JSON of

@@ -31,7 +31,7 @@ func (b *Backend) Dialect() warehouse.Dialect {
 		Scope:           "the Cube data model",
 		EmptyHint:       "Whoever runs this bot should check that the Cube model has public cubes for the bot's security context (CUBE_SECURITY_CONTEXT).",
 		AuthHint:        "Whoever runs this bot should check that CUBE_API_SECRET matches the Cube server's.",
-		DeniedHint:      "its own rules (its queryRewrite or data model) refused this question. Whoever runs this bot can see why in the bot's log.",
+		DeniedHint:      "answered this question with an error of its own (its queryRewrite refused it, or its data model failed), so I have no answer. Whoever runs this bot can see why in the bot's log.",
 		Fingerprint:     fingerprint,
 		FingerprintForm: FingerprintForm,
 		Tables:          tables,
