@@ -268,13 +268,13 @@ func coarse(gran string) bool {
 // items on members that are not columns are skipped.
 func sortRows(res *Result, order Order) {
 	type key struct {
-		col  int
-		desc bool
+		col          int
+		desc, number bool
 	}
 	var keys []key
 	for _, it := range order {
 		if i := slices.IndexFunc(res.Columns, func(c Column) bool { return c.Member == it.Member }); i >= 0 {
-			keys = append(keys, key{i, strings.EqualFold(it.Direction, "desc")})
+			keys = append(keys, key{i, strings.EqualFold(it.Direction, "desc"), res.Columns[i].Type == "number"})
 		}
 	}
 	if len(keys) == 0 {
@@ -282,7 +282,7 @@ func sortRows(res *Result, order Order) {
 	}
 	slices.SortStableFunc(res.Rows, func(a, b []any) int {
 		for _, k := range keys {
-			c := compareValues(a[k.col], b[k.col])
+			c := compareValues(a[k.col], b[k.col], k.number)
 			if k.desc {
 				c = -c
 			}
@@ -298,7 +298,7 @@ func sortRows(res *Result, order Order) {
 // value, as in PostgreSQL (last ascending, first descending). Strings
 // compare case-insensitively and otherwise keep Cube's order, since the
 // database's collation cannot be known here.
-func compareValues(a, b any) int {
+func compareValues(a, b any, number bool) int {
 	switch {
 	case a == nil && b == nil:
 		return 0
@@ -317,7 +317,7 @@ func compareValues(a, b any) int {
 			return cmp.Compare(x, y)
 		}
 	}
-	if x, ok := toRat(a); ok {
+	if x, ok := toRat(a); ok && number {
 		if y, ok := toRat(b); ok {
 			return x.Cmp(y)
 		}
@@ -340,8 +340,9 @@ func toFloat(v any) (float64, bool) {
 	return 0, false
 }
 
-// toRat reads a number exactly, a value kept as Cube wrote it (number)
-// too; NaN and ±Infinity, and other text, are no number.
+// toRat reads a number of a number column exactly, a value kept as Cube
+// wrote it (number) too; NaN and ±Infinity, and other text, are no
+// number. A text column's values compare as text, whatever they hold.
 func toRat(v any) (*big.Rat, bool) {
 	switch x := v.(type) {
 	case int64:

@@ -160,6 +160,17 @@ func TestResultSort(t *testing.T) {
 	}, res.Rows)
 }
 
+// A text dimension's values compare as text even when they read as
+// numbers ("10", "1a", "9"): only a number column's are compared by value.
+func TestResultSortTextOfDigits(t *testing.T) {
+	t.Parallel()
+	q := Query{Dimensions: []string{"Apps.code"}, Order: Order{{"Apps.code", "asc"}}}
+	raw := decodeLoad(t, `{"data": [{"Apps.code": "9"}, {"Apps.code": "1a"}, {"Apps.code": "10"}, {"Apps.code": "1/2"}],
+		"annotation": {"dimensions": {"Apps.code": {"type": "string"}}}}`)
+	res := newResult(q, raw)
+	assert.Equal(t, [][]any{{"1/2"}, {"10"}, {"1a"}, {"9"}}, res.Rows)
+}
+
 func TestResultSortStableAndTimeOrder(t *testing.T) {
 	t.Parallel()
 	// Ordering by the time dimension, as Normalize writes it, sorts by its
