@@ -95,6 +95,25 @@ func TestNamedTableWithinTheBudget(t *testing.T) {
 	assert.Equal(t, 602, len(kept)+got["iot.sensor_readings"].LeftOut)
 }
 
+// Two such tables share the budget: the second takes the room the first
+// left, past it only by its keys and its best other column.
+func TestNamedTablesShareTheBudget(t *testing.T) {
+	t.Parallel()
+	wideTable := func(name string) warehouse.Table {
+		tb := table("iot", name, "", name+"_id", "taken_at")
+		for i := range 600 {
+			tb.Columns = append(tb.Columns, warehouse.TableColumn{Name: fmt.Sprintf("sensor_%03d", i), Type: "double precision"})
+		}
+		return tb
+	}
+	cat := &warehouse.Catalog{Tables: []warehouse.Table{wideTable("sensor_readings"), wideTable("sensor_calibrations")}}
+	c := Build(cat, sqlLike, Request{Question: "sensor readings and sensor calibrations", Budget: 700})
+	got := byName(c)
+	require.Contains(t, got, "iot.sensor_readings", "chosen: %v", names(c))
+	require.Contains(t, got, "iot.sensor_calibrations", "chosen: %v", names(c))
+	assert.LessOrEqual(t, c.Tokens, 750, "got %d tokens", c.Tokens)
+}
+
 // A column holding a value the question names, and one the thread's
 // earlier query used, are kept before the others.
 func TestKeptColumnsFollowValuesAndTheThread(t *testing.T) {

@@ -288,7 +288,8 @@ func fillBudget(cat *warehouse.Catalog, describe func([]warehouse.Table) string,
 		}
 		p := newPartial(cat.Tables[i], describe, cr, budget-used, forced[i])
 		if p != nil && forced[i] {
-			p.fitCore(budget)
+			// Within the room left: two named wide tables share it.
+			p.fitCore(budget - used)
 		}
 		if p != nil && (used+p.cost() <= budget || forced[i]) {
 			used += p.cost()
@@ -707,7 +708,13 @@ func joinPartners(cat *warehouse.Catalog) ([][]int, joins) {
 		folded[k] = i
 	}
 	lookup := func(schema, name string) (int, bool) {
-		for _, candidate := range []string{name, name + "s", name + "es", strings.TrimSuffix(name, "y") + "ies"} {
+		candidates := []string{name, name + "s", name + "es", strings.TrimSuffix(name, "y") + "ies"}
+		for _, candidate := range candidates {
+			if j, ok := index[qualify(schema, candidate)]; ok {
+				return j, true
+			}
+		}
+		for _, candidate := range candidates {
 			if j, ok := folded[strings.ToLower(qualify(schema, candidate))]; ok && j >= 0 {
 				return j, true
 			}

@@ -338,9 +338,9 @@ func TestKeyNameLinks(t *testing.T) {
 }
 
 // A key column names its table whatever the table's case, and an ORM's
-// camelCase key (customerId, productID) names one as customer_id does;
-// declared keys still name theirs exactly, and two tables that differ
-// only by case are named by neither.
+// camelCase key (customerId, productID) names one as customer_id does; a
+// table spelt as the key is found first, and of two tables that differ
+// only by case and neither so spelt, neither is guessed.
 func TestKeyColumnsFindTablesOfAnyCase(t *testing.T) {
 	t.Parallel()
 	cat := &warehouse.Catalog{Tables: []warehouse.Table{
@@ -356,9 +356,23 @@ func TestKeyColumnsFindTablesOfAnyCase(t *testing.T) {
 	for _, j := range partners[0] {
 		got = append(got, cat.Tables[j].QualifiedName())
 	}
-	assert.ElementsMatch(t, []string{"public.Customer", "public.Products"}, got, "region and Region are two tables: neither is guessed")
+	assert.ElementsMatch(t, []string{"public.Customer", "public.Products", "public.region"}, got,
+		"region_id finds region as spelt, not Region")
 	assert.Equal(t, "Orders.customerId ↔ Customer.id", joins.via[[2]int{0, 1}])
 	assert.Empty(t, partners[5], "storyId2 is no key of a story table")
+
+	// Where two tables differ only by case, the one spelt as the key is
+	// found, as before.
+	cat = &warehouse.Catalog{Tables: []warehouse.Table{
+		table("s", "items", "", "id", "order_id"), table("s", "orders", "", "id", "total"), table("s", "Orders", "", "id", "total"),
+	}}
+	partners, _ = joinPartners(cat)
+	assert.Equal(t, []int{1}, partners[0], "order_id finds orders, not Orders")
+	cat = &warehouse.Catalog{Tables: []warehouse.Table{
+		table("s", "items", "", "id", "Order_id"), table("s", "ORDERS", "", "id", "total"), table("s", "Orders", "", "id", "total"),
+	}}
+	partners, _ = joinPartners(cat)
+	assert.Empty(t, partners[0], "neither ORDERS nor Orders is orders as spelt")
 }
 
 // A word found inside a name that does not split into words counts, and
