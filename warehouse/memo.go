@@ -29,6 +29,8 @@ type Memo[T any] struct {
 	at     time.Time
 	set    bool
 	flight *load[T]
+	// loads counts the loads started, numbering them.
+	loads uint64
 }
 
 // load is one run of Memo.Load that callers share: done closes when v and
@@ -37,6 +39,8 @@ type load[T any] struct {
 	done chan struct{}
 	v    T
 	err  error
+	// n is the load's number (Memo.loads when it started).
+	n uint64
 	// waiting counts the calls that joined the load (under Memo.mu).
 	waiting int
 }
@@ -44,11 +48,16 @@ type load[T any] struct {
 // Get returns the value, loading it when there is none yet, it is older
 // than TTL, or refresh is set. A failed load keeps the old value for the
 // next call but returns the error. A call that finds a load running joins
-// it, a refresh too, and returns ctx's error if ctx ends first. A load
-// that failed only because the caller that started it went away is
-// started again for a caller still waiting.
+// it, and returns ctx's error if ctx ends first; a refresh joins only a
+// load that started after it was asked for, since one that started before
+// may have read the value it must not get again. A load that failed only
+// because the caller that started it went away is started again for a
+// caller still waiting.
 func (m *Memo[T]) Get(ctx context.Context, refresh bool) (T, error) {
 	var zero T
+	m.mu.Lock()
+	asked := m.loads // a refresh wants a load numbered after this
+	m.mu.Unlock()
 	for {
 		m.mu.Lock()
 		if m.set && !refresh && m.now().Sub(m.at) < m.TTL {
@@ -58,7 +67,8 @@ func (m *Memo[T]) Get(ctx context.Context, refresh bool) (T, error) {
 		}
 		f := m.flight
 		if f == nil {
-			f = &load[T]{done: make(chan struct{})}
+			m.loads++
+			f = &load[T]{done: make(chan struct{}), n: m.loads}
 			m.flight = f
 			m.mu.Unlock()
 			m.run(ctx, f)
@@ -70,6 +80,9 @@ func (m *Memo[T]) Get(ctx context.Context, refresh bool) (T, error) {
 		case <-f.done:
 		case <-ctx.Done():
 			return zero, ctx.Err()
+		}
+		if refresh && f.n <= asked {
+			continue // it read what may be the old value: load again
 		}
 		if f.err != nil && ctx.Err() == nil &&
 			(errors.Is(f.err, context.Canceled) || errors.Is(f.err, context.DeadlineExceeded)) {

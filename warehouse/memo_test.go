@@ -79,7 +79,7 @@ func TestMemoWaitsByTheCallersContext(t *testing.T) {
 	var wg sync.WaitGroup
 	got := make([]string, 3)
 	for i := range got {
-		wg.Go(func() { got[i], _ = m.Get(context.Background(), i == 0) })
+		wg.Go(func() { got[i], _ = m.Get(context.Background(), false) })
 	}
 	require.Eventually(t, func() bool { return m.waiting() == 4 }, 5*time.Second, time.Millisecond,
 		"the timed-out question and three more joined the load")
@@ -156,4 +156,41 @@ func TestMemoLoadPanics(t *testing.T) {
 	case <-time.After(5 * time.Second):
 		t.Fatal("the waiting question was never let go")
 	}
+}
+
+// A refresh asked for while a load runs gets a load that began after it
+// was asked for: the running one may have read the value the refresh is
+// for replacing (a model changed since).
+func TestMemoRefreshLoadsAfterItIsAsked(t *testing.T) {
+	t.Parallel()
+	var version atomic.Int32
+	release := make(chan struct{})
+	var loads atomic.Int32
+	m := Memo[int32]{TTL: time.Minute, Load: func(context.Context) (int32, error) {
+		n := loads.Add(1)
+		v := version.Load()
+		if n == 1 {
+			<-release
+		}
+		return v, nil
+	}}
+	first := make(chan int32)
+	go func() {
+		v, _ := m.Get(context.Background(), false)
+		first <- v
+	}()
+	require.Eventually(t, func() bool { return loads.Load() == 1 }, 5*time.Second, time.Millisecond)
+	version.Store(1) // the model changes while the first load runs
+	refreshed := make(chan int32)
+	go func() {
+		v, _ := m.Get(context.Background(), true)
+		refreshed <- v
+	}()
+	require.Eventually(t, func() bool { return m.waiting() == 1 }, 5*time.Second, time.Millisecond)
+	close(release)
+	assert.Equal(t, int32(0), <-first)
+	assert.Equal(t, int32(1), <-refreshed, "the refresh read the model as it is now")
+	v, err := m.Get(context.Background(), false)
+	require.NoError(t, err)
+	assert.Equal(t, int32(1), v, "and it is the one kept")
 }
