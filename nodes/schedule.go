@@ -246,7 +246,18 @@ func presetsReply(turn store.Turn) *answer.Answer {
 // (Europe/London), only when count is above 100"; answer.Mentions reads
 // its channel (the question's own mentions are defused).
 func DescribeSchedule(s store.Schedule, w schedule.When) string {
+	return describeSchedule(s, w, false, false)
+}
+
+// describeSchedule words s as DescribeSchedule does, or, listed, for a
+// list of schedules read wherever it was asked for: a thread is named by
+// its channel ("in a thread of <#C0123>"), and, others set, a schedule
+// that sends its owner a message names them ("send <@U1> …").
+func describeSchedule(s store.Schedule, w schedule.When, listed, others bool) string {
 	what := "send you"
+	if others {
+		what = "send <@" + s.OwnerID + ">"
+	}
 	switch s.DestKind {
 	case string(schedule.DestThread):
 		what = "post"
@@ -260,7 +271,12 @@ func DescribeSchedule(s store.Schedule, w schedule.When) string {
 	switch s.DestKind {
 	case string(schedule.DestThread):
 		where = " in this thread"
-		if s.Surface != SurfaceSlack {
+		switch {
+		case listed && s.Surface == SurfaceSlack && s.DestChannel != "":
+			where = " in a thread of " + channelLabel(s)
+		case listed:
+			where = " in the conversation it was made in"
+		case s.Surface != SurfaceSlack:
 			where = " in this conversation"
 		}
 	case string(schedule.DestChannel):
@@ -279,6 +295,8 @@ func DescribeSchedule(s store.Schedule, w schedule.When) string {
 func channelLabel(s store.Schedule) string {
 	name := strings.TrimPrefix(s.DestName, "#")
 	switch {
+	case s.DestChannel != "" && !strings.HasPrefix(s.DestChannel, "#") && name == "":
+		return "<#" + s.DestChannel + ">"
 	case s.DestChannel != "" && !strings.HasPrefix(s.DestChannel, "#"):
 		return "<#" + s.DestChannel + "|" + name + ">"
 	case name != "":

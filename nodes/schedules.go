@@ -210,7 +210,7 @@ func (n *Nodes) scheduleLine(sch store.Schedule, owner bool) string {
 	loc := n.location(sch.TimeZone)
 	what := "on the cron schedule " + sch.Spec
 	if w, err := schedule.ParseSpec(sch.Spec, loc); err == nil {
-		what = DescribeSchedule(sch, w)
+		what = describeSchedule(sch, w, true, owner)
 	}
 	line := what
 	switch sch.State {
