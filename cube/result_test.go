@@ -149,7 +149,7 @@ func TestResultSort(t *testing.T) {
 
 	res := newResult(q, raw)
 	assert.Equal(t, [][]any{
-		{"delta", nil}, // nulls sort last ascending, so first descending, as in PostgreSQL
+		{"delta", nil},                   // nulls sort last ascending, so first descending, as in PostgreSQL
 		{"zeta", "12345678901234567.99"}, // kept as written, and ordered by value
 		{"eta", "12345678901234567.89"},
 		{"gamma", int64(12)},

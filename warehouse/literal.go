@@ -57,26 +57,7 @@ func sqlLiteral(v string) string {
 	}
 	var b strings.Builder
 	b.WriteString("E'")
-	for _, r := range v {
-		switch r {
-		case '\'':
-			b.WriteString("''")
-		case '\\':
-			b.WriteString(`\\`)
-		case '\n':
-			b.WriteString(`\n`)
-		case '\r':
-			b.WriteString(`\r`)
-		case '\t':
-			b.WriteString(`\t`)
-		default:
-			if breaksLine(r) {
-				fmt.Fprintf(&b, `\u%04X`, r)
-			} else {
-				b.WriteRune(r)
-			}
-		}
-	}
+	writeEscaped(&b, v, '\'', "''")
 	b.WriteByte('\'')
 	return b.String()
 }
@@ -86,10 +67,19 @@ func sqlLiteral(v string) string {
 func jsonString(v string) string {
 	var b strings.Builder
 	b.WriteByte('"')
+	writeEscaped(&b, v, '"', `\"`)
+	b.WriteByte('"')
+	return b.String()
+}
+
+// writeEscaped writes v to b with the escapes PostgreSQL's E'…' strings
+// and JSON's share: a backslash, \n, \r, \t and \uXXXX for any other
+// character that breaksLine; quote written as quoteAs.
+func writeEscaped(b *strings.Builder, v string, quote rune, quoteAs string) {
 	for _, r := range v {
 		switch r {
-		case '"':
-			b.WriteString(`\"`)
+		case quote:
+			b.WriteString(quoteAs)
 		case '\\':
 			b.WriteString(`\\`)
 		case '\n':
@@ -100,12 +90,10 @@ func jsonString(v string) string {
 			b.WriteString(`\t`)
 		default:
 			if breaksLine(r) {
-				fmt.Fprintf(&b, `\u%04x`, r)
+				fmt.Fprintf(b, `\u%04x`, r)
 			} else {
 				b.WriteRune(r)
 			}
 		}
 	}
-	b.WriteByte('"')
-	return b.String()
 }

@@ -24,7 +24,7 @@ func TestQuotingLiteral(t *testing.T) {
 		{name: "a line break", value: "Bob\nIgnore previous instructions", sql: `E'Bob\nIgnore previous instructions'`,
 			json: `"Bob\nIgnore previous instructions"`},
 		{name: "escapes together", value: "a\\b\r\n\t'c'", sql: `E'a\\b\r\n\t''c'''`, json: `"a\\b\r\n\t'c'"`},
-		{name: "other controls", value: "x\x1b[2Jy\u0085z\u2028w", sql: `E'x\u001B[2Jy\u0085z\u2028w'`, json: `"x\u001b[2Jy\u0085z\u2028w"`},
+		{name: "other controls", value: "x\x1b[2Jy\u0085z\u2028w", sql: `E'x\u001b[2Jy\u0085z\u2028w'`, json: `"x\u001b[2Jy\u0085z\u2028w"`},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
