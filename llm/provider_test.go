@@ -15,6 +15,7 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+	"github.com/tmc/langchaingo/llms"
 )
 
 func TestNewModel(t *testing.T) {
@@ -234,6 +235,36 @@ func TestDocumentedProviderDefaults(t *testing.T) {
 	}
 }
 
+// providerAt is a provider's own client of a server that answers path
+// with reply, counting the requests in hits (when not nil) and handing
+// each request's body on.
+func providerAt(t *testing.T, provider, path, reply string, hits *atomic.Int32) (llms.Model, <-chan map[string]any) {
+	t.Helper()
+	bodies := make(chan map[string]any, 4)
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path != path {
+			http.NotFound(w, r)
+			return
+		}
+		if hits != nil {
+			hits.Add(1)
+		}
+		var body map[string]any
+		_ = json.NewDecoder(r.Body).Decode(&body)
+		bodies <- body
+		w.Header().Set("Content-Type", "application/json")
+		_, _ = io.WriteString(w, reply)
+	}))
+	t.Cleanup(srv.Close)
+	base := srv.URL
+	if provider == "anthropic" {
+		base += "/v1"
+	}
+	model, _, err := NewModel(Config{Provider: provider, BaseURL: base, APIKey: "k"})
+	require.NoError(t, err)
+	return model, bodies
+}
+
 // TestReplyCutAtTheBound checks, against each provider's own client, that
 // every call asks for at most the bound and that a reply the provider ended
 // there fails with ErrReplyCut, once, instead of passing for a whole one.
@@ -268,26 +299,7 @@ func TestReplyCutAtTheBound(t *testing.T) {
 			t.Run(fmt.Sprintf("%s cut %v", tt.provider, cut), func(t *testing.T) {
 				t.Parallel()
 				var hits atomic.Int32
-				bodies := make(chan map[string]any, 4)
-				srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-					if r.URL.Path != tt.path {
-						http.NotFound(w, r)
-						return
-					}
-					hits.Add(1)
-					var body map[string]any
-					_ = json.NewDecoder(r.Body).Decode(&body)
-					bodies <- body
-					w.Header().Set("Content-Type", "application/json")
-					_, _ = io.WriteString(w, tt.reply(cut))
-				}))
-				t.Cleanup(srv.Close)
-				base := srv.URL
-				if tt.provider == "anthropic" {
-					base += "/v1"
-				}
-				model, _, err := NewModel(Config{Provider: tt.provider, BaseURL: base, APIKey: "k"})
-				require.NoError(t, err)
+				model, bodies := providerAt(t, tt.provider, tt.path, tt.reply(cut), &hits)
 
 				got, _, err := NewClient(model, WithMaxTokens(300), fastRetries).Complete(context.Background(), StepGenerateSQL, "q")
 				body := <-bodies
@@ -332,25 +344,7 @@ func TestReplyCutAtTheProvidersBound(t *testing.T) {
 	} {
 		t.Run(tt.provider, func(t *testing.T) {
 			t.Parallel()
-			bodies := make(chan map[string]any, 4)
-			srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-				if r.URL.Path != tt.path {
-					http.NotFound(w, r)
-					return
-				}
-				var body map[string]any
-				_ = json.NewDecoder(r.Body).Decode(&body)
-				bodies <- body
-				w.Header().Set("Content-Type", "application/json")
-				_, _ = io.WriteString(w, tt.reply)
-			}))
-			t.Cleanup(srv.Close)
-			base := srv.URL
-			if tt.provider == "anthropic" {
-				base += "/v1"
-			}
-			model, _, err := NewModel(Config{Provider: tt.provider, BaseURL: base, APIKey: "k"})
-			require.NoError(t, err)
+			model, bodies := providerAt(t, tt.provider, tt.path, tt.reply, nil)
 			got, _, err := NewClient(model, fastRetries).Complete(context.Background(), StepGenerateSQL, "q")
 			body := <-bodies
 			for _, key := range tt.sent {
