@@ -9,4 +9,7 @@ ALTER TABLE schedules ADD COLUMN cond_unit text NOT NULL DEFAULT ''
     CHECK (cond_unit IN ('', 'percent', 'fraction'));
 
 -- +goose Down
+-- An earlier binary compares the threshold as written: a percentage read
+-- as a fraction goes back as the fraction it was compared with.
+UPDATE schedules SET cond_threshold = cond_threshold / 100 WHERE cond_unit = 'fraction';
 ALTER TABLE schedules DROP COLUMN cond_unit;

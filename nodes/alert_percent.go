@@ -44,9 +44,12 @@ func (n *Nodes) percentUnit(ctx context.Context, s *State, turn store.Turn, c sc
 		return c, ""
 	}
 	subject := cmp.Or(c.Column, "the value")
+	// The same condition on the fraction, in the words to ask for it.
+	plain := c
+	plain.Unit, plain.Threshold = schedule.UnitAsWritten, schedule.Hundredth(c.Threshold)
 	asWritten := fmt.Sprintf("I couldn't see the answer's values, so I'll compare %s with %s as written; "+
-		"if it holds fractions (0.05 for 5%%), say “above %s” instead.",
-		subject, plainNumber(c.Threshold), plainNumber(c.Threshold/100))
+		"if it holds fractions (0.05 for 5%%), ask for an alert “%s” instead.",
+		subject, plainNumber(c.Threshold), plain.Describe())
 	cached, err := n.Cache.Get(ctx, s.ThreadTS, turn.QueryID)
 	if err != nil {
 		return c, asWritten

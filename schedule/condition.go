@@ -79,9 +79,20 @@ const (
 // hundredth for a percentage compared as a fraction.
 func (c Condition) limit() float64 {
 	if c.Unit == UnitFraction {
-		return c.Threshold / 100
+		return Hundredth(c.Threshold)
 	}
 	return c.Threshold
+}
+
+// Hundredth is p percent as a fraction, worked out in decimal, so 1.1 %
+// is 0.011, not the 0.011000000000000001 that p/100 gives, which a value
+// of exactly 0.011 would not reach.
+func Hundredth(p float64) float64 {
+	f, err := strconv.ParseFloat(strconv.FormatFloat(p, 'f', -1, 64)+"e-2", 64)
+	if err != nil {
+		return p / 100
+	}
+	return f
 }
 
 // Check says whether the condition holds for a run. value is the run's

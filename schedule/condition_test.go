@@ -2,7 +2,11 @@ package schedule
 
 import (
 	"math"
+	"strconv"
 	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 )
 
 // num makes a *float64 for a table.
@@ -90,5 +94,23 @@ func TestConditionDescribe(t *testing.T) {
 				t.Errorf("%+v.Describe(): got %q, want %q", tt.cond, got, tt.want)
 			}
 		})
+	}
+}
+
+// A percentage compared as a fraction is its hundredth in decimal: a
+// value of exactly 1.1 % (0.011) is at least 1.1 %, and 0.7 % at most 0.7 %.
+func TestFractionLimitIsExact(t *testing.T) {
+	t.Parallel()
+	v := num
+	atLeast := Condition{Kind: CondAtLeast, Threshold: 1.1, Column: "error_rate", Unit: UnitFraction}
+	assert.True(t, atLeast.Check(v(0.011), nil, 1))
+	assert.Equal(t, "when error_rate is at least 1.1% (0.011 in error_rate)", atLeast.Describe())
+	atMost := Condition{Kind: CondAtMost, Threshold: 0.7, Column: "error_rate", Unit: UnitFraction}
+	assert.True(t, atMost.Check(v(0.007), nil, 1))
+	for p := 0.1; p < 100; p += 0.1 {
+		p = math.Round(p*10) / 10
+		want, err := strconv.ParseFloat(strconv.FormatFloat(p/100, 'f', 4, 64), 64)
+		require.NoError(t, err)
+		assert.Equal(t, want, Hundredth(p), "%v%%", p)
 	}
 }

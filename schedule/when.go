@@ -239,10 +239,15 @@ func runsTwoDaysInARow(s *cron.SpecSchedule) bool {
 // after year.
 const offsetChangeYears = 4
 
+// offsetChangeWindow is how near a change of offset runs are compared:
+// only runs on either side of the change come closer than the day's own
+// times are, and no zone's clock jumps by more than this.
+const offsetChangeWindow = 3 * time.Hour
+
 // runsCloseAtOffsetChanges reports whether two runs of w fall less than
-// MinInterval apart within a day of a change of its zone's offset: a clock
-// that jumps half an hour (Australia/Lord_Howe) can bring 01:58 and 02:30
-// two minutes apart.
+// MinInterval apart near a change of its zone's offset: a clock that
+// jumps half an hour (Australia/Lord_Howe) can bring 01:58 and 02:30 two
+// minutes apart.
 func runsCloseAtOffsetChanges(w When) bool {
 	loc := w.Location
 	if loc == nil {
@@ -251,8 +256,8 @@ func runsCloseAtOffsetChanges(w When) bool {
 	from := time.Date(2026, time.January, 1, 0, 0, 0, 0, loc)
 	end := from.AddDate(offsetChangeYears, 0, 0)
 	for _, tr := from.ZoneBounds(); !tr.IsZero() && tr.Before(end); _, tr = tr.ZoneBounds() {
-		last := w.Next(tr.Add(-24 * time.Hour))
-		for !last.IsZero() && last.Before(tr.Add(24*time.Hour)) {
+		last := w.Next(tr.Add(-offsetChangeWindow))
+		for !last.IsZero() && last.Before(tr.Add(offsetChangeWindow)) {
 			next := w.Next(last)
 			if !next.IsZero() && next.Sub(last) < MinInterval {
 				return true

@@ -165,3 +165,27 @@ func TestMigrationCompressedRowsKeepsOlderResults(t *testing.T) {
 	assert.Equal(t, []string{"OLD: [[1, \"a\", 2.5], [2, null, 3.0]]"}, kept, "down keeps the JSON rows, drops the compressed")
 	require.NoError(t, db.Migrate(ctx), "up again")
 }
+
+// Down from 25, an alert on a percentage compared as a fraction keeps the
+// fraction it was compared with as its threshold, which an earlier binary
+// compares as written: "above 5%" on error_rate stays above 0.05.
+func TestMigrationConditionUnitDown(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	db := storetest.New(t)
+	sch, err := db.AddSchedule(ctx, store.Schedule{OwnerID: "U1", Surface: "slack", SourceThread: "T1", SourceChannel: "C1",
+		Query: warehouse.Query{Backend: "postgres", Text: "SELECT 1"}, Question: "Errors?", Spec: "0 9 * * 1", TimeZone: "UTC",
+		DestKind: "thread", DestChannel: "C1", DestThread: "T1", Format: "answer",
+		CondKind: "above", CondThreshold: 5, CondColumn: "error_rate", CondUnit: "fraction"})
+	require.NoError(t, err)
+	sqlDB := stdlib.OpenDBFromPool(db.Pool())
+	defer sqlDB.Close()
+	provider, err := goose.NewProvider(goose.DialectPostgres, sqlDB, migrations.FS)
+	require.NoError(t, err)
+	_, err = provider.DownTo(ctx, 24)
+	require.NoError(t, err, "down to 24")
+	var threshold float64
+	require.NoError(t, db.Pool().QueryRow(ctx, `SELECT cond_threshold FROM schedules WHERE id = $1`, sch.ID).Scan(&threshold))
+	assert.Equal(t, 0.05, threshold)
+	require.NoError(t, db.Migrate(ctx), "up again")
+}
