@@ -155,8 +155,9 @@ func cannotPost(err error) bool {
 }
 
 // whyCannotPost says, for a schedule's owner, why Slack will not take a
-// post where it goes until someone acts: the channel archived or gone, or
-// the bot not in it; "" for any other error, which may pass.
+// post where it goes until someone acts: the channel archived, gone or
+// hidden from the bot, the bot not in it, or the channel's settings; ""
+// for any other error, which may pass.
 func whyCannotPost(err error, botName string) string {
 	var se slack.SlackErrorResponse
 	if !errors.As(err, &se) {
@@ -168,7 +169,10 @@ func whyCannotPost(err error, botName string) string {
 	case "not_in_channel":
 		return "I'm not in that channel: invite me with /invite @" + botName
 	case "channel_not_found":
-		return "the channel no longer exists"
+		// Slack says so of a private channel the bot is not in, too.
+		return "I can't find that channel: it was deleted, or it is private and I'm not in it (invite me with /invite @" + botName + ")"
+	case "restricted_action":
+		return "the channel's settings don't let me post there"
 	}
 	return ""
 }

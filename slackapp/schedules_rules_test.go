@@ -358,7 +358,8 @@ func TestWhyCannotPost(t *testing.T) {
 	for _, tt := range []struct{ err, want string }{
 		{"is_archived", "the channel is archived"},
 		{"not_in_channel", "I'm not in that channel: invite me with /invite @analyticsbot"},
-		{"channel_not_found", "the channel no longer exists"},
+		{"channel_not_found", "I can't find that channel: it was deleted, or it is private and I'm not in it (invite me with /invite @analyticsbot)"},
+		{"restricted_action", "the channel's settings don't let me post there"},
 		{"service_unavailable", ""},
 	} {
 		err := fmt.Errorf("post: %w", slack.SlackErrorResponse{Err: tt.err})
