@@ -65,6 +65,22 @@ func (t *Table) withUnits(units map[string]Unit) {
 	}
 }
 
+// Unit is the unit column col's numbers are shown with: the one the
+// catalog's description gives, else the one its name announces.
+func (t *Table) Unit(col int) Unit {
+	if col < 0 || col >= len(t.cols) {
+		return Unit{}
+	}
+	return Unit{Prefix: t.cols[col].prefix, Suffix: t.cols[col].suffix}
+}
+
+// NameUnit is the unit a column's name announces: a currency code or
+// percent as its last word ("price_usd", "share_pct").
+func NameUnit(name string) Unit {
+	prefix, suffix := unitOf(strings.ToLower(name))
+	return Unit{Prefix: prefix, Suffix: suffix}
+}
+
 // Numeric reports whether column col holds numbers (read best aligned right).
 func (t *Table) Numeric(col int) bool { return col < len(t.cols) && t.cols[col].numeric }
 

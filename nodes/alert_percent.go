@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"math"
 	"strconv"
-	"strings"
 
 	"github.com/analyticsbot/analyticsbot/answer"
 	"github.com/analyticsbot/analyticsbot/schedule"
@@ -14,25 +13,10 @@ import (
 	"github.com/analyticsbot/analyticsbot/warehouse"
 )
 
-// percentWords are the words of a column name that mark it as holding
-// percentages (share_pct, error_percent): 5 there is 5 %.
-var percentWords = map[string]bool{"pct": true, "percent": true, "percentage": true}
-
-// percentName reports whether a column's name marks it as a percentage.
-func percentName(name string) bool {
-	for _, w := range strings.FieldsFunc(strings.ToLower(name), func(r rune) bool {
-		return !('a' <= r && r <= 'z')
-	}) {
-		if percentWords[w] {
-			return true
-		}
-	}
-	return false
-}
-
 // percentUnit decides, when an alert is made, how its limit written as a
 // percentage ("when error_rate is above 5%") reads against the column the
-// run will read: a column whose name marks a percentage is compared as
+// run will read: a column the answer shows in percent (answer's units:
+// its name, share_pct, or the catalog's description) is compared as
 // written (5); one whose values in the answer's result all lie within
 // [-1, 1] holds fractions and is compared with 0.05, which the condition's
 // words then say ("above 5% (0.05 in error_rate)"). note says, for the
@@ -40,7 +24,7 @@ func percentName(name string) bool {
 // in it): the limit is then compared as written. Other conditions come
 // back as they are.
 func (n *Nodes) percentUnit(ctx context.Context, s *State, turn store.Turn, c schedule.Condition) (_ schedule.Condition, note string) {
-	if c.Unit != schedule.UnitPercent || percentName(c.Column) {
+	if c.Unit != schedule.UnitPercent || answer.NameUnit(c.Column).Suffix == "%" {
 		return c, ""
 	}
 	subject := cmp.Or(c.Column, "the value")
@@ -59,7 +43,13 @@ func (n *Nodes) percentUnit(ctx context.Context, s *State, turn store.Turn, c sc
 	if pick < 0 {
 		return c, asWritten
 	}
-	if percentName(res.Columns[pick].Name) {
+	// A column the answer shows in percent (by its name, or the
+	// catalog's description: "in percent from 0 to 100") holds them.
+	shown := &answer.Answer{Result: &res}
+	if a, err := answer.Unmarshal(turn.Reply); err == nil && len(turn.Reply) > 0 {
+		shown.Units = a.Units
+	}
+	if shown.Table().Unit(pick).Suffix == "%" {
 		return c, ""
 	}
 	switch fractions(res, pick) {

@@ -7,6 +7,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/analyticsbot/analyticsbot/answer"
 	"github.com/analyticsbot/analyticsbot/schedule"
 	"github.com/analyticsbot/analyticsbot/store"
 	"github.com/analyticsbot/analyticsbot/warehouse"
@@ -31,7 +32,8 @@ func TestAlertOnAPercent(t *testing.T) {
 		name     string
 		result   *warehouse.Result // nil: no result at hand
 		cond     schedule.Condition
-		want     string // the condition's words
+		units    map[string]answer.Unit // the answer's units, from the catalog
+		want     string                 // the condition's words
 		wantNote string
 	}{
 		{name: "a column of fractions", cond: fiveOver,
@@ -56,6 +58,10 @@ func TestAlertOnAPercent(t *testing.T) {
 			result:   &warehouse.Result{Columns: column("error_rate"), Rows: [][]any{{"mon", nil}}, RowCount: 1},
 			want:     "when error_rate is above 5%",
 			wantNote: "I couldn't see the answer's values, so I'll compare error_rate with 5 as written; if it holds fractions (0.05 for 5%), ask for an alert “when error_rate is above 0.05” instead."},
+		{name: "a column the catalog says is in percent", cond: fiveOver,
+			result: &warehouse.Result{Columns: column("error_rate"), Rows: [][]any{{"mon", 0.42}}, RowCount: 1},
+			units:  map[string]answer.Unit{"error_rate": {Suffix: "%"}},
+			want:   "when error_rate is above 5%"},
 		{name: "a plain number", cond: schedule.Condition{Kind: schedule.CondAbove, Threshold: 5, Column: "error_rate"},
 			result: &warehouse.Result{Columns: column("error_rate"), Rows: [][]any{{"mon", 0.0042}}, RowCount: 1},
 			want:   "when error_rate is above 5"},
@@ -66,7 +72,13 @@ func TestAlertOnAPercent(t *testing.T) {
 				require.NoError(t, n.Cache.Put(ctx, store.CachedResult{ThreadID: thread, QueryID: pgID(sql),
 					Query: pgQuery(sql), Question: "error rate", Result: *tt.result}))
 			}
-			got, note := n.percentUnit(ctx, &State{ThreadTS: thread, UserID: "U1", ChannelID: "C1"}, store.Turn{QueryID: pgID(sql)}, tt.cond)
+			turn := store.Turn{QueryID: pgID(sql)}
+			if tt.units != nil {
+				reply, err := answer.Marshal(&answer.Answer{Kind: answer.KindAnswer, Result: tt.result, Units: tt.units})
+				require.NoError(t, err)
+				turn.Reply = reply
+			}
+			got, note := n.percentUnit(ctx, &State{ThreadTS: thread, UserID: "U1", ChannelID: "C1"}, turn, tt.cond)
 			assert.Equal(t, tt.want, got.Describe())
 			assert.Equal(t, tt.wantNote, note)
 			sch := store.Schedule{Question: "Error rate", DestKind: "dm", TimeZone: "UTC", CondKind: string(got.Kind),
