@@ -68,3 +68,23 @@ func RedactQuoted(text string, keep func(string) bool) string {
 func isWordByte(c byte) bool {
 	return c == '_' || c == '$' || c >= '0' && c <= '9' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= 0x80
 }
+
+// Written reports whether a query wrote s (one of its words) or s names
+// something of the caller's catalog (known), or is a dotted name of such
+// parts (PostgreSQL says "employees.email" for a column the query named
+// email, reading employees): what RedactQuoted may keep.
+func Written(s string, words map[string]bool, known func(string) bool) bool {
+	if words[s] || known(s) {
+		return true
+	}
+	parts := strings.Split(s, ".")
+	if len(parts) < 2 {
+		return false
+	}
+	for _, p := range parts {
+		if !words[p] && !known(p) {
+			return false
+		}
+	}
+	return true
+}

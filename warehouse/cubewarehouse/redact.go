@@ -32,21 +32,8 @@ func (b *Backend) redacted(ctx context.Context, err error, q cube.Query) error {
 			}
 		}
 	}
-	keep := func(s string) bool {
-		if words[s] || names[strings.ToLower(s)] {
-			return true
-		}
-		parts := strings.Split(s, ".")
-		if len(parts) < 2 {
-			return false
-		}
-		for _, p := range parts {
-			if !words[p] && !names[strings.ToLower(p)] {
-				return false
-			}
-		}
-		return true
-	}
+	known := func(s string) bool { return names[strings.ToLower(s)] }
+	keep := func(s string) bool { return warehouse.Written(s, words, known) }
 	return &cube.QueryError{Message: warehouse.RedactQuoted(qe.Message, keep)}
 }
 

@@ -78,7 +78,7 @@ func redact(err error, sql string, known func(string) bool) error {
 		return err
 	}
 	words := queryWords(sql)
-	keep := func(s string) bool { return written(s, words, known) }
+	keep := func(s string) bool { return warehouse.Written(s, words, known) }
 	r := *pgErr
 	r.Message = warehouse.RedactQuoted(pgErr.Message, keep)
 	r.Hint = warehouse.RedactQuoted(pgErr.Hint, keep)
@@ -128,26 +128,6 @@ func queryWords(sql string) map[string]bool {
 		words[raw], words[strings.ToLower(raw)], words[word] = true, true, true
 	}
 	return words
-}
-
-// written reports whether the query wrote s (one of its words) or s
-// names something of the caller's catalog (known), or is a dotted name of
-// such parts (PostgreSQL says "employees.email" for a column the query
-// named email, reading employees).
-func written(s string, words map[string]bool, known func(string) bool) bool {
-	if words[s] || known(s) {
-		return true
-	}
-	parts := strings.Split(s, ".")
-	if len(parts) < 2 {
-		return false
-	}
-	for _, p := range parts {
-		if !words[p] && !known(p) {
-			return false
-		}
-	}
-	return true
 }
 
 // literalText is the text of a string literal, its doubled or escaped

@@ -13,7 +13,7 @@ import (
 func TestRedactTranslatedQuotes(t *testing.T) {
 	t.Parallel()
 	words := queryWords("SELECT CAST(email AS int) FROM people WHERE code = 'x1'")
-	keep := func(s string) bool { return written(s, words, func(string) bool { return false }) }
+	keep := func(s string) bool { return warehouse.Written(s, words, func(string) bool { return false }) }
 	tests := []struct{ message, want string }{
 		{`ungültige Eingabesyntax für Typ integer: „ann@corp.test“`, `ungültige Eingabesyntax für Typ integer: „…“`},
 		{`syntaxe en entrée invalide pour le type integer : « ann@corp.test »`, `syntaxe en entrée invalide pour le type integer : «…»`},
