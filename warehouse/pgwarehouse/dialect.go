@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/analyticsbot/analyticsbot/llm"
+	"github.com/analyticsbot/analyticsbot/sqlguard"
 	"github.com/analyticsbot/analyticsbot/warehouse"
 )
 
@@ -53,7 +54,7 @@ func schemaScope(schemas []string) string {
 
 // describe lists tables for the prompt: per table a TABLE line with its
 // schema and comment, then its columns with their types, comments and,
-// names written as SQL must write them (ident), comments on one line;
+// names written as SQL must write them (sqlguard.Ident), comments on one line;
 // for a column with few values, those values; a table described in part
 // ends with how many columns it leaves out.
 func describe(tables []warehouse.Table) string {
@@ -65,7 +66,7 @@ func describe(tables []warehouse.Table) string {
 		}
 		b.WriteByte('\n')
 		for _, c := range t.Columns {
-			b.WriteString("  " + ident(c.Name) + " " + c.Type)
+			b.WriteString("  " + sqlguard.Ident(c.Name) + " " + c.Type)
 			comment := warehouse.OneLine(c.Comment)
 			switch {
 			case comment != "" && len(c.Values) > 0:
