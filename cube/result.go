@@ -245,9 +245,17 @@ func number(v any) any {
 // stand for it.
 var halfCent = big.NewRat(1, 200)
 
+// exactBelow is where a float's rounding (a part in 2^53) can first reach
+// half a cent: every value smaller is held, and costs no exact reading
+// (every number of a result is read so).
+const exactBelow = 1e13
+
 // holds reports whether f stands for the number s writes: equal to it
 // within half a cent, so its whole part and its cents are the same.
 func holds(f float64, s string) bool {
+	if math.Abs(f) < exactBelow {
+		return true
+	}
 	exact, ok := new(big.Rat).SetString(s)
 	if !ok {
 		return false
