@@ -100,7 +100,9 @@ type RefreshStats struct {
 // and replaces what the index holds for it, but for values longer than
 // MaxValueLength; a column that cannot be read or written is logged,
 // counted as failed and left as it was, and the refresh goes on with the
-// others.
+// others. When the warehouse or the bot's database itself fails (down, no
+// answer, credentials refused) the refresh stops there with that error:
+// every column after it would fail the same way.
 func (ix *ValueIndex) Refresh(ctx context.Context) (RefreshStats, error) {
 	start := time.Now()
 	var st RefreshStats
@@ -130,6 +132,9 @@ func (ix *ValueIndex) Refresh(ctx context.Context) (RefreshStats, error) {
 				if ctx.Err() != nil {
 					return st, ctx.Err()
 				}
+				if wholeBackend(err) {
+					return st, fmt.Errorf("refresh the value index: read %s.%s.%s: %w", col.Schema, col.Table, col.Column, err)
+				}
 				st.Failed++
 				ix.log().WarnContext(ctx, "value index: read a column", "column", col.Schema+"."+col.Table+"."+col.Column, "err", err)
 				continue
@@ -150,6 +155,9 @@ func (ix *ValueIndex) Refresh(ctx context.Context) (RefreshStats, error) {
 			if err := ix.DB.ReplaceValues(ctx, col, distinct, rows, indexed); err != nil {
 				if ctx.Err() != nil {
 					return st, ctx.Err()
+				}
+				if errors.Is(err, store.ErrUnavailable) {
+					return st, fmt.Errorf("refresh the value index: %w", err)
 				}
 				st.Failed++
 				ix.log().WarnContext(ctx, "value index: write a column's values", "column", col.Schema+"."+col.Table+"."+col.Column, "err", err)
@@ -174,6 +182,16 @@ func (ix *ValueIndex) Refresh(ctx context.Context) (RefreshStats, error) {
 	}
 	st.Elapsed = time.Since(start)
 	return st, nil
+}
+
+// wholeBackend reports whether a column's read failed for the backend as a
+// whole rather than for the column.
+func wholeBackend(err error) bool {
+	switch warehouse.KindOf(err) {
+	case warehouse.Unavailable, warehouse.NoAnswer, warehouse.Unauthorized:
+		return true
+	}
+	return false
 }
 
 // Run refreshes the index now and then every interval, until ctx ends. A

@@ -154,3 +154,50 @@ func TestListedValuesAreShownExactly(t *testing.T) {
 		assert.Equal(t, 2, n, "rows where region = %s", l)
 	}
 }
+
+// downValues reads the catalog from a backend that is up and every
+// column's values from one whose server is gone, and counts the reads.
+type downValues struct {
+	warehouse.Backend
+	down  warehouse.Backend
+	reads int
+}
+
+func (d *downValues) Values(ctx context.Context, col warehouse.ColumnRef, limit int) (warehouse.ColumnValues, error) {
+	d.reads++
+	return d.down.Values(ctx, col, limit)
+}
+
+// A warehouse that is down fails every column the same way: the refresh
+// stops at the first with that error, logged once by Run, not a warning
+// per column, and forgets nothing it held. So does a bot database that
+// went away (a write that fails as unavailable).
+func TestValueIndexRefreshStopsWhenTheWarehouseIsDown(t *testing.T) {
+	t.Parallel()
+	ix := crmIndex(t)
+	ctx := context.Background()
+	_, err := ix.Refresh(ctx)
+	require.NoError(t, err)
+
+	down := pgwarehouse.New(pgwarehouse.Config{ExecConfig: pgwarehouse.ExecConfig{
+		DatabaseURL: "postgres://postgres@127.0.0.1:1/none?sslmode=disable&connect_timeout=2", Schemas: []string{"crm"}}})
+	t.Cleanup(down.Close)
+	backend := &downValues{Backend: ix.Backend, down: down}
+	broken := &grounding.ValueIndex{DB: ix.DB, Backend: backend}
+	_, err = broken.Refresh(ctx)
+	require.Error(t, err)
+	assert.Equal(t, warehouse.Unavailable, warehouse.KindOf(err), "%v", err)
+	assert.Equal(t, 1, backend.reads, "no column after the first is tried")
+	ok, err := ix.DB.HasValue(ctx, crmColumn("tickets", "subject"), "Rocket engine late")
+	require.NoError(t, err)
+	assert.True(t, ok, "what the index held is kept")
+
+	_, err = ix.DB.Pool().Exec(ctx, `
+		CREATE FUNCTION gone() RETURNS trigger LANGUAGE plpgsql AS $$
+		BEGIN RAISE EXCEPTION 'terminating connection due to administrator command' USING ERRCODE = '57P01'; END $$;
+		CREATE TRIGGER gone BEFORE INSERT OR UPDATE ON value_index_columns FOR EACH ROW EXECUTE FUNCTION gone();`)
+	require.NoError(t, err)
+	st, err := ix.Refresh(ctx)
+	require.ErrorIs(t, err, store.ErrUnavailable)
+	assert.Zero(t, st.Failed, "the first write that finds the database gone ends the refresh")
+}
