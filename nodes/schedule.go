@@ -123,7 +123,11 @@ func (n *Nodes) Schedule(ctx context.Context, s *State) error {
 			}
 		}
 	}
-	if unclear := n.unclear(ctx, s, turn, req); unclear != "" {
+	unclear := n.unclear(ctx, s, turn, req)
+	if unclear == "" {
+		req.Condition, unclear = n.watchedColumn(ctx, s, turn, req.Condition)
+	}
+	if unclear != "" {
 		s.SetReply(FormatSimple, &answer.Answer{Kind: answer.KindNotice, Text: answer.Plain(unclear + " " + textScheduleHow)})
 		return nil
 	}
@@ -178,6 +182,45 @@ func (n *Nodes) unclear(ctx context.Context, s *State, turn store.Turn, req sche
 		}
 	}
 	return ""
+}
+
+// watchedColumn names the column an alert on a value reads when its words
+// named none, from the answer's result: its one number column, so the
+// confirmation and every post say what is compared. An answer with
+// several number columns (a year beside a count) or none has no value to
+// pick: unclear says so and how to name one. Without the result at hand
+// (its cache expired) c comes back as it was, and runs read the first
+// number column.
+func (n *Nodes) watchedColumn(ctx context.Context, s *State, turn store.Turn, c schedule.Condition) (_ schedule.Condition, unclear string) {
+	switch c.Kind {
+	case "", schedule.CondAnyRows, schedule.CondNoRows:
+		return c, ""
+	}
+	if c.Column != "" {
+		return c, ""
+	}
+	cached, err := n.Cache.Get(ctx, s.ThreadTS, turn.QueryID)
+	if err != nil {
+		return c, ""
+	}
+	var numbers []string
+	for _, col := range cached.Result.Columns {
+		if col.Kind == warehouse.KindNumber {
+			numbers = append(numbers, col.Name)
+		}
+	}
+	switch len(numbers) {
+	case 0:
+		return c, fmt.Sprintf("The answer has no number to watch: its columns are %s.",
+			strings.Join(cached.Result.ColumnNames(), ", "))
+	case 1:
+		c.Column = numbers[0]
+		return c, ""
+	}
+	named := c
+	named.Column = numbers[len(numbers)-1]
+	return c, fmt.Sprintf("The answer has several numbers (%s): say which to watch, e.g. “alert me %s”.",
+		strings.Join(numbers, ", "), named.Describe())
 }
 
 // alertCheck is how often an alert is checked when its words do not say.

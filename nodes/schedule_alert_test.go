@@ -49,3 +49,50 @@ func TestAlertOnAMissingValue(t *testing.T) {
 		})
 	}
 }
+
+// docs/schedules.md: an alert on a value whose words name no column reads
+// the answer's one number column, and says which; an answer with several
+// numbers, or none, is asked about instead of watching whichever comes
+// first (a year beside a count would always be above 100).
+func TestAlertWatchesTheAnswersOneNumber(t *testing.T) {
+	t.Parallel()
+	n, _ := newNodes(t, nil)
+	ctx := context.Background()
+	const sql = "SELECT 1"
+	num := func(name string) warehouse.Column {
+		return warehouse.Column{Name: name, Type: "bigint", Kind: warehouse.KindNumber}
+	}
+	text := warehouse.Column{Name: "genre", Type: "text", Kind: warehouse.KindText}
+	above := schedule.Condition{Kind: schedule.CondAbove, Threshold: 100}
+	for _, tt := range []struct {
+		name    string
+		cols    []warehouse.Column // nil: the answer's result is not at hand
+		cond    schedule.Condition
+		want    string // the condition's words
+		wantAsk string
+	}{
+		{name: "one number", cols: []warehouse.Column{text, num("games")}, cond: above, want: "when games is above 100"},
+		{name: "several numbers", cols: []warehouse.Column{num("year"), num("games")}, cond: above,
+			want:    "when the value is above 100",
+			wantAsk: "The answer has several numbers (year, games): say which to watch, e.g. “alert me when games is above 100”."},
+		{name: "no number", cols: []warehouse.Column{text}, cond: schedule.Condition{Kind: schedule.CondChange},
+			want:    "when the value changes",
+			wantAsk: "The answer has no number to watch: its columns are genre."},
+		{name: "a column named", cols: []warehouse.Column{num("year"), num("games")},
+			cond: schedule.Condition{Kind: schedule.CondBelow, Threshold: 5, Column: "year"}, want: "when year is below 5"},
+		{name: "rows, not a value", cols: []warehouse.Column{num("year"), num("games")},
+			cond: schedule.Condition{Kind: schedule.CondAnyRows}, want: "when any row appears"},
+		{name: "no result at hand", cond: above, want: "when the value is above 100"},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			thread := threadID(t)
+			if tt.cols != nil {
+				require.NoError(t, n.Cache.Put(ctx, store.CachedResult{ThreadID: thread, QueryID: pgID(sql),
+					Query: pgQuery(sql), Question: "games", Result: warehouse.Result{Columns: tt.cols}}))
+			}
+			got, ask := n.watchedColumn(ctx, &State{ThreadTS: thread, UserID: "U1", ChannelID: "C1"}, store.Turn{QueryID: pgID(sql)}, tt.cond)
+			assert.Equal(t, tt.want, got.Describe())
+			assert.Equal(t, tt.wantAsk, ask)
+		})
+	}
+}

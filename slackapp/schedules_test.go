@@ -335,6 +335,11 @@ func TestAlertPostsOnlyWhenItsConditionHolds(t *testing.T) {
 	confirm := h.answerIn(ch, root, "Shall I save it?")
 	assert.Contains(t, says(confirm), "every hour", "the recurrence, in words")
 	assert.Contains(t, says(confirm), "only when games is above 9,000", "the condition, in words")
+	h.mention(ch, "1700001304.000100", root, "alert me here when it is above 9,000, checked every hour")
+	unnamed := h.slack.WaitMessage(t, "a second confirmation", func(m fakeslack.Message) bool {
+		return m.Channel == ch && m.ThreadTS == root && m.TS != confirm.TS && strings.Contains(says(m), "Shall I save it?")
+	})
+	assert.Contains(t, says(unnamed), "only when games is above 9,000", "no column named: the answer's one number, named")
 	h.send(fakeslack.Envelope{Type: "interactive", Payload: h.slack.BlockAction(user, ch, confirm.TS, root,
 		nodes.ActionScheduleSave, buttonValue(t, confirm, nodes.ActionScheduleSave))})
 	h.ephemeralTo(user, "Saved: I'll post")
