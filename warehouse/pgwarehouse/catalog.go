@@ -153,9 +153,14 @@ func addForeignKeys(ctx context.Context, conn *pgxpool.Conn, cat *warehouse.Cata
 }
 
 // kindOfType is the kind of a catalog column: the kind its values have in
-// results for the built-in types, else by the type's category (domains and
-// enums take their base's).
+// results for the built-in types but xml, else by the type's category
+// (domains and enums take their base's).
 func kindOfType(m *pgtype.Map, oid uint32, category string) warehouse.Kind {
+	if oid == pgtype.XMLOID {
+		// Text in results, but no column to match values in: xml has
+		// no equality, so `WHERE doc = '…'` fails.
+		return warehouse.KindOther
+	}
 	if _, ok := m.TypeForOID(oid); ok {
 		return kindOfOID(m, oid)
 	}

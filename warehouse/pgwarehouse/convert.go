@@ -47,7 +47,8 @@ func kindOfOID(m *pgtype.Map, oid uint32) warehouse.Kind {
 		return warehouse.KindBool
 	case pgtype.DateOID, pgtype.TimestampOID, pgtype.TimestamptzOID, pgtype.TimeOID, pgtype.TimetzOID:
 		return warehouse.KindTime
-	case pgtype.TextOID, pgtype.VarcharOID, pgtype.BPCharOID, pgtype.NameOID, pgtype.QCharOID, pgtype.UUIDOID:
+	case pgtype.TextOID, pgtype.VarcharOID, pgtype.BPCharOID, pgtype.NameOID, pgtype.QCharOID, pgtype.UUIDOID,
+		pgtype.XMLOID: // xml's content is text as free as text's (and a formula to a spreadsheet as easily)
 		return warehouse.KindText
 	}
 	if _, ok := m.TypeForOID(oid); !ok {
