@@ -30,13 +30,23 @@ const setupRetries = 8
 func SetupTx(ctx context.Context, pool *pgxpool.Pool, fn func(pgx.Tx) error) error {
 	// Taking turns may wait for a whole migration: no round-trip bound.
 	waits := WithRoundTrip(ctx, 0)
-	attempt := func() error {
-		err := pgx.BeginFunc(waits, pool, func(tx pgx.Tx) error {
+	return RetryConcurrent(ctx, func() error {
+		return pgx.BeginFunc(waits, pool, func(tx pgx.Tx) error {
 			if _, err := tx.Exec(waits, `SELECT pg_advisory_xact_lock($1)`, MigrationLockKey); err != nil {
 				return err
 			}
 			return fn(tx)
 		})
+	})
+}
+
+// RetryConcurrent runs fn, a transaction that changes catalog rows every
+// database of the server shares (a role's), again while it fails as a
+// concurrent change (IsConcurrentChange), a few times with a short
+// backoff; other errors end it at once.
+func RetryConcurrent(ctx context.Context, fn func() error) error {
+	attempt := func() error {
+		err := fn()
 		if err != nil && !IsConcurrentChange(err) {
 			return backoff.Permanent(err)
 		}

@@ -144,7 +144,9 @@ func (d *DB) Schema() string { return d.schema }
 // Migrate creates the bot's schema, moves the tables of an installation
 // that kept them in public there, and applies every pending migration of
 // package migrations. Postgres advisory locks serialise concurrent
-// migrators of the same database (several replicas starting at once).
+// migrators of the same database (several replicas starting at once); a
+// migration failed by a concurrent change of a shared role's row (another
+// database's migration) runs again.
 func (d *DB) Migrate(ctx context.Context) error {
 	// A migration may rewrite a big table, and waits its turn.
 	ctx = pgpool.WithRoundTrip(ctx, 0)
@@ -165,7 +167,16 @@ func (d *DB) Migrate(ctx context.Context) error {
 	if err != nil {
 		return fmt.Errorf("migrate %s: %w", d.where, err)
 	}
-	if _, err := provider.Up(ctx); err != nil {
+	// The lock holds in this database only: a migration that changes a
+	// role every database shares (the reader's) may meet a twin migrating
+	// another database of the server, and PostgreSQL then fails one with
+	// "tuple concurrently updated". Its transaction is rolled back, so Up
+	// goes on from it again.
+	err = pgpool.RetryConcurrent(ctx, func() error {
+		_, err := provider.Up(ctx)
+		return err
+	})
+	if err != nil {
 		return fmt.Errorf("migrate %s: %w", d.where, classify(err))
 	}
 	return nil

@@ -3,7 +3,9 @@ package store_test
 import (
 	"context"
 	"testing"
+	"time"
 
+	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/stdlib"
 	"github.com/pressly/goose/v3"
 	"github.com/stretchr/testify/assert"
@@ -188,4 +190,51 @@ func TestMigrationConditionUnitDown(t *testing.T) {
 	require.NoError(t, db.Pool().QueryRow(ctx, `SELECT cond_threshold FROM schedules WHERE id = $1`, sch.ID).Scan(&threshold))
 	assert.Equal(t, 0.05, threshold)
 	require.NoError(t, db.Migrate(ctx), "up again")
+}
+
+// A migration that changes what every database of the server shares (the
+// reader role, a database's grants) can meet another transaction changing
+// the same catalog row, such as a twin migrating another database; the
+// advisory lock holds in one database only, and PostgreSQL fails the one
+// that waited with "tuple concurrently updated". Migrate runs it again
+// instead of failing the start.
+func TestMigrateGoesOnPastAConcurrentChange(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	url := storetest.MissingURL(t)
+	cfg, err := pgx.ParseConfig(url)
+	require.NoError(t, err)
+	name := cfg.Database
+	admin, err := pgx.Connect(ctx, storetest.DefaultAdminURL())
+	require.NoError(t, err)
+	t.Cleanup(func() { admin.Close(ctx) })
+	_, err = admin.Exec(ctx, "CREATE DATABASE "+pgx.Identifier{name}.Sanitize())
+	require.NoError(t, err)
+
+	// Another transaction changes the database's row and holds it.
+	other, err := pgx.Connect(ctx, url)
+	require.NoError(t, err)
+	t.Cleanup(func() { other.Close(ctx) })
+	tx, err := other.Begin(ctx)
+	require.NoError(t, err)
+	_, err = tx.Exec(ctx, "GRANT CONNECT ON DATABASE "+pgx.Identifier{name}.Sanitize()+" TO PUBLIC")
+	require.NoError(t, err)
+
+	db, err := store.Open(ctx, url)
+	require.NoError(t, err)
+	t.Cleanup(db.Close)
+	done := make(chan error, 1)
+	go func() { done <- db.Migrate(ctx) }()
+	require.Eventually(t, func() bool {
+		var waiting int
+		err := admin.QueryRow(ctx, `SELECT count(*) FROM pg_stat_activity
+			WHERE datname = $1 AND wait_event_type = 'Lock'`, name).Scan(&waiting)
+		return err == nil && waiting > 0
+	}, time.Minute, 20*time.Millisecond, "a migration waits for the other transaction's row")
+	require.NoError(t, tx.Commit(ctx))
+
+	require.NoError(t, <-done, "the migration that met the change ran again")
+	pending, err := db.PendingMigrations(ctx)
+	require.NoError(t, err)
+	assert.Zero(t, pending)
 }
