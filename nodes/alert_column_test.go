@@ -28,6 +28,7 @@ func TestAlertColumnByWord(t *testing.T) {
 		{"a word of the name", []warehouse.Column{num("discount"), num("game_count")}, "count", int64(1)},
 		{"an exact name later wins", []warehouse.Column{num("game_count"), num("count")}, "count", int64(1)},
 		{"any case, spaces as underscores", []warehouse.Column{num("discount"), num("Game_Count")}, "game count", int64(1)},
+		{"a name with a space, as the alert stored it", []warehouse.Column{num("year"), num("Total Games")}, "Total Games", int64(1)},
 		{"not inside a word", []warehouse.Column{num("discount")}, "count", nil},
 		{"a text column is no number", []warehouse.Column{text}, "count", nil},
 		{"no name: the first number column", []warehouse.Column{text, num("discount"), num("game_count")}, "", int64(1)},

@@ -148,7 +148,7 @@ func valueOf(r warehouse.Result, column string) *float64 {
 }
 
 // numberColumn is the index of the number column of cols named column (any
-// case; spaces as underscores; else one whose name has it as a word:
+// case; spaces as underscores, in either name; else one whose name has it as a word:
 // "count" finds "game_count", not "discount"), or with no column named the
 // first number column; -1 when there is none.
 func numberColumn(cols []warehouse.Column, column string) int {
@@ -158,7 +158,7 @@ func numberColumn(cols []warehouse.Column, column string) int {
 		if c.Kind != warehouse.KindNumber {
 			continue
 		}
-		name := strings.ToLower(c.Name)
+		name := strings.ReplaceAll(strings.ToLower(c.Name), " ", "_")
 		switch {
 		case want == "":
 			pick = i
