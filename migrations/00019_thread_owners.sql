@@ -3,7 +3,10 @@
 -- threads are its asker's alone (the user id of the request: "web" or
 -- "token:<name>"). The server issues their ids and records the owner
 -- here, so every replica sharing the database refuses them to anyone else.
--- Slack threads have no row: the channel's rules decide who reads them.
+-- Slack threads get a row when the bot is first asked in them (its asker,
+-- store.AskedIn), so every replica answers replies in them before a turn
+-- is saved; the row makes nobody their owner: the channel's rules decide
+-- who reads them.
 CREATE TABLE threads (
     id         text PRIMARY KEY,
     owner_id   text NOT NULL,

@@ -42,12 +42,14 @@ func pruneDeliveries(ctx context.Context, ex execer, age time.Duration, batch in
 	return tag.RowsAffected(), nil
 }
 
-// HasThread reports whether the thread has any stored turn: the bot has
-// answered in it before.
+// HasThread reports whether the bot was asked in the thread: it is
+// recorded (AskedIn, from the moment its first question was taken) or has
+// a stored turn (threads asked in before AskedIn was).
 func (d *DB) HasThread(ctx context.Context, threadID string) (bool, error) {
 	var ok bool
-	err := d.pool.QueryRow(ctx,
-		`SELECT EXISTS (SELECT 1 FROM conversation_turns WHERE thread_id = $1)`, threadID).Scan(&ok)
+	err := d.pool.QueryRow(ctx, `
+		SELECT EXISTS (SELECT 1 FROM threads WHERE id = $1)
+		    OR EXISTS (SELECT 1 FROM conversation_turns WHERE thread_id = $1)`, threadID).Scan(&ok)
 	if err != nil {
 		return false, fmt.Errorf("look up thread %q: %w", threadID, classify(err))
 	}

@@ -71,7 +71,8 @@ type RetentionCounts struct {
 	Deliveries int64
 	// ScheduleRuns are the finished runs of schedules older than Turns.
 	ScheduleRuns int64
-	// Threads are owners of threads older than Turns with no turn left
+	// Threads are records of threads (web threads' owners, Slack
+	// threads the bot was asked in) older than Turns with no turn left
 	// and no schedule.
 	Threads int64
 	// Skipped says another process sharing the database was applying
@@ -195,7 +196,8 @@ func (d *DB) ApplyRetention(ctx context.Context, p RetentionPolicy) (RetentionCo
 	run(p.Deliveries, &n.Deliveries, pruneAllDeliveries)
 	// A schedule's run history lives as long as the turns it posted.
 	run(p.Turns, &n.ScheduleRuns, deleteScheduleRuns)
-	// A thread's owner is forgotten once its turns are.
+	// A thread's record (a web thread's owner, a Slack thread the bot
+	// was asked in) is forgotten once its turns are.
 	run(p.Turns, &n.Threads, deleteThreads)
 	return n, errors.Join(errs...)
 }

@@ -33,10 +33,43 @@ func (d *DB) ThreadOwner(ctx context.Context, id string) (string, error) {
 	return owner, nil
 }
 
-// deleteThreads forgets the owners of threads recorded more than age ago
-// that have no turn left and that no schedule posts to or was made in: a
-// thread the retention of turns emptied, or one whose first question never
-// got a turn. A schedule keeps its thread its owner's.
+// AskedIn records that the bot was asked in the Slack thread id, by asker,
+// when it takes the question up and before it answers: from then on every
+// process sharing the database knows the thread (HasThread), though no
+// turn of it is saved yet. It reports whether this was the thread's first
+// record; a thread recorded before keeps its row. A Slack thread's row
+// does not make it asker's: the channel's rules say who reads it.
+func (d *DB) AskedIn(ctx context.Context, id, asker string) (first bool, err error) {
+	tag, err := d.pool.Exec(ctx, `INSERT INTO threads (id, owner_id) VALUES ($1, $2) ON CONFLICT (id) DO NOTHING`,
+		cleanText(id), cleanText(asker))
+	if err != nil {
+		return false, fmt.Errorf("record thread %q: %w", id, classify(err))
+	}
+	return tag.RowsAffected() == 1, nil
+}
+
+// FirstTurnPending reports whether the thread id was recorded less than
+// within ago (AskedIn) and has no turn yet: its first question is being
+// answered, by this process or another, or was lost.
+func (d *DB) FirstTurnPending(ctx context.Context, id string, within time.Duration) (bool, error) {
+	var pending bool
+	err := d.pool.QueryRow(ctx, `
+		SELECT EXISTS (
+			SELECT 1 FROM threads t
+			WHERE t.id = $1 AND t.created_at > now() - make_interval(secs => $2)
+			  AND NOT EXISTS (SELECT 1 FROM conversation_turns c WHERE c.thread_id = t.id))`,
+		id, within.Seconds()).Scan(&pending)
+	if err != nil {
+		return false, fmt.Errorf("first turn of thread %q: %w", id, classify(err))
+	}
+	return pending, nil
+}
+
+// deleteThreads forgets the threads recorded more than age ago (web
+// threads' owners, Slack threads the bot was asked in) that have no turn
+// left and that no schedule posts to or was made in: a thread the
+// retention of turns emptied, or one whose first question never got a
+// turn. A schedule keeps its thread its owner's.
 func deleteThreads(ctx context.Context, ex execer, age time.Duration, batch int) (int64, error) {
 	n, err := deleteInBatches(ctx, ex, `
 		DELETE FROM threads WHERE id IN (

@@ -3,6 +3,7 @@ package store_test
 import (
 	"context"
 	"testing"
+	"time"
 
 	"github.com/jackc/pgx/v5/stdlib"
 	"github.com/pressly/goose/v3"
@@ -124,5 +125,62 @@ func TestThreadRetention(t *testing.T) {
 		} else {
 			assert.ErrorIs(t, err, store.ErrNotFound, "%s is forgotten", id)
 		}
+	}
+}
+
+// A Slack thread the bot is asked in is known from the moment the question
+// is taken, before any turn is saved, and its first question is pending
+// until a turn is; a second question in it is not the first. Retention
+// forgets it as it forgets turns.
+func TestAskedIn(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	db := storetest.New(t)
+	const (
+		asked  = "C1:1700000000.000100"
+		never  = "C1:1700000000.000999"
+		stale  = "C1:1600000000.000100"
+		within = time.Minute
+	)
+	first, err := db.AskedIn(ctx, asked, "U1")
+	require.NoError(t, err)
+	assert.True(t, first, "the thread's first question")
+	first, err = db.AskedIn(ctx, asked, "U2")
+	require.NoError(t, err)
+	assert.False(t, first, "a second question in the thread")
+
+	for id, want := range map[string]bool{asked: true, never: false} {
+		got, err := db.HasThread(ctx, id)
+		require.NoError(t, err)
+		assert.Equal(t, want, got, "HasThread(%s) before any turn", id)
+	}
+	pending, err := db.FirstTurnPending(ctx, asked, within)
+	require.NoError(t, err)
+	assert.True(t, pending, "no turn yet: the first answer is under way")
+	pending, err = db.FirstTurnPending(ctx, never, within)
+	require.NoError(t, err)
+	assert.False(t, pending, "nothing is pending in a thread never asked in")
+
+	addTurns(t, db, store.Turn{ThreadID: asked, UserMessage: "How many games were released in 2018?", Intent: "analytics_query"})
+	pending, err = db.FirstTurnPending(ctx, asked, within)
+	require.NoError(t, err)
+	assert.False(t, pending, "the first turn is saved")
+
+	// A question taken long ago whose answer never saved a turn is not
+	// waited for, and retention forgets its thread like the turns of old.
+	_, err = db.AskedIn(ctx, stale, "U1")
+	require.NoError(t, err)
+	_, err = db.Pool().Exec(ctx, `UPDATE threads SET created_at = now() - interval '100 days' WHERE id = $1`, stale)
+	require.NoError(t, err)
+	pending, err = db.FirstTurnPending(ctx, stale, within)
+	require.NoError(t, err)
+	assert.False(t, pending, "a first question taken longer ago than within is not waited for")
+	n, err := db.ApplyRetention(ctx, store.RetentionPolicy{})
+	require.NoError(t, err)
+	assert.EqualValues(t, 1, n.Threads, "the old thread without turns is forgotten")
+	for id, want := range map[string]bool{asked: true, stale: false} {
+		got, err := db.HasThread(ctx, id)
+		require.NoError(t, err)
+		assert.Equal(t, want, got, "HasThread(%s) after retention", id)
 	}
 }
