@@ -48,15 +48,28 @@ func (d *DB) AskedIn(ctx context.Context, id, asker string) (first bool, err err
 	return tag.RowsAffected() == 1, nil
 }
 
+// FirstAnswered records that the first question of the thread id
+// (AskedIn) was answered, whatever its outcome and whether or not it saved
+// a turn.
+func (d *DB) FirstAnswered(ctx context.Context, id string) error {
+	_, err := d.pool.Exec(ctx, `UPDATE threads SET first_answered_at = now() WHERE id = $1 AND first_answered_at IS NULL`, id)
+	if err != nil {
+		return fmt.Errorf("first answer of thread %q: %w", id, classify(err))
+	}
+	return nil
+}
+
 // FirstTurnPending reports whether the thread id was recorded less than
-// within ago (AskedIn) and has no turn yet: its first question is being
-// answered, by this process or another, or was lost.
+// within ago (AskedIn), its first question not answered (FirstAnswered)
+// and no turn of it saved: that question is being answered, by this
+// process or another, or was lost.
 func (d *DB) FirstTurnPending(ctx context.Context, id string, within time.Duration) (bool, error) {
 	var pending bool
 	err := d.pool.QueryRow(ctx, `
 		SELECT EXISTS (
 			SELECT 1 FROM threads t
-			WHERE t.id = $1 AND t.created_at > now() - make_interval(secs => $2)
+			WHERE t.id = $1 AND t.first_answered_at IS NULL
+			  AND t.created_at > now() - make_interval(secs => $2)
 			  AND NOT EXISTS (SELECT 1 FROM conversation_turns c WHERE c.thread_id = t.id))`,
 		id, within.Seconds()).Scan(&pending)
 	if err != nil {

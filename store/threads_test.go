@@ -166,6 +166,16 @@ func TestAskedIn(t *testing.T) {
 	require.NoError(t, err)
 	assert.False(t, pending, "the first turn is saved")
 
+	// A first question whose path saves no turn (a schedule's list) keeps
+	// nobody waiting once it is answered.
+	const aside = "C1:1700000001.000100"
+	_, err = db.AskedIn(ctx, aside, "U1")
+	require.NoError(t, err)
+	require.NoError(t, db.FirstAnswered(ctx, aside))
+	pending, err = db.FirstTurnPending(ctx, aside, within)
+	require.NoError(t, err)
+	assert.False(t, pending, "the first question was answered without a turn")
+
 	// A question taken long ago whose answer never saved a turn is not
 	// waited for, and retention forgets its thread like the turns of old.
 	_, err = db.AskedIn(ctx, stale, "U1")
