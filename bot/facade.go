@@ -77,7 +77,9 @@ func (b *Bot) FirstDelivery(ctx context.Context, key string) bool {
 	return first
 }
 
-// KnowsThread reports whether the bot has answered in the thread before.
+// KnowsThread reports whether the bot was asked in the thread: since
+// AskedInThread recorded it, on any process sharing the database, or
+// because it answered there before.
 func (b *Bot) KnowsThread(ctx context.Context, threadID string) (bool, error) {
 	return b.db.HasThread(ctx, threadID)
 }

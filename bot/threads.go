@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"sync/atomic"
+	"time"
 
 	"github.com/analyticsbot/analyticsbot/nodes"
 	"github.com/analyticsbot/analyticsbot/store"
@@ -125,4 +126,58 @@ func (b *Bot) askThread(ctx context.Context, m Message) (Message, error) {
 		return b.StartThread(ctx, m)
 	}
 	return m, b.CheckThread(ctx, m)
+}
+
+// firstTurnWait is how long after a Slack thread's first question was
+// taken a later message of the thread waits for that question's turn
+// (AwaitFirstTurn): longer than answering takes, short enough that a
+// question whose answer was lost (a process killed mid-answer) does not
+// hold its thread long.
+const firstTurnWait = 2 * time.Minute
+
+// firstTurnPoll is how often AwaitFirstTurn looks for the first turn.
+const firstTurnPoll = 250 * time.Millisecond
+
+// AskedInThread records that userID asked the bot in the Slack thread, as
+// the question is taken and before it is answered, so a reply in the
+// thread is known to every process sharing the database (KnowsThread)
+// while no turn of it is saved yet. It reports whether the question is the
+// thread's first.
+func (b *Bot) AskedInThread(ctx context.Context, threadID, userID string) (first bool, err error) {
+	return b.db.AskedIn(ctx, threadID, userID)
+}
+
+// AnsweredInThread records that the thread's first question, which
+// AskedInThread reported first, was answered, whatever its outcome: later
+// messages of the thread stop waiting for it (AwaitFirstTurn) though its
+// path saved no turn.
+func (b *Bot) AnsweredInThread(ctx context.Context, threadID string) error {
+	return b.db.FirstAnswered(ctx, threadID)
+}
+
+// AwaitFirstTurn waits while the first question of the thread, taken by
+// this process or another less than firstTurnWait ago, is not answered
+// (AnsweredInThread) and has no saved turn: a message that follows it up
+// then reads its answer in the thread's history. It reports whether it waited. A failed look-up, or ctx's end,
+// ends the wait: the message is answered with what is saved.
+func (b *Bot) AwaitFirstTurn(ctx context.Context, threadID string) bool {
+	waited := false
+	for {
+		pending, err := b.db.FirstTurnPending(ctx, threadID, firstTurnWait)
+		if err != nil {
+			if ctx.Err() == nil {
+				b.log.WarnContext(ctx, "first turn of the thread: not waiting for it", "thread", threadID, "err", err)
+			}
+			return waited
+		}
+		if !pending {
+			return waited
+		}
+		waited = true
+		select {
+		case <-ctx.Done():
+			return waited
+		case <-time.After(firstTurnPoll):
+		}
+	}
 }

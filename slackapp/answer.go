@@ -31,6 +31,10 @@ type answer struct {
 	// command posts the question first and answers in its thread.
 	check func(ctx context.Context, w *answer) bool
 	p     *progress
+	// awaitFirst says the question is not its thread's first: its answer
+	// waits for the first one's turn, which another process may be writing.
+	// first says it is, and its end is recorded for those waiting.
+	awaitFirst, first bool
 }
 
 // job returns the dispatcher job of the answer.
@@ -40,7 +44,8 @@ func (w *answer) job(kind, thread string) job {
 
 // prepare reports whether the question is to be answered: not when another
 // delivery of it was handled already, nor when it is a reply in a thread
-// the bot is not part of.
+// the bot is not part of. A question it takes records its thread before
+// the first progress shows.
 func (w *answer) prepare(ctx context.Context) bool {
 	ok := false
 	if w.check != nil {
@@ -51,8 +56,32 @@ func (w *answer) prepare(ctx context.Context) bool {
 	if !ok {
 		return false
 	}
+	if !w.q.dm {
+		w.awaitFirst = w.enterThread(ctx)
+	}
 	w.p = w.a.startProgress(ctx, w.q)
 	return true
+}
+
+// enterThread records that the bot was asked in the question's thread, so
+// that every process sharing the database answers replies in it from now
+// on, though no answer of it is saved yet; Slack may send a reply to
+// another process than the one answering. It reports whether the question
+// follows up an earlier one, whose answer it then waits for.
+func (w *answer) enterThread(ctx context.Context) bool {
+	a, q := w.a, w.q
+	if q.followUpOnly {
+		return true // checkMessage found the thread known
+	}
+	first, err := a.bot.AskedInThread(ctx, threadID(q.channel, q.threadTS), q.user)
+	if err != nil {
+		// The answer's saved turn will make the thread known instead.
+		a.log.WarnContext(ctx, "thread not recorded: other processes ignore replies in it until its answer is saved",
+			"channel", q.channel, "thread", q.threadTS, "err", err)
+		return false
+	}
+	w.first = first
+	return !first
 }
 
 func (w *answer) checkMessage(ctx context.Context) bool {
@@ -66,6 +95,7 @@ func (w *answer) checkMessage(ctx context.Context) bool {
 			return false
 		}
 		if !known {
+			a.log.DebugContext(ctx, "thread reply not answered: the bot was not asked in this thread", "channel", q.channel, "thread", q.threadTS, "ts", q.ts)
 			return false
 		}
 	}
@@ -88,9 +118,15 @@ func (w *answer) run(ctx context.Context) {
 	}
 	in := bot.Message{ThreadID: threadID(q.channel, q.threadTS), UserID: q.user, ChannelID: q.channel, Text: q.text,
 		Email: a.people.email(ctx, q.user), TimeZone: a.people.timeZone(ctx, q.user)}
+	// The thread's first question may still be answered, here or by
+	// another process: its answer is this one's history.
+	if w.awaitFirst && a.bot.AwaitFirstTurn(ctx, in.ThreadID) {
+		log.DebugContext(ctx, "waited for the answer of the thread's first question")
+	}
 	r, err := a.bot.Ask(ctx, in, p.options()...)
 	defer r.Close()
 	p.stop()
+	w.firstDone(ctx)
 
 	// A reply for its asker alone (beyond the channel's ceiling): the
 	// thread reads its note, the asker the reply.
@@ -132,6 +168,22 @@ func (w *answer) run(ctx context.Context) {
 	}
 }
 
+// firstDone records, for the thread's first question, that it was answered
+// or will not be: replies in the thread wait no longer, though no turn was
+// saved (a schedule's list, a failure).
+func (w *answer) firstDone(ctx context.Context) {
+	if !w.first {
+		return
+	}
+	w.first = false
+	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), reportTimeout)
+	defer cancel()
+	if err := w.a.bot.AnsweredInThread(ctx, threadID(w.q.channel, w.q.threadTS)); err != nil {
+		w.a.log.WarnContext(ctx, "thread's first answer not recorded: replies in it may wait for it",
+			"channel", w.q.channel, "thread", w.q.threadTS, "err", err)
+	}
+}
+
 // report tells the user in the thread that the question will not be
 // answered, and why, replacing the progress message if there is one.
 func (w *answer) report(ctx context.Context, why error) {
@@ -139,6 +191,7 @@ func (w *answer) report(ctx context.Context, why error) {
 	if q.threadTS == "" {
 		return // a slash command that never got its thread: respond handles it
 	}
+	w.firstDone(ctx)
 	working, msg := "", blockkit.Error(whyText(why), nil)
 	if w.p != nil {
 		w.p.stop()

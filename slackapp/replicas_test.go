@@ -2,9 +2,12 @@ package slackapp
 
 import (
 	"context"
+	"log/slog"
 	"net/http"
 	"net/url"
+	"strings"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -162,4 +165,43 @@ func TestMentionReachingTwoReplicasIsAnsweredOnce(t *testing.T) {
 	calls := []int{first.modelCalls(), second.modelCalls()}
 	assert.Contains(t, calls, 0, "one process made no model call (model calls per process: %v)", calls)
 	assert.NotEqual(t, []int{0, 0}, calls, "the other answered with the model")
+}
+
+// TestFollowUpWhileAnotherReplicaAnswers asks the bot by mention in one
+// process, whose model takes 1.5 s a step, and sends "And in 2017?" in the
+// thread, without a mention, to the other while the first answer is still
+// being written, as Slack may. The other knows the thread from the moment
+// the first process took the question, waits for its answer and answers
+// the follow-up from it. A reply in a thread the bot was never asked in is
+// still ignored, with a debug line saying why.
+func TestFollowUpWhileAnotherReplicaAnswers(t *testing.T) {
+	t.Parallel()
+	answerer := start(t, withScript(slowDemoScript(1500*time.Millisecond)))
+	var logs lockedBuffer
+	other := start(t, sharing(answerer.slack), withLog(slog.New(slog.NewTextHandler(&logs, &slog.HandlerOptions{Level: slog.LevelDebug}))))
+	ch, ts := channelID("CREPLFUP"), "1700000303.000100"
+
+	answerer.mention(ch, ts, "", q2018)
+	answerer.slack.WaitMessage(t, "the first question's progress", func(m fakeslack.Message) bool {
+		return m.Channel == ch && m.ThreadTS == ts && strings.Contains(says(m), "Working on it")
+	})
+	other.message(ch, "channel", "1700000303.000300", ts, "And in 2017?")
+	for _, m := range other.threadMessages(ch, ts) {
+		require.NotContains(t, says(m), answer18, "the follow-up must reach the other process while the first answer is under way")
+	}
+
+	other.answerIn(ch, ts, answer17)
+	answerer.answerIn(ch, ts, answer18)
+	assert.Len(t, other.threadMessages(ch, ts), 2, "both questions answered in the thread, one message each")
+	assert.Equal(t, int64(1), answerer.jobs.Load(), "the first process answered only the mention")
+	assert.NotZero(t, other.modelCalls(), "the other process answered the follow-up")
+
+	// Chatter in a thread the bot was never asked in.
+	chatter := channelID("CREPLCHAT")
+	other.message(chatter, "channel", "1700000304.000200", "1700000304.000100", q2018)
+	other.waitJobs(2)
+	for _, m := range other.slack.Messages() {
+		assert.NotEqual(t, chatter, m.Channel, "nothing is posted in a thread the bot was never asked in, got %+v", m)
+	}
+	assert.Contains(t, logs.String(), "thread reply not answered: the bot was not asked in this thread", "the ignored reply leaves a debug line")
 }
