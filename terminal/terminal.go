@@ -1,5 +1,7 @@
 // Package terminal renders the bot's replies (package answer) for a
 // terminal: plain text, or with ANSI bold and dim when the output is one.
+// Text from the warehouse or the model never drives the terminal: its
+// control characters print as U+FFFD (Inert), styled or not.
 // Nothing of Slack's syntax reaches it: emphasis is bold or nothing,
 // buttons are the commands that press them, questions to try are numbered.
 package terminal
@@ -69,7 +71,7 @@ func Render(a *answer.Answer, o Options) string {
 	default:
 		add(o.text(a.Text))
 		if a.Chart != nil {
-			add(a.Chart.Text())
+			add(Inert(a.Chart.Text()))
 		}
 		if a.ShowsTable() {
 			add(o.table(a))
@@ -79,7 +81,7 @@ func Render(a *answer.Answer, o Options) string {
 		add(o.questions("You could ask next:", a.FollowUps))
 	}
 	if len(parts) == 0 {
-		parts = append(parts, a.Plain())
+		parts = append(parts, Inert(a.Plain()))
 	}
 	return strings.Join(parts, "\n\n") + "\n"
 }
@@ -112,7 +114,7 @@ func List(a *answer.Answer) []string {
 func (o Options) choices(cs []answer.Choice) string {
 	var lines []string
 	for _, c := range cs {
-		label := strings.Join(strings.Fields(c.Label), " ")
+		label := Inert(strings.Join(strings.Fields(c.Label), " "))
 		if label == "" || strings.TrimSpace(c.Ask) == "" {
 			continue
 		}
@@ -120,7 +122,7 @@ func (o Options) choices(cs []answer.Choice) string {
 		case o.Numbered:
 			lines = append(lines, "  "+strconv.Itoa(len(lines)+1)+". "+label)
 		case o.Choose != nil:
-			lines = append(lines, "  • "+label+": "+o.Choose(strings.TrimSpace(c.Ask)))
+			lines = append(lines, "  • "+label+": "+flat(o.Choose(strings.TrimSpace(c.Ask))))
 		default:
 			lines = append(lines, "  • "+label)
 		}
@@ -146,22 +148,23 @@ func (o Options) text(t answer.Text) string {
 	for _, s := range t {
 		switch {
 		case s.Link != "":
-			b.WriteString(o.link(s.Link, s.Text))
+			b.WriteString(o.link(s.Link, Inert(s.Text)))
 		case s.Code:
-			b.WriteString("‘" + s.Text + "’")
+			b.WriteString("‘" + Inert(s.Text) + "’")
 		case s.Bold:
-			b.WriteString(o.style(bold, s.Text))
+			b.WriteString(o.style(bold, Inert(s.Text)))
 		default:
-			b.WriteString(s.Text)
+			b.WriteString(Inert(s.Text))
 		}
 	}
 	return strings.TrimSpace(b.String())
 }
 
 // link is text linking to u: an OSC 8 hyperlink under ANSI (terminals
-// without them show the text), the text alone otherwise.
+// without them show the text), the text alone otherwise or when u holds
+// a character that could end the hyperlink's sequence.
 func (o Options) link(u, text string) string {
-	if !o.ANSI || strings.ContainsAny(u, "\x1b\x07") {
+	if !o.ANSI || needsInert(u) || strings.ContainsAny(u, "\n\t") {
 		return text
 	}
 	return "\x1b]8;;" + u + "\x1b\\" + text + "\x1b]8;;\x1b\\"
@@ -177,6 +180,7 @@ func (o Options) questions(title string, qs []string) string {
 	}
 	lines := []string{title}
 	for i, q := range qs {
+		q = flat(q)
 		if o.Numbered {
 			lines = append(lines, "  "+strconv.Itoa(i+1)+". "+q)
 		} else {
@@ -190,11 +194,11 @@ func (o Options) context(a *answer.Answer) string {
 	var lines []string
 	for _, s := range a.Assumptions {
 		if s = strings.TrimSpace(s); s != "" {
-			lines = append(lines, "  Assumption: "+s)
+			lines = append(lines, "  Assumption: "+flat(s))
 		}
 	}
 	if v := strings.TrimSpace(a.VerifiedBy); v != "" {
-		lines = append(lines, "  "+answer.VerifiedBadge(v, func(s string) string { return s }))
+		lines = append(lines, "  "+flat(answer.VerifiedBadge(v, func(s string) string { return s })))
 	}
 	if st := a.Status(); st != "" {
 		lines = append(lines, "  "+st)
@@ -215,7 +219,7 @@ func (o Options) actions(a *answer.Answer) string {
 			continue
 		}
 		if p := o.Press(act.ID, act.ValueOf(a.QueryID)); p != "" {
-			hints = append(hints, act.Label+": "+p)
+			hints = append(hints, flat(act.Label+": "+p))
 		}
 	}
 	if a.Feedback && o.Rate != "" {
@@ -234,14 +238,14 @@ func (o Options) query(a *answer.Answer) string {
 	if q == nil || strings.TrimSpace(q.Text) == "" {
 		return lines[0] + "\n\nNo query was run for this answer."
 	}
-	lines = append(lines, "", indent(strings.TrimSpace(q.Text)))
+	lines = append(lines, "", indent(Inert(strings.TrimSpace(q.Text))))
 	if q.Language != "SQL" {
-		by := q.SQLBy
+		by := flat(q.SQLBy)
 		if by == "" {
 			by = "the backend"
 		}
 		if sql := strings.TrimSpace(q.SQL); sql != "" {
-			lines = append(lines, "", "SQL that "+by+" runs for it:", "", indent(sql))
+			lines = append(lines, "", "SQL that "+by+" runs for it:", "", indent(Inert(sql)))
 		} else {
 			lines = append(lines, "", capitalize(by)+" did not return the SQL it runs for this query.")
 		}
@@ -262,14 +266,16 @@ func (o Options) table(a *answer.Answer) string {
 	cells := make([][]string, len(rows))
 	links := make([][]string, len(rows))
 	widths := make([]int, len(r.Columns))
+	headers := make([]string, len(r.Columns))
 	for i := range r.Columns {
-		widths[i] = width(tb.Header(i))
+		headers[i] = fit(flat(tb.Header(i)), maxColWidth)
+		widths[i] = width(headers[i])
 	}
 	for j, row := range rows {
 		cells[j] = make([]string, len(r.Columns))
 		links[j] = make([]string, len(r.Columns))
 		for i := range r.Columns {
-			c := fit(oneLine(tb.Cell(row, i)), maxColWidth)
+			c := fit(flat(tb.Cell(row, i)), maxColWidth)
 			cells[j][i], links[j][i] = c, tb.Link(row, i)
 			widths[i] = max(widths[i], width(c))
 		}
@@ -289,10 +295,8 @@ func (o Options) table(a *answer.Answer) string {
 		}
 		return strings.TrimRight(strings.Join(out, "  "), " ")
 	}
-	headers := make([]string, len(r.Columns))
 	rules := make([]string, len(r.Columns))
-	for i := range headers {
-		headers[i] = fit(tb.Header(i), maxColWidth)
+	for i := range rules {
 		rules[i] = strings.Repeat("-", widths[i])
 	}
 	lines := []string{o.style(bold, line(headers, nil, true)), line(rules, nil, true)}
@@ -314,7 +318,7 @@ func (o Options) table(a *answer.Answer) string {
 func quoted(qs []string) []string {
 	out := make([]string, 0, len(qs))
 	for _, q := range nonEmpty(qs) {
-		out = append(out, "“"+q+"”")
+		out = append(out, "“"+flat(q)+"”")
 	}
 	return out
 }
@@ -331,20 +335,6 @@ func nonEmpty(qs []string) []string {
 
 func indent(s string) string {
 	return "    " + strings.ReplaceAll(s, "\n", "\n    ")
-}
-
-func oneLine(s string) string {
-	return strings.NewReplacer("\r\n", " ", "\n", " ", "\r", " ", "\t", " ").Replace(s)
-}
-
-func width(s string) int { return utf8.RuneCountInString(s) }
-
-func fit(s string, n int) string {
-	if width(s) <= n {
-		return s
-	}
-	r := []rune(s)
-	return string(r[:n-1]) + "…"
 }
 
 func capitalize(s string) string {

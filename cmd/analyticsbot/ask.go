@@ -234,7 +234,7 @@ func report(out io.Writer, b *bot.Bot, r bot.Reply, runErr error) error {
 		Press:  func(id, value string) string { return pressCommand(r.ThreadID, value, id) },
 		Choose: func(ask string) string { return askCommand(r.ThreadID, ask) }}))
 	if r.File != nil {
-		fmt.Fprintf(out, "\n%s", fileText(r.File))
+		fmt.Fprintf(out, "\n%s", terminal.Inert(fileText(r.File)))
 	}
 	fmt.Fprintf(out, "\n(thread %s)\n", r.ThreadID)
 	if b.Demo {

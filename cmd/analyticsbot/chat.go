@@ -127,7 +127,7 @@ func (r *repl) handle(ctx context.Context, line string) error {
 		}
 		line = r.listed[i-1]
 		msg.Text = line
-		fmt.Fprintln(r.out, "> "+line)
+		fmt.Fprintln(r.out, "> "+terminal.Inert(line))
 	}
 	switch line {
 	case "":

@@ -592,6 +592,9 @@ default: none
 	t.Run("a failed question's text", func(t *testing.T) {
 		testCLIFailedQuestionText(t)
 	})
+	t.Run("data and model text print inert", func(t *testing.T) {
+		testCLIInert(t)
+	})
 
 	t.Run("feedback and examples", func(t *testing.T) {
 		testCLIFeedbackAndExamples(t, first)
