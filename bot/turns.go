@@ -101,3 +101,18 @@ func (t *Turns) Admit(ctx context.Context, queued func()) (release func(), err e
 }
 
 func (t *Turns) release() { <-t.slots }
+
+// Wait counts the caller among the waiting turns while it waits for
+// something that comes before its place: the earlier question of its
+// thread, which a front end answers first. It shares TURN_QUEUE with
+// Admit's waiters, so a question queued behind its thread is bounded as
+// one queued for a place; ok is false, and nothing is counted, when the
+// queue is full. done stops counting; call it exactly once when ok,
+// before Admit. The caller bounds the wait itself (MaxWait).
+func (t *Turns) Wait() (done func(), ok bool) {
+	if t.waiting.Add(1) > t.queue {
+		t.waiting.Add(-1)
+		return nil, false
+	}
+	return func() { t.waiting.Add(-1) }, true
+}

@@ -3,13 +3,16 @@ package web
 import (
 	"context"
 	"sync"
+
+	"github.com/analyticsbot/analyticsbot/bot"
 )
 
 // threadQueues keeps the questions of one thread in order: a question
 // asked while the thread's previous one is still being answered waits for
 // it, so the follow-up reads the answer it follows. Waiters of a thread
 // go in the order they came (a channel's waiting senders are served first
-// in, first out).
+// in, first out). They wait as questions waiting for a place do: within
+// TURN_QUEUE, for at most TURN_WAIT.
 type threadQueues struct {
 	mu sync.Mutex
 	m  map[string]*threadQueue
@@ -21,9 +24,11 @@ type threadQueue struct {
 }
 
 // enter waits for thread's turn, calling queued first when it must wait.
-// leave gives the turn to the next question; call it exactly once when
-// err is nil.
-func (q *threadQueues) enter(ctx context.Context, thread string, queued func()) (leave func(), err error) {
+// A question that waits counts among turns' waiting ones: with
+// TURN_QUEUE of them waiting it fails at once with bot.ErrBusy. ctx
+// bounds the wait (the caller gives it TURN_WAIT). leave gives the turn to
+// the next question; call it exactly once when err is nil.
+func (q *threadQueues) enter(ctx context.Context, thread string, turns *bot.Turns, queued func()) (leave func(), err error) {
 	q.mu.Lock()
 	if q.m == nil {
 		q.m = map[string]*threadQueue{}
@@ -47,6 +52,12 @@ func (q *threadQueues) enter(ctx context.Context, thread string, queued func()) 
 		return func() { <-t.turn; done() }, nil
 	default:
 	}
+	stopWaiting, ok := turns.Wait()
+	if !ok {
+		done()
+		return nil, bot.ErrBusy
+	}
+	defer stopWaiting()
 	if queued != nil {
 		queued()
 	}

@@ -75,14 +75,18 @@ func (s *server) serveStream(w http.ResponseWriter, r *http.Request) {
 			out.send(statusEvent{Type: "status", Node: "queue", Label: label})
 		}
 	}
-	leave, err := s.threads.enter(ctx, thread, waiting("Waiting for the previous answer in this conversation…"))
+	// The wait for the thread and the wait for a place together last at
+	// most TURN_WAIT, as a question's wait does elsewhere.
+	waitCtx, stopWait := context.WithTimeout(ctx, s.turns.MaxWait())
+	leave, err := s.threads.enter(waitCtx, thread, s.turns, waiting("Waiting for the previous answer in this conversation…"))
 	if err == nil {
 		defer leave()
 		var release func()
-		if release, err = s.turns.Admit(ctx, waiting("Waiting for a free place: many questions are being answered…")); err == nil {
+		if release, err = s.turns.Admit(waitCtx, waiting("Waiting for a free place: many questions are being answered…")); err == nil {
 			defer release()
 		}
 	}
+	stopWait()
 	stopWaitAlive()
 	switch {
 	case err != nil && out == nil:
