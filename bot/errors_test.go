@@ -236,6 +236,10 @@ func testBadMessages(t *testing.T, e *testEnv) {
 	}{
 		{name: "empty", text: "", wantKind: nodes.ErrEmptyMessage, wantReply: "Ask me a question about"},
 		{name: "white space", text: " \n\t  \r\n", wantKind: nodes.ErrEmptyMessage, wantReply: "Ask me a question about"},
+		{name: "NUL", text: "\x00", wantKind: nodes.ErrEmptyMessage, wantReply: "Ask me a question about"},
+		{name: "zero-width space", text: "\u200b", wantKind: nodes.ErrEmptyMessage, wantReply: "Ask me a question about"},
+		{name: "byte order mark and bidi mark", text: "\ufeff \u200f", wantKind: nodes.ErrEmptyMessage, wantReply: "Ask me a question about"},
+		{name: "an escape sequence", text: "\x1b[2J", wantKind: nodes.ErrEmptyMessage, wantReply: "Ask me a question about"},
 		{
 			name: "10 kB", text: strings.Repeat("How many games? ", 640),
 			wantKind: nodes.ErrMessageTooLong, wantReply: "Your message is too long", wantTurns: 1,

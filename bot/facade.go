@@ -61,6 +61,13 @@ func (b *Bot) ShowSchedules(ctx context.Context, m Message, scope ScheduleScope)
 	return r, err
 }
 
+// Blank reports whether a message's text has nothing a reader sees: only
+// spaces, invisible characters (NUL, U+200B, U+FEFF, …) and escape
+// sequences. Ask answers such a message as an empty one, without the
+// model and without keeping a turn; a front end that refuses empty
+// messages itself refuses these too.
+func Blank(text string) bool { return nodes.Blank(text) }
+
 // Schedule is a schedule as a surface delivers it (see Deliverer).
 type Schedule = store.Schedule
 

@@ -95,7 +95,7 @@ func (n *Nodes) RouteIntent(ctx context.Context, s *State) error {
 		return nil
 	}
 	switch {
-	case strings.TrimSpace(s.UserQuery) == "":
+	case Blank(s.UserQuery):
 		s.fail(ErrEmptyMessage, "empty message")
 		return nil
 	case utf8.RuneCountInString(s.UserQuery) > n.MaxMessageLen:

@@ -49,6 +49,7 @@ func TestRouteIntent(t *testing.T) {
 		},
 		{name: "empty", state: State{UserQuery: ""}, wantKind: ErrEmptyMessage},
 		{name: "whitespace", state: State{UserQuery: " \n\t "}, wantKind: ErrEmptyMessage},
+		{name: "invisible characters", state: State{UserQuery: "\x00\u200b\ufeff\x1b[2J\x1b]0;t\a"}, wantKind: ErrEmptyMessage},
 		{name: "too long", state: State{UserQuery: strings.Repeat("a", 4001)}, wantKind: ErrMessageTooLong},
 		{
 			name:       "4,000 two-byte characters are not too long",

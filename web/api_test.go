@@ -52,6 +52,8 @@ func TestRequestErrors(t *testing.T) {
 			wantStatus: http.StatusBadRequest, wantError: `no message with "role": "user"`},
 		{name: "blank question", method: http.MethodPost, path: "/api/chat/stream", body: question(" \n\t"),
 			wantStatus: http.StatusBadRequest, wantError: "the question is empty"},
+		{name: "a question of invisible characters", method: http.MethodPost, path: "/api/chat/stream", body: question("\x00\u200b\ufeff\x1b[2J"),
+			wantStatus: http.StatusBadRequest, wantError: "the question is empty"},
 		{name: "body too large", method: http.MethodPost, path: "/api/chat/stream", body: question(strings.Repeat("x", 2000)),
 			wantStatus: http.StatusRequestEntityTooLarge, wantError: "larger than 1024 bytes"},
 		{name: "not a web thread", method: http.MethodPost, path: "/api/chat/stream",

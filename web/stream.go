@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"net/http"
-	"strings"
 
 	"github.com/analyticsbot/analyticsbot/bot"
 )
@@ -32,7 +31,7 @@ func (c chatRequest) question() (string, error) {
 		if m.Role != "user" {
 			continue
 		}
-		if strings.TrimSpace(m.Content) == "" {
+		if bot.Blank(m.Content) {
 			return "", badRequest("the question is empty")
 		}
 		return m.Content, nil
