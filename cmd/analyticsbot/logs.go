@@ -15,6 +15,7 @@ import (
 
 	"github.com/analyticsbot/analyticsbot/bot"
 	"github.com/analyticsbot/analyticsbot/store"
+	"github.com/analyticsbot/analyticsbot/terminal"
 )
 
 const logsForm = "logs [--since 24h] [--slow] [--errors] [--feedback] [--user ID] [--ref e-…] [--json] [--limit N]"
@@ -313,9 +314,12 @@ func printTurns(out io.Writer, since time.Duration, user, ref string, turns []st
 	return w.Flush()
 }
 
-// errorLine is a failure's reference and detail on one line.
+// errorLine is a failure's reference and detail on one line, inert on a
+// terminal: a detail quotes what a query wrote (a column named
+// "\x1b]0;…\a" by an MCP caller's run_query), which must not retitle or
+// blank the operator's terminal.
 func errorLine(ref, detail string) string {
-	detail = strings.Join(strings.Fields(detail), " ")
+	detail = terminal.Inert(strings.Join(strings.Fields(detail), " "))
 	if r := []rune(detail); len(r) > 400 {
 		detail = string(r[:399]) + "…"
 	}

@@ -360,3 +360,22 @@ func TestCLILogsDefaultLimit(t *testing.T) {
 	assert.Len(t, *j.Slowest, 10, "slowest questions under the default limit")
 	assert.Len(t, *j.Errors, 10, "top errors under the default limit")
 }
+
+// A failure's detail quotes what the query wrote; an MCP caller's
+// run_query can name a column "\x1b]0;PWNED\a\x1b[8m". `logs` shows it
+// inert: no escape reaches the operator's terminal to retitle or blank it.
+func TestCLILogsDetailIsInert(t *testing.T) {
+	db, dbURL := storetest.NewWithURL(t)
+	_, err := db.AddQueryLog(context.Background(), store.QueryLog{Question: "[run_query] SELECT …", Intent: "run_query",
+		ErrorKind: "invalid_query", UserID: "token:dash", ErrorRef: "e-0badc0de",
+		ErrorDetail: "column \"\x1b]0;PWNED\a\x1b[8m\" does not exist"})
+	require.NoError(t, err)
+	t.Setenv("DATABASE_URL", dbURL)
+	for _, args := range [][]string{{"--errors"}, {"--user", "token:dash"}, {"--ref", "e-0badc0de"}} {
+		got := runLogs(t, args...)
+		require.NoError(t, got.err)
+		assert.NotContains(t, got.stdout, "\x1b", "%v", args)
+		assert.NotContains(t, got.stdout, "\a", "%v", args)
+		assert.Contains(t, got.stdout, `e-0badc0de: column "�]0;PWNED��[8m" does not exist`, "%v", args)
+	}
+}
