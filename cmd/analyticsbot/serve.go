@@ -10,6 +10,7 @@ import (
 	"net"
 	"net/http"
 	"os"
+	"strings"
 	"time"
 
 	"github.com/analyticsbot/analyticsbot/access"
@@ -59,6 +60,10 @@ func serve(ctx context.Context, out io.Writer, tel *telemetry.Telemetry) error {
 	if err != nil {
 		return err
 	}
+	bearers, err := mcpTokens(token, tokens)
+	if err != nil {
+		return err
+	}
 	if err := web.CheckAddr(scfg.HTTPAddr, token != "" || len(tokens) > 0); err != nil {
 		return err
 	}
@@ -86,7 +91,7 @@ func serve(ctx context.Context, out io.Writer, tel *telemetry.Telemetry) error {
 	}
 	mux := http.NewServeMux()
 	mux.Handle("/", web.New(b, web.Config{Token: token, Tokens: tokens}, slog.Default()))
-	mux.Handle("/mcp", mcpserver.Handler(b, mcfg, mcpTokens(token, tokens), slog.Default()))
+	mux.Handle("/mcp", mcpserver.Handler(b, mcfg, bearers, slog.Default()))
 	if app != nil && app.Mode() == slackapp.ModeHTTP {
 		mux.Handle("/slack/", app.Handler())
 	}
@@ -114,16 +119,23 @@ func serve(ctx context.Context, out io.Writer, tel *telemetry.Telemetry) error {
 
 // mcpTokens are the bearer secrets of /mcp and who each asks as: the
 // access file's named tokens, and HTTP_TOKEN's, which asks as the web
-// chat does ("web").
-func mcpTokens(token string, named map[string]string) map[string]string {
+// chat does ("web"). HTTP_TOKEN sharing a named token's secret is refused:
+// the web API would take that secret for the named token and /mcp for
+// "web", two identities under two policies.
+func mcpTokens(token string, named map[string]string) (map[string]string, error) {
 	out := maps.Clone(named)
 	if out == nil {
 		out = map[string]string{}
 	}
-	if token != "" {
-		out[token] = "web"
+	if token == "" {
+		return out, nil
 	}
-	return out
+	if user, dup := out[token]; dup {
+		return nil, fmt.Errorf("HTTP_TOKEN has the same secret as the access file's token %q: give each a secret of its own",
+			strings.TrimPrefix(user, "token:"))
+	}
+	out[token] = "web"
+	return out, nil
 }
 
 // startScheduler runs the scheduled questions and alerts (SCHEDULES) in

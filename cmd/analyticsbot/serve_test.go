@@ -392,6 +392,41 @@ default: none
 	s.shutdown(t)
 }
 
+// docs/access.md: HTTP_TOKEN shares no secret with a named token, or the
+// bot refuses to start. Otherwise one secret would ask as token:<name> on
+// the web API and as web on /mcp, under two policies.
+func TestCLIServeHTTPTokenIsNoNamedToken(t *testing.T) {
+	serveEnv(t)
+	path := filepath.Join(t.TempDir(), "access.yaml")
+	require.NoError(t, os.WriteFile(path, []byte(`
+tokens:
+  - name: dashboards
+    env: ABT_SERVE_TOKEN_DASHBOARDS
+policies:
+  - name: dashboards
+    users: ["token:dashboards"]
+    tables: ["analytics.apps"]
+  - name: web
+    users: [web]
+    tables: ["analytics.*"]
+default: none
+`), 0o600))
+	t.Setenv("ACCESS_FILE", path)
+	const secret = "dashboards-secret-0123456789"
+	t.Setenv("ABT_SERVE_TOKEN_DASHBOARDS", secret)
+	t.Setenv("HTTP_TOKEN", secret)
+	got := runCLI(t, "", "serve")
+	require.Error(t, got.err, "HTTP_TOKEN with a named token's secret")
+	assert.Contains(t, got.err.Error(), `HTTP_TOKEN has the same secret as the access file's token "dashboards"`)
+	assert.NotContains(t, got.err.Error()+got.stdout+got.stderr, secret, "the secret is never printed")
+
+	t.Setenv("HTTP_TOKEN", "web-secret-0123456789")
+	s := startServe(t)
+	status, body := get(t, s.url+"/api/examples", secret)
+	assert.Equal(t, http.StatusOK, status, "each with a secret of its own: %s", body)
+	s.shutdown(t)
+}
+
 // docs/slack.md's troubleshooting: serve stops at start with the Slack
 // setting to fix, in the words the doc quotes.
 func TestCLIServeNamesTheSlackSettingToFix(t *testing.T) {
