@@ -1,7 +1,6 @@
 package mcpserver
 
 import (
-	"encoding/json"
 	"strings"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -60,7 +59,8 @@ func (s *Server) answerOf(t turn) (*mcp.CallToolResult, Answer) {
 	}
 	if r := t.result; r != nil {
 		out.Columns, out.RowCount = r.ColumnNames(), r.RowCount
-		out.Rows, out.Truncated = s.fit(out, r.Rows, r.Truncated)
+		out.Rows = r.Rows[:min(len(r.Rows), s.cfg.MaxRows)]
+		out.Truncated = r.Truncated || len(out.Rows) < len(r.Rows)
 	}
 	res := &mcp.CallToolResult{}
 	if t.errorKind != "" {
@@ -74,20 +74,13 @@ func (s *Server) answerOf(t turn) (*mcp.CallToolResult, Answer) {
 	return res, out
 }
 
-// fit returns the most of rows, up to MCP_MAX_ROWS, that keep out within
-// MCP_MAX_BYTES, halving them until they do, and whether rows are left
-// out (cut: the result already was). Each try is measured with the
-// truncated flag it would carry, so the flag never takes out past the
-// bound.
-func (s *Server) fit(out Answer, rows [][]any, cut bool) ([][]any, bool) {
-	keep := rows[:min(len(rows), s.cfg.MaxRows)]
-	for len(keep) > 0 {
-		out.Rows, out.Truncated = keep, cut || len(keep) < len(rows)
-		b, err := json.Marshal(out)
-		if err == nil && len(b) <= s.cfg.MaxBytes {
-			return keep, out.Truncated
-		}
-		keep = keep[:len(keep)/2]
+// cut leaves out the second half of the rows to fit MCP_MAX_BYTES: the
+// result's row_count still counts them, and truncated says so (export_csv
+// has them all).
+func (a *Answer) cut() bool {
+	if len(a.Rows) == 0 {
+		return false
 	}
-	return nil, cut || len(rows) > 0
+	a.Rows, a.Truncated = a.Rows[:len(a.Rows)/2], true
+	return true
 }

@@ -24,14 +24,15 @@ import (
 // the schema does not allow is refused in this server's words, quoting at
 // most answer.MaxQuoted characters of it; the SDK's check then never refuses.
 
-// addTool registers a tool as mcp.AddTool does, and keeps its input schema
-// (inferred from In when the tool gives none) for checkArguments.
+// addTool registers a tool as mcp.AddTool does, its result bounded by
+// MCP_MAX_BYTES (bounded), and keeps its input schema (inferred from In
+// when the tool gives none) for checkArguments.
 func addTool[In, Out any](s *Server, t *mcp.Tool, h mcp.ToolHandlerFor[In, Out]) {
 	if t.InputSchema == nil {
 		t.InputSchema = schema[In](nil, nil)
 	}
 	s.inputs[t.Name] = t.InputSchema.(*jsonschema.Schema)
-	mcp.AddTool(s.mcp, t, h)
+	mcp.AddTool(s.mcp, t, bounded(s, h))
 }
 
 // checkArguments is receiving middleware that refuses, as a tool error, a

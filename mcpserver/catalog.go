@@ -6,12 +6,16 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/analyticsbot/analyticsbot/bot"
 	"github.com/analyticsbot/analyticsbot/warehouse"
 )
 
 // TableList is what list_tables returns.
 type TableList struct {
 	Tables []TableInfo `json:"tables" jsonschema:"the tables you may read"`
+	// Truncated and LeftOut say what MCP_MAX_BYTES left out.
+	Truncated bool           `json:"truncated,omitempty" jsonschema:"part of the list was left out to keep the result within the server's MCP_MAX_BYTES"`
+	LeftOut   map[string]int `json:"left_out,omitempty" jsonschema:"how many of each list were left out, by the list's name"`
 }
 
 // TableInfo is one table of list_tables.
@@ -27,6 +31,9 @@ type TableDescription struct {
 	Description string       `json:"description,omitempty" jsonschema:"what the table holds"`
 	Columns     []ColumnInfo `json:"columns" jsonschema:"its columns you may read"`
 	ForeignKeys []ForeignKey `json:"foreign_keys,omitempty" jsonschema:"its references to other tables"`
+	// Truncated and LeftOut say what MCP_MAX_BYTES left out.
+	Truncated bool           `json:"truncated,omitempty" jsonschema:"part of the list was left out to keep the result within the server's MCP_MAX_BYTES"`
+	LeftOut   map[string]int `json:"left_out,omitempty" jsonschema:"how many of each list were left out, by the list's name"`
 }
 
 // ColumnInfo is one column of describe_table.
@@ -50,6 +57,9 @@ type ForeignKey struct {
 // ValueList is what search_values returns.
 type ValueList struct {
 	Values []Value `json:"values" jsonschema:"the matching stored values, best first"`
+	// Truncated and LeftOut say what MCP_MAX_BYTES left out.
+	Truncated bool           `json:"truncated,omitempty" jsonschema:"part of the list was left out to keep the result within the server's MCP_MAX_BYTES"`
+	LeftOut   map[string]int `json:"left_out,omitempty" jsonschema:"how many of each list were left out, by the list's name"`
 }
 
 // Value is one stored value of search_values.
@@ -64,6 +74,9 @@ type Value struct {
 // VerifiedList is what list_verified_queries returns.
 type VerifiedList struct {
 	Queries []VerifiedQuery `json:"queries"`
+	// Truncated and LeftOut say what MCP_MAX_BYTES left out.
+	Truncated bool           `json:"truncated,omitempty" jsonschema:"part of the list was left out to keep the result within the server's MCP_MAX_BYTES"`
+	LeftOut   map[string]int `json:"left_out,omitempty" jsonschema:"how many of each list were left out, by the list's name"`
 }
 
 // VerifiedQuery is one verified example.
@@ -73,6 +86,56 @@ type VerifiedQuery struct {
 	Query       string   `json:"query"`
 	Assumptions []string `json:"assumptions,omitempty"`
 	VerifiedBy  string   `json:"verified_by,omitempty"`
+}
+
+func (l *TableList) cut() bool { return halve(&l.Tables, "tables", &l.LeftOut, &l.Truncated) }
+
+// cut halves the larger of its columns and foreign keys.
+func (d *TableDescription) cut() bool {
+	if jsonSize(d.ForeignKeys) > jsonSize(d.Columns) {
+		return halve(&d.ForeignKeys, "foreign_keys", &d.LeftOut, &d.Truncated)
+	}
+	return halve(&d.Columns, "columns", &d.LeftOut, &d.Truncated) ||
+		halve(&d.ForeignKeys, "foreign_keys", &d.LeftOut, &d.Truncated)
+}
+
+func (l *ValueList) cut() bool { return halve(&l.Values, "values", &l.LeftOut, &l.Truncated) }
+
+func (l *VerifiedList) cut() bool { return halve(&l.Queries, "queries", &l.LeftOut, &l.Truncated) }
+
+// contextResult is what get_context returns: the report, and what
+// MCP_MAX_BYTES left out of it.
+type contextResult struct {
+	bot.ContextReport
+	// Truncated and LeftOut say what MCP_MAX_BYTES left out.
+	Truncated bool           `json:"truncated,omitempty" jsonschema:"part of the report was left out to keep the result within the server's MCP_MAX_BYTES"`
+	LeftOut   map[string]int `json:"left_out,omitempty" jsonschema:"how many of each list were left out, by the list's name"`
+}
+
+// cut halves the report's largest list.
+func (c *contextResult) cut() bool {
+	r := &c.ContextReport
+	lists := []struct {
+		n, size int
+		halve   func() bool
+	}{
+		{len(r.Tables), jsonSize(r.Tables), func() bool { return halve(&r.Tables, "tables", &c.LeftOut, &c.Truncated) }},
+		{len(r.Others), jsonSize(r.Others), func() bool { return halve(&r.Others, "other_tables", &c.LeftOut, &c.Truncated) }},
+		{len(r.Examples), jsonSize(r.Examples), func() bool { return halve(&r.Examples, "examples", &c.LeftOut, &c.Truncated) }},
+		{len(r.Retrieved), jsonSize(r.Retrieved), func() bool { return halve(&r.Retrieved, "retrieved_examples", &c.LeftOut, &c.Truncated) }},
+		{len(r.Values), jsonSize(r.Values), func() bool { return halve(&r.Values, "values", &c.LeftOut, &c.Truncated) }},
+		{len(r.Listed), jsonSize(r.Listed), func() bool { return halve(&r.Listed, "listed_values", &c.LeftOut, &c.Truncated) }},
+		{len(r.SearchTerms), jsonSize(r.SearchTerms), func() bool { return halve(&r.SearchTerms, "search_terms", &c.LeftOut, &c.Truncated) }},
+		{len(r.Glossary), jsonSize(r.Glossary), func() bool { return halve(&r.Glossary, "glossary", &c.LeftOut, &c.Truncated) }},
+		{len(r.AskBack), jsonSize(r.AskBack), func() bool { return halve(&r.AskBack, "ask_back", &c.LeftOut, &c.Truncated) }},
+	}
+	largest := -1
+	for i, l := range lists {
+		if l.n > 0 && (largest < 0 || l.size > lists[largest].size) {
+			largest = i
+		}
+	}
+	return largest >= 0 && lists[largest].halve()
 }
 
 func (s *Server) listTables(ctx context.Context, req *mcp.CallToolRequest, _ struct{}) (*mcp.CallToolResult, TableList, error) {

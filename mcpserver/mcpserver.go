@@ -36,8 +36,10 @@ type Config struct {
 	// MaxRows bounds the rows a result returns in one call (ask,
 	// run_query); the rest are counted, and export_csv has them all.
 	MaxRows int `env:"MCP_MAX_ROWS" envDefault:"100"`
-	// MaxBytes bounds a call's result in bytes: rows beyond it are left
-	// out, and an export beyond it is refused.
+	// MaxBytes bounds a call's whole result in bytes as the client
+	// receives it, content and structured content together (bounded):
+	// rows and listed items beyond it are left out, saying so, and an
+	// export beyond it is refused.
 	MaxBytes int `env:"MCP_MAX_BYTES" envDefault:"262144"`
 	// Timeout bounds one call, waiting for a place (MAX_TURNS) included.
 	Timeout time.Duration `env:"MCP_TIMEOUT" envDefault:"2m"`
@@ -98,6 +100,10 @@ type Server struct {
 // version is the server's version as clients see it.
 const version = "1.0.0"
 
+// implementation is the server as clients see it: the SDK sends it in
+// every result's _meta to a client of a newer protocol.
+var implementation = &mcp.Implementation{Name: "analyticsbot", Title: "analyticsbot", Version: version}
+
 // New returns the MCP server of b whose calls ask as user; an empty user
 // takes each call's identity from its HTTP bearer token (Handler), and a
 // call without one is refused.
@@ -107,7 +113,7 @@ func New(b *bot.Bot, cfg Config, user string, log *slog.Logger) *Server {
 	}
 	s := &Server{bot: b, cfg: cfg.withDefaults(), log: log.With("component", "mcp"), user: user,
 		inputs: map[string]*jsonschema.Schema{}}
-	s.mcp = mcp.NewServer(&mcp.Implementation{Name: "analyticsbot", Title: "analyticsbot", Version: version},
+	s.mcp = mcp.NewServer(implementation,
 		&mcp.ServerOptions{Instructions: s.instructions(), Logger: s.log})
 	s.addTools()
 	s.mcp.AddReceivingMiddleware(s.checkArguments)

@@ -166,19 +166,19 @@ func (s *Server) runQuery(ctx context.Context, req *mcp.CallToolRequest, in quer
 	return res, out, nil
 }
 
-func (s *Server) getContext(ctx context.Context, req *mcp.CallToolRequest, in contextInput) (*mcp.CallToolResult, bot.ContextReport, error) {
+func (s *Server) getContext(ctx context.Context, req *mcp.CallToolRequest, in contextInput) (*mcp.CallToolResult, contextResult, error) {
 	m, err := s.message(req)
 	if err != nil {
-		return nil, bot.ContextReport{}, err
+		return nil, contextResult{}, err
 	}
 	m.Text = in.Question
-	var out bot.ContextReport
+	var out contextResult
 	err = s.limited(ctx, "get_context", func(ctx context.Context) error {
 		gc, err := s.bot.ContextFor(ctx, m)
 		if err != nil {
 			return err
 		}
-		out = gc.Report("", s.bot.Backend().Name())
+		out.ContextReport = gc.Report("", s.bot.Backend().Name())
 		return nil
 	})
 	return nil, out, err
@@ -237,10 +237,21 @@ func (s *Server) csvResource(t turn, queryID string) (*mcp.CallToolResult, error
 		text = t.reply.Plain()
 	}
 	uri := fmt.Sprintf("analyticsbot://export/%s/%s.csv", t.thread, queryID)
-	return &mcp.CallToolResult{Content: []mcp.Content{
+	res := &mcp.CallToolResult{Content: []mcp.Content{
 		&mcp.TextContent{Text: text},
 		&mcp.EmbeddedResource{Resource: &mcp.ResourceContents{URI: uri, MIMEType: "text/csv", Text: string(data)}},
-	}}, nil
+	}}
+	// The CSV travels as a JSON string, its quotes and line ends escaped:
+	// the result can be larger than the file.
+	sent, err := sentSize[any](res, nil, true)
+	if err != nil {
+		return nil, fmt.Errorf("measure the export: %w", err)
+	}
+	if sent > s.cfg.MaxBytes {
+		return nil, tell("the export comes to %d bytes as sent (a CSV of %d bytes), more than this server returns in one call "+
+			"(MCP_MAX_BYTES=%d): ask for fewer rows or columns", sent, size, s.cfg.MaxBytes)
+	}
+	return res, nil
 }
 
 // exportAction is the action id of the button whose press answers with

@@ -211,28 +211,26 @@ func TestRowLimits(t *testing.T) {
 	assert.Equal(t, 50, a.RowCount)
 	assert.True(t, a.Truncated)
 
-	res, a := askAnswer(t, connect(t, b, Config{MaxBytes: 800}, DefaultUser), "run_query", map[string]any{"query": q})
+	res, a := askAnswer(t, connect(t, b, Config{MaxBytes: 1600}, DefaultUser), "run_query", map[string]any{"query": q})
 	assert.NotEmpty(t, a.Rows)
 	assert.Less(t, len(a.Rows), 50)
 	assert.True(t, a.Truncated)
-	// The result's JSON, as the client gets it, stays within MCP_MAX_BYTES
+	// The whole result, as the client gets it, stays within MCP_MAX_BYTES
 	// (docs/mcp.md).
-	structured, err := json.Marshal(res.StructuredContent)
-	require.NoError(t, err)
-	assert.LessOrEqual(t, len(structured), 800, "%s", structured)
+	assert.LessOrEqual(t, sent(t, res), 1600)
 
-	res = call(t, connect(t, b, Config{MaxBytes: 100}, DefaultUser), "run_query",
+	res = call(t, connect(t, b, Config{MaxBytes: 1600}, DefaultUser), "run_query",
 		map[string]any{"query": "SELECT app_id, name FROM analytics.apps ORDER BY app_id LIMIT 500"})
 	decode(t, res, &a)
-	ex := call(t, connect(t, b, Config{MaxBytes: 100}, DefaultUser), "export_csv", map[string]any{"thread_id": a.ThreadID, "query_id": a.QueryID})
+	ex := call(t, connect(t, b, Config{MaxBytes: 1600}, DefaultUser), "export_csv", map[string]any{"thread_id": a.ThreadID, "query_id": a.QueryID})
 	assert.True(t, ex.IsError)
 	assert.Contains(t, text(ex), "MCP_MAX_BYTES", "an export larger than the bound is refused, saying which")
 }
 
-// At the boundary: MCP_MAX_BYTES is exactly the size of the first 4 of 8
-// rows without "truncated": true. With the flag they no longer fit, so 2
-// rows come back, flagged, and the result the client gets stays within
-// the bound (docs/mcp.md).
+// At the boundary: MCP_MAX_BYTES is exactly the size of the result with
+// the first 4 of 8 rows without "truncated": true. With the flag they no
+// longer fit, so 2 rows come back, flagged, and the result the client gets
+// stays within the bound (docs/mcp.md).
 func TestRowsFitWithTheirTruncatedFlag(t *testing.T) {
 	t.Parallel()
 	b := newTestBot(t, "")
@@ -242,17 +240,104 @@ func TestRowsFitWithTheirTruncatedFlag(t *testing.T) {
 	require.False(t, whole.Truncated)
 	four := whole
 	four.Rows = whole.Rows[:4]
-	size, err := json.Marshal(four)
+	structured, err := json.Marshal(four)
+	require.NoError(t, err)
+	// As the client receives it: the JSON as structured content and as
+	// text, for clients that read only the text, and the SDK's annotations.
+	bound, err := sentSize[any](&mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: string(structured)}}},
+		json.RawMessage(structured), true)
 	require.NoError(t, err)
 
-	bound := len(size)
 	res, a := askAnswer(t, connect(t, b, Config{MaxBytes: bound}, DefaultUser), "run_query", map[string]any{"query": q})
-	structured, err := json.Marshal(res.StructuredContent)
-	require.NoError(t, err)
-	assert.LessOrEqual(t, len(structured), bound, "the result within MCP_MAX_BYTES: %s", structured)
+	assert.LessOrEqual(t, sent(t, res), bound, "the result within MCP_MAX_BYTES")
 	assert.Equal(t, whole.Rows[:2], a.Rows, "rows that fit with the flag")
 	assert.True(t, a.Truncated)
 	assert.Equal(t, 8, a.RowCount)
+}
+
+// MCP_MAX_BYTES bounds every tool's whole result as the client receives
+// it, content and structured content together, and the result says what it
+// left out: rows by row_count and truncated, the catalog tools' lists by
+// truncated and left_out (docs/mcp.md). A client that reads only the text
+// gets the same JSON.
+func TestResultsWithinMaxBytes(t *testing.T) {
+	t.Parallel()
+	b := newTestBot(t, "")
+	_, err := b.RefreshValueIndex(t.Context())
+	require.NoError(t, err)
+	whole := connect(t, b, Config{}, DefaultUser)
+	for _, tt := range []struct {
+		tool string
+		args map[string]any
+	}{
+		{"run_query", map[string]any{"query": "SELECT app_id, name FROM analytics.apps ORDER BY app_id LIMIT 100"}},
+		{"list_tables", map[string]any{}},
+		{"describe_table", map[string]any{"table": "analytics.apps"}},
+		{"search_values", map[string]any{"text": "Linux Windows Mac indie action strategy"}},
+		{"list_verified_queries", map[string]any{"limit": 50}},
+		{"get_context", map[string]any{"question": q2018}},
+	} {
+		t.Run(tt.tool, func(t *testing.T) {
+			full := call(t, whole, tt.tool, tt.args)
+			require.False(t, full.IsError, text(full))
+			bound := sent(t, full) * 3 / 5
+			res := call(t, connect(t, b, Config{MaxBytes: bound}, DefaultUser), tt.tool, tt.args)
+			require.False(t, res.IsError, text(res))
+			assert.LessOrEqual(t, sent(t, res), bound, "the result as the client receives it")
+			var cut struct {
+				Truncated bool           `json:"truncated"`
+				LeftOut   map[string]int `json:"left_out"`
+				RowCount  int            `json:"row_count"`
+				Rows      [][]any        `json:"rows"`
+			}
+			decode(t, res, &cut)
+			assert.True(t, cut.Truncated, "the result says it is cut")
+			if tt.tool == "run_query" {
+				assert.Equal(t, 100, cut.RowCount)
+				assert.NotEmpty(t, cut.Rows)
+			} else {
+				assert.NotEmpty(t, cut.LeftOut, "the result says what it left out")
+			}
+			structured, err := json.Marshal(res.StructuredContent)
+			require.NoError(t, err)
+			assert.JSONEq(t, string(structured), text(res), "the text is the structured result, once")
+		})
+	}
+
+	// Too small a bound for a result with nothing left to cut is a tool
+	// error that names it.
+	res := call(t, connect(t, b, Config{MaxBytes: 60}, DefaultUser), "list_tables", map[string]any{})
+	assert.True(t, res.IsError)
+	assert.Contains(t, text(res), "MCP_MAX_BYTES=60")
+
+	// An export's CSV travels escaped in JSON: one that fits the bound as a
+	// file but not as sent is refused.
+	_, a := askAnswer(t, whole, "run_query", map[string]any{"query": "SELECT app_id, name FROM analytics.apps ORDER BY app_id LIMIT 40"})
+	args := map[string]any{"thread_id": a.ThreadID, "query_id": a.QueryID}
+	ex := call(t, whole, "export_csv", args)
+	require.False(t, ex.IsError, text(ex))
+	var csv string
+	for _, c := range ex.Content {
+		if r, ok := c.(*mcp.EmbeddedResource); ok {
+			csv = r.Resource.Text
+		}
+	}
+	require.NotEmpty(t, csv)
+	res = call(t, connect(t, b, Config{MaxBytes: len(csv)}, DefaultUser), "export_csv", args)
+	assert.True(t, res.IsError, "a CSV of MCP_MAX_BYTES is more than that as sent")
+	assert.Contains(t, text(res), "MCP_MAX_BYTES")
+	bound := sent(t, ex)
+	res = call(t, connect(t, b, Config{MaxBytes: bound}, DefaultUser), "export_csv", args)
+	require.False(t, res.IsError, text(res))
+	assert.LessOrEqual(t, sent(t, res), bound)
+}
+
+// sent is the size of res as the client receives it.
+func sent(t testing.TB, res *mcp.CallToolResult) int {
+	t.Helper()
+	b, err := json.Marshal(res)
+	require.NoError(t, err)
+	return len(b)
 }
 
 // The catalog tools: the tables, a table's columns, stored values, the
