@@ -89,6 +89,10 @@ type File struct {
 	Name, Title string
 	// Rows is how many rows of data it holds.
 	Rows int
+	// Note says the export was cut short, and where ("The export was
+	// limited to 1,500 rows."); empty when it holds every row. The
+	// reply's text says it too.
+	Note string
 	s    *nodes.State
 }
 
@@ -194,7 +198,7 @@ func replyOf(s *nodes.State, res workflow.Result) Reply {
 		r.Audience, r.Note = AudienceAsker, nodes.PrivateNote(s)
 	}
 	if s.HasCSV() {
-		r.File = &File{Name: s.CSVFilename, Title: s.CSVTitle, Rows: s.CSVRows, s: s}
+		r.File = &File{Name: s.CSVFilename, Title: s.CSVTitle, Rows: s.CSVRows, Note: s.CSVNote, s: s}
 	}
 	r.ModelTime, r.DBTime = s.LLMTime, s.DBTime
 	r.ModelCalls, r.PromptTokens, r.CompletionTokens = s.LLMCalls, s.PromptTokens, s.CompletionTokens

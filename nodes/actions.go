@@ -54,8 +54,8 @@ func (n *Nodes) ExportCSV(ctx context.Context, s *State) error {
 			return nil
 		}
 		rows = st.Rows
-		if note := exportNote(st); note != "" {
-			limited = " " + note
+		if s.CSVNote = exportNote(st); s.CSVNote != "" {
+			limited = " " + s.CSVNote
 		}
 	} else {
 		s.Result = cached.Result

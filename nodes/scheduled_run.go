@@ -194,8 +194,8 @@ func (n *Nodes) scheduledCSV(ctx context.Context, s *State, r warehouse.Runnable
 		return
 	}
 	s.CSVRows = st.Rows
-	if note := exportNote(st); note != "" {
-		s.Answer += " " + note
+	if s.CSVNote = exportNote(st); s.CSVNote != "" {
+		s.Answer += " " + s.CSVNote
 	}
 }
 

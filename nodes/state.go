@@ -293,6 +293,9 @@ type State struct {
 	CSVTitle    string
 	// CSVRows is how many rows the CSV export holds.
 	CSVRows int
+	// CSVNote says, when the export was cut short, where and why ("The
+	// export was limited to 1,500 rows."); empty when it holds every row.
+	CSVNote string
 
 	// ErrorKind, ErrorDetail and ErrorClass are written by the node that
 	// failed. ErrorDetail is for logs and the generator, never shown raw to

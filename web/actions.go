@@ -5,6 +5,7 @@ import (
 	"io"
 	"mime"
 	"net/http"
+	"net/url"
 	"strconv"
 	"strings"
 
@@ -91,6 +92,10 @@ func (s *server) serveAction(w http.ResponseWriter, r *http.Request) {
 		Text: reply.Text, Reply: viewOf(reply), AskNote: down && req.Action != actionFeedbackNote})
 }
 
+// headerExportNote carries, percent-encoded, what a download's reply says
+// of an export cut short ("The export was limited to 1,500 rows.").
+const headerExportNote = "X-Export-Note"
+
 // sendCSV streams the reply's file as a download.
 func (s *server) sendCSV(w http.ResponseWriter, r *http.Request, reply bot.Reply) {
 	f, size, err := reply.File.Open()
@@ -104,6 +109,10 @@ func (s *server) sendCSV(w http.ResponseWriter, r *http.Request, reply bot.Reply
 	h.Set("Content-Type", "text/csv; charset=utf-8")
 	h.Set("Content-Disposition", mime.FormatMediaType("attachment", map[string]string{"filename": reply.File.Name}))
 	h.Set("Content-Length", strconv.FormatInt(size, 10))
+	if note := reply.File.Note; note != "" {
+		// The page shows it beside the download: a file cut short says so.
+		h.Set(headerExportNote, url.PathEscape(note))
+	}
 	w.WriteHeader(http.StatusOK)
 	if _, err := io.Copy(w, f); err != nil && r.Context().Err() == nil {
 		s.log.WarnContext(r.Context(), "CSV download cut", "thread", reply.ThreadID, "err", err)

@@ -419,8 +419,9 @@
       if (info.download || attachment) {
         const blob = await res.blob();
         const name = download(blob, filenameOf(res) || "result.csv");
-        actionStatus(button, "Downloaded " + name + " (" + formatBytes(blob.size) + ").");
-        announce("Downloaded " + name + ".");
+        const note = exportNoteOf(res);
+        actionStatus(button, "Downloaded " + name + " (" + formatBytes(blob.size) + ")." + (note ? " " + note : ""));
+        announce("Downloaded " + name + "." + (note ? " " + note : ""));
         return;
       }
       const data = await res.json();
@@ -441,6 +442,16 @@
     if (star) return decodeURIComponent(star[1]);
     const m = cd.match(/filename="?([^";]+)"?/i);
     return m ? m[1] : "";
+  }
+
+  /** exportNoteOf is what the server says of an export cut short (X-Export-Note), or "". */
+  function exportNoteOf(res) {
+    const note = res.headers.get("X-Export-Note") || "";
+    try {
+      return decodeURIComponent(note);
+    } catch {
+      return "";
+    }
   }
 
   function download(blob, name) {
