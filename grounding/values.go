@@ -100,9 +100,12 @@ type RefreshStats struct {
 // and replaces what the index holds for it, but for values longer than
 // MaxValueLength; a column that cannot be read or written is logged,
 // counted as failed and left as it was, and the refresh goes on with the
-// others. When the warehouse or the bot's database itself fails (down, no
-// answer, credentials refused) the refresh stops there with that error:
-// every column after it would fail the same way.
+// others. When the warehouse itself fails for downColumns columns in a row
+// (down, no answer, credentials refused), or the bot's database fails a
+// write as unavailable, the refresh stops there with that error: every
+// column after them would fail the same way. One column alone may fail so
+// and not the others (a Cube query still running at CUBE_TIMEOUT is
+// "unavailable"), so one does not stop it.
 func (ix *ValueIndex) Refresh(ctx context.Context) (RefreshStats, error) {
 	start := time.Now()
 	var st RefreshStats
@@ -119,6 +122,7 @@ func (ix *ValueIndex) Refresh(ctx context.Context) (RefreshStats, error) {
 	}
 	backend := ix.Backend.Name()
 	var keep []store.ValueColumn
+	down := 0 // columns in a row whose read failed as the backend's
 	for _, t := range cat.Tables {
 		for _, c := range t.Columns {
 			if c.Kind != warehouse.KindText || c.Role == warehouse.RoleMeasure || c.Role == warehouse.RoleSegment {
@@ -133,12 +137,16 @@ func (ix *ValueIndex) Refresh(ctx context.Context) (RefreshStats, error) {
 					return st, ctx.Err()
 				}
 				if wholeBackend(err) {
-					return st, fmt.Errorf("refresh the value index: read %s.%s.%s: %w", col.Schema, col.Table, col.Column, err)
+					if down++; down == downColumns {
+						return st, fmt.Errorf("refresh the value index: read %s.%s.%s and the %d before it: %w",
+							col.Schema, col.Table, col.Column, downColumns-1, err)
+					}
 				}
 				st.Failed++
 				ix.log().WarnContext(ctx, "value index: read a column", "column", col.Schema+"."+col.Table+"."+col.Column, "err", err)
 				continue
 			}
+			down = 0
 			indexed, distinct, rows := values.Distinct, len(values.Distinct), values.Rows
 			skipped := distinct > max
 			if skipped {
@@ -184,8 +192,12 @@ func (ix *ValueIndex) Refresh(ctx context.Context) (RefreshStats, error) {
 	return st, nil
 }
 
-// wholeBackend reports whether a column's read failed for the backend as a
-// whole rather than for the column.
+// downColumns is how many columns in a row whose read failed as the
+// backend's (wholeBackend) stop a refresh.
+const downColumns = 3
+
+// wholeBackend reports whether a column's read failed as the backend's
+// failing as a whole would: down, no answer, credentials refused.
 func wholeBackend(err error) bool {
 	switch warehouse.KindOf(err) {
 	case warehouse.Unavailable, warehouse.NoAnswer, warehouse.Unauthorized:
