@@ -2,6 +2,7 @@ package slackapp
 
 import (
 	"context"
+	"fmt"
 	"log/slog"
 	"net/http"
 	"net/url"
@@ -12,6 +13,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/analyticsbot/analyticsbot/bot/bottest"
 	"github.com/analyticsbot/analyticsbot/nodes"
 	"github.com/analyticsbot/analyticsbot/slackapp/fakeslack"
 	"github.com/analyticsbot/analyticsbot/store"
@@ -204,4 +206,60 @@ func TestFollowUpWhileAnotherReplicaAnswers(t *testing.T) {
 		assert.NotEqual(t, chatter, m.Channel, "nothing is posted in a thread the bot was never asked in, got %+v", m)
 	}
 	assert.Contains(t, logs.String(), "thread reply not answered: the bot was not asked in this thread", "the ignored reply leaves a debug line")
+}
+
+// tickQuestion is answered with a query whose one value is new at every
+// run, as a count is once the data has changed: the same query id, other
+// rows.
+const (
+	tickQuestion = "What time is it on the database?"
+	tickRules    = `
+  - step: classify
+    match: '(?im)^Question: What time is it on the database'
+    reply: '{"intent": "analytics_query", "confidence": 0.9}'
+  - step: generate_sql
+    match: '(?im)^Question: What time is it on the database'
+    reply: '{"sql": "SELECT to_char(clock_timestamp(), ''HH24:MI:SS.US'') AS tick", "assumptions": [], "explanation": "x"}'
+  - step: interpret
+    match: '(?im)^Question: What time is it on the database'
+    reply: '{"answer": "Here is the time on the database."}'
+`
+)
+
+// TestExportOnAnotherReplicasNewerAnswer: one process answers a question,
+// which it keeps in memory; the question is asked again in the thread and
+// answered by the other, which stores newer rows under the same query id
+// (as Refresh does). Export CSV pressed on that newer answer and delivered
+// to the first process uploads the newer rows, not the first process's
+// older copy.
+func TestExportOnAnotherReplicasNewerAnswer(t *testing.T) {
+	t.Parallel()
+	script := withScript(bottest.DemoScript(tickRules))
+	first := start(t, script)
+	second := start(t, script, sharing(first.slack))
+	ch, ts := channelID("CREPLNEW"), "1700000305.000100"
+	ctx := context.Background()
+
+	first.mention(ch, ts, "", tickQuestion)
+	older := first.answerIn(ch, ts, "Here is the time on the database.")
+	first.waitJobs(1)
+	qid := queryID(t, older)
+	held, err := first.bot.Cache().Get(ctx, threadID(ch, ts), qid)
+	require.NoError(t, err)
+
+	second.mention(ch, "1700000305.000200", ts, tickQuestion)
+	newer := first.slack.WaitMessage(t, "the second answer", func(m fakeslack.Message) bool {
+		return m.Channel == ch && m.ThreadTS == ts && m.TS != older.TS && !m.Ephemeral &&
+			strings.Contains(says(m), "Here is the time on the database.")
+	})
+	second.waitJobs(1)
+	require.Equal(t, qid, queryID(t, newer), "the same query, the same id")
+	stored, err := second.bot.Cache().Get(ctx, threadID(ch, ts), qid)
+	require.NoError(t, err)
+	require.NotEqual(t, held.Result.Rows, stored.Result.Rows, "the second run's rows differ")
+
+	first.press(newer, "export_csv", qid)
+	f := first.slack.WaitFile(t, func(f fakeslack.File) bool { return f.Channel == ch })
+	assert.Equal(t, fmt.Sprintf("tick\n%s\n", stored.Result.Rows[0][0]), string(f.Content),
+		"the newer answer's rows, not the copy the first process held (%s)", held.Result.Rows[0][0])
 }

@@ -3,6 +3,7 @@ package store
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"time"
 
@@ -25,8 +26,11 @@ type cacheKey struct {
 
 // Cache keeps the latest results of each thread in Postgres (so buttons work
 // after a restart and across replicas) behind an in-process LRU bounded in
-// results and in bytes (so a click on a fresh answer costs no round trip,
-// and hundreds of wide answers cost no more memory than a few).
+// results and in bytes (so a click on a fresh answer costs one small round
+// trip rather than reading and decoding its rows again, and hundreds of
+// wide answers cost no more memory than a few). Postgres is the truth: a
+// copy in memory is served only while it is the version stored there, as
+// another replica may have stored the same query of the thread since.
 type Cache struct {
 	db        *DB
 	perThread int
@@ -81,8 +85,12 @@ func (c *Cache) Put(ctx context.Context, r CachedResult) error {
 	// The insert and the eviction in one transaction, one batch: one
 	// round trip (inOneBatch), as writing it again changes nothing.
 	// EXCLUDED.seq is the fresh sequence value of the proposed row, so a
-	// replaced result counts as the newest again.
-	var evicted []string
+	// replaced result counts as the newest again, and is a new version
+	// of the row for every replica's copy in memory (Get).
+	var (
+		evicted []string
+		seq     int64
+	)
 	err = c.db.inOneBatch(ctx, func(b *pgx.Batch) {
 		b.Queue(`
 		INSERT INTO query_results
@@ -97,12 +105,12 @@ func (c *Cache) Put(ctx context.Context, r CachedResult) error {
 			run_for_channel = EXCLUDED.run_for_channel,
 			run_for_policy = EXCLUDED.run_for_policy,
 			created_at = EXCLUDED.created_at, seq = EXCLUDED.seq
-		RETURNING created_at`,
+		RETURNING created_at, seq`,
 			r.ThreadID, r.QueryID, cleanText(r.Query.Backend), cleanText(r.Query.Text), cleanText(r.Question),
 			string(columns), rows, len(r.Result.Rows), r.Result.Truncated, r.Result.LimitedBy,
 			cleanText(r.RunFor.UserID), cleanText(r.RunFor.Email), cleanText(r.RunFor.ChannelID), cleanText(r.RunFor.Policy),
 			ranAt(r.CachedAt),
-		).QueryRow(func(row pgx.Row) error { return row.Scan(&r.CachedAt) })
+		).QueryRow(func(row pgx.Row) error { return row.Scan(&r.CachedAt, &seq) })
 		b.Queue(`
 		DELETE FROM query_results
 		WHERE thread_id = $1 AND query_id NOT IN (
@@ -125,18 +133,25 @@ func (c *Cache) Put(ctx context.Context, r CachedResult) error {
 		c.mem.remove(cacheKey{r.ThreadID, q})
 	}
 	r.Result.RowCount = len(r.Result.Rows)
-	c.mem.add(cacheKey{r.ThreadID, r.QueryID}, r)
+	c.mem.add(cacheKey{r.ThreadID, r.QueryID}, r, seq)
 	return nil
 }
 
-// Get returns the result queryID of the thread, from memory when it is there,
-// else from Postgres; ErrNotFound when neither has it. Results from memory
-// share their slices with every other caller: treat them as read-only.
+// Get returns the result queryID of the thread as Postgres holds it now;
+// ErrNotFound when it holds none. It costs one round trip: the rows of the
+// copy in memory are served when the row is still the version they were
+// copied from, and then the row's own, the costly part to send and decode,
+// stay in the database. A copy another replica's Put has replaced (the
+// question asked again, Refresh) or evicted since is never served. Results
+// from memory share their slices with every other caller: treat them as
+// read-only.
 func (c *Cache) Get(ctx context.Context, threadID, queryID string) (CachedResult, error) {
-	if r, ok := c.mem.get(cacheKey{threadID, queryID}); ok {
-		return r, nil
+	k := cacheKey{threadID, queryID}
+	held, seq := c.mem.get(k)
+	r, err := c.load(ctx, held, seq, `WHERE thread_id = $2 AND query_id = $3`, threadID, queryID)
+	if errors.Is(err, ErrNotFound) {
+		c.mem.remove(k)
 	}
-	r, err := c.load(ctx, `WHERE thread_id = $1 AND query_id = $2`, threadID, queryID)
 	if err != nil {
 		return CachedResult{}, fmt.Errorf("cached result %q of thread %q: %w", queryID, threadID, err)
 	}
@@ -146,7 +161,7 @@ func (c *Cache) Get(ctx context.Context, threadID, queryID string) (CachedResult
 // Latest returns the thread's most recently stored result, or ErrNotFound.
 func (c *Cache) Latest(ctx context.Context, threadID string) (CachedResult, error) {
 	// Always asks Postgres: the LRU does not know which result is newest.
-	r, err := c.load(ctx, `WHERE thread_id = $1 ORDER BY seq DESC LIMIT 1`, threadID)
+	r, err := c.load(ctx, CachedResult{}, 0, `WHERE thread_id = $2 ORDER BY seq DESC LIMIT 1`, threadID)
 	if err != nil {
 		return CachedResult{}, fmt.Errorf("latest cached result of thread %q: %w", threadID, err)
 	}
@@ -164,21 +179,32 @@ func (c *Cache) InMemory() (results int, bytes int64) {
 	return c.mem.held()
 }
 
-// load reads one row of query_results and remembers it in the LRU.
-func (c *Cache) load(ctx context.Context, where string, args ...any) (CachedResult, error) {
+// load reads one row of query_results and remembers it in the LRU. where
+// numbers its arguments from $2: $1 is heldSeq, the version of the row
+// held, whose columns and rows are returned when the row is still that
+// version, without the row's being sent (0: none held).
+func (c *Cache) load(ctx context.Context, held CachedResult, heldSeq int64, where string, args ...any) (CachedResult, error) {
 	var (
 		r             CachedResult
+		seq           int64
 		columns, rows []byte
 	)
 	err := c.db.pool.QueryRow(ctx, `
-		SELECT thread_id, query_id, backend, sql, question, columns, rows, truncated, limited_by,
+		SELECT seq, thread_id, query_id, backend, sql, question,
+			CASE WHEN seq <> $1 THEN columns END, CASE WHEN seq <> $1 THEN rows END, truncated, limited_by,
 			run_for_user, run_for_email, run_for_channel, run_for_policy, created_at
-		FROM query_results `+where, args...,
-	).Scan(&r.ThreadID, &r.QueryID, &r.Query.Backend, &r.Query.Text, &r.Question, &columns, &rows,
+		FROM query_results `+where, append([]any{heldSeq}, args...)...,
+	).Scan(&seq, &r.ThreadID, &r.QueryID, &r.Query.Backend, &r.Query.Text, &r.Question, &columns, &rows,
 		&r.Result.Truncated, &r.Result.LimitedBy, &r.RunFor.UserID, &r.RunFor.Email, &r.RunFor.ChannelID, &r.RunFor.Policy,
 		&r.CachedAt)
 	if err != nil {
 		return CachedResult{}, classify(notFound(err))
+	}
+	if seq == heldSeq {
+		// The rows held are the row's; the rest, as small as the
+		// version, is read as it is now.
+		r.Result.Columns, r.Result.Rows, r.Result.RowCount = held.Result.Columns, held.Result.Rows, held.Result.RowCount
+		return r, nil
 	}
 	if err := json.Unmarshal(columns, &r.Result.Columns); err != nil {
 		return CachedResult{}, fmt.Errorf("decode columns: %w", err)
@@ -187,7 +213,7 @@ func (c *Cache) load(ctx context.Context, where string, args ...any) (CachedResu
 		return CachedResult{}, err
 	}
 	r.Result.RowCount = len(r.Result.Rows)
-	c.mem.add(cacheKey{r.ThreadID, r.QueryID}, r)
+	c.mem.add(cacheKey{r.ThreadID, r.QueryID}, r, seq)
 	return r, nil
 }
 

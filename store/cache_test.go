@@ -133,11 +133,12 @@ func TestCacheServesFromPostgresAfterForget(t *testing.T) {
 	require.NoError(t, err)
 	assert.False(t, fromLRU.CachedAt.IsZero(), "CachedAt set")
 
-	// Delete the row behind the cache's back: a hit now proves the LRU.
-	_, err = db.Pool().Exec(ctx, `DELETE FROM query_results`)
+	// Empty the row's rows behind the cache's back, keeping its version
+	// (seq), which no Put does: a hit now proves the LRU.
+	_, err = db.Pool().Exec(ctx, `UPDATE query_results SET columns = '[]', rows = '[]'::bytea`)
 	require.NoError(t, err)
 	again, err := cache.Get(ctx, "T", want.QueryID)
-	require.NoError(t, err, "LRU hit without the row")
+	require.NoError(t, err, "LRU hit")
 	assert.Equal(t, res, again.Result)
 
 	// Put it back, forget the LRU: now only Postgres can answer.
@@ -149,13 +150,18 @@ func TestCacheServesFromPostgresAfterForget(t *testing.T) {
 	assert.Equal(t, want.Query.Text, got.Query.Text)
 	assert.Equal(t, want.Question, got.Question)
 
+	_, err = db.Pool().Exec(ctx, `UPDATE query_results SET columns = '[]', rows = '[]'::bytea`)
+	require.NoError(t, err)
+	got, err = cache.Get(ctx, "T", want.QueryID)
+	require.NoError(t, err)
+	assert.Equal(t, res, got.Result, "the Postgres read refilled the LRU")
+
+	// Gone from Postgres (another replica's Put dropped it), it is gone:
+	// the copy in memory is not served.
 	_, err = db.Pool().Exec(ctx, `DELETE FROM query_results`)
 	require.NoError(t, err)
 	_, err = cache.Get(ctx, "T", want.QueryID)
-	assert.NoError(t, err, "the Postgres read refilled the LRU")
-	cache.Forget()
-	_, err = cache.Get(ctx, "T", want.QueryID)
-	assert.ErrorIs(t, err, store.ErrNotFound, "gone from both")
+	assert.ErrorIs(t, err, store.ErrNotFound, "gone from Postgres")
 }
 
 func TestCacheLatest(t *testing.T) {
@@ -218,11 +224,13 @@ func textResult(thread string, n, rows int) store.CachedResult {
 	return r
 }
 
-// dropStored deletes every stored result behind the cache's back, so that
-// what Get still returns comes from memory.
-func dropStored(t *testing.T, db *store.DB) {
+// emptyStored empties every stored result behind the cache's back,
+// keeping the version of its row (seq), which no Put does: Get serves
+// the copy in memory of a row still at its version, so what Get returns
+// with rows comes from memory, and without, from Postgres.
+func emptyStored(t *testing.T, db *store.DB) {
 	t.Helper()
-	_, err := db.Pool().Exec(context.Background(), `DELETE FROM query_results`)
+	_, err := db.Pool().Exec(context.Background(), `UPDATE query_results SET columns = '[]', rows = '[]'::bytea`)
 	require.NoError(t, err)
 }
 
@@ -253,15 +261,16 @@ func TestCacheMemoryBoundedInBytes(t *testing.T) {
 	assert.Equal(t, 2, n, "results in memory")
 	assert.LessOrEqual(t, held, bound, "bytes in memory")
 
-	dropStored(t, db)
+	emptyStored(t, db)
 	for _, r := range []store.CachedResult{a, c} {
 		got, err := cache.Get(ctx, r.ThreadID, r.QueryID)
-		if assert.NoError(t, err, "thread %s is still in memory", r.ThreadID) {
-			assert.Equal(t, r.Result.Rows, got.Result.Rows)
+		if assert.NoError(t, err) {
+			assert.Equal(t, r.Result.Rows, got.Result.Rows, "thread %s is still in memory", r.ThreadID)
 		}
 	}
-	_, err = cache.Get(ctx, "B", b.QueryID)
-	assert.ErrorIs(t, err, store.ErrNotFound, "the least recently used result left memory")
+	got, err := cache.Get(ctx, "B", b.QueryID)
+	require.NoError(t, err)
+	assert.Empty(t, got.Result.Rows, "the least recently used result left memory")
 }
 
 func TestCacheKeepsResultsBiggerThanTheBoundInPostgresOnly(t *testing.T) {
@@ -290,9 +299,10 @@ func TestCacheKeepsResultsBiggerThanTheBoundInPostgresOnly(t *testing.T) {
 	n, _ = cache.InMemory()
 	assert.Equal(t, 0, n, "reading it from Postgres does not keep it in memory either")
 
-	dropStored(t, db)
-	_, err = cache.Get(ctx, "A", big.QueryID)
-	assert.ErrorIs(t, err, store.ErrNotFound, "nothing of thread A was left in memory")
+	emptyStored(t, db)
+	got, err = cache.Get(ctx, "A", big.QueryID)
+	require.NoError(t, err)
+	assert.Empty(t, got.Result.Rows, "nothing of thread A was left in memory")
 }
 
 func TestCacheMemoryStillBoundedInResults(t *testing.T) {
@@ -310,13 +320,16 @@ func TestCacheMemoryStillBoundedInResults(t *testing.T) {
 	n, _ := cache.InMemory()
 	assert.Equal(t, 2, n, "results in memory with Entries: 2")
 
-	dropStored(t, db)
-	_, err = cache.Get(ctx, puts[0].ThreadID, puts[0].QueryID)
-	assert.ErrorIs(t, err, store.ErrNotFound, "the oldest left memory")
+	emptyStored(t, db)
 	for _, r := range puts[1:] {
-		_, err := cache.Get(ctx, r.ThreadID, r.QueryID)
-		assert.NoError(t, err, "thread %s is still in memory", r.ThreadID)
+		got, err := cache.Get(ctx, r.ThreadID, r.QueryID)
+		if assert.NoError(t, err) {
+			assert.Equal(t, r.Result.Rows, got.Result.Rows, "thread %s is still in memory", r.ThreadID)
+		}
 	}
+	got, err := cache.Get(ctx, puts[0].ThreadID, puts[0].QueryID)
+	require.NoError(t, err)
+	assert.Empty(t, got.Result.Rows, "the oldest left memory")
 }
 
 // A wide answer is stored compressed: what Postgres holds is a small part

@@ -20,10 +20,13 @@ type resultLRU struct {
 }
 
 // sizedResult is a result with the size it was counted at, so that what
-// is added on the way in is exactly what is taken off on the way out.
+// is added on the way in is exactly what is taken off on the way out, and
+// the version of its row it is a copy of (query_results.seq, which every
+// Put renews), so that Get can tell it is still the stored one.
 type sizedResult struct {
 	r    CachedResult
 	size int64
+	seq  int64
 }
 
 func newResultLRU(maxEntries int, maxBytes int64) (*resultLRU, error) {
@@ -41,8 +44,9 @@ func newResultLRU(maxEntries int, maxBytes int64) (*resultLRU, error) {
 // add keeps r as the most recently used result, replacing the one under
 // the same key, and lets the least recently used go until the rest fit. A
 // result bigger than the whole bound is not kept at all (the one it
-// replaces goes too): Postgres still has it.
-func (m *resultLRU) add(k cacheKey, r CachedResult) {
+// replaces goes too): Postgres still has it. seq is the version of the row
+// r was read from or written as.
+func (m *resultLRU) add(k cacheKey, r CachedResult, seq int64) {
 	size := resultSize(r)
 	m.mu.Lock()
 	defer m.mu.Unlock()
@@ -52,18 +56,20 @@ func (m *resultLRU) add(k cacheKey, r CachedResult) {
 	if size > m.maxBytes {
 		return
 	}
-	m.lru.Add(k, sizedResult{r, size})
+	m.lru.Add(k, sizedResult{r, size, seq})
 	m.bytes += size
 	for m.bytes > m.maxBytes {
 		m.lru.RemoveOldest()
 	}
 }
 
-func (m *resultLRU) get(k cacheKey) (CachedResult, bool) {
+// get returns the result held under k and the version of its row; seq is
+// 0, which no row has, when none is held.
+func (m *resultLRU) get(k cacheKey) (r CachedResult, seq int64) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	e, ok := m.lru.Get(k)
-	return e.r, ok
+	e, _ := m.lru.Get(k)
+	return e.r, e.seq
 }
 
 func (m *resultLRU) remove(k cacheKey) {
