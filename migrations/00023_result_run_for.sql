@@ -14,6 +14,10 @@
 -- Results stored before are no one's (empty): the first read of each runs
 -- its query again for the reader. The old records are not copied over:
 -- they may name someone other than the rows' person (above).
+--
+-- Not so for results a previous-version replica wrote during the rolling
+-- upgrade: its upsert replaced a result's rows and left run_for_* as they
+-- were, naming the replaced rows' person. 00027 makes such writes no one's.
 ALTER TABLE query_results
     ADD COLUMN run_for_user    text NOT NULL DEFAULT '',
     ADD COLUMN run_for_channel text NOT NULL DEFAULT '',
@@ -21,7 +25,8 @@ ALTER TABLE query_results
 -- result_datasets' asker columns stay, with defaults, for a replica of the
 -- previous version still serving during a rolling upgrade (docs/scaling.md:
 -- `migrate` runs before the new version starts): it writes and reads them
--- as before, while this version writes the dataset key alone and reads the
+-- as before (its query_results rows, though, named the wrong person until
+-- 00027), while this version writes the dataset key alone and reads the
 -- asker from query_results. A later migration drops them.
 ALTER TABLE result_datasets
     ALTER COLUMN user_id SET DEFAULT '',

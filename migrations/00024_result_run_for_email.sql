@@ -4,9 +4,10 @@
 -- (analyticsbot_identity.user_email()), so the same Slack user asks as
 -- someone else once their address changes, or while Slack cannot tell it:
 -- rows run under the old address are theirs no longer. Results stored
--- before are for no address (''), as are those a previous-version replica
--- writes during a rolling upgrade; this version serves them only to a
+-- before are for no address (''); this version serves them only to a
 -- reader with no address either, and runs the query again for anyone else.
+-- A previous-version replica writing during a rolling upgrade left the
+-- address of the rows it replaced, not '': 00027 makes its writes no one's.
 ALTER TABLE query_results ADD COLUMN run_for_email text NOT NULL DEFAULT '';
 
 -- +goose Down

@@ -86,7 +86,9 @@ func (c *Cache) Put(ctx context.Context, r CachedResult) error {
 	// round trip (inOneBatch), as writing it again changes nothing.
 	// EXCLUDED.seq is the fresh sequence value of the proposed row, so a
 	// replaced result counts as the newest again, and is a new version
-	// of the row for every replica's copy in memory (Get).
+	// of the row for every replica's copy in memory (Get). run_for_stated
+	// says this write names whom the rows were run for (migration 00027):
+	// true in both branches, as EXCLUDED holds it as the trigger left it.
 	var (
 		evicted []string
 		seq     int64
@@ -95,15 +97,15 @@ func (c *Cache) Put(ctx context.Context, r CachedResult) error {
 		b.Queue(`
 		INSERT INTO query_results
 			(thread_id, query_id, backend, sql, question, columns, rows, row_count, truncated, limited_by,
-			 run_for_user, run_for_email, run_for_channel, run_for_policy, created_at)
-		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, coalesce($15, now()))
+			 run_for_user, run_for_email, run_for_channel, run_for_policy, run_for_stated, created_at)
+		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, true, coalesce($15, now()))
 		ON CONFLICT (thread_id, query_id) DO UPDATE SET
 			backend = EXCLUDED.backend, sql = EXCLUDED.sql, question = EXCLUDED.question,
 			columns = EXCLUDED.columns, rows = EXCLUDED.rows,
 			row_count = EXCLUDED.row_count, truncated = EXCLUDED.truncated, limited_by = EXCLUDED.limited_by,
 			run_for_user = EXCLUDED.run_for_user, run_for_email = EXCLUDED.run_for_email,
 			run_for_channel = EXCLUDED.run_for_channel,
-			run_for_policy = EXCLUDED.run_for_policy,
+			run_for_policy = EXCLUDED.run_for_policy, run_for_stated = true,
 			created_at = EXCLUDED.created_at, seq = EXCLUDED.seq
 		RETURNING created_at, seq`,
 			r.ThreadID, r.QueryID, cleanText(r.Query.Backend), cleanText(r.Query.Text), cleanText(r.Question),

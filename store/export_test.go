@@ -35,3 +35,7 @@ func QueueStatementUndo(ctx context.Context, r *Reads, d *DB, sql, undo string, 
 // Maintenance is d.maintenance for the tests: ctx with background
 // maintenance's bound on each round trip.
 func Maintenance(d *DB, ctx context.Context) context.Context { return d.maintenance(ctx) }
+
+// EncodeRows is encodeRows for the tests that write rows as an earlier
+// version's Put did.
+func EncodeRows(rows [][]any) ([]byte, error) { return encodeRows(rows) }
