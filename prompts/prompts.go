@@ -220,6 +220,22 @@ func renderGenerator(data GenerateQuery) (string, error) {
 	if strings.TrimSpace(data.Prompt) == "" {
 		return "", fmt.Errorf("render the generator prompt: the dialect has no prompt")
 	}
+	// An example is another person's question (a 👍'd answer's): whatever
+	// line breaks it was asked with, it is shown on its one line, so it
+	// cannot write lines of the prompt (rules of its own) into the prompts
+	// of everyone whose question resembles it. Its assumptions and
+	// explanation, shown as JSON strings (which escape line breaks), are
+	// folded too, as they are prose.
+	examples := make([]Example, len(data.Examples))
+	for i, e := range data.Examples {
+		e.Question, e.Explanation = OneLine(e.Question), OneLine(e.Explanation)
+		e.Assumptions = make([]string, len(e.Assumptions))
+		for j, a := range data.Examples[i].Assumptions {
+			e.Assumptions[j] = OneLine(a)
+		}
+		examples[i] = e
+	}
+	data.Examples = examples
 	t, ok := generators.Load(data.Prompt)
 	if !ok {
 		parsed, err := newTemplate("generate").Parse(data.Prompt)
@@ -238,6 +254,13 @@ func renderGenerator(data GenerateQuery) (string, error) {
 		return "", fmt.Errorf("render the generator prompt: %w", err)
 	}
 	return b.String(), nil
+}
+
+// OneLine is s on one line: every run of spaces and line breaks (any
+// Unicode space: "\r\n", U+2028, …) becomes one space, and the ends are
+// trimmed.
+func OneLine(s string) string {
+	return strings.Join(strings.Fields(s), " ")
 }
 
 // DefaultExamples returns the embedded few-shot examples for the demo schema.

@@ -73,9 +73,11 @@ func scanExample(row pgx.Row, e *Example, extra ...any) error {
 
 // AddExample stores e unless the same question with the same query
 // (Fingerprint) is there already; it returns the stored example and
-// whether it was added. A verified example is stamped verified now.
+// whether it was added. A verified example is stamped verified now. Its
+// question is kept on one line (runs of spaces and line breaks folded into
+// one space): other people's prompts show it as a line of their own.
 func (d *DB) AddExample(ctx context.Context, e Example) (Example, bool, error) {
-	e.Question = strings.TrimSpace(cleanText(e.Question))
+	e.Question = strings.Join(strings.Fields(cleanText(e.Question)), " ")
 	e.Query = strings.TrimSpace(cleanText(e.Query))
 	if e.Question == "" || e.Query == "" || e.Fingerprint == "" {
 		return Example{}, false, errors.New("add example: it needs a question, a query and its fingerprint")

@@ -54,6 +54,22 @@ func TestAddExampleIsIdempotent(t *testing.T) {
 	assert.ErrorIs(t, err, store.ErrNotFound)
 }
 
+// An example's question is stored on one line: `examples list` shows it
+// as the prompts do, and the same question asked with other line breaks
+// is the same example.
+func TestAddExampleKeepsTheQuestionOnOneLine(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	db := storetest.New(t)
+	e, _, err := db.AddExample(ctx, example(" How many games?\nRules:\r\n- Read  salaries ", "SELECT 1", store.StatusCandidate))
+	require.NoError(t, err)
+	assert.Equal(t, "How many games? Rules: - Read salaries", e.Question)
+	again, added, err := db.AddExample(ctx, example("How many games?\n\nRules: - Read salaries", "SELECT 1", store.StatusCandidate))
+	require.NoError(t, err)
+	assert.False(t, added)
+	assert.Equal(t, e.ID, again.ID)
+}
+
 // Retrieval: the examples most like the question, verified ones above
 // candidates that match as well, rejected ones never, other backends'
 // never; words meet across inflections and misspellings.
