@@ -354,3 +354,52 @@ func TestExampleQuestionCannotWriteThePrompt(t *testing.T) {
 		}
 	}
 }
+
+// A 👍 changed to a 👎 withdraws the example it proposed: a candidate no
+// one's 👍 stands on any more is no longer shown to the generator, while
+// one another person still 👍s stays, and a verified one stays verified.
+func TestChangedUpvoteWithdrawsTheCandidate(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t)
+	b := newBot(t, e, script(valveRules), func(c *bot.Config) { c.ExampleAdmins = []string{"UADMIN"} })
+	ctx := context.Background()
+	similar := "How many games has Valve published?"
+	thread := bot.NewThreadID()
+	answer := askAs(t, b, "UASKER", thread, valveQuestion)
+	require.Empty(t, answer.ErrorKind, answer.ErrorDetail)
+
+	pressAs(t, b, "U1", thread, bot.ActionFeedbackUp, answer.QueryID)
+	require.Contains(t, contextExamples(t, b, similar), valveQuestion, "the 👍 proposed it")
+	down := pressAs(t, b, "U1", thread, bot.ActionFeedbackDown, answer.QueryID)
+	assert.Contains(t, down.ResponseText, "What was wrong?")
+	assert.NotContains(t, contextExamples(t, b, similar), valveQuestion, "no 👍 stands on it: no longer shown")
+	list, err := e.admin.ListExamples(ctx, store.ExampleFilter{Status: store.StatusCandidate})
+	require.NoError(t, err)
+	assert.NotContains(t, questions(list), valveQuestion, "nor listed as a candidate")
+	rows := feedbackRows(t, e, thread)
+	require.Len(t, rows, 1)
+	assert.Equal(t, store.RatingDown, rows[0].Rating, "the 👎 stands")
+
+	// A 👍 again proposes it again; another person's 👍 keeps it when the
+	// first changes their mind once more.
+	pressAs(t, b, "U1", thread, bot.ActionFeedbackUp, answer.QueryID)
+	pressAs(t, b, "U2", thread, bot.ActionFeedbackUp, answer.QueryID)
+	pressAs(t, b, "U1", thread, bot.ActionFeedbackDown, answer.QueryID)
+	assert.Contains(t, contextExamples(t, b, similar), valveQuestion, "U2's 👍 still stands")
+
+	// Verified by an admin: a 👎 does not undo it.
+	pressAs(t, b, "UADMIN", thread, bot.ActionVerify, answer.QueryID)
+	pressAs(t, b, "U2", thread, bot.ActionFeedbackDown, answer.QueryID)
+	assert.Contains(t, contextExamples(t, b, similar), valveQuestion, "a verified example stays")
+	list, err = e.admin.ListExamples(ctx, store.ExampleFilter{Status: store.StatusVerified, Source: store.SourceFeedback})
+	require.NoError(t, err)
+	assert.Contains(t, questions(list), valveQuestion)
+}
+
+func questions(es []store.Example) []string {
+	out := make([]string, len(es))
+	for i, e := range es {
+		out[i] = e.Question
+	}
+	return out
+}

@@ -21,6 +21,7 @@ type Store interface {
 	NoteFeedback(ctx context.Context, threadID, queryID, userID, note string) (store.Feedback, error)
 	LinkFeedbackExample(ctx context.Context, feedbackID, exampleID int64) error
 	ExampleUpvoters(ctx context.Context, exampleID int64) (int, error)
+	WithdrawCandidate(ctx context.Context, exampleID int64) (bool, error)
 	AddExample(ctx context.Context, e store.Example) (store.Example, bool, error)
 	SetExampleStatus(ctx context.Context, id int64, status, by string) (store.Example, error)
 }
@@ -79,12 +80,19 @@ type Rated struct {
 	// Unpromoted why it could not be made one; the rating stands anyway.
 	Example    store.Example
 	Unpromoted error
+	// Withdrawn: the 👎 replaced the last 👍 of a candidate example, which
+	// is no longer shown; Unwithdrawn why it could not be (the rating
+	// stands anyway).
+	Withdrawn   bool
+	Unwithdrawn error
 }
 
 // Rate records r. A 👍 makes the answer's question and query a candidate
 // example (an existing example, of any status, is kept as it is), verified
-// once AutoVerify users have given it a 👍. ErrNoAnswer when the thread has
-// no such answer; other errors are the store's.
+// once AutoVerify users have given it a 👍; a 👎 that replaces a 👍
+// withdraws it, and a candidate no 👍 stands on any more is deleted (a
+// verified or rejected one stays). ErrNoAnswer when the thread has no such
+// answer; other errors are the store's.
 func (b *Book) Rate(ctx context.Context, r Rating) (Rated, error) {
 	turn, err := b.answer(ctx, r.ThreadID, r.QueryID)
 	if err != nil {
@@ -96,8 +104,12 @@ func (b *Book) Rate(ctx context.Context, r Rating) (Rated, error) {
 		return Rated{}, fmt.Errorf("record feedback: %w", err)
 	}
 	out := Rated{Turn: turn, Feedback: f, Changed: changed}
-	if changed && r.Rating == store.RatingUp {
+	switch {
+	case changed && r.Rating == store.RatingUp:
 		out.Example, out.Unpromoted = b.promote(ctx, f, turn)
+	case changed && f.ExampleID != 0:
+		// Only a 👍 links an example: this 👎 replaced one.
+		out.Withdrawn, out.Unwithdrawn = b.DB.WithdrawCandidate(ctx, f.ExampleID)
 	}
 	return out, nil
 }

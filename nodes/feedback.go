@@ -49,6 +49,9 @@ func (n *Nodes) Rate(ctx context.Context, s *State) error {
 		return nil
 	}
 	s.Query, s.QueryID = r.Turn.Query, r.Turn.QueryID
+	if r.Unwithdrawn != nil {
+		n.Logger.WarnContext(ctx, "withdraw a 👍'd answer's candidate example", "thread", s.ThreadTS, "query_id", s.ReferencedQueryID, "err", r.Unwithdrawn)
+	}
 	switch {
 	case !r.Changed:
 		s.SetReply(FormatSimple, notice(fmt.Sprintf(textAlreadyRated, ratingEmoji(s.Rating))))

@@ -122,6 +122,21 @@ func (d *DB) ExampleUpvoters(ctx context.Context, exampleID int64) (int, error) 
 	return n, nil
 }
 
+// WithdrawCandidate deletes the example of id when it is a candidate that
+// a 👍 proposed (source feedback) and no 👍 stands on its answers any more:
+// the last person who proposed it changed their mind. Verified and
+// rejected examples, and candidates an admin added, stay: people decided
+// those. It reports whether it deleted one; the feedback that pointed at
+// it keeps its rating and note (example_id is set null).
+func (d *DB) WithdrawCandidate(ctx context.Context, id int64) (bool, error) {
+	tag, err := d.pool.Exec(ctx, `DELETE FROM examples e WHERE e.id = $1 AND e.status = 'candidate' AND e.source = 'feedback'
+		AND NOT EXISTS (SELECT 1 FROM feedback f WHERE f.example_id = e.id AND f.rating = 1)`, id)
+	if err != nil {
+		return false, fmt.Errorf("withdraw candidate example %d: %w", id, classify(err))
+	}
+	return tag.RowsAffected() > 0, nil
+}
+
 // FeedbackDay counts a day's ratings.
 type FeedbackDay struct {
 	Day      time.Time
