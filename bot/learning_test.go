@@ -2,6 +2,7 @@ package bot_test
 
 import (
 	"context"
+	"fmt"
 	"strings"
 	"testing"
 	"time"
@@ -402,4 +403,29 @@ func questions(es []store.Example) []string {
 		out[i] = e.Question
 	}
 	return out
+}
+
+// Stale examples (about a table since renamed) that match a question best
+// do not hide a usable one ranked after them: retrieval searches further
+// until it has EXAMPLES_K usable examples or there are no more.
+func TestStaleExamplesDoNotHideUsableOnes(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t)
+	b := newBot(t, e, script(valveRules))
+	ctx := context.Background()
+	for i := range 3 * nodes.DefaultExamplesK * 4 {
+		q := fmt.Sprintf("SELECT count(*) AS games FROM analytics.old_apps_%d", i)
+		_, _, err := e.admin.AddExample(ctx, store.Example{Backend: "postgres", Question: valveQuestion, Query: q, Fingerprint: "stale-" + q,
+			Source: store.SourceAdmin, Status: store.StatusVerified, ProposedBy: "UADMIN", VerifiedBy: "UADMIN"})
+		require.NoError(t, err)
+	}
+	usable := "How many games has Valve published in all?"
+	_, _, err := e.admin.AddExample(ctx, store.Example{Backend: "postgres", Question: usable, Query: valveSQL, Fingerprint: "usable",
+		Source: store.SourceAdmin, Status: store.StatusVerified, ProposedBy: "UADMIN", VerifiedBy: "UADMIN"})
+	require.NoError(t, err)
+
+	got := contextExamples(t, b, valveQuestion)
+	assert.Contains(t, got, usable, "the usable example, ranked after %d stale ones", 3*nodes.DefaultExamplesK*4)
+	assert.Len(t, got, nodes.DefaultExamplesK, "EXAMPLES_K usable examples (the demo's follow)")
+	assert.NotContains(t, got, valveQuestion, "no stale example")
 }

@@ -131,7 +131,7 @@ func (n *Nodes) GeneratorPrompt(ctx context.Context, s *State) (prompts.Generate
 			}
 		}
 		if n.ExampleStore != nil {
-			s.Examples = n.retrieveExamples(ctx, s, cat, searched)
+			s.Examples = n.retrieveExamples(ctx, s, cat, searched, n.ExamplesK*examplePool)
 			for _, e := range s.Examples {
 				req.Examples = append(req.Examples, e.Query)
 			}
@@ -164,19 +164,24 @@ func (n *Nodes) GeneratorPrompt(ctx context.Context, s *State) (prompts.Generate
 // that those whose tables the catalog lacks can be left out.
 const examplePool = 4
 
+// maxExamplesSearched bounds how many examples one question's search
+// reads while it looks for ExamplesK usable ones (unless ExamplesK asks
+// for more at once): the store proposes its best 100 by words for scoring,
+// so reading further finds little, and a question pays at most two more
+// searches (about 10 ms each, BENCHMARKS.md) behind stale examples.
+const maxExamplesSearched = 100
+
 // retrieveExamples returns the ExamplesK stored examples most like the
-// question whose tables are all in cat, of those searched found (nil:
-// none searched): an example about tables the bot cannot read (another
-// schema, a dropped table) would mislead the model. Examples help; a
-// failed search leaves them out.
-func (n *Nodes) retrieveExamples(ctx context.Context, s *State, cat *warehouse.Catalog, searched func(context.Context) ([]store.Example, error)) []store.Example {
+// question whose tables are all in cat (and, under an access policy, that
+// the caller may be shown), of those searched found, asked of the store
+// (nil: none searched): an example about tables the bot cannot read
+// (another schema, a dropped or renamed table) would mislead the model.
+// When the asked were found and too few were usable, it searches again for
+// more, up to maxExamplesSearched, so that stale examples ranked first do
+// not hide usable ones. Examples help; a failed search leaves them out.
+func (n *Nodes) retrieveExamples(ctx context.Context, s *State, cat *warehouse.Catalog,
+	searched func(context.Context) ([]store.Example, error), asked int) []store.Example {
 	if searched == nil {
-		return nil
-	}
-	found, err := searched(ctx)
-	if err != nil {
-		s.note("example search failed: " + err.Error())
-		n.Logger.WarnContext(ctx, "example search", "err", err)
 		return nil
 	}
 	known := map[string]bool{}
@@ -184,37 +189,64 @@ func (n *Nodes) retrieveExamples(ctx context.Context, s *State, cat *warehouse.C
 		known[strings.ToLower(t.QualifiedName())] = true
 		known[strings.ToLower(t.Name)] = true
 	}
-	tablesOf := n.Warehouse.Dialect().Tables
+	seen := map[int64]bool{}
 	var out []store.Example
-	for _, e := range found {
-		if len(out) == n.ExamplesK {
-			break
+	for {
+		found, err := searched(ctx)
+		if err != nil {
+			s.note("example search failed: " + err.Error())
+			n.Logger.WarnContext(ctx, "example search", "err", err)
+			return out
 		}
-		if tablesOf != nil {
-			names, err := tablesOf(e.Query)
-			if err != nil || !allKnown(names, known) {
+		for _, e := range found {
+			if len(out) == n.ExamplesK {
+				break
+			}
+			if seen[e.ID] {
 				continue
 			}
-		}
-		// Under an access policy, an example must pass the guard for this
-		// user, their masked columns counted as denied: its SQL would show
-		// the model a column they may not read, or a masked column's value
-		// compared in it. In a channel whose ceiling caps them it must pass
-		// the ceiling's too: another person's question and the values its
-		// SQL names are data, like the stored values (valuesCtx above).
-		if c := warehouse.CallerOf(ctx); c.Access != nil {
-			if err := warehouse.PermitsShown(ctx, n.Warehouse, e.Query); err != nil {
-				continue
-			}
-			if c.Shared != nil {
-				if err := warehouse.PermitsShown(warehouse.SharedCaller(ctx), n.Warehouse, e.Query); err != nil {
-					continue
-				}
+			seen[e.ID] = true
+			if n.exampleUsable(ctx, e, known) {
+				out = append(out, e)
 			}
 		}
-		out = append(out, e)
+		if len(out) == n.ExamplesK || len(found) < asked || asked >= maxExamplesSearched {
+			return out
+		}
+		asked = min(asked*examplePool, maxExamplesSearched)
+		var reads store.Reads
+		searched = n.ExampleStore.QueueSearchExamples(ctx, &reads, n.Warehouse.Name(), s.Question(), asked)
+		reads.Send(ctx)
 	}
-	return out
+}
+
+// exampleUsable reports whether e may be shown to the generator: its
+// tables are all known (the catalog's), and under an access policy the
+// caller may be shown its query.
+func (n *Nodes) exampleUsable(ctx context.Context, e store.Example, known map[string]bool) bool {
+	if tablesOf := n.Warehouse.Dialect().Tables; tablesOf != nil {
+		names, err := tablesOf(e.Query)
+		if err != nil || !allKnown(names, known) {
+			return false
+		}
+	}
+	// Under an access policy, an example must pass the guard for this
+	// user, their masked columns counted as denied: its SQL would show
+	// the model a column they may not read, or a masked column's value
+	// compared in it. In a channel whose ceiling caps them it must pass
+	// the ceiling's too: another person's question and the values its
+	// SQL names are data, like the stored values (GeneratorPrompt).
+	if c := warehouse.CallerOf(ctx); c.Access != nil {
+		if err := warehouse.PermitsShown(ctx, n.Warehouse, e.Query); err != nil {
+			return false
+		}
+		if c.Shared != nil {
+			if err := warehouse.PermitsShown(warehouse.SharedCaller(ctx), n.Warehouse, e.Query); err != nil {
+				return false
+			}
+		}
+	}
+	return true
 }
 
 func allKnown(names []string, known map[string]bool) bool {
