@@ -112,13 +112,18 @@ func (b *Bot) Rate(ctx context.Context, m Message, rating int, queryID, note str
 }
 
 // Note adds note to m.UserID's 👎 on queryID in m's thread (the latest 👎
-// when queryID is empty); ErrNoThread for a thread that is not theirs.
+// when queryID is empty); ErrNoThread for a thread that is not theirs, and
+// ErrBadAction for an empty note (a press of the web's note box with
+// nothing in it: the presser's mistake, worded for no surface's syntax).
 func (b *Bot) Note(ctx context.Context, m Message, queryID, note string) (*nodes.State, error) {
 	if err := b.CheckThread(ctx, m); err != nil {
 		return nil, err
 	}
 	if queryID != "" && !queryIDPattern.MatchString(queryID) {
 		return nil, fmt.Errorf("%w: %s is not a query id (8 hex characters)", ErrBadAction, answer.Quoted(queryID))
+	}
+	if strings.TrimSpace(note) == "" {
+		return nil, fmt.Errorf("%w: the note is empty: write what was wrong", ErrBadAction)
 	}
 	s := b.stateOf(m)
 	s.Intent, s.ReferencedQueryID, s.Note = nodes.IntentFeedback, queryID, note

@@ -61,8 +61,12 @@ func TestFeedback(t *testing.T) {
 	assert.Equal(t, http.StatusNotFound, resp.StatusCode, "an answer the thread does not have")
 	resp, _ = post(map[string]string{"action": "feedback", "value": "feedback_up:nope"})
 	assert.Equal(t, http.StatusBadRequest, resp.StatusCode)
-	resp, _ = post(map[string]string{"action": "feedback_note", "value": end.QueryID, "note": " "})
-	assert.NotEqual(t, http.StatusOK, resp.StatusCode, "an empty note")
+	for _, blank := range []string{"", " ", " \n\t "} {
+		body := map[string]string{"action": "feedback_note", "value": end.QueryID, "note": blank, "thread_id": end.ThreadID}
+		resp, data := doJSON(t, srv, http.MethodPost, "/api/actions", body, nil)
+		assert.Equal(t, http.StatusBadRequest, resp.StatusCode, "an empty note %q is the client's mistake", blank)
+		assert.JSONEq(t, `{"error": "the note is empty: write what was wrong"}`, string(data), "words for the note box, not Slack's “feedback:”")
+	}
 	resp, _ = post(map[string]string{"action": "verify_example", "value": end.QueryID})
 	assert.Equal(t, http.StatusForbidden, resp.StatusCode, "the web user is not an example admin")
 	assert.Equal(t, calls, len(b.Scripted.Calls()), "feedback never calls the model")
