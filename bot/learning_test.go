@@ -173,8 +173,9 @@ func TestLearnFromFeedback(t *testing.T) {
 	assert.NotContains(t, contextExamples(t, b, "How many games has Valve published?"), valveQuestion)
 	after := askAs(t, b, "UASKER", bot.NewThreadID(), "Count the games Valve published")
 	assert.Nil(t, after.Verified)
-	// Nor does a 👍 revive it.
-	pressAs(t, b, "UOTHER", thread, bot.ActionFeedbackUp, qid)
+	// Nor does a 👍 revive it, and the thanks do not claim it is used.
+	revive := pressAs(t, b, "UOTHER", thread, bot.ActionFeedbackUp, qid)
+	assert.Equal(t, "Thanks for the 👍. This query was rejected as an example, so I won't learn from it.", revive.ResponseText)
 	ex, err = e.admin.Example(ctx, ex.ID)
 	require.NoError(t, err)
 	assert.Equal(t, store.StatusRejected, ex.Status)

@@ -16,6 +16,7 @@ import (
 const (
 	textThanksUp       = "Thanks for the 👍. I'll learn from this answer for similar questions."
 	textThanksUpSeen   = "Thanks for the 👍. This query is already one of my examples."
+	textThanksRejected = "Thanks for the 👍. This query was rejected as an example, so I won't learn from it."
 	textThanksUpKnown  = "Thanks for the 👍."
 	textThanksDown     = "Thanks for telling me. What was wrong? Reply in this thread with “feedback: …” and whoever looks after me will read it."
 	textAlreadyRated   = "You already gave this answer a %s; nothing changed."
@@ -67,6 +68,9 @@ func (n *Nodes) Rate(ctx context.Context, s *State) error {
 	switch {
 	case r.Unpromoted != nil:
 		n.Logger.WarnContext(ctx, "make a 👍'd answer an example", "thread", s.ThreadTS, "query_id", s.ReferencedQueryID, "err", r.Unpromoted)
+	case r.Example.Status == store.StatusRejected:
+		// An admin set it aside: it is never shown, whatever 👍 it gets.
+		text = textThanksRejected
 	case r.Example.ID != 0 && r.Example.Status != store.StatusCandidate:
 		text = textThanksUpSeen
 	case r.Example.ID != 0:

@@ -12,6 +12,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
+	"slices"
 	"strings"
 	"sync"
 	"text/template"
@@ -289,16 +290,36 @@ func LoadExamples(path string) ([]Example, error) {
 	return ex, nil
 }
 
-// ParseExamples decodes a YAML list of examples; each needs a question and SQL.
+// exampleKeys are the keys an example of the examples file may have.
+var exampleKeys = []string{"question", "sql", "assumptions", "explanation"}
+
+// ParseExamples decodes a YAML list of examples; each needs a question and
+// SQL, and a key it does not know (a misspelt "assumption:") is refused by
+// its line rather than dropped.
 func ParseExamples(data []byte) ([]Example, error) {
-	var ex []Example
-	if err := yaml.Unmarshal(data, &ex); err != nil {
+	var nodes []yaml.Node
+	if err := yaml.Unmarshal(data, &nodes); err != nil {
 		return nil, fmt.Errorf("parse examples: %w", err)
 	}
-	for i, e := range ex {
-		if strings.TrimSpace(e.Question) == "" || strings.TrimSpace(e.SQL) == "" {
-			return nil, fmt.Errorf("parse examples: example %d needs a question and sql", i+1)
+	ex := make([]Example, 0, len(nodes))
+	for i, n := range nodes {
+		if n.Kind != yaml.MappingNode {
+			return nil, fmt.Errorf("parse examples: line %d: example %d is not a mapping of %s", n.Line, i+1, strings.Join(exampleKeys, ", "))
 		}
+		for j := 0; j+1 < len(n.Content); j += 2 {
+			if k := n.Content[j]; !slices.Contains(exampleKeys, k.Value) {
+				return nil, fmt.Errorf("parse examples: line %d: example %d has an unknown key %q (want one of %s)",
+					k.Line, i+1, k.Value, strings.Join(exampleKeys, ", "))
+			}
+		}
+		var e Example
+		if err := n.Decode(&e); err != nil {
+			return nil, fmt.Errorf("parse examples: line %d: example %d: %w", n.Line, i+1, err)
+		}
+		if strings.TrimSpace(e.Question) == "" || strings.TrimSpace(e.SQL) == "" {
+			return nil, fmt.Errorf("parse examples: line %d: example %d needs a question and sql", n.Line, i+1)
+		}
+		ex = append(ex, e)
 	}
 	return ex, nil
 }

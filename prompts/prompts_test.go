@@ -133,4 +133,19 @@ func TestParseExamples(t *testing.T) {
 	if _, err := ParseExamples([]byte("- question: q\n")); err == nil || !strings.Contains(err.Error(), "example 1") {
 		t.Errorf("got %v, want an error naming example 1", err)
 	}
+	// A misspelt key is refused, by its line, not dropped: the team would
+	// believe the assumption is shown with the example.
+	misspelt := "- question: q1\n  sql: SELECT 1\n- question: q2\n  sql: SELECT 2\n  assumption:\n    - Two is two.\n"
+	_, err := ParseExamples([]byte(misspelt))
+	want := `parse examples: line 5: example 2 has an unknown key "assumption" (want one of question, sql, assumptions, explanation)`
+	if err == nil || err.Error() != want {
+		t.Errorf("got %v, want %s", err, want)
+	}
+	got, err := ParseExamples([]byte("- question: q\n  sql: SELECT 1\n  assumptions: [a]\n  explanation: e\n"))
+	if err != nil || len(got) != 1 || got[0].Explanation != "e" || len(got[0].Assumptions) != 1 {
+		t.Errorf("got %+v, %v; want the one example whole", got, err)
+	}
+	if _, err := ParseExamples([]byte("- just a question\n")); err == nil || !strings.Contains(err.Error(), "line 1") {
+		t.Errorf("got %v, want an error naming line 1", err)
+	}
 }
