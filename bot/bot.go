@@ -132,6 +132,11 @@ func New(ctx context.Context, cfg Config, log *slog.Logger) (*Bot, error) {
 func (b *Bot) storeExamples(ctx context.Context) error {
 	n := b.nodes
 	d := b.backend.Dialect()
+	checked, err := b.checkExamples(ctx, n.Examples)
+	if err != nil {
+		return err
+	}
+	n.Examples = checked
 	if d.Fingerprint == nil {
 		return nil
 	}
@@ -180,6 +185,52 @@ func (b *Bot) storeExamples(ctx context.Context) error {
 		n.ExamplesK = -1 // none shown; the badge and feedback still work
 	}
 	return nil
+}
+
+// checkExamples returns the examples file's examples that pass the
+// backend's check, as a generated query and `examples add`'s do: they are
+// shown to the model as answers to copy. An unsafe one (a write, a
+// pg_sleep) is a mistake in the file that stops the start, naming the
+// file and each such entry; one the data does not fit (a table the catalog
+// lacks, renamed since or of another installation: the demo's examples on
+// other data) is left out, and the log says which. When the data source
+// cannot check them (it is down or slow), none is stored this start: the
+// examples stored before stay, and the next start checks them again.
+func (b *Bot) checkExamples(ctx context.Context, examples []prompts.Example) ([]prompts.Example, error) {
+	file := b.cfg.SQLExamples
+	if file == "" {
+		file = "prompts/examples.yaml (the demo's: SQL_EXAMPLES is not set)"
+	}
+	var out []prompts.Example
+	var unsafe []string
+	left := 0
+	for i, e := range examples {
+		_, err := b.backend.Check(ctx, e.SQL, b.cfg.MaxRows)
+		switch kind := warehouse.KindOf(err); {
+		case err == nil:
+			out = append(out, e)
+		case kind == warehouse.Unsafe:
+			unsafe = append(unsafe, fmt.Sprintf("example %d (%s): %v", i+1, answer.Quoted(e.Question), err))
+		case kind == warehouse.Invalid || kind == warehouse.Forbidden:
+			left++
+			if b.cfg.SQLExamples != "" {
+				b.log.WarnContext(ctx, "an example's query does not run on this data: left out",
+					"file", file, "example", i+1, "question", e.Question, "err", err)
+			}
+		default:
+			b.log.WarnContext(ctx, "the examples file's queries cannot be checked now: none is stored this start (those stored before stay)",
+				"file", file, "err", err)
+			return nil, nil
+		}
+	}
+	if len(unsafe) > 0 {
+		return nil, fmt.Errorf("examples file %s: the guard refuses %d of its examples, which the model would copy: %s",
+			file, len(unsafe), strings.Join(unsafe, "; "))
+	}
+	if left > 0 && b.cfg.SQLExamples == "" {
+		b.log.InfoContext(ctx, "the demo's examples are about tables this data lacks: left out", "examples", left)
+	}
+	return out, nil
 }
 
 // NewWithBackend assembles a bot on an open database and backend, for

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 
@@ -172,16 +173,14 @@ func (b *Bot) SearchValues(ctx context.Context, m Message, text string) ([]store
 }
 
 // VerifiedQueries are up to limit verified examples, most used first, whose
-// query m's user may run under their policy (the guard alone decides, as
-// for SuggestedQuestions).
+// query m's user may run here (the guard alone decides, as for
+// SuggestedQuestions, with or without an access file: a query that
+// writes, or reads a table this data lacks, is not offered to copy). When
+// the data source cannot say, the call fails with its error.
 func (b *Bot) VerifiedQueries(ctx context.Context, m Message, limit int) ([]store.Example, error) {
 	var out []store.Example
 	err := b.call(ctx, m, CallVerified, "", func(ctx context.Context, s *nodes.State) error {
-		f := store.ExampleFilter{Backend: b.backend.Name(), Status: store.StatusVerified, MostUsed: true}
-		if s.Policy == "" {
-			f.Limit = limit
-		}
-		list, err := b.db.ListExamples(ctx, f)
+		list, err := b.db.ListExamples(ctx, store.ExampleFilter{Backend: b.backend.Name(), Status: store.StatusVerified, MostUsed: true})
 		if err != nil {
 			return err
 		}
@@ -189,8 +188,12 @@ func (b *Bot) VerifiedQueries(ctx context.Context, m Message, limit int) ([]stor
 			if len(out) == limit {
 				break
 			}
-			if s.Policy != "" && warehouse.PermitsShown(ctx, b.backend, e.Query) != nil {
+			switch err := warehouse.PermitsShown(ctx, b.backend, e.Query); {
+			case err == nil:
+			case slices.Contains([]warehouse.ErrorKind{warehouse.Invalid, warehouse.Unsafe, warehouse.Forbidden}, warehouse.KindOf(err)):
 				continue
+			default:
+				return err
 			}
 			out = append(out, e)
 		}

@@ -31,6 +31,7 @@ func TestListVerifiedQueriesDefaultLimit(t *testing.T) {
 	ctx := context.Background()
 	_, err := db.Pool().Exec(ctx, `CREATE SCHEMA analytics; CREATE TABLE analytics.numbers (n int)`)
 	require.NoError(t, err)
+	require.NoError(t, pgwarehouse.Grant(ctx, db.Pool(), "", []string{"analytics"}), "the reader reads it: the guard checks each query")
 	b := bottest.New(t, url, "")
 	uses := map[int64]int64{}
 	var want []string
@@ -115,4 +116,30 @@ default: none
 			assert.Equal(t, tc.wantSecrets, slices.Contains(got, secrets), "the secrets query listed to %s: %q", tc.user, got)
 		})
 	}
+}
+
+// Without an access file too, list_verified_queries lists only the
+// verified queries the guard lets run here, as the questions to try are:
+// one that writes (stored unchecked by an earlier version's examples file)
+// or reads a table this data lacks is not offered to the client to copy.
+func TestListVerifiedQueriesChecked(t *testing.T) {
+	t.Parallel()
+	db, url := storetest.NewWithURL(t)
+	ctx := context.Background()
+	_, err := db.Pool().Exec(ctx, `CREATE SCHEMA analytics; CREATE TABLE analytics.numbers (n int)`)
+	require.NoError(t, err)
+	require.NoError(t, pgwarehouse.Grant(ctx, db.Pool(), "", []string{"analytics"}), "the reader reads it: the guard checks each query")
+	b := bottest.New(t, url, "")
+	for i, q := range []string{"DELETE FROM analytics.numbers", "SELECT pg_sleep(600)", "SELECT n FROM analytics.gone", "SELECT n FROM analytics.numbers"} {
+		_, _, err := db.AddExample(ctx, store.Example{Backend: "postgres", Question: fmt.Sprintf("Question %d?", i+1),
+			Query: q, Fingerprint: fmt.Sprintf("fp-%d", i), Source: store.SourceFile, Status: store.StatusVerified, VerifiedBy: "file"})
+		require.NoError(t, err)
+	}
+	var verified VerifiedList
+	decode(t, call(t, connect(t, b, Config{}, DefaultUser), "list_verified_queries", map[string]any{}), &verified)
+	var got []string
+	for _, q := range verified.Queries {
+		got = append(got, q.Question)
+	}
+	assert.Equal(t, []string{"Question 4?"}, got, "only the query that runs here")
 }
