@@ -238,3 +238,41 @@ func TestMigrateGoesOnPastAConcurrentChange(t *testing.T) {
 	require.NoError(t, err)
 	assert.Zero(t, pending)
 }
+
+// Up to 28, the questions of examples stored before are folded onto one
+// line as AddExample stores them now, so the same question with the same
+// query, added again after the upgrade, finds its example instead of
+// making a second; two examples whose questions fold to one line stay
+// apart, the second as it was.
+func TestMigrationFoldsExampleQuestions(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	db := storetest.New(t)
+	sqlDB := stdlib.OpenDBFromPool(db.Pool())
+	defer sqlDB.Close()
+	provider, err := goose.NewProvider(goose.DialectPostgres, sqlDB, migrations.FS)
+	require.NoError(t, err)
+	_, err = provider.DownTo(ctx, 27)
+	require.NoError(t, err, "down to 27")
+	_, err = db.Pool().Exec(ctx, `
+		INSERT INTO examples (backend, question, query, fingerprint, source, status) VALUES
+			('postgres', E'How many games\nby year?', 'SELECT 1', 'fp-1', 'feedback', 'candidate'),
+			('postgres', E'  How many  games by\tyear? ', 'SELECT 1', 'fp-1', 'feedback', 'candidate'),
+			('postgres', E'Top\r\npublishers', 'SELECT 2', 'fp-2', 'file', 'verified'),
+			('postgres', 'Top publishers', 'SELECT 3', 'fp-3', 'file', 'verified')`)
+	require.NoError(t, err)
+	require.NoError(t, db.Migrate(ctx), "up")
+
+	var questions []string
+	require.NoError(t, db.Pool().QueryRow(ctx, `SELECT array_agg(question ORDER BY id) FROM examples`).Scan(&questions))
+	assert.Equal(t, []string{"How many games by year?", "  How many  games by\tyear? ", "Top publishers", "Top publishers"}, questions)
+
+	_, added, err := db.AddExample(ctx, store.Example{Backend: "postgres", Question: "How many games\r\nby year?",
+		Query: "SELECT 1", Fingerprint: "fp-1", Source: store.SourceFeedback, Status: store.StatusCandidate})
+	require.NoError(t, err)
+	assert.False(t, added, "the example stored before is found")
+	_, added, err = db.AddExample(ctx, store.Example{Backend: "postgres", Question: "Top publishers",
+		Query: "SELECT 2", Fingerprint: "fp-2", Source: store.SourceFile, Status: store.StatusVerified})
+	require.NoError(t, err)
+	assert.False(t, added)
+}
