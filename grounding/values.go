@@ -100,12 +100,13 @@ type RefreshStats struct {
 // and replaces what the index holds for it, but for values longer than
 // MaxValueLength; a column that cannot be read or written is logged,
 // counted as failed and left as it was, and the refresh goes on with the
-// others. When the warehouse itself fails for downColumns columns in a row
-// (down, no answer, credentials refused), or the bot's database fails a
-// write as unavailable, the refresh stops there with that error: every
-// column after them would fail the same way. One column alone may fail so
-// and not the others (a Cube query still running at CUBE_TIMEOUT is
-// "unavailable"), so one does not stop it.
+// others. A read that fails as the backend's would (down, no answer,
+// credentials refused: wholeBackend) leaves the rest of its table's
+// columns as they were too, unread: a cube whose queries run past
+// CUBE_TIMEOUT ("unavailable") costs one timeout, not one per dimension.
+// When the reads of downTables tables in a row fail so, or the bot's
+// database fails a write as unavailable, the refresh stops there with
+// that error: every table after them would fail the same way.
 func (ix *ValueIndex) Refresh(ctx context.Context) (RefreshStats, error) {
 	start := time.Now()
 	var st RefreshStats
@@ -122,8 +123,10 @@ func (ix *ValueIndex) Refresh(ctx context.Context) (RefreshStats, error) {
 	}
 	backend := ix.Backend.Name()
 	var keep []store.ValueColumn
-	down := 0 // columns in a row whose read failed as the backend's
+	downRun := 0 // tables in a row whose read failed as the backend's
 	for _, t := range cat.Tables {
+		var down error // the read of t that failed as the backend's
+		read := false  // a column of t was read, or tried
 		for _, c := range t.Columns {
 			if c.Kind != warehouse.KindText || c.Role == warehouse.RoleMeasure || c.Role == warehouse.RoleSegment {
 				continue
@@ -131,22 +134,26 @@ func (ix *ValueIndex) Refresh(ctx context.Context) (RefreshStats, error) {
 			st.Columns++
 			col := store.ValueColumn{Backend: backend, Schema: t.Schema, Table: t.Name, Column: c.Name}
 			keep = append(keep, col)
+			if down != nil {
+				st.Failed++ // left as it was, unread: its table's read failed as the backend's
+				continue
+			}
+			read = true
 			values, err := ix.Backend.Values(ctx, warehouse.ColumnRef{Schema: t.Schema, Table: t.Name, Column: c.Name}, max+1)
 			if err != nil {
 				if ctx.Err() != nil {
 					return st, ctx.Err()
 				}
-				if wholeBackend(err) {
-					if down++; down == downColumns {
-						return st, fmt.Errorf("refresh the value index: read %s.%s.%s and the %d before it: %w",
-							col.Schema, col.Table, col.Column, downColumns-1, err)
-					}
-				}
 				st.Failed++
+				if wholeBackend(err) {
+					down = fmt.Errorf("read %s.%s.%s: %w", col.Schema, col.Table, col.Column, err)
+					ix.log().WarnContext(ctx, "value index: read a column; its table's other columns are left as they were",
+						"column", col.Schema+"."+col.Table+"."+col.Column, "err", err)
+					continue
+				}
 				ix.log().WarnContext(ctx, "value index: read a column", "column", col.Schema+"."+col.Table+"."+col.Column, "err", err)
 				continue
 			}
-			down = 0
 			indexed, distinct, rows := values.Distinct, len(values.Distinct), values.Rows
 			skipped := distinct > max
 			if skipped {
@@ -178,6 +185,14 @@ func (ix *ValueIndex) Refresh(ctx context.Context) (RefreshStats, error) {
 				st.Values += len(indexed)
 			}
 		}
+		switch {
+		case down != nil:
+			if downRun++; downRun == downTables {
+				return st, fmt.Errorf("refresh the value index: the reads of %d tables in a row failed, the last: %w", downTables, down)
+			}
+		case read:
+			downRun = 0
+		}
 	}
 	if err := ix.DB.KeepValueColumns(ctx, backend, keep); err != nil {
 		return st, fmt.Errorf("refresh the value index: %w", err)
@@ -192,9 +207,9 @@ func (ix *ValueIndex) Refresh(ctx context.Context) (RefreshStats, error) {
 	return st, nil
 }
 
-// downColumns is how many columns in a row whose read failed as the
+// downTables is how many tables in a row whose read failed as the
 // backend's (wholeBackend) stop a refresh.
-const downColumns = 3
+const downTables = 3
 
 // wholeBackend reports whether a column's read failed as the backend's
 // failing as a whole would: down, no answer, credentials refused.

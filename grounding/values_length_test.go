@@ -176,10 +176,11 @@ func (d *downValues) Values(ctx context.Context, col warehouse.ColumnRef, limit 
 }
 
 // A warehouse that is down fails every column the same way: the refresh
-// stops after three in a row with that error, logged once by Run, not a
-// warning per column, and forgets nothing it held. One column that fails
-// so alone (a Cube query still running at CUBE_TIMEOUT is "unavailable")
-// does not stop it. A bot database that went away (a write that fails as
+// reads one column of each table, stops after three tables in a row with
+// that error, logged once by Run, not a warning per column, and forgets
+// nothing it held. One table whose read fails so alone (a cube whose
+// queries run past CUBE_TIMEOUT is "unavailable") costs one read and does
+// not stop it. A bot database that went away (a write that fails as
 // unavailable) stops it at once.
 func TestValueIndexRefreshStopsWhenTheWarehouseIsDown(t *testing.T) {
 	t.Parallel()
@@ -196,18 +197,22 @@ func TestValueIndexRefreshStopsWhenTheWarehouseIsDown(t *testing.T) {
 	_, err = broken.Refresh(ctx)
 	require.Error(t, err)
 	assert.Equal(t, warehouse.Unavailable, warehouse.KindOf(err), "%v", err)
-	assert.Equal(t, 3, backend.reads, "no column after the third is tried")
+	assert.Equal(t, 3, backend.reads, "one column of each of the three tables")
+	assert.Contains(t, err.Error(), "the reads of 3 tables in a row failed")
 	ok, err := ix.DB.HasValue(ctx, crmColumn("tickets", "subject"), "Rocket engine late")
 	require.NoError(t, err)
 	assert.True(t, ok, "what the index held is kept")
 
 	one := &downValues{Backend: ix.Backend, down: down,
-		downFor: func(c warehouse.ColumnRef) bool { return c.Table == "accounts" && c.Column == "name" }}
+		downFor: func(c warehouse.ColumnRef) bool { return c.Table == "accounts" }}
 	st, err := (&grounding.ValueIndex{DB: ix.DB, Backend: one}).Refresh(ctx)
-	require.NoError(t, err, "one column's failure is not the refresh's")
-	assert.Equal(t, 1, one.downReads)
-	assert.Equal(t, 1, st.Failed)
-	assert.Equal(t, 5, st.Indexed, "every other column")
+	require.NoError(t, err, "one table's failure is not the refresh's")
+	assert.Equal(t, 1, one.downReads, "one read of the slow table, not one per column")
+	assert.Equal(t, 4, st.Failed, "the accounts' four text columns, left as they were")
+	assert.Equal(t, 2, st.Indexed, "the other tables' columns")
+	ok, err = ix.DB.HasValue(ctx, crmColumn("accounts", "name"), "Zenith Ltd")
+	require.NoError(t, err)
+	assert.True(t, ok, "a column left as it was keeps its values")
 
 	_, err = ix.DB.Pool().Exec(ctx, `
 		CREATE FUNCTION gone() RETURNS trigger LANGUAGE plpgsql AS $$
