@@ -11,7 +11,11 @@
 -- left as it was too.
 WITH folded AS (
     SELECT id, backend, fingerprint, question,
-           btrim(regexp_replace(question, '[[:space:]]+', ' ', 'g')) AS line
+           -- What Go's strings.Fields splits on (unicode.IsSpace): ASCII
+           -- white space, NEL, the no-break spaces and the other Unicode
+           -- spaces, whatever the database's locale.
+           btrim(regexp_replace(question,
+                 '[[:space:]\u0085\u00a0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000]+', ' ', 'g'), ' ') AS line
     FROM examples
 ), chosen AS (
     SELECT DISTINCT ON (backend, fingerprint, lower(line)) id, backend, fingerprint, line

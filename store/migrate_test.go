@@ -259,13 +259,16 @@ func TestMigrationFoldsExampleQuestions(t *testing.T) {
 			('postgres', E'How many games\nby year?', 'SELECT 1', 'fp-1', 'feedback', 'candidate'),
 			('postgres', E'  How many  games by\tyear? ', 'SELECT 1', 'fp-1', 'feedback', 'candidate'),
 			('postgres', E'Top\r\npublishers', 'SELECT 2', 'fp-2', 'file', 'verified'),
-			('postgres', 'Top publishers', 'SELECT 3', 'fp-3', 'file', 'verified')`)
+			('postgres', 'Top publishers', 'SELECT 3', 'fp-3', 'file', 'verified'),
+			('postgres', E'Ventes par mois\u202f?', 'SELECT 4', 'fp-4', 'feedback', 'candidate'),
+			('postgres', E'Revenue\u00a0by\u3000month', 'SELECT 5', 'fp-5', 'feedback', 'candidate')`)
 	require.NoError(t, err)
 	require.NoError(t, db.Migrate(ctx), "up")
 
 	var questions []string
 	require.NoError(t, db.Pool().QueryRow(ctx, `SELECT array_agg(question ORDER BY id) FROM examples`).Scan(&questions))
-	assert.Equal(t, []string{"How many games by year?", "  How many  games by\tyear? ", "Top publishers", "Top publishers"}, questions)
+	assert.Equal(t, []string{"How many games by year?", "  How many  games by\tyear? ", "Top publishers", "Top publishers",
+		"Ventes par mois ?", "Revenue by month"}, questions, "folded as Go's strings.Fields folds, no-break spaces too")
 
 	_, added, err := db.AddExample(ctx, store.Example{Backend: "postgres", Question: "How many games\r\nby year?",
 		Query: "SELECT 1", Fingerprint: "fp-1", Source: store.SourceFeedback, Status: store.StatusCandidate})
@@ -275,4 +278,8 @@ func TestMigrationFoldsExampleQuestions(t *testing.T) {
 		Query: "SELECT 2", Fingerprint: "fp-2", Source: store.SourceFile, Status: store.StatusVerified})
 	require.NoError(t, err)
 	assert.False(t, added)
+	_, added, err = db.AddExample(ctx, store.Example{Backend: "postgres", Question: "Ventes par mois\u202f?",
+		Query: "SELECT 4", Fingerprint: "fp-4", Source: store.SourceFeedback, Status: store.StatusCandidate})
+	require.NoError(t, err)
+	assert.False(t, added, "a question with a narrow no-break space")
 }
