@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"log/slog"
+	"os"
 	"strings"
 	"testing"
 	"time"
@@ -78,7 +79,9 @@ func testDatabaseDown(t *testing.T, e *testEnv) {
 	t.Run("before the schema was read", func(t *testing.T) {
 		t.Parallel()
 		p := storetest.NewProxy(t, e.url)
-		b := newBot(t, e, script(), func(c *bot.Config) { c.DatabaseURL = p.URL() })
+		// No examples: the start checks an examples file's queries,
+		// which reads the schema.
+		b := newBot(t, e, script(), func(c *bot.Config) { c.DatabaseURL, c.SQLExamples = p.URL(), os.DevNull })
 		p.Stop()
 
 		s, res := ask(t, b, bot.NewThreadID(), "How many games were released in 2018?")
