@@ -17,6 +17,7 @@ import (
 	"github.com/analyticsbot/analyticsbot/nodes"
 	"github.com/analyticsbot/analyticsbot/prompts"
 	"github.com/analyticsbot/analyticsbot/store"
+	"github.com/analyticsbot/analyticsbot/store/storetest"
 )
 
 // testOffTopic declines a message that is not about the data for the price
@@ -418,10 +419,10 @@ func testModelFailures(t *testing.T, e *testEnv) {
 // to run.
 func testMissingGrant(t *testing.T, e *testEnv) {
 	ctx := context.Background()
-	_, err := e.admin.Pool().Exec(ctx, `CREATE TABLE IF NOT EXISTS analytics.ledger_cols (id int, amount int, payee text);
+	// Subtests running at once grant on the same table: in turn.
+	storetest.SetupRoles(t, e.admin, `CREATE TABLE IF NOT EXISTS analytics.ledger_cols (id int, amount int, payee text);
 		REVOKE ALL ON analytics.ledger_cols FROM analyticsbot_reader, PUBLIC;
 		GRANT SELECT (id, amount) ON analytics.ledger_cols TO analyticsbot_reader`)
-	require.NoError(t, err)
 	b := newBot(t, e, script(`
   - step: generate_sql
     match: '(?im)^Question: .*ledger'
