@@ -2,7 +2,6 @@ package nodes
 
 import (
 	"cmp"
-	"context"
 	"fmt"
 	"math"
 	"strconv"
@@ -18,12 +17,12 @@ import (
 // run will read: a column the answer shows in percent (answer's units:
 // its name, share_pct, or the catalog's description) is compared as
 // written (5); one whose values in the answer's result all lie within
-// [-1, 1] holds fractions and is compared with 0.05, which the condition's
+// [-1, 1] (result, nil when not at hand) holds fractions and is compared with 0.05, which the condition's
 // words then say ("above 5% (0.05 in error_rate)"). note says, for the
 // confirmation, when the result could not tell (not at hand, or no number
 // in it): the limit is then compared as written. Other conditions come
 // back as they are.
-func (n *Nodes) percentUnit(ctx context.Context, s *State, turn store.Turn, c schedule.Condition) (_ schedule.Condition, note string) {
+func percentUnit(turn store.Turn, c schedule.Condition, result *warehouse.Result) (_ schedule.Condition, note string) {
 	if c.Unit != schedule.UnitPercent || answer.NameUnit(c.Column).Suffix == "%" {
 		return c, ""
 	}
@@ -34,11 +33,10 @@ func (n *Nodes) percentUnit(ctx context.Context, s *State, turn store.Turn, c sc
 	asWritten := fmt.Sprintf("I couldn't see the answer's values, so I'll compare %s with %s as written; "+
 		"if it holds fractions (0.05 for 5%%), ask for an alert “%s” instead.",
 		subject, plainNumber(c.Threshold), plain.Describe())
-	cached, err := n.Cache.Get(ctx, s.ThreadTS, turn.QueryID)
-	if err != nil {
+	if result == nil {
 		return c, asWritten
 	}
-	res := cached.Result
+	res := *result
 	pick := numberColumn(res.Columns, c.Column)
 	if pick < 0 {
 		return c, asWritten

@@ -21,9 +21,6 @@ import (
 // as written, and the confirmation says so.
 func TestAlertOnAPercent(t *testing.T) {
 	t.Parallel()
-	n, _ := newNodes(t, nil)
-	ctx := context.Background()
-	const sql = "SELECT 0.0042 AS error_rate"
 	column := func(name string) []warehouse.Column {
 		return []warehouse.Column{{Name: "day", Kind: warehouse.KindText}, {Name: name, Type: "numeric", Kind: warehouse.KindNumber}}
 	}
@@ -67,18 +64,13 @@ func TestAlertOnAPercent(t *testing.T) {
 			want:   "when error_rate is above 5"},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
-			thread := threadID(t)
-			if tt.result != nil {
-				require.NoError(t, n.Cache.Put(ctx, store.CachedResult{ThreadID: thread, QueryID: pgID(sql),
-					Query: pgQuery(sql), Question: "error rate", Result: *tt.result}))
-			}
-			turn := store.Turn{QueryID: pgID(sql)}
+			var turn store.Turn
 			if tt.units != nil {
 				reply, err := answer.Marshal(&answer.Answer{Kind: answer.KindAnswer, Result: tt.result, Units: tt.units})
 				require.NoError(t, err)
 				turn.Reply = reply
 			}
-			got, note := n.percentUnit(ctx, &State{ThreadTS: thread, UserID: "U1", ChannelID: "C1"}, turn, tt.cond)
+			got, note := percentUnit(turn, tt.cond, tt.result)
 			assert.Equal(t, tt.want, got.Describe())
 			assert.Equal(t, tt.wantNote, note)
 			sch := store.Schedule{Question: "Error rate", DestKind: "dm", TimeZone: "UTC", CondKind: string(got.Kind),

@@ -123,16 +123,24 @@ func (n *Nodes) Schedule(ctx context.Context, s *State) error {
 			}
 		}
 	}
-	unclear := n.unclear(ctx, s, turn, req)
+	// An alert is read against the answer's result: read once, for the
+	// checks below (nil when it is not at hand).
+	var res *warehouse.Result
+	if req.Condition.Kind != "" {
+		if cached, err := n.Cache.Get(ctx, s.ThreadTS, turn.QueryID); err == nil {
+			res = &cached.Result
+		}
+	}
+	unclear := n.unclear(s, req, res)
 	if unclear == "" {
-		req.Condition, unclear = n.watchedColumn(ctx, s, turn, req.Condition)
+		req.Condition, unclear = watchedColumn(req.Condition, res)
 	}
 	if unclear != "" {
 		s.SetReply(FormatSimple, &answer.Answer{Kind: answer.KindNotice, Text: answer.Plain(unclear + " " + textScheduleHow)})
 		return nil
 	}
 	var note string
-	req.Condition, note = n.percentUnit(ctx, s, turn, req.Condition)
+	req.Condition, note = percentUnit(turn, req.Condition, res)
 	sch, err := n.Schedules.AddSchedule(ctx, n.pending(s, turn, req))
 	if err != nil {
 		dataFailure(s, err)
@@ -159,9 +167,10 @@ func (n *Nodes) Schedule(ctx context.Context, s *State) error {
 	return nil
 }
 
-// unclear is what keeps req from being a schedule of turn's answer, in a
-// sentence for the asker; "" when nothing does.
-func (n *Nodes) unclear(ctx context.Context, s *State, turn store.Turn, req schedule.Request) string {
+// unclear is what keeps req from being a schedule of the answer whose
+// result is res (nil when not at hand), in a sentence for the asker; ""
+// when nothing does.
+func (n *Nodes) unclear(s *State, req schedule.Request, res *warehouse.Result) string {
 	switch {
 	case req.Unclear != "":
 		return req.Unclear
@@ -177,21 +186,21 @@ func (n *Nodes) unclear(ctx context.Context, s *State, turn store.Turn, req sche
 	if col := req.Condition.Column; col != "" {
 		// The column is what counts, not today's value: an empty result
 		// or a NULL (a sum of no rows) may well change by the next check.
-		if c, err := n.Cache.Get(ctx, s.ThreadTS, turn.QueryID); err == nil && numberColumn(c.Result.Columns, col) < 0 {
-			return fmt.Sprintf("The answer has no number column “%s”: its columns are %s.", col, strings.Join(c.Result.ColumnNames(), ", "))
+		if res != nil && numberColumn(res.Columns, col) < 0 {
+			return fmt.Sprintf("The answer has no number column “%s”: its columns are %s.", col, strings.Join(res.ColumnNames(), ", "))
 		}
 	}
 	return ""
 }
 
 // watchedColumn names the column an alert on a value reads when its words
-// named none, from the answer's result: its one number column, so the
+// named none, from the answer's result res: its one number column, so the
 // confirmation and every post say what is compared. An answer with
 // several number columns (a year beside a count) or none has no value to
 // pick: unclear says so and how to name one. Without the result at hand
-// (its cache expired) c comes back as it was, and runs read the first
-// number column.
-func (n *Nodes) watchedColumn(ctx context.Context, s *State, turn store.Turn, c schedule.Condition) (_ schedule.Condition, unclear string) {
+// (res nil: its cache expired) c comes back as it was, and runs read the
+// first number column.
+func watchedColumn(c schedule.Condition, res *warehouse.Result) (_ schedule.Condition, unclear string) {
 	switch c.Kind {
 	case "", schedule.CondAnyRows, schedule.CondNoRows:
 		return c, ""
@@ -199,12 +208,11 @@ func (n *Nodes) watchedColumn(ctx context.Context, s *State, turn store.Turn, c 
 	if c.Column != "" {
 		return c, ""
 	}
-	cached, err := n.Cache.Get(ctx, s.ThreadTS, turn.QueryID)
-	if err != nil {
+	if res == nil {
 		return c, ""
 	}
 	var numbers []string
-	for _, col := range cached.Result.Columns {
+	for _, col := range res.Columns {
 		if col.Kind == warehouse.KindNumber {
 			numbers = append(numbers, col.Name)
 		}
@@ -212,7 +220,7 @@ func (n *Nodes) watchedColumn(ctx context.Context, s *State, turn store.Turn, c 
 	switch len(numbers) {
 	case 0:
 		return c, fmt.Sprintf("The answer has no number to watch: its columns are %s.",
-			strings.Join(cached.Result.ColumnNames(), ", "))
+			strings.Join(res.ColumnNames(), ", "))
 	case 1:
 		c.Column = numbers[0]
 		return c, ""

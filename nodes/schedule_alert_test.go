@@ -1,15 +1,12 @@
 package nodes
 
 import (
-	"context"
 	"testing"
 	"time"
 
 	"github.com/stretchr/testify/assert"
-	"github.com/stretchr/testify/require"
 
 	"github.com/analyticsbot/analyticsbot/schedule"
-	"github.com/analyticsbot/analyticsbot/store"
 	"github.com/analyticsbot/analyticsbot/warehouse"
 )
 
@@ -20,8 +17,6 @@ import (
 func TestAlertOnAMissingValue(t *testing.T) {
 	t.Parallel()
 	n, _ := newNodes(t, nil)
-	ctx := context.Background()
-	const sql = "SELECT sum(price) AS total FROM analytics.apps WHERE false"
 	number := []warehouse.Column{{Name: "total", Type: "numeric", Kind: warehouse.KindNumber}}
 	req := schedule.Request{HasWhen: true, When: alertCheck(time.UTC),
 		Condition: schedule.Condition{Kind: schedule.CondAbove, Threshold: 100, Column: "total"}}
@@ -39,12 +34,9 @@ func TestAlertOnAMissingValue(t *testing.T) {
 		{"a column that is not a number", oneCell("steam"), "source", "The answer has no number column “source”: its columns are source."},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
-			thread := threadID(t)
-			require.NoError(t, n.Cache.Put(ctx, store.CachedResult{ThreadID: thread, QueryID: pgID(sql),
-				Query: pgQuery(sql), Question: "total price", Result: tt.result}))
 			r := req
 			r.Condition.Column = tt.column
-			got := n.unclear(ctx, &State{ThreadTS: thread, UserID: "U1", ChannelID: "C1"}, store.Turn{QueryID: pgID(sql)}, r)
+			got := n.unclear(&State{ThreadTS: "1700000000.000100", UserID: "U1", ChannelID: "C1"}, r, &tt.result)
 			assert.Equal(t, tt.want, got)
 		})
 	}
@@ -56,9 +48,6 @@ func TestAlertOnAMissingValue(t *testing.T) {
 // first (a year beside a count would always be above 100).
 func TestAlertWatchesTheAnswersOneNumber(t *testing.T) {
 	t.Parallel()
-	n, _ := newNodes(t, nil)
-	ctx := context.Background()
-	const sql = "SELECT 1"
 	num := func(name string) warehouse.Column {
 		return warehouse.Column{Name: name, Type: "bigint", Kind: warehouse.KindNumber}
 	}
@@ -85,12 +74,11 @@ func TestAlertWatchesTheAnswersOneNumber(t *testing.T) {
 		{name: "no result at hand", cond: above, want: "when the value is above 100"},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
-			thread := threadID(t)
+			var res *warehouse.Result
 			if tt.cols != nil {
-				require.NoError(t, n.Cache.Put(ctx, store.CachedResult{ThreadID: thread, QueryID: pgID(sql),
-					Query: pgQuery(sql), Question: "games", Result: warehouse.Result{Columns: tt.cols}}))
+				res = &warehouse.Result{Columns: tt.cols}
 			}
-			got, ask := n.watchedColumn(ctx, &State{ThreadTS: thread, UserID: "U1", ChannelID: "C1"}, store.Turn{QueryID: pgID(sql)}, tt.cond)
+			got, ask := watchedColumn(tt.cond, res)
 			assert.Equal(t, tt.want, got.Describe())
 			assert.Equal(t, tt.wantAsk, ask)
 		})
