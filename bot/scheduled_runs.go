@@ -47,6 +47,13 @@ func (u *Undeliverable) Error() string { return "cannot post: " + u.Reason + ": 
 // Unwrap is the surface's own error.
 func (u *Undeliverable) Unwrap() error { return u.Err }
 
+// ErrMembershipUnknown is what an Owners error wraps when the surface
+// could not say now whether a schedule's owner is still a member of a
+// channel the run depends on (Slack rate-limited or down): the run reads
+// nothing and is tried again, and its owner is told that, not that their
+// identity is in doubt.
+var ErrMembershipUnknown = errors.New("whether the owner is still in the channel is unknown")
+
 // Logger is the bot's logger.
 func (b *Bot) Logger() *slog.Logger { return b.log }
 

@@ -46,6 +46,8 @@ func failureWords(kind string, attempts int) string {
 		why = "Slack didn't say whether you may still read what it reads"
 	case ownerUnknown:
 		why = "Slack didn't confirm who you are now, so I read nothing as you"
+	case membershipUnknown:
+		why = "Slack didn't say whether you are still in its channel, so I read nothing as you"
 	case "delivery_failed":
 		why = "I couldn't post the message"
 	}

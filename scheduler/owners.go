@@ -15,14 +15,23 @@ import (
 type Owners interface {
 	// Owner returns the address of sch's owner now. A *bot.Refusal says
 	// they may no longer run it (the schedule stops and they are told);
-	// any other error, that the surface cannot tell now (the run reads
-	// nothing, fails and is tried again).
+	// a *bot.Undeliverable, that a channel the run depends on is gone for
+	// the surface (the run fails at once, its owner told Reason); an error
+	// wrapping bot.ErrMembershipUnknown, that the surface cannot tell now
+	// whether they are still in it; any other error, that it cannot tell
+	// who they are now (either way the run reads nothing, fails and is
+	// tried again).
 	Owner(ctx context.Context, sch store.Schedule) (email string, err error)
 }
 
 // ownerUnknown is the error kind of a run whose owner's surface could not
 // say who they are now: nothing is read or posted.
 const ownerUnknown = "owner_unknown"
+
+// membershipUnknown is the error kind of a run whose owner's surface could
+// not say whether they are still in a channel the run depends on: nothing
+// is read or posted.
+const membershipUnknown = "membership_unknown"
 
 // asOwnerNow is c with its owner's address as their surface gives it now
 // (Owners); c as it is for a surface that does not say. An address that

@@ -247,6 +247,14 @@ func (sc *Scheduler) runClaim(ctx context.Context, c store.Claim) {
 	case errors.As(err, &refusal):
 		sc.refused(ctx, log, store.RunEnd{Claim: c}, w, refusal, err)
 		return
+	case errors.As(err, &undeliverable):
+		// The channel it depends on is gone, archived or hidden from the
+		// bot: as at post time, no retry within the run can pass.
+		sc.failed(ctx, log, c, w, "undeliverable", err.Error(), false, "I couldn't post it: "+undeliverable.Reason)
+		return
+	case errors.Is(err, bot.ErrMembershipUnknown):
+		sc.failed(ctx, log, c, w, membershipUnknown, err.Error(), true, "")
+		return
 	case err != nil:
 		sc.failed(ctx, log, c, w, ownerUnknown, err.Error(), true, "")
 		return

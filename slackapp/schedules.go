@@ -91,9 +91,11 @@ func (a *App) Deliver(ctx context.Context, sch bot.Schedule, r bot.Reply) (bot.D
 // scopes rows by, read as a question's is, within emailTTL), never the one
 // saved with the schedule. It refuses the run (*bot.Refusal: the schedule
 // stops and its owner is told) once their account is deactivated or they
-// have left a channel it depends on (ownerStillIn), and fails it (tried
-// again, then its owner told) when Slack cannot say: a run never reads
-// as an identity Slack did not just vouch for.
+// have left a channel it depends on (ownerStillIn), fails it at once
+// (*bot.Undeliverable, in the words a post there would get) when that
+// channel is gone or hidden from the bot, and fails it (tried again, then
+// its owner told) when Slack cannot say: a run never reads as an identity
+// Slack did not just vouch for.
 func (a *App) Owner(ctx context.Context, sch bot.Schedule) (string, error) {
 	p, err := a.people.current(ctx, sch.OwnerID)
 	switch {
@@ -114,7 +116,10 @@ func (a *App) Owner(ctx context.Context, sch bot.Schedule) (string, error) {
 // aside), and for a direct message the channel it was made in, whose
 // access policy the run reads with (bot.policyChannel): a policy the
 // access file gives a channel is its members', and what is posted there
-// is for its members; neither outlives the owner's place there.
+// is for its members; neither outlives the owner's place there. A channel
+// Slack says is gone, archived or hidden from the bot fails the run as a
+// post there would (*bot.Undeliverable: no retry within the run passes);
+// any other failure to ask wraps bot.ErrMembershipUnknown.
 func (a *App) ownerStillIn(ctx context.Context, sch bot.Schedule) error {
 	const left = "you are no longer a member of the channel it posts to."
 	channel, reason := "", ""
@@ -131,8 +136,14 @@ func (a *App) ownerStillIn(ctx context.Context, sch bot.Schedule) error {
 		return nil
 	}
 	member, err := a.isMember(ctx, channel, sch.OwnerID)
+	if why := whyCannotPost(err, a.botName()); why != "" {
+		if sch.DestKind == "dm" {
+			why = "I can't check the channel it was made in, whose access it reads with: " + why
+		}
+		return &bot.Undeliverable{Reason: why, Err: err}
+	}
 	if err != nil {
-		return err
+		return fmt.Errorf("%w: %w", bot.ErrMembershipUnknown, err)
 	}
 	if !member {
 		return &bot.Refusal{Reason: reason}

@@ -309,6 +309,27 @@ func TestInjectedFailures(t *testing.T) {
 	require.NoError(t, err)
 }
 
+// A deleted channel answers channel_not_found to every method naming it,
+// conversations.members too, as Slack does; other channels are as they were.
+func TestDeletedChannel(t *testing.T) {
+	t.Parallel()
+	fake := fakeslack.New(t)
+	api := newClient(fake, fakeslack.BotToken)
+	ctx := context.Background()
+	fake.SetMembers("CGONE", "U1")
+	fake.SetMembers("CHERE", "U1")
+	fake.DeleteChannel("CGONE")
+	_, _, err := api.GetUsersInConversationContext(ctx, &slack.GetUsersInConversationParameters{ChannelID: "CGONE"})
+	assert.EqualError(t, err, "channel_not_found")
+	_, _, err = api.PostMessageContext(ctx, "CGONE", slack.MsgOptionText("hi", false))
+	assert.EqualError(t, err, "channel_not_found")
+	_, err = api.GetConversationHistoryContext(ctx, &slack.GetConversationHistoryParameters{ChannelID: "CGONE"})
+	assert.EqualError(t, err, "channel_not_found")
+	members, _, err := api.GetUsersInConversationContext(ctx, &slack.GetUsersInConversationParameters{ChannelID: "CHERE"})
+	require.NoError(t, err)
+	assert.Equal(t, []string{"U1"}, members)
+}
+
 func TestAssistantStatus(t *testing.T) {
 	t.Parallel()
 	fake := fakeslack.New(t)

@@ -105,6 +105,24 @@ func (s *Server) SetNotInChannel(channel string) {
 	s.notInChannel[channel] = true
 }
 
+// DeleteChannel makes every call naming channel (channel, channel_id)
+// answer channel_not_found, as Slack does for a deleted channel, or a
+// private one the bot was removed from.
+func (s *Server) DeleteChannel(channel string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.gone[channel] = true
+}
+
+// goneChannel answers channel_not_found to a call naming a channel
+// DeleteChannel deleted. Callers hold s.mu.
+func (s *Server) goneChannel(args url.Values) (reply, bool) {
+	if s.gone[args.Get("channel")] || s.gone[args.Get("channel_id")] {
+		return slackError("channel_not_found"), true
+	}
+	return reply{}, false
+}
+
 // SetInChannel undoes SetNotInChannel.
 func (s *Server) SetInChannel(channel string) {
 	s.mu.Lock()

@@ -67,6 +67,7 @@ type Server struct {
 	stickyErrors map[string]string
 	refusedTypes map[string]bool // RefuseBlockType
 	notInChannel map[string]bool
+	gone         map[string]bool     // channels deleted by DeleteChannel
 	emails       map[string]string   // users.info addresses set by SetUserEmail
 	timeZones    map[string]string   // users.info time zones set by SetUserTimeZone
 	deleted      map[string]bool     // users.info deactivated users, set by SetUserDeactivated
@@ -94,6 +95,7 @@ func New(t testing.TB) *Server {
 		stickyErrors: map[string]string{},
 		refusedTypes: map[string]bool{},
 		notInChannel: map[string]bool{},
+		gone:         map[string]bool{},
 		emails:       map[string]string{},
 		userGroups:   map[string][]string{},
 		responses:    map[string]responseTarget{},

@@ -133,6 +133,9 @@ func (s *Server) answer(name string, args url.Values, token string) reply {
 	if code := checkToken(m.token, token); code != "" {
 		return slackError(code)
 	}
+	if rep, gone := s.goneChannel(args); gone {
+		return rep
+	}
 	return m.handle(s, args)
 }
 
