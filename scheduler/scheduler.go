@@ -299,6 +299,12 @@ func (sc *Scheduler) runClaim(ctx context.Context, c store.Claim) {
 		// lease) and posts it, or the schedule was paused or deleted
 		// while the query ran.
 		log.WarnContext(ctx, "not posted: the claim passed to another runner, or the schedule is no longer active", "err", err)
+		if err == nil && sc.pausedWhileHeld(ctx, sch.ID) {
+			// Its end is recorded and the claim released, so that a
+			// resume can run it now and no attempt is left running.
+			end.Outcome = store.RunPaused
+			sc.finish(ctx, log, end, w)
+		}
 		return
 	}
 	where, err := sc.deliverers[sch.Surface].Deliver(ctx, sch, bot.ScheduledReply(s))
@@ -450,8 +456,14 @@ func (sc *Scheduler) finish(ctx context.Context, log *slog.Logger, end store.Run
 	sc.end(ctx, log, end)
 }
 
-// tell sends the owner a note; a note that cannot be sent is logged.
+// tell sends the owner a note; a note that cannot be sent is logged. A
+// schedule paused or deleted while its run was under way says nothing:
+// its owner is not told it runs again at its next time, or was stopped.
 func (sc *Scheduler) tell(ctx context.Context, log *slog.Logger, sch store.Schedule, text string) {
+	if !sc.stillActive(ctx, sch.ID) {
+		log.InfoContext(ctx, "the schedule was paused or deleted while its run was under way: its owner is not told")
+		return
+	}
 	if err := sc.deliverers[sch.Surface].Tell(ctx, sch, text); err != nil {
 		log.ErrorContext(ctx, "tell the schedule's owner", "owner", sch.OwnerID, "err", err)
 	}

@@ -17,6 +17,9 @@ const (
 	RunFailed    = "failed"
 	RunRefused   = "refused" // the owner's policy no longer allows it
 	RunAbandoned = "abandoned"
+	// RunPaused is a run whose schedule was paused while it ran: nothing
+	// was posted.
+	RunPaused = "paused"
 )
 
 // Claim is a due run a replica took: the schedule, the regular time the
@@ -260,7 +263,9 @@ var ErrClaimLost = errors.New("the claim on the schedule passed to another runne
 // FinishRun records a run's end and releases the claim in one transaction,
 // unless the claim passed to another runner or the attempt was ended by
 // one taking the run over (ErrClaimLost). A claim whose lease lapsed but
-// that no one took over is still its runner's to finish.
+// that no one took over is still its runner's to finish. A schedule paused
+// while the run was under way stays as the pause left it (no next run, no
+// failures, not stopped): resuming it sets them.
 func (d *DB) FinishRun(ctx context.Context, e RunEnd) error {
 	id := e.Claim.Schedule.ID
 	err := pgx.BeginFunc(ctx, d.pool, func(tx pgx.Tx) error {
@@ -269,8 +274,10 @@ func (d *DB) FinishRun(ctx context.Context, e RunEnd) error {
 			state, reason = ScheduleStopped, e.Stop
 		}
 		tag, err := tx.Exec(ctx, `
-			UPDATE schedules SET claimed_by = NULL, claimed_until = NULL, due_at = $3, next_run_at = $4,
-				failures = $5, last_run_at = $6, last_outcome = $7,
+			UPDATE schedules SET claimed_by = NULL, claimed_until = NULL,
+				due_at = CASE WHEN state = 'active' THEN $3 ELSE due_at END,
+				next_run_at = CASE WHEN state = 'active' THEN $4 ELSE next_run_at END,
+				failures = CASE WHEN state = 'active' THEN $5 ELSE failures END, last_run_at = $6, last_outcome = $7,
 				last_value = CASE WHEN $8 THEN $9 ELSE last_value END,
 				state = CASE WHEN state = 'active' THEN $10 ELSE state END,
 				stop_reason = CASE WHEN state = 'active' THEN $11 ELSE stop_reason END, updated_at = now()
