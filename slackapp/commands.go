@@ -65,7 +65,7 @@ func (a *App) onCommand(cmd slack.SlashCommand, received time.Time) commandReply
 	switch {
 	case cmd.Command != a.cfg.SlashCommand:
 		return ephemeralReply(blockkit.Error("I don't know the command "+cmd.Command+". Try "+a.cfg.SlashCommand+" help.", nil))
-	case text == "" || strings.EqualFold(text, "help") || text == "?":
+	case bot.Blank(text) || strings.EqualFold(text, "help") || text == "?":
 		return a.helpReply(cmd)
 	case cmd.ChannelID == "" || cmd.UserID == "":
 		return ephemeralReply(blockkit.Error(textInternal, nil))

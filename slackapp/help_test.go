@@ -62,8 +62,9 @@ func TestSlashCommandHelpExamples(t *testing.T) {
 				assert.NotContains(t, got, w)
 			}
 			// docs/slack.md: "/ask help (or /ask)": nothing, "?" or any
-			// case of help shows the same.
-			for _, text := range []string{"", "  ", "?", "HELP"} {
+			// case of help shows the same, and so does text of which
+			// nothing shows (a zero-width space, a BOM, an escape).
+			for _, text := range []string{"", "  ", "?", "HELP", "\u200b", "\ufeff \u200d", "\x1b[2J"} {
 				id := h.slack.Send(t, fakeslack.Envelope{Type: "slash_commands", Payload: mustJSON(t, h.slack.SlashCommand("/ask", text, user, "CHELP0001"))})
 				assert.Equal(t, got, string(h.slack.WaitAck(t, id).Payload), "/ask %q", text)
 			}
