@@ -221,10 +221,21 @@ func checkAccess(ctx context.Context, c *checkup, cfg bot.Config, db *store.DB) 
 	}
 	c.ok("access file: policies %s", strings.Join(rules.Policies(), ", "))
 	checkUserGroups(ctx, c, rules.SlackGroups())
+	// What serve refuses at start (bot.APITokens, mcpTokens): a short
+	// secret, and one secret for two identities.
+	seen := map[string]string{} // secret → token name
 	for _, tk := range rules.Tokens() {
-		if len(os.Getenv(tk.Env)) < bot.MinTokenLength {
+		secret := os.Getenv(tk.Env)
+		if len(secret) < bot.MinTokenLength {
 			c.fail("the token %q needs a secret of at least %d characters in %s", tk.Name, bot.MinTokenLength, tk.Env)
+		} else if other, dup := seen[secret]; dup {
+			c.fail("the tokens %q and %q have the same secret: give each a secret of its own", other, tk.Name)
+		} else {
+			seen[secret] = tk.Name
 		}
+	}
+	if name, dup := seen[os.Getenv("HTTP_TOKEN")]; dup {
+		c.fail("HTTP_TOKEN has the same secret as the access file's token %q: give each a secret of its own", name)
 	}
 	if cfg.Backend != "" && cfg.Backend != pgwarehouse.Name && cfg.Backend != "sql" {
 		return

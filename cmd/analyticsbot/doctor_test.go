@@ -105,6 +105,53 @@ func dbName(t *testing.T, db *store.DB) string {
 	return name
 }
 
+// serve refuses one secret for two identities (two named tokens, or a
+// named token and HTTP_TOKEN); doctor says so too, naming the tokens and
+// never the secret.
+func TestCLIDoctorTokenSecretsShared(t *testing.T) {
+	_, dbURL := storetest.NewWithURL(t)
+	setUp(t, dbURL)
+	clearSlackEnv(t)
+	path := filepath.Join(t.TempDir(), "access.yaml")
+	require.NoError(t, os.WriteFile(path, []byte(`
+tokens:
+  - name: dashboards
+    env: ABT_DOCTOR_SHARED_A
+  - name: notebooks
+    env: ABT_DOCTOR_SHARED_B
+policies:
+  - name: machines
+    users: ["token:dashboards", "token:notebooks"]
+    tables: ["analytics.*"]
+default: none
+`), 0o600))
+	t.Setenv("ACCESS_FILE", path)
+	const a, b = "aaaaaaaaaaaaaaaaaaaa", "bbbbbbbbbbbbbbbbbbbb"
+	for _, tt := range []struct {
+		name, a, b, http, want string
+	}{
+		{"two tokens", a, a, "", `✗ the tokens "dashboards" and "notebooks" have the same secret: give each a secret of its own`},
+		{"HTTP_TOKEN", a, b, b, `✗ HTTP_TOKEN has the same secret as the access file's token "notebooks": give each a secret of its own`},
+		{"each its own", a, b, "cccccccccccccccccccc", ""},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Setenv("ABT_DOCTOR_SHARED_A", tt.a)
+			t.Setenv("ABT_DOCTOR_SHARED_B", tt.b)
+			t.Setenv("HTTP_TOKEN", tt.http)
+			got := runCLI(t, "", "doctor")
+			if tt.want != "" {
+				assert.Contains(t, got.stdout, tt.want)
+				assert.ErrorIs(t, got.err, errProblems)
+			} else {
+				assert.NotContains(t, got.stdout, "same secret")
+			}
+			for _, secret := range []string{a, b} {
+				assert.NotContains(t, got.stdout+got.stderr, secret, "doctor never prints a secret")
+			}
+		})
+	}
+}
+
 // docs/access.md: a named token's secret must be at least 16 characters;
 // doctor says which token's is shorter, and where it is read from.
 func TestCLIDoctorTokenSecrets(t *testing.T) {
