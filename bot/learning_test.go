@@ -408,6 +408,37 @@ func questions(es []store.Example) []string {
 
 // Stale examples (about a table since renamed) that match a question best
 // do not hide a usable one ranked after them: retrieval searches further
+
+// An example stored before its queries were checked (an earlier version's
+// examples file, an insert by hand) is shown to the generator only when
+// the guard lets its query run, with or without an access file: a DELETE
+// or a pg_sleep shown as an answer to copy is one the model may copy.
+func TestUnsafeStoredExampleIsNotShown(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t)
+	b := newBot(t, e, script(valveRules))
+	ctx := context.Background()
+	unsafe := []string{
+		"DELETE FROM analytics.apps",
+		"SELECT pg_sleep(600), count(*) AS games FROM analytics.apps",
+		"SELECT count(*) AS games FROM analytics.apps; DROP TABLE analytics.apps",
+	}
+	for i, q := range unsafe {
+		_, _, err := e.admin.AddExample(ctx, store.Example{Backend: "postgres", Question: fmt.Sprintf("%s (%d)", valveQuestion, i), Query: q,
+			Fingerprint: fmt.Sprintf("unsafe-%d", i), Source: store.SourceAdmin, Status: store.StatusVerified, ProposedBy: "UADMIN", VerifiedBy: "UADMIN"})
+		require.NoError(t, err)
+	}
+	usable := "How many games has Valve published in all?"
+	_, _, err := e.admin.AddExample(ctx, store.Example{Backend: "postgres", Question: usable, Query: valveSQL, Fingerprint: "usable",
+		Source: store.SourceAdmin, Status: store.StatusVerified, ProposedBy: "UADMIN", VerifiedBy: "UADMIN"})
+	require.NoError(t, err)
+
+	got := contextExamples(t, b, valveQuestion)
+	assert.Contains(t, got, usable)
+	for i := range unsafe {
+		assert.NotContains(t, got, fmt.Sprintf("%s (%d)", valveQuestion, i), "unsafe example %d", i)
+	}
+}
 // until it has EXAMPLES_K usable examples or there are no more.
 func TestStaleExamplesDoNotHideUsableOnes(t *testing.T) {
 	t.Parallel()

@@ -221,8 +221,8 @@ func (n *Nodes) retrieveExamples(ctx context.Context, s *State, cat *warehouse.C
 }
 
 // exampleUsable reports whether e may be shown to the generator: its
-// tables are all known (the catalog's), and under an access policy the
-// caller may be shown its query.
+// tables are all known (the catalog's), and the guard lets its query run
+// for the caller.
 func (n *Nodes) exampleUsable(ctx context.Context, e store.Example, known map[string]bool) bool {
 	if tablesOf := n.Warehouse.Dialect().Tables; tablesOf != nil {
 		names, err := tablesOf(e.Query)
@@ -230,16 +230,19 @@ func (n *Nodes) exampleUsable(ctx context.Context, e store.Example, known map[st
 			return false
 		}
 	}
-	// Under an access policy, an example must pass the guard for this
-	// user, their masked columns counted as denied: its SQL would show
-	// the model a column they may not read, or a masked column's value
-	// compared in it. In a channel whose ceiling caps them it must pass
-	// the ceiling's too: another person's question and the values its
-	// SQL names are data, like the stored values (GeneratorPrompt).
+	// Every example must pass the guard: one stored before its query was
+	// checked (an earlier version's examples file, a row added by hand)
+	// may write or sleep, and the model copies what it is shown. Under an
+	// access policy it is checked for this user, their masked columns
+	// counted as denied: its SQL would show the model a column they may
+	// not read, or a masked column's value compared in it. In a channel
+	// whose ceiling caps them it must pass the ceiling's too: another
+	// person's question and the values its SQL names are data, like the
+	// stored values (GeneratorPrompt).
+	if err := warehouse.PermitsShown(ctx, n.Warehouse, e.Query); err != nil {
+		return false
+	}
 	if c := warehouse.CallerOf(ctx); c.Access != nil {
-		if err := warehouse.PermitsShown(ctx, n.Warehouse, e.Query); err != nil {
-			return false
-		}
 		if c.Shared != nil {
 			if err := warehouse.PermitsShown(warehouse.SharedCaller(ctx), n.Warehouse, e.Query); err != nil {
 				return false
