@@ -84,6 +84,19 @@ func (b *Bot) FirstDelivery(ctx context.Context, key string) bool {
 	return first
 }
 
+// FirstPress reports whether the press named key (a button of one message,
+// pressed by one person), received at at, is not a repeat of one handled
+// less than window before, on this process or another sharing the
+// database. When the database cannot tell, it is not a repeat.
+func (b *Bot) FirstPress(ctx context.Context, key string, at time.Time, window time.Duration) bool {
+	first, err := b.db.ClaimRepeat(ctx, key, at, window)
+	if err != nil {
+		b.log.WarnContext(ctx, "claim press: handling it without a claim", "key", key, "err", err)
+		return true
+	}
+	return first
+}
+
 // KnowsThread reports whether the bot was asked in the thread: since
 // AskedInThread recorded it, on any process sharing the database, or
 // because it answered there before.

@@ -26,8 +26,11 @@ type press struct {
 	action, value           string
 	// private: the message pressed is the presser's alone (ephemeral).
 	private bool
-	// key deduplicates redeliveries of the same press.
-	key         string
+	// key deduplicates redeliveries of the same press; again, when set,
+	// names it to tell a repeated press (deduper.repeat) received at
+	// received.
+	key, again  string
+	received    time.Time
 	responseURL string
 }
 
@@ -45,18 +48,27 @@ func (a *App) onBlockActions(cb slack.InteractionCallback) {
 		a.log.Warn("button press without channel, message or user: ignored", "trigger", cb.TriggerID)
 		return
 	}
+	message := firstNonEmpty(cb.Container.MessageTs, cb.Message.Timestamp)
+	received := a.clock.Now()
 	for _, act := range cb.ActionCallback.BlockActions {
+		again := pressKey(channel, message, cb.User.ID, act.ActionID, act.Value)
 		if blockkit.IsAskAction(act.ActionID) {
-			a.askPressed(channel, root, cb.User.ID, act.Value, cb.TriggerID)
+			a.askPressed(channel, root, cb.User.ID, act.Value, cb.TriggerID, again, received)
 			continue
 		}
 		p := press{
 			channel: channel, threadTS: root, user: cb.User.ID,
 			action: blockkit.ActionOf(act.ActionID), value: act.Value, responseURL: cb.ResponseURL,
-			private: cb.Container.IsEphemeral,
+			private: cb.Container.IsEphemeral, received: received,
 		}
 		if cb.TriggerID != "" {
 			p.key = "action:" + cb.TriggerID + ":" + act.ActionID
+		}
+		// A rating pressed twice is stored once anyway, and may be a
+		// change of mind; any other button pressed twice at once would
+		// post its reply twice.
+		if act.ActionID != blockkit.FeedbackActionID && p.action != bot.ActionFeedbackUp && p.action != bot.ActionFeedbackDown {
+			p.again = again
 		}
 		a.submit(job{
 			thread: threadID(channel, root),
@@ -72,7 +84,9 @@ func (a *App) onBlockActions(cb slack.InteractionCallback) {
 // askPressed asks the question a button carries (a follow-up, a question
 // to try) in the thread, as if the presser had typed it: the question is
 // posted in the thread, so everyone sees what the answer answers.
-func (a *App) askPressed(channel, root, user, value, trigger string) {
+// Pressed again at once (again, received: deduper.repeat), it is asked
+// once.
+func (a *App) askPressed(channel, root, user, value, trigger, again string, received time.Time) {
 	text := strings.TrimSpace(value)
 	if text == "" {
 		return
@@ -84,6 +98,10 @@ func (a *App) askPressed(channel, root, user, value, trigger string) {
 	}
 	w := &answer{a: a, q: q, check: func(ctx context.Context, w *answer) bool {
 		if !a.dedupe.claim(ctx, key) {
+			return false
+		}
+		if a.dedupe.repeat(ctx, again, received) {
+			a.log.DebugContext(ctx, "a button pressed again at once: asked once", "channel", channel, "user", user)
 			return false
 		}
 		ts, err := a.post(ctx, channel, root, blockkit.Asked(user, text))
@@ -106,6 +124,10 @@ func (a *App) askPressed(channel, root, user, value, trigger string) {
 // alone.
 func (a *App) pressButton(ctx context.Context, p press) {
 	if !a.dedupe.claim(ctx, p.key) {
+		return
+	}
+	if p.again != "" && a.dedupe.repeat(ctx, p.again, p.received) {
+		a.log.DebugContext(ctx, "a button pressed again at once: handled once", "channel", p.channel, "action", p.action, "user", p.user)
 		return
 	}
 	msg := bot.Message{ThreadID: threadID(p.channel, p.threadTS), UserID: p.user, ChannelID: p.channel,

@@ -189,3 +189,52 @@ func TestExportCSVRetriesTheWholeUpload(t *testing.T) {
 	}
 	assert.Equal(t, 1, files, "one file in the thread")
 }
+
+// A double click on a button is two presses with two trigger ids: Export
+// CSV uploads one file, a follow-up button asks its question once. The
+// same button pressed again pressRepeat later is pressed again: a second
+// file.
+func TestButtonPressedTwiceAtOnceRepliesOnce(t *testing.T) {
+	t.Parallel()
+	clock := newFakeClock()
+	h := start(t, withApp(func(a *App) { a.clock = clock }))
+	ch, ts := channelID("CTWICE01"), "1700000012.000100"
+	m := answered(t, h, ch, ts)
+	h.waitJobs(1)
+	files := func() int {
+		n := 0
+		for _, f := range h.slack.Files() {
+			if f.Channel == ch {
+				n++
+			}
+		}
+		return n
+	}
+
+	jobs := h.jobs.Load()
+	h.press(m, "export_csv", queryID(t, m))
+	clock.Advance(pressRepeat - time.Second)
+	h.press(m, "export_csv", queryID(t, m))
+	h.waitJobs(jobs + 2)
+	assert.Equal(t, 1, files(), "one file for a double click")
+
+	clock.Advance(pressRepeat)
+	h.press(m, "export_csv", queryID(t, m))
+	h.waitJobs(jobs + 3)
+	assert.Equal(t, 2, files(), "pressed again later, exported again")
+
+	const next = "How many games were released per year?"
+	buttons := askButtons(t, m)
+	require.Contains(t, buttons, next)
+	jobs = h.jobs.Load()
+	h.press(m, buttons[next], next)
+	h.press(m, buttons[next], next)
+	h.waitJobs(jobs + 2)
+	var asked int
+	for _, msg := range h.threadMessages(ch, ts) {
+		if strings.Contains(msg.Text, "asked: "+next) {
+			asked++
+		}
+	}
+	assert.Equal(t, 1, asked, "the follow-up is asked once")
+}

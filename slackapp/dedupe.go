@@ -2,6 +2,10 @@ package slackapp
 
 import (
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"strings"
+	"time"
 
 	lru "github.com/hashicorp/golang-lru/v2"
 )
@@ -13,14 +17,49 @@ import (
 // memory, so a redelivery costs no query and deduplication still works
 // within the process while the database is down. Old claims are pruned by
 // the store's retention job (store.RunRetention), which `serve` runs.
+//
+// It also tells a press repeated within pressRepeat (repeat): a double
+// click is two presses with two trigger ids, which Slack may deliver to
+// two processes.
 type deduper struct {
 	first func(ctx context.Context, key string) bool
 	seen  *lru.Cache[string, struct{}]
+	// firstPress is bot.FirstPress; nil keeps presses in memory only.
+	firstPress func(ctx context.Context, key string, at time.Time, window time.Duration) bool
+	pressed    *lru.Cache[string, time.Time] // press key → when the last one handled was received
 }
 
 func newDeduper(first func(ctx context.Context, key string) bool) *deduper {
-	seen, _ := lru.New[string, struct{}](8192) // the size is a positive constant
-	return &deduper{first: first, seen: seen}
+	seen, _ := lru.New[string, struct{}](8192) // the sizes are positive constants
+	pressed, _ := lru.New[string, time.Time](8192)
+	return &deduper{first: first, seen: seen, pressed: pressed}
+}
+
+// pressRepeat is how soon the same button of the same message, pressed
+// again by the same person, is a repeat: a double click, or a second
+// click while the first one's file is still uploading. Its reply (a CSV
+// file, the SQL, a refreshed answer, a follow-up asked) is posted for the
+// thread once. Pressed later, it is handled again.
+const pressRepeat = 10 * time.Second
+
+// pressKey names a press by what makes two presses the same: the
+// message, the person, the button and its value (hashed: a value may be
+// 2,000 characters, more than a key may hold).
+func pressKey(channel, message, user, actionID, value string) string {
+	h := sha256.Sum256([]byte(strings.Join([]string{channel, message, user, actionID, value}, "\x00")))
+	return "press:" + hex.EncodeToString(h[:])
+}
+
+// repeat reports whether the press key, received at at, repeats one
+// handled less than pressRepeat before it, by this process (kept in
+// memory) or another sharing the database. A press that is no repeat is
+// recorded as handled.
+func (d *deduper) repeat(ctx context.Context, key string, at time.Time) bool {
+	if last, ok := d.pressed.Get(key); ok && at.Sub(last) < pressRepeat {
+		return true
+	}
+	d.pressed.Add(key, at)
+	return d.firstPress != nil && !d.firstPress(ctx, key, at, pressRepeat)
 }
 
 // claim reports whether this process should handle the delivery key.

@@ -263,3 +263,29 @@ func TestExportOnAnotherReplicasNewerAnswer(t *testing.T) {
 	assert.Equal(t, fmt.Sprintf("tick\n%s\n", stored.Result.Rows[0][0]), string(f.Content),
 		"the newer answer's rows, not the copy the first process held (%s)", held.Result.Rows[0][0])
 }
+
+// A double click whose two presses reach two processes uploads one file:
+// the second process finds the first's press in the database.
+func TestButtonPressedTwiceOnTwoReplicas(t *testing.T) {
+	t.Parallel()
+	first := start(t)
+	second := start(t, sharing(first.slack))
+	ch, ts := channelID("CREPLTWICE"), "1700000306.000100"
+	first.mention(ch, ts, "", q2018)
+	m := first.answerIn(ch, ts, answer18)
+	first.waitJobs(1)
+	qid := queryID(t, m)
+
+	jobs1, jobs2 := first.jobs.Load(), second.jobs.Load()
+	first.press(m, "export_csv", qid)
+	second.press(m, "export_csv", qid)
+	first.waitJobs(jobs1 + 1)
+	second.waitJobs(jobs2 + 1)
+	n := 0
+	for _, f := range first.slack.Files() {
+		if f.Channel == ch {
+			n++
+		}
+	}
+	assert.Equal(t, 1, n, "one file for the two presses")
+}

@@ -18,6 +18,24 @@ func (d *DB) ClaimDelivery(ctx context.Context, key string) (bool, error) {
 	return tag.RowsAffected() == 1, nil
 }
 
+// ClaimRepeat records that this process handles key, received at at,
+// unless some process, this one or another sharing the database, handled
+// the same key received less than window before: the same button pressed
+// twice by one person (a double click), delivered with two trigger ids,
+// perhaps to two processes. It returns false for such a repeat; a press
+// received later than window after the last one handled is handled.
+func (d *DB) ClaimRepeat(ctx context.Context, key string, at time.Time, window time.Duration) (bool, error) {
+	tag, err := d.pool.Exec(ctx, `
+		INSERT INTO slack_deliveries AS d (key, received_at) VALUES ($1, $2)
+		ON CONFLICT (key) DO UPDATE SET received_at = excluded.received_at
+		WHERE d.received_at <= excluded.received_at - make_interval(secs => $3)`,
+		cleanText(key), at, window.Seconds())
+	if err != nil {
+		return false, fmt.Errorf("claim repeat %q: %w", key, classify(err))
+	}
+	return tag.RowsAffected() == 1, nil
+}
+
 // PruneDeliveries deletes claims older than age, at most batch rows per
 // call, and returns how many it deleted. Slack stops retrying a delivery
 // within minutes, so a day's claims are plenty. Several processes may prune

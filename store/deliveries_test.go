@@ -87,3 +87,31 @@ func TestHasThread(t *testing.T) {
 	require.NoError(t, err)
 	assert.False(t, got, "a thread without turns")
 }
+
+// ClaimRepeat: a press repeated within the window is not handled again;
+// one received the window after the last one handled is, and the window
+// then runs from it.
+func TestClaimRepeat(t *testing.T) {
+	t.Parallel()
+	db := storetest.New(t)
+	ctx := context.Background()
+	t0 := time.Date(2026, 11, 29, 9, 0, 0, 0, time.UTC)
+	const window = 10 * time.Second
+	for _, tt := range []struct {
+		after time.Duration
+		want  bool
+	}{
+		{0, true},
+		{9 * time.Second, false},
+		{10 * time.Second, true},
+		{19 * time.Second, false},
+		{20 * time.Second, true},
+	} {
+		got, err := db.ClaimRepeat(ctx, "press:abc", t0.Add(tt.after), window)
+		require.NoError(t, err)
+		assert.Equal(t, tt.want, got, "received %s after the first", tt.after)
+	}
+	other, err := db.ClaimRepeat(ctx, "press:def", t0.Add(time.Second), window)
+	require.NoError(t, err)
+	assert.True(t, other, "another press is no repeat")
+}
