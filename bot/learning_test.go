@@ -406,9 +406,6 @@ func questions(es []store.Example) []string {
 	return out
 }
 
-// Stale examples (about a table since renamed) that match a question best
-// do not hide a usable one ranked after them: retrieval searches further
-
 // An example stored before its queries were checked (an earlier version's
 // examples file, an insert by hand) is shown to the generator only when
 // the guard lets its query run, with or without an access file: a DELETE
@@ -439,6 +436,9 @@ func TestUnsafeStoredExampleIsNotShown(t *testing.T) {
 		assert.NotContains(t, got, fmt.Sprintf("%s (%d)", valveQuestion, i), "unsafe example %d", i)
 	}
 }
+
+// Stale examples (about a table since renamed) that match a question best
+// do not hide a usable one ranked after them: retrieval searches further
 // until it has EXAMPLES_K usable examples or there are no more.
 func TestStaleExamplesDoNotHideUsableOnes(t *testing.T) {
 	t.Parallel()
