@@ -38,6 +38,7 @@ func TestCube(t *testing.T) {
 		{"FollowUp", testCubeFollowUp},
 		{"Schedule", testCubeSchedule},
 		{"QueryLog", testCubeQueryLog},
+		{"PolicyNames", testCubePolicyNames},
 	}
 	for _, g := range groups {
 		t.Run(g.name, func(t *testing.T) {

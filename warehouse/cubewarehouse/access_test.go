@@ -176,3 +176,98 @@ default: masked
 	assert.Empty(t, got)
 	assert.Len(t, fc.loaded, 1, "nothing asked of Cube for the masked member")
 }
+
+// policyModel has the cubes Apps, AppTags and Publishers.
+const policyModel = `{"cubes": [
+  {"name": "Apps", "measures": [{"name": "Apps.count", "type": "number", "aggType": "count"},
+    {"name": "Apps.negative_ratings", "type": "number", "aggType": "sum"}, {"name": "Apps.positive_ratings", "type": "number", "aggType": "sum"}],
+   "dimensions": [{"name": "Apps.name", "type": "string"}, {"name": "Apps.release_date", "type": "time"}]},
+  {"name": "AppTags", "measures": [{"name": "AppTags.count", "type": "number", "aggType": "count"}]},
+  {"name": "Publishers", "measures": [{"name": "Publishers.count", "type": "number", "aggType": "count"}],
+   "dimensions": [{"name": "Publishers.name", "type": "string"}, {"name": "Publishers.founded", "type": "time"}]}]}`
+
+// A caller's refusals name only what their policy lets them read
+// (docs/access.md): the generator's retry and an MCP client read the
+// refusal, so a misspelt member is offered the allowed members alone, an
+// unknown cube lists the allowed cubes alone, and Cube's own messages keep
+// the names of the allowed part of the model alone. A forbidden cube or
+// member named exactly is refused as access_denied, as before.
+func TestRefusalsNameOnlyWhatThePolicyReads(t *testing.T) {
+	t.Parallel()
+	rules, err := access.Parse([]byte(`
+policies:
+  - name: apps
+    tables: ["cube.Apps"]
+    deny_columns: ["cube.Apps.negative_ratings"]
+default: apps
+`))
+	require.NoError(t, err)
+	p, err := rules.Admit(t.Context(), access.Who{UserID: "U1", ChannelID: "C1"})
+	require.NoError(t, err)
+	ctx := warehouse.WithCaller(context.Background(), warehouse.Caller{UserID: "U1", Access: p})
+	forbidden := []string{"negative_ratings", "AppTags", "Publishers"}
+
+	tests := []struct {
+		name, query string
+		kind        warehouse.ErrorKind
+		want        string
+		allowed     bool // the refusal may name what the query named
+	}{
+		{"a misspelt member", `{"measures": ["Apps.negative_rating"]}`, warehouse.Invalid,
+			"'Apps.negative_rating' is not a member; did you mean 'Apps.positive_ratings'?", false},
+		{"a misspelt cube", `{"measures": ["AppTag.count"]}`, warehouse.Invalid,
+			"'AppTag.count' is not a member: there is no cube 'AppTag'; the cubes are 'Apps'", false},
+		{"a misspelt cube near an allowed one", `{"measures": ["Appz.count"]}`, warehouse.Invalid,
+			"there is no cube 'Appz'; did you mean 'Apps'?", false},
+		{"an unknown cube far from any", `{"measures": ["Sales.count"]}`, warehouse.Invalid,
+			"'Sales.count' is not a member: there is no cube 'Sales'; the cubes are 'Apps'", false},
+		{"a member written loosely", `{"measures": ["apps.negativeRatings"]}`, warehouse.Invalid,
+			"'apps.negativeRatings' is not a member; did you mean 'Apps.positive_ratings'?", false},
+		{"a denied member named exactly", `{"measures": ["Apps.negative_ratings"]}`, warehouse.Forbidden,
+			"you may not read Apps.negative_ratings", true},
+		{"a forbidden cube named exactly", `{"measures": ["Apps.count"], "dimensions": ["Publishers.nam"]}`, warehouse.Forbidden,
+			"you may not read the cube Publishers", true},
+		{"a forbidden time dimension with a granularity", `{"measures": ["Apps.count"], "dimensions": ["Publishers.founded.year"]}`,
+			warehouse.Forbidden, "you may not read the cube Publishers", true},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			b := New(&fakeCube{models: []string{policyModel}}, Config{})
+			_, err := b.Check(ctx, tt.query, 100)
+			require.Error(t, err)
+			assert.Equal(t, tt.kind, warehouse.KindOf(err), "%v", err)
+			var we *warehouse.Error
+			require.ErrorAs(t, err, &we)
+			assert.Contains(t, we.Reason, tt.want, "what the generator and an MCP client read")
+			if !tt.allowed {
+				for _, f := range forbidden {
+					assert.NotContains(t, we.Reason, f, "a name the policy keeps from the caller")
+				}
+			}
+		})
+	}
+
+	t.Run("Cube's own message", func(t *testing.T) {
+		t.Parallel()
+		for msg, want := range map[string]string{
+			`cannot group by "negative_ratings"`: `cannot group by "…"`,
+			`cannot join "AppTags"`:              `cannot join "…"`,
+			`cannot join "Publishers.name"`:      `cannot join "…"`,
+			`cannot join "Apps.name"`:            `cannot join "Apps.name"`,
+		} {
+			fc := &fakeCube{models: []string{policyModel}, refuse: &cube.QueryError{Message: msg}}
+			b := New(fc, Config{})
+			r, err := b.Check(ctx, `{"measures": ["Apps.count"]}`, 100)
+			require.NoError(t, err)
+			_, err = b.Run(ctx, r)
+			var we *warehouse.Error
+			require.ErrorAs(t, err, &we)
+			assert.Equal(t, want, we.Reason, "Cube's %s, to the caller", msg)
+
+			_, err = b.Run(context.Background(), r)
+			require.ErrorAs(t, err, &we)
+			assert.Equal(t, msg, we.Reason, "no policy: the model's every name kept")
+		}
+	})
+}

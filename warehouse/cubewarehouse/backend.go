@@ -225,7 +225,8 @@ func (b *Backend) Check(ctx context.Context, text string, limit int) (warehouse.
 	return r.Identified(fingerprintOf(r.Query.Text)), nil
 }
 
-// normalize parses and normalises text; asked is the limit the query itself
+// normalize parses and normalises text against the part of the model the
+// caller may read (normalizeFor); asked is the limit the query itself
 // names (0 for none), which normalisation may have replaced.
 func (b *Backend) normalize(ctx context.Context, text string) (q cube.Query, asked int, err error) {
 	if strings.TrimSpace(text) == "" {
@@ -239,11 +240,11 @@ func (b *Backend) normalize(ctx context.Context, text string) (q cube.Query, ask
 	if err != nil {
 		return q, 0, err
 	}
-	q, err = cube.Normalize(meta, in)
+	q, err = normalizeFor(ctx, meta, in)
 	var invalid *cube.ValidationError
 	if errors.As(err, &invalid) {
 		if fresh, ferr := b.meta.Get(ctx, true); ferr == nil && fresh != meta {
-			q, err = cube.Normalize(fresh, in)
+			q, err = normalizeFor(ctx, fresh, in)
 		}
 	}
 	if errors.As(err, &invalid) {

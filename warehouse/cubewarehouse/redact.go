@@ -15,7 +15,8 @@ import (
 // database's errors on as they are (`invalid input syntax for type
 // integer: "ann@corp.test"`), and the message reaches the generator's
 // retry, the query log and an MCP client. What is quoted, and numbers,
-// stay only when q wrote them or they name a cube or member of the model.
+// stay only when q wrote them or they name a cube or member of the model
+// that the caller may read: never one their policy keeps from them.
 func (b *Backend) redacted(ctx context.Context, err error, q cube.Query) error {
 	var qe *cube.QueryError
 	if !errors.As(err, &qe) {
@@ -24,7 +25,7 @@ func (b *Backend) redacted(ctx context.Context, err error, q cube.Query) error {
 	words := queryWords(q)
 	names := map[string]bool{}
 	if m, merr := b.meta.Get(ctx, false); merr == nil {
-		for _, t := range catalogOf(m).Tables {
+		for _, t := range warehouse.Filter(catalogOf(m), warehouse.CallerOf(ctx).Access).Tables {
 			names[strings.ToLower(t.Name)] = true
 			for _, c := range t.Columns {
 				names[strings.ToLower(c.Name)] = true
