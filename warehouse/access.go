@@ -23,9 +23,10 @@ type Access interface {
 	MasksColumn(schema, table, column string) bool
 }
 
-// maskedNote is added to a masked column's description, so the model
-// knows how it may use it.
-const maskedNote = "Masked: filter, group, order or count by it (count(DISTINCT …)); never select it."
+// MaskedNote is what Filter adds to a masked column's description, so
+// the model knows how a SQL query may use it. A backend whose queries
+// may use a masked column less gives its own note (FilterNoted).
+const MaskedNote = "Masked: filter, group, order or count by it (count(DISTINCT …)); never select it."
 
 // Permitter is a backend that can tell, without running anything, whether
 // ctx's caller may run a query under their access policy (the guard
@@ -104,14 +105,20 @@ const Forbidden ErrorKind = "forbidden"
 // over cat: without the tables and views a does not allow and the columns
 // it denies (and foreign keys through them). A nil a sees cat as it is.
 func Filter(cat *Catalog, a Access) *Catalog {
+	return FilterNoted(cat, a, MaskedNote)
+}
+
+// FilterNoted is Filter with note, in the backend's words, added to the
+// description of each column a masks.
+func FilterNoted(cat *Catalog, a Access, note string) *Catalog {
 	if a == nil || cat == nil {
 		return cat
 	}
-	return &Catalog{Tables: filterTables(cat.Tables, Decide(cat, a))}
+	return &Catalog{Tables: filterTables(cat.Tables, Decide(cat, a), note)}
 }
 
 // filterTables keeps the tables a allows, with the columns it allows.
-func filterTables(tables []Table, a Access) []Table {
+func filterTables(tables []Table, a Access, note string) []Table {
 	out := make([]Table, 0, len(tables))
 	for _, t := range tables {
 		if !a.AllowsTable(t.Schema, t.Name) {
@@ -123,7 +130,7 @@ func filterTables(tables []Table, a Access) []Table {
 				continue
 			}
 			if a.MasksColumn(t.Schema, t.Name, c.Name) {
-				c.Comment = strings.TrimSpace(c.Comment + " " + maskedNote)
+				c.Comment = strings.TrimSpace(c.Comment + " " + note)
 			}
 			cols = append(cols, c)
 		}

@@ -271,3 +271,48 @@ default: apps
 		}
 	})
 }
+
+// In Cube a masked member can only filter: a member grouped by is
+// returned, and one ordered by must be selected. The catalog the
+// generator is shown says so, and a query grouping or ordering by one is
+// refused in those words, not told to select it (docs/access.md).
+func TestMaskedMembersOnlyFilter(t *testing.T) {
+	t.Parallel()
+	rules, err := access.Parse([]byte(`
+policies:
+  - name: masked
+    tables: ["cube.Apps"]
+    mask_columns: ["cube.Apps.name"]
+default: masked
+`))
+	require.NoError(t, err)
+	p, err := rules.Admit(t.Context(), access.Who{UserID: "U1", ChannelID: "C1"})
+	require.NoError(t, err)
+	ctx := warehouse.WithCaller(context.Background(), warehouse.Caller{UserID: "U1", Access: p})
+	b := New(&fakeCube{}, Config{})
+
+	cat, err := b.Catalog(ctx)
+	require.NoError(t, err)
+	require.Len(t, cat.Tables, 1)
+	var note string
+	for _, c := range cat.Tables[0].Columns {
+		if c.Name == "Apps.name" {
+			note = c.Comment
+		}
+	}
+	assert.Equal(t, "Masked: use it only in filters (a time dimension also in timeDimensions with a dateRange and no granularity); never in measures, dimensions or order.",
+		note, "what the generator is told of the masked member")
+
+	for name, query := range map[string]string{
+		"grouped by":              `{"measures": ["Apps.count"], "dimensions": ["Apps.name"]}`,
+		"ordered by, unselected":  `{"measures": ["Apps.count"], "order": {"Apps.name": "asc"}}`,
+		"ordered by and selected": `{"dimensions": ["Apps.name"], "order": {"Apps.name": "asc"}}`,
+	} {
+		_, err := b.Check(ctx, query, 100)
+		assert.Equal(t, warehouse.Invalid, warehouse.KindOf(err), "%s: %v", name, err)
+		assert.ErrorContains(t, err, "Apps.name is masked: it may only filter the query", name)
+		assert.NotContains(t, err.Error(), "add it to measures or dimensions", name)
+	}
+	_, err = b.Check(ctx, `{"measures": ["Apps.count"], "filters": [{"member": "Apps.name", "operator": "contains", "values": ["Portal"]}]}`, 100)
+	assert.NoError(t, err, "filtered by")
+}

@@ -100,7 +100,7 @@ func (b *Backend) Catalog(ctx context.Context) (*warehouse.Catalog, error) {
 		return nil, &warehouse.Error{Kind: warehouse.NoData, Reason: "the Cube data model has no public cubes"}
 	}
 	// The cubes and members the caller may read.
-	return warehouse.Filter(cat, warehouse.CallerOf(ctx).Access), nil
+	return warehouse.FilterNoted(cat, warehouse.CallerOf(ctx).Access, maskedNote), nil
 }
 
 // Permits implements warehouse.Permitter: the query normalised against the
@@ -148,19 +148,34 @@ func permitted(ctx context.Context, cat *warehouse.Catalog, q cube.Query) error 
 			return &warehouse.Error{Kind: warehouse.Forbidden, Class: "access_denied", Reason: "you may not read " + m}
 		}
 	}
-	// A masked member may filter or order, never come back as a column.
+	// A masked member may only filter: what a query groups by, and what
+	// it orders by (which Cube wants selected), comes back as a column.
 	returned := append(append([]string{}, q.Measures...), q.Dimensions...)
 	for _, td := range q.TimeDimensions {
 		if td.Granularity != "" {
 			returned = append(returned, td.Dimension)
 		}
 	}
+	for _, o := range q.Order {
+		returned = append(returned, o.Member)
+	}
 	for _, m := range returned {
 		if c, _, ok := strings.Cut(m, "."); ok && a.MasksColumn("", c, m) {
-			return warehouse.Reject("columns_not_allowed", m+" may filter or order the query but never be returned; leave it out of measures and dimensions", false)
+			return maskedRefusal(m)
 		}
 	}
 	return nil
+}
+
+// maskedNote is what the catalog adds to a masked member's description:
+// in Cube a member grouped by is returned, and one ordered by must be
+// selected, so a masked member can only filter.
+const maskedNote = "Masked: use it only in filters (a time dimension also in timeDimensions with a dateRange and no granularity); never in measures, dimensions or order."
+
+// maskedRefusal refuses a query that returns, groups or orders by the
+// masked member m, for the generator to rewrite.
+func maskedRefusal(m string) error {
+	return warehouse.Reject("columns_not_allowed", m+" is masked: it may only filter the query (in filters, or a time dimension's dateRange without a granularity), never be returned, grouped or ordered by; leave it out of measures, dimensions and order", false)
 }
 
 // members are every member a query names: selected, filtered, ordered by.

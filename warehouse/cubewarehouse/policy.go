@@ -23,6 +23,13 @@ func normalizeFor(ctx context.Context, m *cube.Meta, in cube.Query) (cube.Query,
 	if err := namedOutside(m, a, in); err != nil {
 		return cube.Query{}, err
 	}
+	// Ordered by but not selected, which Normalize would have the
+	// generator select: a masked member may not be.
+	for _, o := range in.Order {
+		if c, _, ok := strings.Cut(o.Member, "."); ok && a.AllowsColumn("", c, o.Member) && a.MasksColumn("", c, o.Member) {
+			return cube.Query{}, maskedRefusal(o.Member)
+		}
+	}
 	return cube.Normalize(readable(m, a), in)
 }
 
