@@ -43,8 +43,9 @@ type Member struct {
 	// AggType is a measure's aggregation ("count", "sum", "avg", ...), empty
 	// for dimensions, segments and versions that do not report it.
 	AggType string
-	// AliasMember is, for a view's measure or dimension, the member of a
-	// cube it stands for ("Orders.count"), when /meta says (aliasMember).
+	// AliasMember is, for a view's member, the member of a cube it stands
+	// for ("Orders.count"), when /meta says (aliasMember): Cube 0.33 never
+	// does, later releases for measures and dimensions, none for segments.
 	AliasMember string
 }
 

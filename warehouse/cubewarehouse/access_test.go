@@ -88,12 +88,24 @@ func TestViewsOfDeniedCubes(t *testing.T) {
 	  {"name": "Pay", "type": "view", "measures": [{"name": "Pay.total", "type": "number", "aliasMember": "Salaries.total"}],
 	   "dimensions": [{"name": "Pay.name", "type": "string", "aliasMember": "Employees.name"}]},
 	  {"name": "Contacts", "type": "view", "dimensions": [{"name": "Contacts.email", "type": "string", "aliasMember": "employees.Employees.email"}]},
-	  {"name": "Legacy", "type": "view", "measures": [{"name": "Legacy.count", "type": "number"}]}
+	  {"name": "Legacy", "type": "view", "measures": [{"name": "Legacy.count", "type": "number"}]},
+	  {"name": "Staff", "type": "view", "measures": [{"name": "Staff.count", "type": "number", "aliasMember": "Employees.count"}],
+	   "segments": [{"name": "Staff.well_paid"}]},
+	  {"name": "Named", "type": "view", "measures": [{"name": "Named.count", "type": "number", "aliasMember": "Employees.count"}],
+	   "segments": [{"name": "Named.well_paid", "aliasMember": "Salaries.well_paid"}]}
 	]}`))
 	require.NoError(t, err)
 	cat := catalogOf(m)
+	reads := map[string][]warehouse.ColumnRef{}
+	for _, tb := range cat.Tables {
+		reads[tb.Name] = tb.Reads
+	}
 	assert.Equal(t, []warehouse.ColumnRef{{Table: "Salaries", Column: "Salaries.total"}, {Table: "Employees", Column: "Employees.name"}},
-		cat.Tables[3].Reads, "what Pay reads")
+		reads["Pay"], "what Pay reads")
+	assert.Equal(t, []warehouse.ColumnRef{{Table: "Employees", Column: "Employees.count"}, {Column: "Staff.well_paid"}},
+		reads["Staff"], "what Staff reads: its segment, unknown")
+	assert.Equal(t, []warehouse.ColumnRef{{Table: "Employees", Column: "Employees.count"}, {Table: "Salaries", Column: "Salaries.well_paid"}},
+		reads["Named"], "what Named reads, its segment's alias given")
 
 	rules, err := access.Parse([]byte(`
 policies:
@@ -118,6 +130,8 @@ default: summary
 		"Pay.total":       "you may not read the cube Pay",
 		"Contacts.email":  "you may not read the cube Contacts",
 		"Legacy.count":    "you may not read the cube Legacy",
+		"Staff.count":     "you may not read the cube Staff", // its segment may read Salaries: /meta does not say
+		"Named.count":     "you may not read the cube Named", // its segment stands for one of Salaries
 		"Salaries.total":  "you may not read the cube Salaries",
 		"Employees.count": "",
 	} {

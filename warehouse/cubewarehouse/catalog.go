@@ -35,14 +35,16 @@ func catalogOf(m *cube.Meta) *warehouse.Catalog {
 	return cat
 }
 
-// viewReads are the cube members a view's measures and dimensions stand
-// for (their aliasMember, "Orders.count", or "orders.users.name" through a
-// join path). A member /meta gives no alias for is read as one the backend
+// viewReads are the cube members a view's members stand for (their
+// aliasMember, "Orders.count", or "orders.users.name" through a join
+// path). A member /meta gives no alias for is read as one the backend
 // cannot name: the view is then refused to a policy that does not name
-// it (warehouse.Decide). Segments only filter.
+// it (warehouse.Decide). Segments count too: one filters by what its cube's
+// segment reads, and no Cube version names it in /meta, so a view with a
+// segment is refused to such a policy on every version.
 func viewReads(c cube.CubeMeta) []warehouse.ColumnRef {
 	reads := []warehouse.ColumnRef{}
-	for _, m := range append(append([]cube.Member{}, c.Measures...), c.Dimensions...) {
+	for _, m := range append(append(append([]cube.Member{}, c.Measures...), c.Dimensions...), c.Segments...) {
 		parts := strings.Split(m.AliasMember, ".")
 		if len(parts) < 2 {
 			reads = append(reads, warehouse.ColumnRef{Column: m.Name})
