@@ -103,32 +103,35 @@ func resultBlock(a *answer.Answer, hasButtons bool) slack.Block {
 	return monoTable(r, a.Table(), a.Rows(), hasButtons)
 }
 
-// answerContext lists each assumption, then "N rows · in 1.2 s · via sql",
-// within Slack's 10 elements per context block.
+// answerContext lists each assumption, then the verified badge and "N rows
+// · in 1.2 s · via sql", within Slack's 10 elements per context block: the
+// badge and the status line are counted first, and the assumptions that do
+// not fit are joined into one "More assumptions" element.
 func answerContext(a answer.Answer) *slack.ContextBlock {
-	var elems []slack.MixedElement
+	var tail []slack.MixedElement
+	if v := strings.TrimSpace(a.VerifiedBy); v != "" {
+		tail = append(tail, mrkdwn(VerifiedBadge(v)))
+	}
+	if meta := a.Status(); meta != "" {
+		tail = append(tail, mrkdwn(truncateEscaped(escape(meta), maxSectionText)))
+	}
 	var assumptions []string
 	for _, s := range a.Assumptions {
 		if s = strings.TrimSpace(s); s != "" {
 			assumptions = append(assumptions, s)
 		}
 	}
+	room := maxContextElems - len(tail)
+	var elems []slack.MixedElement
 	for i, s := range assumptions {
-		if i == maxContextElems-2 && len(assumptions) > maxContextElems-1 {
+		if i == room-1 && len(assumptions) > room {
 			rest := escape(strings.Join(assumptions[i:], "; "))
 			elems = append(elems, mrkdwn("More assumptions: "+truncateEscaped(rest, maxSectionText-30)))
 			break
 		}
 		elems = append(elems, mrkdwn("Assumption: "+truncateEscaped(escape(s), maxSectionText-30)))
 	}
-
-	if v := strings.TrimSpace(a.VerifiedBy); v != "" {
-		elems = append(elems, mrkdwn(VerifiedBadge(v)))
-	}
-	meta := a.Status()
-	if meta != "" {
-		elems = append(elems, mrkdwn(truncateEscaped(escape(meta), maxSectionText)))
-	}
+	elems = append(elems, tail...)
 	if len(elems) == 0 {
 		return nil
 	}

@@ -71,6 +71,7 @@ func limitCases() []limitCase {
 	add("huge and odd cells", answer.Answer{Text: answer.ParseText("Notes."), Result: hugeCell, Actions: testButtons, QueryID: "q8"})
 	add("huge cell in monospace", answer.Answer{Text: answer.ParseText("Notes."), Result: monoHuge, Actions: testButtons, QueryID: "q9"})
 	add("15 assumptions", answer.Answer{Text: answer.ParseText("ok"), Assumptions: assumptions, Actions: testButtons, QueryID: "q10"})
+	add("15 assumptions, verified", answer.Answer{Text: answer.ParseText("ok"), Assumptions: assumptions, VerifiedBy: "Dana <analytics>", Result: dailyResult(3), Backend: "sql", Actions: testButtons, QueryID: "q11"})
 	add("empty answer", answer.Answer{})
 	add("question only", answer.Answer{Question: "What <is> this?"})
 	add("result without rows", answer.Answer{Result: &warehouse.Result{Columns: []warehouse.Column{{Name: "n"}}}})

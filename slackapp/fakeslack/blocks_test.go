@@ -75,6 +75,47 @@ func TestValidateAcceptsBlockkitOutput(t *testing.T) {
 	}
 }
 
+// An answer's context line holds its assumptions, the verified badge and
+// the status line; Slack takes at most 10 elements in a context block, so
+// every mix of the three must pass, and no assumption may be lost.
+func TestValidateAcceptsEveryContextLine(t *testing.T) {
+	t.Parallel()
+	for _, verified := range []string{"", "U0VERIFY"} {
+		for _, backend := range []string{"", "sql"} {
+			for n := 0; n <= 15; n++ {
+				name := fmt.Sprintf("verified=%t status=%t assumptions=%d", verified != "", backend != "", n)
+				t.Run(name, func(t *testing.T) {
+					t.Parallel()
+					assumptions := make([]string, n)
+					for i := range assumptions {
+						assumptions[i] = fmt.Sprintf("assumption number %d", i+1)
+					}
+					a := answer.Answer{Text: answer.ParseText("Orders per day."), Actions: nodes.Buttons(),
+						QueryID: "q_ctx", Backend: backend, VerifiedBy: verified, Assumptions: assumptions}
+					if backend != "" {
+						a.Result = dailyResult(3) // "3 rows · via sql"
+					}
+					m := blockkit.Render(a)
+					raw := marshalBlocks(t, m)
+					assert.Empty(t, validateBlocks(raw), "blocks: %.600s", raw)
+
+					text := string(raw)
+					if n > 0 {
+						assert.Contains(t, text, fmt.Sprintf("assumption number %d\"", n), "the last assumption is shown")
+					}
+					if verified != "" {
+						assert.Contains(t, text, "Verified query", "the verified badge is shown")
+					}
+					if backend != "" {
+						assert.Contains(t, text, "via sql", "the status line is shown")
+					}
+					assert.Contains(t, text, "Export CSV", "the buttons are shown")
+				})
+			}
+		}
+	}
+}
+
 // block builders for the rejection table.
 func section(text string) string {
 	t, _ := json.Marshal(text)
