@@ -29,6 +29,24 @@ func PlainText(blocks []slack.Block) string {
 	return PlainTextWith(blocks, PlainOptions{})
 }
 
+// maxPlainMrkdwn keeps PlainMrkdwn under Slack's 40,000 characters of
+// message text, with room for the fence and the note.
+const maxPlainMrkdwn = 39_000
+
+// PlainMrkdwn is PlainText as a Slack message's text, for when Slack refuses
+// the blocks: a code block, so tables keep their columns, with every &, <
+// and > escaped again. PlainText undoes the escapes for a terminal, and
+// table cells hold the warehouse's values as they are, so without this a
+// value or the model's words such as "<!channel>" would reach Slack as a
+// mention or a disguised link.
+func PlainMrkdwn(blocks []slack.Block) string {
+	text := escape(PlainText(blocks))
+	if textLen(text) > maxPlainMrkdwn {
+		text = text[:safeCut(text, fitPrefix(text, maxPlainMrkdwn))] + "\n… (cut)"
+	}
+	return fenceOpen + text + fenceClose
+}
+
 // PlainTextWith is PlainText with options, e.g. ANSI styling for a terminal.
 func PlainTextWith(blocks []slack.Block, opts PlainOptions) string {
 	parts := make([]string, 0, len(blocks))

@@ -8,6 +8,7 @@ import (
 	"github.com/stretchr/testify/assert"
 
 	"github.com/analyticsbot/analyticsbot/answer"
+	"github.com/analyticsbot/analyticsbot/warehouse"
 )
 
 func TestPlainText(t *testing.T) {
@@ -116,4 +117,46 @@ func TestPlainTextBadgeAndFeedback(t *testing.T) {
 	assert.Contains(t, got, "[Show SQL]\n\n[👍] [👎]")
 	assert.Contains(t, PlainText(Render(answer.Answer{Text: answer.ParseText("x"), VerifiedBy: "file"}).Blocks), "(by the examples file)")
 	assert.Contains(t, PlainText(Render(answer.Answer{Text: answer.ParseText("x"), VerifiedBy: "ana <script>"}).Blocks), "(by ana <script>)")
+}
+
+// PlainMrkdwn is what Slack gets when it refuses the blocks: Slack's
+// escapes put back, and a long text cut within Slack's 40,000 characters
+// without splitting an escape.
+func TestPlainMrkdwn(t *testing.T) {
+	t.Parallel()
+	huge := &warehouse.Result{
+		Columns: []warehouse.Column{{Name: "note", Kind: warehouse.KindText, Type: "text"}},
+		Rows:    make([][]any, 150),
+	}
+	for i := range huge.Rows {
+		huge.Rows[i] = []any{strings.Repeat("<", 190)}
+	}
+	tests := []struct {
+		name string
+		msg  Message
+		want []string
+	}{
+		{
+			name: "markup in a value and in the words",
+			msg: Render(answer.Answer{Text: answer.ParseText("See <!here> & <@U999>."), Result: &warehouse.Result{
+				Columns: []warehouse.Column{{Name: "note", Kind: warehouse.KindText, Type: "text"}, {Name: "n"}},
+				Rows:    [][]any{{"<!channel> <https://evil.example|click>", int64(1)}, {"a & b", int64(2)}},
+			}}),
+			want: []string{"See &lt;!here&gt; &amp; &lt;@U999&gt;.", "&lt;!channel&gt; &lt;https://evil.example|click&gt;", "a &amp; b"},
+		},
+		{name: "cut", msg: Render(answer.Answer{Text: answer.ParseText("Notes."), Result: huge}), want: []string{"&lt;\n… (cut)\n```"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			got := PlainMrkdwn(tt.msg.Blocks)
+			assert.True(t, strings.HasPrefix(got, "```\n") && strings.HasSuffix(got, "\n```"), "got %.200q, want a code block", got)
+			assert.LessOrEqual(t, textLen(got), 40_000, "Slack's limit")
+			for _, w := range tt.want {
+				assert.Contains(t, got, w)
+			}
+			assert.NotRegexp(t, `[<>]`, got, "got unescaped markup")
+			assert.NotContains(t, entity.ReplaceAllString(got, ""), "&", "got an unescaped & or a broken escape")
+		})
+	}
 }

@@ -274,19 +274,11 @@ func (a *App) update(ctx context.Context, channel, ts string, m blockkit.Message
 	return nil
 }
 
-// maxPlainText keeps the plain-text fallback under Slack's 40,000
-// characters with room for the note.
-const maxPlainText = 39000
-
-// plainOptions render m without blocks, as a code block so tables keep
-// their columns. An empty block list clears the blocks of an updated
-// message.
+// plainOptions render m without blocks (blockkit.PlainMrkdwn: a code block
+// so tables keep their columns, escaped so no value becomes a mention or a
+// link). An empty block list clears the blocks of an updated message.
 func plainOptions(m blockkit.Message) []slack.MsgOption {
-	text := blockkit.PlainText(m.Blocks)
-	if r := []rune(text); len(r) > maxPlainText {
-		text = string(r[:maxPlainText]) + "\n… (cut)"
-	}
-	return []slack.MsgOption{slack.MsgOptionText("```\n"+text+"\n```", false), slack.MsgOptionBlocks()}
+	return []slack.MsgOption{slack.MsgOptionText(blockkit.PlainMrkdwn(m.Blocks), false), slack.MsgOptionBlocks()}
 }
 
 // isInvalidBlocks reports Slack refusing a message's blocks.

@@ -7,6 +7,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/analyticsbot/analyticsbot/bot/bottest"
 	"github.com/analyticsbot/analyticsbot/slackapp/fakeslack"
 )
 
@@ -53,5 +54,39 @@ func TestRefusedBlocksAreSentAsPlainText(t *testing.T) {
 			}
 			require.Equal(t, 1, refused, "Slack refused the answer's blocks once")
 		})
+	}
+}
+
+// hostileRule answers a question with a value and words that, unescaped,
+// are Slack markup: a ping of the whole channel, a mention, a link whose
+// label hides where it goes.
+const hostileRule = `
+  - step: generate_sql
+    match: '(?im)^Question: which notes are flagged'
+    reply: |
+      {"sql": "SELECT release_year AS year, '<!channel> <@U999> <https://evil.example|click>' AS note FROM analytics.apps WHERE release_year BETWEEN 2016 AND 2018 GROUP BY release_year ORDER BY release_year"}
+  - step: interpret
+    match: '(?im)^Question: which notes are flagged'
+    reply: '{"answer": "Flagged: <!channel> and <@U999>, see <https://evil.example|click> & more."}'
+`
+
+// The plain text sent when Slack refuses the blocks is escaped as Slack
+// asks: a table cell or the model's words show as the characters they
+// are, never as a ping, a mention or a link.
+func TestRefusedBlocksPlainTextIsInert(t *testing.T) {
+	t.Parallel()
+	h := start(t, withScript(bottest.DemoScript(hostileRule)))
+	h.slack.RefuseBlockType("table")
+	ch, ts := channelID("CINERT"), "1700000402.000100"
+	h.mention(ch, ts, "", "Which notes are flagged?")
+	m := h.answerIn(ch, ts, "Flagged")
+
+	require.Nil(t, m.Blocks, "the message went without blocks")
+	assert.Contains(t, m.Text, "&lt;!channel&gt;", "the value shows as text")
+	assert.Contains(t, m.Text, "2017", "the table is in the text")
+	assert.Contains(t, m.Text, "Flagged: &lt;!channel&gt; and &lt;@U999&gt;", "the model's words show as text")
+	assert.Contains(t, m.Text, "&amp; more", "an ampersand is escaped")
+	for _, markup := range []string{"<!channel>", "<@U999>", "<https://"} {
+		assert.NotContains(t, m.Text, markup, "got live markup in %q", m.Text)
 	}
 }
