@@ -75,7 +75,7 @@ func TestAlertOnAPercent(t *testing.T) {
 			assert.Equal(t, tt.wantNote, note)
 			sch := store.Schedule{Question: "Error rate", DestKind: "dm", TimeZone: "UTC", CondKind: string(got.Kind),
 				CondThreshold: got.Threshold, CondColumn: got.Column, CondUnit: string(got.Unit)}
-			assert.Contains(t, DescribeSchedule(sch, alertCheck(nil)), ", only "+tt.want, "the confirmation")
+			assert.Contains(t, DescribeSchedule(sch, alertCheck(nil)).Plain(), ", only "+tt.want, "the confirmation")
 		})
 	}
 }

@@ -147,19 +147,18 @@ func (n *Nodes) Schedule(ctx context.Context, s *State) error {
 		return nil
 	}
 	s.ScheduleID = sch.ID
-	text := "I'll " + DescribeSchedule(sch, req.When) + ", first on " +
-		formatWhen(req.When.Next(n.Now()), req.When.Location) + "."
+	end := ", first on " + formatWhen(req.When.Next(n.Now()), req.When.Location) + "."
 	if note != "" {
-		text += " " + note
+		end += " " + note
 	}
-	text += " Shall I save it?"
+	text := answer.Concat(words("I'll "), DescribeSchedule(sch, req.When), words(end+" Shall I save it?"))
 	switch {
 	case restated != "":
-		text = fmt.Sprintf("I read that as “%s”: %s", quoted(restated), text)
+		text = answer.Concat(words("I read that as "), quote(answer.Labels(restated)), words(": "), text)
 	case req.Ignored != "":
-		text = fmt.Sprintf("I didn't read “%s”, so check this: %s", answer.Defuse(schedule.Excerpt(req.Ignored)), text)
+		text = answer.Concat(words("I didn't read "), quote(schedule.Excerpt(req.Ignored)), words(", so check this: "), text)
 	}
-	s.SetReply(FormatSimple, &answer.Answer{Kind: answer.KindNotice, Text: answer.Mentions(answer.ParseText(text)),
+	s.SetReply(FormatSimple, &answer.Answer{Kind: answer.KindNotice, Text: text,
 		Actions: []answer.Action{
 			{ID: ActionScheduleSave, Label: "Save schedule", Value: sch.ID},
 			{ID: ActionScheduleCancel, Label: "Cancel", Value: sch.ID},
@@ -294,9 +293,9 @@ func presetsReply(turn store.Turn) *answer.Answer {
 
 // DescribeSchedule says in plain words what a schedule does: "post
 // “Games per year” in <#C0123|growth> every Monday at 09:00
-// (Europe/London), only when count is above 100"; answer.Mentions reads
-// its channel (the question's own mentions are defused).
-func DescribeSchedule(s store.Schedule, w schedule.When) string {
+// (Europe/London), only when count is above 100", its channel a mention
+// and its question shown as it was typed, never as markup.
+func DescribeSchedule(s store.Schedule, w schedule.When) answer.Text {
 	return describeSchedule(s, w, false, false)
 }
 
@@ -304,7 +303,7 @@ func DescribeSchedule(s store.Schedule, w schedule.When) string {
 // list of schedules read wherever it was asked for: a thread is named by
 // its channel ("in a thread of <#C0123>"), and, others set, a schedule
 // that sends its owner a message names them ("send <@U1> …").
-func describeSchedule(s store.Schedule, w schedule.When, listed, others bool) string {
+func describeSchedule(s store.Schedule, w schedule.When, listed, others bool) answer.Text {
 	what := "send you"
 	if others {
 		what = "send <@" + s.OwnerID + ">"
@@ -333,11 +332,11 @@ func describeSchedule(s store.Schedule, w schedule.When, listed, others bool) st
 	case string(schedule.DestChannel):
 		where = " in " + channelLabel(s)
 	}
-	text := fmt.Sprintf("%s “%s”%s %s (%s)", what, answer.Defuse(s.Question), where, w.Describe(), s.TimeZone)
+	rest := fmt.Sprintf("%s %s (%s)", where, w.Describe(), s.TimeZone)
 	if c := ConditionOf(s); c.Kind != "" {
-		text += ", only " + c.Describe()
+		rest += ", only " + c.Describe()
 	}
-	return text
+	return answer.Concat(words(what+" "), quote(s.Question), words(rest))
 }
 
 // channelLabel names a schedule's channel for people: a Slack mention

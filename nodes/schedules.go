@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"regexp"
-	"strings"
 
 	"github.com/analyticsbot/analyticsbot/answer"
 	"github.com/analyticsbot/analyticsbot/schedule"
@@ -100,9 +99,11 @@ func (n *Nodes) ListSchedules(ctx context.Context, s *State) error {
 		return nil
 	}
 	a := &answer.Answer{Kind: answer.KindNotice}
-	var lines []string
 	for i, sch := range list[:min(len(list), maxListed)] {
-		lines = append(lines, fmt.Sprintf("%d. %s", i+1, n.scheduleLine(sch, s.ScheduleScope == ChannelSchedules)))
+		if i > 0 {
+			a.Text = append(a.Text, answer.Plain("\n")...)
+		}
+		a.Text = answer.Concat(a.Text, words(fmt.Sprintf("%d. ", i+1)), n.scheduleLine(sch, s.ScheduleScope == ChannelSchedules))
 		toggle := answer.Action{ID: ActionSchedulePause, Label: fmt.Sprintf("Pause %d", i+1), Value: sch.ID}
 		if sch.State != store.ScheduleActive {
 			toggle = answer.Action{ID: ActionScheduleResume, Label: fmt.Sprintf("Resume %d", i+1), Value: sch.ID}
@@ -110,9 +111,8 @@ func (n *Nodes) ListSchedules(ctx context.Context, s *State) error {
 		a.Actions = append(a.Actions, toggle, answer.Action{ID: ActionScheduleDelete, Label: fmt.Sprintf("Delete %d", i+1), Value: sch.ID})
 	}
 	if len(list) > maxListed {
-		lines = append(lines, "…and more: `analyticsbot schedules list` shows them all.")
+		a.Text = answer.Concat(a.Text, words("\n…and more: `analyticsbot schedules list` shows them all."))
 	}
-	a.Text = answer.Mentions(answer.ParseText(strings.Join(lines, "\n")))
 	s.SetReply(FormatSimple, a)
 	return nil
 }
@@ -148,7 +148,7 @@ func (n *Nodes) ManageSchedule(ctx context.Context, s *State) error {
 		return nil
 	}
 	keep := n.ScheduleKeeper
-	var text string
+	var text answer.Text
 	switch action {
 	case ActionScheduleSave:
 		if kind, reason := n.ScheduleRules.Refusal(ctx, sch); reason != "" {
@@ -159,40 +159,37 @@ func (n *Nodes) ManageSchedule(ctx context.Context, s *State) error {
 		next := w.Next(n.Now())
 		sch, err = keep.ChangeSchedule(ctx, store.ScheduleChange{ID: id, From: []store.ScheduleState{store.SchedulePending},
 			To: store.ScheduleActive, Next: &next})
-		text = fmt.Sprintf("Saved: I'll %s. The first run is %s. `%s` lists your schedules.",
-			DescribeSchedule(sch, w), formatWhen(next, w.Location), n.ScheduleRules.Command(sch.Surface))
+		text = answer.Concat(words("Saved: I'll "), DescribeSchedule(sch, w), words(fmt.Sprintf(". The first run is %s. `%s` lists your schedules.",
+			formatWhen(next, w.Location), n.ScheduleRules.Command(sch.Surface))))
 	case ActionScheduleCancel:
 		err = keep.DeletePendingSchedule(ctx, id)
-		text = "Cancelled: nothing was scheduled."
+		text = words("Cancelled: nothing was scheduled.")
 	case ActionSchedulePause:
 		sch, err = keep.ChangeSchedule(ctx, store.ScheduleChange{ID: id, From: []store.ScheduleState{store.ScheduleActive},
 			To: store.SchedulePaused})
-		text = fmt.Sprintf("Paused “%s”. Resume it from `%s`.", sch.Question, n.ScheduleRules.Command(sch.Surface))
+		text = answer.Concat(words("Paused "), quote(sch.Question), words(fmt.Sprintf(". Resume it from `%s`.", n.ScheduleRules.Command(sch.Surface))))
 	case ActionScheduleResume:
 		next := w.Next(n.Now())
 		sch, err = keep.ChangeSchedule(ctx, store.ScheduleChange{ID: id,
 			From: []store.ScheduleState{store.SchedulePaused, store.ScheduleStopped}, To: store.ScheduleActive, Next: &next})
-		text = fmt.Sprintf("Resumed “%s”: the next run is %s.", sch.Question, formatWhen(next, w.Location))
+		text = answer.Concat(words("Resumed "), quote(sch.Question), words(": the next run is "+formatWhen(next, w.Location)+"."))
 	case ActionScheduleDelete:
 		err = keep.DeleteSchedule(ctx, id)
-		text = fmt.Sprintf("Deleted “%s”.", sch.Question)
+		text = answer.Concat(words("Deleted "), quote(sch.Question), words("."))
 	default:
 		return fmt.Errorf("manage schedule: unknown action %q", action) // the caller checks presses
 	}
 	switch {
 	case errors.Is(err, store.ErrScheduleState):
-		text = fmt.Sprintf("Nothing changed: “%s” is %s.", sch.Question, stateWords(sch.State))
+		text = answer.Concat(words("Nothing changed: "), quote(sch.Question), words(" is "+stateWords(sch.State)+"."))
 	case errors.Is(err, store.ErrNotFound):
-		text = textScheduleGone
+		text = words(textScheduleGone)
 	case err != nil:
 		n.scheduleFailed(ctx, s, err)
 		return nil
 	}
 	n.Logger.InfoContext(ctx, "schedule changed", "schedule", id, "action", action, "user", s.UserID, "owner", sch.OwnerID)
-	if action != ActionScheduleSave {
-		text = answer.Defuse(text) // only Save's words name a channel
-	}
-	s.SetReply(FormatSimple, &answer.Answer{Kind: answer.KindNotice, Text: answer.Mentions(answer.ParseText(text))})
+	s.SetReply(FormatSimple, &answer.Answer{Kind: answer.KindNotice, Text: text})
 	return nil
 }
 
@@ -206,13 +203,13 @@ func IsScheduleAction(action string) bool {
 // scheduleLine is one schedule in a list: "“Games per year”: every Monday
 // at 09:00 (Europe/London) in a direct message; next Monday 30 November at
 // 09:00; last run posted. [3fa85f64]".
-func (n *Nodes) scheduleLine(sch store.Schedule, owner bool) string {
+func (n *Nodes) scheduleLine(sch store.Schedule, owner bool) answer.Text {
 	loc := n.location(sch.TimeZone)
-	what := "on the cron schedule " + sch.Spec
+	what := answer.Concat(words("on the cron schedule "), answer.Plain(sch.Spec))
 	if w, err := schedule.ParseSpec(sch.Spec, loc); err == nil {
 		what = describeSchedule(sch, w, true, owner)
 	}
-	line := what
+	line := ""
 	switch sch.State {
 	case store.ScheduleActive:
 		if sch.NextRunAt != nil {
@@ -229,7 +226,7 @@ func (n *Nodes) scheduleLine(sch store.Schedule, owner bool) string {
 	if owner {
 		line += "; made by <@" + sch.OwnerID + ">"
 	}
-	return line + " `" + sch.ID + "`"
+	return answer.Concat(what, words(line+" `"+sch.ID+"`"))
 }
 
 // outcomeWords says how a run ended.
