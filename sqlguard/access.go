@@ -55,23 +55,45 @@ func (c *checker) resolve(schema, name string) string {
 }
 
 // tableRef records a readable relation the statement reads and the names
-// its columns may be qualified with (its alias, or its own name).
+// its columns may be qualified with: its alias (or its own name) and the
+// aliases of the joins around it, whose whole rows hold its columns. A
+// column alias list (AS c(i, n, e)), on it or on a join around it,
+// renames its columns out of the reach of name checks: deniedColumn
+// refuses one over a relation with denied or masked columns.
 func (c *checker) tableRef(rv *pg_query.RangeVar, qualified string) {
 	if qualified == "" || len(c.p.DeniedColumns)+len(c.p.MaskedColumns) == 0 {
 		return
 	}
 	if c.reads == nil {
-		c.reads = map[string][]string{}
+		c.reads, c.renamed = map[string][]string{}, map[string]bool{}
 	}
 	names := []string{strings.ToLower(rv.GetRelname())}
-	if a := rv.GetAlias().GetAliasname(); a != "" {
-		names = []string{strings.ToLower(a)}
+	if a := rv.GetAlias(); a.GetAliasname() != "" {
+		names = []string{strings.ToLower(a.GetAliasname())}
+		c.renamed[qualified] = c.renamed[qualified] || len(a.GetColnames()) > 0
+	}
+	for _, j := range c.joins {
+		names = append(names, strings.ToLower(j.GetAliasname()))
+		c.renamed[qualified] = c.renamed[qualified] || len(j.GetColnames()) > 0
 	}
 	c.reads[qualified] = append(c.reads[qualified], names...)
 }
 
+// colRef is a column reference, or a field taken from a row, as the
+// access rules judge it.
+type colRef struct {
+	name string // the column's (or field's) name
+	// qualifier is the name before it (c in c.email), "" when none: a
+	// name that is not a column of the relation c names calls a function
+	// on its whole row (c.to_json, c.record_out).
+	qualifier string
+	lone      bool   // a lone name: a column or a relation's whole row
+	shown     bool   // in a select list, outside count()
+	misuse    string // a place a masked value may not reach (masked.go), or ""
+}
+
 // columnRef records a column reference: its last name, a star, or a
-// whole-row reference to a table (a lone name).
+// whole-row reference to a relation (a lone name).
 func (c *checker) columnRef(cr *pg_query.ColumnRef) {
 	if len(c.p.DeniedColumns)+len(c.p.MaskedColumns) == 0 {
 		return
@@ -85,16 +107,42 @@ func (c *checker) columnRef(cr *pg_query.ColumnRef) {
 		c.stars = true
 		return
 	}
-	// A lone name is a column or a whole row ("customers", "c"): deniedColumn
-	// checks it both ways.
-	name := strings.ToLower(last.GetString_().GetSval())
-	c.names = append(c.names, name)
-	if c.inTarget > 0 && c.inCount == 0 {
-		c.shown = append(c.shown, name)
+	r := colRef{name: strings.ToLower(last.GetString_().GetSval()), lone: len(fields) == 1}
+	if len(fields) > 1 {
+		r.qualifier = strings.ToLower(fields[len(fields)-2].GetString_().GetSval())
 	}
+	c.addRef(r)
+}
+
+// fieldSelection records (x).f, a field taken from the value x names,
+// as reading f (and x as a column, when it is one), not x's whole row.
+// It reports false for any other indirection, which walk then walks as
+// usual: (x).*, x[1].
+func (c *checker) fieldSelection(ind *pg_query.A_Indirection) bool {
+	cr := ind.GetArg().GetColumnRef()
+	path := ind.GetIndirection()
+	if cr == nil || len(path) == 0 || path[0].GetString_() == nil || len(stringList(cr.GetFields())) != len(cr.GetFields()) {
+		return false
+	}
+	if len(c.p.DeniedColumns)+len(c.p.MaskedColumns) == 0 {
+		return true
+	}
+	names := stringList(cr.GetFields())
+	r := colRef{name: strings.ToLower(names[len(names)-1])}
+	if len(names) > 1 {
+		r.qualifier = strings.ToLower(names[len(names)-2])
+	}
+	c.addRef(r)
+	c.addRef(colRef{name: strings.ToLower(path[0].GetString_().GetSval())})
+	return true
+}
+
+func (c *checker) addRef(r colRef) {
+	r.shown = c.inTarget > 0 && c.inCount == 0
 	if len(c.p.MaskedColumns) > 0 {
-		c.maskedRef(name, len(fields) == 1)
+		r.misuse = c.maskedPlace()
 	}
+	c.refs = append(c.refs, r)
 }
 
 // usingColumns records the columns of a JOIN … USING (…).
@@ -103,19 +151,39 @@ func (c *checker) usingColumns(j *pg_query.JoinExpr) {
 		return
 	}
 	for _, n := range j.GetUsingClause() {
-		c.names = append(c.names, strings.ToLower(n.GetString_().GetSval()))
+		c.refs = append(c.refs, colRef{name: strings.ToLower(n.GetString_().GetSval())})
 	}
 	if j.GetIsNatural() {
 		c.stars = true // NATURAL JOIN joins on every column of the same name
 	}
 }
 
+// wholeRow reports whether r reads the whole row of table, which its
+// columns may be qualified with aliases: r is one of those names alone,
+// or one of them qualifies a name that is not a column of table (a
+// function called on the row). Without table's columns in
+// Policy.Columns, the names of allowed functions and of the catalog's
+// record functions count as calls.
+func (c *checker) wholeRow(r colRef, table string, aliases []string) bool {
+	if r.lone {
+		return slices.Contains(aliases, r.name)
+	}
+	if r.qualifier == "" || !slices.Contains(aliases, r.qualifier) {
+		return false
+	}
+	if cols, ok := c.p.Columns[table]; ok {
+		return !slices.ContainsFunc(cols, func(col string) bool { return strings.ToLower(col) == r.name })
+	}
+	return allowed[r.name] || c.extra[r.name] || strings.HasPrefix(r.name, "record_") || r.name == "hstore"
+}
+
 // deniedColumn returns the first access rejection of the statement's
 // columns: a denied column named anywhere (ClassAccess; a column of that
 // name in any other table read counts too, since names are not resolved
-// to tables here: refusing is the safe side), or a star, NATURAL JOIN or
-// whole row over a table with denied columns (ClassColumns, which names no
-// column: the generator, which never saw them, can list the ones it may).
+// to tables here: refusing is the safe side), or a star, NATURAL JOIN,
+// whole row or column alias list over a table with denied columns
+// (ClassColumns, which names no column: the generator, which never saw
+// them, can list the ones it may).
 func (c *checker) deniedColumn() *Rejection {
 	for _, dc := range c.p.DeniedColumns {
 		table, col := splitColumn(dc)
@@ -123,11 +191,14 @@ func (c *checker) deniedColumn() *Rejection {
 		if !read {
 			continue
 		}
-		for _, n := range c.names {
-			if n == col {
+		if c.renamed[table] {
+			return renamedColumns(table)
+		}
+		for _, r := range c.refs {
+			if r.name == col {
 				return reject(ClassAccess, "you may not read the column %s", dc)
 			}
-			if slices.Contains(aliases, n) {
+			if c.wholeRow(r, table, aliases) {
 				return reject(ClassColumns, "%s has columns outside your access; name the columns you need instead of the whole row", table)
 			}
 		}
@@ -141,27 +212,40 @@ func (c *checker) deniedColumn() *Rejection {
 		if !read {
 			continue
 		}
-		for _, n := range c.shown {
-			if n == col || slices.Contains(aliases, n) {
+		if c.renamed[table] {
+			return renamedColumns(table)
+		}
+		for _, r := range c.refs {
+			if r.shown && (r.name == col || c.wholeRow(r, table, aliases)) {
 				return reject(ClassColumns, "%s may be filtered, grouped, ordered and counted by but never returned; leave it out of every select list (count(DISTINCT %s) is fine)", mc, col)
 			}
 		}
 		if c.stars {
 			return reject(ClassColumns, "%s has a column that may not be returned (%s); name the columns you need instead of *", table, mc)
 		}
-		for _, u := range c.misused {
+		for _, r := range c.refs {
+			if r.misuse == "" {
+				continue
+			}
 			what := mc + " is masked"
-			if u.name != col {
+			if r.name != col {
 				what = "the whole row of " + table + " holds the masked " + mc
 			}
-			if u.name == col || slices.Contains(aliases, u.name) {
+			if r.name == col || c.wholeRow(r, table, aliases) {
 				return reject(ClassColumns, "%s: it may only be compared (=, LIKE, IN, BETWEEN, IS NULL, …), grouped, ordered or counted, "+
 					"also through lower, upper, trim, length, substr, date_trunc or a cast to text, but not through %s, which can fail on its values; "+
-					"compare it as text instead", what, u.what)
+					"compare it as text instead", what, r.misuse)
 			}
 		}
 	}
 	return nil
+}
+
+// renamedColumns refuses a column alias list over a relation with denied
+// or masked columns: which name then means which column depends on the
+// table's column order, including columns the catalog does not show.
+func renamedColumns(table string) *Rejection {
+	return reject(ClassColumns, "%s has columns you may not read or see; do not rename its columns in FROM (AS alias(a, b, …)), name them in the select list instead (column AS name)", table)
 }
 
 // splitColumn splits "schema.table.column" into "schema.table" and

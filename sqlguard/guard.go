@@ -61,6 +61,12 @@ type Policy struct {
 	// filter, group, order and count by but never see: in any select list
 	// (outside count()), by *, or in a whole row, they are ClassColumns.
 	MaskedColumns []string
+	// Columns are the columns ("schema.table" → names) of relations with
+	// denied or masked columns, as the catalog shows them: with them,
+	// c.f where f is not a column of the relation c names is a function
+	// called on c's whole row (c.to_json, c.record_out). Without a
+	// relation's columns the names of functions count as such calls.
+	Columns map[string][]string
 	// Functions are extra function names to allow (lower case, unqualified),
 	// e.g. "similarity" from pg_trgm. They cannot allow a function of a
 	// dangerous class such as pg_sleep.

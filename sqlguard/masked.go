@@ -29,12 +29,6 @@ type frame struct {
 	index int
 }
 
-// misuse is a column reference that may name a masked column (or a whole
-// row) in a place it may not reach, and what that place is.
-type misuse struct {
-	name, what string
-}
-
 // maskSafeFunctions are the functions a masked value may pass through:
 // they cannot fail on any value of their argument's type, so no error
 // quotes it. The value is the argument position the masked value must
@@ -73,24 +67,6 @@ func (c *checker) enter(m protoreflect.Message, field protoreflect.Name, index i
 func (c *checker) leave() {
 	if len(c.p.MaskedColumns) > 0 {
 		c.path = c.path[:len(c.path)-1]
-	}
-}
-
-// maskedRef records a column reference that may name a masked column or
-// a whole row of a table with one, when it reaches a place it may not.
-// Which table it names is settled with the tables read (deniedColumn).
-func (c *checker) maskedRef(name string, lone bool) {
-	candidate := lone
-	for _, mc := range c.p.MaskedColumns {
-		if _, col := splitColumn(mc); col == name {
-			candidate = true
-		}
-	}
-	if !candidate {
-		return
-	}
-	if what := c.maskedPlace(); what != "" {
-		c.misused = append(c.misused, misuse{name, what})
 	}
 }
 

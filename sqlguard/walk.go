@@ -17,23 +17,22 @@ type checker struct {
 	unsafe  *Rejection
 	fixable *Rejection
 
-	// For Policy.DeniedColumns: the readable relations read, with the
-	// names that qualify their columns; column names referenced; whether
-	// a star or NATURAL JOIN was used.
-	reads map[string][]string
-	names []string
-	stars bool
-	// For Policy.MaskedColumns: column names a select list returns (not
-	// inside count()), and how deep the walk is in a select list and in
-	// count().
-	shown    []string
+	// For Policy.DeniedColumns and MaskedColumns: the readable relations
+	// read, with the names that qualify their columns, and whether a
+	// column alias list renames their columns; the join aliases around
+	// the relation being walked (in this SELECT); column references;
+	// whether a star or NATURAL JOIN was used.
+	reads   map[string][]string
+	renamed map[string]bool
+	joins   []*pg_query.Alias
+	refs    []colRef
+	stars   bool
+	// For Policy.MaskedColumns: how deep the walk is in a select list and
+	// in count(), and the path from the statement to the message being
+	// walked (masked.go).
 	inTarget int
 	inCount  int
-	// Also for Policy.MaskedColumns: the path from the statement to the
-	// message being walked, and references to a masked column (or a
-	// whole row) in places it may not reach (masked.go).
-	path    []frame
-	misused []misuse
+	path     []frame
 
 	// at is the message children is walking the fields of; field, bound
 	// once, is what it hands Range.
@@ -116,8 +115,21 @@ func (c *checker) walk(m protoreflect.Message, depth int) {
 		c.relation(n)
 	case *pg_query.ColumnRef:
 		c.columnRef(n)
+	case *pg_query.A_Indirection:
+		if c.fieldSelection(n) {
+			c.children(m, depth, "arg")
+			return
+		}
 	case *pg_query.JoinExpr:
 		c.usingColumns(n)
+		if a := n.GetAlias(); a != nil {
+			// The join's whole row, (j).col and j.col read the columns
+			// of the relations joined.
+			c.joins = append(c.joins, a)
+			c.children(m, depth, "")
+			c.joins = c.joins[:len(c.joins)-1]
+			return
+		}
 	case *pg_query.RangeTableSample:
 		c.tableSample(n)
 	case *pg_query.RangeTableFunc, *pg_query.XmlExpr, *pg_query.XmlSerialize:
@@ -182,9 +194,9 @@ func (c *checker) selectStmt(s *pg_query.SelectStmt, depth int) {
 		c.report(reject(ClassLocking, "remove the FOR UPDATE/SHARE clause: results are read-only"))
 	}
 	// A subquery's own clauses are not the outer select list's.
-	inTarget, inCount := c.inTarget, c.inCount
-	c.inTarget, c.inCount = 0, 0
-	defer func() { c.inTarget, c.inCount = inTarget, inCount }()
+	inTarget, inCount, joins := c.inTarget, c.inCount, c.joins
+	c.inTarget, c.inCount, c.joins = 0, 0, nil
+	defer func() { c.inTarget, c.inCount, c.joins = inTarget, inCount, joins }()
 	mark := len(c.scopes)
 	if wc := s.GetWithClause(); wc != nil {
 		c.with(wc, s, depth+1)
