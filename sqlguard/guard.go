@@ -52,14 +52,17 @@ type Policy struct {
 	Forbidden []string
 	// DeniedColumns are columns ("schema.table.column") of readable
 	// relations that the caller may not read: naming one is ClassAccess; a
-	// star, the whole row of its table or a NATURAL JOIN with it is
-	// ClassColumns, a mistake the generator can fix by naming columns.
+	// star, the whole row of its table (c, a join alias j, c.to_json), a
+	// NATURAL JOIN with it or a column alias list renaming its table's
+	// columns is ClassColumns, a mistake the generator can fix by naming
+	// columns. A field of a row, (c).f, is the column f.
 	// Column names are not resolved to their tables: any column of that
 	// name in a statement reading the table is refused.
 	DeniedColumns []string
 	// MaskedColumns are columns ("schema.table.column") the caller may
 	// filter, group, order and count by but never see: in any select list
-	// (outside count()), by *, or in a whole row, they are ClassColumns.
+	// (outside count()), by *, in a whole row, or renamed by a column
+	// alias list, they are ClassColumns.
 	MaskedColumns []string
 	// Columns are the columns ("schema.table" → names) of relations with
 	// denied or masked columns, as the catalog shows them: with them,
