@@ -28,6 +28,10 @@ func TestColumnsUnderOtherNamesThroughMCP(t *testing.T) {
 		{"UANA", "SELECT (j).email FROM " + employees},
 		{"UANA", "SELECT to_json(j) AS r FROM " + employees},
 		{"UANA", "SELECT c.record_out AS r FROM hr.employees c"},
+		// Functions the guard does not know by name, told from columns
+		// by the table's columns (pgwarehouse fills Policy.Columns).
+		{"UANA", "SELECT c.hash_record AS r FROM hr.employees c"},
+		{"UANA", "SELECT c.pg_column_size AS r FROM hr.employees c"},
 		{"UZED", "SELECT e FROM hr.employees AS c(i, n, e)"},
 		{"UZED", "SELECT (j).email FROM " + employees},
 		{"UZED", "SELECT a.n FROM analytics.apps AS a(i, n) ORDER BY 1 LIMIT 3"},

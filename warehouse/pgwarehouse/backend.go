@@ -79,9 +79,40 @@ func (b *Backend) view(cat *warehouse.Catalog, access warehouse.Access) *policyV
 	filtered := warehouse.Filter(cat, access)
 	p := GuardPolicy(b.cfg.Schemas, tableNames(filtered), 0)
 	p.Forbidden, p.DeniedColumns, p.MaskedColumns = warehouse.Outside(cat, access)
+	p.Columns = columnsOf(cat, p.DeniedColumns, p.MaskedColumns)
 	v := &policyView{from: cat, catalog: filtered, access: access, guard: p}
 	b.views[access.Policy()] = v
 	return v
+}
+
+// columnsOf are the columns of cat's relations (tables and partitions)
+// that have a column in one of lists ("schema.table.column"), keyed
+// "schema.table": with them the guard tells c.email, a column, from
+// c.to_json or c.hash_record, a function called on c's whole row
+// (sqlguard.Policy.Columns).
+func columnsOf(cat *warehouse.Catalog, lists ...[]string) map[string][]string {
+	want := map[string]bool{}
+	for _, l := range lists {
+		for _, c := range l {
+			if i := strings.LastIndexByte(c, '.'); i > 0 {
+				want[c[:i]] = true
+			}
+		}
+	}
+	if len(want) == 0 {
+		return nil
+	}
+	out := make(map[string][]string, len(want))
+	for _, t := range append(cat.Tables[:len(cat.Tables):len(cat.Tables)], cat.Partitions...) {
+		key := t.Schema + "." + t.Name
+		if !want[key] {
+			continue
+		}
+		for _, c := range t.Columns {
+			out[key] = append(out[key], c.Name)
+		}
+	}
+	return out
 }
 
 // whole returns the guard's policy over all of cat, made once per catalog:
