@@ -35,6 +35,16 @@ func TestScheduleListWording(t *testing.T) {
 	assert.Contains(t, blockkit.Mrkdwn(n.scheduleLine(dm, true)), "send <@U0001> “Signups” in a direct message")
 	assert.Contains(t, blockkit.Mrkdwn(n.scheduleLine(dm, false)), "send you “Signups” in a direct message")
 
+	// How its last run ended, in words.
+	for outcome, want := range map[string]string{
+		store.RunQuiet: "sent nothing (the condition did not hold)", store.RunFailed: "failed",
+		store.RunRefused: "was refused", store.RunPaused: "sent nothing (paused while it ran)",
+	} {
+		ran := thread
+		ran.LastOutcome = outcome
+		assert.Contains(t, blockkit.Mrkdwn(n.scheduleLine(ran, false)), "; last run "+want, outcome)
+	}
+
 	web := thread
 	web.Surface = "web"
 	assert.Contains(t, blockkit.Mrkdwn(n.scheduleLine(web, false)), "post “Signups” in the conversation it was made in every Monday")

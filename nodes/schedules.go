@@ -238,6 +238,8 @@ func outcomeWords(outcome string) string {
 		return "failed"
 	case store.RunRefused:
 		return "was refused"
+	case store.RunPaused:
+		return "sent nothing (paused while it ran)"
 	}
 	return outcome
 }
