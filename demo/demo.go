@@ -44,12 +44,31 @@ var (
 	// schemaNameRE admits only names that mean the same quoted and unquoted, because
 	// generated SQL will write the schema unquoted.
 	schemaNameRE = regexp.MustCompile(`^[a-z_][a-z0-9_]{0,62}$`)
+
+	// tableCommentRE finds schema.sql's table comments, by which Load recognises the tables
+	// an earlier load created.
+	tableCommentRE = regexp.MustCompile(`(?m)^COMMENT ON TABLE __SCHEMA__\.([a-z_]+) IS '((?:[^']|'')*)';$`)
 )
+
+// ForeignTablesError is Load's error when the schema holds relations of a demo table's name
+// that no demo load created (a table without the demo's comment, a view): loading would drop
+// them, so it refuses and changes nothing.
+type ForeignTablesError struct {
+	Schema string
+	// Tables are the relations' qualified names (schema.table), sorted.
+	Tables []string
+}
+
+func (e *ForeignTablesError) Error() string {
+	return fmt.Sprintf("schema %s holds %s, which the demo did not create and would replace", e.Schema, strings.Join(e.Tables, ", "))
+}
 
 // Options configures Load. The zero value loads into DefaultSchema and grants DefaultReaderRole.
 type Options struct {
 	// Schema receives the demo tables; created if missing. Only the demo's own tables in it
-	// are dropped and recreated; other objects are left alone. Lower-case identifier only.
+	// are dropped and recreated; other objects are left alone. A relation of a demo table's
+	// name that an earlier load did not create stops the load (ForeignTablesError).
+	// Lower-case identifier only.
 	Schema string
 	// ReaderRole gets USAGE on Schema and SELECT on all its tables. It must already exist
 	// (`analyticsbot migrate` creates it); Load refuses to run otherwise.
@@ -119,6 +138,9 @@ func loadTx(ctx context.Context, tx pgx.Tx, opts Options, apps []app) (Stats, er
 	if _, err := tx.Exec(ctx, "SELECT pg_advisory_xact_lock($1)", lockKey); err != nil {
 		return Stats{}, fmt.Errorf("advisory lock: %w", err)
 	}
+	if err := checkOwnTables(ctx, tx, opts.Schema); err != nil {
+		return Stats{}, err
+	}
 
 	// pg_trgm goes into the target schema, the only one on the reader's search_path (see
 	// schema.sql), unless it is already installed elsewhere: a second copy cannot be created.
@@ -185,6 +207,50 @@ func loadTx(ctx context.Context, tx pgx.Tx, opts Options, apps []app) (Stats, er
 		return Stats{}, fmt.Errorf("count rows: %w", err)
 	}
 	return st, nil
+}
+
+// checkOwnTables returns a ForeignTablesError when schema holds a relation of a demo table's
+// name that is not a table an earlier load created, which it tells by the comment schema.sql
+// gives the table: a user's tags table, say, which the load's DROP TABLE would take with its
+// rows. The check runs under the load's lock, so no load can create or replace a table
+// between it and the DROP.
+func checkOwnTables(ctx context.Context, tx pgx.Tx, schema string) error {
+	comments := map[string]string{}
+	for _, m := range tableCommentRE.FindAllStringSubmatch(schemaSQL, -1) {
+		comments[m[1]] = strings.ReplaceAll(m[2], "''", "'")
+	}
+	names := []string{"apps"}
+	for _, d := range dimensions {
+		names = append(names, d.table, d.linkTable)
+	}
+	for _, name := range names {
+		if _, ok := comments[name]; !ok {
+			return fmt.Errorf("schema.sql: table %s has no comment to recognise it by", name)
+		}
+	}
+	rows, err := tx.Query(ctx, `SELECT c.relname, c.relkind = 'r', coalesce(obj_description(c.oid, 'pg_class'), '')
+		FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace
+		WHERE n.nspname = $1 AND c.relname = ANY($2) AND c.relkind IN ('r', 'p', 'v', 'm', 'f')
+		ORDER BY c.relname`, schema, names)
+	if err != nil {
+		return fmt.Errorf("check existing tables: %w", err)
+	}
+	var foreign []string
+	var name, comment string
+	var table bool
+	_, err = pgx.ForEachRow(rows, []any{&name, &table, &comment}, func() error {
+		if !table || comment != comments[name] {
+			foreign = append(foreign, schema+"."+name)
+		}
+		return nil
+	})
+	if err != nil {
+		return fmt.Errorf("check existing tables: %w", err)
+	}
+	if len(foreign) > 0 {
+		return &ForeignTablesError{Schema: schema, Tables: foreign}
+	}
+	return nil
 }
 
 // renderSchema substitutes the already-quoted identifiers into schema.sql and splits it at

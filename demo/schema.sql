@@ -18,6 +18,9 @@
 -- Only the demo tables are dropped, never the schema: the schema may hold grants or default
 -- privileges set by `analyticsbot migrate`, and other objects we must not destroy. No CASCADE, so
 -- a user's view over these tables makes the reload fail loudly instead of vanishing silently.
+-- And only tables an earlier load created: demo.Load tells them by the COMMENT ON TABLE below
+-- and refuses to drop any other relation of their names (a user's own "tags", say). Changing a
+-- table's comment here makes schemas loaded before refuse a reload until that table is dropped.
 
 CREATE SCHEMA IF NOT EXISTS __SCHEMA__;
 CREATE EXTENSION IF NOT EXISTS pg_trgm WITH SCHEMA __TRGM__;

@@ -120,6 +120,12 @@ func demoLoad(ctx context.Context, out io.Writer) error {
 	// The demo goes into the first analytics schema.
 	schema := cfg.Postgres.Schemas[0]
 	st, err := demo.Load(ctx, db.Pool(), demo.Options{Schema: schema, ReaderRole: cfg.Postgres.ReaderRole})
+	var foreign *demo.ForeignTablesError
+	if errors.As(err, &foreign) {
+		return fmt.Errorf("demo load changed nothing: it would drop and replace %s, which it did not create. "+
+			"Load the demo into a schema of its own, named first in ANALYTICS_SCHEMA (e.g. ANALYTICS_SCHEMA=steam,%s), "+
+			"or drop or rename those tables yourself first", strings.Join(foreign.Tables, ", "), strings.Join(cfg.Postgres.Schemas, ","))
+	}
 	if err != nil {
 		return err
 	}
@@ -142,6 +148,12 @@ func defogLoad(ctx context.Context, out io.Writer) error {
 	}
 	defer db.Close()
 	st, err := defog.Load(ctx, db.Pool(), defog.Options{ReaderRole: cfg.Postgres.ReaderRole})
+	var foreign *defog.ForeignTablesError
+	if errors.As(err, &foreign) {
+		return fmt.Errorf("demo load defog changed nothing: it drops and recreates the schemas %s, and %v. "+
+			"Load the benchmark into a database of its own (set DATABASE_URL, as make eval-retrieval does), "+
+			"or move those objects out yourself first", strings.Join(defog.Databases(), ", "), foreign)
+	}
 	if err != nil {
 		return err
 	}

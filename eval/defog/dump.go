@@ -68,9 +68,10 @@ func readDatabase(name string) (*database, error) {
 // statement is one dump statement rewritten to run in its schema.
 type statement struct {
 	// n is its 1-based position in the dump, for messages.
-	n            int
-	sql          string
-	createsTable bool
+	n   int
+	sql string
+	// table is the name of the table it creates; "" when it creates none.
+	table string
 }
 
 // dumpStatements splits db's dump into statements and rewrites each so
@@ -112,7 +113,7 @@ func dumpStatements(db *database) (stmts []statement, skipped int, err error) {
 		if err != nil {
 			return nil, 0, fmt.Errorf("statement %d: deparse: %w", i+1, err)
 		}
-		stmts = append(stmts, statement{n: i + 1, sql: sql, createsTable: node.GetCreateStmt() != nil})
+		stmts = append(stmts, statement{n: i + 1, sql: sql, table: node.GetCreateStmt().GetRelation().GetRelname()})
 	}
 	return stmts, skipped, nil
 }

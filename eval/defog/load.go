@@ -85,9 +85,10 @@ func Databases() []string {
 }
 
 // Load (re)creates the chosen databases, each in the schema of its name:
-// it drops the schema, runs the dump with every relation moved into it,
-// comments the columns with their descriptions and grants the reader. It
-// all happens in one transaction under an advisory lock, so readers never
+// it drops the schema (or refuses with a ForeignTablesError when it holds
+// anything no load created), runs the dump with every relation moved into
+// it, comments the columns with their descriptions and grants the reader.
+// It all happens in one transaction under an advisory lock, so readers never
 // see a half-loaded schema and concurrent loads are safe.
 func Load(ctx context.Context, pool *pgxpool.Pool, opts Options) (st Stats, err error) {
 	start := time.Now()
@@ -121,6 +122,9 @@ func Load(ctx context.Context, pool *pgxpool.Pool, opts Options) (st Stats, err 
 		if _, err := tx.Exec(ctx, "SELECT pg_advisory_xact_lock($1)", lockKey); err != nil {
 			return fmt.Errorf("advisory lock: %w", err)
 		}
+		if err := checkOwnSchemas(ctx, tx, dbs); err != nil {
+			return err
+		}
 		for _, db := range dbs {
 			ss, err := loadSchema(ctx, tx, db, opts.ReaderRole)
 			if err != nil {
@@ -139,6 +143,71 @@ func Load(ctx context.Context, pool *pgxpool.Pool, opts Options) (st Stats, err 
 	}
 	st.Elapsed = time.Since(start)
 	return st, nil
+}
+
+// ForeignTablesError is Load's error when a schema it would drop holds
+// what no load of its database created: a table or view the dump does not
+// create, a routine, a type, a sequence of no column. Loading would drop them with the schema, so it
+// refuses and changes nothing.
+type ForeignTablesError struct {
+	// Objects are their qualified names (schema.name), by schema.
+	Objects []string
+}
+
+func (e *ForeignTablesError) Error() string {
+	const shown = 10
+	list := strings.Join(e.Objects[:min(len(e.Objects), shown)], ", ")
+	if n := len(e.Objects) - shown; n > 0 {
+		list += fmt.Sprintf(" and %d more", n)
+	}
+	return fmt.Sprintf("the schemas it would drop hold %s, which no benchmark load created", list)
+}
+
+// checkOwnSchemas returns a ForeignTablesError when a schema of dbs that
+// exists holds a table, view or routine its dump does not create: a
+// schema of a user's that shares a benchmark database's name (geography,
+// yelp), or one a user added a table to after a load. An earlier load left
+// exactly the dump's tables. It runs under Load's lock.
+func checkOwnSchemas(ctx context.Context, tx pgx.Tx, dbs []*database) error {
+	var foreign []string
+	for _, db := range dbs {
+		stmts, _, err := dumpStatements(db)
+		if err != nil {
+			return err
+		}
+		var own []string
+		for _, s := range stmts {
+			if s.table != "" {
+				own = append(own, s.table)
+			}
+		}
+		// Indexes, and sequences owned by a column (SERIAL), go with
+		// their tables.
+		rows, err := tx.Query(ctx, `SELECT c.relname FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace
+			WHERE n.nspname = $1 AND (c.relkind IN ('p', 'v', 'm', 'f', 'c') OR (c.relkind = 'r' AND NOT c.relname = ANY($2))
+				OR (c.relkind = 'S' AND NOT EXISTS (SELECT 1 FROM pg_depend d
+					WHERE d.classid = 'pg_class'::regclass AND d.objid = c.oid AND d.deptype IN ('a', 'i'))))
+			UNION ALL
+			SELECT p.proname FROM pg_proc p JOIN pg_namespace n ON n.oid = p.pronamespace WHERE n.nspname = $1
+			UNION ALL
+			SELECT t.typname FROM pg_type t JOIN pg_namespace n ON n.oid = t.typnamespace
+			WHERE n.nspname = $1 AND t.typtype IN ('e', 'd', 'r', 'm')
+			ORDER BY 1`, db.name, own)
+		if err != nil {
+			return fmt.Errorf("check schema %s: %w", db.name, err)
+		}
+		names, err := pgx.CollectRows(rows, pgx.RowTo[string])
+		if err != nil {
+			return fmt.Errorf("check schema %s: %w", db.name, err)
+		}
+		for _, n := range names {
+			foreign = append(foreign, db.name+"."+n)
+		}
+	}
+	if len(foreign) > 0 {
+		return &ForeignTablesError{Objects: foreign}
+	}
+	return nil
 }
 
 // chooseDatabases checks the requested names, sorted and without
@@ -180,7 +249,7 @@ func loadSchema(ctx context.Context, tx pgx.Tx, db *database, reader string) (Sc
 		switch {
 		case tag.Insert():
 			st.Rows += tag.RowsAffected()
-		case s.createsTable:
+		case s.table != "":
 			st.Tables++
 		}
 	}
