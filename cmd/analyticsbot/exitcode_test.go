@@ -30,6 +30,8 @@ func TestExitCodes(t *testing.T) {
 		{name: "validate-sql rejects a write", args: []string{"validate-sql"}, stdin: "DROP TABLE x", want: 1},
 		{name: "validate-sql accepts a select", args: []string{"validate-sql"}, stdin: "SELECT count(*) FROM apps", want: 0},
 		{name: "validate-sql with an argument", args: []string{"validate-sql", "SELECT 1"}, want: 2},
+		{name: "migrate with a flag it does not know", args: []string{"migrate", "--dry-run"}, want: 2,
+			wantInErr: `usage: analyticsbot migrate (no arguments): unexpected argument "--dry-run"`},
 		{name: "ask when the bot cannot start", args: []string{"ask", q2018}, want: 1, wantInErr: "analyticsbot:"},
 	}
 	for _, tt := range tests {

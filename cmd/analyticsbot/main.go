@@ -121,6 +121,10 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 		fmt.Fprint(stdout, commandUsage(name))
 		return nil
 	}
+	if cmd.noArgs && len(args) > 1 {
+		// `migrate --dry-run` and `migrate down` must not migrate.
+		return fmt.Errorf("%w: analyticsbot %s (no arguments): unexpected argument %q", errUsage, name, args[1])
+	}
 	if levelErr != nil {
 		if cmd.notChecked {
 			return fmt.Errorf("%w: %w", errNotChecked, levelErr)
@@ -189,23 +193,28 @@ type command struct {
 	// notChecked marks a LOG_LEVEL to fix with errNotChecked, which exits
 	// 2 as validate-sql's usage says, rather than 1.
 	notChecked bool
+	// noArgs refuses any argument as a usage error before run: a flag the
+	// command does not know (--dry-run) must not be taken for consent.
+	noArgs bool
 }
 
 // commands are the commands run runs, by name; the usage lists the same
 // names. LOG_LEVEL is checked for these only, so that help and a mistyped
 // command print the usage whatever it holds.
 var commands = map[string]command{
-	"migrate": {run: func(ctx context.Context, in invocation) error { return migrate(ctx, in.stdout) }},
+	"migrate": {noArgs: true, run: func(ctx context.Context, in invocation) error { return migrate(ctx, in.stdout) }},
 	"demo":    {run: func(ctx context.Context, in invocation) error { return demoCommand(ctx, in.args, in.stdout) }},
-	"grant":   {run: func(ctx context.Context, in invocation) error { return grant(ctx, in.stdout) }},
+	"grant":   {noArgs: true, run: func(ctx context.Context, in invocation) error { return grant(ctx, in.stdout) }},
 	"access":  {run: func(ctx context.Context, in invocation) error { return accessCommand(ctx, in.args, in.stdout) }},
-	"doctor":  {run: func(ctx context.Context, in invocation) error { return doctor(ctx, in.stdout) }},
-	"graph":   {run: func(ctx context.Context, in invocation) error { return graph(ctx, in.stdout) }},
+	"doctor":  {noArgs: true, run: func(ctx context.Context, in invocation) error { return doctor(ctx, in.stdout) }},
+	"graph":   {noArgs: true, run: func(ctx context.Context, in invocation) error { return graph(ctx, in.stdout) }},
 	"chat": {
+		noArgs:    true,
 		telemetry: true,
 		run:       func(ctx context.Context, in invocation) error { return chat(ctx, in.stdin, in.stdout) },
 	},
 	"serve": {
+		noArgs:    true,
 		server:    true,
 		telemetry: true,
 		run:       func(ctx context.Context, in invocation) error { return serve(ctx, in.stdout, in.tel) },

@@ -694,3 +694,53 @@ func TestCLITelemetryCommandsAsDocumented(t *testing.T) {
 	}
 	assert.ElementsMatch(t, documented, traced)
 }
+
+// The commands that take no arguments refuse any, as a usage error (exit
+// 2), before they touch anything: `migrate --dry-run` created the database
+// and migrated it, `migrate down` migrated up, `grant --dry-run` granted.
+func TestCLINoArguments(t *testing.T) {
+	t.Run("migrate creates no database", func(t *testing.T) {
+		dbURL := storetest.MissingURL(t)
+		setDemoEnv(t, dbURL)
+		for _, arg := range []string{"--dry-run", "down"} {
+			got := runCLI(t, "", "migrate", arg)
+			require.ErrorIs(t, got.err, errUsage, "stdout: %s", got.stdout)
+			assert.EqualError(t, got.err, fmt.Sprintf("usage: analyticsbot migrate (no arguments): unexpected argument %q", arg))
+			assert.Empty(t, got.stdout)
+		}
+		u, err := url.Parse(dbURL)
+		require.NoError(t, err)
+		conn, err := pgx.Connect(context.Background(), storetest.DefaultAdminURL())
+		require.NoError(t, err)
+		defer conn.Close(context.Background())
+		var exists bool
+		require.NoError(t, conn.QueryRow(context.Background(), `SELECT EXISTS (SELECT FROM pg_database WHERE datname = $1)`,
+			strings.TrimPrefix(u.Path, "/")).Scan(&exists))
+		assert.False(t, exists, "the database was not created")
+	})
+	t.Run("grant grants nothing", func(t *testing.T) {
+		db, dbURL := storetest.NewWithURL(t)
+		setUp(t, dbURL)
+		_, err := db.Pool().Exec(context.Background(), `CREATE SCHEMA shop; CREATE TABLE shop.orders (id int)`)
+		require.NoError(t, err)
+		t.Setenv("ANALYTICS_SCHEMA", "shop")
+		got := runCLI(t, "", "grant", "--dry-run")
+		require.ErrorIs(t, got.err, errUsage, "stdout: %s", got.stdout)
+		assert.Empty(t, got.stdout)
+		var granted bool
+		require.NoError(t, db.Pool().QueryRow(context.Background(),
+			`SELECT nspacl IS NOT NULL FROM pg_namespace WHERE nspname = 'shop'`).Scan(&granted))
+		assert.False(t, granted, "no role was granted the schema")
+	})
+	// The rest would serve, chat, check or print; the database is down,
+	// so one that ran would fail otherwise, or print the graph.
+	t.Run("the others", func(t *testing.T) {
+		setDemoEnv(t, "postgres://postgres@127.0.0.1:1/none?sslmode=disable&connect_timeout=1")
+		for _, name := range []string{"serve", "chat", "doctor", "graph"} {
+			got := runCLI(t, "", name, "--verbose")
+			require.ErrorIs(t, got.err, errUsage, "%s; stdout: %s", name, got.stdout)
+			assert.ErrorContains(t, got.err, "analyticsbot "+name+" (no arguments): unexpected argument \"--verbose\"")
+			assert.Empty(t, got.stdout, name)
+		}
+	})
+}
