@@ -6,7 +6,6 @@ import (
 	"flag"
 	"fmt"
 	"io"
-	"os"
 	"strconv"
 	"strings"
 	"text/tabwriter"
@@ -46,13 +45,7 @@ func logsCommand(ctx context.Context, args []string, out io.Writer) error {
 	if *limit < 1 {
 		return fmt.Errorf("%w: %s: --limit must be at least 1, got %d", errUsage, logsForm, *limit)
 	}
-	// Only the database matters here: a bad model setting must not stop
-	// anyone from reading the logs.
-	url := os.Getenv("DATABASE_URL")
-	if url == "" {
-		url = bot.DefaultDatabaseURL
-	}
-	db, err := store.Open(ctx, url)
+	db, err := openLogs(ctx)
 	if err != nil {
 		return err
 	}
@@ -99,6 +92,35 @@ func logsCommand(ctx context.Context, args []string, out io.Writer) error {
 		return printFeedback(out, fb)
 	}
 	return nil
+}
+
+// logsEnv is what `logs` reads of the environment: the bot's database
+// alone, so that a bad model setting does not stop anyone from reading the
+// logs. The variables mean what they mean to bot.Config.
+type logsEnv struct {
+	DatabaseURL     string        `env:"DATABASE_URL"`
+	BotSchema       string        `env:"BOT_SCHEMA"`
+	DatabaseTimeout time.Duration `env:"DATABASE_TIMEOUT" envDefault:"10s"`
+}
+
+// openLogs opens the store as the other commands do, in BOT_SCHEMA (where
+// this deployment's turns are, not another's in the same database) with
+// DATABASE_TIMEOUT.
+func openLogs(ctx context.Context) (*store.DB, error) {
+	var e logsEnv
+	if err := bot.ParseEnv(&e); err != nil {
+		return nil, fmt.Errorf("read configuration: %w", err)
+	}
+	if e.DatabaseURL == "" {
+		e.DatabaseURL = bot.DefaultDatabaseURL
+	}
+	if e.BotSchema = strings.TrimSpace(e.BotSchema); e.BotSchema == "" {
+		e.BotSchema = store.DefaultSchema
+	}
+	if e.DatabaseTimeout <= 0 {
+		return nil, fmt.Errorf("DATABASE_TIMEOUT must be a duration above 0, such as 10s, got %s", e.DatabaseTimeout)
+	}
+	return store.Open(ctx, e.DatabaseURL, store.WithSchema(e.BotSchema), store.WithTimeout(e.DatabaseTimeout))
 }
 
 // sinceFlag is a positive duration that also accepts whole days ("7d").

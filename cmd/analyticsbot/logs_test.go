@@ -379,3 +379,32 @@ func TestCLILogsDetailIsInert(t *testing.T) {
 		assert.Contains(t, got.stdout, `e-0badc0de: column "�]0;PWNED��[8m" does not exist`, "%v", args)
 	}
 }
+
+// Two deployments share a database, each with its own BOT_SCHEMA: `logs`
+// reads the turns of the one it is run for, as every other command opens
+// its store, never the other's.
+func TestCLILogsBotSchema(t *testing.T) {
+	db, dbURL := storetest.NewWithURL(t)
+	setUp(t, dbURL) // the default deployment, BOT_SCHEMA unset
+	t.Setenv("BOT_SCHEMA", "botx")
+	require.NoError(t, runCLI(t, "", "migrate").err, "migrate the second deployment")
+	ctx := context.Background()
+	botx, err := store.Open(ctx, dbURL, store.WithSchema("botx"))
+	require.NoError(t, err)
+	defer botx.Close()
+	_, err = db.AddQueryLog(ctx, store.QueryLog{Question: "What did the default deployment answer?", Intent: "analytics_query", Total: time.Second})
+	require.NoError(t, err)
+	_, err = botx.AddQueryLog(ctx, store.QueryLog{Question: "What did botx answer?", Intent: "analytics_query", Total: time.Second})
+	require.NoError(t, err)
+
+	for _, tt := range []struct{ schema, want, notWant string }{
+		{schema: "botx", want: "What did botx answer?", notWant: "What did the default deployment answer?"},
+		{schema: "", want: "What did the default deployment answer?", notWant: "What did botx answer?"},
+	} {
+		t.Setenv("BOT_SCHEMA", tt.schema)
+		got := runLogs(t, "--slow")
+		require.NoError(t, got.err, "BOT_SCHEMA=%s", tt.schema)
+		assert.Contains(t, got.stdout, tt.want, "BOT_SCHEMA=%s", tt.schema)
+		assert.NotContains(t, got.stdout, tt.notWant, "BOT_SCHEMA=%s", tt.schema)
+	}
+}
