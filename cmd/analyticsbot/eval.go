@@ -4,11 +4,13 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"flag"
 	"fmt"
 	"io"
 	"log/slog"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"github.com/analyticsbot/analyticsbot/bot"
@@ -49,6 +51,9 @@ func evalCommand(ctx context.Context, args []string, out io.Writer) error {
 		return fmt.Errorf("%w: %s: --jobs must be at least 1", errUsage, form)
 	case *examples != "on" && *examples != "off" && *examples != "compare":
 		return fmt.Errorf("%w: %s: --examples is on, off or compare, not %q", errUsage, form, *examples)
+	}
+	if err := checkGates(fs, *retrieval, *oracle); err != nil {
+		return fmt.Errorf("%w: %s: %v", errUsage, form, err)
 	}
 	f, err := eval.Load(fs.Arg(0))
 	if err != nil {
@@ -137,6 +142,37 @@ func evalCommand(ctx context.Context, args []string, out io.Writer) error {
 		return fmt.Errorf("%w: execution accuracy %.3f is below --min-accuracy %.3f", errBelowTarget, rep.Accuracy, *minAccuracy)
 	}
 	return nil
+}
+
+// retrievalGates are the flags that hold a floor of --retrieval-only; the
+// other modes hold --min-accuracy.
+var retrievalGates = []string{"min-recall", "min-table-recall", "min-column-recall", "min-value-recall", "max-prompt-share"}
+
+// checkGates refuses a floor the run's mode does not score: a run that
+// exited 0 with `--min-recall 0.99` in full mode would say the floor held
+// when nothing checked it.
+func checkGates(fs *flag.FlagSet, retrieval, oracle bool) error {
+	var wrong []string
+	fs.Visit(func(f *flag.Flag) {
+		if retrieval && f.Name == "min-accuracy" || !retrieval && slices.Contains(retrievalGates, f.Name) {
+			wrong = append(wrong, "--"+f.Name)
+		}
+	})
+	switch {
+	case len(wrong) == 0:
+		return nil
+	case retrieval:
+		return errors.New("--min-accuracy scores answers, and --retrieval-only asks for none: it applies to the full and --oracle modes")
+	}
+	mode := "full mode asks the model"
+	if oracle {
+		mode = "--oracle asks through the workflow"
+	}
+	verb := "applies"
+	if len(wrong) > 1 {
+		verb = "apply"
+	}
+	return fmt.Errorf("%s %s to --retrieval-only, and %s: use --min-accuracy", strings.Join(wrong, " and "), verb, mode)
 }
 
 // runEval scores f on a bot of cfg: retrieval only, or answers.

@@ -72,6 +72,26 @@ func TestCLIEval(t *testing.T) {
 		assert.ErrorIs(t, runCLI(t, "", args...).err, errUsage, "%v", args)
 	}
 	assert.ErrorContains(t, runCLI(t, "", "eval", "no-such-file.yaml").err, "load eval file")
+
+	// A floor the mode does not score is a usage error (exit 2), before
+	// anything runs: it used to be ignored, and the run exited 0 whatever
+	// it scored.
+	for _, tt := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"eval", "--min-recall", "0.99", "--max-prompt-share", "0.0001", file},
+			"--max-prompt-share and --min-recall apply to --retrieval-only, and full mode asks the model: use --min-accuracy"},
+		{[]string{"eval", "--oracle", "--max-prompt-share", "0.0001", file},
+			"--max-prompt-share applies to --retrieval-only, and --oracle asks through the workflow: use --min-accuracy"},
+		{[]string{"eval", "--retrieval-only", "--min-accuracy", "0.99", file},
+			"--min-accuracy scores answers, and --retrieval-only asks for none: it applies to the full and --oracle modes"},
+	} {
+		got := runCLI(t, "", tt.args...)
+		require.ErrorIs(t, got.err, errUsage, "%v; stdout: %.200s", tt.args, got.stdout)
+		assert.ErrorContains(t, got.err, tt.want, "%v", tt.args)
+		assert.Empty(t, got.stdout, "%v: no report", tt.args)
+	}
 }
 
 // TestCLIEvalDefog loads Defog's benchmark as `make eval-retrieval` does
