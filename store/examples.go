@@ -51,6 +51,9 @@ type Example struct {
 // ErrExampleStatus is returned for a status other than the three known.
 var ErrExampleStatus = errors.New("unknown example status")
 
+// ErrExampleSource is returned for a source other than the three known.
+var ErrExampleSource = errors.New("unknown example source")
+
 const exampleColumns = `id, backend, question, query, fingerprint, coalesce(fingerprint_form, ''), assumptions, explanation, source, status,
 	proposed_by, verified_by, coalesce(verified_at, 'epoch'), created_at, updated_at, times_used,
 	coalesce(last_used_at, 'epoch')`
@@ -145,6 +148,9 @@ type ExampleFilter struct {
 func (d *DB) ListExamples(ctx context.Context, f ExampleFilter) ([]Example, error) {
 	if f.Status != "" && !validStatus(f.Status) {
 		return nil, fmt.Errorf("list examples: %w %q", ErrExampleStatus, f.Status)
+	}
+	if f.Source != "" && f.Source != SourceFile && f.Source != SourceFeedback && f.Source != SourceAdmin {
+		return nil, fmt.Errorf("list examples: %w %q", ErrExampleSource, f.Source)
 	}
 	limit := any(nil)
 	if f.Limit > 0 {

@@ -52,6 +52,10 @@ func TestAddExampleIsIdempotent(t *testing.T) {
 	assert.ErrorIs(t, err, store.ErrExampleStatus)
 	_, err = db.SetExampleStatus(ctx, 999_999, store.StatusVerified, "U2")
 	assert.ErrorIs(t, err, store.ErrNotFound)
+	_, err = db.ListExamples(ctx, store.ExampleFilter{Status: "aproved"})
+	assert.ErrorIs(t, err, store.ErrExampleStatus)
+	_, err = db.ListExamples(ctx, store.ExampleFilter{Source: "fedback"})
+	assert.ErrorIs(t, err, store.ErrExampleSource, "a misspelt source is an error, not an empty list")
 }
 
 // An example's question is stored on one line: `examples list` shows it

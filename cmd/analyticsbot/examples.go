@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"slices"
 	"strconv"
 	"strings"
 	"text/tabwriter"
@@ -54,6 +55,9 @@ func examplesCommand(ctx context.Context, args []string, stdin io.Reader, out io
 	ids, err := exampleIDs(sub, args)
 	if err != nil {
 		return err
+	}
+	if err := checkExampleFilters(sub, *status, *source); err != nil {
+		return fmt.Errorf("%w: %v: %s", errUsage, err, examplesForm)
 	}
 	b, err := openBot(ctx)
 	if err != nil {
@@ -171,6 +175,23 @@ func exampleIDs(sub string, args []string) ([]int64, error) {
 		ids[i] = id
 	}
 	return ids, nil
+}
+
+// checkExampleFilters refuses a --status or --source no example has: a
+// misspelt `--source fedback` listed "No examples." as if there were none.
+func checkExampleFilters(sub, status, source string) error {
+	statuses := []string{store.StatusCandidate, store.StatusVerified, store.StatusRejected}
+	if sub == "export" {
+		statuses = append(statuses, "all")
+	}
+	sources := []string{store.SourceFile, store.SourceFeedback, store.SourceAdmin}
+	switch {
+	case status != "" && !slices.Contains(statuses, status):
+		return fmt.Errorf("--status is %s, not %q", strings.Join(statuses, ", "), status)
+	case source != "" && !slices.Contains(sources, source):
+		return fmt.Errorf("--source is %s, not %q", strings.Join(sources, ", "), source)
+	}
+	return nil
 }
 
 // defaultCurator names whoever runs the command.

@@ -12,6 +12,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/analyticsbot/analyticsbot/prompts"
+	"github.com/analyticsbot/analyticsbot/store/storetest"
 )
 
 // testCLIFeedbackAndExamples is the data team's loop from the command
@@ -146,4 +147,30 @@ func testCLIFeedbackAndExamples(t *testing.T, first turnOut) {
 	assert.Contains(t, got.stdout, "Most 👎")
 	assert.Regexp(t, `(?m)^ +note: +"it should exclude DLC"$`, got.stdout)
 	assert.True(t, strings.Contains(got.stdout, strconv.Quote(q2018)), got.stdout)
+}
+
+// `examples list` and `export` refuse a --status or --source no example
+// has, as a usage error naming the values it takes: `--source fedback`
+// listed "No examples." and exited 0, as if the team had none.
+func TestCLIExamplesFilterValues(t *testing.T) {
+	_, dbURL := storetest.NewWithURL(t)
+	setUp(t, dbURL)
+	require.NoError(t, runCLI(t, "", "demo", "load").err, "demo load")
+
+	got := runCLI(t, "", "examples", "list", "--source", "file")
+	require.NoError(t, got.err)
+	assert.Regexp(t, `(?m)^ID +STATUS +SOURCE`, got.stdout, "the examples file's examples")
+	for _, tt := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"examples", "list", "--source", "fedback"}, `usage: --source is file, feedback, admin, not "fedback"`},
+		{[]string{"examples", "list", "--status", "aproved"}, `usage: --status is candidate, verified, rejected, not "aproved"`},
+		{[]string{"examples", "export", "--status", "everything"}, `usage: --status is candidate, verified, rejected, all, not "everything"`},
+	} {
+		got := runCLI(t, "", tt.args...)
+		require.ErrorIs(t, got.err, errUsage, "%v; stdout: %s", tt.args, got.stdout)
+		assert.ErrorContains(t, got.err, tt.want, "%v", tt.args)
+		assert.Empty(t, got.stdout, "%v", tt.args)
+	}
 }
