@@ -115,9 +115,10 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 		fmt.Fprint(stderr, usage)
 		return fmt.Errorf("%w: unknown command %q", errUsage, name)
 	}
-	if len(args) > 1 && isHelpFlag(args[1]) {
+	if len(args) > 1 && isHelpFlag(args[1]) || len(args) > 2 && !strings.HasPrefix(args[1], "-") && isHelpFlag(args[2]) {
 		// `migrate --help` must print help, never migrate: the commands
-		// that take no arguments would otherwise run.
+		// that take no arguments would otherwise run. So does a
+		// command's subcommand: `demo load --help`, `schedules list -h`.
 		fmt.Fprint(stdout, commandUsage(name))
 		return nil
 	}

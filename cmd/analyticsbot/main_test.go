@@ -209,6 +209,28 @@ func TestCLICommandHelp(t *testing.T) {
 	}
 }
 
+// README: `analyticsbot COMMAND --help` prints that command's lines and
+// exits 0; so does a subcommand's (`demo load --help`), for every
+// subcommand the usage lists, and runs nothing (no database here).
+func TestCLISubcommandHelp(t *testing.T) {
+	t.Setenv("DATABASE_URL", "postgres://postgres@127.0.0.1:1/none?sslmode=disable&connect_timeout=1")
+	for name, subs := range map[string][]string{
+		"demo": {"load"}, "access": {"apply"},
+		"schedules": {"list", "runs", "pause", "resume", "delete", "run-now"},
+		"examples":  {"list", "show", "verify", "reject", "add", "export"},
+	} {
+		for _, sub := range subs {
+			require.Regexp(t, `\b`+sub+`\b`, commandUsage(name), "the usage lists %s %s", name, sub)
+			for _, flag := range []string{"--help", "-h"} {
+				got := runCLI(t, "", name, sub, flag)
+				if assert.NoError(t, got.err, "%s %s %s: stderr %s", name, sub, flag, got.stderr) {
+					assert.Equal(t, commandUsage(name), got.stdout, "%s %s %s", name, sub, flag)
+				}
+			}
+		}
+	}
+}
+
 // README: LOG_LEVEL is DEBUG, INFO, WARN (or WARNING) or ERROR, in any
 // case. Any other value stops every command at start, naming the variable,
 // rather than logging at the default level; help and a mistyped command
