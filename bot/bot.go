@@ -554,8 +554,9 @@ func (b *Bot) runFrom(ctx context.Context, s *nodes.State, empty bool, opts ...w
 	return s, res, nil
 }
 
-// MinTokenLength is the shortest secret a named API token may have (the
-// bot refuses to start with a shorter one; doctor says so first).
+// MinTokenLength is the shortest secret a named API token, or HTTP_TOKEN,
+// may have (serve refuses to start with a shorter one; doctor says so
+// first).
 const MinTokenLength = 16
 
 // APITokens are the web API's named tokens of the access file: each

@@ -89,7 +89,7 @@ func TestRequestErrors(t *testing.T) {
 
 func TestAuth(t *testing.T) {
 	t.Parallel()
-	const token = "s3cret-token"
+	const token = "s3cret-token-0123456789"
 	b := newTestBot(t, "")
 	srv := newTestServer(t, b, Config{Token: token})
 

@@ -281,7 +281,7 @@ func TestBrowserNewConversation(t *testing.T) {
 // asks again after a wrong one, and keeps the right one for the tab.
 func TestBrowserToken(t *testing.T) {
 	t.Parallel()
-	const token = "browser-s3cret"
+	const token = "browser-s3cret-0123456789"
 	tb := newTab(t)
 	b := newTestBot(t, "")
 	srv := newTestServer(t, b, Config{Token: token})

@@ -207,9 +207,13 @@ func checkShared(ctx context.Context, c *checkup, cfg bot.Config, db *store.DB) 
 	}
 }
 
-// checkAccess checks the access file: its tokens' secrets, its policies'
-// database roles and what a session of each could do.
+// checkAccess checks HTTP_TOKEN's length and the access file: its tokens'
+// secrets, its policies' database roles and what a session of each could
+// do.
 func checkAccess(ctx context.Context, c *checkup, cfg bot.Config, db *store.DB) {
+	if err := checkHTTPToken(os.Getenv("HTTP_TOKEN")); err != nil {
+		c.fail("%v", err) // what serve refuses at start
+	}
 	if cfg.AccessFile == "" {
 		c.warn("ACCESS_FILE is not set: everyone who can reach the bot reads everything the reader role can (docs/access.md)")
 		return

@@ -195,6 +195,40 @@ default: none
 	}
 }
 
+// README: HTTP_TOKEN needs at least 16 characters, as serve holds at
+// start; doctor fails on a shorter one, with or without an access file,
+// and never prints it.
+func TestCLIDoctorHTTPTokenLength(t *testing.T) {
+	_, dbURL := storetest.NewWithURL(t)
+	setUp(t, dbURL)
+	clearSlackEnv(t)
+	t.Setenv("ACCESS_FILE", "")
+	const short = "✗ HTTP_TOKEN needs a secret of at least 16 characters"
+	for _, tt := range []struct {
+		name, secret string
+		refused      bool
+	}{
+		{"one character", "x", true},
+		{"15 characters", "zyxwvutsrqponml", true},
+		{"16 characters", "zyxwvutsrqponmlk", false},
+		{"unset", "", false},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Setenv("HTTP_TOKEN", tt.secret)
+			got := runCLI(t, "", "doctor")
+			if tt.refused {
+				assert.Contains(t, got.stdout, short)
+				assert.ErrorIs(t, got.err, errProblems)
+			} else {
+				assert.NotContains(t, got.stdout, "HTTP_TOKEN needs")
+			}
+			if len(tt.secret) > 1 {
+				assert.NotContains(t, got.stdout+got.stderr, tt.secret, "doctor never prints the secret")
+			}
+		})
+	}
+}
+
 // docs/access.md: doctor checks the access file's Slack user groups. A
 // mistyped id is a group with no members, whose people get another
 // policy; without a bot token nobody can tell who is in one.

@@ -48,6 +48,9 @@ func serve(ctx context.Context, out io.Writer, tel *telemetry.Telemetry) error {
 		}
 	}
 	token := os.Getenv("HTTP_TOKEN")
+	if err := checkHTTPToken(token); err != nil {
+		return err
+	}
 	if err := web.CheckAddr(scfg.HTTPAddr, token != "" || os.Getenv("ACCESS_FILE") != ""); err != nil {
 		return err
 	}
@@ -114,6 +117,17 @@ func serve(ctx context.Context, out io.Writer, tel *telemetry.Telemetry) error {
 		return err
 	}
 	fmt.Fprintln(out, "stopped")
+	return nil
+}
+
+// checkHTTPToken refuses an HTTP_TOKEN shorter than a named token's
+// secret may be (bot.MinTokenLength): it guards the web API and /mcp as
+// they do. Unset is fine (loopback only, or named tokens). The secret is
+// never in the error.
+func checkHTTPToken(token string) error {
+	if token != "" && len(token) < bot.MinTokenLength {
+		return fmt.Errorf("HTTP_TOKEN needs a secret of at least %d characters (a named token's need as many): set a longer one", bot.MinTokenLength)
+	}
 	return nil
 }
 

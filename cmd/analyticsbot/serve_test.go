@@ -392,6 +392,26 @@ default: none
 	s.shutdown(t)
 }
 
+// README: HTTP_TOKEN needs as long a secret as a named token (16
+// characters), or serve refuses to start on any address, before it opens
+// anything, without printing the secret.
+func TestCLIServeHTTPTokenTooShort(t *testing.T) {
+	serveEnv(t)
+	t.Setenv("HTTP_ADDR", "0.0.0.0:0")
+	for _, secret := range []string{"x", "0123456789abcde"} {
+		t.Setenv("HTTP_TOKEN", secret)
+		got := runCLI(t, "", "serve")
+		require.Error(t, got.err, "serve with HTTP_TOKEN %d characters long", len(secret))
+		assert.Equal(t, "HTTP_TOKEN needs a secret of at least 16 characters (a named token's need as many): set a longer one", got.err.Error())
+		assert.NotContains(t, got.stdout+got.stderr, "Web chat:", "nothing listens")
+	}
+	t.Setenv("HTTP_TOKEN", "0123456789abcdef")
+	s := startServe(t)
+	status, body := get(t, s.url+"/api/examples", "0123456789abcdef")
+	assert.Equal(t, http.StatusOK, status, "16 characters: %s", body)
+	s.shutdown(t)
+}
+
 // docs/access.md: HTTP_TOKEN shares no secret with a named token, or the
 // bot refuses to start. Otherwise one secret would ask as token:<name> on
 // the web API and as web on /mcp, under two policies.
