@@ -172,6 +172,53 @@ func (p *Policy) Match(schema, table, column string) warehouse.Match {
 
 var _ warehouse.Matcher = (*Policy)(nil)
 
+// Unmatched implements warehouse.Patterned: the patterns of p's tables,
+// deny_tables, deny_columns and mask_columns that match no table,
+// partition or column of cat, in the file's order. A policy within a
+// ceiling has none of its own: its two policies' patterns are theirs.
+func (p *Policy) Unmatched(cat *warehouse.Catalog) []warehouse.Unmatched {
+	if p.within != nil || cat == nil {
+		return nil
+	}
+	tables := append(slices.Clip(cat.Tables), cat.Partitions...)
+	var out []warehouse.Unmatched
+	for _, list := range []struct {
+		key      string
+		patterns []string
+		columns  bool
+	}{{"tables", p.tables, false}, {"deny_tables", p.denyTables, false}, {"deny_columns", p.denyColumns, true}, {"mask_columns", p.maskColumns, true}} {
+		for _, pat := range list.patterns {
+			if !matchesAny(pat, tables, list.columns) {
+				out = append(out, warehouse.Unmatched{Policy: p.name, Key: list.key,
+					Pattern: strings.ReplaceAll(pat, "/", "."), Exact: !strings.ContainsAny(pat, `*?[\`)})
+			}
+		}
+	}
+	return out
+}
+
+var _ warehouse.Patterned = (*Policy)(nil)
+
+// matchesAny reports whether pattern (as matchAny compares it) matches
+// one of tables, or with columns one of their columns.
+func matchesAny(pattern string, tables []warehouse.Table, columns bool) bool {
+	for _, t := range tables {
+		name := qualified(t.Schema, t.Name)
+		if !columns {
+			if ok, _ := path.Match(pattern, name); ok {
+				return true
+			}
+			continue
+		}
+		for _, c := range t.Columns {
+			if ok, _ := path.Match(pattern, name+"/"+strings.TrimPrefix(c.Name, t.Name+".")); ok {
+				return true
+			}
+		}
+	}
+	return false
+}
+
 // qualified is schema/table, as patterns are matched (a "/" never occurs
 // in a name part the way "." may), with "cube" for a cube's missing
 // schema.

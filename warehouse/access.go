@@ -2,6 +2,7 @@ package warehouse
 
 import (
 	"context"
+	"fmt"
 	"strings"
 )
 
@@ -197,4 +198,38 @@ func keepsKey(a Access, t Table, fk ForeignKey) bool {
 		}
 	}
 	return true
+}
+
+// Patterned is an Access written as patterns (the access file's policies),
+// which can say which of them match nothing in a catalog: most likely a
+// typo, and for a deny or a mask, a rule that keeps nothing out.
+type Patterned interface {
+	Unmatched(cat *Catalog) []Unmatched
+}
+
+// Unmatched is a pattern of a policy that matches no table (tables,
+// deny_tables) or no column (deny_columns, mask_columns) of a catalog.
+type Unmatched struct {
+	// Policy is the policy's name, Key the list the pattern is in.
+	Policy, Key string
+	// Pattern is as the file writes it ("analytics.app.price").
+	Pattern string
+	// Exact is true when the pattern has no wildcard: it names one table
+	// or column, which does not exist.
+	Exact bool
+}
+
+// Restricts reports whether the pattern would take something away (a
+// deny or a mask): matching nothing, it leaves readable in full what it
+// was written to keep out.
+func (u Unmatched) Restricts() bool { return u.Key != "tables" }
+
+// String says it for the operator: `policy "analysts" deny_columns
+// "analytics.app.price" matches no column`.
+func (u Unmatched) String() string {
+	what := "table"
+	if u.Key == "deny_columns" || u.Key == "mask_columns" {
+		what = "column"
+	}
+	return fmt.Sprintf("policy %q %s %q matches no %s", u.Policy, u.Key, u.Pattern, what)
 }

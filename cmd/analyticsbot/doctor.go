@@ -244,6 +244,7 @@ func checkAccess(ctx context.Context, c *checkup, cfg bot.Config, db *store.DB) 
 	if cfg.Backend != "" && cfg.Backend != pgwarehouse.Name && cfg.Backend != "sql" {
 		return
 	}
+	checkPatterns(ctx, c, cfg, db, rules)
 	roles, missing, err := bot.PolicyRoles(ctx, cfg, rules)
 	if err != nil {
 		c.fail("policy roles: %v", err)
@@ -255,6 +256,7 @@ func checkAccess(ctx context.Context, c *checkup, cfg bot.Config, db *store.DB) 
 	} else {
 		c.ok("every policy has its database role")
 	}
+	checkLeftovers(ctx, c, cfg, db, rules)
 	if len(roles) == 0 {
 		return
 	}
@@ -264,6 +266,47 @@ func checkAccess(ctx context.Context, c *checkup, cfg bot.Config, db *store.DB) 
 		}
 	}
 	checkDrift(ctx, c, cfg, db, rules)
+}
+
+// checkLeftovers fails on the role of a policy the access file no longer
+// has that may still log in or read, as a role reading beyond its policy
+// fails (checkDrift): `access apply` takes it away.
+func checkLeftovers(ctx context.Context, c *checkup, cfg bot.Config, db *store.DB, rules *access.Rules) {
+	leftovers, err := pgwarehouse.LeftoverRoles(ctx, db.Pool(), cfg.Postgres.ReaderRole, cfg.Postgres.Schemas, rules.AllPolicies())
+	if err != nil {
+		c.fail("%v", err)
+		return
+	}
+	const fix = ": run `analyticsbot access apply`"
+	for _, l := range leftovers {
+		switch {
+		case l.Login && len(l.Reads) > 0:
+			c.fail("%s, may still log in and read %s%s", l, someOf(l.Reads, 5), fix)
+		case l.Login:
+			c.fail("%s, may still log in%s", l, fix)
+		case len(l.Reads) > 0:
+			c.fail("%s, may still read %s%s", l, someOf(l.Reads, 5), fix)
+		default:
+			c.warn("%s, is still set up in this database%s", l, fix)
+		}
+	}
+}
+
+// checkPatterns warns of each pattern of the access file that matches no
+// table or column of the analytics schemas: a typo says so nowhere else.
+// It is no failure: a deny may name a table to come, on purpose.
+func checkPatterns(ctx context.Context, c *checkup, cfg bot.Config, db *store.DB, rules *access.Rules) {
+	unmatched, err := pgwarehouse.UnmatchedPatterns(ctx, db.Pool(), cfg.Postgres.Schemas, rules.List())
+	if err != nil {
+		c.fail("%v", err)
+		return
+	}
+	for _, u := range unmatched {
+		c.warn("%s", pgwarehouse.UnmatchedSentence(u, cfg.Postgres.Schemas))
+	}
+	if len(unmatched) == 0 {
+		c.ok("every pattern of the access file matches a table or column of %s", strings.Join(cfg.Postgres.Schemas, ", "))
+	}
 }
 
 // maxDrifts is how many differences of each kind checkDrift shows.

@@ -41,12 +41,17 @@ func ReaderRoleFor(dsn string) (string, error) {
 	if db == "" {
 		db = cfg.User // as PostgreSQL defaults it
 	}
+	return readerRoleOf(db), nil
+}
+
+// readerRoleOf is ReaderRoleFor of the database named db.
+func readerRoleOf(db string) string {
 	name := notRoleChar.ReplaceAllString(strings.ToLower(db), "_")
 	if name != db || len(name) > maxReaderDatabase {
 		sum := sha256.Sum256([]byte(db))
 		name = name[:min(len(name), maxReaderDatabase-9)] + "_" + hex.EncodeToString(sum[:4])
 	}
-	return readerPrefix + name, nil
+	return readerPrefix + name
 }
 
 // LoginRole is the role a reader URL logs in as: its user, or PostgreSQL's

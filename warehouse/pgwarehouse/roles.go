@@ -1,12 +1,15 @@
 package pgwarehouse
 
 import (
+	"cmp"
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
 	"fmt"
+	"maps"
 	"net/url"
 	"regexp"
+	"slices"
 	"strings"
 	"time"
 
@@ -84,7 +87,8 @@ type Applied struct {
 	// call), by policy name.
 	Routines map[string][]string
 	// Changes are what changed for every role of the database (PUBLIC's
-	// privileges, default privileges), and what could not, in sentences
+	// privileges, default privileges), and what could not, and the
+	// warnings (a pattern of the file that matches nothing), in sentences
 	// for the operator.
 	Changes []string
 }
@@ -104,9 +108,10 @@ func ApplyPolicies[A warehouse.Access](ctx context.Context, pool *pgxpool.Pool, 
 // on the columns it allows; EXECUTE on the routines its views and
 // row-level security policies call; and nothing else in schemas (earlier
 // grants are revoked first, so applying again after the file changed
-// takes away what it no longer allows). PUBLIC loses EXECUTE on the
-// routines of schemas (RestrictRoutines) and, in the database, what would
-// let a session opened by hand keep anything (HardenDatabase).
+// takes away what it no longer allows). A pattern of the policies that
+// matches nothing is among the Changes as a warning. PUBLIC loses EXECUTE
+// on the routines of schemas (RestrictRoutines) and, in the database,
+// what would let a session opened by hand keep anything (HardenDatabase).
 func ApplyAccess[A warehouse.Access](ctx context.Context, pool *pgxpool.Pool, cfg ApplyConfig, policies []A) (Applied, error) {
 	reader, password, schemas := cfg.Reader, cfg.Password, cfg.Schemas
 	roles := make(map[string]string, len(policies))
@@ -131,15 +136,31 @@ func ApplyAccess[A warehouse.Access](ctx context.Context, pool *pgxpool.Pool, cf
 		if err != nil {
 			return err
 		}
+		unmatched := unmatchedPatterns(cat, policies)
 		for _, p := range policies {
 			// The grants follow the policy as it applies to views,
 			// partitions and inheritance children (warehouse.Decide).
 			if err := applyPolicy(ctx, tx, roles[p.Policy()], password, schemas, cat, warehouse.Decide(cat, p)); err != nil {
 				return fmt.Errorf("policy %q: %w", p.Policy(), err)
 			}
+			if err := markRole(ctx, tx, roles[p.Policy()], cmp.Or(reader, DefaultReaderRole), p.Policy()); err != nil {
+				return err
+			}
+		}
+		leftovers, err := leftoverRoles(ctx, tx, reader, slices.Collect(maps.Values(roles)), schemas)
+		if err != nil {
+			return err
+		}
+		retired, err := retireRoles(ctx, tx, leftovers, schemas)
+		if err != nil {
+			return err
 		}
 		// After the SELECT grants, from them.
 		applied.Routines, applied.Changes, err = secureRoles(ctx, tx, cfg, roles)
+		applied.Changes = append(retired, applied.Changes...)
+		for _, u := range unmatched {
+			applied.Changes = append(applied.Changes, "warning: "+UnmatchedSentence(u, schemas))
+		}
 		return err
 	})
 	if err != nil {
