@@ -188,49 +188,107 @@ func (b *Bot) storeExamples(ctx context.Context) error {
 }
 
 // checkExamples returns the examples file's examples that pass the
-// backend's check, as a generated query and `examples add`'s do: they are
-// shown to the model as answers to copy. An unsafe one (a write, a
-// pg_sleep) is a mistake in the file that stops the start, naming the
-// file and each such entry; one the data does not fit (a table the catalog
-// lacks, renamed since or of another installation: the demo's examples on
-// other data) is left out, and the log says which. When the data source
+// backend's check (CheckExamples). An unsafe one is a mistake in the file
+// that stops the start, naming the file and each such entry; one the data
+// does not fit is left out, and the log says which. When the data source
 // cannot check them (it is down or slow), none is stored this start: the
 // examples stored before stay, and the next start checks them again.
 func (b *Bot) checkExamples(ctx context.Context, examples []prompts.Example) ([]prompts.Example, error) {
-	file := b.cfg.SQLExamples
-	if file == "" {
-		file = "prompts/examples.yaml (the demo's: SQL_EXAMPLES is not set)"
+	c := checkExamples(ctx, b.cfg, b.backend, examples)
+	if c.Unchecked != nil {
+		b.log.WarnContext(ctx, "the examples file's queries cannot be checked now: none is stored this start (those stored before stay)",
+			"file", c.File, "err", c.Unchecked)
+		return nil, nil
 	}
-	var out []prompts.Example
-	var unsafe []string
-	left := 0
-	for i, e := range examples {
-		_, err := b.backend.Check(ctx, e.SQL, b.cfg.MaxRows)
-		switch kind := warehouse.KindOf(err); {
-		case err == nil:
-			out = append(out, e)
-		case kind == warehouse.Unsafe:
-			unsafe = append(unsafe, fmt.Sprintf("example %d (%s): %v", i+1, answer.Quoted(e.Question), err))
-		case kind == warehouse.Invalid || kind == warehouse.Forbidden:
-			left++
-			if b.cfg.SQLExamples != "" {
-				b.log.WarnContext(ctx, "an example's query does not run on this data: left out",
-					"file", file, "example", i+1, "question", e.Question, "err", err)
-			}
-		default:
-			b.log.WarnContext(ctx, "the examples file's queries cannot be checked now: none is stored this start (those stored before stay)",
-				"file", file, "err", err)
-			return nil, nil
+	if err := c.Err(); err != nil {
+		return nil, err
+	}
+	if b.cfg.SQLExamples == "" {
+		if len(c.LeftOut) > 0 {
+			b.log.InfoContext(ctx, "the demo's examples are about tables this data lacks: left out", "examples", len(c.LeftOut))
+		}
+	} else {
+		for _, l := range c.LeftOut {
+			b.log.WarnContext(ctx, "an example's query does not run on this data: left out", "file", c.File, "example", l)
 		}
 	}
-	if len(unsafe) > 0 {
-		return nil, fmt.Errorf("examples file %s: the guard refuses %d of its examples, which the model would copy: %s",
-			file, len(unsafe), strings.Join(unsafe, "; "))
+	return c.Passed, nil
+}
+
+// ExamplesCheck is what checking the examples file found.
+type ExamplesCheck struct {
+	// File names the file for people: SQL_EXAMPLES, or the demo's.
+	File string
+	// Passed are the examples a start stores.
+	Passed []prompts.Example
+	// Unsafe and LeftOut name the examples the guard refuses as unsafe
+	// (a write, a pg_sleep: the start stops) and those the data does not
+	// fit (a table the catalog lacks: left out), "example N (“question”):
+	// why".
+	Unsafe, LeftOut []string
+	// Unchecked is why the data source could not check them, when it
+	// could not (down, slow): a start stores none.
+	Unchecked error
+}
+
+// Err is the error that stops a start: the unsafe examples.
+func (c ExamplesCheck) Err() error {
+	if len(c.Unsafe) == 0 {
+		return nil
 	}
-	if left > 0 && b.cfg.SQLExamples == "" {
-		b.log.InfoContext(ctx, "the demo's examples are about tables this data lacks: left out", "examples", left)
+	return fmt.Errorf("examples file %s: the guard refuses %d of its examples, which the model would copy: %s",
+		c.File, len(c.Unsafe), strings.Join(c.Unsafe, "; "))
+}
+
+// CheckExamples reads the examples file cfg names (SQL_EXAMPLES, or the
+// demo's) and checks each query against backend as a start does, as a
+// generated query and `examples add`'s are: they are shown to the model
+// as answers to copy. It stores nothing; doctor runs it. The error is a
+// file that cannot be read.
+func CheckExamples(ctx context.Context, cfg Config, backend warehouse.Backend) (ExamplesCheck, error) {
+	examples := prompts.DefaultExamples()
+	if cfg.SQLExamples != "" {
+		var err error
+		if examples, err = prompts.LoadExamples(cfg.SQLExamples); err != nil {
+			return ExamplesCheck{}, err
+		}
 	}
-	return out, nil
+	return checkExamples(ctx, cfg, backend, examples), nil
+}
+
+func checkExamples(ctx context.Context, cfg Config, backend warehouse.Backend, examples []prompts.Example) ExamplesCheck {
+	c := ExamplesCheck{File: cfg.SQLExamples}
+	if c.File == "" {
+		c.File = "prompts/examples.yaml (the demo's: SQL_EXAMPLES is not set)"
+	}
+	for i, e := range examples {
+		_, err := backend.Check(ctx, e.SQL, cfg.MaxRows)
+		which := func() string { return fmt.Sprintf("example %d (%s): %v", i+1, answer.Quoted(e.Question), err) }
+		switch kind := warehouse.KindOf(err); {
+		case err == nil:
+			c.Passed = append(c.Passed, e)
+		case kind == warehouse.Unsafe:
+			c.Unsafe = append(c.Unsafe, which())
+		case kind == warehouse.Invalid || kind == warehouse.Forbidden:
+			c.LeftOut = append(c.LeftOut, which())
+		default:
+			return ExamplesCheck{File: c.File, Unchecked: err}
+		}
+	}
+	return c
+}
+
+// OpenBackend opens the data source cfg names (BACKEND: PostgreSQL or
+// Cube) as New does, without the bot's database; it reads nothing until
+// asked. doctor checks it so, since New stores the examples file.
+func OpenBackend(ctx context.Context, cfg Config, log *slog.Logger) (backend warehouse.Backend, closeBackend func(), err error) {
+	if log == nil {
+		log = slog.Default()
+	}
+	if err := cfg.Check(); err != nil {
+		return nil, nil, err
+	}
+	return backends[cfg.backendName()](ctx, cfg, log)
 }
 
 // NewWithBackend assembles a bot on an open database and backend, for

@@ -2,6 +2,7 @@ package telemetry
 
 import (
 	"fmt"
+	"os"
 	"slices"
 	"strings"
 )
@@ -23,6 +24,14 @@ type plan struct {
 	traces []string
 	// metricsOTLP adds an OTLP exporter to the always-on Prometheus one.
 	metricsOTLP bool
+}
+
+// CheckEnv checks the OTEL_* variables as Setup reads them, setting up
+// nothing: doctor fails on a value that would stop the commands that
+// export telemetry.
+func CheckEnv() error {
+	_, err := planFromEnv(os.Getenv)
+	return err
 }
 
 // planFromEnv reads the standard variables through getenv. OTLP is the

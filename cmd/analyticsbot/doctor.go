@@ -14,6 +14,8 @@ import (
 	"github.com/analyticsbot/analyticsbot/bot"
 	"github.com/analyticsbot/analyticsbot/slackapp"
 	"github.com/analyticsbot/analyticsbot/store"
+	"github.com/analyticsbot/analyticsbot/telemetry"
+	"github.com/analyticsbot/analyticsbot/warehouse"
 	"github.com/analyticsbot/analyticsbot/warehouse/pgwarehouse"
 )
 
@@ -68,24 +70,31 @@ func doctor(ctx context.Context, out io.Writer) error {
 		c.warn("pg_trgm is not installed in the bot's database: misspelt names and examples are matched by whole words only (CREATE EXTENSION pg_trgm, as a superuser)")
 	}
 
-	if cfg.Backend == "" || cfg.Backend == pgwarehouse.Name || cfg.Backend == "sql" {
+	postgres := cfg.Backend == "" || cfg.Backend == pgwarehouse.Name || cfg.Backend == "sql"
+	if postgres {
 		checkReader(ctx, c, cfg, db)
-	} else if b, err := bot.New(ctx, cfg, slog.New(slog.DiscardHandler)); err != nil {
+	}
+	// The data source alone, not a bot, which would store the examples
+	// file: doctor changes nothing.
+	if backend, closeBackend, err := bot.OpenBackend(ctx, cfg, slog.New(slog.DiscardHandler)); err != nil {
 		c.fail("%s: %v", cfg.Backend, err)
 	} else {
-		// Opening the backend asks it nothing: its catalog is the first
-		// thing a question reads, so doctor reads it too.
-		cat, err := b.Backend().Catalog(ctx)
-		b.Close()
-		if err != nil {
-			c.fail("%s does not answer: %v", cfg.Backend, err)
-		} else {
-			c.ok("%s answers: %s", cfg.Backend, answer.Plural(len(cat.Tables), "table", "tables"))
+		if !postgres {
+			// Opening the backend asks it nothing: its catalog is the
+			// first thing a question reads, so doctor reads it too.
+			if cat, err := backend.Catalog(ctx); err != nil {
+				c.fail("%s does not answer: %v", cfg.Backend, err)
+			} else {
+				c.ok("%s answers: %s", cfg.Backend, answer.Plural(len(cat.Tables), "table", "tables"))
+			}
 		}
+		checkExamplesFile(ctx, c, cfg, backend)
+		closeBackend()
 	}
 
 	checkAccess(ctx, c, cfg, db)
 	checkSlack(ctx, c)
+	checkServe(c)
 	if cfg.Provider() == "script" {
 		c.warn("no language model: the offline demo answers its own questions only (set LLM_PROVIDER and a key, README \"Plugging in a real model\")")
 	} else if name, err := bot.CheckModel(ctx, cfg); name == "" {
@@ -99,6 +108,40 @@ func doctor(ctx context.Context, out io.Writer) error {
 		return errProblems
 	}
 	return nil
+}
+
+// checkExamplesFile checks the examples file as a start does: one that
+// cannot be read, or an example the guard refuses as unsafe, stops serve.
+func checkExamplesFile(ctx context.Context, c *checkup, cfg bot.Config, backend warehouse.Backend) {
+	ch, err := bot.CheckExamples(ctx, cfg, backend)
+	switch {
+	case err != nil:
+		c.fail("examples file: %v", err)
+	case ch.Unchecked != nil:
+		c.warn("examples file %s: its queries cannot be checked now (%v): a start stores none of them", ch.File, ch.Unchecked)
+	case ch.Err() != nil:
+		c.fail("%v", ch.Err())
+	case cfg.SQLExamples == "":
+		// The demo's, left out on other data: nothing to fix.
+	default:
+		for _, l := range ch.LeftOut {
+			c.warn("examples file %s: %s: left out, as the data does not fit it", ch.File, l)
+		}
+		c.ok("examples file %s: %s the guard lets run", ch.File, answer.Plural(len(ch.Passed), "example", "examples"))
+	}
+}
+
+// checkServe checks serve's own settings (the web's, MCP's, Slack's) and
+// telemetry's as serve checks them before it starts.
+func checkServe(c *checkup) {
+	if _, err := serveSettings(); err != nil {
+		c.fail("serve would not start: %v", err)
+	} else {
+		c.ok("serve's settings (HTTP_ADDR, HTTP_TOKEN, MCP_*, SLACK_*) are usable")
+	}
+	if err := telemetry.CheckEnv(); err != nil {
+		c.fail("telemetry: %v", err)
+	}
 }
 
 // checkReader checks the reader role: its login, the analytics schemas it

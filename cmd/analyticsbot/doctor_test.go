@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"io"
+	"maps"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -433,4 +434,66 @@ func TestCLIDoctorModel(t *testing.T) {
 	got = runCLI(t, "", "doctor")
 	assert.Contains(t, got.stdout, "✓ the model answers: openai:local-model (one short call)\n")
 	assert.NotContains(t, got.stdout, "✗ the model")
+}
+
+// README: doctor exits 1 while something is wrong. What stops serve
+// before it starts is wrong: Slack half set up, MCP_* or SLACK_* out of
+// range, HTTP_ADDR open without a token, an OTEL_* exporter it does not
+// know, an examples file it cannot read or whose query the guard refuses
+// as unsafe. doctor says so, as serve would, and changes nothing.
+func TestCLIDoctorFailsOnWhatStopsServe(t *testing.T) {
+	db, dbURL := storetest.NewWithURL(t)
+	setUp(t, dbURL)
+	require.NoError(t, runCLI(t, "", "demo", "load").err)
+	clearSlackEnv(t)
+	t.Setenv("ACCESS_FILE", "")
+	dir := t.TempDir()
+	unsafe := filepath.Join(dir, "unsafe.yaml")
+	require.NoError(t, os.WriteFile(unsafe, []byte("- question: Drop it\n  sql: DROP TABLE analytics.apps\n"), 0o600))
+	good := filepath.Join(dir, "good.yaml")
+	require.NoError(t, os.WriteFile(good, []byte("- question: How many games?\n  sql: SELECT count(*) AS games FROM analytics.apps\n"), 0o600))
+	slack := fakeslack.New(t)
+	slackEnv := map[string]string{"SLACK_BOT_TOKEN": fakeslack.BotToken, "SLACK_APP_TOKEN": fakeslack.AppToken, "SLACK_API_URL": slack.APIURL()}
+	with := func(extra map[string]string) map[string]string {
+		out := maps.Clone(slackEnv)
+		maps.Copy(out, extra)
+		return out
+	}
+	tests := []struct {
+		name string
+		env  map[string]string
+		want string // "" when all is well
+	}{
+		{"all is well", with(map[string]string{"SQL_EXAMPLES": good}), ""},
+		{"Slack half set up", map[string]string{"SLACK_BOT_TOKEN": fakeslack.BotToken, "SLACK_API_URL": slack.APIURL()},
+			"✗ serve would not start: set SLACK_APP_TOKEN for Socket Mode or SLACK_SIGNING_SECRET for HTTP mode"},
+		{"SLACK_WORKERS", with(map[string]string{"SLACK_WORKERS": "-1"}), "✗ serve would not start: SLACK_WORKERS must be 0 (share MAX_TURNS) or more, got -1"},
+		{"MCP_MAX_ROWS", with(map[string]string{"MCP_MAX_ROWS": "0"}), "✗ serve would not start: MCP_MAX_ROWS"},
+		{"HTTP_ADDR open", with(map[string]string{"HTTP_ADDR": "0.0.0.0:8080"}), "✗ serve would not start: HTTP_ADDR 0.0.0.0:8080 is not a loopback address"},
+		{"OTEL exporter", with(map[string]string{"OTEL_TRACES_EXPORTER": "bogus"}), `✗ telemetry: OTEL_TRACES_EXPORTER: unknown exporter "bogus"`},
+		{"examples file missing", with(map[string]string{"SQL_EXAMPLES": filepath.Join(dir, "none.yaml")}), "✗ examples file: "},
+		{"unsafe example", with(map[string]string{"SQL_EXAMPLES": unsafe}), "✗ examples file " + unsafe + ": the guard refuses 1 of its examples"},
+	}
+	examples := func() (n int) {
+		require.NoError(t, db.Pool().QueryRow(context.Background(), `SELECT count(*) FROM examples`).Scan(&n))
+		return n
+	}
+	before := examples()
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			for _, k := range []string{"SLACK_BOT_TOKEN", "SLACK_APP_TOKEN", "SLACK_API_URL", "SLACK_WORKERS", "MCP_MAX_ROWS", "HTTP_ADDR", "OTEL_TRACES_EXPORTER", "SQL_EXAMPLES"} {
+				t.Setenv(k, tt.env[k])
+			}
+			got := runCLI(t, "", "doctor")
+			if tt.want == "" {
+				require.NoError(t, got.err, "stdout: %s", got.stdout)
+				assert.Contains(t, got.stdout, "✓ serve's settings (HTTP_ADDR, HTTP_TOKEN, MCP_*, SLACK_*) are usable\n")
+				assert.Contains(t, got.stdout, "✓ examples file "+good+": 1 example the guard lets run\n")
+				return
+			}
+			assert.Contains(t, got.stdout, tt.want)
+			assert.ErrorIs(t, got.err, errProblems)
+		})
+	}
+	assert.Equal(t, before, examples(), "doctor stored no example")
 }

@@ -30,30 +30,11 @@ import (
 func serve(ctx context.Context, out io.Writer, tel *telemetry.Telemetry) error {
 	// Every setting is read before anything opens or listens, so a value
 	// to fix stops serve with nothing left running.
-	scfg, err := slackapp.ConfigFromEnv()
+	st, err := serveSettings()
 	if err != nil {
 		return err
 	}
-	mcfg, err := mcpserver.ConfigFromEnv()
-	if err != nil {
-		return err
-	}
-	if scfg.Configured() {
-		// Half-configured Slack is a mistake to report, not to skip.
-		if _, err := scfg.Mode(); err != nil {
-			return fmt.Errorf("%w (see README.md, \"Add it to Slack\")", err)
-		}
-		if err := scfg.Check(); err != nil {
-			return err
-		}
-	}
-	token := os.Getenv("HTTP_TOKEN")
-	if err := checkHTTPToken(token); err != nil {
-		return err
-	}
-	if err := web.CheckAddr(scfg.HTTPAddr, token != "" || os.Getenv("ACCESS_FILE") != ""); err != nil {
-		return err
-	}
+	scfg, mcfg, token := st.slack, st.mcp, st.token
 	b, err := openBot(ctx)
 	if err != nil {
 		return err
@@ -118,6 +99,45 @@ func serve(ctx context.Context, out io.Writer, tel *telemetry.Telemetry) error {
 	}
 	fmt.Fprintln(out, "stopped")
 	return nil
+}
+
+// settings are serve's settings of its own, read and checked before the
+// bot opens: Slack's, MCP's and the web's.
+type settings struct {
+	slack slackapp.Config
+	mcp   mcpserver.Config
+	token string // HTTP_TOKEN
+}
+
+// serveSettings reads and checks serve's own settings as serve does
+// before it opens anything; doctor checks them the same way, so that it
+// fails on whatever would stop serve.
+func serveSettings() (settings, error) {
+	scfg, err := slackapp.ConfigFromEnv()
+	if err != nil {
+		return settings{}, err
+	}
+	mcfg, err := mcpserver.ConfigFromEnv()
+	if err != nil {
+		return settings{}, err
+	}
+	if scfg.Configured() {
+		// Half-configured Slack is a mistake to report, not to skip.
+		if _, err := scfg.Mode(); err != nil {
+			return settings{}, fmt.Errorf("%w (see README.md, \"Add it to Slack\")", err)
+		}
+		if err := scfg.Check(); err != nil {
+			return settings{}, err
+		}
+	}
+	token := os.Getenv("HTTP_TOKEN")
+	if err := checkHTTPToken(token); err != nil {
+		return settings{}, err
+	}
+	if err := web.CheckAddr(scfg.HTTPAddr, token != "" || os.Getenv("ACCESS_FILE") != ""); err != nil {
+		return settings{}, err
+	}
+	return settings{slack: scfg, mcp: mcfg, token: token}, nil
 }
 
 // checkHTTPToken refuses an HTTP_TOKEN shorter than a named token's
