@@ -18,6 +18,7 @@ import (
 	"github.com/analyticsbot/analyticsbot/prompts"
 	"github.com/analyticsbot/analyticsbot/store"
 	"github.com/analyticsbot/analyticsbot/store/storetest"
+	"github.com/analyticsbot/analyticsbot/workflow"
 )
 
 // testOffTopic declines a message that is not about the data for the price
@@ -149,25 +150,55 @@ func testInvalidSQL(t *testing.T, e *testEnv) {
 }
 
 // testRetriesAtTheBound asks with as many regenerations as SQL_MAX_RETRIES
-// allows, of a query that plans but fails every time it runs (the longest
-// path a question takes): the asker is still told, in words, that no query
-// worked, rather than the run stopping at the workflow's step cap.
+// allows (nodes.MostSQLRetries) of a query that plans but fails as it runs.
+// The question's longest path fails every attempt but the last, which is
+// answered: route and resolve, generate, validate and execute per attempt,
+// then interpret, format and save. It fits the workflow's step cap, and one
+// more retry would not. When every attempt fails (a step shorter: handle
+// the error and save), the asker is still told, in words, that no query
+// worked, rather than the run stopping at the cap.
 func testRetriesAtTheBound(t *testing.T, e *testEnv) {
 	const failsAsItRuns = "SELECT count(*) / (count(*) - count(*)) AS games FROM analytics.apps WHERE release_year = 2018"
-	b := newBot(t, e, script(`
+	attempts := nodes.MostSQLRetries + 1
+	// longest is the steps of the longest path: 2 before the attempts, 3
+	// for each, 3 after the last.
+	longest := func(attempts int) int { return 2 + 3*attempts + 3 }
+	t.Run("the last attempt works", func(t *testing.T) {
+		t.Parallel()
+		b := newBot(t, e, script(fmt.Sprintf(`
+  - step: generate_sql
+    times: %d
+    reply: '{"sql": "%s", "assumptions": [], "explanation": "Counts games."}'
+`, nodes.MostSQLRetries, failsAsItRuns)), func(c *bot.Config) { c.MaxRetries = nodes.MostSQLRetries })
+		s, res := ask(t, b, bot.NewThreadID(), "How many games were released in 2018?")
+
+		assert.Empty(t, s.ErrorKind, "error kind (detail %s)", s.ErrorDetail)
+		assert.Contains(t, s.Answer, strconv.Itoa(games2018), "the answer of the last attempt")
+		assert.Equal(t, attempts, b.Scripted.CallCount(llm.StepGenerateSQL), "generate_sql calls")
+		path := res.Path()
+		assert.Equal(t, attempts, countOf(path, nodes.NodeExecuteQuery), "each attempt ran; path %v", path)
+		assert.Equal(t, []string{nodes.NodeExecuteQuery, nodes.NodeInterpret, nodes.NodeFormatAnswer, nodes.NodeSaveTurn}, path[len(path)-4:], "path %v", path)
+		assert.Len(t, path, longest(attempts), "the longest path's steps; path %v", path)
+		assert.LessOrEqual(t, len(path), workflow.DefaultMaxSteps, "within the workflow's step cap")
+		assert.Greater(t, longest(attempts+1), workflow.DefaultMaxSteps, "one more retry would not fit the cap: MostSQLRetries is the most")
+	})
+	t.Run("every attempt fails", func(t *testing.T) {
+		t.Parallel()
+		b := newBot(t, e, script(`
   - step: generate_sql
     reply: '{"sql": "`+failsAsItRuns+`", "assumptions": [], "explanation": "Counts games."}'
 `), func(c *bot.Config) { c.MaxRetries = nodes.MostSQLRetries })
-	s, res := ask(t, b, bot.NewThreadID(), "How many games were released in 2018?")
+		s, res := ask(t, b, bot.NewThreadID(), "How many games were released in 2018?")
 
-	attempts := nodes.MostSQLRetries + 1
-	assert.Equal(t, nodes.ErrInvalidQuery, s.ErrorKind, "error kind (detail %s)", s.ErrorDetail)
-	assert.Equal(t, attempts, b.Scripted.CallCount(llm.StepGenerateSQL), "generate_sql calls")
-	path := res.Path()
-	assert.Equal(t, attempts, countOf(path, nodes.NodeExecuteQuery), "each attempt ran; path %v", path)
-	assert.Equal(t, []string{nodes.NodeHandleError, nodes.NodeSaveTurn}, path[len(path)-2:], "path %v", path)
-	assert.Contains(t, s.ResponseText, fmt.Sprintf("I couldn't write a query that works for this question, even after %d attempts", attempts), "reply")
-	assert.NotContains(t, s.ResponseText, "division by zero", "the raw error stays out of the reply")
+		assert.Equal(t, nodes.ErrInvalidQuery, s.ErrorKind, "error kind (detail %s)", s.ErrorDetail)
+		assert.Equal(t, attempts, b.Scripted.CallCount(llm.StepGenerateSQL), "generate_sql calls")
+		path := res.Path()
+		assert.Equal(t, attempts, countOf(path, nodes.NodeExecuteQuery), "each attempt ran; path %v", path)
+		assert.Equal(t, []string{nodes.NodeHandleError, nodes.NodeSaveTurn}, path[len(path)-2:], "path %v", path)
+		assert.Len(t, path, longest(attempts)-1, "a step shorter than the longest path; path %v", path)
+		assert.Contains(t, s.ResponseText, fmt.Sprintf("I couldn't write a query that works for this question, even after %d attempts", attempts), "reply")
+		assert.NotContains(t, s.ResponseText, "division by zero", "the raw error stays out of the reply")
+	})
 }
 
 // countOf counts name in path.

@@ -30,10 +30,12 @@ const (
 )
 
 // MostSQLRetries is the most regenerations SQL_MAX_RETRIES may ask for. A
-// question's longest path (route and resolve, then generate, validate and
-// execute for each attempt, then either interpret, format and save, or the
-// error handler and save) must fit the workflow's step cap: beyond it, the
-// run would stop without telling the asker why.
+// question's longest path must fit the workflow's step cap: beyond it, the
+// run would stop without telling the asker why. That path is route and
+// resolve, then generate, validate and execute for each attempt, every one
+// but the last failing as it runs, then interpret, format and save: 5 + 3
+// steps per attempt (23 at 5 retries). Every attempt failing is a step
+// shorter (the error handler and save).
 const MostSQLRetries = (workflow.DefaultMaxSteps-5)/3 - 1
 
 // Graph declares the analytics workflow. It is the whole product's
