@@ -21,10 +21,25 @@ const (
 	ActionVerify       = string(nodes.IntentVerify)
 )
 
+// ActionFeedback is the action of Slack's feedback element (and of the
+// web reply's feedback): its value is the rating and the answer's query
+// id, "feedback_up:<query id>".
+const ActionFeedback = blockkit.FeedbackActionID
+
+// ErrUnknownAction is the ErrBadAction of a press whose action none takes.
+var ErrUnknownAction = fmt.Errorf("%w: unknown action", ErrBadAction)
+
+// UnknownAction is the error of a press of action, which none takes: it
+// names those that are taken, the intent table's and also (a surface's
+// own, such as the web's note on a 👎).
+func UnknownAction(action string, also ...string) error {
+	return fmt.Errorf("%w %s; the actions are %s", ErrUnknownAction, answer.Quoted(action), strings.Join(append(pressable(), also...), ", "))
+}
+
 // pressOf splits a Slack feedback element's press (action
 // FeedbackActionID, value "feedback_up:<id>") into its action and value.
 func pressOf(action, value string) (string, string) {
-	if action == blockkit.FeedbackActionID {
+	if action == ActionFeedback {
 		if a, v, ok := strings.Cut(value, ":"); ok {
 			return a, v
 		}
@@ -37,7 +52,7 @@ func pressOf(action, value string) (string, string) {
 func (b *Bot) pressOn(m Message, action, value string) (*nodes.State, error) {
 	intent, ok := nodes.ButtonIntent(action)
 	if !ok {
-		return nil, fmt.Errorf("%w: unknown action %s; the actions are %s", ErrBadAction, answer.Quoted(action), strings.Join(pressable(), ", "))
+		return nil, UnknownAction(action)
 	}
 	switch {
 	case intent == nodes.IntentManageSchedule:

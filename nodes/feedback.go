@@ -49,7 +49,9 @@ func (n *Nodes) Rate(ctx context.Context, s *State) error {
 		n.feedbackFailed(ctx, s, err)
 		return nil
 	}
-	s.Query, s.QueryID = r.Turn.Query, r.Turn.QueryID
+	// The reply names the rated answer (QueryID) but shows no query: a
+	// rating is a thanks, in Slack, the terminal and the web API alike.
+	s.QueryID = r.Turn.QueryID
 	if r.Unwithdrawn != nil {
 		n.Logger.WarnContext(ctx, "withdraw a 👍'd answer's candidate example", "thread", s.ThreadTS, "query_id", s.ReferencedQueryID, "err", r.Unwithdrawn)
 	}

@@ -30,7 +30,9 @@ type actionResponse struct {
 	// Intent is what the press did ("show_sql", "feedback", …).
 	Intent  string `json:"intent"`
 	QueryID string `json:"query_id"`
-	// SQL is the query the reply shows or ran; empty for a rating.
+	// SQL is the query the reply shows or ran (Show SQL, Refresh, Explain,
+	// Verify); empty for a rating or a note, which the reply only thanks
+	// for (nodes.Rate).
 	SQL   string     `json:"sql"`
 	Text  string     `json:"text"`
 	Reply *replyView `json:"reply"`
@@ -70,6 +72,11 @@ func (s *server) serveAction(w http.ResponseWriter, r *http.Request) {
 	switch {
 	case errors.Is(err, bot.ErrNoThread):
 		writeNoThread(w)
+		return
+	case errors.Is(err, bot.ErrUnknownAction):
+		// The web takes two actions beside the buttons' (README): the
+		// reply's feedback element and the note on a 👎.
+		writeError(w, http.StatusBadRequest, bot.BadActionReason(bot.UnknownAction(req.Action, bot.ActionFeedback, actionFeedbackNote)))
 		return
 	case errors.Is(err, bot.ErrBadAction):
 		writeError(w, http.StatusBadRequest, bot.BadActionReason(err))

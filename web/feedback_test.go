@@ -24,6 +24,7 @@ func TestFeedback(t *testing.T) {
 	calls := len(b.Scripted.Calls())
 
 	type reply struct {
+		SQL     string     `json:"sql"`
 		Text    string     `json:"text"`
 		Reply   *replyView `json:"reply"`
 		AskNote bool       `json:"ask_note"`
@@ -42,10 +43,12 @@ func TestFeedback(t *testing.T) {
 	require.Equal(t, http.StatusOK, resp.StatusCode)
 	assert.True(t, got.AskNote, "a 👎 asks what was wrong")
 	assert.Contains(t, got.Text, "What was wrong?")
+	assert.Empty(t, got.SQL, "a rating's reply shows no query (README)")
 
 	resp, got = post(map[string]string{"action": "feedback_note", "value": end.QueryID, "note": "  2018 is not over  "})
 	require.Equal(t, http.StatusOK, resp.StatusCode)
 	assert.False(t, got.AskNote)
+	assert.Empty(t, got.SQL, "a note's reply shows no query")
 	var note, user string
 	require.NoError(t, b.DB().Pool().QueryRow(context.Background(),
 		`SELECT note, user_id FROM feedback WHERE thread_id = $1 AND query_id = $2 AND rating = -1`, end.ThreadID, end.QueryID).Scan(&note, &user))
@@ -56,6 +59,7 @@ func TestFeedback(t *testing.T) {
 	require.Equal(t, http.StatusOK, resp.StatusCode)
 	assert.False(t, got.AskNote)
 	assert.True(t, strings.HasPrefix(got.Text, "Thanks for the 👍"), got.Text)
+	assert.Empty(t, got.SQL, "a rating's reply shows no query (README)")
 
 	resp, _ = post(map[string]string{"action": "feedback_up", "value": "0badc0de"})
 	assert.Equal(t, http.StatusNotFound, resp.StatusCode, "an answer the thread does not have")
