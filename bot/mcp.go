@@ -85,6 +85,27 @@ func (b *Bot) call(ctx context.Context, m Message, intent, what string, fn func(
 	return nil
 }
 
+// RefuseCall records a call of the MCP tool named tool that was refused
+// before it ran, its arguments (args, as the client sent them) not what
+// the tool's schema allows, for reason: a query log row of m's user, under
+// their policy and role when the access file admits them, with the tool's
+// intent (none for ask, whose intent a question's classification gives),
+// "[tool] args" as its question (cut as every question is) and error kind
+// invalid_arguments, so the refusal has its audit trail as a refused query
+// does.
+func (b *Bot) RefuseCall(ctx context.Context, m Message, tool, args, reason string) {
+	s := &nodes.State{UserQuery: "[" + tool + "] " + args, UserID: m.UserID, UserEmail: m.Email,
+		ChannelID: m.ChannelID, ThreadTS: NewThreadID(), Started: time.Now()}
+	if _, ok := nodes.SpecOf(nodes.Intent(tool)); ok {
+		s.Intent = nodes.Intent(tool)
+	}
+	if cctx, err := b.asCaller(ctx, s); err == nil {
+		ctx = cctx
+	}
+	s.ErrorKind, s.ErrorDetail = nodes.ErrInvalidArguments, reason
+	b.logCall(ctx, s)
+}
+
 // kindOf is the query log's error kind of a call's failure.
 func kindOf(err error) nodes.ErrorKind {
 	var we *warehouse.Error

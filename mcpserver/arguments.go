@@ -1,6 +1,7 @@
 package mcpserver
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"maps"
@@ -36,7 +37,8 @@ func addTool[In, Out any](s *Server, t *mcp.Tool, h mcp.ToolHandlerFor[In, Out])
 }
 
 // checkArguments is receiving middleware that refuses, as a tool error, a
-// call whose arguments its tool's input schema does not allow.
+// call whose arguments its tool's input schema does not allow. The query
+// log records the refusal, as the tool would have recorded the call.
 func (s *Server) checkArguments(next mcp.MethodHandler) mcp.MethodHandler {
 	return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
 		call, ok := req.(*mcp.CallToolRequest)
@@ -48,12 +50,37 @@ func (s *Server) checkArguments(next mcp.MethodHandler) mcp.MethodHandler {
 			return next(ctx, method, req)
 		}
 		if err := argumentsProblem(sc, call.Params.Arguments); err != nil {
+			// A call without an identity is refused by the tool as well,
+			// and is no one's to record.
+			if m, merr := s.message(call); merr == nil {
+				s.bot.RefuseCall(ctx, m, call.Params.Name, argumentsText(call.Params.Arguments), err.Error())
+			}
 			res := &mcp.CallToolResult{}
 			res.SetError(err)
 			return res, nil
 		}
 		return next(ctx, method, req)
 	}
+}
+
+// argumentsText is a call's arguments as the query log keeps them: their
+// JSON as sent, at most maxLogged characters of it (the log keeps no more
+// of a question), so an argument of megabytes costs no more than that.
+func argumentsText(raw json.RawMessage) string {
+	var b bytes.Buffer
+	text := string(raw)
+	if json.Compact(&b, raw) == nil {
+		text = b.String()
+	}
+	cut := 0
+	for range maxLogged {
+		if cut == len(text) {
+			return text
+		}
+		_, n := utf8.DecodeRuneInString(text[cut:])
+		cut += n
+	}
+	return text[:cut]
 }
 
 // argumentsProblem says what of raw, a call's arguments, the tool's input

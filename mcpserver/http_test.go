@@ -9,8 +9,10 @@ import (
 	"net/http/httptest"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
+	"unicode/utf8"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/stretchr/testify/assert"
@@ -18,6 +20,7 @@ import (
 
 	"github.com/analyticsbot/analyticsbot/bot"
 	"github.com/analyticsbot/analyticsbot/bot/bottest"
+	"github.com/analyticsbot/analyticsbot/nodes"
 	"github.com/analyticsbot/analyticsbot/store"
 )
 
@@ -246,4 +249,76 @@ default: none
 	code, body = post(t, none.URL, "Bearer "+secret)
 	assert.Equal(t, http.StatusUnauthorized, code)
 	assert.Contains(t, body, "none is configured")
+}
+
+// A call refused for its arguments, before any tool runs, writes its
+// query log row like a call the guard refuses: who called (over /mcp, the
+// token's identity), under which policy, the tool, the arguments as sent
+// (cut as a question is) and error kind invalid_arguments with the
+// refusal's words.
+func TestRefusedArgumentsLogged(t *testing.T) {
+	t.Parallel()
+	const user, secret = "UAUDIT01", "audit-secret-0123456789abcdef"
+	path := filepath.Join(t.TempDir(), "access.yaml")
+	require.NoError(t, os.WriteFile(path, []byte(`
+access:
+  channels: [mcp]
+policies:
+  - name: auditors
+    users: [`+user+`]
+    tables: ["analytics.*"]
+default: none
+`), 0o600))
+	b := newTestBot(t, "", func(c *bot.Config) { c.AccessFile = path })
+	srv := httptest.NewServer(Handler(b, Config{}, map[string]string{secret: user}, bottest.Logger(t)))
+	t.Cleanup(srv.Close)
+	cs, err := httpClient(t, srv.URL, secret)
+	require.NoError(t, err)
+
+	longQuery := atLength(sql2018, 70_012)
+	tests := []struct {
+		name, tool   string
+		args         map[string]any
+		wantIntent   string
+		wantQuestion string // the row's question, or its start when cut
+		wantDetail   string
+	}{
+		{"a limit too high", "list_verified_queries", map[string]any{"limit": 1000}, "list_verified_queries",
+			`[list_verified_queries] {"limit":1000}`, "limit must be from 0 to 100, not 1000"},
+		{"a search of 501 characters", "search_values", map[string]any{"text": atLength("Linux", 501)}, "search_values",
+			`[search_values] {"text":"Linux`, `text "Linux` + strings.Repeat(" ", 34) + `…" has 501 characters; it may have at most 500`},
+		{"a query of 70,012 characters", "run_query", map[string]any{"query": longQuery}, "run_query",
+			`[run_query] {"query":"` + sql2018, "has 70012 characters; it may have at most 65536"},
+		{"a question of 4,001 characters", "ask", map[string]any{"question": atLength(q2018, 4001)}, "",
+			`[ask] {"question":"` + q2018, "has 4001 characters; it may have at most 4000"},
+		{"a number for a table", "describe_table", map[string]any{"table": 42}, "describe_table",
+			`[describe_table] {"table":42}`, "table must be a string, not a number"},
+	}
+	for _, tt := range tests {
+		res := call(t, cs, tt.tool, tt.args)
+		require.True(t, res.IsError, "%s: %s", tt.name, text(res))
+		assert.Contains(t, text(res), tt.wantDetail, tt.name)
+	}
+	// One SQL query the guard refuses, as the rows to compare with.
+	res, refused := askAnswer(t, cs, "run_query", map[string]any{"query": "DELETE FROM analytics.apps"})
+	require.True(t, res.IsError, text(res))
+
+	logs, err := b.DB().QueryLogs(t.Context(), store.QueryLogFilter{UserID: user})
+	require.NoError(t, err)
+	require.Len(t, logs, len(tests)+1, "a row for every call, refused arguments included")
+	slices.Reverse(logs) // oldest first
+	for i, tt := range tests {
+		l := logs[i]
+		assert.Equal(t, user, l.UserID, "%s: who called", tt.name)
+		assert.Equal(t, Channel, l.ChannelID, tt.name)
+		assert.Equal(t, "auditors", l.Policy, "%s: under which policy", tt.name)
+		assert.Equal(t, tt.wantIntent, l.Intent, "%s: the tool's intent", tt.name)
+		assert.Equal(t, string(nodes.ErrInvalidArguments), l.ErrorKind, tt.name)
+		assert.Contains(t, l.ErrorDetail, tt.wantDetail, "%s: the refusal's words", tt.name)
+		assert.True(t, strings.HasPrefix(l.Question, tt.wantQuestion), "%s: got question %.80q, want it to start %.80q", tt.name, l.Question, tt.wantQuestion)
+		assert.LessOrEqual(t, utf8.RuneCountInString(l.Question), 4000, "%s: the arguments cut as a question is", tt.name)
+		assert.LessOrEqual(t, utf8.RuneCountInString(l.ErrorDetail), 200, "%s: the detail quotes the start of the value only", tt.name)
+	}
+	assert.Equal(t, "run_query", logs[len(tests)].Intent, "the guard's refusal")
+	assert.Equal(t, refused.ErrorKind, logs[len(tests)].ErrorKind)
 }

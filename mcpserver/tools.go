@@ -20,6 +20,9 @@ const (
 	maxName     = 200
 	maxSearch   = 500
 	maxListed   = 100
+	// maxLogged bounds the arguments of a refused call that its query log
+	// row keeps: as many characters as the log keeps of a question.
+	maxLogged = 4000
 )
 
 type askInput struct {

@@ -50,14 +50,15 @@ func Outcome(ctx context.Context, s *State, res workflow.Result) string {
 // the user may not make. Every other kind is a failure of something the
 // node depends on (a timeout, a service down, the model, the bot itself).
 var rejections = map[ErrorKind]bool{
-	ErrEmptyMessage:    true,
-	ErrMessageTooLong:  true,
-	ErrInvalidQuery:    true,
-	ErrUnsafeQuery:     true,
-	ErrAccessDenied:    true,
-	ErrNotAdmitted:     true,
-	ErrForbidden:       true,
-	ErrNoPreviousQuery: true,
+	ErrEmptyMessage:     true,
+	ErrMessageTooLong:   true,
+	ErrInvalidQuery:     true,
+	ErrUnsafeQuery:      true,
+	ErrAccessDenied:     true,
+	ErrNotAdmitted:      true,
+	ErrForbidden:        true,
+	ErrNoPreviousQuery:  true,
+	ErrInvalidArguments: true,
 }
 
 // Outcome is the outcome a node reports to the engine when it records k:

@@ -132,7 +132,10 @@ const (
 	// ErrForbidden: the user may not do what they asked (verify a query
 	// without being in EXAMPLE_ADMINS).
 	ErrForbidden ErrorKind = "forbidden"
-	ErrInternal  ErrorKind = "internal"
+	// ErrInvalidArguments: an MCP tool's arguments are not what its schema
+	// allows (a bound, a type, a missing one); the tool does not run.
+	ErrInvalidArguments ErrorKind = "invalid_arguments"
+	ErrInternal         ErrorKind = "internal"
 )
 
 // State is everything one run of the workflow knows. Each field's comment
