@@ -70,18 +70,23 @@ func audienceCtx(ctx context.Context, s *State) context.Context {
 // to check and run it under: within the ceiling, the channel, under the
 // intersection; beyond it but within the asker's policy, the asker alone,
 // under their policy. A query neither may run is the same mistake for
-// either, told where it was asked, except a refusal of the asker's own
-// policy, which names what they reached for and goes to them alone.
+// either, told where it was asked, unless a refusal names what was
+// reached for: the asker's own policy's, or the ceiling's (a table beyond
+// it, which the channel may not learn of), which goes to them alone, where
+// a mistake their policy lets them fix (a masked column returned) is
+// retried.
 func (n *Nodes) chooseAudience(ctx context.Context, s *State) context.Context {
 	if warehouse.CallerOf(ctx).Shared == nil {
 		return ctx
 	}
 	shared := warehouse.SharedCaller(ctx)
-	if warehouse.Permits(shared, n.Warehouse, s.Query.Text) == nil {
+	ceilingErr := warehouse.Permits(shared, n.Warehouse, s.Query.Text)
+	if ceilingErr == nil {
 		s.Audience = AudienceAll
 		return shared
 	}
-	if err := warehouse.Permits(ctx, n.Warehouse, s.Query.Text); err != nil && warehouse.KindOf(err) != warehouse.Forbidden {
+	if err := warehouse.Permits(ctx, n.Warehouse, s.Query.Text); err != nil && warehouse.KindOf(err) != warehouse.Forbidden &&
+		warehouse.KindOf(ceilingErr) != warehouse.Forbidden {
 		s.Audience = AudienceAll
 		return shared
 	}

@@ -82,7 +82,7 @@ func (n *Nodes) GeneratorPrompt(ctx context.Context, s *State) (prompts.Generate
 		data.Examples = n.Examples
 	}
 	if s.Intent == IntentFollowUp {
-		data.EarlierQuery = earlierQuery(s)
+		data.EarlierQuery = n.earlierQuery(ctx, s)
 	}
 	if s.Grounding == nil {
 		cat, err := n.Warehouse.Catalog(ctx)
@@ -126,7 +126,7 @@ func (n *Nodes) GeneratorPrompt(ctx context.Context, s *State) (prompts.Generate
 		req := grounding.Request{Question: s.Question(), Budget: n.SchemaBudget, Matches: s.Matches,
 			Lexicon: n.Lexicon, Terms: s.SearchTerms, Listed: listed}
 		for _, t := range s.History {
-			if !t.Query.IsZero() {
+			if !t.Query.IsZero() && n.mayShowEarlier(ctx, t.Query.Text) {
 				req.Earlier = append(req.Earlier, t.Query.Text)
 			}
 		}
@@ -232,21 +232,24 @@ func (n *Nodes) exampleUsable(ctx context.Context, e store.Example, known map[st
 	}
 	// Every example must pass the guard: one stored before its query was
 	// checked (an earlier version's examples file, a row added by hand)
-	// may write or sleep, and the model copies what it is shown. Under an
-	// access policy it is checked for this user, their masked columns
-	// counted as denied: its SQL would show the model a column they may
-	// not read, or a masked column's value compared in it. In a channel
-	// whose ceiling caps them it must pass the ceiling's too: another
-	// person's question and the values its SQL names are data, like the
-	// stored values (GeneratorPrompt).
-	if err := warehouse.PermitsShown(ctx, n.Warehouse, e.Query); err != nil {
+	// may write or sleep, and the model copies what it is shown.
+	return n.mayShowQuery(ctx, e.Query)
+}
+
+// mayShowQuery reports whether another person's query (an example, an
+// earlier answer of the thread) may be shown to the generator: the guard
+// lets it run for ctx's caller, their masked columns counted as denied
+// (its SQL would show the model a column they may not read, or a masked
+// column's value compared in it), and, in a channel whose ceiling caps
+// them, for the ceiling too: the values its SQL names are data, like the
+// stored values (GeneratorPrompt).
+func (n *Nodes) mayShowQuery(ctx context.Context, query string) bool {
+	if err := warehouse.PermitsShown(ctx, n.Warehouse, query); err != nil {
 		return false
 	}
-	if c := warehouse.CallerOf(ctx); c.Access != nil {
-		if c.Shared != nil {
-			if err := warehouse.PermitsShown(warehouse.SharedCaller(ctx), n.Warehouse, e.Query); err != nil {
-				return false
-			}
+	if c := warehouse.CallerOf(ctx); c.Access != nil && c.Shared != nil {
+		if err := warehouse.PermitsShown(warehouse.SharedCaller(ctx), n.Warehouse, query); err != nil {
+			return false
 		}
 	}
 	return true
@@ -302,19 +305,36 @@ func (s *State) setGenerated(explanation string, assumptions []string) {
 }
 
 // earlierQuery returns the query a follow-up builds on: the referenced
-// answer's, else the latest in the history.
-func earlierQuery(s *State) string {
+// answer's, else the thread's latest; "" when the caller may not be shown
+// it (mayShowEarlier).
+func (n *Nodes) earlierQuery(ctx context.Context, s *State) string {
 	latest := ""
 	for _, t := range s.History {
 		if t.Query.IsZero() {
 			continue
 		}
 		if s.ReferencedQueryID != "" && t.QueryID == s.ReferencedQueryID {
+			if !n.mayShowEarlier(ctx, t.Query.Text) {
+				return ""
+			}
 			return t.Query.Text
 		}
-		latest = t.Query.Text
+		if n.mayShowEarlier(ctx, t.Query.Text) {
+			latest = t.Query.Text
+		}
 	}
 	return latest
+}
+
+// mayShowEarlier reports whether an earlier query of the thread may be
+// shown to the generator for ctx's caller. In a thread several people ask
+// in, it may be another's, broader policy's: its tables, columns and the
+// values it names are data the caller may not read (Show SQL refuses it
+// them), and the generator's assumptions may repeat it. Under an access
+// policy it is held to what an example is (mayShowQuery); without one
+// everyone reads everything.
+func (n *Nodes) mayShowEarlier(ctx context.Context, query string) bool {
+	return warehouse.CallerOf(ctx).Access == nil || n.mayShowQuery(ctx, query)
 }
 
 func truncate(s string, n int) string {
