@@ -97,6 +97,14 @@ func (b *Bot) FirstPress(ctx context.Context, key string, at time.Time, window t
 	return first
 }
 
+// ForgetPress forgets the press named key (FirstPress), one whose reply
+// could not be delivered: pressed again at once, it is tried again.
+func (b *Bot) ForgetPress(ctx context.Context, key string) {
+	if err := b.db.ForgetRepeat(ctx, key); err != nil {
+		b.log.WarnContext(ctx, "forget a press: the next one within the window is held back", "key", key, "err", err)
+	}
+}
+
 // KnowsThread reports whether the bot was asked in the thread: since
 // AskedInThread recorded it, on any process sharing the database, or
 // because it answered there before.

@@ -36,6 +36,16 @@ func UnknownAction(action string, also ...string) error {
 	return fmt.Errorf("%w %s; the actions are %s", ErrUnknownAction, answer.Quoted(action), strings.Join(append(pressable(), also...), ", "))
 }
 
+// ForThread reports whether the reply to a press of action is for the
+// thread (a file, the SQL, an explanation, a refreshed answer), not for
+// the presser alone (a rating, Verify, a schedule's buttons): a surface
+// holds back such a press repeated at once, a double click, whose reply
+// would be posted twice.
+func ForThread(action string) bool {
+	intent, ok := nodes.ButtonIntent(action)
+	return ok && !presserOnly(intent)
+}
+
 // pressOf splits a Slack feedback element's press (action
 // FeedbackActionID, value "feedback_up:<id>") into its action and value.
 func pressOf(action, value string) (string, string) {

@@ -64,10 +64,10 @@ func (a *App) onBlockActions(cb slack.InteractionCallback) {
 		if cb.TriggerID != "" {
 			p.key = "action:" + cb.TriggerID + ":" + act.ActionID
 		}
-		// A rating pressed twice is stored once anyway, and may be a
-		// change of mind; any other button pressed twice at once would
-		// post its reply twice.
-		if act.ActionID != blockkit.FeedbackActionID && p.action != bot.ActionFeedbackUp && p.action != bot.ActionFeedbackDown {
+		// A button whose reply is for the thread, pressed twice at once,
+		// would post its reply twice; one for the presser alone (a
+		// rating, a schedule's Pause) is answered each time.
+		if bot.ForThread(p.action) {
 			p.again = again
 		}
 		a.submit(job{
@@ -142,15 +142,19 @@ func (a *App) pressButton(ctx context.Context, p press) {
 	case err != nil || r.Answer == nil:
 		a.log.ErrorContext(ctx, "button press failed", "action", p.action, "err", err)
 		a.ephemeral(ctx, p.channel, p.threadTS, p.user, p.responseURL, a.reply(r))
+		a.dedupe.forget(ctx, p.again) // pressed again, it is tried again
 		return
 	}
 	switch {
 	case r.File != nil && r.Private():
-		a.privateCSV(ctx, p, r)
+		if !a.privateCSV(ctx, p, r) {
+			a.dedupe.forget(ctx, p.again)
+		}
 	case r.File != nil:
 		if err := a.uploadCSV(ctx, p, r); err != nil {
 			a.log.ErrorContext(ctx, "CSV upload failed", "channel", p.channel, "err", err)
 			a.ephemeral(ctx, p.channel, p.threadTS, p.user, p.responseURL, blockkit.Error(textNoUpload, nil))
+			a.dedupe.forget(ctx, p.again)
 		}
 	case r.Private() && p.private:
 		// Pressed on a message the presser alone sees: the reply goes in
@@ -161,6 +165,7 @@ func (a *App) pressButton(ctx context.Context, p press) {
 	default:
 		if err := a.send(ctx, p.channel, p.threadTS, "", a.reply(r)); err != nil {
 			a.log.ErrorContext(ctx, "press reply not delivered", "channel", p.channel, "action", p.action, "err", err)
+			a.dedupe.forget(ctx, p.again)
 		}
 	}
 }

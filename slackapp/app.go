@@ -119,7 +119,7 @@ func New(ctx context.Context, cfg Config, b *bot.Bot, log *slog.Logger, opts ...
 	}
 	a.disp = newDispatcher(turns, cfg.QueueLimit, a.log)
 	a.dedupe = newDeduper(b.FirstDelivery)
-	a.dedupe.firstPress = b.FirstPress
+	a.dedupe.firstPress, a.dedupe.forgetPress = b.FirstPress, b.ForgetPress
 	a.people = newPeople(a.api, a.log)
 	b.SetDirectory(a.people.members)
 	b.SetMembership(a.isMember)

@@ -223,6 +223,33 @@ func TestButtonPressedTwiceAtOnceRepliesOnce(t *testing.T) {
 	h.waitJobs(jobs + 3)
 	assert.Equal(t, 2, files(), "pressed again later, exported again")
 
+	// An upload that failed is no double click's first: pressed again at
+	// once, it is tried again.
+	clock.Advance(pressRepeat)
+	jobs = h.jobs.Load()
+	h.slack.ErrorNext("files.getUploadURLExternal", 1, "invalid_auth") // refused: not retried
+	h.press(m, "export_csv", queryID(t, m))
+	h.waitJobs(jobs + 1)
+	require.Equal(t, 2, files(), "the upload failed")
+	h.press(m, "export_csv", queryID(t, m))
+	h.waitJobs(jobs + 2)
+	assert.Equal(t, 3, files(), "pressed again after a failed upload, exported")
+
+	// A button whose reply is for the presser alone (a rating) is
+	// answered each time.
+	jobs = h.jobs.Load()
+	h.press(m, "feedback_up", queryID(t, m))
+	h.press(m, "feedback_up", queryID(t, m))
+	h.waitJobs(jobs + 2)
+	var rated []string
+	for _, msg := range h.slack.Messages() {
+		if msg.Ephemeral && msg.Channel == ch && strings.Contains(msg.Text, "👍") {
+			rated = append(rated, msg.Text)
+		}
+	}
+	assert.Equal(t, []string{"Thanks for the 👍. I'll learn from this answer for similar questions.",
+		"You already gave this answer a 👍; nothing changed."}, rated, "each rating press is answered")
+
 	const next = "How many games were released per year?"
 	buttons := askButtons(t, m)
 	require.Contains(t, buttons, next)

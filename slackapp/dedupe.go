@@ -24,9 +24,11 @@ import (
 type deduper struct {
 	first func(ctx context.Context, key string) bool
 	seen  *lru.Cache[string, struct{}]
-	// firstPress is bot.FirstPress; nil keeps presses in memory only.
-	firstPress func(ctx context.Context, key string, at time.Time, window time.Duration) bool
-	pressed    *lru.Cache[string, time.Time] // press key → when the last one handled was received
+	// firstPress is bot.FirstPress and forgetPress bot.ForgetPress; nil
+	// keeps presses in memory only.
+	firstPress  func(ctx context.Context, key string, at time.Time, window time.Duration) bool
+	forgetPress func(ctx context.Context, key string)
+	pressed     *lru.Cache[string, time.Time] // press key → when the last one handled was received
 }
 
 func newDeduper(first func(ctx context.Context, key string) bool) *deduper {
@@ -39,7 +41,9 @@ func newDeduper(first func(ctx context.Context, key string) bool) *deduper {
 // again by the same person, is a repeat: a double click, or a second
 // click while the first one's file is still uploading. Its reply (a CSV
 // file, the SQL, a refreshed answer, a follow-up asked) is posted for the
-// thread once. Pressed later, it is handled again.
+// thread once. Pressed later, or again after its reply could not be
+// delivered, it is handled again. A press whose reply is for the presser
+// alone (a rating, a schedule's buttons) is never held back.
 const pressRepeat = 10 * time.Second
 
 // pressKey names a press by what makes two presses the same: the
@@ -48,6 +52,18 @@ const pressRepeat = 10 * time.Second
 func pressKey(channel, message, user, actionID, value string) string {
 	h := sha256.Sum256([]byte(strings.Join([]string{channel, message, user, actionID, value}, "\x00")))
 	return "press:" + hex.EncodeToString(h[:])
+}
+
+// forget forgets the press key, whose reply could not be delivered:
+// pressed again at once, it is tried again, not held back as a repeat.
+func (d *deduper) forget(ctx context.Context, key string) {
+	if key == "" {
+		return
+	}
+	d.pressed.Remove(key)
+	if d.forgetPress != nil {
+		d.forgetPress(ctx, key)
+	}
 }
 
 // repeat reports whether the press key, received at at, repeats one

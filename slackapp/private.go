@@ -88,7 +88,7 @@ func (a *App) privately(ctx context.Context, p press, m blockkit.Message) {
 // privateCSV sends the export of a private answer to the presser's direct
 // message with the bot (a post to their user id opens it) and tells them
 // so where they pressed.
-func (a *App) privateCSV(ctx context.Context, p press, r bot.Reply) {
+func (a *App) privateCSV(ctx context.Context, p press, r bot.Reply) (delivered bool) {
 	heading := blockkit.Reply(&reply.Answer{Kind: reply.KindNotice,
 		Text: reply.Mentions(reply.ParseText(fmt.Sprintf("The CSV you asked for in <#%s>:", p.channel)))})
 	dm, ts, err := a.postIn(ctx, p.user, "", heading)
@@ -98,7 +98,8 @@ func (a *App) privateCSV(ctx context.Context, p press, r bot.Reply) {
 	if err != nil {
 		a.log.ErrorContext(ctx, "private CSV not delivered", "channel", p.channel, "err", err)
 		a.privately(ctx, p, blockkit.Error(textCSVNotInDM, nil))
-		return
+		return false
 	}
 	a.privately(ctx, p, blockkit.Reply(&reply.Answer{Kind: reply.KindNotice, Text: reply.Plain(textCSVInDM)}))
+	return true
 }

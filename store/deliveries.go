@@ -36,6 +36,15 @@ func (d *DB) ClaimRepeat(ctx context.Context, key string, at time.Time, window t
 	return tag.RowsAffected() == 1, nil
 }
 
+// ForgetRepeat forgets the press named key (ClaimRepeat), one whose reply
+// was not delivered, so that pressing it again at once is handled.
+func (d *DB) ForgetRepeat(ctx context.Context, key string) error {
+	if _, err := d.pool.Exec(ctx, `DELETE FROM slack_deliveries WHERE key = $1`, cleanText(key)); err != nil {
+		return fmt.Errorf("forget repeat %q: %w", key, classify(err))
+	}
+	return nil
+}
+
 // PruneDeliveries deletes claims older than age, at most batch rows per
 // call, and returns how many it deleted. Slack stops retrying a delivery
 // within minutes, so a day's claims are plenty. Several processes may prune
