@@ -1,9 +1,11 @@
 package sqlguard
 
 import (
+	"fmt"
 	"regexp"
 	"strings"
 	"sync"
+	"unicode"
 
 	"github.com/jackc/pgx/v5"
 	pg_query "github.com/pganalyze/pg_query_go/v5"
@@ -21,8 +23,14 @@ var quoted sync.Map // string → bool
 // Ident writes name as SQL must: bare when PostgreSQL reads it so
 // unquoted, else in double quotes ("Order Items", "CustomerName",
 // "order"), as quote_ident does: quoted unless it is plain and no keyword
-// but an unreserved one.
+// but an unreserved one. A name holding a line break, tab or other control
+// character is written as a Unicode-escaped identifier (U&"a\000Ab" for
+// "a", a line break, "b"): the same name to PostgreSQL, on one line, so a
+// prompt listing it keeps its lines whatever the name holds.
 func Ident(name string) string {
+	if strings.IndexFunc(name, unprintable) >= 0 {
+		return unicodeIdent(name)
+	}
 	if q, ok := quoted.Load(name); ok {
 		if q.(bool) {
 			return pgx.Identifier{name}.Sanitize()
@@ -57,4 +65,33 @@ func qualifiedIdent(name string) string {
 		return Ident(s) + "." + Ident(n)
 	}
 	return Ident(name)
+}
+
+// unprintable reports whether r is a control character or a Unicode line
+// or paragraph separator: one that breaks a line or cannot be seen.
+func unprintable(r rune) bool {
+	return unicode.IsControl(r) || r == '\u2028' || r == '\u2029'
+}
+
+// unicodeIdent writes name as a U&"…" identifier, each unprintable
+// character as its \XXXX escape; a NUL, which no name holds, is dropped,
+// as pgx.Identifier.Sanitize drops it.
+func unicodeIdent(name string) string {
+	var b strings.Builder
+	b.WriteString(`U&"`)
+	for _, r := range name {
+		switch {
+		case r == 0:
+		case r == '"':
+			b.WriteString(`""`)
+		case r == '\\':
+			b.WriteString(`\\`)
+		case unprintable(r):
+			fmt.Fprintf(&b, `\%04X`, r)
+		default:
+			b.WriteRune(r)
+		}
+	}
+	b.WriteByte('"')
+	return b.String()
 }
