@@ -10,12 +10,15 @@ import (
 )
 
 // inventedNumbers returns the numbers in answer that appear neither in the
-// result, nor in the question or its SQL (a year the model resolved "last
-// year" to), nor as the row count. A number appears there when a number
-// there, rounded to 0, 1 or 2 decimals, is the same number ("3.14" quotes
-// 3.14159, "8,160" quotes 8160). Numbers up to 10 pass: they are ranks and
-// counts of things the table shows ("the top 3"). Only int64, float64 and
-// string cells are read; arrays, booleans and NULLs hold no number here.
+// result, nor in the question or its query (a year the model resolved "last
+// year" to; the query's comments do not count), nor as the row count. A
+// number appears there when a number there, rounded to 0, 1 or 2 decimals,
+// is the same number ("3.14" quotes 3.14159, "8,160" quotes 8160). A number
+// written with a scale ("9.9 million", "8.2k", "$1.5bn") is read with it
+// and rounded in it: "9.9 million" quotes 9,874,321 but not 8,160, nor 9.9.
+// Numbers up to 10 written without a scale pass: they are ranks and counts
+// of things the table shows ("the top 3"). Only int64, float64 and string
+// cells are read; arrays, booleans and NULLs hold no number here.
 //
 // The cost follows the answer, not the result: the answer's numbers are read
 // first, an answer quoting none above 10 returns at once, and the result is
@@ -23,15 +26,15 @@ import (
 // wide result (2,000 rows × 61 text columns) took ~1 s on every answer.
 func inventedNumbers(answer string, r warehouse.Result, context string) []string {
 	type quote struct {
-		text  string
-		value float64
+		text string
+		figure
 	}
 	var (
 		quotes []quote
 		search numberSearch
 	)
 	eachNumber(answer, func(m string) bool {
-		if f, ok := parseNumber(m); ok && math.Abs(f) > 10 {
+		if f, ok := parseNumber(m); ok && (f.scale != 1 || math.Abs(f.written) > 10) {
 			quotes = append(quotes, quote{m, f})
 			if !slices.Contains(search.missing, f) {
 				search.missing = append(search.missing, f)
@@ -45,12 +48,21 @@ func inventedNumbers(answer string, r warehouse.Result, context string) []string
 	search.find(r, context)
 	var bad []string
 	for _, q := range quotes {
-		if slices.Contains(search.missing, q.value) {
+		if slices.Contains(search.missing, q.figure) {
 			bad = append(bad, q.text)
 		}
 	}
 	return bad
 }
+
+// figure is a number as written: 9.9 at a scale of 1e6 for "9.9 million",
+// 8160 at a scale of 1 for "8,160".
+type figure struct {
+	written, scale float64
+}
+
+// value is the number the figure stands for.
+func (f figure) value() float64 { return f.written * f.scale }
 
 // numberSearch holds the numbers of an answer not seen yet. An answer
 // quotes few numbers, so a slice beats a map here: most numbers of a
@@ -59,7 +71,7 @@ func inventedNumbers(answer string, r warehouse.Result, context string) []string
 // print alike (strconv's shortest form) exactly when they are equal, apart
 // from 0 and -0, and an answer's number is never 0 here.
 type numberSearch struct {
-	missing []float64
+	missing []figure
 }
 
 // find reads the row count, context and then the result's cells in order
@@ -86,11 +98,11 @@ func (s *numberSearch) find(r warehouse.Result, context string) {
 	}
 }
 
-// see crosses off the numbers that f is, rounded to 0, 1 or 2 decimals,
-// and reports whether nothing is left to find.
+// see crosses off the figures that f is, rounded to 0, 1 or 2 decimals at
+// the figure's scale, and reports whether nothing is left to find.
 func (s *numberSearch) see(f float64) bool {
 	for i := 0; i < len(s.missing); {
-		if t := s.missing[i]; roundsTo(f, t) {
+		if t := s.missing[i]; roundsTo(f/t.scale, t.written) {
 			s.missing = slices.Delete(s.missing, i, i+1)
 		} else {
 			i++
@@ -115,7 +127,7 @@ func (s *numberSearch) seeText(text string) bool {
 	done := false
 	eachNumber(text, func(m string) bool {
 		if f, ok := parseNumber(m); ok {
-			done = s.see(f)
+			done = s.see(f.value())
 		}
 		return !done
 	})
@@ -123,12 +135,16 @@ func (s *numberSearch) seeText(text string) bool {
 }
 
 // eachNumber calls yield with each number written in text, left to right,
-// as the regular expression -?\d[\d,]*(?:\.\d+)? finds them ("-1,234.5",
-// "2019", "-04"), until yield returns false. It is that expression written
-// by hand: the check reads the text of every cell it searches, and the
-// regexp package took most of its time. \d is an ASCII digit, and no byte
-// of a multi-byte UTF-8 character is one, so reading bytes reads the same
-// numbers as reading characters.
+// as the regular expression
+//
+//	-?\d[\d,]*(?:\.\d+)?(?:[eE][-+]?\d+)?(?:(?:k|K|m|M|bn|b|B)\b| ?(?i:thousand|million|billion|trillion)\b)?
+//
+// finds them ("-1,234.5", "2019", "-04", "1e6", "8.2k", "9.9 million"),
+// until yield returns false. It is that expression written by hand: the
+// check reads the text of every cell it searches, and the regexp package
+// took most of its time. \d is an ASCII digit, and no byte of a multi-byte
+// UTF-8 character is one, so reading bytes reads the same numbers as
+// reading characters.
 func eachNumber(text string, yield func(string) bool) {
 	i := 0
 	for i < len(text) {
@@ -150,25 +166,111 @@ func eachNumber(text string, yield func(string) bool) {
 				i++
 			}
 		}
+		i += exponentLen(text[i:])
+		i += scaleLen(text[i:])
 		if !yield(text[start:i]) {
 			return
 		}
 	}
 }
 
+// exponentLen is the length of the exponent ("e6", "E-3") text starts
+// with, or 0.
+func exponentLen(text string) int {
+	if len(text) < 2 || text[0] != 'e' && text[0] != 'E' {
+		return 0
+	}
+	i := 1
+	if text[i] == '-' || text[i] == '+' {
+		i++
+	}
+	if i == len(text) || !isDigit(text[i]) {
+		return 0
+	}
+	for i < len(text) && isDigit(text[i]) {
+		i++
+	}
+	return i
+}
+
+// scales are the words and suffixes a number may be written with, by how
+// they are written after it: suffixes right after the number, words after
+// a space or none (in any letter case); the first that fits is read, so
+// "bn" comes before "b".
+var scales = []struct {
+	word  string
+	scale float64
+}{
+	{"k", 1e3}, {"K", 1e3}, {"m", 1e6}, {"M", 1e6}, {"bn", 1e9}, {"b", 1e9}, {"B", 1e9},
+	{"thousand", 1e3}, {"million", 1e6}, {"billion", 1e9}, {"trillion", 1e12},
+}
+
+// scaleLen is the length of the scale text starts with ("k", " million"),
+// or 0: a suffix or word followed by a letter, digit or underscore ("kg",
+// "millions" aside) is no scale.
+func scaleLen(text string) int {
+	for _, s := range scales {
+		n := scaleAt(text, s.word)
+		if n > 0 && (n == len(text) || !isWordByte(text[n])) {
+			return n
+		}
+	}
+	return 0
+}
+
+// scaleAt is the length of word at the start of text, or 0; a word of more
+// than two letters may follow a space and be in any letter case.
+func scaleAt(text, word string) int {
+	if len(word) <= 2 {
+		if strings.HasPrefix(text, word) {
+			return len(word)
+		}
+		return 0
+	}
+	space := 0
+	if strings.HasPrefix(text, " ") {
+		space = 1
+	}
+	if len(text) >= space+len(word) && strings.EqualFold(text[space:space+len(word)], word) {
+		return space + len(word)
+	}
+	return 0
+}
+
+func isWordByte(c byte) bool {
+	return isDigit(c) || c == '_' || 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z'
+}
+
 func isDigit(c byte) bool { return '0' <= c && c <= '9' }
 
-// parseNumber reads a number as eachNumber finds it, commas dropped.
-func parseNumber(s string) (float64, bool) {
+// parseNumber reads a number as eachNumber finds it: commas dropped, its
+// scale read.
+func parseNumber(s string) (figure, bool) {
+	f := figure{scale: 1}
+	if end := strings.LastIndexFunc(s, isNumberRune) + 1; end < len(s) {
+		word := strings.TrimPrefix(s[end:], " ")
+		for _, sc := range scales {
+			if word == sc.word || len(sc.word) > 2 && strings.EqualFold(word, sc.word) {
+				f.scale = sc.scale
+				break
+			}
+		}
+		s = s[:end]
+	}
 	// A comma after a number ("lot 100, shipped") is common in text and
 	// trimming it costs no allocation, unlike dropping commas inside.
 	s = strings.TrimRight(s, ",")
 	if strings.IndexByte(s, ',') >= 0 {
 		s = strings.ReplaceAll(s, ",", "")
 	}
-	f, err := strconv.ParseFloat(s, 64)
+	var err error
+	f.written, err = strconv.ParseFloat(s, 64)
 	return f, err == nil
 }
+
+// isNumberRune reports whether r may end a number's digits: a digit or a
+// comma (the scale words hold neither).
+func isNumberRune(r rune) bool { return '0' <= r && r <= '9' || r == ',' }
 
 func round(f float64, decimals int) float64 {
 	p := math.Pow10(decimals)

@@ -4,7 +4,6 @@ import (
 	"math"
 	"regexp"
 	"slices"
-	"strconv"
 	"strings"
 	"testing"
 
@@ -13,35 +12,30 @@ import (
 )
 
 // numberPattern is what eachNumber finds, as the check used to find it.
-var numberPattern = regexp.MustCompile(`-?\d[\d,]*(?:\.\d+)?`)
+var numberPattern = regexp.MustCompile(`-?\d[\d,]*(?:\.\d+)?(?:[eE][-+]?\d+)?(?:(?:k|K|m|M|bn|b|B)\b| ?(?i:thousand|million|billion|trillion)\b)?`)
 
 // inventedNumbersByFullScan is the check as it was before it searched for
 // the answer's numbers only: every number of the result, the context and
-// the row count, in every rounding, goes into a set first. inventedNumbers
-// must give the same answer on every input.
+// the row count is read first, and each quoted number looked up among
+// their roundings at its scale. inventedNumbers must give the same answer
+// on every input.
 func inventedNumbersByFullScan(answer string, r warehouse.Result, context string) []string {
-	known := map[string]bool{}
-	addNumber := func(f float64) {
-		for _, d := range []int{0, 1, 2} {
-			known[strconv.FormatFloat(round(f, d), 'f', -1, 64)] = true
-		}
-	}
+	seen := []float64{float64(r.RowCount)}
 	addText := func(text string) {
 		for _, m := range numberPattern.FindAllString(text, -1) {
 			if f, ok := parseNumber(m); ok {
-				addNumber(f)
+				seen = append(seen, f.value())
 			}
 		}
 	}
-	addNumber(float64(r.RowCount))
 	addText(context)
 	for _, row := range r.Rows {
 		for _, v := range row {
 			switch v := v.(type) {
 			case int64:
-				addNumber(float64(v))
+				seen = append(seen, float64(v))
 			case float64:
-				addNumber(v)
+				seen = append(seen, v)
 			case string:
 				addText(v)
 			}
@@ -50,10 +44,16 @@ func inventedNumbersByFullScan(answer string, r warehouse.Result, context string
 	var bad []string
 	for _, m := range numberPattern.FindAllString(answer, -1) {
 		f, ok := parseNumber(m)
-		if !ok || math.Abs(f) <= 10 {
+		if !ok || f.scale == 1 && math.Abs(f.written) <= 10 {
 			continue
 		}
-		if !known[strconv.FormatFloat(f, 'f', -1, 64)] {
+		known := map[float64]bool{}
+		for _, v := range seen {
+			for _, d := range []int{0, 1, 2} {
+				known[round(v/f.scale, d)] = true
+			}
+		}
+		if !known[f.written] {
 			bad = append(bad, m)
 		}
 	}
@@ -95,6 +95,12 @@ func TestInventedNumbersEdgeCases(t *testing.T) {
 		{name: "each invented quote is reported, in order", answer: "99 then 12 then 99 then 4,000.", want: []string{"99", "99", "4,000"}},
 		{name: "found and invented mixed", answer: "2019: 12.35 of 55.5.", want: []string{"55.5"}},
 		{name: "unicode around numbers", answer: "€2019 — ≈ 12.3 × 31", want: []string{"31"}},
+		{name: "a scale word makes a small number large", answer: "*9.9 million* games.", want: []string{"9.9 million"}},
+		{name: "a scale suffix too", answer: "Up to 8.2k, $2bn or 3M.", want: []string{"8.2k", "$2bn"[1:], "3M"}},
+		{name: "an exponent", answer: "About 1e6 units.", want: []string{"1e6"}},
+		{name: "a scale rounds the cell in its unit", answer: "About 4.3k units, or 4 thousand.", want: nil},
+		{name: "a scaled number is not its written digits", answer: "12.3 thousand points.", want: []string{"12.3 thousand"}},
+		{name: "letters after the suffix are no scale", answer: "It weighs 9kg, 13 kilos.", want: []string{"13"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

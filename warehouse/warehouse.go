@@ -254,6 +254,11 @@ type Dialect struct {
 	// names them, lower case, so that an example whose tables the catalog
 	// lacks is not shown.
 	Tables func(query string) ([]string, error)
+	// Uncommented is a query without its comments, for the numbers the
+	// answer's check finds in the query: a number the generator wrote
+	// only in a comment is no number the query used. Nil: a query of the
+	// dialect has no comments.
+	Uncommented func(query string) string
 }
 
 // NameColumn names c as the dialect's queries do (Dialect.ColumnName).

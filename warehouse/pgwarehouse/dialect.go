@@ -35,6 +35,7 @@ func (b *Backend) dialect() warehouse.Dialect {
 		AuthHint: fmt.Sprintf("Whoever runs this bot should check that the reader role %s can log in (`analyticsbot migrate`, READER_DATABASE_URL).",
 			b.cfg.Role),
 		Fingerprint:     fingerprint,
+		Uncommented:     sqlguard.WithoutComments,
 		FingerprintForm: FingerprintForm,
 		Tables:          tables,
 	}
