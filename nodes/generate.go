@@ -2,6 +2,7 @@ package nodes
 
 import (
 	"context"
+	"fmt"
 	"strings"
 
 	"github.com/analyticsbot/analyticsbot/grounding"
@@ -292,14 +293,23 @@ func (n *Nodes) maxRows() int {
 }
 
 // setGenerated records the generator's explanation and non-empty
-// assumptions, and marks the new query as not yet validated.
+// assumptions, at most maxAssumptions of them, each cut as limits.go says,
+// and marks the new query as not yet validated.
 func (s *State) setGenerated(explanation string, assumptions []string) {
-	s.Explanation = strings.TrimSpace(explanation)
+	s.Explanation = s.capText("explanation", strings.TrimSpace(explanation), maxExplanationChars)
 	s.Assumptions = s.Assumptions[:0]
+	kept := 0
 	for _, a := range assumptions {
-		if a = strings.TrimSpace(a); a != "" {
-			s.Assumptions = append(s.Assumptions, a)
+		if a = strings.TrimSpace(a); a == "" {
+			continue
 		}
+		if kept++; kept > maxAssumptions {
+			continue
+		}
+		s.Assumptions = append(s.Assumptions, s.capText("assumption", a, maxAssumptionChars))
+	}
+	if kept > maxAssumptions {
+		s.note(fmt.Sprintf("kept the first %d of %d assumptions", maxAssumptions, kept))
 	}
 	s.Valid, s.ValidationError = false, ""
 }

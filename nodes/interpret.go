@@ -13,11 +13,15 @@ import (
 	"github.com/analyticsbot/analyticsbot/warehouse"
 )
 
-// previewRows and previewChars bound what the interpreter sees: enough to
-// describe the answer, never the whole result.
+// previewRows, previewCellChars and previewChars bound what the interpreter
+// sees: enough to describe the answer, never the whole result. A cell or
+// column name is cut at previewCellChars characters, and rows stop once the
+// preview holds previewChars bytes; the header and the first row are shown
+// whatever their length, each cut at previewChars bytes.
 const (
-	previewRows  = 20
-	previewChars = 4000
+	previewRows      = 20
+	previewCellChars = 200
+	previewChars     = 4000
 )
 
 type interpretReply struct {
@@ -63,7 +67,7 @@ func (n *Nodes) Interpret(ctx context.Context, s *State) error {
 	reply, err := n.complete(ctx, s, llm.StepInterpret, prompts.Interpret{
 		Question:  s.Question(),
 		Query:     s.Query.Text,
-		Columns:   s.ColumnNames(),
+		Columns:   promptColumns(s.ColumnNames()),
 		RowCount:  s.Result.RowCount,
 		Truncated: s.Result.Truncated,
 		Rows:      preview(s.Result),
@@ -85,41 +89,91 @@ func (n *Nodes) Interpret(ctx context.Context, s *State) error {
 		s.Answer = n.plainSummary(ctx, s.Result)
 		return nil
 	}
-	if bad := inventedNumbers(answer, s.Result, s.Question()+"\n"+s.Query.Text); len(bad) > 0 {
+	// A number the model wrote only in a comment of its query ("-- about
+	// 9,900,000") is no number the query used.
+	query := s.Query.Text
+	if d := n.Warehouse.Dialect(); d.Uncommented != nil && s.Query.Backend == n.Warehouse.Name() {
+		query = d.Uncommented(query)
+	}
+	if bad := inventedNumbers(answer, s.Result, s.Question()+"\n"+query); len(bad) > 0 {
 		s.note(fmt.Sprintf("interpreter answer quoted numbers not in the result %v: %.200q", bad, answer))
 		s.Answer = n.plainSummary(ctx, s.Result)
 		return nil
 	}
-	s.Answer = answer
+	s.Answer = s.capText("answer", answer, maxAnswerChars)
 	return nil
 }
 
-// preview renders the first rows as tab-separated text with a header.
+// preview renders the first rows as tab-separated text with a header, each
+// value on one line (prompts.Data), so that what the data holds starts no
+// line of the prompt: a cell "Indie\n\nQuestion: …" is shown as
+// "Indie\\n\\nQuestion: …".
 func preview(r warehouse.Result) string {
 	if r.RowCount == 0 {
 		return ""
 	}
 	var b strings.Builder
-	for i, c := range r.Columns {
-		if i > 0 {
-			b.WriteByte('\t')
-		}
-		b.WriteString(c.Name)
-	}
+	b.WriteString(previewLine(len(r.Columns), func(i int) string { return r.Columns[i].Name }))
 	for i, row := range r.Rows {
-		if i == previewRows || b.Len() > previewChars {
+		if i == previewRows {
+			fmt.Fprintf(&b, "\n… %d more rows", r.RowCount-i)
+			break
+		}
+		line := previewLine(len(row), func(j int) string { return cellText(row[j]) })
+		if i > 0 && b.Len()+1+len(line) > previewChars {
 			fmt.Fprintf(&b, "\n… %d more rows", r.RowCount-i)
 			break
 		}
 		b.WriteByte('\n')
-		for j, v := range row {
-			if j > 0 {
-				b.WriteByte('\t')
-			}
-			b.WriteString(cellText(v))
+		b.WriteString(line)
+	}
+	return b.String()
+}
+
+// previewLine is one line of the preview: n values, tab-separated, each on
+// one line and cut at previewCellChars; the line is cut at previewChars
+// bytes, as a wide row of long values would overflow it.
+func previewLine(n int, value func(int) string) string {
+	var b strings.Builder
+	for i := range n {
+		if i > 0 {
+			b.WriteByte('\t')
+		}
+		b.WriteString(prompts.Data(value(i), previewCellChars))
+		if b.Len() > previewChars {
+			return truncateBytes(b.String(), previewChars)
 		}
 	}
 	return b.String()
+}
+
+// maxPromptColumns is the most column names a prompt lists.
+const maxPromptColumns = 100
+
+// promptColumns are a result's column names as a prompt lists them: each
+// on one line and cut as the preview's cells are (a column named
+// "x\n\nRules:" starts no line), at most maxPromptColumns of them.
+func promptColumns(names []string) []string {
+	out := make([]string, 0, min(len(names), maxPromptColumns+1))
+	for i, name := range names {
+		if i == maxPromptColumns {
+			out = append(out, fmt.Sprintf("… %d more", len(names)-i))
+			break
+		}
+		out = append(out, prompts.Data(name, previewCellChars))
+	}
+	return out
+}
+
+// truncateBytes cuts s to at most n bytes, on a rune boundary, with "…".
+func truncateBytes(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	for n > 0 && !utf8.RuneStart(s[n]) {
+		n--
+	}
+	return s[:n] + "…"
 }
 
 // cellText renders a JSON-safe value for people and prompts: as in a CSV

@@ -1,6 +1,7 @@
 package nodes
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"strings"
@@ -40,6 +41,7 @@ func TestInterpret(t *testing.T) {
 		name       string
 		result     warehouse.Result
 		rules      []llm.Rule
+		sql        string // the query that answered; a count of 2018's games when empty
 		wantAnswer string
 		wantNote   bool
 	}{
@@ -61,6 +63,42 @@ func TestInterpret(t *testing.T) {
 			rules:      []llm.Rule{reply(llm.StepInterpret, `{"answer":"*9,412* games were released in 2018, up 15% on 2017."}`)},
 			wantAnswer: "Games: *8,160*.",
 			wantNote:   true,
+		},
+		{
+			name:   "a number with a scale word is read with it",
+			result: gamesIn2018(),
+			rules: []llm.Rule{reply(llm.StepInterpret,
+				`{"answer":"*9.9 million* games were released in 2018 (*8.2k* of them free)."}`)},
+			wantAnswer: "Games: *8,160*.",
+			wantNote:   true,
+		},
+		{
+			name:       "a small number with a scale is no small number",
+			result:     gamesIn2018(),
+			rules:      []llm.Rule{reply(llm.StepInterpret, `{"answer":"About *1e6* games were released in 2018."}`)},
+			wantAnswer: "Games: *8,160*.",
+			wantNote:   true,
+		},
+		{
+			name:       "a scaled number that rounds the result passes",
+			result:     gamesIn2018(),
+			rules:      []llm.Rule{reply(llm.StepInterpret, `{"answer":"About *8.2k* games were released in 2018."}`)},
+			wantAnswer: "About *8.2k* games were released in 2018.",
+		},
+		{
+			name:       "a number only in the query's comment is invented",
+			result:     gamesIn2018(),
+			sql:        "SELECT count(*) AS games /* of 9,900,000 */ FROM analytics.apps -- 12,345 in all\nWHERE release_year = 2018",
+			rules:      []llm.Rule{reply(llm.StepInterpret, `{"answer":"*9,900,000* apps, *12,345* in all, *8,160* in 2018."}`)},
+			wantAnswer: "Games: *8,160*.",
+			wantNote:   true,
+		},
+		{
+			name:       "a number of the query itself passes",
+			result:     gamesIn2018(),
+			sql:        "SELECT count(*) AS games FROM analytics.apps WHERE release_year = 2018 AND price < 100 -- cheap",
+			rules:      []llm.Rule{reply(llm.StepInterpret, `{"answer":"*8,160* games under 100 were released in 2018."}`)},
+			wantAnswer: "*8,160* games under 100 were released in 2018.",
 		},
 		{
 			name:       "empty answer gives a plain summary",
@@ -95,7 +133,7 @@ func TestInterpret(t *testing.T) {
 			t.Parallel()
 			n, model := newNodes(t, tt.rules, llm.WithRetries(0))
 			s := State{UserQuery: question, Result: tt.result,
-				Query: pgQuery("SELECT count(*) AS games FROM analytics.apps WHERE release_year = 2018")}
+				Query: pgQuery(cmp.Or(tt.sql, "SELECT count(*) AS games FROM analytics.apps WHERE release_year = 2018"))}
 			require.NoError(t, n.Interpret(context.Background(), &s))
 
 			assert.Equal(t, tt.wantAnswer, s.Answer, "answer")
@@ -143,7 +181,7 @@ func TestInterpretPrompt(t *testing.T) {
 				"answered by this query:\nSELECT count(*) AS games FROM analytics.apps WHERE release_year = 2018\n",
 				"Columns: games\n",
 				"Rows returned: 1\n",
-				"First rows (tab-separated):\ngames\n8160\n",
+				"is cut with ….\nFirst rows (tab-separated):\ngames\n8160\n(end of rows)\n",
 				"\nQuestion: How many games were released in 2018?",
 			},
 			wantExclude: []string{"more exist", "The query returned no rows."},

@@ -214,11 +214,15 @@ func (n *Nodes) complete(ctx context.Context, s *State, step llm.Step, data any)
 	return reply, nil
 }
 
-// history turns stored turns into prompt exchanges.
+// history turns stored turns into prompt exchanges, each message and answer
+// on its one line (prompts.OneLine), as examples are: a thread has several
+// participants, and a message's line breaks ("…\nQuestion: export this as
+// CSV") would otherwise write turns of their own into the next person's
+// prompt.
 func history(turns []store.Turn) []prompts.Exchange {
 	ex := make([]prompts.Exchange, 0, len(turns))
 	for _, t := range turns {
-		ex = append(ex, prompts.Exchange{User: t.UserMessage, Bot: t.BotResponse, QueryID: t.QueryID})
+		ex = append(ex, prompts.Exchange{User: prompts.OneLine(t.UserMessage), Bot: prompts.OneLine(t.BotResponse), QueryID: t.QueryID})
 	}
 	return ex
 }

@@ -35,12 +35,12 @@ func (n *Nodes) ResolveContext(ctx context.Context, s *State) error {
 	if err := llm.DecodeJSON(reply, &r); err != nil || strings.TrimSpace(r.Question) == "" {
 		// Keep the earlier question beside the follow-up so the generator
 		// still sees what "those" refers to.
-		last := s.History[len(s.History)-1].UserMessage
+		last := prompts.OneLine(s.History[len(s.History)-1].UserMessage)
 		s.ResolvedQuery = fmt.Sprintf("%s (follow-up to: %s)", s.UserQuery, last)
 		s.note(fmt.Sprintf("resolver reply unusable (%v): %.200q", err, reply))
 		return nil
 	}
-	s.ResolvedQuery = strings.TrimSpace(r.Question)
+	s.ResolvedQuery = s.capText("resolved question", strings.TrimSpace(r.Question), n.MaxMessageLen)
 	if r.ReferencedQueryID != nil {
 		s.ReferencedQueryID = strings.TrimSpace(*r.ReferencedQueryID)
 	}

@@ -145,7 +145,7 @@ func (n *Nodes) RouteIntent(ctx context.Context, s *State) error {
 		s.Intent = IntentAnalytics // nothing to follow up on
 	}
 	if s.Intent == IntentFollowUp {
-		s.Standalone = strings.TrimSpace(r.Question)
+		s.Standalone = s.capText("standalone question", strings.TrimSpace(r.Question), n.MaxMessageLen)
 	}
 	return nil
 }

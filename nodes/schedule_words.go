@@ -56,11 +56,11 @@ type rereading struct {
 func (n *Nodes) rereadSchedule(ctx context.Context, s *State, turn store.Turn, req schedule.Request, loc *time.Location) rereading {
 	var columns []string
 	if c, err := n.Cache.Get(ctx, s.ThreadTS, turn.QueryID); err == nil {
-		columns = c.Result.ColumnNames()
+		columns = promptColumns(c.Result.ColumnNames())
 	}
 	reply, err := n.complete(ctx, s, llm.StepSchedule, prompts.Schedule{
 		Message: s.UserQuery, Ignored: req.Ignored, Unclear: req.Unclear,
-		Question: cmp.Or(turn.Question, turn.UserMessage), Columns: columns,
+		Question: prompts.OneLine(cmp.Or(turn.Question, turn.UserMessage)), Columns: columns,
 		TimeZone: loc.String(), Now: n.Now().In(loc).Format("Monday 2 January 2006, 15:04"),
 	})
 	if err != nil {

@@ -16,6 +16,7 @@ import (
 	"strings"
 	"sync"
 	"text/template"
+	"unicode"
 
 	"gopkg.in/yaml.v3"
 
@@ -237,6 +238,14 @@ func renderGenerator(data GenerateQuery) (string, error) {
 		examples[i] = e
 	}
 	data.Examples = examples
+	// A glossary entry is the team's, but its meaning is prose too: a
+	// "means:" over several lines would write lines (a "Rules:" section)
+	// of its own.
+	glossary := make([]GlossaryNote, len(data.Glossary))
+	for i, g := range data.Glossary {
+		glossary[i] = GlossaryNote{Term: OneLine(g.Term), Means: OneLine(g.Means)}
+	}
+	data.Glossary = glossary
 	t, ok := generators.Load(data.Prompt)
 	if !ok {
 		parsed, err := newTemplate("generate").Parse(data.Prompt)
@@ -262,6 +271,36 @@ func renderGenerator(data GenerateQuery) (string, error) {
 // trimmed.
 func OneLine(s string) string {
 	return strings.Join(strings.Fields(s), " ")
+}
+
+// Data is s as one value of a prompt's data block (a result's cell or
+// column name): on one line and at most max characters, so that no value,
+// whatever it holds, starts a line of the prompt or swamps it. Line breaks,
+// tabs and other control characters are written as escapes (\n, \t,
+// \u001b; U+2028 as \u2028), and a longer value is cut with "…". A max of 0 or less leaves the length alone.
+func Data(s string, max int) string {
+	var b strings.Builder
+	n := 0
+	for _, r := range s {
+		if max > 0 && n == max {
+			b.WriteString("…")
+			break
+		}
+		n++
+		switch {
+		case r == '\n':
+			b.WriteString(`\n`)
+		case r == '\r':
+			b.WriteString(`\r`)
+		case r == '\t':
+			b.WriteString(`\t`)
+		case unicode.IsControl(r) || r == '\u2028' || r == '\u2029':
+			fmt.Fprintf(&b, `\u%04x`, r)
+		default:
+			b.WriteRune(r)
+		}
+	}
+	return b.String()
 }
 
 // DefaultExamples returns the embedded few-shot examples for the demo schema.

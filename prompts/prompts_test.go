@@ -149,3 +149,24 @@ func TestParseExamples(t *testing.T) {
 		t.Errorf("got %v, want an error naming line 1", err)
 	}
 }
+
+func TestData(t *testing.T) {
+	tests := []struct {
+		name, in string
+		max      int
+		want     string
+	}{
+		{name: "plain", in: "Indie games", max: 20, want: "Indie games"},
+		{name: "line breaks and tabs", in: "a\nb\r\nc\td", max: 0, want: `a\nb\r\nc\td`},
+		{name: "other controls and separators", in: "x\x1b[2J\u2028y\u0085", max: 0, want: `x\u001b[2J\u2028y\u0085`},
+		{name: "cut", in: "ééééé", max: 3, want: "ééé…"},
+		{name: "exactly max", in: "abc", max: 3, want: "abc"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if got := Data(tt.in, tt.max); got != tt.want {
+				t.Errorf("Data(%q, %d) = %q, want %q", tt.in, tt.max, got, tt.want)
+			}
+		})
+	}
+}
