@@ -159,9 +159,13 @@ func (a *App) pressButton(ctx context.Context, p press) {
 	case r.Private() && p.private:
 		// Pressed on a message the presser alone sees: the reply goes in
 		// its place.
-		a.privately(ctx, p, a.reply(r))
+		if !a.privately(ctx, p, a.reply(r)) {
+			a.dedupe.forget(ctx, p.again)
+		}
 	case r.Private():
-		a.ephemeral(ctx, p.channel, p.threadTS, p.user, p.responseURL, a.reply(r))
+		if !a.ephemeral(ctx, p.channel, p.threadTS, p.user, p.responseURL, a.reply(r)) {
+			a.dedupe.forget(ctx, p.again)
+		}
 	default:
 		if err := a.send(ctx, p.channel, p.threadTS, "", a.reply(r)); err != nil {
 			a.log.ErrorContext(ctx, "press reply not delivered", "channel", p.channel, "action", p.action, "err", err)
@@ -226,14 +230,14 @@ func transient(err error) bool {
 
 // ephemeral shows m to one user in the thread. When Slack refuses (the bot
 // is not in the channel), the interaction's response URL still works.
-func (a *App) ephemeral(ctx context.Context, channel, threadTS, user, responseURL string, m blockkit.Message) {
+func (a *App) ephemeral(ctx context.Context, channel, threadTS, user, responseURL string, m blockkit.Message) (delivered bool) {
 	opts := []slack.MsgOption{slack.MsgOptionText(m.Text, false), slack.MsgOptionBlocks(m.Blocks...)}
 	if threadTS != "" {
 		opts = append(opts, slack.MsgOptionTS(threadTS))
 	}
 	_, err := a.api.PostEphemeralContext(ctx, channel, user, opts...)
 	if err == nil {
-		return
+		return true
 	}
 	if a.trustedResponseURL(responseURL) {
 		blocks := slack.Blocks{BlockSet: m.Blocks}
@@ -241,7 +245,9 @@ func (a *App) ephemeral(ctx context.Context, channel, threadTS, user, responseUR
 	}
 	if err != nil {
 		a.log.ErrorContext(ctx, "ephemeral message not delivered", "channel", channel, "user", user, "err", err)
+		return false
 	}
+	return true
 }
 
 // trustedResponseURL accepts response URLs on Slack's own HTTPS hosts (or

@@ -69,13 +69,18 @@ func (d *deduper) forget(ctx context.Context, key string) {
 // repeat reports whether the press key, received at at, repeats one
 // handled less than pressRepeat before it, by this process (kept in
 // memory) or another sharing the database. A press that is no repeat is
-// recorded as handled.
+// recorded as handled; a repeat is not, so the window runs from the last
+// press handled anywhere, and a press another process forgot (its reply
+// not delivered) is not held back by this one's memory of a repeat.
 func (d *deduper) repeat(ctx context.Context, key string, at time.Time) bool {
 	if last, ok := d.pressed.Get(key); ok && at.Sub(last) < pressRepeat {
 		return true
 	}
+	if d.firstPress != nil && !d.firstPress(ctx, key, at, pressRepeat) {
+		return true
+	}
 	d.pressed.Add(key, at)
-	return d.firstPress != nil && !d.firstPress(ctx, key, at, pressRepeat)
+	return false
 }
 
 // claim reports whether this process should handle the delivery key.

@@ -73,16 +73,16 @@ func privateReply(r *reply.Answer, dm bool) *reply.Answer {
 // privately shows m to the presser alone where they pressed: through the
 // press's response URL, which answers in the place of the message pressed
 // (its thread included), else as an ephemeral message.
-func (a *App) privately(ctx context.Context, p press, m blockkit.Message) {
+func (a *App) privately(ctx context.Context, p press, m blockkit.Message) (delivered bool) {
 	if a.trustedResponseURL(p.responseURL) {
 		blocks := slack.Blocks{BlockSet: m.Blocks}
 		err := slack.PostWebhookContext(ctx, p.responseURL, &slack.WebhookMessage{Text: m.Text, Blocks: &blocks, ResponseType: slack.ResponseTypeEphemeral})
 		if err == nil {
-			return
+			return true
 		}
 		a.log.WarnContext(ctx, "private reply through the response URL failed", "channel", p.channel, "err", err)
 	}
-	a.ephemeral(ctx, p.channel, p.threadTS, p.user, "", m)
+	return a.ephemeral(ctx, p.channel, p.threadTS, p.user, "", m)
 }
 
 // privateCSV sends the export of a private answer to the presser's direct
