@@ -204,7 +204,7 @@ func TestCLIDoctorHTTPTokenLength(t *testing.T) {
 	setUp(t, dbURL)
 	clearSlackEnv(t)
 	t.Setenv("ACCESS_FILE", "")
-	const short = "✗ HTTP_TOKEN needs a secret of at least 16 characters"
+	const short = "✗ serve would not start: HTTP_TOKEN needs a secret of at least 16 characters"
 	for _, tt := range []struct {
 		name, secret string
 		refused      bool
