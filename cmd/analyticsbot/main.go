@@ -115,10 +115,10 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 		fmt.Fprint(stderr, usage)
 		return fmt.Errorf("%w: unknown command %q", errUsage, name)
 	}
-	if len(args) > 1 && isHelpFlag(args[1]) || len(args) > 2 && !strings.HasPrefix(args[1], "-") && isHelpFlag(args[2]) {
+	if asksHelp(args[1:]) {
 		// `migrate --help` must print help, never migrate: the commands
 		// that take no arguments would otherwise run. So does a
-		// command's subcommand: `demo load --help`, `schedules list -h`.
+		// command's subcommand: `demo load --help`, `demo load defog -h`.
 		fmt.Fprint(stdout, commandUsage(name))
 		return nil
 	}
@@ -148,6 +148,21 @@ func isHelpFlag(arg string) bool {
 	switch arg {
 	case "-h", "-help", "--help":
 		return true
+	}
+	return false
+}
+
+// asksHelp reports whether a command's arguments ask for its help: a
+// help flag after nothing but words (its subcommands: `demo load defog
+// --help`), not after a flag, whose value it may be.
+func asksHelp(args []string) bool {
+	for _, a := range args {
+		if isHelpFlag(a) {
+			return true
+		}
+		if strings.HasPrefix(a, "-") {
+			return false
+		}
 	}
 	return false
 }

@@ -229,6 +229,13 @@ func TestCLISubcommandHelp(t *testing.T) {
 			}
 		}
 	}
+	// Deeper too: a subcommand's argument before the flag.
+	for _, args := range [][]string{{"demo", "load", "defog", "--help"}, {"demo", "load", "steam", "-h"}, {"schedules", "pause", "abc123", "--help"}} {
+		got := runCLI(t, "", args...)
+		if assert.NoError(t, got.err, "%v: stderr %s", args, got.stderr) {
+			assert.Equal(t, commandUsage(args[0]), got.stdout, "%v", args)
+		}
+	}
 }
 
 // README: LOG_LEVEL is DEBUG, INFO, WARN (or WARNING) or ERROR, in any
