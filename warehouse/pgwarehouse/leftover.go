@@ -22,11 +22,11 @@ import (
 // is taken for a left-over policy role of this database only when its
 // comment says it is one of this reader's (roleMark, which ApplyAccess
 // sets) and it is set up in this database: per-database settings, CONNECT,
-// or a privilege in the analytics schemas. A role made before the comment
-// was set (no comment at all) counts when it has the per-database settings
-// ApplyAccess gives its roles here (readerSettings), nothing but a login
-// among its attributes, and is not this database's own reader or one of
-// its roles.
+// or a privilege in the analytics schemas. A role without that comment is
+// never taken, whatever it looks like: another deployment's reader
+// (READER_ROLE=bi_staging beside bi) is made with the very settings and
+// attributes a policy role has, so a policy role made before roles were
+// marked, of a policy since removed, is left for the operator to drop.
 
 // roleMark starts the comment of every policy role ApplyAccess makes, the
 // policy's name following it.
@@ -46,8 +46,7 @@ func markRole(ctx context.Context, tx pgx.Tx, role, reader, policy string) error
 // Leftover is the role of a policy the access file no longer has.
 type Leftover struct {
 	Role string
-	// Policy is its policy's name, "" for a role made before roles were
-	// marked with it.
+	// Policy is its policy's name.
 	Policy string
 	// Login: it may still log in to this database.
 	Login bool
@@ -61,11 +60,7 @@ type Leftover struct {
 
 // String says it for the operator.
 func (l Leftover) String() string {
-	what := "the role of the policy " + l.Policy + ", which the access file no longer has"
-	if l.Policy == "" {
-		what = "a policy role of this database that no policy of the access file names"
-	}
-	return l.Role + ", " + what
+	return l.Role + ", the role of the policy " + l.Policy + ", which the access file no longer has"
 }
 
 // querier is what leftoverRoles reads with: a transaction.
@@ -79,7 +74,6 @@ func leftoverRoles(ctx context.Context, q querier, reader string, current, schem
 	reader = cmp.Or(reader, DefaultReaderRole)
 	rows, err := q.Query(ctx, `
 		SELECT r.rolname, coalesce(shobj_description(r.oid, 'pg_authid'), ''),
-			r.rolsuper OR r.rolcreatedb OR r.rolcreaterole OR r.rolreplication OR r.rolbypassrls,
 			r.rolcanlogin AND has_database_privilege(r.oid, current_database(), 'CONNECT'),
 			coalesce((SELECT array_agg(c.relname ORDER BY c.relname) FROM (
 				SELECT n.nspname || '.' || c.relname AS relname FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace
@@ -88,10 +82,7 @@ func leftoverRoles(ctx context.Context, q querier, reader string, current, schem
 			coalesce((SELECT array_agg(d.datname::text ORDER BY d.datname) FROM pg_database d
 				WHERE d.datname <> current_database() AND (
 				      EXISTS (SELECT 1 FROM pg_db_role_setting s WHERE s.setdatabase = d.oid AND s.setrole = r.oid)
-				   OR EXISTS (SELECT 1 FROM aclexplode(d.datacl) g WHERE g.grantee = r.oid))), '{}'),
-			current_database(),
-			EXISTS (SELECT 1 FROM pg_db_role_setting s JOIN pg_database d ON d.oid = s.setdatabase
-			        WHERE d.datname = current_database() AND s.setrole = r.oid AND s.setconfig @> $4::text[])
+				   OR EXISTS (SELECT 1 FROM aclexplode(d.datacl) g WHERE g.grantee = r.oid))), '{}')
 		FROM pg_roles r
 		WHERE starts_with(r.rolname, $1) AND r.rolname <> ALL($2)
 		  AND (EXISTS (SELECT 1 FROM pg_db_role_setting s JOIN pg_database d ON d.oid = s.setdatabase
@@ -104,27 +95,22 @@ func leftoverRoles(ctx context.Context, q querier, reader string, current, schem
 		               aclexplode(a.attacl) g WHERE n.nspname = ANY($3) AND g.grantee = r.oid)
 		    OR EXISTS (SELECT 1 FROM pg_proc p JOIN pg_namespace n ON n.oid = p.pronamespace, aclexplode(p.proacl) g
 		               WHERE n.nspname = ANY($3) AND g.grantee = r.oid))
-		ORDER BY 1`, reader+"_", append([]string{reader}, current...), schemas, restrictedSettings())
+		ORDER BY 1`, reader+"_", append([]string{reader}, current...), schemas)
 	if err != nil {
 		return nil, fmt.Errorf("look for left-over policy roles: %w", err)
 	}
 	var out []Leftover
 	var (
-		l               Leftover
-		comment, dbName string
-		privileged      bool
-		restricted      bool
+		l       Leftover
+		comment string
 	)
-	_, err = pgx.ForEachRow(rows, []any{&l.Role, &comment, &privileged, &l.Login, &l.Reads, &l.Elsewhere, &dbName, &restricted}, func() error {
-		mark := roleMark(reader)
-		switch {
-		case strings.HasPrefix(comment, mark):
-			l.Policy = strings.TrimPrefix(comment, mark)
-		case comment != "" || privileged || !restricted || !legacyPolicyRole(l.Role, reader, dbName):
-			return nil // another's: a role of another reader, or one made by hand
-		default:
-			l.Policy = ""
+	mark := roleMark(reader)
+	_, err = pgx.ForEachRow(rows, []any{&l.Role, &comment, &l.Login, &l.Reads, &l.Elsewhere}, func() error {
+		policy, ours := strings.CutPrefix(comment, mark)
+		if !ours {
+			return nil // another's: another reader, a role made by hand or before roles were marked
 		}
+		l.Policy = policy
 		out = append(out, l)
 		l = Leftover{}
 		return nil
@@ -133,28 +119,6 @@ func leftoverRoles(ctx context.Context, q querier, reader string, current, schem
 		return nil, fmt.Errorf("look for left-over policy roles: %w", err)
 	}
 	return out, nil
-}
-
-// restrictedSettings are readerSettings as pg_db_role_setting holds
-// them ("default_transaction_read_only=on").
-func restrictedSettings() []string {
-	out := make([]string, len(readerSettings))
-	for i, s := range readerSettings {
-		out[i] = s[0] + "=" + s[1]
-	}
-	return out
-}
-
-// legacyPolicyRole reports whether role, unmarked, may be a policy role of
-// reader made before roles were marked: not this database's own reader,
-// nor one of its policy roles when reader is another (the shared reader's
-// prefix, analyticsbot_reader_, starts every database's reader's).
-func legacyPolicyRole(role, reader, database string) bool {
-	own := readerRoleOf(database)
-	if role == own || role == DefaultReaderRole {
-		return false
-	}
-	return own == reader || !strings.HasPrefix(role, own+"_")
 }
 
 // LeftoverRoles lists, in a read-only transaction on pool, the roles of

@@ -22,8 +22,9 @@ import (
 // as it reads nothing more; a role something else depends on is kept
 // without its login. Roles of the same prefix that are not this
 // database's policy roles are left alone: another database's (marked for
-// its reader), one made by hand here. A role made before roles were
-// marked, with the settings apply gives its roles here, is retired too.
+// its reader), one made by hand here, another deployment's reader in this
+// database (READER_ROLE=<reader>_staging), and a policy role made before
+// roles were marked, which looks just like that reader.
 func TestApplyRetiresRemovedPolicies(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
@@ -69,6 +70,14 @@ policies:
     tables: ["acc.*"]`+everyone)
 	// Made before roles were marked: no comment.
 	storetest.SetupRoles(t, db, `COMMENT ON ROLE `+role("old")+` IS NULL`)
+	// Another deployment in this database, with a reader of its own.
+	staging := reader + "_staging"
+	require.NoError(t, pgwarehouse.EnsureReaderRole(ctx, db.Pool(), staging))
+	require.NoError(t, pgwarehouse.Grant(ctx, db.Pool(), staging, []string{"acc"}))
+	t.Cleanup(func() {
+		rid := pgx.Identifier{staging}.Sanitize()
+		_, _ = db.Pool().Exec(context.Background(), "DROP OWNED BY "+rid+"; DROP ROLE "+rid)
+	})
 	// Another database's policy role under this reader's prefix (its
 	// reader is reader_eu), and a role made by hand here.
 	apply(other, reader+"_eu", "policies:\n  - name: x\n    tables: [\"acc.*\"]\ndefault: x\n")
@@ -90,12 +99,11 @@ policies:
 	for _, l := range leftovers {
 		names = append(names, l.Role)
 	}
-	assert.ElementsMatch(t, []string{role("analysts"), role("everyone"), role("old"), role("pinned")}, names,
-		"with no policy, every policy role of this database is left over, and no other")
+	assert.ElementsMatch(t, []string{role("analysts"), role("everyone"), role("pinned")}, names,
+		"with no policy, every marked policy role of this database is left over, and no other")
 
 	applied := apply(db, reader, "policies:"+everyone)
 	assert.Contains(t, applied.Changes, role("analysts")+", the role of the policy analysts, which the access file no longer has: its grants taken away and the role dropped")
-	assert.Contains(t, applied.Changes, role("old")+", a policy role of this database that no policy of the access file names: its grants taken away and the role dropped")
 	assert.Contains(t, applied.Changes, role("pinned")+", the role of the policy pinned, which the access file no longer has: its grants here and its login taken away; "+
 		"kept, as something still depends on it (a grant outside acc, an object it owns): drop it by hand once you have checked (DROP OWNED BY \""+
 		role("pinned")+"\"; DROP ROLE \""+role("pinned")+"\")")
@@ -115,7 +123,8 @@ policies:
 		exists, login, reads bool
 	}{
 		{role("analysts"), false, false, false},
-		{role("old"), false, false, false},
+		{role("old"), true, true, true},
+		{staging, true, true, true},
 		{role("pinned"), true, false, false},
 		{role("everyone"), true, true, true},
 		{role("bi"), true, true, true},
