@@ -28,6 +28,7 @@ func TestFollowUpShowsOnlyEarlierQueriesTheAskerMayRead(t *testing.T) {
 	require.NoError(t, os.WriteFile(path, []byte(bottest.AccessFile("everyone")), 0o600))
 	const paid = "SELECT count(*) AS n FROM hr.salaries s JOIN hr.employees e USING (employee_id) WHERE e.email = ''ann@corp.test'' AND s.amount > 91000"
 	const own = "SELECT count(*) AS n FROM hr.employees WHERE country = ''DE''"
+	const corp = "SELECT count(*) AS n FROM hr.employees WHERE email LIKE ''%@corp.test''"
 	rules := `
   - step: classify
     match: '(?im)^Question: and since when'
@@ -35,6 +36,9 @@ func TestFollowUpShowsOnlyEarlierQueriesTheAskerMayRead(t *testing.T) {
   - step: generate_sql
     match: '(?im)^Question: how many are paid well'
     reply: '{"sql": "` + paid + `", "assumptions": [], "explanation": "x"}'
+  - step: generate_sql
+    match: '(?im)^Question: how many are at corp'
+    reply: '{"sql": "` + corp + `", "assumptions": [], "explanation": "x"}'
   - step: generate_sql
     match: '(?im)^Question: how many work in germany'
     reply: '{"sql": "` + own + `", "assumptions": [], "explanation": "x"}'
@@ -74,6 +78,13 @@ func TestFollowUpShowsOnlyEarlierQueriesTheAskerMayRead(t *testing.T) {
 	ask("UZED", mine, "How many work in Germany?")
 	ask("UZED", mine, "And since when?")
 	assert.Contains(t, lastGenerate(), "country = 'DE'", "UZED's own earlier query")
+
+	// An analyst's own query filtered by an address, which the analysts
+	// may filter by (masked), is theirs to build on.
+	analysts := bot.NewThreadID()
+	ask("UANA", analysts, "How many are at corp?")
+	ask("UANA", analysts, "And since when?")
+	assert.Contains(t, lastGenerate(), "LIKE '%@corp.test'", "UANA's own query, filtering by a column masked for them")
 
 	admins := bot.NewThreadID()
 	ask("UADMIN", admins, "How many are paid well?")

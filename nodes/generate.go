@@ -127,7 +127,7 @@ func (n *Nodes) GeneratorPrompt(ctx context.Context, s *State) (prompts.Generate
 		req := grounding.Request{Question: s.Question(), Budget: n.SchemaBudget, Matches: s.Matches,
 			Lexicon: n.Lexicon, Terms: s.SearchTerms, Listed: listed}
 		for _, t := range s.History {
-			if !t.Query.IsZero() && n.mayShowEarlier(ctx, t.Query.Text) {
+			if !t.Query.IsZero() && n.mayShowEarlier(ctx, s, t) {
 				req.Earlier = append(req.Earlier, t.Query.Text)
 			}
 		}
@@ -324,27 +324,38 @@ func (n *Nodes) earlierQuery(ctx context.Context, s *State) string {
 			continue
 		}
 		if s.ReferencedQueryID != "" && t.QueryID == s.ReferencedQueryID {
-			if !n.mayShowEarlier(ctx, t.Query.Text) {
+			if !n.mayShowEarlier(ctx, s, t) {
 				return ""
 			}
 			return t.Query.Text
 		}
-		if n.mayShowEarlier(ctx, t.Query.Text) {
+		if n.mayShowEarlier(ctx, s, t) {
 			latest = t.Query.Text
 		}
 	}
 	return latest
 }
 
-// mayShowEarlier reports whether an earlier query of the thread may be
-// shown to the generator for ctx's caller. In a thread several people ask
-// in, it may be another's, broader policy's: its tables, columns and the
-// values it names are data the caller may not read (Show SQL refuses it
-// them), and the generator's assumptions may repeat it. Under an access
-// policy it is held to what an example is (mayShowQuery); without one
-// everyone reads everything.
-func (n *Nodes) mayShowEarlier(ctx context.Context, query string) bool {
-	return warehouse.CallerOf(ctx).Access == nil || n.mayShowQuery(ctx, query)
+// mayShowEarlier reports whether the query of t, an earlier turn of s's
+// thread, may be shown to the generator for ctx's caller. In a thread
+// several people ask in, it may be another's, broader policy's: its
+// tables, columns and the values it names are data the caller may not
+// read (Show SQL refuses it them), and the generator's assumptions may
+// repeat it. Under an access policy another's is held to what an example
+// is (mayShowQuery); the caller's own, to what they may run now (a masked
+// column they filtered by is theirs to filter by), within the channel's
+// ceiling. Without a policy everyone reads everything.
+func (n *Nodes) mayShowEarlier(ctx context.Context, s *State, t store.Turn) bool {
+	c := warehouse.CallerOf(ctx)
+	switch {
+	case c.Access == nil:
+		return true
+	case t.UserID != s.UserID:
+		return n.mayShowQuery(ctx, t.Query.Text)
+	case warehouse.Permits(ctx, n.Warehouse, t.Query.Text) != nil:
+		return false
+	}
+	return c.Shared == nil || warehouse.Permits(warehouse.SharedCaller(ctx), n.Warehouse, t.Query.Text) == nil
 }
 
 func truncate(s string, n int) string {
