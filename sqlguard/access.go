@@ -93,11 +93,10 @@ type colRef struct {
 }
 
 // columnRef records a column reference: its last name, a star, or a
-// whole-row reference to a relation (a lone name).
+// whole-row reference to a relation (a lone name). A qualified name is
+// also a selection (fields.go): a column of the relation, or a function
+// called on its whole row.
 func (c *checker) columnRef(cr *pg_query.ColumnRef) {
-	if len(c.p.DeniedColumns)+len(c.p.MaskedColumns) == 0 {
-		return
-	}
 	fields := cr.GetFields()
 	if len(fields) == 0 {
 		return
@@ -110,31 +109,11 @@ func (c *checker) columnRef(cr *pg_query.ColumnRef) {
 	r := colRef{name: strings.ToLower(last.GetString_().GetSval()), lone: len(fields) == 1}
 	if len(fields) > 1 {
 		r.qualifier = strings.ToLower(fields[len(fields)-2].GetString_().GetSval())
+		c.sels = append(c.sels, selection{name: last.GetString_().GetSval(), of: r.qualifier})
 	}
-	c.addRef(r)
-}
-
-// fieldSelection records (x).f, a field taken from the value x names,
-// as reading f (and x as a column, when it is one), not x's whole row.
-// It reports false for any other indirection, which walk then walks as
-// usual: (x).*, x[1].
-func (c *checker) fieldSelection(ind *pg_query.A_Indirection) bool {
-	cr := ind.GetArg().GetColumnRef()
-	path := ind.GetIndirection()
-	if cr == nil || len(path) == 0 || path[0].GetString_() == nil || len(stringList(cr.GetFields())) != len(cr.GetFields()) {
-		return false
+	if len(c.p.DeniedColumns)+len(c.p.MaskedColumns) > 0 {
+		c.addRef(r)
 	}
-	if len(c.p.DeniedColumns)+len(c.p.MaskedColumns) == 0 {
-		return true
-	}
-	names := stringList(cr.GetFields())
-	r := colRef{name: strings.ToLower(names[len(names)-1])}
-	if len(names) > 1 {
-		r.qualifier = strings.ToLower(names[len(names)-2])
-	}
-	c.addRef(r)
-	c.addRef(colRef{name: strings.ToLower(path[0].GetString_().GetSval())})
-	return true
 }
 
 func (c *checker) addRef(r colRef) {
@@ -160,10 +139,11 @@ func (c *checker) usingColumns(j *pg_query.JoinExpr) {
 
 // wholeRow reports whether r reads the whole row of table, which its
 // columns may be qualified with aliases: r is one of those names alone,
-// or one of them qualifies a name that is not a column of table (a
-// function called on the row). Without table's columns in
-// Policy.Columns, the names of allowed functions and of the catalog's
-// record functions count as calls.
+// or one of them qualifies a name that is a column of no relation that
+// name denotes (a function called on the row; a join alias denotes each
+// relation joined). When a relation's columns are unknown (no
+// Policy.Columns, a derived table, a CTE), the names of allowed functions
+// and of the catalog's record functions count as calls.
 func (c *checker) wholeRow(r colRef, table string, aliases []string) bool {
 	if r.lone {
 		return slices.Contains(aliases, r.name)
@@ -171,8 +151,11 @@ func (c *checker) wholeRow(r colRef, table string, aliases []string) bool {
 	if r.qualifier == "" || !slices.Contains(aliases, r.qualifier) {
 		return false
 	}
-	if cols, ok := c.p.Columns[table]; ok {
-		return !slices.ContainsFunc(cols, func(col string) bool { return strings.ToLower(col) == r.name })
+	switch c.columnOf(r.qualifier, r.name) {
+	case isColumn:
+		return false
+	case notColumn:
+		return true
 	}
 	return allowed[r.name] || c.extra[r.name] || strings.HasPrefix(r.name, "record_") || r.name == "hstore"
 }

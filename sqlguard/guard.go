@@ -55,7 +55,8 @@ type Policy struct {
 	// star, the whole row of its table (c, a join alias j, c.to_json), a
 	// NATURAL JOIN with it or a column alias list renaming its table's
 	// columns is ClassColumns, a mistake the generator can fix by naming
-	// columns. A field of a row, (c).f, is the column f.
+	// columns. (c).f is c.f: the column f, or the function f on c's
+	// whole row when c has no column f (fields.go).
 	// Column names are not resolved to their tables: any column of that
 	// name in a statement reading the table is refused.
 	DeniedColumns []string
@@ -66,9 +67,11 @@ type Policy struct {
 	MaskedColumns []string
 	// Columns are the columns ("schema.table" → names) of relations with
 	// denied or masked columns, as the catalog shows them: with them,
-	// c.f where f is not a column of the relation c names is a function
-	// called on c's whole row (c.to_json, c.record_out). Without a
-	// relation's columns the names of functions count as such calls.
+	// c.f or (c).f where f is not a column of any relation c names is a
+	// function called on c's whole row (c.to_json, c.record_out), judged
+	// against the allowlist; their names are the fields (v).f may take
+	// from other values. Without a relation's columns the names of
+	// allowed functions count as such calls.
 	Columns map[string][]string
 	// Functions are extra function names to allow (lower case, unqualified),
 	// e.g. "similarity" from pg_trgm. They cannot allow a function of a

@@ -27,6 +27,11 @@ type checker struct {
 	joins   []*pg_query.Alias
 	refs    []colRef
 	stars   bool
+	// For every statement: what each name in FROM denotes, and the names
+	// taken from rows, x.f and (v).f, each a column, a field or a
+	// function call (fields.go).
+	rels map[string][]relation
+	sels []selection
 	// For Policy.MaskedColumns: how deep the walk is in a select list and
 	// in count(), and the path from the statement to the message being
 	// walked (masked.go).
@@ -53,6 +58,9 @@ func newChecker(sql string, p Policy) *checker {
 // run checks the statement rooted at sel (depth 1).
 func (c *checker) run(sel *pg_query.SelectStmt) *Rejection {
 	c.walk(sel.ProtoReflect(), 1)
+	if c.unsafe == nil {
+		c.calls()
+	}
 	if c.unsafe == nil {
 		if r := c.deniedColumn(); r != nil {
 			c.report(r)
@@ -113,10 +121,17 @@ func (c *checker) walk(m protoreflect.Message, depth int) {
 		c.typeName(n)
 	case *pg_query.RangeVar:
 		c.relation(n)
+		c.rangeVar(n)
+	case *pg_query.RangeSubselect:
+		if a := n.GetAlias().GetAliasname(); a != "" {
+			c.fromItem(a, relation{})
+		}
+	case *pg_query.RangeFunction:
+		c.rangeFunction(n)
 	case *pg_query.ColumnRef:
 		c.columnRef(n)
 	case *pg_query.A_Indirection:
-		if c.fieldSelection(n) {
+		if c.indirection(n) {
 			c.children(m, depth, "arg")
 			return
 		}
@@ -126,6 +141,7 @@ func (c *checker) walk(m protoreflect.Message, depth int) {
 			// The join's whole row, (j).col and j.col read the columns
 			// of the relations joined.
 			c.joins = append(c.joins, a)
+			c.joinColumns(a)
 			c.children(m, depth, "")
 			c.joins = c.joins[:len(c.joins)-1]
 			return

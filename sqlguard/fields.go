@@ -1,0 +1,232 @@
+package sqlguard
+
+import (
+	"cmp"
+	"slices"
+	"strings"
+
+	pg_query "github.com/pganalyze/pg_query_go/v5"
+)
+
+// Names taken from rows. In PostgreSQL x.f is the column f of the relation
+// x or, when x has none, the function f called on x's whole row
+// (c.to_json); (v).f is the field f of the row v or, when v has none, the
+// function f called on v, whatever v is: (0.1).pg_sleep sleeps and
+// (c).to_json is to_json(c). The walk records each such name (a
+// selection) and the relations each name in FROM denotes; once the
+// statement is walked, calls judges a name that is no column or field as
+// the function call it is, against the allowlist as a FuncCall is.
+
+// relation is what a name in FROM (an alias, a table's name, a join
+// alias) denotes: a table, whose columns are known when Policy.Columns has
+// them, or a derived table, CTE or function, whose columns are not.
+type relation struct {
+	cols  []string // lower case
+	known bool
+}
+
+// selection is a name taken from a row, as written (a function's name is
+// matched as FuncCall's is, a column's in lower case): of names the
+// relation (x in x.f or (x).f); value says the name may be taken from a value instead, as
+// in (v).f or (x).f where x may be a column.
+type selection struct {
+	name, of string
+	value    bool
+}
+
+// column is what columnOf knows of a name.
+type column int
+
+const (
+	unknownColumn column = iota
+	isColumn
+	notColumn
+)
+
+// fromItem records that name (in FROM) denotes r, as do the aliases of the
+// joins around it.
+func (c *checker) fromItem(name string, r relation) {
+	if c.rels == nil {
+		c.rels = map[string][]relation{}
+	}
+	c.rels[strings.ToLower(name)] = append(c.rels[strings.ToLower(name)], r)
+	for _, j := range c.joins {
+		c.rels[strings.ToLower(j.GetAliasname())] = append(c.rels[strings.ToLower(j.GetAliasname())], r)
+	}
+}
+
+// joinColumns records the columns a join alias's column alias list names
+// (AS j(x, y)): the join's and those of the joins around it.
+func (c *checker) joinColumns(a *pg_query.Alias) {
+	if len(a.GetColnames()) == 0 {
+		return
+	}
+	r := relation{known: true}
+	for _, n := range stringList(a.GetColnames()) {
+		r.cols = append(r.cols, strings.ToLower(n))
+	}
+	c.fromItem(a.GetAliasname(), r)
+}
+
+// rangeVar records the relation a table reference reads: a column alias
+// list (AS a(i, n)) adds its names to the table's columns.
+func (c *checker) rangeVar(rv *pg_query.RangeVar) {
+	name := cmp.Or(rv.GetAlias().GetAliasname(), rv.GetRelname())
+	r := relation{}
+	if rv.GetSchemaname() != "" || !c.isCTE(rv.GetRelname()) {
+		if cols, ok := c.p.Columns[c.resolve(rv.GetSchemaname(), rv.GetRelname())]; ok {
+			r = relation{known: true}
+			for _, col := range cols {
+				r.cols = append(r.cols, strings.ToLower(col))
+			}
+			for _, n := range stringList(rv.GetAlias().GetColnames()) {
+				r.cols = append(r.cols, strings.ToLower(n))
+			}
+		}
+	}
+	c.fromItem(name, r)
+}
+
+// rangeFunction records a function in FROM: named by its alias, or by
+// each function's name without one.
+func (c *checker) rangeFunction(f *pg_query.RangeFunction) {
+	if a := f.GetAlias().GetAliasname(); a != "" {
+		c.fromItem(a, relation{})
+		return
+	}
+	for _, item := range f.GetFunctions() {
+		for _, n := range item.GetList().GetItems() {
+			if fc := n.GetFuncCall(); fc != nil {
+				c.fromItem(lastName(fc.GetFuncname()), relation{})
+			}
+		}
+	}
+}
+
+// columnOf says whether name is a column of a relation that the name x
+// denotes: it is when it is one of any (a join alias's column may be any
+// joined relation's), it is not when every relation's columns are known
+// and none has it.
+func (c *checker) columnOf(x, name string) column {
+	rels := c.rels[x]
+	if len(rels) == 0 {
+		return unknownColumn
+	}
+	out := notColumn
+	for _, r := range rels {
+		switch {
+		case slices.Contains(r.cols, name):
+			return isColumn
+		case !r.known:
+			out = unknownColumn
+		}
+	}
+	return out
+}
+
+// maybeColumn reports whether the lone name x may be a column, which
+// PostgreSQL prefers to a relation of that name: x names no relation, or
+// some relation has a column x, or some relation's columns are unknown.
+func (c *checker) maybeColumn(x string) bool {
+	if len(c.rels[x]) == 0 {
+		return true
+	}
+	for _, rels := range c.rels {
+		for _, r := range rels {
+			if !r.known || slices.Contains(r.cols, x) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// indirection records the names (v).f.g takes: f from the row of x when
+// v is a lone name x (as x.f), and from a value otherwise; g and any name
+// after a subscript from a value. It reports whether v was a lone name,
+// which walk then leaves unwalked: (c).name reads c's column name, not
+// c's whole row.
+func (c *checker) indirection(ind *pg_query.A_Indirection) bool {
+	x, path := "", ind.GetIndirection()
+	if f := ind.GetArg().GetColumnRef().GetFields(); len(f) == 1 && f[0].GetString_() != nil && len(path) > 0 && path[0].GetString_() != nil {
+		x = strings.ToLower(f[0].GetString_().GetSval())
+	}
+	for i, p := range path {
+		s := p.GetString_()
+		if s == nil {
+			continue
+		}
+		name := strings.ToLower(s.GetSval())
+		if i > 0 || x == "" {
+			c.sels = append(c.sels, selection{name: s.GetSval(), value: true})
+			if len(c.p.DeniedColumns)+len(c.p.MaskedColumns) > 0 {
+				c.addRef(colRef{name: name})
+			}
+			continue
+		}
+		c.sels = append(c.sels, selection{name: s.GetSval(), of: x, value: true})
+		if len(c.p.DeniedColumns)+len(c.p.MaskedColumns) == 0 {
+			continue
+		}
+		// x is a column, whose value f is called on, or a relation
+		// whose column (or whole row) f is.
+		c.addRef(colRef{name: x})
+		if pos, ok := maskSafeFunctions[name]; len(c.p.MaskedColumns) > 0 && (!ok || pos > 0) {
+			c.refs[len(c.refs)-1].misuse = "the function " + name + "()"
+		}
+		r := colRef{name: name, qualifier: x}
+		r.shown = c.inTarget > 0 && c.inCount == 0
+		if len(c.p.MaskedColumns) > 0 {
+			r.misuse = c.maskedPlace()
+			if len(path) > 1 {
+				r.misuse = "that expression" // (x).f.g calls g(f) unless g is a field
+			}
+		}
+		c.refs = append(c.refs, r)
+	}
+	return x != ""
+}
+
+// calls judges each selection that is no column or field as the call it
+// is: a dangerous function is unsafe, as pg_sleep(1) is, any other must be
+// allowed. A name taken from a relation's row is a call when it is no
+// column of any relation that name denotes (with unknown columns, only a
+// function taking a whole row could be called, and the access rules
+// judge that row). A name taken from a value is a call unless it is a
+// field the guard knows of: a column of a relation in Policy.Columns, or
+// json_each's key and value.
+func (c *checker) calls() {
+	for _, s := range c.sels {
+		lower := strings.ToLower(s.name)
+		call := s.of != "" && c.columnOf(s.of, lower) == notColumn
+		if s.value && (s.of == "" || c.maybeColumn(s.of)) && !c.knownField(lower) {
+			call = true
+		}
+		if !call {
+			continue
+		}
+		if class, reason := deniedFunction(s.name, 1); class != "" {
+			c.report(reject(class, "%s", reason))
+			return
+		}
+		if !allowed[s.name] && !c.extra[s.name] {
+			c.report(reject(ClassFunction, "%s() is not an allowed function, and .%s calls it unless it names a column or field; "+
+				"write table.column for a column, or use standard aggregate, window, math, string, date/time, array or JSON functions", s.name, s.name))
+		}
+	}
+}
+
+// knownField reports whether name is a field a row value may have: a
+// column of a relation in Policy.Columns, or the key or value of a
+// json_each or jsonb_each row. No function is named key or value.
+func (c *checker) knownField(name string) bool {
+	if name == "key" || name == "value" {
+		return true
+	}
+	for _, cols := range c.p.Columns {
+		if slices.ContainsFunc(cols, func(col string) bool { return strings.ToLower(col) == name }) {
+			return true
+		}
+	}
+	return false
+}
