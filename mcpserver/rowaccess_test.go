@@ -32,6 +32,12 @@ func TestColumnsUnderOtherNamesThroughMCP(t *testing.T) {
 		// by the table's columns (pgwarehouse fills Policy.Columns).
 		{"UANA", "SELECT c.hash_record AS r FROM hr.employees c"},
 		{"UANA", "SELECT c.pg_column_size AS r FROM hr.employees c"},
+		// A function on a row in field notation, (c).f, is c.f.
+		{"UANA", "SELECT (c).to_json AS r FROM hr.employees c"},
+		{"UANA", "SELECT ((c)).to_json AS r FROM hr.employees c"},
+		{"UANA", "SELECT (c).hash_record AS r FROM hr.employees c"},
+		{"UANA", "SELECT (employees).to_json AS r FROM hr.employees"},
+		{"UANA", "SELECT (j).row_to_json AS r FROM " + employees},
 		{"UZED", "SELECT e FROM hr.employees AS c(i, n, e)"},
 		{"UZED", "SELECT (j).email FROM " + employees},
 		{"UZED", "SELECT a.n FROM analytics.apps AS a(i, n) ORDER BY 1 LIMIT 3"},
@@ -48,6 +54,25 @@ func TestColumnsUnderOtherNamesThroughMCP(t *testing.T) {
 			assert.NotContains(t, fmt.Sprint(a.Text, a.Rows), "@corp.test", "no address comes back")
 		})
 	}
+	// A function that is not on the allowlist is not called by field
+	// notation either: (0.1).pg_sleep is pg_sleep(0.1).
+	for _, sql := range []string{"SELECT (0.1).pg_sleep AS r", "SELECT (1).pg_advisory_lock AS r", "SELECT (a.app_id).pg_advisory_lock AS r FROM analytics.apps a"} {
+		t.Run("UANA "+sql, func(t *testing.T) {
+			t.Parallel()
+			cs := connect(t, b, Config{}, "UANA")
+			res, a := askAnswer(t, cs, "run_query", map[string]any{"query": sql})
+			assert.True(t, res.IsError, "refused: %s", a.Text)
+			assert.Equal(t, "unsafe_query", a.ErrorKind, a.Text)
+			assert.Empty(t, a.Rows)
+		})
+	}
+	t.Run("another joined table's column through a join alias", func(t *testing.T) {
+		t.Parallel()
+		cs := connect(t, b, Config{}, "UANA")
+		_, a := askAnswer(t, cs, "run_query", map[string]any{"query": "SELECT DISTINCT j.genre_id FROM (analytics.apps a JOIN analytics.app_genres g USING (app_id)) AS j ORDER BY 1 LIMIT 2"})
+		assert.Empty(t, a.ErrorKind, a.Text)
+		assert.Len(t, a.Rows, 2)
+	})
 	t.Run("a field that may be read", func(t *testing.T) {
 		t.Parallel()
 		cs := connect(t, b, Config{}, "UANA")
