@@ -79,38 +79,25 @@ func (b *Backend) view(cat *warehouse.Catalog, access warehouse.Access) *policyV
 	filtered := warehouse.Filter(cat, access)
 	p := GuardPolicy(b.cfg.Schemas, tableNames(filtered), 0)
 	p.Forbidden, p.DeniedColumns, p.MaskedColumns = warehouse.Outside(cat, access)
-	p.Columns = columnsOf(cat, p.DeniedColumns, p.MaskedColumns)
+	p.Columns = columnsOf(cat)
 	v := &policyView{from: cat, catalog: filtered, access: access, guard: p}
 	b.views[access.Policy()] = v
 	return v
 }
 
-// columnsOf are the columns of cat's relations (tables and partitions)
-// that have a column in one of lists ("schema.table.column"), keyed
-// "schema.table": with them the guard tells c.email, a column, from
-// c.to_json or c.hash_record, a function called on c's whole row
-// (sqlguard.Policy.Columns).
-func columnsOf(cat *warehouse.Catalog, lists ...[]string) map[string][]string {
-	want := map[string]bool{}
-	for _, l := range lists {
-		for _, c := range l {
-			if i := strings.LastIndexByte(c, '.'); i > 0 {
-				want[c[:i]] = true
-			}
-		}
-	}
-	if len(want) == 0 {
-		return nil
-	}
-	out := make(map[string][]string, len(want))
+// columnsOf are the columns of cat's relations (tables and partitions),
+// keyed "schema.table", as the guard reads them (sqlguard.Policy.Columns):
+// with them it tells c.email, a column, from c.to_json or (c).hash_record,
+// a function called on c's whole row, and (c).name, a column, from a
+// function on a value.
+func columnsOf(cat *warehouse.Catalog) map[string][]string {
+	out := make(map[string][]string, len(cat.Tables)+len(cat.Partitions))
 	for _, t := range append(cat.Tables[:len(cat.Tables):len(cat.Tables)], cat.Partitions...) {
-		key := t.Schema + "." + t.Name
-		if !want[key] {
-			continue
+		cols := make([]string, len(t.Columns))
+		for i, c := range t.Columns {
+			cols[i] = c.Name
 		}
-		for _, c := range t.Columns {
-			out[key] = append(out[key], c.Name)
-		}
+		out[t.Schema+"."+t.Name] = cols
 	}
 	return out
 }
@@ -123,7 +110,9 @@ func (b *Backend) whole(cat *warehouse.Catalog) *policyView {
 	if v := b.all; v != nil && v.from == cat {
 		return v
 	}
-	b.all = &policyView{from: cat, catalog: cat, guard: GuardPolicy(b.cfg.Schemas, tableNames(cat), 0)}
+	p := GuardPolicy(b.cfg.Schemas, tableNames(cat), 0)
+	p.Columns = columnsOf(cat)
+	b.all = &policyView{from: cat, catalog: cat, guard: p}
 	return b.all
 }
 
