@@ -68,6 +68,9 @@ func (e *Executor) stream(ctx context.Context, tx pgx.Tx, sg signed, sql string,
 			}
 		}
 		if err := w.WriteRow(row); err != nil {
+			// Canceled before the deferred rows.Close, which would
+			// otherwise read every remaining row only to drop it.
+			cancel()
 			return st, err
 		}
 		st.Rows++

@@ -3,7 +3,9 @@ package pgwarehouse_test
 import (
 	"bytes"
 	"context"
+	"errors"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -37,4 +39,33 @@ func TestExecutorExportCSV(t *testing.T) {
 
 	_, err = exec.ExportCSV(ctx, "DELETE FROM orders", &b, 3)
 	assert.Error(t, err, "the export runs under the same read-only protections")
+}
+
+// failingWriter fails every write, as a full disk does.
+type failingWriter struct{}
+
+func (failingWriter) Write([]byte) (int, error) { return 0, errors.New("no space left on device") }
+
+// An export whose file cannot be written stops the query at once: it does
+// not go on reading the rest of the result only to drop it (here the
+// second row would take an hour to come).
+func TestExportStopsOnAFailedWrite(t *testing.T) {
+	t.Parallel()
+	_, url := newAnalyticsDB(t)
+	exec := newExec(t, url, pgwarehouse.ExecConfig{StatementTimeout: time.Hour})
+	done := make(chan error, 1)
+	go func() {
+		// The first row is larger than the CSV writer's buffer, so its
+		// write reaches failingWriter; the rows before the slow one fill
+		// the server's send buffer, so the first arrives.
+		_, err := exec.ExportCSV(context.Background(), `SELECT g, repeat('x', 10000) AS pad,
+			pg_sleep(CASE WHEN g > 50 THEN 3600 ELSE 0 END) AS nap FROM generate_series(1, 100) g`, failingWriter{}, 1000)
+		done <- err
+	}()
+	select {
+	case err := <-done:
+		assert.ErrorContains(t, err, "no space left on device")
+	case <-time.After(time.Minute):
+		t.Fatal("the export went on reading the result after its write failed")
+	}
 }
