@@ -344,7 +344,7 @@ func newBot(cfg Config, db *store.DB, backend warehouse.Backend, log *slog.Logge
 	n := (&nodes.Nodes{
 		Model: model, DB: db, Warehouse: backend, Cache: telemetry.InstrumentCache(b.cache), Examples: examples,
 		Domain: cfg.Domain, Suggester: suggester{b}, MaxRetries: retries, MaxRows: cfg.MaxRows,
-		ExportMaxRows: cfg.ExportMaxRows, SchemaBudget: cfg.SchemaBudget, Links: links, Logger: log,
+		ExportMaxRows: cfg.ExportMaxRows, ExportMaxBytes: cfg.ExportMaxBytes, SchemaBudget: cfg.SchemaBudget, Links: links, Logger: log,
 		AskingBack:      nodes.AskBackMode(cfg.AskBack),
 		ResultFreshness: cfg.ResultFreshness, TimeZone: cfg.Location(), Lexicon: lex,
 	}).Defaults()

@@ -130,6 +130,9 @@ type Config struct {
 	ResultFreshness time.Duration `env:"RESULT_FRESHNESS" envDefault:"0"`
 	// ExportMaxRows caps a full CSV export of a result cut at MaxRows.
 	ExportMaxRows int `env:"EXPORT_MAX_ROWS" envDefault:"1000000"`
+	// ExportMaxBytes caps such an export's file (100 MiB): it ends with
+	// the last whole row that fits, and says it was cut.
+	ExportMaxBytes int64 `env:"EXPORT_MAX_BYTES" envDefault:"104857600"`
 	// DatabaseTimeout bounds each round trip to a database on the bot's
 	// side, its own and the reader's (pgpool.Tracer): waiting for a
 	// connection, a statement (the question's query, its EXPLAIN, an

@@ -34,6 +34,7 @@ func (c *Config) checkNumbers() []error {
 	}{
 		{"MAX_ROWS", int64(c.MaxRows), "a number of rows above 0, such as 1000"},
 		{"EXPORT_MAX_ROWS", int64(c.ExportMaxRows), "a number of rows above 0, such as 1000000"},
+		{"EXPORT_MAX_BYTES", c.ExportMaxBytes, "a number of bytes above 0, such as 104857600"},
 		{"SCHEMA_BUDGET_TOKENS", int64(c.SchemaBudget), "a number of tokens above 0, such as 3000"},
 		{"CACHE_PER_THREAD", int64(c.CachePerThread), "a number of results above 0, such as 10"},
 		{"CACHE_LRU_SIZE", int64(c.CacheLRUSize), "a number of results above 0, such as 256"},

@@ -80,6 +80,15 @@ type AskOption func(*askConfig)
 type askConfig struct {
 	progress Progress
 	text     func(chunk string)
+	// exportBytes lowers EXPORT_MAX_BYTES for this call; 0 leaves it.
+	exportBytes int64
+}
+
+// WithExportMaxBytes has an Export CSV stop its file at max bytes when that
+// is below EXPORT_MAX_BYTES, cut as EXPORT_MAX_BYTES cuts it (an MCP
+// reply, which carries the file, at MCP_MAX_BYTES).
+func WithExportMaxBytes(max int64) AskOption {
+	return func(c *askConfig) { c.exportBytes = max }
 }
 
 // WithProgress has p follow the answer's steps. A nil p is ignored.
@@ -101,6 +110,9 @@ func runOptions(ctx context.Context, opts []AskOption) (context.Context, []workf
 	var c askConfig
 	for _, o := range opts {
 		o(&c)
+	}
+	if c.exportBytes > 0 {
+		ctx = nodes.WithExportMaxBytes(ctx, c.exportBytes)
 	}
 	if text := c.text; text != nil {
 		ctx = llm.WithStream(ctx, func(step llm.Step, chunk string) {

@@ -196,7 +196,9 @@ func (s *Server) exportCSV(ctx context.Context, req *mcp.CallToolRequest, in exp
 	m.ThreadID = in.ThreadID
 	var res *mcp.CallToolResult
 	err = s.limited(ctx, "export_csv", func(ctx context.Context) error {
-		r, err := s.bot.Press(ctx, m, s.exportAction(), in.QueryID)
+		// The file is cut where it would no longer fit in the reply,
+		// not written whole to be refused.
+		r, err := s.bot.Press(ctx, m, s.exportAction(), in.QueryID, bot.WithExportMaxBytes(int64(s.cfg.MaxBytes)))
 		switch {
 		case errors.Is(err, bot.ErrNoThread):
 			return tell("no thread %q of yours: give the thread_id of an answer you were given", in.ThreadID)

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"regexp"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -225,6 +226,13 @@ func TestRowLimits(t *testing.T) {
 	ex := call(t, connect(t, b, Config{MaxBytes: 1600}, DefaultUser), "export_csv", map[string]any{"thread_id": a.ThreadID, "query_id": a.QueryID})
 	assert.True(t, ex.IsError)
 	assert.Contains(t, text(ex), "MCP_MAX_BYTES", "an export larger than the bound is refused, saying which")
+	// The file stopped at MCP_MAX_BYTES while it was written, not written
+	// whole to be refused; only its JSON escapes take it past the bound.
+	m := regexp.MustCompile(`a CSV of (\d+) bytes`).FindStringSubmatch(text(ex))
+	require.NotNil(t, m, "%s", text(ex))
+	size, err := strconv.Atoi(m[1])
+	require.NoError(t, err)
+	assert.LessOrEqual(t, size, 1600)
 }
 
 // At the boundary: MCP_MAX_BYTES is exactly the size of the result with

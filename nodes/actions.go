@@ -60,8 +60,14 @@ func (n *Nodes) ExportCSV(ctx context.Context, s *State) error {
 	} else {
 		s.Result = cached.Result
 		var b bytes.Buffer
-		_ = warehouse.WriteCSV(&b, cached.Result) // writes to a bytes.Buffer do not fail
+		// Writes to a bytes.Buffer do not fail; the file may still be cut
+		// at its limit of bytes.
+		st, _ := warehouse.ExportResult(&b, cached.Result, n.exportMaxBytes(ctx))
 		s.CSVContent = b.Bytes()
+		if st.Full {
+			rows, s.CSVNote = st.Rows, exportNote(st)
+			limited = " " + s.CSVNote
+		}
 	}
 	s.CSVRows = rows
 	text := fmt.Sprintf("Here is the CSV of “%s”: %s.", s.CSVTitle, answer.Plural(rows, "row", "rows")) + limited
@@ -70,11 +76,13 @@ func (n *Nodes) ExportCSV(ctx context.Context, s *State) error {
 }
 
 // exportNote is what a CSV's message says of a file cut short (at
-// EXPORT_MAX_ROWS, or Cube's own query limit): how many rows it kept, of
-// how many when the backend counted them; "" for a whole one. Export CSV
-// and a CSV schedule's run say it in these words.
+// EXPORT_MAX_ROWS, EXPORT_MAX_BYTES, or Cube's own query limit): how many
+// rows it kept, of how many when the backend counted them; "" for a whole
+// one. Export CSV and a CSV schedule's run say it in these words.
 func exportNote(st warehouse.ExportStats) string {
 	switch {
+	case st.Full:
+		return "The export was limited to " + answer.Plural(st.Rows, "row", "rows") + ": the rest did not fit in the file's size limit."
 	case st.Truncated && st.Total > st.Rows:
 		// The backend counted the query's rows (Cube asked within its own
 		// query limit): say how many of how many.
@@ -119,9 +127,27 @@ func (n *Nodes) underPolicy(ctx context.Context, s *State, q warehouse.Query, re
 	return true
 }
 
+// exportBytesKey carries a caller's lower limit of an export's bytes.
+type exportBytesKey struct{}
+
+// WithExportMaxBytes has an export run with ctx stop at max bytes when
+// that is below ExportMaxBytes (an MCP call, which returns the file in
+// its reply, at MCP_MAX_BYTES).
+func WithExportMaxBytes(ctx context.Context, max int64) context.Context {
+	return context.WithValue(ctx, exportBytesKey{}, max)
+}
+
+// exportMaxBytes is the byte limit of an export run with ctx.
+func (n *Nodes) exportMaxBytes(ctx context.Context) int64 {
+	if max, ok := ctx.Value(exportBytesKey{}).(int64); ok && max > 0 && max < n.ExportMaxBytes {
+		return max
+	}
+	return n.ExportMaxBytes
+}
+
 // exportFull runs the stored query again, checked as new, and streams up to
-// ExportMaxRows rows into a temporary file in ExportDir (s.CSVFile). It
-// records failures on s.
+// ExportMaxRows rows, within ExportMaxBytes, into a temporary file in
+// ExportDir (s.CSVFile). It records failures on s.
 func (n *Nodes) exportFull(ctx context.Context, s *State, q warehouse.Query) (warehouse.ExportStats, bool) {
 	if !n.ours(s, q) {
 		return warehouse.ExportStats{}, false
@@ -132,7 +158,7 @@ func (n *Nodes) exportFull(ctx context.Context, s *State, q warehouse.Query) (wa
 	}
 	start := time.Now()
 	w := bufio.NewWriterSize(f, 256<<10)
-	st, err := n.Warehouse.Export(ctx, q, w, n.ExportMaxRows)
+	st, err := n.Warehouse.Export(ctx, q, w, warehouse.ExportLimit{Rows: n.ExportMaxRows, Bytes: n.exportMaxBytes(ctx)})
 	s.DBTime += time.Since(start)
 	if err == nil {
 		err = w.Flush()

@@ -442,4 +442,16 @@ func TestExportCSVStreamsTheFullResult(t *testing.T) {
 	require.NoError(t, n.ExportCSV(ctx, &capped))
 	t.Cleanup(capped.RemoveCSVFile)
 	assert.Equal(t, "Here is the CSV of “list the genres”: 5 rows. The export was limited to 5 rows.", capped.ResponseText)
+
+	// EXPORT_MAX_BYTES: the file ends with the last whole row that fits,
+	// and says so as a cut by rows does.
+	n.ExportMaxRows, n.ExportMaxBytes = 1000, int64(len(strings.Join(strings.SplitAfter(want.String(), "\n")[:4], "")))
+	full := State{UserQuery: "[button] export_csv", ThreadTS: thread, Intent: IntentExportCSV, ReferencedQueryID: ask.QueryID}
+	require.NoError(t, n.ExportCSV(ctx, &full))
+	t.Cleanup(full.RemoveCSVFile)
+	r, size, err = full.OpenCSV()
+	require.NoError(t, err)
+	require.NoError(t, r.Close())
+	assert.Equal(t, n.ExportMaxBytes, size, "a header and 3 rows: exactly the limit")
+	assert.Equal(t, "Here is the CSV of “list the genres”: 3 rows. The export was limited to 3 rows: the rest did not fit in the file's size limit.", full.ResponseText)
 }

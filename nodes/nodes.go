@@ -138,6 +138,10 @@ type Nodes struct {
 	// at MaxRows, Export CSV runs its SQL again and streams up to this many
 	// rows to a file (default 1,000,000).
 	ExportMaxRows int
+	// ExportMaxBytes caps such a file's size (default 100 MiB): the
+	// export ends with the last whole row that fits, and says so as a cut
+	// one does.
+	ExportMaxBytes int64
 	// ExportDir is where such an export's file is written: the process's
 	// own directory (package scratch, which bot opens), so that a process
 	// killed mid-export leaves nothing another process cannot tell it may
@@ -174,6 +178,9 @@ func (n *Nodes) Defaults() *Nodes {
 	}
 	if n.ExportMaxRows == 0 {
 		n.ExportMaxRows = 1_000_000
+	}
+	if n.ExportMaxBytes == 0 {
+		n.ExportMaxBytes = 100 << 20
 	}
 	if n.MaxMessageLen == 0 {
 		n.MaxMessageLen = 4000

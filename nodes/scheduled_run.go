@@ -185,8 +185,11 @@ func (n *Nodes) scheduledCSV(ctx context.Context, s *State, r warehouse.Runnable
 	s.CSVFilename = slug(sch.Question) + "-" + n.Now().In(n.location(sch.TimeZone)).Format("2006-01-02") + ".csv"
 	if !res.Truncated {
 		var b bytes.Buffer
-		_ = warehouse.WriteCSV(&b, res) // writes to a bytes.Buffer do not fail
-		s.CSVContent, s.CSVRows = b.Bytes(), res.RowCount
+		st, _ := warehouse.ExportResult(&b, res, n.ExportMaxBytes) // writes to a bytes.Buffer do not fail
+		s.CSVContent, s.CSVRows = b.Bytes(), st.Rows
+		if s.CSVNote = exportNote(st); s.CSVNote != "" {
+			s.Answer += " " + s.CSVNote
+		}
 		return
 	}
 	st, ok := n.exportFull(ctx, s, r.Query)

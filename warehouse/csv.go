@@ -3,11 +3,17 @@ package warehouse
 import (
 	"bufio"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
+	"math"
 	"strconv"
 	"strings"
 )
+
+// ErrFull is WriteRow's refusal of a row that would take the file past
+// its byte limit (CSVWriter.Limit): the file ends with the rows before it.
+var ErrFull = errors.New("the CSV reached its byte limit")
 
 // CSVWriter writes results as CSV (RFC 4180) the way PostgreSQL's COPY …
 // CSV does: a NULL is an empty field, an empty string is a quoted empty
@@ -20,6 +26,12 @@ import (
 type CSVWriter struct {
 	w   *bufio.Writer
 	err error
+	// row is the line being written, kept until it is known to fit.
+	row []byte
+	// n counts the bytes written; max bounds them (Limit).
+	n, max int64
+	// over marks a row found longer than Room before it was all copied.
+	over bool
 	// text marks the columns of text (KindText), whose values may be
 	// formulas to a spreadsheet; an interval, money or bytea never is.
 	text []bool
@@ -27,8 +39,20 @@ type CSVWriter struct {
 
 // NewCSVWriter returns a CSVWriter writing to w. Call Flush when done.
 func NewCSVWriter(w io.Writer) *CSVWriter {
-	return &CSVWriter{w: bufio.NewWriter(w)}
+	return &CSVWriter{w: bufio.NewWriter(w), max: math.MaxInt64}
 }
+
+// Limit caps the bytes c writes at max (0: no cap): a row that would pass
+// it is refused with ErrFull, so the file always ends with a whole row.
+func (c *CSVWriter) Limit(max int64) {
+	if max > 0 {
+		c.max = max
+	}
+}
+
+// Room is how many more bytes c may write: a value longer than that cannot
+// be written, and need not be read.
+func (c *CSVWriter) Room() int64 { return c.max - c.n }
 
 // WriteHeader writes the columns' names, and keeps which columns hold
 // text for WriteRow.
@@ -79,31 +103,61 @@ func (c *CSVWriter) Flush() error {
 	return c.err
 }
 
+// field adds a field to the row being written; it stops adding once the
+// row is longer than Room, which end then refuses.
 func (c *CSVWriter) field(i int, text string, null bool) {
-	if c.err != nil {
+	if c.err != nil || c.over {
+		return
+	}
+	if int64(len(c.row))+int64(len(text)) >= c.Room() {
+		c.over = true // a value that cannot fit is not copied
 		return
 	}
 	if i > 0 {
-		c.w.WriteByte(',')
+		c.row = append(c.row, ',')
 	}
 	switch {
 	case null:
 	case needsQuotes(text):
-		c.w.WriteByte('"')
-		c.w.WriteString(strings.ReplaceAll(text, `"`, `""`))
-		c.w.WriteByte('"')
+		// Quotes doubled piece by piece, not in a copy of the value.
+		c.row = append(c.row, '"')
+		for {
+			q := strings.IndexByte(text, '"')
+			if q < 0 {
+				break
+			}
+			if int64(len(c.row)) > c.Room() {
+				c.over = true
+				return
+			}
+			c.row = append(append(c.row, text[:q+1]...), '"')
+			text = text[q+1:]
+		}
+		c.row = append(append(c.row, text...), '"')
 	default:
-		c.w.WriteString(text)
+		c.row = append(c.row, text...)
 	}
 }
 
+// end writes the row, when it fits in Room.
 func (c *CSVWriter) end() error {
 	if c.err != nil {
 		return c.err
 	}
-	if err := c.w.WriteByte('\n'); err != nil {
+	c.row = append(c.row, '\n')
+	defer func() {
+		if cap(c.row) > 64<<10 {
+			c.row = nil // not kept after a huge value
+		}
+		c.row, c.over = c.row[:0], false
+	}()
+	if c.over || int64(len(c.row)) > c.Room() {
+		return ErrFull
+	}
+	if _, err := c.w.Write(c.row); err != nil {
 		c.err = fmt.Errorf("write CSV: %w", err)
 	}
+	c.n += int64(len(c.row))
 	return c.err
 }
 
@@ -122,16 +176,33 @@ func needsQuotes(s string) bool {
 
 // WriteCSV writes a whole result as CSV: the header, then every row.
 func WriteCSV(w io.Writer, r Result) error {
+	_, err := ExportResult(w, r, 0)
+	return err
+}
+
+// ExportResult writes a result as CSV, as an export of it within maxBytes
+// (0: no cap): the rows that fit, the file Full when one did not. Rows and
+// Truncated count the rows written.
+func ExportResult(w io.Writer, r Result, maxBytes int64) (ExportStats, error) {
 	c := NewCSVWriter(w)
-	if err := c.WriteHeader(r.Columns); err != nil {
-		return err
-	}
+	c.Limit(maxBytes)
+	st := ExportStats{Truncated: r.Truncated}
+	err := c.WriteHeader(r.Columns)
 	for _, row := range r.Rows {
-		if err := c.WriteRow(row); err != nil {
-			return err
+		if err != nil {
+			break
+		}
+		if err = c.WriteRow(row); err == nil {
+			st.Rows++
 		}
 	}
-	return c.Flush()
+	if errors.Is(err, ErrFull) {
+		st.Truncated, st.Full, err = true, true, nil
+	}
+	if err != nil {
+		return st, err
+	}
+	return st, c.Flush()
 }
 
 // Text formats a result value as text, as a CSV export writes it: numbers

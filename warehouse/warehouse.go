@@ -37,10 +37,10 @@ type Backend interface {
 	Check(ctx context.Context, text string, limit int) (Runnable, error)
 	// Run runs a checked query.
 	Run(ctx context.Context, q Runnable) (Result, error)
-	// Export checks q as Check does and streams its rows, up to limit, to w
-	// as CSV (see NewCSVWriter) as they arrive: every row of an answer
+	// Export checks q as Check does and streams its rows, within limit, to
+	// w as CSV (see NewCSVWriter) as they arrive: every row of an answer
 	// whose result was cut.
-	Export(ctx context.Context, q Query, w io.Writer, limit int) (ExportStats, error)
+	Export(ctx context.Context, q Query, w io.Writer, limit ExportLimit) (ExportStats, error)
 	// Values lists up to limit distinct non-null values of a column of the
 	// catalog as text, in order, with how many rows hold them when the
 	// backend can say in the same read; for a caller (CallerOf) with an
@@ -168,12 +168,25 @@ func (r Runnable) Dataset(b Backend) (id, key string) {
 	return DatasetOf(b, r.Query)
 }
 
+// ExportLimit bounds an export.
+type ExportLimit struct {
+	// Rows caps the data rows; 0 is the backend's own cap.
+	Rows int
+	// Bytes caps the file's size (CSVWriter.Limit); 0 is none. The file
+	// ends with the last whole row that fits: a value larger than what is
+	// left ends it too.
+	Bytes int64
+}
+
 // ExportStats describes an export.
 type ExportStats struct {
 	// Rows is the number of data rows written.
 	Rows int
-	// Truncated reports that the query had more rows than the export's limit.
+	// Truncated reports that the query had more rows than the export's
+	// limit, or that the rest did not fit in its bytes (Full).
 	Truncated bool
+	// Full reports that the export stopped at its limit of bytes.
+	Full bool
 	// Total is how many rows the query has (up to its own limit) when the
 	// backend counted them, such as Cube asked again within its own query
 	// limit; 0 when it did not.

@@ -36,12 +36,13 @@ func (g guardOff) Check(_ context.Context, text string, _ int) (warehouse.Runnab
 func (guardOff) Permits(context.Context, string) error { return nil }
 
 // Export runs q unchecked and writes its rows as CSV.
-func (g guardOff) Export(ctx context.Context, q warehouse.Query, w io.Writer, _ int) (warehouse.ExportStats, error) {
+func (g guardOff) Export(ctx context.Context, q warehouse.Query, w io.Writer, limit warehouse.ExportLimit) (warehouse.ExportStats, error) {
 	res, err := g.Run(ctx, warehouse.Runnable{Query: q, Statement: q.Text})
 	if err != nil {
 		return warehouse.ExportStats{}, err
 	}
-	return warehouse.ExportStats{Rows: len(res.Rows)}, warehouse.WriteCSV(w, res)
+	res.Truncated = false
+	return warehouse.ExportResult(w, res, limit.Bytes)
 }
 
 // StartWithoutGuard connects a bot with cfg whose access file's policies

@@ -321,7 +321,8 @@ func forCaller(ctx context.Context) context.Context {
 // query itself names, else for up to limit (at most ExportLimit); a Cube
 // whose own query limit is lower is asked again within it (load), and the
 // stats then say how many rows the query has (Total), as Cube counted them.
-func (b *Backend) Export(ctx context.Context, q warehouse.Query, w io.Writer, limit int) (warehouse.ExportStats, error) {
+func (b *Backend) Export(ctx context.Context, q warehouse.Query, w io.Writer, within warehouse.ExportLimit) (warehouse.ExportStats, error) {
+	limit := within.Rows
 	if limit <= 0 || limit > ExportLimit {
 		limit = ExportLimit
 	}
@@ -347,10 +348,12 @@ func (b *Backend) Export(ctx context.Context, q warehouse.Query, w io.Writer, li
 	if res.counted {
 		r, total = res.within(want, capped)
 	}
-	if err := warehouse.WriteCSV(w, r); err != nil {
+	st, err := warehouse.ExportResult(w, r, within.Bytes)
+	if err != nil {
 		return warehouse.ExportStats{}, err
 	}
-	return warehouse.ExportStats{Rows: r.RowCount, Truncated: r.Truncated, Total: total}, nil
+	st.Total = total
+	return st, nil
 }
 
 // Values implements warehouse.Backend: the dimension grouped by itself,

@@ -133,7 +133,7 @@ func TestLimitCapOrAnswer(t *testing.T) {
 			assert.Equal(t, r, again, "checking the stored query again gives the same run")
 
 			var csv bytes.Buffer
-			st, err := b.Export(ctx, r.Query, &csv, 1_000_000)
+			st, err := b.Export(ctx, r.Query, &csv, warehouse.ExportLimit{Rows: 1_000_000})
 			require.NoError(t, err)
 			assert.Equal(t, warehouse.ExportStats{Rows: tt.wantExport}, st, "an export asks for every row")
 			assert.Equal(t, tt.wantExport+1, strings.Count(csv.String(), "\n"), "header and rows")

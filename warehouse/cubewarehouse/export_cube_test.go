@@ -74,7 +74,7 @@ func TestExportCutByRealCube(t *testing.T) {
 			var csv bytes.Buffer
 			q := warehouse.Query{Backend: cubewarehouse.Name,
 				Text: `{"dimensions": ["` + tt.cube + `.n"], "order": {"` + tt.cube + `.n": "asc"}}`}
-			st, err := b.Export(context.Background(), q, &csv, 0)
+			st, err := b.Export(context.Background(), q, &csv, warehouse.ExportLimit{})
 			require.NoError(t, err, "Cube's log:\n%s", srv.Log())
 			assert.Equal(t, tt.want, st)
 			lines := strings.Split(strings.TrimSuffix(csv.String(), "\n"), "\n")

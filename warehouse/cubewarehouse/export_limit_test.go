@@ -32,7 +32,7 @@ func TestExportAsksForAtMost10000Rows(t *testing.T) {
 			t.Parallel()
 			fc := &fakeCube{names: 20_000}
 			var csv bytes.Buffer
-			st, err := New(fc, Config{}).Export(context.Background(), warehouse.Query{Backend: Name, Text: `{"dimensions": ["Apps.name"]}`}, &csv, tt.limit)
+			st, err := New(fc, Config{}).Export(context.Background(), warehouse.Query{Backend: Name, Text: `{"dimensions": ["Apps.name"]}`}, &csv, warehouse.ExportLimit{Rows: tt.limit})
 			require.NoError(t, err)
 			require.Len(t, fc.loaded, 1, "one query to Cube")
 			assert.Equal(t, tt.wantLoadLimit, fc.loaded[0].Limit, "the rows asked of Cube")
@@ -50,7 +50,7 @@ func TestExportCountsOnlyAfterARefusal(t *testing.T) {
 	t.Parallel()
 	fc := &fakeCube{names: 20_000, queryLimit: 5_000}
 	var csv bytes.Buffer
-	st, err := New(fc, Config{}).Export(context.Background(), warehouse.Query{Backend: Name, Text: `{"dimensions": ["Apps.name"]}`}, &csv, 0)
+	st, err := New(fc, Config{}).Export(context.Background(), warehouse.Query{Backend: Name, Text: `{"dimensions": ["Apps.name"]}`}, &csv, warehouse.ExportLimit{})
 	require.NoError(t, err)
 	require.Len(t, fc.loaded, 2, "the refused query, then one within Cube's limit")
 	assert.Equal(t, []int{10_001, 0}, []int{fc.loaded[0].Limit, fc.loaded[1].Limit}, "the limits asked")
@@ -64,7 +64,7 @@ func TestExportCountsOnlyAfterARefusal(t *testing.T) {
 func TestQueryLimitRefusalIsNoOutage(t *testing.T) {
 	t.Parallel()
 	fc := &fakeCube{refuseAll: true}
-	_, err := New(fc, Config{}).Export(context.Background(), warehouse.Query{Backend: Name, Text: `{"dimensions": ["Apps.name"]}`}, &bytes.Buffer{}, 0)
+	_, err := New(fc, Config{}).Export(context.Background(), warehouse.Query{Backend: Name, Text: `{"dimensions": ["Apps.name"]}`}, &bytes.Buffer{}, warehouse.ExportLimit{})
 	require.Error(t, err)
 	assert.Equal(t, warehouse.Invalid, warehouse.KindOf(err), "got %v", err)
 	var we *warehouse.Error

@@ -39,7 +39,7 @@ func startNumbers(t *testing.T, queryLimit string) *cubewarehouse.Backend {
 func exported(t *testing.T, b *cubewarehouse.Backend, text string) (warehouse.ExportStats, []string) {
 	t.Helper()
 	var csv bytes.Buffer
-	st, err := b.Export(context.Background(), warehouse.Query{Backend: cubewarehouse.Name, Text: text}, &csv, 0)
+	st, err := b.Export(context.Background(), warehouse.Query{Backend: cubewarehouse.Name, Text: text}, &csv, warehouse.ExportLimit{})
 	require.NoError(t, err)
 	return st, strings.Split(strings.TrimSuffix(csv.String(), "\n"), "\n")
 }

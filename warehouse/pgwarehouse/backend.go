@@ -348,11 +348,11 @@ func (b *Backend) qualify(ctx context.Context, err error) error {
 
 // Export implements warehouse.Backend: the query through the guard with a
 // LIMIT of limit+1, streamed.
-func (b *Backend) Export(ctx context.Context, q warehouse.Query, w io.Writer, limit int) (warehouse.ExportStats, error) {
-	if limit <= 0 {
-		limit = b.cfg.MaxRows
+func (b *Backend) Export(ctx context.Context, q warehouse.Query, w io.Writer, limit warehouse.ExportLimit) (warehouse.ExportStats, error) {
+	if limit.Rows <= 0 {
+		limit.Rows = b.cfg.MaxRows
 	}
-	g, err := b.guard(ctx, q.Text, limit)
+	g, err := b.guard(ctx, q.Text, limit.Rows)
 	if err != nil {
 		return warehouse.ExportStats{}, err
 	}

@@ -2,6 +2,7 @@ package pgwarehouse
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 
@@ -11,15 +12,17 @@ import (
 )
 
 // ExportCSV runs sql like Query, under the same read-only protections, and
-// streams its rows to w as CSV (a header, then at most maxRows rows) as
-// they arrive, so an export of millions of rows needs no more memory than
-// one row. Values are written as warehouse.Text formats them, the same as an
-// export of a cached result.
-func (e *Executor) ExportCSV(ctx context.Context, sql string, w io.Writer, maxRows int) (warehouse.ExportStats, error) {
+// streams its rows to w as CSV (a header, then at most limit.Rows rows,
+// within limit.Bytes) as they arrive, so an export of millions of rows
+// needs no more memory than one row. Values are written as warehouse.Text
+// formats them, the same as an export of a cached result.
+func (e *Executor) ExportCSV(ctx context.Context, sql string, w io.Writer, limit warehouse.ExportLimit) (warehouse.ExportStats, error) {
 	var st warehouse.ExportStats
 	err := e.inReadOnlyTx(ctx, sql, func(tx pgx.Tx, sg signed) error {
+		c := warehouse.NewCSVWriter(w)
+		c.Limit(limit.Bytes)
 		var err error
-		st, err = e.stream(ctx, tx, sg, sql, warehouse.NewCSVWriter(w), maxRows)
+		st, err = e.stream(ctx, tx, sg, sql, c, limit.Rows)
 		return err
 	})
 	if err != nil {
@@ -61,13 +64,22 @@ func (e *Executor) stream(ctx context.Context, tx pgx.Tx, sg signed, sql string,
 			cancel()
 			break
 		}
-		for i, b := range rows.RawValues() {
-			row[i] = nil
-			if b != nil {
-				row[i] = decoders[i](string(b))
+		err := fits(rows.RawValues(), w.Room())
+		if err == nil {
+			for i, b := range rows.RawValues() {
+				row[i] = nil
+				if b != nil {
+					row[i] = decoders[i](string(b))
+				}
 			}
+			err = w.WriteRow(row)
 		}
-		if err := w.WriteRow(row); err != nil {
+		if errors.Is(err, warehouse.ErrFull) {
+			st.Truncated, st.Full = true, true
+			cancel()
+			break
+		}
+		if err != nil {
 			// Canceled before the deferred rows.Close, which would
 			// otherwise read every remaining row only to drop it.
 			cancel()
@@ -80,4 +92,17 @@ func (e *Executor) stream(ctx context.Context, tx pgx.Tx, sg signed, sql string,
 		return st, err
 	}
 	return st, w.Flush()
+}
+
+// fits refuses, with warehouse.ErrFull, a row whose values as Postgres
+// sent them are already longer than room: they are not copied to be
+// written only to be dropped.
+func fits(raw [][]byte, room int64) error {
+	var n int64
+	for _, b := range raw {
+		if n += int64(len(b)); n > room {
+			return warehouse.ErrFull
+		}
+	}
+	return nil
 }

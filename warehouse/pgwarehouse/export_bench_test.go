@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/analyticsbot/analyticsbot/warehouse"
 	"github.com/analyticsbot/analyticsbot/warehouse/pgwarehouse"
 )
 
@@ -41,7 +42,7 @@ func BenchmarkExportCSVMillionRows(b *testing.B) {
 			b.Fatal(err)
 		}
 		w := bufio.NewWriterSize(f, 256<<10)
-		st, err := exec.ExportCSV(ctx, sql, w, rows)
+		st, err := exec.ExportCSV(ctx, sql, w, warehouse.ExportLimit{Rows: rows})
 		if err == nil {
 			err = w.Flush()
 		}

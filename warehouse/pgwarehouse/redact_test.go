@@ -90,7 +90,7 @@ func TestErrorsHoldNoData(t *testing.T) {
 			}
 
 			var csv bytes.Buffer
-			_, err = exec.ExportCSV(ctx, tt.sql, &csv, 10)
+			_, err = exec.ExportCSV(ctx, tt.sql, &csv, warehouse.ExportLimit{Rows: 10})
 			require.Error(t, err)
 			assertNoData(t, err)
 		})

@@ -147,7 +147,7 @@ func TestValuesStayExact(t *testing.T) {
 
 			// Exported: the header, then the one field.
 			var csv bytes.Buffer
-			_, err = exec.ExportCSV(ctx, tt.sql, &csv, 10)
+			_, err = exec.ExportCSV(ctx, tt.sql, &csv, warehouse.ExportLimit{Rows: 10})
 			require.NoError(t, err)
 			_, line, _ := strings.Cut(csv.String(), "\n")
 			assert.Equal(t, tt.wantCSV+"\n", line, "CSV field of %s", tt.sql)

@@ -144,17 +144,26 @@ func testExport(t *testing.T, h Harness) {
 	r, res := checkAndRun(t, h, h.All, 0)
 	var want, got bytes.Buffer
 	require.NoError(t, warehouse.WriteCSV(&want, res))
-	st, err := b.Export(ctx, r.Query, &got, 100)
+	st, err := b.Export(ctx, r.Query, &got, warehouse.ExportLimit{Rows: 100})
 	require.NoError(t, err)
 	assert.Equal(t, warehouse.ExportStats{Rows: len(FixtureRows())}, st)
 	assert.Equal(t, want.String(), got.String(), "an export writes what the result holds")
 	assert.Contains(t, got.String(), "\n3,\"\",0,true\n4,,5.25,\n", "an empty name is \"\", a NULL nothing")
 
 	got.Reset()
-	st, err = b.Export(ctx, r.Query, &got, 2)
+	st, err = b.Export(ctx, r.Query, &got, warehouse.ExportLimit{Rows: 2})
 	require.NoError(t, err)
 	assert.Equal(t, warehouse.ExportStats{Rows: 2, Truncated: true}, st)
 	assert.Equal(t, 3, strings.Count(got.String(), "\n"), "a header and two rows")
+
+	// A limit of bytes ends the file with the last whole row that fits.
+	lines := strings.SplitAfter(want.String(), "\n")
+	head := strings.Join(lines[:3], "")
+	got.Reset()
+	st, err = b.Export(ctx, r.Query, &got, warehouse.ExportLimit{Rows: 100, Bytes: int64(len(head) + 1)})
+	require.NoError(t, err)
+	assert.Equal(t, warehouse.ExportStats{Rows: 2, Truncated: true, Full: true}, st)
+	assert.Equal(t, head, got.String(), "a header and the two rows that fit")
 }
 
 // testValues checks that the distinct values of a column are listed in

@@ -259,8 +259,8 @@ func boolRank(b bool) int {
 }
 
 // Export implements warehouse.Backend.
-func (m *Memory) Export(ctx context.Context, q warehouse.Query, w io.Writer, limit int) (warehouse.ExportStats, error) {
-	r, err := m.Check(ctx, q.Text, limit)
+func (m *Memory) Export(ctx context.Context, q warehouse.Query, w io.Writer, limit warehouse.ExportLimit) (warehouse.ExportStats, error) {
+	r, err := m.Check(ctx, q.Text, limit.Rows)
 	if err != nil {
 		return warehouse.ExportStats{}, err
 	}
@@ -268,10 +268,7 @@ func (m *Memory) Export(ctx context.Context, q warehouse.Query, w io.Writer, lim
 	if err != nil {
 		return warehouse.ExportStats{}, err
 	}
-	if err := warehouse.WriteCSV(w, res); err != nil {
-		return warehouse.ExportStats{}, err
-	}
-	return warehouse.ExportStats{Rows: res.RowCount, Truncated: res.Truncated}, nil
+	return warehouse.ExportResult(w, res, limit.Bytes)
 }
 
 // Values implements warehouse.Backend, counting the rows that hold the
