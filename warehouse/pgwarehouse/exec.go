@@ -27,6 +27,13 @@ const (
 	DefaultLockTimeout      = 2 * time.Second
 	// readerPoolSize bounds the executor's own connections.
 	readerPoolSize = 8
+	// largeRow is the size of a row past which its connection is closed
+	// after the read instead of going back to the pool: the driver reads a
+	// row whole into a buffer that stays with the connection, so 8 pooled
+	// connections that once read a 200 MB cell held 1.5 GB while idle.
+	largeRow = 1 << 20
+	// readerIdleTime closes a reader connection left idle this long.
+	readerIdleTime = 5 * time.Minute
 )
 
 // ExecConfig configures an Executor. Zero fields take the defaults.
@@ -199,6 +206,8 @@ func (e *Executor) poolConfig() (*pgxpool.Config, error) {
 	}
 	cfg.MaxConns = readerPoolSize
 	cfg.MinConns = 0
+	cfg.MaxConnIdleTime = readerIdleTime
+	cfg.MaxConnLifetime = 30 * time.Minute
 	cfg.ConnConfig.RuntimeParams["application_name"] = "analyticsbot-reader"
 	// No prepared statements: DISCARD ALL after each query would drop them
 	// under pgx's statement cache.
@@ -294,11 +303,19 @@ func (e *Executor) inReadOnlyTx(ctx context.Context, sql string, fn func(pgx.Tx,
 		if err := br.Close(); err != nil {
 			return err
 		}
-		sg := signed{b: &pgx.Batch{}}
+		sg := signed{b: &pgx.Batch{}, large: new(bool)}
 		sg.signs = e.queueIdentity(sg.b, identityMessage{pid, xact, caller.UserID, email, caller.ChannelID})
+		err := fn(tx, sg)
+		if *sg.large {
+			// Closed here, release drops it from the pool with the
+			// buffer the large row grew.
+			cctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), cleanTimeout)
+			_ = conn.Conn().Close(cctx)
+			cancel()
+		}
 		// Whatever reads the error next (the generator's retry, the
 		// query log) gets it without the data PostgreSQL quoted in it.
-		return redact(fn(tx, sg), sql, namesOf(ctx))
+		return redact(err, sql, namesOf(ctx))
 	})
 }
 
@@ -459,11 +476,14 @@ func (e *Executor) read(ctx context.Context, tx pgx.Tx, sg signed, sql string, l
 			break
 		}
 		raw := rows.RawValues()
+		rowSize := 0
 		for _, b := range raw {
-			size += len(b)
+			rowSize += len(b)
 		}
-		if size > e.cfg.MaxBytes {
+		*sg.large = *sg.large || rowSize > largeRow
+		if size += rowSize; size > e.cfg.MaxBytes {
 			res.Truncated, res.LimitedBy = true, warehouse.LimitBytes
+			*sg.large = true
 			cancel()
 			break
 		}

@@ -4,7 +4,10 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
+	"runtime"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -262,4 +265,42 @@ func TestExecutorFixableErrors(t *testing.T) {
 			assert.Contains(t, err.Error(), tt.reason, "the reason the generator is given")
 		})
 	}
+}
+
+// A read of a row larger than the driver's usual buffer closes its
+// connection instead of pooling it: the driver keeps the buffer the row
+// grew with the connection, so idle connections that once read a large
+// cell held it all. Not parallel: it measures the process's heap.
+func TestLargeRowsAreNotKeptByThePool(t *testing.T) {
+	_, url := newAnalyticsDB(t)
+	exec := newExec(t, url, pgwarehouse.ExecConfig{})
+	ctx := context.Background()
+	heap := func() uint64 {
+		var m runtime.MemStats
+		// Twice: a buffer given back to a sync.Pool goes with the second.
+		runtime.GC()
+		runtime.GC()
+		runtime.ReadMemStats(&m)
+		return m.HeapAlloc
+	}
+	require.NoError(t, exec.Ping(ctx))
+	before := heap()
+	const cell, readers = 40 << 20, 4
+	var wg sync.WaitGroup
+	errs := make([]error, readers)
+	for i := range readers {
+		wg.Go(func() {
+			// Cut at MaxBytes (8 MiB), as a question's answer would be.
+			res, err := exec.Query(ctx, `SELECT repeat('x', 41943040) AS big`)
+			if err == nil && !res.Truncated {
+				err = fmt.Errorf("the result was not cut: %d rows", res.RowCount)
+			}
+			errs[i] = err
+		})
+	}
+	wg.Wait()
+	for _, err := range errs {
+		require.NoError(t, err)
+	}
+	assert.Less(t, heap(), before+cell, "the heap after %d reads of a %d-byte cell, all idle", readers, cell)
 }

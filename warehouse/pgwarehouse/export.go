@@ -64,7 +64,7 @@ func (e *Executor) stream(ctx context.Context, tx pgx.Tx, sg signed, sql string,
 			cancel()
 			break
 		}
-		err := fits(rows.RawValues(), w.Room())
+		err := fits(rows.RawValues(), w.Room(), sg.large)
 		if err == nil {
 			for i, b := range rows.RawValues() {
 				row[i] = nil
@@ -96,13 +96,15 @@ func (e *Executor) stream(ctx context.Context, tx pgx.Tx, sg signed, sql string,
 
 // fits refuses, with warehouse.ErrFull, a row whose values as Postgres
 // sent them are already longer than room: they are not copied to be
-// written only to be dropped.
-func fits(raw [][]byte, room int64) error {
+// written only to be dropped. It sets large for a row past largeRow.
+func fits(raw [][]byte, room int64, large *bool) error {
 	var n int64
 	for _, b := range raw {
-		if n += int64(len(b)); n > room {
-			return warehouse.ErrFull
-		}
+		n += int64(len(b))
+	}
+	*large = *large || n > largeRow
+	if n > room {
+		return warehouse.ErrFull
 	}
 	return nil
 }

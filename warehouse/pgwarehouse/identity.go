@@ -67,6 +67,9 @@ func (e *Executor) queueIdentity(b *pgx.Batch, m identityMessage) bool {
 type signed struct {
 	b     *pgx.Batch
 	signs bool
+	// large is set by a read that took a row larger than largeRow, or was
+	// cut at MaxBytes: its connection is closed, not pooled (inReadOnlyTx).
+	large *bool
 }
 
 // send queues sql and sends the batch in tx, and returns the results with
