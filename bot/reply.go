@@ -163,6 +163,7 @@ var causes = map[nodes.ErrorKind]Cause{
 	nodes.ErrDatabaseDown:      CauseUnavailable,
 	nodes.ErrWarehouseDown:     CauseUnavailable,
 	nodes.ErrWarehouseNoAnswer: CauseUnavailable,
+	nodes.ErrWarehouseBusy:     CauseUnavailable,
 	nodes.ErrWarehouseAuth:     CauseUnavailable,
 	nodes.ErrWarehouseDenied:   CauseUnavailable,
 }

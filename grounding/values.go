@@ -215,7 +215,7 @@ const downTables = 3
 // failing as a whole would: down, no answer, credentials refused.
 func wholeBackend(err error) bool {
 	switch warehouse.KindOf(err) {
-	case warehouse.Unavailable, warehouse.NoAnswer, warehouse.Unauthorized:
+	case warehouse.Unavailable, warehouse.NoAnswer, warehouse.Busy, warehouse.Unauthorized:
 		return true
 	}
 	return false

@@ -39,6 +39,7 @@ var warehouseKinds = map[warehouse.ErrorKind]ErrorKind{
 	warehouse.Timeout:      ErrQueryTimeout,
 	warehouse.Unavailable:  ErrWarehouseDown,
 	warehouse.NoAnswer:     ErrWarehouseNoAnswer,
+	warehouse.Busy:         ErrWarehouseBusy,
 	warehouse.Unauthorized: ErrWarehouseAuth,
 	warehouse.Denied:       ErrWarehouseDenied,
 	warehouse.Forbidden:    ErrAccessDenied,

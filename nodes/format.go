@@ -268,6 +268,8 @@ func (n *Nodes) errorText(ctx context.Context, s *State) (string, []string) {
 		return fmt.Sprintf("I can't reach %s right now. Please try again in a minute; if it keeps happening, tell whoever runs this bot.", d.Source), nil
 	case ErrWarehouseNoAnswer:
 		return fmt.Sprintf("%s did not answer in time, so I stopped waiting. Please try again in a minute; if it keeps happening, tell whoever runs this bot.", capitalize(d.Source)), nil
+	case ErrWarehouseBusy:
+		return "Too many queries are running right now; try again in a moment.", nil
 	case ErrWarehouseAuth:
 		return fmt.Sprintf("%s refused my credentials, so I can't answer from it. %s", capitalize(d.Source), d.AuthHint), nil
 	case ErrAccessDenied:

@@ -239,6 +239,7 @@ func TestHandleError(t *testing.T) {
 		{ErrInvalidQuery, `run query: ERROR: column "nme" does not exist (SQLSTATE 42703)`, 2, []string{"even after 3 attempts"}, true},
 		{ErrUnsafeQuery, "not_select: only SELECT statements (optionally WITH …) may run", 0, []string{"I can only read data"}, true},
 		{ErrQueryTimeout, "run query: query timed out: ERROR: canceling statement due to statement timeout (SQLSTATE 57014)", 0, []string{"took too long"}, false},
+		{ErrWarehouseBusy, "run query: busy: too many queries are running", 0, []string{"Too many queries are running right now; try again in a moment."}, false},
 		{ErrDatabaseDown, "recent turns: database unavailable: dial tcp 127.0.0.1:5432: connect: connection refused", 0, []string{"can't reach the database"}, false},
 		{ErrWarehouseDown, "describe schemas analytics: database unavailable: dial tcp 127.0.0.1:5432: connect: connection refused", 0, []string{"can't reach the database right now"}, false},
 		{ErrWarehouseAuth, `cannot log in as the reader role "analyticsbot_reader" (FATAL: password authentication failed)`, 0,

@@ -103,7 +103,10 @@ const (
 	// ErrWarehouseNoAnswer: the backend did not answer within the bot's
 	// deadline (DATABASE_TIMEOUT, warehouse.NoAnswer); never retried.
 	ErrWarehouseNoAnswer ErrorKind = "warehouse_no_answer"
-	ErrWarehouseAuth     ErrorKind = "warehouse_unauthorized"
+	// ErrWarehouseBusy: too many queries were running to start this one
+	// in time (warehouse.Busy); never retried.
+	ErrWarehouseBusy ErrorKind = "warehouse_busy"
+	ErrWarehouseAuth ErrorKind = "warehouse_unauthorized"
 	// ErrWarehouseDenied: the backend refused the bot's account something
 	// the query names (warehouse.Denied): a missing grant, never retried.
 	ErrWarehouseDenied ErrorKind = "warehouse_denied"

@@ -34,6 +34,8 @@ func failureWords(kind string, attempts int) string {
 		why = "the database could not be reached"
 	case nodes.ErrWarehouseNoAnswer:
 		why = "the database did not answer in time"
+	case nodes.ErrWarehouseBusy:
+		why = "too many queries were running at the time"
 	case nodes.ErrQueryTimeout:
 		why = "the query took too long"
 	case nodes.ErrInvalidQuery, nodes.ErrNoData:

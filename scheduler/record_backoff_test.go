@@ -47,6 +47,7 @@ func TestFailureWords(t *testing.T) {
 	for kind, want := range map[nodes.ErrorKind]string{
 		nodes.ErrWarehouseDown:     "the database could not be reached",
 		nodes.ErrWarehouseNoAnswer: "the database did not answer in time",
+		nodes.ErrWarehouseBusy:     "too many queries were running at the time",
 		nodes.ErrQueryTimeout:      "the query took too long",
 		nodes.ErrInvalidQuery:      "the query no longer runs on the data as it is now",
 		nodes.ErrWarehouseDenied:   "the data source would not let me read what it needs",

@@ -25,6 +25,10 @@ const (
 	// deadline (DATABASE_TIMEOUT), closing nothing: a hung connection, a
 	// proxy or network that stopped forwarding.
 	NoAnswer ErrorKind = "no_answer"
+	// Busy: every connection to the backend was in use for the whole
+	// wait, or the caller already has as many queries running as one
+	// person may (READER_PER_USER): the backend itself may be healthy.
+	Busy ErrorKind = "busy"
 	// Unauthorized: the backend refused the bot's credentials.
 	Unauthorized ErrorKind = "unauthorized"
 	// NoData: the catalog is empty, nothing can be answered yet.

@@ -25,6 +25,7 @@ const (
 	DefaultMaxRows          = 1000
 	DefaultMaxBytes         = 8 << 20
 	DefaultLockTimeout      = 2 * time.Second
+	DefaultPerUser          = readerPoolSize / 2
 	// readerPoolSize bounds the executor's own connections.
 	readerPoolSize = 8
 	// largeRow is the size of a row past which its connection is closed
@@ -61,6 +62,11 @@ type ExecConfig struct {
 	// MaxBytes caps the size of a result's values as Postgres sends them
 	// (default 8 MiB); a result cut there is Truncated with LimitedBy "bytes".
 	MaxBytes int
+	// PerUser caps the queries one caller (warehouse.Caller's user and
+	// address) runs at once on the executor's pool (default
+	// DefaultPerUser); one more waits, up to Timeout, then fails as
+	// warehouse.Busy.
+	PerUser int
 	// LockTimeout makes a statement that waits for a lock fail (default 2s).
 	LockTimeout time.Duration
 	// Timeout bounds each round trip on the client's side
@@ -91,6 +97,9 @@ func (c ExecConfig) withDefaults() ExecConfig {
 	}
 	if c.MaxBytes <= 0 {
 		c.MaxBytes = DefaultMaxBytes
+	}
+	if c.PerUser <= 0 {
+		c.PerUser = DefaultPerUser
 	}
 	if c.LockTimeout <= 0 {
 		c.LockTimeout = DefaultLockTimeout
@@ -128,12 +137,15 @@ type Executor struct {
 	mu     sync.Mutex
 	pool   *pgxpool.Pool // connected as cfg.Role; opened on first use
 	closed bool
+	// running counts each caller's queries, up to cfg.PerUser (callers.go).
+	running callers
 }
 
 // NewExecutor returns an Executor; zero fields of cfg take defaults. It
 // connects on first use.
 func NewExecutor(cfg ExecConfig) *Executor {
-	return &Executor{cfg: cfg.withDefaults()}
+	cfg = cfg.withDefaults()
+	return &Executor{cfg: cfg, running: newCallers(cfg.PerUser)}
 }
 
 // Config returns the configuration in effect, defaults filled in.
@@ -361,10 +373,19 @@ func (e *Executor) withConn(ctx context.Context, fn func(*pgxpool.Conn) error) (
 	if err != nil {
 		return err
 	}
+	done, err := e.running.start(ctx, warehouse.CallerOf(ctx), e.cfg.Timeout)
+	if err != nil {
+		return err
+	}
+	defer done()
 	conn, err := pool.Acquire(ctx)
 	if err != nil {
 		if pgpool.IsLoginError(err) {
 			return e.loginError(err)
+		}
+		if ctx.Err() == nil && pool.Stat().AcquiredConns() >= pool.Config().MaxConns {
+			// The database may be healthy: its connections were all in use.
+			return errTooBusy
 		}
 		return err
 	}

@@ -30,6 +30,10 @@ type Settings struct {
 	// MaxResultBytes caps the size of a result's values as Postgres sends
 	// them; 0 means DefaultMaxBytes.
 	MaxResultBytes int `env:"MAX_RESULT_BYTES" envDefault:"8388608"`
+	// ReaderPerUser caps the queries one person runs at once, below the
+	// reader's pool of 8 connections, so no one takes them all; 0 means
+	// DefaultPerUser.
+	ReaderPerUser int `env:"READER_PER_USER" envDefault:"4"`
 }
 
 // DefaultReader sets ReaderRole when READER_ROLE is not set: the user
@@ -66,6 +70,9 @@ func (s *Settings) Check() error {
 	if s.StatementTimeout < 0 {
 		errs = append(errs, fmt.Errorf("STATEMENT_TIMEOUT must be a duration above 0, such as 30s, got %s", s.StatementTimeout))
 	}
+	if s.ReaderPerUser < 0 || s.ReaderPerUser > readerPoolSize {
+		errs = append(errs, fmt.Errorf("READER_PER_USER must be a number of queries from 1 to %d, such as 4, got %d", readerPoolSize, s.ReaderPerUser))
+	}
 	if s.MaxResultBytes < 0 {
 		errs = append(errs, fmt.Errorf("MAX_RESULT_BYTES must be a number of bytes above 0, such as 8388608, got %d", s.MaxResultBytes))
 	}
@@ -84,5 +91,6 @@ func (s Settings) Exec(databaseURL string, maxRows int, timeout time.Duration) E
 	return ExecConfig{
 		DatabaseURL: databaseURL, URL: s.ReaderURL, Role: s.ReaderRole, Schemas: s.Schemas,
 		StatementTimeout: s.StatementTimeout, MaxRows: maxRows, MaxBytes: s.MaxResultBytes, Timeout: timeout,
+		PerUser: s.ReaderPerUser,
 	}
 }

@@ -20,13 +20,13 @@ func TestSettingsFromEnvironment(t *testing.T) {
 		want    pgwarehouse.Settings
 	}{
 		{"defaults", map[string]string{}, pgwarehouse.Settings{
-			Schemas: []string{"analytics"}, StatementTimeout: 30 * time.Second, MaxResultBytes: 8 << 20}},
+			Schemas: []string{"analytics"}, StatementTimeout: 30 * time.Second, MaxResultBytes: 8 << 20, ReaderPerUser: 4}},
 		{"every variable", map[string]string{
 			"ANALYTICS_SCHEMA": "sales, crm,,sales", "STATEMENT_TIMEOUT": "45s", "READER_ROLE": "bi_reader",
-			"READER_DATABASE_URL": "postgres://bi_reader:pw@db/shop", "MAX_RESULT_BYTES": "1024",
+			"READER_DATABASE_URL": "postgres://bi_reader:pw@db/shop", "MAX_RESULT_BYTES": "1024", "READER_PER_USER": "2",
 		}, pgwarehouse.Settings{
 			Schemas: []string{"sales", "crm"}, StatementTimeout: 45 * time.Second, ReaderRole: "bi_reader",
-			ReaderURL: "postgres://bi_reader:pw@db/shop", MaxResultBytes: 1024}},
+			ReaderURL: "postgres://bi_reader:pw@db/shop", MaxResultBytes: 1024, ReaderPerUser: 2}},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -51,6 +51,8 @@ func TestSettingsCheck(t *testing.T) {
 			[]string{"STATEMENT_TIMEOUT must be a duration above 0, such as 30s, got -1s"}},
 		{"negative byte cap", func(s *pgwarehouse.Settings) { s.MaxResultBytes = -1 },
 			[]string{"MAX_RESULT_BYTES must be a number of bytes above 0, such as 8388608, got -1"}},
+		{"more queries per person than the pool has", func(s *pgwarehouse.Settings) { s.ReaderPerUser = 9 },
+			[]string{"READER_PER_USER must be a number of queries from 1 to 8, such as 4, got 9"}},
 		{"reader URL that is no URL", func(s *pgwarehouse.Settings) { s.ReaderURL = "postgres://reader@db:notaport/shop" },
 			[]string{"READER_DATABASE_URL: "}},
 		{"every problem at once", func(s *pgwarehouse.Settings) { s.StatementTimeout, s.MaxResultBytes = -time.Minute, -2 },
@@ -106,9 +108,9 @@ func TestSettingsDefaultReader(t *testing.T) {
 func TestSettingsExec(t *testing.T) {
 	t.Parallel()
 	s := pgwarehouse.Settings{Schemas: []string{"sales"}, StatementTimeout: 5 * time.Second, ReaderRole: "bi",
-		ReaderURL: "postgres://bi@db/shop", MaxResultBytes: 100}
+		ReaderURL: "postgres://bi@db/shop", MaxResultBytes: 100, ReaderPerUser: 3}
 	got := s.Exec("postgres://postgres@db/shop", 20, 3*time.Second)
 	assert.Equal(t, pgwarehouse.ExecConfig{DatabaseURL: "postgres://postgres@db/shop", URL: "postgres://bi@db/shop", Role: "bi",
-		Schemas: []string{"sales"}, StatementTimeout: 5 * time.Second, MaxRows: 20, MaxBytes: 100, Timeout: 3 * time.Second}, got)
+		Schemas: []string{"sales"}, StatementTimeout: 5 * time.Second, MaxRows: 20, MaxBytes: 100, Timeout: 3 * time.Second, PerUser: 3}, got)
 	assert.Equal(t, 8*time.Second, got.StatementBound(), "a statement may take STATEMENT_TIMEOUT and a round trip")
 }
