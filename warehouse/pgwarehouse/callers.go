@@ -37,7 +37,12 @@ func newCallers(max int) callers {
 // the function that ends it; past wait it fails with errTooBusy. A
 // canceled ctx ends the wait with its error.
 func (c *callers) start(ctx context.Context, who warehouse.Caller, wait time.Duration) (func(), error) {
-	key := who.UserID + "\x00" + who.Email
+	// By the surface's id, which every path sets (a question, a press, a
+	// schedule run as its owner); some set the address too, some not.
+	key := who.UserID
+	if key == "" {
+		key = who.Email
+	}
 	c.mu.Lock()
 	s := c.slots[key]
 	if s == nil {

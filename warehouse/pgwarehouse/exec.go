@@ -62,8 +62,7 @@ type ExecConfig struct {
 	// MaxBytes caps the size of a result's values as Postgres sends them
 	// (default 8 MiB); a result cut there is Truncated with LimitedBy "bytes".
 	MaxBytes int
-	// PerUser caps the queries one caller (warehouse.Caller's user and
-	// address) runs at once on the executor's pool (default
+	// PerUser caps the queries one caller (warehouse.Caller's user) runs at once on the executor's pool (default
 	// DefaultPerUser); one more waits, up to Timeout, then fails as
 	// warehouse.Busy.
 	PerUser int
