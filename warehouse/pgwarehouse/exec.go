@@ -62,9 +62,9 @@ type ExecConfig struct {
 	// MaxBytes caps the size of a result's values as Postgres sends them
 	// (default 8 MiB); a result cut there is Truncated with LimitedBy "bytes".
 	MaxBytes int
-	// PerUser caps the queries one caller (warehouse.Caller's user) runs at once on the executor's pool (default
-	// DefaultPerUser); one more waits, up to Timeout, then fails as
-	// warehouse.Busy.
+	// PerUser caps the queries one caller (warehouse.Caller's user) runs
+	// at once on the executor's pool (default DefaultPerUser); one more
+	// waits, up to Timeout, then fails as warehouse.Busy.
 	PerUser int
 	// LockTimeout makes a statement that waits for a lock fail (default 2s).
 	LockTimeout time.Duration
