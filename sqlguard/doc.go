@@ -74,7 +74,8 @@
 //
 // A static check cannot see data or definitions, so the connection that
 // runs these statements must still be a read-only role in a read-only
-// transaction with statement_timeout, work_mem and temp_file_limit set,
+// transaction with statement_timeout and work_mem set (and temp_file_limit,
+// which only a superuser may set: pgwarehouse sets it when it can),
 // without EXECUTE on untrusted functions and with a fixed search_path. That
 // covers cost (a cross join of real tables, repeat('x', 1e9)), functions or
 // operators an extension or owner added under an allowlisted name,

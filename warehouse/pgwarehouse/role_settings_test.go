@@ -34,6 +34,10 @@ func TestReaderAndPolicyRolesAsDocumented(t *testing.T) {
 		StatementTimeout: 45 * time.Second}, rules.AllPolicies())
 	require.NoError(t, err)
 
-	t.Run("reader", func(t *testing.T) { storetest.AssertDocumentedRole(t, db, url, reader, "30s") })
-	t.Run("policy role", func(t *testing.T) { storetest.AssertDocumentedRole(t, db, url, applied.Roles["orders"], "45s") })
+	// Set up by a superuser, as here, both have a temp_file_limit too.
+	tempFiles := storetest.RoleSetting{Name: "temp_file_limit", Stored: "1GB", Shown: "1GB"}
+	t.Run("reader", func(t *testing.T) { storetest.AssertDocumentedRole(t, db, url, reader, "30s", tempFiles) })
+	t.Run("policy role", func(t *testing.T) {
+		storetest.AssertDocumentedRole(t, db, url, applied.Roles["orders"], "45s", tempFiles)
+	})
 }

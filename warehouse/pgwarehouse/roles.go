@@ -388,6 +388,37 @@ var readerSettings = [][2]string{
 	{"work_mem", "64MB"},
 }
 
+// readerTempFiles is the temp_file_limit of every role generated SQL runs
+// as: a sort or hash that spills past it fails instead of filling the
+// server's disk (work_mem bounds only its memory).
+const readerTempFiles = "1GB"
+
+// limitTempFiles sets role's temp_file_limit in the current database when
+// the role running the setup may: temp_file_limit is a superuser's
+// setting, which only a superuser (or, from PostgreSQL 15, a role granted
+// SET on it) may give a role. Otherwise the server's own limit holds
+// (docs/security.md).
+func limitTempFiles(ctx context.Context, tx pgx.Tx, role string) error {
+	var may bool
+	err := tx.QueryRow(ctx, `SELECT rolsuper FROM pg_roles WHERE rolname = current_user`).Scan(&may)
+	if err == nil && !may {
+		var version int
+		err = tx.QueryRow(ctx, `SELECT current_setting('server_version_num')::int`).Scan(&version)
+		if err == nil && version >= 150000 {
+			err = tx.QueryRow(ctx, `SELECT has_parameter_privilege('temp_file_limit', 'SET')`).Scan(&may)
+		}
+	}
+	if err != nil || !may {
+		return err
+	}
+	q := `DO $$ BEGIN EXECUTE format('ALTER ROLE %I IN DATABASE %I SET temp_file_limit = %L', ` + quoteLiteral(role) +
+		`, current_database(), ` + quoteLiteral(readerTempFiles) + `); END $$`
+	if _, err := tx.Exec(ctx, q); err != nil {
+		return fmt.Errorf("set temp_file_limit for %s: %w", role, err)
+	}
+	return nil
+}
+
 // EnsureReaderRole makes role what the migrations make the default reader
 // role: created if missing, able to log in and nothing more (no superuser,
 // createdb, createrole, replication, RLS bypass or inherited membership,
@@ -430,6 +461,9 @@ func restrictSessions(ctx context.Context, tx pgx.Tx, role string) error {
 		if _, err := tx.Exec(ctx, q); err != nil {
 			return fmt.Errorf("set %s for %s: %w", s[0], role, err)
 		}
+	}
+	if err := limitTempFiles(ctx, tx, role); err != nil {
+		return err
 	}
 	q := `DO $$ BEGIN EXECUTE format('GRANT CONNECT ON DATABASE %I TO %I', current_database(), ` + quoteLiteral(role) + `); END $$`
 	if _, err := tx.Exec(ctx, q); err != nil {
