@@ -157,11 +157,11 @@ func TestConfigBackendSettings(t *testing.T) {
 	t.Parallel()
 	var c bot.Config
 	require.NoError(t, env.ParseWithOptions(&c, env.Options{Environment: map[string]string{
-		"ANALYTICS_SCHEMA": "marts,finance", "STATEMENT_TIMEOUT": "45s", "READER_ROLE": "bi", "MAX_RESULT_BYTES": "1024",
+		"ANALYTICS_SCHEMA": "marts,finance", "STATEMENT_TIMEOUT": "45s", "READER_ROLE": "bi", "MAX_RESULT_BYTES": "1024", "READER_PER_USER": "2",
 		"CUBE_API_URL": "https://cube.internal", "CUBE_API_SECRET": "s3cret", "CUBE_TIMEOUT": "5s",
 	}}))
 	assert.Equal(t, pgwarehouse.Settings{Schemas: []string{"marts", "finance"}, StatementTimeout: 45 * time.Second,
-		ReaderRole: "bi", MaxResultBytes: 1024}, c.Postgres)
+		ReaderRole: "bi", MaxResultBytes: 1024, ReaderPerUser: 2}, c.Postgres)
 	assert.Equal(t, cubewarehouse.Settings{APIURL: "https://cube.internal", APISecret: "s3cret", Timeout: 5 * time.Second}, c.Cube)
 
 	c = bottest.Config(t, "", "")
