@@ -1,6 +1,8 @@
 package sqlguard
 
 import (
+	"strings"
+
 	pg_query "github.com/pganalyze/pg_query_go/v5"
 	"google.golang.org/protobuf/reflect/protoreflect"
 )
@@ -11,8 +13,9 @@ import (
 type checker struct {
 	sql     string
 	p       Policy
-	extra   map[string]bool   // Policy.Functions
-	scopes  []map[string]bool // CTE names visible at the current node
+	extra   map[string]bool     // Policy.Functions
+	scopes  []map[string]bool   // CTE names visible at the current node
+	ctes    map[string]relation // what each CTE name denotes (fields.go)
 	deepest int
 	unsafe  *Rejection
 	fixable *Rejection
@@ -124,7 +127,7 @@ func (c *checker) walk(m protoreflect.Message, depth int) {
 		c.rangeVar(n)
 	case *pg_query.RangeSubselect:
 		if a := n.GetAlias().GetAliasname(); a != "" {
-			c.fromItem(a, relation{})
+			c.fromItem(a, subselectRelation(n))
 		}
 	case *pg_query.RangeFunction:
 		c.rangeFunction(n)
@@ -229,8 +232,13 @@ func (c *checker) selectStmt(s *pg_query.SelectStmt, depth int) {
 func (c *checker) with(wc *pg_query.WithClause, owner *pg_query.SelectStmt, depth int) {
 	c.deepest = max(c.deepest, depth)
 	names := make([]string, 0, len(wc.GetCtes()))
+	if c.ctes == nil {
+		c.ctes = map[string]relation{}
+	}
 	for _, n := range wc.GetCtes() {
-		names = append(names, n.GetCommonTableExpr().GetCtename())
+		cte := n.GetCommonTableExpr()
+		names = append(names, cte.GetCtename())
+		c.ctes[strings.ToLower(cte.GetCtename())] = selectRelation(cte.GetCtequery().GetSelectStmt(), cte.GetAliascolnames())
 	}
 	for i, n := range wc.GetCtes() {
 		visible := names[:i]
