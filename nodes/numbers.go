@@ -15,7 +15,9 @@ import (
 // number appears there when a number there, rounded to 0, 1 or 2 decimals,
 // is the same number ("3.14" quotes 3.14159, "8,160" quotes 8160). A number
 // written with a scale ("9.9 million", "8.2k", "$1.5bn") is read with it
-// and rounded in it: "9.9 million" quotes 9,874,321 but not 8,160, nor 9.9.
+// and rounded in it, or found as its written digits (data kept in
+// millions, "12m" minutes): "9.9 million" quotes 9,874,321 or 9.9, not
+// 8,160.
 // Numbers up to 10 written without a scale pass: they are ranks and counts
 // of things the table shows ("the top 3"). Only int64, float64 and string
 // cells are read; arrays, booleans and NULLs hold no number here.
@@ -102,7 +104,10 @@ func (s *numberSearch) find(r warehouse.Result, context string) {
 // the figure's scale, and reports whether nothing is left to find.
 func (s *numberSearch) see(f float64) bool {
 	for i := 0; i < len(s.missing); {
-		if t := s.missing[i]; roundsTo(f/t.scale, t.written) {
+		// A scaled figure is found as its value ("9.9 million" in
+		// 9,874,321) or as its written digits (12.5 in a column of
+		// millions, "12m" minutes, "3k" of a cell of 3).
+		if t := s.missing[i]; roundsTo(f/t.scale, t.written) || t.scale != 1 && roundsTo(f, t.written) {
 			s.missing = slices.Delete(s.missing, i, i+1)
 		} else {
 			i++

