@@ -95,6 +95,11 @@ func newDefenceEnv(t *testing.T, cfg pgwarehouse.ExecConfig) *defenceEnv {
 	env.adminPID = env.admin.PgConn().PID()
 	_, err = env.admin.Exec(ctx, "LISTEN bot_events")
 	require.NoError(t, err)
+	if cfg.PerUser == 0 {
+		// The probes of every connection ask as one caller, which
+		// READER_PER_USER would otherwise hold to half the pool.
+		cfg.PerUser = readerConns
+	}
 	env.exec = newExec(t, url, cfg)
 	return env
 }

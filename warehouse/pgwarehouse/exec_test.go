@@ -232,7 +232,7 @@ func TestExecutorDefaults(t *testing.T) {
 	t.Parallel()
 	got := pgwarehouse.NewExecutor(pgwarehouse.ExecConfig{}).Config()
 	want := pgwarehouse.ExecConfig{Role: "analyticsbot_reader", Schemas: []string{"analytics"}, StatementTimeout: 30 * time.Second, MaxRows: 1000,
-		MaxBytes: 8 << 20, LockTimeout: 2 * time.Second, Timeout: 10 * time.Second}
+		MaxBytes: 8 << 20, PerUser: pgwarehouse.DefaultPerUser, LockTimeout: 2 * time.Second, Timeout: 10 * time.Second}
 	assert.Equal(t, want, got, "defaults")
 }
 
