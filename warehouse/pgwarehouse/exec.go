@@ -490,17 +490,19 @@ func (e *Executor) read(ctx context.Context, tx pgx.Tx, sg signed, sql string, l
 
 	size := 0
 	for rows.Next() {
-		if len(res.Rows) == limit {
-			res.Truncated, res.LimitedBy = true, warehouse.LimitRows
-			cancel()
-			break
-		}
+		// Measured before the row limit is: the row past it is in the
+		// driver's buffer all the same.
 		raw := rows.RawValues()
 		rowSize := 0
 		for _, b := range raw {
 			rowSize += len(b)
 		}
 		*sg.large = *sg.large || rowSize > largeRow
+		if len(res.Rows) == limit {
+			res.Truncated, res.LimitedBy = true, warehouse.LimitRows
+			cancel()
+			break
+		}
 		if size += rowSize; size > e.cfg.MaxBytes {
 			res.Truncated, res.LimitedBy = true, warehouse.LimitBytes
 			*sg.large = true

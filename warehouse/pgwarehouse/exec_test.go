@@ -284,23 +284,29 @@ func TestLargeRowsAreNotKeptByThePool(t *testing.T) {
 		return m.HeapAlloc
 	}
 	require.NoError(t, exec.Ping(ctx))
-	before := heap()
 	const cell, readers = 40 << 20, 4
-	var wg sync.WaitGroup
-	errs := make([]error, readers)
-	for i := range readers {
-		wg.Go(func() {
-			// Cut at MaxBytes (8 MiB), as a question's answer would be.
-			res, err := exec.Query(ctx, `SELECT repeat('x', 41943040) AS big`)
-			if err == nil && !res.Truncated {
-				err = fmt.Errorf("the result was not cut: %d rows", res.RowCount)
-			}
-			errs[i] = err
-		})
+	for _, tt := range []struct{ name, sql string }{
+		// Cut at MaxBytes (8 MiB), as a question's answer would be.
+		{"cut at its bytes", `SELECT repeat('x', 41943040) AS big`},
+		// Cut at MaxRows (1,000): the row past them is read all the same.
+		{"the row past the row limit", `SELECT CASE WHEN g <= 1000 THEN 'a' ELSE repeat('x', 41943040) END AS big FROM generate_series(1, 1001) g`},
+	} {
+		before := heap()
+		var wg sync.WaitGroup
+		errs := make([]error, readers)
+		for i := range readers {
+			wg.Go(func() {
+				res, err := exec.Query(ctx, tt.sql)
+				if err == nil && !res.Truncated {
+					err = fmt.Errorf("the result was not cut: %d rows", res.RowCount)
+				}
+				errs[i] = err
+			})
+		}
+		wg.Wait()
+		for _, err := range errs {
+			require.NoError(t, err, tt.name)
+		}
+		assert.Less(t, heap(), before+cell, "%s: the heap after %d reads of a %d-byte cell, all idle", tt.name, readers, cell)
 	}
-	wg.Wait()
-	for _, err := range errs {
-		require.NoError(t, err)
-	}
-	assert.Less(t, heap(), before+cell, "the heap after %d reads of a %d-byte cell, all idle", readers, cell)
 }

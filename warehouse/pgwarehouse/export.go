@@ -60,7 +60,10 @@ func (e *Executor) stream(ctx context.Context, tx pgx.Tx, sg signed, sql string,
 	row := make([]any, len(fields))
 	for rows.Next() {
 		if st.Rows == maxRows {
-			st.Truncated = true
+			// The query has no LIMIT of its own: rows still on their way
+			// when it is canceled are read, unmeasured, into the
+			// connection's buffer, so the connection is not pooled.
+			st.Truncated, *sg.large = true, true
 			cancel()
 			break
 		}

@@ -4,8 +4,11 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"fmt"
+	"io"
 	"runtime"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -104,4 +107,40 @@ func TestExportStopsAtItsBytes(t *testing.T) {
 	// PostgreSQL's driver reads the row whole (one copy, in its buffer);
 	// the text, and again with its quotes doubled, would be more.
 	assert.Less(t, after.TotalAlloc-before.TotalAlloc, uint64(cell+cell/2), "allocated for a cell of %d bytes", cell)
+}
+
+// An export cut at its rows reads the rows still on their way once it is
+// canceled into its connection's buffer, measured or not: the connection
+// is closed, not pooled with a buffer the size of a row past the cut.
+func TestExportCutAtItsRowsKeepsNoLargeBuffer(t *testing.T) {
+	_, url := newAnalyticsDB(t)
+	exec := newExec(t, url, pgwarehouse.ExecConfig{})
+	ctx := context.Background()
+	heap := func() uint64 {
+		var m runtime.MemStats
+		runtime.GC()
+		runtime.GC()
+		runtime.ReadMemStats(&m)
+		return m.HeapAlloc
+	}
+	require.NoError(t, exec.Ping(ctx))
+	const cell, exports = 40 << 20, 4
+	before := heap()
+	var wg sync.WaitGroup
+	errs := make([]error, exports)
+	for i := range exports {
+		wg.Go(func() {
+			st, err := exec.ExportCSV(ctx, `SELECT CASE WHEN g <= 10 THEN 'a' ELSE repeat('x', 41943040) END AS big FROM generate_series(1, 12) g`,
+				io.Discard, warehouse.ExportLimit{Rows: 10})
+			if err == nil && !st.Truncated {
+				err = fmt.Errorf("the export was not cut: %d rows", st.Rows)
+			}
+			errs[i] = err
+		})
+	}
+	wg.Wait()
+	for _, err := range errs {
+		require.NoError(t, err)
+	}
+	assert.Less(t, heap(), before+cell, "the heap after %d exports cut before a %d-byte cell, all idle", exports, cell)
 }
