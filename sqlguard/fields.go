@@ -23,9 +23,6 @@ import (
 type relation struct {
 	cols  []string // lower case
 	known bool
-	// table: a table of Policy.Columns, whose row x.f may call a function
-	// on when f is none of them.
-	table bool
 }
 
 // selection is a name taken from a row, as written (a function's name is
@@ -76,19 +73,9 @@ func (c *checker) joinColumns(a *pg_query.Alias) {
 func (c *checker) rangeVar(rv *pg_query.RangeVar) {
 	name := cmp.Or(rv.GetAlias().GetAliasname(), rv.GetRelname())
 	r := relation{}
-	if rv.GetSchemaname() == "" && c.isCTE(rv.GetRelname()) {
-		r = c.ctes[strings.ToLower(rv.GetRelname())]
-		if r.known {
-			r.cols = slices.Clone(r.cols)
-			for i, n := range stringList(rv.GetAlias().GetColnames()) {
-				if i < len(r.cols) {
-					r.cols[i] = strings.ToLower(n)
-				}
-			}
-		}
-	} else {
+	if rv.GetSchemaname() != "" || !c.isCTE(rv.GetRelname()) {
 		if cols, ok := c.p.Columns[c.resolve(rv.GetSchemaname(), rv.GetRelname())]; ok {
-			r = relation{known: true, table: true}
+			r = relation{known: true}
 			for _, col := range cols {
 				r.cols = append(r.cols, strings.ToLower(col))
 			}
@@ -98,52 +85,6 @@ func (c *checker) rangeVar(rv *pg_query.RangeVar) {
 		}
 	}
 	c.fromItem(name, r)
-}
-
-// subselectRelation is what a derived table's alias denotes
-// (selectRelation).
-func subselectRelation(n *pg_query.RangeSubselect) relation {
-	return selectRelation(n.GetSubquery().GetSelectStmt(), n.GetAlias().GetColnames())
-}
-
-// selectRelation is what a derived table or a CTE denotes: the columns
-// its select list names, as PostgreSQL names them (an alias, a column's
-// name, a function's, else ?column?), renamed by its column alias list
-// (aliases); unknown when the select list has a * (or it is no plain
-// SELECT).
-func selectRelation(sel *pg_query.SelectStmt, aliases []*pg_query.Node) relation {
-	for sel != nil && sel.GetLarg() != nil {
-		sel = sel.GetLarg() // a UNION's columns are its first branch's
-	}
-	if sel == nil || len(sel.GetTargetList()) == 0 {
-		return relation{}
-	}
-	r := relation{known: true}
-	for _, t := range sel.GetTargetList() {
-		rt := t.GetResTarget()
-		name := rt.GetName()
-		if name == "" {
-			switch v := rt.GetVal(); {
-			case v.GetColumnRef() != nil:
-				f := v.GetColumnRef().GetFields()
-				if f[len(f)-1].GetAStar() != nil {
-					return relation{}
-				}
-				name = f[len(f)-1].GetString_().GetSval()
-			case v.GetFuncCall() != nil:
-				name = lastName(v.GetFuncCall().GetFuncname())
-			default:
-				name = "?column?"
-			}
-		}
-		r.cols = append(r.cols, strings.ToLower(name))
-	}
-	for i, n := range stringList(aliases) {
-		if i < len(r.cols) {
-			r.cols[i] = strings.ToLower(n)
-		}
-	}
-	return r
 }
 
 // rangeFunction records a function in FROM: named by its alias, or by
@@ -164,32 +105,23 @@ func (c *checker) rangeFunction(f *pg_query.RangeFunction) {
 
 // columnOf says whether name is a column of a relation that the name x
 // denotes: it is when it is one of any (a join alias's column may be any
-// joined relation's). Names are the statement's, not a scope's, and x may
-// denote a table in one subquery and something else in another: where x
-// is a table of known columns none of which is name, x.name calls the
-// function name on the table's row, so name is no column then, whatever x
-// denotes elsewhere. Otherwise it is unknown when some relation's columns
-// are, and no column when every relation's are known.
+// joined relation's), it is not when every relation's columns are known
+// and none has it.
 func (c *checker) columnOf(x, name string) column {
 	rels := c.rels[x]
 	if len(rels) == 0 {
 		return unknownColumn
 	}
-	table, unknown := false, false
+	out := notColumn
 	for _, r := range rels {
 		switch {
 		case slices.Contains(r.cols, name):
 			return isColumn
-		case r.table:
-			table = true
 		case !r.known:
-			unknown = true
+			out = unknownColumn
 		}
 	}
-	if unknown && !table {
-		return unknownColumn
-	}
-	return notColumn
+	return out
 }
 
 // maybeColumn reports whether the lone name x may be a column, which

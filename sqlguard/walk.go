@@ -1,8 +1,6 @@
 package sqlguard
 
 import (
-	"strings"
-
 	pg_query "github.com/pganalyze/pg_query_go/v5"
 	"google.golang.org/protobuf/reflect/protoreflect"
 )
@@ -13,9 +11,8 @@ import (
 type checker struct {
 	sql     string
 	p       Policy
-	extra   map[string]bool     // Policy.Functions
-	scopes  []map[string]bool   // CTE names visible at the current node
-	ctes    map[string]relation // what each CTE name denotes (fields.go)
+	extra   map[string]bool   // Policy.Functions
+	scopes  []map[string]bool // CTE names visible at the current node
 	deepest int
 	unsafe  *Rejection
 	fixable *Rejection
@@ -127,7 +124,7 @@ func (c *checker) walk(m protoreflect.Message, depth int) {
 		c.rangeVar(n)
 	case *pg_query.RangeSubselect:
 		if a := n.GetAlias().GetAliasname(); a != "" {
-			c.fromItem(a, subselectRelation(n))
+			c.fromItem(a, relation{})
 		}
 	case *pg_query.RangeFunction:
 		c.rangeFunction(n)
@@ -232,13 +229,8 @@ func (c *checker) selectStmt(s *pg_query.SelectStmt, depth int) {
 func (c *checker) with(wc *pg_query.WithClause, owner *pg_query.SelectStmt, depth int) {
 	c.deepest = max(c.deepest, depth)
 	names := make([]string, 0, len(wc.GetCtes()))
-	if c.ctes == nil {
-		c.ctes = map[string]relation{}
-	}
 	for _, n := range wc.GetCtes() {
-		cte := n.GetCommonTableExpr()
-		names = append(names, cte.GetCtename())
-		c.ctes[strings.ToLower(cte.GetCtename())] = selectRelation(cte.GetCtequery().GetSelectStmt(), cte.GetAliascolnames())
+		names = append(names, n.GetCommonTableExpr().GetCtename())
 	}
 	for i, n := range wc.GetCtes() {
 		visible := names[:i]
