@@ -197,6 +197,16 @@ func (c *checker) indirection(ind *pg_query.A_Indirection) bool {
 // json_each's key and value.
 func (c *checker) calls() {
 	for _, s := range c.sels {
+		// A function the guard refuses outright (pg_sleep, an advisory
+		// lock, pg_terminate_backend) is refused in field position
+		// whatever else the name may be: the guard does not resolve
+		// names scope by scope, and g.pg_sleep over a function in FROM
+		// (generate_series(1, 1) g), whose columns it does not know,
+		// sleeps.
+		if class, reason := deniedFunction(s.name, 1); class != "" {
+			c.report(reject(class, "%s", reason))
+			return
+		}
 		lower := strings.ToLower(s.name)
 		call := s.of != "" && c.columnOf(s.of, lower) == notColumn
 		if s.value && (s.of == "" || c.maybeColumn(s.of)) && !c.knownField(lower) {
@@ -204,10 +214,6 @@ func (c *checker) calls() {
 		}
 		if !call {
 			continue
-		}
-		if class, reason := deniedFunction(s.name, 1); class != "" {
-			c.report(reject(class, "%s", reason))
-			return
 		}
 		if !allowed[s.name] && !c.extra[s.name] {
 			c.report(reject(ClassFunction, "%s() is not an allowed function, and .%s calls it unless it names a column or field; "+

@@ -84,6 +84,23 @@ func TestNamesTakenFromRows(t *testing.T) {
 			}
 		})
 	}
+	t.Run("a refused function in field notation over a function in FROM", func(t *testing.T) {
+		t.Parallel()
+		for _, sql := range []string{
+			"SELECT g.pg_sleep AS r FROM generate_series(1, 1) g",
+			"SELECT g.pg_advisory_lock AS r FROM generate_series(7, 7) g",
+			"SELECT g.pg_terminate_backend AS r FROM generate_series(1, 99999) g",
+			"SELECT generate_series.pg_sleep AS r FROM generate_series(1, 1)",
+			"SELECT (SELECT g.pg_sleep FROM (SELECT 1 AS pg_sleep) g) AS r FROM generate_series(1, 1) g",
+		} {
+			for _, p := range []Policy{plain, analysts} {
+				err := Check(sql, p)
+				if assert.Error(t, err, sql) {
+					assert.Contains(t, []Class{ClassSleep, ClassSideEffect}, err.(*Rejection).Class, "%s: %v", sql, err)
+				}
+			}
+		}
+	})
 	t.Run("a call in field notation is refused as the call is", func(t *testing.T) {
 		t.Parallel()
 		assert.Equal(t, Check("SELECT pg_sleep(1) AS r", plain), Check("SELECT (1).pg_sleep AS r", plain))
