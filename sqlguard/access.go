@@ -90,6 +90,9 @@ type colRef struct {
 	lone      bool   // a lone name: a column or a relation's whole row
 	shown     bool   // in a select list, outside count()
 	misuse    string // a place a masked value may not reach (masked.go), or ""
+	// scope is the SELECT it is written in, where its qualifier is looked
+	// up (fields.go).
+	scope *scope
 }
 
 // columnRef records a column reference: its last name, a star, or a
@@ -106,10 +109,10 @@ func (c *checker) columnRef(cr *pg_query.ColumnRef) {
 		c.stars = true
 		return
 	}
-	r := colRef{name: strings.ToLower(last.GetString_().GetSval()), lone: len(fields) == 1}
+	r := colRef{name: strings.ToLower(last.GetString_().GetSval()), lone: len(fields) == 1, scope: c.scope}
 	if len(fields) > 1 {
 		r.qualifier = strings.ToLower(fields[len(fields)-2].GetString_().GetSval())
-		c.sels = append(c.sels, selection{name: last.GetString_().GetSval(), of: r.qualifier})
+		c.sels = append(c.sels, selection{name: last.GetString_().GetSval(), of: r.qualifier, scope: c.scope})
 	}
 	if len(c.p.DeniedColumns)+len(c.p.MaskedColumns) > 0 {
 		c.addRef(r)
@@ -118,6 +121,9 @@ func (c *checker) columnRef(cr *pg_query.ColumnRef) {
 
 func (c *checker) addRef(r colRef) {
 	r.shown = c.inTarget > 0 && c.inCount == 0
+	if r.scope == nil {
+		r.scope = c.scope
+	}
 	if len(c.p.MaskedColumns) > 0 {
 		r.misuse = c.maskedPlace()
 	}
@@ -151,7 +157,7 @@ func (c *checker) wholeRow(r colRef, table string, aliases []string) bool {
 	if r.qualifier == "" || !slices.Contains(aliases, r.qualifier) {
 		return false
 	}
-	switch c.columnOf(r.qualifier, r.name) {
+	switch r.scope.columnOf(r.qualifier, r.name) {
 	case isColumn:
 		return false
 	case notColumn:

@@ -32,6 +32,29 @@ type relation struct {
 type selection struct {
 	name, of string
 	value    bool
+	scope    *scope // the SELECT it is written in
+}
+
+// scope is what the names in one SELECT's FROM denote; its parent is the
+// SELECT it is nested in (a subquery, a derived table's, a CTE's), whose
+// names it sees unless its own hide them. x in x.f is looked up in the
+// innermost scope that has it, as PostgreSQL looks it up: an alias a
+// subquery reuses for a table denotes that table there, whatever it
+// denotes elsewhere.
+type scope struct {
+	rels   map[string][]relation
+	parent *scope
+}
+
+// lookup returns the relations the name x denotes where sc is, and
+// whether any scope has it.
+func (sc *scope) lookup(x string) ([]relation, bool) {
+	for ; sc != nil; sc = sc.parent {
+		if rels, ok := sc.rels[x]; ok {
+			return rels, true
+		}
+	}
+	return nil, false
 }
 
 // column is what columnOf knows of a name.
@@ -46,12 +69,16 @@ const (
 // fromItem records that name (in FROM) denotes r, as do the aliases of the
 // joins around it.
 func (c *checker) fromItem(name string, r relation) {
-	if c.rels == nil {
-		c.rels = map[string][]relation{}
+	if c.scope == nil {
+		c.scope = &scope{}
 	}
-	c.rels[strings.ToLower(name)] = append(c.rels[strings.ToLower(name)], r)
+	sc := c.scope
+	if sc.rels == nil {
+		sc.rels = map[string][]relation{}
+	}
+	sc.rels[strings.ToLower(name)] = append(sc.rels[strings.ToLower(name)], r)
 	for _, j := range c.joins {
-		c.rels[strings.ToLower(j.GetAliasname())] = append(c.rels[strings.ToLower(j.GetAliasname())], r)
+		sc.rels[strings.ToLower(j.GetAliasname())] = append(sc.rels[strings.ToLower(j.GetAliasname())], r)
 	}
 }
 
@@ -104,11 +131,11 @@ func (c *checker) rangeFunction(f *pg_query.RangeFunction) {
 }
 
 // columnOf says whether name is a column of a relation that the name x
-// denotes: it is when it is one of any (a join alias's column may be any
-// joined relation's), it is not when every relation's columns are known
-// and none has it.
-func (c *checker) columnOf(x, name string) column {
-	rels := c.rels[x]
+// denotes where sc is: it is when it is one of any (a join alias's column
+// may be any joined relation's), it is not when every relation's columns
+// are known and none has it.
+func (sc *scope) columnOf(x, name string) column {
+	rels, _ := sc.lookup(x)
 	if len(rels) == 0 {
 		return unknownColumn
 	}
@@ -124,17 +151,20 @@ func (c *checker) columnOf(x, name string) column {
 	return out
 }
 
-// maybeColumn reports whether the lone name x may be a column, which
-// PostgreSQL prefers to a relation of that name: x names no relation, or
-// some relation has a column x, or some relation's columns are unknown.
-func (c *checker) maybeColumn(x string) bool {
-	if len(c.rels[x]) == 0 {
+// maybeColumn reports whether the lone name x may be a column where sc
+// is, which PostgreSQL prefers to a relation of that name: x names no
+// relation, or some relation it sees has a column x, or some relation's
+// columns are unknown.
+func (sc *scope) maybeColumn(x string) bool {
+	if _, ok := sc.lookup(x); !ok {
 		return true
 	}
-	for _, rels := range c.rels {
-		for _, r := range rels {
-			if !r.known || slices.Contains(r.cols, x) {
-				return true
+	for ; sc != nil; sc = sc.parent {
+		for _, rels := range sc.rels {
+			for _, r := range rels {
+				if !r.known || slices.Contains(r.cols, x) {
+					return true
+				}
 			}
 		}
 	}
@@ -158,13 +188,13 @@ func (c *checker) indirection(ind *pg_query.A_Indirection) bool {
 		}
 		name := strings.ToLower(s.GetSval())
 		if i > 0 || x == "" {
-			c.sels = append(c.sels, selection{name: s.GetSval(), value: true})
+			c.sels = append(c.sels, selection{name: s.GetSval(), value: true, scope: c.scope})
 			if len(c.p.DeniedColumns)+len(c.p.MaskedColumns) > 0 {
 				c.addRef(colRef{name: name})
 			}
 			continue
 		}
-		c.sels = append(c.sels, selection{name: s.GetSval(), of: x, value: true})
+		c.sels = append(c.sels, selection{name: s.GetSval(), of: x, value: true, scope: c.scope})
 		if len(c.p.DeniedColumns)+len(c.p.MaskedColumns) == 0 {
 			continue
 		}
@@ -174,7 +204,7 @@ func (c *checker) indirection(ind *pg_query.A_Indirection) bool {
 		if pos, ok := maskSafeFunctions[name]; len(c.p.MaskedColumns) > 0 && (!ok || pos > 0) {
 			c.refs[len(c.refs)-1].misuse = "the function " + name + "()"
 		}
-		r := colRef{name: name, qualifier: x}
+		r := colRef{name: name, qualifier: x, scope: c.scope}
 		r.shown = c.inTarget > 0 && c.inCount == 0
 		if len(c.p.MaskedColumns) > 0 {
 			r.misuse = c.maskedPlace()
@@ -208,8 +238,8 @@ func (c *checker) calls() {
 			return
 		}
 		lower := strings.ToLower(s.name)
-		call := s.of != "" && c.columnOf(s.of, lower) == notColumn
-		if s.value && (s.of == "" || c.maybeColumn(s.of)) && !c.knownField(lower) {
+		call := s.of != "" && s.scope.columnOf(s.of, lower) == notColumn
+		if s.value && (s.of == "" || s.scope.maybeColumn(s.of)) && !c.knownField(lower) {
 			call = true
 		}
 		if !call {

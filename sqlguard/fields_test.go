@@ -70,6 +70,23 @@ func TestNamesTakenFromRows(t *testing.T) {
 		{"a derived table's column under a reused alias", "SELECT a.x FROM (SELECT name AS x FROM analytics.apps a) a", analysts, ""},
 		{"a function on a join's row by attribute", "SELECT j.to_json AS r FROM " + joinedApp, analysts, ClassColumns},
 		{"a function on a join's row of known tables", "SELECT j.to_json AS r FROM (analytics.apps a JOIN hr.employees e ON true) AS j", analysts, ClassColumns},
+
+		// A name is looked up in the SELECT it is written in, then the
+		// SELECTs around it: an alias a subquery reuses for a table is
+		// that table there.
+		{"a function on a table's row under an alias reused outside",
+			"SELECT (SELECT a.hash_record FROM analytics.apps a WHERE a.app_id = 1) AS r FROM (SELECT 1) a", analysts, ClassFunction},
+		{"a function on a table's row under an alias a function in FROM reuses",
+			"SELECT (SELECT a.hash_record FROM analytics.apps a WHERE a.app_id = 1) AS r FROM generate_series(1, 1) a", analysts, ClassFunction},
+		{"a whole row under an alias a derived table with that column reuses",
+			"SELECT (SELECT a.to_json FROM analytics.apps a LIMIT 1) AS r FROM (SELECT 1 AS to_json) a", analysts, ClassColumns},
+		{"a masked row under an alias reused outside",
+			"SELECT (SELECT e.to_json FROM hr.employees e LIMIT 1) AS r FROM (SELECT 1 AS to_json) e", analysts, ClassColumns},
+		{"a whole row in one branch of a UNION",
+			"SELECT a.to_json::text AS r FROM analytics.apps a UNION ALL SELECT a.to_json::text FROM (SELECT 'x' AS to_json) a", analysts, ClassColumns},
+		{"a CTE's column under a table's alias reused inside it",
+			"WITH per AS (SELECT a.app_id, count(*) AS n FROM analytics.apps a GROUP BY a.app_id) SELECT a.app_id, a.n FROM per a", analysts, ""},
+		{"a derived table's column of a cast", "SELECT d.release_date, d.n FROM (SELECT release_date::date, count(*) AS n FROM analytics.apps GROUP BY 1) d", analysts, ""},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -30,8 +30,8 @@ type checker struct {
 	// For every statement: what each name in FROM denotes, and the names
 	// taken from rows, x.f and (v).f, each a column, a field or a
 	// function call (fields.go).
-	rels map[string][]relation
-	sels []selection
+	scope *scope // the FROM names of the SELECT being walked (fields.go)
+	sels  []selection
 	// For Policy.MaskedColumns: how deep the walk is in a select list and
 	// in count(), and the path from the statement to the message being
 	// walked (masked.go).
@@ -210,9 +210,11 @@ func (c *checker) selectStmt(s *pg_query.SelectStmt, depth int) {
 		c.report(reject(ClassLocking, "remove the FOR UPDATE/SHARE clause: results are read-only"))
 	}
 	// A subquery's own clauses are not the outer select list's.
-	inTarget, inCount, joins := c.inTarget, c.inCount, c.joins
+	inTarget, inCount, joins, outer := c.inTarget, c.inCount, c.joins, c.scope
 	c.inTarget, c.inCount, c.joins = 0, 0, nil
-	defer func() { c.inTarget, c.inCount, c.joins = inTarget, inCount, joins }()
+	// Its FROM names are its own, and it sees its outer SELECTs'.
+	c.scope = &scope{parent: outer}
+	defer func() { c.inTarget, c.inCount, c.joins, c.scope = inTarget, inCount, joins, outer }()
 	mark := len(c.scopes)
 	if wc := s.GetWithClause(); wc != nil {
 		c.with(wc, s, depth+1)
