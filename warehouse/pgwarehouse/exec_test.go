@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"runtime"
 	"strings"
 	"sync"
 	"testing"
@@ -275,14 +274,6 @@ func TestLargeRowsAreNotKeptByThePool(t *testing.T) {
 	_, url := newAnalyticsDB(t)
 	exec := newExec(t, url, pgwarehouse.ExecConfig{})
 	ctx := context.Background()
-	heap := func() uint64 {
-		var m runtime.MemStats
-		// Twice: a buffer given back to a sync.Pool goes with the second.
-		runtime.GC()
-		runtime.GC()
-		runtime.ReadMemStats(&m)
-		return m.HeapAlloc
-	}
 	require.NoError(t, exec.Ping(ctx))
 	const cell, readers = 40 << 20, 4
 	for _, tt := range []struct{ name, sql string }{
@@ -291,7 +282,7 @@ func TestLargeRowsAreNotKeptByThePool(t *testing.T) {
 		// Cut at MaxRows (1,000): the row past them is read all the same.
 		{"the row past the row limit", `SELECT CASE WHEN g <= 1000 THEN 'a' ELSE repeat('x', 41943040) END AS big FROM generate_series(1, 1001) g`},
 	} {
-		before := heap()
+		before := idleHeap()
 		var wg sync.WaitGroup
 		errs := make([]error, readers)
 		for i := range readers {
@@ -307,6 +298,6 @@ func TestLargeRowsAreNotKeptByThePool(t *testing.T) {
 		for _, err := range errs {
 			require.NoError(t, err, tt.name)
 		}
-		assert.Less(t, heap(), before+cell, "%s: the heap after %d reads of a %d-byte cell, all idle", tt.name, readers, cell)
+		assert.Less(t, idleHeap(), before+cell, "%s: the heap after %d reads of a %d-byte cell, all idle", tt.name, readers, cell)
 	}
 }

@@ -116,16 +116,9 @@ func TestExportCutAtItsRowsKeepsNoLargeBuffer(t *testing.T) {
 	_, url := newAnalyticsDB(t)
 	exec := newExec(t, url, pgwarehouse.ExecConfig{})
 	ctx := context.Background()
-	heap := func() uint64 {
-		var m runtime.MemStats
-		runtime.GC()
-		runtime.GC()
-		runtime.ReadMemStats(&m)
-		return m.HeapAlloc
-	}
 	require.NoError(t, exec.Ping(ctx))
 	const cell, exports = 40 << 20, 4
-	before := heap()
+	before := idleHeap()
 	var wg sync.WaitGroup
 	errs := make([]error, exports)
 	for i := range exports {
@@ -142,5 +135,5 @@ func TestExportCutAtItsRowsKeepsNoLargeBuffer(t *testing.T) {
 	for _, err := range errs {
 		require.NoError(t, err)
 	}
-	assert.Less(t, heap(), before+cell, "the heap after %d exports cut before a %d-byte cell, all idle", exports, cell)
+	assert.Less(t, idleHeap(), before+cell, "the heap after %d exports cut before a %d-byte cell, all idle", exports, cell)
 }

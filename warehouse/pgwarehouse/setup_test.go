@@ -2,6 +2,7 @@ package pgwarehouse_test
 
 import (
 	"context"
+	"runtime"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -59,4 +60,14 @@ func newExec(t testing.TB, url string, cfg pgwarehouse.ExecConfig) *pgwarehouse.
 func assertKind(t testing.TB, want warehouse.ErrorKind, err error, msgAndArgs ...any) bool {
 	t.Helper()
 	return assert.Equal(t, want, warehouse.KindOf(err), append(msgAndArgs, err)...)
+}
+
+// idleHeap is the heap in use once garbage is collected: twice, as a
+// buffer given back to a sync.Pool goes with the second.
+func idleHeap() uint64 {
+	var m runtime.MemStats
+	runtime.GC()
+	runtime.GC()
+	runtime.ReadMemStats(&m)
+	return m.HeapAlloc
 }
