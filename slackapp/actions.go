@@ -130,6 +130,17 @@ func (a *App) pressButton(ctx context.Context, p press) {
 		a.log.DebugContext(ctx, "a button pressed again at once: handled once", "channel", p.channel, "action", p.action, "user", p.user)
 		return
 	}
+	if !a.answerPress(ctx, p) {
+		// Pressed again at once, it is tried again, not held back as
+		// a repeat of a press whose reply never arrived.
+		a.dedupe.forget(ctx, p.again)
+	}
+}
+
+// answerPress runs the press and delivers its reply (pressButton says
+// where); it reports whether the reply the press was for was delivered:
+// not after a refusal or a failure, which the presser is told of.
+func (a *App) answerPress(ctx context.Context, p press) (delivered bool) {
 	msg := bot.Message{ThreadID: threadID(p.channel, p.threadTS), UserID: p.user, ChannelID: p.channel,
 		Email: a.people.email(ctx, p.user), TimeZone: a.people.timeZone(ctx, p.user), Private: p.private}
 	r, err := a.bot.Press(ctx, msg, p.action, p.value)
@@ -138,40 +149,34 @@ func (a *App) pressButton(ctx context.Context, p press) {
 	case errors.Is(err, bot.ErrBadAction):
 		a.log.WarnContext(ctx, "bad button payload", "channel", p.channel, "user", p.user, "err", err)
 		a.ephemeral(ctx, p.channel, p.threadTS, p.user, p.responseURL, blockkit.Error(textBadButton, nil))
-		return
+		return false
 	case err != nil || r.Answer == nil:
 		a.log.ErrorContext(ctx, "button press failed", "action", p.action, "err", err)
 		a.ephemeral(ctx, p.channel, p.threadTS, p.user, p.responseURL, a.reply(r))
-		a.dedupe.forget(ctx, p.again) // pressed again, it is tried again
-		return
+		return false
 	}
 	switch {
 	case r.File != nil && r.Private():
-		if !a.privateCSV(ctx, p, r) {
-			a.dedupe.forget(ctx, p.again)
-		}
+		return a.privateCSV(ctx, p, r)
 	case r.File != nil:
 		if err := a.uploadCSV(ctx, p, r); err != nil {
 			a.log.ErrorContext(ctx, "CSV upload failed", "channel", p.channel, "err", err)
 			a.ephemeral(ctx, p.channel, p.threadTS, p.user, p.responseURL, blockkit.Error(textNoUpload, nil))
-			a.dedupe.forget(ctx, p.again)
+			return false
 		}
 	case r.Private() && p.private:
 		// Pressed on a message the presser alone sees: the reply goes in
 		// its place.
-		if !a.privately(ctx, p, a.reply(r)) {
-			a.dedupe.forget(ctx, p.again)
-		}
+		return a.privately(ctx, p, a.reply(r))
 	case r.Private():
-		if !a.ephemeral(ctx, p.channel, p.threadTS, p.user, p.responseURL, a.reply(r)) {
-			a.dedupe.forget(ctx, p.again)
-		}
+		return a.ephemeral(ctx, p.channel, p.threadTS, p.user, p.responseURL, a.reply(r))
 	default:
 		if err := a.send(ctx, p.channel, p.threadTS, "", a.reply(r)); err != nil {
 			a.log.ErrorContext(ctx, "press reply not delivered", "channel", p.channel, "action", p.action, "err", err)
-			a.dedupe.forget(ctx, p.again)
+			return false
 		}
 	}
+	return true
 }
 
 // uploadAttempts bounds retries of a whole upload: its middle step streams
