@@ -13,17 +13,7 @@ import (
 // with a masked or denied column refused whatever function reads it.
 func TestNamesTakenFromRows(t *testing.T) {
 	t.Parallel()
-	base := Policy{
-		Schemas: []string{"analytics", "hr"},
-		Tables:  []string{"analytics.apps", "analytics.genres", "analytics.app_genres", "hr.employees", "hr.v_people"},
-		Columns: map[string][]string{
-			"hr.employees":   {"employee_id", "name", "email", "country", "hired"},
-			"analytics.apps": {"app_id", "name", "price", "release_date"},
-		},
-	}
-	analysts := base
-	analysts.MaskedColumns = []string{"hr.employees.email"}
-	analysts.DeniedColumns = []string{"analytics.apps.price"}
+	base, analysts, _ := matrixPolicies()
 	plain := Policy{Schemas: []string{"analytics", "hr"}}
 	const (
 		joined    = "(hr.employees e JOIN hr.v_people p USING (employee_id)) AS j"

@@ -6,6 +6,27 @@ import (
 	"github.com/stretchr/testify/assert"
 )
 
+// matrixPolicies are the guard's policies of the access matrix (bottest's
+// access file) over its tables: base with no restricted column, the
+// analysts' (the addresses masked, the prices denied) and everyone's (the
+// addresses and prices denied, the titles masked).
+func matrixPolicies() (base, analysts, everyone Policy) {
+	base = Policy{
+		Schemas: []string{"analytics", "hr"},
+		Tables:  []string{"analytics.apps", "analytics.genres", "analytics.app_genres", "hr.employees", "hr.v_people"},
+		Columns: map[string][]string{
+			"hr.employees":   {"employee_id", "name", "email", "country", "hired"},
+			"analytics.apps": {"app_id", "name", "price", "release_date"},
+		},
+	}
+	analysts, everyone = base, base
+	analysts.MaskedColumns = []string{"hr.employees.email"}
+	analysts.DeniedColumns = []string{"analytics.apps.price"}
+	everyone.MaskedColumns = []string{"analytics.apps.name"}
+	everyone.DeniedColumns = []string{"analytics.apps.price", "hr.employees.email"}
+	return base, analysts, everyone
+}
+
 // Columns reached under another name: a column alias list renames a
 // table's columns, a join alias's whole row holds the columns of the
 // tables joined, (x).f takes a field from a row and c.f calls a function
@@ -14,20 +35,7 @@ import (
 // (the addresses and prices denied, the titles masked).
 func TestColumnsUnderOtherNames(t *testing.T) {
 	t.Parallel()
-	base := Policy{
-		Schemas: []string{"analytics", "hr"},
-		Tables:  []string{"analytics.apps", "analytics.genres", "analytics.app_genres", "hr.employees", "hr.v_people"},
-		Columns: map[string][]string{
-			"hr.employees":   {"employee_id", "name", "email", "country", "hired"},
-			"analytics.apps": {"app_id", "name", "price", "release_date"},
-		},
-	}
-	analysts := base
-	analysts.MaskedColumns = []string{"hr.employees.email"}
-	analysts.DeniedColumns = []string{"analytics.apps.price"}
-	everyone := base
-	everyone.MaskedColumns = []string{"analytics.apps.name"}
-	everyone.DeniedColumns = []string{"analytics.apps.price", "hr.employees.email"}
+	base, analysts, everyone := matrixPolicies()
 
 	const (
 		joined    = "(hr.employees e JOIN hr.v_people p USING (employee_id)) AS j"
