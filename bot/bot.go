@@ -424,7 +424,7 @@ func (b *Bot) model() (*llm.Client, error) {
 	if s, ok := model.(*llm.Scripted); ok {
 		b.Scripted = s
 	}
-	return llm.NewClient(model, append(opts, llm.WithModelName(name))...), nil
+	return llm.NewClient(model, append(opts, llm.WithModelName(name), llm.WithSecrets(lc.Secrets()...))...), nil
 }
 
 // Close releases the backend and the database pool, and removes the

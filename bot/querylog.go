@@ -7,6 +7,7 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"github.com/analyticsbot/analyticsbot/internal/redact"
 	"github.com/analyticsbot/analyticsbot/nodes"
 	"github.com/analyticsbot/analyticsbot/pgpool"
 	"github.com/analyticsbot/analyticsbot/store"
@@ -70,7 +71,7 @@ func (b *Bot) logTurn(ctx context.Context, s *nodes.State, res workflow.Result) 
 			level = slog.LevelWarn
 		}
 		b.log.Log(ctx, level, "answer failed", "kind", outcome, "ref", s.ErrorRef,
-			"detail", store.MaskSecrets(s.ErrorDetail), "thread", s.ThreadTS, "user", s.UserID, "query_log", where)
+			"detail", redact.Secrets(s.ErrorDetail), "thread", s.ThreadTS, "user", s.UserID, "query_log", where)
 	}
 }
 

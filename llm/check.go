@@ -18,14 +18,15 @@ const checkPrompt = "Reply with the single word: ready"
 
 // Check sends the model cfg names one short prompt, within timeout and
 // without retries, and returns the model's display name. Its error says
-// which setting to look at, after the provider's own words; it holds no
-// key, and the base URL's password is masked.
+// which setting to look at, after the provider's own words; the key and
+// the base URL's password are masked in them, even where the provider
+// repeats them.
 func Check(ctx context.Context, cfg Config, timeout time.Duration) (string, error) {
 	model, name, err := NewModel(cfg)
 	if err != nil {
 		return "", err
 	}
-	c := NewClient(model, WithModelName(name), WithTimeout(timeout), WithRetries(0))
+	c := NewClient(model, WithModelName(name), WithTimeout(timeout), WithRetries(0), WithSecrets(cfg.Secrets()...))
 	if _, _, err := c.Complete(ctx, StepCheck, checkPrompt); err != nil {
 		return name, fmt.Errorf("%w (%s)", err, advice(cfg, timeout, err))
 	}

@@ -50,6 +50,9 @@ func TestCheck(t *testing.T) {
 			srv, _ := openAIServer(t, []int{401}, nil)
 			return Config{Provider: "openai", BaseURL: srv.URL, APIKey: "sk-test"}
 		}, wantErr: []string{"401: scripted failure", "the provider refused the key: check OPENAI_API_KEY"}},
+		{name: "a key the provider repeats", cfg: func() Config {
+			return Config{Provider: "openai", BaseURL: echoingServer(t, 401).URL, APIKey: "ghp_AbCdEf0123456789xyz"}
+		}, wantErr: []string{"Received API Key = [masked]", "the provider refused the key: check OPENAI_API_KEY"}},
 		{name: "anthropic's key", cfg: func() Config {
 			return Config{Provider: "anthropic", BaseURL: anthropicRefuses.URL, APIKey: "ak-test"}
 		}, wantErr: []string{"check ANTHROPIC_API_KEY"}},
@@ -75,7 +78,8 @@ func TestCheck(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
-			name, err := Check(context.Background(), tt.cfg(), 200*time.Millisecond)
+			cfg := tt.cfg()
+			name, err := Check(context.Background(), cfg, 200*time.Millisecond)
 			if len(tt.wantErr) == 0 {
 				require.NoError(t, err)
 				assert.Equal(t, tt.wantName, name)
@@ -85,7 +89,9 @@ func TestCheck(t *testing.T) {
 			for _, want := range tt.wantErr {
 				assert.Contains(t, err.Error(), want)
 			}
-			assert.NotContains(t, err.Error(), "sk-test", "the key is never shown")
+			if cfg.APIKey != "" {
+				assert.NotContains(t, err.Error(), cfg.APIKey, "the key is never shown")
+			}
 			assert.NotContains(t, err.Error(), "hunter2", "nor the URL's password")
 		})
 	}

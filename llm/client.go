@@ -15,6 +15,8 @@ import (
 	"go.opentelemetry.io/otel/attribute"
 	"go.opentelemetry.io/otel/codes"
 	"go.opentelemetry.io/otel/trace"
+
+	"github.com/analyticsbot/analyticsbot/internal/redact"
 )
 
 // Defaults of a [Client]; see the matching options.
@@ -42,6 +44,8 @@ type Client struct {
 	temperature float64
 	maxTokens   int
 	tracers     trace.TracerProvider
+	// secrets are masked in every error of a call (see [WithSecrets]).
+	secrets []string
 	// calls, when not nil, holds a place per model call in flight.
 	calls chan struct{}
 }
@@ -118,6 +122,16 @@ func WithTracerProvider(tp trace.TracerProvider) ClientOption {
 	return func(c *Client) { c.tracers = tp }
 }
 
+// WithSecrets names the values no error of a call may show, such as
+// [Config.Secrets]: the configured key and the base URL's password. A
+// provider may repeat the key it refused (LiteLLM's proxy: "Received API
+// Key = …"), and a key of no known shape passes the shape masking all
+// errors also get; the values are masked before the error reaches the
+// span, a log line or the caller.
+func WithSecrets(values ...string) ClientOption {
+	return func(c *Client) { c.secrets = append(c.secrets, values...) }
+}
+
 // NewClient wraps model for the workflow nodes.
 func NewClient(model llms.Model, opts ...ClientOption) *Client {
 	c := &Client{
@@ -139,7 +153,8 @@ func (c *Client) ModelName() string { return c.name }
 // Complete sends prompt as a single human message for step and returns the
 // reply text and its token usage. Errors are wrapped with the step
 // ("classify: model call: ...") and match [ErrTimeout] or [ErrUnavailable]
-// when retries ran out on those kinds of failures. When ctx comes from
+// when retries ran out on those kinds of failures; their text has secrets
+// masked (see [WithSecrets]), and they do not unwrap to the provider's own. When ctx comes from
 // [WithStream], the reply's text is also streamed as it arrives.
 func (c *Client) Complete(ctx context.Context, step Step, prompt string) (string, Usage, error) {
 	ctx, span := c.tracer().Start(ctx, "llm.call", trace.WithAttributes(
@@ -166,12 +181,12 @@ func (c *Client) Complete(ctx context.Context, step Step, prompt string) (string
 	}
 	notify := func(err error, wait time.Duration) {
 		slog.DebugContext(ctx, "llm call failed, retrying",
-			"step", step, "model", c.name, "attempt", attempts, "wait", wait, "err", err)
+			"step", step, "model", c.name, "attempt", attempts, "wait", wait, "err", c.masked(err))
 	}
 	retryErr := backoff.RetryNotify(operation, c.policy(ctx), notify)
 	span.SetAttributes(attribute.Int("llm.attempts", attempts))
 	if retryErr != nil {
-		err := c.callError(ctx, step, attempts, lastErr)
+		err := c.masked(c.callError(ctx, step, attempts, lastErr))
 		span.RecordError(err)
 		span.SetStatus(codes.Error, err.Error())
 		return "", Usage{}, err
@@ -287,6 +302,23 @@ func (c *Client) callError(ctx context.Context, step Step, attempts int, last er
 	default:
 		return fmt.Errorf("%s: model call: %w", step, last)
 	}
+}
+
+// maskedError is a call's error with its secrets masked. It matches what
+// its cause matches (errors.Is: the kinds, cancellation) but neither
+// unwraps to the cause nor shows its words, so no caller can print them.
+type maskedError struct {
+	msg   string
+	cause error
+}
+
+func (e *maskedError) Error() string { return e.msg }
+
+func (e *maskedError) Is(target error) bool { return errors.Is(e.cause, target) }
+
+// masked is err with the values of [WithSecrets] and key-like text masked.
+func (c *Client) masked(err error) error {
+	return &maskedError{msg: redact.Values(err.Error(), c.secrets...), cause: err}
 }
 
 func (c *Client) tracer() trace.Tracer {

@@ -50,6 +50,21 @@ type Config struct {
 	ScriptPath string // rules file for the script provider
 }
 
+// Secrets are the values of cfg that no error may show: the key and the
+// base URL's password, for [WithSecrets].
+func (cfg Config) Secrets() []string {
+	var s []string
+	if cfg.APIKey != "" {
+		s = append(s, cfg.APIKey)
+	}
+	if u, err := url.Parse(cfg.BaseURL); err == nil {
+		if pw, ok := u.User.Password(); ok && pw != "" {
+			s = append(s, pw, url.PathEscape(pw))
+		}
+	}
+	return s
+}
+
 // NewModel builds the model cfg names and its display name, such as
 // "openai:gpt-4o-mini". It makes no network call.
 func NewModel(cfg Config) (llms.Model, string, error) {

@@ -4,12 +4,12 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"regexp"
-	"strings"
 	"time"
 
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
+
+	"github.com/analyticsbot/analyticsbot/internal/redact"
 )
 
 // maxLoggedQuestion is how many characters of a question a query log keeps:
@@ -19,28 +19,6 @@ const maxLoggedQuestion = 4000
 
 // maxErrorDetail bounds a failure's stored detail.
 const maxErrorDetail = 2000
-
-// secretLike matches what looks like a credential in an error's text: an
-// OpenAI- or Anthropic-style key, a bearer token, key=value pairs whose
-// name says secret, and a URL's password.
-var secretLike = regexp.MustCompile(`(?i)\b(sk|pk|rk)-[A-Za-z0-9_-]{6,}` +
-	`|\bbearer\s+[A-Za-z0-9._~+/-]{8,}=*` +
-	`|\b(api[_-]?key|token|secret|password|passwd|pwd|authorization)\s*[=:]\s*(?:bearer\s+)?[^\s,;&"')]+` +
-	`|://[^/\s:@]+:[^@\s/]+@`)
-
-// MaskSecrets replaces what looks like a credential in s with "[masked]",
-// so an error quoting a request or a connection string can be logged.
-func MaskSecrets(s string) string {
-	return secretLike.ReplaceAllStringFunc(s, func(m string) string {
-		if strings.HasPrefix(m, "://") {
-			return "://[masked]@"
-		}
-		if i := strings.IndexAny(m, "=:"); i > 0 && !strings.HasPrefix(strings.ToLower(m), "sk-") {
-			return m[:i+1] + "[masked]"
-		}
-		return "[masked]"
-	})
-}
 
 const queryLogColumns = `id, created_at, question, thread_id, user_id, channel_id, intent, node_path,
 	model_calls, prompt_tokens, completion_tokens, row_count, response_chars, error_kind, backend,
@@ -112,7 +90,7 @@ func queryLogInsert(l QueryLog, at time.Time) (QueryLog, string, []any) {
 	l.Question = truncateRunes(cleanText(l.Question), maxLoggedQuestion)
 	l.ThreadID, l.UserID, l.ChannelID = cleanText(l.ThreadID), cleanText(l.UserID), cleanText(l.ChannelID)
 	l.Intent, l.ErrorKind, l.Backend = cleanText(l.Intent), cleanText(l.ErrorKind), cleanText(l.Backend)
-	l.ErrorDetail = truncateRunes(MaskSecrets(cleanText(l.ErrorDetail)), maxErrorDetail)
+	l.ErrorDetail = truncateRunes(redact.Secrets(cleanText(l.ErrorDetail)), maxErrorDetail)
 	l.Path = nonNil(l.Path)
 	// Never a JSON null: the per-node summary expands node_ms as an object.
 	nodeMS := make(map[string]float64, len(l.NodeTime))

@@ -7,6 +7,8 @@ import (
 	"time"
 
 	"github.com/jackc/pgx/v5"
+
+	"github.com/analyticsbot/analyticsbot/internal/redact"
 )
 
 // Outcomes of a schedule's run.
@@ -294,7 +296,7 @@ func (d *DB) FinishRun(ctx context.Context, e RunEnd) error {
 				error_kind = $7, error_detail = $8
 			WHERE id = $1 AND finished_at IS NULL`,
 			e.Claim.RunID, e.Outcome, e.At, e.Rows, e.Value, e.Previous, e.ErrorKind,
-			truncateRunes(MaskSecrets(cleanText(e.ErrorDetail)), maxErrorDetail))
+			truncateRunes(redact.Secrets(cleanText(e.ErrorDetail)), maxErrorDetail))
 		if err == nil && tag.RowsAffected() == 0 {
 			return ErrClaimLost
 		}

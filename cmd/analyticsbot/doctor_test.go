@@ -392,7 +392,7 @@ func TestCLIDoctorModel(t *testing.T) {
 	_, dbURL := storetest.NewWithURL(t)
 	setUp(t, dbURL)
 	clearSlackEnv(t)
-	const key = "sk-doctor-test-key"
+	const key = "doctor-test-key-of-no-known-shape"
 	var refuse atomic.Bool
 	refuse.Store(true)
 	var calls atomic.Int32
@@ -401,7 +401,9 @@ func TestCLIDoctorModel(t *testing.T) {
 		w.Header().Set("Content-Type", "application/json")
 		if refuse.Load() {
 			w.WriteHeader(http.StatusUnauthorized)
-			_, _ = io.WriteString(w, `{"error":{"message":"Incorrect API key provided","type":"invalid_request_error","code":"invalid_api_key"}}`)
+			// As LiteLLM's proxy does, the refusal repeats the key it got.
+			_, _ = io.WriteString(w, `{"error":{"message":"Incorrect API key provided: Received API Key = `+
+				strings.TrimPrefix(r.Header.Get("Authorization"), "Bearer ")+`","type":"invalid_request_error","code":"invalid_api_key"}}`)
 			return
 		}
 		_, _ = io.WriteString(w, `{"id":"chatcmpl-1","object":"chat.completion","created":1730000000,"model":"local-model",
@@ -417,7 +419,7 @@ func TestCLIDoctorModel(t *testing.T) {
 	got := runCLI(t, "", "doctor")
 	assert.ErrorIs(t, got.err, errProblems)
 	assert.Contains(t, got.stdout, "✗ the model openai:local-model does not answer: ")
-	assert.Contains(t, got.stdout, "Incorrect API key provided (the provider refused the key: check OPENAI_API_KEY)\n")
+	assert.Contains(t, got.stdout, "Incorrect API key provided: Received API Key = [masked] (the provider refused the key: check OPENAI_API_KEY)\n")
 	assert.NotContains(t, got.stdout+got.stderr, key, "the key is never shown")
 	assert.Equal(t, int32(1), calls.Load(), "one call, not retried")
 

@@ -1,6 +1,7 @@
-// Package redact hides secrets in what the bot prints about its settings:
+// Package redact hides secrets in what the bot prints, logs and traces:
 // the password of a service's URL, named in an error when the URL does not
-// parse or is not one the setting takes (LLM_BASE_URL, CUBE_API_URL).
+// parse or is not one the setting takes (LLM_BASE_URL, CUBE_API_URL), and
+// keys an error's text quotes, by their shape or by their known value.
 package redact
 
 import (
