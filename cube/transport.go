@@ -85,10 +85,30 @@ func (c *Client) call(ctx context.Context, op, method, path string, body, out an
 	span.SetAttributes(attribute.Int("cube.attempts", p.attempts), attribute.Int("cube.polls", p.polls))
 	if err != nil {
 		err = c.callError(ctx, cctx, p, err)
-		span.RecordError(err)
-		span.SetStatus(codes.Error, err.Error())
+		traced := errors.New(spanText(err))
+		span.RecordError(traced)
+		span.SetStatus(codes.Error, traced.Error())
 	}
 	return err
+}
+
+// spanText is what a call's span records of its error. A query Cube
+// refused is named by its kind and status only: Cube quotes its
+// database's errors as they are (`invalid input syntax for type integer:
+// "ann@corp.test"`), and a deployment's queryRewrite may quote anything,
+// while the redaction that keeps what the query wrote needs the query and
+// the asker, which the caller has (cubewarehouse), not the client. Other
+// errors (outages, tokens, limits) quote no data and stay whole.
+func spanText(err error) string {
+	var qe *QueryError
+	var re *RefusedError
+	switch {
+	case errors.As(err, &re):
+		return "cube refused the query with an error of its own (HTTP 500)"
+	case errors.As(err, &qe):
+		return "cube rejected the query"
+	}
+	return err.Error()
 }
 
 // poll repeats the request while Cube answers "Continue wait".

@@ -1,6 +1,7 @@
 package cubewarehouse
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"io"
@@ -13,6 +14,9 @@ import (
 	"github.com/golang-jwt/jwt/v5"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+	sdktrace "go.opentelemetry.io/otel/sdk/trace"
+	"go.opentelemetry.io/otel/sdk/trace/tracetest"
+	"go.opentelemetry.io/otel/trace"
 
 	"github.com/analyticsbot/analyticsbot/cube"
 	"github.com/analyticsbot/analyticsbot/warehouse"
@@ -20,10 +24,12 @@ import (
 
 // cubeServer is Cube's REST API as far as these tests need it: the model,
 // a one-row answer and the SQL of a query, or refuse, for every /load and
-// /sql, with Cube 0.33's HTTP 500 of a queryRewrite that throws. It
-// records, by path, who each request's token said it was for.
+// /sql, with Cube 0.33's HTTP 500 of a queryRewrite that throws (or
+// status, when set: 400 for its database's errors). It records, by path,
+// who each request's token said it was for.
 type cubeServer struct {
 	refuse string
+	status int
 	mu     sync.Mutex
 	asker  map[string]any
 }
@@ -43,7 +49,7 @@ func (s *cubeServer) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	s.mu.Unlock()
 	w.Header().Set("Content-Type", "application/json")
 	if s.refuse != "" && path != "/meta" {
-		w.WriteHeader(http.StatusInternalServerError)
+		w.WriteHeader(cmp.Or(s.status, http.StatusInternalServerError))
 		_ = json.NewEncoder(w).Encode(map[string]string{"error": s.refuse})
 		return
 	}
@@ -59,13 +65,18 @@ func (s *cubeServer) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 }
 
-// backendAt is a Backend answering through a real Cube client from srv.
-func backendAt(t *testing.T, srv *cubeServer) *Backend {
+// backendAt is a Backend answering through a real Cube client from srv,
+// its spans going to tp (the global provider when nil).
+func backendAt(t *testing.T, srv *cubeServer, tp ...trace.TracerProvider) *Backend {
 	t.Helper()
 	srv.asker = map[string]any{}
 	hs := httptest.NewServer(srv)
 	t.Cleanup(hs.Close)
-	c, err := cube.New(cube.Config{APIURL: hs.URL, Secret: testSecret})
+	cfg := cube.Config{APIURL: hs.URL, Secret: testSecret}
+	if len(tp) > 0 {
+		cfg.TracerProvider = tp[0]
+	}
+	c, err := cube.New(cfg)
 	require.NoError(t, err)
 	return New(c, Config{})
 }
@@ -137,5 +148,57 @@ func TestCubeErrorsLoseTheDataTheyQuote(t *testing.T) {
 		var qe *cube.QueryError
 		require.ErrorAs(t, err, &qe)
 		assert.Equal(t, tt.want, qe.Message, "the error wrapped holds no more")
+	}
+}
+
+// The same errors through a real Cube client: its cube.load span holds no
+// more than the error Run returns, for a query Cube's database refused
+// (HTTP 400) and for one its own code refused quoting a value (HTTP 500).
+func TestCubeErrorSpansLoseTheDataTheyQuote(t *testing.T) {
+	t.Parallel()
+	const value = "ann@corp.test"
+	tests := []struct {
+		name     string
+		status   int
+		refusal  string
+		wantKind warehouse.ErrorKind
+		want     string
+	}{
+		{name: "database error", status: http.StatusBadRequest, refusal: `Error: invalid input syntax for type integer: "` + value + `"`,
+			wantKind: warehouse.Invalid, want: `Error: invalid input syntax for type integer: "…"`},
+		{name: "queryRewrite's error", status: http.StatusInternalServerError, refusal: `Error: no row of "` + value + `" in the access table`,
+			wantKind: warehouse.Denied, want: `Error: no row of "…" in the access table`},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			rec := tracetest.NewSpanRecorder()
+			tp := sdktrace.NewTracerProvider(sdktrace.WithSpanProcessor(rec))
+			b := backendAt(t, &cubeServer{refuse: tt.refusal, status: tt.status}, tp)
+			ctx := context.Background()
+			r, err := b.Check(ctx, `{"measures": ["Apps.count"], "filters": [{"member": "Apps.name", "operator": "equals", "values": ["Portal"]}]}`, 100)
+			require.NoError(t, err)
+			_, err = b.Run(ctx, r)
+			require.Error(t, err)
+			assert.Equal(t, tt.wantKind, warehouse.KindOf(err), "got %v", err)
+			assert.Contains(t, err.Error(), tt.want)
+			assert.NotContains(t, err.Error(), value, "the error Run returns")
+
+			loads := 0
+			for _, s := range rec.Ended() {
+				if s.Name() != "cube.load" {
+					continue
+				}
+				loads++
+				assert.NotContains(t, s.Status().Description, value, "the span's status")
+				require.NotEmpty(t, s.Events(), "the error is recorded on the span")
+				for _, ev := range s.Events() {
+					for _, a := range ev.Attributes {
+						assert.NotContains(t, a.Value.Emit(), value, "the span's event %s, %s", ev.Name, a.Key)
+					}
+				}
+			}
+			assert.Equal(t, 1, loads, "cube.load spans")
+		})
 	}
 }

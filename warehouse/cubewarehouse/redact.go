@@ -11,17 +11,29 @@ import (
 )
 
 // redacted returns err with the message of a query Cube refused (a
-// *cube.QueryError) redacted as PostgreSQL's errors are: Cube passes its
-// database's errors on as they are (`invalid input syntax for type
-// integer: "ann@corp.test"`), and the message reaches the generator's
-// retry, the query log and an MCP client. What is quoted, and numbers,
-// stay only when q wrote them or they name a cube or member of the model
-// that the caller may read: never one their policy keeps from them.
+// *cube.QueryError or *cube.RefusedError) redacted as PostgreSQL's errors
+// are: Cube passes its database's errors on as they are (`invalid input
+// syntax for type integer: "ann@corp.test"`), a deployment's queryRewrite
+// or data model may quote what it likes in its own (HTTP 500), and the
+// message reaches the generator's retry, the user, the query log and an
+// MCP client. What is quoted, and numbers, stay only when q wrote them or
+// they name a cube or member of the model that the caller may read: never
+// one their policy keeps from them.
 func (b *Backend) redacted(ctx context.Context, err error, q cube.Query) error {
 	var qe *cube.QueryError
-	if !errors.As(err, &qe) {
-		return err
+	var re *cube.RefusedError
+	switch {
+	case errors.As(err, &qe):
+		return &cube.QueryError{Message: b.redact(ctx, qe.Message, q)}
+	case errors.As(err, &re):
+		return &cube.RefusedError{Message: b.redact(ctx, re.Message, q)}
 	}
+	return err
+}
+
+// redact is msg, Cube's words about q, with what redacted takes out of
+// them taken out.
+func (b *Backend) redact(ctx context.Context, msg string, q cube.Query) string {
 	words := queryWords(q)
 	names := map[string]bool{}
 	if m, merr := b.meta.Get(ctx, false); merr == nil {
@@ -35,7 +47,7 @@ func (b *Backend) redacted(ctx context.Context, err error, q cube.Query) error {
 	}
 	known := func(s string) bool { return names[strings.ToLower(s)] }
 	keep := func(s string) bool { return warehouse.Written(s, words, known) }
-	return &cube.QueryError{Message: warehouse.RedactQuoted(qe.Message, keep)}
+	return warehouse.RedactQuoted(msg, keep)
 }
 
 // memberPart is a member's own name, without its cube's.
