@@ -148,8 +148,9 @@ func (c *checker) usingColumns(j *pg_query.JoinExpr) {
 // or one of them qualifies a name that is a column of no relation that
 // name denotes (a function called on the row; a join alias denotes each
 // relation joined). When a relation's columns are unknown (no
-// Policy.Columns, a derived table, a CTE), the names of allowed functions
-// and of the catalog's record functions count as calls.
+// Policy.Columns, a function returning rows the guard cannot name, a
+// derived table over one), the names of allowed functions and of the
+// catalog's record functions count as calls.
 func (c *checker) wholeRow(r colRef, table string, aliases []string) bool {
 	if r.lone {
 		return slices.Contains(aliases, r.name)

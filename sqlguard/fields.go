@@ -19,10 +19,15 @@ import (
 
 // relation is what a name in FROM (an alias, a table's name, a join
 // alias) denotes: a table, whose columns are known when Policy.Columns has
-// them, or a derived table, CTE or function, whose columns are not.
+// them, or a derived table, VALUES list, CTE or function, whose columns
+// are known when the guard names them as PostgreSQL does (colnames.go).
 type relation struct {
 	cols  []string // lower case
 	known bool
+	// unordered says cols are not in the relation's order (a star's, a
+	// table's with its alias's column names added), so a column alias
+	// list adds its names rather than replacing the first ones.
+	unordered bool
 }
 
 // selection is a name taken from a row, as written (a function's name is
@@ -96,19 +101,23 @@ func (c *checker) joinColumns(a *pg_query.Alias) {
 }
 
 // rangeVar records the relation a table reference reads: a column alias
-// list (AS a(i, n)) adds its names to the table's columns.
+// list (AS a(i, n)) adds its names to the table's columns (the catalog
+// leaves out columns the reader may not see, so the guard cannot tell
+// which ones the list renames). A CTE's name reads the CTE.
 func (c *checker) rangeVar(rv *pg_query.RangeVar) {
 	name := cmp.Or(rv.GetAlias().GetAliasname(), rv.GetRelname())
+	if cte := c.cte(rv.GetRelname()); rv.GetSchemaname() == "" && cte != nil {
+		c.fromItem(name, c.cteRelation(cte, stringList(rv.GetAlias().GetColnames())))
+		return
+	}
 	r := relation{}
-	if rv.GetSchemaname() != "" || !c.isCTE(rv.GetRelname()) {
-		if cols, ok := c.p.Columns[c.resolve(rv.GetSchemaname(), rv.GetRelname())]; ok {
-			r = relation{known: true}
-			for _, col := range cols {
-				r.cols = append(r.cols, strings.ToLower(col))
-			}
-			for _, n := range stringList(rv.GetAlias().GetColnames()) {
-				r.cols = append(r.cols, strings.ToLower(n))
-			}
+	if cols, ok := c.p.Columns[c.resolve(rv.GetSchemaname(), rv.GetRelname())]; ok {
+		r = relation{known: true, unordered: true}
+		for _, col := range cols {
+			r.cols = append(r.cols, strings.ToLower(col))
+		}
+		for _, n := range stringList(rv.GetAlias().GetColnames()) {
+			r.cols = append(r.cols, strings.ToLower(n))
 		}
 	}
 	c.fromItem(name, r)
@@ -117,17 +126,46 @@ func (c *checker) rangeVar(rv *pg_query.RangeVar) {
 // rangeFunction records a function in FROM: named by its alias, or by
 // each function's name without one.
 func (c *checker) rangeFunction(f *pg_query.RangeFunction) {
+	r := c.functionRelation(f)
 	if a := f.GetAlias().GetAliasname(); a != "" {
-		c.fromItem(a, relation{})
+		c.fromItem(a, r)
 		return
 	}
 	for _, item := range f.GetFunctions() {
 		for _, n := range item.GetList().GetItems() {
 			if fc := n.GetFuncCall(); fc != nil {
-				c.fromItem(lastName(fc.GetFuncname()), relation{})
+				c.fromItem(lastName(fc.GetFuncname()), r)
 			}
 		}
 	}
+}
+
+// derived records a derived table (a subquery or VALUES list in FROM),
+// once walked, under its alias: its columns are its SELECT's, the first
+// renamed by the alias's column names.
+func (c *checker) derived(rs *pg_query.RangeSubselect) {
+	a := rs.GetAlias()
+	if a.GetAliasname() == "" {
+		return
+	}
+	c.fromItem(a.GetAliasname(), c.renamedOutput(rs.GetSubquery().GetSelectStmt(), stringList(a.GetColnames())))
+}
+
+// renamedOutput returns the columns sel returns, the first renamed by
+// alias (a derived table's or CTE's column names): unknown when sel is
+// not walked yet (a recursive CTE's own name in its body).
+func (c *checker) renamedOutput(sel *pg_query.SelectStmt, alias []string) relation {
+	r, ok := c.outputs[sel]
+	switch {
+	case !ok || !r.known:
+		return relation{}
+	case r.unordered:
+		for _, n := range alias {
+			r.cols = append(r.cols[:len(r.cols):len(r.cols)], strings.ToLower(n))
+		}
+		return r
+	}
+	return named(r.cols, alias)
 }
 
 // columnOf says whether name is a column of a relation that the name x
@@ -229,10 +267,9 @@ func (c *checker) calls() {
 	for _, s := range c.sels {
 		// A function the guard refuses outright (pg_sleep, an advisory
 		// lock, pg_terminate_backend) is refused in field position
-		// whatever else the name may be: the guard does not resolve
-		// names scope by scope, and g.pg_sleep over a function in FROM
-		// (generate_series(1, 1) g), whose columns it does not know,
-		// sleeps.
+		// whatever else the name may be: a column so named costs little
+		// to rename, and where the guard names a relation's columns
+		// wrongly, g.pg_sleep would sleep.
 		if class, reason := deniedFunction(s.name, 1); class != "" {
 			c.report(reject(class, "%s", reason))
 			return

@@ -11,8 +11,8 @@ import (
 type checker struct {
 	sql     string
 	p       Policy
-	extra   map[string]bool   // Policy.Functions
-	scopes  []map[string]bool // CTE names visible at the current node
+	extra   map[string]bool                        // Policy.Functions
+	scopes  []map[string]*pg_query.CommonTableExpr // CTEs visible at the current node, by name
 	deepest int
 	unsafe  *Rejection
 	fixable *Rejection
@@ -29,9 +29,11 @@ type checker struct {
 	stars   bool
 	// For every statement: what each name in FROM denotes, and the names
 	// taken from rows, x.f and (v).f, each a column, a field or a
-	// function call (fields.go).
-	scope *scope // the FROM names of the SELECT being walked (fields.go)
-	sels  []selection
+	// function call (fields.go); the columns each SELECT walked returns
+	// (colnames.go).
+	scope   *scope // the FROM names of the SELECT being walked (fields.go)
+	sels    []selection
+	outputs map[*pg_query.SelectStmt]relation
 	// For Policy.MaskedColumns: how deep the walk is in a select list and
 	// in count(), and the path from the statement to the message being
 	// walked (masked.go).
@@ -123,9 +125,9 @@ func (c *checker) walk(m protoreflect.Message, depth int) {
 		c.relation(n)
 		c.rangeVar(n)
 	case *pg_query.RangeSubselect:
-		if a := n.GetAlias().GetAliasname(); a != "" {
-			c.fromItem(a, relation{})
-		}
+		c.children(m, depth, "")
+		c.derived(n)
+		return
 	case *pg_query.RangeFunction:
 		c.rangeFunction(n)
 	case *pg_query.ColumnRef:
@@ -221,6 +223,7 @@ func (c *checker) selectStmt(s *pg_query.SelectStmt, depth int) {
 	}
 	c.seriesProduct(s)
 	c.children(s.ProtoReflect(), depth, "with_clause")
+	c.output(s)
 	c.scopes = c.scopes[:mark]
 }
 
@@ -230,30 +233,44 @@ func (c *checker) selectStmt(s *pg_query.SelectStmt, depth int) {
 // the rest of the owning statement.
 func (c *checker) with(wc *pg_query.WithClause, owner *pg_query.SelectStmt, depth int) {
 	c.deepest = max(c.deepest, depth)
-	names := make([]string, 0, len(wc.GetCtes()))
+	ctes := make([]*pg_query.CommonTableExpr, 0, len(wc.GetCtes()))
 	for _, n := range wc.GetCtes() {
-		names = append(names, n.GetCommonTableExpr().GetCtename())
+		ctes = append(ctes, n.GetCommonTableExpr())
 	}
 	for i, n := range wc.GetCtes() {
-		visible := names[:i]
+		visible := ctes[:i]
 		if wc.GetRecursive() {
-			visible = names
+			visible = ctes
 			c.recursion(n.GetCommonTableExpr(), owner)
 		}
-		c.scopes = append(c.scopes, nameSet(visible))
+		c.scopes = append(c.scopes, cteSet(visible))
 		c.walk(n.ProtoReflect(), depth+1)
 		c.scopes = c.scopes[:len(c.scopes)-1]
 	}
-	c.scopes = append(c.scopes, nameSet(names))
+	c.scopes = append(c.scopes, cteSet(ctes))
 }
 
 func (c *checker) isCTE(name string) bool {
-	for _, s := range c.scopes {
-		if s[name] {
-			return true
+	return c.cte(name) != nil
+}
+
+// cte returns the CTE name denotes where the walk is, or nil: the
+// innermost WITH's of that name.
+func (c *checker) cte(name string) *pg_query.CommonTableExpr {
+	for i := len(c.scopes) - 1; i >= 0; i-- {
+		if cte := c.scopes[i][name]; cte != nil {
+			return cte
 		}
 	}
-	return false
+	return nil
+}
+
+func cteSet(ctes []*pg_query.CommonTableExpr) map[string]*pg_query.CommonTableExpr {
+	s := make(map[string]*pg_query.CommonTableExpr, len(ctes))
+	for _, cte := range ctes {
+		s[cte.GetCtename()] = cte
+	}
+	return s
 }
 
 func nameSet(names []string) map[string]bool {

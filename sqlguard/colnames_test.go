@@ -1,0 +1,227 @@
+package sqlguard
+
+import (
+	"cmp"
+	"context"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/jackc/pgx/v5"
+	pg_query "github.com/pganalyze/pg_query_go/v5"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/analyticsbot/analyticsbot/store/storetest"
+)
+
+// A name taken from the row of a function, VALUES list, derived table or
+// CTE in FROM is judged as PostgreSQL reads it: the relation's column, or
+// else a function called on its whole row, which over a function
+// returning a scalar is that scalar (g.current_setting over
+// unnest(ARRAY['data_directory']) g reads a setting).
+func TestNamesTakenFromRowsOfRelationsThatAreNoTable(t *testing.T) {
+	t.Parallel()
+	base, analysts, _ := matrixPolicies()
+	plain := Policy{Schemas: []string{"analytics", "hr"}}
+	tests := []struct {
+		name, sql string
+		want      Class // "" when it may run
+	}{
+		{"a setting read through a function's scalar row", "SELECT g.current_setting AS s FROM unnest(ARRAY['data_directory']) g", ClassFunction},
+		{"a setting read as a field of a function's scalar row", "SELECT (g).current_setting AS s FROM unnest(ARRAY['data_directory']) g", ClassFunction},
+		{"a setting read through a function named without alias", "SELECT unnest.current_setting AS s FROM unnest(ARRAY['data_directory'])", ClassFunction},
+		{"a setting read under a column alias", "SELECT current_setting.current_setting AS s FROM unnest(ARRAY['data_directory']) AS current_setting(x)", ClassFunction},
+		{"a setting read through ROWS FROM", "SELECT r.current_setting AS s FROM ROWS FROM (unnest(ARRAY['data_directory'])) r", ClassFunction},
+		{"a setting read through a scalar function in FROM", "SELECT u.current_setting AS s FROM lower('DATA_DIRECTORY') u", ClassFunction},
+		{"a row hashed through VALUES", "SELECT v.hash_record AS h FROM (VALUES (1)) v", ClassFunction},
+		{"a row hashed through a derived table", "SELECT d.hash_record AS h FROM (SELECT 1 AS n) d", ClassFunction},
+		{"a row hashed through a CTE", "WITH c AS (SELECT 1 AS n) SELECT c.hash_record AS h FROM c", ClassFunction},
+
+		{"a function's column under its alias", "SELECT g.g FROM generate_series(1, 3) g", ""},
+		{"a function's column under a column alias", "SELECT g.n FROM generate_series(1, 3) g(n)", ""},
+		{"a function's ordinality", "SELECT g.g, g.ordinality FROM generate_series(1, 3) WITH ORDINALITY g", ""},
+		{"json_each's fields", `SELECT j.key, j.value FROM json_each('{"a": 1}') j`, ""},
+		{"a column definition list", `SELECT r.a FROM json_to_record('{"a": 1}') AS r(a int)`, ""},
+		{"a populated record's column", `SELECT p.name FROM jsonb_populate_record(NULL::analytics.apps, '{}') p`, ""},
+		{"a derived table's column as a field", "SELECT (d).total FROM (SELECT count(*) AS total FROM analytics.apps) d", ""},
+		{"a derived table's column of a cast as a field", "SELECT (d).release_date FROM (SELECT release_date::date FROM analytics.apps) d", ""},
+		{"VALUES's columns", "SELECT v.column1, (v).column2 FROM (VALUES (1, 'a')) v", ""},
+		{"a CTE's renamed column", "WITH c(x) AS (SELECT 1) SELECT c.x FROM c", ""},
+		{"a recursive CTE's search column", "WITH RECURSIVE c(n) AS (SELECT 1 UNION ALL SELECT n + 1 FROM c WHERE n < 3) SEARCH DEPTH FIRST BY n SET ord SELECT c.n, c.ord FROM c", ""},
+		{"a scalar subquery's column", "SELECT d.q FROM (SELECT (SELECT 1 AS q)) d", ""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			// Without Policy.Columns a derived table over a table has
+			// unknown columns; the refusals hold whatever the guard knows.
+			policies := []Policy{base, analysts}
+			if tt.want != "" {
+				policies = append(policies, plain)
+			}
+			for _, p := range policies {
+				err := Check(tt.sql, p)
+				if tt.want == "" {
+					assert.NoError(t, err)
+					continue
+				}
+				if assert.Error(t, err) {
+					assert.Equal(t, tt.want, err.(*Rejection).Class, "%v", err)
+				}
+			}
+		})
+	}
+}
+
+// A star stands for its relations' columns; only where none is
+// restricted, as a star over a table with restricted columns is refused.
+func TestNamesTakenFromADerivedTableByStar(t *testing.T) {
+	t.Parallel()
+	base, _, _ := matrixPolicies()
+	assert.NoError(t, Check("SELECT (d).name, d.app_id FROM (SELECT * FROM analytics.apps) d", base))
+	assert.NoError(t, Check("SELECT (d).name, d.one FROM (SELECT a.*, 1 AS one FROM analytics.apps a) d", base))
+	err := Check("SELECT d.hash_record FROM (SELECT * FROM analytics.apps) d", base)
+	if assert.Error(t, err) {
+		assert.Equal(t, ClassFunction, err.(*Rejection).Class, "%v", err)
+	}
+}
+
+// TestRelationColumnsAsPostgresNamesThem holds the guard's names for the
+// columns of relations that are no table to PostgreSQL's own: each case's
+// columns are what the server returns for it, and the guard's are those
+// (in order, unless a star made them) or unknown.
+func TestRelationColumnsAsPostgresNamesThem(t *testing.T) {
+	t.Parallel()
+	_, dbURL := storetest.NewWithURL(t)
+	conn, err := pgx.Connect(t.Context(), dbURL)
+	require.NoError(t, err, "connect to the test database")
+	t.Cleanup(func() { _ = conn.Close(context.Background()) })
+	_, err = conn.Exec(t.Context(), "CREATE TABLE apps (app_id int, name text, release_date timestamptz)")
+	require.NoError(t, err)
+	p := Policy{Schemas: []string{"public"}, Tables: []string{"public.apps"}, Columns: map[string][]string{"public.apps": {"app_id", "name", "release_date"}}}
+
+	tests := []struct {
+		name, from string
+		sql        string   // the whole statement, instead of from
+		extra      []string // names the guard also counts, of no column
+		unknown    bool
+	}{
+		{name: "a set function", from: "generate_series(1, 3) g"},
+		{name: "a set function without alias", from: "generate_series(1, 3)"},
+		{name: "a column alias", from: "generate_series(1, 3) g(n)"},
+		{name: "ordinality", from: "generate_series(1, 3) WITH ORDINALITY g"},
+		{name: "ordinality renamed", from: "generate_series(1, 3) WITH ORDINALITY g(a, b)"},
+		{name: "ROWS FROM", from: "ROWS FROM (generate_series(1, 2), upper('x')) r"},
+		{name: "ROWS FROM of one function", from: "ROWS FROM (generate_series(1, 2)) r"},
+		{name: "a scalar function", from: "upper('x') u"},
+		{name: "json_each", from: `json_each('{"a": 1}') j`},
+		{name: "json_each renamed", from: `jsonb_each_text('{"a": 1}') j(k)`},
+		{name: "an OUT parameter's name", from: "jsonb_array_elements('[1]') e"},
+		{name: "a column definition list", from: `json_to_record('{"a": 1}') AS t(a int, b text)`},
+		{name: "a column definition list in ROWS FROM", from: `ROWS FROM (json_to_record('{"a": 1}') AS (a int), generate_series(1, 1)) r`},
+		{name: "unnest of an array", from: "unnest(ARRAY[1, 2]) u", extra: []string{"lexeme", "positions", "weights"}},
+		{name: "unnest of a tsvector", from: "unnest(to_tsvector('a b')) u", extra: []string{"u"}},
+		{name: "unnest of two arrays", from: "unnest(ARRAY[1], ARRAY['a']) u"},
+		{name: "a populated record", from: "json_populate_record(NULL::apps, '{}') p", unknown: true},
+		{name: "VALUES", from: "(VALUES (1, 'a')) v"},
+		{name: "VALUES renamed", from: "(VALUES (1, 'a')) v(n)"},
+		{name: "a union", from: "(SELECT 1 AS a UNION SELECT 2) d"},
+		{name: "a star", from: "(SELECT * FROM apps) d"},
+		{name: "a qualified star and a column", from: "(SELECT a.*, 1 AS one FROM apps a) d"},
+		{name: "names figured from expressions", from: `(SELECT 1::int, 'a'::text, app_id::varchar(3), CASE WHEN true THEN 1 END,
+			CASE WHEN true THEN 1 ELSE app_id END, (SELECT 1 AS q), NULLIF(1, 1), CURRENT_DATE, ARRAY[1], ROW(1), COALESCE(1),
+			GREATEST(1), LEAST(1), EXISTS (SELECT 1), ARRAY(SELECT 1), (SELECT 2), app_id + 1, true AND false, name IS NULL,
+			(ARRAY[app_id])[1], date_trunc('month', release_date), EXTRACT(year FROM release_date), name COLLATE "C",
+			CURRENT_USER, (SELECT a.name FROM apps a LIMIT 1) FROM apps) d`},
+		{name: "a CTE", sql: "WITH c(x) AS (SELECT 1, 2 AS y) SELECT * FROM c"},
+		{name: "a CTE renamed again", sql: "WITH c(x) AS (SELECT 1, 2 AS y) SELECT * FROM c AS d(z)"},
+		{name: "a CTE's SEARCH column", sql: "WITH RECURSIVE c(n) AS (SELECT 1 UNION ALL SELECT n + 1 FROM c WHERE n < 3) SEARCH DEPTH FIRST BY n SET ord SELECT * FROM c"},
+		{name: "a CTE's CYCLE columns", sql: "WITH RECURSIVE c(n) AS (SELECT 1 UNION ALL SELECT n + 1 FROM c WHERE n < 3) CYCLE n SET seen USING path SELECT * FROM c"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			sql := cmp.Or(tt.sql, "SELECT * FROM "+tt.from)
+			rows, err := conn.Query(t.Context(), sql+" LIMIT 0")
+			require.NoError(t, err, sql)
+			var server []string
+			for _, f := range rows.FieldDescriptions() {
+				server = append(server, strings.ToLower(f.Name))
+			}
+			rows.Close()
+
+			got := outputOf(t, sql, p)
+			if tt.unknown {
+				assert.False(t, got.known, "the guard names %v, PostgreSQL %v; want them unknown", got.cols, server)
+				return
+			}
+			require.True(t, got.known, "the guard does not know the columns %v", server)
+			want := append(server, tt.extra...)
+			if got.unordered {
+				assert.ElementsMatch(t, want, got.cols)
+				return
+			}
+			if len(tt.extra) > 0 {
+				assert.ElementsMatch(t, want, got.cols)
+				return
+			}
+			assert.Equal(t, want, got.cols)
+		})
+	}
+}
+
+// TestRowFunctionsAreTheCatalogs holds rowFunctions and recordFunctions
+// to pg_proc: every allowed function that returns a row, or a column
+// named by an OUT parameter, is listed there with those names.
+func TestRowFunctionsAreTheCatalogs(t *testing.T) {
+	t.Parallel()
+	_, dbURL := storetest.NewWithURL(t)
+	conn, err := pgx.Connect(t.Context(), dbURL)
+	require.NoError(t, err, "connect to the test database")
+	t.Cleanup(func() { _ = conn.Close(context.Background()) })
+
+	rows, err := conn.Query(t.Context(), `
+		SELECT p.proname,
+		       coalesce(array_agg(p.proargnames[k.i] ORDER BY k.i) FILTER (WHERE p.proargmodes[k.i] IN ('o', 'b', 't')), '{}'),
+		       p.prorettype = 'record'::regtype OR p.prorettype = 'anyelement'::regtype
+		FROM pg_proc p
+		LEFT JOIN LATERAL generate_subscripts(p.proargmodes, 1) AS k(i) ON true
+		WHERE p.proname = ANY ($1) AND p.pronamespace = 'pg_catalog'::regnamespace AND p.prokind = 'f'
+		GROUP BY p.oid, p.proname, p.prorettype`, AllowedFunctions())
+	require.NoError(t, err)
+	type overload struct {
+		Name   string
+		Out    []string
+		Record bool
+	}
+	all, err := pgx.CollectRows(rows, pgx.RowToStructByPos[overload])
+	require.NoError(t, err)
+	require.NotEmpty(t, all)
+	for _, o := range all {
+		switch {
+		case o.Name == "unnest": // of a tsvector: unnestColumns
+			assert.Subset(t, unnestColumns(1), o.Out, "unnest")
+		case len(o.Out) > 0:
+			assert.Equal(t, o.Out, rowFunctions[o.Name], "the columns of %s", o.Name)
+		case o.Record && !recordFunctions[o.Name] && !slices.Contains(polymorphicScalars, o.Name):
+			t.Errorf("%s returns a row of columns the guard does not know; list it in rowFunctions or recordFunctions", o.Name)
+		}
+	}
+}
+
+// polymorphicScalars are allowed functions returning anyelement that in
+// FROM return one column of their argument's type: an element of a range
+// or array, or a window or aggregate's value (which FROM refuses).
+var polymorphicScalars = []string{"lower", "upper", "first_value", "last_value", "nth_value", "lag", "lead", "mode", "percentile_disc", "unnest"}
+
+// outputOf returns the columns the guard names for the statement sql
+// returns.
+func outputOf(t *testing.T, sql string, p Policy) relation {
+	t.Helper()
+	tree, err := pg_query.Parse(sql)
+	require.NoError(t, err)
+	sel := tree.GetStmts()[0].GetStmt().GetSelectStmt()
+	c := newChecker(sql, p)
+	require.Nil(t, c.run(sel), "the guard refuses %s", sql)
+	return c.outputs[sel]
+}
