@@ -73,8 +73,8 @@ func (c *checker) tableRef(rv *pg_query.RangeVar, qualified string) {
 		c.renamed[qualified] = c.renamed[qualified] || len(a.GetColnames()) > 0
 	}
 	for _, j := range c.joins {
-		names = append(names, strings.ToLower(j.GetAliasname()))
-		c.renamed[qualified] = c.renamed[qualified] || len(j.GetColnames()) > 0
+		names = append(names, strings.ToLower(j.alias.GetAliasname()))
+		c.renamed[qualified] = c.renamed[qualified] || len(j.alias.GetColnames()) > 0
 	}
 	c.reads[qualified] = append(c.reads[qualified], names...)
 }
@@ -87,6 +87,9 @@ type colRef struct {
 	// name that is not a column of the relation c names calls a function
 	// on its whole row (c.to_json, c.record_out).
 	qualifier string
+	// of and field are qualifier and name as written, which scopes
+	// match exactly (fields.go).
+	of, field string
 	lone      bool   // a lone name: a column or a relation's whole row
 	shown     bool   // in a select list, outside count()
 	misuse    string // a place a masked value may not reach (masked.go), or ""
@@ -111,8 +114,9 @@ func (c *checker) columnRef(cr *pg_query.ColumnRef) {
 	}
 	r := colRef{name: strings.ToLower(last.GetString_().GetSval()), lone: len(fields) == 1, scope: c.scope}
 	if len(fields) > 1 {
-		r.qualifier = strings.ToLower(fields[len(fields)-2].GetString_().GetSval())
-		c.sels = append(c.sels, selection{name: last.GetString_().GetSval(), of: r.qualifier, scope: c.scope})
+		r.of, r.field = fields[len(fields)-2].GetString_().GetSval(), last.GetString_().GetSval()
+		r.qualifier = strings.ToLower(r.of)
+		c.sels = append(c.sels, selection{name: r.field, of: r.of, scope: c.scope})
 	}
 	if len(c.p.DeniedColumns)+len(c.p.MaskedColumns) > 0 {
 		c.addRef(r)
@@ -158,7 +162,7 @@ func (c *checker) wholeRow(r colRef, table string, aliases []string) bool {
 	if r.qualifier == "" || !slices.Contains(aliases, r.qualifier) {
 		return false
 	}
-	switch r.scope.columnOf(r.qualifier, r.name) {
+	switch r.scope.columnOf(r.of, r.field, c.knownField) {
 	case isColumn:
 		return false
 	case notColumn:

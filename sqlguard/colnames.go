@@ -3,7 +3,6 @@ package sqlguard
 import (
 	"slices"
 	"strconv"
-	"strings"
 
 	pg_query "github.com/pganalyze/pg_query_go/v5"
 )
@@ -46,46 +45,75 @@ var recordFunctions = nameSet([]string{
 // PostgreSQL names them: a scalar function's column after the function,
 // or after the alias when it is the only function (generate_series(1, 3)
 // g has the column g); a row function's after its fields; then
-// ordinality; the alias's column names replace the first of them.
+// ordinality; the alias's column names replace the first of them. An
+// expression in FROM that is no function call (CAST(… AS text) x,
+// COALESCE(…)) is a scalar named as its select-list column would be.
+// A function whose row the guard cannot name (a populated record, one
+// of Policy.Functions or of another schema) has any field the guard
+// knows (relation.anyField).
 func (c *checker) functionRelation(f *pg_query.RangeFunction) relation {
 	items := f.GetFunctions()
+	alias := f.GetAlias().GetAliasname()
 	var cols []string
+	anyField := false
 	for _, item := range items {
 		parts := item.GetList().GetItems()
 		if len(parts) == 0 {
-			return relation{}
+			anyField = true
+			continue
 		}
 		if defs := parts[len(parts)-1].GetList().GetItems(); len(parts) == 2 && len(defs) > 0 {
 			cols = append(cols, columnDefNames(defs)...)
 			continue
 		}
-		fc := parts[0].GetFuncCall()
-		names := stringList(fc.GetFuncname())
-		if fc == nil || len(names) == 0 || len(names) > 2 || (len(names) == 2 && names[0] != "pg_catalog") {
-			return relation{} // a function of the warehouse's own (Policy.Functions)
+		name, builtin := c.fromFunctionName(parts[0])
+		scalar := name
+		if len(items) == 1 && alias != "" {
+			scalar = alias
 		}
-		name := names[len(names)-1]
+		nargs := len(parts[0].GetFuncCall().GetArgs())
 		switch {
 		case len(f.GetColdeflist()) > 0 && len(items) == 1:
 			cols = append(cols, columnDefNames(f.GetColdeflist())...)
-		case rowFunctions[name] != nil:
+		case builtin && rowFunctions[name] != nil:
 			cols = append(cols, rowFunctions[name]...)
-		case recordFunctions[name] || !allowed[name]:
-			return relation{}
-		case name == "unnest" && len(fc.GetArgs()) > 1:
-		case len(items) == 1 && f.GetAlias().GetAliasname() != "":
-			cols = append(cols, f.GetAlias().GetAliasname())
+		case builtin && name == "unnest":
+			if nargs == 1 {
+				cols = append(cols, scalar)
+			}
+			cols = append(cols, unnestColumns(nargs)...)
+		case !builtin || recordFunctions[name]:
+			anyField = true
+			cols = append(cols, scalar)
 		default:
-			cols = append(cols, name)
-		}
-		if name == "unnest" {
-			cols = append(cols, unnestColumns(len(fc.GetArgs()))...)
+			cols = append(cols, scalar)
 		}
 	}
 	if f.GetOrdinality() {
 		cols = append(cols, "ordinality")
 	}
-	return named(cols, stringList(f.GetAlias().GetColnames()))
+	r := named(cols, stringList(f.GetAlias().GetColnames()))
+	r.anyField = anyField
+	return r
+}
+
+// fromFunctionName returns the name of a function in FROM, as it names
+// the relation without an alias, and whether it is a built-in function
+// the guard names the columns of: a call of an allowed function,
+// unqualified or in pg_catalog, or an expression (CAST, COALESCE),
+// named as in a select list.
+func (c *checker) fromFunctionName(n *pg_query.Node) (string, bool) {
+	fc := n.GetFuncCall()
+	if fc == nil {
+		name, _ := c.figureColname(n)
+		return name, true
+	}
+	names := stringList(fc.GetFuncname())
+	if len(names) == 0 {
+		return "", false
+	}
+	name := names[len(names)-1]
+	return name, allowed[name] && (len(names) == 1 || len(names) == 2 && names[0] == "pg_catalog")
 }
 
 // cteRelation returns the columns a reference to cte reads: its
@@ -103,13 +131,9 @@ func (c *checker) cteRelation(cte *pg_query.CommonTableExpr, alias []string) rel
 	if cy := cte.GetCycleClause(); cy != nil {
 		extra = append(extra, cy.GetCycleMarkColumn(), cy.GetCyclePathColumn())
 	}
-	for _, e := range extra {
-		r.cols = append(r.cols[:len(r.cols):len(r.cols)], strings.ToLower(e))
-	}
+	r.cols = append(r.cols[:len(r.cols):len(r.cols)], extra...)
 	if r.unordered {
-		for _, n := range alias {
-			r.cols = append(r.cols, strings.ToLower(n))
-		}
+		r.cols = append(r.cols, alias...)
 		return r
 	}
 	return named(r.cols, alias)
@@ -136,15 +160,14 @@ func columnDefNames(defs []*pg_query.Node) []string {
 }
 
 // named returns the relation of the columns cols, the first of them
-// renamed by an alias's column names, in lower case as the guard matches
-// names.
+// renamed by an alias's column names.
 func named(cols, alias []string) relation {
 	r := relation{known: true, cols: make([]string, max(len(cols), len(alias)))}
 	for i := range r.cols {
 		if i < len(alias) {
-			r.cols[i] = strings.ToLower(alias[i])
+			r.cols[i] = alias[i]
 		} else {
-			r.cols[i] = strings.ToLower(cols[i])
+			r.cols[i] = cols[i]
 		}
 	}
 	return r
@@ -179,7 +202,7 @@ func (c *checker) selectColumns(s *pg_query.SelectStmt) relation {
 	for _, t := range s.GetTargetList() {
 		rt := t.GetResTarget()
 		if rt.GetName() != "" {
-			r.cols = append(r.cols, strings.ToLower(rt.GetName()))
+			r.cols = append(r.cols, rt.GetName())
 			continue
 		}
 		if star, ok := c.star(rt.GetVal()); ok {
@@ -196,7 +219,7 @@ func (c *checker) selectColumns(s *pg_query.SelectStmt) relation {
 		case nameNone:
 			name = "?column?"
 		}
-		r.cols = append(r.cols, strings.ToLower(name))
+		r.cols = append(r.cols, name)
 	}
 	return r
 }
@@ -224,11 +247,11 @@ func (c *checker) star(n *pg_query.Node) (relation, bool) {
 			rels = append(rels, rs...)
 		}
 	case len(fields) == 2:
-		rels, _ = c.scope.lookup(strings.ToLower(fields[0].GetString_().GetSval()))
+		rels, _ = c.scope.lookup(fields[0].GetString_().GetSval())
 	}
 	out := relation{known: len(rels) > 0, unordered: true}
 	for _, r := range rels {
-		out.known = out.known && r.known
+		out.known = out.known && r.known && !r.anyField
 		out.cols = append(out.cols, r.cols...)
 	}
 	return out, true

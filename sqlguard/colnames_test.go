@@ -38,7 +38,25 @@ func TestNamesTakenFromRowsOfRelationsThatAreNoTable(t *testing.T) {
 		{"a row hashed through a derived table", "SELECT d.hash_record AS h FROM (SELECT 1 AS n) d", ClassFunction},
 		{"a row hashed through a CTE", "WITH c AS (SELECT 1 AS n) SELECT c.hash_record AS h FROM c", ClassFunction},
 
+		{"a setting read through a cast in FROM", "SELECT x.current_setting FROM CAST('data_directory' AS text) x", ClassFunction},
+		{"a setting read through a cast in FROM named by its type", "SELECT text.current_setting FROM CAST('data_directory' AS text)", ClassFunction},
+		{"a setting read through COALESCE in FROM", "SELECT x.current_setting FROM COALESCE('data_directory') x", ClassFunction},
+		{"a setting read through a renamed cast in FROM", "SELECT x.current_setting FROM CAST('data_directory' AS text) AS x(y)", ClassFunction},
+		{"a backend's query read through a LATERAL cast", "SELECT x.pg_stat_get_backend_activity FROM generate_series(1, 5) g, LATERAL CAST(g AS int) x", ClassFunction},
+		{"a setting read under a name quoted in another case", `SELECT g.current_setting FROM (SELECT 'x' AS current_setting) "G", unnest(ARRAY['data_directory']) g`, ClassFunction},
+		{"a setting read past a join alias that hides a name",
+			"SELECT (SELECT g.current_setting FROM ((SELECT 'x' AS current_setting) g CROSS JOIN (SELECT 1 AS k) h) AS j) AS r FROM unnest(ARRAY['data_directory']) g", ClassFunction},
+		{"a setting read past a sibling a subquery in FROM does not see",
+			"SELECT (SELECT d.v FROM (SELECT 'x' AS current_setting) g, (SELECT g.current_setting AS v) d) AS r FROM unnest(ARRAY['data_directory']) g", ClassFunction},
+		{"a setting read past its owner's FROM from a CTE",
+			"SELECT (SELECT x.v FROM (WITH c AS (SELECT g.current_setting AS v) SELECT c.v FROM c, (SELECT 'x' AS current_setting) g) x) AS r FROM unnest(ARRAY['data_directory']) g", ClassFunction},
+		{"a row's size through a quoted column name", `SELECT d.pg_column_size FROM (SELECT 1 AS "PG_COLUMN_SIZE") d`, ClassFunction},
+
 		{"a function's column under its alias", "SELECT g.g FROM generate_series(1, 3) g", ""},
+		{"a quoted column of a derived table", `SELECT d."Total" FROM (SELECT 1 AS "Total") d`, ""},
+		{"a LATERAL subquery's column of the item before it", "SELECT d.n FROM analytics.apps a, LATERAL (SELECT a.app_id AS n) d", ""},
+		{"a function's argument of the item before it", "SELECT g FROM analytics.apps a, unnest(ARRAY[a.app_id]) g", ""},
+		{"a table inside an aliased join in its ON clause", "SELECT j.app_id FROM (analytics.apps a JOIN analytics.app_genres g ON a.app_id = g.app_id) AS j", ""},
 		{"a function's column under a column alias", "SELECT g.n FROM generate_series(1, 3) g(n)", ""},
 		{"a function's ordinality", "SELECT g.g, g.ordinality FROM generate_series(1, 3) WITH ORDINALITY g", ""},
 		{"json_each's fields", `SELECT j.key, j.value FROM json_each('{"a": 1}') j`, ""},
@@ -72,6 +90,43 @@ func TestNamesTakenFromRowsOfRelationsThatAreNoTable(t *testing.T) {
 			}
 		})
 	}
+}
+
+// The whole row of a table with masked or denied columns is refused
+// however a relation of another name seems to have the column that
+// would make x.to_json no call: PostgreSQL matches names exactly, a
+// subquery in FROM does not see its siblings, a CTE's query does not see
+// its owner's FROM, and a join alias hides the names of what it joins.
+func TestWholeRowsUnderNamesOfOtherRelations(t *testing.T) {
+	t.Parallel()
+	_, analysts, _ := matrixPolicies()
+	for _, sql := range []string{
+		`SELECT "E".to_json FROM hr.employees "E", (SELECT 1 AS to_json) e`,
+		"SELECT (SELECT e.to_json FROM ((SELECT 1 AS to_json) e CROSS JOIN (SELECT 1 AS k) k) AS j LIMIT 1) AS r FROM hr.employees e",
+		"SELECT (SELECT d.v FROM (SELECT 1 AS to_json) e, (SELECT e.to_json AS v) d LIMIT 1) AS r FROM hr.employees e",
+		"SELECT (SELECT d.v FROM (SELECT e.to_json AS v) d, (SELECT 1 AS to_json) e LIMIT 1) AS r FROM hr.employees e",
+		"SELECT (SELECT x.v FROM (WITH c AS (SELECT e.to_json AS v) SELECT c.v FROM c, (SELECT 1 AS to_json) e) x LIMIT 1) AS r FROM hr.employees e",
+		`SELECT "A".row_to_json FROM analytics.apps "A", generate_series(1, 1) AS a(row_to_json)`,
+		`SELECT "E".to_json FROM hr.employees "E", (VALUES (1)) AS e(to_json)`,
+	} {
+		err := Check(sql, analysts)
+		if assert.Error(t, err, sql) {
+			assert.Equal(t, ClassColumns, err.(*Rejection).Class, "%s: %v", sql, err)
+		}
+	}
+}
+
+// Policy.Functions may return rows the guard cannot name: only the
+// fields it knows are taken for their columns.
+func TestNamesTakenFromRowsOfExtraFunctions(t *testing.T) {
+	t.Parallel()
+	base, _, _ := matrixPolicies()
+	base.Functions = []string{"similarity"}
+	err := Check("SELECT s.pg_column_size FROM similarity('a', 'b') s", base)
+	if assert.Error(t, err) {
+		assert.Equal(t, ClassFunction, err.(*Rejection).Class, "%v", err)
+	}
+	assert.NoError(t, Check("SELECT s.s, s.name FROM similarity('a', 'b') s", base))
 }
 
 // A star stands for its relations' columns; only where none is

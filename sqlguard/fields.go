@@ -2,6 +2,7 @@ package sqlguard
 
 import (
 	"cmp"
+	"maps"
 	"slices"
 	"strings"
 
@@ -28,6 +29,11 @@ type relation struct {
 	// table's with its alias's column names added), so a column alias
 	// list adds its names rather than replacing the first ones.
 	unordered bool
+	// anyField marks a function's row the guard cannot name (a
+	// populated record, a function of Policy.Functions): its columns
+	// are cols and any field the guard knows (knownField), and no other
+	// name, so f in x.f is judged as a call as over a known relation.
+	anyField bool
 }
 
 // selection is a name taken from a row, as written (a function's name is
@@ -51,8 +57,20 @@ type scope struct {
 	parent *scope
 }
 
+// snapshot returns sc as it is now, for what may look into it while its
+// FROM is still being read: a LATERAL subquery or a function's arguments
+// see the FROM items before them, not those after.
+func (sc *scope) snapshot() *scope {
+	if sc == nil {
+		return nil
+	}
+	return &scope{rels: maps.Clone(sc.rels), parent: sc.parent}
+}
+
 // lookup returns the relations the name x denotes where sc is, and
-// whether any scope has it.
+// whether any scope has it. Names are matched as PostgreSQL matches them,
+// exactly: the parser has folded unquoted ones to lower case, and a
+// quoted "E" is not e.
 func (sc *scope) lookup(x string) ([]relation, bool) {
 	for ; sc != nil; sc = sc.parent {
 		if rels, ok := sc.rels[x]; ok {
@@ -71,33 +89,47 @@ const (
 	notColumn
 )
 
+// joinFrame is an aliased join the walk is in: the relations inside it
+// are named in a scope of its own, seen only within the join (its ON
+// clauses), and the alias in the scope around it (outer) denotes them all.
+type joinFrame struct {
+	alias *pg_query.Alias
+	outer *scope
+}
+
 // fromItem records that name (in FROM) denotes r, as do the aliases of the
-// joins around it.
+// joins around it, each in the scope around its join.
 func (c *checker) fromItem(name string, r relation) {
 	if c.scope == nil {
 		c.scope = &scope{}
 	}
-	sc := c.scope
-	if sc.rels == nil {
-		sc.rels = map[string][]relation{}
-	}
-	sc.rels[strings.ToLower(name)] = append(sc.rels[strings.ToLower(name)], r)
+	c.scope.add(name, r)
 	for _, j := range c.joins {
-		sc.rels[strings.ToLower(j.GetAliasname())] = append(sc.rels[strings.ToLower(j.GetAliasname())], r)
+		j.outer.add(j.alias.GetAliasname(), r)
 	}
 }
 
+func (sc *scope) add(name string, r relation) {
+	if sc.rels == nil {
+		sc.rels = map[string][]relation{}
+	}
+	sc.rels[name] = append(sc.rels[name], r)
+}
+
 // joinColumns records the columns a join alias's column alias list names
-// (AS j(x, y)): the join's and those of the joins around it.
+// (AS j(x, y)): the join's and those of the joins around it. They are
+// added to the columns of the relations joined, which the guard does not
+// know the order of; a renamed column's old name is still taken for a
+// column.
 func (c *checker) joinColumns(a *pg_query.Alias) {
 	if len(a.GetColnames()) == 0 {
 		return
 	}
-	r := relation{known: true}
-	for _, n := range stringList(a.GetColnames()) {
-		r.cols = append(r.cols, strings.ToLower(n))
+	r := relation{known: true, cols: stringList(a.GetColnames())}
+	c.joins[len(c.joins)-1].outer.add(a.GetAliasname(), r)
+	for _, j := range c.joins[:len(c.joins)-1] {
+		j.outer.add(j.alias.GetAliasname(), r)
 	}
-	c.fromItem(a.GetAliasname(), r)
 }
 
 // rangeVar records the relation a table reference reads: a column alias
@@ -112,13 +144,8 @@ func (c *checker) rangeVar(rv *pg_query.RangeVar) {
 	}
 	r := relation{}
 	if cols, ok := c.p.Columns[c.resolve(rv.GetSchemaname(), rv.GetRelname())]; ok {
-		r = relation{known: true, unordered: true}
-		for _, col := range cols {
-			r.cols = append(r.cols, strings.ToLower(col))
-		}
-		for _, n := range stringList(rv.GetAlias().GetColnames()) {
-			r.cols = append(r.cols, strings.ToLower(n))
-		}
+		r = relation{known: true, unordered: true, cols: slices.Clone(cols)}
+		r.cols = append(r.cols, stringList(rv.GetAlias().GetColnames())...)
 	}
 	c.fromItem(name, r)
 }
@@ -132,9 +159,9 @@ func (c *checker) rangeFunction(f *pg_query.RangeFunction) {
 		return
 	}
 	for _, item := range f.GetFunctions() {
-		for _, n := range item.GetList().GetItems() {
-			if fc := n.GetFuncCall(); fc != nil {
-				c.fromItem(lastName(fc.GetFuncname()), r)
+		if parts := item.GetList().GetItems(); len(parts) > 0 {
+			if name, _ := c.fromFunctionName(parts[0]); name != "" {
+				c.fromItem(name, r)
 			}
 		}
 	}
@@ -160,9 +187,7 @@ func (c *checker) renamedOutput(sel *pg_query.SelectStmt, alias []string) relati
 	case !ok || !r.known:
 		return relation{}
 	case r.unordered:
-		for _, n := range alias {
-			r.cols = append(r.cols[:len(r.cols):len(r.cols)], strings.ToLower(n))
-		}
+		r.cols = append(r.cols[:len(r.cols):len(r.cols)], alias...)
 		return r
 	}
 	return named(r.cols, alias)
@@ -171,8 +196,9 @@ func (c *checker) renamedOutput(sel *pg_query.SelectStmt, alias []string) relati
 // columnOf says whether name is a column of a relation that the name x
 // denotes where sc is: it is when it is one of any (a join alias's column
 // may be any joined relation's), it is not when every relation's columns
-// are known and none has it.
-func (sc *scope) columnOf(x, name string) column {
+// are known and none has it. field says whether a name is a field the
+// guard knows, which a row of anyField may have.
+func (sc *scope) columnOf(x, name string, field func(string) bool) column {
 	rels, _ := sc.lookup(x)
 	if len(rels) == 0 {
 		return unknownColumn
@@ -180,9 +206,9 @@ func (sc *scope) columnOf(x, name string) column {
 	out := notColumn
 	for _, r := range rels {
 		switch {
-		case slices.Contains(r.cols, name):
+		case slices.Contains(r.cols, name), r.anyField && field(name):
 			return isColumn
-		case !r.known:
+		case !r.known && !r.anyField:
 			out = unknownColumn
 		}
 	}
@@ -193,14 +219,14 @@ func (sc *scope) columnOf(x, name string) column {
 // is, which PostgreSQL prefers to a relation of that name: x names no
 // relation, or some relation it sees has a column x, or some relation's
 // columns are unknown.
-func (sc *scope) maybeColumn(x string) bool {
+func (sc *scope) maybeColumn(x string, field func(string) bool) bool {
 	if _, ok := sc.lookup(x); !ok {
 		return true
 	}
 	for ; sc != nil; sc = sc.parent {
 		for _, rels := range sc.rels {
 			for _, r := range rels {
-				if !r.known || slices.Contains(r.cols, x) {
+				if !r.known && !r.anyField || slices.Contains(r.cols, x) || r.anyField && field(x) {
 					return true
 				}
 			}
@@ -217,7 +243,7 @@ func (sc *scope) maybeColumn(x string) bool {
 func (c *checker) indirection(ind *pg_query.A_Indirection) bool {
 	x, path := "", ind.GetIndirection()
 	if f := ind.GetArg().GetColumnRef().GetFields(); len(f) == 1 && f[0].GetString_() != nil && len(path) > 0 && path[0].GetString_() != nil {
-		x = strings.ToLower(f[0].GetString_().GetSval())
+		x = f[0].GetString_().GetSval()
 	}
 	for i, p := range path {
 		s := p.GetString_()
@@ -238,11 +264,11 @@ func (c *checker) indirection(ind *pg_query.A_Indirection) bool {
 		}
 		// x is a column, whose value f is called on, or a relation
 		// whose column (or whole row) f is.
-		c.addRef(colRef{name: x})
+		c.addRef(colRef{name: strings.ToLower(x)})
 		if pos, ok := maskSafeFunctions[name]; len(c.p.MaskedColumns) > 0 && (!ok || pos > 0) {
 			c.refs[len(c.refs)-1].misuse = "the function " + name + "()"
 		}
-		r := colRef{name: name, qualifier: x, scope: c.scope}
+		r := colRef{name: name, qualifier: strings.ToLower(x), of: x, field: s.GetSval(), scope: c.scope}
 		r.shown = c.inTarget > 0 && c.inCount == 0
 		if len(c.p.MaskedColumns) > 0 {
 			r.misuse = c.maskedPlace()
@@ -274,9 +300,8 @@ func (c *checker) calls() {
 			c.report(reject(class, "%s", reason))
 			return
 		}
-		lower := strings.ToLower(s.name)
-		call := s.of != "" && s.scope.columnOf(s.of, lower) == notColumn
-		if s.value && (s.of == "" || s.scope.maybeColumn(s.of)) && !c.knownField(lower) {
+		call := s.of != "" && s.scope.columnOf(s.of, s.name, c.knownField) == notColumn
+		if s.value && (s.of == "" || s.scope.maybeColumn(s.of, c.knownField)) && !c.knownField(s.name) {
 			call = true
 		}
 		if !call {
@@ -293,6 +318,7 @@ func (c *checker) calls() {
 // column of a relation in Policy.Columns, or the key or value of a
 // json_each or jsonb_each row. No function is named key or value.
 func (c *checker) knownField(name string) bool {
+	name = strings.ToLower(name)
 	if name == "key" || name == "value" {
 		return true
 	}

@@ -24,7 +24,7 @@ type checker struct {
 	// whether a star or NATURAL JOIN was used.
 	reads   map[string][]string
 	renamed map[string]bool
-	joins   []*pg_query.Alias
+	joins   []joinFrame
 	refs    []colRef
 	stars   bool
 	// For every statement: what each name in FROM denotes, and the names
@@ -34,6 +34,10 @@ type checker struct {
 	scope   *scope // the FROM names of the SELECT being walked (fields.go)
 	sels    []selection
 	outputs map[*pg_query.SelectStmt]relation
+	// subParent, when hasSubParent, is what the next SELECT walked (a
+	// subquery in FROM) sees around it.
+	subParent    *scope
+	hasSubParent bool
 	// For Policy.MaskedColumns: how deep the walk is in a select list and
 	// in count(), and the path from the statement to the message being
 	// walked (masked.go).
@@ -125,11 +129,23 @@ func (c *checker) walk(m protoreflect.Message, depth int) {
 		c.relation(n)
 		c.rangeVar(n)
 	case *pg_query.RangeSubselect:
+		// A subquery in FROM sees the SELECTs around its own, and with
+		// LATERAL the FROM items before it: not the others.
+		c.subParent, c.hasSubParent = c.scope.parent, true
+		if n.GetLateral() {
+			c.subParent = c.scope.snapshot()
+		}
 		c.children(m, depth, "")
 		c.derived(n)
 		return
 	case *pg_query.RangeFunction:
+		// A function's arguments see the FROM items before it.
+		sc := c.scope
+		c.scope = sc.snapshot()
+		c.children(m, depth, "")
+		c.scope = sc
 		c.rangeFunction(n)
+		return
 	case *pg_query.ColumnRef:
 		c.columnRef(n)
 	case *pg_query.A_Indirection:
@@ -141,11 +157,15 @@ func (c *checker) walk(m protoreflect.Message, depth int) {
 		c.usingColumns(n)
 		if a := n.GetAlias(); a != nil {
 			// The join's whole row, (j).col and j.col read the columns
-			// of the relations joined.
-			c.joins = append(c.joins, a)
+			// of the relations joined, whose own names are seen only
+			// within the join.
+			outer := c.scope
+			c.scope = &scope{parent: outer}
+			c.joins = append(c.joins, joinFrame{alias: a, outer: outer})
 			c.joinColumns(a)
 			c.children(m, depth, "")
 			c.joins = c.joins[:len(c.joins)-1]
+			c.scope = outer
 			return
 		}
 	case *pg_query.RangeTableSample:
@@ -214,8 +234,13 @@ func (c *checker) selectStmt(s *pg_query.SelectStmt, depth int) {
 	// A subquery's own clauses are not the outer select list's.
 	inTarget, inCount, joins, outer := c.inTarget, c.inCount, c.joins, c.scope
 	c.inTarget, c.inCount, c.joins = 0, 0, nil
-	// Its FROM names are its own, and it sees its outer SELECTs'.
-	c.scope = &scope{parent: outer}
+	// Its FROM names are its own, and it sees its outer SELECTs' (a
+	// subquery in FROM, only those walk chose).
+	parent := outer
+	if c.hasSubParent {
+		parent, c.subParent, c.hasSubParent = c.subParent, nil, false
+	}
+	c.scope = &scope{parent: parent}
 	defer func() { c.inTarget, c.inCount, c.joins, c.scope = inTarget, inCount, joins, outer }()
 	mark := len(c.scopes)
 	if wc := s.GetWithClause(); wc != nil {
@@ -233,6 +258,11 @@ func (c *checker) selectStmt(s *pg_query.SelectStmt, depth int) {
 // the rest of the owning statement.
 func (c *checker) with(wc *pg_query.WithClause, owner *pg_query.SelectStmt, depth int) {
 	c.deepest = max(c.deepest, depth)
+	// A CTE's query sees the SELECTs around the one that owns it, not
+	// its FROM.
+	owned := c.scope
+	c.scope = owned.parent
+	defer func() { c.scope = owned }()
 	ctes := make([]*pg_query.CommonTableExpr, 0, len(wc.GetCtes()))
 	for _, n := range wc.GetCtes() {
 		ctes = append(ctes, n.GetCommonTableExpr())
