@@ -144,8 +144,10 @@ func (s *numberSearch) seeText(text string) bool {
 //
 //	-?\d[\d,]*(?:\.\d+)?(?:[eE][-+]?\d+)?(?:(?:k|K|m|M|bn|b|B)\b| ?(?i:thousand|million|billion|trillion)\b)?
 //
-// finds them ("-1,234.5", "2019", "-04", "1e6", "8.2k", "9.9 million"),
-// until yield returns false. It is that expression written by hand: the
+// finds them ("-1,234.5", "2019", "1e6", "8.2k", "9.9 million"), except
+// that a hyphen right after a letter, digit or underscore is no minus
+// sign ("aged 25-34" is 25 and 34, "2019-04" is 2019 and 04), until yield
+// returns false. It is that expression written by hand: the
 // check reads the text of every cell it searches, and the regexp package
 // took most of its time. \d is an ASCII digit, and no byte of a multi-byte
 // UTF-8 character is one, so reading bytes reads the same numbers as
@@ -156,7 +158,7 @@ func eachNumber(text string, yield func(string) bool) {
 		start := i
 		switch {
 		case isDigit(text[i]):
-		case text[i] == '-' && i+1 < len(text) && isDigit(text[i+1]):
+		case text[i] == '-' && i+1 < len(text) && isDigit(text[i+1]) && (i == 0 || !isWordByte(text[i-1])):
 			i++
 		default:
 			i++

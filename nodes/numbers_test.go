@@ -14,6 +14,21 @@ import (
 // numberPattern is what eachNumber finds, as the check used to find it.
 var numberPattern = regexp.MustCompile(`-?\d[\d,]*(?:\.\d+)?(?:[eE][-+]?\d+)?(?:(?:k|K|m|M|bn|b|B)\b| ?(?i:thousand|million|billion|trillion)\b)?`)
 
+// findNumbers finds the numbers in text as numberPattern does, a hyphen
+// after a letter, digit or underscore read as no minus sign ("25-34" is
+// 25 and 34): Go's regular expressions cannot look behind.
+func findNumbers(text string) []string {
+	var out []string
+	for _, m := range numberPattern.FindAllStringIndex(text, -1) {
+		start := m[0]
+		if text[start] == '-' && start > 0 && isWordByte(text[start-1]) {
+			start++
+		}
+		out = append(out, text[start:m[1]])
+	}
+	return out
+}
+
 // inventedNumbersByFullScan is the check as it was before it searched for
 // the answer's numbers only: every number of the result, the context and
 // the row count is read first, and each quoted number looked up among
@@ -22,7 +37,7 @@ var numberPattern = regexp.MustCompile(`-?\d[\d,]*(?:\.\d+)?(?:[eE][-+]?\d+)?(?:
 func inventedNumbersByFullScan(answer string, r warehouse.Result, context string) []string {
 	seen := []float64{float64(r.RowCount)}
 	addText := func(text string) {
-		for _, m := range numberPattern.FindAllString(text, -1) {
+		for _, m := range findNumbers(text) {
 			if f, ok := parseNumber(m); ok {
 				seen = append(seen, f.value())
 			}
@@ -42,7 +57,7 @@ func inventedNumbersByFullScan(answer string, r warehouse.Result, context string
 		}
 	}
 	var bad []string
-	for _, m := range numberPattern.FindAllString(answer, -1) {
+	for _, m := range findNumbers(answer) {
 		f, ok := parseNumber(m)
 		if !ok || f.scale == 1 && math.Abs(f.written) <= 10 {
 			continue
@@ -105,6 +120,10 @@ func TestInventedNumbersEdgeCases(t *testing.T) {
 		{name: "a scaled number found as its written digits", answer: "12.3 thousand points, 12m long.", want: nil},
 		{name: "a scaled number found neither way", answer: "13.7 thousand points.", want: []string{"13.7 thousand"}},
 		{name: "letters after the suffix are no scale", answer: "It weighs 9kg, 13 kilos.", want: []string{"13"}},
+		{name: "a range with a hyphen", answer: "Mostly aged 2015-2019.", want: nil},
+		{name: "a hyphen after a letter", answer: "Rated PG-2015.", want: nil},
+		{name: "a minus after a space", answer: "A change of -2015.", want: []string{"-2015"}},
+		{name: "a date's parts", answer: "Released 2019-04-01: 12.35.", want: nil},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -177,7 +196,7 @@ func FuzzInventedNumbers(f *testing.F) {
 	f.Fuzz(func(t *testing.T, answer, cell string, n int64, x float64, context string) {
 		var got []string
 		eachNumber(answer, func(m string) bool { got = append(got, m); return true })
-		if want := numberPattern.FindAllString(answer, -1); !slices.Equal(got, want) {
+		if want := findNumbers(answer); !slices.Equal(got, want) {
 			t.Fatalf("eachNumber(%q) = %q, the pattern finds %q", answer, got, want)
 		}
 		res := warehouse.Result{Rows: [][]any{{cell, n, x, nil, true, []any{n}}}, RowCount: 1}
