@@ -30,8 +30,9 @@ const (
 	// description, which a phrase inside it would match as well as a name
 	// (word similarity 1: "Acme Rocket" in a 54,000-character note), which
 	// would fill the prompt, and whose word stems PostgreSQL's stem index
-	// may refuse (a btree row holds at most 2,704 bytes).
-	MaxValueLength = 200
+	// may refuse (a btree row holds at most 2,704 bytes). A backend may
+	// leave such values out of its read (warehouse.ColumnValues.Long).
+	MaxValueLength = warehouse.MaxValueLength
 	// minSimilarity is how alike a value must be to a phrase of the
 	// question to be shown.
 	minSimilarity = 0.5
@@ -154,7 +155,7 @@ func (ix *ValueIndex) Refresh(ctx context.Context) (RefreshStats, error) {
 				ix.log().WarnContext(ctx, "value index: read a column", "column", col.Schema+"."+col.Table+"."+col.Column, "err", err)
 				continue
 			}
-			indexed, distinct, rows := values.Distinct, len(values.Distinct), values.Rows
+			indexed, distinct, rows := values.Distinct, len(values.Distinct)+values.Long, values.Rows
 			skipped := distinct > max
 			if skipped {
 				// The rows of the values read are not the column's.

@@ -44,21 +44,34 @@ type Backend interface {
 	// Values lists up to limit distinct non-null values of a column of the
 	// catalog as text, in order, with how many rows hold them when the
 	// backend can say in the same read; for a caller (CallerOf) with an
-	// access policy, never of a column it denies or masks.
+	// access policy, never of a column it denies or masks. It lists all
+	// of them up to limit, never a part cut at a size: a read it cannot
+	// finish whole is an error. A backend may leave out values longer
+	// than MaxValueLength characters, which no caller keeps, counting them
+	// in ColumnValues.Long.
 	Values(ctx context.Context, col ColumnRef, limit int) (ColumnValues, error)
 	// Show returns what Show SQL shows for a query of this backend.
 	Show(ctx context.Context, q Query) Shown
 }
 
+// MaxValueLength is the longest value, in characters, a column's values
+// are read for (Backend.Values): the value index keeps names, categories
+// and codes, and a longer value is text (grounding.MaxValueLength).
+const MaxValueLength = 200
+
 // ColumnValues is what Backend.Values reads of a column.
 type ColumnValues struct {
 	// Distinct are the column's distinct non-null values as text, in
-	// order, up to the limit asked.
+	// order: with Long, up to the limit asked.
 	Distinct []string
-	// Rows is how many rows hold one of Distinct (all the column's
-	// non-null rows when the limit was not reached), or RowsUnknown when
-	// the backend cannot count them in the read that finds the values
-	// (Cube: a dimension need not have a measure that counts its rows).
+	// Long is how many distinct values longer than MaxValueLength
+	// characters the backend read but left out of Distinct.
+	Long int
+	// Rows is how many rows hold one of Distinct or of the Long values
+	// (all the column's non-null rows when the limit was not reached),
+	// or RowsUnknown when the backend cannot count them in the read that
+	// finds the values (Cube: a dimension need not have a measure that
+	// counts its rows).
 	// The value index tells a code, whose values repeat across rows,
 	// from the names of a small table, each in one row.
 	Rows int64

@@ -14,8 +14,6 @@ import (
 	"sync"
 	"time"
 
-	"github.com/jackc/pgx/v5"
-
 	"github.com/analyticsbot/analyticsbot/sqlguard"
 	"github.com/analyticsbot/analyticsbot/warehouse"
 )
@@ -362,52 +360,6 @@ func (b *Backend) Export(ctx context.Context, q warehouse.Query, w io.Writer, li
 	}
 	st, err := exec.ExportCSV(b.named(ctx), g.Run, w, limit)
 	return st, b.qualify(ctx, err)
-}
-
-// Values implements warehouse.Backend: the column grouped by its text,
-// with each value's count of rows (over the sort a SELECT DISTINCT makes,
-// about a fifth slower on the demo's largest column: BENCHMARKS.md), as
-// the reader; for a caller, only of a column of their catalog that their
-// policy does not mask, as decided over the whole catalog (warehouse.Decide:
-// a column masked on a table is masked on its inheritance children, and
-// one masked on a child or partition on its parent), as the guard decides.
-func (b *Backend) Values(ctx context.Context, col warehouse.ColumnRef, limit int) (warehouse.ColumnValues, error) {
-	cat, err := b.catalog.Get(ctx, false)
-	if err != nil {
-		return warehouse.ColumnValues{}, err
-	}
-	a := warehouse.CallerOf(ctx).Access
-	if a != nil {
-		v := b.view(cat, a)
-		cat, a = v.catalog, v.access
-	}
-	t, ok := cat.Table(col.Schema, col.Table)
-	if !ok {
-		return warehouse.ColumnValues{}, warehouse.Errorf(warehouse.Invalid, "no table %s.%s in the catalog", col.Schema, col.Table)
-	}
-	if _, ok := t.Column(col.Column); !ok {
-		return warehouse.ColumnValues{}, warehouse.Errorf(warehouse.Invalid, "no column %s in the catalog", col)
-	}
-	if a != nil && a.MasksColumn(t.Schema, t.Name, col.Column) {
-		return warehouse.ColumnValues{}, &warehouse.Error{Kind: warehouse.Forbidden, Class: "access_denied", Reason: "you may not read the values of " + col.String()}
-	}
-	if limit <= 0 {
-		limit = b.cfg.MaxRows
-	}
-	c := pgx.Identifier{col.Column}.Sanitize()
-	sql := fmt.Sprintf("SELECT %[1]s::text, count(*) FROM %[2]s WHERE %[1]s IS NOT NULL GROUP BY 1 ORDER BY 1 LIMIT %[3]d",
-		c, pgx.Identifier{t.Schema, t.Name}.Sanitize(), limit)
-	res, err := b.exec.QueryRows(ctx, sql, limit)
-	if err != nil {
-		return warehouse.ColumnValues{}, fmt.Errorf("values of %s: %w", col, err)
-	}
-	out := warehouse.ColumnValues{Distinct: make([]string, len(res.Rows))}
-	for i, row := range res.Rows {
-		out.Distinct[i], _ = row[0].(string)
-		n, _ := row[1].(int64)
-		out.Rows += n
-	}
-	return out, nil
 }
 
 // Show implements warehouse.Backend: the SQL as written.

@@ -248,13 +248,19 @@ func (e *Executor) Query(ctx context.Context, sql string) (warehouse.Result, err
 // QueryRows runs sql and returns at most limit rows (MaxRows when limit is
 // not positive); a result with more is Truncated.
 func (e *Executor) QueryRows(ctx context.Context, sql string, limit int) (warehouse.Result, error) {
+	return e.queryRows(ctx, sql, limit, e.cfg.MaxBytes)
+}
+
+// queryRows is QueryRows with a byte cap of its own in place of MaxBytes:
+// a result with more is Truncated.
+func (e *Executor) queryRows(ctx context.Context, sql string, limit, maxBytes int) (warehouse.Result, error) {
 	if limit <= 0 {
 		limit = e.cfg.MaxRows
 	}
 	var res warehouse.Result
 	err := e.inReadOnlyTx(ctx, sql, func(tx pgx.Tx, sg signed) error {
 		var err error
-		res, err = e.read(ctx, tx, sg, sql, limit)
+		res, err = e.read(ctx, tx, sg, sql, limit, maxBytes)
 		return err
 	})
 	if err != nil {
@@ -457,8 +463,9 @@ func rollbackAndDiscard(ctx context.Context, pc *pgconn.PgConn) error {
 	return err
 }
 
-// read runs sql and converts at most limit rows.
-func (e *Executor) read(ctx context.Context, tx pgx.Tx, sg signed, sql string, limit int) (warehouse.Result, error) {
+// read runs sql and converts at most limit rows of at most maxBytes of
+// values.
+func (e *Executor) read(ctx context.Context, tx pgx.Tx, sg signed, sql string, limit, maxBytes int) (warehouse.Result, error) {
 	// Canceled once enough rows are read, so the server stops producing the
 	// rest instead of streaming them to be thrown away.
 	qctx, cancel := context.WithCancel(e.statementCtx(ctx))
@@ -503,7 +510,7 @@ func (e *Executor) read(ctx context.Context, tx pgx.Tx, sg signed, sql string, l
 			cancel()
 			break
 		}
-		if size += rowSize; size > e.cfg.MaxBytes {
+		if size += rowSize; size > maxBytes {
 			res.Truncated, res.LimitedBy = true, warehouse.LimitBytes
 			*sg.large = true
 			cancel()
