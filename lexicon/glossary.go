@@ -5,9 +5,11 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"os"
 	"slices"
 	"strings"
+	"unicode/utf8"
 
 	"gopkg.in/yaml.v3"
 )
@@ -19,6 +21,9 @@ import (
 // says either shows the generator what the term means.
 type Glossary struct {
 	Entries []GlossaryEntry
+	// index holds the words of every term and synonym, worked out once
+	// by ParseGlossary: Match runs at least twice per question.
+	index *phraseIndex
 }
 
 // GlossaryEntry is one term of a glossary.
@@ -32,16 +37,27 @@ type GlossaryEntry struct {
 	Means string `yaml:"means"`
 }
 
-// Glossary limits: a file a team writes, not a dictionary.
+// Glossary limits: a file a team writes, not a dictionary. Lengths are
+// in characters (runes), not bytes.
 const (
+	// MaxGlossaryBytes bounds the file's size.
+	MaxGlossaryBytes   = 1 << 20
 	maxGlossaryEntries = 2000
-	maxTermLen         = 80
-	maxMeansLen        = 500
+	// maxSynonyms bounds one term's synonyms.
+	maxSynonyms = 50
+	maxTermLen  = 80
+	maxMeansLen = 500
 )
 
 // LoadGlossary reads and checks a glossary file.
 func LoadGlossary(path string) (*Glossary, error) {
-	data, err := os.ReadFile(path)
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, fmt.Errorf("glossary: %w", err)
+	}
+	defer f.Close()
+	// One byte more than the limit is enough to tell the file is too big.
+	data, err := io.ReadAll(io.LimitReader(f, MaxGlossaryBytes+1))
 	if err != nil {
 		return nil, fmt.Errorf("glossary: %w", err)
 	}
@@ -62,6 +78,9 @@ func LoadGlossary(path string) (*Glossary, error) {
 //
 // Every problem is reported, each with its line.
 func ParseGlossary(data []byte) (*Glossary, error) {
+	if len(data) > MaxGlossaryBytes {
+		return nil, fmt.Errorf("the file is larger than %d bytes (1 MiB): a glossary holds a team's own words, not a dictionary", MaxGlossaryBytes)
+	}
 	var typed struct {
 		Terms []GlossaryEntry `yaml:"terms"`
 	}
@@ -95,53 +114,70 @@ func ParseGlossary(data []byte) (*Glossary, error) {
 	if len(typed.Terms) > maxGlossaryEntries {
 		return nil, fmt.Errorf("%d terms, more than %d", len(typed.Terms), maxGlossaryEntries)
 	}
-	var problems []string
-	owner := map[string]string{} // a phrase's words → the term it names
+	lines := make([]int, len(typed.Terms))
 	for i := range typed.Terms {
-		e := &typed.Terms[i]
-		line := nodes.Terms[i].Line
+		lines[i] = nodes.Terms[i].Line
+	}
+	if problems := checkEntries(typed.Terms, lines); len(problems) > 0 {
+		return nil, errors.New(strings.Join(problems, "; "))
+	}
+	return &Glossary{Entries: typed.Terms, index: indexPhrases(typed.Terms)}, nil
+}
+
+// checkEntries trims the entries' text in place and returns every problem
+// of them, each with its entry's line.
+func checkEntries(entries []GlossaryEntry, lines []int) []string {
+	var problems []string
+	// owner maps a phrase's words to the entry (its index) that holds it.
+	owner := map[string]int{}
+	for i := range entries {
+		e := &entries[i]
 		bad := func(format string, args ...any) {
-			problems = append(problems, fmt.Sprintf("line %d: ", line)+fmt.Sprintf(format, args...))
+			problems = append(problems, fmt.Sprintf("line %d: ", lines[i])+fmt.Sprintf(format, args...))
 		}
 		e.Term = strings.TrimSpace(e.Term)
 		e.Means = strings.TrimSpace(e.Means)
-		switch {
-		case e.Term == "":
+		if e.Term == "" {
 			bad("a term is missing (each entry needs \"term:\")")
 			continue
-		case len(e.Term) > maxTermLen:
-			bad("term %.20q… is longer than %d characters", e.Term, maxTermLen)
-		case len(e.Means) > maxMeansLen:
-			bad("what %q means is longer than %d characters", e.Term, maxMeansLen)
-		case len(e.Synonyms) == 0 && e.Means == "":
+		}
+		if n := utf8.RuneCountInString(e.Means); n > maxMeansLen {
+			bad("what %.20q means is %d characters, longer than %d", e.Term, n, maxMeansLen)
+		}
+		if len(e.Synonyms) == 0 && e.Means == "" {
 			bad("term %q has neither synonyms nor means: it would change nothing", e.Term)
 		}
-		for j, phrase := range append([]string{e.Term}, e.Synonyms...) {
-			phrase = strings.TrimSpace(phrase)
+		if len(e.Synonyms) > maxSynonyms {
+			bad("term %q has %d synonyms, more than %d", e.Term, len(e.Synonyms), maxSynonyms)
+		}
+		for j := range len(e.Synonyms) + 1 {
+			phrase, what := e.Term, fmt.Sprintf("term %.20q", e.Term)
 			if j > 0 {
-				e.Synonyms[j-1] = phrase
+				e.Synonyms[j-1] = strings.TrimSpace(e.Synonyms[j-1])
+				phrase, what = e.Synonyms[j-1], fmt.Sprintf("synonym %.20q of %q", e.Synonyms[j-1], e.Term)
 			}
-			key := strings.Join(phraseStems(phrase), " ")
+			if n := utf8.RuneCountInString(phrase); n > maxTermLen {
+				bad("%s is %d characters, longer than %d", what, n, maxTermLen)
+			}
+			key := strings.Join(phraseWords(phrase), " ")
+			o, taken := owner[key]
 			switch {
 			case key == "" && j == 0:
-				bad("term %q has no word in it", e.Term)
+				bad("term %q has no word in it (a letter or a digit)", e.Term)
 			case key == "":
-				bad("term %q has a synonym with no word in it", e.Term)
-			case len(phrase) > maxTermLen:
-				bad("synonym %.20q… of %q is longer than %d characters", phrase, e.Term, maxTermLen)
-			case owner[key] != "" && owner[key] != e.Term:
-				bad("%q is already a term or synonym of %q", phrase, owner[key])
-			case owner[key] == e.Term && j > 0:
+				bad("term %q has a synonym with no word in it (a letter or a digit): %q", e.Term, phrase)
+			case taken && o == i:
 				bad("%q is listed twice for %q", phrase, e.Term)
+			case taken && j == 0 && strings.EqualFold(entries[o].Term, e.Term):
+				bad("term %q is already an entry, at line %d: merge the two", e.Term, lines[o])
+			case taken:
+				bad("%q is already a term or synonym of %q", phrase, entries[o].Term)
 			default:
-				owner[key] = e.Term
+				owner[key] = i
 			}
 		}
 	}
-	if len(problems) > 0 {
-		return nil, errors.New(strings.Join(problems, "; "))
-	}
-	return &Glossary{Entries: typed.Terms}, nil
+	return problems
 }
 
 // GlossaryMatch is an entry a question names.
@@ -155,49 +191,86 @@ type GlossaryMatch struct {
 
 // Match returns the entries whose term or a synonym the question says,
 // word for word up to word forms ("clients" says "client"), in the
-// glossary's order.
+// glossary's order. A word written with + # & or @ in it ("C++", "C#",
+// "AT&T") is matched as written, up to case.
 func (g *Glossary) Match(question string) []GlossaryMatch {
 	if g == nil {
 		return nil
 	}
-	q := phraseStems(question)
-	var out []GlossaryMatch
-	for _, e := range g.Entries {
-		if containsRun(q, phraseStems(e.Term)) {
-			out = append(out, GlossaryMatch{Entry: e, Phrase: e.Term})
-			continue
-		}
-		for _, s := range e.Synonyms {
-			if containsRun(q, phraseStems(s)) {
-				out = append(out, GlossaryMatch{Entry: e, Phrase: s, BySynonym: true})
-				break
+	ix := g.index
+	if ix == nil { // a Glossary not made by ParseGlossary
+		ix = indexPhrases(g.Entries)
+	}
+	q := phraseWords(question)
+	// best is, for each entry the question names, the first of its
+	// phrases it says: the term (0) before its synonyms (1…).
+	best := map[int]int{}
+	for i, w := range q {
+		for _, p := range ix.byFirst[w] {
+			if b, ok := best[p.entry]; ok && b <= p.phrase {
+				continue
+			}
+			if i+len(p.words) <= len(q) && slices.Equal(q[i:i+len(p.words)], p.words) {
+				best[p.entry] = p.phrase
 			}
 		}
 	}
-	return out
-}
-
-// phraseStems are the stems of the words of text, split on anything but
-// letters and digits.
-func phraseStems(text string) []string {
-	var out []string
-	for _, w := range strings.FieldsFunc(strings.ToLower(text), func(r rune) bool {
-		return !(r >= 'a' && r <= 'z' || r >= '0' && r <= '9' || r > 127)
-	}) {
-		out = append(out, Stem(w))
-	}
-	return out
-}
-
-// containsRun reports whether run is a contiguous part of ws.
-func containsRun(ws, run []string) bool {
-	if len(run) == 0 {
-		return false
-	}
-	for i := 0; i+len(run) <= len(ws); i++ {
-		if slices.Equal(ws[i:i+len(run)], run) {
-			return true
+	entries := slices.Sorted(maps.Keys(best))
+	out := make([]GlossaryMatch, 0, len(entries))
+	for _, i := range entries {
+		e := g.Entries[i]
+		if j := best[i]; j > 0 {
+			out = append(out, GlossaryMatch{Entry: e, Phrase: e.Synonyms[j-1], BySynonym: true})
+		} else {
+			out = append(out, GlossaryMatch{Entry: e, Phrase: e.Term})
 		}
 	}
-	return false
+	return out
+}
+
+// phraseIndex holds a glossary's phrases by the first of their words.
+type phraseIndex struct {
+	byFirst map[string][]indexedPhrase
+}
+
+// indexedPhrase is a term (phrase 0) or a synonym (phrase i, the i-th)
+// of an entry, as its words.
+type indexedPhrase struct {
+	entry, phrase int
+	words         []string
+}
+
+func indexPhrases(entries []GlossaryEntry) *phraseIndex {
+	ix := &phraseIndex{byFirst: map[string][]indexedPhrase{}}
+	for i, e := range entries {
+		for j, phrase := range append([]string{e.Term}, e.Synonyms...) {
+			if ws := phraseWords(phrase); len(ws) > 0 {
+				ix.byFirst[ws[0]] = append(ix.byFirst[ws[0]], indexedPhrase{entry: i, phrase: j, words: ws})
+			}
+		}
+	}
+	return ix
+}
+
+// literalRunes are kept in a word, which is then matched as written
+// rather than by its stem: "C++" and "C#" are not "c".
+const literalRunes = "+#&@"
+
+// phraseWords are the words of text, split as grounding splits them (on
+// anything but letters and digits) but for literalRunes within a word: a
+// word's stem, or a word holding one of literalRunes as written, lower
+// case. A run of literalRunes with no letter or digit is no word.
+func phraseWords(text string) []string {
+	var out []string
+	for _, w := range strings.FieldsFunc(strings.ToLower(text), func(r rune) bool {
+		return notWordRune(r) && !strings.ContainsRune(literalRunes, r)
+	}) {
+		switch {
+		case !strings.ContainsAny(w, literalRunes):
+			out = append(out, Stem(w))
+		case strings.IndexFunc(w, func(r rune) bool { return !notWordRune(r) }) >= 0:
+			out = append(out, w)
+		}
+	}
+	return out
 }
