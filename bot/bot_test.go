@@ -33,6 +33,7 @@ func TestBot(t *testing.T) {
 		{"AccessPoliciesAlone", testAccessPoliciesAlone},
 		{"AccessViews", testAccessViews},
 		{"AccessUnknown", testAccessUnknown},
+		{"GlossaryAccess", testGlossaryAccess},
 		{"ScheduleStopsAfterFailures", testScheduleStopsAfterFailures},
 		{"SchedulesOff", testSchedulesOff},
 		{"ErrorTextsHoldNoData", testErrorTextsHoldNoData},

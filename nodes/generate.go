@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/analyticsbot/analyticsbot/grounding"
+	"github.com/analyticsbot/analyticsbot/lexicon"
 	"github.com/analyticsbot/analyticsbot/llm"
 	"github.com/analyticsbot/analyticsbot/prompts"
 	"github.com/analyticsbot/analyticsbot/store"
@@ -124,8 +125,12 @@ func (n *Nodes) GeneratorPrompt(ctx context.Context, s *State) (prompts.Generate
 				n.Logger.WarnContext(ctx, "value listing", "err", err)
 			}
 		}
+		// The glossary's entries whose meaning the caller may be shown,
+		// and only they relate words (glossaryFor).
+		var lex *lexicon.Lexicon
+		s.Glossary, lex = n.glossaryFor(ctx, s, cat)
 		req := grounding.Request{Question: s.Question(), Budget: n.SchemaBudget, Matches: s.Matches,
-			Lexicon: n.Lexicon, Terms: s.SearchTerms, Listed: listed}
+			Lexicon: lex, Terms: s.SearchTerms, Listed: listed}
 		for _, t := range s.History {
 			if !t.Query.IsZero() && n.mayShowEarlier(ctx, s, t) {
 				req.Earlier = append(req.Earlier, t.Query.Text)
@@ -143,9 +148,6 @@ func (n *Nodes) GeneratorPrompt(ctx context.Context, s *State) (prompts.Generate
 		}
 		g := grounding.Build(cat, grounding.Describer{Name: n.Warehouse.Name(), Describe: d.Describe, TableName: d.TableName}, req)
 		s.Grounding, s.Schemas, s.Matches = &g, cat.Schemas(), g.Values
-		if n.Lexicon != nil {
-			s.Glossary = n.Lexicon.Glossary.Match(s.Question())
-		}
 	}
 	data.Schemas, data.Catalog, data.Values = s.Schemas, s.Grounding.Catalog, valueHints(s.Matches, d)
 	for _, m := range s.Glossary {
