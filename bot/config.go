@@ -366,6 +366,7 @@ func (c Config) lexicon(log *slog.Logger) (*lexicon.Lexicon, error) {
 			return nil, fmt.Errorf("WORDNET_DIR: %w", err)
 		}
 	}
+	lex.WordNet.Logger = log
 	log.Info("WordNet", "source", lex.WordNet.Source)
 	return lex, nil
 }

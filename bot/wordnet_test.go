@@ -66,6 +66,23 @@ func TestConfigWordNet(t *testing.T) {
 	require.Error(t, err)
 	assert.Equal(t, "WORDNET_DIR: open WordNet in "+dir+": index.noun:1: too few fields", err.Error())
 
+	// Index files whose data files were emptied: refused at start, not
+	// opened to relate nothing.
+	broken := t.TempDir()
+	for _, name := range []string{"index.noun", "index.verb", "index.adj", "index.adv", "data.adv"} {
+		b, err := os.ReadFile(filepath.Join("../lexicon/testdata/wordnet", name))
+		require.NoError(t, err)
+		require.NoError(t, os.WriteFile(filepath.Join(broken, name), b, 0o600))
+	}
+	for _, name := range []string{"data.noun", "data.verb", "data.adj"} {
+		require.NoError(t, os.WriteFile(filepath.Join(broken, name), nil, 0o600))
+	}
+	logs.Reset()
+	_, err = Config{WordNetDir: broken}.lexicon(log)
+	require.Error(t, err)
+	assert.Contains(t, err.Error(), "WORDNET_DIR: open WordNet in "+broken+": data.noun does not match index.noun")
+	assert.NotContains(t, logs.String(), "msg=WordNet source=")
+
 	missing := filepath.Join(dir, "nowhere")
 	err = check(missing)
 	require.Error(t, err)

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
+	"log/slog"
 	"os"
 	"path/filepath"
 	"slices"
@@ -34,6 +35,12 @@ type WordNet struct {
 	related *relatedCache
 	// loaded is set once w has read its database (Loaded).
 	loaded atomic.Bool
+	// Logger is told, once, of a synset that could not be read after
+	// opening (a data file changed or truncated under a running bot); nil
+	// logs nothing.
+	Logger *slog.Logger
+	// warned is set once Logger has been told.
+	warned atomic.Bool
 }
 
 // open returns w's database, read once for the process.
@@ -91,6 +98,9 @@ type dict struct {
 	// exc maps an inflected form to its base forms ("heaviest" → heavy).
 	exc  [numPOS]map[string][]string
 	data [numPOS]io.ReaderAt
+	// unread is the first synset that could not be read, once opened
+	// (nil while none): Related then relates less, and says so once.
+	unread atomic.Pointer[error]
 }
 
 type pos int
@@ -173,6 +183,11 @@ func openDict(read func(name string) ([]byte, error), open func(name string) (io
 		if d.data[p], err = open("data." + name); err != nil {
 			return nil, err
 		}
+		if lemmas > 0 {
+			if err := d.probe(p); err != nil {
+				return nil, err
+			}
+		}
 		raw, err = read(name + ".exc")
 		if err != nil && !errors.Is(err, fs.ErrNotExist) {
 			return nil, err
@@ -180,6 +195,28 @@ func openDict(read func(name string) ([]byte, error), open func(name string) (io
 		d.exc[p] = parseExceptions(raw)
 	}
 	return d, nil
+}
+
+// probe reads the first synset of the first lemma of p's index from its
+// data file: a data file that is empty, cut short or of another version
+// than the index would otherwise relate nothing, silently, question after
+// question.
+func (wn *dict) probe(p pos) error {
+	name := posNames[p]
+	line := wn.index[p]
+	for len(line) > 0 && line[0] == ' ' { // licence lines
+		_, line, _ = bytes.Cut(line, []byte{'\n'})
+	}
+	lemma, _, _ := bytes.Cut(line, []byte{' '})
+	offs, ok := wn.senses(p, string(lemma))
+	if !ok {
+		return fmt.Errorf("index.%s: the line of %q names no synset it can be read by", name, lemma)
+	}
+	if _, err := wn.synset(p, offs[0]); err != nil {
+		return fmt.Errorf("data.%s does not match index.%s (the synset of %q): %w; the directory needs WordNet's data and index files of one version",
+			name, name, lemma, err)
+	}
+	return nil
 }
 
 // checkIndex checks each lemma's line of the index file name, "lemma pos
@@ -312,6 +349,9 @@ func (w *WordNet) Related(word string) []Related {
 		return nil
 	}
 	out := wn.related(word)
+	if bad := wn.unread.Load(); bad != nil && w.Logger != nil && w.warned.CompareAndSwap(false, true) {
+		w.Logger.Warn("WordNet: a synset could not be read; related words are missing", "source", w.Source, "err", *bad)
+	}
 	w.related.put(word, out)
 	return slices.Clone(out)
 }
@@ -357,8 +397,8 @@ func (wn *dict) related(word string) []Related {
 			}
 			offs, _ := wn.senses(p, base)
 			for _, off := range offs[:min(len(offs), maxSenses)] {
-				s, ok := wn.synset(p, off)
-				if !ok {
+				s, err := wn.synset(p, off)
+				if err != nil {
 					continue
 				}
 				for _, w := range s.words {
@@ -367,13 +407,13 @@ func (wn *dict) related(word string) []Related {
 				for _, ptr := range s.pointers {
 					switch {
 					case ptr.symbol == "=" && p == adj:
-						if t, ok := wn.synset(ptr.pos, ptr.offset); ok {
+						if t, err := wn.synset(ptr.pos, ptr.offset); err == nil {
 							for _, w := range t.words {
 								add(w, "attribute")
 							}
 						}
 					case ptr.symbol == "+" && ptr.source > 0 && ptr.source <= len(s.words) && s.words[ptr.source-1] == base:
-						if t, ok := wn.synset(ptr.pos, ptr.offset); ok && ptr.target > 0 && ptr.target <= len(t.words) {
+						if t, err := wn.synset(ptr.pos, ptr.offset); err == nil && ptr.target > 0 && ptr.target <= len(t.words) {
 							add(t.words[ptr.target-1], "derived")
 						}
 					}
@@ -385,8 +425,8 @@ func (wn *dict) related(word string) []Related {
 	for _, base := range wn.baseForms(noun, word) {
 		offs, _ := wn.senses(noun, base)
 		for i, off := range offs {
-			s, ok := wn.synset(noun, off)
-			if !ok {
+			s, err := wn.synset(noun, off)
+			if err != nil {
 				continue
 			}
 			if i >= maxSenses {
@@ -398,7 +438,7 @@ func (wn *dict) related(word string) []Related {
 				if ptr.symbol != "@" && ptr.symbol != "@i" {
 					continue
 				}
-				if t, ok := wn.synset(ptr.pos, ptr.offset); ok {
+				if t, err := wn.synset(ptr.pos, ptr.offset); err == nil {
 					for _, w := range t.words {
 						add(w, "broader")
 					}
@@ -452,23 +492,30 @@ type pointer struct {
 }
 
 // synset reads the data line at off of part of speech p: "offset lex_filenum
-// ss_type w_cnt word lex_id … p_cnt ptr… | gloss".
-func (wn *dict) synset(p pos, off int64) (synset, bool) {
+// ss_type w_cnt word lex_id … p_cnt ptr… | gloss". It says why it could
+// not, and the first such failure is kept (unread).
+func (wn *dict) synset(p pos, off int64) (_ synset, err error) {
+	defer func() {
+		if err != nil {
+			err = fmt.Errorf("data.%s at offset %d: %w", posNames[p], off, err)
+			wn.unread.CompareAndSwap(nil, &err)
+		}
+	}()
 	line, ok := readLine(wn.data[p], off)
 	if !ok {
-		return synset{}, false
+		return synset{}, errors.New("no line there (the file is shorter)")
 	}
 	if i := bytes.IndexByte(line, '|'); i >= 0 {
 		line = line[:i]
 	}
 	fs := strings.Fields(string(line))
 	if len(fs) < 4 || fs[0] != fmt.Sprintf("%08d", off) {
-		return synset{}, false
+		return synset{}, errors.New("the line there is not the synset of that offset")
 	}
 	n, err := strconv.ParseInt(fs[3], 16, 32)
 	at := 4 + 2*int(n)
 	if err != nil || at >= len(fs) {
-		return synset{}, false
+		return synset{}, errors.New("the synset's words cannot be read")
 	}
 	var s synset
 	for i := range int(n) {
@@ -480,7 +527,7 @@ func (wn *dict) synset(p pos, off int64) (synset, bool) {
 	}
 	np, err := strconv.Atoi(fs[at])
 	if err != nil || at+1+4*np > len(fs) {
-		return synset{}, false
+		return synset{}, errors.New("the synset's pointers cannot be read")
 	}
 	for i := range np {
 		f := fs[at+1+4*i : at+5+4*i]
@@ -496,7 +543,7 @@ func (wn *dict) synset(p pos, off int64) (synset, bool) {
 		}
 		s.pointers = append(s.pointers, pointer{symbol: f[0], offset: o, pos: tp, source: int(src), target: int(tgt)})
 	}
-	return s, true
+	return s, nil
 }
 
 // collocation says whether a lemma is a collocation ("nursing_staff",
