@@ -118,15 +118,16 @@ func ParseGlossary(data []byte) (*Glossary, error) {
 	for i := range typed.Terms {
 		lines[i] = nodes.Terms[i].Line
 	}
-	if problems := checkEntries(typed.Terms, lines); len(problems) > 0 {
+	ix := &phraseIndex{byFirst: map[string][]indexedPhrase{}}
+	if problems := checkEntries(typed.Terms, lines, ix); len(problems) > 0 {
 		return nil, errors.New(strings.Join(problems, "; "))
 	}
-	return &Glossary{Entries: typed.Terms, index: indexPhrases(typed.Terms)}, nil
+	return &Glossary{Entries: typed.Terms, index: ix}, nil
 }
 
-// checkEntries trims the entries' text in place and returns every problem
-// of them, each with its entry's line.
-func checkEntries(entries []GlossaryEntry, lines []int) []string {
+// checkEntries trims the entries' text in place, adds their phrases to ix
+// and returns every problem of them, each with its entry's line.
+func checkEntries(entries []GlossaryEntry, lines []int, ix *phraseIndex) []string {
 	var problems []string
 	// owner maps a phrase's words to the entry (its index) that holds it.
 	owner := map[string]int{}
@@ -159,7 +160,9 @@ func checkEntries(entries []GlossaryEntry, lines []int) []string {
 			if n := utf8.RuneCountInString(phrase); n > maxTermLen {
 				bad("%s is %d characters, longer than %d", what, n, maxTermLen)
 			}
-			key := strings.Join(phraseWords(phrase), " ")
+			words := phraseWords(phrase)
+			ix.add(i, j, words)
+			key := strings.Join(words, " ")
 			o, taken := owner[key]
 			switch {
 			case key == "" && j == 0:
@@ -244,12 +247,17 @@ func indexPhrases(entries []GlossaryEntry) *phraseIndex {
 	ix := &phraseIndex{byFirst: map[string][]indexedPhrase{}}
 	for i, e := range entries {
 		for j, phrase := range append([]string{e.Term}, e.Synonyms...) {
-			if ws := phraseWords(phrase); len(ws) > 0 {
-				ix.byFirst[ws[0]] = append(ix.byFirst[ws[0]], indexedPhrase{entry: i, phrase: j, words: ws})
-			}
+			ix.add(i, j, phraseWords(phrase))
 		}
 	}
 	return ix
+}
+
+// add indexes the words of phrase j of entry i.
+func (ix *phraseIndex) add(i, j int, words []string) {
+	if len(words) > 0 {
+		ix.byFirst[words[0]] = append(ix.byFirst[words[0]], indexedPhrase{entry: i, phrase: j, words: words})
+	}
 }
 
 // literalRunes are kept in a word, which is then matched as written
