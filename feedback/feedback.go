@@ -19,7 +19,7 @@ type Store interface {
 	TurnByQueryID(ctx context.Context, threadID, queryID string) (store.Turn, error)
 	RecordFeedback(ctx context.Context, f store.Feedback) (store.Feedback, bool, error)
 	NoteFeedback(ctx context.Context, threadID, queryID, userID, note string) (store.Feedback, error)
-	LinkFeedbackExample(ctx context.Context, feedbackID, exampleID int64) error
+	ProposeExample(ctx context.Context, feedbackID int64, e store.Example) (store.Example, bool, error)
 	ExampleUpvoters(ctx context.Context, exampleID int64) (int, error)
 	WithdrawCandidate(ctx context.Context, exampleID int64) (bool, error)
 	AddExample(ctx context.Context, e store.Example) (store.Example, bool, error)
@@ -125,13 +125,12 @@ func (b *Book) promote(ctx context.Context, f store.Feedback, turn store.Turn) (
 	if err != nil {
 		return store.Example{}, fmt.Errorf("fingerprint: %w", err)
 	}
-	e, _, err := b.DB.AddExample(ctx, store.Example{Backend: b.Backend, Question: f.Question, Query: turn.Query.Text,
+	// Found and linked at once: another user's 👎 withdrawing the same
+	// candidate waits for the link, and then keeps it.
+	e, _, err := b.DB.ProposeExample(ctx, f.ID, store.Example{Backend: b.Backend, Question: f.Question, Query: turn.Query.Text,
 		Fingerprint: fp, FingerprintForm: b.FingerprintForm, Source: store.SourceFeedback, Status: store.StatusCandidate, ProposedBy: f.UserID})
-	if err != nil {
-		return store.Example{}, err
-	}
-	if err := b.DB.LinkFeedbackExample(ctx, f.ID, e.ID); err != nil {
-		return e, err
+	if err != nil || e.ID == 0 {
+		return store.Example{}, err // e.ID 0: the 👍 was changed meanwhile
 	}
 	if n := b.AutoVerify; n > 0 && e.Status == store.StatusCandidate {
 		users, err := b.DB.ExampleUpvoters(ctx, e.ID)

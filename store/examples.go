@@ -80,42 +80,74 @@ func scanExample(row pgx.Row, e *Example, extra ...any) error {
 // question is kept on one line (runs of spaces and line breaks folded into
 // one space): other people's prompts show it as a line of their own.
 func (d *DB) AddExample(ctx context.Context, e Example) (Example, bool, error) {
+	e, err := cleanExample(e)
+	if err != nil {
+		return Example{}, false, fmt.Errorf("add example: %w", err)
+	}
+	out, added, err := addExample(ctx, d.pool, e, false)
+	if err != nil {
+		return Example{}, false, fmt.Errorf("add example: %w", err)
+	}
+	return out, added, nil
+}
+
+// cleanExample checks e and brings its text to the form it is stored in.
+func cleanExample(e Example) (Example, error) {
 	e.Question = strings.Join(strings.Fields(cleanText(e.Question)), " ")
 	e.Query = strings.TrimSpace(cleanText(e.Query))
 	if e.Question == "" || e.Query == "" || e.Fingerprint == "" {
-		return Example{}, false, errors.New("add example: it needs a question, a query and its fingerprint")
+		return Example{}, errors.New("it needs a question, a query and its fingerprint")
 	}
 	if !validStatus(e.Status) {
-		return Example{}, false, fmt.Errorf("add example: %w %q", ErrExampleStatus, e.Status)
+		return Example{}, fmt.Errorf("%w %q", ErrExampleStatus, e.Status)
 	}
+	e.Assumptions = append([]string{}, e.Assumptions...)
 	for i, a := range e.Assumptions {
 		e.Assumptions[i] = cleanText(a)
 	}
-	if e.Assumptions == nil {
-		e.Assumptions = []string{}
+	return e, nil
+}
+
+// addExampleTries bounds how often addExample inserts again after the
+// example it found was deleted before it could read it.
+const addExampleTries = 3
+
+// addExample inserts e, a cleaned example, through q unless it is there
+// already, and returns the stored one; lock (q a transaction) takes the
+// row of the one found FOR UPDATE, so it stays until the transaction ends.
+// An example deleted between the insert that met it and the read (a 👎
+// withdrawing its candidate) is inserted again.
+func addExample(ctx context.Context, q rowQuerier, e Example, lock bool) (Example, bool, error) {
+	find := `SELECT ` + exampleColumns + ` FROM examples
+		WHERE backend = $1 AND fingerprint = $2 AND md5(lower(question)) = md5(lower($3))`
+	if lock {
+		find += ` FOR UPDATE`
 	}
-	var out Example
-	err := scanExample(d.pool.QueryRow(ctx, `
-		INSERT INTO examples (backend, question, query, fingerprint, assumptions, explanation, source, status,
-		                      proposed_by, verified_by, verified_at, fingerprint_form)
-		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, CASE WHEN $8 = 'verified' THEN now() END, nullif($11, ''))
-		ON CONFLICT (backend, fingerprint, md5(lower(question))) DO NOTHING
-		RETURNING `+exampleColumns,
-		cleanText(e.Backend), e.Question, e.Query, e.Fingerprint, e.Assumptions, cleanText(e.Explanation),
-		e.Source, e.Status, cleanText(e.ProposedBy), cleanText(e.VerifiedBy), e.FingerprintForm), &out)
-	if errors.Is(err, pgx.ErrNoRows) {
-		err = scanExample(d.pool.QueryRow(ctx, `SELECT `+exampleColumns+` FROM examples
-			WHERE backend = $1 AND fingerprint = $2 AND md5(lower(question)) = md5(lower($3))`,
-			e.Backend, e.Fingerprint, e.Question), &out)
-		if err != nil {
-			return Example{}, false, fmt.Errorf("add example: %w", classify(err))
+	for range addExampleTries {
+		var out Example
+		err := scanExample(q.QueryRow(ctx, `
+			INSERT INTO examples (backend, question, query, fingerprint, assumptions, explanation, source, status,
+			                      proposed_by, verified_by, verified_at, fingerprint_form)
+			VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, CASE WHEN $8 = 'verified' THEN now() END, nullif($11, ''))
+			ON CONFLICT (backend, fingerprint, md5(lower(question))) DO NOTHING
+			RETURNING `+exampleColumns,
+			cleanText(e.Backend), e.Question, e.Query, e.Fingerprint, e.Assumptions, cleanText(e.Explanation),
+			e.Source, e.Status, cleanText(e.ProposedBy), cleanText(e.VerifiedBy), e.FingerprintForm), &out)
+		if err == nil {
+			return out, true, nil
 		}
-		return out, false, nil
+		if !errors.Is(err, pgx.ErrNoRows) {
+			return Example{}, false, classify(err)
+		}
+		err = scanExample(q.QueryRow(ctx, find, cleanText(e.Backend), e.Fingerprint, e.Question), &out)
+		if err == nil {
+			return out, false, nil
+		}
+		if !errors.Is(err, pgx.ErrNoRows) {
+			return Example{}, false, classify(err)
+		}
 	}
-	if err != nil {
-		return Example{}, false, fmt.Errorf("add example: %w", classify(err))
-	}
-	return out, true, nil
+	return Example{}, false, fmt.Errorf("the example was deleted as often as it was found: %w", ErrNotFound)
 }
 
 func validStatus(s string) bool {

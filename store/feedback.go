@@ -102,12 +102,44 @@ func (d *DB) NoteFeedback(ctx context.Context, threadID, queryID, userID, note s
 	return f, nil
 }
 
-// LinkFeedbackExample records the example a 👍 proposed.
-func (d *DB) LinkFeedbackExample(ctx context.Context, feedbackID, exampleID int64) error {
-	if _, err := d.pool.Exec(ctx, `UPDATE feedback SET example_id = $2 WHERE id = $1`, feedbackID, exampleID); err != nil {
-		return fmt.Errorf("link feedback to example: %w", classify(err))
+// errNotUp: the feedback ProposeExample was to link is no longer a 👍.
+var errNotUp = errors.New("the feedback is no longer a 👍")
+
+// ProposeExample stores e, the candidate example the 👍 feedbackID
+// proposes, unless it is there already (see AddExample), and links the 👍
+// to it, in one transaction holding the example's row: WithdrawCandidate
+// takes the same row, so another user's 👎 never deletes the candidate
+// between this 👍 finding it and linking to it. It returns the example
+// and whether it was added; when the feedback is no longer a 👍 (its user
+// changed it meanwhile) nothing is stored and it returns the zero Example.
+func (d *DB) ProposeExample(ctx context.Context, feedbackID int64, e Example) (Example, bool, error) {
+	e, err := cleanExample(e)
+	if err != nil {
+		return Example{}, false, fmt.Errorf("propose example: %w", err)
 	}
-	return nil
+	var out Example
+	var added bool
+	err = pgx.BeginFunc(ctx, d.pool, func(tx pgx.Tx) error {
+		var err error
+		if out, added, err = addExample(ctx, tx, e, true); err != nil {
+			return err
+		}
+		tag, err := tx.Exec(ctx, `UPDATE feedback SET example_id = $2 WHERE id = $1 AND rating = 1`, feedbackID, out.ID)
+		if err != nil {
+			return classify(err)
+		}
+		if tag.RowsAffected() == 0 {
+			return errNotUp // roll back the candidate this 👍 alone proposed
+		}
+		return nil
+	})
+	if errors.Is(err, errNotUp) {
+		return Example{}, false, nil
+	}
+	if err != nil {
+		return Example{}, false, fmt.Errorf("propose example: %w", err)
+	}
+	return out, added, nil
 }
 
 // ExampleUpvoters counts the distinct users whose 👍 stands on answers that
@@ -128,13 +160,35 @@ func (d *DB) ExampleUpvoters(ctx context.Context, exampleID int64) (int, error) 
 // rejected examples, and candidates an admin added, stay: people decided
 // those. It reports whether it deleted one; the feedback that pointed at
 // it keeps its rating and note (example_id is set null).
+//
+// It takes the example's row before it looks for a 👍, in a statement of
+// its own: a ProposeExample holding the row (another user's 👍 linking to
+// it) has committed by then, and the look reads its link. One DELETE …
+// WHERE NOT EXISTS would look with a snapshot from before that wait.
 func (d *DB) WithdrawCandidate(ctx context.Context, id int64) (bool, error) {
-	tag, err := d.pool.Exec(ctx, `DELETE FROM examples e WHERE e.id = $1 AND e.status = 'candidate' AND e.source = 'feedback'
-		AND NOT EXISTS (SELECT 1 FROM feedback f WHERE f.example_id = e.id AND f.rating = 1)`, id)
+	var deleted bool
+	err := pgx.BeginFunc(ctx, d.pool, func(tx pgx.Tx) error {
+		var found int64
+		err := tx.QueryRow(ctx, `SELECT id FROM examples WHERE id = $1 AND status = 'candidate' AND source = 'feedback'
+			FOR UPDATE`, id).Scan(&found)
+		if errors.Is(err, pgx.ErrNoRows) {
+			return nil
+		}
+		if err != nil {
+			return classify(err)
+		}
+		tag, err := tx.Exec(ctx, `DELETE FROM examples e WHERE e.id = $1
+			AND NOT EXISTS (SELECT 1 FROM feedback f WHERE f.example_id = e.id AND f.rating = 1)`, id)
+		if err != nil {
+			return classify(err)
+		}
+		deleted = tag.RowsAffected() > 0
+		return nil
+	})
 	if err != nil {
-		return false, fmt.Errorf("withdraw candidate example %d: %w", id, classify(err))
+		return false, fmt.Errorf("withdraw candidate example %d: %w", id, err)
 	}
-	return tag.RowsAffected() > 0, nil
+	return deleted, nil
 }
 
 // FeedbackDay counts a day's ratings.
