@@ -39,3 +39,7 @@ func Maintenance(d *DB, ctx context.Context) context.Context { return d.maintena
 // EncodeRows is encodeRows for the tests that write rows as an earlier
 // version's Put did.
 func EncodeRows(rows [][]any) ([]byte, error) { return encodeRows(rows) }
+
+// DeleteScheduleRunsSQL is one batch of retention's delete of schedule
+// runs ($1 the age in seconds, $2 the batch), for the test of its plan.
+const DeleteScheduleRunsSQL = deleteScheduleRunsSQL

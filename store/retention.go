@@ -258,16 +258,21 @@ func deleteTurns(ctx context.Context, ex execer, age time.Duration, batch int) (
 	return n, nil
 }
 
-// deleteScheduleRuns deletes the runs of schedules that finished more
-// than age ago; runs under way are never touched.
-func deleteScheduleRuns(ctx context.Context, ex execer, age time.Duration, batch int) (int64, error) {
-	n, err := deleteInBatches(ctx, ex, `
+// deleteScheduleRunsSQL is one batch of deleteScheduleRuns. Its rows are
+// found through the index on finished_at (migrations 00029), not by
+// reading the whole table at each batch.
+const deleteScheduleRunsSQL = `
 		DELETE FROM schedule_runs WHERE id IN (
 			SELECT id FROM schedule_runs
 			WHERE finished_at < now() - make_interval(secs => $1)
 			ORDER BY finished_at
 			LIMIT $2
-			FOR UPDATE SKIP LOCKED)`, age, batch)
+			FOR UPDATE SKIP LOCKED)`
+
+// deleteScheduleRuns deletes the runs of schedules that finished more
+// than age ago; runs under way are never touched.
+func deleteScheduleRuns(ctx context.Context, ex execer, age time.Duration, batch int) (int64, error) {
+	n, err := deleteInBatches(ctx, ex, deleteScheduleRunsSQL, age, batch)
 	if err != nil {
 		return n, fmt.Errorf("delete schedule runs older than %s: %w", age, classify(err))
 	}
