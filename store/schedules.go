@@ -6,6 +6,7 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"strconv"
 	"strings"
 	"time"
 
@@ -83,7 +84,8 @@ type Schedule struct {
 
 const scheduleColumns = `id, state, owner_id, owner_email, surface, source_thread, source_channel, backend, query,
 	query_id, question, spec, time_zone, dest_kind, dest_channel, dest_thread, dest_name, format, cond_kind,
-	cond_threshold, cond_column, cond_unit, due_at, next_run_at, failures, last_run_at, last_outcome, last_value,
+	coalesce(cond_percent, cond_threshold), cond_column,
+	CASE WHEN cond_percent IS NOT NULL THEN 'fraction' ELSE cond_unit END, due_at, next_run_at, failures, last_run_at, last_outcome, last_value,
 	stop_reason, coalesce(claimed_by, ''), claimed_until, created_at, updated_at`
 
 func scanSchedule(row pgx.Row) (Schedule, error) {
@@ -94,6 +96,34 @@ func scanSchedule(row pgx.Row) (Schedule, error) {
 		&s.Failures, &s.LastRunAt, &s.LastOutcome, &s.LastValue, &s.StopReason, &s.ClaimedBy, &s.ClaimedUntil,
 		&s.CreatedAt, &s.UpdatedAt)
 	return s, err
+}
+
+// storedCondition is how s's threshold is stored, so that every replica
+// compares it as this version does (migrations 00030): a percentage read
+// as a fraction ("above 5%" on error_rate = 0.0042) is stored as the
+// fraction it is compared with, cond_threshold 0.05 with cond_unit "",
+// which the replicas of the versions before 00025 (they compare
+// cond_threshold as written) and those of 00025 on (they divide it by 100
+// for cond_unit 'fraction' alone) both compare as it is; its percent (5)
+// is kept in cond_percent, which this version reads back as CondThreshold
+// with CondUnit "fraction". Other conditions are stored as they are.
+func storedCondition(s Schedule) (threshold float64, unit string, percent *float64) {
+	if s.CondUnit != "fraction" {
+		return s.CondThreshold, s.CondUnit, nil
+	}
+	p := s.CondThreshold
+	return hundredth(p), "", &p
+}
+
+// hundredth is p percent as a fraction worked out in decimal, as package
+// schedule's Hundredth, with which the condition is checked: 1.1 % is
+// 0.011, not p/100's 0.011000000000000001.
+func hundredth(p float64) float64 {
+	f, err := strconv.ParseFloat(strconv.FormatFloat(p, 'f', -1, 64)+"e-2", 64)
+	if err != nil {
+		return p / 100
+	}
+	return f
 }
 
 // newScheduleID is a short random id people can type ("3fa85f64").
@@ -112,19 +142,20 @@ func (d *DB) AddSchedule(ctx context.Context, s Schedule) (Schedule, error) {
 	if s.OwnerID == "" || s.Spec == "" || s.TimeZone == "" || s.Query.Text == "" {
 		return Schedule{}, errors.New("add schedule: it needs an owner, a spec, a time zone and a query")
 	}
+	threshold, unit, percent := storedCondition(s)
 	for range 3 {
 		s.ID = newScheduleID()
 		out, err := scanSchedule(d.pool.QueryRow(ctx, `
 			INSERT INTO schedules (id, state, owner_id, owner_email, surface, source_thread, source_channel, backend,
 				query, query_id, question, spec, time_zone, dest_kind, dest_channel, dest_thread, dest_name, format,
-				cond_kind, cond_threshold, cond_column, cond_unit, due_at, next_run_at)
-			VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20, $21, $23, $22, $22)
+				cond_kind, cond_threshold, cond_column, cond_unit, due_at, next_run_at, cond_percent)
+			VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20, $21, $23, $22, $22, $24)
 			ON CONFLICT (id) DO NOTHING
 			RETURNING `+scheduleColumns,
 			s.ID, s.State, cleanText(s.OwnerID), cleanText(s.OwnerEmail), s.Surface, cleanText(s.SourceThread),
 			cleanText(s.SourceChannel), s.Query.Backend, cleanText(s.Query.Text), s.QueryID, cleanText(s.Question),
 			s.Spec, s.TimeZone, s.DestKind, cleanText(s.DestChannel), cleanText(s.DestThread), cleanText(s.DestName),
-			s.Format, s.CondKind, s.CondThreshold, cleanText(s.CondColumn), s.NextRunAt, s.CondUnit))
+			s.Format, s.CondKind, threshold, cleanText(s.CondColumn), s.NextRunAt, unit, percent))
 		if errors.Is(err, pgx.ErrNoRows) {
 			continue // the id was taken: draw another
 		}
