@@ -116,6 +116,11 @@ func (c *checker) columnRef(cr *pg_query.ColumnRef) {
 	if len(fields) > 1 {
 		r.of, r.field = fields[len(fields)-2].GetString_().GetSval(), last.GetString_().GetSval()
 		r.qualifier = strings.ToLower(r.of)
+		if len(fields) >= 3 {
+			// schema.table.f: the table of that name used without an
+			// alias, whatever else is named table.
+			r.of = tableKey(c.resolve(fields[len(fields)-3].GetString_().GetSval(), r.of))
+		}
 		c.sels = append(c.sels, selection{name: r.field, of: r.of, scope: c.scope})
 	}
 	if len(c.p.DeniedColumns)+len(c.p.MaskedColumns) > 0 {

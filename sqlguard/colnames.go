@@ -243,8 +243,10 @@ func (c *checker) star(n *pg_query.Node) (relation, bool) {
 	var rels []relation
 	switch {
 	case len(fields) == 1 && c.scope != nil:
-		for _, rs := range c.scope.rels {
-			rels = append(rels, rs...)
+		for name, rs := range c.scope.rels {
+			if !isTableKey(name) {
+				rels = append(rels, rs...)
+			}
 		}
 	case len(fields) == 2:
 		rels, _ = c.scope.lookup(fields[0].GetString_().GetSval())

@@ -51,12 +51,19 @@ func TestNamesTakenFromRowsOfRelationsThatAreNoTable(t *testing.T) {
 		{"a setting read past its owner's FROM from a CTE",
 			"SELECT (SELECT x.v FROM (WITH c AS (SELECT g.current_setting AS v) SELECT c.v FROM c, (SELECT 'x' AS current_setting) g) x) AS r FROM unnest(ARRAY['data_directory']) g", ClassFunction},
 		{"a row's size through a quoted column name", `SELECT d.pg_column_size FROM (SELECT 1 AS "PG_COLUMN_SIZE") d`, ClassFunction},
+		{"a setting read in ON past the items of its join",
+			"SELECT (SELECT count(*) FROM (SELECT 'x' AS current_setting) g, analytics.genres a JOIN analytics.app_genres b ON g.current_setting LIKE '/%') AS r FROM unnest(ARRAY['data_directory']) g", ClassFunction},
+		{"a setting read through a USING alias", "SELECT x.current_setting FROM analytics.apps a JOIN analytics.app_genres g USING (app_id) AS x", ClassFunction},
 
 		{"a function's column under its alias", "SELECT g.g FROM generate_series(1, 3) g", ""},
 		{"a quoted column of a derived table", `SELECT d."Total" FROM (SELECT 1 AS "Total") d`, ""},
 		{"a LATERAL subquery's column of the item before it", "SELECT d.n FROM analytics.apps a, LATERAL (SELECT a.app_id AS n) d", ""},
 		{"a function's argument of the item before it", "SELECT g FROM analytics.apps a, unnest(ARRAY[a.app_id]) g", ""},
 		{"a table inside an aliased join in its ON clause", "SELECT j.app_id FROM (analytics.apps a JOIN analytics.app_genres g ON a.app_id = g.app_id) AS j", ""},
+		{"a LATERAL subquery's column of an item before its join", "SELECT d.n FROM analytics.apps a, analytics.genres x CROSS JOIN LATERAL (SELECT a.app_id AS n) d", ""},
+		{"nested joins' ON clauses", "SELECT a.name FROM analytics.apps a JOIN analytics.app_genres g ON a.app_id = g.app_id JOIN analytics.genres n ON n.genre_id = g.genre_id AND a.app_id > 0", ""},
+		{"a table's column by its schema-qualified name", "SELECT analytics.apps.name FROM analytics.apps", ""},
+		{"a USING alias's column", "SELECT x.app_id FROM analytics.apps a JOIN analytics.app_genres g USING (app_id) AS x", ""},
 		{"a function's column under a column alias", "SELECT g.n FROM generate_series(1, 3) g(n)", ""},
 		{"a function's ordinality", "SELECT g.g, g.ordinality FROM generate_series(1, 3) WITH ORDINALITY g", ""},
 		{"json_each's fields", `SELECT j.key, j.value FROM json_each('{"a": 1}') j`, ""},
@@ -108,6 +115,20 @@ func TestWholeRowsUnderNamesOfOtherRelations(t *testing.T) {
 		"SELECT (SELECT x.v FROM (WITH c AS (SELECT e.to_json AS v) SELECT c.v FROM c, (SELECT 1 AS to_json) e) x LIMIT 1) AS r FROM hr.employees e",
 		`SELECT "A".row_to_json FROM analytics.apps "A", generate_series(1, 1) AS a(row_to_json)`,
 		`SELECT "E".to_json FROM hr.employees "E", (VALUES (1)) AS e(to_json)`,
+		// A subquery in FROM inside a join sees no item of its SELECT.
+		"SELECT (SELECT j.v FROM (SELECT 1 AS to_json) e, (analytics.genres a CROSS JOIN (SELECT e.to_json AS v) s) j LIMIT 1) AS r FROM hr.employees e",
+		"SELECT (SELECT count(*) FROM (SELECT 1 AS to_json) e, analytics.genres a CROSS JOIN (SELECT e.to_json AS v) s) AS r FROM hr.employees e",
+		"SELECT (SELECT j.v FROM (SELECT 1 AS to_json) e, (analytics.genres a CROSS JOIN (WITH c AS (SELECT 1 AS k) SELECT e.to_json AS v FROM c) s) j LIMIT 1) AS r FROM hr.employees e",
+		// LATERAL and a function's arguments see only the items before them.
+		"SELECT (SELECT j.v FROM (analytics.genres a CROSS JOIN LATERAL (SELECT e.to_json AS v) s) j, (SELECT 1 AS to_json) e LIMIT 1) AS r FROM hr.employees e",
+		"SELECT (SELECT j.u FROM (analytics.genres a CROSS JOIN unnest(ARRAY[e.to_json]) u) j, (SELECT 1 AS to_json) e LIMIT 1) AS r FROM hr.employees e",
+		// ON sees only the items of its join.
+		"SELECT (SELECT count(*) FROM (SELECT 1 AS to_json) e, analytics.genres a JOIN analytics.app_genres b ON e.to_json::text::int = 1) AS r FROM hr.employees e",
+		// schema.table.f is that table, whatever else is named table.
+		"SELECT (SELECT hr.employees.to_json FROM (SELECT 1 AS to_json) employees) AS r FROM hr.employees",
+		"WITH employees AS (SELECT 1 AS to_json) SELECT (SELECT hr.employees.to_json FROM employees) AS r FROM hr.employees",
+		// ROWS FROM is named after its first function only.
+		`SELECT (SELECT json_to_record.to_json FROM ROWS FROM (generate_series(1, 1), json_to_record('{"to_json": "x"}') AS (to_json text))) AS r FROM hr.employees AS json_to_record`,
 	} {
 		err := Check(sql, analysts)
 		if assert.Error(t, err, sql) {

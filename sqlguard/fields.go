@@ -2,7 +2,6 @@ package sqlguard
 
 import (
 	"cmp"
-	"maps"
 	"slices"
 	"strings"
 
@@ -57,15 +56,33 @@ type scope struct {
 	parent *scope
 }
 
-// snapshot returns sc as it is now, for what may look into it while its
-// FROM is still being read: a LATERAL subquery or a function's arguments
-// see the FROM items before them, not those after.
-func (sc *scope) snapshot() *scope {
-	if sc == nil {
-		return nil
+// before returns what a LATERAL subquery or a function's arguments see
+// while FROM is being read: the FROM items before them (those of the
+// joins they are in and of their SELECT, copied now, an inner name
+// hiding an outer one), then the SELECTs around. Names are looked up once
+// the statement is walked, when the items after them are known too.
+func (c *checker) before() *scope {
+	out := &scope{parent: c.selParent}
+	for sc := c.scope; sc != nil; sc = sc.parent {
+		for name, rs := range sc.rels {
+			if _, seen := out.rels[name]; !seen {
+				for _, r := range rs {
+					out.add(name, r)
+				}
+			}
+		}
+		if sc == c.selScope {
+			break
+		}
 	}
-	return &scope{rels: maps.Clone(sc.rels), parent: sc.parent}
+	return out
 }
+
+// tableKey is the name a scope knows a table used without an alias by in
+// schema.table.column ("schema.table"), which no alias can take.
+func tableKey(qualified string) string { return "\x00" + qualified }
+
+func isTableKey(name string) bool { return strings.HasPrefix(name, "\x00") }
 
 // lookup returns the relations the name x denotes where sc is, and
 // whether any scope has it. Names are matched as PostgreSQL matches them,
@@ -148,6 +165,9 @@ func (c *checker) rangeVar(rv *pg_query.RangeVar) {
 		r.cols = append(r.cols, stringList(rv.GetAlias().GetColnames())...)
 	}
 	c.fromItem(name, r)
+	if rv.GetAlias() == nil {
+		c.scope.add(tableKey(cmp.Or(c.resolve(rv.GetSchemaname(), rv.GetRelname()), rv.GetSchemaname()+"."+rv.GetRelname())), r)
+	}
 }
 
 // rangeFunction records a function in FROM: named by its alias, or by
@@ -164,6 +184,7 @@ func (c *checker) rangeFunction(f *pg_query.RangeFunction) {
 				c.fromItem(name, r)
 			}
 		}
+		break // ROWS FROM (f(), g()) is named f
 	}
 }
 

@@ -75,7 +75,9 @@ type Policy struct {
 	Columns map[string][]string
 	// Functions are extra function names to allow (lower case, unqualified),
 	// e.g. "similarity" from pg_trgm. They cannot allow a function of a
-	// dangerous class such as pg_sleep.
+	// dangerous class such as pg_sleep. One in FROM is taken to return a
+	// column named as a scalar function's is, or fields the guard knows
+	// (Columns'): x.f of any other f is judged as the call f(x).
 	Functions []string
 }
 

@@ -38,6 +38,10 @@ type checker struct {
 	// subquery in FROM) sees around it.
 	subParent    *scope
 	hasSubParent bool
+	// selScope is the FROM names of the SELECT being walked (those of
+	// the joins in it are in scopes below it while FROM is read), and
+	// selParent what that SELECT sees around it.
+	selScope, selParent *scope
 	// For Policy.MaskedColumns: how deep the walk is in a select list and
 	// in count(), and the path from the statement to the message being
 	// walked (masked.go).
@@ -131,9 +135,9 @@ func (c *checker) walk(m protoreflect.Message, depth int) {
 	case *pg_query.RangeSubselect:
 		// A subquery in FROM sees the SELECTs around its own, and with
 		// LATERAL the FROM items before it: not the others.
-		c.subParent, c.hasSubParent = c.scope.parent, true
+		c.subParent, c.hasSubParent = c.selParent, true
 		if n.GetLateral() {
-			c.subParent = c.scope.snapshot()
+			c.subParent = c.before()
 		}
 		c.children(m, depth, "")
 		c.derived(n)
@@ -141,7 +145,7 @@ func (c *checker) walk(m protoreflect.Message, depth int) {
 	case *pg_query.RangeFunction:
 		// A function's arguments see the FROM items before it.
 		sc := c.scope
-		c.scope = sc.snapshot()
+		c.scope = c.before()
 		c.children(m, depth, "")
 		c.scope = sc
 		c.rangeFunction(n)
@@ -155,19 +159,8 @@ func (c *checker) walk(m protoreflect.Message, depth int) {
 		}
 	case *pg_query.JoinExpr:
 		c.usingColumns(n)
-		if a := n.GetAlias(); a != nil {
-			// The join's whole row, (j).col and j.col read the columns
-			// of the relations joined, whose own names are seen only
-			// within the join.
-			outer := c.scope
-			c.scope = &scope{parent: outer}
-			c.joins = append(c.joins, joinFrame{alias: a, outer: outer})
-			c.joinColumns(a)
-			c.children(m, depth, "")
-			c.joins = c.joins[:len(c.joins)-1]
-			c.scope = outer
-			return
-		}
+		c.join(n, m, depth)
+		return
 	case *pg_query.RangeTableSample:
 		c.tableSample(n)
 	case *pg_query.RangeTableFunc, *pg_query.XmlExpr, *pg_query.XmlSerialize:
@@ -241,7 +234,12 @@ func (c *checker) selectStmt(s *pg_query.SelectStmt, depth int) {
 		parent, c.subParent, c.hasSubParent = c.subParent, nil, false
 	}
 	c.scope = &scope{parent: parent}
-	defer func() { c.inTarget, c.inCount, c.joins, c.scope = inTarget, inCount, joins, outer }()
+	selScope, selParent := c.selScope, c.selParent
+	c.selScope, c.selParent = c.scope, parent
+	defer func() {
+		c.inTarget, c.inCount, c.joins, c.scope = inTarget, inCount, joins, outer
+		c.selScope, c.selParent = selScope, selParent
+	}()
 	mark := len(c.scopes)
 	if wc := s.GetWithClause(); wc != nil {
 		c.with(wc, s, depth+1)
@@ -350,4 +348,40 @@ func anyBelow(m protoreflect.Message, pred func(protoreflect.Message) bool) bool
 		return !found
 	})
 	return found
+}
+
+// join walks a JOIN with the names of what it joins in a scope of its
+// own: its ON clause sees only them and the SELECTs around. An aliased
+// join hides them (the alias denotes them all, and (j).col and j.col read
+// their columns); an unaliased one adds them to the scope around it.
+func (c *checker) join(n *pg_query.JoinExpr, m protoreflect.Message, depth int) {
+	outer := c.scope
+	inner := &scope{parent: outer}
+	c.scope = inner
+	a := n.GetAlias()
+	if a != nil {
+		c.joins = append(c.joins, joinFrame{alias: a, outer: outer})
+		c.joinColumns(a)
+	}
+	c.children(m, depth, "quals")
+	if q := n.GetQuals(); q != nil && c.unsafe == nil {
+		c.scope = &scope{rels: inner.rels, parent: c.selParent}
+		c.enter(m, "quals", 0)
+		c.walk(q.ProtoReflect(), depth+1)
+		c.leave()
+	}
+	if ua := n.GetJoinUsingAlias(); ua.GetAliasname() != "" {
+		// JOIN … USING (id) AS x: x has the columns joined on only.
+		outer.add(ua.GetAliasname(), relation{known: true, cols: stringList(n.GetUsingClause())})
+	}
+	if a != nil {
+		c.joins = c.joins[:len(c.joins)-1]
+	} else {
+		for name, rs := range inner.rels {
+			for _, r := range rs {
+				outer.add(name, r)
+			}
+		}
+	}
+	c.scope = outer
 }
