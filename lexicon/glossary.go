@@ -7,8 +7,10 @@ import (
 	"io"
 	"maps"
 	"os"
+	"regexp"
 	"slices"
 	"strings"
+	"unicode"
 	"unicode/utf8"
 
 	"gopkg.in/yaml.v3"
@@ -194,8 +196,10 @@ type GlossaryMatch struct {
 
 // Match returns the entries whose term or a synonym the question says,
 // word for word up to word forms ("clients" says "client"), in the
-// glossary's order. A word written with + # & or @ in it ("C++", "C#",
-// "AT&T") is matched as written, up to case.
+// glossary's order. A word shaped like a symbol term ("C++", "C#",
+// "AT&T", "Q & A"; symbolTerm) is matched as written, up to case; any
+// other word joined to a symbol ("sales&marketing", "#signups") is split
+// from it.
 func (g *Glossary) Match(question string) []GlossaryMatch {
 	if g == nil {
 		return nil
@@ -260,25 +264,63 @@ func (ix *phraseIndex) add(i, j int, words []string) {
 	}
 }
 
-// literalRunes are kept in a word, which is then matched as written
-// rather than by its stem: "C++" and "C#" are not "c".
-const literalRunes = "+#&@"
+// keptRunes are kept within a run of letters and digits, so that a run
+// shaped like a symbol term (symbolTerm) can be matched as written.
+const keptRunes = "+#&"
 
-// phraseWords are the words of text, split as grounding splits them (on
-// anything but letters and digits) but for literalRunes within a word: a
-// word's stem, or a word holding one of literalRunes as written, lower
-// case. A run of literalRunes with no letter or digit is no word.
+// spacedAmpRe finds an & with spaces around it between one- or two-letter
+// words ("Q & A", "at & t"), which phraseWords reads as one ("q&a").
+var spacedAmpRe = regexp.MustCompile(`(?:^|[^\pL\pN+#&])\pL{1,2}\s*&\s*\pL{1,2}(?:[^\pL\pN+#&]|$)`)
+
+// phraseWords are the words of text, lower case, split as grounding
+// splits them (on anything but letters and digits) and stemmed, but for a
+// run of letters, digits and keptRunes shaped like a symbol term ("C++",
+// "C#", "AT&T"; symbolTerm), which is one word as written. Any other run
+// is split on its symbols: "sales&marketing" is "sales" and "marketing",
+// "#signups" is "signups".
 func phraseWords(text string) []string {
+	text = strings.ToLower(text)
+	if strings.Contains(text, "&") {
+		text = spacedAmpRe.ReplaceAllStringFunc(text, func(m string) string {
+			i := strings.IndexByte(m, '&') // the only one: the match's edges are no &
+			return strings.TrimRightFunc(m[:i], unicode.IsSpace) + "&" + strings.TrimLeftFunc(m[i+1:], unicode.IsSpace)
+		})
+	}
 	var out []string
-	for _, w := range strings.FieldsFunc(strings.ToLower(text), func(r rune) bool {
-		return notWordRune(r) && !strings.ContainsRune(literalRunes, r)
+	for _, run := range strings.FieldsFunc(text, func(r rune) bool {
+		return notWordRune(r) && !strings.ContainsRune(keptRunes, r)
 	}) {
-		switch {
-		case !strings.ContainsAny(w, literalRunes):
+		if symbolTerm(run) {
+			out = append(out, run)
+			continue
+		}
+		for _, w := range strings.FieldsFunc(run, notWordRune) {
 			out = append(out, Stem(w))
-		case strings.IndexFunc(w, func(r rune) bool { return !notWordRune(r) }) >= 0:
-			out = append(out, w)
 		}
 	}
 	return out
+}
+
+// symbolTerm reports whether run, letters, digits and keptRunes, is
+// shaped like a term whose symbols are part of its name: a word that
+// starts with a letter and ends in + or # ("c++", "c#", "disney+"), or
+// words of one or two letters joined by & ("at&t", "q&a", "r&d"). Only
+// such a run is matched as written: "C++" is not "C", but
+// "sales&marketing" still says "sales".
+func symbolTerm(run string) bool {
+	if base := strings.TrimRight(run, "+#"); base != run && base != "" {
+		first, _ := utf8.DecodeRuneInString(base)
+		return unicode.IsLetter(first) && strings.IndexFunc(base, notWordRune) < 0
+	}
+	parts := strings.Split(run, "&")
+	if len(parts) < 2 {
+		return false
+	}
+	for _, p := range parts {
+		n := utf8.RuneCountInString(p)
+		if n == 0 || n > 2 || strings.IndexFunc(p, func(r rune) bool { return !unicode.IsLetter(r) }) >= 0 {
+			return false
+		}
+	}
+	return true
 }
