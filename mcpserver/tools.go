@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io"
 
 	"github.com/google/jsonschema-go/jsonschema"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -219,44 +218,6 @@ func (s *Server) exportCSV(ctx context.Context, req *mcp.CallToolRequest, in exp
 		return err
 	})
 	return res, nil, err
-}
-
-// csvResource is an export's CSV as an embedded text/csv resource, or an
-// error when it is larger than MCP_MAX_BYTES.
-func (s *Server) csvResource(t turn, queryID string) (*mcp.CallToolResult, error) {
-	r, size, err := t.csv()
-	if err != nil {
-		return nil, fmt.Errorf("read the export: %w", err)
-	}
-	defer r.Close()
-	if size > int64(s.cfg.MaxBytes) {
-		return nil, tell("the export has %d bytes, more than this server returns in one call (MCP_MAX_BYTES=%d): "+
-			"ask for fewer rows or columns", size, s.cfg.MaxBytes)
-	}
-	data, err := io.ReadAll(io.LimitReader(r, int64(s.cfg.MaxBytes)+1))
-	if err != nil {
-		return nil, fmt.Errorf("read the export: %w", err)
-	}
-	text := "The result as CSV."
-	if t.reply != nil {
-		text = t.reply.Plain()
-	}
-	uri := fmt.Sprintf("analyticsbot://export/%s/%s.csv", t.thread, queryID)
-	res := &mcp.CallToolResult{Content: []mcp.Content{
-		&mcp.TextContent{Text: text},
-		&mcp.EmbeddedResource{Resource: &mcp.ResourceContents{URI: uri, MIMEType: "text/csv", Text: string(data)}},
-	}}
-	// The CSV travels as a JSON string, its quotes and line ends escaped:
-	// the result can be larger than the file.
-	sent, err := sentSize[any](res, nil, true)
-	if err != nil {
-		return nil, fmt.Errorf("measure the export: %w", err)
-	}
-	if sent > s.cfg.MaxBytes {
-		return nil, tell("the export comes to %d bytes as sent (a CSV of %d bytes), more than this server returns in one call "+
-			"(MCP_MAX_BYTES=%d): ask for fewer rows or columns", sent, size, s.cfg.MaxBytes)
-	}
-	return res, nil
 }
 
 // exportAction is the action id of the button whose press answers with

@@ -2,11 +2,11 @@ package mcpserver
 
 import (
 	"context"
+	"encoding/csv"
 	"encoding/json"
 	"fmt"
 	"regexp"
 	"slices"
-	"strconv"
 	"strings"
 	"testing"
 
@@ -224,15 +224,11 @@ func TestRowLimits(t *testing.T) {
 		map[string]any{"query": "SELECT app_id, name FROM analytics.apps ORDER BY app_id LIMIT 500"})
 	decode(t, res, &a)
 	ex := call(t, connect(t, b, Config{MaxBytes: 1600}, DefaultUser), "export_csv", map[string]any{"thread_id": a.ThreadID, "query_id": a.QueryID})
-	assert.True(t, ex.IsError)
-	assert.Contains(t, text(ex), "MCP_MAX_BYTES", "an export larger than the bound is refused, saying which")
+	require.False(t, ex.IsError, text(ex))
 	// The file stopped at MCP_MAX_BYTES while it was written, not written
-	// whole to be refused; only its JSON escapes take it past the bound.
-	m := regexp.MustCompile(`a CSV of (\d+) bytes`).FindStringSubmatch(text(ex))
-	require.NotNil(t, m, "%s", text(ex))
-	size, err := strconv.Atoi(m[1])
-	require.NoError(t, err)
-	assert.LessOrEqual(t, size, 1600)
+	// whole to be refused, and then at the last row that fits as sent.
+	assert.LessOrEqual(t, sent(t, ex), 1600)
+	assert.Contains(t, text(ex), "MCP_MAX_BYTES=1600", "an export cut to fit says so")
 }
 
 // At the boundary: MCP_MAX_BYTES is exactly the size of the result with
@@ -319,21 +315,43 @@ func TestResultsWithinMaxBytes(t *testing.T) {
 	assert.Contains(t, text(res), "MCP_MAX_BYTES=60")
 
 	// An export's CSV travels escaped in JSON: one that fits the bound as a
-	// file but not as sent is refused.
-	_, a := askAnswer(t, whole, "run_query", map[string]any{"query": "SELECT app_id, name FROM analytics.apps ORDER BY app_id LIMIT 40"})
+	// file but not as sent is cut again at its last whole row that fits,
+	// and says so; one whose header alone cannot fit is refused.
+	_, a := askAnswer(t, whole, "run_query", map[string]any{"query": `SELECT app_id, name || E' "of"\n' || app_id AS name FROM analytics.apps ORDER BY app_id LIMIT 40`})
 	args := map[string]any{"thread_id": a.ThreadID, "query_id": a.QueryID}
 	ex := call(t, whole, "export_csv", args)
 	require.False(t, ex.IsError, text(ex))
-	var csv string
+	csvOf := func(res *mcp.CallToolResult) [][]string {
+		t.Helper()
+		for _, c := range res.Content {
+			if r, ok := c.(*mcp.EmbeddedResource); ok {
+				records, err := csv.NewReader(strings.NewReader(r.Resource.Text)).ReadAll()
+				require.NoError(t, err, "the CSV ends with a whole row")
+				return records
+			}
+		}
+		t.Fatal("no CSV in the result")
+		return nil
+	}
+	whole40 := csvOf(ex)
+	require.Len(t, whole40, 41, "the header and 40 rows")
+	var file string
 	for _, c := range ex.Content {
 		if r, ok := c.(*mcp.EmbeddedResource); ok {
-			csv = r.Resource.Text
+			file = r.Resource.Text
 		}
 	}
-	require.NotEmpty(t, csv)
-	res = call(t, connect(t, b, Config{MaxBytes: len(csv)}, DefaultUser), "export_csv", args)
-	assert.True(t, res.IsError, "a CSV of MCP_MAX_BYTES is more than that as sent")
-	assert.Contains(t, text(res), "MCP_MAX_BYTES")
+	res = call(t, connect(t, b, Config{MaxBytes: len(file)}, DefaultUser), "export_csv", args)
+	require.False(t, res.IsError, text(res))
+	assert.LessOrEqual(t, sent(t, res), len(file), "the result as sent")
+	cut := csvOf(res)
+	assert.Less(t, len(cut), len(whole40), "rows were left out")
+	assert.Greater(t, len(cut), 1, "rows were kept")
+	assert.Equal(t, whole40[:len(cut)], cut, "the first rows, whole")
+	assert.Contains(t, text(res), fmt.Sprintf("this file holds only its first %d of those rows", len(cut)-1))
+	res = call(t, connect(t, b, Config{MaxBytes: 400}, DefaultUser), "export_csv", args)
+	assert.True(t, res.IsError, "not even the header fits as sent")
+	assert.Contains(t, text(res), "MCP_MAX_BYTES=400")
 	bound := sent(t, ex)
 	res = call(t, connect(t, b, Config{MaxBytes: bound}, DefaultUser), "export_csv", args)
 	require.False(t, res.IsError, text(res))
