@@ -213,6 +213,13 @@ func checkSessions(ctx context.Context, c *checkup, db *store.DB, role, fix stri
 		c.ok("%s: a session opened by hand is read-only by default with a statement timeout, and even read-write could not write, "+
 			"create anything, use temporary tables or keep large objects", role)
 	}
+	switch unlimited, err := pgwarehouse.UnlimitedTempFiles(ctx, db.Pool(), role); {
+	case err != nil:
+		c.fail("%v", err)
+	case unlimited:
+		c.warn("%s has no temp_file_limit here, nor has the server: a sort or hash spilling to disk is bounded only by the statement timeout; "+
+			"run %s as a superuser, or GRANT SET ON PARAMETER temp_file_limit TO the role that runs it (PostgreSQL 15+) and run it again", role, fix)
+	}
 }
 
 // someOf lists the first n of names, and how many more there are:

@@ -88,6 +88,15 @@ func TestCLIDoctor(t *testing.T) {
 	require.NoError(t, runCLI(t, "", "migrate").err)
 	got = runCLI(t, "", "doctor")
 	assert.NotContains(t, got.stdout, "✗ "+reader+": it may", "migrate took them from PUBLIC again")
+	assert.NotContains(t, got.stdout, "temp_file_limit", "migrate ran as a superuser, which set it")
+
+	// A reader whose temp_file_limit no one could set (migrate run by a
+	// role that may not), on a server without one.
+	_, err = db.Pool().Exec(ctx, `ALTER ROLE `+pgx.Identifier{reader}.Sanitize()+` IN DATABASE `+pgx.Identifier{dbName(t, db)}.Sanitize()+` RESET temp_file_limit`)
+	require.NoError(t, err)
+	got = runCLI(t, "", "doctor")
+	assert.Contains(t, got.stdout, "! "+reader+" has no temp_file_limit here, nor has the server: a sort or hash spilling to disk is bounded only by the statement timeout")
+	require.NoError(t, runCLI(t, "", "migrate").err)
 
 	// The reader every database shared before is found in another
 	// deployment's database, which the migrations set it up in.

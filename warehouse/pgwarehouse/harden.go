@@ -238,6 +238,26 @@ func SessionProblems(ctx context.Context, pool *pgxpool.Pool, role, fix string) 
 	return out, nil
 }
 
+// UnlimitedTempFiles reports whether a session of role in this database
+// may write temporary files without bound: no temp_file_limit of its own
+// here (limitTempFiles sets one when the role setting it up may), none of
+// the database's, and none in the server's configuration (as the bot's own
+// session reads it). Then a sort or hash spilling to disk is bounded only
+// by statement_timeout.
+func UnlimitedTempFiles(ctx context.Context, pool *pgxpool.Pool, role string) (bool, error) {
+	var limit string
+	err := pool.QueryRow(ctx, `
+		SELECT coalesce((SELECT split_part(s, '=', 2) FROM pg_db_role_setting x, unnest(x.setconfig) s
+		                 WHERE x.setrole IN (0, r.oid) AND x.setdatabase IN (0, d.oid) AND s LIKE 'temp\_file\_limit=%'
+		                 ORDER BY x.setrole DESC, x.setdatabase DESC LIMIT 1),
+		                (SELECT reset_val FROM pg_settings WHERE name = 'temp_file_limit'))
+		FROM pg_roles r, pg_database d WHERE r.rolname = $1 AND d.datname = current_database()`, role).Scan(&limit)
+	if err != nil {
+		return false, fmt.Errorf("read the temp_file_limit of %s: %w", role, err)
+	}
+	return limit == "-1", nil
+}
+
 // someNames lists the first five of names and how many more there are.
 func someNames(names []string) string {
 	shown := strings.Join(names[:min(len(names), 5)], ", ")
