@@ -4,9 +4,12 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"fmt"
 	"hash/fnv"
 	"log/slog"
 	"math"
+	"net/http"
+	"net/http/httptest"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -16,6 +19,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/analyticsbot/analyticsbot/grounding"
+	"github.com/analyticsbot/analyticsbot/llm"
 	"github.com/analyticsbot/analyticsbot/store"
 )
 
@@ -129,6 +133,38 @@ func TestExamplesByMeaning(t *testing.T) {
 	assert.Equal(t, "Average price of a game", got[0].Question, "still found by its words")
 	// docs/examples.md: "and the log says so".
 	assert.Contains(t, log.String(), `level=WARN msg="examples are found by their words only" err=`)
+}
+
+// docs/security.md: when the embeddings provider refuses the key and
+// repeats it in its error (LiteLLM's proxy does), the warning that
+// examples are found by their words only holds the provider's words, the
+// key masked.
+func TestExamplesEmbeddingWarningHoldsNoKey(t *testing.T) {
+	ctx := context.Background()
+	db := testDB.Need(t)
+	const key = "0123456789abcdef0123456789abcdef" // an Azure key: no known shape
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		got := strings.TrimPrefix(r.Header.Get("Authorization"), "Bearer ")
+		w.Header().Set("Content-Type", "application/json")
+		w.WriteHeader(http.StatusUnauthorized)
+		fmt.Fprintf(w, `{"error":{"message":"Authentication Error, Received API Key = %s; key %s is not valid","type":"auth_error"}}`, got, got)
+	}))
+	t.Cleanup(srv.Close)
+	emb, model, err := llm.NewEmbedder(llm.Config{Provider: llm.ProviderOpenAI, BaseURL: srv.URL, APIKey: key}, "")
+	require.NoError(t, err)
+	const backend = "embeddings-key-test"
+	_, _, err = db.AddExample(ctx, store.Example{Backend: backend, Question: "Revenue per month", Query: "SELECT 1",
+		Fingerprint: "fp revenue", Source: store.SourceAdmin, Status: store.StatusVerified})
+	require.NoError(t, err)
+
+	var log bytes.Buffer
+	x := &grounding.Examples{DB: db, Embedder: emb, Model: model, Logger: slog.New(slog.NewTextHandler(&log, nil))}
+	got, err := x.SearchExamples(ctx, backend, "Revenue per month?", 3)
+	require.NoError(t, err)
+	require.NotEmpty(t, got, "still found by its words")
+	assert.Contains(t, log.String(), `msg="examples are found by their words only"`)
+	assert.Contains(t, log.String(), "Authentication Error", "the provider's words are logged")
+	assert.NotContains(t, log.String(), key, "the key is not")
 }
 
 // docs/examples.md: the examples' vectors are kept in memory and read

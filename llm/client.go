@@ -304,7 +304,7 @@ func (c *Client) callError(ctx context.Context, step Step, attempts int, last er
 	}
 }
 
-// maskedError is a call's error with its secrets masked. It matches what
+// maskedError is a call's (or an embedding's) error with its secrets masked. It matches what
 // its cause matches (errors.Is: the kinds, cancellation) but neither
 // unwraps to the cause nor shows its words, so no caller can print them.
 type maskedError struct {
@@ -318,7 +318,12 @@ func (e *maskedError) Is(target error) bool { return errors.Is(e.cause, target) 
 
 // masked is err with the values of [WithSecrets] and key-like text masked.
 func (c *Client) masked(err error) error {
-	return &maskedError{msg: redact.Values(err.Error(), c.secrets...), cause: err}
+	return maskSecrets(err, c.secrets)
+}
+
+// maskSecrets is err with secrets and key-like text masked.
+func maskSecrets(err error, secrets []string) error {
+	return &maskedError{msg: redact.Values(err.Error(), secrets...), cause: err}
 }
 
 func (c *Client) tracer() trace.Tracer {

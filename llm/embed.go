@@ -1,6 +1,7 @@
 package llm
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"strings"
@@ -31,7 +32,9 @@ func HasEmbeddings(provider string) bool {
 
 // NewEmbedder builds the embedder of cfg's provider with model (empty: the
 // provider's default) and its display name, such as
-// "openai:text-embedding-3-small". It makes no network call.
+// "openai:text-embedding-3-small". It makes no network call. Its errors
+// have cfg's secrets (see [Config.Secrets]) and key-like text masked, as
+// [Client.Complete]'s do: a provider may repeat the key it refused.
 func NewEmbedder(cfg Config, model string) (embeddings.Embedder, string, error) {
 	provider := strings.ToLower(strings.TrimSpace(cfg.Provider))
 	var (
@@ -70,5 +73,31 @@ func NewEmbedder(cfg Config, model string) (embeddings.Embedder, string, error) 
 	if err != nil {
 		return nil, "", fmt.Errorf("new embedder: %w", err)
 	}
-	return e, provider + ":" + model, nil
+	return maskingEmbedder{e: e, secrets: cfg.Secrets()}, provider + ":" + model, nil
+}
+
+// maskingEmbedder is an embedder whose errors have secrets masked, so no
+// caller (grounding's warning, a span) can show the key or the base URL's
+// password the provider's words repeat.
+type maskingEmbedder struct {
+	e       embeddings.Embedder
+	secrets []string
+}
+
+// EmbedDocuments returns a vector for each of texts.
+func (m maskingEmbedder) EmbedDocuments(ctx context.Context, texts []string) ([][]float32, error) {
+	vecs, err := m.e.EmbedDocuments(ctx, texts)
+	if err != nil {
+		return nil, maskSecrets(err, m.secrets)
+	}
+	return vecs, nil
+}
+
+// EmbedQuery returns text's vector.
+func (m maskingEmbedder) EmbedQuery(ctx context.Context, text string) ([]float32, error) {
+	vec, err := m.e.EmbedQuery(ctx, text)
+	if err != nil {
+		return nil, maskSecrets(err, m.secrets)
+	}
+	return vec, nil
 }

@@ -92,3 +92,44 @@ func TestCallErrorsHoldNoKey(t *testing.T) {
 		})
 	}
 }
+
+// TestEmbedErrorsHoldNoKey: the embedder NewEmbedder builds masks the key
+// (and the base URL's password) a provider repeats in its error, as
+// Complete does, so grounding's warning cannot log it; the error keeps the
+// provider's other words.
+func TestEmbedErrorsHoldNoKey(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name     string
+		key      string
+		password string // in the base URL
+	}{
+		{name: "openai's key shape", key: "sk-proj-AbCdEf0123456789"},
+		{name: "a github token", key: "ghp_AbCdEf0123456789xyz"},
+		{name: "an azure key", key: "0123456789abcdef0123456789abcdef"},
+		{name: "the base URL's password", key: "pass-w0rd-in-url", password: "pass-w0rd-in-url"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			base := echoingServer(t, http.StatusUnauthorized).URL
+			cfg := Config{Provider: ProviderOpenAI, BaseURL: base, APIKey: tt.key}
+			if tt.password != "" {
+				cfg.BaseURL = strings.Replace(base, "http://", "http://bot:"+tt.password+"@", 1)
+			}
+			e, _, err := NewEmbedder(cfg, "")
+			require.NoError(t, err)
+
+			_, err = e.EmbedQuery(context.Background(), "revenue by month")
+			require.Error(t, err)
+			assert.Contains(t, err.Error(), "Authentication Error", "the provider's words are kept")
+			assert.Contains(t, err.Error(), "[masked]")
+			assert.NotContains(t, err.Error(), tt.key, "EmbedQuery's error")
+
+			_, err = e.EmbedDocuments(context.Background(), []string{"revenue by month", "games per year"})
+			require.Error(t, err)
+			assert.Contains(t, err.Error(), "[masked]")
+			assert.NotContains(t, err.Error(), tt.key, "EmbedDocuments' error")
+		})
+	}
+}
