@@ -404,7 +404,7 @@ func (b *Backend) Show(ctx context.Context, q warehouse.Query) warehouse.Shown {
 	shown.Text = pretty.String()
 	norm, _, err := b.normalize(ctx, q.Text)
 	if err != nil {
-		b.log.WarnContext(ctx, "cube sql", "err", err)
+		b.log.WarnContext(ctx, "cube sql", "err", b.redacted(ctx, err, norm))
 		return shown
 	}
 	// As the asker, as answers run it: the deployment's queryRewrite
@@ -417,7 +417,8 @@ func (b *Backend) Show(ctx context.Context, q warehouse.Query) warehouse.Shown {
 		sql, err = b.client.SQL(forCaller(ctx), norm)
 	}
 	if err != nil {
-		b.log.WarnContext(ctx, "cube sql", "err", err)
+		// Cube's words may quote the data, as a failed load's do.
+		b.log.WarnContext(ctx, "cube sql", "err", b.redacted(ctx, err, norm))
 		return shown
 	}
 	shown.SQL = sql

@@ -1,10 +1,12 @@
 package cubewarehouse
 
 import (
+	"bytes"
 	"cmp"
 	"context"
 	"encoding/json"
 	"io"
+	"log/slog"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -199,6 +201,36 @@ func TestCubeErrorSpansLoseTheDataTheyQuote(t *testing.T) {
 				}
 			}
 			assert.Equal(t, 1, loads, "cube.load spans")
+		})
+	}
+}
+
+// Show SQL's warning when Cube will not give the SQL keeps the
+// deployment's words with what they quote from the data taken out, as the
+// errors of Run do (docs/cube.md), whether Cube's database (HTTP 400) or
+// a queryRewrite (HTTP 500) refused the request.
+func TestShowLogLosesTheDataCubeQuotes(t *testing.T) {
+	t.Parallel()
+	const value = "ann@corp.test"
+	tests := []struct {
+		name   string
+		status int
+	}{
+		{name: "database error", status: http.StatusBadRequest},
+		{name: "queryRewrite's error", status: http.StatusInternalServerError},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			b := backendAt(t, &cubeServer{refuse: `Error: no row of "` + value + `" in the access table`, status: tt.status})
+			var log bytes.Buffer
+			b.log = slog.New(slog.NewTextHandler(&log, nil))
+			shown := b.Show(context.Background(), warehouse.Query{Backend: Name,
+				Text: `{"measures": ["Apps.count"], "filters": [{"member": "Apps.name", "operator": "equals", "values": ["Portal"]}]}`})
+			assert.Empty(t, shown.SQL, "Cube gave no SQL")
+			assert.Contains(t, log.String(), `msg="cube sql"`, "the log says why")
+			assert.Contains(t, log.String(), `no row of \"…\" in the access table`, "the deployment's words stay")
+			assert.NotContains(t, log.String(), value, "the value they quote does not")
 		})
 	}
 }
