@@ -359,7 +359,10 @@ func (b *Backend) Export(ctx context.Context, q warehouse.Query, w io.Writer, wi
 // Values implements warehouse.Backend: the dimension grouped by itself,
 // which Cube answers with its distinct values; refused for a caller whose
 // policy denies or masks it. Its rows are not counted (RowsUnknown): a
-// cube need not have a measure that counts them.
+// cube need not have a measure that counts them. It reads at most
+// ExportLimit values (0: that many), asking for one more to tell whether
+// there are more: a dimension of more than ExportLimit values, asked for
+// more, is an error, not its first ExportLimit values.
 func (b *Backend) Values(ctx context.Context, col warehouse.ColumnRef, limit int) (warehouse.ColumnValues, error) {
 	meta, err := b.meta.Get(ctx, false)
 	if err != nil {
@@ -368,14 +371,14 @@ func (b *Backend) Values(ctx context.Context, col warehouse.ColumnRef, limit int
 	if _, kind, ok := meta.Lookup(col.Column); !ok || kind != cube.KindDimension {
 		return warehouse.ColumnValues{}, warehouse.Errorf(warehouse.Invalid, "%s is not a dimension of the Cube model", col.Column)
 	}
-	if limit <= 0 || limit > ExportLimit {
+	if limit <= 0 {
 		limit = ExportLimit
 	}
 	q := cube.Query{
 		Dimensions: []string{col.Column},
 		Filters:    []cube.Filter{{Member: col.Column, Operator: "set"}},
 		Order:      cube.Order{{Member: col.Column, Direction: "asc"}},
-		Limit:      limit,
+		Limit:      min(limit, ExportLimit+1),
 	}
 	// A caller's values are what their policy lets them see returned.
 	if err := permitted(ctx, catalogOf(meta), q); err != nil {
@@ -384,6 +387,9 @@ func (b *Backend) Values(ctx context.Context, col warehouse.ColumnRef, limit int
 	res, err := b.load(ctx, q, false)
 	if err != nil {
 		return warehouse.ColumnValues{}, fmt.Errorf("values of %s: %w", col.Column, classify(b.redacted(ctx, err, q)))
+	}
+	if len(res.Rows) > ExportLimit && limit > len(res.Rows) {
+		return warehouse.ColumnValues{}, fmt.Errorf("values of %s: more than %d values, the most read of a Cube dimension (%d asked)", col.Column, ExportLimit, limit)
 	}
 	rows := res.Rows[:min(len(res.Rows), limit)]
 	values := warehouse.ColumnValues{Distinct: make([]string, 0, len(rows)), Rows: warehouse.RowsUnknown}

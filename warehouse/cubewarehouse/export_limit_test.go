@@ -71,3 +71,42 @@ func TestQueryLimitRefusalIsNoOutage(t *testing.T) {
 	require.ErrorAs(t, err, &we)
 	assert.Equal(t, "query_limit", we.Class)
 }
+
+// Values reads at most 10,000 values of a dimension, asking Cube for one
+// more to tell whether there are more: a column of more than 10,000 with
+// a larger limit asked (VALUE_INDEX_MAX_DISTINCT's 50,000 and one) is an
+// error, never its first 10,000 passed off as all of them
+// (warehouse.Backend.Values), so the value index counts it as failed.
+func TestValuesOfMoreThan10000IsAnError(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name          string
+		names, limit  int
+		wantLoadLimit int
+		wantValues    int // -1: an error
+	}{
+		{name: "more than 10,000, asked for more", names: 20_000, limit: 50_001, wantLoadLimit: 10_001, wantValues: -1},
+		{name: "10,001, asked for more", names: 10_001, limit: 50_001, wantLoadLimit: 10_001, wantValues: -1},
+		{name: "10,000, asked for more", names: 10_000, limit: 50_001, wantLoadLimit: 10_001, wantValues: 10_000},
+		{name: "a few, asked for more", names: 60, limit: 50_001, wantLoadLimit: 10_001, wantValues: 60},
+		{name: "more than the limit asked", names: 20_000, limit: 10_001, wantLoadLimit: 10_001, wantValues: 10_001},
+		{name: "a smaller limit", names: 20_000, limit: 500, wantLoadLimit: 500, wantValues: 500},
+		{name: "no limit: Cube's 10,000", names: 20_000, limit: 0, wantLoadLimit: 10_000, wantValues: 10_000},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			fc := &fakeCube{names: tt.names}
+			got, err := New(fc, Config{}).Values(context.Background(), warehouse.ColumnRef{Table: "Apps", Column: "Apps.name"}, tt.limit)
+			require.Len(t, fc.loaded, 1, "one query to Cube")
+			assert.Equal(t, tt.wantLoadLimit, fc.loaded[0].Limit, "the values asked of Cube")
+			if tt.wantValues < 0 {
+				require.Error(t, err, "got %d values", len(got.Distinct))
+				assert.Contains(t, err.Error(), "more than 10000 values")
+				return
+			}
+			require.NoError(t, err)
+			assert.Len(t, got.Distinct, tt.wantValues, "values")
+		})
+	}
+}

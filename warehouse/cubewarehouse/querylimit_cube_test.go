@@ -119,3 +119,17 @@ func TestAnswerWithinCubeQueryLimit(t *testing.T) {
 		assert.Len(t, v.Distinct, 30)
 	})
 }
+
+// A real Cube's dimension of 10,001 values, asked for the value index's
+// 50,001: an error, not its first 10,000; one of 10,000 is read whole.
+func TestValuesBeyond10000WithCube(t *testing.T) {
+	t.Parallel()
+	b := startNumbers(t, "50000")
+	ctx := context.Background()
+	_, err := b.Values(ctx, warehouse.ColumnRef{Table: "More", Column: "More.n"}, 50_001)
+	require.Error(t, err)
+	assert.Contains(t, err.Error(), "more than 10000 values")
+	v, err := b.Values(ctx, warehouse.ColumnRef{Table: "Exact", Column: "Exact.n"}, 50_001)
+	require.NoError(t, err)
+	assert.Len(t, v.Distinct, 10_000)
+}
