@@ -284,7 +284,7 @@ func (n *Nodes) pending(s *State, turn store.Turn, req schedule.Request) store.S
 func presetsReply(turn store.Turn) *answer.Answer {
 	a := &answer.Answer{Kind: answer.KindNotice,
 		Text: answer.ParseText(fmt.Sprintf("When should I send you “%s”? %s",
-			cmp.Or(turn.Question, turn.UserMessage), textScheduleHow))}
+			answer.Literal(cmp.Or(turn.Question, turn.UserMessage)), textScheduleHow))}
 	for _, p := range Presets {
 		a.Actions = append(a.Actions, answer.Action{ID: ActionSchedulePreset, Label: p.Label, Value: turn.QueryID + " " + p.Spec})
 	}

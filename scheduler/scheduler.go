@@ -18,6 +18,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/analyticsbot/analyticsbot/answer"
 	"github.com/analyticsbot/analyticsbot/bot"
 	"github.com/analyticsbot/analyticsbot/nodes"
 	"github.com/analyticsbot/analyticsbot/schedule"
@@ -226,7 +227,7 @@ func (sc *Scheduler) runClaim(ctx context.Context, c store.Claim) {
 	w, err := schedule.ParseSpec(sch.Spec, sc.b.LocationOf(sch.TimeZone))
 	if err != nil {
 		reason := "its times (“" + sch.Spec + "”) cannot be read"
-		sc.tell(ctx, log, sch, fmt.Sprintf("I stopped your schedule “%s”: %s. Make it again from the answer.", sch.Question, reason))
+		sc.tell(ctx, log, sch, fmt.Sprintf("I stopped your schedule “%s”: %s. Make it again from the answer.", answer.Literal(sch.Question), reason))
 		sc.finish(ctx, log, store.RunEnd{Claim: c, Outcome: store.RunRefused, ErrorKind: "bad_schedule", ErrorDetail: err.Error(),
 			Stop: reason}, w)
 		return
@@ -271,7 +272,7 @@ func (sc *Scheduler) runClaim(ctx context.Context, c store.Claim) {
 		end.Outcome, end.ErrorKind, end.ErrorDetail = store.RunRefused, string(kind), s.ErrorDetail
 		end.Stop = s.ResponseText
 		sc.tell(ctx, log, sch, fmt.Sprintf("I stopped your schedule “%s”: %s Resume it from `%s` once you may read it again.",
-			sch.Question, s.ResponseText, sc.b.ScheduleCommand(sch.Surface)))
+			answer.Literal(sch.Question), s.ResponseText, sc.b.ScheduleCommand(sch.Surface)))
 		sc.finish(ctx, log, end, w)
 		return
 	default:
@@ -362,7 +363,7 @@ func (sc *Scheduler) panicked(ctx context.Context, log *slog.Logger, c store.Cla
 func (sc *Scheduler) refused(ctx context.Context, log *slog.Logger, end store.RunEnd, w schedule.When, refusal *bot.Refusal, err error) {
 	sch := end.Claim.Schedule
 	end.Outcome, end.ErrorKind, end.ErrorDetail, end.Stop = store.RunRefused, "not_allowed", err.Error(), refusal.Reason
-	sc.tell(ctx, log, sch, fmt.Sprintf("I stopped your schedule “%s”: %s", sch.Question, refusal.Reason))
+	sc.tell(ctx, log, sch, fmt.Sprintf("I stopped your schedule “%s”: %s", answer.Literal(sch.Question), refusal.Reason))
 	sc.finish(ctx, log, end, w)
 }
 
@@ -424,13 +425,13 @@ func (sc *Scheduler) failed(ctx context.Context, log *slog.Logger, c store.Claim
 	end.Due, end.Next, end.Failures = next, next, c.Schedule.Failures+1
 	log.WarnContext(ctx, "scheduled run failed", "kind", kind, "detail", detail, "failures", end.Failures)
 	text := fmt.Sprintf("I couldn't run your schedule “%s” that was due %s (%s). I'll try again at the next time, %s.",
-		c.Schedule.Question, w.Words(c.Due), why, w.Words(next))
+		answer.Literal(c.Schedule.Question), w.Words(c.Due), why, w.Words(next))
 	if end.Failures >= maxFailedRuns {
 		// A schedule that keeps failing stops, rather than telling its
 		// owner so at every run.
 		end.Stop = fmt.Sprintf("its last %d runs failed", end.Failures)
 		text = fmt.Sprintf("I stopped your schedule “%s”: its last %d runs failed (%s). Resume it from `%s` once it can run.",
-			c.Schedule.Question, end.Failures, why, sc.b.ScheduleCommand(c.Schedule.Surface))
+			answer.Literal(c.Schedule.Question), end.Failures, why, sc.b.ScheduleCommand(c.Schedule.Surface))
 	}
 	sc.tell(ctx, log, c.Schedule, text)
 	sc.end(ctx, log, end)

@@ -75,12 +75,12 @@ func (a *App) Deliver(ctx context.Context, sch bot.Schedule, r bot.Reply) (bot.D
 		// export's note too): its upload carries no comment, or the
 		// thread would show the post's text twice.
 		file := r
-		file.Text = ""
+		file.Text, file.Answer = "", nil
 		if err := a.uploadCSV(ctx, p, file); err != nil {
 			// The answer is posted; the file's failure is the owner's to
 			// know, and the run counts as posted (not posted twice).
 			a.log.ErrorContext(ctx, "scheduled CSV not uploaded", "schedule", sch.ID, "err", err)
-			a.tellOwner(ctx, sch, fmt.Sprintf("I posted “%s” but couldn't attach its CSV file this time.", sch.Question))
+			a.tellOwner(ctx, sch, fmt.Sprintf("I posted “%s” but couldn't attach its CSV file this time.", reply.Literal(sch.Question)))
 		}
 	}
 	return bot.Delivered{ThreadID: threadID(in, thread), Channel: in, TS: ts}, nil
