@@ -498,6 +498,10 @@ type Message struct {
 	// (Slack's users.info): schedules they make run in it.
 	TimeZone string
 	Text     string
+	// Channels are the channel mentions Text names as "#name", by name
+	// (lower case) to their ids: Slack sends a channel picked from its
+	// list with its id, which a schedule posting there needs.
+	Channels map[string]string
 	// Private says a press came from a message its presser alone sees
 	// (Slack's ephemeral): in a channel with a ceiling, possibly an answer
 	// beyond it, whose thread is theirs (see Press).
@@ -526,8 +530,8 @@ func (b *Bot) AskState(ctx context.Context, m Message, opts ...workflow.RunOptio
 
 // stateOf is the state a run for m starts from.
 func (b *Bot) stateOf(m Message) *nodes.State {
-	return &nodes.State{UserQuery: m.Text, UserID: m.UserID, UserEmail: m.Email, ChannelID: m.ChannelID, ThreadTS: m.ThreadID,
-		TimeZone: m.TimeZone, Started: time.Now()}
+	return &nodes.State{UserQuery: m.Text, Channels: m.Channels, UserID: m.UserID, UserEmail: m.Email, ChannelID: m.ChannelID,
+		ThreadTS: m.ThreadID, TimeZone: m.TimeZone, Started: time.Now()}
 }
 
 // ErrBadAction is returned for a button press with an unknown action or a

@@ -97,7 +97,7 @@ func (n *Nodes) Schedule(ctx context.Context, s *State) error {
 		s.SetReply(FormatSimple, presetsReply(turn))
 		return nil
 	default:
-		req = schedule.ParseRequest(s.UserQuery, loc)
+		req = schedule.ParseRequest(linkChannels(s.UserQuery, s.Channels), loc)
 		if req.Zone != nil {
 			// The zone the words name ("in Europe/London") is the
 			// schedule's, the restatement's too.

@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"context"
 	"fmt"
+	"regexp"
 	"strings"
 	"time"
 
@@ -35,6 +36,25 @@ func words(s string) answer.Text {
 // schedule's question is what its owner typed, and its *bold* or
 // <https://…|label> must not read as the bot's own emphasis or link.
 func quote(s string) answer.Text { return answer.Plain("“" + s + "”") }
+
+// channelName is a "#name" in a message.
+var channelName = regexp.MustCompile(`#([A-Za-z0-9][A-Za-z0-9_-]*)`)
+
+// linkChannels writes each "#name" of text whose id the surface gave
+// (State.Channels) as Slack's mention of it, <#C0123|name>, which the
+// schedule's reading keeps the id of.
+func linkChannels(text string, ids map[string]string) string {
+	if len(ids) == 0 {
+		return text
+	}
+	return channelName.ReplaceAllStringFunc(text, func(m string) string {
+		name := m[1:]
+		if id, ok := ids[strings.ToLower(name)]; ok {
+			return "<#" + id + "|" + name + ">"
+		}
+		return m
+	})
+}
 
 // maxRestatement is the longest restatement of schedule words taken from
 // the model; a schedule takes a sentence.

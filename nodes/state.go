@@ -146,7 +146,10 @@ const (
 type State struct {
 	// Input, set by the caller.
 	UserQuery string
-	UserID    string
+	// Channels maps the "#name" channel mentions of UserQuery to their
+	// ids, when the surface knows them (Slack).
+	Channels map[string]string
+	UserID   string
 	// UserEmail is the user's address when the surface knows it.
 	UserEmail string
 	// Policy names the access policy the user asked under (ACCESS_FILE);

@@ -191,6 +191,12 @@ func (a *App) uploadCSV(ctx context.Context, p press, r bot.Reply) error {
 	if f == nil {
 		return a.send(ctx, p.channel, p.threadTS, "", a.reply(r))
 	}
+	// The comment is mrkdwn: the reply's words, which may quote the
+	// question, escaped for Slack as its blocks are.
+	comment := ""
+	if r.Answer != nil {
+		comment = blockkit.Mrkdwn(r.Answer.Text)
+	}
 	upload := func() error {
 		// Opened per attempt: a full export streams from its file.
 		rd, size, err := f.Open()
@@ -200,7 +206,7 @@ func (a *App) uploadCSV(ctx context.Context, p press, r bot.Reply) error {
 		defer rd.Close()
 		_, err = a.api.UploadFileContext(ctx, slack.UploadFileParameters{
 			Reader: rd, FileSize: int(size),
-			Filename: f.Name, Title: f.Title, InitialComment: r.Text,
+			Filename: f.Name, Title: f.Title, InitialComment: comment,
 			Channel: p.channel, ThreadTimestamp: p.threadTS,
 		})
 		if err != nil && !transient(err) {

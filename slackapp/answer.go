@@ -116,7 +116,7 @@ func (w *answer) run(ctx context.Context) {
 	if st != nil {
 		st.attach(ctx)
 	}
-	in := bot.Message{ThreadID: threadID(q.channel, q.threadTS), UserID: q.user, ChannelID: q.channel, Text: q.text,
+	in := bot.Message{ThreadID: threadID(q.channel, q.threadTS), UserID: q.user, ChannelID: q.channel, Text: q.text, Channels: q.channels,
 		Email: a.people.email(ctx, q.user), TimeZone: a.people.timeZone(ctx, q.user)}
 	// The thread's first question may still be answered, here or by
 	// another process: its answer is this one's history.

@@ -61,7 +61,11 @@ func (a *App) command(cmd slack.SlashCommand, received time.Time) (reply command
 // refusal (Slack keeps an acknowledgement's message; a response URL cannot
 // replace it).
 func (a *App) onCommand(cmd slack.SlashCommand, received time.Time) commandReply {
-	text := strings.TrimSpace(cmd.Text)
+	// Slack escapes a command's &, < and > as it does a message's; with
+	// should_escape off (slack/manifest.yaml) mentions and links come as
+	// typed, and plainText leaves those as they are.
+	typed := plainText(cmd.Text, a.botUserID)
+	text := typed.text
 	switch {
 	case cmd.Command != a.cfg.SlashCommand:
 		return ephemeralReply(blockkit.Error("I don't know the command "+cmd.Command+". Try "+a.cfg.SlashCommand+" help.", nil))
@@ -73,7 +77,7 @@ func (a *App) onCommand(cmd slack.SlashCommand, received time.Time) commandReply
 	if r, ok := a.schedulesCommand(cmd, text); ok {
 		return r
 	}
-	q := question{channel: cmd.ChannelID, user: cmd.UserID, text: text, received: received}
+	q := question{channel: cmd.ChannelID, user: cmd.UserID, text: text, channels: typed.channels, received: received}
 	key := ""
 	if cmd.TriggerID != "" {
 		key = "command:" + cmd.TriggerID

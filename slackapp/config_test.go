@@ -59,23 +59,6 @@ func TestConfigFromEnvNamesTheVariable(t *testing.T) {
 	assert.EqualError(t, err, `read slack configuration: SLACK_WORKERS must be a whole number (its default is 0); got "many"`)
 }
 
-func TestStripMentions(t *testing.T) {
-	t.Parallel()
-	a := &App{botUserID: "UBOT"}
-	tests := []struct{ name, in, want string }{
-		{name: "leading mention", in: "<@UBOT> how many games?", want: "how many games?"},
-		{name: "mention with label", in: "<@UBOT|analyticsbot>   top publishers", want: "top publishers"},
-		{name: "other people stay", in: "<@UBOT> games by <@U999>?", want: "games by <@U999>?"},
-		{name: "only a mention", in: "<@UBOT>", want: ""},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			t.Parallel()
-			assert.Equal(t, tt.want, a.stripMentions(tt.in))
-		})
-	}
-}
-
 func TestLowerFirst(t *testing.T) {
 	t.Parallel()
 	assert.Equal(t, "writing SQL…", lowerFirst("Writing SQL…"))

@@ -3,7 +3,6 @@ package slackapp
 import (
 	"context"
 	"errors"
-	"regexp"
 	"strings"
 	"time"
 
@@ -14,7 +13,10 @@ import (
 type question struct {
 	channel string
 	user    string
-	text    string
+	// text is the question as typed, Slack's markup read (plainText).
+	text string
+	// channels are the channel mentions text names as "#name": name → id.
+	channels map[string]string
 	// ts is the message's own timestamp; threadTS the thread it belongs
 	// to and the answer goes to (ts itself for a top-level message).
 	ts, threadTS string
@@ -54,8 +56,9 @@ func (a *App) onMention(e *slackevents.AppMentionEvent, received time.Time) {
 	if a.fromBot(e.User, e.BotID) {
 		return
 	}
+	t := plainText(e.Text, a.botUserID)
 	a.submitQuestion(question{
-		channel: e.Channel, user: e.User, text: a.stripMentions(e.Text),
+		channel: e.Channel, user: e.User, text: t.text, channels: t.channels,
 		ts: e.TimeStamp, threadTS: rootTS(e.ThreadTimeStamp, e.TimeStamp), received: received,
 	})
 }
@@ -69,8 +72,9 @@ func (a *App) onMessage(e *slackevents.MessageEvent, received time.Time) {
 	if a.fromBot(e.User, e.BotID) || e.User == "" {
 		return
 	}
+	t := plainText(e.Text, a.botUserID)
 	q := question{
-		channel: e.Channel, user: e.User, text: a.stripMentions(e.Text),
+		channel: e.Channel, user: e.User, text: t.text, channels: t.channels,
 		ts: e.TimeStamp, threadTS: rootTS(e.ThreadTimeStamp, e.TimeStamp), received: received,
 	}
 	switch e.ChannelType {
@@ -97,20 +101,6 @@ func (a *App) fromBot(user, botID string) bool {
 
 func (a *App) mentionsBot(text string) bool {
 	return a.botUserID != "" && strings.Contains(text, "<@"+a.botUserID)
-}
-
-var mentionPattern = regexp.MustCompile(`<@([UW][A-Z0-9]+)(?:\|[^>]*)?>`)
-
-// stripMentions removes mentions of the bot from a question; mentions of
-// other people stay, as their display form.
-func (a *App) stripMentions(text string) string {
-	text = mentionPattern.ReplaceAllStringFunc(text, func(m string) string {
-		if id := mentionPattern.FindStringSubmatch(m)[1]; id == a.botUserID {
-			return ""
-		}
-		return m
-	})
-	return strings.Join(strings.Fields(text), " ")
 }
 
 func rootTS(threadTS, ts string) string {
