@@ -53,6 +53,12 @@ func TestNamesTakenFromRowsOfRelationsThatAreNoTable(t *testing.T) {
 		{"a row's size through a quoted column name", `SELECT d.pg_column_size FROM (SELECT 1 AS "PG_COLUMN_SIZE") d`, ClassFunction},
 		{"a setting read in ON past the items of its join",
 			"SELECT (SELECT count(*) FROM (SELECT 'x' AS current_setting) g, analytics.genres a JOIN analytics.app_genres b ON g.current_setting LIKE '/%') AS r FROM unnest(ARRAY['data_directory']) g", ClassFunction},
+		{"a setting read in TABLESAMPLE past its FROM",
+			"SELECT (SELECT count(*) FROM analytics.genres g TABLESAMPLE system((g.current_setting)::float4)) AS n FROM unnest(ARRAY['data_directory']) g", ClassFunction},
+		{"a setting read in a LATERAL item past its join's alias",
+			"SELECT (SELECT j.v FROM ((SELECT 1 AS current_setting) a JOIN LATERAL (SELECT j.current_setting AS v) s ON true) AS j) AS n FROM unnest(ARRAY['data_directory']) j", ClassFunction},
+		{"a setting read in a function's arguments past its join's alias",
+			"SELECT (SELECT j.x FROM ((SELECT 1 AS current_setting) a JOIN LATERAL unnest(ARRAY[j.current_setting]) u(x) ON true) AS j) AS n FROM unnest(ARRAY['data_directory']) j", ClassFunction},
 		{"a setting read through a USING alias", "SELECT x.current_setting FROM analytics.apps a JOIN analytics.app_genres g USING (app_id) AS x", ClassFunction},
 
 		{"a function's column under its alias", "SELECT g.g FROM generate_series(1, 3) g", ""},
@@ -61,6 +67,8 @@ func TestNamesTakenFromRowsOfRelationsThatAreNoTable(t *testing.T) {
 		{"a function's argument of the item before it", "SELECT g FROM analytics.apps a, unnest(ARRAY[a.app_id]) g", ""},
 		{"a table inside an aliased join in its ON clause", "SELECT j.app_id FROM (analytics.apps a JOIN analytics.app_genres g ON a.app_id = g.app_id) AS j", ""},
 		{"a LATERAL subquery's column of an item before its join", "SELECT d.n FROM analytics.apps a, analytics.genres x CROSS JOIN LATERAL (SELECT a.app_id AS n) d", ""},
+		{"a nested join's alias seen by a later LATERAL item", "SELECT k.n FROM ((analytics.apps a JOIN analytics.app_genres g USING (app_id)) AS j CROSS JOIN LATERAL (SELECT j.app_id AS n) s) AS k", ""},
+		{"TABLESAMPLE with constants", "SELECT count(*) FROM analytics.apps a TABLESAMPLE system(10) REPEATABLE (1)", ""},
 		{"nested joins' ON clauses", "SELECT a.name FROM analytics.apps a JOIN analytics.app_genres g ON a.app_id = g.app_id JOIN analytics.genres n ON n.genre_id = g.genre_id AND a.app_id > 0", ""},
 		{"a table's column by its schema-qualified name", "SELECT analytics.apps.name FROM analytics.apps", ""},
 		{"a USING alias's column", "SELECT x.app_id FROM analytics.apps a JOIN analytics.app_genres g USING (app_id) AS x", ""},
@@ -127,6 +135,10 @@ func TestWholeRowsUnderNamesOfOtherRelations(t *testing.T) {
 		// schema.table.f is that table, whatever else is named table.
 		"SELECT (SELECT hr.employees.to_json FROM (SELECT 1 AS to_json) employees) AS r FROM hr.employees",
 		"WITH employees AS (SELECT 1 AS to_json) SELECT (SELECT hr.employees.to_json FROM employees) AS r FROM hr.employees",
+		// TABLESAMPLE's arguments see no item of their SELECT's FROM.
+		"SELECT (SELECT count(*) FROM (SELECT 1 AS to_json) e, analytics.genres TABLESAMPLE system((e.to_json)::text::float4)) AS n FROM hr.employees e",
+		// A join's alias is named once the join is read, not inside it.
+		"SELECT (SELECT j.v FROM ((SELECT 1 AS to_json) a JOIN LATERAL (SELECT j.to_json AS v) s ON true) AS j) AS n FROM hr.employees j",
 		// ROWS FROM is named after its first function only.
 		`SELECT (SELECT json_to_record.to_json FROM ROWS FROM (generate_series(1, 1), json_to_record('{"to_json": "x"}') AS (to_json text))) AS r FROM hr.employees AS json_to_record`,
 	} {

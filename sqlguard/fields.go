@@ -112,6 +112,10 @@ const (
 type joinFrame struct {
 	alias *pg_query.Alias
 	outer *scope
+	// rels are what the alias denotes, added to outer once the join is
+	// walked: PostgreSQL names the join only then, so a LATERAL item or
+	// function inside it does not see its alias.
+	rels []relation
 }
 
 // fromItem records that name (in FROM) denotes r, as do the aliases of the
@@ -122,7 +126,7 @@ func (c *checker) fromItem(name string, r relation) {
 	}
 	c.scope.add(name, r)
 	for _, j := range c.joins {
-		j.outer.add(j.alias.GetAliasname(), r)
+		j.rels = append(j.rels, r)
 	}
 }
 
@@ -143,9 +147,8 @@ func (c *checker) joinColumns(a *pg_query.Alias) {
 		return
 	}
 	r := relation{known: true, cols: stringList(a.GetColnames())}
-	c.joins[len(c.joins)-1].outer.add(a.GetAliasname(), r)
-	for _, j := range c.joins[:len(c.joins)-1] {
-		j.outer.add(j.alias.GetAliasname(), r)
+	for _, j := range c.joins {
+		j.rels = append(j.rels, r)
 	}
 }
 

@@ -24,7 +24,7 @@ type checker struct {
 	// whether a star or NATURAL JOIN was used.
 	reads   map[string][]string
 	renamed map[string]bool
-	joins   []joinFrame
+	joins   []*joinFrame
 	refs    []colRef
 	stars   bool
 	// For every statement: what each name in FROM denotes, and the names
@@ -163,6 +163,18 @@ func (c *checker) walk(m protoreflect.Message, depth int) {
 		return
 	case *pg_query.RangeTableSample:
 		c.tableSample(n)
+		// PostgreSQL reads TABLESAMPLE's arguments before the table
+		// joins FROM and without LATERAL: they see no item of this
+		// SELECT's FROM (not the table sampled, not the items before
+		// it), only the SELECTs around.
+		c.enter(m, "relation", 0)
+		c.walk(n.GetRelation().ProtoReflect(), depth+1)
+		c.leave()
+		sc := c.scope
+		c.scope = &scope{parent: c.selParent}
+		c.children(m, depth, "relation")
+		c.scope = sc
+		return
 	case *pg_query.RangeTableFunc, *pg_query.XmlExpr, *pg_query.XmlSerialize:
 		// XML parsing (entity expansion) is attack surface analytics does
 		// not need.
@@ -360,7 +372,7 @@ func (c *checker) join(n *pg_query.JoinExpr, m protoreflect.Message, depth int) 
 	c.scope = inner
 	a := n.GetAlias()
 	if a != nil {
-		c.joins = append(c.joins, joinFrame{alias: a, outer: outer})
+		c.joins = append(c.joins, &joinFrame{alias: a, outer: outer})
 		c.joinColumns(a)
 	}
 	c.children(m, depth, "quals")
@@ -375,6 +387,9 @@ func (c *checker) join(n *pg_query.JoinExpr, m protoreflect.Message, depth int) 
 		outer.add(ua.GetAliasname(), relation{known: true, cols: stringList(n.GetUsingClause())})
 	}
 	if a != nil {
+		for _, r := range c.joins[len(c.joins)-1].rels {
+			outer.add(a.GetAliasname(), r)
+		}
 		c.joins = c.joins[:len(c.joins)-1]
 	} else {
 		for name, rs := range inner.rels {
