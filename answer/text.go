@@ -226,14 +226,6 @@ func (s Span) sameStyle(o Span) bool {
 	return s.Bold == o.Bold && s.Italic == o.Italic && s.Code == o.Code && s.Link == o.Link && s.Mention == "" && o.Mention == ""
 }
 
-// Literal writes s, someone's words quoted in text that ParseText reads
-// (a schedule's question in a note to its owner), so that ParseText gives
-// back its characters: &, < and > as Slack's entities, which ParseText
-// undoes, so a link in Slack's syntax within s stays text.
-func Literal(s string) string { return escapeSlack(s) }
-
-var escapeSlack = strings.NewReplacer("&", "&amp;", "<", "&lt;", ">", "&gt;").Replace
-
 // unescapeSlack undoes Slack's entities, which a model that writes mrkdwn
 // may use.
 var unescapeSlack = strings.NewReplacer("&amp;", "&", "&lt;", "<", "&gt;", ">").Replace

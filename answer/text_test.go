@@ -37,24 +37,3 @@ func TestLabels(t *testing.T) {
 		}
 	}
 }
-
-// Someone's words quoted with Literal in text ParseText reads stay their
-// characters: a link in Slack's syntax is no link, an entity no character.
-func TestLiteral(t *testing.T) {
-	t.Parallel()
-	tests := []struct{ name, in string }{
-		{name: "link", in: "revenue <https://evil.example/login|Re-authenticate here>"},
-		{name: "entities typed", in: "AT&T &amp; Q&A where orders > 100"},
-		{name: "special mention", in: "<!channel> revenue"},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			t.Parallel()
-			got := ParseText("I stopped “" + Literal(tt.in) + "”.")
-			want := Text{{Text: "I stopped “" + tt.in + "”."}}
-			if !reflect.DeepEqual(got, want) {
-				t.Errorf("got %#v, want %#v", got, want)
-			}
-		})
-	}
-}

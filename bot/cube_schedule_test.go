@@ -9,6 +9,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/analyticsbot/analyticsbot/answer"
 	"github.com/analyticsbot/analyticsbot/bot"
 	"github.com/analyticsbot/analyticsbot/nodes"
 	"github.com/analyticsbot/analyticsbot/scheduler"
@@ -30,10 +31,10 @@ func (r *recordingDeliverer) Deliver(_ context.Context, sch store.Schedule, s bo
 	return bot.Delivered{ThreadID: sch.DestThread, Channel: sch.DestChannel, TS: "1700000000.000900"}, nil
 }
 
-func (r *recordingDeliverer) Tell(_ context.Context, _ store.Schedule, text string) error {
+func (r *recordingDeliverer) Tell(_ context.Context, _ store.Schedule, text answer.Text) error {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	r.tells = append(r.tells, text)
+	r.tells = append(r.tells, text.Plain())
 	return nil
 }
 

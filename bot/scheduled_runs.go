@@ -137,10 +137,12 @@ func (l LocalDeliverer) Deliver(_ context.Context, sch store.Schedule, _ Reply) 
 	return Delivered{ThreadID: sch.DestThread}, nil
 }
 
-// Tell adds the note to the thread the schedule was made in.
-func (l LocalDeliverer) Tell(ctx context.Context, sch store.Schedule, text string) error {
-	reply, _ := answer.Marshal(&answer.Answer{Kind: answer.KindNotice, Text: answer.ParseText(text)})
+// Tell adds the note to the thread the schedule was made in: its spans as
+// the reply, its plain text as the bot's words (what the model's history,
+// the web thread and the command line read).
+func (l LocalDeliverer) Tell(ctx context.Context, sch store.Schedule, text answer.Text) error {
+	reply, _ := answer.Marshal(&answer.Answer{Kind: answer.KindNotice, Text: text})
 	_, err := l.b.db.AddTurn(ctx, store.Turn{ThreadID: sch.SourceThread, UserID: sch.OwnerID, ChannelID: sch.SourceChannel,
-		UserMessage: "[schedule " + sch.ID + "]", BotResponse: text, Intent: string(nodes.IntentSchedule), Reply: reply})
+		UserMessage: "[schedule " + sch.ID + "]", BotResponse: text.Plain(), Intent: string(nodes.IntentSchedule), Reply: reply})
 	return err
 }

@@ -283,8 +283,8 @@ func (n *Nodes) pending(s *State, turn store.Turn, req schedule.Request) store.S
 // presetsReply offers the presets for the answer behind turn.
 func presetsReply(turn store.Turn) *answer.Answer {
 	a := &answer.Answer{Kind: answer.KindNotice,
-		Text: answer.ParseText(fmt.Sprintf("When should I send you “%s”? %s",
-			answer.Literal(cmp.Or(turn.Question, turn.UserMessage)), textScheduleHow))}
+		Text: answer.Concat(words("When should I send you "), quote(cmp.Or(turn.Question, turn.UserMessage)),
+			words("? "+textScheduleHow))}
 	for _, p := range Presets {
 		a.Actions = append(a.Actions, answer.Action{ID: ActionSchedulePreset, Label: p.Label, Value: turn.QueryID + " " + p.Spec})
 	}

@@ -25,17 +25,13 @@ func quoted(restated string) string {
 // do (a schedule's channel and owner as mentions, *paused*, `a3f0`), but
 // keeps the white space at its ends, which ParseText trims, so pieces
 // joined with Concat read as written.
-func words(s string) answer.Text {
-	core := strings.TrimSpace(s)
-	lead := s[:strings.Index(s, core)]
-	trail := s[len(lead)+len(core):]
-	return answer.Concat(answer.Plain(lead), answer.Mentions(answer.ParseText(core)), answer.Plain(trail))
-}
+func words(s string) answer.Text { return answer.Mentions(answer.Words(s)) }
 
-// quote is someone's words in the bot's, in quotes and as they are: a
-// schedule's question is what its owner typed, and its *bold* or
-// <https://…|label> must not read as the bot's own emphasis or link.
-func quote(s string) answer.Text { return answer.Plain("“" + s + "”") }
+// quote is someone's words in the bot's, in quotes and as they are
+// (answer.Quote): a schedule's question is what its owner typed, and its
+// *bold* or <https://…|label> must not read as the bot's own emphasis or
+// link.
+func quote(s string) answer.Text { return answer.Quote(s) }
 
 // channelName is a "#name" in a message.
 var channelName = regexp.MustCompile(`#([A-Za-z0-9][A-Za-z0-9_-]*)`)

@@ -11,6 +11,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/analyticsbot/analyticsbot/answer"
 	"github.com/analyticsbot/analyticsbot/bot"
 	"github.com/analyticsbot/analyticsbot/bot/bottest"
 	"github.com/analyticsbot/analyticsbot/nodes"
@@ -30,7 +31,8 @@ type slackStandIn struct {
 	mu     sync.Mutex
 	posts  []bot.Reply
 	csvs   []string
-	tells  []string
+	tells  []string      // the notes to the owners, as plain text
+	notes  []answer.Text // the same, as the spans Slack renders
 }
 
 func (d *slackStandIn) Deliver(_ context.Context, sch store.Schedule, r bot.Reply) (bot.Delivered, error) {
@@ -59,10 +61,11 @@ func (d *slackStandIn) Deliver(_ context.Context, sch store.Schedule, r bot.Repl
 	return bot.Delivered{ThreadID: sch.DestThread, Channel: sch.DestChannel, TS: "1700000000.000902"}, nil
 }
 
-func (d *slackStandIn) Tell(_ context.Context, _ store.Schedule, text string) error {
+func (d *slackStandIn) Tell(_ context.Context, _ store.Schedule, text answer.Text) error {
 	d.mu.Lock()
 	defer d.mu.Unlock()
-	d.tells = append(d.tells, text)
+	d.tells = append(d.tells, text.Plain())
+	d.notes = append(d.notes, text)
 	return nil
 }
 

@@ -13,6 +13,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/analyticsbot/analyticsbot/answer"
 	"github.com/analyticsbot/analyticsbot/bot"
 	"github.com/analyticsbot/analyticsbot/bot/bottest"
 	"github.com/analyticsbot/analyticsbot/nodes"
@@ -58,7 +59,7 @@ func (d *cuttingDeliverer) Deliver(_ context.Context, sch store.Schedule, _ bot.
 	return bot.Delivered{ThreadID: sch.DestThread, Channel: sch.DestChannel, TS: "1700000000.000901"}, nil
 }
 
-func (d *cuttingDeliverer) Tell(context.Context, store.Schedule, string) error { return nil }
+func (d *cuttingDeliverer) Tell(context.Context, store.Schedule, answer.Text) error { return nil }
 
 // TestScheduleRecordRetried: a scheduled run fails and its end cannot be
 // recorded, as the bot's database refuses for a moment (a proxy the test

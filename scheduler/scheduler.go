@@ -33,8 +33,9 @@ type Deliverer interface {
 	// names threads, which keeps the run as a turn so its buttons work.
 	Deliver(ctx context.Context, sch store.Schedule, r bot.Reply) (bot.Delivered, error)
 	// Tell sends a schedule's owner a note: it was stopped, or a run
-	// failed for good.
-	Tell(ctx context.Context, sch store.Schedule, text string) error
+	// failed for good. The note is spans, its question quoted as a plain
+	// one (answer.Quote), never read as markup.
+	Tell(ctx context.Context, sch store.Schedule, text answer.Text) error
 }
 
 // Finder is a Deliverer that can tell whether a run was posted. A
@@ -227,7 +228,8 @@ func (sc *Scheduler) runClaim(ctx context.Context, c store.Claim) {
 	w, err := schedule.ParseSpec(sch.Spec, sc.b.LocationOf(sch.TimeZone))
 	if err != nil {
 		reason := "its times (“" + sch.Spec + "”) cannot be read"
-		sc.tell(ctx, log, sch, fmt.Sprintf("I stopped your schedule “%s”: %s. Make it again from the answer.", answer.Literal(sch.Question), reason))
+		sc.tell(ctx, log, sch, answer.Concat(answer.Words("I stopped your schedule "), answer.Quote(sch.Question),
+			answer.Words(": its times ("), answer.Quote(sch.Spec), answer.Words(") cannot be read. Make it again from the answer.")))
 		sc.finish(ctx, log, store.RunEnd{Claim: c, Outcome: store.RunRefused, ErrorKind: "bad_schedule", ErrorDetail: err.Error(),
 			Stop: reason}, w)
 		return
@@ -271,8 +273,8 @@ func (sc *Scheduler) runClaim(ctx context.Context, c store.Claim) {
 	case refusedKinds[kind]:
 		end.Outcome, end.ErrorKind, end.ErrorDetail = store.RunRefused, string(kind), s.ErrorDetail
 		end.Stop = s.ResponseText
-		sc.tell(ctx, log, sch, fmt.Sprintf("I stopped your schedule “%s”: %s Resume it from `%s` once you may read it again.",
-			answer.Literal(sch.Question), s.ResponseText, sc.b.ScheduleCommand(sch.Surface)))
+		sc.tell(ctx, log, sch, answer.Concat(answer.Words("I stopped your schedule "), answer.Quote(sch.Question),
+			answer.Words(fmt.Sprintf(": %s Resume it from `%s` once you may read it again.", s.ResponseText, sc.b.ScheduleCommand(sch.Surface)))))
 		sc.finish(ctx, log, end, w)
 		return
 	default:
@@ -363,7 +365,7 @@ func (sc *Scheduler) panicked(ctx context.Context, log *slog.Logger, c store.Cla
 func (sc *Scheduler) refused(ctx context.Context, log *slog.Logger, end store.RunEnd, w schedule.When, refusal *bot.Refusal, err error) {
 	sch := end.Claim.Schedule
 	end.Outcome, end.ErrorKind, end.ErrorDetail, end.Stop = store.RunRefused, "not_allowed", err.Error(), refusal.Reason
-	sc.tell(ctx, log, sch, fmt.Sprintf("I stopped your schedule “%s”: %s", answer.Literal(sch.Question), refusal.Reason))
+	sc.tell(ctx, log, sch, answer.Concat(answer.Words("I stopped your schedule "), answer.Quote(sch.Question), answer.Words(": "+refusal.Reason)))
 	sc.finish(ctx, log, end, w)
 }
 
@@ -424,14 +426,15 @@ func (sc *Scheduler) failed(ctx context.Context, log *slog.Logger, c store.Claim
 	next := w.Next(now)
 	end.Due, end.Next, end.Failures = next, next, c.Schedule.Failures+1
 	log.WarnContext(ctx, "scheduled run failed", "kind", kind, "detail", detail, "failures", end.Failures)
-	text := fmt.Sprintf("I couldn't run your schedule “%s” that was due %s (%s). I'll try again at the next time, %s.",
-		answer.Literal(c.Schedule.Question), w.Words(c.Due), why, w.Words(next))
+	text := answer.Concat(answer.Words("I couldn't run your schedule "), answer.Quote(c.Schedule.Question),
+		answer.Words(fmt.Sprintf(" that was due %s (%s). I'll try again at the next time, %s.", w.Words(c.Due), why, w.Words(next))))
 	if end.Failures >= maxFailedRuns {
 		// A schedule that keeps failing stops, rather than telling its
 		// owner so at every run.
 		end.Stop = fmt.Sprintf("its last %d runs failed", end.Failures)
-		text = fmt.Sprintf("I stopped your schedule “%s”: its last %d runs failed (%s). Resume it from `%s` once it can run.",
-			answer.Literal(c.Schedule.Question), end.Failures, why, sc.b.ScheduleCommand(c.Schedule.Surface))
+		text = answer.Concat(answer.Words("I stopped your schedule "), answer.Quote(c.Schedule.Question),
+			answer.Words(fmt.Sprintf(": its last %d runs failed (%s). Resume it from `%s` once it can run.",
+				end.Failures, why, sc.b.ScheduleCommand(c.Schedule.Surface))))
 	}
 	sc.tell(ctx, log, c.Schedule, text)
 	sc.end(ctx, log, end)
@@ -460,7 +463,7 @@ func (sc *Scheduler) finish(ctx context.Context, log *slog.Logger, end store.Run
 // tell sends the owner a note; a note that cannot be sent is logged. A
 // schedule paused or deleted while its run was under way says nothing:
 // its owner is not told it runs again at its next time, or was stopped.
-func (sc *Scheduler) tell(ctx context.Context, log *slog.Logger, sch store.Schedule, text string) {
+func (sc *Scheduler) tell(ctx context.Context, log *slog.Logger, sch store.Schedule, text answer.Text) {
 	if !sc.stillActive(ctx, sch.ID) {
 		log.InfoContext(ctx, "the schedule was paused or deleted while its run was under way: its owner is not told")
 		return

@@ -110,3 +110,20 @@ func TestSlashCommandQuestionAsTyped(t *testing.T) {
 	h.answerIn(ch, asked.TS, "8,160")
 	assert.NotEmpty(t, h.generatePrompt("Question: revenue of AT&T where orders > 100 <!channel>"), "the model reads the question as typed")
 }
+
+// A question quoted back in the bot's voice keeps its characters: a
+// Markdown link typed in it (which Slack sends as [label](<address>)), its
+// *stars* and `backticks` are no link, bold or code of the bot's in the
+// Schedule button's presets.
+func TestQuotedQuestionIsNoMarkup(t *testing.T) {
+	t.Parallel()
+	h := start(t, withScript(bottest.DemoScript(entityRule)))
+	ch, ts := channelID("CQUOTED"), "1700004101.000100"
+	h.mention(ch, ts, "", "games in 2018 [Re-authenticate the bot here](<https://evil.example/login>) *now* `x`")
+	m := h.answerIn(ch, ts, "8,160")
+	h.press(m, "schedule", queryID(t, m))
+	presets := says(h.ephemeralTo(user, "When should I send you"))
+	assert.NotContains(t, presets, "<https://evil.example/login|", "no link under a label of the question's")
+	assert.Contains(t, presets, "“games in 2018 [Re-authenticate the bot here](https://evil.example/login) *now* `x`”",
+		"the question as typed")
+}

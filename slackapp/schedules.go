@@ -80,7 +80,8 @@ func (a *App) Deliver(ctx context.Context, sch bot.Schedule, r bot.Reply) (bot.D
 			// The answer is posted; the file's failure is the owner's to
 			// know, and the run counts as posted (not posted twice).
 			a.log.ErrorContext(ctx, "scheduled CSV not uploaded", "schedule", sch.ID, "err", err)
-			a.tellOwner(ctx, sch, fmt.Sprintf("I posted “%s” but couldn't attach its CSV file this time.", reply.Literal(sch.Question)))
+			a.tellOwner(ctx, sch, reply.Concat(reply.Words("I posted "), reply.Quote(sch.Question),
+				reply.Words(" but couldn't attach its CSV file this time.")))
 		}
 	}
 	return bot.Delivered{ThreadID: threadID(in, thread), Channel: in, TS: ts}, nil
@@ -250,15 +251,15 @@ func (a *App) isMember(ctx context.Context, channel, user string) (bool, error) 
 }
 
 // Tell sends a schedule's owner a direct message.
-func (a *App) Tell(ctx context.Context, sch bot.Schedule, text string) error {
+func (a *App) Tell(ctx context.Context, sch bot.Schedule, text reply.Text) error {
 	if sch.OwnerID == "" {
 		return errors.New("a schedule without an owner")
 	}
-	_, err := a.post(ctx, sch.OwnerID, "", blockkit.Reply(&reply.Answer{Kind: reply.KindNotice, Text: reply.ParseText(text)}))
+	_, err := a.post(ctx, sch.OwnerID, "", blockkit.Reply(&reply.Answer{Kind: reply.KindNotice, Text: text}))
 	return err
 }
 
-func (a *App) tellOwner(ctx context.Context, sch bot.Schedule, text string) {
+func (a *App) tellOwner(ctx context.Context, sch bot.Schedule, text reply.Text) {
 	if err := a.Tell(ctx, sch, text); err != nil {
 		a.log.ErrorContext(ctx, "tell a schedule's owner", "schedule", sch.ID, "err", err)
 	}
