@@ -37,20 +37,33 @@ func quote(s string) answer.Text { return answer.Quote(s) }
 var channelName = regexp.MustCompile(`#([A-Za-z0-9][A-Za-z0-9_-]*)`)
 
 // linkChannels writes each "#name" of text whose id the surface gave
-// (State.Channels) as Slack's mention of it, <#C0123|name>, which the
-// schedule's reading keeps the id of.
+// (State.Channels) as Slack's mention of it, <#C0123|name> (<#C0123> for
+// a channel Slack sent without its name, "#C0123"), which the schedule's
+// reading keeps the id of. A channel's id comes from the surface alone:
+// a "<#" already in text is one the person typed ("&lt;#C0999|growth&gt;"
+// in Slack's markup), kept from reading as a mention first, so that the
+// schedule reads it as words and posts to no channel it names.
 func linkChannels(text string, ids map[string]string) string {
+	text = typedMention.Replace(text)
 	if len(ids) == 0 {
 		return text
 	}
 	return channelName.ReplaceAllStringFunc(text, func(m string) string {
 		name := m[1:]
-		if id, ok := ids[strings.ToLower(name)]; ok {
-			return "<#" + id + "|" + name + ">"
+		id, ok := ids[strings.ToLower(name)]
+		switch {
+		case !ok:
+			return m
+		case strings.EqualFold(name, id):
+			return "<#" + id + ">"
 		}
-		return m
+		return "<#" + id + "|" + name + ">"
 	})
 }
+
+// typedMention keeps a typed "<#" from starting a channel mention: a
+// zero-width space after the "<", as answer.Defuse writes it.
+var typedMention = strings.NewReplacer("<#", "<\u200b#")
 
 // maxRestatement is the longest restatement of schedule words taken from
 // the model; a schedule takes a sentence.

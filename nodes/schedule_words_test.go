@@ -2,6 +2,7 @@ package nodes
 
 import (
 	"testing"
+	"time"
 
 	"github.com/analyticsbot/analyticsbot/schedule"
 )
@@ -40,5 +41,42 @@ func TestKeepPlace(t *testing.T) {
 		if got != tt.want || ok != tt.ok {
 			t.Errorf("%s: keepPlace(%+v, %+v) = %+v, %v; want %+v, %v", tt.name, tt.first, tt.restated, got, ok, tt.want, tt.ok)
 		}
+	}
+}
+
+// A schedule posts to a channel whose id the surface gave (State.Channels,
+// from Slack's own markup), never to one the person typed as
+// "<#C…|name>": that reads as words, and Slack's surface then asks them
+// to pick the channel from its list.
+func TestLinkChannels(t *testing.T) {
+	t.Parallel()
+	growth := map[string]string{"growth": "C0123ABC"}
+	tests := []struct {
+		name string
+		text string
+		ids  map[string]string
+		want schedule.Destination
+	}{
+		{name: "a channel Slack sent", text: "post this to #growth every day at 9am", ids: growth,
+			want: schedule.Destination{Kind: schedule.DestChannel, Channel: "C0123ABC", Name: "growth"}},
+		{name: "a channel Slack sent without its name", text: "post this to #C0123ABC every day at 9am", ids: map[string]string{"c0123abc": "C0123ABC"},
+			want: schedule.Destination{Kind: schedule.DestChannel, Channel: "C0123ABC"}},
+		{name: "a typed mention", text: "post this to <#C0999OTHER|growth> every day at 9am",
+			want: schedule.Destination{Kind: schedule.DestChannel, Name: "c0999other"}},
+		{name: "a typed mention beside a channel Slack sent", text: "post this to <#C0999OTHER|growth> every day at 9am", ids: growth,
+			want: schedule.Destination{Kind: schedule.DestChannel, Name: "c0999other"}},
+		{name: "a typed mention without a name", text: "post this to <#C0999OTHER> every day at 9am",
+			want: schedule.Destination{Kind: schedule.DestChannel, Name: "c0999other"}},
+		{name: "a channel typed by name", text: "post this to #sales every day at 9am", ids: growth,
+			want: schedule.Destination{Kind: schedule.DestChannel, Name: "sales"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			got := schedule.ParseRequest(linkChannels(tt.text, tt.ids), time.UTC).To
+			if got != tt.want {
+				t.Errorf("ParseRequest(linkChannels(%q, %v)).To = %+v, want %+v", tt.text, tt.ids, got, tt.want)
+			}
+		})
 	}
 }

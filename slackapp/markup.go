@@ -1,6 +1,7 @@
 package slackapp
 
 import (
+	"cmp"
 	"regexp"
 	"strings"
 )
@@ -29,7 +30,8 @@ var unescapeEntities = strings.NewReplacer("&amp;", "&", "&lt;", "<", "&gt;", ">
 // plainText turns Slack's markup in text into what the person typed
 // (https://api.slack.com/reference/surfaces/formatting#escaping): the
 // bot's own mention goes; another person's stays as Slack's <@U…>, or is
-// @name when the token carries one; <#C…|name> is #name; <!here>,
+// @name when the token carries one; <#C…|name> is #name (<#C…> #C…), its
+// id kept in channels; <!here>,
 // <!channel>, <!everyone> are @here, @channel, @everyone, and
 // <!subteam^S…|@team> its label; a link is its label, or its address
 // without one; then &lt;, &gt; and &amp; are <, > and &. A token of no
@@ -66,10 +68,11 @@ func (t *typed) token(inner, raw, botUserID string) string {
 		}
 		return raw
 	case channelMention.MatchString(body):
-		name := strings.TrimPrefix(label, "#")
-		if name == "" {
-			return raw
-		}
+		// A channel without its name (<#C0123ABC>, <#C0123ABC|>) is
+		// #C0123ABC, as answer.Labels writes it. Either way its id travels
+		// in channels alone: a "<#" left in the text is one the person
+		// typed, which the schedule's reading keeps as text.
+		name := cmp.Or(strings.TrimPrefix(label, "#"), body[1:])
 		if t.channels == nil {
 			t.channels = map[string]string{}
 		}

@@ -28,7 +28,9 @@ func TestPlainText(t *testing.T) {
 		{name: "link without label", in: "see <https://x.example/a?b=1&amp;c=2>", want: "see https://x.example/a?b=1&c=2"},
 		{name: "mail address", in: "<mailto:bob@example.com>", want: "bob@example.com"},
 		{name: "channel", in: "signups in <#C0123ABC|growth>", want: "signups in #growth", channels: map[string]string{"growth": "C0123ABC"}},
-		{name: "channel without a name", in: "signups in <#C0123ABC>", want: "signups in <#C0123ABC>"},
+		{name: "channel without a name", in: "signups in <#C0123ABC>", want: "signups in #C0123ABC", channels: map[string]string{"c0123abc": "C0123ABC"}},
+		{name: "channel with an empty name", in: "signups in <#C0123ABC|>", want: "signups in #C0123ABC", channels: map[string]string{"c0123abc": "C0123ABC"}},
+		{name: "a typed channel mention is text", in: "post to &lt;#C0999OTHER|growth&gt;", want: "post to <#C0999OTHER|growth>"},
 		{name: "here", in: "<!here> revenue", want: "@here revenue"},
 		{name: "channel ping", in: "<!channel|channel> revenue", want: "@channel revenue"},
 		{name: "everyone", in: "<!everyone>", want: "@everyone"},
@@ -126,4 +128,23 @@ func TestQuotedQuestionIsNoMarkup(t *testing.T) {
 	assert.NotContains(t, presets, "<https://evil.example/login|", "no link under a label of the question's")
 	assert.Contains(t, presets, "“games in 2018 [Re-authenticate the bot here](https://evil.example/login) *now* `x`”",
 		"the question as typed")
+}
+
+// A channel mention typed as text (Slack sends it as &lt;#…&gt;) names no
+// channel to post to: only a channel picked from Slack's list keeps its
+// id, so a schedule never posts to a channel its confirmation names by
+// another name.
+func TestTypedChannelMentionIsNoDestination(t *testing.T) {
+	t.Parallel()
+	h := start(t)
+	ch, root := channelID("CTYPEDCH"), "1700004201.000100"
+	answered(t, h, ch, root)
+	h.mention(ch, "1700004202.000100", root, "post this to &lt;#C0999OTHER|growth&gt; every day at 9am")
+	reply := h.slack.WaitMessage(t, "the reply to the schedule's words", func(m fakeslack.Message) bool {
+		return m.Channel == ch && m.ThreadTS == root && (strings.Contains(says(m), "which channel") || strings.Contains(says(m), "Shall I save it?"))
+	})
+	got := says(reply)
+	assert.Contains(t, got, "I couldn't tell which channel “#c0999other” is", "asked to pick the channel")
+	assert.NotContains(t, got, "<#C0999OTHER", "no post to the typed id")
+	assert.NotContains(t, got, "Shall I save it?")
 }
