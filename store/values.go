@@ -248,18 +248,11 @@ func (d *DB) ValueIndexStats(ctx context.Context, backend string) (ValueIndexSta
 //
 // A strict phrase (a word of the schema) matches only in columns of at
 // most strictMaxDistinct values: kinds and statuses, not titles.
-//
-// A phrase's trigram matches are scored up to candidatesPerPhrase of them,
-// its stemmed matches all: a word in more values than that ("microphone"
-// in 30,000 product titles) is scored in as many of them as the trigram
-// index gives first, within the lookup's deadline, and its stemmed matches
-// ('Microphone') still come first.
 const (
 	strictMaxDistinct   = 1000
 	candidatesPerColumn = 10
 	commonInColumn      = 40
 	strongMatch         = 0.9
-	candidatesPerPhrase = 500
 )
 
 // normalValue is a value as the lookup compares it for equality: lower
@@ -357,9 +350,7 @@ func (d *DB) valueSetup(ctx context.Context) (trigram string, stems bool, err er
 // made for the phrase does, and planning the statement again for every
 // phrase took about 1 ms of the 2 to 3 each costs (BENCHMARKS.md). Which
 // values a statement returns does not depend on its plan: they are
-// ordered by a key that ties no two values of a column; but for a phrase
-// with more than candidatesPerPhrase trigram matches, whose fuzzy ones are
-// those of the first candidatesPerPhrase the index's scan finds.
+// ordered by a key that ties no two values of a column.
 func (d *DB) queueMatchValues(ctx context.Context, r *Reads, backend string, phrases []ValuePhrase, minSimilarity float64) func() ([]ValueMatch, error) {
 	trigram, stems, err := d.valueSetup(ctx)
 	if err != nil {
@@ -404,27 +395,18 @@ func queueMatchStatements(b *pgx.Batch, all *[]ValueMatch, trigram string, stems
 		if short {
 			where = `value OPERATOR(` + q + `.%) $2`
 		}
-		// At most candidatesPerPhrase of them: each costs its trigram
-		// check and its scores, and "microphone" in 30,000 titles of a
-		// headset took 6 s, past the lookup's deadline, which then
-		// found nothing for the question's other words either.
-		candidates := `(SELECT backend, schema_name, table_name, column_name, value FROM value_index
-				    WHERE backend = $1 AND ` + where + ` LIMIT ` + strconv.Itoa(candidatesPerPhrase) + `)`
 		// Values with the same stems as the phrase, whatever their
-		// trigrams and however many share the phrase's words:
-		// "successful" and 'success', "microphone" and 'Microphone'.
+		// trigrams: "successful" and 'success'.
 		if stems {
-			candidates += `
-				    UNION
-				    SELECT backend, schema_name, table_name, column_name, value FROM value_index
-				    WHERE backend = $1 AND ` + stemsOf("value") + ` = ` + stemsOf("$2::text") +
-				` AND cardinality(` + stemsOf("$2::text") + `) > 0`
+			where = `(` + where + `) OR (backend = $1 AND ` + stemsOf("value") + ` = ` + stemsOf("$2::text") +
+				` AND cardinality(` + stemsOf("$2::text") + `) > 0)`
 		}
 		// The score is read as the text of its real, as a statement
 		// in text format reads it (0.4, not 0.4000000059604645).
 		return `
 				WITH candidates AS MATERIALIZED (
-				    ` + candidates + `
+				    SELECT backend, schema_name, table_name, column_name, value FROM value_index
+				    WHERE ` + where + `
 				)
 				SELECT schema_name, table_name, column_name, value, score::text::float8, exact, stem, distinct_values, n FROM (
 				    SELECT *, row_number() OVER (PARTITION BY schema_name, table_name, column_name
