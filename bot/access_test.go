@@ -286,7 +286,14 @@ func testPolicyRoles(t *testing.T, e *testEnv) {
 	// the policies that have roles keep them.
 	missing := pgwarehouse.PolicyRole(reader, "everyone")
 	mid := pgx.Identifier{missing}.Sanitize()
-	_, err = e.admin.Pool().Exec(ctx, "DROP OWNED BY "+mid+"; DROP ROLE "+mid)
+	// Beside the other tests applying policies to these roles.
+	err = pgx.BeginFunc(ctx, e.admin.Pool(), func(tx pgx.Tx) error {
+		_, err := tx.Exec(ctx, "SELECT pg_advisory_xact_lock($1)", pgwarehouse.ApplyLockKey)
+		if err == nil {
+			_, err = tx.Exec(ctx, "DROP OWNED BY "+mid+"; DROP ROLE "+mid)
+		}
+		return err
+	})
 	require.NoError(t, err)
 	watch := bottest.NewLogWatch("have no database role yet")
 	cfg := testConfig(t, e, script(rule))

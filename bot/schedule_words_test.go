@@ -24,8 +24,8 @@ const scheduleWordsRules = `
     match: '(?m)^Question: on this cron'
     reply: '{"intent": "schedule", "confidence": 0.8}'
   - step: schedule
-    match: '(?m)^Message: post this to <#C0123ABC\|growth> at the end of each week$'
-    reply: '{"request": "every Friday at 17:00 to <#C0123ABC|growth>"}'
+    match: '(?m)^Message: post this to #growth at the end of each week$'
+    reply: '{"request": "every Friday at 17:00 to #growth"}'
   - step: schedule
     match: '(?m)^Message: keep me posted'
     reply: '{"request": "every Monday at 09:00 as a direct message"}'
@@ -74,7 +74,14 @@ func testScheduleWords(t *testing.T, e *testEnv) {
 	})
 
 	t.Run("restated", func(t *testing.T) {
-		s, sch := pending(t, "post this to <#C0123ABC|growth> at the end of each week")
+		// As the Slack front end sends a channel picked from its list: its
+		// name in the text, its id beside it.
+		s, _, err := b.AskState(ctx, bot.Message{ThreadID: thread, UserID: "U1", ChannelID: "C1",
+			Text: "post this to #growth at the end of each week", Channels: map[string]string{"growth": "C0123ABC"}})
+		require.NoError(t, err)
+		require.NotEmpty(t, s.ScheduleID, s.ResponseText)
+		sch, err := b.DB().ScheduleByID(ctx, s.ScheduleID)
+		require.NoError(t, err)
 		assert.Contains(t, s.ResponseText, "I read that as “every Friday at 17:00 to #growth”: I'll post “How many games were released in 2018?” in #growth every Friday at 17:00 (UTC)")
 		assert.Contains(t, s.ResponseText, "Shall I save it?")
 		assert.Equal(t, "0 17 * * 5", sch.Spec)

@@ -25,8 +25,11 @@ import (
 // outside the policy is refused by PostgreSQL itself even if it got past
 // the guard. The executor runs each question as the asker's policy role.
 
-// applyLockKey is the transaction-level advisory lock ApplyPolicies takes.
-const applyLockKey int64 = 0x616e616c79_617070 // "analy" "app"
+// ApplyLockKey is the transaction-level advisory lock ApplyPolicies takes
+// in its database; whatever else changes policy roles there takes it too:
+// PostgreSQL refuses two sessions changing one role's catalog rows at once
+// ("tuple concurrently updated").
+const ApplyLockKey int64 = 0x616e616c79_617070 // "analy" "app"
 
 // maxRoleName is PostgreSQL's limit on an identifier (NAMEDATALEN-1).
 const maxRoleName = 63
@@ -129,7 +132,7 @@ func ApplyAccess[A warehouse.Access](ctx context.Context, pool *pgxpool.Pool, cf
 	// the migrations (SetupTx), and run again after a change of a role
 	// another database's setup made meanwhile.
 	err := pgpool.SetupTx(ctx, pool, func(tx pgx.Tx) error {
-		if _, err := tx.Exec(ctx, `SELECT pg_advisory_xact_lock($1)`, applyLockKey); err != nil {
+		if _, err := tx.Exec(ctx, `SELECT pg_advisory_xact_lock($1)`, ApplyLockKey); err != nil {
 			return err
 		}
 		cat, err := describeAll(ctx, tx, schemas)
@@ -481,7 +484,7 @@ func restrictSessions(ctx context.Context, tx pgx.Tx, role string) error {
 // server's, the locks one database's).
 func DropRoles(ctx context.Context, pool *pgxpool.Pool, roles []string) error {
 	err := pgpool.SetupTx(ctx, pool, func(tx pgx.Tx) error {
-		if _, err := tx.Exec(ctx, `SELECT pg_advisory_xact_lock($1)`, applyLockKey); err != nil {
+		if _, err := tx.Exec(ctx, `SELECT pg_advisory_xact_lock($1)`, ApplyLockKey); err != nil {
 			return err
 		}
 		for _, r := range roles {
