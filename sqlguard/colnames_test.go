@@ -59,6 +59,8 @@ func TestNamesTakenFromRowsOfRelationsThatAreNoTable(t *testing.T) {
 			"SELECT (SELECT j.v FROM ((SELECT 1 AS current_setting) a JOIN LATERAL (SELECT j.current_setting AS v) s ON true) AS j) AS n FROM unnest(ARRAY['data_directory']) j", ClassFunction},
 		{"a setting read in a function's arguments past its join's alias",
 			"SELECT (SELECT j.x FROM ((SELECT 1 AS current_setting) a JOIN LATERAL unnest(ARRAY[j.current_setting]) u(x) ON true) AS j) AS n FROM unnest(ARRAY['data_directory']) j", ClassFunction},
+		{"a setting read past a USING alias an aliased join hides",
+			"SELECT u.current_setting FROM ((SELECT 1 AS current_setting) a JOIN (SELECT 1 AS current_setting) b USING (current_setting) AS u) AS j JOIN unnest(ARRAY['data_directory']) u ON true", ClassFunction},
 		{"a setting read through a USING alias", "SELECT x.current_setting FROM analytics.apps a JOIN analytics.app_genres g USING (app_id) AS x", ClassFunction},
 
 		{"a function's column under its alias", "SELECT g.g FROM generate_series(1, 3) g", ""},
@@ -139,6 +141,8 @@ func TestWholeRowsUnderNamesOfOtherRelations(t *testing.T) {
 		"SELECT (SELECT count(*) FROM (SELECT 1 AS to_json) e, analytics.genres TABLESAMPLE system((e.to_json)::text::float4)) AS n FROM hr.employees e",
 		// A join's alias is named once the join is read, not inside it.
 		"SELECT (SELECT j.v FROM ((SELECT 1 AS to_json) a JOIN LATERAL (SELECT j.to_json AS v) s ON true) AS j) AS n FROM hr.employees j",
+		// An aliased join hides its USING alias.
+		"SELECT e.to_json FROM ((SELECT 1 AS to_json) a JOIN (SELECT 1 AS to_json) b USING (to_json) AS e) AS j JOIN hr.employees e ON true",
 		// ROWS FROM is named after its first function only.
 		`SELECT (SELECT json_to_record.to_json FROM ROWS FROM (generate_series(1, 1), json_to_record('{"to_json": "x"}') AS (to_json text))) AS r FROM hr.employees AS json_to_record`,
 	} {

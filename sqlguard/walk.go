@@ -382,8 +382,9 @@ func (c *checker) join(n *pg_query.JoinExpr, m protoreflect.Message, depth int) 
 		c.walk(q.ProtoReflect(), depth+1)
 		c.leave()
 	}
-	if ua := n.GetJoinUsingAlias(); ua.GetAliasname() != "" {
-		// JOIN … USING (id) AS x: x has the columns joined on only.
+	if ua := n.GetJoinUsingAlias(); ua.GetAliasname() != "" && a == nil {
+		// JOIN … USING (id) AS x: x has the columns joined on only; an
+		// alias of the join hides it, as it hides what the join joins.
 		outer.add(ua.GetAliasname(), relation{known: true, cols: stringList(n.GetUsingClause())})
 	}
 	if a != nil {
