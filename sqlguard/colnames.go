@@ -13,8 +13,10 @@ import (
 // judged as PostgreSQL reads it: the column f, or f called on x's whole row.
 // Over a function returning a scalar that whole row is the scalar itself,
 // so g.current_setting over unnest(ARRAY['data_directory']) g reads a
-// setting. Where the guard cannot say what PostgreSQL would name a column,
-// the relation's columns are unknown, as before.
+// setting. Where the guard cannot say what PostgreSQL would name a column
+// of a derived table or CTE, its columns are unknown, as before: its whole
+// row is a record, which only record functions take; a function's row it
+// cannot name has the fields the guard knows (relation.anyField).
 
 // rowFunctions are the allowed functions in FROM whose rows have more
 // than one column, or a named one (a single named OUT parameter names a

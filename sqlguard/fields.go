@@ -22,7 +22,7 @@ import (
 // them, or a derived table, VALUES list, CTE or function, whose columns
 // are known when the guard names them as PostgreSQL does (colnames.go).
 type relation struct {
-	cols  []string // lower case
+	cols  []string // as PostgreSQL names them: matched exactly
 	known bool
 	// unordered says cols are not in the relation's order (a star's, a
 	// table's with its alias's column names added), so a column alias
@@ -35,10 +35,10 @@ type relation struct {
 	anyField bool
 }
 
-// selection is a name taken from a row, as written (a function's name is
-// matched as FuncCall's is, a column's in lower case): of names the
-// relation (x in x.f or (x).f); value says the name may be taken from a value instead, as
-// in (v).f or (x).f where x may be a column.
+// selection is a name taken from a row, as written (matched exactly, as
+// PostgreSQL matches a column's or a function's name): of names the
+// relation (x in x.f or (x).f); value says the name may be taken from a
+// value instead, as in (v).f or (x).f where x may be a column.
 type selection struct {
 	name, of string
 	value    bool
@@ -173,8 +173,8 @@ func (c *checker) rangeVar(rv *pg_query.RangeVar) {
 	}
 }
 
-// rangeFunction records a function in FROM: named by its alias, or by
-// each function's name without one.
+// rangeFunction records a function in FROM: named by its alias, or
+// without one by its (first) function's name.
 func (c *checker) rangeFunction(f *pg_query.RangeFunction) {
 	r := c.functionRelation(f)
 	if a := f.GetAlias().GetAliasname(); a != "" {
@@ -242,7 +242,7 @@ func (sc *scope) columnOf(x, name string, field func(string) bool) column {
 // maybeColumn reports whether the lone name x may be a column where sc
 // is, which PostgreSQL prefers to a relation of that name: x names no
 // relation, or some relation it sees has a column x, or some relation's
-// columns are unknown.
+// columns are unknown (or, anyField, x is a field the guard knows).
 func (sc *scope) maybeColumn(x string, field func(string) bool) bool {
 	if _, ok := sc.lookup(x); !ok {
 		return true
