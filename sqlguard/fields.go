@@ -29,9 +29,10 @@ type relation struct {
 	// list adds its names rather than replacing the first ones.
 	unordered bool
 	// anyField marks a function's row the guard cannot name (a
-	// populated record, a function of Policy.Functions): its columns
-	// are cols and any field the guard knows (knownField), and no other
-	// name, so f in x.f is judged as a call as over a known relation.
+	// populated record, a function of Policy.Functions): known, its
+	// columns are cols and any field the guard knows (knownField), and no
+	// other name, so f in x.f is judged as a call as over another known
+	// relation.
 	anyField bool
 }
 
@@ -232,7 +233,7 @@ func (sc *scope) columnOf(x, name string, field func(string) bool) column {
 		switch {
 		case slices.Contains(r.cols, name), r.anyField && field(name):
 			return isColumn
-		case !r.known && !r.anyField:
+		case !r.known:
 			out = unknownColumn
 		}
 	}
@@ -250,7 +251,7 @@ func (sc *scope) maybeColumn(x string, field func(string) bool) bool {
 	for ; sc != nil; sc = sc.parent {
 		for _, rels := range sc.rels {
 			for _, r := range rels {
-				if !r.known && !r.anyField || slices.Contains(r.cols, x) || r.anyField && field(x) {
+				if !r.known || slices.Contains(r.cols, x) || r.anyField && field(x) {
 					return true
 				}
 			}
