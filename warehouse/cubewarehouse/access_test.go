@@ -17,18 +17,15 @@ import (
 // refused wherever it names it; policies name cubes cube.<Cube>.
 func TestPermitted(t *testing.T) {
 	t.Parallel()
-	rules, err := access.Parse([]byte(`
+	ctx := callerUnder(t, `
 policies:
   - name: p
     tables: ["cube.Apps", "cube.Genres"]
     deny_columns: ["cube.Apps.price"]
     mask_columns: ["cube.Apps.name"]
 default: p
-`))
-	require.NoError(t, err)
-	p, err := rules.Admit(t.Context(), access.Who{UserID: "U1", ChannelID: "C1"})
-	require.NoError(t, err)
-	ctx := warehouse.WithCaller(context.Background(), warehouse.Caller{UserID: "U1", Access: p})
+`, "U1")
+	p := warehouse.CallerOf(ctx).Access
 
 	tests := []struct {
 		name string
@@ -163,7 +160,7 @@ default: summary
 // A caller's Values are never of a member their policy masks or denies.
 func TestValuesUnderAPolicy(t *testing.T) {
 	t.Parallel()
-	rules, err := access.Parse([]byte(`
+	const rules = `
 policies:
   - name: masked
     tables: ["cube.Apps"]
@@ -172,16 +169,11 @@ policies:
     users: [UOPEN]
     tables: ["cube.Apps"]
 default: masked
-`))
-	require.NoError(t, err)
+`
 	fc := &fakeCube{}
 	b := New(fc, Config{})
 	col := warehouse.ColumnRef{Table: "Apps", Column: "Apps.name"}
-	as := func(user string) context.Context {
-		p, err := rules.Admit(t.Context(), access.Who{UserID: user, ChannelID: "C1"})
-		require.NoError(t, err)
-		return warehouse.WithCaller(context.Background(), warehouse.Caller{UserID: user, Access: p})
-	}
+	as := func(user string) context.Context { return callerUnder(t, rules, user) }
 	got, err := b.Values(as("UOPEN"), col, 5)
 	require.NoError(t, err)
 	assert.Len(t, got.Distinct, 5)
@@ -208,17 +200,13 @@ const policyModel = `{"cubes": [
 // member named exactly is refused as access_denied, as before.
 func TestRefusalsNameOnlyWhatThePolicyReads(t *testing.T) {
 	t.Parallel()
-	rules, err := access.Parse([]byte(`
+	ctx := callerUnder(t, `
 policies:
   - name: apps
     tables: ["cube.Apps"]
     deny_columns: ["cube.Apps.negative_ratings"]
 default: apps
-`))
-	require.NoError(t, err)
-	p, err := rules.Admit(t.Context(), access.Who{UserID: "U1", ChannelID: "C1"})
-	require.NoError(t, err)
-	ctx := warehouse.WithCaller(context.Background(), warehouse.Caller{UserID: "U1", Access: p})
+`, "U1")
 	forbidden := []string{"negative_ratings", "AppTags", "Publishers"}
 
 	tests := []struct {
@@ -292,17 +280,13 @@ default: apps
 // refused in those words, not told to select it (docs/access.md).
 func TestMaskedMembersOnlyFilter(t *testing.T) {
 	t.Parallel()
-	rules, err := access.Parse([]byte(`
+	ctx := callerUnder(t, `
 policies:
   - name: masked
     tables: ["cube.Apps"]
     mask_columns: ["cube.Apps.name"]
 default: masked
-`))
-	require.NoError(t, err)
-	p, err := rules.Admit(t.Context(), access.Who{UserID: "U1", ChannelID: "C1"})
-	require.NoError(t, err)
-	ctx := warehouse.WithCaller(context.Background(), warehouse.Caller{UserID: "U1", Access: p})
+`, "U1")
 	b := New(&fakeCube{}, Config{})
 
 	cat, err := b.Catalog(ctx)
@@ -329,4 +313,15 @@ default: masked
 	}
 	_, err = b.Check(ctx, `{"measures": ["Apps.count"], "filters": [{"member": "Apps.name", "operator": "contains", "values": ["Portal"]}]}`, 100)
 	assert.NoError(t, err, "filtered by")
+}
+
+// callerUnder is a context of user (in channel C1) under the policy the
+// access file rules gives them.
+func callerUnder(t *testing.T, rules, user string) context.Context {
+	t.Helper()
+	parsed, err := access.Parse([]byte(rules))
+	require.NoError(t, err)
+	p, err := parsed.Admit(t.Context(), access.Who{UserID: user, ChannelID: "C1"})
+	require.NoError(t, err)
+	return warehouse.WithCaller(context.Background(), warehouse.Caller{UserID: user, Access: p})
 }
