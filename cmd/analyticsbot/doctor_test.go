@@ -180,29 +180,12 @@ policies:
 default: none
 `), 0o600))
 	t.Setenv("ACCESS_FILE", path)
-	const short = "✗ the token \"dashboards\" needs a secret of at least 16 characters in ABT_DOCTOR_TOKEN_DASHBOARDS"
-	for _, tt := range []struct {
-		name, secret string
-		refused      bool
-	}{
-		{"unset", "", true},
-		{"15 characters", "0123456789abcde", true},
-		{"16 characters", "0123456789abcdef", false},
-	} {
-		t.Run(tt.name, func(t *testing.T) {
-			t.Setenv("ABT_DOCTOR_TOKEN_DASHBOARDS", tt.secret)
-			got := runCLI(t, "", "doctor")
-			if tt.refused {
-				assert.Contains(t, got.stdout, short)
-				assert.ErrorIs(t, got.err, errProblems)
-			} else {
-				assert.NotContains(t, got.stdout, "needs a secret")
-			}
-			if tt.secret != "" {
-				assert.NotContains(t, got.stdout, tt.secret, "doctor never prints the secret")
-			}
+	doctorJudgesSecrets(t, "ABT_DOCTOR_TOKEN_DASHBOARDS",
+		"✗ the token \"dashboards\" needs a secret of at least 16 characters in ABT_DOCTOR_TOKEN_DASHBOARDS", "needs a secret", []secretCase{
+			{"unset", "", true},
+			{"15 characters", "0123456789abcde", true},
+			{"16 characters", "0123456789abcdef", false},
 		})
-	}
 }
 
 // README: HTTP_TOKEN needs at least 16 characters, as serve holds at
@@ -213,24 +196,35 @@ func TestCLIDoctorHTTPTokenLength(t *testing.T) {
 	setUp(t, dbURL)
 	clearSlackEnv(t)
 	t.Setenv("ACCESS_FILE", "")
-	const short = "✗ serve would not start: HTTP_TOKEN needs a secret of at least 16 characters"
-	for _, tt := range []struct {
-		name, secret string
-		refused      bool
-	}{
+	doctorJudgesSecrets(t, "HTTP_TOKEN", "✗ serve would not start: HTTP_TOKEN needs a secret of at least 16 characters", "HTTP_TOKEN needs", []secretCase{
 		{"one character", "x", true},
 		{"15 characters", "zyxwvutsrqponml", true},
 		{"16 characters", "zyxwvutsrqponmlk", false},
 		{"unset", "", false},
-	} {
+	})
+}
+
+// secretCase is a secret doctor runs with, and whether it refuses it.
+type secretCase struct {
+	name, secret string
+	refused      bool
+}
+
+// doctorJudgesSecrets runs doctor with each case's secret in env: it says
+// refusal (and fails) for the refused ones, says nothing of mention for
+// the others, and never prints a secret (of more than one character,
+// which the output may hold by chance).
+func doctorJudgesSecrets(t *testing.T, env, refusal, mention string, cases []secretCase) {
+	t.Helper()
+	for _, tt := range cases {
 		t.Run(tt.name, func(t *testing.T) {
-			t.Setenv("HTTP_TOKEN", tt.secret)
+			t.Setenv(env, tt.secret)
 			got := runCLI(t, "", "doctor")
 			if tt.refused {
-				assert.Contains(t, got.stdout, short)
+				assert.Contains(t, got.stdout, refusal)
 				assert.ErrorIs(t, got.err, errProblems)
 			} else {
-				assert.NotContains(t, got.stdout, "HTTP_TOKEN needs")
+				assert.NotContains(t, got.stdout, mention)
 			}
 			if len(tt.secret) > 1 {
 				assert.NotContains(t, got.stdout+got.stderr, tt.secret, "doctor never prints the secret")
