@@ -10,7 +10,6 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/analyticsbot/analyticsbot/bot/bottest"
-	"github.com/analyticsbot/analyticsbot/slackapp/fakeslack"
 	"github.com/analyticsbot/analyticsbot/store"
 )
 
@@ -49,13 +48,8 @@ func TestRunWhoseChannelIsGoneIsNotRetried(t *testing.T) {
 
 			h.slack.DeleteChannel(ch)
 			require.Equal(t, 1, tick(t, sc), "the attempt at 09:00")
-			for _, at := range []time.Duration{time.Minute, 3 * time.Minute} { // where SCHEDULE_RETRIES' retries would be
-				clk.Set(due.Add(at + time.Second))
-				assert.Zero(t, tick(t, sc), "no retry at +%s", at)
-			}
-			note := h.slack.WaitMessage(t, "a DM to the owner", func(m fakeslack.Message) bool {
-				return m.Channel == "D"+user && strings.Contains(says(m), "I couldn't run your schedule “"+s.Question+"”")
-			})
+			noRetries(t, clk, sc, due)
+			note := ownerNote(t, h, user, "I couldn't run your schedule “"+s.Question+"”")
 			assert.Contains(t, says(note), "that was due Monday 30 November at 09:00 "+strings.ReplaceAll(tt.want, "%s", h.app.botName()))
 			assert.NotContains(t, says(note), "who you are")
 			assert.Empty(t, h.posts(ch, s.Question), "nothing posted in the channel")
@@ -88,9 +82,7 @@ func TestRunWhoseOwnersMembershipSlackCannotTellIsRetried(t *testing.T) {
 		require.Equal(t, 1, tick(t, sc), "attempt at +%s", at)
 	}
 	assert.Empty(t, h.posts(ch, s.Question), "nothing posted")
-	note := h.slack.WaitMessage(t, "a DM to the owner", func(m fakeslack.Message) bool {
-		return m.Channel == "D"+user && strings.Contains(says(m), "I couldn't run your schedule “"+s.Question+"”")
-	})
+	note := ownerNote(t, h, user, "I couldn't run your schedule “"+s.Question+"”")
 	assert.Contains(t, says(note), "(Slack didn't say whether you are still in its channel, so I read nothing as you, 3 tries)")
 	runs, err := h.bot.DB().ScheduleRuns(context.Background(), s.ID, 10)
 	require.NoError(t, err)

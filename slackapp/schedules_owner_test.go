@@ -118,9 +118,7 @@ func TestScheduledRunReadsAsItsOwnerIsNow(t *testing.T) {
 		require.Equal(t, want, tick(t, sc), "attempt at +%s", at)
 	}
 	assert.Empty(t, h.posts(ch, unknown.Question), "nothing posted as someone Slack did not vouch for")
-	note := h.slack.WaitMessage(t, "a DM to the owner", func(m fakeslack.Message) bool {
-		return m.Channel == "DUBEA0001" && strings.Contains(says(m), "I couldn't run your schedule “"+unknown.Question+"”")
-	})
+	note := ownerNote(t, h, "UBEA0001", "I couldn't run your schedule “"+unknown.Question+"”")
 	assert.Contains(t, says(note), "Slack didn't confirm who you are now, so I read nothing as you, 3 tries")
 	runs, err := h.bot.DB().ScheduleRuns(ctx, unknown.ID, 10)
 	require.NoError(t, err)

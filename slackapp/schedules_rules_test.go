@@ -102,9 +102,7 @@ func TestPolicyChangeStopsASchedule(t *testing.T) {
 	clk.Set(due)
 	require.Equal(t, 1, tick(t, after))
 	assert.Empty(t, h1.posts(ch, s.Question), "nothing posted")
-	note := h1.slack.WaitMessage(t, "a DM to the owner", func(m fakeslack.Message) bool {
-		return m.Channel == "D"+user && strings.Contains(says(m), "I stopped your schedule “"+s.Question+"”")
-	})
+	note := ownerNote(t, h1, user, "I stopped your schedule “"+s.Question+"”")
 	assert.Contains(t, says(note), "analytics.apps", "the note says what they may no longer read")
 
 	got, err := h2.bot.DB().ScheduleByID(context.Background(), s.ID)
@@ -207,13 +205,8 @@ func TestFailingRunIsRetriedThenTheOwnerIsTold(t *testing.T) {
 
 	h.slack.SetNotInChannel(ch)
 	require.Equal(t, 1, tick(t, sc), "the attempt at 09:00")
-	for _, at := range []time.Duration{time.Minute, 3 * time.Minute} { // where SCHEDULE_RETRIES' retries would be
-		clk.Set(due.Add(at + time.Second))
-		assert.Zero(t, tick(t, sc), "no retry at +%s", at)
-	}
-	note := h.slack.WaitMessage(t, "a DM to the owner", func(m fakeslack.Message) bool {
-		return m.Channel == "D"+user && strings.Contains(says(m), "I couldn't run your schedule “"+s.Question+"”")
-	})
+	noRetries(t, clk, sc, due)
+	note := ownerNote(t, h, user, "I couldn't run your schedule “"+s.Question+"”")
 	assert.Contains(t, says(note), "that was due Monday 30 November at 09:00 (I couldn't post it: I'm not in that channel: "+
 		"invite me with /invite @"+h.app.botName()+"). I'll try again at the next time, Tuesday 1 December at 09:00.")
 	runs, err := h.bot.DB().ScheduleRuns(context.Background(), s.ID, 10)

@@ -62,6 +62,25 @@ func tick(t *testing.T, sc *scheduler.Scheduler) int {
 	return n
 }
 
+// ownerNote waits for the direct message to owner (a user id) that holds
+// words, as the scheduler tells a schedule's owner what became of it.
+func ownerNote(t *testing.T, h *harness, owner, words string) fakeslack.Message {
+	t.Helper()
+	return h.slack.WaitMessage(t, "a DM to the owner", func(m fakeslack.Message) bool {
+		return m.Channel == "D"+owner && strings.Contains(says(m), words)
+	})
+}
+
+// noRetries checks that sc runs nothing where SCHEDULE_RETRIES' retries
+// of a run due at due would be.
+func noRetries(t *testing.T, clk *bottest.Clock, sc *scheduler.Scheduler, due time.Time) {
+	t.Helper()
+	for _, at := range []time.Duration{time.Minute, 3 * time.Minute} {
+		clk.Set(due.Add(at + time.Second))
+		assert.Zero(t, tick(t, sc), "no retry at +%s", at)
+	}
+}
+
 // buttonValue is the value of the button actionID in m.
 func buttonValue(t *testing.T, m fakeslack.Message, actionID string) string {
 	t.Helper()
