@@ -341,16 +341,17 @@ func (c *checker) calls() {
 
 // knownField reports whether name is a field a row value may have: a
 // column of a relation in Policy.Columns, or the key or value of a
-// json_each or jsonb_each row. No function is named key or value.
+// json_each or jsonb_each row. No function is named key or value. The
+// columns' names are gathered once per statement, on the first question:
+// a warehouse may have thousands.
 func (c *checker) knownField(name string) bool {
-	name = strings.ToLower(name)
-	if name == "key" || name == "value" {
-		return true
-	}
-	for _, cols := range c.p.Columns {
-		if slices.ContainsFunc(cols, func(col string) bool { return strings.ToLower(col) == name }) {
-			return true
+	if c.fields == nil {
+		c.fields = map[string]bool{"key": true, "value": true}
+		for _, cols := range c.p.Columns {
+			for _, col := range cols {
+				c.fields[strings.ToLower(col)] = true
+			}
 		}
 	}
-	return false
+	return c.fields[strings.ToLower(name)]
 }

@@ -34,6 +34,7 @@ type checker struct {
 	scope   *scope // the FROM names of the SELECT being walked (fields.go)
 	sels    []selection
 	outputs map[*pg_query.SelectStmt]relation
+	fields  map[string]bool // knownField's, lower case, once asked
 	// subParent, when hasSubParent, is what the next SELECT walked (a
 	// subquery in FROM) sees around it.
 	subParent    *scope
